@@ -1,0 +1,202 @@
+import { createInterface } from 'node:readline';
+import { PackwrightError, isPackwrightError } from '../errors/packwright-error.js';
+import { OBJ_COMMIT, OBJ_TAG, OBJ_TREE, typeName, typeNumber } from '../hash/hash-object.js';
+import { allObjects } from '../odb/all-objects.js';
+import type { ObjectLocation, ObjectStore } from '../odb/object-store.js';
+import { parseCommit, parseTag } from '../objects/commit.js';
+import { formatTree } from '../objects/tree.js';
+import { resolveRevision } from '../refs/resolve-revision.js';
+import { Output } from './output.js';
+import { UsageError } from './usage-error.js';
+
+const USAGE = `usage: packwright cat-file <type> <object>
+   or: packwright cat-file (-e | -p | -t | -s) <object>
+   or: packwright cat-file (--batch | --batch-check)[=<format>] [--batch-all-objects [--unordered]] [--buffer]`;
+
+interface BatchFormat {
+  parts: (string | ((ctx: BatchContext) => string))[];
+  needInfo: boolean;
+  diskSize: boolean;
+  deltaBase: boolean;
+}
+
+interface BatchContext {
+  id: Buffer;
+  type: number;
+  size: number;
+  diskSize: number;
+  deltaBase: Buffer | undefined;
+  rest: string;
+  zero: string;
+}
+
+/** Compiles a `--batch` format (`%(objectname) %(objecttype) %(objectsize)` by default). */
+function compileFormat(format: string): BatchFormat {
+  const parts: BatchFormat['parts'] = [];
+  const f: BatchFormat = { parts, needInfo: false, diskSize: false, deltaBase: false };
+  const re = /%\(([^)]*)\)|%%|%([0-9a-f]{2})/g;
+  let last = 0;
+  for (let m = re.exec(format); m !== null; m = re.exec(format)) {
+    if (m.index > last) parts.push(format.slice(last, m.index));
+    last = re.lastIndex;
+    if (m[0] === '%%') { parts.push('%'); continue; }
+    if (m[2] !== undefined) { parts.push(String.fromCharCode(parseInt(m[2], 16))); continue; }
+    switch (m[1]) {
+      case 'objectname': parts.push((c) => c.id.toString('hex')); break;
+      case 'objecttype': f.needInfo = true; parts.push((c) => typeName(c.type)); break;
+      case 'objectsize': f.needInfo = true; parts.push((c) => String(c.size)); break;
+      case 'objectsize:disk': f.needInfo = true; f.diskSize = true; parts.push((c) => String(c.diskSize)); break;
+      case 'deltabase': f.needInfo = true; f.deltaBase = true; parts.push((c) => (c.deltaBase ? c.deltaBase.toString('hex') : c.zero)); break;
+      case 'rest': parts.push((c) => c.rest); break;
+      default: throw new UsageError(`unknown format element: ${m[0]}`);
+    }
+  }
+  if (last < format.length) parts.push(format.slice(last));
+  return f;
+}
+
+const DEFAULT_FORMAT = '%(objectname) %(objecttype) %(objectsize)';
+
+export async function catFile(store: ObjectStore, args: string[]): Promise<number> {
+  let mode: string | undefined;
+  let batch: 'batch' | 'check' | undefined;
+  let format = DEFAULT_FORMAT;
+  let all = false;
+  let unordered = false;
+  let buffered = false;
+  const positional: string[] = [];
+  for (const a of args) {
+    if (a === '-t' || a === '-s' || a === '-e' || a === '-p') mode = a;
+    else if (a === '--batch' || a.startsWith('--batch=')) { batch = 'batch'; if (a.includes('=')) format = a.slice(8); }
+    else if (a === '--batch-check' || a.startsWith('--batch-check=')) { batch = 'check'; if (a.includes('=')) format = a.slice(14); }
+    else if (a === '--batch-all-objects') all = true;
+    else if (a === '--unordered') unordered = true;
+    else if (a === '--buffer') buffered = true;
+    else if (a === '--allow-unknown-type' || a === '--follow-symlinks') continue;
+    else if (a.startsWith('-')) throw new UsageError(`unknown option '${a}'\n${USAGE}`);
+    else positional.push(a);
+  }
+  const out = new Output();
+  if (batch !== undefined) {
+    if (positional.length > 0 || mode !== undefined) throw new UsageError(USAGE);
+    const fmt = compileFormat(format);
+    const printer = new BatchPrinter(store, out, fmt, batch === 'batch');
+    if (all) {
+      for (const { id, location } of allObjects(store, { unordered })) printer.print(id, location, '');
+      out.flush();
+      return 0;
+    }
+    const lines = createInterface({ input: process.stdin, crlfDelay: Infinity });
+    for await (const line of lines) {
+      printer.printName(line);
+      if (!buffered) out.flush();
+    }
+    out.flush();
+    return 0;
+  }
+  if (all || unordered) throw new UsageError(USAGE);
+  if (mode === undefined) {
+    if (positional.length !== 2) throw new UsageError(USAGE);
+    const [typeArg, name] = positional as [string, string];
+    const wanted = typeNumber(typeArg);
+    if (wanted < 0) throw new PackwrightError('INVALID_ARGUMENT', `invalid object type "${typeArg}"`);
+    const obj = readAs(store, resolveRevision(store, name), wanted, name);
+    out.bytes(obj);
+    out.flush();
+    return 0;
+  }
+  if (positional.length !== 1) throw new UsageError(USAGE);
+  const name = positional[0] as string;
+  if (mode === '-e') {
+    try {
+      return store.has(resolveRevision(store, name)) ? 0 : 1;
+    } catch (e) {
+      if (isPackwrightError(e, 'REF_NOT_FOUND') || isPackwrightError(e, 'OBJECT_NOT_FOUND')) return 1;
+      throw e;
+    }
+  }
+  const id = resolveRevision(store, name);
+  if (mode === '-t' || mode === '-s') {
+    const info = store.info(id);
+    out.string(mode === '-t' ? `${typeName(info.type)}\n` : `${info.size}\n`);
+  } else {
+    const obj = store.read(id);
+    out.bytes(obj.type === OBJ_TREE ? formatTree(obj.data, store.hashLength) : obj.data);
+  }
+  out.flush();
+  return 0;
+}
+
+/** `cat-file <type>`: like git, peels tags and takes a commit's tree until the type matches. */
+function readAs(store: ObjectStore, id: Buffer, wanted: number, name: string): Buffer {
+  for (let i = 0; i < 64; i++) {
+    const obj = store.read(id);
+    if (obj.type === wanted) return obj.data;
+    if (obj.type === OBJ_TAG) id = Buffer.from(parseTag(obj.data).object, 'hex');
+    else if (obj.type === OBJ_COMMIT && wanted === OBJ_TREE) id = Buffer.from(parseCommit(obj.data).tree, 'hex');
+    else break;
+  }
+  throw new PackwrightError('INVALID_ARGUMENT', `${name}: bad file`);
+}
+
+class BatchPrinter {
+  private readonly ctx: BatchContext;
+
+  constructor(
+    private readonly store: ObjectStore,
+    private readonly out: Output,
+    private readonly format: BatchFormat,
+    private readonly contents: boolean,
+  ) {
+    this.ctx = { id: Buffer.alloc(0), type: 0, size: 0, diskSize: 0, deltaBase: undefined, rest: '', zero: '0'.repeat(store.hashLength * 2) };
+  }
+
+  /** One input line: an object name, optionally followed by whitespace and `%(rest)`. */
+  printName(line: string): void {
+    const m = /^(\S*)(?:\s+(.*))?$/.exec(line);
+    const name = m?.[1] ?? line;
+    let id: Buffer;
+    try {
+      id = resolveRevision(this.store, name);
+    } catch (e) {
+      if (isPackwrightError(e, 'OBJECT_AMBIGUOUS')) { this.out.string(`${name} ambiguous\n`); return; }
+      if (isPackwrightError(e, 'REF_NOT_FOUND') || isPackwrightError(e, 'OBJECT_NOT_FOUND')) { this.out.string(`${name} missing\n`); return; }
+      throw e;
+    }
+    const location = this.store.locate(id);
+    if (location === undefined) { this.out.string(`${name} missing\n`); return; }
+    this.print(id, location, m?.[2] ?? '');
+  }
+
+  print(id: Buffer, location: ObjectLocation, rest: string): void {
+    const ctx = this.ctx;
+    const fmt = this.format;
+    ctx.id = id;
+    ctx.rest = rest;
+    let data: Buffer | undefined;
+    if (this.contents) {
+      const obj = this.store.readAt(location);
+      data = obj.data;
+      ctx.type = obj.type;
+      ctx.size = data.length;
+      if (fmt.diskSize || fmt.deltaBase) {
+        const info = this.store.infoAt(location, fmt);
+        ctx.diskSize = info.diskSize;
+        ctx.deltaBase = info.deltaBase;
+      }
+    } else if (fmt.needInfo) {
+      const info = this.store.infoAt(location, fmt);
+      ctx.type = info.type;
+      ctx.size = info.size;
+      ctx.diskSize = info.diskSize;
+      ctx.deltaBase = info.deltaBase;
+    }
+    let line = '';
+    for (const p of fmt.parts) line += typeof p === 'string' ? p : p(ctx);
+    this.out.string(line + '\n');
+    if (data !== undefined) {
+      this.out.bytes(data);
+      this.out.string('\n');
+    }
+  }
+}

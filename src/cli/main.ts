@@ -1,0 +1,78 @@
+#!/usr/bin/env node
+import { resolve } from 'node:path';
+import { isPackwrightError } from '../errors/packwright-error.js';
+import { ObjectStore } from '../odb/object-store.js';
+import { catFile } from './cat-file.js';
+import { UsageError } from './usage-error.js';
+
+const USAGE = `usage: packwright [-C <path>] [--git-dir=<path>] <command> [<args>]
+
+commands:
+  cat-file       print objects, their types and sizes (git cat-file)
+  demo           count, verify and read every object of the repository here, with timings`;
+
+interface Global {
+  cwd: string;
+  gitDir: string | undefined;
+  verbose: boolean;
+}
+
+function parseGlobal(argv: string[]): { global: Global; rest: string[] } {
+  const global: Global = { cwd: process.cwd(), gitDir: process.env['GIT_DIR'], verbose: false };
+  let i = 0;
+  for (; i < argv.length; i++) {
+    const a = argv[i] as string;
+    if (a === '-C') global.cwd = resolve(global.cwd, argv[++i] ?? '.');
+    else if (a.startsWith('--git-dir=')) global.gitDir = a.slice(10);
+    else if (a === '--git-dir') global.gitDir = argv[++i];
+    else if (a === '--verbose') global.verbose = true;
+    else break;
+  }
+  return { global, rest: argv.slice(i) };
+}
+
+function openStore(global: Global): ObjectStore {
+  return ObjectStore.open(global.gitDir !== undefined ? resolve(global.cwd, global.gitDir) : global.cwd);
+}
+
+async function run(argv: string[]): Promise<number> {
+  const { global, rest } = parseGlobal(argv);
+  const [command, ...args] = rest;
+  try {
+    switch (command) {
+      case 'cat-file':
+        return await catFile(openStore(global), args);
+      case 'demo': {
+        const { demo } = await import('./demo.js');
+        return await demo(global.gitDir !== undefined ? resolve(global.cwd, global.gitDir) : global.cwd, args);
+      }
+      case undefined:
+      case '-h':
+      case '--help':
+        process.stderr.write(USAGE + '\n');
+        return command === undefined ? 129 : 0;
+      default:
+        process.stderr.write(`packwright: '${command}' is not a packwright command\n${USAGE}\n`);
+        return 129;
+    }
+  } catch (e) {
+    if (e instanceof UsageError) {
+      process.stderr.write(`${e.message}\n`);
+      return 129;
+    }
+    if (isPackwrightError(e)) {
+      process.stderr.write(`fatal: ${e.message}\n`);
+      if (global.verbose && e.stack) process.stderr.write(e.stack + '\n');
+      return 128;
+    }
+    throw e;
+  }
+}
+
+run(process.argv.slice(2)).then(
+  (code) => { process.exitCode = code; },
+  (e: unknown) => {
+    process.stderr.write(`fatal: internal error: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
+    process.exitCode = 134;
+  },
+);

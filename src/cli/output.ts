@@ -1,0 +1,58 @@
+import { writeSync } from 'node:fs';
+
+/**
+ * Buffered writes to a file descriptor with `fs.writeSync`: the CLI prints hundreds of thousands of
+ * records, and going through `process.stdout` (a stream) costs a callback and an allocation each.
+ * fd 1 may be a non-blocking pipe, so EAGAIN waits briefly and retries.
+ */
+export class Output {
+  private buf: Buffer;
+  private pos = 0;
+  private readonly sleeper = new Int32Array(new SharedArrayBuffer(4));
+
+  constructor(private readonly fd = 1, size = 1 << 20) {
+    this.buf = Buffer.allocUnsafeSlow(size);
+  }
+
+  string(s: string): void {
+    // latin1/utf8 length is at most 3 bytes a UTF-16 unit.
+    if (this.pos + s.length * 3 > this.buf.length) {
+      this.flush();
+      if (s.length * 3 > this.buf.length) {
+        this.writeAll(Buffer.from(s, 'utf8'));
+        return;
+      }
+    }
+    this.pos += this.buf.write(s, this.pos, 'utf8');
+  }
+
+  bytes(b: Uint8Array): void {
+    if (this.pos + b.length > this.buf.length) {
+      this.flush();
+      if (b.length > this.buf.length / 2) {
+        this.writeAll(b);
+        return;
+      }
+    }
+    this.buf.set(b, this.pos);
+    this.pos += b.length;
+  }
+
+  flush(): void {
+    if (this.pos === 0) return;
+    this.writeAll(this.buf.subarray(0, this.pos));
+    this.pos = 0;
+  }
+
+  private writeAll(b: Uint8Array): void {
+    let done = 0;
+    while (done < b.length) {
+      try {
+        done += writeSync(this.fd, b, done, b.length - done);
+      } catch (e) {
+        if ((e as NodeJS.ErrnoException).code !== 'EAGAIN') throw e;
+        Atomics.wait(this.sleeper, 0, 0, 1);
+      }
+    }
+  }
+}

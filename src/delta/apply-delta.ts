@@ -1,0 +1,115 @@
+/**
+ * Applies git deltas (gitformat-pack, "Deltified representation") with every check git makes:
+ * the declared source size must equal the base's length, copies must stay inside the base,
+ * opcode 0 is reserved, the delta must be consumed exactly and produce exactly the target size.
+ * Copy size 0 means 0x10000 (git's encoder caps a copy there and then writes no size bytes).
+ */
+
+export class DeltaFormatError extends Error {
+  override readonly name = 'DeltaFormatError';
+  /** Position inside the delta data where the problem was found. */
+  readonly position: number;
+  constructor(message: string, position: number) {
+    super(message);
+    this.position = position;
+  }
+}
+
+export interface DeltaHeader {
+  baseSize: number;
+  resultSize: number;
+  /** Offset of the first instruction. */
+  dataStart: number;
+}
+
+/** Reads the two size varints at the start of a delta. */
+export function readDeltaHeader(delta: Uint8Array, start = 0, end = delta.length): DeltaHeader {
+  let pos = start;
+  let baseSize = 0;
+  let shift = 0;
+  let c: number;
+  do {
+    if (pos >= end) throw new DeltaFormatError('delta ends inside its base size', pos - start);
+    c = delta[pos++] as number;
+    baseSize += (c & 0x7f) * 2 ** shift;
+    shift += 7;
+    if (shift > 49) throw new DeltaFormatError('base size varint is too long', pos - start);
+  } while (c & 0x80);
+  let resultSize = 0;
+  shift = 0;
+  do {
+    if (pos >= end) throw new DeltaFormatError('delta ends inside its result size', pos - start);
+    c = delta[pos++] as number;
+    resultSize += (c & 0x7f) * 2 ** shift;
+    shift += 7;
+    if (shift > 49) throw new DeltaFormatError('result size varint is too long', pos - start);
+  } while (c & 0x80);
+  return { baseSize, resultSize, dataStart: pos };
+}
+
+/** Below this length a byte loop beats `TypedArray.set` (DESIGN.md: call overhead dominates). */
+const SHORT_COPY = 64;
+
+/**
+ * Applies `delta[start..end)` to `base[baseStart..baseStart+baseLength)`, writing the result to
+ * `out` at `outOffset`. `out` must have room for the result size (see `readDeltaHeader`).
+ * Returns the result size.
+ */
+export function applyDelta(
+  base: Uint8Array, baseStart: number, baseLength: number,
+  delta: Uint8Array, start: number, end: number,
+  out: Uint8Array, outOffset: number,
+): number {
+  if (end - start < 4) throw new DeltaFormatError(`delta is ${end - start} bytes, shorter than the 4-byte minimum`, 0);
+  const header = readDeltaHeader(delta, start, end);
+  if (header.baseSize !== baseLength) {
+    throw new DeltaFormatError(`delta expects a base of ${header.baseSize} bytes, base has ${baseLength}`, 0);
+  }
+  const resultSize = header.resultSize;
+  if (out.length - outOffset < resultSize) throw new RangeError('output buffer too small for delta result');
+  const outEnd = outOffset + resultSize;
+  let pos = header.dataStart;
+  let o = outOffset;
+  while (pos < end) {
+    const op = delta[pos++] as number;
+    if (op & 0x80) {
+      let cpOff = 0;
+      let cpSize = 0;
+      // Bits 0-3 select offset bytes, bits 4-6 size bytes, least significant first.
+      if (op & 0x01) cpOff = delta[pos++] as number;
+      if (op & 0x02) cpOff |= (delta[pos++] as number) << 8;
+      if (op & 0x04) cpOff |= (delta[pos++] as number) << 16;
+      if (op & 0x08) cpOff = (cpOff | ((delta[pos++] as number) << 24)) >>> 0;
+      if (op & 0x10) cpSize = delta[pos++] as number;
+      if (op & 0x20) cpSize |= (delta[pos++] as number) << 8;
+      if (op & 0x40) cpSize |= (delta[pos++] as number) << 16;
+      if (pos > end) throw new DeltaFormatError('delta ends inside a copy instruction', end - start);
+      if (cpSize === 0) cpSize = 0x10000;
+      if (cpOff + cpSize > baseLength) {
+        throw new DeltaFormatError(`copy of ${cpSize} bytes at base offset ${cpOff} is outside the ${baseLength}-byte base`, pos - start);
+      }
+      if (o + cpSize > outEnd) throw new DeltaFormatError('copy writes past the declared result size', pos - start);
+      const from = baseStart + cpOff;
+      if (cpSize < SHORT_COPY) {
+        for (let i = 0; i < cpSize; i++) out[o + i] = base[from + i] as number;
+      } else {
+        out.set(base.subarray(from, from + cpSize), o);
+      }
+      o += cpSize;
+    } else if (op !== 0) {
+      if (pos + op > end) throw new DeltaFormatError(`insert of ${op} bytes runs past the end of the delta`, pos - start);
+      if (o + op > outEnd) throw new DeltaFormatError('insert writes past the declared result size', pos - start);
+      if (op < SHORT_COPY) {
+        for (let i = 0; i < op; i++) out[o + i] = delta[pos + i] as number;
+      } else {
+        out.set(delta.subarray(pos, pos + op), o);
+      }
+      o += op;
+      pos += op;
+    } else {
+      throw new DeltaFormatError('unexpected delta opcode 0', pos - 1 - start);
+    }
+  }
+  if (o !== outEnd) throw new DeltaFormatError(`delta produced ${o - outOffset} bytes, declared ${resultSize}`, end - start);
+  return resultSize;
+}

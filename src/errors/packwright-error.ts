@@ -1,0 +1,98 @@
+/**
+ * One error class for the whole library, with a stable `code` that callers (and the CLI's exit
+ * statuses) can rely on. Messages say what failed and where: a file, an offset, an object id.
+ */
+export type ErrorCode =
+  | 'INVALID_ARGUMENT'
+  | 'REPO_NOT_FOUND'
+  | 'OBJECT_NOT_FOUND'
+  | 'OBJECT_AMBIGUOUS'
+  | 'OBJECT_CORRUPT'
+  | 'REF_NOT_FOUND'
+  | 'ZLIB_CORRUPT'
+  | 'DELTA_CORRUPT'
+  | 'PACK_SIGNATURE'
+  | 'PACK_VERSION'
+  | 'PACK_TRUNCATED'
+  | 'PACK_CORRUPT'
+  | 'PACK_CHECKSUM'
+  | 'PACK_JUNK'
+  | 'PACK_TOO_LARGE'
+  | 'PACK_UNRESOLVED_DELTAS'
+  | 'PACK_DUPLICATE_OBJECT'
+  | 'HASH_COLLISION'
+  | 'IDX_VERSION'
+  | 'IDX_CORRUPT'
+  | 'IDX_CHECKSUM'
+  | 'IDX_MISMATCH'
+  | 'REV_CORRUPT'
+  | 'LOOSE_CORRUPT'
+  | 'ABORTED'
+  | 'WORKER_FAILED';
+
+export interface PackwrightErrorOptions {
+  cause?: unknown;
+  /** The file the error is about, when there is one. */
+  file?: string;
+  /** Byte offset inside `file` (or inside the pack stream). */
+  offset?: number;
+}
+
+export class PackwrightError extends Error {
+  override readonly name = 'PackwrightError';
+  readonly code: ErrorCode;
+  readonly file: string | undefined;
+  readonly offset: number | undefined;
+
+  constructor(code: ErrorCode, message: string, options: PackwrightErrorOptions = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.code = code;
+    this.file = options.file;
+    this.offset = options.offset;
+  }
+
+  /** A plain object that survives `postMessage` (structured clone drops class and `code`). */
+  toJSON(): SerializedError {
+    return { name: this.name, code: this.code, message: this.message, file: this.file, offset: this.offset };
+  }
+}
+
+export interface SerializedError {
+  name: string;
+  code: string;
+  message: string;
+  file: string | undefined;
+  offset: number | undefined;
+}
+
+/** Recognises packwright errors by shape, so it also works across realms and module copies. */
+export function isPackwrightError(e: unknown, code?: ErrorCode): e is PackwrightError {
+  if (typeof e !== 'object' || e === null) return false;
+  const candidate = e as { name?: unknown; code?: unknown };
+  if (candidate.name !== 'PackwrightError' || typeof candidate.code !== 'string') return false;
+  return code === undefined || candidate.code === code;
+}
+
+/** Rebuilds an error that crossed a thread boundary as `serializeError` output. */
+export function deserializeError(s: SerializedError): Error {
+  if (s.name === 'PackwrightError') {
+    const opts: PackwrightErrorOptions = {};
+    if (s.file !== undefined) opts.file = s.file;
+    if (s.offset !== undefined) opts.offset = s.offset;
+    return new PackwrightError(s.code as ErrorCode, s.message, opts);
+  }
+  const e = new Error(s.message);
+  e.name = s.name;
+  return e;
+}
+
+export function serializeError(e: unknown): SerializedError {
+  if (isPackwrightError(e)) return e.toJSON();
+  if (e instanceof Error) return { name: e.name, code: 'WORKER_FAILED', message: e.stack ?? e.message, file: undefined, offset: undefined };
+  return { name: 'Error', code: 'WORKER_FAILED', message: String(e), file: undefined, offset: undefined };
+}
+
+/** Throws `ABORTED` if the signal fired. Cheap enough to call once per batch of work. */
+export function throwIfAborted(signal: AbortSignal | undefined): void {
+  if (signal?.aborted) throw new PackwrightError('ABORTED', 'Operation aborted', { cause: signal.reason });
+}

@@ -1,0 +1,17 @@
+/** The two object formats git supports (hash-function-transition.txt). */
+export type ObjectFormat = 'sha1' | 'sha256';
+
+export function hashLength(format: ObjectFormat): 20 | 32 {
+  return format === 'sha1' ? 20 : 32;
+}
+
+export function formatForHashLength(length: number): ObjectFormat {
+  if (length === 20) return 'sha1';
+  if (length === 32) return 'sha256';
+  throw new RangeError(`No object format has ${length}-byte ids`);
+}
+
+/** The hash id stored in .rev, .midx and commit-graph headers: 1 = SHA-1, 2 = SHA-256. */
+export function formatId(format: ObjectFormat): 1 | 2 {
+  return format === 'sha1' ? 1 : 2;
+}

@@ -1,0 +1,82 @@
+import { readFileSync } from 'node:fs';
+import { PackwrightError } from '../errors/packwright-error.js';
+import { typeNumber } from '../hash/hash-object.js';
+import { Inflater, inflateCodeName } from '../zlib/inflater.js';
+
+export interface LooseObject {
+  type: number;
+  data: Buffer;
+}
+
+export interface LooseHeader {
+  type: number;
+  size: number;
+  /** Bytes of `"<type> <size>\0"`. */
+  headerLength: number;
+}
+
+/** git refuses loose headers longer than this (object-file.c, MAX_HEADER_LEN). */
+const MAX_LOOSE_HEADER = 32;
+
+/**
+ * Parses `"<type> <size>\0"` with git's rules: a known type, a canonical decimal size (no leading
+ * zeros, "blob 03" is rejected), within 32 bytes.
+ */
+export function parseLooseHeader(buf: Uint8Array, length: number, path: string): LooseHeader {
+  const fail = (what: string): never => {
+    throw new PackwrightError('LOOSE_CORRUPT', `${path}: unable to parse loose object header: ${what}`, { file: path, offset: 0 });
+  };
+  const limit = Math.min(length, MAX_LOOSE_HEADER);
+  let space = -1;
+  for (let i = 0; i < limit; i++) if (buf[i] === 0x20) { space = i; break; }
+  if (space <= 0) fail('no type');
+  const type = typeNumber(Buffer.from(buf.subarray(0, space)).toString('latin1'));
+  if (type < 0) fail(`unknown type "${Buffer.from(buf.subarray(0, space)).toString('latin1')}"`);
+  let size = 0;
+  let i = space + 1;
+  const digitsStart = i;
+  for (; i < limit; i++) {
+    const c = buf[i] as number;
+    if (c === 0) break;
+    if (c < 0x30 || c > 0x39) fail('size is not a decimal number');
+    if (i > digitsStart && size === 0) fail('size has a leading zero');
+    size = size * 10 + (c - 0x30);
+    if (size > Number.MAX_SAFE_INTEGER / 10) fail('size is too large');
+  }
+  if (i === digitsStart) fail('missing size');
+  if (i >= limit) fail('header is not terminated within 32 bytes');
+  return { type, size, headerLength: i + 1 };
+}
+
+/**
+ * Reads a loose object file. Like git's ordinary reads it does not verify the hash (fsck does),
+ * but it checks the header, the exact size and that nothing follows the zlib stream.
+ */
+export function readLoose(path: string, inflater: Inflater, fileData?: Buffer): LooseObject {
+  const file = fileData ?? readFileSync(path);
+  const head = Buffer.allocUnsafe(MAX_LOOSE_HEADER);
+  const got = inflater.inflatePrefix(file, 0, file.length, head, 0, MAX_LOOSE_HEADER);
+  if (got < 0) throw new PackwrightError('LOOSE_CORRUPT', `${path}: corrupt loose object: ${inflater.lastError}`, { file: path, offset: 0 });
+  const h = parseLooseHeader(head, got, path);
+  const total = h.headerLength + h.size;
+  const out = Buffer.allocUnsafeSlow(total + 1);
+  const consumed = inflater.inflateExact(file, 0, file.length, out, 0, total);
+  if (consumed < 0) {
+    throw new PackwrightError('LOOSE_CORRUPT', `${path}: corrupt loose object: ${inflateCodeName(consumed)} (${inflater.lastError})`, { file: path, offset: 0 });
+  }
+  if (consumed !== file.length) {
+    throw new PackwrightError('LOOSE_CORRUPT', `${path}: garbage at end of loose object (${file.length - consumed} bytes after the zlib stream)`, {
+      file: path, offset: consumed,
+    });
+  }
+  return { type: h.type, data: out.subarray(h.headerLength, total) };
+}
+
+/** Reads only the header (type and size) of a loose object file. */
+export function readLooseHeader(path: string, inflater: Inflater): LooseHeader {
+  const file = readFileSync(path);
+  const head = Buffer.allocUnsafe(MAX_LOOSE_HEADER);
+  const got = inflater.inflatePrefix(file, 0, file.length, head, 0, MAX_LOOSE_HEADER);
+  if (got < 0) throw new PackwrightError('LOOSE_CORRUPT', `${path}: corrupt loose object: ${inflater.lastError}`, { file: path, offset: 0 });
+  return parseLooseHeader(head, got, path);
+}

@@ -1,0 +1,296 @@
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { PackwrightError } from '../errors/packwright-error.js';
+import { hashLength, type ObjectFormat } from '../hash/object-format.js';
+import { toHex, isHex } from '../hash/hex.js';
+import { OBJ_OFS_DELTA } from '../hash/hash-object.js';
+import { PackIndex } from '../idx/pack-index.js';
+import { PackFile } from '../pack/pack-file.js';
+import { PackReader } from '../pack/pack-reader.js';
+import { DeltaBaseCache, DEFAULT_DELTA_BASE_CACHE_LIMIT } from '../pack/delta-base-cache.js';
+import { readLoose, readLooseHeader } from '../loose/read-loose.js';
+import { Inflater } from '../zlib/inflater.js';
+import { findGitDir, readObjectFormat } from './git-dir.js';
+import { readAlternates } from './alternates.js';
+
+export interface StoredObject {
+  type: number;
+  data: Buffer;
+}
+
+export interface ObjectInfo {
+  type: number;
+  size: number;
+  /** Bytes the object takes on disk (its pack entry, or its loose file); -1 unless requested. */
+  diskSize: number;
+  /** Id of the delta base for a packed delta, otherwise undefined. */
+  deltaBase: Buffer | undefined;
+}
+
+/** Optional parts of `ObjectInfo` (each costs a reverse index of the pack). */
+export interface InfoRequest {
+  diskSize?: boolean;
+  deltaBase?: boolean;
+}
+
+export interface OpenStoreOptions {
+  /** Bytes of resolved delta bases to keep (git's core.deltaBaseCacheLimit, 96 MiB). */
+  deltaBaseCacheLimit?: number;
+  /** Window size for pack reads (see PackFile); tests lower it to exercise windowed reads. */
+  windowSize?: number;
+}
+
+/** One pack of the store: its index is loaded at open, the pack itself on first read. */
+export class StorePack {
+  private file: PackFile | undefined;
+  private reader: PackReader | undefined;
+
+  constructor(
+    readonly packPath: string,
+    readonly index: PackIndex,
+    readonly slot: number,
+    private readonly store: ObjectStore,
+  ) {}
+
+  get objectCount(): number {
+    return this.index.count;
+  }
+
+  /** The decoder, opening the pack and checking it matches its index on first use. */
+  open(): PackReader {
+    if (this.reader !== undefined) return this.reader;
+    const file = PackFile.open(this.packPath, { hashLength: this.index.hashLength, ...this.store.packFileOptions });
+    const trailer = file.bytes(file.dataEnd, file.hashLength);
+    if (file.objectCount !== this.index.count || !Buffer.from(trailer).equals(this.index.packHash)) {
+      file.close();
+      throw new PackwrightError('IDX_MISMATCH', `packfile ${this.packPath} does not match index (${file.objectCount} objects in the pack, ${this.index.count} in the index)`, {
+        file: this.packPath,
+      });
+    }
+    this.file = file;
+    this.reader = new PackReader(file, this.store.cache, (id) => {
+      const pos = this.index.find(id);
+      return pos < 0 ? -1 : this.index.offset(pos);
+    }, this.slot);
+    return this.reader;
+  }
+
+  read(position: number): StoredObject {
+    return this.open().read(this.index.offset(position));
+  }
+
+  /**
+   * Type and size, reading no more than a delta's first bytes. `diskSize` and `deltaBase` cost a
+   * reverse index (built once per pack) and are computed only when asked for.
+   */
+  info(position: number, want: InfoRequest = {}): ObjectInfo {
+    const reader = this.open();
+    const offset = this.index.offset(position);
+    const i = reader.info(offset);
+    let deltaBase: Buffer | undefined;
+    if (want.deltaBase && i.entryType === OBJ_OFS_DELTA) {
+      const p = this.index.positionOfOffset(i.baseOffset);
+      if (p < 0) throw new PackwrightError('PACK_CORRUPT', `${this.packPath}: OFS_DELTA at offset ${offset} points into the middle of an entry (${i.baseOffset})`, { file: this.packPath, offset });
+      deltaBase = Buffer.from(this.index.id(p));
+    } else {
+      deltaBase = i.baseId;
+    }
+    const diskSize = want.diskSize ? this.index.entryEnd(offset, (this.file as PackFile).dataEnd) - offset : -1;
+    return { type: i.type, size: i.size, diskSize, deltaBase };
+  }
+
+  close(): void {
+    this.file?.close();
+    this.file = undefined;
+    this.reader = undefined;
+  }
+}
+
+/** Where an object was found: a pack and its sorted position there, or a loose file. */
+export type ObjectLocation =
+  | { kind: 'pack'; pack: StorePack; position: number }
+  | { kind: 'loose'; path: string };
+
+/**
+ * The objects of one repository: its packs (and those of its alternates), then loose objects, in
+ * git's lookup order. A first, static store: packs are listed when it opens (the refreshing,
+ * generation-counted store is built on top of this).
+ */
+export class ObjectStore {
+  readonly gitDir: string;
+  readonly objectsDir: string;
+  readonly format: ObjectFormat;
+  readonly hashLength: number;
+  readonly cache: DeltaBaseCache;
+  readonly packs: StorePack[] = [];
+  /** Object directories whose loose objects are searched: ours first, then alternates. */
+  readonly looseDirs: string[];
+  readonly packFileOptions: { windowSize?: number };
+  readonly inflater = new Inflater();
+  /** Index into `packs` of the last hit: consecutive lookups tend to hit the same pack. */
+  private lastPack = 0;
+
+  private constructor(gitDir: string, objectsDir: string, format: ObjectFormat, options: OpenStoreOptions) {
+    this.gitDir = gitDir;
+    this.objectsDir = objectsDir;
+    this.format = format;
+    this.hashLength = hashLength(format);
+    this.cache = new DeltaBaseCache(options.deltaBaseCacheLimit ?? DEFAULT_DELTA_BASE_CACHE_LIMIT);
+    this.packFileOptions = options.windowSize === undefined ? {} : { windowSize: options.windowSize };
+    const alternates = readAlternates(objectsDir);
+    this.looseDirs = [objectsDir, ...alternates];
+    for (const dir of this.looseDirs) this.addPacks(join(dir, 'pack'));
+  }
+
+  /** Opens the repository at or above `path` (a work tree, a `.git` directory or a bare repository). */
+  static open(path: string, options: OpenStoreOptions = {}): ObjectStore {
+    const gitDir = findGitDir(path);
+    return new ObjectStore(gitDir, join(gitDir, 'objects'), readObjectFormat(gitDir), options);
+  }
+
+  private addPacks(packDir: string): void {
+    let names: string[];
+    try {
+      names = readdirSync(packDir);
+    } catch {
+      return;
+    }
+    const found: { idx: string; pack: string; mtime: number }[] = [];
+    for (const name of names) {
+      if (!name.endsWith('.idx')) continue;
+      const pack = join(packDir, name.slice(0, -4) + '.pack');
+      // A pack is visible only through its index, and an index only with its pack.
+      if (!existsSync(pack)) continue;
+      found.push({ idx: join(packDir, name), pack, mtime: statSync(pack).mtimeMs });
+    }
+    // git's order: newest pack first.
+    found.sort((a, b) => b.mtime - a.mtime || (a.pack < b.pack ? -1 : 1));
+    for (const f of found) {
+      const index = PackIndex.open(f.idx, this.hashLength);
+      this.packs.push(new StorePack(f.pack, index, this.packs.length, this));
+    }
+  }
+
+  /** Finds where `id` is stored, or undefined. */
+  locate(id: Uint8Array): ObjectLocation | undefined {
+    const packs = this.packs;
+    const n = packs.length;
+    for (let k = 0; k < n; k++) {
+      const i = (this.lastPack + k) % n;
+      const pack = packs[i] as StorePack;
+      const position = pack.index.find(id);
+      if (position >= 0) {
+        this.lastPack = i;
+        return { kind: 'pack', pack, position };
+      }
+    }
+    const hex = toHex(id);
+    for (const dir of this.looseDirs) {
+      const path = join(dir, hex.slice(0, 2), hex.slice(2));
+      if (existsSync(path)) return { kind: 'loose', path };
+    }
+    return undefined;
+  }
+
+  has(id: Uint8Array): boolean {
+    return this.locate(id) !== undefined;
+  }
+
+  readAt(location: ObjectLocation): StoredObject {
+    if (location.kind === 'pack') return location.pack.read(location.position);
+    return readLoose(location.path, this.inflater);
+  }
+
+  infoAt(location: ObjectLocation, want: InfoRequest = {}): ObjectInfo {
+    if (location.kind === 'pack') return location.pack.info(location.position, want);
+    const h = readLooseHeader(location.path, this.inflater);
+    return { type: h.type, size: h.size, diskSize: want.diskSize ? statSync(location.path).size : -1, deltaBase: undefined };
+  }
+
+  /** Reads an object; throws OBJECT_NOT_FOUND when it is in none of the packs and loose directories. */
+  read(id: Uint8Array): StoredObject {
+    const location = this.locate(id);
+    if (location === undefined) throw notFound(id);
+    return this.readAt(location);
+  }
+
+  info(id: Uint8Array, want: InfoRequest = {}): ObjectInfo {
+    const location = this.locate(id);
+    if (location === undefined) throw notFound(id);
+    return this.infoAt(location, want);
+  }
+
+  /**
+   * All ids starting with the hex `prefix`, up to `limit` distinct ones (2 is enough to tell
+   * unique from ambiguous).
+   */
+  findByPrefix(prefix: string, limit = 2): Buffer[] {
+    const p = prefix.toLowerCase();
+    if (!isHex(p) || p.length === 0 || p.length > this.hashLength * 2) return [];
+    const found = new Map<string, Buffer>();
+    for (const pack of this.packs) {
+      const { first, count } = pack.index.findPrefix(p, limit);
+      for (let i = 0; i < count; i++) {
+        const id = Buffer.from(pack.index.id(first + i));
+        found.set(id.toString('hex'), id);
+      }
+    }
+    for (const dir of this.looseDirs) {
+      const sub = join(dir, p.slice(0, 2));
+      if (p.length < 2) {
+        for (const id of this.looseIds(dir)) if (id.toString('hex').startsWith(p)) found.set(id.toString('hex'), id);
+        continue;
+      }
+      let names: string[];
+      try {
+        names = readdirSync(sub);
+      } catch {
+        continue;
+      }
+      for (const name of names) {
+        const hex = p.slice(0, 2) + name;
+        if (hex.length === this.hashLength * 2 && hex.startsWith(p) && isHex(hex)) found.set(hex, Buffer.from(hex, 'hex'));
+      }
+    }
+    return [...found.values()].sort(Buffer.compare).slice(0, Math.max(limit, 0) || undefined);
+  }
+
+  /** Ids of the loose objects in one objects directory, sorted. */
+  looseIds(dir: string): Buffer[] {
+    const ids: Buffer[] = [];
+    const width = this.hashLength * 2 - 2;
+    for (let b = 0; b < 256; b++) {
+      const sub = b.toString(16).padStart(2, '0');
+      let names: string[];
+      try {
+        names = readdirSync(join(dir, sub));
+      } catch {
+        continue;
+      }
+      names.sort();
+      for (const name of names) {
+        if (name.length === width && isHex(name)) ids.push(Buffer.from(sub + name, 'hex'));
+      }
+    }
+    return ids;
+  }
+
+  /** Reads a file under the git directory (refs, HEAD), or undefined. */
+  readGitFile(relative: string): string | undefined {
+    try {
+      return readFileSync(join(this.gitDir, relative), 'utf8');
+    } catch {
+      return undefined;
+    }
+  }
+
+  close(): void {
+    for (const p of this.packs) p.close();
+    this.inflater.close();
+    this.cache.clear();
+  }
+}
+
+export function notFound(id: Uint8Array): PackwrightError {
+  return new PackwrightError('OBJECT_NOT_FOUND', `object ${toHex(id)} not found`);
+}

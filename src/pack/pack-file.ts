@@ -1,0 +1,201 @@
+import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
+import { PackwrightError } from '../errors/packwright-error.js';
+import { Inflater, INFLATE_INPUT_ENDED, inflateCodeName } from '../zlib/inflater.js';
+import { EntryHeader, HEADER_INCOMPLETE, MAX_ENTRY_HEADER, parseEntryHeader } from './entry-header.js';
+import { PACK_HEADER_LENGTH, parsePackHeader } from './pack-header.js';
+
+export interface PackFileOptions {
+  hashLength: number;
+  /**
+   * Packs up to this size are read into memory whole, on first use; larger ones through windows of
+   * this size, so packs beyond 4 GiB (the limit of one Buffer) are readable. Offsets are numbers.
+   */
+  windowSize?: number;
+}
+
+/** 1 GiB: one read for every pack below it, windows of 1 GiB above. */
+export const DEFAULT_WINDOW_SIZE = 1 << 30;
+/** Windows kept open at once for a windowed pack. */
+const MAX_WINDOWS = 4;
+
+interface Window {
+  start: number;
+  bytes: Buffer;
+}
+
+/**
+ * Random access to one `.pack` file: its header, entry headers and zlib streams. Decoding of delta
+ * chains is in `PackReader`; this class only knows bytes.
+ */
+export class PackFile {
+  readonly path: string;
+  readonly size: number;
+  readonly version: number;
+  readonly objectCount: number;
+  readonly hashLength: number;
+  /** Offset of the trailer (the pack hash): entries end here. */
+  readonly dataEnd: number;
+  private fd: number;
+  private readonly windowSize: number;
+  private windows: Window[] = [];
+  private readonly inflater = new Inflater();
+
+  private constructor(path: string, fd: number, size: number, options: PackFileOptions, header: { version: number; objectCount: number }) {
+    this.path = path;
+    this.fd = fd;
+    this.size = size;
+    this.hashLength = options.hashLength;
+    this.windowSize = options.windowSize ?? DEFAULT_WINDOW_SIZE;
+    this.version = header.version;
+    this.objectCount = header.objectCount;
+    this.dataEnd = size - options.hashLength;
+  }
+
+  static open(path: string, options: PackFileOptions): PackFile {
+    let fd: number;
+    try {
+      fd = openSync(path, 'r');
+    } catch (e) {
+      throw new PackwrightError('OBJECT_NOT_FOUND', `Cannot open pack ${path}: ${(e as Error).message}`, { file: path, cause: e });
+    }
+    try {
+      const size = fstatSync(fd).size;
+      const head = Buffer.alloc(PACK_HEADER_LENGTH);
+      const n = readSync(fd, head, 0, PACK_HEADER_LENGTH, 0);
+      const header = parsePackHeader(head.subarray(0, n), path);
+      if (size < PACK_HEADER_LENGTH + options.hashLength) {
+        throw new PackwrightError('PACK_TRUNCATED', `${path}: early EOF: pack is ${size} bytes, too short for its trailer`, { file: path, offset: size });
+      }
+      return new PackFile(path, fd, size, options, header);
+    } catch (e) {
+      closeSync(fd);
+      throw e;
+    }
+  }
+
+  close(): void {
+    if (this.fd >= 0) closeSync(this.fd);
+    this.fd = -1;
+    this.windows = [];
+    this.inflater.close();
+  }
+
+  /**
+   * Returns a buffer and the file offset of its first byte, covering at least
+   * `[offset, min(offset + length, size))`.
+   */
+  view(offset: number, length: number): Window {
+    if (offset < 0 || offset >= this.size) {
+      throw new PackwrightError('PACK_CORRUPT', `${this.path}: offset ${offset} is outside the ${this.size}-byte pack`, { file: this.path, offset });
+    }
+    const wanted = Math.min(offset + length, this.size);
+    for (let i = 0; i < this.windows.length; i++) {
+      const w = this.windows[i] as Window;
+      if (w.start <= offset && w.start + w.bytes.length >= wanted) {
+        if (i > 0) {
+          this.windows.splice(i, 1);
+          this.windows.unshift(w);
+        }
+        return w;
+      }
+    }
+    if (this.size <= this.windowSize) return this.load(0, this.size);
+    if (wanted - offset > this.windowSize / 2) {
+      // Larger than half a window: a one-off read, not cached.
+      return { start: offset, bytes: this.readAt(offset, wanted - offset) };
+    }
+    // Windows start on half-window boundaries so any span up to half a window fits in one.
+    const half = Math.floor(this.windowSize / 2);
+    const start = Math.floor(offset / half) * half;
+    return this.load(start, Math.min(this.windowSize, this.size - start));
+  }
+
+  private load(start: number, length: number): Window {
+    const w = { start, bytes: this.readAt(start, length) };
+    this.windows.unshift(w);
+    if (this.windows.length > MAX_WINDOWS) this.windows.pop();
+    return w;
+  }
+
+  private readAt(position: number, length: number): Buffer {
+    const buf = Buffer.allocUnsafeSlow(length);
+    let done = 0;
+    while (done < length) {
+      const n = readSync(this.fd, buf, done, length - done, position + done);
+      if (n === 0) throw new PackwrightError('PACK_TRUNCATED', `${this.path}: early EOF at offset ${position + done}`, { file: this.path, offset: position + done });
+      done += n;
+    }
+    return buf;
+  }
+
+  /** Reads `length` bytes at `offset` (a view when possible, a copy otherwise). */
+  bytes(offset: number, length: number): Uint8Array {
+    const w = this.view(offset, length);
+    const at = offset - w.start;
+    return w.bytes.subarray(at, at + length);
+  }
+
+  /** Parses the entry header at `offset` into `out` (REF ids are copied into `out.baseId`). */
+  readEntryHeader(offset: number, out: EntryHeader): void {
+    if (offset < PACK_HEADER_LENGTH || offset >= this.dataEnd) {
+      throw new PackwrightError('PACK_CORRUPT', `${this.path}: entry offset ${offset} is outside the pack's entries`, { file: this.path, offset });
+    }
+    const w = this.view(offset, MAX_ENTRY_HEADER);
+    const pos = offset - w.start;
+    const end = Math.min(w.bytes.length, this.dataEnd - w.start);
+    const n = parseEntryHeader(w.bytes, pos, end, offset, this.hashLength, out, this.path);
+    if (n === HEADER_INCOMPLETE) {
+      throw new PackwrightError('PACK_TRUNCATED', `${this.path}: entry header at offset ${offset} runs into the pack trailer`, { file: this.path, offset });
+    }
+    if (out.baseIdPosition >= 0) {
+      out.baseId = Buffer.from(w.bytes.subarray(out.baseIdPosition, out.baseIdPosition + this.hashLength));
+    } else {
+      out.baseId = undefined;
+    }
+  }
+
+  /**
+   * Inflates up to `n` bytes of the stream at `dataOffset` into `out` and returns how many came
+   * out: enough to read a delta's size varints without inflating all of it.
+   */
+  inflatePrefix(entryOffset: number, dataOffset: number, n: number, out: Uint8Array): number {
+    const w = this.view(dataOffset, 4096);
+    const pos = dataOffset - w.start;
+    const end = Math.min(w.bytes.length, this.dataEnd - w.start);
+    const r = this.inflater.inflatePrefix(w.bytes, pos, end, out, 0, n);
+    if (r >= 0) return r;
+    throw new PackwrightError(
+      'PACK_CORRUPT',
+      `${this.path}: cannot inflate the entry at offset ${entryOffset}: ${inflateCodeName(r)} (${this.inflater.lastError})`,
+      { file: this.path, offset: entryOffset },
+    );
+  }
+
+  /**
+   * Inflates the zlib stream at `dataOffset` (entry at `entryOffset`) into `out[outOffset..+size)`;
+   * `out` needs `size + 1` bytes of room. Returns the compressed length.
+   */
+  inflate(entryOffset: number, dataOffset: number, size: number, out: Uint8Array, outOffset: number): number {
+    // zlib's worst case is about size + size/1000 + a few bytes per block; start there and grow
+    // only for streams that are odd (many empty blocks) or damaged.
+    let span = size + (size >>> 9) + 64;
+    for (;;) {
+      const w = this.view(dataOffset, span);
+      const pos = dataOffset - w.start;
+      const end = Math.min(w.bytes.length, this.dataEnd - w.start);
+      const r = this.inflater.inflateExact(w.bytes, pos, end, out, outOffset, size);
+      if (r >= 0) return r;
+      const reachedEnd = w.start + end >= this.dataEnd;
+      if (r === INFLATE_INPUT_ENDED && !reachedEnd) {
+        span *= 2;
+        continue;
+      }
+      throw new PackwrightError(
+        'PACK_CORRUPT',
+        `${this.path}: cannot inflate the entry at offset ${entryOffset}: ${inflateCodeName(r)} (${this.inflater.lastError})`,
+        { file: this.path, offset: entryOffset },
+      );
+    }
+  }
+}
+

@@ -1,0 +1,150 @@
+import { PackwrightError } from '../errors/packwright-error.js';
+import { toHex } from '../hash/hex.js';
+import { OBJ_OFS_DELTA } from '../hash/hash-object.js';
+import { applyDelta, DeltaFormatError, readDeltaHeader } from '../delta/apply-delta.js';
+import { DeltaBaseCache, type CachedObject } from './delta-base-cache.js';
+import { EntryHeader } from './entry-header.js';
+import type { PackFile } from './pack-file.js';
+
+export interface PackObject {
+  type: number;
+  data: Buffer;
+}
+
+export interface PackObjectInfo {
+  /** Type of the object after resolving deltas (1-4). */
+  type: number;
+  /** Size of the object after resolving deltas. */
+  size: number;
+  /** Type stored in the entry header (6 and 7 for deltas). */
+  entryType: number;
+  /** OFS_DELTA: offset of the base; otherwise -1. */
+  baseOffset: number;
+  /** REF_DELTA: id of the base. */
+  baseId: Buffer | undefined;
+}
+
+/** Finds the pack offset of a REF_DELTA base by id; -1 when this pack does not hold it. */
+export type RefBaseLookup = (id: Uint8Array) => number;
+
+/**
+ * Decodes entries of one pack at random: walks a delta chain down to a cached or stored base, then
+ * applies the deltas back up, caching each intermediate base like git's `unpack_entry`.
+ */
+export class PackReader {
+  private readonly header = new EntryHeader();
+  private scratch = Buffer.allocUnsafeSlow(1 << 16);
+  private readonly chainOffsets: number[] = [];
+  private readonly chainDataOffsets: number[] = [];
+  private readonly chainSizes: number[] = [];
+
+  constructor(
+    readonly file: PackFile,
+    readonly cache: DeltaBaseCache,
+    private readonly findRefBase: RefBaseLookup,
+    /** Distinguishes this pack's entries in a cache shared by several packs. */
+    readonly slot = 0,
+  ) {}
+
+  /** Reads and fully resolves the object whose entry starts at `offset`. */
+  read(offset: number): PackObject {
+    const file = this.file;
+    const h = this.header;
+    const offsets = this.chainOffsets;
+    const dataOffsets = this.chainDataOffsets;
+    const sizes = this.chainSizes;
+    offsets.length = 0;
+    dataOffsets.length = 0;
+    sizes.length = 0;
+    let cur = offset;
+    let base: CachedObject | undefined;
+    for (;;) {
+      if (offsets.length > 0) {
+        base = this.cache.get(DeltaBaseCache.key(this.slot, cur));
+        if (base !== undefined) break;
+      }
+      file.readEntryHeader(cur, h);
+      if (h.type < OBJ_OFS_DELTA) {
+        const data = Buffer.allocUnsafeSlow(h.size + 1);
+        file.inflate(cur, cur + h.headerLength, h.size, data, 0);
+        base = { type: h.type, data: data.subarray(0, h.size) };
+        if (offsets.length > 0) this.cache.set(DeltaBaseCache.key(this.slot, cur), base);
+        break;
+      }
+      offsets.push(cur);
+      dataOffsets.push(cur + h.headerLength);
+      sizes.push(h.size);
+      if (offsets.length > file.objectCount) {
+        throw new PackwrightError('PACK_CORRUPT', `${file.path}: delta chain from offset ${offset} loops (REF_DELTA cycle)`, { file: file.path, offset });
+      }
+      cur = h.type === OBJ_OFS_DELTA ? h.baseOffset : this.refBase(cur, h.baseId as Buffer);
+    }
+    for (let i = offsets.length - 1; i >= 0; i--) {
+      const at = offsets[i] as number;
+      const size = sizes[i] as number;
+      if (this.scratch.length < size + 1) this.scratch = Buffer.allocUnsafeSlow(Math.max(size + 1, this.scratch.length * 2));
+      file.inflate(at, dataOffsets[i] as number, size, this.scratch, 0);
+      base = { type: base.type, data: this.applyAt(at, base.data, this.scratch, size) };
+      if (i > 0) this.cache.set(DeltaBaseCache.key(this.slot, at), base);
+    }
+    return base;
+  }
+
+  private applyAt(offset: number, base: Buffer, delta: Buffer, deltaSize: number): Buffer {
+    try {
+      const { resultSize } = readDeltaHeader(delta, 0, deltaSize);
+      const out = Buffer.allocUnsafeSlow(resultSize);
+      applyDelta(base, 0, base.length, delta, 0, deltaSize, out, 0);
+      return out;
+    } catch (e) {
+      if (!(e instanceof DeltaFormatError)) throw e;
+      throw new PackwrightError('DELTA_CORRUPT', `${this.file.path}: failed to apply delta at offset ${offset}: ${e.message}`, {
+        file: this.file.path, offset, cause: e,
+      });
+    }
+  }
+
+  private refBase(offset: number, id: Buffer): number {
+    const base = this.findRefBase(id);
+    if (base < 0) {
+      throw new PackwrightError('PACK_CORRUPT', `${this.file.path}: REF_DELTA at offset ${offset} needs base ${toHex(id)}, which is not in the pack`, {
+        file: this.file.path, offset,
+      });
+    }
+    return base;
+  }
+
+  /** Type and size without inflating more than a delta's first bytes (git's `packed_object_info`). */
+  info(offset: number): PackObjectInfo {
+    const file = this.file;
+    const h = this.header;
+    file.readEntryHeader(offset, h);
+    const entryType = h.type;
+    const baseOffset = h.baseOffset;
+    const baseId = h.baseId;
+    if (entryType < OBJ_OFS_DELTA) return { type: entryType, size: h.size, entryType, baseOffset, baseId };
+    const prefix = this.scratch;
+    const n = file.inflatePrefix(offset, offset + h.headerLength, Math.min(h.size, 20), prefix);
+    let size: number;
+    try {
+      size = readDeltaHeader(prefix, 0, n).resultSize;
+    } catch (e) {
+      throw new PackwrightError('DELTA_CORRUPT', `${file.path}: bad delta header at offset ${offset}: ${(e as Error).message}`, { file: file.path, offset, cause: e });
+    }
+    return { type: this.resolvedType(offset), size, entryType, baseOffset, baseId };
+  }
+
+  /** Follows base references (headers only) down to a non-delta entry. */
+  resolvedType(offset: number): number {
+    const h = this.header;
+    let cur = offset;
+    for (let depth = 0; depth <= this.file.objectCount; depth++) {
+      const cached = depth > 0 ? this.cache.peek(DeltaBaseCache.key(this.slot, cur)) : undefined;
+      if (cached !== undefined) return cached.type;
+      this.file.readEntryHeader(cur, h);
+      if (h.type < OBJ_OFS_DELTA) return h.type;
+      cur = h.type === OBJ_OFS_DELTA ? h.baseOffset : this.refBase(cur, h.baseId as Buffer);
+    }
+    throw new PackwrightError('PACK_CORRUPT', `${this.file.path}: delta chain from offset ${offset} loops (REF_DELTA cycle)`, { file: this.file.path, offset });
+  }
+}

@@ -1,0 +1,1 @@
+export { resolveRevision, readRef } from './resolve-revision.js';
