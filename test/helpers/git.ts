@@ -1,0 +1,101 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync, mkdirSync, symlinkSync, chmodSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+export const CLI = new URL('../../src/cli/main.js', import.meta.url).pathname;
+
+const GIT_ENV = {
+  ...process.env,
+  GIT_AUTHOR_NAME: 'A U Thor', GIT_AUTHOR_EMAIL: 'author@example.com', GIT_AUTHOR_DATE: '1700000000 +0000',
+  GIT_COMMITTER_NAME: 'C O Mitter', GIT_COMMITTER_EMAIL: 'committer@example.com', GIT_COMMITTER_DATE: '1700000000 +0000',
+  GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null', HOME: tmpdir(),
+};
+
+export function git(cwd: string, args: string[], input?: Buffer | string): Buffer {
+  return execFileSync('git', args, { cwd, env: GIT_ENV, input, maxBuffer: 1 << 30, stdio: ['pipe', 'pipe', 'pipe'] });
+}
+
+export function packwright(cwd: string, args: string[], input?: Buffer | string): Buffer {
+  return execFileSync(process.execPath, [CLI, ...args], { cwd, input, maxBuffer: 1 << 30, stdio: ['pipe', 'pipe', 'pipe'] });
+}
+
+/** Runs packwright expecting failure; returns its exit status and stderr. */
+export function packwrightFails(cwd: string, args: string[], input?: Buffer | string): { status: number; stderr: string } {
+  try {
+    execFileSync(process.execPath, [CLI, ...args], { cwd, input, maxBuffer: 1 << 30, stdio: ['pipe', 'pipe', 'pipe'] });
+  } catch (e) {
+    const err = e as { status: number; stderr: Buffer };
+    return { status: err.status, stderr: err.stderr.toString() };
+  }
+  throw new Error(`packwright ${args.join(' ')} succeeded but should have failed`);
+}
+
+export function tempDir(prefix = 'packwright-'): { path: string; [Symbol.dispose](): void } {
+  const path = mkdtempSync(join(tmpdir(), prefix));
+  return { path, [Symbol.dispose]: () => rmSync(path, { recursive: true, force: true }) };
+}
+
+export type Format = 'sha1' | 'sha256';
+
+/**
+ * A repository with history worth packing: several revisions of text files (so repacking makes
+ * deltas), a symlink, an executable, a submodule entry, an annotated tag, a nested tree.
+ */
+export function makeRepo(dir: string, format: Format, revisions = 12): string {
+  git(dir, ['init', '-q', `--object-format=${format}`, '-b', 'main', 'repo']);
+  const repo = join(dir, 'repo');
+  let text = Array.from({ length: 300 }, (_, i) => `line ${i} of a file that changes a little every revision`).join('\n');
+  mkdirSync(join(repo, 'dir', 'sub'), { recursive: true });
+  for (let r = 0; r < revisions; r++) {
+    text = text.replace(`line ${r * 7} `, `changed ${r} `) + `\nappended in revision ${r}`;
+    writeFileSync(join(repo, 'file.txt'), text);
+    writeFileSync(join(repo, 'dir', 'sub', 'other.txt'), text.split('\n').reverse().join('\n'));
+    writeFileSync(join(repo, 'dir', `rev-${r % 3}.txt`), `revision ${r}\n`);
+    if (r === 0) {
+      writeFileSync(join(repo, 'run.sh'), '#!/bin/sh\necho hi\n');
+      chmodSync(join(repo, 'run.sh'), 0o755);
+      symlinkSync('file.txt', join(repo, 'link'));
+    }
+    git(repo, ['add', '-A']);
+    if (r === 1) {
+      // A submodule entry (mode 160000) pointing at a commit that is not in this repository.
+      const fake = format === 'sha1' ? '1'.repeat(40) : '1'.repeat(64);
+      git(repo, ['update-index', '--add', '--cacheinfo', `160000,${fake},vendor/lib`]);
+    }
+    git(repo, ['commit', '-q', '-m', `revision ${r}\n\nbody of ${r}`]);
+  }
+  git(repo, ['tag', '-a', '-m', 'a tag', 'v1.0', 'HEAD~2']);
+  git(repo, ['tag', 'light', 'HEAD~1']);
+  return repo;
+}
+
+/**
+ * A fast-import stream: one text file rewritten `revs` times with five line edits each (the shape of
+ * ../shared/corpus/make-deep-chain.mjs). Repacked with a large --depth it becomes one delta chain;
+ * 5000 lines make git chain 1100 revisions about 1070 deep.
+ */
+export function deepChainStream(revs: number, lines = 5000): string {
+  let seed = 12345;
+  const random = (): number => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32;
+  const word = (): string => Math.floor(random() * 1e9).toString(36);
+  const content = Array.from({ length: lines }, (_, i) => `line ${i} ${word()} lorem ipsum dolor sit amet`);
+  const parts: string[] = [];
+  for (let rev = 0; rev < revs; rev++) {
+    for (let k = 0; k < 5; k++) content[Math.floor(random() * lines)] = `edit ${rev}.${k} ${word()}`;
+    const data = content.join('\n') + '\n';
+    const msg = `rev ${rev}\n`;
+    parts.push(`commit refs/heads/main\nmark :${rev + 1}\ncommitter A U Thor <author@example.com> ${1700000000 + rev} +0000\n` +
+      `data ${Buffer.byteLength(msg)}\n${msg}` + (rev ? `from :${rev}\n` : '') +
+      `M 100644 inline big.txt\ndata ${Buffer.byteLength(data)}\n${data}\n`);
+  }
+  return parts.join('');
+}
+
+export function makeDeepChainRepo(dir: string, revs: number, format: Format = 'sha1'): string {
+  const repo = join(dir, 'deep.git');
+  git(dir, ['init', '-q', '--bare', `--object-format=${format}`, repo]);
+  git(repo, ['fast-import', '--quiet'], deepChainStream(revs));
+  git(repo, ['-c', 'pack.threads=1', 'repack', '-adfq', '--depth=4095', '--window=10']);
+  return repo;
+}
