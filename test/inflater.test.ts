@@ -1,0 +1,55 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readdirSync, readFileSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { tempDir, makeRepo, git } from './helpers/git.js';
+import { Inflater, INFLATE_INPUT_ENDED, INFLATE_TOO_LONG, INFLATE_TOO_SHORT } from '../src/zlib/index.js';
+import { PackIndex } from '../src/idx/index.js';
+import { EntryHeader, parseEntryHeader } from '../src/pack/index.js';
+import { deflateSync } from 'node:zlib';
+
+test('the reused native handle and the documented inflateSync path agree on every entry of a git pack', () => {
+  const dir = tempDir();
+  try {
+    mkdirSync(join(dir.path, 'r'));
+    const repo = makeRepo(join(dir.path, 'r'), 'sha1', 8);
+    git(repo, ['repack', '-adq']);
+    const packDir = join(repo, '.git', 'objects', 'pack');
+    const base = readdirSync(packDir).find((f) => f.endsWith('.pack'))?.slice(0, -5) as string;
+    const pack = readFileSync(join(packDir, base + '.pack'));
+    const index = new PackIndex(readFileSync(join(packDir, base + '.idx')), 20);
+    const { offsets } = index.packOrder();
+    const native = new Inflater();
+    const documented = new Inflater({ native: false });
+    assert.ok(native.native, 'zlib internals are available on this Node');
+    const h = new EntryHeader();
+    for (let k = 0; k < offsets.length; k++) {
+      const offset = offsets[k] as number;
+      parseEntryHeader(pack, offset, pack.length - 20, offset, 20, h);
+      const end = k + 1 < offsets.length ? (offsets[k + 1] as number) : pack.length - 20;
+      const a = Buffer.alloc(h.size + 1);
+      const b = Buffer.alloc(h.size + 1);
+      const start = offset + h.headerLength;
+      const used = native.inflateExact(pack, start, pack.length, a, 0, h.size);
+      assert.equal(used, end - start, `native consumed length at ${offset}`);
+      assert.equal(documented.inflateExact(pack, start, pack.length, b, 0, h.size), end - start, `documented consumed length at ${offset}`);
+      assert.deepEqual(a.subarray(0, h.size), b.subarray(0, h.size));
+    }
+  } finally {
+    dir[Symbol.dispose]();
+  }
+});
+
+test('both paths report truncation, short and long streams the same way', () => {
+  const data = Buffer.from('some text to compress '.repeat(50));
+  const z = deflateSync(data);
+  for (const inflater of [new Inflater(), new Inflater({ native: false })]) {
+    const out = Buffer.alloc(data.length + 100);
+    assert.equal(inflater.inflateExact(z, 0, z.length - 5, out, 0, data.length), INFLATE_INPUT_ENDED);
+    assert.equal(inflater.inflateExact(z, 0, z.length, out, 0, data.length - 1), INFLATE_TOO_LONG);
+    assert.equal(inflater.inflateExact(z, 0, z.length, out, 0, data.length + 1), INFLATE_TOO_SHORT);
+    // And it recovers after an error.
+    assert.equal(inflater.inflateExact(z, 0, z.length, out, 0, data.length), z.length);
+    assert.deepEqual(out.subarray(0, data.length), data);
+  }
+});

@@ -1,0 +1,231 @@
+import { test, describe, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { writeFileSync, readFileSync, readdirSync, mkdirSync } from 'node:fs';
+import { deflateSync } from 'node:zlib';
+import { join } from 'node:path';
+import { tempDir, makeRepo, git } from './helpers/git.js';
+import { buildPack, makeDelta, encodeOfs } from './helpers/pack-builder.js';
+import { PackFile, PackReader, DeltaBaseCache } from '../src/pack/index.js';
+import { PackIndex } from '../src/idx/index.js';
+import { readLoose } from '../src/loose/index.js';
+import { ObjectStore } from '../src/odb/index.js';
+import { Inflater } from '../src/zlib/index.js';
+import { applyDelta, DeltaFormatError } from '../src/delta/index.js';
+import { isPackwrightError, type ErrorCode } from '../src/errors/index.js';
+
+const dir = tempDir();
+after(() => dir[Symbol.dispose]());
+let n = 0;
+
+function openPack(pack: Buffer, refs: Map<string, number> = new Map()): { file: PackFile; reader: PackReader; path: string } {
+  const path = join(dir.path, `p${n++}.pack`);
+  writeFileSync(path, pack);
+  const file = PackFile.open(path, { hashLength: 20 });
+  const reader = new PackReader(file, new DeltaBaseCache(), (id) => refs.get(Buffer.from(id).toString('hex')) ?? -1);
+  return { file, reader, path };
+}
+
+function rejects(fn: () => unknown, code: ErrorCode, mentions: (string | number)[] = []): void {
+  assert.throws(fn, (e: unknown) => {
+    assert.ok(isPackwrightError(e, code), `expected ${code}, got ${String(e)} ${(e as { code?: string }).code}`);
+    for (const m of mentions) assert.ok(e.message.includes(String(m)), `message "${e.message}" should mention ${m}`);
+    return true;
+  });
+}
+
+const blob = Buffer.from('hello hello hello hello\n');
+
+describe('malformed packs', () => {
+  test('a truncated pack is PACK_TRUNCATED', () => {
+    const path = join(dir.path, 'short.pack');
+    writeFileSync(path, Buffer.from('PACK\0\0'));
+    rejects(() => PackFile.open(path, { hashLength: 20 }), 'PACK_TRUNCATED', [path]);
+  });
+  test('a bad signature is PACK_SIGNATURE', () => {
+    const { pack } = buildPack([{ type: 3, data: blob }]);
+    pack.write('KCAP', 0, 'latin1');
+    const path = join(dir.path, 'sig.pack');
+    writeFileSync(path, pack);
+    rejects(() => PackFile.open(path, { hashLength: 20 }), 'PACK_SIGNATURE', ['signature']);
+  });
+  test('pack version 4 is PACK_VERSION', () => {
+    const path = join(dir.path, 'v4.pack');
+    writeFileSync(path, buildPack([{ type: 3, data: blob }], { version: 4 }).pack);
+    rejects(() => PackFile.open(path, { hashLength: 20 }), 'PACK_VERSION', ['version 4']);
+  });
+  for (const type of [0, 5]) {
+    test(`object type ${type} is rejected with its offset`, () => {
+      const { pack, offsets } = buildPack([{ type: 3, data: blob }, { raw: Buffer.from([type << 4 | 3, 0x78, 0x9c]) }]);
+      const { reader } = openPack(pack);
+      rejects(() => reader.read(offsets[1] as number), 'PACK_CORRUPT', [`type ${type}`, offsets[1] as number]);
+    });
+  }
+  test('a declared size too large is PACK_CORRUPT', () => {
+    const { pack, offsets } = buildPack([{ type: 3, data: blob, declaredSize: blob.length + 10 }]);
+    rejects(() => openPack(pack).reader.read(offsets[0] as number), 'PACK_CORRUPT', ['shorter', offsets[0] as number]);
+  });
+  test('a declared size too small is PACK_CORRUPT', () => {
+    const { pack, offsets } = buildPack([{ type: 3, data: blob, declaredSize: blob.length - 3 }]);
+    rejects(() => openPack(pack).reader.read(offsets[0] as number), 'PACK_CORRUPT', ['longer', offsets[0] as number]);
+  });
+  test('corrupt zlib data is PACK_CORRUPT', () => {
+    const { pack, offsets } = buildPack([{ raw: Buffer.concat([Buffer.from([0x30 | 5]), Buffer.from('not zlib at all')]) }]);
+    rejects(() => openPack(pack).reader.read(offsets[0] as number), 'PACK_CORRUPT', [offsets[0] as number]);
+  });
+  test('an OFS base before the start of the pack is out of bound', () => {
+    const { pack, offsets } = buildPack([{ type: 3, data: blob }, { ofsTo: 0, delta: makeDelta(blob.length, 1, [1, 0x41]), rawOffset: encodeOfs(5000) }]);
+    rejects(() => openPack(pack).reader.read(offsets[1] as number), 'PACK_CORRUPT', ['out of bound', offsets[1] as number]);
+  });
+  test('an overflowing OFS offset is rejected', () => {
+    const { pack, offsets } = buildPack([{ type: 3, data: blob }, { ofsTo: 0, delta: makeDelta(blob.length, 1, [1, 0x41]), rawOffset: Buffer.from([0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x7f]) }]);
+    rejects(() => openPack(pack).reader.read(offsets[1] as number), 'PACK_CORRUPT', ['overflow', offsets[1] as number]);
+  });
+  test('an OFS base in the middle of an entry fails cleanly', () => {
+    const { pack, offsets } = buildPack([{ type: 3, data: blob }, { ofsTo: 0, delta: makeDelta(blob.length, 1, [1, 0x41]), rawOffset: encodeOfs(0) }]);
+    // Distance 0 points at the delta itself; any distance inside the previous entry lands mid-stream.
+    rejects(() => openPack(pack).reader.read(offsets[1] as number), 'PACK_CORRUPT');
+    const mid = buildPack([{ type: 3, data: blob }, { ofsTo: 0, delta: makeDelta(blob.length, 1, [1, 0x41]) }]);
+    const d = mid.offsets[1] as number;
+    const bytes = Buffer.from(mid.pack);
+    bytes[d + 1] = (bytes[d + 1] as number) - 3; // base now starts 3 bytes into entry 0
+    assert.throws(() => openPack(bytes).reader.read(d), (e: unknown) => isPackwrightError(e));
+  });
+  const deltaCases: [string, Buffer, string][] = [
+    ['a wrong base size', makeDelta(blob.length + 1, 4, [0x90, 4]), 'expects a base'],
+    ['a copy outside the base', makeDelta(blob.length, 4, [0x91, 100, 4]), 'outside'],
+    ['opcode 0', makeDelta(blob.length, 4, [1, 0x41, 0]), 'opcode 0'],
+    ['trailing garbage after the result', makeDelta(blob.length, 4, [0x90, 4, 1, 0x41]), 'past the declared result size'],
+    ['too few literal bytes', makeDelta(blob.length, 4, [4, 0x41]), 'runs past the end'],
+    ['a result shorter than declared', makeDelta(blob.length, 8, [0x90, 4]), 'declared 8'],
+  ];
+  for (const [what, delta, says] of deltaCases) {
+    test(`a delta with ${what} is DELTA_CORRUPT`, () => {
+      const { pack, offsets } = buildPack([{ type: 3, data: blob }, { ofsTo: 0, delta }]);
+      rejects(() => openPack(pack).reader.read(offsets[1] as number), 'DELTA_CORRUPT', [says, offsets[1] as number]);
+    });
+  }
+  test('a REF_DELTA cycle is detected instead of looping', () => {
+    const a = Buffer.alloc(20, 0xaa);
+    const b = Buffer.alloc(20, 0xbb);
+    const { pack, offsets } = buildPack([{ refTo: b, delta: makeDelta(1, 1, [1, 0x41]) }, { refTo: a, delta: makeDelta(1, 1, [1, 0x42]) }]);
+    const refs = new Map([[a.toString('hex'), 0], [b.toString('hex'), 0]]);
+    const { reader } = openPack(pack, refs);
+    refs.set(a.toString('hex'), offsets[0] as number);
+    refs.set(b.toString('hex'), offsets[1] as number);
+    rejects(() => reader.read(offsets[0] as number), 'PACK_CORRUPT', ['loops']);
+    rejects(() => reader.info(offsets[0] as number), 'PACK_CORRUPT', ['loops']);
+  });
+  test('a REF_DELTA with a missing base names the base id', () => {
+    const missing = Buffer.alloc(20, 0xcd);
+    const { pack, offsets } = buildPack([{ refTo: missing, delta: makeDelta(1, 1, [1, 0x41]) }]);
+    rejects(() => openPack(pack).reader.read(offsets[0] as number), 'PACK_CORRUPT', [missing.toString('hex')]);
+  });
+  test('a pack that does not match its index is IDX_MISMATCH', () => {
+    const repoDir = join(dir.path, 'mismatch');
+    mkdirSync(repoDir);
+    const repo = makeRepo(repoDir, 'sha1', 3);
+    git(repo, ['repack', '-adq']);
+    const packDir = join(repo, '.git', 'objects', 'pack');
+    const packName = readdirSync(packDir).find((f) => f.endsWith('.pack')) as string;
+    const bytes = readFileSync(join(packDir, packName));
+    bytes.writeUInt32BE(bytes.readUInt32BE(8) + 1, 8);
+    writeFileSync(join(packDir, packName), bytes);
+    const store = ObjectStore.open(repo);
+    const head = git(repo, ['rev-parse', 'HEAD']).toString().trim();
+    rejects(() => store.read(Buffer.from(head, 'hex')), 'IDX_MISMATCH', [packName]);
+    store.close();
+  });
+});
+
+describe('malformed indexes', () => {
+  let idx: Buffer;
+  before(() => {
+    const repoDir = join(dir.path, 'idx');
+    mkdirSync(repoDir);
+    const repo = makeRepo(repoDir, 'sha1', 3);
+    git(repo, ['repack', '-adq']);
+    const packDir = join(repo, '.git', 'objects', 'pack');
+    idx = readFileSync(join(packDir, readdirSync(packDir).find((f) => f.endsWith('.idx')) as string));
+  });
+  test('version 3 is IDX_VERSION', () => {
+    const b = Buffer.from(idx);
+    b.writeUInt32BE(3, 4);
+    rejects(() => new PackIndex(b, 20, 'v3.idx'), 'IDX_VERSION', ['v3.idx', 'version 3']);
+  });
+  test('a decreasing fan-out is IDX_CORRUPT', () => {
+    const b = Buffer.from(idx);
+    b.writeUInt32BE(0xffff, 8 + 4 * 10);
+    rejects(() => new PackIndex(b, 20, 'fan.idx'), 'IDX_CORRUPT', ['fan-out']);
+  });
+  test('a truncated index is IDX_CORRUPT', () => {
+    rejects(() => new PackIndex(idx.subarray(0, idx.length - 7), 20, 'cut.idx'), 'IDX_CORRUPT', ['cut.idx']);
+    rejects(() => new PackIndex(idx.subarray(0, 100), 20, 'cut.idx'), 'IDX_CORRUPT', ['too small']);
+  });
+  test('a bad checksum is IDX_CHECKSUM', () => {
+    const b = Buffer.from(idx);
+    b.writeUInt8((b.at(-1) as number) ^ 1, b.length - 1);
+    rejects(() => new PackIndex(b, 20, 'sum.idx').verifyChecksum(), 'IDX_CHECKSUM', ['sum.idx']);
+  });
+  test('a 31-bit offset pointing past the 64-bit table is IDX_CORRUPT', () => {
+    const b = Buffer.from(idx);
+    const index = new PackIndex(b, 20, 'large.idx');
+    const offsetTable = 8 + 1024 + index.count * 24;
+    b.writeUInt32BE(0x80000005, offsetTable);
+    rejects(() => new PackIndex(b, 20, 'large.idx').offset(0), 'IDX_CORRUPT', ['64-bit']);
+  });
+});
+
+describe('malformed loose objects', () => {
+  const inflater = new Inflater();
+  const loose = (content: Buffer, extra = Buffer.alloc(0)): string => {
+    const path = join(dir.path, `loose${n++}`);
+    writeFileSync(path, Buffer.concat([deflateSync(content), extra]));
+    return path;
+  };
+  test('a good one reads', () => {
+    const obj = readLoose(loose(Buffer.from('blob 3\0abc')), inflater);
+    assert.equal(obj.type, 3);
+    assert.equal(obj.data.toString(), 'abc');
+  });
+  test('a non-canonical size is LOOSE_CORRUPT', () => {
+    rejects(() => readLoose(loose(Buffer.from('blob 03\0abc')), inflater), 'LOOSE_CORRUPT', ['leading zero']);
+  });
+  test('a bogus type is LOOSE_CORRUPT', () => {
+    rejects(() => readLoose(loose(Buffer.from('bogus 3\0abc')), inflater), 'LOOSE_CORRUPT', ['bogus']);
+  });
+  test('a wrong size is LOOSE_CORRUPT', () => {
+    rejects(() => readLoose(loose(Buffer.from('blob 5\0abc')), inflater), 'LOOSE_CORRUPT');
+    rejects(() => readLoose(loose(Buffer.from('blob 2\0abc')), inflater), 'LOOSE_CORRUPT');
+  });
+  test('corrupt zlib is LOOSE_CORRUPT', () => {
+    const path = join(dir.path, `loose${n++}`);
+    writeFileSync(path, Buffer.from('definitely not zlib'));
+    rejects(() => readLoose(path, inflater), 'LOOSE_CORRUPT', [path]);
+  });
+  test('garbage after the zlib stream is LOOSE_CORRUPT', () => {
+    rejects(() => readLoose(loose(Buffer.from('blob 3\0abc'), Buffer.from('junk')), inflater), 'LOOSE_CORRUPT', ['garbage']);
+  });
+  test('a header without NUL within 32 bytes is LOOSE_CORRUPT', () => {
+    rejects(() => readLoose(loose(Buffer.from('blob 1' + '0'.repeat(40))), inflater), 'LOOSE_CORRUPT');
+  });
+});
+
+describe('delta application', () => {
+  test('copy size 0 means 0x10000', () => {
+    const base = Buffer.alloc(0x10000, 7);
+    const delta = makeDelta(0x10000, 0x10000, [0x80]);
+    const out = Buffer.alloc(0x10000);
+    assert.equal(applyDelta(base, 0, base.length, delta, 0, delta.length, out, 0), 0x10000);
+    assert.ok(out.every((b) => b === 7));
+  });
+  test('a delta shorter than 4 bytes is rejected', () => {
+    assert.throws(() => applyDelta(Buffer.alloc(1), 0, 1, Buffer.from([1, 1]), 0, 2, Buffer.alloc(4), 0), DeltaFormatError);
+  });
+  test('long and short copies and inserts produce the target', () => {
+    const base = Buffer.from('0123456789'.repeat(20));
+    const delta = makeDelta(200, 3 + 100 + 2, [3, 0x61, 0x62, 0x63, 0x91, 50, 100, 0x91, 1, 2]);
+    const out = Buffer.alloc(105);
+    applyDelta(base, 0, 200, delta, 0, delta.length, out, 0);
+    assert.equal(out.toString(), 'abc' + base.toString('latin1', 50, 150) + '12');
+  });
+});
