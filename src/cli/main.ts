@@ -3,12 +3,14 @@ import { resolve } from 'node:path';
 import { isPackwrightError } from '../errors/packwright-error.js';
 import { ObjectStore } from '../odb/object-store.js';
 import { catFile } from './cat-file.js';
+import { indexPackCommand } from './index-pack.js';
 import { UsageError } from './usage-error.js';
 
 const USAGE = `usage: packwright [-C <path>] [--git-dir=<path>] <command> [<args>]
 
 commands:
   cat-file       print objects, their types and sizes (git cat-file)
+  index-pack     build the .idx (and .rev) of a pack, byte-identical to git index-pack
   demo           count, verify and read every object of the repository here, with timings`;
 
 interface Global {
@@ -42,6 +44,8 @@ async function run(argv: string[]): Promise<number> {
     switch (command) {
       case 'cat-file':
         return await catFile(openStore(global), args);
+      case 'index-pack':
+        return await indexPackCommand(global, args);
       case 'demo': {
         const { demo } = await import('./demo.js');
         return await demo(global.gitDir !== undefined ? resolve(global.cwd, global.gitDir) : global.cwd, args);

@@ -1,0 +1,104 @@
+import { join, resolve } from 'node:path';
+import { mkdirSync } from 'node:fs';
+import { PackwrightError } from '../errors/packwright-error.js';
+import type { ObjectFormat } from '../hash/object-format.js';
+import { ObjectStore } from '../odb/object-store.js';
+import { indexPack, type IndexPackOptions, type IndexPackPhase } from '../resolve/index-pack.js';
+import { Output } from './output.js';
+import { Progress } from './progress.js';
+import { UsageError } from './usage-error.js';
+
+const USAGE = 'usage: packwright index-pack [-v] [-o <index-file>] [--keep | --keep=<msg>] [--rev-index] [--verify] [--strict] [--fix-thin] [--threads=<n>] [--index-version=<v>[,<limit>]] [--object-format=<fmt>] [--max-input-size=<n>] (<pack-file> | --stdin [<pack-file>])';
+
+const TITLES: Record<IndexPackPhase, string> = {
+  receiving: 'Receiving objects', indexing: 'Indexing objects', resolving: 'Resolving deltas', writing: 'Writing index',
+};
+
+export interface CliContext {
+  cwd: string;
+  gitDir: string | undefined;
+}
+
+function tryOpenStore(ctx: CliContext): ObjectStore | undefined {
+  try {
+    return ObjectStore.open(ctx.gitDir !== undefined ? resolve(ctx.cwd, ctx.gitDir) : ctx.cwd);
+  } catch {
+    return undefined;
+  }
+}
+
+export async function indexPackCommand(ctx: CliContext, args: string[]): Promise<number> {
+  const options: IndexPackOptions = {};
+  let stdin = false;
+  let fixThin = false;
+  let progress = process.stderr.isTTY === true;
+  let format: ObjectFormat | undefined;
+  let packArg: string | undefined;
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i] as string;
+    if (a === '-o') {
+      const v = args[++i];
+      if (v === undefined) throw new UsageError(USAGE);
+      options.indexPath = resolve(ctx.cwd, v);
+    } else if (a === '--stdin') stdin = true;
+    else if (a === '--rev-index') options.revIndex = true;
+    else if (a === '--no-rev-index') options.revIndex = false;
+    else if (a === '--keep') options.keep = '';
+    else if (a.startsWith('--keep=')) options.keep = a.slice(7);
+    else if (a === '--fix-thin') fixThin = true;
+    else if (a === '--strict' || a.startsWith('--strict=')) options.strict = true;
+    else if (a === '--verify') options.verify = true;
+    else if (a === '-v' || a === '--progress') progress = true;
+    else if (a === '-q' || a === '--no-progress') progress = false;
+    else if (a.startsWith('--threads=')) options.threads = Number(a.slice(10)) || undefined as unknown as number;
+    else if (a.startsWith('--object-format=')) {
+      const f = a.slice(16);
+      if (f !== 'sha1' && f !== 'sha256') throw new PackwrightError('INVALID_ARGUMENT', `unknown hash algorithm '${f}'`);
+      format = f;
+    } else if (a.startsWith('--index-version=')) {
+      const [v, limit] = a.slice(16).split(',');
+      if (v !== '1' && v !== '2') throw new PackwrightError('INVALID_ARGUMENT', `unsupported index version ${v}`);
+      options.idxVersion = v === '1' ? 1 : 2;
+      if (limit !== undefined) options.largeOffsetLimit = Number(limit);
+    } else if (a.startsWith('--max-input-size=')) options.maxInputSize = Number(a.slice(17));
+    else if (a.startsWith('-')) throw new UsageError(`unknown option '${a}'\n${USAGE}`);
+    else if (packArg === undefined) packArg = resolve(ctx.cwd, a);
+    else throw new UsageError(USAGE);
+  }
+  if (options.threads === undefined) delete options.threads;
+  if (fixThin && !stdin) throw new UsageError('fatal: the option --fix-thin requires --stdin');
+  if (!stdin && packArg === undefined) throw new UsageError(USAGE);
+  if (!stdin && packArg !== undefined && !packArg.endsWith('.pack') && options.indexPath === undefined) {
+    throw new PackwrightError('INVALID_ARGUMENT', `packfile name '${packArg}' does not end with '.pack'`);
+  }
+  const store = stdin || format === undefined ? tryOpenStore(ctx) : undefined;
+  options.objectFormat = format ?? store?.format ?? 'sha1';
+  const bar = new Progress(progress);
+  options.onProgress = (phase, done, total) => bar.update(TITLES[phase], done, total);
+  if (fixThin) {
+    if (store === undefined) throw new PackwrightError('REPO_NOT_FOUND', '--fix-thin needs a repository to take bases from');
+    options.fixThin = (id) => (store.has(id) ? store.read(id) : undefined);
+  }
+  let input: string | NodeJS.ReadableStream;
+  if (stdin) {
+    input = process.stdin;
+    if (packArg !== undefined) options.packPath = packArg;
+    else {
+      if (store === undefined) throw new PackwrightError('REPO_NOT_FOUND', '--stdin requires a git repository');
+      options.packDir = join(store.objectsDir, 'pack');
+      mkdirSync(options.packDir, { recursive: true });
+    }
+  } else {
+    input = packArg as string;
+  }
+  const result = await indexPack(input as string, options);
+  bar.finish();
+  const out = new Output();
+  const hex = result.packHash.toString('hex');
+  if (result.localObjects > 0) process.stderr.write(`completed with ${result.localObjects} local objects\n`);
+  if (!options.verify) out.string(stdin ? `${options.keep !== undefined ? 'keep' : 'pack'}\t${hex}\n` : `${hex}\n`);
+  if (stdin && result.trailing.length > 0) out.bytes(result.trailing);
+  out.flush();
+  store?.close();
+  return 0;
+}

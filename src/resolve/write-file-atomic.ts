@@ -1,0 +1,22 @@
+import { closeSync, fsyncSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+
+/**
+ * Writes `data` to a temporary file beside `path`, fsyncs it and renames it into place, so readers
+ * see either nothing or the whole file (a failure leaves nothing visible).
+ */
+export function writeFileAtomic(path: string, data: Uint8Array, mode = 0o444): void {
+  const tmp = `${path}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`;
+  const fd = openSync(tmp, 'wx', mode);
+  try {
+    let done = 0;
+    while (done < data.length) done += writeSync(fd, data, done, data.length - done);
+    fsyncSync(fd);
+    closeSync(fd);
+    renameSync(tmp, path);
+  } catch (e) {
+    try { closeSync(fd); } catch { /* already closed */ }
+    rmSync(tmp, { force: true });
+    throw e;
+  }
+}
