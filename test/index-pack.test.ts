@@ -1,0 +1,185 @@
+import { test, describe, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync, spawn } from 'node:child_process';
+import { readdirSync, readFileSync, mkdirSync, writeFileSync, existsSync, copyFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { CLI, git, packwright, packwrightFails, tempDir, makeRepo, type Format } from './helpers/git.js';
+import { buildPack, makeDelta } from './helpers/pack-builder.js';
+import { indexPack } from '../src/resolve/index.js';
+
+function packOf(repo: string): string {
+  const dir = existsSync(join(repo, '.git')) ? join(repo, '.git', 'objects', 'pack') : join(repo, 'objects', 'pack');
+  return join(dir, readdirSync(dir).find((f) => f.endsWith('.pack')) as string);
+}
+
+/** git's idx (and rev) for `pack` with the given flags, next to ours; asserts identical bytes. */
+function assertSameIndex(work: string, pack: string, flags: string[] = []): void {
+  const ours = join(work, `ours-${Math.random().toString(36).slice(2)}.idx`);
+  const theirs = ours.replace('ours-', 'git-');
+  const printed = packwright(work, ['index-pack', ...flags, '-o', ours, pack]).toString();
+  const gitPrinted = git(work, ['index-pack', ...flags, '-o', theirs, pack]).toString();
+  assert.equal(printed, gitPrinted);
+  assert.deepEqual(readFileSync(ours), readFileSync(theirs), `idx differs for ${flags.join(' ')}`);
+  if (flags.includes('--rev-index')) assert.deepEqual(readFileSync(ours.replace(/\.idx$/, '.rev')), readFileSync(theirs.replace(/\.idx$/, '.rev')));
+}
+
+const dir = tempDir();
+after(() => dir[Symbol.dispose]());
+
+for (const format of ['sha1', 'sha256'] as Format[]) {
+  describe(`index-pack on ${format} packs`, () => {
+    let ofsPack = '';
+    let refPack = '';
+    let work = '';
+    before(() => {
+      work = join(dir.path, format);
+      mkdirSync(work);
+      const a = join(work, 'a');
+      mkdirSync(a);
+      const repo = makeRepo(a, format, 10);
+      git(repo, ['-c', 'pack.threads=1', 'repack', '-adfq']);
+      ofsPack = join(work, 'ofs.pack');
+      copyFileSync(packOf(repo), ofsPack);
+      git(repo, ['-c', 'pack.threads=1', '-c', 'repack.useDeltaBaseOffset=false', 'repack', '-adfq']);
+      refPack = join(work, 'ref.pack');
+      copyFileSync(packOf(repo), refPack);
+    });
+    const fmt = [`--object-format=${format}`];
+    test('OFS_DELTA pack: idx v2 identical to git', () => assertSameIndex(work, ofsPack, fmt));
+    test('REF_DELTA pack: idx v2 identical to git', () => assertSameIndex(work, refPack, fmt));
+    test('idx v1 identical to git', () => assertSameIndex(work, ofsPack, [...fmt, '--index-version=1']));
+    test('forced 64-bit offsets identical to git', () => assertSameIndex(work, ofsPack, [...fmt, '--index-version=2,0x200']));
+    test('.rev identical to git', () => assertSameIndex(work, refPack, [...fmt, '--rev-index']));
+    test('the same result with 1, 2, 3 and 8 threads', () => {
+      for (const t of [1, 2, 3, 8]) assertSameIndex(work, ofsPack, [...fmt, `--threads=${t}`]);
+    });
+    test('--stdin in small random chunks writes the pack into the repository like git', async () => {
+      const repoDir = join(work, `stdin-${Date.now()}`);
+      git(work, ['init', '-q', '--bare', `--object-format=${format}`, repoDir]);
+      const bytes = readFileSync(ofsPack);
+      const out = await new Promise<string>((resolve, reject) => {
+        const child = spawn(process.execPath, [CLI, 'index-pack', '--stdin', '--rev-index'], { cwd: repoDir });
+        let stdout = '';
+        child.stdout.on('data', (d: Buffer) => { stdout += d.toString(); });
+        child.on('close', (code) => (code === 0 ? resolve(stdout) : reject(new Error(`exit ${code}`))));
+        let at = 0;
+        const next = (): void => {
+          if (at >= bytes.length) { child.stdin.end(); return; }
+          const n = 1 + Math.floor(Math.random() * 5000);
+          child.stdin.write(bytes.subarray(at, at + n), () => setImmediate(next));
+          at += n;
+        };
+        next();
+      });
+      const hash = bytes.subarray(bytes.length - (format === 'sha1' ? 20 : 32)).toString('hex');
+      assert.equal(out, `pack\t${hash}\n`);
+      const base = join(repoDir, 'objects', 'pack', `pack-${hash}`);
+      assert.deepEqual(readFileSync(`${base}.pack`), bytes);
+      git(repoDir, ['index-pack', `--object-format=${format}`, '--rev-index', '-o', join(work, 'stdin-git.idx'), `${base}.pack`]);
+      assert.deepEqual(readFileSync(`${base}.idx`), readFileSync(join(work, 'stdin-git.idx')));
+      assert.deepEqual(readFileSync(`${base}.rev`), readFileSync(join(work, 'stdin-git.rev')));
+      git(repoDir, ['fsck', '--no-dangling']);
+    });
+  });
+}
+
+describe('index-pack on special packs', () => {
+  test('an empty pack', () => {
+    const work = join(dir.path, 'empty');
+    mkdirSync(work);
+    git(work, ['init', '-q', '--bare', 'r.git']);
+    const pack = execFileSync('git', ['pack-objects', '--stdout'], { cwd: join(work, 'r.git'), input: '' });
+    writeFileSync(join(work, 'empty.pack'), pack);
+    assertSameIndex(work, join(work, 'empty.pack'));
+  });
+  test('a REF_DELTA whose base comes later in the pack', async () => {
+    const work = join(dir.path, 'forward');
+    mkdirSync(work);
+    const base = Buffer.from('the base object, long enough to copy from\n');
+    const baseId = execFileSync('git', ['hash-object', '--stdin'], { input: base }).toString().trim();
+    const delta = makeDelta(base.length, 8, [0x90, 4, 4, 0x21, 0x21, 0x21, 0x21]);
+    const { pack } = buildPack([{ refTo: Buffer.from(baseId, 'hex'), delta }, { type: 3, data: base }]);
+    writeFileSync(join(work, 'fwd.pack'), pack);
+    assertSameIndex(work, join(work, 'fwd.pack'));
+    const r = await indexPack(join(work, 'fwd.pack'), { indexPath: join(work, 'api.idx') });
+    assert.equal(r.stats.deltas, 1);
+    assert.deepEqual(r.stats.chainHistogram, [1, 1]);
+  });
+  test('a chain deeper than 4000 is identical to git and holds two buffers at a time', async () => {
+    const work = join(dir.path, 'deep');
+    mkdirSync(work);
+    // One 100 KB blob, then 4100 OFS deltas each copying its base whole and appending one byte:
+    // a single chain 4100 deep (git's repack rarely builds one that deep in reasonable time).
+    const entries: Parameters<typeof buildPack>[0] = [{ type: 3, data: Buffer.alloc(100_000, 0x61) }];
+    let size = 100_000;
+    for (let k = 1; k <= 4100; k++) {
+      const ops: number[] = [];
+      for (let at = 0; at < size; at += 0x10000) {
+        const len = Math.min(0x10000, size - at);
+        // copy: offset bytes 2-3 as needed, size bytes (none for 0x10000)
+        ops.push(0x80 | 0x04 | 0x02 | 0x01 | (len === 0x10000 ? 0 : 0x30), at & 255, (at >> 8) & 255, (at >> 16) & 255);
+        if (len !== 0x10000) ops.push(len & 255, (len >> 8) & 255);
+      }
+      ops.push(1, 0x30 + (k % 10));
+      entries.push({ ofsTo: k - 1, delta: makeDelta(size, size + 1, ops) });
+      size += 1;
+    }
+    const pack = join(work, 'deep.pack');
+    writeFileSync(pack, buildPack(entries).pack);
+    assertSameIndex(work, pack);
+    const r = await indexPack(pack, { indexPath: join(work, 'api.idx') });
+    assert.equal(r.stats.chainHistogram.length - 1, 4100);
+    // A resolver that kept ancestors would hold 4100 × 100 KB = 410 MB.
+    assert.ok(r.stats.peakLiveBytes < 3 * 128 * 1024, `peak live bases ${r.stats.peakLiveBytes}`);
+  });
+});
+
+describe('index-pack on bad packs fails like git and leaves no file', () => {
+  const work = join(dir.path, 'bad');
+  let good: Buffer;
+  before(() => {
+    mkdirSync(work);
+    const a = join(work, 'a');
+    mkdirSync(a);
+    const repo = makeRepo(a, 'sha1', 4);
+    git(repo, ['repack', '-adfq']);
+    good = readFileSync(packOf(repo));
+  });
+  const cases: [string, () => Buffer, RegExp][] = [
+    ['a truncated pack', () => good.subarray(0, Math.floor(good.length / 2)), /early EOF|truncat/i],
+    ['a bad signature', () => { const b = Buffer.from(good); b.write('PACX', 0, 'latin1'); return b; }, /signature/],
+    ['version 4', () => { const b = Buffer.from(good); b.writeUInt32BE(4, 4); return b; }, /version 4/],
+    ['a bad trailer', () => { const b = Buffer.from(good); b.writeUInt8(((b.at(-1) as number) + 1) & 255, b.length - 1); return b; }, /SHA1 mismatch/],
+    ['junk after the trailer', () => Buffer.concat([good, Buffer.from('junk')]), /junk/],
+    ['a missing REF base', () => buildPack([{ refTo: Buffer.alloc(20, 0xab), delta: makeDelta(1, 1, [1, 0x41]) }]).pack, /unresolved/],
+    ['a REF_DELTA cycle', () => buildPack([{ refTo: Buffer.alloc(20, 0xab), delta: makeDelta(1, 1, [1, 0x41]) }, { refTo: Buffer.alloc(20, 0xcd), delta: makeDelta(1, 1, [1, 0x42]) }]).pack, /unresolved/],
+    ['a delta with the wrong base size', () => buildPack([{ type: 3, data: Buffer.from('abcdef') }, { ofsTo: 0, delta: makeDelta(5, 2, [0x90, 2]) }]).pack, /delta/],
+    ['type 5', () => buildPack([{ raw: Buffer.from([0x50 | 3, 0x78, 0x9c, 0x03, 0x00]) }]).pack, /type 5/],
+    ['a declared size too large', () => buildPack([{ type: 3, data: Buffer.from('abc'), declaredSize: 10 }]).pack, /inflate|shorter/],
+  ];
+  for (const [what, make, pattern] of cases) {
+    test(what, () => {
+      const sub = join(work, what.replace(/\W+/g, '-'));
+      mkdirSync(sub);
+      const pack = join(sub, 'bad.pack');
+      writeFileSync(pack, make());
+      const ours = packwrightFails(sub, ['index-pack', pack]);
+      assert.equal(ours.status, 128);
+      assert.match(ours.stderr, pattern);
+      assert.equal(ours.stderr.trim().split('\n').length, 1, ours.stderr);
+      assert.throws(() => git(sub, ['index-pack', pack]));
+      assert.deepEqual(readdirSync(sub).sort(), ['bad.pack'], 'no file left behind');
+    });
+  }
+  test('--stdin cut at random points fails with early EOF and writes nothing', () => {
+    const repoDir = join(work, 'cut.git');
+    git(work, ['init', '-q', '--bare', repoDir]);
+    for (let i = 0; i < 5; i++) {
+      const cut = 12 + Math.floor(Math.random() * (good.length - 40));
+      const r = packwrightFails(repoDir, ['index-pack', '--stdin'], good.subarray(0, cut));
+      assert.equal(r.status, 128);
+      assert.match(r.stderr, /early EOF|mismatch/, `cut at ${cut}`);
+    }
+    assert.deepEqual(readdirSync(join(repoDir, 'objects', 'pack')), []);
+  });
+});
