@@ -50,6 +50,20 @@ for (const format of ['sha1', 'sha256'] as Format[]) {
     test('idx v1 identical to git', () => assertSameIndex(work, ofsPack, [...fmt, '--index-version=1']));
     test('forced 64-bit offsets identical to git', () => assertSameIndex(work, ofsPack, [...fmt, '--index-version=2,0x200']));
     test('.rev identical to git', () => assertSameIndex(work, refPack, [...fmt, '--rev-index']));
+    test('verify-pack -v and -s print what git prints, and a damaged index fails', () => {
+      const idx = join(work, 'verify.idx');
+      git(work, ['index-pack', ...fmt, '-o', idx, refPack]);
+      const pack = idx.replace(/\.idx$/, '.pack');
+      copyFileSync(refPack, pack);
+      for (const flag of ['-v', '-s']) {
+        assert.equal(packwright(work, ['verify-pack', ...fmt, flag, 'verify.idx']).toString(), git(work, ['verify-pack', ...fmt, flag, 'verify.idx']).toString());
+      }
+      const bytes = readFileSync(idx);
+      bytes.writeUInt8((bytes[8 + 1024 + 5] as number) ^ 1, 8 + 1024 + 5);
+      writeFileSync(idx, bytes);
+      assert.equal(packwrightFails(work, ['verify-pack', ...fmt, 'verify.idx']).status, 1);
+      assert.throws(() => git(work, ['verify-pack', ...fmt, 'verify.idx']));
+    });
     test('the same result with 1, 2, 3 and 8 threads', () => {
       for (const t of [1, 2, 3, 8]) assertSameIndex(work, ofsPack, [...fmt, `--threads=${t}`]);
     });

@@ -4,12 +4,14 @@ import { isPackwrightError } from '../errors/packwright-error.js';
 import { ObjectStore } from '../odb/object-store.js';
 import { catFile } from './cat-file.js';
 import { indexPackCommand } from './index-pack.js';
+import { verifyPackCommand } from './verify-pack.js';
 import { UsageError } from './usage-error.js';
 
 const USAGE = `usage: packwright [-C <path>] [--git-dir=<path>] <command> [<args>]
 
 commands:
   cat-file       print objects, their types and sizes (git cat-file)
+  verify-pack    rebuild a pack's index and compare it with the one on disk (git verify-pack)
   index-pack     build the .idx (and .rev) of a pack, byte-identical to git index-pack
   demo           count, verify and read every object of the repository here, with timings`;
 
@@ -46,6 +48,8 @@ async function run(argv: string[]): Promise<number> {
         return await catFile(openStore(global), args);
       case 'index-pack':
         return await indexPackCommand(global, args);
+      case 'verify-pack':
+        return await verifyPackCommand(global, args);
       case 'demo': {
         const { demo } = await import('./demo.js');
         return await demo(global.gitDir !== undefined ? resolve(global.cwd, global.gitDir) : global.cwd, args);

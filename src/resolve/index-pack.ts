@@ -62,6 +62,10 @@ export interface IndexPackResult {
   trailing: Buffer;
   /** The `.idx` bytes. */
   index: Buffer;
+  /** Per-entry facts in pack order (for `verify-pack -v`). */
+  scan: PackScan;
+  /** Delta depth of each entry in pack order. */
+  depths: Uint32Array;
   stats: {
     countsByType: Record<string, number>;
     deltas: number;
@@ -213,7 +217,7 @@ export async function indexPack(input: string | Readable | Uint8Array, options: 
     countsByType[key] = (countsByType[key] ?? 0) + 1;
   }
   return {
-    packHash: scan.packHash, packPath, indexPath, revPath, keepPath, objectCount: n, localObjects, trailing, index,
+    packHash: scan.packHash, packPath, indexPath, revPath, keepPath, objectCount: n, localObjects, trailing, index, scan, depths: stats.depths,
     stats: { countsByType, deltas: stats.deltas, chainHistogram: stats.chainHistogram, peakLiveBytes: stats.peakLiveBytes, threads: 1, phases },
   };
 }

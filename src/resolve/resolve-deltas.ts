@@ -15,6 +15,8 @@ export interface ResolveStats {
   peakLiveBytes: number;
   /** Deltas whose base came from outside the pack (thin packs). */
   externalBases: number;
+  /** Delta depth of every entry (0 for non-deltas), in pack order. */
+  depths: Uint32Array;
 }
 
 /** A base found outside the pack, for thin packs (`--fix-thin`). */
@@ -254,5 +256,5 @@ export function resolveDeltas(pack: Uint8Array, scan: PackScan, options: Resolve
     throw new PackwrightError('PACK_UNRESOLVED_DELTAS', `${name}: pack has ${deltaCount - resolved} unresolved deltas (first at ${missing.join(', ')})`, { file: name, offset: firstOffset });
   }
   options.onProgress?.(resolved, deltaCount);
-  return { deltas: deltaCount, chainHistogram: histogram, peakLiveBytes: peakLive, externalBases };
+  return { deltas: deltaCount, chainHistogram: histogram, peakLiveBytes: peakLive, externalBases, depths: depth };
 }
