@@ -5,7 +5,7 @@
 // the ratio packwright/git and peak RSS. Writes bench/report/report.md and report.json.
 import { execFileSync, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -66,6 +66,31 @@ if (existsSync(join(shared, 'gitoxide.pack'))) {
   console.error(`skipping corpus cases: ${shared} is absent`);
 }
 
+// index-pack: packwright vs git at 1 and 2 threads; the idx each wrote is compared byte for byte.
+function indexPackCases(label, packPath) {
+  for (const threads of [1, 2]) {
+    cases.push({
+      name: `index-pack --threads=${threads} (${label})`,
+      setup: () => packPath(),
+      outputFile: (p) => p + `.bench.idx`,
+      packwright: (p) => [process.execPath, [cli, 'index-pack', `--threads=${threads}`, '-o', p + '.bench.idx', p], work],
+      git: (p) => ['git', ['index-pack', `--threads=${threads}`, '-o', p + '.bench.idx', p], work],
+    });
+  }
+}
+for (const name of ['gitoxide', 'isomorphic-git']) {
+  const pack = join(shared, `${name}.pack`);
+  if (existsSync(pack)) indexPackCases(`${name}.pack`, () => pack);
+}
+for (const revs of [250, 1000, 4000]) {
+  indexPackCases(`deep chain of ${revs} revisions`, () => {
+    const repo = join(work, `deep-${revs}`);
+    if (!existsSync(join(repo, 'objects', 'pack'))) execFileSync('sh', [join(shared, 'make-deep-chain.sh'), repo, String(revs)], { stdio: 'ignore' });
+    const dir = join(repo, 'objects', 'pack');
+    return join(dir, readdirSync(dir).find((f) => f.endsWith('.pack')));
+  });
+}
+
 const results = [];
 for (const c of cases) {
   if (filter && !c.name.includes(filter)) continue;
@@ -73,8 +98,12 @@ for (const c of cases) {
   const pw = [];
   const gt = [];
   for (let i = 0; i < pairs; i++) {
+    const out = c.outputFile?.(input);
+    const fileDigest = () => { const d = createHash('sha256').update(readFileSync(out)).digest('hex'); rmSync(out); return d; };
     const a = await measure(...c.packwright(input));
+    if (out) a.digest = fileDigest();
     const b = await measure(...c.git(input));
+    if (out) b.digest = fileDigest();
     if (a.digest !== b.digest) throw new Error(`${c.name}: packwright's output differs from git's (${a.bytes} vs ${b.bytes} bytes)`);
     pw.push(a);
     gt.push(b);
