@@ -3,9 +3,8 @@ import { resolve } from 'node:path';
 import { isPackwrightError } from '../errors/packwright-error.js';
 import { hashLength, type ObjectFormat } from '../hash/object-format.js';
 import { typeName, OBJ_OFS_DELTA } from '../hash/hash-object.js';
-import { PackIndex } from '../idx/pack-index.js';
 import { ObjectStore } from '../odb/object-store.js';
-import { indexPack, type IndexPackOptions } from '../resolve/index-pack.js';
+import { verifyPack } from '../resolve/verify-pack.js';
 import { Output } from './output.js';
 import { UsageError } from './usage-error.js';
 import type { CliContext } from './index-pack.js';
@@ -46,21 +45,8 @@ export async function verifyPackCommand(ctx: CliContext, args: string[]): Promis
     const shown = `${arg.replace(/\.(idx|pack)$/, '')}.pack`;
     const base = resolve(ctx.cwd, arg).replace(/\.(idx|pack)$/, '');
     const idxPath = `${base}.idx`;
-    const packPath = `${base}.pack`;
     try {
-      const existing = new PackIndex(readFileSync(idxPath), H, idxPath);
-      const options: IndexPackOptions = { objectFormat: format, verify: true, indexPath: idxPath, idxVersion: existing.version };
-      if (existing.version === 2) {
-        // read_idx_option: the smallest offset stored in the 64-bit table sets the threshold.
-        let smallestLarge = Infinity;
-        const raw = existing.data;
-        const table = 8 + 1024 + existing.count * (H + 4);
-        for (let i = 0; i < existing.count; i++) {
-          if (raw.readUInt32BE(table + 4 * i) & 0x80000000) smallestLarge = Math.min(smallestLarge, existing.offset(i));
-        }
-        if (smallestLarge !== Infinity) options.largeOffsetLimit = smallestLarge - 1;
-      }
-      const r = await indexPack(packPath, options);
+      const r = await verifyPack(idxPath, format);
       if (verbose || statOnly) {
         const s = r.scan;
         const deepest = r.stats.chainHistogram.length - 1;
