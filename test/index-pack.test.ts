@@ -197,3 +197,31 @@ describe('index-pack on bad packs fails like git and leaves no file', () => {
     assert.deepEqual(readdirSync(join(repoDir, 'objects', 'pack')), []);
   });
 });
+
+describe('index-pack --fix-thin', () => {
+  test('completes a thin pack from the repository like git', () => {
+    const work = join(dir.path, 'thin');
+    mkdirSync(work);
+    const repo = makeRepo(work, 'sha1', 8);
+    const thin = execFileSync('git', ['pack-objects', '--thin', '--stdout', '--revs', '-q'], { cwd: repo, input: 'HEAD\n^HEAD~3\n' });
+    // A receiver that has HEAD~3 and everything before it.
+    const receiver = join(work, 'receiver.git');
+    git(work, ['clone', '-q', '--bare', '--no-local', repo, receiver]);
+    git(receiver, ['update-ref', 'refs/heads/main', git(repo, ['rev-parse', 'HEAD~3']).toString().trim()]);
+    git(receiver, ['-c', 'gc.reflogExpire=now', 'reflog', 'expire', '--all']);
+    git(receiver, ['-c', 'pack.threads=1', 'repack', '-adq']);
+    git(receiver, ['prune', '--expire=now']);
+    const out = packwright(receiver, ['index-pack', '--stdin', '--fix-thin'], thin).toString();
+    const hash = /^pack\t([0-9a-f]{40})\n$/.exec(out)?.[1];
+    assert.ok(hash, out);
+    const pack = join(receiver, 'objects', 'pack', `pack-${hash}.pack`);
+    git(receiver, ['index-pack', '--verify', pack]);
+    const objects = (cwd: string, p: string): string[] => git(cwd, ['verify-pack', '-v', p.replace(/\.pack$/, '.idx')]).toString().split('\n').filter((l) => /^[0-9a-f]{40} /.test(l)).map((l) => l.slice(0, 40)).sort();
+    const gitReceiver = join(work, 'git-receiver.git');
+    git(work, ['clone', '-q', '--bare', receiver, gitReceiver]);
+    const gitOut = git(gitReceiver, ['index-pack', '--stdin', '--fix-thin'], thin).toString();
+    const gitPack = join(gitReceiver, 'objects', 'pack', `pack-${gitOut.trim().split('\t')[1]}.pack`);
+    assert.deepEqual(objects(receiver, pack), objects(gitReceiver, gitPack));
+    git(receiver, ['fsck', '--no-dangling']);
+  });
+});

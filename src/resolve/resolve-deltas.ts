@@ -136,6 +136,41 @@ export function resolveDeltas(pack: Uint8Array, scan: PackScan, options: Resolve
     pool.release(b);
   };
 
+  /** Size of the object `resolveChild` produced last. */
+  let objectSize = 0;
+
+  /**
+   * Applies delta `c` to `base`, hashes the result into the id table and returns its pooled
+   * buffer (the object starts at HEAD_ROOM, its size is left in `objectSize`).
+   */
+  const resolveChild = (c: number, base: Buffer, type: number, baseDepth: number): Buffer => {
+    const dsize = sizes[c] as number;
+    if (deltaData.length < dsize + 1) deltaData = Buffer.allocUnsafeSlow(Math.max(dsize + 1, deltaData.length * 2));
+    inflateEntry(c, deltaData, 0);
+    let resultSize: number;
+    let out: Buffer;
+    try {
+      resultSize = readDeltaHeader(deltaData, 0, dsize).resultSize;
+      out = pool.acquire(HEAD_ROOM + resultSize + 1);
+      applyDelta(base, 0, base.length, deltaData, 0, dsize, out, HEAD_ROOM);
+    } catch (e) {
+      if (!(e instanceof DeltaFormatError)) throw e;
+      throw new PackwrightError('DELTA_CORRUPT', `${name}: failed to apply delta at offset ${offsets[c]}: ${e.message}`, { file: name, offset: offsets[c] as number, cause: e });
+    }
+    const start = writeHeaderBefore(out, HEAD_ROOM, type, resultSize);
+    idsBuf.set(hashBytes(scan.format, out.subarray(start, HEAD_ROOM + resultSize)), c * H);
+    resolvedTypes[c] = type;
+    depth[c] = baseDepth + 1;
+    histogram[baseDepth + 1] = (histogram[baseDepth + 1] ?? 0) + 1;
+    resolved++;
+    if ((resolved & 1023) === 0) {
+      throwIfAborted(options.signal);
+      options.onProgress?.(resolved, deltaCount);
+    }
+    objectSize = resultSize;
+    return out;
+  };
+
   const walk = (): void => {
     while (fNode.length > 0) {
       const top = fNode.length - 1;
@@ -147,34 +182,11 @@ export function resolveDeltas(pack: Uint8Array, scan: PackScan, options: Resolve
       }
       fCursor[top] = cursor + 1;
       const c = kids[cursor] as number;
-      const base = fData[top] as Buffer;
-      const baseType = resolvedTypes[fNode[top] as number] as number;
-      const baseDepth = depth[fNode[top] as number] as number;
-      const dsize = sizes[c] as number;
-      if (deltaData.length < dsize + 1) deltaData = Buffer.allocUnsafeSlow(Math.max(dsize + 1, deltaData.length * 2));
-      inflateEntry(c, deltaData, 0);
-      let resultSize: number;
-      let out: Buffer;
-      try {
-        resultSize = readDeltaHeader(deltaData, 0, dsize).resultSize;
-        out = pool.acquire(HEAD_ROOM + resultSize + 1);
-        applyDelta(base, 0, base.length, deltaData, 0, dsize, out, HEAD_ROOM);
-      } catch (e) {
-        if (!(e instanceof DeltaFormatError)) throw e;
-        throw new PackwrightError('DELTA_CORRUPT', `${name}: failed to apply delta at offset ${offsets[c]}: ${e.message}`, { file: name, offset: offsets[c] as number, cause: e });
-      }
+      const parent = fNode[top] as number;
+      const out = resolveChild(c, fData[top] as Buffer, resolvedTypes[parent] as number, depth[parent] as number);
       // The base is no longer needed once its last child has its result.
       if (cursor + 1 >= kids.length) pop();
-      const start = writeHeaderBefore(out, HEAD_ROOM, baseType, resultSize);
-      idsBuf.set(hashBytes(scan.format, out.subarray(start, HEAD_ROOM + resultSize)), c * H);
-      resolvedTypes[c] = baseType;
-      depth[c] = baseDepth + 1;
-      histogram[baseDepth + 1] = (histogram[baseDepth + 1] ?? 0) + 1;
-      resolved++;
-      if ((resolved & 1023) === 0) {
-        throwIfAborted(options.signal);
-        options.onProgress?.(resolved, deltaCount);
-      }
+      const resultSize = objectSize;
       const next = kidsOf(c);
       if (next.length > 0) push(c, next, out, out.subarray(HEAD_ROOM, HEAD_ROOM + resultSize));
       else pool.release(out);
@@ -197,6 +209,8 @@ export function resolveDeltas(pack: Uint8Array, scan: PackScan, options: Resolve
   let externalBases = 0;
   if (refChildren.size > 0 && options.externalBase !== undefined) {
     for (const [key, refs] of [...refChildren]) {
+      // Resolving one external base can resolve in-pack bases of later entries of the snapshot.
+      if (!refChildren.has(key)) continue;
       const id = Buffer.from(key, 'latin1');
       const ext = options.externalBase(id);
       if (ext === undefined) continue;
@@ -212,30 +226,13 @@ export function resolveDeltas(pack: Uint8Array, scan: PackScan, options: Resolve
   }
 
   function pushExternal(type: number, refs: number[], backing: Buffer, size: number): void {
-    // The base has no entry number, so its first level of children is resolved here.
+    // The base has no entry number, so its first level of children is resolved here (depth 0).
+    const base = backing.subarray(0, size);
     for (const c of refs) {
-      const dsize = sizes[c] as number;
-      if (deltaData.length < dsize + 1) deltaData = Buffer.allocUnsafeSlow(Math.max(dsize + 1, deltaData.length * 2));
-      inflateEntry(c, deltaData, 0);
-      let resultSize: number;
-      let out: Buffer;
-      try {
-        resultSize = readDeltaHeader(deltaData, 0, dsize).resultSize;
-        out = pool.acquire(HEAD_ROOM + resultSize + 1);
-        applyDelta(backing, 0, size, deltaData, 0, dsize, out, HEAD_ROOM);
-      } catch (e) {
-        if (!(e instanceof DeltaFormatError)) throw e;
-        throw new PackwrightError('DELTA_CORRUPT', `${name}: failed to apply delta at offset ${offsets[c]}: ${e.message}`, { file: name, offset: offsets[c] as number, cause: e });
-      }
-      const start = writeHeaderBefore(out, HEAD_ROOM, type, resultSize);
-      idsBuf.set(hashBytes(scan.format, out.subarray(start, HEAD_ROOM + resultSize)), c * H);
-      resolvedTypes[c] = type;
-      depth[c] = 1;
-      histogram[1] = (histogram[1] ?? 0) + 1;
-      resolved++;
+      const out = resolveChild(c, base, type, 0);
       const next = kidsOf(c);
       if (next.length > 0) {
-        push(c, next, out, out.subarray(HEAD_ROOM, HEAD_ROOM + resultSize));
+        push(c, next, out, out.subarray(HEAD_ROOM, HEAD_ROOM + objectSize));
         walk();
       } else {
         pool.release(out);
