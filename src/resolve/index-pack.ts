@@ -1,4 +1,4 @@
-import { readFileSync, existsSync } from 'node:fs';
+import { closeSync, existsSync, fstatSync, openSync, readFileSync, readSync } from 'node:fs';
 import { join } from 'node:path';
 import { cpus } from 'node:os';
 import { performance } from 'node:perf_hooks';
@@ -17,6 +17,7 @@ import { scanPack, type PackScan } from './pack-scan.js';
 import { resolveDeltas, type ExternalBaseLookup, type ResolveStats } from './resolve-deltas.js';
 import { sortIds } from './sort-ids.js';
 import { writeFileAtomic } from './write-file-atomic.js';
+import { RESOLVE_WORKER, WorkerPool } from '../workers/worker-pool.js';
 
 export type IndexPackPhase = 'receiving' | 'indexing' | 'resolving' | 'writing';
 
@@ -72,6 +73,8 @@ export interface IndexPackResult {
     chainHistogram: number[];
     peakLiveBytes: number;
     threads: number;
+    /** Deltas each thread resolved. */
+    perThread: number[];
     phases: Record<string, number>;
   };
 }
@@ -105,7 +108,6 @@ async function readAll(stream: Readable, max: number | undefined, onProgress?: (
  */
 export async function indexPack(input: string | Readable | Uint8Array, options: IndexPackOptions = {}): Promise<IndexPackResult> {
   const format = options.objectFormat ?? 'sha1';
-  const H = hashLength(format);
   const phases: Record<string, number> = {};
   let t = performance.now();
   const lap = (name: string): void => {
@@ -114,19 +116,33 @@ export async function indexPack(input: string | Readable | Uint8Array, options: 
     t = now;
   };
   const name = typeof input === 'string' ? input : '<stdin>';
+  const threads = Math.max(1, options.threads ?? defaultThreads());
+  // Workers boot while the pack is read and scanned (~45 ms each).
+  const pool = threads > 1 ? new WorkerPool(RESOLVE_WORKER, threads) : undefined;
+  try {
+    return await indexPackWith(input, options, format, name, threads, pool, phases, lap);
+  } finally {
+    await pool?.close();
+  }
+}
+
+async function indexPackWith(
+  input: string | Readable | Uint8Array, options: IndexPackOptions, format: ObjectFormat, name: string, threads: number,
+  pool: WorkerPool | undefined, phases: Record<string, number>, lap: (name: string) => void,
+): Promise<IndexPackResult> {
+  const H = hashLength(format);
+  const shared = pool !== undefined;
   let data: Buffer;
   if (typeof input === 'string') {
-    data = readFileSync(input);
-    if (options.maxInputSize !== undefined && data.length > options.maxInputSize) {
-      throw new PackwrightError('PACK_TOO_LARGE', `${name}: pack exceeds maximum allowed size (${options.maxInputSize} bytes)`, { file: name });
-    }
+    data = readPackFile(input, shared, options.maxInputSize);
   } else if (input instanceof Uint8Array) {
-    data = Buffer.from(input.buffer, input.byteOffset, input.byteLength);
+    data = shared ? toShared(input) : Buffer.from(input.buffer, input.byteOffset, input.byteLength);
   } else {
     data = await readAll(input, options.maxInputSize, (n) => options.onProgress?.('receiving', n, 0));
+    if (shared) data = toShared(data);
   }
   lap('read');
-  const scanOptions: Parameters<typeof scanPack>[1] = { format, name };
+  const scanOptions: Parameters<typeof scanPack>[1] = { format, name, shared };
   if (options.signal !== undefined) scanOptions.signal = options.signal;
   if (options.onProgress !== undefined) {
     const p = options.onProgress;
@@ -141,13 +157,14 @@ export async function indexPack(input: string | Readable | Uint8Array, options: 
   let pack = data.subarray(0, scan.end);
   const usedExternal: Buffer[] = [];
   const resolveOptions: Parameters<typeof resolveDeltas>[2] = { name, usedExternal };
+  if (pool !== undefined) resolveOptions.pool = pool;
   if (options.signal !== undefined) resolveOptions.signal = options.signal;
   if (options.fixThin !== undefined) resolveOptions.externalBase = options.fixThin;
   if (options.onProgress !== undefined) {
     const p = options.onProgress;
     resolveOptions.onProgress = (d, n) => p('resolving', d, n);
   }
-  const stats: ResolveStats = resolveDeltas(pack, scan, resolveOptions);
+  const stats: ResolveStats = await resolveDeltas(pack, scan, resolveOptions);
   lap('resolve');
   let localObjects = 0;
   if (usedExternal.length > 0 && options.fixThin !== undefined) {
@@ -218,8 +235,36 @@ export async function indexPack(input: string | Readable | Uint8Array, options: 
   }
   return {
     packHash: scan.packHash, packPath, indexPath, revPath, keepPath, objectCount: n, localObjects, trailing, index, scan, depths: stats.depths,
-    stats: { countsByType, deltas: stats.deltas, chainHistogram: stats.chainHistogram, peakLiveBytes: stats.peakLiveBytes, threads: 1, phases },
+    stats: { countsByType, deltas: stats.deltas, chainHistogram: stats.chainHistogram, peakLiveBytes: stats.peakLiveBytes, threads, perThread: stats.perThread, phases },
   };
+}
+
+/** Reads a pack file whole, into shared memory when worker threads will read it too. */
+function readPackFile(path: string, shared: boolean, max: number | undefined): Buffer {
+  const fd = openSync(path, 'r');
+  try {
+    const size = fstatSync(fd).size;
+    if (max !== undefined && size > max) {
+      throw new PackwrightError('PACK_TOO_LARGE', `${path}: pack exceeds maximum allowed size (${max} bytes)`, { file: path });
+    }
+    const buf = shared ? Buffer.from(new SharedArrayBuffer(Math.max(1, size)), 0, size) : Buffer.allocUnsafeSlow(size);
+    let done = 0;
+    while (done < size) {
+      const got = readSync(fd, buf, done, Math.min(size - done, 1 << 30), done);
+      if (got === 0) break;
+      done += got;
+    }
+    return buf.subarray(0, done);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+function toShared(data: Uint8Array): Buffer {
+  if (data.buffer instanceof SharedArrayBuffer) return Buffer.from(data.buffer, data.byteOffset, data.byteLength);
+  const buf = Buffer.from(new SharedArrayBuffer(Math.max(1, data.length)), 0, data.length);
+  buf.set(data);
+  return buf;
 }
 
 /**

@@ -42,6 +42,16 @@ export interface ScanOptions {
   onProgress?: (done: number, total: number) => void;
   /** Name used in error messages. */
   name?: string;
+  /** Allocate the arrays in shared memory, for worker threads to read and fill. */
+  shared?: boolean;
+}
+
+type TypedArrayConstructor<T> = { new (buffer: ArrayBufferLike): T; BYTES_PER_ELEMENT: number };
+
+/** A typed array of `n` elements, in a SharedArrayBuffer when `shared`. */
+export function allocArray<T>(Ctor: TypedArrayConstructor<T>, n: number, shared: boolean): T {
+  const bytes = Math.max(1, n) * Ctor.BYTES_PER_ELEMENT;
+  return new Ctor(shared ? new SharedArrayBuffer(bytes) : new ArrayBuffer(bytes));
 }
 
 /**
@@ -60,17 +70,18 @@ export function scanPack(pack: Uint8Array, options: ScanOptions): PackScan {
   if (count > (pack.length - PACK_HEADER_LENGTH) / 2) {
     throw new PackwrightError('PACK_TRUNCATED', `${name}: early EOF: the header declares ${count} objects, more than ${pack.length} bytes can hold`, { file: name, offset: 8 });
   }
+  const shared = options.shared === true;
   const scan: PackScan = {
     format, count,
-    offsets: new Float64Array(count + 1),
-    types: new Uint8Array(count),
-    resolvedTypes: new Uint8Array(count),
-    sizes: new Float64Array(count),
-    headerLengths: new Uint8Array(count),
+    offsets: allocArray(Float64Array, count + 1, shared),
+    types: allocArray(Uint8Array, count, shared),
+    resolvedTypes: allocArray(Uint8Array, count, shared),
+    sizes: allocArray(Float64Array, count, shared),
+    headerLengths: allocArray(Uint8Array, count, shared),
     crc32: new Uint32Array(count),
     ofsBase: new Int32Array(count).fill(-1),
     refIds: new Uint8Array(0),
-    ids: new Uint8Array(count * H),
+    ids: allocArray(Uint8Array, count * H, shared),
     packHash: Buffer.alloc(H),
     end: 0,
     inflatedBytes: 0,

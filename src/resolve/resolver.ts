@@ -1,0 +1,238 @@
+import { PackwrightError } from '../errors/packwright-error.js';
+import { applyDelta, DeltaFormatError, readDeltaHeader } from '../delta/apply-delta.js';
+import { hashBytes, writeHeaderBefore } from '../hash/hash-object.js';
+import { hashLength, type ObjectFormat } from '../hash/object-format.js';
+import { BufferPool } from '../pack/buffer-pool.js';
+import { Inflater, inflateCodeName } from '../zlib/inflater.js';
+import { findRefGroup } from './delta-tree.js';
+
+/** Everything a resolver thread reads or fills; all arrays may live in shared memory. */
+export interface ResolveState {
+  format: ObjectFormat;
+  name: string;
+  pack: Uint8Array;
+  offsets: Float64Array;
+  types: Uint8Array;
+  sizes: Float64Array;
+  headerLengths: Uint8Array;
+  ids: Uint8Array;
+  resolvedTypes: Uint8Array;
+  depths: Uint32Array;
+  childStart: Int32Array;
+  childList: Int32Array;
+  refBaseIds: Uint8Array;
+  refEntries: Int32Array;
+  refClaims: Int32Array;
+  roots: Int32Array;
+  control: Int32Array;
+}
+
+/** Slots of `ResolveState.control`. */
+export const CONTROL_NEXT_ROOT = 0;
+export const CONTROL_RESOLVED = 1;
+export const CONTROL_ABORT = 2;
+export const CONTROL_LENGTH = 4;
+
+export interface ResolverStats {
+  resolved: number;
+  /** histogram[d] = deltas this thread resolved at depth d. */
+  histogram: number[];
+  peakLiveBytes: number;
+}
+
+/** Room kept in front of every resolved object for `"<type> <size>\0"`, so it hashes as one range. */
+const HEAD_ROOM = 32;
+/** Shared counters are updated once per this many objects (an atomic per object costs too much). */
+const BATCH = 256;
+
+/**
+ * Resolves delta subtrees depth first, in whichever thread it runs. Roots are taken from a shared
+ * counter over `state.roots`, so threads split the work as they go. Children are found lazily when
+ * their parent has been resolved, and a parent's buffer is released as soon as its last child has
+ * its result: a linear chain holds about two object buffers, whatever its depth.
+ */
+export class Resolver {
+  private readonly H: number;
+  private readonly pool = new BufferPool(16 * 1024 * 1024);
+  private readonly inflater = new Inflater();
+  private deltaData = Buffer.allocUnsafeSlow(1 << 16);
+  private readonly ids: Buffer;
+  private readonly refCount: number;
+  private live = 0;
+  private unreported = 0;
+  /** Size of the object `resolveChild` produced last. */
+  private objectSize = 0;
+  readonly stats: ResolverStats = { resolved: 0, histogram: [0], peakLiveBytes: 0 };
+
+  // Frames of the depth-first walk, as parallel arrays.
+  private readonly fNode: number[] = [];
+  private readonly fKids: number[][] = [];
+  private readonly fCursor: number[] = [];
+  private readonly fBacking: Buffer[] = [];
+  private readonly fData: Buffer[] = [];
+
+  constructor(private readonly s: ResolveState) {
+    this.H = hashLength(s.format);
+    this.ids = Buffer.from(s.ids.buffer, s.ids.byteOffset, s.ids.byteLength);
+    this.refCount = s.refEntries.length;
+  }
+
+  /** Takes roots until none are left. */
+  run(): void {
+    const s = this.s;
+    for (;;) {
+      const i = Atomics.add(s.control, CONTROL_NEXT_ROOT, 1);
+      if (i >= s.roots.length) break;
+      const root = s.roots[i] as number;
+      const kids = this.kidsOf(root);
+      if (kids.length === 0) continue;
+      const size = s.sizes[root] as number;
+      const backing = this.pool.acquire(size + 1);
+      this.inflateEntry(root, backing);
+      this.push(root, kids, backing, backing.subarray(0, size));
+      this.walk();
+    }
+    this.flushProgress();
+  }
+
+  /**
+   * Resolves the REF group starting at `group` against a base from outside the pack (thin packs).
+   * Returns false if another thread already took the group.
+   */
+  resolveExternal(group: number, type: number, data: Buffer): boolean {
+    if (Atomics.compareExchange(this.s.refClaims, group, 0, 1) !== 0) return false;
+    for (const c of this.groupMembers(group)) {
+      const out = this.resolveChild(c, data, type, 0);
+      const next = this.kidsOf(c);
+      if (next.length > 0) {
+        this.push(c, next, out, out.subarray(HEAD_ROOM, HEAD_ROOM + this.objectSize));
+        this.walk();
+      } else {
+        this.pool.release(out);
+      }
+    }
+    this.flushProgress();
+    return true;
+  }
+
+  close(): void {
+    this.inflater.close();
+    this.pool.clear();
+  }
+
+  private groupMembers(group: number): number[] {
+    const { refBaseIds, refEntries } = this.s;
+    const H = this.H;
+    const members: number[] = [];
+    for (let i = group; i < this.refCount; i++) {
+      if (i > group && Buffer.compare(refBaseIds.subarray(i * H, i * H + H), refBaseIds.subarray(group * H, group * H + H)) !== 0) break;
+      members.push(refEntries[i] as number);
+    }
+    return members;
+  }
+
+  /** OFS children from the child list, plus the REF group waiting for this object's id (claimed). */
+  private kidsOf(k: number): number[] {
+    const s = this.s;
+    const kids: number[] = [];
+    const end = s.childStart[k + 1] as number;
+    for (let i = s.childStart[k] as number; i < end; i++) kids.push(s.childList[i] as number);
+    if (this.refCount > 0) {
+      const group = findRefGroup(s.refBaseIds, this.refCount, this.H, s.ids, k * this.H);
+      // A duplicate object in the pack must not resolve the same REF deltas twice.
+      if (group >= 0 && Atomics.compareExchange(s.refClaims, group, 0, 1) === 0) {
+        for (const r of this.groupMembers(group)) kids.push(r);
+      }
+    }
+    return kids;
+  }
+
+  private inflateEntry(k: number, out: Buffer): void {
+    const s = this.s;
+    const start = (s.offsets[k] as number) + (s.headerLengths[k] as number);
+    const r = this.inflater.inflateExact(s.pack, start, s.offsets[k + 1] as number, out, 0, s.sizes[k] as number);
+    if (r < 0) {
+      throw new PackwrightError('PACK_CORRUPT', `${s.name}: inflate failed again for the object at offset ${s.offsets[k]}: ${inflateCodeName(r)}`, { file: s.name, offset: s.offsets[k] as number });
+    }
+  }
+
+  /**
+   * Applies delta `c` to `base`, hashes the result into the id table and returns its pooled
+   * buffer (the object starts at HEAD_ROOM, its size is left in `objectSize`).
+   */
+  private resolveChild(c: number, base: Buffer, type: number, baseDepth: number): Buffer {
+    const s = this.s;
+    const dsize = s.sizes[c] as number;
+    if (this.deltaData.length < dsize + 1) this.deltaData = Buffer.allocUnsafeSlow(Math.max(dsize + 1, this.deltaData.length * 2));
+    const delta = this.deltaData;
+    this.inflateEntry(c, delta);
+    let resultSize: number;
+    let out: Buffer;
+    try {
+      resultSize = readDeltaHeader(delta, 0, dsize).resultSize;
+      out = this.pool.acquire(HEAD_ROOM + resultSize + 1);
+      applyDelta(base, 0, base.length, delta, 0, dsize, out, HEAD_ROOM);
+    } catch (e) {
+      if (!(e instanceof DeltaFormatError)) throw e;
+      throw new PackwrightError('DELTA_CORRUPT', `${s.name}: failed to apply delta at offset ${s.offsets[c]}: ${e.message}`, { file: s.name, offset: s.offsets[c] as number, cause: e });
+    }
+    const start = writeHeaderBefore(out, HEAD_ROOM, type, resultSize);
+    this.ids.set(hashBytes(s.format, out.subarray(start, HEAD_ROOM + resultSize)), c * this.H);
+    s.resolvedTypes[c] = type;
+    s.depths[c] = baseDepth + 1;
+    const h = this.stats.histogram;
+    h[baseDepth + 1] = (h[baseDepth + 1] ?? 0) + 1;
+    this.stats.resolved++;
+    if (++this.unreported >= BATCH) this.flushProgress();
+    this.objectSize = resultSize;
+    return out;
+  }
+
+  private flushProgress(): void {
+    if (this.unreported > 0) Atomics.add(this.s.control, CONTROL_RESOLVED, this.unreported);
+    this.unreported = 0;
+    if (Atomics.load(this.s.control, CONTROL_ABORT) !== 0) throw new PackwrightError('ABORTED', 'Operation aborted');
+  }
+
+  private push(k: number, kids: number[], backing: Buffer, data: Buffer): void {
+    this.fNode.push(k);
+    this.fKids.push(kids);
+    this.fCursor.push(0);
+    this.fBacking.push(backing);
+    this.fData.push(data);
+    this.live += backing.length;
+    if (this.live > this.stats.peakLiveBytes) this.stats.peakLiveBytes = this.live;
+  }
+
+  private pop(): void {
+    this.fNode.pop();
+    this.fKids.pop();
+    this.fCursor.pop();
+    this.fData.pop();
+    const b = this.fBacking.pop() as Buffer;
+    this.live -= b.length;
+    this.pool.release(b);
+  }
+
+  private walk(): void {
+    const s = this.s;
+    while (this.fNode.length > 0) {
+      const top = this.fNode.length - 1;
+      const kids = this.fKids[top] as number[];
+      const cursor = this.fCursor[top] as number;
+      if (cursor >= kids.length) {
+        this.pop();
+        continue;
+      }
+      this.fCursor[top] = cursor + 1;
+      const c = kids[cursor] as number;
+      const parent = this.fNode[top] as number;
+      const out = this.resolveChild(c, this.fData[top] as Buffer, s.resolvedTypes[parent] as number, s.depths[parent] as number);
+      // The base is no longer needed once its last child has its result.
+      if (cursor + 1 >= kids.length) this.pop();
+      const next = this.kidsOf(c);
+      if (next.length > 0) this.push(c, next, out, out.subarray(HEAD_ROOM, HEAD_ROOM + this.objectSize));
+      else this.pool.release(out);
+    }
+  }
+}

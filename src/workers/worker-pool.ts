@@ -1,0 +1,47 @@
+import { Worker } from 'node:worker_threads';
+import { deserializeError, type SerializedError } from '../errors/packwright-error.js';
+
+export interface WorkerReply<T> {
+  ok: boolean;
+  stats?: T;
+  error?: SerializedError;
+}
+
+/**
+ * Worker threads started ahead of need: a worker takes ~45 ms to boot (DESIGN.md), so index-pack
+ * starts them before pass 1 and they are ready when the delta tree is.
+ */
+export class WorkerPool {
+  private readonly workers: Worker[];
+
+  constructor(script: URL, count: number) {
+    this.workers = Array.from({ length: count }, () => new Worker(script));
+    for (const w of this.workers) w.unref();
+  }
+
+  get size(): number {
+    return this.workers.length;
+  }
+
+  /** Sends `message` to every worker and resolves with each one's single reply. */
+  async runAll<T>(message: unknown): Promise<T[]> {
+    const replies = this.workers.map((w) => new Promise<T>((resolve, reject) => {
+      w.once('message', (reply: WorkerReply<T>) => {
+        if (reply.ok) resolve(reply.stats as T);
+        else reject(deserializeError(reply.error as SerializedError));
+      });
+      w.once('error', reject);
+      w.postMessage(message);
+    }));
+    const settled = await Promise.allSettled(replies);
+    const failed = settled.find((r) => r.status === 'rejected');
+    if (failed !== undefined) throw (failed as PromiseRejectedResult).reason;
+    return settled.map((r) => (r as PromiseFulfilledResult<T>).value);
+  }
+
+  async close(): Promise<void> {
+    await Promise.all(this.workers.map((w) => w.terminate()));
+  }
+}
+
+export const RESOLVE_WORKER = new URL('./resolve-worker.js', import.meta.url);
