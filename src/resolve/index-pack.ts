@@ -1,5 +1,7 @@
-import { closeSync, existsSync, fstatSync, openSync, readFileSync, readSync } from 'node:fs';
-import { join } from 'node:path';
+import { closeSync, existsSync, fstatSync, fsyncSync, ftruncateSync, openSync, readFileSync, readSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { randomBytes, createHash } from 'node:crypto';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
 import { cpus } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import type { Readable } from 'node:stream';
@@ -8,13 +10,14 @@ import { PackwrightError } from '../errors/packwright-error.js';
 import { hashBytes, objectHeader } from '../hash/hash-object.js';
 import { hashLength, type ObjectFormat } from '../hash/object-format.js';
 import { toHex } from '../hash/hex.js';
-import { writeIndex } from '../idx/write-index.js';
+import { writeIndex, type WriteIndexOptions } from '../idx/write-index.js';
 import { writeRevIndex } from '../idx/rev-index.js';
 import { encodeEntryHeader } from '../pack/entry-header.js';
 import { deflate } from '../zlib/deflate.js';
 import { compareBytes } from '../hash/hex.js';
-import { scanPack, type PackScan } from './pack-scan.js';
-import { resolveDeltas, type ExternalBaseLookup, type ResolveStats } from './resolve-deltas.js';
+import { growScanTo, scanPack, type PackScan, type ScanOptions } from './pack-scan.js';
+import { bufferSource, fileSource, streamSource, type PackSource } from './pack-source.js';
+import { resolveDeltas, type ExternalBaseLookup, type ResolveOptions } from './resolve-deltas.js';
 import { sortIds } from './sort-ids.js';
 import { writeFileAtomic } from './write-file-atomic.js';
 import { RESOLVE_WORKER, WorkerPool } from '../workers/worker-pool.js';
@@ -88,18 +91,6 @@ export function defaultThreads(): number {
   return 20;
 }
 
-async function readAll(stream: Readable, max: number | undefined, onProgress?: (n: number) => void): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  let total = 0;
-  for await (const chunk of stream) {
-    const b = chunk as Buffer;
-    chunks.push(b);
-    total += b.length;
-    if (max !== undefined && total > max) throw new PackwrightError('PACK_TOO_LARGE', `pack exceeds maximum allowed size (${max} bytes)`, { offset: max });
-    onProgress?.(total);
-  }
-  return Buffer.concat(chunks, total);
-}
 
 /**
  * Indexes a pack as `git index-pack` does: pass 1 scans it (`scanPack`), pass 2 resolves deltas
@@ -131,191 +122,189 @@ async function indexPackWith(
   pool: WorkerPool | undefined, phases: Record<string, number>, lap: (name: string) => void,
 ): Promise<IndexPackResult> {
   const H = hashLength(format);
-  const shared = pool !== undefined;
-  let data: Buffer;
-  if (typeof input === 'string') {
-    data = readPackFile(input, shared, options.maxInputSize);
-  } else if (input instanceof Uint8Array) {
-    data = shared ? toShared(input) : Buffer.from(input.buffer, input.byteOffset, input.byteLength);
-  } else {
-    data = await readAll(input, options.maxInputSize, (n) => options.onProgress?.('receiving', n, 0));
-    if (shared) data = toShared(data);
-  }
-  lap('read');
-  const scanOptions: Parameters<typeof scanPack>[1] = { format, name, shared };
-  if (options.signal !== undefined) scanOptions.signal = options.signal;
-  if (options.onProgress !== undefined) {
-    const p = options.onProgress;
-    scanOptions.onProgress = (d, n) => p('indexing', d, n);
-  }
-  let scan = scanPack(data, scanOptions);
-  lap('scan');
-  const trailing = Buffer.from(data.subarray(scan.end));
-  if (trailing.length > 0 && typeof input === 'string') {
-    throw new PackwrightError('PACK_JUNK', `${name}: pack has junk at the end (${trailing.length} bytes after offset ${scan.end})`, { file: name, offset: scan.end });
-  }
-  let pack = data.subarray(0, scan.end);
-  const usedExternal: Buffer[] = [];
-  const resolveOptions: Parameters<typeof resolveDeltas>[2] = { name, usedExternal };
-  if (pool !== undefined) resolveOptions.pool = pool;
-  if (options.signal !== undefined) resolveOptions.signal = options.signal;
-  if (options.fixThin !== undefined) resolveOptions.externalBase = options.fixThin;
-  if (options.onProgress !== undefined) {
-    const p = options.onProgress;
-    resolveOptions.onProgress = (d, n) => p('resolving', d, n);
-  }
-  const stats: ResolveStats = await resolveDeltas(pack, scan, resolveOptions);
-  lap('resolve');
-  let localObjects = 0;
-  if (usedExternal.length > 0 && options.fixThin !== undefined) {
-    ({ pack, scan } = appendBases(pack, scan, usedExternal, options.fixThin, format));
-    localObjects = usedExternal.length;
-  }
-  const n = scan.count;
-  const order = sortIds(scan.ids, n, H);
-  const sortedIds = new Uint8Array(n * H);
-  const sortedOffsets = new Float64Array(n);
-  const sortedCrc = new Uint32Array(n);
-  for (let i = 0; i < n; i++) {
-    const k = order[i] as number;
-    sortedIds.set(scan.ids.subarray(k * H, k * H + H), i * H);
-    sortedOffsets[i] = scan.offsets[k] as number;
-    sortedCrc[i] = scan.crc32[k] as number;
-  }
-  for (let i = 1; i < n; i++) {
-    if (compareBytes(sortedIds, (i - 1) * H, sortedIds, i * H, H) === 0 && options.strict) {
-      throw new PackwrightError('PACK_DUPLICATE_OBJECT', `${name}: the same object ${toHex(sortedIds.subarray(i * H, i * H + H))} appears twice in the pack`, { file: name, offset: sortedOffsets[i] as number });
-    }
-  }
-  const writeOptions: Parameters<typeof writeIndex>[3] = {};
-  if (options.idxVersion !== undefined) writeOptions.version = options.idxVersion;
-  if (options.largeOffsetLimit !== undefined) writeOptions.largeOffsetLimit = options.largeOffsetLimit;
-  const index = writeIndex(format, { ids: sortedIds, offsets: sortedOffsets, crc32: sortedCrc }, scan.packHash, writeOptions);
-  const basePath = typeof input === 'string' && localObjects === 0
-    ? input.replace(/\.pack$/, '')
-    : options.packPath?.replace(/\.pack$/, '') ?? (options.packDir !== undefined ? join(options.packDir, `pack-${scan.packHash.toString('hex')}`) : undefined);
-  const indexPath = options.indexPath ?? (basePath !== undefined ? `${basePath}.idx` : undefined);
-  let packPath: string | undefined;
-  let revPath: string | undefined;
-  let keepPath: string | undefined;
-  if (options.verify) {
-    if (indexPath === undefined || !existsSync(indexPath)) throw new PackwrightError('INVALID_ARGUMENT', `${name}: no index to verify against`);
-    const existing = readFileSync(indexPath);
-    if (!existing.equals(index)) throw new PackwrightError('IDX_MISMATCH', `${indexPath}: the index does not match the one built from ${name}`, { file: indexPath });
-  } else {
-    if (basePath !== undefined && (typeof input !== 'string' || localObjects > 0)) {
-      if (options.keep !== undefined) {
-        keepPath = `${basePath}.keep`;
-        writeFileAtomic(keepPath, Buffer.from(options.keep === '' ? '' : `${options.keep}\n`));
-      }
-      packPath = `${basePath}.pack`;
-      writeFileAtomic(packPath, pack);
-    } else if (typeof input === 'string') {
+  // A stream or buffer is written to a temporary pack file as pass 1 reads it; pass 2 reads
+  // entries back from that file, and it is renamed into place once everything succeeded.
+  let tmpPack: string | undefined;
+  let readFd: number | undefined;
+  let writeFd: number | undefined;
+  let size: number | undefined;
+  try {
+    let source: PackSource;
+    let packPath: string;
+    if (typeof input === 'string') {
       packPath = input;
+      readFd = openSync(input, 'r');
+      size = fstatSync(readFd).size;
+      if (options.maxInputSize !== undefined && size > options.maxInputSize) {
+        throw new PackwrightError('PACK_TOO_LARGE', `${name}: pack exceeds maximum allowed size (${options.maxInputSize} bytes)`, { file: name });
+      }
+      source = fileSource(readFd);
+    } else {
+      const dir = options.packPath !== undefined ? dirname(options.packPath) : options.packDir ?? tmpdir();
+      tmpPack = join(dir, `tmp_pack_${process.pid}_${randomBytes(4).toString('hex')}`);
+      writeFd = openSync(tmpPack, 'wx+', 0o444);
+      packPath = tmpPack;
+      source = input instanceof Uint8Array ? bufferSource(input) : streamSource(input);
+    }
+    const scanOptions: ScanOptions = { format, name, shared: pool !== undefined };
+    if (size !== undefined) scanOptions.size = size;
+    if (options.maxInputSize !== undefined) scanOptions.maxInputSize = options.maxInputSize;
+    if (options.signal !== undefined) scanOptions.signal = options.signal;
+    if (writeFd !== undefined) {
+      const fd = writeFd;
+      scanOptions.sink = (bytes) => {
+        let done = 0;
+        while (done < bytes.length) done += writeSync(fd, bytes, done, bytes.length - done);
+      };
+    }
+    if (options.onProgress !== undefined) {
+      const p = options.onProgress;
+      const phase: IndexPackPhase = typeof input === 'string' ? 'indexing' : 'receiving';
+      scanOptions.onProgress = (d, n) => p(phase, d, n);
+    }
+    let scan = await scanPack(source, scanOptions);
+    lap('scan');
+    if (typeof input === 'string' && scan.trailing.length > 0) {
+      throw new PackwrightError('PACK_JUNK', `${name}: pack has junk at the end (${scan.trailing.length} bytes after offset ${scan.end})`, { file: name, offset: scan.end });
+    }
+    if (writeFd !== undefined) fsyncSync(writeFd);
+
+    const usedExternal: Buffer[] = [];
+    const resolveOptions: ResolveOptions = { name, usedExternal };
+    if (pool !== undefined) resolveOptions.pool = pool;
+    if (options.signal !== undefined) resolveOptions.signal = options.signal;
+    if (options.fixThin !== undefined) resolveOptions.externalBase = options.fixThin;
+    if (options.onProgress !== undefined) {
+      const p = options.onProgress;
+      resolveOptions.onProgress = (d, n) => p('resolving', d, n);
+    }
+    const stats = await resolveDeltas(packPath, scan, resolveOptions);
+    lap('resolve');
+    let localObjects = 0;
+    if (usedExternal.length > 0 && options.fixThin !== undefined) {
+      if (writeFd === undefined) throw new PackwrightError('INVALID_ARGUMENT', `${name}: a thin pack can only be completed from a stream (--stdin)`);
+      scan = appendBases(writeFd, scan, usedExternal, options.fixThin, format);
+      localObjects = usedExternal.length;
+    }
+
+    const n = scan.count;
+    const order = sortIds(scan.ids, n, H);
+    const sortedIds = new Uint8Array(n * H);
+    const sortedOffsets = new Float64Array(n);
+    const sortedCrc = new Uint32Array(n);
+    for (let i = 0; i < n; i++) {
+      const k = order[i] as number;
+      sortedIds.set(scan.ids.subarray(k * H, k * H + H), i * H);
+      sortedOffsets[i] = scan.offsets[k] as number;
+      sortedCrc[i] = scan.crc32[k] as number;
+    }
+    if (options.strict) {
+      for (let i = 1; i < n; i++) {
+        if (compareBytes(sortedIds, (i - 1) * H, sortedIds, i * H, H) === 0) {
+          throw new PackwrightError('PACK_DUPLICATE_OBJECT', `${name}: the same object ${toHex(sortedIds.subarray(i * H, i * H + H))} appears twice in the pack`, { file: name, offset: sortedOffsets[i] as number });
+        }
+      }
+    }
+    const writeOptions: WriteIndexOptions = {};
+    if (options.idxVersion !== undefined) writeOptions.version = options.idxVersion;
+    if (options.largeOffsetLimit !== undefined) writeOptions.largeOffsetLimit = options.largeOffsetLimit;
+    const index = writeIndex(format, { ids: sortedIds, offsets: sortedOffsets, crc32: sortedCrc }, scan.packHash, writeOptions);
+
+    const basePath = typeof input === 'string'
+      ? input.replace(/\.pack$/, '')
+      : options.packPath?.replace(/\.pack$/, '') ?? (options.packDir !== undefined ? join(options.packDir, `pack-${scan.packHash.toString('hex')}`) : undefined);
+    const indexPath = options.indexPath ?? (basePath !== undefined ? `${basePath}.idx` : undefined);
+    let finalPack: string | undefined = typeof input === 'string' ? input : undefined;
+    let revPath: string | undefined;
+    let keepPath: string | undefined;
+    if (options.verify) {
+      if (indexPath === undefined || !existsSync(indexPath)) throw new PackwrightError('INVALID_ARGUMENT', `${name}: no index to verify against`);
+      if (!readFileSync(indexPath).equals(index)) throw new PackwrightError('IDX_MISMATCH', `${indexPath}: the index does not match the one built from ${name}`, { file: indexPath });
+    } else {
+      // git's order: .keep, .pack, .rev, .idx (the index last: a pack is visible once complete).
       if (options.keep !== undefined && basePath !== undefined) {
         keepPath = `${basePath}.keep`;
         writeFileAtomic(keepPath, Buffer.from(options.keep === '' ? '' : `${options.keep}\n`));
       }
+      if (tmpPack !== undefined && basePath !== undefined) {
+        closeSync(writeFd as number);
+        writeFd = undefined;
+        finalPack = `${basePath}.pack`;
+        renameSync(tmpPack, finalPack);
+        tmpPack = undefined;
+      }
+      if (options.revIndex && indexPath !== undefined) {
+        // .rev lists, in pack order, each entry's idx position: the inverse of `order`.
+        const inPackOrder = new Uint32Array(n);
+        for (let i = 0; i < n; i++) inPackOrder[order[i] as number] = i;
+        revPath = indexPath.replace(/\.idx$/, '') + '.rev';
+        writeFileAtomic(revPath, writeRevIndex(format, inPackOrder, scan.packHash));
+      }
+      if (indexPath !== undefined) writeFileAtomic(indexPath, index);
     }
-    if (options.revIndex) {
-      // .rev lists, in pack order, each entry's idx position: the inverse of `order`.
-      const inPackOrder = new Uint32Array(n);
-      for (let i = 0; i < n; i++) inPackOrder[order[i] as number] = i;
-      revPath = indexPath !== undefined ? indexPath.replace(/\.idx$/, '') + '.rev' : undefined;
-      if (revPath !== undefined) writeFileAtomic(revPath, writeRevIndex(format, inPackOrder, scan.packHash));
+    lap('write');
+    const countsByType: Record<string, number> = { commit: 0, tree: 0, blob: 0, tag: 0 };
+    const names = ['', 'commit', 'tree', 'blob', 'tag'];
+    for (let k = 0; k < n; k++) {
+      const key = names[scan.resolvedTypes[k] as number] as string;
+      countsByType[key] = (countsByType[key] ?? 0) + 1;
     }
-    if (indexPath !== undefined) writeFileAtomic(indexPath, index);
-  }
-  lap('write');
-  const countsByType: Record<string, number> = { commit: 0, tree: 0, blob: 0, tag: 0 };
-  const names = ['', 'commit', 'tree', 'blob', 'tag'];
-  for (let k = 0; k < n; k++) {
-    const key = names[scan.resolvedTypes[k] as number] as string;
-    countsByType[key] = (countsByType[key] ?? 0) + 1;
-  }
-  return {
-    packHash: scan.packHash, packPath, indexPath, revPath, keepPath, objectCount: n, localObjects, trailing, index, scan, depths: stats.depths,
-    stats: { countsByType, deltas: stats.deltas, chainHistogram: stats.chainHistogram, peakLiveBytes: stats.peakLiveBytes, threads, perThread: stats.perThread, phases },
-  };
-}
-
-/** Reads a pack file whole, into shared memory when worker threads will read it too. */
-function readPackFile(path: string, shared: boolean, max: number | undefined): Buffer {
-  const fd = openSync(path, 'r');
-  try {
-    const size = fstatSync(fd).size;
-    if (max !== undefined && size > max) {
-      throw new PackwrightError('PACK_TOO_LARGE', `${path}: pack exceeds maximum allowed size (${max} bytes)`, { file: path });
-    }
-    const buf = shared ? Buffer.from(new SharedArrayBuffer(Math.max(1, size)), 0, size) : Buffer.allocUnsafeSlow(size);
-    let done = 0;
-    while (done < size) {
-      const got = readSync(fd, buf, done, Math.min(size - done, 1 << 30), done);
-      if (got === 0) break;
-      done += got;
-    }
-    return buf.subarray(0, done);
+    return {
+      packHash: scan.packHash, packPath: finalPack, indexPath, revPath, keepPath, objectCount: n, localObjects,
+      trailing: scan.trailing, index, scan, depths: stats.depths,
+      stats: { countsByType, deltas: stats.deltas, chainHistogram: stats.chainHistogram, peakLiveBytes: stats.peakLiveBytes, threads, perThread: stats.perThread, phases },
+    };
   } finally {
-    closeSync(fd);
+    if (readFd !== undefined) closeSync(readFd);
+    if (writeFd !== undefined) closeSync(writeFd);
+    if (tmpPack !== undefined) rmSync(tmpPack, { force: true });
   }
-}
-
-function toShared(data: Uint8Array): Buffer {
-  if (data.buffer instanceof SharedArrayBuffer) return Buffer.from(data.buffer, data.byteOffset, data.byteLength);
-  const buf = Buffer.from(new SharedArrayBuffer(Math.max(1, data.length)), 0, data.length);
-  buf.set(data);
-  return buf;
 }
 
 /**
- * `--fix-thin`: appends each external base as a whole object, rewrites the object count and the
- * trailer, and extends the scan so the index covers the new entries.
+ * `--fix-thin`: appends each external base as a whole object after the last entry (over the old
+ * trailer), rewrites the object count, re-hashes the file and writes the new trailer, as git's
+ * `fix_unresolved_deltas` + `fixup_pack_header_footer` do; the scan grows to cover the new entries.
  */
-function appendBases(pack: Uint8Array, scan: PackScan, ids: Buffer[], lookup: ExternalBaseLookup, format: ObjectFormat): { pack: Buffer; scan: PackScan } {
+function appendBases(fd: number, scan: PackScan, ids: Buffer[], lookup: ExternalBaseLookup, format: ObjectFormat): PackScan {
   const H = hashLength(format);
-  const body = pack.subarray(0, scan.offsets[scan.count] as number);
-  const parts: Buffer[] = [Buffer.from(body)];
-  const n = scan.count + ids.length;
-  const grown: PackScan = {
-    ...scan,
-    count: n,
-    offsets: new Float64Array(n + 1),
-    types: new Uint8Array(n),
-    resolvedTypes: new Uint8Array(n),
-    sizes: new Float64Array(n),
-    headerLengths: new Uint8Array(n),
-    crc32: new Uint32Array(n),
-    ofsBase: new Int32Array(n).fill(-1),
-    ids: new Uint8Array(n * H),
-  };
-  grown.offsets.set(scan.offsets.subarray(0, scan.count));
-  grown.types.set(scan.types);
-  grown.resolvedTypes.set(scan.resolvedTypes);
-  grown.sizes.set(scan.sizes);
-  grown.headerLengths.set(scan.headerLengths);
-  grown.crc32.set(scan.crc32);
-  grown.ids.set(scan.ids);
-  let offset = body.length;
+  const first = scan.count;
+  const n = first + ids.length;
+  const grown = growScanTo(scan, n);
+  let offset = scan.offsets[first] as number;
   for (let i = 0; i < ids.length; i++) {
     const id = ids[i] as Buffer;
     const obj = lookup(id);
     if (obj === undefined) throw new PackwrightError('OBJECT_NOT_FOUND', `base ${toHex(id)} vanished while completing the thin pack`);
-    const entry = Buffer.concat([encodeEntryHeader(obj.type, obj.data.length), deflate(obj.data, 1)]);
-    const k = scan.count + i;
+    const entry = Buffer.concat([encodeEntryHeader(obj.type, obj.data.length), deflate(obj.data)]);
+    const k = first + i;
     grown.offsets[k] = offset;
     grown.types[k] = obj.type;
     grown.resolvedTypes[k] = obj.type;
     grown.sizes[k] = obj.data.length;
     grown.crc32[k] = crc32(entry);
     grown.ids.set(hashBytes(format, Buffer.concat([objectHeader(obj.type, obj.data.length), obj.data])), k * H);
-    parts.push(entry);
+    writeSync(fd, entry, 0, entry.length, offset);
     offset += entry.length;
   }
   grown.offsets[n] = offset;
-  const full = Buffer.concat(parts);
-  full.writeUInt32BE(n, 8);
-  grown.packHash = hashBytes(format, full);
+  grown.count = n;
+  ftruncateSync(fd, offset);
+  const count = Buffer.alloc(4);
+  count.writeUInt32BE(n);
+  writeSync(fd, count, 0, 4, 8);
+  // Re-hash the whole file: the trailer covers every byte before it.
+  const hash = createHash(format);
+  const buf = Buffer.allocUnsafeSlow(1 << 20);
+  for (let at = 0; at < offset;) {
+    const got = readSync(fd, buf, 0, Math.min(buf.length, offset - at), at);
+    if (got === 0) break;
+    hash.update(buf.subarray(0, got));
+    at += got;
+  }
+  grown.packHash = hash.digest();
+  writeSync(fd, grown.packHash, 0, H, offset);
+  fsyncSync(fd);
   grown.end = offset + H;
-  return { pack: Buffer.concat([full, grown.packHash]), scan: grown };
+  return grown;
 }
-

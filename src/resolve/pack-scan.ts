@@ -1,9 +1,11 @@
+import { createHash, type Hash } from 'node:crypto';
 import { crc32 } from 'node:zlib';
 import { PackwrightError, throwIfAborted } from '../errors/packwright-error.js';
 import { hashBytes, writeHeaderBefore, OBJ_OFS_DELTA, OBJ_REF_DELTA } from '../hash/hash-object.js';
 import type { ObjectFormat } from '../hash/object-format.js';
 import { hashLength } from '../hash/object-format.js';
-import { EntryHeader, HEADER_INCOMPLETE, parseEntryHeader } from '../pack/entry-header.js';
+import { EntryHeader, HEADER_INCOMPLETE, MAX_ENTRY_HEADER, parseEntryHeader } from '../pack/entry-header.js';
+import type { PackSource } from './pack-source.js';
 import { PACK_HEADER_LENGTH, parsePackHeader } from '../pack/pack-header.js';
 import { Inflater, INFLATE_INPUT_ENDED, inflateCodeName } from '../zlib/inflater.js';
 
@@ -31,8 +33,12 @@ export interface PackScan {
   /** Object ids, H bytes per entry; filled for non-deltas by pass 1, for deltas by pass 2. */
   ids: Uint8Array;
   packHash: Buffer;
-  /** Offset just past the trailer: bytes after it are not part of the pack. */
+  /** Offset just past the trailer. */
   end: number;
+  /** Input that followed the trailer (not part of the pack). */
+  trailing: Buffer;
+  /** Entries the arrays have room for (at least `count` once the scan is done). */
+  capacity: number;
   inflatedBytes: number;
 }
 
@@ -44,6 +50,12 @@ export interface ScanOptions {
   name?: string;
   /** Allocate the arrays in shared memory, for worker threads to read and fill. */
   shared?: boolean;
+  /** Total input size when known (a file): bounds the declared object count. */
+  size?: number;
+  /** Refuse packs larger than this. */
+  maxInputSize?: number;
+  /** Receives the pack's bytes, in order, as they are consumed (to write a pack read from a stream). */
+  sink?: (bytes: Uint8Array) => void;
 }
 
 type TypedArrayConstructor<T> = { new (buffer: ArrayBufferLike): T; BYTES_PER_ELEMENT: number };
@@ -54,51 +66,107 @@ export function allocArray<T>(Ctor: TypedArrayConstructor<T>, n: number, shared:
   return new Ctor(shared ? new SharedArrayBuffer(bytes) : new ArrayBuffer(bytes));
 }
 
+/** Window of the pack that pass 1 holds: 8 MiB, grown only for an entry that does not fit. */
+const WINDOW = 8 << 20;
+
 /**
- * Pass 1 of index-pack over a pack held in memory: parse each entry header, inflate its data to
- * learn the exact compressed length, CRC32 the raw entry, hash non-delta objects, then check the
- * trailer against a hash of everything before it. Deltas are inflated and dropped here: pass 2
- * inflates them again when it applies them, which costs less than keeping them.
+ * The bytes of a pack being read front to back through a window. Bytes before the entry being
+ * parsed are done: they go to the pack hash and to the sink (the file --stdin writes) before the
+ * window slides over them.
  */
-export function scanPack(pack: Uint8Array, options: ScanOptions): PackScan {
+class ScanWindow {
+  buf: Buffer;
+  /** Pack offset of `buf[0]`. */
+  start = 0;
+  /** Valid bytes in `buf`. */
+  end = 0;
+  eof = false;
+  private flushedUpTo = 0;
+
+  constructor(
+    private readonly source: PackSource,
+    private readonly hash: Hash,
+    private readonly sink: ((bytes: Uint8Array) => void) | undefined,
+    private readonly max: number | undefined,
+    private readonly name: string,
+  ) {
+    this.buf = Buffer.allocUnsafeSlow(WINDOW);
+  }
+
+  /** Bytes available from pack offset `pos`. */
+  available(pos: number): number {
+    return this.start + this.end - pos;
+  }
+
+  /** Hashes (and sinks) everything before `pos`. */
+  flush(pos: number, hash = true): void {
+    if (pos <= this.flushedUpTo) return;
+    const bytes = this.buf.subarray(this.flushedUpTo - this.start, pos - this.start);
+    if (hash) this.hash.update(bytes);
+    this.sink?.(bytes);
+    this.flushedUpTo = pos;
+  }
+
+  /** Slides the window to start at `pos` and reads until `need` bytes are there or input ends. */
+  async fill(pos: number, need: number): Promise<void> {
+    this.flush(pos);
+    const keep = this.start + this.end - pos;
+    if (need > this.buf.length) {
+      const bigger = Buffer.allocUnsafeSlow(Math.max(need, this.buf.length * 2));
+      this.buf.copy(bigger, 0, pos - this.start, this.end);
+      this.buf = bigger;
+    } else if (pos > this.start) {
+      this.buf.copy(this.buf, 0, pos - this.start, this.end);
+    }
+    this.start = pos;
+    this.end = keep;
+    while (this.end < need && !this.eof) {
+      const got = await this.source.read(this.buf, this.end, this.buf.length - this.end);
+      if (got === 0) this.eof = true;
+      this.end += got;
+      if (this.max !== undefined && this.start + this.end > this.max) {
+        throw new PackwrightError('PACK_TOO_LARGE', `${this.name}: pack exceeds maximum allowed size (${this.max} bytes)`, { file: this.name, offset: this.max });
+      }
+    }
+  }
+}
+
+/**
+ * Pass 1 of index-pack, streaming: parse each entry header, inflate its data to learn the exact
+ * compressed length, CRC32 the raw entry, hash non-delta objects, hash the whole pack and check
+ * the trailer. Only a window of the pack is held. Deltas are inflated and dropped: pass 2
+ * inflates them again from the file when it applies them, which costs less than keeping them.
+ */
+export async function scanPack(source: PackSource, options: ScanOptions): Promise<PackScan> {
   const name = options.name ?? '<pack>';
   const format = options.format;
   const H = hashLength(format);
-  const { objectCount: count } = parsePackHeader(pack.subarray(0, Math.min(pack.length, PACK_HEADER_LENGTH)), name);
-  // Every entry takes at least 2 bytes: a declared count beyond that cannot be true, and must not
-  // size our allocations.
-  if (count > (pack.length - PACK_HEADER_LENGTH) / 2) {
-    throw new PackwrightError('PACK_TRUNCATED', `${name}: early EOF: the header declares ${count} objects, more than ${pack.length} bytes can hold`, { file: name, offset: 8 });
+  const packHash = createHash(format);
+  const w = new ScanWindow(source, packHash, options.sink, options.maxInputSize, name);
+  await w.fill(0, PACK_HEADER_LENGTH);
+  const { objectCount: count } = parsePackHeader(w.buf.subarray(0, Math.min(w.end, PACK_HEADER_LENGTH)), name);
+  // A declared count must not size allocations by itself: every entry takes at least 2 bytes,
+  // and without a known size the arrays start small and grow.
+  if (options.size !== undefined && count > (options.size - PACK_HEADER_LENGTH) / 2) {
+    throw new PackwrightError('PACK_TRUNCATED', `${name}: early EOF: the header declares ${count} objects, more than ${options.size} bytes can hold`, { file: name, offset: 8 });
   }
   const shared = options.shared === true;
-  const scan: PackScan = {
-    format, count,
-    offsets: allocArray(Float64Array, count + 1, shared),
-    types: allocArray(Uint8Array, count, shared),
-    resolvedTypes: allocArray(Uint8Array, count, shared),
-    sizes: allocArray(Float64Array, count, shared),
-    headerLengths: allocArray(Uint8Array, count, shared),
-    crc32: new Uint32Array(count),
-    ofsBase: new Int32Array(count).fill(-1),
-    refIds: new Uint8Array(0),
-    ids: allocArray(Uint8Array, count * H, shared),
-    packHash: Buffer.alloc(H),
-    end: 0,
-    inflatedBytes: 0,
-  };
+  const scan = allocScan(format, Math.min(count, options.size !== undefined ? count : 1 << 16), shared);
+  scan.count = count;
   const h = new EntryHeader();
   const inflater = new Inflater();
   let scratch = Buffer.allocUnsafeSlow(1 << 16);
   let refIds: Uint8Array | undefined;
   let pos = PACK_HEADER_LENGTH;
-  const limit = pack.length;
   for (let k = 0; k < count; k++) {
     if ((k & 1023) === 0) {
       throwIfAborted(options.signal);
       options.onProgress?.(k, count);
     }
+    if (k >= scan.capacity) growScan(scan, Math.min(count, scan.capacity * 2), shared);
+    if (w.available(pos) < MAX_ENTRY_HEADER && !w.eof) await w.fill(pos, MAX_ENTRY_HEADER);
     scan.offsets[k] = pos;
-    const n = parseEntryHeader(pack, pos, limit, pos, H, h, name);
+    let n = parseEntryHeader(w.buf, pos - w.start, w.end, pos, H, h, name);
     if (n === HEADER_INCOMPLETE) throw earlyEof(name, pos);
     const type = h.type;
     const size = h.size;
@@ -109,44 +177,117 @@ export function scanPack(pack: Uint8Array, options: ScanOptions): PackScan {
       // Bases precede their deltas, so a binary search over the offsets seen so far finds it.
       scan.ofsBase[k] = findOffset(scan.offsets, k, h.baseOffset);
     } else if (type === OBJ_REF_DELTA) {
-      refIds ??= new Uint8Array(count * H);
-      refIds.set(pack.subarray(h.baseIdPosition, h.baseIdPosition + H), k * H);
+      refIds ??= new Uint8Array(scan.capacity * H);
+      if (refIds.length < scan.capacity * H) {
+        const bigger = new Uint8Array(scan.capacity * H);
+        bigger.set(refIds);
+        refIds = bigger;
+      }
+      refIds.set(w.buf.subarray(h.baseIdPosition, h.baseIdPosition + H), k * H);
     } else {
       scan.resolvedTypes[k] = type;
     }
-    const dataStart = pos + n;
     if (size + 64 > scratch.length) {
       if (size > 0xffffffff) throw new PackwrightError('PACK_TOO_LARGE', `${name}: object at offset ${pos} declares ${size} bytes`, { file: name, offset: pos });
       scratch = Buffer.allocUnsafeSlow(Math.max(size + 64, scratch.length * 2));
     }
-    // Leave room before the data for "<type> <size>\0" so the object hashes as one range.
-    const used = inflater.inflateExact(pack, dataStart, limit, scratch, 32, size);
+    // Most streams are shorter than their data; ask for that much up front to avoid retries.
+    const likely = n + size + (size >>> 3) + 64;
+    if (w.available(pos) < likely && !w.eof) {
+      await w.fill(pos, likely);
+    }
+    let used: number;
+    for (;;) {
+      // Leave room before the data for "<type> <size>\0" so the object hashes as one range.
+      used = inflater.inflateExact(w.buf, pos - w.start + n, w.end, scratch, 32, size);
+      if (used !== INFLATE_INPUT_ENDED || w.eof) break;
+      await w.fill(pos, w.available(pos) * 2);
+    }
     if (used < 0) {
       if (used === INFLATE_INPUT_ENDED) throw earlyEof(name, pos);
       throw new PackwrightError('PACK_CORRUPT', `${name}: inflate failed for the object at offset ${pos}: ${inflateCodeName(used)} (${inflater.lastError})`, { file: name, offset: pos });
     }
-    const next = dataStart + used;
-    scan.crc32[k] = crc32(pack.subarray(pos, next));
+    n += used;
+    scan.crc32[k] = crc32(w.buf.subarray(pos - w.start, pos - w.start + n));
     if (type < OBJ_OFS_DELTA) {
       const start = writeHeaderBefore(scratch, 32, type, size);
       scan.ids.set(hashBytes(format, scratch.subarray(start, 32 + size)), k * H);
     }
     scan.inflatedBytes += size;
-    pos = next;
+    pos += n;
   }
   inflater.close();
   scan.offsets[count] = pos;
-  if (pos + H > pack.length) throw earlyEof(name, pos);
-  const computed = hashBytes(format, pack.subarray(0, pos));
-  const trailer = pack.subarray(pos, pos + H);
+  if (w.available(pos) < H && !w.eof) await w.fill(pos, H);
+  if (w.available(pos) < H) throw earlyEof(name, pos);
+  w.flush(pos);
+  const computed = packHash.digest();
+  const trailer = w.buf.subarray(pos - w.start, pos - w.start + H);
   if (!computed.equals(trailer)) {
     throw new PackwrightError('PACK_CHECKSUM', `${name}: pack is corrupted (${format === 'sha1' ? 'SHA1' : 'SHA256'} mismatch) at offset ${pos}`, { file: name, offset: pos });
   }
   scan.packHash = Buffer.from(trailer);
+  w.flush(pos + H, false);
   scan.end = pos + H;
+  // Whatever follows the trailer is not part of the pack (git echoes it from --stdin).
+  const rest: Buffer[] = [Buffer.from(w.buf.subarray(scan.end - w.start, w.end))];
+  while (!w.eof) {
+    await w.fill(w.start + w.end, w.buf.length);
+    rest.push(Buffer.from(w.buf.subarray(0, w.end)));
+  }
+  scan.trailing = Buffer.concat(rest);
   if (refIds !== undefined) scan.refIds = refIds;
   options.onProgress?.(count, count);
   return scan;
+}
+
+function allocScan(format: ObjectFormat, capacity: number, shared: boolean): PackScan {
+  const H = hashLength(format);
+  return {
+    format, count: 0, capacity,
+    offsets: allocArray(Float64Array, capacity + 1, shared),
+    types: allocArray(Uint8Array, capacity, shared),
+    resolvedTypes: allocArray(Uint8Array, capacity, shared),
+    sizes: allocArray(Float64Array, capacity, shared),
+    headerLengths: allocArray(Uint8Array, capacity, shared),
+    crc32: new Uint32Array(capacity),
+    ofsBase: new Int32Array(capacity).fill(-1),
+    refIds: new Uint8Array(0),
+    ids: allocArray(Uint8Array, capacity * H, shared),
+    packHash: Buffer.alloc(H),
+    end: 0,
+    trailing: Buffer.alloc(0),
+    inflatedBytes: 0,
+  };
+}
+
+/** A copy of `scan` with room for `capacity` entries (non-shared), for appending entries. */
+export function growScanTo(scan: PackScan, capacity: number): PackScan {
+  const grown = { ...scan };
+  growScan(grown, capacity, false);
+  if (grown.refIds.length > 0) {
+    const refIds = new Uint8Array(capacity * hashLength(scan.format));
+    refIds.set(scan.refIds.subarray(0, Math.min(scan.refIds.length, refIds.length)));
+    grown.refIds = refIds;
+  }
+  return grown;
+}
+
+/** Grows every per-entry array to `capacity` (a stream's declared count is not trusted up front). */
+function growScan(scan: PackScan, capacity: number, shared: boolean): void {
+  const next = allocScan(scan.format, capacity, shared);
+  const copy = <T extends { length: number; set(a: T): void; subarray(a: number, b: number): T }>(to: T, from: T): void => {
+    to.set(from.subarray(0, Math.min(from.length, to.length)));
+  };
+  copy(next.offsets, scan.offsets);
+  copy(next.types, scan.types);
+  copy(next.resolvedTypes, scan.resolvedTypes);
+  copy(next.sizes, scan.sizes);
+  copy(next.headerLengths, scan.headerLengths);
+  copy(next.crc32, scan.crc32);
+  copy(next.ofsBase, scan.ofsBase);
+  copy(next.ids, scan.ids);
+  Object.assign(scan, { ...next, count: scan.count, inflatedBytes: scan.inflatedBytes, refIds: scan.refIds });
 }
 
 function earlyEof(name: string, offset: number): PackwrightError {

@@ -32,7 +32,7 @@ export interface ResolveOptions {
   /** Ids of external bases used, in the order they were first needed. */
   usedExternal?: Buffer[];
   /**
-   * Resolve in these worker threads (the pack and scan must then be in shared memory);
+   * Resolve in these worker threads (the scan must then be in shared memory);
    * without it, resolution runs in the calling thread.
    */
   pool?: WorkerPool;
@@ -43,7 +43,7 @@ export interface ResolveOptions {
  * threads when given a pool, taking roots from a shared counter), then bases from outside the pack
  * for thin packs. Fails with PACK_UNRESOLVED_DELTAS naming the first deltas left.
  */
-export async function resolveDeltas(pack: Uint8Array, scan: PackScan, options: ResolveOptions = {}): Promise<ResolveStats> {
+export async function resolveDeltas(packPath: string, scan: PackScan, options: ResolveOptions = {}): Promise<ResolveStats> {
   const name = options.name ?? '<pack>';
   const H = hashLength(scan.format);
   const n = scan.count;
@@ -51,7 +51,7 @@ export async function resolveDeltas(pack: Uint8Array, scan: PackScan, options: R
   const shared = pool !== undefined;
   const tree = buildDeltaTree(scan, shared);
   const state: ResolveState = {
-    format: scan.format, name, pack,
+    format: scan.format, name, packPath,
     offsets: scan.offsets, types: scan.types, sizes: scan.sizes, headerLengths: scan.headerLengths,
     ids: scan.ids, resolvedTypes: scan.resolvedTypes,
     depths: allocArray(Uint32Array, n, shared),

@@ -1,3 +1,4 @@
+import { closeSync, openSync, readSync } from 'node:fs';
 import { PackwrightError } from '../errors/packwright-error.js';
 import { applyDelta, DeltaFormatError, readDeltaHeader } from '../delta/apply-delta.js';
 import { hashBytes, writeHeaderBefore } from '../hash/hash-object.js';
@@ -10,7 +11,8 @@ import { findRefGroup } from './delta-tree.js';
 export interface ResolveState {
   format: ObjectFormat;
   name: string;
-  pack: Uint8Array;
+  /** The pack file: entries are read back with positioned reads (pass 1 learned their extents). */
+  packPath: string;
   offsets: Float64Array;
   types: Uint8Array;
   sizes: Float64Array;
@@ -42,6 +44,9 @@ export interface ResolverStats {
 
 /** Room kept in front of every resolved object for `"<type> <size>\0"`, so it hashes as one range. */
 const HEAD_ROOM = 32;
+/** Pack read-back cache per thread: 64 blocks of 128 KiB = 8 MiB. */
+const BLOCK = 128 * 1024;
+const BLOCKS = 64;
 /** Shared counters are updated once per this many objects (an atomic per object costs too much). */
 const BATCH = 256;
 
@@ -56,6 +61,9 @@ export class Resolver {
   private readonly pool = new BufferPool(16 * 1024 * 1024);
   private readonly inflater = new Inflater();
   private deltaData = Buffer.allocUnsafeSlow(1 << 16);
+  private compressed = Buffer.allocUnsafeSlow(1 << 16);
+  private readonly blocks = new Map<number, Buffer>();
+  private readonly fd: number;
   private readonly ids: Buffer;
   private readonly refCount: number;
   private live = 0;
@@ -75,6 +83,7 @@ export class Resolver {
     this.H = hashLength(s.format);
     this.ids = Buffer.from(s.ids.buffer, s.ids.byteOffset, s.ids.byteLength);
     this.refCount = s.refEntries.length;
+    this.fd = openSync(s.packPath, 'r');
   }
 
   /** Takes roots until none are left. */
@@ -116,6 +125,7 @@ export class Resolver {
   }
 
   close(): void {
+    closeSync(this.fd);
     this.inflater.close();
     this.pool.clear();
   }
@@ -147,13 +157,63 @@ export class Resolver {
     return kids;
   }
 
+  /**
+   * Reads entry `k`'s zlib stream back from the file and inflates it into `out`. Reads go through
+   * a small per-thread cache of aligned blocks: a pread costs ~6 µs on these machines, and a
+   * subtree's entries tend to sit near each other in the pack.
+   */
   private inflateEntry(k: number, out: Buffer): void {
     const s = this.s;
     const start = (s.offsets[k] as number) + (s.headerLengths[k] as number);
-    const r = this.inflater.inflateExact(s.pack, start, s.offsets[k + 1] as number, out, 0, s.sizes[k] as number);
+    const end = s.offsets[k + 1] as number;
+    let src: Buffer;
+    let at: number;
+    const blockIndex = Math.floor(start / BLOCK);
+    if (Math.floor((end - 1) / BLOCK) === blockIndex) {
+      src = this.block(blockIndex);
+      at = start - blockIndex * BLOCK;
+    } else {
+      const length = end - start;
+      if (this.compressed.length < length) this.compressed = Buffer.allocUnsafeSlow(Math.max(length, this.compressed.length * 2));
+      this.preadFully(this.compressed, length, start);
+      src = this.compressed;
+      at = 0;
+    }
+    const r = this.inflater.inflateExact(src, at, at + end - start, out, 0, s.sizes[k] as number);
     if (r < 0) {
       throw new PackwrightError('PACK_CORRUPT', `${s.name}: inflate failed again for the object at offset ${s.offsets[k]}: ${inflateCodeName(r)}`, { file: s.name, offset: s.offsets[k] as number });
     }
+  }
+
+  private preadFully(buf: Buffer, length: number, position: number): number {
+    let got = 0;
+    while (got < length) {
+      const n = readSync(this.fd, buf, got, length - got, position + got);
+      if (n === 0) break;
+      got += n;
+    }
+    return got;
+  }
+
+  /** Block `index` of the pack file, from the cache or read now (least recently used out). */
+  private block(index: number): Buffer {
+    const hit = this.blocks.get(index);
+    if (hit !== undefined) {
+      this.blocks.delete(index);
+      this.blocks.set(index, hit);
+      return hit;
+    }
+    let buf: Buffer;
+    if (this.blocks.size >= BLOCKS) {
+      const [oldest, old] = this.blocks.entries().next().value as [number, Buffer];
+      this.blocks.delete(oldest);
+      buf = old;
+    } else {
+      buf = Buffer.allocUnsafeSlow(BLOCK);
+    }
+    this.preadFully(buf, BLOCK, index * BLOCK);
+    this.blocks.set(index, buf);
+    return buf;
   }
 
   /**

@@ -1,0 +1,61 @@
+import { readSync } from 'node:fs';
+import type { Readable } from 'node:stream';
+
+/**
+ * Where pass 1 reads a pack from, front to back. `read` fills `buf[offset..offset+length)` as far
+ * as it can and returns how many bytes came (0 at the end of input); it may return a promise
+ * (streams), which the scanner awaits only when its window runs dry.
+ */
+export interface PackSource {
+  read(buf: Uint8Array, offset: number, length: number): number | Promise<number>;
+}
+
+/** A file, read sequentially from `position`. */
+export function fileSource(fd: number, position = 0): PackSource {
+  let at = position;
+  return {
+    read(buf, offset, length) {
+      const n = readSync(fd, buf, offset, length, at);
+      at += n;
+      return n;
+    },
+  };
+}
+
+/** Bytes already in memory. */
+export function bufferSource(data: Uint8Array): PackSource {
+  let at = 0;
+  return {
+    read(buf, offset, length) {
+      const n = Math.min(length, data.length - at);
+      buf.set(data.subarray(at, at + n), offset);
+      at += n;
+      return n;
+    },
+  };
+}
+
+/** A readable stream (stdin, a socket): chunks are copied out as the scanner asks for bytes. */
+export function streamSource(stream: Readable | AsyncIterable<Uint8Array>): PackSource {
+  const it = (stream as AsyncIterable<Uint8Array>)[Symbol.asyncIterator]();
+  let chunk: Uint8Array | undefined;
+  let used = 0;
+  let done = false;
+  return {
+    async read(buf, offset, length) {
+      while (!done && (chunk === undefined || used >= chunk.length)) {
+        const next = await it.next();
+        if (next.done) done = true;
+        else {
+          chunk = next.value;
+          used = 0;
+        }
+      }
+      if (done || chunk === undefined) return 0;
+      const n = Math.min(length, chunk.length - used);
+      buf.set(chunk.subarray(used, used + n), offset);
+      used += n;
+      return n;
+    },
+  };
+}
