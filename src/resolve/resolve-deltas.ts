@@ -1,9 +1,9 @@
 import { PackwrightError, throwIfAborted } from '../errors/packwright-error.js';
 import { OBJ_OFS_DELTA, OBJ_REF_DELTA } from '../hash/hash-object.js';
 import { hashLength } from '../hash/object-format.js';
-import { compareBytes, toHex } from '../hash/hex.js';
+import { toHex } from '../hash/hex.js';
 import type { WorkerPool } from '../workers/worker-pool.js';
-import { buildDeltaTree } from './delta-tree.js';
+import { buildDeltaTree, findRefGroup } from './delta-tree.js';
 import { allocArray, type PackScan } from './pack-scan.js';
 import { CONTROL_ABORT, CONTROL_LENGTH, CONTROL_RESOLVED, Resolver, type ResolverStats, type ResolveState } from './resolver.js';
 
@@ -77,13 +77,16 @@ export async function resolveDeltas(packPath: string, scan: PackScan, options: R
       local.run();
     }
 
-    // Thin packs: REF groups still unclaimed wait for a base from outside the pack.
+    // Thin packs: REF deltas still unresolved wait for a base from outside the pack. Like git's
+    // fix_unresolved_deltas, take them in pack order and skip any that an earlier external base
+    // already resolved: a base that is also a delta inside the pack must not be appended too.
     let externalBases = 0;
     const refCount = tree.refEntries.length;
-    if (options.externalBase !== undefined) {
-      for (let g = 0; g < refCount; g++) {
-        if (g > 0 && compareBytes(tree.refBaseIds, (g - 1) * H, tree.refBaseIds, g * H, H) === 0) continue;
-        if (Atomics.load(tree.refClaims, g) !== 0) continue;
+    if (options.externalBase !== undefined && refCount > 0) {
+      for (let k = 0; k < n; k++) {
+        if (scan.types[k] !== OBJ_REF_DELTA || scan.resolvedTypes[k] !== 0) continue;
+        const g = findRefGroup(tree.refBaseIds, refCount, H, scan.refIds, k * H);
+        if (g < 0 || Atomics.load(tree.refClaims, g) !== 0) continue;
         const id = Buffer.from(tree.refBaseIds.subarray(g * H, g * H + H));
         const ext = options.externalBase(id);
         if (ext === undefined) continue;

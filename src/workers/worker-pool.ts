@@ -1,5 +1,5 @@
 import { Worker } from 'node:worker_threads';
-import { deserializeError, type SerializedError } from '../errors/packwright-error.js';
+import { deserializeError, isPackwrightError, type SerializedError } from '../errors/packwright-error.js';
 
 export interface WorkerReply<T> {
   ok: boolean;
@@ -34,8 +34,9 @@ export class WorkerPool {
       w.postMessage(message);
     }));
     const settled = await Promise.allSettled(replies);
-    const failed = settled.find((r) => r.status === 'rejected');
-    if (failed !== undefined) throw (failed as PromiseRejectedResult).reason;
+    // One thread's real error makes the others stop with ABORTED: report the real one.
+    const failures = settled.filter((r): r is PromiseRejectedResult => r.status === 'rejected').map((r) => r.reason as unknown);
+    if (failures.length > 0) throw failures.find((e) => !isPackwrightError(e, 'ABORTED')) ?? failures[0];
     return settled.map((r) => (r as PromiseFulfilledResult<T>).value);
   }
 
