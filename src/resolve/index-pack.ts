@@ -15,7 +15,8 @@ import { writeRevIndex } from '../idx/rev-index.js';
 import { encodeEntryHeader } from '../pack/entry-header.js';
 import { deflate } from '../zlib/deflate.js';
 import { compareBytes } from '../hash/hex.js';
-import { growScanTo, scanPack, type PackScan, type ScanOptions } from './pack-scan.js';
+import { growScanTo, scanPack, type PackScan, type ScanOptions, type WholePack } from './pack-scan.js';
+import { PREFAULT_CHUNK, prefaultStates, takeChunks } from '../workers/prefault.js';
 import { bufferSource, fileSource, streamSource, type PackSource } from './pack-source.js';
 import { resolveDeltas, type ExternalBaseLookup, type ResolveOptions } from './resolve-deltas.js';
 import { sortIds } from './sort-ids.js';
@@ -47,6 +48,11 @@ export interface IndexPackOptions {
   fixThin?: ExternalBaseLookup;
   /** Do not write anything: build the index and compare it with the existing `.idx`. */
   verify?: boolean;
+  /**
+   * Packs up to this size are held in memory while indexing (pass 2 then reads entries without a
+   * system call each); larger ones are read back from the file. Default 1 GiB.
+   */
+  memoryLimit?: number;
   /** Refuse packs larger than this many bytes (`--max-input-size`). */
   maxInputSize?: number;
   signal?: AbortSignal;
@@ -81,6 +87,8 @@ export interface IndexPackResult {
     phases: Record<string, number>;
   };
 }
+
+const DEFAULT_MEMORY_LIMIT = 1 << 30;
 
 /** git's default thread count without --threads or pack.threads (builtin/index-pack.c). */
 export function defaultThreads(): number {
@@ -128,6 +136,7 @@ async function indexPackWith(
   let readFd: number | undefined;
   let writeFd: number | undefined;
   let size: number | undefined;
+  let whole: WholePack | undefined;
   try {
     let source: PackSource;
     let packPath: string;
@@ -139,6 +148,16 @@ async function indexPackWith(
         throw new PackwrightError('PACK_TOO_LARGE', `${name}: pack exceeds maximum allowed size (${options.maxInputSize} bytes)`, { file: name });
       }
       source = fileSource(readFd);
+      if (size <= (options.memoryLimit ?? DEFAULT_MEMORY_LIMIT)) {
+        // Keep the pack in (shared) memory so pass 2 reads entries without a syscall each.
+        const buffer = pool !== undefined ? Buffer.from(new SharedArrayBuffer(Math.max(1, size)), 0, size) : Buffer.allocUnsafeSlow(size);
+        whole = { buffer };
+        if (pool !== undefined && size > 2 * PREFAULT_CHUNK) {
+          const states = prefaultStates(size);
+          pool.post(0, { kind: 'prefault', buffer, states });
+          whole.claim = (from, to) => takeChunks(states, from, to);
+        }
+      }
     } else {
       const dir = options.packPath !== undefined ? dirname(options.packPath) : options.packDir ?? tmpdir();
       tmpPack = join(dir, `tmp_pack_${process.pid}_${randomBytes(4).toString('hex')}`);
@@ -147,6 +166,7 @@ async function indexPackWith(
       source = input instanceof Uint8Array ? bufferSource(input) : streamSource(input);
     }
     const scanOptions: ScanOptions = { format, name, shared: pool !== undefined };
+    if (whole !== undefined) scanOptions.whole = whole;
     if (size !== undefined) scanOptions.size = size;
     if (options.maxInputSize !== undefined) scanOptions.maxInputSize = options.maxInputSize;
     if (options.signal !== undefined) scanOptions.signal = options.signal;

@@ -37,6 +37,8 @@ export interface PackScan {
   end: number;
   /** Input that followed the trailer (not part of the pack). */
   trailing: Buffer;
+  /** The pack's bytes, when scanned with `whole`. */
+  data?: Uint8Array;
   /** Entries the arrays have room for (at least `count` once the scan is done). */
   capacity: number;
   inflatedBytes: number;
@@ -56,6 +58,8 @@ export interface ScanOptions {
   maxInputSize?: number;
   /** Receives the pack's bytes, in order, as they are consumed (to write a pack read from a stream). */
   sink?: (bytes: Uint8Array) => void;
+  /** Read the whole pack into this buffer and keep it (`PackScan.data`). */
+  whole?: WholePack;
 }
 
 type TypedArrayConstructor<T> = { new (buffer: ArrayBufferLike): T; BYTES_PER_ELEMENT: number };
@@ -64,6 +68,17 @@ type TypedArrayConstructor<T> = { new (buffer: ArrayBufferLike): T; BYTES_PER_EL
 export function allocArray<T>(Ctor: TypedArrayConstructor<T>, n: number, shared: boolean): T {
   const bytes = Math.max(1, n) * Ctor.BYTES_PER_ELEMENT;
   return new Ctor(shared ? new SharedArrayBuffer(bytes) : new ArrayBuffer(bytes));
+}
+
+/**
+ * A buffer that will hold the whole pack (a file of known size), so pass 2 reads entries from
+ * memory. `claim(from, to)` is called before bytes are read into `[from, to)`: a helper thread may
+ * be touching those pages ahead of the reader (first-touch page faults are the cost of reading a
+ * pack into fresh memory here), and must be done with them first.
+ */
+export interface WholePack {
+  buffer: Buffer;
+  claim?: (from: number, to: number) => void;
 }
 
 /** Window of the pack that pass 1 holds: 8 MiB, grown only for an entry that does not fit. */
@@ -89,8 +104,10 @@ class ScanWindow {
     private readonly sink: ((bytes: Uint8Array) => void) | undefined,
     private readonly max: number | undefined,
     private readonly name: string,
+    /** Keep the whole pack: read into this buffer (sized to the input) and never slide. */
+    readonly whole: WholePack | undefined,
   ) {
-    this.buf = Buffer.allocUnsafeSlow(WINDOW);
+    this.buf = whole?.buffer ?? Buffer.allocUnsafeSlow(WINDOW);
   }
 
   /** Bytes available from pack offset `pos`. */
@@ -110,6 +127,19 @@ class ScanWindow {
   /** Slides the window to start at `pos` and reads until `need` bytes are there or input ends. */
   async fill(pos: number, need: number): Promise<void> {
     this.flush(pos);
+    if (this.whole !== undefined) {
+      // Read ahead in steps; the buffer already has room for the whole input.
+      const want = Math.min(this.buf.length, Math.max(pos + need, this.end + WINDOW));
+      while (this.end < want && !this.eof) {
+        const to = Math.min(want, this.end + WINDOW);
+        this.whole.claim?.(this.end, to);
+        const got = await this.source.read(this.buf, this.end, to - this.end);
+        if (got === 0) this.eof = true;
+        this.end += got;
+      }
+      if (this.end === this.buf.length) this.eof = true;
+      return;
+    }
     const keep = this.start + this.end - pos;
     if (need > this.buf.length) {
       const bigger = Buffer.allocUnsafeSlow(Math.max(need, this.buf.length * 2));
@@ -142,7 +172,7 @@ export async function scanPack(source: PackSource, options: ScanOptions): Promis
   const format = options.format;
   const H = hashLength(format);
   const packHash = createHash(format);
-  const w = new ScanWindow(source, packHash, options.sink, options.maxInputSize, name);
+  const w = new ScanWindow(source, packHash, options.sink, options.maxInputSize, name, options.whole);
   await w.fill(0, PACK_HEADER_LENGTH);
   const { objectCount: count } = parsePackHeader(w.buf.subarray(0, Math.min(w.end, PACK_HEADER_LENGTH)), name);
   // A declared count must not size allocations by itself: every entry takes at least 2 bytes,
@@ -231,11 +261,12 @@ export async function scanPack(source: PackSource, options: ScanOptions): Promis
   scan.end = pos + H;
   // Whatever follows the trailer is not part of the pack (git echoes it from --stdin).
   const rest: Buffer[] = [Buffer.from(w.buf.subarray(scan.end - w.start, w.end))];
-  while (!w.eof) {
+  while (!w.eof && options.whole === undefined) {
     await w.fill(w.start + w.end, w.buf.length);
     rest.push(Buffer.from(w.buf.subarray(0, w.end)));
   }
   scan.trailing = Buffer.concat(rest);
+  if (options.whole !== undefined) scan.data = w.buf.subarray(0, scan.end);
   if (refIds !== undefined) scan.refIds = refIds;
   options.onProgress?.(count, count);
   return scan;

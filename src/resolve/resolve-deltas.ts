@@ -51,7 +51,7 @@ export async function resolveDeltas(packPath: string, scan: PackScan, options: R
   const shared = pool !== undefined;
   const tree = buildDeltaTree(scan, shared);
   const state: ResolveState = {
-    format: scan.format, name, packPath,
+    format: scan.format, name, packPath, pack: scan.data,
     offsets: scan.offsets, types: scan.types, sizes: scan.sizes, headerLengths: scan.headerLengths,
     ids: scan.ids, resolvedTypes: scan.resolvedTypes,
     depths: allocArray(Uint32Array, n, shared),
@@ -67,7 +67,7 @@ export async function resolveDeltas(packPath: string, scan: PackScan, options: R
       options.signal?.addEventListener('abort', abort);
       const timer = options.onProgress === undefined ? undefined : setInterval(() => options.onProgress?.(Atomics.load(state.control, CONTROL_RESOLVED), tree.deltaCount), 100);
       try {
-        threadStats.push(...(await pool.runAll<ResolverStats>(state)));
+        threadStats.push(...(await pool.runAll<ResolverStats>({ kind: 'resolve', state })));
       } finally {
         if (timer !== undefined) clearInterval(timer);
         options.signal?.removeEventListener('abort', abort);

@@ -11,8 +11,10 @@ import { findRefGroup } from './delta-tree.js';
 export interface ResolveState {
   format: ObjectFormat;
   name: string;
-  /** The pack file: entries are read back with positioned reads (pass 1 learned their extents). */
+  /** The pack file: entries are read back with positioned reads (pass 1 learned their extents)... */
   packPath: string;
+  /** ...unless the whole pack is in (shared) memory. */
+  pack: Uint8Array | undefined;
   offsets: Float64Array;
   types: Uint8Array;
   sizes: Float64Array;
@@ -83,7 +85,7 @@ export class Resolver {
     this.H = hashLength(s.format);
     this.ids = Buffer.from(s.ids.buffer, s.ids.byteOffset, s.ids.byteLength);
     this.refCount = s.refEntries.length;
-    this.fd = openSync(s.packPath, 'r');
+    this.fd = s.pack === undefined ? openSync(s.packPath, 'r') : -1;
   }
 
   /** Takes roots until none are left. */
@@ -125,7 +127,7 @@ export class Resolver {
   }
 
   close(): void {
-    closeSync(this.fd);
+    if (this.fd >= 0) closeSync(this.fd);
     this.inflater.close();
     this.pool.clear();
   }
@@ -166,10 +168,13 @@ export class Resolver {
     const s = this.s;
     const start = (s.offsets[k] as number) + (s.headerLengths[k] as number);
     const end = s.offsets[k + 1] as number;
-    let src: Buffer;
+    let src: Uint8Array;
     let at: number;
     const blockIndex = Math.floor(start / BLOCK);
-    if (Math.floor((end - 1) / BLOCK) === blockIndex) {
+    if (s.pack !== undefined) {
+      src = s.pack;
+      at = start;
+    } else if (Math.floor((end - 1) / BLOCK) === blockIndex) {
       src = this.block(blockIndex);
       at = start - blockIndex * BLOCK;
     } else {

@@ -23,6 +23,11 @@ export class WorkerPool {
     return this.workers.length;
   }
 
+  /** Sends a message that expects no reply to worker `i`. */
+  post(i: number, message: unknown): void {
+    this.workers[i]?.postMessage(message);
+  }
+
   /** Sends `message` to every worker and resolves with each one's single reply. */
   async runAll<T>(message: unknown): Promise<T[]> {
     const replies = this.workers.map((w) => new Promise<T>((resolve, reject) => {
