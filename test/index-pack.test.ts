@@ -148,6 +148,37 @@ describe('index-pack on special packs', () => {
   });
 });
 
+describe('index-pack in parallel', () => {
+  test('two workers resolve children of one root concurrently (branch stealing)', async () => {
+    const work = join(dir.path, 'one-root');
+    mkdirSync(work);
+    // One base and 2000 deltas on it: without stealing, whichever thread takes the root does all.
+    const base = Buffer.alloc(50_000, 0x62);
+    const entries: Parameters<typeof buildPack>[0] = [{ type: 3, data: base }];
+    for (let k = 1; k <= 2000; k++) {
+      const tail = Buffer.from(String(k).padStart(4, '0'));
+      entries.push({ ofsTo: 0, delta: makeDelta(base.length, base.length + 4, [0x80 | 0x30, base.length & 255, base.length >> 8, 4, ...tail]) });
+    }
+    const pack = join(work, 'one-root.pack');
+    writeFileSync(pack, buildPack(entries).pack);
+    const r = await indexPack(pack, { indexPath: join(work, 'api.idx'), threads: 2 });
+    assert.equal(r.stats.perThread.length, 3, 'two workers and the calling thread');
+    assert.ok((r.stats.perThread[0] as number) > 0 && (r.stats.perThread[1] as number) > 0, `per thread ${r.stats.perThread.join(', ')}`);
+    assert.ok(r.stats.stolen > 0, 'children were taken from an offered branch');
+    assert.deepEqual(readFileSync(join(work, 'api.idx')), (git(work, ['index-pack', '-o', join(work, 'git.idx'), pack]), readFileSync(join(work, 'git.idx'))));
+  });
+  test('an abort signal stops the workers with ABORTED', async () => {
+    const work = join(dir.path, 'abort');
+    mkdirSync(work);
+    const controller = new AbortController();
+    controller.abort();
+    const entries: Parameters<typeof buildPack>[0] = [{ type: 3, data: Buffer.from('x') }];
+    writeFileSync(join(work, 'a.pack'), buildPack(entries).pack);
+    await assert.rejects(indexPack(join(work, 'a.pack'), { threads: 2, signal: controller.signal }), (e: unknown) => (e as { code?: string }).code === 'ABORTED');
+    assert.deepEqual(readdirSync(work), ['a.pack']);
+  });
+});
+
 describe('index-pack on bad packs fails like git and leaves no file', () => {
   const work = join(dir.path, 'bad');
   let good: Buffer;

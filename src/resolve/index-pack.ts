@@ -84,6 +84,8 @@ export interface IndexPackResult {
     threads: number;
     /** Deltas each thread resolved. */
     perThread: number[];
+    /** Children resolved from branches offered by another thread. */
+    stolen: number;
     phases: Record<string, number>;
   };
 }
@@ -272,7 +274,7 @@ async function indexPackWith(
     return {
       packHash: scan.packHash, packPath: finalPack, indexPath, revPath, keepPath, objectCount: n, localObjects,
       trailing: scan.trailing, index, scan, depths: stats.depths,
-      stats: { countsByType, deltas: stats.deltas, chainHistogram: stats.chainHistogram, peakLiveBytes: stats.peakLiveBytes, threads, perThread: stats.perThread, phases },
+      stats: { countsByType, deltas: stats.deltas, chainHistogram: stats.chainHistogram, peakLiveBytes: stats.peakLiveBytes, threads, perThread: stats.perThread, stolen: stats.stolen, phases },
     };
   } finally {
     if (readFd !== undefined) closeSync(readFd);

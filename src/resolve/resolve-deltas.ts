@@ -4,8 +4,9 @@ import { hashLength } from '../hash/object-format.js';
 import { toHex } from '../hash/hex.js';
 import type { WorkerPool } from '../workers/worker-pool.js';
 import { buildDeltaTree, findRefGroup } from './delta-tree.js';
+import { createBoard } from './offer-board.js';
 import { allocArray, type PackScan } from './pack-scan.js';
-import { CONTROL_ABORT, CONTROL_LENGTH, CONTROL_RESOLVED, Resolver, type ResolverStats, type ResolveState } from './resolver.js';
+import { CONTROL_ABORT, CONTROL_LENGTH, CONTROL_RESOLVED, CONTROL_WORKERS, Resolver, type ResolverStats, type ResolveState } from './resolver.js';
 
 export interface ResolveStats {
   deltas: number;
@@ -19,6 +20,8 @@ export interface ResolveStats {
   depths: Uint32Array;
   /** Objects each thread resolved (one entry when run in-process). */
   perThread: number[];
+  /** Children resolved by a thread other than the one that resolved their base's branch. */
+  stolen: number;
 }
 
 /** A base found outside the pack, for thin packs (`--fix-thin`). */
@@ -57,7 +60,10 @@ export async function resolveDeltas(packPath: string, scan: PackScan, options: R
     depths: allocArray(Uint32Array, n, shared),
     ...tree,
     control: new Int32Array(new SharedArrayBuffer(CONTROL_LENGTH * 4)),
+    // Up to four offered branches per thread, bases up to 4 MiB each: the budget for shared bases.
+    board: createBoard(4 * (pool?.size ?? 1), 4 << 20),
   };
+  Atomics.store(state.control, CONTROL_WORKERS, pool?.size ?? 1);
   throwIfAborted(options.signal);
   const threadStats: ResolverStats[] = [];
   const local = new Resolver(state);
@@ -110,7 +116,8 @@ export async function resolveDeltas(packPath: string, scan: PackScan, options: R
     if (resolved !== tree.deltaCount) throw unresolved(scan, name, H, tree.deltaCount - resolved);
     options.onProgress?.(resolved, tree.deltaCount);
     const perThread = threadStats.map((t) => t.resolved);
-    return { deltas: tree.deltaCount, chainHistogram: histogram, peakLiveBytes: peak, externalBases, depths: state.depths, perThread };
+    const stolen = threadStats.reduce((a, t) => a + t.stolen, 0);
+    return { deltas: tree.deltaCount, chainHistogram: histogram, peakLiveBytes: peak, externalBases, depths: state.depths, perThread, stolen };
   } finally {
     local.close();
   }

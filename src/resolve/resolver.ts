@@ -6,6 +6,7 @@ import { hashLength, type ObjectFormat } from '../hash/object-format.js';
 import { BufferPool } from '../pack/buffer-pool.js';
 import { Inflater, inflateCodeName } from '../zlib/inflater.js';
 import { findRefGroup } from './delta-tree.js';
+import { acquire, DEPTH, field, offer, release, slotCount, slotData, takeChild, TYPE, type OfferBoard } from './offer-board.js';
 
 /** Everything a resolver thread reads or fills; all arrays may live in shared memory. */
 export interface ResolveState {
@@ -29,16 +30,28 @@ export interface ResolveState {
   refClaims: Int32Array;
   roots: Int32Array;
   control: Int32Array;
+  /** Branches offered to idle threads. */
+  board: OfferBoard;
 }
 
 /** Slots of `ResolveState.control`. */
 export const CONTROL_NEXT_ROOT = 0;
 export const CONTROL_RESOLVED = 1;
 export const CONTROL_ABORT = 2;
-export const CONTROL_LENGTH = 4;
+/** Threads that ran out of roots and look for offered branches. */
+export const CONTROL_IDLE = 3;
+/** Threads taking part (set before they start). */
+export const CONTROL_WORKERS = 4;
+/** Bumped on each offer; idle threads wait on it. */
+export const CONTROL_BOARD_VERSION = 5;
+export const CONTROL_LENGTH = 8;
 
 export interface ResolverStats {
   resolved: number;
+  /** Children this thread took from branches other threads offered. */
+  stolen: number;
+  /** Branches this thread offered. */
+  offered: number;
   /** histogram[d] = deltas this thread resolved at depth d. */
   histogram: number[];
   peakLiveBytes: number;
@@ -72,7 +85,7 @@ export class Resolver {
   private unreported = 0;
   /** Size of the object `resolveChild` produced last. */
   private objectSize = 0;
-  readonly stats: ResolverStats = { resolved: 0, histogram: [0], peakLiveBytes: 0 };
+  readonly stats: ResolverStats = { resolved: 0, stolen: 0, offered: 0, histogram: [0], peakLiveBytes: 0 };
 
   // Frames of the depth-first walk, as parallel arrays.
   private readonly fNode: number[] = [];
@@ -80,6 +93,10 @@ export class Resolver {
   private readonly fCursor: number[] = [];
   private readonly fBacking: Buffer[] = [];
   private readonly fData: Buffer[] = [];
+  /** How many of a frame's kids come from the OFS child list (they come first). */
+  private readonly fCsrCount: number[] = [];
+  /** The board slot a frame's remaining OFS children were offered in, or -1. */
+  private readonly fSlot: number[] = [];
 
   constructor(private readonly s: ResolveState) {
     this.H = hashLength(s.format);
@@ -103,7 +120,58 @@ export class Resolver {
       this.push(root, kids, backing, backing.subarray(0, size));
       this.walk();
     }
+    this.help();
     this.flushProgress();
+  }
+
+  /**
+   * Out of roots: take children from branches other threads offer, until every thread is idle
+   * and nothing is on offer.
+   */
+  private help(): void {
+    const s = this.s;
+    const c = s.control;
+    const workers = Atomics.load(c, CONTROL_WORKERS);
+    if (workers <= 1) return;
+    const board = s.board;
+    const slots = slotCount(board);
+    Atomics.add(c, CONTROL_IDLE, 1);
+    for (;;) {
+      const version = Atomics.load(c, CONTROL_BOARD_VERSION);
+      let worked = false;
+      for (let slot = 0; slot < slots; slot++) {
+        // Count as busy before taking anything, so nobody concludes that all are idle.
+        Atomics.sub(c, CONTROL_IDLE, 1);
+        if (acquire(board, slot) < 0) {
+          Atomics.add(c, CONTROL_IDLE, 1);
+          continue;
+        }
+        const i = takeChild(board, slot);
+        if (i >= 0) {
+          const child = s.childList[i] as number;
+          const base = slotData(board, slot);
+          const out = this.resolveChild(child, Buffer.from(base.buffer, base.byteOffset, base.byteLength), field(board, slot, TYPE), field(board, slot, DEPTH));
+          release(board, slot);
+          this.stats.stolen++;
+          const next = this.kidsOf(child);
+          if (next.length > 0) {
+            this.push(child, next, out, out.subarray(HEAD_ROOM, HEAD_ROOM + this.objectSize));
+            this.walk();
+          } else {
+            this.pool.release(out);
+          }
+          worked = true;
+        } else {
+          release(board, slot);
+        }
+        Atomics.add(c, CONTROL_IDLE, 1);
+      }
+      if (Atomics.load(c, CONTROL_ABORT) !== 0) throw new PackwrightError('ABORTED', 'Operation aborted');
+      if (!worked) {
+        if (Atomics.load(c, CONTROL_IDLE) >= workers) break;
+        Atomics.wait(c, CONTROL_BOARD_VERSION, version, 1);
+      }
+    }
   }
 
   /**
@@ -260,6 +328,8 @@ export class Resolver {
   }
 
   private push(k: number, kids: number[], backing: Buffer, data: Buffer): void {
+    this.fCsrCount.push((this.s.childStart[k + 1] as number) - (this.s.childStart[k] as number));
+    this.fSlot.push(-1);
     this.fNode.push(k);
     this.fKids.push(kids);
     this.fCursor.push(0);
@@ -270,6 +340,8 @@ export class Resolver {
   }
 
   private pop(): void {
+    this.fCsrCount.pop();
+    this.fSlot.pop();
     this.fNode.pop();
     this.fKids.pop();
     this.fCursor.pop();
@@ -281,23 +353,56 @@ export class Resolver {
 
   private walk(): void {
     const s = this.s;
+    const board = s.board;
     while (this.fNode.length > 0) {
       const top = this.fNode.length - 1;
       const kids = this.fKids[top] as number[];
-      const cursor = this.fCursor[top] as number;
-      if (cursor >= kids.length) {
-        this.pop();
-        continue;
-      }
-      this.fCursor[top] = cursor + 1;
-      const c = kids[cursor] as number;
       const parent = this.fNode[top] as number;
+      const slot = this.fSlot[top] as number;
+      let c: number;
+      let last = false;
+      if (slot >= 0) {
+        // Our offered branch: take children from it like everybody else.
+        const i = takeChild(board, slot);
+        if (i < 0) {
+          release(board, slot);
+          this.fSlot[top] = -1;
+          continue;
+        }
+        c = s.childList[i] as number;
+      } else {
+        const cursor = this.fCursor[top] as number;
+        if (cursor >= kids.length) {
+          this.pop();
+          continue;
+        }
+        const csr = this.fCsrCount[top] as number;
+        if (csr - cursor >= 2 && Atomics.load(s.control, CONTROL_IDLE) > 0 && this.offer(top, parent, cursor, csr)) continue;
+        this.fCursor[top] = cursor + 1;
+        c = kids[cursor] as number;
+        last = cursor + 1 >= kids.length;
+      }
       const out = this.resolveChild(c, this.fData[top] as Buffer, s.resolvedTypes[parent] as number, s.depths[parent] as number);
       // The base is no longer needed once its last child has its result.
-      if (cursor + 1 >= kids.length) this.pop();
+      if (last) this.pop();
       const next = this.kidsOf(c);
       if (next.length > 0) this.push(c, next, out, out.subarray(HEAD_ROOM, HEAD_ROOM + this.objectSize));
       else this.pool.release(out);
     }
+  }
+
+  /** Offers the frame's remaining OFS children to idle threads; false if no slot was free. */
+  private offer(top: number, parent: number, cursor: number, csr: number): boolean {
+    const s = this.s;
+    const first = (s.childStart[parent] as number) + cursor;
+    const end = (s.childStart[parent] as number) + csr;
+    const slot = offer(s.board, parent, s.resolvedTypes[parent] as number, s.depths[parent] as number, this.fData[top] as Buffer, first, end);
+    if (slot < 0) return false;
+    this.fSlot[top] = slot;
+    this.fCursor[top] = csr;
+    this.stats.offered++;
+    Atomics.add(s.control, CONTROL_BOARD_VERSION, 1);
+    Atomics.notify(s.control, CONTROL_BOARD_VERSION);
+    return true;
   }
 }
