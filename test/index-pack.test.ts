@@ -167,6 +167,33 @@ describe('index-pack in parallel', () => {
     assert.ok(r.stats.stolen > 0, 'children were taken from an offered branch');
     assert.deepEqual(readFileSync(join(work, 'api.idx')), (git(work, ['index-pack', '-o', join(work, 'git.idx'), pack]), readFileSync(join(work, 'git.idx'))));
   });
+  test('pass 1 split across 2 and 3 threads gives git\'s idx, and errors keep their offsets', async () => {
+    const work = join(dir.path, 'split');
+    mkdirSync(work);
+    const a = join(work, 'a');
+    mkdirSync(a);
+    const repo = makeRepo(a, 'sha1', 30);
+    git(repo, ['-c', 'pack.threads=1', 'repack', '-adfq']);
+    const pack = join(work, 'split.pack');
+    copyFileSync(packOf(repo), pack);
+    git(work, ['index-pack', '-o', join(work, 'git.idx'), pack]);
+    for (const threads of [2, 3]) {
+      const r = await indexPack(pack, { indexPath: join(work, `t${threads}.idx`), threads, parallelScanMinSize: 0 });
+      assert.deepEqual(readFileSync(join(work, `t${threads}.idx`)), readFileSync(join(work, 'git.idx')), `threads ${threads}`);
+      assert.equal(r.objectCount, Number(/\d+/.exec(git(repo, ['count-objects', '-v']).toString().split('in-pack: ')[1] ?? '')?.[0]));
+    }
+    // Damage an entry in the second half: the helper gives up and the main scan reports it.
+    const bytes = readFileSync(pack);
+    const one = await indexPack(pack, { indexPath: join(work, 't1.idx'), threads: 1 });
+    const offsets = Array.from(one.scan.offsets.subarray(0, one.objectCount));
+    const victim = offsets[Math.floor(offsets.length * 0.75)] as number;
+    bytes[victim] = 0x50 | (bytes[victim] as number & 0x0f); // type 5
+    const bad = join(work, 'bad.pack');
+    writeFileSync(bad, bytes);
+    await assert.rejects(indexPack(bad, { indexPath: join(work, 'bad.idx'), threads: 2, parallelScanMinSize: 0 }),
+      (e: unknown) => (e as { code?: string; offset?: number }).code === 'PACK_CORRUPT' && (e as { offset?: number }).offset === victim);
+    assert.equal(existsSync(join(work, 'bad.idx')), false);
+  });
   test('an abort signal stops the workers with ABORTED', async () => {
     const work = join(dir.path, 'abort');
     mkdirSync(work);

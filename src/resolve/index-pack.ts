@@ -15,7 +15,8 @@ import { writeRevIndex } from '../idx/rev-index.js';
 import { encodeEntryHeader } from '../pack/entry-header.js';
 import { deflate } from '../zlib/deflate.js';
 import { compareBytes } from '../hash/hex.js';
-import { growScanTo, scanPack, type PackScan, type ScanOptions, type WholePack } from './pack-scan.js';
+import { growScanTo, PackScanner, scanPack, type PackScan, type RegionScan, type ScanOptions, type WholePack } from './pack-scan.js';
+import { PACK_HEADER_LENGTH } from '../pack/pack-header.js';
 import { PREFAULT_CHUNK, prefaultStates, takeChunks } from '../workers/prefault.js';
 import { bufferSource, fileSource, streamSource, type PackSource } from './pack-source.js';
 import { resolveDeltas, type ExternalBaseLookup, type ResolveOptions } from './resolve-deltas.js';
@@ -53,6 +54,8 @@ export interface IndexPackOptions {
    * system call each); larger ones are read back from the file. Default 1 GiB.
    */
   memoryLimit?: number;
+  /** Packs from this size up (default 8 MiB) have pass 1 split across threads. */
+  parallelScanMinSize?: number;
   /** Refuse packs larger than this many bytes (`--max-input-size`). */
   maxInputSize?: number;
   signal?: AbortSignal;
@@ -91,6 +94,8 @@ export interface IndexPackResult {
 }
 
 const DEFAULT_MEMORY_LIMIT = 1 << 30;
+/** Below this, splitting pass 1 across threads costs more than it saves. */
+const PARALLEL_SCAN_MIN = 8 << 20;
 
 /** git's default thread count without --threads or pack.threads (builtin/index-pack.c). */
 export function defaultThreads(): number {
@@ -139,6 +144,7 @@ async function indexPackWith(
   let writeFd: number | undefined;
   let size: number | undefined;
   let whole: WholePack | undefined;
+  let regions: { from: number; result: Promise<RegionScan> }[] | undefined;
   try {
     let source: PackSource;
     let packPath: string;
@@ -154,7 +160,17 @@ async function indexPackWith(
         // Keep the pack in (shared) memory so pass 2 reads entries without a syscall each.
         const buffer = pool !== undefined ? Buffer.from(new SharedArrayBuffer(Math.max(1, size)), 0, size) : Buffer.allocUnsafeSlow(size);
         whole = { buffer };
-        if (pool !== undefined && size > 2 * PREFAULT_CHUNK) {
+        if (pool !== undefined && size >= (options.parallelScanMinSize ?? PARALLEL_SCAN_MIN)) {
+          // Pass 1 in parallel: helpers scan later regions while this thread scans the first.
+          regions = [];
+          const parts = pool.size;
+          const dataEnd = size - H;
+          for (let i = 1; i < parts; i++) {
+            const from = Math.floor(PACK_HEADER_LENGTH + ((dataEnd - PACK_HEADER_LENGTH) * i) / parts);
+            const to = i + 1 < parts ? Math.floor(PACK_HEADER_LENGTH + ((dataEnd - PACK_HEADER_LENGTH) * (i + 1)) / parts) : dataEnd;
+            regions.push({ from, result: pool.request<RegionScan>(i - 1, { kind: 'scan', request: { format, path: input, buffer, from, to, dataEnd } }) });
+          }
+        } else if (pool !== undefined && size > 2 * PREFAULT_CHUNK) {
           const states = prefaultStates(size);
           pool.post(0, { kind: 'prefault', buffer, states });
           whole.claim = (from, to) => takeChunks(states, from, to);
@@ -184,7 +200,22 @@ async function indexPackWith(
       const phase: IndexPackPhase = typeof input === 'string' ? 'indexing' : 'receiving';
       scanOptions.onProgress = (d, n) => p(phase, d, n);
     }
-    let scan = await scanPack(source, scanOptions);
+    let scan: PackScan;
+    if (regions === undefined) {
+      scan = await scanPack(source, scanOptions);
+    } else {
+      const scanner = new PackScanner(source, scanOptions);
+      await scanner.begin();
+      let adopting = true;
+      for (const region of regions) {
+        await scanner.scanUntil(region.from);
+        // A region is adopted only if it starts exactly where the scan stands; otherwise this
+        // thread scans it too (and reports any error in it with the right offset).
+        const r = await region.result.catch(() => undefined);
+        if (adopting && r !== undefined) adopting = scanner.adopt(r);
+      }
+      scan = await scanner.finish();
+    }
     lap('scan');
     if (typeof input === 'string' && scan.trailing.length > 0) {
       throw new PackwrightError('PACK_JUNK', `${name}: pack has junk at the end (${scan.trailing.length} bytes after offset ${scan.end})`, { file: name, offset: scan.end });

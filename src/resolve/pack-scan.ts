@@ -1,13 +1,12 @@
 import { createHash, type Hash } from 'node:crypto';
-import { crc32 } from 'node:zlib';
 import { PackwrightError, throwIfAborted } from '../errors/packwright-error.js';
-import { hashBytes, writeHeaderBefore, OBJ_OFS_DELTA, OBJ_REF_DELTA } from '../hash/hash-object.js';
+import { OBJ_OFS_DELTA, OBJ_REF_DELTA } from '../hash/hash-object.js';
 import type { ObjectFormat } from '../hash/object-format.js';
 import { hashLength } from '../hash/object-format.js';
-import { EntryHeader, HEADER_INCOMPLETE, MAX_ENTRY_HEADER, parseEntryHeader } from '../pack/entry-header.js';
+import { MAX_ENTRY_HEADER } from '../pack/entry-header.js';
+import { EntryScanner, NEED_MORE } from './entry-scanner.js';
 import type { PackSource } from './pack-source.js';
 import { PACK_HEADER_LENGTH, parsePackHeader } from '../pack/pack-header.js';
-import { Inflater, INFLATE_INPUT_ENDED, inflateCodeName } from '../zlib/inflater.js';
 
 /**
  * What pass 1 learns about every entry, in flat typed arrays indexed by entry number (pack order).
@@ -115,6 +114,12 @@ class ScanWindow {
     return this.start + this.end - pos;
   }
 
+  /** Bytes up to `readUpTo` were put in the (whole) buffer by another thread. */
+  adoptRead(readUpTo: number): void {
+    if (readUpTo > this.end) this.end = Math.min(readUpTo, this.buf.length);
+    if (this.end === this.buf.length) this.eof = true;
+  }
+
   /** Hashes (and sinks) everything before `pos`. */
   flush(pos: number, hash = true): void {
     if (pos <= this.flushedUpTo) return;
@@ -133,7 +138,9 @@ class ScanWindow {
       while (this.end < want && !this.eof) {
         const to = Math.min(want, this.end + WINDOW);
         this.whole.claim?.(this.end, to);
-        const got = await this.source.read(this.buf, this.end, to - this.end);
+        // The buffer holds the pack from offset 0: read positionally (helpers may have filled
+        // parts of it already, see adoptRead).
+        const got = await this.source.read(this.buf, this.end, to - this.end, this.end);
         if (got === 0) this.eof = true;
         this.end += got;
       }
@@ -161,115 +168,213 @@ class ScanWindow {
   }
 }
 
+/** What a helper thread learned scanning one region of an in-memory pack (see scan-region.ts). */
+export interface RegionScan {
+  ok: boolean;
+  /** First entry found in the region, and the offset just past its last entry. */
+  start: number;
+  end: number;
+  count: number;
+  offsets: Float64Array;
+  types: Uint8Array;
+  sizes: Float64Array;
+  headerLengths: Uint8Array;
+  crc32: Uint32Array;
+  ids: Uint8Array;
+  /** OFS_DELTA base offsets (-1 otherwise): base entries may lie in earlier regions. */
+  baseOffsets: Float64Array;
+  refIds: Uint8Array;
+  /** The helper read the file into the shared buffer up to here. */
+  readUpTo: number;
+}
+
 /**
- * Pass 1 of index-pack, streaming: parse each entry header, inflate its data to learn the exact
- * compressed length, CRC32 the raw entry, hash non-delta objects, hash the whole pack and check
- * the trailer. Only a window of the pack is held. Deltas are inflated and dropped: pass 2
- * inflates them again from the file when it applies them, which costs less than keeping them.
+ * Pass 1 of index-pack, streaming: each entry goes through `EntryScanner` (header, inflate for
+ * the exact compressed length, CRC32, id of non-deltas), the whole pack is hashed and the trailer
+ * checked. Only a window of the pack is held, unless `whole` keeps all of it. Deltas are inflated
+ * and dropped: pass 2 inflates them again when it applies them, which costs less than keeping them.
+ *
+ * It is resumable so that helper threads can scan later regions of an in-memory pack in
+ * parallel: `scanUntil(p)` stops at the first entry at or after `p`, `adopt` appends a helper's
+ * region when it starts exactly there, and `finish` checks the trailer.
  */
-export async function scanPack(source: PackSource, options: ScanOptions): Promise<PackScan> {
-  const name = options.name ?? '<pack>';
-  const format = options.format;
-  const H = hashLength(format);
-  const packHash = createHash(format);
-  const w = new ScanWindow(source, packHash, options.sink, options.maxInputSize, name, options.whole);
-  await w.fill(0, PACK_HEADER_LENGTH);
-  const { objectCount: count } = parsePackHeader(w.buf.subarray(0, Math.min(w.end, PACK_HEADER_LENGTH)), name);
-  // A declared count must not size allocations by itself: every entry takes at least 2 bytes,
-  // and without a known size the arrays start small and grow.
-  if (options.size !== undefined && count > (options.size - PACK_HEADER_LENGTH) / 2) {
-    throw new PackwrightError('PACK_TRUNCATED', `${name}: early EOF: the header declares ${count} objects, more than ${options.size} bytes can hold`, { file: name, offset: 8 });
+export class PackScanner {
+  private readonly name: string;
+  private readonly H: number;
+  private readonly packHash: Hash;
+  private readonly w: ScanWindow;
+  private readonly entries: EntryScanner;
+  private readonly shared: boolean;
+  private scan: PackScan | undefined;
+  private refIds: Uint8Array | undefined;
+  private k = 0;
+  private pos = PACK_HEADER_LENGTH;
+
+  constructor(source: PackSource, private readonly options: ScanOptions) {
+    this.name = options.name ?? '<pack>';
+    this.H = hashLength(options.format);
+    this.packHash = createHash(options.format);
+    this.w = new ScanWindow(source, this.packHash, options.sink, options.maxInputSize, this.name, options.whole);
+    this.entries = new EntryScanner(options.format, this.name);
+    this.shared = options.shared === true;
   }
-  const shared = options.shared === true;
-  const scan = allocScan(format, Math.min(count, options.size !== undefined ? count : 1 << 16), shared);
-  scan.count = count;
-  const h = new EntryHeader();
-  const inflater = new Inflater();
-  let scratch = Buffer.allocUnsafeSlow(1 << 16);
-  let refIds: Uint8Array | undefined;
-  let pos = PACK_HEADER_LENGTH;
-  for (let k = 0; k < count; k++) {
-    if ((k & 1023) === 0) {
-      throwIfAborted(options.signal);
-      options.onProgress?.(k, count);
+
+  /** Offset of the next entry to scan. */
+  get position(): number {
+    return this.pos;
+  }
+
+  /** Entries declared by the header. */
+  get declared(): number {
+    return this.scan?.count ?? 0;
+  }
+
+  async begin(): Promise<void> {
+    const name = this.name;
+    await this.w.fill(0, PACK_HEADER_LENGTH);
+    const { objectCount: count } = parsePackHeader(this.w.buf.subarray(0, Math.min(this.w.end, PACK_HEADER_LENGTH)), name);
+    // A declared count must not size allocations by itself: every entry takes at least 2 bytes,
+    // and without a known size the arrays start small and grow.
+    const size = this.options.size;
+    if (size !== undefined && count > (size - PACK_HEADER_LENGTH) / 2) {
+      throw new PackwrightError('PACK_TRUNCATED', `${name}: early EOF: the header declares ${count} objects, more than ${size} bytes can hold`, { file: name, offset: 8 });
     }
-    if (k >= scan.capacity) growScan(scan, Math.min(count, scan.capacity * 2), shared);
-    if (w.available(pos) < MAX_ENTRY_HEADER && !w.eof) await w.fill(pos, MAX_ENTRY_HEADER);
-    scan.offsets[k] = pos;
-    let n = parseEntryHeader(w.buf, pos - w.start, w.end, pos, H, h, name);
-    if (n === HEADER_INCOMPLETE) throw earlyEof(name, pos);
-    const type = h.type;
-    const size = h.size;
-    scan.types[k] = type;
-    scan.sizes[k] = size;
-    scan.headerLengths[k] = n;
-    if (type === OBJ_OFS_DELTA) {
-      // Bases precede their deltas, so a binary search over the offsets seen so far finds it.
-      scan.ofsBase[k] = findOffset(scan.offsets, k, h.baseOffset);
-    } else if (type === OBJ_REF_DELTA) {
-      refIds ??= new Uint8Array(scan.capacity * H);
-      if (refIds.length < scan.capacity * H) {
-        const bigger = new Uint8Array(scan.capacity * H);
-        bigger.set(refIds);
-        refIds = bigger;
+    this.scan = allocScan(this.options.format, size !== undefined ? count : Math.min(count, 1 << 16), this.shared);
+    this.scan.count = count;
+  }
+
+  private room(k: number): PackScan {
+    const scan = this.scan as PackScan;
+    if (k >= scan.capacity) growScan(scan, Math.min(scan.count, Math.max(k + 1, scan.capacity * 2)), this.shared);
+    if (this.refIds !== undefined && this.refIds.length < scan.capacity * this.H) {
+      const bigger = new Uint8Array(scan.capacity * this.H);
+      bigger.set(this.refIds);
+      this.refIds = bigger;
+    }
+    return scan;
+  }
+
+  /** Scans entries until the next one starts at or after `stopAt`, or all declared are done. */
+  async scanUntil(stopAt: number): Promise<void> {
+    const w = this.w;
+    const H = this.H;
+    const es = this.entries;
+    const h = es.header;
+    const count = this.declared;
+    const options = this.options;
+    while (this.k < count && this.pos < stopAt) {
+      const k = this.k;
+      const pos = this.pos;
+      if ((k & 1023) === 0) {
+        throwIfAborted(options.signal);
+        options.onProgress?.(k, count);
       }
-      refIds.set(w.buf.subarray(h.baseIdPosition, h.baseIdPosition + H), k * H);
-    } else {
-      scan.resolvedTypes[k] = type;
+      const scan = this.room(k);
+      if (w.available(pos) < MAX_ENTRY_HEADER && !w.eof) await w.fill(pos, MAX_ENTRY_HEADER);
+      let n: number;
+      for (;;) {
+        n = es.scan(w.buf, pos - w.start, w.end, pos, scan.ids, k * H);
+        if (n !== NEED_MORE || w.eof) break;
+        // Most streams are shorter than their data: ask for that much, then double.
+        const likely = MAX_ENTRY_HEADER + h.size + (h.size >>> 3) + 64;
+        await w.fill(pos, Math.max(likely, w.available(pos) * 2));
+      }
+      if (n === NEED_MORE) throw earlyEof(this.name, pos);
+      scan.offsets[k] = pos;
+      scan.types[k] = h.type;
+      scan.sizes[k] = h.size;
+      scan.headerLengths[k] = h.headerLength;
+      scan.crc32[k] = es.crc;
+      if (h.type === OBJ_OFS_DELTA) {
+        // Bases precede their deltas, so a binary search over the offsets seen so far finds it.
+        scan.ofsBase[k] = findOffset(scan.offsets, k, h.baseOffset);
+      } else if (h.type === OBJ_REF_DELTA) {
+        this.refIds ??= new Uint8Array(scan.capacity * H);
+        this.refIds.set(w.buf.subarray(h.baseIdPosition, h.baseIdPosition + H), k * H);
+      } else {
+        scan.resolvedTypes[k] = h.type;
+      }
+      scan.inflatedBytes += h.size;
+      this.pos = pos + n;
+      this.k = k + 1;
     }
-    if (size + 64 > scratch.length) {
-      if (size > 0xffffffff) throw new PackwrightError('PACK_TOO_LARGE', `${name}: object at offset ${pos} declares ${size} bytes`, { file: name, offset: pos });
-      scratch = Buffer.allocUnsafeSlow(Math.max(size + 64, scratch.length * 2));
-    }
-    // Most streams are shorter than their data; ask for that much up front to avoid retries.
-    const likely = n + size + (size >>> 3) + 64;
-    if (w.available(pos) < likely && !w.eof) {
-      await w.fill(pos, likely);
-    }
-    let used: number;
-    for (;;) {
-      // Leave room before the data for "<type> <size>\0" so the object hashes as one range.
-      used = inflater.inflateExact(w.buf, pos - w.start + n, w.end, scratch, 32, size);
-      if (used !== INFLATE_INPUT_ENDED || w.eof) break;
-      await w.fill(pos, w.available(pos) * 2);
-    }
-    if (used < 0) {
-      if (used === INFLATE_INPUT_ENDED) throw earlyEof(name, pos);
-      throw new PackwrightError('PACK_CORRUPT', `${name}: inflate failed for the object at offset ${pos}: ${inflateCodeName(used)} (${inflater.lastError})`, { file: name, offset: pos });
-    }
-    n += used;
-    scan.crc32[k] = crc32(w.buf.subarray(pos - w.start, pos - w.start + n));
-    if (type < OBJ_OFS_DELTA) {
-      const start = writeHeaderBefore(scratch, 32, type, size);
-      scan.ids.set(hashBytes(format, scratch.subarray(start, 32 + size)), k * H);
-    }
-    scan.inflatedBytes += size;
-    pos += n;
   }
-  inflater.close();
-  scan.offsets[count] = pos;
-  if (w.available(pos) < H && !w.eof) await w.fill(pos, H);
-  if (w.available(pos) < H) throw earlyEof(name, pos);
-  w.flush(pos);
-  const computed = packHash.digest();
-  const trailer = w.buf.subarray(pos - w.start, pos - w.start + H);
-  if (!computed.equals(trailer)) {
-    throw new PackwrightError('PACK_CHECKSUM', `${name}: pack is corrupted (${format === 'sha1' ? 'SHA1' : 'SHA256'} mismatch) at offset ${pos}`, { file: name, offset: pos });
+
+  /**
+   * Appends a helper's region if it starts exactly where this scan stands (otherwise it may have
+   * started at a false entry boundary, and is ignored). The helper's bytes are already in the
+   * shared buffer.
+   */
+  adopt(region: RegionScan): boolean {
+    if (!region.ok || region.start !== this.pos || this.k + region.count > this.declared) return false;
+    const H = this.H;
+    const k0 = this.k;
+    const scan = this.room(k0 + region.count - 1);
+    scan.offsets.set(region.offsets.subarray(0, region.count), k0);
+    scan.types.set(region.types.subarray(0, region.count), k0);
+    scan.sizes.set(region.sizes.subarray(0, region.count), k0);
+    scan.headerLengths.set(region.headerLengths.subarray(0, region.count), k0);
+    scan.crc32.set(region.crc32.subarray(0, region.count), k0);
+    scan.ids.set(region.ids.subarray(0, region.count * H), k0 * H);
+    for (let i = 0; i < region.count; i++) {
+      const k = k0 + i;
+      const t = region.types[i] as number;
+      if (t === OBJ_OFS_DELTA) {
+        scan.ofsBase[k] = findOffset(scan.offsets, k, region.baseOffsets[i] as number);
+      } else if (t === OBJ_REF_DELTA) {
+        this.refIds ??= new Uint8Array(scan.capacity * H);
+        this.refIds.set(region.refIds.subarray(i * H, i * H + H), k * H);
+      } else {
+        scan.resolvedTypes[k] = t;
+      }
+      scan.inflatedBytes += region.sizes[i] as number;
+    }
+    this.k = k0 + region.count;
+    this.pos = region.end;
+    this.w.adoptRead(region.readUpTo);
+    return true;
   }
-  scan.packHash = Buffer.from(trailer);
-  w.flush(pos + H, false);
-  scan.end = pos + H;
-  // Whatever follows the trailer is not part of the pack (git echoes it from --stdin).
-  const rest: Buffer[] = [Buffer.from(w.buf.subarray(scan.end - w.start, w.end))];
-  while (!w.eof && options.whole === undefined) {
-    await w.fill(w.start + w.end, w.buf.length);
-    rest.push(Buffer.from(w.buf.subarray(0, w.end)));
+
+  /** Checks the trailer against the hash of everything before it. */
+  async finish(): Promise<PackScan> {
+    await this.scanUntil(Infinity);
+    const w = this.w;
+    const H = this.H;
+    const scan = this.scan as PackScan;
+    const pos = this.pos;
+    const name = this.name;
+    this.entries.close();
+    scan.offsets[scan.count] = pos;
+    if (w.available(pos) < H && !w.eof) await w.fill(pos, H);
+    if (w.available(pos) < H) throw earlyEof(name, pos);
+    w.flush(pos);
+    const computed = this.packHash.digest();
+    const trailer = w.buf.subarray(pos - w.start, pos - w.start + H);
+    if (!computed.equals(trailer)) {
+      throw new PackwrightError('PACK_CHECKSUM', `${name}: pack is corrupted (${this.options.format === 'sha1' ? 'SHA1' : 'SHA256'} mismatch) at offset ${pos}`, { file: name, offset: pos });
+    }
+    scan.packHash = Buffer.from(trailer);
+    w.flush(pos + H, false);
+    scan.end = pos + H;
+    // Whatever follows the trailer is not part of the pack (git echoes it from --stdin).
+    const rest: Buffer[] = [Buffer.from(w.buf.subarray(scan.end - w.start, w.end))];
+    while (!w.eof && this.options.whole === undefined) {
+      await w.fill(w.start + w.end, w.buf.length);
+      rest.push(Buffer.from(w.buf.subarray(0, w.end)));
+    }
+    scan.trailing = Buffer.concat(rest);
+    if (this.options.whole !== undefined) scan.data = w.buf.subarray(0, scan.end);
+    if (this.refIds !== undefined) scan.refIds = this.refIds;
+    this.options.onProgress?.(scan.count, scan.count);
+    return scan;
   }
-  scan.trailing = Buffer.concat(rest);
-  if (options.whole !== undefined) scan.data = w.buf.subarray(0, scan.end);
-  if (refIds !== undefined) scan.refIds = refIds;
-  options.onProgress?.(count, count);
-  return scan;
+}
+
+/** Scans a whole pack (see `PackScanner`). */
+export async function scanPack(source: PackSource, options: ScanOptions): Promise<PackScan> {
+  const scanner = new PackScanner(source, options);
+  await scanner.begin();
+  return scanner.finish();
 }
 
 function allocScan(format: ObjectFormat, capacity: number, shared: boolean): PackScan {

@@ -7,16 +7,17 @@ import type { Readable } from 'node:stream';
  * (streams), which the scanner awaits only when its window runs dry.
  */
 export interface PackSource {
-  read(buf: Uint8Array, offset: number, length: number): number | Promise<number>;
+  /** `position`, when given (files only), reads from that pack offset instead of the next one. */
+  read(buf: Uint8Array, offset: number, length: number, position?: number): number | Promise<number>;
 }
 
 /** A file, read sequentially from `position`. */
 export function fileSource(fd: number, position = 0): PackSource {
   let at = position;
   return {
-    read(buf, offset, length) {
-      const n = readSync(fd, buf, offset, length, at);
-      at += n;
+    read(buf, offset, length, position) {
+      const n = readSync(fd, buf, offset, length, position ?? at);
+      at = (position ?? at) + n;
       return n;
     },
   };

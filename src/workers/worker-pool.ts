@@ -28,6 +28,18 @@ export class WorkerPool {
     this.workers[i]?.postMessage(message);
   }
 
+  /** Sends `message` to worker `i` and resolves with its reply. */
+  request<T>(i: number, message: unknown): Promise<T> {
+    const w = this.workers[i] as Worker;
+    return new Promise<T>((resolve, reject) => {
+      w.once('message', (reply: WorkerReply<T>) => {
+        if (reply.ok) resolve(reply.stats as T);
+        else reject(deserializeError(reply.error as SerializedError));
+      });
+      w.postMessage(message);
+    });
+  }
+
   /** Sends `message` to every worker and resolves with each one's single reply. */
   async runAll<T>(message: unknown): Promise<T[]> {
     const replies = this.workers.map((w) => new Promise<T>((resolve, reject) => {

@@ -1,0 +1,59 @@
+import { crc32 } from 'node:zlib';
+import { PackwrightError } from '../errors/packwright-error.js';
+import { hashBytes, writeHeaderBefore, OBJ_OFS_DELTA } from '../hash/hash-object.js';
+import { hashLength, type ObjectFormat } from '../hash/object-format.js';
+import { EntryHeader, HEADER_INCOMPLETE, parseEntryHeader } from '../pack/entry-header.js';
+import { Inflater, INFLATE_INPUT_ENDED, inflateCodeName } from '../zlib/inflater.js';
+
+/** Returned by `EntryScanner.scan` when the entry runs past the bytes given. */
+export const NEED_MORE = -1;
+
+/**
+ * Pass 1's work on one entry, wherever its bytes are: parse the header, inflate the data to learn
+ * the exact compressed length, CRC32 the raw entry and hash a non-delta object. Reuses one
+ * inflater and one scratch buffer across entries.
+ */
+export class EntryScanner {
+  readonly header = new EntryHeader();
+  private readonly inflater = new Inflater();
+  private scratch = Buffer.allocUnsafeSlow(1 << 16);
+  private readonly H: number;
+  crc = 0;
+
+  constructor(private readonly format: ObjectFormat, private readonly name: string) {
+    this.H = hashLength(format);
+  }
+
+  /**
+   * Scans the entry at pack offset `pos`, found at `buf[at]`, with valid bytes up to `buf[end]`.
+   * Returns its total length, or NEED_MORE. For a non-delta, writes its id to `ids` at `idAt`.
+   * Throws PACK_CORRUPT (with the offset) for a bad header or stream.
+   */
+  scan(buf: Uint8Array, at: number, end: number, pos: number, ids: Uint8Array, idAt: number): number {
+    const h = this.header;
+    const n = parseEntryHeader(buf, at, end, pos, this.H, h, this.name);
+    if (n === HEADER_INCOMPLETE) return NEED_MORE;
+    const size = h.size;
+    if (size + 64 > this.scratch.length) {
+      if (size > 0xffffffff) throw new PackwrightError('PACK_TOO_LARGE', `${this.name}: object at offset ${pos} declares ${size} bytes`, { file: this.name, offset: pos });
+      this.scratch = Buffer.allocUnsafeSlow(Math.max(size + 64, this.scratch.length * 2));
+    }
+    // Leave room before the data for "<type> <size>\0" so the object hashes as one range.
+    const used = this.inflater.inflateExact(buf, at + n, end, this.scratch, 32, size);
+    if (used === INFLATE_INPUT_ENDED) return NEED_MORE;
+    if (used < 0) {
+      throw new PackwrightError('PACK_CORRUPT', `${this.name}: inflate failed for the object at offset ${pos}: ${inflateCodeName(used)} (${this.inflater.lastError})`, { file: this.name, offset: pos });
+    }
+    const total = n + used;
+    this.crc = crc32(buf.subarray(at, at + total));
+    if (h.type < OBJ_OFS_DELTA) {
+      const start = writeHeaderBefore(this.scratch, 32, h.type, size);
+      ids.set(hashBytes(this.format, this.scratch.subarray(start, 32 + size)), idAt);
+    }
+    return total;
+  }
+
+  close(): void {
+    this.inflater.close();
+  }
+}

@@ -1,0 +1,164 @@
+import { closeSync, openSync, readSync } from 'node:fs';
+import { OBJ_OFS_DELTA, OBJ_REF_DELTA } from '../hash/hash-object.js';
+import { hashLength, type ObjectFormat } from '../hash/object-format.js';
+import { isPackwrightError } from '../errors/packwright-error.js';
+import { EntryScanner, NEED_MORE } from './entry-scanner.js';
+import type { RegionScan } from './pack-scan.js';
+
+/** How far past its region start a helper looks for the first entry before giving up. */
+const SEARCH_LIMIT = 4 << 20;
+
+export interface RegionRequest {
+  format: ObjectFormat;
+  path: string;
+  /** The shared buffer that holds (will hold) the whole pack, offset 0 = pack offset 0. */
+  buffer: Uint8Array;
+  from: number;
+  /** Stop at the first entry that starts at or after this. */
+  to: number;
+  /** Offset of the trailer (`size - H`): the last region ends there. */
+  dataEnd: number;
+}
+
+/**
+ * A helper's share of pass 1 for a pack held in memory: read `[from, to)` of the file into the
+ * shared buffer, find the first entry boundary at or after `from` (a candidate must have a valid
+ * header and a zlib stream that inflates to exactly its declared size and passes its Adler-32
+ * check, so a false boundary is all but impossible, and the main thread only adopts a region that
+ * starts exactly where its own scan ended), then scan entries like the main thread does. Any
+ * trouble returns `ok: false` and the main thread scans the region itself, reporting errors with
+ * their real offsets.
+ */
+export function scanRegion(req: RegionRequest): RegionScan {
+  const H = hashLength(req.format);
+  const fd = openSync(req.path, 'r');
+  const buf = req.buffer;
+  let readUpTo = req.from;
+  const readTo = (end: number): void => {
+    end = Math.min(end, buf.length);
+    while (readUpTo < end) {
+      const got = readSync(fd, buf, readUpTo, end - readUpTo, readUpTo);
+      if (got === 0) break;
+      readUpTo += got;
+    }
+  };
+  const es = new EntryScanner(req.format, req.path);
+  // Capacity from the region's size: an entry takes at least 2 bytes... but most take far more;
+  // grow as needed instead of reserving for the worst case.
+  let capacity = 1024;
+  let r = alloc(capacity, H);
+  const failed = (): RegionScan => ({ ...r, ok: false, count: 0, readUpTo });
+  try {
+    readTo(req.to);
+    const h = es.header;
+    const idScratch = new Uint8Array(H);
+    // Find the first entry boundary.
+    let start = -1;
+    const searchEnd = Math.min(req.to, req.from + SEARCH_LIMIT);
+    for (let q = req.from; q < searchEnd && start < 0; q++) {
+      if (!plausible(buf, q, readUpTo, H)) continue;
+      try {
+        for (;;) {
+          const n = es.scan(buf, q, readUpTo, q, idScratch, 0);
+          if (n !== NEED_MORE) {
+            if (n > 0) start = q;
+            break;
+          }
+          if (readUpTo >= buf.length) break;
+          readTo(readUpTo + Math.max(1 << 20, h.size + (h.size >>> 3) + 64));
+        }
+      } catch (e) {
+        if (!isPackwrightError(e)) throw e;
+      }
+    }
+    if (start < 0) return failed();
+    r.start = start;
+    let pos = start;
+    let k = 0;
+    while (pos < req.to && pos < req.dataEnd) {
+      if (k >= capacity) {
+        capacity *= 2;
+        r = grow(r, capacity, H);
+      }
+      let n: number;
+      for (;;) {
+        n = es.scan(buf, pos, readUpTo, pos, r.ids, k * H);
+        if (n !== NEED_MORE || readUpTo >= buf.length) break;
+        readTo(readUpTo + Math.max(1 << 20, h.size + (h.size >>> 3) + 64));
+      }
+      if (n === NEED_MORE) return failed();
+      r.offsets[k] = pos;
+      r.types[k] = h.type;
+      r.sizes[k] = h.size;
+      r.headerLengths[k] = h.headerLength;
+      r.crc32[k] = es.crc;
+      r.baseOffsets[k] = h.type === OBJ_OFS_DELTA ? h.baseOffset : -1;
+      if (h.type === OBJ_REF_DELTA) r.refIds.set(buf.subarray(h.baseIdPosition, h.baseIdPosition + H), k * H);
+      pos += n;
+      k++;
+    }
+    if (pos > req.dataEnd) return failed();
+    return { ...r, ok: true, end: pos, count: k, readUpTo };
+  } catch (e) {
+    if (!isPackwrightError(e)) throw e;
+    return failed();
+  } finally {
+    es.close();
+    closeSync(fd);
+  }
+}
+
+/**
+ * Cheap test before trying to inflate at `q`: a valid type, and a zlib header (CM 8, window at
+ * most 32 KiB, FCHECK) right after the size varint and base reference.
+ */
+function plausible(buf: Uint8Array, q: number, end: number, H: number): boolean {
+  let p = q;
+  let c = buf[p++] as number;
+  const type = (c >> 4) & 7;
+  if (type === 0 || type === 5) return false;
+  while (c & 0x80) {
+    if (p >= end || p - q > 10) return false;
+    c = buf[p++] as number;
+  }
+  if (type === OBJ_OFS_DELTA) {
+    do {
+      if (p >= end || p - q > 20) return false;
+      c = buf[p++] as number;
+    } while (c & 0x80);
+  } else if (type === OBJ_REF_DELTA) {
+    p += H;
+  }
+  if (p + 1 >= end) return false;
+  const cmf = buf[p] as number;
+  const flg = buf[p + 1] as number;
+  return (cmf & 0x0f) === 8 && cmf >> 4 <= 7 && ((cmf << 8) | flg) % 31 === 0;
+}
+
+function alloc(capacity: number, H: number): RegionScan {
+  return {
+    ok: false, start: -1, end: -1, count: 0, readUpTo: 0,
+    offsets: new Float64Array(capacity),
+    types: new Uint8Array(capacity),
+    sizes: new Float64Array(capacity),
+    headerLengths: new Uint8Array(capacity),
+    crc32: new Uint32Array(capacity),
+    ids: new Uint8Array(capacity * H),
+    baseOffsets: new Float64Array(capacity),
+    refIds: new Uint8Array(capacity * H),
+  };
+}
+
+function grow(r: RegionScan, capacity: number, H: number): RegionScan {
+  const g = alloc(capacity, H);
+  g.start = r.start;
+  g.offsets.set(r.offsets);
+  g.types.set(r.types);
+  g.sizes.set(r.sizes);
+  g.headerLengths.set(r.headerLengths);
+  g.crc32.set(r.crc32);
+  g.ids.set(r.ids);
+  g.baseOffsets.set(r.baseOffsets);
+  g.refIds.set(r.refIds);
+  return g;
+}
