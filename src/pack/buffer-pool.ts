@@ -17,14 +17,21 @@ export class BufferPool {
     return Math.ceil(size / step) * step;
   }
 
-  /** A buffer of at least `size` bytes (its length is the class capacity). */
+  /**
+   * A buffer of at least `size` bytes (its length is a class capacity). A free buffer up to four
+   * classes larger (at most ~2×) is taken before fresh memory: objects come in many sizes, and an
+   * exact-class pool would miss often.
+   */
   acquire(size: number): Buffer {
     const capacity = BufferPool.capacityFor(size);
-    const list = this.free.get(capacity);
-    const reused = list?.pop();
-    if (reused !== undefined) {
-      this.bytes -= capacity;
-      return reused;
+    let c = capacity;
+    for (let step = 0; step < 5; step++) {
+      const reused = this.free.get(c)?.pop();
+      if (reused !== undefined) {
+        this.bytes -= c;
+        return reused;
+      }
+      c = BufferPool.capacityFor(c + 1);
     }
     return Buffer.allocUnsafeSlow(capacity);
   }

@@ -15,7 +15,10 @@ export class WorkerPool {
   private readonly workers: Worker[];
 
   constructor(script: URL, count: number) {
-    this.workers = Array.from({ length: count }, () => new Worker(script));
+    // Resolver threads allocate little on the JS heap (buffers are external memory), so a small
+    // young generation is enough and keeps each thread's footprint down (V8's default reserves
+    // up to 3 × 16 MiB of semi-spaces per isolate).
+    this.workers = Array.from({ length: count }, () => new Worker(script, { resourceLimits: { maxYoungGenerationSizeMb: 4 } }));
     for (const w of this.workers) w.unref();
   }
 
