@@ -6,7 +6,8 @@
 import { execFileSync, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpus, tmpdir } from 'node:os';
+import { lineChart } from './svg.mjs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -82,6 +83,20 @@ for (const name of ['gitoxide', 'isomorphic-git']) {
   const pack = join(shared, `${name}.pack`);
   if (existsSync(pack)) indexPackCases(`${name}.pack`, () => pack);
 }
+// Reference: isomorphic-git's indexPack (pure JS), on the same pack, alternating with the others.
+{
+  const pack = join(shared, 'isomorphic-git.pack');
+  const iso = cases.find((c) => c.name === 'index-pack --threads=1 (isomorphic-git.pack)');
+  if (iso && existsSync(pack)) {
+    const dir = join(work, 'isogit');
+    iso.reference = {
+      label: 'isomorphic-git',
+      setup: () => { mkdirSync(dir, { recursive: true }); execFileSync('cp', [pack, join(dir, 'p.pack')]); },
+      run: () => [process.execPath, [join(here, 'isogit-index-pack.mjs'), dir, 'p.pack'], dir],
+      output: () => join(dir, 'p.idx'),
+    };
+  }
+}
 for (const revs of [250, 1000, 4000]) {
   indexPackCases(`deep chain of ${revs} revisions`, () => {
     const repo = join(work, `deep-${revs}`);
@@ -104,6 +119,12 @@ for (const c of cases) {
     if (out) a.digest = fileDigest();
     const b = await measure(...c.git(input));
     if (out) b.digest = fileDigest();
+    if (c.reference) {
+      c.reference.setup();
+      const r = await measure(...c.reference.run());
+      r.same = createHash('sha256').update(readFileSync(c.reference.output())).digest('hex') === b.digest;
+      (c.refRuns ??= []).push(r);
+    }
     if (a.digest !== b.digest) throw new Error(`${c.name}: packwright's output differs from git's (${a.bytes} vs ${b.bytes} bytes)`);
     pw.push(a);
     gt.push(b);
@@ -115,6 +136,10 @@ for (const c of cases) {
     git: { wall: median(gt.map((x) => x.wall)), rss: Math.max(...gt.map((x) => x.rss)) },
   };
   r.ratio = r.packwright.wall / r.git.wall;
+  if (c.refRuns) {
+    r.reference = { label: c.reference.label, wall: median(c.refRuns.map((x) => x.wall)), rss: Math.max(...c.refRuns.map((x) => x.rss)), sameOutput: c.refRuns.every((x) => x.same) };
+    console.log(`  reference ${r.reference.label}: ${r.reference.wall.toFixed(2)} s ${r.reference.rss.toFixed(0)} MB (idx identical to git's: ${r.reference.sameOutput})`);
+  }
   r.rssRatio = r.packwright.rss / r.git.rss;
   results.push(r);
   console.log(`${r.name}: packwright ${r.packwright.wall.toFixed(2)} s ${r.packwright.rss.toFixed(0)} MB, git ${r.git.wall.toFixed(2)} s ${r.git.rss.toFixed(0)} MB, ratio ${r.ratio.toFixed(2)}, RSS ratio ${r.rssRatio.toFixed(2)}`);
@@ -124,8 +149,47 @@ const reportDir = join(here, 'report');
 mkdirSync(reportDir, { recursive: true });
 const gitVersion = execFileSync('git', ['--version']).toString().trim();
 writeFileSync(join(reportDir, 'report.json'), JSON.stringify({ date: new Date().toISOString(), node: process.version, git: gitVersion, results }, null, 2));
-let md = `# packwright benchmarks\n\n${new Date().toISOString()}, Node ${process.version}, ${gitVersion}, median of ${pairs} alternating pairs; outputs checked identical.\n\n`;
+let md = `# packwright benchmarks\n\n${new Date().toISOString()}, Node ${process.version}, ${gitVersion}, ${cpus().length} CPUs, median of ${pairs} alternating pairs; outputs checked identical.\n\n`;
 md += '| case | packwright s | git s | ratio | packwright RSS MB | git RSS MB | RSS ratio |\n|---|---|---|---|---|---|---|\n';
-for (const r of results) md += `| ${r.name} | ${r.packwright.wall.toFixed(2)} | ${r.git.wall.toFixed(2)} | **${r.ratio.toFixed(2)}** | ${r.packwright.rss.toFixed(0)} | ${r.git.rss.toFixed(0)} | ${r.rssRatio.toFixed(2)} |\n`;
+for (const r of results) {
+  md += `| ${r.name} | ${r.packwright.wall.toFixed(2)} | ${r.git.wall.toFixed(2)} | **${r.ratio.toFixed(2)}** | ${r.packwright.rss.toFixed(0)} | ${r.git.rss.toFixed(0)} | ${r.rssRatio.toFixed(2)} |\n`;
+  if (r.reference) md += `| ↳ ${r.reference.label} (reference) | ${r.reference.wall.toFixed(2)} | | ${(r.reference.wall / r.git.wall).toFixed(2)} | ${r.reference.rss.toFixed(0)} | | ${(r.reference.rss / r.git.rss).toFixed(2)} |\n`;
+}
+
+// index-pack: time against threads, scaling efficiency T1 / (N · TN), RSS against revisions.
+const ip = results.filter((r) => r.name.startsWith('index-pack'));
+const parse = (r) => ({ threads: Number(/threads=(\d+)/.exec(r.name)?.[1]), input: /\((.*)\)/.exec(r.name)?.[1] ?? '' });
+const inputs = [...new Set(ip.map((r) => parse(r).input))];
+if (ip.length > 0) {
+  md += '\n## index-pack scaling\n\n| input | packwright T1/(2·T2) | git T1/(2·T2) |\n|---|---|---|\n';
+  for (const input of inputs) {
+    const one = ip.find((r) => parse(r).input === input && parse(r).threads === 1);
+    const two = ip.find((r) => parse(r).input === input && parse(r).threads === 2);
+    if (one && two) md += `| ${input} | ${(one.packwright.wall / (2 * two.packwright.wall)).toFixed(2)} | ${(one.git.wall / (2 * two.git.wall)).toFixed(2)} |\n`;
+  }
+  const real = inputs.filter((i) => i.endsWith('.pack'));
+  if (real.length > 0) {
+    writeFileSync(join(reportDir, 'index-pack-threads.svg'), lineChart({
+      title: 'index-pack wall time against threads', xLabel: 'threads', yLabel: 'seconds',
+      series: real.flatMap((input) => ['packwright', 'git'].map((who) => ({
+        name: `${who} ${input.replace('.pack', '')}`,
+        points: ip.filter((r) => parse(r).input === input).map((r) => [parse(r).threads, r[who].wall]),
+      }))),
+    }));
+    md += '\n![index-pack time against threads](index-pack-threads.svg)\n';
+  }
+  const deep = ip.filter((r) => parse(r).input.startsWith('deep chain'));
+  if (deep.length > 0) {
+    const revs = (r) => Number(/of (\d+) revisions/.exec(r.name)?.[1]);
+    writeFileSync(join(reportDir, 'index-pack-rss.svg'), lineChart({
+      title: 'index-pack peak RSS against revisions (deep chains)', xLabel: 'revisions', yLabel: 'MB',
+      series: [1, 2].flatMap((t) => ['packwright', 'git'].map((who) => ({
+        name: `${who} --threads=${t}`,
+        points: deep.filter((r) => parse(r).threads === t).map((r) => [revs(r), r[who].rss]),
+      }))),
+    }));
+    md += '\n![index-pack RSS against revisions](index-pack-rss.svg)\n';
+  }
+}
 writeFileSync(join(reportDir, 'report.md'), md);
 console.log(`report: ${join(reportDir, 'report.md')}`);
