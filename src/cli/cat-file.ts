@@ -91,7 +91,9 @@ export async function catFile(store: ObjectStore, args: string[]): Promise<numbe
     const fmt = compileFormat(format);
     const printer = new BatchPrinter(store, out, fmt, batch === 'batch');
     if (all) {
-      if (batch === 'check' && fmt.needInfo) for (const pack of store.packs) pack.learnTypes();
+      // Over all objects, one sequential pass per pack answers every header question, and tells
+      // which objects are delta bases worth keeping while reading contents.
+      if (fmt.needInfo || batch === 'batch') for (const pack of store.packs) pack.loadInfoTable();
       forEachObject(store, { unordered }, (id, location) => printer.print(id, location, ''));
       out.flush();
       return 0;

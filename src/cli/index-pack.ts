@@ -50,7 +50,12 @@ export async function indexPackCommand(ctx: CliContext, args: string[]): Promise
     else if (a === '--verify') options.verify = true;
     else if (a === '-v' || a === '--progress') progress = true;
     else if (a === '-q' || a === '--no-progress') progress = false;
-    else if (a.startsWith('--threads=')) options.threads = Number(a.slice(10)) || undefined as unknown as number;
+    else if (a.startsWith('--threads=')) {
+      const n = Number(a.slice(10));
+      if (!Number.isInteger(n) || n < 0) throw new PackwrightError('INVALID_ARGUMENT', `invalid number of threads specified (${a.slice(10)})`);
+      // 0 means "as many as git would use", like git.
+      if (n > 0) options.threads = n;
+    }
     else if (a.startsWith('--object-format=')) {
       const f = a.slice(16);
       if (f !== 'sha1' && f !== 'sha256') throw new PackwrightError('INVALID_ARGUMENT', `unknown hash algorithm '${f}'`);
@@ -65,7 +70,6 @@ export async function indexPackCommand(ctx: CliContext, args: string[]): Promise
     else if (packArg === undefined) packArg = resolve(ctx.cwd, a);
     else throw new UsageError(USAGE);
   }
-  if (options.threads === undefined) delete options.threads;
   if (fixThin && !stdin) throw new UsageError('fatal: the option --fix-thin requires --stdin');
   if (!stdin && packArg === undefined) throw new UsageError(USAGE);
   if (!stdin && packArg !== undefined && !packArg.endsWith('.pack') && options.indexPath === undefined) {
@@ -74,7 +78,7 @@ export async function indexPackCommand(ctx: CliContext, args: string[]): Promise
   const store = stdin || format === undefined ? tryOpenStore(ctx) : undefined;
   options.objectFormat = format ?? store?.format ?? 'sha1';
   const bar = new Progress(progress);
-  options.onProgress = (phase, done, total) => bar.update(TITLES[phase], done, total);
+  options.onProgress = (phase, done, total, bytes) => bar.update(TITLES[phase], done, total, phase === 'receiving' ? bytes : undefined);
   if (fixThin) {
     if (store === undefined) throw new PackwrightError('REPO_NOT_FOUND', '--fix-thin needs a repository to take bases from');
     options.fixThin = (id) => (store.has(id) ? store.read(id) : undefined);

@@ -7,17 +7,21 @@ export class Progress {
   private title = '';
   private total = 0;
   private done = 0;
+  private bytes: number | undefined;
+  private started = 0;
 
   constructor(private readonly enabled: boolean) {}
 
-  update(title: string, done: number, total: number): void {
+  update(title: string, done: number, total: number, bytes?: number): void {
     if (!this.enabled) return;
     if (title !== this.title) {
       this.finish();
       this.title = title;
+      this.started = Date.now();
     }
     this.total = total;
     this.done = done;
+    this.bytes = bytes;
     const now = Date.now();
     if (now - this.last < 200 && done !== total) return;
     this.last = now;
@@ -25,8 +29,15 @@ export class Progress {
   }
 
   private line(): string {
-    if (this.total <= 0) return `${this.title}: ${this.done}`;
-    return `${this.title}: ${String(Math.floor((this.done * 100) / this.total)).padStart(3)}% (${this.done}/${this.total})`;
+    let line = this.total <= 0
+      ? `${this.title}: ${this.done}`
+      : `${this.title}: ${String(Math.floor((this.done * 100) / this.total)).padStart(3)}% (${this.done}/${this.total})`;
+    if (this.bytes !== undefined) {
+      // git's throughput display: ", 10.53 MiB | 21.06 MiB/s"
+      const seconds = Math.max(0.001, (Date.now() - this.started) / 1000);
+      line += `, ${formatBytes(this.bytes)} | ${formatBytes(this.bytes / seconds)}/s`;
+    }
+    return line;
   }
 
   finish(): void {
@@ -34,4 +45,11 @@ export class Progress {
     process.stderr.write(`\r${this.line()}, done.\n`);
     this.title = '';
   }
+}
+
+function formatBytes(n: number): string {
+  if (n >= 1 << 30) return `${(n / 2 ** 30).toFixed(2)} GiB`;
+  if (n >= 1 << 20) return `${(n / 2 ** 20).toFixed(2)} MiB`;
+  if (n >= 1 << 10) return `${(n / 2 ** 10).toFixed(2)} KiB`;
+  return `${Math.round(n)} bytes`;
 }

@@ -47,8 +47,8 @@ export function readDeltaHeader(delta: Uint8Array, start = 0, end = delta.length
   return { baseSize, resultSize, dataStart: pos };
 }
 
-/** Below this length a byte loop beats `TypedArray.set` (DESIGN.md: call overhead dominates). */
-const SHORT_COPY = 64;
+/** Below this length a byte loop beats `TypedArray.set` (measured here: 32 bytes ~70 ns either way, 64 bytes 170 ns by loop against 70 ns by set). */
+const SHORT_COPY = 32;
 
 /**
  * Applies `delta[start..end)` to `base[baseStart..baseStart+baseLength)`, writing the result to

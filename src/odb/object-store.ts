@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { closeSync, existsSync, fstatSync, openSync, readdirSync, readFileSync, readSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { PackwrightError } from '../errors/packwright-error.js';
 import { hashLength, type ObjectFormat } from '../hash/object-format.js';
@@ -7,6 +7,8 @@ import { OBJ_OFS_DELTA } from '../hash/hash-object.js';
 import { PackIndex } from '../idx/pack-index.js';
 import { PackFile } from '../pack/pack-file.js';
 import { PackReader } from '../pack/pack-reader.js';
+import { buildInfoTable, type PackInfoTable } from '../pack/pack-info-table.js';
+import { parsePackHeader } from '../pack/pack-header.js';
 import { DeltaBaseCache, DEFAULT_DELTA_BASE_CACHE_LIMIT } from '../pack/delta-base-cache.js';
 import { readLoose, readLooseHeader } from '../loose/read-loose.js';
 import { Inflater } from '../zlib/inflater.js';
@@ -44,6 +46,8 @@ export interface OpenStoreOptions {
 export class StorePack {
   private file: PackFile | undefined;
   private reader: PackReader | undefined;
+  private table: PackInfoTable | undefined;
+  private checked = false;
 
   constructor(
     readonly packPath: string,
@@ -56,17 +60,34 @@ export class StorePack {
     return this.index.count;
   }
 
+  /** The pack's object count and trailer must be the index's (git: "packfile ... does not match index"). */
+  private checkMatchesIndex(): void {
+    if (this.checked) return;
+    const H = this.index.hashLength;
+    const fd = openSync(this.packPath, 'r');
+    try {
+      const size = fstatSync(fd).size;
+      const head = Buffer.alloc(12);
+      const trailer = Buffer.alloc(H);
+      readSync(fd, head, 0, 12, 0);
+      readSync(fd, trailer, 0, H, Math.max(0, size - H));
+      const count = parsePackHeader(head, this.packPath).objectCount;
+      if (count !== this.index.count || !trailer.equals(this.index.packHash)) {
+        throw new PackwrightError('IDX_MISMATCH', `packfile ${this.packPath} does not match index (${count} objects in the pack, ${this.index.count} in the index)`, {
+          file: this.packPath,
+        });
+      }
+    } finally {
+      closeSync(fd);
+    }
+    this.checked = true;
+  }
+
   /** The decoder, opening the pack and checking it matches its index on first use. */
   open(): PackReader {
     if (this.reader !== undefined) return this.reader;
+    this.checkMatchesIndex();
     const file = PackFile.open(this.packPath, { hashLength: this.index.hashLength, ...this.store.packFileOptions });
-    const trailer = file.bytes(file.dataEnd, file.hashLength);
-    if (file.objectCount !== this.index.count || !Buffer.from(trailer).equals(this.index.packHash)) {
-      file.close();
-      throw new PackwrightError('IDX_MISMATCH', `packfile ${this.packPath} does not match index (${file.objectCount} objects in the pack, ${this.index.count} in the index)`, {
-        file: this.packPath,
-      });
-    }
     this.file = file;
     this.reader = new PackReader(file, this.store.cache, (id) => {
       const pos = this.index.find(id);
@@ -79,14 +100,22 @@ export class StorePack {
     return this.open().read(this.index.offset(position));
   }
 
-  /** Prepares for header-only reads of most of the pack (see `PackReader.learnTypes`). */
-  learnTypes(): void {
-    this.open().learnTypes(this.index.packOrder().offsets);
+  /**
+   * Learns type, size, disk size and delta base of every object in one sequential pass (see
+   * `buildInfoTable`): worth it before asking about most of the pack. Later `info` calls answer
+   * from the table, and pack-order reads keep delta bases cached.
+   */
+  loadInfoTable(): PackInfoTable {
+    if (this.table === undefined) {
+      this.checkMatchesIndex();
+      this.table = buildInfoTable(this.packPath, this.index);
+    }
+    return this.table;
   }
 
   /** See `PackReader.readTransient`: the data is valid until the next read from this pack. */
   readTransient(position: number): StoredObject {
-    return this.open().readTransient(this.index.offset(position));
+    return this.open().readTransient(this.index.offset(position), this.table?.isBase[position] === 1);
   }
 
   /**
@@ -94,6 +123,16 @@ export class StorePack {
    * reverse index (built once per pack) and are computed only when asked for.
    */
   info(position: number, want: InfoRequest = {}): ObjectInfo {
+    const t = this.table;
+    if (t !== undefined) {
+      const base = t.basePositions[position] as number;
+      return {
+        type: t.types[position] as number,
+        size: t.sizes[position] as number,
+        diskSize: want.diskSize ? (t.diskSizes[position] as number) : -1,
+        deltaBase: want.deltaBase && base >= 0 ? Buffer.from(this.index.id(base)) : undefined,
+      };
+    }
     const reader = this.open();
     const offset = this.index.offset(position);
     const i = reader.info(offset);

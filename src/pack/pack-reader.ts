@@ -62,17 +62,21 @@ export class PackReader {
    * Like `read`, but the data is decoded into a buffer the reader reuses: valid only until the
    * next call on this reader. Printing or hashing every object this way touches no new memory.
    */
-  readTransient(offset: number): PackObject {
-    return this.decode(offset, true);
+  readTransient(offset: number, keepAsBase = false): PackObject {
+    // The caller knows this object is the base of deltas still to be read (pack order): decode it
+    // into a pooled buffer and keep that in the base cache, so each of those deltas costs one
+    // delta application instead of a walk down the chain.
+    return this.decode(offset, true, keepAsBase);
   }
 
-  private output(size: number, transient: boolean): Buffer {
+  private output(size: number, transient: boolean, keep: boolean): Buffer {
+    if (keep) return this.cache.pool.acquire(size + 1);
     if (!transient) return Buffer.allocUnsafeSlow(size + 1);
     if (this.result.length < size + 1) this.result = Buffer.allocUnsafeSlow(Math.max(size + 1, this.result.length * 2));
     return this.result;
   }
 
-  private decode(offset: number, transient: boolean): PackObject {
+  private decode(offset: number, transient: boolean, keep = false): PackObject {
     const file = this.file;
     const cache = this.cache;
     const h = this.header;
@@ -92,9 +96,9 @@ export class PackReader {
       file.readEntryHeader(cur, h);
       if (h.type < OBJ_OFS_DELTA) {
         if (offsets.length === 0) {
-          const out = this.output(h.size, transient);
+          const out = this.output(h.size, transient, keep);
           file.inflate(cur, cur + h.headerLength, h.size, out, 0);
-          return { type: h.type, data: out.subarray(0, h.size) };
+          return this.finish(offset, h.type, out, h.size, keep);
         }
         const backing = cache.pool.acquire(h.size + 1);
         file.inflate(cur, cur + h.headerLength, h.size, backing, 0);
@@ -117,9 +121,9 @@ export class PackReader {
       file.inflate(at, dataOffsets[i] as number, size, this.scratch, 0);
       const resultSize = this.deltaResultSize(at, this.scratch, size);
       if (i === 0) {
-        const out = this.output(resultSize, transient);
+        const out = this.output(resultSize, transient, keep);
         this.applyAt(at, base.data, this.scratch, size, out);
-        return { type: base.type, data: out.subarray(0, resultSize) };
+        return this.finish(offset, base.type, out, resultSize, keep);
       }
       const backing = cache.pool.acquire(resultSize + 1);
       this.applyAt(at, base.data, this.scratch, size, backing);
@@ -127,6 +131,12 @@ export class PackReader {
       cache.set(DeltaBaseCache.key(this.slot, at), base);
     }
     throw new Error('unreachable: a delta chain always ends in a base');
+  }
+
+  private finish(offset: number, type: number, out: Buffer, size: number, keep: boolean): PackObject {
+    const data = out.subarray(0, size);
+    if (keep) this.cache.set(DeltaBaseCache.key(this.slot, offset), { type, data, backing: out });
+    return { type, data };
   }
 
   private deltaResultSize(offset: number, delta: Buffer, deltaSize: number): number {
@@ -180,23 +190,6 @@ export class PackReader {
       throw new PackwrightError('DELTA_CORRUPT', `${file.path}: bad delta header at offset ${offset}: ${(e as Error).message}`, { file: file.path, offset, cause: e });
     }
     return { type: this.resolvedType(offset), size, entryType, baseOffset, baseId };
-  }
-
-  /**
-   * Learns the resolved type of every entry in one pass over the headers in pack order (an OFS
-   * base always comes before its delta), so later header-only reads never walk a chain.
-   */
-  learnTypes(offsetsInPackOrder: Float64Array): void {
-    const h = this.header;
-    const memo = this.typeMemo;
-    for (let k = 0; k < offsetsInPackOrder.length; k++) {
-      const offset = offsetsInPackOrder[k] as number;
-      this.file.readEntryHeader(offset, h);
-      let type = h.type;
-      if (type === OBJ_OFS_DELTA) type = memo.get(h.baseOffset) ?? 0;
-      else if (type >= OBJ_OFS_DELTA) type = 0; // REF_DELTA: resolved on demand
-      if (type !== 0) memo.set(offset, type);
-    }
   }
 
   /** Follows base references (headers only) down to a non-delta entry, remembering the answer. */

@@ -59,7 +59,8 @@ export interface IndexPackOptions {
   /** Refuse packs larger than this many bytes (`--max-input-size`). */
   maxInputSize?: number;
   signal?: AbortSignal;
-  onProgress?: (phase: IndexPackPhase, done: number, total: number) => void;
+  /** Objects done of total in the current phase; `bytes` read so far while scanning. */
+  onProgress?: (phase: IndexPackPhase, done: number, total: number, bytes?: number) => void;
 }
 
 export interface IndexPackResult {
@@ -198,7 +199,7 @@ async function indexPackWith(
     if (options.onProgress !== undefined) {
       const p = options.onProgress;
       const phase: IndexPackPhase = typeof input === 'string' ? 'indexing' : 'receiving';
-      scanOptions.onProgress = (d, n) => p(phase, d, n);
+      scanOptions.onProgress = (d, n, bytes) => p(phase, d, n, bytes);
     }
     let scan: PackScan;
     if (regions === undefined) {

@@ -46,7 +46,7 @@ export interface PackScan {
 export interface ScanOptions {
   format: ObjectFormat;
   signal?: AbortSignal;
-  onProgress?: (done: number, total: number) => void;
+  onProgress?: (done: number, total: number, bytes: number) => void;
   /** Name used in error messages. */
   name?: string;
   /** Allocate the arrays in shared memory, for worker threads to read and fill. */
@@ -267,7 +267,7 @@ export class PackScanner {
       const pos = this.pos;
       if ((k & 1023) === 0) {
         throwIfAborted(options.signal);
-        options.onProgress?.(k, count);
+        options.onProgress?.(k, count, pos);
       }
       const scan = this.room(k);
       if (w.available(pos) < MAX_ENTRY_HEADER && !w.eof) await w.fill(pos, MAX_ENTRY_HEADER);
@@ -365,7 +365,7 @@ export class PackScanner {
     scan.trailing = Buffer.concat(rest);
     if (this.options.whole !== undefined) scan.data = w.buf.subarray(0, scan.end);
     if (this.refIds !== undefined) scan.refIds = this.refIds;
-    this.options.onProgress?.(scan.count, scan.count);
+    this.options.onProgress?.(scan.count, scan.count, scan.end);
     return scan;
   }
 }
