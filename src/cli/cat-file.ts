@@ -18,6 +18,8 @@ type FormatPart = (out: Output, ctx: BatchContext) => void;
 
 interface BatchFormat {
   parts: FormatPart[];
+  /** The default format: printed by a dedicated path (the common case over millions of objects). */
+  isDefault: boolean;
   needInfo: boolean;
   /** git splits input lines at whitespace only when the format uses %(rest). */
   usesRest: boolean;
@@ -38,7 +40,7 @@ interface BatchContext {
 /** Compiles a `--batch` format (`%(objectname) %(objecttype) %(objectsize)` by default). */
 function compileFormat(format: string): BatchFormat {
   const parts: BatchFormat['parts'] = [];
-  const f: BatchFormat = { parts, needInfo: false, usesRest: false, diskSize: false, deltaBase: false };
+  const f: BatchFormat = { parts, isDefault: format === DEFAULT_FORMAT, needInfo: false, usesRest: false, diskSize: false, deltaBase: false };
   const re = /%\(([^)]*)\)|%%|%([0-9a-f]{2})/g;
   let last = 0;
   const literal = (text: string): void => {
@@ -65,6 +67,7 @@ function compileFormat(format: string): BatchFormat {
 }
 
 const DEFAULT_FORMAT = '%(objectname) %(objecttype) %(objectsize)';
+const TYPE_NAMES = ['', 'commit', 'tree', 'blob', 'tag'];
 
 export async function catFile(store: ObjectStore, args: string[]): Promise<number> {
   let mode: string | undefined;
@@ -204,7 +207,15 @@ class BatchPrinter {
       ctx.deltaBase = info.deltaBase;
     }
     const out = this.out;
-    for (const p of fmt.parts) p(out, ctx);
+    if (fmt.isDefault) {
+      out.hex(id);
+      out.byte(0x20);
+      out.ascii(TYPE_NAMES[ctx.type] as string);
+      out.byte(0x20);
+      out.decimal(ctx.size);
+    } else {
+      for (const p of fmt.parts) p(out, ctx);
+    }
     out.byte(0x0a);
     if (data !== undefined) {
       out.bytes(data);

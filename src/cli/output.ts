@@ -62,6 +62,17 @@ export class Output {
     this.pos = p;
   }
 
+  /** Writes a non-negative integer in decimal. */
+  decimal(n: number): void {
+    if (this.pos + 20 > this.buf.length) this.flush();
+    if (n < 10) {
+      this.buf[this.pos++] = 0x30 + n;
+      return;
+    }
+    const s = String(n);
+    for (let i = 0; i < s.length; i++) this.buf[this.pos++] = s.charCodeAt(i);
+  }
+
   byte(c: number): void {
     if (this.pos + 1 > this.buf.length) this.flush();
     this.buf[this.pos++] = c;

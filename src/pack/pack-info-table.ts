@@ -2,7 +2,7 @@ import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { PackwrightError } from '../errors/packwright-error.js';
 import { OBJ_OFS_DELTA, OBJ_REF_DELTA } from '../hash/hash-object.js';
 import type { PackIndex } from '../idx/pack-index.js';
-import { readDeltaHeader } from '../delta/apply-delta.js';
+import { deltaResultSize } from '../delta/apply-delta.js';
 import { Inflater } from '../zlib/inflater.js';
 import { EntryHeader, HEADER_INCOMPLETE, parseEntryHeader } from './entry-header.js';
 
@@ -77,11 +77,9 @@ export function buildInfoTable(path: string, index: PackIndex): PackInfoTable {
       }
       const got = inflater.inflatePrefix(buf, at + hl, Math.min(end, next - start), prefix, 0, Math.min(h.size, 20));
       if (got < 0) throw new PackwrightError('PACK_CORRUPT', `${path}: cannot inflate the delta at offset ${off}: ${inflater.lastError}`, { file: path, offset: off });
-      try {
-        table.sizes[pos] = readDeltaHeader(prefix, 0, got).resultSize;
-      } catch (e) {
-        throw new PackwrightError('DELTA_CORRUPT', `${path}: bad delta header at offset ${off}: ${(e as Error).message}`, { file: path, offset: off, cause: e });
-      }
+      const resultSize = deltaResultSize(prefix, 0, got);
+      if (resultSize < 0) throw new PackwrightError('DELTA_CORRUPT', `${path}: bad delta header at offset ${off}: the size varints are cut`, { file: path, offset: off });
+      table.sizes[pos] = resultSize;
       let base: number;
       if (h.type === OBJ_OFS_DELTA) {
         base = index.positionOfOffset(h.baseOffset);
