@@ -233,6 +233,8 @@ async function indexPackWith(
       resolveOptions.onProgress = (d, n) => p('resolving', d, n);
     }
     const stats = await resolveDeltas(packPath, scan, resolveOptions);
+    // The threads are done: let their memory go before the index is built.
+    await pool?.close();
     lap('resolve');
     let localObjects = 0;
     if (usedExternal.length > 0 && options.fixThin !== undefined) {

@@ -12,7 +12,7 @@ export interface WorkerReply<T> {
  * starts them before pass 1 and they are ready when the delta tree is.
  */
 export class WorkerPool {
-  private readonly workers: Worker[];
+  private workers: Worker[];
 
   constructor(script: URL, count: number) {
     // Resolver threads allocate little on the JS heap (buffers are external memory), so a small
@@ -20,11 +20,10 @@ export class WorkerPool {
     // up to 3 × 16 MiB of semi-spaces per isolate).
     this.workers = Array.from({ length: count }, () => new Worker(script, { resourceLimits: { maxYoungGenerationSizeMb: 4 } }));
     for (const w of this.workers) w.unref();
+    this.size = count;
   }
 
-  get size(): number {
-    return this.workers.length;
-  }
+  readonly size: number;
 
   /** Sends a message that expects no reply to worker `i`. */
   post(i: number, message: unknown): void {
@@ -60,8 +59,10 @@ export class WorkerPool {
     return settled.map((r) => (r as PromiseFulfilledResult<T>).value);
   }
 
+  /** Stops every worker; calling it again does nothing. */
   async close(): Promise<void> {
-    await Promise.all(this.workers.map((w) => w.terminate()));
+    const workers = this.workers.splice(0);
+    await Promise.all(workers.map((w) => w.terminate()));
   }
 }
 
