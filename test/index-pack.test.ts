@@ -1,6 +1,6 @@
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync, mkdirSync, writeFileSync, existsSync, copyFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CLI, git, packwright, packwrightFails, tempDir, makeRepo, type Format } from './helpers/git.js';
@@ -63,6 +63,16 @@ for (const format of ['sha1', 'sha256'] as Format[]) {
       writeFileSync(idx, bytes);
       assert.equal(packwrightFails(work, ['verify-pack', ...fmt, 'verify.idx']).status, 1);
       assert.throws(() => git(work, ['verify-pack', ...fmt, 'verify.idx']));
+    });
+    test('--progress reports phases on stderr like git', () => {
+      const r = spawnSync(process.execPath, [CLI, 'index-pack', ...fmt, '--progress', '-o', join(work, 'progress.idx'), ofsPack], { cwd: work });
+      assert.equal(r.status, 0);
+      const err = r.stderr.toString();
+      const count = readFileSync(join(work, 'progress.idx')).readUInt32BE(8 + 255 * 4);
+      assert.match(err, new RegExp(`Indexing objects: 100% \\(${count}/${count}\\), done\\.`));
+      assert.match(err, /Resolving deltas: 100% \((\d+)\/\1\), done\./);
+      const quiet = spawnSync(process.execPath, [CLI, 'index-pack', ...fmt, '-o', join(work, 'quiet.idx'), ofsPack], { cwd: work });
+      assert.equal(quiet.stderr.toString(), '', 'quiet when stderr is not a terminal');
     });
     test('the same result with 1, 2, 3 and 8 threads', () => {
       for (const t of [1, 2, 3, 8]) assertSameIndex(work, ofsPack, [...fmt, `--threads=${t}`]);

@@ -114,7 +114,7 @@ export async function resolveDeltas(packPath: string, scan: PackScan, options: R
     }
     histogram[0] = n - tree.deltaCount;
     if (resolved !== tree.deltaCount) throw unresolved(scan, name, H, tree.deltaCount - resolved);
-    options.onProgress?.(resolved, tree.deltaCount);
+    if (tree.deltaCount > 0) options.onProgress?.(resolved, tree.deltaCount);
     const perThread = threadStats.map((t) => t.resolved);
     const stolen = threadStats.reduce((a, t) => a + t.stolen, 0);
     return { deltas: tree.deltaCount, chainHistogram: histogram, peakLiveBytes: peak, externalBases, depths: state.depths, perThread, stolen };
