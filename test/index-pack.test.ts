@@ -159,7 +159,7 @@ describe('index-pack on special packs', () => {
 });
 
 describe('index-pack in parallel', () => {
-  test('two workers resolve children of one root concurrently (branch stealing)', async () => {
+  test('two threads resolve children of one root concurrently (branch stealing)', async () => {
     const work = join(dir.path, 'one-root');
     mkdirSync(work);
     // One base and 2000 deltas on it: without stealing, whichever thread takes the root does all.
@@ -172,7 +172,7 @@ describe('index-pack in parallel', () => {
     const pack = join(work, 'one-root.pack');
     writeFileSync(pack, buildPack(entries).pack);
     const r = await indexPack(pack, { indexPath: join(work, 'api.idx'), threads: 2 });
-    assert.equal(r.stats.perThread.length, 3, 'two workers and the calling thread');
+    assert.equal(r.stats.perThread.length, 2, 'a worker and the calling thread');
     assert.ok((r.stats.perThread[0] as number) > 0 && (r.stats.perThread[1] as number) > 0, `per thread ${r.stats.perThread.join(', ')}`);
     assert.ok(r.stats.stolen > 0, 'children were taken from an offered branch');
     assert.deepEqual(readFileSync(join(work, 'api.idx')), (git(work, ['index-pack', '-o', join(work, 'git.idx'), pack]), readFileSync(join(work, 'git.idx'))));

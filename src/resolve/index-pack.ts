@@ -124,8 +124,9 @@ export async function indexPack(input: string | Readable | Uint8Array, options: 
   };
   const name = typeof input === 'string' ? input : '<stdin>';
   const threads = Math.max(1, options.threads ?? defaultThreads());
-  // Workers boot while the pack is read and scanned (~45 ms each).
-  const pool = threads > 1 ? new WorkerPool(RESOLVE_WORKER, threads) : undefined;
+  // `threads` counts this thread, like git's. Workers boot while the pack is read and scanned
+  // (~45 ms each).
+  const pool = threads > 1 ? new WorkerPool(RESOLVE_WORKER, threads - 1) : undefined;
   try {
     return await indexPackWith(input, options, format, name, threads, pool, phases, lap);
   } finally {
@@ -164,7 +165,7 @@ async function indexPackWith(
         if (pool !== undefined && size >= (options.parallelScanMinSize ?? PARALLEL_SCAN_MIN)) {
           // Pass 1 in parallel: helpers scan later regions while this thread scans the first.
           regions = [];
-          const parts = pool.size;
+          const parts = pool.size + 1;
           const dataEnd = size - H;
           for (let i = 1; i < parts; i++) {
             const from = Math.floor(PACK_HEADER_LENGTH + ((dataEnd - PACK_HEADER_LENGTH) * i) / parts);

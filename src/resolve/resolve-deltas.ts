@@ -1,4 +1,4 @@
-import { PackwrightError, throwIfAborted } from '../errors/packwright-error.js';
+import { isPackwrightError, PackwrightError, throwIfAborted } from '../errors/packwright-error.js';
 import { OBJ_OFS_DELTA, OBJ_REF_DELTA } from '../hash/hash-object.js';
 import { hashLength } from '../hash/object-format.js';
 import { toHex } from '../hash/hex.js';
@@ -6,7 +6,7 @@ import type { WorkerPool } from '../workers/worker-pool.js';
 import { buildDeltaTree, findRefGroup } from './delta-tree.js';
 import { createBoard } from './offer-board.js';
 import { allocArray, type PackScan } from './pack-scan.js';
-import { CONTROL_ABORT, CONTROL_LENGTH, CONTROL_RESOLVED, CONTROL_WORKERS, Resolver, type ResolverStats, type ResolveState } from './resolver.js';
+import { CONTROL_ABORT, CONTROL_LENGTH, CONTROL_RESOLVED, CONTROL_STARTED, CONTROL_WORKERS, Resolver, type ResolverStats, type ResolveState } from './resolver.js';
 
 export interface ResolveStats {
   deltas: number;
@@ -35,8 +35,8 @@ export interface ResolveOptions {
   /** Ids of external bases used, in the order they were first needed. */
   usedExternal?: Buffer[];
   /**
-   * Resolve in these worker threads (the scan must then be in shared memory);
-   * without it, resolution runs in the calling thread.
+   * Worker threads that resolve alongside the calling thread (the scan must then be in shared
+   * memory); without it, resolution runs in the calling thread alone.
    */
   pool?: WorkerPool;
 }
@@ -52,6 +52,7 @@ export async function resolveDeltas(packPath: string, scan: PackScan, options: R
   const n = scan.count;
   const pool = options.pool;
   const shared = pool !== undefined;
+  const threads = (pool?.size ?? 0) + 1;
   const tree = buildDeltaTree(scan, shared);
   const state: ResolveState = {
     format: scan.format, name, packPath, pack: scan.data,
@@ -61,24 +62,41 @@ export async function resolveDeltas(packPath: string, scan: PackScan, options: R
     ...tree,
     control: new Int32Array(new SharedArrayBuffer(CONTROL_LENGTH * 4)),
     // Up to four offered branches per thread, bases up to 4 MiB each: the budget for shared bases.
-    board: createBoard(4 * (pool?.size ?? 1), 4 << 20),
+    board: createBoard(4 * threads, 4 << 20),
   };
-  Atomics.store(state.control, CONTROL_WORKERS, pool?.size ?? 1);
+  Atomics.store(state.control, CONTROL_WORKERS, threads);
   throwIfAborted(options.signal);
   const threadStats: ResolverStats[] = [];
-  const local = new Resolver(state);
+  // The calling thread is one of the resolvers (git's --threads counts every thread), and reports
+  // progress as it goes: its event loop is busy meanwhile.
+  const progress = options.onProgress;
+  const local = new Resolver(state, progress === undefined ? undefined : () => progress(Atomics.load(state.control, CONTROL_RESOLVED), tree.deltaCount));
   try {
     if (pool !== undefined) {
-      const abort = (): void => { Atomics.store(state.control, CONTROL_ABORT, 1); };
-      options.signal?.addEventListener('abort', abort);
-      const timer = options.onProgress === undefined ? undefined : setInterval(() => options.onProgress?.(Atomics.load(state.control, CONTROL_RESOLVED), tree.deltaCount), 100);
-      try {
-        threadStats.push(...(await pool.runAll<ResolverStats>({ kind: 'resolve', state })));
-      } finally {
-        if (timer !== undefined) clearInterval(timer);
-        options.signal?.removeEventListener('abort', abort);
+      const running = pool.runAll<ResolverStats>({ kind: 'resolve', state });
+      // Start together: a worker still booting would find the roots gone (~50 ms at most; they
+      // were started before pass 1).
+      const deadline = Date.now() + 500;
+      for (let started = Atomics.load(state.control, CONTROL_STARTED); started < pool.size && Date.now() < deadline; started = Atomics.load(state.control, CONTROL_STARTED)) {
+        Atomics.wait(state.control, CONTROL_STARTED, started, 20);
       }
-      throwIfAborted(options.signal);
+      let localError: unknown;
+      try {
+        local.run();
+      } catch (e) {
+        Atomics.store(state.control, CONTROL_ABORT, 1);
+        localError = e;
+      }
+      let workerError: unknown;
+      try {
+        threadStats.push(...(await running));
+      } catch (e) {
+        workerError = e;
+      }
+      // One thread's real error makes the others stop with ABORTED: report the real one.
+      if (localError !== undefined && !isPackwrightError(localError, 'ABORTED')) throw localError;
+      if (workerError !== undefined) throw workerError;
+      if (localError !== undefined) throw localError;
     } else {
       local.run();
     }

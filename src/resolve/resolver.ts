@@ -44,6 +44,8 @@ export const CONTROL_IDLE = 3;
 export const CONTROL_WORKERS = 4;
 /** Bumped on each offer; idle threads wait on it. */
 export const CONTROL_BOARD_VERSION = 5;
+/** Threads that have started taking roots. */
+export const CONTROL_STARTED = 6;
 export const CONTROL_LENGTH = 8;
 
 export interface ResolverStats {
@@ -98,16 +100,19 @@ export class Resolver {
   /** The board slot a frame's remaining OFS children were offered in, or -1. */
   private readonly fSlot: number[] = [];
 
-  constructor(private readonly s: ResolveState) {
+  /** `onBatch` runs after each batch of resolved objects (progress, in the calling thread). */
+  constructor(private readonly s: ResolveState, private readonly onBatch?: () => void) {
     this.H = hashLength(s.format);
     this.ids = Buffer.from(s.ids.buffer, s.ids.byteOffset, s.ids.byteLength);
     this.refCount = s.refEntries.length;
     this.fd = s.pack === undefined ? openSync(s.packPath, 'r') : -1;
   }
 
-  /** Takes roots until none are left. */
+  /** Takes roots until none are left, then helps with branches other threads offer. */
   run(): void {
     const s = this.s;
+    Atomics.add(s.control, CONTROL_STARTED, 1);
+    Atomics.notify(s.control, CONTROL_STARTED);
     for (;;) {
       const i = Atomics.add(s.control, CONTROL_NEXT_ROOT, 1);
       if (i >= s.roots.length) break;
@@ -324,6 +329,7 @@ export class Resolver {
   private flushProgress(): void {
     if (this.unreported > 0) Atomics.add(this.s.control, CONTROL_RESOLVED, this.unreported);
     this.unreported = 0;
+    this.onBatch?.();
     if (Atomics.load(this.s.control, CONTROL_ABORT) !== 0) throw new PackwrightError('ABORTED', 'Operation aborted');
   }
 
