@@ -3,7 +3,10 @@ import { writeSync } from 'node:fs';
 /**
  * Buffered writes to a file descriptor with `fs.writeSync`: the CLI prints hundreds of thousands of
  * records, and going through `process.stdout` (a stream) costs a callback and an allocation each.
- * fd 1 may be a non-blocking pipe, so EAGAIN waits briefly and retries.
+ * fd 1 may be a non-blocking pipe, so EAGAIN waits briefly and retries. The buffer is the size of
+ * a pipe (64 KiB): a larger one makes the consumer wait for a whole buffer and then the writer
+ * wait for the consumer, where pipe-sized writes let both run at once (measured: 1 MiB writes made
+ * `cat-file --batch | sha256sum` 20 % slower).
  */
 const HEX_DIGITS = Buffer.from('0123456789abcdef', 'latin1');
 
@@ -12,7 +15,7 @@ export class Output {
   private pos = 0;
   private readonly sleeper = new Int32Array(new SharedArrayBuffer(4));
 
-  constructor(private readonly fd = 1, size = 1 << 20) {
+  constructor(private readonly fd = 1, size = 64 * 1024) {
     this.buf = Buffer.allocUnsafeSlow(size);
   }
 

@@ -115,20 +115,13 @@ export function defaultThreads(): number {
  */
 export async function indexPack(input: string | Readable | Uint8Array, options: IndexPackOptions = {}): Promise<IndexPackResult> {
   const format = options.objectFormat ?? 'sha1';
-  const phases: Record<string, number> = {};
-  let t = performance.now();
-  const lap = (name: string): void => {
-    const now = performance.now();
-    phases[name] = now - t;
-    t = now;
-  };
   const name = typeof input === 'string' ? input : '<stdin>';
   const threads = Math.max(1, options.threads ?? defaultThreads());
   // `threads` counts this thread, like git's. Workers boot while the pack is read and scanned
   // (~45 ms each).
   const pool = threads > 1 ? new WorkerPool(RESOLVE_WORKER, threads - 1) : undefined;
   try {
-    return await indexPackWith(input, options, format, name, threads, pool, phases, lap);
+    return await indexPackWith(input, options, format, name, threads, pool);
   } finally {
     await pool?.close();
   }
@@ -136,9 +129,16 @@ export async function indexPack(input: string | Readable | Uint8Array, options: 
 
 async function indexPackWith(
   input: string | Readable | Uint8Array, options: IndexPackOptions, format: ObjectFormat, name: string, threads: number,
-  pool: WorkerPool | undefined, phases: Record<string, number>, lap: (name: string) => void,
+  pool: WorkerPool | undefined,
 ): Promise<IndexPackResult> {
   const H = hashLength(format);
+  const phases: Record<string, number> = {};
+  let t = performance.now();
+  const lap = (phase: string): void => {
+    const now = performance.now();
+    phases[phase] = now - t;
+    t = now;
+  };
   // A stream or buffer is written to a temporary pack file as pass 1 reads it; pass 2 reads
   // entries back from that file, and it is renamed into place once everything succeeded.
   let tmpPack: string | undefined;
