@@ -75,7 +75,7 @@ const BATCH = 256;
  */
 export class Resolver {
   private readonly H: number;
-  private readonly pool = new BufferPool(8 * 1024 * 1024);
+  private readonly pool = new BufferPool(16 * 1024 * 1024);
   private readonly inflater = new Inflater();
   private deltaData = Buffer.allocUnsafeSlow(1 << 16);
   private compressed = Buffer.allocUnsafeSlow(1 << 16);
