@@ -5,7 +5,11 @@ import { readdirSync, readFileSync, mkdirSync, writeFileSync, existsSync, copyFi
 import { join } from 'node:path';
 import { CLI, git, packwright, packwrightFails, tempDir, makeRepo, type Format } from './helpers/git.js';
 import { buildPack, makeDelta } from './helpers/pack-builder.js';
-import { indexPack } from '../src/resolve/index.js';
+import { indexPack, scanPack } from '../src/resolve/index.js';
+import { bufferSource } from '../src/resolve/pack-source.js';
+import { buildDeltaTree } from '../src/resolve/delta-tree.js';
+import { createBoard } from '../src/resolve/offer-board.js';
+import { CONTROL_LENGTH, CONTROL_WORKERS, Resolver } from '../src/resolve/resolver.js';
 
 function packOf(repo: string): string {
   const dir = existsSync(join(repo, '.git')) ? join(repo, '.git', 'objects', 'pack') : join(repo, 'objects', 'pack');
@@ -203,6 +207,22 @@ describe('index-pack in parallel', () => {
     await assert.rejects(indexPack(bad, { indexPath: join(work, 'bad.idx'), threads: 2, parallelScanMinSize: 0 }),
       (e: unknown) => (e as { code?: string; offset?: number }).code === 'PACK_CORRUPT' && (e as { offset?: number }).offset === victim);
     assert.equal(existsSync(join(work, 'bad.idx')), false);
+  });
+  test('a thread that never shows up (a worker killed) fails the others instead of hanging them', async () => {
+    const { pack } = buildPack([{ type: 3, data: Buffer.from('base object') }, { ofsTo: 0, delta: makeDelta(11, 4, [0x90, 4]) }]);
+    const scan = await scanPack(bufferSource(pack), { format: 'sha1', shared: true });
+    const tree = buildDeltaTree(scan, true);
+    const control = new Int32Array(new SharedArrayBuffer(CONTROL_LENGTH * 4));
+    Atomics.store(control, CONTROL_WORKERS, 2);
+    const resolver = new Resolver({
+      format: 'sha1', name: 'lonely', packPath: '', pack: pack, offsets: scan.offsets, types: scan.types, sizes: scan.sizes,
+      headerLengths: scan.headerLengths, ids: scan.ids, resolvedTypes: scan.resolvedTypes, depths: new Uint32Array(scan.count),
+      ...tree, control, board: createBoard(2, 1024), stallMs: 200,
+    });
+    const started = Date.now();
+    assert.throws(() => resolver.run(), (e: unknown) => (e as { code?: string }).code === 'WORKER_FAILED');
+    assert.ok(Date.now() - started < 5000);
+    resolver.close();
   });
   test('an abort signal stops the workers with ABORTED', async () => {
     const work = join(dir.path, 'abort');

@@ -32,6 +32,8 @@ export interface ResolveState {
   control: Int32Array;
   /** Branches offered to idle threads. */
   board: OfferBoard;
+  /** How long an idle thread waits without a sign of life from the others (default 30 s). */
+  stallMs?: number;
 }
 
 /** Slots of `ResolveState.control`. */
@@ -46,7 +48,16 @@ export const CONTROL_WORKERS = 4;
 export const CONTROL_BOARD_VERSION = 5;
 /** Threads that have started taking roots. */
 export const CONTROL_STARTED = 6;
+/** Bumped by every thread as it works or waits: a thread that stops bumping it has died. */
+export const CONTROL_HEARTBEAT = 7;
 export const CONTROL_LENGTH = 8;
+
+/**
+ * An idle thread gives up waiting for the others after this long without a heartbeat: a worker
+ * killed outside our control (out of memory) cannot report, and the calling thread, busy here,
+ * cannot hear its 'error' event. Generous, since one huge delta can take a while.
+ */
+const STALL_MS = 30_000;
 
 export interface ResolverStats {
   resolved: number;
@@ -141,7 +152,10 @@ export class Resolver {
     const board = s.board;
     const slots = slotCount(board);
     Atomics.add(c, CONTROL_IDLE, 1);
+    let heartbeat = Atomics.load(c, CONTROL_HEARTBEAT);
+    let quietSince = Date.now();
     for (;;) {
+      Atomics.add(c, CONTROL_HEARTBEAT, 1);
       const version = Atomics.load(c, CONTROL_BOARD_VERSION);
       let worked = false;
       for (let slot = 0; slot < slots; slot++) {
@@ -172,8 +186,18 @@ export class Resolver {
         Atomics.add(c, CONTROL_IDLE, 1);
       }
       if (Atomics.load(c, CONTROL_ABORT) !== 0) throw new PackwrightError('ABORTED', 'Operation aborted');
+      // Our own bumps are one per loop plus one per object we resolved: anything beyond that
+      // means another thread is alive.
+      const beat = Atomics.load(c, CONTROL_HEARTBEAT);
+      if (worked || beat - heartbeat > 1) quietSince = Date.now();
+      heartbeat = beat;
       if (!worked) {
         if (Atomics.load(c, CONTROL_IDLE) >= workers) break;
+        const stall = s.stallMs ?? STALL_MS;
+        if (Date.now() - quietSince > stall) {
+          Atomics.store(c, CONTROL_ABORT, 1);
+          throw new PackwrightError('WORKER_FAILED', `${s.name}: a resolver thread stopped responding for ${stall / 1000} s`);
+        }
         Atomics.wait(c, CONTROL_BOARD_VERSION, version, 1);
       }
     }
@@ -321,6 +345,7 @@ export class Resolver {
     const h = this.stats.histogram;
     h[baseDepth + 1] = (h[baseDepth + 1] ?? 0) + 1;
     this.stats.resolved++;
+    Atomics.add(s.control, CONTROL_HEARTBEAT, 1);
     if (++this.unreported >= BATCH) this.flushProgress();
     this.objectSize = resultSize;
     return out;
