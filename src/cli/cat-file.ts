@@ -1,4 +1,3 @@
-import { createInterface } from 'node:readline';
 import { PackwrightError, isPackwrightError } from '../errors/packwright-error.js';
 import { OBJ_COMMIT, OBJ_TAG, OBJ_TREE, typeName, typeNumber } from '../hash/hash-object.js';
 import { forEachObject } from '../odb/all-objects.js';
@@ -7,6 +6,8 @@ import { parseCommit, parseTag } from '../objects/commit.js';
 import { formatTree } from '../objects/tree.js';
 import { resolveRevision } from '../refs/resolve-revision.js';
 import { Output } from './output.js';
+import { readLines } from './read-lines.js';
+import { fromHex } from '../hash/hex.js';
 import { UsageError } from './usage-error.js';
 
 const USAGE = `usage: packwright cat-file <type> <object>
@@ -101,11 +102,11 @@ export async function catFile(store: ObjectStore, args: string[]): Promise<numbe
       out.flush();
       return 0;
     }
-    const lines = createInterface({ input: process.stdin, crlfDelay: Infinity });
-    for await (const line of lines) {
-      printer.printName(line);
+    // Without --buffer, answers are flushed after each read of input, so a caller that writes a
+    // name and waits for its answer gets it (git flushes after every object).
+    readLines(0, (line) => printer.printName(line), () => {
       if (!buffered) out.flush();
-    }
+    });
     out.flush();
     return 0;
   }
@@ -170,9 +171,9 @@ class BatchPrinter {
   printName(line: string): void {
     const m = this.format.usesRest ? /^(\S*)(?:\s+(.*))?$/.exec(line) : null;
     const name = m?.[1] ?? line;
-    let id: Buffer;
+    let id: Buffer | undefined = name.length === this.store.hashLength * 2 ? fromHex(name, this.store.hashLength) : undefined;
     try {
-      id = resolveRevision(this.store, name);
+      id ??= resolveRevision(this.store, name);
     } catch (e) {
       if (isPackwrightError(e, 'OBJECT_AMBIGUOUS')) { this.out.string(`${name} ambiguous\n`); return; }
       if (isPackwrightError(e, 'REF_NOT_FOUND') || isPackwrightError(e, 'OBJECT_NOT_FOUND')) { this.out.string(`${name} missing\n`); return; }

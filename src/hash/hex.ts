@@ -9,10 +9,14 @@ export function isHex(s: string): boolean {
   return HEX.test(s);
 }
 
-/** Parses a full-length hex id; returns undefined for anything else. */
+/**
+ * Parses a full-length hex id (either case, as git accepts); returns undefined for anything else.
+ * Node's hex decoder stops at the first non-hex pair, so a short result means a bad character.
+ */
 export function fromHex(hex: string, length: number): Buffer | undefined {
-  if (hex.length !== length * 2 || !HEX.test(hex)) return undefined;
-  return Buffer.from(hex, 'hex');
+  if (hex.length !== length * 2) return undefined;
+  const id = Buffer.from(hex, 'hex');
+  return id.length === length ? id : undefined;
 }
 
 /** Compares `a[aOff..aOff+len]` with `b[bOff..bOff+len]` bytewise: <0, 0, >0. */

@@ -42,12 +42,16 @@ export interface OpenStoreOptions {
   windowSize?: number;
 }
 
+/** Header-only lookups in one pack after which its info table is built (see `loadInfoTable`). */
+const INFO_TABLE_AFTER = 4096;
+
 /** One pack of the store: its index is loaded at open, the pack itself on first read. */
 export class StorePack {
   private file: PackFile | undefined;
   private reader: PackReader | undefined;
   private table: PackInfoTable | undefined;
   private checked = false;
+  private infoCalls = 0;
 
   constructor(
     readonly packPath: string,
@@ -123,6 +127,9 @@ export class StorePack {
    * reverse index (built once per pack) and are computed only when asked for.
    */
   info(position: number, want: InfoRequest = {}): ObjectInfo {
+    // Many header-only questions about one pack (a long --batch-check input): one sequential
+    // pass answers all of them faster than random reads and chain walks.
+    if (this.table === undefined && ++this.infoCalls === INFO_TABLE_AFTER) this.loadInfoTable();
     const t = this.table;
     if (t !== undefined) {
       const base = t.basePositions[position] as number;
