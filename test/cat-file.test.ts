@@ -1,8 +1,9 @@
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdirSync, rmSync } from 'node:fs';
+import { spawn } from 'node:child_process';
 import { join } from 'node:path';
-import { git, packwright, packwrightFails, tempDir, makeRepo, makeDeepChainRepo, type Format } from './helpers/git.js';
+import { CLI, git, packwright, packwrightFails, tempDir, makeRepo, makeDeepChainRepo, type Format } from './helpers/git.js';
 import { ObjectStore, forEachObject } from '../src/odb/index.js';
 import { hashObject } from '../src/hash/index.js';
 
@@ -129,5 +130,35 @@ describe('cat-file on a delta chain deeper than 1000', () => {
     } finally {
       store.close();
     }
+  });
+});
+
+describe('cat-file --batch as a long-running process', () => {
+  const dir = tempDir();
+  after(() => dir[Symbol.dispose]());
+  test('answers each name as soon as it is written, like git (no --buffer)', async () => {
+    const repo = makeRepo(dir.path, 'sha1', 3);
+    const child = spawn(process.execPath, [CLI, 'cat-file', '--batch-check'], { cwd: repo });
+    let received = '';
+    const waitFor = (lines: number): Promise<void> => new Promise((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`no answer, got: ${received}`)), 10_000);
+      const check = (): void => {
+        if (received.split('\n').length > lines) {
+          clearTimeout(timer);
+          child.stdout.off('data', onData);
+          resolve();
+        }
+      };
+      const onData = (d: Buffer): void => { received += d.toString(); check(); };
+      child.stdout.on('data', onData);
+      check();
+    });
+    child.stdin.write('HEAD\n');
+    await waitFor(1);
+    child.stdin.write('HEAD:file.txt\n');
+    await waitFor(2);
+    child.stdin.end();
+    await new Promise((resolve) => child.on('close', resolve));
+    assert.equal(received, git(repo, ['cat-file', '--batch-check'], 'HEAD\nHEAD:file.txt\n').toString());
   });
 });
