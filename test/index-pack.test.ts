@@ -162,6 +162,44 @@ describe('index-pack on special packs', () => {
   });
 });
 
+describe('index-pack options', () => {
+  test('--stdin echoes the bytes after the trailer, like git', () => {
+    const work = join(dir.path, 'echo');
+    mkdirSync(work);
+    git(work, ['init', '-q', '--bare', 'a.git']);
+    git(work, ['init', '-q', '--bare', 'b.git']);
+    const { pack } = buildPack([{ type: 3, data: Buffer.from('echo me\n') }]);
+    const input = Buffer.concat([pack, Buffer.from('after the pack')]);
+    const ours = packwright(join(work, 'a.git'), ['index-pack', '--stdin'], input).toString();
+    const theirs = git(join(work, 'b.git'), ['index-pack', '--stdin'], input).toString();
+    assert.equal(ours, theirs);
+    assert.ok(ours.endsWith('after the pack'));
+  });
+  test('--max-input-size refuses a larger pack and writes nothing', () => {
+    const work = join(dir.path, 'max');
+    mkdirSync(work);
+    const { pack } = buildPack([{ type: 3, data: Buffer.alloc(5000, 1) }, { type: 3, data: Buffer.alloc(5000, 2) }]);
+    writeFileSync(join(work, 'm.pack'), pack);
+    const r = packwrightFails(work, ['index-pack', '--max-input-size=20', 'm.pack']);
+    assert.match(r.stderr, /maximum allowed size/);
+    assert.throws(() => git(work, ['index-pack', '--max-input-size=20', 'm.pack']));
+    git(work, ['init', '-q', '--bare', 'r.git']);
+    assert.match(packwrightFails(join(work, 'r.git'), ['index-pack', '--stdin', '--max-input-size=20'], pack).stderr, /maximum allowed size/);
+    assert.deepEqual(readdirSync(join(work, 'r.git', 'objects', 'pack')), []);
+    assert.deepEqual(readdirSync(work).sort(), ['m.pack', 'r.git']);
+  });
+  test('a duplicate object is indexed twice like git, and refused with --strict', () => {
+    const work = join(dir.path, 'dup');
+    mkdirSync(work);
+    const blob = Buffer.from('the same object twice\n');
+    writeFileSync(join(work, 'd.pack'), buildPack([{ type: 3, data: blob }, { type: 3, data: Buffer.from('other\n') }, { type: 3, data: blob }]).pack);
+    assertSameIndex(work, join(work, 'd.pack'));
+    const r = packwrightFails(work, ['index-pack', '--strict', '-o', 'strict.idx', 'd.pack']);
+    assert.match(r.stderr, /appears twice/);
+    assert.equal(existsSync(join(work, 'strict.idx')), false);
+  });
+});
+
 describe('index-pack in parallel', () => {
   test('two threads resolve children of one root concurrently (branch stealing)', async () => {
     const work = join(dir.path, 'one-root');

@@ -259,6 +259,7 @@ export class PackScanner {
     }
     scan.packHash = Buffer.from(trailer);
     w.flush(pos + H, false);
+    w.seal();
     scan.end = pos + H;
     // Whatever follows the trailer is not part of the pack (git echoes it from --stdin).
     const rest: Buffer[] = [Buffer.from(w.buf.subarray(scan.end - w.start, w.end))];

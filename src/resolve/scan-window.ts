@@ -29,6 +29,7 @@ export class ScanWindow {
   end = 0;
   eof = false;
   private flushedUpTo = 0;
+  private sealed = false;
 
   constructor(
     private readonly source: PackSource,
@@ -53,9 +54,17 @@ export class ScanWindow {
     if (this.end === this.buf.length) this.eof = true;
   }
 
+  /**
+   * The pack ended (trailer flushed): what follows is not part of it, and is neither hashed nor
+   * written.
+   */
+  seal(): void {
+    this.sealed = true;
+  }
+
   /** Hashes (and sinks) everything before `pos`. */
   flush(pos: number, hash = true): void {
-    if (pos <= this.flushedUpTo) return;
+    if (this.sealed || pos <= this.flushedUpTo) return;
     const bytes = this.buf.subarray(this.flushedUpTo - this.start, pos - this.start);
     if (hash) this.hash.update(bytes);
     this.sink?.(bytes);
