@@ -4,7 +4,7 @@ import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync, mkdirSync, writeFileSync, existsSync, copyFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CLI, git, packwright, packwrightFails, tempDir, makeRepo, type Format } from './helpers/git.js';
-import { buildPack, makeDelta } from './helpers/pack-builder.js';
+import { buildPack, encodeOfs, makeDelta } from './helpers/pack-builder.js';
 import { indexPack, scanPack } from '../src/resolve/index.js';
 import { bufferSource } from '../src/resolve/pack-source.js';
 import { buildDeltaTree } from '../src/resolve/delta-tree.js';
@@ -296,6 +296,12 @@ describe('index-pack on bad packs fails like git and leaves no file', () => {
     ['a delta with the wrong base size', () => buildPack([{ type: 3, data: Buffer.from('abcdef') }, { ofsTo: 0, delta: makeDelta(5, 2, [0x90, 2]) }]).pack, /delta/],
     ['type 5', () => buildPack([{ raw: Buffer.from([0x50 | 3, 0x78, 0x9c, 0x03, 0x00]) }]).pack, /type 5/],
     ['a declared size too large', () => buildPack([{ type: 3, data: Buffer.from('abc'), declaredSize: 10 }]).pack, /inflate|shorter/],
+    ['a declared size too small', () => buildPack([{ type: 3, data: Buffer.from('abcdef'), declaredSize: 3 }]).pack, /inflate|longer/],
+    ['an OFS base out of bound', () => buildPack([{ type: 3, data: Buffer.from('abcdef') }, { ofsTo: 0, delta: makeDelta(6, 2, [0x90, 2]), rawOffset: encodeOfs(4000) }]).pack, /out of bound/],
+    ['an OFS base in the middle of an entry', () => buildPack([{ type: 3, data: Buffer.from('abcdef') }, { ofsTo: 0, delta: makeDelta(6, 2, [0x90, 2]), rawOffset: encodeOfs(5) }]).pack, /unresolved/],
+    ['an overflowing OFS offset', () => buildPack([{ type: 3, data: Buffer.from('abcdef') }, { ofsTo: 0, delta: makeDelta(6, 2, [0x90, 2]), rawOffset: Buffer.from([0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x7f]) }]).pack, /overflow/],
+    ['a delta with opcode 0', () => buildPack([{ type: 3, data: Buffer.from('abcdef') }, { ofsTo: 0, delta: makeDelta(6, 2, [1, 0x41, 0]) }]).pack, /opcode 0/],
+    ['a delta with trailing instructions', () => buildPack([{ type: 3, data: Buffer.from('abcdef') }, { ofsTo: 0, delta: makeDelta(6, 2, [0x90, 2, 1, 0x41]) }]).pack, /past the declared result size/],
   ];
   for (const [what, make, pattern] of cases) {
     test(what, () => {
