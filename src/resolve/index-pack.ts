@@ -1,4 +1,4 @@
-import { closeSync, existsSync, fstatSync, fsyncSync, ftruncateSync, openSync, readFileSync, readSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, fstatSync, statSync, fsyncSync, ftruncateSync, openSync, readFileSync, readSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { randomBytes, createHash } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -98,6 +98,17 @@ const DEFAULT_MEMORY_LIMIT = 1 << 30;
 /** Below this, splitting pass 1 across threads costs more than it saves. */
 const PARALLEL_SCAN_MIN = 8 << 20;
 
+/** Packs below this are indexed on one thread unless `threads` says otherwise. */
+const SMALL_PACK = 4 << 20;
+
+function fileSize(path: string): number {
+  try {
+    return statSync(path).size;
+  } catch {
+    return Infinity;
+  }
+}
+
 /** git's default thread count without --threads or pack.threads (builtin/index-pack.c). */
 export function defaultThreads(): number {
   const n = cpus().length;
@@ -116,7 +127,9 @@ export function defaultThreads(): number {
 export async function indexPack(input: string | Readable | Uint8Array, options: IndexPackOptions = {}): Promise<IndexPackResult> {
   const format = options.objectFormat ?? 'sha1';
   const name = typeof input === 'string' ? input : '<stdin>';
-  const threads = Math.max(1, options.threads ?? defaultThreads());
+  // Starting a worker costs ~45 ms: below a few MiB one thread finishes first (unless asked).
+  const small = typeof input === 'string' ? fileSize(input) < SMALL_PACK : input instanceof Uint8Array && input.length < SMALL_PACK;
+  const threads = Math.max(1, options.threads ?? (small ? 1 : defaultThreads()));
   // `threads` counts this thread, like git's. Workers boot while the pack is read and scanned
   // (~45 ms each).
   const pool = threads > 1 ? new WorkerPool(RESOLVE_WORKER, threads - 1) : undefined;
