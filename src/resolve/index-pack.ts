@@ -16,6 +16,7 @@ import { encodeEntryHeader } from '../pack/entry-header.js';
 import { deflate } from '../zlib/deflate.js';
 import { compareBytes } from '../hash/hex.js';
 import { growScanTo, PackScanner, scanPack, type PackScan, type RegionScan, type ScanOptions, type WholePack } from './pack-scan.js';
+import { CLAIM_MAIN, type RegionsRequest } from './scan-region.js';
 import { PACK_HEADER_LENGTH } from '../pack/pack-header.js';
 import { PREFAULT_CHUNK, prefaultStates, takeChunks } from '../workers/prefault.js';
 import { bufferSource, fileSource, streamSource, type PackSource } from './pack-source.js';
@@ -98,6 +99,58 @@ const DEFAULT_MEMORY_LIMIT = 1 << 30;
 /** Below this, splitting pass 1 across threads costs more than it saves. */
 const PARALLEL_SCAN_MIN = 8 << 20;
 
+/** Pass 1 regions: about this many bytes each (at most 256 regions). */
+const REGION_BYTES = 2 << 20;
+
+interface SplitScan {
+  bounds: Float64Array;
+  claims: Int32Array;
+  /** The helper's scan of region i, or undefined if there is none (failed or crashed helper). */
+  result(i: number): Promise<RegionScan | undefined>;
+  /** Settles when every helper has finished. */
+  done: Promise<void>;
+}
+
+/** Starts the helpers of a parallel pass 1 over `[PACK_HEADER_LENGTH, dataEnd)` of `buffer`. */
+function splitScan(pool: WorkerPool, base: Omit<RegionsRequest, 'bounds' | 'claims'>): SplitScan {
+  const span = base.dataEnd - PACK_HEADER_LENGTH;
+  const count = Math.max(pool.size + 1, Math.min(256, Math.ceil(span / REGION_BYTES)));
+  const bounds = new Float64Array(new SharedArrayBuffer(8 * (count + 1)));
+  for (let i = 0; i <= count; i++) bounds[i] = PACK_HEADER_LENGTH + Math.floor((span * i) / count);
+  const claims = new Int32Array(new SharedArrayBuffer(4 * count));
+  claims[0] = CLAIM_MAIN;
+  const results = new Map<number, RegionScan>();
+  const waiters = new Map<number, (r: RegionScan | undefined) => void>();
+  let finished = false;
+  const deliver = (i: number, r: RegionScan): void => {
+    const w = waiters.get(i);
+    if (w === undefined) results.set(i, r);
+    else {
+      waiters.delete(i);
+      w(r);
+    }
+  };
+  const request: RegionsRequest = { ...base, bounds, claims };
+  const helpers = Array.from({ length: pool.size }, (_, j) =>
+    pool.stream<{ index: number; region: RegionScan }>(j, { kind: 'scan-regions', request }, (m) => deliver(m.index, m.region)));
+  const done = Promise.allSettled(helpers).then(() => {
+    finished = true;
+    for (const w of waiters.values()) w(undefined);
+    waiters.clear();
+  });
+  return {
+    bounds, claims, done,
+    result(i) {
+      const r = results.get(i);
+      if (r !== undefined || finished) {
+        results.delete(i);
+        return Promise.resolve(r);
+      }
+      return new Promise((resolve) => waiters.set(i, resolve));
+    },
+  };
+}
+
 /** Packs below this are indexed on one thread unless `threads` says otherwise. */
 const SMALL_PACK = 4 << 20;
 
@@ -159,7 +212,7 @@ async function indexPackWith(
   let writeFd: number | undefined;
   let size: number | undefined;
   let whole: WholePack | undefined;
-  let regions: { from: number; result: Promise<RegionScan> }[] | undefined;
+  let split: SplitScan | undefined;
   try {
     let source: PackSource;
     let packPath: string;
@@ -176,15 +229,9 @@ async function indexPackWith(
         const buffer = pool !== undefined ? Buffer.from(new SharedArrayBuffer(Math.max(1, size)), 0, size) : Buffer.allocUnsafeSlow(size);
         whole = { buffer };
         if (pool !== undefined && size >= (options.parallelScanMinSize ?? PARALLEL_SCAN_MIN)) {
-          // Pass 1 in parallel: helpers scan later regions while this thread scans the first.
-          regions = [];
-          const parts = pool.size + 1;
-          const dataEnd = size - H;
-          for (let i = 1; i < parts; i++) {
-            const from = Math.floor(PACK_HEADER_LENGTH + ((dataEnd - PACK_HEADER_LENGTH) * i) / parts);
-            const to = i + 1 < parts ? Math.floor(PACK_HEADER_LENGTH + ((dataEnd - PACK_HEADER_LENGTH) * (i + 1)) / parts) : dataEnd;
-            regions.push({ from, result: pool.request<RegionScan>(i - 1, { kind: 'scan', request: { format, path: input, buffer, from, to, dataEnd } }) });
-          }
+          // Pass 1 in parallel: many small regions; this thread claims them from the front as its
+          // scan reaches them, helpers from the back (see scanRegionsFromTheBack).
+          split = splitScan(pool, { format, path: input, buffer, dataEnd: size - H });
         } else if (pool !== undefined && size > 2 * PREFAULT_CHUNK) {
           const states = prefaultStates(size);
           pool.post(0, { kind: 'prefault', buffer, states });
@@ -216,20 +263,22 @@ async function indexPackWith(
       scanOptions.onProgress = (d, n, bytes) => p(phase, d, n, bytes);
     }
     let scan: PackScan;
-    if (regions === undefined) {
+    if (split === undefined) {
       scan = await scanPack(source, scanOptions);
     } else {
       const scanner = new PackScanner(source, scanOptions);
       await scanner.begin();
-      let adopting = true;
-      for (const region of regions) {
-        await scanner.scanUntil(region.from);
-        // A region is adopted only if it starts exactly where the scan stands; otherwise this
-        // thread scans it too (and reports any error in it with the right offset).
-        const r = await region.result.catch(() => undefined);
-        if (adopting && r !== undefined) adopting = scanner.adopt(r);
+      const { bounds, claims } = split;
+      for (let i = 1; i < claims.length; i++) {
+        await scanner.scanUntil(bounds[i] as number);
+        if (Atomics.compareExchange(claims, i, 0, CLAIM_MAIN) === 0) continue;
+        // A helper has (or is scanning) region i. It is adopted only if it starts exactly where
+        // this scan stands; otherwise this thread scans it too, and reports any error in it.
+        const r = await split.result(i);
+        if (r !== undefined) scanner.adopt(r);
       }
       scan = await scanner.finish();
+      await split.done;
     }
     lap('scan');
     if (typeof input === 'string' && scan.trailing.length > 0) {

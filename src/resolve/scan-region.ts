@@ -6,7 +6,9 @@ import { EntryScanner, NEED_MORE } from './entry-scanner.js';
 import type { RegionScan } from './pack-scan.js';
 
 /** How far past its region start a helper looks for the first entry before giving up. */
-const SEARCH_LIMIT = 4 << 20;
+const SEARCH_LIMIT = 1 << 20;
+/** Largest declared size a boundary candidate may have. */
+const SEARCH_MAX_SIZE = 8 << 20;
 
 export interface RegionRequest {
   format: ObjectFormat;
@@ -108,6 +110,40 @@ export function scanRegion(req: RegionRequest): RegionScan {
   }
 }
 
+export interface RegionsRequest {
+  format: ObjectFormat;
+  path: string;
+  buffer: Uint8Array;
+  /** Region boundaries: region i is `[bounds[i], bounds[i + 1])`. */
+  bounds: Float64Array;
+  /** Who scans each region: 0 nobody yet, 1 the main thread, 2 a helper. */
+  claims: Int32Array;
+  dataEnd: number;
+}
+
+export const CLAIM_MAIN = 1;
+const CLAIM_HELPER = 2;
+
+/**
+ * A helper's share of a pass 1 split into many small regions: the main thread claims regions from
+ * the front as its scan reaches them, helpers claim them from the back, so the work balances
+ * however the cost is spread over the pack. A helper stops at the first region the main thread
+ * has claimed (everything before it is the main thread's too).
+ */
+export function scanRegionsFromTheBack(req: RegionsRequest, onRegion: (index: number, r: RegionScan) => void): void {
+  const count = req.bounds.length - 1;
+  for (let i = count - 1; i >= 1; i--) {
+    const was = Atomics.compareExchange(req.claims, i, 0, CLAIM_HELPER);
+    if (was === CLAIM_MAIN) break;
+    if (was !== 0) continue;
+    const r = scanRegion({
+      format: req.format, path: req.path, buffer: req.buffer,
+      from: req.bounds[i] as number, to: req.bounds[i + 1] as number, dataEnd: req.dataEnd,
+    });
+    onRegion(i, r);
+  }
+}
+
 /**
  * Cheap test before trying to inflate at `q`: a valid type, and a zlib header (CM 8, window at
  * most 32 KiB, FCHECK) right after the size varint and base reference.
@@ -117,10 +153,17 @@ function plausible(buf: Uint8Array, q: number, end: number, H: number): boolean 
   let c = buf[p++] as number;
   const type = (c >> 4) & 7;
   if (type === 0 || type === 5) return false;
+  let size = c & 15;
+  let shift = 4;
   while (c & 0x80) {
     if (p >= end || p - q > 10) return false;
     c = buf[p++] as number;
+    size += (c & 0x7f) * 2 ** shift;
+    shift += 7;
   }
+  // Random bytes declare random sizes: trying those would allocate and inflate for nothing. A
+  // real entry this large at the boundary is skipped; the main thread then scans the region.
+  if (size > SEARCH_MAX_SIZE) return false;
   if (type === OBJ_OFS_DELTA) {
     do {
       if (p >= end || p - q > 20) return false;

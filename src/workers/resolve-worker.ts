@@ -2,11 +2,12 @@ import { parentPort } from 'node:worker_threads';
 import { serializeError } from '../errors/packwright-error.js';
 import { CONTROL_ABORT, Resolver, type ResolveState } from '../resolve/resolver.js';
 import { prefault } from './prefault.js';
-import { scanRegion, type RegionRequest } from '../resolve/scan-region.js';
+import { scanRegion, scanRegionsFromTheBack, type RegionRequest, type RegionsRequest } from '../resolve/scan-region.js';
 
 export type ResolveWorkerMessage =
   | { kind: 'prefault'; buffer: Uint8Array; states: Int32Array }
   | { kind: 'scan'; request: RegionRequest }
+  | { kind: 'scan-regions'; request: RegionsRequest }
   | { kind: 'resolve'; state: ResolveState };
 
 /**
@@ -18,6 +19,18 @@ export type ResolveWorkerMessage =
 parentPort?.on('message', (message: ResolveWorkerMessage) => {
   if (message.kind === 'prefault') {
     prefault(message.buffer, message.states);
+    return;
+  }
+  if (message.kind === 'scan-regions') {
+    try {
+      scanRegionsFromTheBack(message.request, (index, r) => {
+        const transfer = [r.offsets, r.types, r.sizes, r.headerLengths, r.crc32, r.ids, r.baseOffsets, r.refIds].map((a) => a.buffer as ArrayBuffer);
+        parentPort?.postMessage({ ok: true, item: { index, region: r } }, transfer);
+      });
+      parentPort?.postMessage({ ok: true, done: true });
+    } catch (e) {
+      parentPort?.postMessage({ ok: false, error: serializeError(e) });
+    }
     return;
   }
   if (message.kind === 'scan') {

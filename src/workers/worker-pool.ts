@@ -42,6 +42,29 @@ export class WorkerPool {
     });
   }
 
+  /**
+   * Sends `message` to worker `i`, which replies several times: each `{ ok: true, item }` goes to
+   * `onItem`, and `{ ok: true, done: true }` ends it.
+   */
+  stream<T>(i: number, message: unknown, onItem: (item: T) => void): Promise<void> {
+    const w = this.workers[i] as Worker;
+    return new Promise<void>((resolve, reject) => {
+      const listener = (reply: WorkerReply<T> & { item?: T; done?: boolean }): void => {
+        if (!reply.ok) {
+          w.off('message', listener);
+          reject(deserializeError(reply.error as SerializedError));
+        } else if (reply.done) {
+          w.off('message', listener);
+          resolve();
+        } else {
+          onItem(reply.item as T);
+        }
+      };
+      w.on('message', listener);
+      w.postMessage(message);
+    });
+  }
+
   /** Sends `message` to every worker and resolves with each one's single reply. */
   async runAll<T>(message: unknown): Promise<T[]> {
     const replies = this.workers.map((w) => new Promise<T>((resolve, reject) => {
