@@ -1,0 +1,13 @@
+/**
+ * packwright: a git object database and pack engine. The main entry re-exports the everyday API;
+ * each concept also has its own subpath (`packwright/odb`, `packwright/resolve`, `packwright/pack`, …).
+ */
+export { ObjectStore, forEachObject } from './odb/index.js';
+export type { StoredObject, ObjectInfo, OpenStoreOptions, ObjectLocation, InfoRequest } from './odb/index.js';
+export { indexPack, verifyPack, defaultThreads } from './resolve/index.js';
+export type { IndexPackOptions, IndexPackResult, IndexPackPhase } from './resolve/index.js';
+export { resolveRevision, readRef } from './refs/index.js';
+export { PackwrightError, isPackwrightError } from './errors/index.js';
+export type { ErrorCode } from './errors/index.js';
+export { hashObject, toHex, fromHex } from './hash/index.js';
+export type { ObjectFormat, ObjectType } from './hash/index.js';
