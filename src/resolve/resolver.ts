@@ -5,11 +5,11 @@ import { hashBytes, writeHeaderBefore } from '../hash/hash-object.js';
 import { hashLength, type ObjectFormat } from '../hash/object-format.js';
 import { BufferPool } from '../pack/buffer-pool.js';
 import { Inflater, inflateCodeName } from '../zlib/inflater.js';
-import { findRefGroup } from './delta-tree.js';
+import { findRefGroup, type DeltaTree } from './delta-tree.js';
 import { acquire, DEPTH, field, offer, release, slotCount, slotData, takeChild, TYPE, type OfferBoard } from './offer-board.js';
 
 /** Everything a resolver thread reads or fills; all arrays may live in shared memory. */
-export interface ResolveState {
+export interface ResolveState extends Omit<DeltaTree, 'deltaCount'> {
   format: ObjectFormat;
   name: string;
   /** The pack file: entries are read back with positioned reads (pass 1 learned their extents)... */
@@ -23,12 +23,6 @@ export interface ResolveState {
   ids: Uint8Array;
   resolvedTypes: Uint8Array;
   depths: Uint32Array;
-  childStart: Int32Array;
-  childList: Int32Array;
-  refBaseIds: Uint8Array;
-  refEntries: Int32Array;
-  refClaims: Int32Array;
-  roots: Int32Array;
   control: Int32Array;
   /** Branches offered to idle threads. */
   board: OfferBoard;
@@ -172,13 +166,7 @@ export class Resolver {
           const out = this.resolveChild(child, Buffer.from(base.buffer, base.byteOffset, base.byteLength), field(board, slot, TYPE), field(board, slot, DEPTH));
           release(board, slot);
           this.stats.stolen++;
-          const next = this.kidsOf(child);
-          if (next.length > 0) {
-            this.push(child, next, out, out.subarray(HEAD_ROOM, HEAD_ROOM + this.objectSize));
-            this.walk();
-          } else {
-            this.pool.release(out);
-          }
+          this.descend(child, out);
           worked = true;
         } else {
           release(board, slot);
@@ -209,18 +197,20 @@ export class Resolver {
    */
   resolveExternal(group: number, type: number, data: Buffer): boolean {
     if (Atomics.compareExchange(this.s.refClaims, group, 0, 1) !== 0) return false;
-    for (const c of this.groupMembers(group)) {
-      const out = this.resolveChild(c, data, type, 0);
-      const next = this.kidsOf(c);
-      if (next.length > 0) {
-        this.push(c, next, out, out.subarray(HEAD_ROOM, HEAD_ROOM + this.objectSize));
-        this.walk();
-      } else {
-        this.pool.release(out);
-      }
-    }
+    for (const c of this.groupMembers(group)) this.descend(c, this.resolveChild(c, data, type, 0));
     this.flushProgress();
     return true;
+  }
+
+  /** Resolves everything below `child`, whose object `resolveChild` just put in `out`. */
+  private descend(child: number, out: Buffer): void {
+    const next = this.kidsOf(child);
+    if (next.length > 0) {
+      this.push(child, next, out, out.subarray(HEAD_ROOM, HEAD_ROOM + this.objectSize));
+      this.walk();
+    } else {
+      this.pool.release(out);
+    }
   }
 
   close(): void {
