@@ -30,18 +30,6 @@ export class WorkerPool {
     this.workers[i]?.postMessage(message);
   }
 
-  /** Sends `message` to worker `i` and resolves with its reply. */
-  request<T>(i: number, message: unknown): Promise<T> {
-    const w = this.workers[i] as Worker;
-    return new Promise<T>((resolve, reject) => {
-      w.once('message', (reply: WorkerReply<T>) => {
-        if (reply.ok) resolve(reply.stats as T);
-        else reject(deserializeError(reply.error as SerializedError));
-      });
-      w.postMessage(message);
-    });
-  }
-
   /**
    * Sends `message` to worker `i`, which replies several times: each `{ ok: true, item }` goes to
    * `onItem`, and `{ ok: true, done: true }` ends it.
