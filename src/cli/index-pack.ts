@@ -6,6 +6,7 @@ import { ObjectStore } from '../odb/object-store.js';
 import { indexPack, type IndexPackOptions, type IndexPackPhase } from '../resolve/index-pack.js';
 import { Output } from './output.js';
 import { Progress } from './progress.js';
+import type { GlobalOptions } from './global-options.js';
 import { UsageError } from './usage-error.js';
 
 const USAGE = 'usage: packwright index-pack [-v] [-o <index-file>] [--keep | --keep=<msg>] [--rev-index] [--verify] [--strict] [--fix-thin] [--threads=<n>] [--index-version=<v>[,<limit>]] [--object-format=<fmt>] [--max-input-size=<n>] (<pack-file> | --stdin [<pack-file>])';
@@ -14,12 +15,7 @@ const TITLES: Record<IndexPackPhase, string> = {
   receiving: 'Receiving objects', indexing: 'Indexing objects', resolving: 'Resolving deltas', writing: 'Writing index',
 };
 
-export interface CliContext {
-  cwd: string;
-  gitDir: string | undefined;
-}
-
-function tryOpenStore(ctx: CliContext): ObjectStore | undefined {
+function tryOpenStore(ctx: GlobalOptions): ObjectStore | undefined {
   try {
     return ObjectStore.open(ctx.gitDir !== undefined ? resolve(ctx.cwd, ctx.gitDir) : ctx.cwd);
   } catch {
@@ -27,7 +23,7 @@ function tryOpenStore(ctx: CliContext): ObjectStore | undefined {
   }
 }
 
-export async function indexPackCommand(ctx: CliContext, args: string[]): Promise<number> {
+export async function indexPackCommand(ctx: GlobalOptions, args: string[]): Promise<number> {
   const options: IndexPackOptions = {};
   let stdin = false;
   let fixThin = false;

@@ -1,86 +1,19 @@
 #!/usr/bin/env node
-import { resolve } from 'node:path';
-import { isPackwrightError } from '../errors/packwright-error.js';
-import { ObjectStore } from '../odb/object-store.js';
-import { catFile } from './cat-file.js';
-import { indexPackCommand } from './index-pack.js';
-import { verifyPackCommand } from './verify-pack.js';
-import { UsageError } from './usage-error.js';
+// The `packwright` executable. Kept small: the decision to relaunch with huge pages
+// (huge-pages.ts) is made before the commands are loaded, so a relaunching parent stays cheap.
+import { parseGlobalOptions } from './global-options.js';
+import { relaunchWithHugePages } from './huge-pages.js';
 
-const USAGE = `usage: packwright [-C <path>] [--git-dir=<path>] <command> [<args>]
-
-commands:
-  cat-file       print objects, their types and sizes (git cat-file)
-  verify-pack    rebuild a pack's index and compare it with the one on disk (git verify-pack)
-  index-pack     build the .idx (and .rev) of a pack, byte-identical to git index-pack
-  demo           count, verify and read every object of the repository here, with timings`;
-
-interface Global {
-  cwd: string;
-  gitDir: string | undefined;
-  verbose: boolean;
-}
-
-function parseGlobal(argv: string[]): { global: Global; rest: string[] } {
-  const global: Global = { cwd: process.cwd(), gitDir: process.env['GIT_DIR'], verbose: false };
-  let i = 0;
-  for (; i < argv.length; i++) {
-    const a = argv[i] as string;
-    if (a === '-C') global.cwd = resolve(global.cwd, argv[++i] ?? '.');
-    else if (a.startsWith('--git-dir=')) global.gitDir = a.slice(10);
-    else if (a === '--git-dir') global.gitDir = argv[++i];
-    else if (a === '--verbose') global.verbose = true;
-    else break;
+const argv = process.argv.slice(2);
+try {
+  const { global, rest } = parseGlobalOptions(argv);
+  let code = await relaunchWithHugePages(global, rest);
+  if (code === undefined) {
+    const { run } = await import('./run.js');
+    code = await run(argv);
   }
-  return { global, rest: argv.slice(i) };
+  process.exitCode = code;
+} catch (e) {
+  process.stderr.write(`fatal: internal error: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
+  process.exitCode = 134;
 }
-
-function openStore(global: Global): ObjectStore {
-  return ObjectStore.open(global.gitDir !== undefined ? resolve(global.cwd, global.gitDir) : global.cwd);
-}
-
-async function run(argv: string[]): Promise<number> {
-  const { global, rest } = parseGlobal(argv);
-  const [command, ...args] = rest;
-  try {
-    switch (command) {
-      case 'cat-file':
-        return await catFile(openStore(global), args);
-      case 'index-pack':
-        return await indexPackCommand(global, args);
-      case 'verify-pack':
-        return await verifyPackCommand(global, args);
-      case 'demo': {
-        const { demo } = await import('./demo.js');
-        return await demo(global.gitDir !== undefined ? resolve(global.cwd, global.gitDir) : global.cwd, args);
-      }
-      case undefined:
-      case '-h':
-      case '--help':
-        process.stderr.write(USAGE + '\n');
-        return command === undefined ? 129 : 0;
-      default:
-        process.stderr.write(`packwright: '${command}' is not a packwright command\n${USAGE}\n`);
-        return 129;
-    }
-  } catch (e) {
-    if (e instanceof UsageError) {
-      process.stderr.write(`${e.message}\n`);
-      return 129;
-    }
-    if (isPackwrightError(e)) {
-      process.stderr.write(`fatal: ${e.message}\n`);
-      if (global.verbose && e.stack) process.stderr.write(e.stack + '\n');
-      return 128;
-    }
-    throw e;
-  }
-}
-
-run(process.argv.slice(2)).then(
-  (code) => { process.exitCode = code; },
-  (e: unknown) => {
-    process.stderr.write(`fatal: internal error: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
-    process.exitCode = 134;
-  },
-);

@@ -7,7 +7,7 @@ import { ObjectStore } from '../odb/object-store.js';
 import { verifyPack } from '../resolve/verify-pack.js';
 import { Output } from './output.js';
 import { UsageError } from './usage-error.js';
-import type { CliContext } from './index-pack.js';
+import type { GlobalOptions } from './global-options.js';
 
 const USAGE = 'usage: packwright verify-pack [-v | --verbose] [-s | --stat-only] [--object-format=<fmt>] <pack>.idx...';
 
@@ -17,7 +17,7 @@ const USAGE = 'usage: packwright verify-pack [-v | --verbose] [-s | --stat-only]
  * checking every object's hash on the way. `-v` lists objects in pack order, `-s` only the
  * chain-length histogram.
  */
-export async function verifyPackCommand(ctx: CliContext, args: string[]): Promise<number> {
+export async function verifyPackCommand(ctx: GlobalOptions, args: string[]): Promise<number> {
   let verbose = false;
   let statOnly = false;
   let format: ObjectFormat | undefined;

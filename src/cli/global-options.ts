@@ -1,0 +1,22 @@
+import { resolve } from 'node:path';
+
+/** Options that come before the command, as in `git -C <path> --git-dir=<dir> <command>`. */
+export interface GlobalOptions {
+  cwd: string;
+  gitDir: string | undefined;
+  verbose: boolean;
+}
+
+export function parseGlobalOptions(argv: string[]): { global: GlobalOptions; rest: string[] } {
+  const global: GlobalOptions = { cwd: process.cwd(), gitDir: process.env['GIT_DIR'], verbose: false };
+  let i = 0;
+  for (; i < argv.length; i++) {
+    const a = argv[i] as string;
+    if (a === '-C') global.cwd = resolve(global.cwd, argv[++i] ?? '.');
+    else if (a.startsWith('--git-dir=')) global.gitDir = a.slice(10);
+    else if (a === '--git-dir') global.gitDir = argv[++i];
+    else if (a === '--verbose') global.verbose = true;
+    else break;
+  }
+  return { global, rest: argv.slice(i) };
+}

@@ -1,0 +1,59 @@
+import { resolve } from 'node:path';
+import { isPackwrightError } from '../errors/packwright-error.js';
+import { ObjectStore } from '../odb/object-store.js';
+import { catFile } from './cat-file.js';
+import { indexPackCommand } from './index-pack.js';
+import { verifyPackCommand } from './verify-pack.js';
+import { UsageError } from './usage-error.js';
+import { parseGlobalOptions, type GlobalOptions } from './global-options.js';
+
+const USAGE = `usage: packwright [-C <path>] [--git-dir=<path>] <command> [<args>]
+
+commands:
+  cat-file       print objects, their types and sizes (git cat-file)
+  verify-pack    rebuild a pack's index and compare it with the one on disk (git verify-pack)
+  index-pack     build the .idx (and .rev) of a pack, byte-identical to git index-pack
+  demo           count, verify and read every object of the repository here, with timings`;
+
+function openStore(global: GlobalOptions): ObjectStore {
+  return ObjectStore.open(global.gitDir !== undefined ? resolve(global.cwd, global.gitDir) : global.cwd);
+}
+
+/** Runs one packwright command; returns the exit code (128 for errors, 129 for usage, like git). */
+export async function run(argv: string[]): Promise<number> {
+  const { global, rest } = parseGlobalOptions(argv);
+  const [command, ...args] = rest;
+  try {
+    switch (command) {
+      case 'cat-file':
+        return await catFile(openStore(global), args);
+      case 'index-pack':
+        return await indexPackCommand(global, args);
+      case 'verify-pack':
+        return await verifyPackCommand(global, args);
+      case 'demo': {
+        const { demo } = await import('./demo.js');
+        return await demo(global.gitDir !== undefined ? resolve(global.cwd, global.gitDir) : global.cwd, args);
+      }
+      case undefined:
+      case '-h':
+      case '--help':
+        process.stderr.write(USAGE + '\n');
+        return command === undefined ? 129 : 0;
+      default:
+        process.stderr.write(`packwright: '${command}' is not a packwright command\n${USAGE}\n`);
+        return 129;
+    }
+  } catch (e) {
+    if (e instanceof UsageError) {
+      process.stderr.write(`${e.message}\n`);
+      return 129;
+    }
+    if (isPackwrightError(e)) {
+      process.stderr.write(`fatal: ${e.message}\n`);
+      if (global.verbose && e.stack) process.stderr.write(e.stack + '\n');
+      return 128;
+    }
+    throw e;
+  }
+}
