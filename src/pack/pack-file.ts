@@ -17,6 +17,14 @@ export interface PackFileOptions {
 export const DEFAULT_WINDOW_SIZE = 1 << 30;
 /** Windows kept open at once for a windowed pack. */
 const MAX_WINDOWS = 4;
+/**
+ * Until a pack is read densely, it is read through small windows: a lookup of one object must not
+ * read a whole 100 MB pack (git mmaps it, so it pays only for the pages it touches).
+ */
+const SMALL_WINDOW = 64 * 1024;
+const MAX_SMALL_WINDOWS = 32;
+/** After this many reads (or a sixteenth of the pack in small windows), reads switch to big windows. */
+const DENSE_AFTER_WINDOWS = 256;
 
 interface Window {
   start: number;
@@ -38,6 +46,9 @@ export class PackFile {
   private fd: number;
   private readonly windowSize: number;
   private windows: Window[] = [];
+  /** Reads made so far in small windows or one-off; past `denseAfter`, the pack is read in big windows. */
+  private smallLoads = 0;
+  private readonly denseAfter: number;
   private readonly inflater = new Inflater();
 
   private constructor(path: string, fd: number, size: number, options: PackFileOptions, header: { version: number; objectCount: number }) {
@@ -49,6 +60,7 @@ export class PackFile {
     this.version = header.version;
     this.objectCount = header.objectCount;
     this.dataEnd = size - options.hashLength;
+    this.denseAfter = Math.max(1, Math.min(DENSE_AFTER_WINDOWS, Math.floor(size / SMALL_WINDOW / 16)));
   }
 
   static open(path: string, options: PackFileOptions): PackFile {
@@ -99,21 +111,28 @@ export class PackFile {
         return w;
       }
     }
-    if (this.size <= this.windowSize) return this.load(0, this.size);
-    if (wanted - offset > this.windowSize / 2) {
+    const dense = this.smallLoads >= this.denseAfter;
+    if (dense && this.size <= this.windowSize) {
+      this.windows = [];
+      return this.load(0, this.size, 1);
+    }
+    const windowSize = dense ? this.windowSize : SMALL_WINDOW;
+    if (wanted - offset > windowSize / 2) {
       // Larger than half a window: a one-off read, not cached.
+      if (!dense) this.smallLoads++;
       return { start: offset, bytes: this.readAt(offset, wanted - offset) };
     }
+    if (!dense) this.smallLoads++;
     // Windows start on half-window boundaries so any span up to half a window fits in one.
-    const half = Math.floor(this.windowSize / 2);
+    const half = Math.floor(windowSize / 2);
     const start = Math.floor(offset / half) * half;
-    return this.load(start, Math.min(this.windowSize, this.size - start));
+    return this.load(start, Math.min(windowSize, this.size - start), dense ? MAX_WINDOWS : MAX_SMALL_WINDOWS);
   }
 
-  private load(start: number, length: number): Window {
+  private load(start: number, length: number, keep: number): Window {
     const w = { start, bytes: this.readAt(start, length) };
     this.windows.unshift(w);
-    if (this.windows.length > MAX_WINDOWS) this.windows.pop();
+    while (this.windows.length > keep) this.windows.pop();
     return w;
   }
 
