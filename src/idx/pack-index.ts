@@ -209,7 +209,14 @@ export class PackIndex {
         if (o > maxOffset) maxOffset = o;
       }
       const bits = Math.max(1, Math.ceil(Math.log2(n + 1)));
-      if (maxOffset * 2 ** bits < 2 ** 53) {
+      if (maxOffset < 2 ** 32) {
+        // Two stable counting passes over 16-bit digits: ~10× faster than a numeric sort.
+        const keys = new Uint32Array(sorted);
+        const byLow = new Uint32Array(n);
+        countingPass(keys, 0, undefined, byLow);
+        countingPass(keys, 16, byLow, positions);
+        for (let i = 0; i < n; i++) sorted[i] = keys[positions[i] as number] as number;
+      } else if (maxOffset * 2 ** bits < 2 ** 53) {
         // Pack (offset, position) into one exactly representable number and let the native
         // numeric sort do the work: ~10× faster than a comparator over 226k entries.
         const scale = 2 ** bits;
@@ -259,5 +266,31 @@ export class PackIndex {
       else hi = mid;
     }
     return lo < offsets.length ? (offsets[lo] as number) : dataEnd;
+  }
+}
+
+/**
+ * One pass of a least-significant-digit radix sort: writes to `output` the indices of `keys`
+ * (taken in the order of `input`, or 0..n-1) stably ordered by the 16-bit digit at `shift`.
+ */
+function countingPass(keys: Uint32Array, shift: number, input: Uint32Array | undefined, output: Uint32Array): void {
+  const n = keys.length;
+  const counts = new Uint32Array(65536);
+  for (let i = 0; i < n; i++) {
+    const d = ((keys[i] as number) >>> shift) & 0xffff;
+    counts[d] = (counts[d] as number) + 1;
+  }
+  let sum = 0;
+  for (let d = 0; d < 65536; d++) {
+    const c = counts[d] as number;
+    counts[d] = sum;
+    sum += c;
+  }
+  for (let j = 0; j < n; j++) {
+    const i = input === undefined ? j : (input[j] as number);
+    const d = ((keys[i] as number) >>> shift) & 0xffff;
+    const at = counts[d] as number;
+    counts[d] = at + 1;
+    output[at] = i;
   }
 }
