@@ -1,33 +1,81 @@
-import { BufferPool } from './buffer-pool.js';
+import { BuddyAllocator } from './buddy-allocator.js';
 
 /**
  * Resolved delta bases kept for reuse, least recently used first out, capped in bytes like git's
  * `core.deltaBaseCacheLimit` (96 MiB by default). Keys are numbers: a pack slot and an offset
  * (offsets stay below 2^40, packs below 2^13 slots).
+ *
+ * The limit counts object bytes, as git's does. The objects live in blocks of one buffer (see
+ * BuddyAllocator) half as large again as the limit: blocks are powers of two, and with less room
+ * than that the cache held ~25 % fewer objects than git's and missed more (cat-file --batch over
+ * gitoxide: 38.8k hits instead of 52.8k with one Buffer per object; 50.8k with this room). The
+ * memory behind the cache is that buffer; nothing waits for the garbage collector. Objects larger
+ * than a block (8 MiB) get buffers of their own, counted against the same limit.
  */
 export interface CachedObject {
   type: number;
   data: Buffer;
-  /** The pooled buffer `data` is a view of, handed back to the pool on eviction. */
+  /** The buffer `data` is a view of: a block from `allocate`, freed on eviction. */
   backing?: Buffer;
 }
 
 export const DEFAULT_DELTA_BASE_CACHE_LIMIT = 96 * 1024 * 1024;
+/** Arena bytes per byte of limit (see above). */
+const ARENA_FACTOR = 1.5;
 
 export class DeltaBaseCache {
   private readonly map = new Map<number, CachedObject>();
   private bytes = 0;
+  private arena: BuddyAllocator;
+  /** The cache key of the entry in each arena block (by block index), NaN when not cached. */
+  private owners: Float64Array;
   hits = 0;
   misses = 0;
 
-  readonly pool: BufferPool;
+  constructor(readonly limit: number = DEFAULT_DELTA_BASE_CACHE_LIMIT) {
+    this.arena = DeltaBaseCache.arenaFor(limit);
+    this.owners = new Float64Array(this.arena.units).fill(NaN);
+  }
 
-  constructor(readonly limit: number = DEFAULT_DELTA_BASE_CACHE_LIMIT, pool = new BufferPool()) {
-    this.pool = pool;
+  /** Blocks no larger than the limit, so any object in a block can be cached. */
+  private static arenaFor(limit: number): BuddyAllocator {
+    const maxShift = Math.min(23, Math.max(8, Math.floor(Math.log2(Math.max(1, limit)))));
+    return new BuddyAllocator(limit * ARENA_FACTOR, 8, maxShift);
   }
 
   static key(slot: number, offset: number): number {
     return slot * 2 ** 40 + offset;
+  }
+
+  /**
+   * Room for an object of `size` bytes that may be cached: a block of the cache's memory, made
+   * free by evicting least recently used entries (never `keep`, the base being read from), or a
+   * buffer of its own when no block can hold it. Give it back with `release` if it is not cached.
+   */
+  allocate(size: number, keep?: CachedObject): Buffer {
+    if (this.arena.blockSize(size) < 0) return Buffer.allocUnsafeSlow(size);
+    const block = this.arena.alloc(size);
+    if (block !== undefined) return block;
+    // Evicting the oldest entries one by one rarely frees a large enough block (their blocks are
+    // scattered), so free a whole region around one of the oldest, if all of it is evictable.
+    let tries = 0;
+    for (const v of this.map.values()) {
+      if (++tries > 16) break;
+      if (v === keep || v.backing === undefined || !this.arena.owns(v.backing)) continue;
+      const around = this.arena.blocksAround(v.backing, size);
+      if (!around.every((i) => !Number.isNaN(this.owners[i] as number) && this.map.get(this.owners[i] as number) !== keep)) continue;
+      for (const i of around) this.evict(this.owners[i] as number);
+      const freed = this.arena.alloc(size);
+      if (freed !== undefined) return freed;
+    }
+    return Buffer.allocUnsafeSlow(size);
+  }
+
+  /** Returns a buffer from `allocate` that was not handed to `set`. */
+  release(buf: Buffer): void {
+    if (!this.arena.owns(buf)) return;
+    this.owners[this.arena.indexOf(buf)] = NaN;
+    this.arena.free(buf);
   }
 
   get(key: number): CachedObject | undefined {
@@ -49,23 +97,22 @@ export class DeltaBaseCache {
   }
 
   set(key: number, value: CachedObject): void {
-    const size = value.data.length;
-    if (size > this.limit) return;
+    const cost = DeltaBaseCache.cost(value);
+    if (cost > this.limit) {
+      // Only a buffer of its own can be this large: the garbage collector takes it.
+      return;
+    }
     const old = this.map.get(key);
     if (old !== undefined) {
-      this.bytes -= old.data.length;
       this.map.delete(key);
-      if (old.backing !== undefined && old.backing !== value.backing) this.pool.release(old.backing);
+      this.bytes -= DeltaBaseCache.cost(old);
+      if (old.backing !== undefined && old.backing !== value.backing) this.release(old.backing);
     }
     this.map.set(key, value);
-    this.bytes += size;
-    if (this.bytes > this.limit) {
-      for (const [k, v] of this.map) {
-        if (this.bytes <= this.limit) break;
-        this.map.delete(k);
-        this.bytes -= v.data.length;
-        if (v.backing !== undefined) this.pool.release(v.backing);
-      }
+    this.bytes += cost;
+    if (value.backing !== undefined && this.arena.owns(value.backing)) this.owners[this.arena.indexOf(value.backing)] = key;
+    while (this.bytes > this.limit && this.evictOldest(value)) {
+      // evictOldest did the work.
     }
   }
 
@@ -75,7 +122,30 @@ export class DeltaBaseCache {
 
   clear(): void {
     this.map.clear();
-    this.pool.clear();
+    this.arena = DeltaBaseCache.arenaFor(this.limit);
+    this.owners.fill(NaN);
     this.bytes = 0;
+  }
+
+  /** What an entry counts against the limit: its object's bytes, as in git. */
+  private static cost(value: CachedObject): number {
+    return value.data.length;
+  }
+
+  /** Evicts the least recently used entry other than `keep`; false when there is none. */
+  private evictOldest(keep: CachedObject | undefined): boolean {
+    for (const [k, v] of this.map) {
+      if (v === keep) continue;
+      this.evict(k);
+      return true;
+    }
+    return false;
+  }
+
+  private evict(key: number): void {
+    const v = this.map.get(key) as CachedObject;
+    this.map.delete(key);
+    this.bytes -= DeltaBaseCache.cost(v);
+    if (v.backing !== undefined) this.release(v.backing);
   }
 }

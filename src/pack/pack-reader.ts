@@ -40,6 +40,8 @@ export class PackReader {
   private readonly chainOffsets: number[] = [];
   private readonly chainDataOffsets: number[] = [];
   private readonly chainSizes: number[] = [];
+  /** A buffer from the cache being decoded into and not yet cached: released if decoding fails. */
+  private pending: Buffer | undefined;
 
   constructor(
     readonly file: PackFile,
@@ -64,19 +66,31 @@ export class PackReader {
    */
   readTransient(offset: number, keepAsBase = false): PackObject {
     // The caller knows this object is the base of deltas still to be read (pack order): decode it
-    // into a pooled buffer and keep that in the base cache, so each of those deltas costs one
+    // into a block of the base cache and keep it there, so each of those deltas costs one
     // delta application instead of a walk down the chain.
     return this.decode(offset, true, keepAsBase);
   }
 
-  private output(size: number, transient: boolean, keep: boolean): Buffer {
-    if (keep) return this.cache.pool.acquire(size + 1);
+  private output(size: number, transient: boolean, keep: boolean, base?: CachedObject): Buffer {
+    if (keep) return this.cache.allocate(size + 1, base);
     if (!transient) return Buffer.allocUnsafeSlow(size + 1);
     if (this.result.length < size + 1) this.result = Buffer.allocUnsafeSlow(Math.max(size + 1, this.result.length * 2));
     return this.result;
   }
 
   private decode(offset: number, transient: boolean, keep = false): PackObject {
+    try {
+      return this.decodeChain(offset, transient, keep);
+    } catch (e) {
+      // A corrupt entry must not cost the cache the block it was being decoded into.
+      if (this.pending !== undefined) this.cache.release(this.pending);
+      throw e;
+    } finally {
+      this.pending = undefined;
+    }
+  }
+
+  private decodeChain(offset: number, transient: boolean, keep: boolean): PackObject {
     const file = this.file;
     const cache = this.cache;
     const h = this.header;
@@ -96,14 +110,15 @@ export class PackReader {
       file.readEntryHeader(cur, h);
       if (h.type < OBJ_OFS_DELTA) {
         if (offsets.length === 0) {
-          const out = this.output(h.size, transient, keep);
+          const out = (this.pending = this.output(h.size, transient, keep));
           file.inflate(cur, cur + h.headerLength, h.size, out, 0);
           return this.finish(offset, h.type, out, h.size, keep);
         }
-        const backing = cache.pool.acquire(h.size + 1);
+        const backing = (this.pending = cache.allocate(h.size + 1));
         file.inflate(cur, cur + h.headerLength, h.size, backing, 0);
         base = { type: h.type, data: backing.subarray(0, h.size), backing };
         cache.set(DeltaBaseCache.key(this.slot, cur), base);
+        this.pending = undefined;
         break;
       }
       offsets.push(cur);
@@ -121,14 +136,15 @@ export class PackReader {
       file.inflate(at, dataOffsets[i] as number, size, this.scratch, 0);
       const resultSize = this.deltaResultSize(at, this.scratch, size);
       if (i === 0) {
-        const out = this.output(resultSize, transient, keep);
+        const out = (this.pending = this.output(resultSize, transient, keep, base));
         this.applyAt(at, base.data, this.scratch, size, out);
         return this.finish(offset, base.type, out, resultSize, keep);
       }
-      const backing = cache.pool.acquire(resultSize + 1);
+      const backing: Buffer = (this.pending = cache.allocate(resultSize + 1, base));
       this.applyAt(at, base.data, this.scratch, size, backing);
       base = { type: base.type, data: backing.subarray(0, resultSize), backing };
       cache.set(DeltaBaseCache.key(this.slot, at), base);
+      this.pending = undefined;
     }
     throw new Error('unreachable: a delta chain always ends in a base');
   }

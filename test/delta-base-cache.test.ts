@@ -1,0 +1,99 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { BuddyAllocator } from '../src/pack/buddy-allocator.js';
+import { DeltaBaseCache, type CachedObject } from '../src/pack/delta-base-cache.js';
+
+/** A deterministic generator, so a failure can be replayed. */
+function random(seed: number): () => number {
+  let s = seed >>> 0;
+  return () => {
+    s = (s * 1103515245 + 12345) >>> 0;
+    return s / 2 ** 32;
+  };
+}
+
+test('BuddyAllocator: blocks never overlap, stay in bounds, and merge back into whole blocks', () => {
+  const arena = new BuddyAllocator(3 * 65536 + 1000, 8, 16);
+  assert.equal(arena.size, 3 * 65536, 'rounded down to whole largest blocks');
+  const rnd = random(1);
+  const live: Buffer[] = [];
+  for (let step = 0; step < 20000; step++) {
+    if (live.length > 0 && rnd() < 0.45) {
+      const [b] = live.splice(Math.floor(rnd() * live.length), 1);
+      arena.free(b as Buffer);
+      continue;
+    }
+    const size = 1 + Math.floor(rnd() ** 3 * 65536);
+    const b = arena.alloc(size);
+    if (b === undefined) continue;
+    assert.ok(b.length >= size && b.length === arena.blockSize(size));
+    assert.ok(arena.owns(b));
+    live.push(b);
+  }
+  // Each live block marked with its own byte: any overlap would overwrite another's mark.
+  live.forEach((b, i) => b.fill(i & 0xff));
+  live.forEach((b, i) => assert.ok(b.every((x) => x === (i & 0xff)), 'blocks overlap'));
+  const spans = live.map((b) => [b.byteOffset, b.byteOffset + b.length] as const).sort((a, b) => a[0] - b[0]);
+  for (let i = 1; i < spans.length; i++) assert.ok((spans[i - 1] as readonly number[])[1] as number <= ((spans[i] as readonly number[])[0] as number));
+  for (const b of live) arena.free(b);
+  const whole = [arena.alloc(65536), arena.alloc(65536), arena.alloc(65536)];
+  assert.ok(whole.every((b) => b !== undefined), 'everything merged back');
+  assert.equal(arena.alloc(1), undefined, 'and the arena is full');
+  assert.equal(arena.alloc(65537), undefined, 'nothing above the largest block');
+});
+
+test('DeltaBaseCache: keeps object bytes under the limit, least recently used out, and never evicts the base being read', () => {
+  const limit = 1 << 20;
+  const cache = new DeltaBaseCache(limit);
+  const rnd = random(2);
+  const put = (key: number, size: number, keep?: CachedObject): CachedObject => {
+    const backing = cache.allocate(size + 1, keep);
+    backing.fill(key & 0xff, 0, size);
+    const obj = { type: 3, data: backing.subarray(0, size), backing };
+    cache.set(key, obj);
+    return obj;
+  };
+  let base = put(0, 5000);
+  for (let key = 1; key < 5000; key++) {
+    const size = 1 + Math.floor(rnd() ** 2 * 200_000);
+    // Like PackReader: allocate for the next object while reading `base`, which must survive.
+    const next = put(key, size, base);
+    assert.ok(base.data.every((x) => x === ((key - 1) & 0xff)) || base.data.length === 0, `base of ${key} was overwritten`);
+    assert.ok(cache.size <= limit);
+    base = next;
+    if (rnd() < 0.3) {
+      const probe = cache.get(Math.floor(rnd() * key));
+      if (probe !== undefined) assert.ok(probe.data.length === 0 || probe.data[0] === probe.data.at(-1));
+    }
+  }
+  // Entries still cached have their own bytes: no block was handed out twice.
+  let cached = 0;
+  for (let key = 0; key < 5000; key++) {
+    const v = cache.peek(key);
+    if (v === undefined) continue;
+    cached++;
+    assert.ok(v.data.every((x) => x === (key & 0xff)), `entry ${key} corrupted`);
+  }
+  assert.ok(cached > 5, `only ${cached} entries cached`);
+  assert.ok(cache.hits > 0);
+});
+
+test('DeltaBaseCache: a block given back after a failed decode is reusable, and oversized objects are not cached', () => {
+  const cache = new DeltaBaseCache(8 << 20);
+  const blocks: Buffer[] = [];
+  // Fill the arena (12 MiB for an 8 MiB limit) with blocks that are never cached...
+  for (;;) {
+    const b = cache.allocate(1 << 20);
+    blocks.push(b);
+    if (blocks.length > 64) break;
+  }
+  // ...then give them back, as PackReader does when an entry is corrupt.
+  for (const b of blocks) cache.release(b);
+  // A block (rounded up to 8 MiB), not a buffer of its own: the arena got its memory back.
+  const again = cache.allocate((8 << 20) - 1000);
+  assert.equal(again.length, 8 << 20);
+  const big = cache.allocate(9 << 20);
+  cache.set(1, { type: 3, data: big.subarray(0, 9 << 20), backing: big });
+  assert.equal(cache.peek(1), undefined, 'larger than the limit: not kept');
+  assert.equal(cache.size, 0);
+});
