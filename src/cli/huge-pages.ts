@@ -34,7 +34,10 @@ export async function relaunchWithHugePages(global: GlobalOptions, rest: string[
   const script = process.argv[1];
   if (script === undefined) return undefined;
   const env = { ...process.env, GLIBC_TUNABLES: tunables === undefined || tunables === '' ? TUNABLE : `${tunables}:${TUNABLE}` };
-  const child = spawn(process.execPath, [...process.execArgv, script, ...process.argv.slice(2)], { stdio: 'inherit', env });
+  // The same big work makes many short-lived views and records: a 4 MiB young generation (16 by
+  // default) keeps ~40 MB less resident for cat-file --batch at no cost in time. Flags given to
+  // this process come after it, so they win.
+  const child = spawn(process.execPath, ['--max-semi-space-size=4', ...process.execArgv, script, ...process.argv.slice(2)], { stdio: 'inherit', env });
   // The child shares our terminal, so it gets ^C itself; signals sent to us alone are passed on.
   const signals = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
   const forward = (signal: NodeJS.Signals): void => {
