@@ -69,8 +69,17 @@ export function deltaResultSize(delta: Uint8Array, start: number, end: number): 
   return size;
 }
 
-/** Below this length a byte loop beats `TypedArray.set` (measured here: 32 bytes ~70 ns either way, 64 bytes 170 ns by loop against 70 ns by set). */
+/**
+ * Below this length a byte loop beats `TypedArray.set` of a subarray, which allocates a view
+ * (measured here: 32 bytes ~36 ns by loop, ~60 by set; 100 bytes 108 against 64).
+ */
 const SHORT_COPY = 32;
+/**
+ * When source and target share one ArrayBuffer (blocks of one arena, see BufferPool),
+ * `copyWithin` on a view of the whole buffer copies without allocating: ~17 ns from 16 bytes up,
+ * where the loop takes 18 ns at 16 bytes and more above.
+ */
+const SHORT_COPY_WITHIN = 16;
 
 /**
  * Applies `delta[start..end)` to `base[baseStart..baseStart+baseLength)`, writing the result to
@@ -92,6 +101,11 @@ export function applyDelta(
   const outEnd = outOffset + resultSize;
   let pos = header.dataStart;
   let o = outOffset;
+  // Offsets into `whole` for copies that stay inside one buffer (see SHORT_COPY_WITHIN).
+  const whole = base.buffer === out.buffer || delta.buffer === out.buffer ? new Uint8Array(out.buffer) : undefined;
+  const baseInWhole = base.buffer === out.buffer ? base.byteOffset : -1;
+  const deltaInWhole = delta.buffer === out.buffer ? delta.byteOffset : -1;
+  const outInWhole = out.byteOffset;
   while (pos < end) {
     const op = delta[pos++] as number;
     if (op & 0x80) {
@@ -112,7 +126,9 @@ export function applyDelta(
       }
       if (o + cpSize > outEnd) throw new DeltaFormatError('copy writes past the declared result size', pos - start);
       const from = baseStart + cpOff;
-      if (cpSize < SHORT_COPY) {
+      if (baseInWhole >= 0 && cpSize >= SHORT_COPY_WITHIN) {
+        (whole as Uint8Array).copyWithin(outInWhole + o, baseInWhole + from, baseInWhole + from + cpSize);
+      } else if (cpSize < SHORT_COPY) {
         for (let i = 0; i < cpSize; i++) out[o + i] = base[from + i] as number;
       } else {
         out.set(base.subarray(from, from + cpSize), o);
@@ -121,7 +137,9 @@ export function applyDelta(
     } else if (op !== 0) {
       if (pos + op > end) throw new DeltaFormatError(`insert of ${op} bytes runs past the end of the delta`, pos - start);
       if (o + op > outEnd) throw new DeltaFormatError('insert writes past the declared result size', pos - start);
-      if (op < SHORT_COPY) {
+      if (deltaInWhole >= 0 && op >= SHORT_COPY_WITHIN) {
+        (whole as Uint8Array).copyWithin(outInWhole + o, deltaInWhole + pos, deltaInWhole + pos + op);
+      } else if (op < SHORT_COPY) {
         for (let i = 0; i < op; i++) out[o + i] = delta[pos + i] as number;
       } else {
         out.set(delta.subarray(pos, pos + op), o);

@@ -82,7 +82,7 @@ export class Resolver {
   private readonly H: number;
   private readonly pool = new BufferPool(16 * 1024 * 1024);
   private readonly inflater = new Inflater();
-  private deltaData = Buffer.allocUnsafeSlow(1 << 16);
+  private deltaData: Buffer;
   private compressed = Buffer.allocUnsafeSlow(1 << 16);
   private readonly blocks = new Map<number, Buffer>();
   private readonly fd: number;
@@ -111,6 +111,7 @@ export class Resolver {
     this.ids = Buffer.from(s.ids.buffer, s.ids.byteOffset, s.ids.byteLength);
     this.refCount = s.refEntries.length;
     this.fd = s.pack === undefined ? openSync(s.packPath, 'r') : -1;
+    this.deltaData = this.pool.acquire(1 << 16);
   }
 
   /** Takes roots until none are left, then helps with branches other threads offer. */
@@ -315,7 +316,11 @@ export class Resolver {
   private resolveChild(c: number, base: Buffer, type: number, baseDepth: number): Buffer {
     const s = this.s;
     const dsize = s.sizes[c] as number;
-    if (this.deltaData.length < dsize + 1) this.deltaData = Buffer.allocUnsafeSlow(Math.max(dsize + 1, this.deltaData.length * 2));
+    if (this.deltaData.length < dsize + 1) {
+      // From the pool, so delta and objects share the arena and copies need no views (applyDelta).
+      this.pool.release(this.deltaData);
+      this.deltaData = this.pool.acquire(Math.max(dsize + 1, this.deltaData.length * 2));
+    }
     const delta = this.deltaData;
     this.inflateEntry(c, delta);
     let resultSize: number;
