@@ -27,14 +27,20 @@ export interface PackObjectInfo {
 /** Finds the pack offset of a REF_DELTA base by id; -1 when this pack does not hold it. */
 export type RefBaseLookup = (id: Uint8Array) => number;
 
+const EMPTY: Buffer = Buffer.alloc(0);
+
 /**
  * Decodes entries of one pack at random: walks a delta chain down to a cached or stored base, then
  * applies the deltas back up, caching each intermediate base like git's `unpack_entry`.
  */
 export class PackReader {
   private readonly header = new EntryHeader();
-  private scratch = Buffer.allocUnsafeSlow(1 << 16);
-  private result = Buffer.allocUnsafeSlow(1 << 16);
+  /**
+   * Delta data and transient results, grown on demand. They are blocks of the cache's arena, like
+   * the bases, so applyDelta copies within one buffer (see SHORT_COPY_WITHIN there).
+   */
+  private scratch = EMPTY;
+  private result = EMPTY;
   /** Resolved type of delta entries already walked, by offset: header-only reads stay O(1). */
   private readonly typeMemo = new Map<number, number>();
   private readonly chainOffsets: number[] = [];
@@ -74,7 +80,7 @@ export class PackReader {
   private output(size: number, transient: boolean, keep: boolean, base?: CachedObject): Buffer {
     if (keep) return this.cache.allocate(size + 1, base);
     if (!transient) return Buffer.allocUnsafeSlow(size + 1);
-    if (this.result.length < size + 1) this.result = Buffer.allocUnsafeSlow(Math.max(size + 1, this.result.length * 2));
+    if (this.result.length < size + 1) this.result = this.grow(this.result, size + 1, base);
     return this.result;
   }
 
@@ -132,7 +138,7 @@ export class PackReader {
     for (let i = offsets.length - 1; i >= 0; i--) {
       const at = offsets[i] as number;
       const size = sizes[i] as number;
-      if (this.scratch.length < size + 1) this.scratch = Buffer.allocUnsafeSlow(Math.max(size + 1, this.scratch.length * 2));
+      if (this.scratch.length < size + 1) this.scratch = this.grow(this.scratch, size + 1, base);
       file.inflate(at, dataOffsets[i] as number, size, this.scratch, 0);
       const resultSize = this.deltaResultSize(at, this.scratch, size);
       if (i === 0) {
@@ -147,6 +153,12 @@ export class PackReader {
       this.pending = undefined;
     }
     throw new Error('unreachable: a delta chain always ends in a base');
+  }
+
+  /** A larger replacement for a scratch buffer, from the cache's arena (never evicting `keep`). */
+  private grow(old: Buffer, size: number, keep?: CachedObject): Buffer {
+    this.cache.release(old);
+    return this.cache.allocate(Math.max(size, old.length * 2, 1 << 16), keep);
   }
 
   private finish(offset: number, type: number, out: Buffer, size: number, keep: boolean): PackObject {
@@ -197,6 +209,7 @@ export class PackReader {
     const baseOffset = h.baseOffset;
     const baseId = h.baseId;
     if (entryType < OBJ_OFS_DELTA) return { type: entryType, size: h.size, entryType, baseOffset, baseId };
+    if (this.scratch.length < 64) this.scratch = this.grow(this.scratch, 64);
     const prefix = this.scratch;
     const n = file.inflatePrefix(offset, offset + h.headerLength, Math.min(h.size, 20), prefix);
     let size: number;
