@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { BuddyAllocator } from '../src/pack/buddy-allocator.js';
+import { BufferPool } from '../src/pack/buffer-pool.js';
 import { DeltaBaseCache, type CachedObject } from '../src/pack/delta-base-cache.js';
 
 /** A deterministic generator, so a failure can be replayed. */
@@ -96,4 +97,18 @@ test('DeltaBaseCache: a block given back after a failed decode is reusable, and 
   cache.set(1, { type: 3, data: big.subarray(0, 9 << 20), backing: big });
   assert.equal(cache.peek(1), undefined, 'larger than the limit: not kept');
   assert.equal(cache.size, 0);
+});
+
+test('BufferPool: grows by whole arenas when full and reuses released blocks instead of growing again', () => {
+  const pool = new BufferPool(1 << 20);
+  const held = Array.from({ length: 6 }, () => pool.acquire(300_000));
+  assert.ok(held.every((b) => b.length >= 300_000));
+  // 512 KiB blocks, two per 1 MiB arena.
+  assert.equal(pool.size, 3 << 20);
+  for (const b of held) pool.release(b);
+  for (let i = 0; i < 100; i++) pool.release(pool.acquire(1 + ((i * 7919) % 1_000_000)));
+  assert.equal(pool.size, 3 << 20, 'released blocks were reused');
+  const huge = pool.acquire(2 << 20);
+  assert.equal(huge.length, 2 << 20, 'above the largest block: a buffer of its own');
+  assert.equal(pool.size, 3 << 20);
 });
