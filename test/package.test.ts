@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
 
 const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { name: string; exports: Record<string, unknown>; bin: Record<string, string> };
 
@@ -17,4 +18,12 @@ test('the main entry has the everyday API', async () => {
   for (const name of ['ObjectStore', 'forEachObject', 'indexPack', 'verifyPack', 'resolveRevision', 'isPackwrightError']) {
     assert.equal(typeof mod[name], 'function', name);
   }
+});
+
+test('the bin is the bundled CLI, and it starts', () => {
+  const bin = new URL(`../../${pkg.bin['packwright']}`, import.meta.url).pathname;
+  assert.ok(readFileSync(bin, 'utf8').startsWith('#!/usr/bin/env node\n'));
+  const r = spawnSync(process.execPath, [bin, '--help'], { encoding: 'utf8' });
+  assert.equal(r.status, 0);
+  assert.match(r.stderr, /^usage: packwright/);
 });

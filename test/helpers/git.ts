@@ -3,7 +3,8 @@ import { mkdtempSync, rmSync, writeFileSync, mkdirSync, symlinkSync, chmodSync }
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-export const CLI = new URL('../../src/cli/main.js', import.meta.url).pathname;
+/** The executable as shipped (the bundle `npm run build` makes; npm test builds first). */
+export const CLI = new URL('../../../dist/bin/packwright.js', import.meta.url).pathname;
 
 const GIT_ENV = {
   ...process.env,
