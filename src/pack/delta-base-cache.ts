@@ -26,15 +26,23 @@ const ARENA_FACTOR = 1.5;
 export class DeltaBaseCache {
   private readonly map = new Map<number, CachedObject>();
   private bytes = 0;
-  private arena: BuddyAllocator;
-  /** The cache key of the entry in each arena block (by block index), NaN when not cached. */
-  private owners: Float64Array;
+  /**
+   * The arena, and the cache key of the entry in each of its blocks (by block index; NaN when
+   * not cached). Made on first use: its bookkeeping is ~12 MB for the default limit, which a
+   * store that only looks up headers never needs.
+   */
+  private space: { arena: BuddyAllocator; owners: Float64Array } | undefined;
   hits = 0;
   misses = 0;
 
-  constructor(readonly limit: number = DEFAULT_DELTA_BASE_CACHE_LIMIT) {
-    this.arena = DeltaBaseCache.arenaFor(limit);
-    this.owners = new Float64Array(this.arena.units).fill(NaN);
+  constructor(readonly limit: number = DEFAULT_DELTA_BASE_CACHE_LIMIT) {}
+
+  private blocks(): { arena: BuddyAllocator; owners: Float64Array } {
+    if (this.space === undefined) {
+      const arena = DeltaBaseCache.arenaFor(this.limit);
+      this.space = { arena, owners: new Float64Array(arena.units).fill(NaN) };
+    }
+    return this.space;
   }
 
   /** Blocks no larger than the limit, so any object in a block can be cached. */
@@ -53,19 +61,20 @@ export class DeltaBaseCache {
    * buffer of its own when no block can hold it. Give it back with `release` if it is not cached.
    */
   allocate(size: number, keep?: CachedObject): Buffer {
-    if (this.arena.blockSize(size) < 0) return Buffer.allocUnsafeSlow(size);
-    const block = this.arena.alloc(size);
+    const { arena, owners } = this.blocks();
+    if (arena.blockSize(size) < 0) return Buffer.allocUnsafeSlow(size);
+    const block = arena.alloc(size);
     if (block !== undefined) return block;
     // Evicting the oldest entries one by one rarely frees a large enough block (their blocks are
     // scattered), so free a whole region around one of the oldest, if all of it is evictable.
     let tries = 0;
     for (const v of this.map.values()) {
       if (++tries > 16) break;
-      if (v === keep || v.backing === undefined || !this.arena.owns(v.backing)) continue;
-      const around = this.arena.blocksAround(v.backing, size);
-      if (!around.every((i) => !Number.isNaN(this.owners[i] as number) && this.map.get(this.owners[i] as number) !== keep)) continue;
-      for (const i of around) this.evict(this.owners[i] as number);
-      const freed = this.arena.alloc(size);
+      if (v === keep || v.backing === undefined || !arena.owns(v.backing)) continue;
+      const around = arena.blocksAround(v.backing, size);
+      if (!around.every((i) => !Number.isNaN(owners[i] as number) && this.map.get(owners[i] as number) !== keep)) continue;
+      for (const i of around) this.evict(owners[i] as number);
+      const freed = arena.alloc(size);
       if (freed !== undefined) return freed;
     }
     return Buffer.allocUnsafeSlow(size);
@@ -73,9 +82,10 @@ export class DeltaBaseCache {
 
   /** Returns a buffer from `allocate` that was not handed to `set`. */
   release(buf: Buffer): void {
-    if (!this.arena.owns(buf)) return;
-    this.owners[this.arena.indexOf(buf)] = NaN;
-    this.arena.free(buf);
+    const space = this.space;
+    if (space === undefined || !space.arena.owns(buf)) return;
+    space.owners[space.arena.indexOf(buf)] = NaN;
+    space.arena.free(buf);
   }
 
   get(key: number): CachedObject | undefined {
@@ -110,7 +120,8 @@ export class DeltaBaseCache {
     }
     this.map.set(key, value);
     this.bytes += cost;
-    if (value.backing !== undefined && this.arena.owns(value.backing)) this.owners[this.arena.indexOf(value.backing)] = key;
+    const space = this.space;
+    if (value.backing !== undefined && space !== undefined && space.arena.owns(value.backing)) space.owners[space.arena.indexOf(value.backing)] = key;
     while (this.bytes > this.limit && this.evictOldest(value)) {
       // evictOldest did the work.
     }
@@ -122,8 +133,7 @@ export class DeltaBaseCache {
 
   clear(): void {
     this.map.clear();
-    this.arena = DeltaBaseCache.arenaFor(this.limit);
-    this.owners.fill(NaN);
+    this.space = undefined;
     this.bytes = 0;
   }
 
