@@ -24,11 +24,16 @@ export interface PackInfoTable {
   isBase: Uint8Array;
 }
 
+/** The pack is read through a reused window of this size. */
 const WINDOW = 8 << 20;
-/** Compressed bytes enough to inflate a delta's two size varints, with room to spare. */
-const PREFIX = 64;
+/**
+ * Compressed bytes always enough for a delta's first 20 bytes (its size varints): a zlib header,
+ * the largest dynamic-Huffman block header (~290 bytes) and 20 symbols of at most 15 bits.
+ * Less could cut a valid stream at a window's end and report it corrupt.
+ */
+const PREFIX = 512;
 
-export function buildInfoTable(path: string, index: PackIndex): PackInfoTable {
+export function buildInfoTable(path: string, index: PackIndex, windowSize = WINDOW): PackInfoTable {
   const n = index.count;
   const H = index.hashLength;
   const { offsets, positions } = index.packOrder();
@@ -46,7 +51,7 @@ export function buildInfoTable(path: string, index: PackIndex): PackInfoTable {
   const pendingRef: number[] = [];
   try {
     const dataEnd = fstatSync(fd).size - H;
-    let buf = Buffer.allocUnsafeSlow(WINDOW);
+    let buf = Buffer.allocUnsafeSlow(windowSize);
     let start = 0;
     let end = 0;
     const ensure = (from: number, to: number): void => {
