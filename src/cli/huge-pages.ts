@@ -16,7 +16,8 @@ import type { GlobalOptions } from './global-options.js';
  * --batch-all-objects --batch --unordered 4.7 s → 3.8 s. Tunables are read when a process starts,
  * and Node cannot madvise, so the only way to get them is to start again with the variable set.
  * That costs one Node startup (~0.1 s, ~40 MB for the waiting parent), so it happens only for
- * work that touches at least MIN_BYTES of pack; `PACKWRIGHT_HUGE_PAGES=0` turns it off.
+ * work that touches at least MIN_BYTES of pack. `PACKWRIGHT_HUGE_PAGES=0` turns it off; `=1`
+ * relaunches whatever the size (tests use it to run the relaunch path on small repositories).
  */
 const TUNABLE = 'glibc.malloc.hugetlb=1';
 /**
@@ -36,7 +37,8 @@ export async function relaunchWithHugePages(global: GlobalOptions, rest: string[
   const tunables = process.env['GLIBC_TUNABLES'];
   // Already set (by us in the parent, or by the user): never relaunch twice.
   if (tunables?.includes('glibc.malloc.hugetlb') === true) return undefined;
-  if (packBytesTouched(global, rest) < MIN_BYTES || !hugePagesOnRequest() || !isGlibc()) return undefined;
+  const always = process.env['PACKWRIGHT_HUGE_PAGES'] === '1';
+  if ((!always && packBytesTouched(global, rest) < MIN_BYTES) || !hugePagesOnRequest() || !isGlibc()) return undefined;
   const script = process.argv[1];
   if (script === undefined) return undefined;
   const ours = tunables?.includes('glibc.malloc.mmap_threshold') === true ? TUNABLE : `${TUNABLE}:${MMAP_THRESHOLD}`;
