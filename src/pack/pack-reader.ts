@@ -41,6 +41,8 @@ export class PackReader {
    */
   private scratch = EMPTY;
   private result = EMPTY;
+  /** The start of a delta, for header-only reads (which need no arena). */
+  private readonly prefix = Buffer.allocUnsafeSlow(64);
   /** Resolved type of delta entries already walked, by offset: header-only reads stay O(1). */
   private readonly typeMemo = new Map<number, number>();
   private readonly chainOffsets: number[] = [];
@@ -209,8 +211,7 @@ export class PackReader {
     const baseOffset = h.baseOffset;
     const baseId = h.baseId;
     if (entryType < OBJ_OFS_DELTA) return { type: entryType, size: h.size, entryType, baseOffset, baseId };
-    if (this.scratch.length < 64) this.scratch = this.grow(this.scratch, 64);
-    const prefix = this.scratch;
+    const prefix = this.prefix;
     const n = file.inflatePrefix(offset, offset + h.headerLength, Math.min(h.size, 20), prefix);
     let size: number;
     try {
