@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync, mkdirSync, writeFileSync, existsSync, copyFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { Readable } from 'node:stream';
 import { CLI, git, packwright, packwrightFails, tempDir, makeRepo, type Format } from './helpers/git.js';
 import { buildPack, encodeOfs, makeDelta } from './helpers/pack-builder.js';
 import { indexPack, scanPack } from '../src/resolve/index.js';
@@ -219,6 +220,29 @@ describe('index-pack in parallel', () => {
     assert.ok(r.stats.stolen > 0, 'children were taken from an offered branch');
     assert.deepEqual(readFileSync(join(work, 'api.idx')), (git(work, ['index-pack', '-o', join(work, 'git.idx'), pack]), readFileSync(join(work, 'git.idx'))));
   });
+  test('a pack above memoryLimit is resolved by positioned reads, from a file or a stream, with git\'s idx', async () => {
+    const work = join(dir.path, 'pread');
+    mkdirSync(work);
+    const a = join(work, 'a');
+    mkdirSync(a);
+    const repo = makeRepo(a, 'sha1', 20);
+    git(repo, ['repack', '-adfq']);
+    const pack = join(work, 'p.pack');
+    copyFileSync(packOf(repo), pack);
+    git(work, ['index-pack', '-o', join(work, 'git.idx'), pack]);
+    const expected = readFileSync(join(work, 'git.idx'));
+    for (const threads of [1, 2]) {
+      // memoryLimit 1: nothing is held whole, pass 2 reads every entry back from the file.
+      await indexPack(pack, { indexPath: join(work, `file-${threads}.idx`), threads, memoryLimit: 1 });
+      assert.deepEqual(readFileSync(join(work, `file-${threads}.idx`)), expected, `file, ${threads} threads`);
+      const r = await indexPack(Readable.from([readFileSync(pack)]), { packPath: join(work, `s${threads}.pack`), threads, memoryLimit: 1 });
+      assert.deepEqual(readFileSync(r.indexPath as string), expected, `stream, ${threads} threads`);
+      // And the default: a received pack that fits is read back whole for pass 2.
+      const m = await indexPack(Readable.from([readFileSync(pack)]), { packPath: join(work, `m${threads}.pack`), threads });
+      assert.deepEqual(readFileSync(m.indexPath as string), expected, `stream in memory, ${threads} threads`);
+    }
+  });
+
   test('pass 1 split across 2 and 3 threads gives git\'s idx, and errors keep their offsets', async () => {
     const work = join(dir.path, 'split');
     mkdirSync(work);
