@@ -5,7 +5,7 @@
 // the ratio packwright/git and peak RSS. Writes bench/report/report.md and report.json.
 import { execFileSync, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { lineChart } from './svg.mjs';
 import { dirname, join } from 'node:path';
@@ -24,11 +24,13 @@ const filter = args.find((a) => !a.startsWith('--')) ?? '';
  * Runs one command under /usr/bin/time, hashing its stdout as it streams (outputs reach 2 GB);
  * returns wall seconds, peak RSS (MB) and the digest.
  */
-function measure(cmd, argv, cwd) {
+function measure(cmd, argv, cwd, stdinFile) {
   const timeFile = join(work, 'time.txt');
   mkdirSync(work, { recursive: true });
+  const stdin = stdinFile === undefined ? 'ignore' : openSync(stdinFile, 'r');
   return new Promise((resolve, reject) => {
-    const child = spawn('/usr/bin/time', ['-o', timeFile, '-f', '%e %M', cmd, ...argv], { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn('/usr/bin/time', ['-o', timeFile, '-f', '%e %M', cmd, ...argv], { cwd, stdio: [stdin, 'pipe', 'pipe'] });
+    if (typeof stdin === 'number') closeSync(stdin);
     const hash = createHash('sha256');
     let bytes = 0;
     let stderr = '';
@@ -82,6 +84,29 @@ function indexPackCases(label, packPath) {
 for (const name of ['gitoxide', 'isomorphic-git']) {
   const pack = join(shared, `${name}.pack`);
   if (existsSync(pack)) indexPackCases(`${name}.pack`, () => pack);
+}
+// index-pack --stdin, the way fetch and receive-pack run it: the pack arrives on stdin and is
+// written to <pack-file> (which must not exist yet, for git).
+if (existsSync(join(shared, 'gitoxide.pack'))) {
+  for (const threads of [1, 2]) {
+    const received = join(work, 'stdin-received.pack');
+    const run = (p) => {
+      rmSync(received, { force: true });
+      return [['index-pack', '--stdin', `--threads=${threads}`, '-o', join(work, 'stdin.bench.idx'), received], join(work, 'stdin-repo'), p];
+    };
+    cases.push({
+      name: `index-pack --stdin --threads=${threads} (gitoxide.pack)`,
+      setup: () => {
+        // git wants a repository for --stdin (for its object format and for thin packs).
+        const repo = join(work, 'stdin-repo');
+        if (!existsSync(repo)) execFileSync('git', ['init', '-q', '--bare', repo]);
+        return join(shared, 'gitoxide.pack');
+      },
+      outputFile: () => join(work, 'stdin.bench.idx'),
+      packwright: (p) => { const [argv, cwd, input] = run(p); return [process.execPath, [cli, ...argv], cwd, input]; },
+      git: (p) => { const [argv, cwd, input] = run(p); return ['git', argv, cwd, input]; },
+    });
+  }
 }
 // Reference: isomorphic-git's indexPack (pure JS), on the same pack, alternating with the others.
 {
@@ -157,7 +182,7 @@ for (const r of results) {
 }
 
 // index-pack: time against threads, scaling efficiency T1 / (N · TN), RSS against revisions.
-const ip = results.filter((r) => r.name.startsWith('index-pack'));
+const ip = results.filter((r) => r.name.startsWith('index-pack') && !r.name.includes('--stdin'));
 const parse = (r) => ({ threads: Number(/threads=(\d+)/.exec(r.name)?.[1]), input: /\((.*)\)/.exec(r.name)?.[1] ?? '' });
 const inputs = [...new Set(ip.map((r) => parse(r).input))];
 if (ip.length > 0) {
