@@ -26,8 +26,8 @@ export class PackIndex {
   private readonly offsetStart: number;
   private readonly largeStart: number;
   private readonly largeCount: number;
-  private sortedOffsets: Float64Array | undefined;
-  private sortedPositions: Uint32Array | undefined;
+  /** Built on first use; one object, since `positionOfOffset` asks for it per lookup. */
+  private order: { offsets: Float64Array; positions: Uint32Array } | undefined;
 
   constructor(data: Buffer, hashLength: number, path = '<idx>') {
     this.path = path;
@@ -198,7 +198,7 @@ export class PackIndex {
 
   /** Entry offsets in pack order, and for each the sorted position of its id (an in-memory `.rev`). */
   packOrder(): { offsets: Float64Array; positions: Uint32Array } {
-    if (this.sortedOffsets === undefined || this.sortedPositions === undefined) {
+    if (this.order === undefined) {
       const n = this.count;
       const sorted = new Float64Array(n);
       const positions = new Uint32Array(n);
@@ -234,10 +234,9 @@ export class PackIndex {
         positions.sort((a, b) => (offsets[a] as number) - (offsets[b] as number));
         for (let i = 0; i < n; i++) sorted[i] = offsets[positions[i] as number] as number;
       }
-      this.sortedOffsets = sorted;
-      this.sortedPositions = positions;
+      this.order = { offsets: sorted, positions };
     }
-    return { offsets: this.sortedOffsets, positions: this.sortedPositions };
+    return this.order;
   }
 
   /** Sorted position of the entry starting exactly at `offset`, or -1. */
