@@ -117,18 +117,22 @@ describe('cat-file on a delta chain deeper than 1000', () => {
     const lines = (b: Buffer): string[] => b.toString().trim().split('\n').sort();
     assert.deepEqual(lines(packwright(repo, ['cat-file', '--batch-all-objects', '--batch-check', '--unordered'])), lines(git(repo, ['cat-file', '--batch-all-objects', '--batch-check'])));
   });
-  test('reads through tiny windows and a tiny base cache give the same objects', () => {
-    const store = ObjectStore.open(repo, { windowSize: 4096, deltaBaseCacheLimit: 64 * 1024 });
-    try {
-      let n = 0;
-      forEachObject(store, {}, (id) => {
-        const obj = store.read(id);
-        assert.deepEqual(hashObject('sha1', obj.type, obj.data), id);
-        n++;
-      });
-      assert.ok(n > 3000);
-    } finally {
-      store.close();
+  test('reads through tiny windows, small windows only, and a tiny base cache give the same objects', () => {
+    // Big windows of 4 KiB once reads are dense; or never dense: 64 KiB windows and one-off
+    // reads for longer spans, as a single lookup in a large pack does.
+    for (const options of [{ windowSize: 4096 }, { denseAfter: Infinity }]) {
+      const store = ObjectStore.open(repo, { ...options, deltaBaseCacheLimit: 64 * 1024 });
+      try {
+        let n = 0;
+        forEachObject(store, {}, (id) => {
+          const obj = store.read(id);
+          assert.deepEqual(hashObject('sha1', obj.type, obj.data), id);
+          n++;
+        });
+        assert.ok(n > 3000);
+      } finally {
+        store.close();
+      }
     }
   });
 });

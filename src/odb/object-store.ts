@@ -40,6 +40,8 @@ export interface OpenStoreOptions {
   deltaBaseCacheLimit?: number;
   /** Window size for pack reads (see PackFile); tests lower it to exercise windowed reads. */
   windowSize?: number;
+  /** Reads through small windows before a pack is read in big ones (see PackFileOptions). */
+  denseAfter?: number;
 }
 
 /** Header-only lookups in one pack after which its info table is built (see `loadInfoTable`). */
@@ -181,7 +183,7 @@ export class ObjectStore {
   readonly packs: StorePack[] = [];
   /** Object directories whose loose objects are searched: ours first, then alternates. */
   readonly looseDirs: string[];
-  readonly packFileOptions: { windowSize?: number };
+  readonly packFileOptions: { windowSize?: number; denseAfter?: number };
   readonly inflater = new Inflater();
   /** Index into `packs` of the last hit: consecutive lookups tend to hit the same pack. */
   private lastPack = 0;
@@ -192,7 +194,9 @@ export class ObjectStore {
     this.format = format;
     this.hashLength = hashLength(format);
     this.cache = new DeltaBaseCache(options.deltaBaseCacheLimit ?? DEFAULT_DELTA_BASE_CACHE_LIMIT);
-    this.packFileOptions = options.windowSize === undefined ? {} : { windowSize: options.windowSize };
+    this.packFileOptions = {};
+    if (options.windowSize !== undefined) this.packFileOptions.windowSize = options.windowSize;
+    if (options.denseAfter !== undefined) this.packFileOptions.denseAfter = options.denseAfter;
     const alternates = readAlternates(objectsDir);
     this.looseDirs = [objectsDir, ...alternates];
     for (const dir of this.looseDirs) this.addPacks(join(dir, 'pack'));

@@ -11,6 +11,11 @@ export interface PackFileOptions {
    * this size, so packs beyond 4 GiB (the limit of one Buffer) are readable. Offsets are numbers.
    */
   windowSize?: number;
+  /**
+   * Reads made through small windows (or one-off) before the pack is read in big windows or
+   * whole; default: 256, or a sixteenth of the pack in small windows if less.
+   */
+  denseAfter?: number;
 }
 
 /** 1 GiB: one read for every pack below it, windows of 1 GiB above. */
@@ -60,7 +65,7 @@ export class PackFile {
     this.version = header.version;
     this.objectCount = header.objectCount;
     this.dataEnd = size - options.hashLength;
-    this.denseAfter = Math.max(1, Math.min(DENSE_AFTER_WINDOWS, Math.floor(size / SMALL_WINDOW / 16)));
+    this.denseAfter = options.denseAfter ?? Math.max(1, Math.min(DENSE_AFTER_WINDOWS, Math.floor(size / SMALL_WINDOW / 16)));
   }
 
   static open(path: string, options: PackFileOptions): PackFile {
