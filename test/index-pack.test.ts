@@ -17,6 +17,16 @@ function packOf(repo: string): string {
   return join(dir, readdirSync(dir).find((f) => f.endsWith('.pack')) as string);
 }
 
+/** A SHA-1 test repository in `work/a`, repacked with `repackArgs`, its pack copied to `work/p.pack`. */
+function repackedCopy(work: string, revisions: number, repackArgs: string[]): { work: string; repo: string; pack: string } {
+  mkdirSync(join(work, 'a'), { recursive: true });
+  const repo = makeRepo(join(work, 'a'), 'sha1', revisions);
+  git(repo, repackArgs);
+  const pack = join(work, 'p.pack');
+  copyFileSync(packOf(repo), pack);
+  return { work, repo, pack };
+}
+
 /** git's idx (and rev) for `pack` with the given flags, next to ours; asserts identical bytes. */
 function assertSameIndex(work: string, pack: string, flags: string[] = []): void {
   const ours = join(work, `ours-${Math.random().toString(36).slice(2)}.idx`);
@@ -221,14 +231,7 @@ describe('index-pack in parallel', () => {
     assert.deepEqual(readFileSync(join(work, 'api.idx')), (git(work, ['index-pack', '-o', join(work, 'git.idx'), pack]), readFileSync(join(work, 'git.idx'))));
   });
   test('a pack above memoryLimit is resolved by positioned reads, from a file or a stream, with git\'s idx', async () => {
-    const work = join(dir.path, 'pread');
-    mkdirSync(work);
-    const a = join(work, 'a');
-    mkdirSync(a);
-    const repo = makeRepo(a, 'sha1', 20);
-    git(repo, ['repack', '-adfq']);
-    const pack = join(work, 'p.pack');
-    copyFileSync(packOf(repo), pack);
+    const { work, pack } = repackedCopy(join(dir.path, 'pread'), 20, ['repack', '-adfq']);
     git(work, ['index-pack', '-o', join(work, 'git.idx'), pack]);
     const expected = readFileSync(join(work, 'git.idx'));
     for (const threads of [1, 2]) {
@@ -244,14 +247,7 @@ describe('index-pack in parallel', () => {
   });
 
   test('pass 1 split across 2 and 3 threads gives git\'s idx, and errors keep their offsets', async () => {
-    const work = join(dir.path, 'split');
-    mkdirSync(work);
-    const a = join(work, 'a');
-    mkdirSync(a);
-    const repo = makeRepo(a, 'sha1', 30);
-    git(repo, ['-c', 'pack.threads=1', 'repack', '-adfq']);
-    const pack = join(work, 'split.pack');
-    copyFileSync(packOf(repo), pack);
+    const { work, repo, pack } = repackedCopy(join(dir.path, 'split'), 30, ['-c', 'pack.threads=1', 'repack', '-adfq']);
     git(work, ['index-pack', '-o', join(work, 'git.idx'), pack]);
     for (const threads of [2, 3]) {
       const r = await indexPack(pack, { indexPath: join(work, `t${threads}.idx`), threads, parallelScanMinSize: 0 });
