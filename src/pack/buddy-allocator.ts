@@ -25,9 +25,10 @@ export class BuddyAllocator {
 
   /**
    * `size` is rounded down to a multiple of the largest block, `2^maxShift` bytes (requests above
-   * it fail); the smallest block is `2^minShift` bytes.
+   * it fail; by default 8 MiB, or the largest power of two in `size` if smaller); the smallest
+   * block is `2^minShift` bytes.
    */
-  constructor(size: number, minShift = 8, maxShift = 23) {
+  constructor(size: number, minShift = 8, maxShift = Math.min(23, Math.max(minShift, Math.floor(Math.log2(Math.max(1, size)))))) {
     const top = 2 ** maxShift;
     this.size = Math.floor(size / top) * top;
     this.minShift = minShift;

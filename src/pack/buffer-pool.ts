@@ -21,7 +21,7 @@ export class BufferPool {
       const block = arena.alloc(size);
       if (block !== undefined) return block;
     }
-    const arena = new BuddyAllocator(this.chunk, 8, Math.min(23, Math.floor(Math.log2(this.chunk))));
+    const arena = new BuddyAllocator(this.chunk);
     if (arena.blockSize(size) < 0) return Buffer.allocUnsafeSlow(size);
     this.arenas.push(arena);
     return arena.alloc(size) as Buffer;
