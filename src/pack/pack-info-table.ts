@@ -24,8 +24,12 @@ export interface PackInfoTable {
   isBase: Uint8Array;
 }
 
-/** The pack is read through a reused window of this size. */
-const WINDOW = 8 << 20;
+/**
+ * The pack is read through a reused window of this size. Small enough to stay in the CPU's cache
+ * between the read and the header parsing (measured on gitoxide.pack, 111 MB: 8 MiB windows
+ * 270 ms, 256 KiB windows 225 ms for the whole table).
+ */
+const WINDOW = 256 << 10;
 /**
  * Compressed bytes always enough for a delta's first 20 bytes (its size varints): a zlib header,
  * the largest dynamic-Huffman block header (~290 bytes) and 20 symbols of at most 15 bits.
