@@ -1,7 +1,7 @@
 import { PackwrightError, isPackwrightError } from '../errors/packwright-error.js';
 import { OBJ_COMMIT, OBJ_TAG, OBJ_TREE, typeName, typeNumber } from '../hash/hash-object.js';
 import { forEachObject } from '../odb/all-objects.js';
-import type { ObjectLocation, ObjectStore } from '../odb/object-store.js';
+import type { ObjectInfo, ObjectLocation, ObjectStore } from '../odb/object-store.js';
 import { parseCommit, parseTag } from '../objects/commit.js';
 import { formatTree } from '../objects/tree.js';
 import { resolveRevision } from '../refs/resolve-revision.js';
@@ -157,6 +157,8 @@ function readAs(store: ObjectStore, id: Buffer, wanted: number, name: string): B
 
 class BatchPrinter {
   private readonly ctx: BatchContext;
+  /** Reused for every header-only answer. */
+  private readonly info: ObjectInfo = { type: 0, size: 0, diskSize: -1, deltaBase: undefined };
 
   constructor(
     private readonly store: ObjectStore,
@@ -196,12 +198,12 @@ class BatchPrinter {
       ctx.type = obj.type;
       ctx.size = data.length;
       if (fmt.diskSize || fmt.deltaBase) {
-        const info = this.store.infoAt(location, fmt);
+        const info = this.store.infoAt(location, fmt, this.info);
         ctx.diskSize = info.diskSize;
         ctx.deltaBase = info.deltaBase;
       }
     } else if (fmt.needInfo) {
-      const info = this.store.infoAt(location, fmt);
+      const info = this.store.infoAt(location, fmt, this.info);
       ctx.type = info.type;
       ctx.size = info.size;
       ctx.diskSize = info.diskSize;

@@ -65,15 +65,20 @@ export class Output {
     this.pos = p;
   }
 
-  /** Writes a non-negative integer in decimal. */
+  /** Writes a non-negative integer (below 2^53) in decimal, without making a string. */
   decimal(n: number): void {
     if (this.pos + 20 > this.buf.length) this.flush();
-    if (n < 10) {
-      this.buf[this.pos++] = 0x30 + n;
-      return;
-    }
-    const s = String(n);
-    for (let i = 0; i < s.length; i++) this.buf[this.pos++] = s.charCodeAt(i);
+    let digits = 1;
+    for (let v = n; v >= 10; v = Math.floor(v / 10)) digits++;
+    const out = this.buf;
+    let p = this.pos + digits;
+    this.pos = p;
+    let v = n;
+    do {
+      const q = Math.floor(v / 10);
+      out[--p] = 0x30 + (v - q * 10);
+      v = q;
+    } while (v > 0);
   }
 
   byte(c: number): void {

@@ -30,15 +30,16 @@ export function forEachObject(store: ObjectStore, options: { unordered?: boolean
       return true;
     };
     for (const { dir, ids } of looseLists) for (const id of ids) if (fresh(id)) visitLoose(dir, id);
+    const H = store.hashLength;
+    const id = Buffer.alloc(H);
     for (const pack of store.packs) {
       const { positions } = pack.index.packOrder();
       packed.pack = pack;
-      const H = store.hashLength;
       const data = pack.index.data;
       for (let k = 0; k < positions.length; k++) {
         const position = positions[k] as number;
         const at = pack.index.idPosition(position);
-        const id = data.subarray(at, at + H);
+        for (let b = 0; b < H; b++) id[b] = data[at + b] as number;
         if (!fresh(id)) continue;
         packed.position = position;
         visit(id, packed);
@@ -61,9 +62,20 @@ export function forEachObject(store: ObjectStore, options: { unordered?: boolean
       visitLoose(c.dir, id);
     }
   };
-  if (cursors.length === 1) {
-    const c = cursors[0] as Cursor;
-    for (; c.pos < c.end; c.pos++) emit(c, current(c));
+  if (cursors.length === 1 && 'pack' in (cursors[0] as Cursor)) {
+    // One pack: its index is the sorted list. The id is copied into one reused buffer, since a
+    // view per object is an allocation per object.
+    const pack = (cursors[0] as { pack: StorePack }).pack;
+    const H = store.hashLength;
+    const id = Buffer.alloc(H);
+    const data = pack.index.data;
+    packed.pack = pack;
+    for (let position = 0; position < pack.index.count; position++) {
+      const at = pack.index.idPosition(position);
+      for (let k = 0; k < H; k++) id[k] = data[at + k] as number;
+      packed.position = position;
+      visit(id, packed);
+    }
     return;
   }
   let last: Buffer | undefined;

@@ -128,19 +128,19 @@ export class StorePack {
    * Type and size, reading no more than a delta's first bytes. `diskSize` and `deltaBase` cost a
    * reverse index (built once per pack) and are computed only when asked for.
    */
-  info(position: number, want: InfoRequest = {}): ObjectInfo {
+  info(position: number, want: InfoRequest = {}, into?: ObjectInfo): ObjectInfo {
     // Many header-only questions about one pack (a long --batch-check input): one sequential
     // pass answers all of them faster than random reads and chain walks.
     if (this.table === undefined && ++this.infoCalls === INFO_TABLE_AFTER) this.loadInfoTable();
     const t = this.table;
     if (t !== undefined) {
       const base = t.basePositions[position] as number;
-      return {
-        type: t.types[position] as number,
-        size: t.sizes[position] as number,
-        diskSize: want.diskSize ? (t.diskSizes[position] as number) : -1,
-        deltaBase: want.deltaBase && base >= 0 ? Buffer.from(this.index.id(base)) : undefined,
-      };
+      const info = into ?? { type: 0, size: 0, diskSize: -1, deltaBase: undefined };
+      info.type = t.types[position] as number;
+      info.size = t.sizes[position] as number;
+      info.diskSize = want.diskSize ? (t.diskSizes[position] as number) : -1;
+      info.deltaBase = want.deltaBase && base >= 0 ? Buffer.from(this.index.id(base)) : undefined;
+      return info;
     }
     const reader = this.open();
     const offset = this.index.offset(position);
@@ -154,7 +154,12 @@ export class StorePack {
       deltaBase = i.baseId;
     }
     const diskSize = want.diskSize ? this.index.entryEnd(offset, (this.file as PackFile).dataEnd) - offset : -1;
-    return { type: i.type, size: i.size, diskSize, deltaBase };
+    if (into === undefined) return { type: i.type, size: i.size, diskSize, deltaBase };
+    into.type = i.type;
+    into.size = i.size;
+    into.diskSize = diskSize;
+    into.deltaBase = deltaBase;
+    return into;
   }
 
   close(): void {
@@ -267,10 +272,16 @@ export class ObjectStore {
     return readLoose(location.path, this.inflater);
   }
 
-  infoAt(location: ObjectLocation, want: InfoRequest = {}): ObjectInfo {
-    if (location.kind === 'pack') return location.pack.info(location.position, want);
+  /** With `into`, the answer is written there (no allocation in a loop over many objects). */
+  infoAt(location: ObjectLocation, want: InfoRequest = {}, into?: ObjectInfo): ObjectInfo {
+    if (location.kind === 'pack') return location.pack.info(location.position, want, into);
     const h = readLooseHeader(location.path, this.inflater);
-    return { type: h.type, size: h.size, diskSize: want.diskSize ? statSync(location.path).size : -1, deltaBase: undefined };
+    const info = into ?? { type: 0, size: 0, diskSize: -1, deltaBase: undefined };
+    info.type = h.type;
+    info.size = h.size;
+    info.diskSize = want.diskSize ? statSync(location.path).size : -1;
+    info.deltaBase = undefined;
+    return info;
   }
 
   /** Reads an object; throws OBJECT_NOT_FOUND when it is in none of the packs and loose directories. */
