@@ -10,6 +10,17 @@ import { join } from 'node:path';
  * The id and location passed to `visit` are reused between calls (no allocation per object):
  * copy them to keep them.
  */
+/**
+ * The pack that holds every object of the store, when the store is that one pack and no loose
+ * objects: its index is then the sorted list `--batch-all-objects` prints, and callers can walk it
+ * by position.
+ */
+export function onlyPack(store: ObjectStore): StorePack | undefined {
+  if (store.packs.length !== 1) return undefined;
+  for (const dir of store.looseDirs) if (store.looseIds(dir).length > 0) return undefined;
+  return store.packs[0];
+}
+
 export function forEachObject(store: ObjectStore, options: { unordered?: boolean }, visit: (id: Buffer, location: ObjectLocation) => void): void {
   const packed = { kind: 'pack', pack: store.packs[0] as StorePack, position: 0 } as { kind: 'pack'; pack: StorePack; position: number };
   const loose = { kind: 'loose', path: '' } as { kind: 'loose'; path: string };
