@@ -154,12 +154,12 @@ function plausible(buf: Uint8Array, q: number, end: number, H: number): boolean 
   const type = (c >> 4) & 7;
   if (type === 0 || type === 5) return false;
   let size = c & 15;
-  let shift = 4;
+  let scale = 16;
   while (c & 0x80) {
     if (p >= end || p - q > 10) return false;
     c = buf[p++] as number;
-    size += (c & 0x7f) * 2 ** shift;
-    shift += 7;
+    size += (c & 0x7f) * scale;
+    scale *= 128;
   }
   // Random bytes declare random sizes: trying those would allocate and inflate for nothing. A
   // real entry this large at the boundary is skipped; the main thread then scans the region.
