@@ -5,7 +5,7 @@ import type { ObjectInfo, ObjectLocation, ObjectStore, StorePack } from '../odb/
 import { parseCommit, parseTag } from '../objects/commit.js';
 import { formatTree } from '../objects/tree.js';
 import { resolveRevision } from '../refs/resolve-revision.js';
-import { Output } from './output.js';
+import { Output, writeDecimal, writeHex } from './output.js';
 import { readLines } from './read-lines.js';
 import { fromHex } from '../hash/hex.js';
 import { UsageError } from './usage-error.js';
@@ -69,6 +69,7 @@ function compileFormat(format: string): BatchFormat {
 
 const DEFAULT_FORMAT = '%(objectname) %(objecttype) %(objectsize)';
 const TYPE_NAMES = ['', 'commit', 'tree', 'blob', 'tag'];
+const TYPE_NAME_BYTES = TYPE_NAMES.map((name) => Buffer.from(name, 'latin1'));
 
 export async function catFile(store: ObjectStore, args: string[]): Promise<number> {
   let mode: string | undefined;
@@ -177,19 +178,24 @@ class BatchPrinter {
    * straight from those arrays (226k lines: ~45 ms, against ~90 through forEachObject and print).
    */
   printPackDefault(pack: StorePack): void {
-    const table = pack.loadInfoTable();
+    const { types, sizes } = pack.loadInfoTable();
     const index = pack.index;
-    const data = index.data;
+    const ids = index.data;
     const H = this.store.hashLength;
     const out = this.out;
+    const buf = out.buffer;
+    const view = out.bufferView;
     for (let position = 0; position < index.count; position++) {
+      let p = out.reserve(2 * H + 32);
       const at = index.idPosition(position);
-      out.hex(data, at, at + H);
-      out.byte(0x20);
-      out.ascii(TYPE_NAMES[table.types[position] as number] as string);
-      out.byte(0x20);
-      out.decimal(table.sizes[position] as number);
-      out.byte(0x0a);
+      p = writeHex(view, p, ids, at, at + H);
+      buf[p++] = 0x20;
+      const name = TYPE_NAME_BYTES[types[position] as number] as Uint8Array;
+      for (let i = 0; i < name.length; i++) buf[p++] = name[i] as number;
+      buf[p++] = 0x20;
+      p = writeDecimal(buf, p, sizes[position] as number);
+      buf[p++] = 0x0a;
+      out.commit(p);
     }
   }
 

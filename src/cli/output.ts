@@ -9,14 +9,67 @@ import { writeSync } from 'node:fs';
  * `cat-file --batch | sha256sum` 20 % slower).
  */
 const HEX_DIGITS = Buffer.from('0123456789abcdef', 'latin1');
+/** Both hex digits of each byte value, as one little-endian 16-bit store. */
+const HEX_PAIRS = new Uint16Array(256);
+for (let v = 0; v < 256; v++) HEX_PAIRS[v] = (HEX_DIGITS[v >> 4] as number) | ((HEX_DIGITS[v & 15] as number) << 8);
+
+/** Writes `b[from..to)` as lowercase hex at `out[p]`; returns the position after it. */
+export function writeHex(out: DataView, p: number, b: Uint8Array, from: number, to: number): number {
+  for (let i = from; i < to; i++, p += 2) out.setUint16(p, HEX_PAIRS[b[i] as number] as number, true);
+  return p;
+}
+
+/** Writes a non-negative integer below 2^53 in decimal at `out[p]`; returns the position after it. */
+export function writeDecimal(out: Uint8Array, p: number, n: number): number {
+  if (n > 0x7fffffff) {
+    const s = String(n);
+    for (let i = 0; i < s.length; i++) out[p++] = s.charCodeAt(i);
+    return p;
+  }
+  // int32 division: several times cheaper than floating-point division.
+  let digits = 1;
+  for (let v = n; v >= 10; v = (v / 10) | 0) digits++;
+  const end = p + digits;
+  let at = end;
+  let v = n;
+  do {
+    const q = (v / 10) | 0;
+    out[--at] = 0x30 + v - q * 10;
+    v = q;
+  } while (v > 0);
+  return end;
+}
 
 export class Output {
-  private buf: Buffer;
+  private readonly buf: Buffer;
+  private readonly view: DataView;
   private pos = 0;
   private readonly sleeper = new Int32Array(new SharedArrayBuffer(4));
 
   constructor(private readonly fd = 1, size = 64 * 1024) {
     this.buf = Buffer.allocUnsafeSlow(size);
+    this.view = new DataView(this.buf.buffer, this.buf.byteOffset, this.buf.length);
+  }
+
+  /**
+   * For callers that format records themselves: makes room for `n` bytes (at most the buffer's
+   * size) and returns where to write them in `buffer`/`bufferView`; `commit` the end after.
+   */
+  reserve(n: number): number {
+    if (this.pos + n > this.buf.length) this.flush();
+    return this.pos;
+  }
+
+  commit(end: number): void {
+    this.pos = end;
+  }
+
+  get buffer(): Buffer {
+    return this.buf;
+  }
+
+  get bufferView(): DataView {
+    return this.view;
   }
 
   string(s: string): void {
@@ -45,15 +98,7 @@ export class Output {
 
   /** Writes `b[from..to)` as lowercase hex without making a string. */
   hex(b: Uint8Array, from = 0, to = b.length): void {
-    if (this.pos + (to - from) * 2 > this.buf.length) this.flush();
-    const out = this.buf;
-    let p = this.pos;
-    for (let i = from; i < to; i++) {
-      const v = b[i] as number;
-      out[p++] = HEX_DIGITS[v >> 4] as number;
-      out[p++] = HEX_DIGITS[v & 15] as number;
-    }
-    this.pos = p;
+    this.pos = writeHex(this.view, this.reserve((to - from) * 2), b, from, to);
   }
 
   /** Writes a short ASCII string (type names, numbers, separators). */
@@ -67,24 +112,7 @@ export class Output {
 
   /** Writes a non-negative integer (below 2^53) in decimal, without making a string. */
   decimal(n: number): void {
-    if (this.pos + 20 > this.buf.length) this.flush();
-    const out = this.buf;
-    if (n <= 0x7fffffff) {
-      // Small integers: int32 division, several times cheaper than floating-point division.
-      let digits = 1;
-      for (let v = n; v >= 10; v = (v / 10) | 0) digits++;
-      let p = this.pos + digits;
-      this.pos = p;
-      let v = n;
-      do {
-        const q = (v / 10) | 0;
-        out[--p] = 0x30 + v - q * 10;
-        v = q;
-      } while (v > 0);
-      return;
-    }
-    const s = String(n);
-    for (let i = 0; i < s.length; i++) out[this.pos++] = s.charCodeAt(i);
+    this.pos = writeDecimal(this.buf, this.reserve(20), n);
   }
 
   byte(c: number): void {
