@@ -11,6 +11,16 @@ const FANOUT_BYTES = 256 * 4;
  * 64-bit table), CRC32s. The whole file is read once; it is small next to its pack
  * (H + 8 bytes an object: 226k objects = 6.3 MB).
  */
+/**
+ * The entries of a pack in offset order: `offsets[k]` is the k-th entry's offset and
+ * `positions[k]` the idx position of its id (an in-memory `.rev`). Offsets are 32-bit integers
+ * for packs under 4 GiB, doubles beyond.
+ */
+export interface PackOrder {
+  offsets: Uint32Array | Float64Array;
+  positions: Uint32Array;
+}
+
 export class PackIndex {
   readonly path: string;
   readonly version: 1 | 2;
@@ -27,7 +37,7 @@ export class PackIndex {
   private readonly largeStart: number;
   private readonly largeCount: number;
   /** Built on first use; one object, since `positionOfOffset` asks for it per lookup. */
-  private order: { offsets: Float64Array; positions: Uint32Array } | undefined;
+  private order: PackOrder | undefined;
 
   constructor(data: Buffer, hashLength: number, path = '<idx>') {
     this.path = path;
@@ -197,46 +207,102 @@ export class PackIndex {
   }
 
   /** Entry offsets in pack order, and for each the sorted position of its id (an in-memory `.rev`). */
-  packOrder(): { offsets: Float64Array; positions: Uint32Array } {
+  packOrder(): PackOrder {
     if (this.order === undefined) {
       const n = this.count;
-      const sorted = new Float64Array(n);
-      const positions = new Uint32Array(n);
       let maxOffset = 0;
-      for (let i = 0; i < n; i++) {
-        const o = this.offset(i);
-        sorted[i] = o;
-        if (o > maxOffset) maxOffset = o;
-      }
-      const bits = Math.max(1, Math.ceil(Math.log2(n + 1)));
-      if (maxOffset < 2 ** 32) {
-        // Two stable counting passes over 16-bit digits: ~10× faster than a numeric sort.
-        const keys = new Uint32Array(sorted);
-        const byLow = new Uint32Array(n);
-        countingPass(keys, 0, undefined, byLow);
-        countingPass(keys, 16, byLow, positions);
-        for (let i = 0; i < n; i++) sorted[i] = keys[positions[i] as number] as number;
-      } else if (maxOffset * 2 ** bits < 2 ** 53) {
-        // Pack (offset, position) into one exactly representable number and let the native
-        // numeric sort do the work: ~10× faster than a comparator over 226k entries.
-        const scale = 2 ** bits;
-        for (let i = 0; i < n; i++) sorted[i] = (sorted[i] as number) * scale + i;
-        sorted.sort();
-        for (let i = 0; i < n; i++) {
-          const key = sorted[i] as number;
-          const pos = key % scale;
-          positions[i] = pos;
-          sorted[i] = (key - pos) / scale;
-        }
-      } else {
-        const offsets = sorted.slice();
-        for (let i = 0; i < n; i++) positions[i] = i;
-        positions.sort((a, b) => (offsets[a] as number) - (offsets[b] as number));
-        for (let i = 0; i < n; i++) sorted[i] = offsets[positions[i] as number] as number;
-      }
-      this.order = { offsets: sorted, positions };
+      if (this.largeCount > 0) for (let i = 0; i < n; i++) maxOffset = Math.max(maxOffset, this.offset(i));
+      if (maxOffset < 2 ** 32) this.order = this.packOrderRadix();
+      else this.order = this.packOrderLarge(maxOffset);
     }
     return this.order;
+  }
+
+  /**
+   * Offsets below 4 GiB: a least-significant-digit radix sort over two 16-bit digits (~10× faster
+   * than a numeric sort), reading offsets straight from the idx. Fresh memory is what costs here
+   * (a first write to a page is a fault, ~4 ns a byte on this project's machines), so nothing is
+   * copied out first, and offsets are 32-bit integers: half the size of doubles, and read back as
+   * small integers, which even unoptimized code handles without allocating.
+   */
+  private packOrderRadix(): PackOrder {
+    const n = this.count;
+    const byLow = new Uint32Array(n);
+    const positions = new Uint32Array(n);
+    const counts = new Uint32Array(65536);
+    for (let i = 0; i < n; i++) {
+      const d = this.offset(i) & 0xffff;
+      counts[d] = (counts[d] as number) + 1;
+    }
+    prefixSums(counts);
+    for (let i = 0; i < n; i++) {
+      const d = this.offset(i) & 0xffff;
+      const at = counts[d] as number;
+      counts[d] = at + 1;
+      byLow[at] = i;
+    }
+    counts.fill(0);
+    for (let i = 0; i < n; i++) {
+      const d = this.offset(i) >>> 16;
+      counts[d] = (counts[d] as number) + 1;
+    }
+    prefixSums(counts);
+    for (let j = 0; j < n; j++) {
+      const i = byLow[j] as number;
+      const d = this.offset(i) >>> 16;
+      const at = counts[d] as number;
+      counts[d] = at + 1;
+      positions[at] = i;
+    }
+    // The idx order is no longer needed: its memory becomes the offsets.
+    const offsets = byLow;
+    for (let k = 0; k < n; k++) offsets[k] = this.offset(positions[k] as number);
+    return { offsets, positions };
+  }
+
+  /** Offsets past 4 GiB (packs with a 64-bit offset table): doubles, sorted natively. */
+  private packOrderLarge(maxOffset: number): PackOrder {
+    const n = this.count;
+    const sorted = new Float64Array(n);
+    const positions = new Uint32Array(n);
+    const bits = Math.max(1, Math.ceil(Math.log2(n + 1)));
+    if (maxOffset * 2 ** bits < 2 ** 53) {
+      // Pack (offset, position) into one exactly representable number and let the native
+      // numeric sort do the work: ~10× faster than a comparator over 226k entries.
+      const scale = 2 ** bits;
+      for (let i = 0; i < n; i++) sorted[i] = this.offset(i) * scale + i;
+      sorted.sort();
+      for (let i = 0; i < n; i++) {
+        const key = sorted[i] as number;
+        const pos = key % scale;
+        positions[i] = pos;
+        sorted[i] = (key - pos) / scale;
+      }
+    } else {
+      const offsets = new Float64Array(n);
+      for (let i = 0; i < n; i++) {
+        offsets[i] = this.offset(i);
+        positions[i] = i;
+      }
+      positions.sort((a, b) => (offsets[a] as number) - (offsets[b] as number));
+      for (let i = 0; i < n; i++) sorted[i] = offsets[positions[i] as number] as number;
+    }
+    return { offsets: sorted, positions };
+  }
+
+  /**
+   * Bytes each entry takes in the pack, by idx position (`dataEnd`: where the last entry ends, the
+   * pack's size less its trailer). Made once per question, from the pack order.
+   */
+  entrySizes(dataEnd: number): Uint32Array | Float64Array {
+    const { offsets, positions } = this.packOrder();
+    const n = this.count;
+    const sizes = dataEnd < 2 ** 32 ? new Uint32Array(n) : new Float64Array(n);
+    for (let k = 0; k < n; k++) {
+      const next = k + 1 < n ? (offsets[k + 1] as number) : dataEnd;
+      sizes[positions[k] as number] = next - (offsets[k] as number);
+    }
+    return sizes;
   }
 
   /** Sorted position of the entry starting exactly at `offset`, or -1. */
@@ -268,28 +334,12 @@ export class PackIndex {
   }
 }
 
-/**
- * One pass of a least-significant-digit radix sort: writes to `output` the indices of `keys`
- * (taken in the order of `input`, or 0..n-1) stably ordered by the 16-bit digit at `shift`.
- */
-function countingPass(keys: Uint32Array, shift: number, input: Uint32Array | undefined, output: Uint32Array): void {
-  const n = keys.length;
-  const counts = new Uint32Array(65536);
-  for (let i = 0; i < n; i++) {
-    const d = ((keys[i] as number) >>> shift) & 0xffff;
-    counts[d] = (counts[d] as number) + 1;
-  }
+/** Turns counts into the start index of each digit's run. */
+function prefixSums(counts: Uint32Array): void {
   let sum = 0;
-  for (let d = 0; d < 65536; d++) {
+  for (let d = 0; d < counts.length; d++) {
     const c = counts[d] as number;
     counts[d] = sum;
     sum += c;
-  }
-  for (let j = 0; j < n; j++) {
-    const i = input === undefined ? j : (input[j] as number);
-    const d = ((keys[i] as number) >>> shift) & 0xffff;
-    const at = counts[d] as number;
-    counts[d] = at + 1;
-    output[at] = i;
   }
 }
