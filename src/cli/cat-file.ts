@@ -6,6 +6,7 @@ import { parseCommit, parseTag } from '../objects/commit.js';
 import { formatTree } from '../objects/tree.js';
 import { resolveRevision } from '../refs/resolve-revision.js';
 import { Output, writeDecimal, writeHex } from './output.js';
+import { BIG_SIZE, objectSize } from '../pack/pack-info-table.js';
 import { readLines } from './read-lines.js';
 import { fromHex } from '../hash/hex.js';
 import { UsageError } from './usage-error.js';
@@ -178,7 +179,8 @@ class BatchPrinter {
    * straight from those arrays (226k lines: ~45 ms, against ~90 through forEachObject and print).
    */
   printPackDefault(pack: StorePack): void {
-    const { types, sizes } = pack.loadInfoTable();
+    const table = pack.loadInfoTable();
+    const { types, sizes } = table;
     const index = pack.index;
     const ids = index.data;
     const H = this.store.hashLength;
@@ -193,7 +195,8 @@ class BatchPrinter {
       const name = TYPE_NAME_BYTES[types[position] as number] as Uint8Array;
       for (let i = 0; i < name.length; i++) buf[p++] = name[i] as number;
       buf[p++] = 0x20;
-      p = writeDecimal(buf, p, sizes[position] as number);
+      const size = sizes[position] as number;
+      p = writeDecimal(buf, p, size !== BIG_SIZE ? size : objectSize(table, position));
       buf[p++] = 0x0a;
       out.commit(p);
     }

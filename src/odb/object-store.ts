@@ -7,7 +7,7 @@ import { OBJ_OFS_DELTA } from '../hash/hash-object.js';
 import { PackIndex } from '../idx/pack-index.js';
 import { PackFile } from '../pack/pack-file.js';
 import { PackReader } from '../pack/pack-reader.js';
-import { buildInfoTable, type PackInfoTable } from '../pack/pack-info-table.js';
+import { buildInfoTable, objectSize, type PackInfoTable } from '../pack/pack-info-table.js';
 import { parsePackHeader } from '../pack/pack-header.js';
 import { DeltaBaseCache, DEFAULT_DELTA_BASE_CACHE_LIMIT } from '../pack/delta-base-cache.js';
 import { readLoose, readLooseHeader } from '../loose/read-loose.js';
@@ -52,6 +52,7 @@ export class StorePack {
   private file: PackFile | undefined;
   private reader: PackReader | undefined;
   private table: PackInfoTable | undefined;
+  private diskSizes: Uint32Array | Float64Array | undefined;
   private checked = false;
   private infoCalls = 0;
 
@@ -107,7 +108,7 @@ export class StorePack {
   }
 
   /**
-   * Learns type, size, disk size and delta base of every object in one sequential pass (see
+   * Learns type, size and delta base of every object in one sequential pass (see
    * `buildInfoTable`): worth it before asking about most of the pack. Later `info` calls answer
    * from the table, and pack-order reads keep delta bases cached.
    */
@@ -117,6 +118,15 @@ export class StorePack {
       this.table = buildInfoTable(this.packPath, this.index);
     }
     return this.table;
+  }
+
+  /** Bytes of each entry by idx position, made on the first question about disk sizes. */
+  private entrySizes(): Uint32Array | Float64Array {
+    if (this.diskSizes === undefined) {
+      const dataEnd = statSync(this.packPath).size - this.index.hashLength;
+      this.diskSizes = this.index.entrySizes(dataEnd);
+    }
+    return this.diskSizes;
   }
 
   /** See `PackReader.readTransient`: the data is valid until the next read from this pack. */
@@ -137,8 +147,8 @@ export class StorePack {
       const base = t.basePositions[position] as number;
       const info = into ?? { type: 0, size: 0, diskSize: -1, deltaBase: undefined };
       info.type = t.types[position] as number;
-      info.size = t.sizes[position] as number;
-      info.diskSize = want.diskSize ? (t.diskSizes[position] as number) : -1;
+      info.size = objectSize(t, position);
+      info.diskSize = want.diskSize ? (this.entrySizes()[position] as number) : -1;
       info.deltaBase = want.deltaBase && base >= 0 ? Buffer.from(this.index.id(base)) : undefined;
       return info;
     }

@@ -7,6 +7,6 @@ export type { CachedObject } from './delta-base-cache.js';
 export { EntryHeader, parseEntryHeader, encodeEntryHeader, HEADER_INCOMPLETE, MAX_ENTRY_HEADER } from './entry-header.js';
 export { parsePackHeader, writePackHeader, PACK_HEADER_LENGTH } from './pack-header.js';
 export type { PackHeader } from './pack-header.js';
-export { buildInfoTable } from './pack-info-table.js';
+export { buildInfoTable, objectSize, BIG_SIZE } from './pack-info-table.js';
 export type { PackInfoTable } from './pack-info-table.js';
 export { BufferPool } from './buffer-pool.js';

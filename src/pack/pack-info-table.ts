@@ -1,15 +1,16 @@
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { PackwrightError } from '../errors/packwright-error.js';
 import { OBJ_OFS_DELTA, OBJ_REF_DELTA } from '../hash/hash-object.js';
-import type { PackIndex } from '../idx/pack-index.js';
+import type { PackIndex, PackOrder } from '../idx/pack-index.js';
 import { deltaResultSize } from '../delta/apply-delta.js';
 import { Inflater } from '../zlib/inflater.js';
 import { EntryHeader, HEADER_INCOMPLETE, parseEntryHeader } from './entry-header.js';
 
 /**
- * Type, size, size on disk and delta base of every object of a pack, by idx position, learned in
+ * Type, size and delta base of every object of a pack, by idx position, learned in
  * one sequential pass through a small reused window: what `cat-file --batch-check` over all
- * objects needs, without holding the pack or walking any delta chain twice. 22 bytes an object.
+ * objects needs, without holding the pack or walking any delta chain twice. 10 bytes an object
+ * (sizes on disk, when asked for, come from `PackIndex.entrySizes`).
  *
  * A delta's size is the second varint at the start of its data, so every delta costs an inflate
  * of its first bytes (~0.25 µs, or ~3.8 µs when its stream opens with a dynamic-Huffman block,
@@ -23,14 +24,35 @@ import { EntryHeader, HEADER_INCOMPLETE, parseEntryHeader } from './entry-header
 export interface PackInfoTable {
   /** Resolved object type (1-4). */
   types: Uint8Array;
-  /** Resolved object size. */
-  sizes: Float64Array;
-  /** Bytes of the entry in the pack. */
-  diskSizes: Float64Array;
+  /**
+   * Resolved object size, or BIG_SIZE when it needs more than 32 bits and is in `bigSizes`: half
+   * the memory of doubles, and small integers read back without allocating (see `objectSize`).
+   */
+  sizes: Uint32Array;
+  bigSizes: Map<number, number>;
   /** Idx position of the delta base, or -1. */
   basePositions: Int32Array;
   /** 1 for objects that are the base of some delta in the pack. */
   isBase: Uint8Array;
+}
+
+/** In `sizes`: the size is in `bigSizes`. */
+export const BIG_SIZE = 0xffffffff;
+
+/** The size of the object at idx position `position`. */
+export function objectSize(table: PackInfoTable, position: number): number {
+  const size = table.sizes[position] as number;
+  return size !== BIG_SIZE ? size : (table.bigSizes.get(position) as number);
+}
+
+function setSize(table: PackInfoTable, position: number, size: number): void {
+  if (size < BIG_SIZE) {
+    if (table.sizes[position] === BIG_SIZE) table.bigSizes.delete(position);
+    table.sizes[position] = size;
+  } else {
+    table.sizes[position] = BIG_SIZE;
+    table.bigSizes.set(position, size);
+  }
 }
 
 /**
@@ -66,7 +88,7 @@ function deltaBaseSize(delta: Uint8Array): number {
  * near their deltas, so this touches a few cache lines where a bisection of the whole table
  * touches ~18.
  */
-function positionBefore(offsets: Float64Array, positions: Uint32Array, k: number, offset: number): number {
+function positionBefore(offsets: PackOrder['offsets'], positions: Uint32Array, k: number, offset: number): number {
   let hi = k;
   let step = 1;
   let lo = k - 1;
@@ -93,8 +115,8 @@ export function buildInfoTable(path: string, index: PackIndex, windowSize = WIND
   const { offsets, positions } = index.packOrder();
   const table: PackInfoTable = {
     types: new Uint8Array(n),
-    sizes: new Float64Array(n),
-    diskSizes: new Float64Array(n),
+    sizes: new Uint32Array(n),
+    bigSizes: new Map(),
     basePositions: new Int32Array(n).fill(-1),
     isBase: new Uint8Array(n),
   };
@@ -132,10 +154,9 @@ export function buildInfoTable(path: string, index: PackIndex, windowSize = WIND
       const at = off - start;
       const hl = parseEntryHeader(buf, at, end, off, H, h, path);
       if (hl === HEADER_INCOMPLETE) throw new PackwrightError('PACK_TRUNCATED', `${path}: entry header at offset ${off} is cut`, { file: path, offset: off });
-      table.diskSizes[pos] = next - off;
       if (h.type < OBJ_OFS_DELTA) {
         table.types[pos] = h.type;
-        table.sizes[pos] = h.size;
+        setSize(table, pos, h.size);
         continue;
       }
       let base: number;
@@ -154,11 +175,11 @@ export function buildInfoTable(path: string, index: PackIndex, windowSize = WIND
       const resultSize = deltaResultSize(prefix, 0, got);
       if (resultSize < 0) throw new PackwrightError('DELTA_CORRUPT', `${path}: bad delta header at offset ${off}: the size varints are cut`, { file: path, offset: off });
       if (sizeKnown[pos] === 0) {
-        table.sizes[pos] = resultSize;
+        setSize(table, pos, resultSize);
         sizeKnown[pos] = 1;
       }
       if (sizeKnown[base] === 0) {
-        table.sizes[base] = deltaBaseSize(prefix);
+        setSize(table, base, deltaBaseSize(prefix));
         sizeKnown[base] = 1;
       }
     }
