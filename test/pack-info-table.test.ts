@@ -4,7 +4,7 @@ import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { git, tempDir } from './helpers/git.js';
 import { PackIndex } from '../src/idx/index.js';
-import { buildInfoTable, objectSize } from '../src/pack/pack-info-table.js';
+import { buildInfoTable, objectSize, BIG_SIZE, type PackInfoTable } from '../src/pack/pack-info-table.js';
 import { OBJ_OFS_DELTA } from '../src/hash/hash-object.js';
 import { EntryHeader, parseEntryHeader } from '../src/pack/index.js';
 import { readFileSync } from 'node:fs';
@@ -66,4 +66,17 @@ test('the info table is the same whatever the read window, with deltas whose str
   } finally {
     dir[Symbol.dispose]();
   }
+});
+
+test('sizes that need more than 32 bits are kept exactly', () => {
+  const table: PackInfoTable = {
+    types: Uint8Array.of(3, 3, 3),
+    sizes: Uint32Array.of(7, BIG_SIZE, BIG_SIZE - 1),
+    bigSizes: new Map([[1, 2 ** 40 + 3]]),
+    basePositions: Int32Array.of(-1, -1, -1),
+    isBase: new Uint8Array(3),
+  };
+  assert.equal(objectSize(table, 0), 7);
+  assert.equal(objectSize(table, 1), 2 ** 40 + 3);
+  assert.equal(objectSize(table, 2), 2 ** 32 - 2);
 });
