@@ -130,9 +130,9 @@ export function buildInfoTable(path: string, index: PackIndex, windowSize = WIND
     let buf = Buffer.allocUnsafeSlow(windowSize);
     let start = 0;
     let end = 0;
-    // The window is filled backwards: it ends where the wanted range ends.
-    const ensure = (from: number, to: number): void => {
-      if (from >= start && to <= start + end) return;
+    // The window is filled backwards: it ends where the wanted range ends. Refilling is rare (once
+    // per window), so it stays out of the loop's optimized code, which then compiles faster.
+    const refill = (from: number, to: number): void => {
       if (to - from > buf.length) buf = Buffer.allocUnsafeSlow(to - from);
       start = Math.min(from, Math.max(0, to - buf.length));
       end = 0;
@@ -150,7 +150,8 @@ export function buildInfoTable(path: string, index: PackIndex, windowSize = WIND
       const off = offsets[k] as number;
       const next = k + 1 < n ? (offsets[k + 1] as number) : dataEnd;
       const pos = positions[k] as number;
-      ensure(off, Math.min(next, off + 10 + H + PREFIX));
+      const want = Math.min(next, off + 10 + H + PREFIX);
+      if (off < start || want > start + end) refill(off, want);
       const at = off - start;
       const hl = parseEntryHeader(buf, at, end, off, H, h, path);
       if (hl === HEADER_INCOMPLETE) throw new PackwrightError('PACK_TRUNCATED', `${path}: entry header at offset ${off} is cut`, { file: path, offset: off });
