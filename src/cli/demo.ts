@@ -4,7 +4,6 @@ import { forEachObject } from '../odb/all-objects.js';
 import { ObjectStore } from '../odb/object-store.js';
 import { verifyPack } from '../resolve/verify-pack.js';
 import { indexPack } from '../resolve/index-pack.js';
-import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -56,6 +55,8 @@ export async function demo(path: string, _args: string[]): Promise<number> {
  * pack with packwright and with `git index-pack`, and compares the two idx files and the times.
  */
 async function indexAgainstGit(gitDir: string): Promise<string> {
+  // Loaded here, not at the top: the CLI is one bundle, and every command would load it at start.
+  const { execFileSync } = await import('node:child_process');
   const dir = mkdtempSync(join(tmpdir(), 'packwright-demo-'));
   try {
     const pack = join(dir, 'demo.pack');

@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { findGitDir } from '../odb/git-dir.js';
@@ -46,6 +45,8 @@ export async function relaunchWithHugePages(global: GlobalOptions, rest: string[
   // The same big work makes many short-lived views and records: a 4 MiB young generation (16 by
   // default) keeps ~40 MB less resident for cat-file --batch at no cost in time. Flags given to
   // this process come after it, so they win.
+  // Loaded only to relaunch: at the top of the bundle every command would load it at start.
+  const { spawn } = await import('node:child_process');
   const child = spawn(process.execPath, ['--max-semi-space-size=4', ...process.execArgv, script, ...process.argv.slice(2)], { stdio: 'inherit', env });
   // The child shares our terminal, so it gets ^C itself; signals sent to us alone are passed on.
   const signals = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;

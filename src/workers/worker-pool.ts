@@ -1,5 +1,15 @@
-import { Worker } from 'node:worker_threads';
+import { createRequire } from 'node:module';
+import type { Worker } from 'node:worker_threads';
 import { deserializeError, isPackwrightError, type SerializedError } from '../errors/packwright-error.js';
+
+/**
+ * `node:worker_threads` is loaded when the first pool starts, not when the CLI bundle loads: it
+ * pulls in several of Node's internal modules that commands without workers (cat-file) would pay
+ * for at every start.
+ */
+function loadWorkerThreads(): typeof import('node:worker_threads') {
+  return createRequire(import.meta.url)('node:worker_threads') as typeof import('node:worker_threads');
+}
 
 export interface WorkerReply<T> {
   ok: boolean;
@@ -18,7 +28,8 @@ export class WorkerPool {
     // Resolver threads allocate little on the JS heap (buffers are external memory), so a small
     // young generation is enough and keeps each thread's footprint down (V8's default reserves
     // up to 3 × 16 MiB of semi-spaces per isolate).
-    this.workers = Array.from({ length: count }, () => new Worker(script, { resourceLimits: { maxYoungGenerationSizeMb: 4 } }));
+    const { Worker: WorkerThread } = loadWorkerThreads();
+    this.workers = Array.from({ length: count }, () => new WorkerThread(script, { resourceLimits: { maxYoungGenerationSizeMb: 4 } }));
     for (const w of this.workers) w.unref();
     this.size = count;
   }
