@@ -1,4 +1,3 @@
-import { performance } from 'node:perf_hooks';
 import { hashObject, typeName } from '../hash/hash-object.js';
 import { forEachObject } from '../odb/all-objects.js';
 import { ObjectStore } from '../odb/object-store.js';

@@ -1,4 +1,4 @@
-import { hash as cryptoHash, createHash } from 'node:crypto';
+import { nodeCrypto } from './node-crypto.js';
 import type { ObjectFormat } from './object-format.js';
 
 export type ObjectType = 'commit' | 'tree' | 'blob' | 'tag';
@@ -49,7 +49,7 @@ export function writeHeaderBefore(buf: Uint8Array, end: number, type: number, si
 export const MAX_HEADER_LENGTH = 32;
 
 export function hashBytes(format: ObjectFormat, data: Uint8Array): Buffer {
-  return cryptoHash(format, data, 'buffer') as unknown as Buffer;
+  return nodeCrypto().hash(format, data, 'buffer') as unknown as Buffer;
 }
 
 /** The object id of `data` as an object of `type`. */
@@ -61,5 +61,5 @@ export function hashObject(format: ObjectFormat, type: number, data: Uint8Array)
     joined.set(data, header.length);
     return hashBytes(format, joined);
   }
-  return createHash(format).update(header).update(data).digest();
+  return nodeCrypto().createHash(format).update(header).update(data).digest();
 }

@@ -1,9 +1,8 @@
 import { closeSync, existsSync, fstatSync, statSync, fsyncSync, ftruncateSync, openSync, readFileSync, readSync, renameSync, rmSync, writeSync } from 'node:fs';
-import { randomBytes, createHash } from 'node:crypto';
+import { nodeCrypto } from '../hash/node-crypto.js';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { cpus } from 'node:os';
-import { performance } from 'node:perf_hooks';
 import type { Readable } from 'node:stream';
 import { crc32 } from 'node:zlib';
 import { PackwrightError } from '../errors/packwright-error.js';
@@ -252,7 +251,7 @@ async function indexPackWith(
       }
     } else {
       const dir = options.packPath !== undefined ? dirname(options.packPath) : options.packDir ?? tmpdir();
-      tmpPack = join(dir, `tmp_pack_${process.pid}_${randomBytes(4).toString('hex')}`);
+      tmpPack = join(dir, `tmp_pack_${process.pid}_${nodeCrypto().randomBytes(4).toString('hex')}`);
       writeFd = openSync(tmpPack, 'wx+', 0o444);
       packPath = tmpPack;
       source = input instanceof Uint8Array ? bufferSource(input) : streamSource(input);
@@ -433,7 +432,7 @@ function appendBases(fd: number, scan: PackScan, ids: Buffer[], lookup: External
   count.writeUInt32BE(n);
   writeSync(fd, count, 0, 4, 8);
   // Re-hash the whole file: the trailer covers every byte before it.
-  const hash = createHash(format);
+  const hash = nodeCrypto().createHash(format);
   const buf = Buffer.allocUnsafeSlow(1 << 20);
   for (let at = 0; at < offset;) {
     const got = readSync(fd, buf, 0, Math.min(buf.length, offset - at), at);

@@ -1,4 +1,5 @@
-import { createHash, type Hash } from 'node:crypto';
+import type { Hash } from 'node:crypto';
+import { nodeCrypto } from '../hash/node-crypto.js';
 import { PackwrightError, throwIfAborted } from '../errors/packwright-error.js';
 import { OBJ_OFS_DELTA, OBJ_REF_DELTA } from '../hash/hash-object.js';
 import type { ObjectFormat } from '../hash/object-format.js';
@@ -117,7 +118,7 @@ export class PackScanner {
   constructor(source: PackSource, private readonly options: ScanOptions) {
     this.name = options.name ?? '<pack>';
     this.H = hashLength(options.format);
-    this.packHash = createHash(options.format);
+    this.packHash = nodeCrypto().createHash(options.format);
     this.w = new ScanWindow(source, this.packHash, options.sink, options.maxInputSize, this.name, options.whole);
     this.entries = new EntryScanner(options.format, this.name);
     this.shared = options.shared === true;

@@ -1,12 +1,12 @@
 import { closeSync, fsyncSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
-import { randomBytes } from 'node:crypto';
+import { nodeCrypto } from '../hash/node-crypto.js';
 
 /**
  * Writes `data` to a temporary file beside `path`, fsyncs it and renames it into place, so readers
  * see either nothing or the whole file (a failure leaves nothing visible).
  */
 export function writeFileAtomic(path: string, data: Uint8Array, mode = 0o444): void {
-  const tmp = `${path}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`;
+  const tmp = `${path}.tmp-${process.pid}-${nodeCrypto().randomBytes(4).toString('hex')}`;
   const fd = openSync(tmp, 'wx', mode);
   try {
     let done = 0;
