@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 
-const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { name: string; exports: Record<string, unknown>; bin: Record<string, string> };
+const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { name: string; version: string; exports: Record<string, unknown>; bin: Record<string, string> };
 
 test('every subpath export of the package resolves and exports something', async () => {
   for (const subpath of Object.keys(pkg.exports)) {
@@ -26,4 +26,8 @@ test('the bin is the bundled CLI, and it starts', () => {
   const r = spawnSync(process.execPath, [bin, '--help'], { encoding: 'utf8' });
   assert.equal(r.status, 0);
   assert.match(r.stderr, /^usage: packwright/);
+  // Like `git --version`, from package.json.
+  const v = spawnSync(process.execPath, [bin, '--version'], { encoding: 'utf8' });
+  assert.equal(v.status, 0);
+  assert.equal(v.stdout, `packwright version ${pkg.version}\n`);
 });

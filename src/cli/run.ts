@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { isPackwrightError } from '../errors/packwright-error.js';
 import { ObjectStore } from '../odb/object-store.js';
@@ -7,13 +8,19 @@ import { verifyPackCommand } from './verify-pack.js';
 import { UsageError } from './usage-error.js';
 import { parseGlobalOptions, type GlobalOptions } from './global-options.js';
 
-const USAGE = `usage: packwright [-C <path>] [--git-dir=<path>] <command> [<args>]
+const USAGE = `usage: packwright [--version] [-C <path>] [--git-dir=<path>] <command> [<args>]
 
 commands:
   cat-file       print objects, their types and sizes (git cat-file)
   verify-pack    rebuild a pack's index and compare it with the one on disk (git verify-pack)
   index-pack     build the .idx (and .rev) of a pack, byte-identical to git index-pack
   demo           count, verify and read every object of the repository here, with timings`;
+
+/** The version in package.json, two levels up from both dist/cli/ and the bundle's dist/bin/. */
+function packageVersion(): string {
+  const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+  return pkg.version;
+}
 
 function openStore(global: GlobalOptions): ObjectStore {
   return ObjectStore.open(global.gitDir !== undefined ? resolve(global.cwd, global.gitDir) : global.cwd);
@@ -35,6 +42,10 @@ export async function run(argv: string[]): Promise<number> {
         const { demo } = await import('./demo.js');
         return await demo(global.gitDir !== undefined ? resolve(global.cwd, global.gitDir) : global.cwd, args);
       }
+      case '--version':
+      case 'version':
+        process.stdout.write(`packwright version ${packageVersion()}\n`);
+        return 0;
       case undefined:
       case '-h':
       case '--help':
