@@ -182,23 +182,30 @@ class BatchPrinter {
     const table = pack.loadInfoTable();
     const { types, sizes } = table;
     const index = pack.index;
-    const ids = index.data;
     const H = this.store.hashLength;
     const out = this.out;
     const buf = out.buffer;
     const view = out.bufferView;
-    for (let position = 0; position < index.count; position++) {
-      let p = out.reserve(2 * H + 32);
-      const at = index.idPosition(position);
-      p = writeHex(view, p, ids, at, at + H);
-      buf[p++] = 0x20;
-      const name = TYPE_NAME_BYTES[types[position] as number] as Uint8Array;
-      for (let i = 0; i < name.length; i++) buf[p++] = name[i] as number;
-      buf[p++] = 0x20;
-      const size = sizes[position] as number;
-      p = writeDecimal(buf, p, size !== BIG_SIZE ? size : objectSize(table, position));
-      buf[p++] = 0x0a;
-      out.commit(p);
+    // Ids in blocks through one small buffer: a large index is read by section, and its ids
+    // need not all be in memory at once (see PackIndex).
+    const BLOCK = 2048;
+    const scratch = Buffer.allocUnsafe(BLOCK * H);
+    for (let first = 0; first < index.count; first += BLOCK) {
+      const count = Math.min(BLOCK, index.count - first);
+      const ids = index.idsBlock(first, count, scratch);
+      for (let k = 0; k < count; k++) {
+        const position = first + k;
+        let p = out.reserve(2 * H + 32);
+        p = writeHex(view, p, ids, k * H, k * H + H);
+        buf[p++] = 0x20;
+        const name = TYPE_NAME_BYTES[types[position] as number] as Uint8Array;
+        for (let i = 0; i < name.length; i++) buf[p++] = name[i] as number;
+        buf[p++] = 0x20;
+        const size = sizes[position] as number;
+        p = writeDecimal(buf, p, size !== BIG_SIZE ? size : objectSize(table, position));
+        buf[p++] = 0x0a;
+        out.commit(p);
+      }
     }
   }
 

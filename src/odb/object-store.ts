@@ -4,7 +4,7 @@ import { PackwrightError } from '../errors/packwright-error.js';
 import { hashLength, type ObjectFormat } from '../hash/object-format.js';
 import { toHex, isHex } from '../hash/hex.js';
 import { OBJ_OFS_DELTA } from '../hash/hash-object.js';
-import { PackIndex } from '../idx/pack-index.js';
+import { PackIndex, type PackIndexOpenOptions } from '../idx/pack-index.js';
 import { PackFile } from '../pack/pack-file.js';
 import { PackReader } from '../pack/pack-reader.js';
 import { buildInfoTable, objectSize, type PackInfoTable } from '../pack/pack-info-table.js';
@@ -42,6 +42,8 @@ export interface OpenStoreOptions {
   windowSize?: number;
   /** Reads through small windows before a pack is read in big ones (see PackFileOptions). */
   denseAfter?: number;
+  /** Indexes of at least this many bytes are read by section, on demand (see PackIndex). */
+  lazyIndexMin?: number;
 }
 
 /** Header-only lookups in one pack after which its info table is built (see `loadInfoTable`). */
@@ -176,6 +178,7 @@ export class StorePack {
     this.file?.close();
     this.file = undefined;
     this.reader = undefined;
+    this.index.close();
   }
 }
 
@@ -199,6 +202,7 @@ export class ObjectStore {
   /** Object directories whose loose objects are searched: ours first, then alternates. */
   readonly looseDirs: string[];
   readonly packFileOptions: { windowSize?: number; denseAfter?: number };
+  private readonly indexOptions: PackIndexOpenOptions;
   readonly inflater = new Inflater();
   /** Index into `packs` of the last hit: consecutive lookups tend to hit the same pack. */
   private lastPack = 0;
@@ -212,6 +216,7 @@ export class ObjectStore {
     this.packFileOptions = {};
     if (options.windowSize !== undefined) this.packFileOptions.windowSize = options.windowSize;
     if (options.denseAfter !== undefined) this.packFileOptions.denseAfter = options.denseAfter;
+    this.indexOptions = options.lazyIndexMin !== undefined ? { lazyMin: options.lazyIndexMin } : {};
     const alternates = readAlternates(objectsDir);
     this.looseDirs = [objectsDir, ...alternates];
     for (const dir of this.looseDirs) this.addPacks(join(dir, 'pack'));
@@ -241,7 +246,7 @@ export class ObjectStore {
     // git's order: newest pack first.
     found.sort((a, b) => b.mtime - a.mtime || (a.pack < b.pack ? -1 : 1));
     for (const f of found) {
-      const index = PackIndex.open(f.idx, this.hashLength);
+      const index = PackIndex.open(f.idx, this.hashLength, this.indexOptions);
       this.packs.push(new StorePack(f.pack, index, this.packs.length, this));
     }
   }
