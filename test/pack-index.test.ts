@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync, readdirSync, readFileSync, truncateSync, statSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, rmSync, truncateSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { git, makeRepo, tempDir, type Format } from './helpers/git.js';
 import { PackIndex } from '../src/idx/index.js';
@@ -120,6 +120,20 @@ test('a store whose indexes are read by section reads every object with the id a
     });
     assert.equal(count, Number(git(repo, ['count-objects', '-v']).toString().match(/in-pack: (\d+)/)?.[1]));
     store.close();
+  } finally {
+    dir[Symbol.dispose]();
+  }
+});
+
+test('an index removed after it was closed is IDX_MISSING when an unread section is needed', () => {
+  const dir = tempDir();
+  try {
+    mkdirSync(join(dir.path, 'r'));
+    const { idx, H } = indexedPack(join(dir.path, 'r'), 'sha1', '2');
+    const lazy = PackIndex.open(idx, H, { lazyMin: 0 });
+    lazy.close();
+    rmSync(idx);
+    assert.throws(() => lazy.packOrder(), (e: unknown) => isPackwrightError(e, 'IDX_MISSING') && e.message.includes(idx));
   } finally {
     dir[Symbol.dispose]();
   }

@@ -25,6 +25,7 @@ export type ErrorCode =
   | 'IDX_CORRUPT'
   | 'IDX_CHECKSUM'
   | 'IDX_MISMATCH'
+  | 'IDX_MISSING'
   | 'REV_CORRUPT'
   | 'LOOSE_CORRUPT'
   | 'ABORTED'

@@ -194,15 +194,25 @@ export class PackIndex {
   }
 
   private readRange(from: number, to: number): void {
-    this.fd ??= openSync(this.path, 'r');
-    readExactly(this.fd, this.bytes, from, to, this.path);
+    readExactly(this.file(), this.bytes, from, to, this.path);
+  }
+
+  /** The open file; reopened by path after `close` (an index removed since is IDX_MISSING). */
+  private file(): number {
+    if (this.fd === undefined) {
+      try {
+        this.fd = openSync(this.path, 'r');
+      } catch (e) {
+        throw new PackwrightError('IDX_MISSING', `${this.path}: cannot reopen the index to read the rest of it: ${(e as Error).message}`, { file: this.path, cause: e });
+      }
+    }
+    return this.fd;
   }
 
   /** `length` bytes at `at` of the file, by one small read (for lookups before a section is read). */
   private readSmall(at: number, length: number): Buffer {
     const b = (this.scratch ??= Buffer.allocUnsafe(64)).subarray(0, length);
-    this.fd ??= openSync(this.path, 'r');
-    readExactly(this.fd, b, 0, length, this.path, at);
+    readExactly(this.file(), b, 0, length, this.path, at);
     return b;
   }
 
@@ -254,8 +264,7 @@ export class PackIndex {
     if (this.loaded & IDS) {
       for (let k = 0; k < count; k++) this.bytes.copy(scratch, k * H, this.idPosition(first + k), this.idPosition(first + k) + H);
     } else {
-      this.fd ??= openSync(this.path, 'r');
-      readExactly(this.fd, scratch, 0, count * H, this.path, this.idPosition(first));
+      readExactly(this.file(), scratch, 0, count * H, this.path, this.idPosition(first));
     }
     return scratch.subarray(0, count * H);
   }
