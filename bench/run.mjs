@@ -70,6 +70,24 @@ if (existsSync(join(shared, 'gitoxide.pack'))) {
       git: (repo) => ['git', ['cat-file', '--batch-all-objects', ...extra], repo],
     });
   }
+  // A list of names on stdin, as scripts feed `rev-list --objects` to cat-file: every 226th
+  // object in id order (1001 of gitoxide's 226k), so lookups land all over the pack.
+  const names = (repo) => {
+    const file = join(work, 'names-1k.txt');
+    if (!existsSync(file)) {
+      const all = execFileSync('git', ['cat-file', '--batch-all-objects', '--batch-check=%(objectname)'], { cwd: repo, maxBuffer: 1 << 30 }).toString().trim().split('\n');
+      writeFileSync(file, all.filter((_, i) => i % 226 === 0).join('\n') + '\n');
+    }
+    return file;
+  };
+  for (const [label, extra] of [['--batch-check', ['--batch-check']], ['--batch', ['--batch']]]) {
+    cases.push({
+      name: `cat-file ${label} < 1001 names (gitoxide)`,
+      setup: () => ensureRepo('gitoxide'),
+      packwright: (repo) => [process.execPath, [cli, 'cat-file', ...extra], repo, names(repo)],
+      git: (repo) => ['git', ['cat-file', ...extra], repo, names(repo)],
+    });
+  }
 } else {
   console.error(`skipping corpus cases: ${shared} is absent`);
 }
