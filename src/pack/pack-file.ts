@@ -32,12 +32,14 @@ const MAX_SMALL_WINDOWS = 32;
  * Header questions (type, size, delta base) read 8 KiB windows, and never count toward reading the
  * pack densely: answering them for a list of names touches a few hundred bytes per object, and a
  * whole-pack read costs ~0.5 s of first-touch page faults for a 111 MB pack on this project's
- * machines (1000 `--batch-check` names on gitoxide: 470 -> see the commit).
+ * machines (`cat-file --batch-check` of 1000 random names on gitoxide: 0.65 → 0.26 s).
  */
 const HEADER_WINDOW = 8 * 1024;
 
-/** Compressed bytes read for `inflatePrefix`: a zlib header, the largest dynamic block header
- * (~290 bytes) and the few symbols wanted, with room to spare (see pack-info-table.ts, PREFIX). */
+/**
+ * Compressed bytes read for `inflatePrefix`: a zlib header, the largest dynamic block header
+ * (~290 bytes) and the few symbols wanted, with room to spare (see pack-info-table.ts, PREFIX).
+ */
 const PREFIX_BYTES = 1024;
 
 interface Window {
