@@ -158,6 +158,8 @@ export function buildInfoTable(path: string, index: PackIndex, windowSize = WIND
       if (h.type < OBJ_OFS_DELTA) {
         table.types[pos] = h.type;
         setSize(table, pos, h.size);
+        // A REF child later in this pass must not replace the size the header gives.
+        sizeKnown[pos] = 1;
         continue;
       }
       let base: number;
@@ -175,10 +177,8 @@ export function buildInfoTable(path: string, index: PackIndex, windowSize = WIND
       if (got < 0) throw new PackwrightError('PACK_CORRUPT', `${path}: cannot inflate the delta at offset ${off}: ${inflater.lastError}`, { file: path, offset: off });
       const resultSize = deltaResultSize(prefix, 0, got);
       if (resultSize < 0) throw new PackwrightError('DELTA_CORRUPT', `${path}: bad delta header at offset ${off}: the size varints are cut`, { file: path, offset: off });
-      if (sizeKnown[pos] === 0) {
-        setSize(table, pos, resultSize);
-        sizeKnown[pos] = 1;
-      }
+      setSize(table, pos, resultSize);
+      sizeKnown[pos] = 1;
       if (sizeKnown[base] === 0) {
         setSize(table, base, deltaBaseSize(prefix));
         sizeKnown[base] = 1;
