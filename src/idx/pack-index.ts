@@ -498,11 +498,26 @@ export class PackIndex {
     return sizes;
   }
 
-  /** Sorted position of the entry starting exactly at `offset`, or -1. */
-  positionOfOffset(offset: number): number {
+  /**
+   * Sorted position of the entry starting exactly at `offset`, or -1. `before`, when given, is a
+   * pack-order index whose entry starts after `offset` (a delta's, for its OFS base): the search
+   * then steps back from it in doubling steps before bisecting, since bases are usually near
+   * their deltas and a bisection of the whole order touches ~18 cache lines.
+   */
+  positionOfOffset(offset: number, before?: number): number {
     const { offsets, positions } = this.packOrder();
     let lo = 0;
     let hi = offsets.length;
+    if (before !== undefined) {
+      hi = before;
+      lo = before - 1;
+      for (let step = 1; lo > 0 && (offsets[lo] as number) > offset; step *= 2) {
+        hi = lo;
+        lo -= step;
+      }
+      if (lo < 0) lo = 0;
+    }
+    // offsets[lo] <= offset < offsets[hi] when the entry exists: bisect in [lo, hi).
     while (lo < hi) {
       const mid = (lo + hi) >>> 1;
       const v = offsets[mid] as number;

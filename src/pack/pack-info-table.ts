@@ -1,7 +1,7 @@
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { PackwrightError } from '../errors/packwright-error.js';
 import { OBJ_OFS_DELTA, OBJ_REF_DELTA } from '../hash/hash-object.js';
-import type { PackIndex, PackOrder } from '../idx/pack-index.js';
+import type { PackIndex } from '../idx/pack-index.js';
 import { deltaResultSize } from '../delta/apply-delta.js';
 import { Inflater } from '../zlib/inflater.js';
 import { EntryHeader, HEADER_INCOMPLETE, parseEntryHeader } from './entry-header.js';
@@ -82,33 +82,6 @@ function deltaBaseSize(delta: Uint8Array): number {
   return size;
 }
 
-/**
- * Idx position of the entry at `offset`, which lies before pack-order index `k`, or -1 when no
- * entry starts there. Searches back from `k` in doubling steps, then bisects: bases are usually
- * near their deltas, so this touches a few cache lines where a bisection of the whole table
- * touches ~18.
- */
-function positionBefore(offsets: PackOrder['offsets'], positions: Uint32Array, k: number, offset: number): number {
-  let hi = k;
-  let step = 1;
-  let lo = k - 1;
-  while (lo > 0 && (offsets[lo] as number) > offset) {
-    hi = lo;
-    lo -= step;
-    step *= 2;
-  }
-  if (lo < 0) lo = 0;
-  // offsets[lo] <= offset < offsets[hi] (or lo is 0): bisect in [lo, hi).
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    const v = offsets[mid] as number;
-    if (v === offset) return positions[mid] as number;
-    if (v < offset) lo = mid + 1;
-    else hi = mid;
-  }
-  return -1;
-}
-
 export function buildInfoTable(path: string, index: PackIndex, windowSize = WINDOW): PackInfoTable {
   const n = index.count;
   const H = index.hashLength;
@@ -164,7 +137,7 @@ export function buildInfoTable(path: string, index: PackIndex, windowSize = WIND
       }
       let base: number;
       if (h.type === OBJ_OFS_DELTA) {
-        base = positionBefore(offsets, positions, k, h.baseOffset);
+        base = index.positionOfOffset(h.baseOffset, k);
         if (base < 0) throw new PackwrightError('PACK_CORRUPT', `${path}: OFS_DELTA at offset ${off} points into the middle of an entry (${h.baseOffset})`, { file: path, offset: off });
       } else {
         base = index.find(buf, h.baseIdPosition);
