@@ -2,15 +2,6 @@ import type { ObjectLocation, ObjectStore, StorePack } from './object-store.js';
 import { join } from 'node:path';
 
 /**
- * Visits every object of the store once, like `git cat-file --batch-all-objects`: sorted by id by
- * default (a k-way merge of the already sorted indices and loose directories), or with
- * `unordered` in storage order (loose objects, then each pack by offset: the order that reads a
- * pack front to back and so makes the delta base cache hit).
- *
- * The id and location passed to `visit` are reused between calls (no allocation per object):
- * copy them to keep them.
- */
-/**
  * The pack that holds every object of the store, when the store is that one pack and no loose
  * objects: its index is then the sorted list `--batch-all-objects` prints, and callers can walk it
  * by position.
@@ -21,6 +12,15 @@ export function onlyPack(store: ObjectStore): StorePack | undefined {
   return store.packs[0];
 }
 
+/**
+ * Visits every object of the store once, like `git cat-file --batch-all-objects`: sorted by id by
+ * default (a k-way merge of the already sorted indices and loose directories), or with
+ * `unordered` in storage order (loose objects, then each pack by offset: the order that reads a
+ * pack front to back and so makes the delta base cache hit).
+ *
+ * The id and location passed to `visit` are reused between calls (no allocation per object):
+ * copy them to keep them.
+ */
 export function forEachObject(store: ObjectStore, options: { unordered?: boolean }, visit: (id: Buffer, location: ObjectLocation) => void): void {
   const packed = { kind: 'pack', pack: store.packs[0] as StorePack, position: 0 } as { kind: 'pack'; pack: StorePack; position: number };
   const loose = { kind: 'loose', path: '' } as { kind: 'loose'; path: string };
