@@ -20,3 +20,8 @@ export function parseGlobalOptions(argv: string[]): { global: GlobalOptions; res
   }
   return { global, rest: argv.slice(i) };
 }
+
+/** Where the repository is: `--git-dir` (or GIT_DIR) against `-C`, else the directory `-C` gives. */
+export function repositoryPath(global: GlobalOptions): string {
+  return global.gitDir !== undefined ? resolve(global.cwd, global.gitDir) : global.cwd;
+}

@@ -6,7 +6,7 @@ import { ObjectStore } from '../odb/object-store.js';
 import { indexPack, type IndexPackOptions, type IndexPackPhase } from '../resolve/index-pack.js';
 import { Output } from './output.js';
 import { Progress } from './progress.js';
-import type { GlobalOptions } from './global-options.js';
+import { repositoryPath, type GlobalOptions } from './global-options.js';
 import { UsageError } from './usage-error.js';
 
 const USAGE = 'usage: packwright index-pack [-v] [-o <index-file>] [--keep | --keep=<msg>] [--rev-index] [--verify] [--strict] [--fix-thin] [--threads=<n>] [--index-version=<v>[,<limit>]] [--object-format=<fmt>] [--max-input-size=<n>] (<pack-file> | --stdin [<pack-file>])';
@@ -17,7 +17,7 @@ const TITLES: Record<IndexPackPhase, string> = {
 
 function tryOpenStore(ctx: GlobalOptions): ObjectStore | undefined {
   try {
-    return ObjectStore.open(ctx.gitDir !== undefined ? resolve(ctx.cwd, ctx.gitDir) : ctx.cwd);
+    return ObjectStore.open(repositoryPath(ctx));
   } catch {
     return undefined;
   }

@@ -1,12 +1,11 @@
 import { readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
 import { isPackwrightError } from '../errors/packwright-error.js';
 import { ObjectStore } from '../odb/object-store.js';
 import { catFile } from './cat-file.js';
 import { indexPackCommand } from './index-pack.js';
 import { verifyPackCommand } from './verify-pack.js';
 import { UsageError } from './usage-error.js';
-import { parseGlobalOptions, type GlobalOptions } from './global-options.js';
+import { parseGlobalOptions, repositoryPath, type GlobalOptions } from './global-options.js';
 
 const USAGE = `usage: packwright [--version] [-C <path>] [--git-dir=<path>] <command> [<args>]
 
@@ -23,7 +22,7 @@ function packageVersion(): string {
 }
 
 function openStore(global: GlobalOptions): ObjectStore {
-  return ObjectStore.open(global.gitDir !== undefined ? resolve(global.cwd, global.gitDir) : global.cwd);
+  return ObjectStore.open(repositoryPath(global));
 }
 
 /** Runs one packwright command; returns the exit code (128 for errors, 129 for usage, like git). */
@@ -40,7 +39,7 @@ export async function run(argv: string[]): Promise<number> {
         return await verifyPackCommand(global, args);
       case 'demo': {
         const { demo } = await import('./demo.js');
-        return await demo(global.gitDir !== undefined ? resolve(global.cwd, global.gitDir) : global.cwd, args);
+        return await demo(repositoryPath(global), args);
       }
       case '--version':
       case 'version':

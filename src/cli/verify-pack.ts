@@ -7,7 +7,7 @@ import { ObjectStore } from '../odb/object-store.js';
 import { verifyPack } from '../resolve/verify-pack.js';
 import { Output } from './output.js';
 import { UsageError } from './usage-error.js';
-import type { GlobalOptions } from './global-options.js';
+import { repositoryPath, type GlobalOptions } from './global-options.js';
 
 const USAGE = 'usage: packwright verify-pack [-v | --verbose] [-s | --stat-only] [--object-format=<fmt>] <pack>.idx...';
 
@@ -32,7 +32,7 @@ export async function verifyPackCommand(ctx: GlobalOptions, args: string[]): Pro
   if (idxs.length === 0) throw new UsageError(USAGE);
   if (format === undefined) {
     try {
-      format = ObjectStore.open(ctx.gitDir !== undefined ? resolve(ctx.cwd, ctx.gitDir) : ctx.cwd).format;
+      format = ObjectStore.open(repositoryPath(ctx)).format;
     } catch {
       format = 'sha1';
     }
