@@ -10,4 +10,6 @@ export { resolveRevision, readRef } from './refs/index.js';
 export { PackwrightError, isPackwrightError } from './errors/index.js';
 export type { ErrorCode } from './errors/index.js';
 export { hashObject, toHex, fromHex } from './hash/index.js';
-export type { ObjectFormat, ObjectType } from './hash/index.js';
+export type { ObjectFormat } from './hash/index.js';
+export { typeName, typeNumber } from './objects/index.js';
+export type { ObjectType } from './objects/index.js';

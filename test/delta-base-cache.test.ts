@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { BuddyAllocator } from '../src/pack/buddy-allocator.js';
-import { BufferPool } from '../src/pack/buffer-pool.js';
+import { BuddyAllocator } from '../src/memory/buddy-allocator.js';
+import { BufferPool } from '../src/memory/buffer-pool.js';
 import { DeltaBaseCache, type CachedObject } from '../src/pack/delta-base-cache.js';
 
 /** A deterministic generator, so a failure can be replayed. */

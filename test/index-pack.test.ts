@@ -5,7 +5,8 @@ import { readdirSync, readFileSync, mkdirSync, writeFileSync, existsSync, copyFi
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { CLI, git, packwright, packwrightFails, tempDir, makeRepo, type Format } from './helpers/git.js';
-import { buildPack, encodeOfs, makeDelta } from './helpers/pack-builder.js';
+import { buildPack, makeDelta } from './helpers/pack-builder.js';
+import { encodeOfsDistance } from '../src/pack/entry-header.js';
 import { indexPack, scanPack } from '../src/resolve/index.js';
 import { bufferSource } from '../src/resolve/pack-source.js';
 import { buildDeltaTree } from '../src/resolve/delta-tree.js';
@@ -273,7 +274,7 @@ describe('index-pack in parallel', () => {
     const control = new Int32Array(new SharedArrayBuffer(CONTROL_LENGTH * 4));
     Atomics.store(control, CONTROL_WORKERS, 2);
     const resolver = new Resolver({
-      format: 'sha1', name: 'lonely', packPath: '', pack: pack, offsets: scan.offsets, types: scan.types, sizes: scan.sizes,
+      format: 'sha1', name: 'lonely', packPath: '', packEnd: pack.length, pack: pack, offsets: scan.offsets, types: scan.types, sizes: scan.sizes,
       headerLengths: scan.headerLengths, ids: scan.ids, resolvedTypes: scan.resolvedTypes, depths: new Uint32Array(scan.count),
       ...tree, control, board: createBoard(2, 1024), stallMs: 200,
     });
@@ -317,8 +318,8 @@ describe('index-pack on bad packs fails like git and leaves no file', () => {
     ['type 5', () => buildPack([{ raw: Buffer.from([0x50 | 3, 0x78, 0x9c, 0x03, 0x00]) }]).pack, /type 5/],
     ['a declared size too large', () => buildPack([{ type: 3, data: Buffer.from('abc'), declaredSize: 10 }]).pack, /inflate|shorter/],
     ['a declared size too small', () => buildPack([{ type: 3, data: Buffer.from('abcdef'), declaredSize: 3 }]).pack, /inflate|longer/],
-    ['an OFS base out of bound', () => buildPack([{ type: 3, data: Buffer.from('abcdef') }, { ofsTo: 0, delta: makeDelta(6, 2, [0x90, 2]), rawOffset: encodeOfs(4000) }]).pack, /out of bound/],
-    ['an OFS base in the middle of an entry', () => buildPack([{ type: 3, data: Buffer.from('abcdef') }, { ofsTo: 0, delta: makeDelta(6, 2, [0x90, 2]), rawOffset: encodeOfs(5) }]).pack, /unresolved/],
+    ['an OFS base out of bound', () => buildPack([{ type: 3, data: Buffer.from('abcdef') }, { ofsTo: 0, delta: makeDelta(6, 2, [0x90, 2]), rawOffset: encodeOfsDistance(4000) }]).pack, /out of bound/],
+    ['an OFS base in the middle of an entry', () => buildPack([{ type: 3, data: Buffer.from('abcdef') }, { ofsTo: 0, delta: makeDelta(6, 2, [0x90, 2]), rawOffset: encodeOfsDistance(5) }]).pack, /unresolved/],
     ['an overflowing OFS offset', () => buildPack([{ type: 3, data: Buffer.from('abcdef') }, { ofsTo: 0, delta: makeDelta(6, 2, [0x90, 2]), rawOffset: Buffer.from([0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x7f]) }]).pack, /overflow/],
     ['a delta with opcode 0', () => buildPack([{ type: 3, data: Buffer.from('abcdef') }, { ofsTo: 0, delta: makeDelta(6, 2, [1, 0x41, 0]) }]).pack, /opcode 0/],
     ['a delta with trailing instructions', () => buildPack([{ type: 3, data: Buffer.from('abcdef') }, { ofsTo: 0, delta: makeDelta(6, 2, [0x90, 2, 1, 0x41]) }]).pack, /past the declared result size/],

@@ -4,7 +4,8 @@ import { writeFileSync, readFileSync, readdirSync, mkdirSync } from 'node:fs';
 import { deflateSync } from 'node:zlib';
 import { join } from 'node:path';
 import { tempDir, makeRepo, git } from './helpers/git.js';
-import { buildPack, makeDelta, encodeOfs } from './helpers/pack-builder.js';
+import { buildPack, makeDelta } from './helpers/pack-builder.js';
+import { encodeOfsDistance } from '../src/pack/entry-header.js';
 import { PackFile, PackReader, DeltaBaseCache } from '../src/pack/index.js';
 import { PackIndex } from '../src/idx/index.js';
 import { readLoose } from '../src/loose/index.js';
@@ -73,7 +74,7 @@ describe('malformed packs', () => {
     rejects(() => openPack(pack).reader.read(offsets[0] as number), 'PACK_CORRUPT', [offsets[0] as number]);
   });
   test('an OFS base before the start of the pack is out of bound', () => {
-    const { pack, offsets } = buildPack([{ type: 3, data: blob }, { ofsTo: 0, delta: makeDelta(blob.length, 1, [1, 0x41]), rawOffset: encodeOfs(5000) }]);
+    const { pack, offsets } = buildPack([{ type: 3, data: blob }, { ofsTo: 0, delta: makeDelta(blob.length, 1, [1, 0x41]), rawOffset: encodeOfsDistance(5000) }]);
     rejects(() => openPack(pack).reader.read(offsets[1] as number), 'PACK_CORRUPT', ['out of bound', offsets[1] as number]);
   });
   test('an overflowing OFS offset is rejected', () => {
@@ -81,7 +82,7 @@ describe('malformed packs', () => {
     rejects(() => openPack(pack).reader.read(offsets[1] as number), 'PACK_CORRUPT', ['overflow', offsets[1] as number]);
   });
   test('an OFS base in the middle of an entry fails cleanly', () => {
-    const { pack, offsets } = buildPack([{ type: 3, data: blob }, { ofsTo: 0, delta: makeDelta(blob.length, 1, [1, 0x41]), rawOffset: encodeOfs(0) }]);
+    const { pack, offsets } = buildPack([{ type: 3, data: blob }, { ofsTo: 0, delta: makeDelta(blob.length, 1, [1, 0x41]), rawOffset: encodeOfsDistance(0) }]);
     // Distance 0 points at the delta itself; any distance inside the previous entry lands mid-stream.
     rejects(() => openPack(pack).reader.read(offsets[1] as number), 'PACK_CORRUPT');
     const mid = buildPack([{ type: 3, data: blob }, { ofsTo: 0, delta: makeDelta(blob.length, 1, [1, 0x41]) }]);

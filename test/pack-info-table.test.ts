@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { git, tempDir } from './helpers/git.js';
 import { PackIndex } from '../src/idx/index.js';
 import { buildInfoTable, objectSize, BIG_SIZE, type PackInfoTable } from '../src/pack/pack-info-table.js';
-import { OBJ_OFS_DELTA } from '../src/hash/hash-object.js';
+import { OBJ_OFS_DELTA } from '../src/pack/entry-header.js';
 import { EntryHeader, parseEntryHeader } from '../src/pack/index.js';
 import { readFileSync } from 'node:fs';
 

@@ -1,5 +1,5 @@
 import { PackwrightError, isPackwrightError } from '../errors/packwright-error.js';
-import { OBJ_COMMIT, OBJ_TAG, OBJ_TREE, typeName, typeNumber } from '../hash/hash-object.js';
+import { OBJ_COMMIT, OBJ_TAG, OBJ_TREE, TYPE_NAME_BYTES, TYPE_NAMES, typeName, typeNumber } from '../objects/object-type.js';
 import { forEachObject, onlyPack } from '../odb/all-objects.js';
 import type { ObjectInfo, ObjectLocation, ObjectStore, StorePack } from '../odb/object-store.js';
 import { parseCommit, parseTag } from '../objects/commit.js';
@@ -69,8 +69,6 @@ function compileFormat(format: string): BatchFormat {
 }
 
 const DEFAULT_FORMAT = '%(objectname) %(objecttype) %(objectsize)';
-const TYPE_NAMES = ['', 'commit', 'tree', 'blob', 'tag'];
-const TYPE_NAME_BYTES = TYPE_NAMES.map((name) => Buffer.from(name, 'latin1'));
 
 export async function catFile(store: ObjectStore, args: string[]): Promise<number> {
   let mode: string | undefined;
@@ -253,7 +251,7 @@ class BatchPrinter {
     if (fmt.isDefault) {
       out.hex(id);
       out.byte(0x20);
-      out.ascii(TYPE_NAMES[ctx.type] as string);
+      out.ascii(TYPE_NAMES[ctx.type] ?? '');
       out.byte(0x20);
       out.decimal(ctx.size);
     } else {

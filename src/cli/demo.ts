@@ -1,4 +1,5 @@
-import { hashObject, typeName } from '../hash/hash-object.js';
+import { hashObject } from '../hash/hash-object.js';
+import { typeName } from '../objects/object-type.js';
 import { forEachObject } from '../odb/all-objects.js';
 import { ObjectStore } from '../odb/object-store.js';
 import { verifyPack } from '../resolve/verify-pack.js';

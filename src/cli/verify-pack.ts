@@ -1,8 +1,8 @@
-import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { isPackwrightError } from '../errors/packwright-error.js';
 import { hashLength, type ObjectFormat } from '../hash/object-format.js';
-import { typeName, OBJ_OFS_DELTA } from '../hash/hash-object.js';
+import { typeName } from '../objects/object-type.js';
+import { OBJ_OFS_DELTA } from '../pack/entry-header.js';
 import { ObjectStore } from '../odb/object-store.js';
 import { verifyPack } from '../resolve/verify-pack.js';
 import { Output } from './output.js';

@@ -4,6 +4,7 @@
  * opcode 0 is reserved, the delta must be consumed exactly and produce exactly the target size.
  * Copy size 0 means 0x10000 (git's encoder caps a copy there and then writes no size bytes).
  */
+import { readSizeVarint, sizeVarintEnd, VARINT_CUT, VARINT_TOO_LONG } from '../encoding/size-varint.js';
 
 export class DeltaFormatError extends Error {
   override readonly name = 'DeltaFormatError';
@@ -15,6 +16,9 @@ export class DeltaFormatError extends Error {
   }
 }
 
+/** A size varint is too long at its 8th byte (more than 49 bits): where that error points. */
+const TOO_LONG_AT = 8;
+
 export interface DeltaHeader {
   baseSize: number;
   resultSize: number;
@@ -24,56 +28,30 @@ export interface DeltaHeader {
 
 /** Reads the two size varints at the start of a delta. */
 export function readDeltaHeader(delta: Uint8Array, start = 0, end = delta.length): DeltaHeader {
-  let pos = start;
-  let baseSize = 0;
-  let shift = 0;
-  // A running power of two: `2 ** shift` is a call to Math.pow, ~30× slower (measured).
-  let scale = 1;
-  let c: number;
-  do {
-    if (pos >= end) throw new DeltaFormatError('delta ends inside its base size', pos - start);
-    c = delta[pos++] as number;
-    baseSize += (c & 0x7f) * scale;
-    scale *= 128;
-    shift += 7;
-    if (shift > 49) throw new DeltaFormatError('base size varint is too long', pos - start);
-  } while (c & 0x80);
-  let resultSize = 0;
-  shift = 0;
-  scale = 1;
-  do {
-    if (pos >= end) throw new DeltaFormatError('delta ends inside its result size', pos - start);
-    c = delta[pos++] as number;
-    resultSize += (c & 0x7f) * scale;
-    scale *= 128;
-    shift += 7;
-    if (shift > 49) throw new DeltaFormatError('result size varint is too long', pos - start);
-  } while (c & 0x80);
-  return { baseSize, resultSize, dataStart: pos };
+  const baseSize = readSizeVarint(delta, start, end);
+  if (baseSize === VARINT_CUT) throw new DeltaFormatError('delta ends inside its base size', end - start);
+  if (baseSize === VARINT_TOO_LONG) throw new DeltaFormatError('base size varint is too long', TOO_LONG_AT);
+  const resultStart = sizeVarintEnd;
+  const resultSize = readSizeVarint(delta, resultStart, end);
+  if (resultSize === VARINT_CUT) throw new DeltaFormatError('delta ends inside its result size', end - start);
+  if (resultSize === VARINT_TOO_LONG) throw new DeltaFormatError('result size varint is too long', resultStart - start + TOO_LONG_AT);
+  return { baseSize, resultSize, dataStart: sizeVarintEnd };
 }
 
 /**
  * The result size of a delta (its second varint) without allocating, or -1 if the bytes given end
- * first: for header-only reads of hundreds of thousands of deltas.
+ * first (or the varint is too long): for header-only reads of hundreds of thousands of deltas.
  */
 export function deltaResultSize(delta: Uint8Array, start: number, end: number): number {
-  let pos = start;
-  let c: number;
-  do {
-    if (pos >= end) return -1;
-    c = delta[pos++] as number;
-  } while (c & 0x80);
-  let size = 0;
-  let shift = 0;
-  let scale = 1;
-  do {
-    if (pos >= end || shift > 49) return -1;
-    c = delta[pos++] as number;
-    size += (c & 0x7f) * scale;
-    scale *= 128;
-    shift += 7;
-  } while (c & 0x80);
-  return size;
+  if (readSizeVarint(delta, start, end) < 0) return -1;
+  const size = readSizeVarint(delta, sizeVarintEnd, end);
+  return size < 0 ? -1 : size;
+}
+
+/** The base size a delta states (its first varint), or -1 if the bytes given end first. */
+export function deltaBaseSize(delta: Uint8Array, start: number, end: number): number {
+  const size = readSizeVarint(delta, start, end);
+  return size < 0 ? -1 : size;
 }
 
 /**

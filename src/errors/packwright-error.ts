@@ -28,6 +28,7 @@ export type ErrorCode =
   | 'IDX_MISSING'
   | 'REV_CORRUPT'
   | 'LOOSE_CORRUPT'
+  | 'IO_ERROR'
   | 'ABORTED'
   | 'WORKER_FAILED';
 
@@ -64,6 +65,8 @@ export interface SerializedError {
   message: string;
   file: string | undefined;
   offset: number | undefined;
+  /** The thread's stack, for an error that was not a PackwrightError. */
+  stack?: string | undefined;
 }
 
 /** Recognises packwright errors by shape, so it also works across realms and module copies. */
@@ -74,22 +77,26 @@ export function isPackwrightError(e: unknown, code?: ErrorCode): e is Packwright
   return code === undefined || candidate.code === code;
 }
 
-/** Rebuilds an error that crossed a thread boundary as `serializeError` output. */
-export function deserializeError(s: SerializedError): Error {
-  if (s.name === 'PackwrightError') {
-    const opts: PackwrightErrorOptions = {};
-    if (s.file !== undefined) opts.file = s.file;
-    if (s.offset !== undefined) opts.offset = s.offset;
-    return new PackwrightError(s.code as ErrorCode, s.message, opts);
+/**
+ * Rebuilds an error that crossed a thread boundary as `serializeError` output: always a
+ * PackwrightError, so callers see a stable code (WORKER_FAILED for anything that was not one), and
+ * the thread's stack survives as the stack of its `cause`.
+ */
+export function deserializeError(s: SerializedError): PackwrightError {
+  const opts: PackwrightErrorOptions = {};
+  if (s.file !== undefined) opts.file = s.file;
+  if (s.offset !== undefined) opts.offset = s.offset;
+  if (s.stack !== undefined) {
+    const cause = new Error(s.message);
+    cause.stack = s.stack;
+    opts.cause = cause;
   }
-  const e = new Error(s.message);
-  e.name = s.name;
-  return e;
+  return new PackwrightError(s.name === 'PackwrightError' ? (s.code as ErrorCode) : 'WORKER_FAILED', s.message, opts);
 }
 
 export function serializeError(e: unknown): SerializedError {
   if (isPackwrightError(e)) return e.toJSON();
-  if (e instanceof Error) return { name: e.name, code: 'WORKER_FAILED', message: e.stack ?? e.message, file: undefined, offset: undefined };
+  if (e instanceof Error) return { name: e.name, code: 'WORKER_FAILED', message: `${e.name}: ${e.message}`, file: undefined, offset: undefined, stack: e.stack };
   return { name: 'Error', code: 'WORKER_FAILED', message: String(e), file: undefined, offset: undefined };
 }
 

@@ -1,28 +1,6 @@
 import { nodeCrypto } from './node-crypto.js';
 import type { ObjectFormat } from './object-format.js';
-
-export type ObjectType = 'commit' | 'tree' | 'blob' | 'tag';
-
-/** Pack type numbers (gitformat-pack): 1 commit, 2 tree, 3 blob, 4 tag, 6 OFS_DELTA, 7 REF_DELTA. */
-export const OBJ_COMMIT = 1;
-export const OBJ_TREE = 2;
-export const OBJ_BLOB = 3;
-export const OBJ_TAG = 4;
-export const OBJ_OFS_DELTA = 6;
-export const OBJ_REF_DELTA = 7;
-
-const TYPE_NAMES = ['', 'commit', 'tree', 'blob', 'tag'] as const;
-
-export function typeName(type: number): ObjectType {
-  const name = TYPE_NAMES[type];
-  if (name === undefined || name === '') throw new RangeError(`Not a base object type: ${type}`);
-  return name;
-}
-
-export function typeNumber(name: string): number {
-  const n = TYPE_NAMES.indexOf(name as ObjectType);
-  return n > 0 ? n : -1;
-}
+import { TYPE_NAMES } from '../objects/object-type.js';
 
 /** `"<type> <size>\0"` as bytes; at most 7 + 1 + 20 + 1 bytes. */
 export function objectHeader(type: number, size: number): Buffer {

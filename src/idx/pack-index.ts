@@ -1,7 +1,9 @@
-import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
+import { closeSync, fstatSync, openSync } from 'node:fs';
 import { PackwrightError } from '../errors/packwright-error.js';
 import { hashBytes } from '../hash/hash-object.js';
 import { formatForHashLength } from '../hash/object-format.js';
+import { readExactly } from '../io/read-exactly.js';
+import { compareBytes, fanoutEnd, fanoutStart, findId, lowerBound, type IdPosition } from './sorted-ids.js';
 
 const IDX_V2_MAGIC = 0xff744f63; // "\377tOc"
 const FANOUT_BYTES = 256 * 4;
@@ -35,7 +37,7 @@ const ALL = IDS | CRCS | OFFSETS;
 const LAZY_MIN = 1 << 20;
 /**
  * A small read costs about what reading this many bytes of a section into fresh memory does (a
- * ~5 µs system call against ~4.5 ns a byte of first-touch faults): a section is read whole once
+ * ~5 µs system call against the first-touch cost of fresh memory, memory/index.ts): a section is read whole once
  * its small reads add up to its size at this rate (gitoxide's ids: ~4,400 reads, ~450 lookups).
  */
 const SMALL_READ_BYTES = 1024;
@@ -47,8 +49,8 @@ const SMALL_READ_BYTES = 1024;
  * Small indexes are read whole. A large v2 index opened from a file is read by section: the
  * header, fan-out and trailer at once; ids, CRCs and offsets when first needed, and its first
  * lookups by small reads at the positions a binary search visits (see SMALL_READ_BYTES). Why: a 226k-object
- * index is 6.3 MB, and reading it costs ~25 ms, mostly first-touch page faults (~17 µs a 4 KiB
- * page on this project's machines), where a lookup by small reads costs ~50 µs; and
+ * index is 6.3 MB, and reading it costs ~25 ms, mostly first-touch page faults (see
+ * memory/index.ts), where a lookup by small reads costs ~50 µs; and
  * `cat-file --batch-all-objects --batch-check` never needs the CRCs and reads the ids once, in
  * order, through a small buffer (`idsBlock`). The file stays open until every section is loaded
  * or `close` (later reads reopen it by path).
@@ -69,7 +71,11 @@ export class PackIndex {
   private idReads = 0;
   private offsetReads = 0;
   private smallReadBytes = SMALL_READ_BYTES;
-  private scratch: Buffer | undefined;
+  /** Room for one small read: an id or a 64-bit offset. */
+  private readonly scratch = Buffer.allocUnsafe(64);
+  /** `IdPosition`s for `findId`: ids in memory, and ids fetched by small reads into `scratch`. */
+  private readonly idInMemory: IdPosition;
+  private readonly idBySmallRead: IdPosition;
   private readonly fanoutStart: number;
   private readonly idsStart: number;
   /** Distance between consecutive ids: H (v2) or H + 4 (v1). */
@@ -138,6 +144,14 @@ export class PackIndex {
       this.largeCount = (data.length - min) / 8;
     }
     this.fanoutStart = fanoutStart;
+    const idsStart = this.idsStart;
+    const stride = this.idStride;
+    this.idInMemory = (i) => idsStart + i * stride;
+    this.idBySmallRead = (i) => {
+      this.idReads++;
+      this.readSmall(idsStart + i * stride, H);
+      return 0;
+    };
     if (lazyFd !== undefined) {
       this.fd = lazyFd;
       if (this.version === 2) {
@@ -164,15 +178,15 @@ export class PackIndex {
       const head = Math.min(size, 8 + FANOUT_BYTES);
       if (size >= (options.lazyMin ?? LAZY_MIN) && size > head + 2 * hashLength) {
         // Header, fan-out and trailer now; the constructor validates the layout against the size.
-        readExactly(fd, data, 0, head, path);
-        readExactly(fd, data, size - 2 * hashLength, size, path);
+        readExactly(fd, data, 0, head, 0, path, 'IDX_CORRUPT');
+        readExactly(fd, data, size - 2 * hashLength, 2 * hashLength, size - 2 * hashLength, path, 'IDX_CORRUPT');
         const index = new PackIndex(data, hashLength, path, fd);
         // The index owns the file now, and closes it when it has read everything.
         keep = true;
         if (options.smallReadBytes !== undefined) index.smallReadBytes = options.smallReadBytes;
         return index;
       }
-      readExactly(fd, data, 0, size, path);
+      readExactly(fd, data, 0, size, 0, path, 'IDX_CORRUPT');
       return new PackIndex(data, hashLength, path);
     } finally {
       if (!keep) closeSync(fd);
@@ -204,7 +218,7 @@ export class PackIndex {
   }
 
   private readRange(from: number, to: number): void {
-    readExactly(this.file(), this.bytes, from, to, this.path);
+    readExactly(this.file(), this.bytes, from, to - from, from, this.path, 'IDX_CORRUPT');
   }
 
   /** The open file; reopened by path after `close` (an index removed since is IDX_MISSING). */
@@ -219,11 +233,10 @@ export class PackIndex {
     return this.fd;
   }
 
-  /** `length` bytes at `at` of the file, by one small read (for lookups before a section is read). */
+  /** `length` bytes at `at` of the file into the scratch buffer, by one small read (for lookups before a section is read). */
   private readSmall(at: number, length: number): Buffer {
-    const b = (this.scratch ??= Buffer.allocUnsafe(64)).subarray(0, length);
-    readExactly(this.file(), b, 0, length, this.path, at);
-    return b;
+    readExactly(this.file(), this.scratch, 0, length, at, this.path, 'IDX_CORRUPT');
+    return this.scratch;
   }
 
   /** True when a lookup in `section` (IDS or OFFSETS) should read small, false when the section is (now) in memory. */
@@ -264,7 +277,7 @@ export class PackIndex {
     const p = this.idPosition(i);
     if (this.readsSmall(IDS)) {
       this.idReads++;
-      return Buffer.from(this.readSmall(p, this.hashLength));
+      return Buffer.from(this.readSmall(p, this.hashLength).subarray(0, this.hashLength));
     }
     return this.bytes.subarray(p, p + this.hashLength);
   }
@@ -279,7 +292,7 @@ export class PackIndex {
     if (this.loaded & IDS) {
       for (let k = 0; k < count; k++) this.bytes.copy(scratch, k * H, this.idPosition(first + k), this.idPosition(first + k) + H);
     } else {
-      readExactly(this.file(), scratch, 0, count * H, this.path, this.idPosition(first));
+      readExactly(this.file(), scratch, 0, count * H, this.idPosition(first), this.path, 'IDX_CORRUPT');
     }
     return scratch.subarray(0, count * H);
   }
@@ -292,9 +305,9 @@ export class PackIndex {
 
   offset(i: number): number {
     if (this.version === 1) return this.view.getUint32(this.offsetStart + i * this.idStride);
-    if (this.loaded !== ALL && this.readsSmall(OFFSETS)) return this.offsetBySmallReads(i);
-    const small = this.view.getUint32(this.offsetStart + 4 * i);
+    const small = this.offsetWord(this.offsetStart + 4 * i);
     if (!(small & 0x80000000)) return small;
+    // gitformat-pack: the high bit marks an index into the table of 64-bit offsets.
     const k = small & 0x7fffffff;
     if (k >= this.largeCount) {
       throw new PackwrightError('IDX_CORRUPT', `${this.path}: object ${i} points at 64-bit offset entry ${k}, the table has ${this.largeCount}`, {
@@ -302,68 +315,22 @@ export class PackIndex {
       });
     }
     const p = this.largeStart + 8 * k;
-    return this.view.getUint32(p) * 2 ** 32 + this.view.getUint32(p + 4);
+    return this.offsetWord(p) * 2 ** 32 + this.offsetWord(p + 4);
   }
 
-  private offsetBySmallReads(i: number): number {
-    this.offsetReads++;
-    const small = this.readSmall(this.offsetStart + 4 * i, 4).readUInt32BE(0);
-    if (!(small & 0x80000000)) return small;
-    const k = small & 0x7fffffff;
-    if (k >= this.largeCount) {
-      throw new PackwrightError('IDX_CORRUPT', `${this.path}: object ${i} points at 64-bit offset entry ${k}, the table has ${this.largeCount}`, {
-        file: this.path, offset: this.offsetStart + 4 * i,
-      });
+  /** The 32-bit word at `p` of the offset sections, from memory or (before they are read) by a small read. */
+  private offsetWord(p: number): number {
+    if (this.loaded !== ALL && this.readsSmall(OFFSETS)) {
+      this.offsetReads++;
+      return this.readSmall(p, 4).readUInt32BE(0);
     }
-    const large = this.readSmall(this.largeStart + 8 * k, 8);
-    return large.readUInt32BE(0) * 2 ** 32 + large.readUInt32BE(4);
+    return this.view.getUint32(p);
   }
 
   /** Sorted position of `id`, or -1. */
   find(id: Uint8Array, idOffset = 0): number {
-    if (this.readsSmall(IDS)) return this.findBySmallReads(id, idOffset);
-    const d = this.bytes;
-    const H = this.hashLength;
-    const first = id[idOffset] as number;
-    let lo = first === 0 ? 0 : this.view.getUint32(this.fanoutStart + 4 * (first - 1));
-    let hi = this.view.getUint32(this.fanoutStart + 4 * first);
-    const stride = this.idStride;
-    const base = this.idsStart;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      const p = base + mid * stride;
-      let cmp = 0;
-      for (let k = 1; k < H; k++) {
-        cmp = (d[p + k] as number) - (id[idOffset + k] as number);
-        if (cmp !== 0) break;
-      }
-      if (cmp === 0) return mid;
-      if (cmp < 0) lo = mid + 1;
-      else hi = mid;
-    }
-    return -1;
-  }
-
-  /** `find` while the ids are unread: the same bisection, one small read a step. */
-  private findBySmallReads(id: Uint8Array, idOffset: number): number {
-    const H = this.hashLength;
-    const first = id[idOffset] as number;
-    let lo = first === 0 ? 0 : this.view.getUint32(this.fanoutStart + 4 * (first - 1));
-    let hi = this.view.getUint32(this.fanoutStart + 4 * first);
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      this.idReads++;
-      const d = this.readSmall(this.idPosition(mid), H);
-      let cmp = 0;
-      for (let k = 1; k < H; k++) {
-        cmp = (d[k] as number) - (id[idOffset + k] as number);
-        if (cmp !== 0) break;
-      }
-      if (cmp === 0) return mid;
-      if (cmp < 0) lo = mid + 1;
-      else hi = mid;
-    }
-    return -1;
+    const small = this.readsSmall(IDS);
+    return findId(small ? this.scratch : this.bytes, small ? this.idBySmallRead : this.idInMemory, this.view, this.fanoutStart, id, idOffset, this.hashLength);
   }
 
   /**
@@ -374,28 +341,21 @@ export class PackIndex {
     const bytes = Buffer.from(prefix.length % 2 ? prefix + '0' : prefix, 'hex');
     const full = prefix.length >> 1;
     const odd = prefix.length % 2 === 1;
-    let lo = 0;
-    let hi = this.count;
     this.need(IDS);
     const d = this.bytes;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      const p = this.idPosition(mid);
-      let cmp = 0;
-      for (let k = 0; k < bytes.length && cmp === 0; k++) cmp = (d[p + k] as number) - (bytes[k] as number);
-      if (cmp < 0) lo = mid + 1;
-      else hi = mid;
-    }
+    // With a whole first byte the fan-out narrows the range; a padding nibble of 0 sorts first.
+    const lo = full > 0 ? fanoutStart(this.view, this.fanoutStart, bytes[0] as number) : 0;
+    const hi = full > 0 ? fanoutEnd(this.view, this.fanoutStart, bytes[0] as number) : this.count;
+    const first = lowerBound(d, this.idInMemory, lo, hi, bytes, 0, 0, bytes.length);
     let count = 0;
-    for (let i = lo; i < this.count && count < limit; i++) {
+    for (let i = first; i < this.count && count < limit; i++) {
       const p = this.idPosition(i);
-      let match = true;
-      for (let k = 0; k < full && match; k++) match = d[p + k] === bytes[k];
+      let match = compareBytes(d, p, bytes, 0, full) === 0;
       if (match && odd) match = ((d[p + full] as number) >> 4) === (bytes[full] as number) >> 4;
       if (!match) break;
       count++;
     }
-    return { first: lo, count };
+    return { first, count };
   }
 
   /** Entry offsets in pack order, and for each the sorted position of its id (an in-memory `.rev`). */
@@ -414,7 +374,7 @@ export class PackIndex {
   /**
    * Offsets below 4 GiB: a least-significant-digit radix sort over two 16-bit digits (~10× faster
    * than a numeric sort), reading offsets straight from the idx. Fresh memory is what costs here
-   * (a first write to a page is a fault, ~4 ns a byte on this project's machines), so nothing is
+   * (the first-touch cost, memory/index.ts), so nothing is
    * copied out first, and offsets are 32-bit integers: half the size of doubles, and read back as
    * small integers, which even unoptimized code handles without allocating.
    */
@@ -539,19 +499,6 @@ export class PackIndex {
       else hi = mid;
     }
     return lo < offsets.length ? (offsets[lo] as number) : dataEnd;
-  }
-}
-
-/**
- * Reads the file's bytes at `position` (default `start`) into `buf[start..end)`; an index that
- * ends early (cut, or replaced while open) is IDX_CORRUPT.
- */
-function readExactly(fd: number, buf: Uint8Array, start: number, end: number, path: string, position = start): void {
-  let done = 0;
-  while (start + done < end) {
-    const got = readSync(fd, buf, start + done, end - start - done, position + done);
-    if (got === 0) throw new PackwrightError('IDX_CORRUPT', `${path}: index file ends at ${position + done}, before the ${end - start} bytes wanted at ${position}`, { file: path, offset: position + done });
-    done += got;
   }
 }
 

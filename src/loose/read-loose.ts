@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { PackwrightError } from '../errors/packwright-error.js';
-import { typeNumber } from '../hash/hash-object.js';
+import { typeNumber } from '../objects/object-type.js';
 import { Inflater, inflateCodeName } from '../zlib/inflater.js';
 
 export interface LooseObject {

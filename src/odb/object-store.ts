@@ -1,9 +1,10 @@
-import { closeSync, existsSync, fstatSync, openSync, readdirSync, readFileSync, readSync, statSync } from 'node:fs';
+import { closeSync, existsSync, fstatSync, openSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { readExactly } from '../io/read-exactly.js';
 import { join } from 'node:path';
 import { PackwrightError } from '../errors/packwright-error.js';
 import { hashLength, type ObjectFormat } from '../hash/object-format.js';
 import { toHex, isHex } from '../hash/hex.js';
-import { OBJ_OFS_DELTA } from '../hash/hash-object.js';
+import { OBJ_OFS_DELTA } from '../pack/entry-header.js';
 import { PackIndex, type PackIndexOpenOptions } from '../idx/pack-index.js';
 import { PackFile } from '../pack/pack-file.js';
 import { PackReader } from '../pack/pack-reader.js';
@@ -78,8 +79,8 @@ export class StorePack {
       const size = fstatSync(fd).size;
       const head = Buffer.alloc(12);
       const trailer = Buffer.alloc(H);
-      readSync(fd, head, 0, 12, 0);
-      readSync(fd, trailer, 0, H, Math.max(0, size - H));
+      readExactly(fd, head, 0, 12, 0, this.packPath, 'PACK_TRUNCATED');
+      readExactly(fd, trailer, 0, H, Math.max(0, size - H), this.packPath, 'PACK_TRUNCATED');
       const count = parsePackHeader(head, this.packPath).objectCount;
       if (count !== this.index.count || !trailer.equals(this.index.packHash)) {
         throw new PackwrightError('IDX_MISMATCH', `packfile ${this.packPath} does not match index (${count} objects in the pack, ${this.index.count} in the index)`, {

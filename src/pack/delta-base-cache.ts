@@ -1,4 +1,4 @@
-import { BuddyAllocator } from './buddy-allocator.js';
+import { BuddyAllocator } from '../memory/buddy-allocator.js';
 
 /**
  * Resolved delta bases kept for reuse, least recently used first out, capped in bytes like git's

@@ -1,4 +1,5 @@
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
+import { readExactly } from '../io/read-exactly.js';
 import { PackwrightError } from '../errors/packwright-error.js';
 import { Inflater, INFLATE_INPUT_ENDED, inflateCodeName } from '../zlib/inflater.js';
 import { EntryHeader, HEADER_INCOMPLETE, MAX_ENTRY_HEADER, parseEntryHeader } from './entry-header.js';
@@ -81,7 +82,7 @@ export class PackFile {
     this.objectCount = header.objectCount;
     this.dataEnd = size - options.hashLength;
     // Small windows reuse their buffers, so each costs a copy; the first read of a whole pack costs
-    // a first-touch fault per page (~4.5 ns a byte here, 0.5 s for 111 MB). Switch once small
+    // a first-touch fault per page (memory/index.ts: up to 0.5 s for 111 MB). Switch once small
     // windows have copied as much as the pack holds: 100 random objects of gitoxide with their
     // delta chains take ~175 small reads, and a read of all of them in id order goes dense.
     this.denseAfter = options.denseAfter ?? Math.max(1, Math.ceil(size / SMALL_WINDOW));
@@ -213,12 +214,7 @@ export class PackFile {
   }
 
   private readInto(buf: Buffer, position: number, length: number): void {
-    let done = 0;
-    while (done < length) {
-      const n = readSync(this.fd, buf, done, length - done, position + done);
-      if (n === 0) throw new PackwrightError('PACK_TRUNCATED', `${this.path}: early EOF at offset ${position + done}`, { file: this.path, offset: position + done });
-      done += n;
-    }
+    readExactly(this.fd, buf, 0, length, position, this.path, 'PACK_TRUNCATED');
   }
 
   /** Parses the entry header at `offset` into `out` (REF ids are copied into `out.baseId`). */

@@ -1,8 +1,9 @@
-import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
+import { closeSync, fstatSync, openSync } from 'node:fs';
+import { readExactly } from '../io/read-exactly.js';
 import { PackwrightError } from '../errors/packwright-error.js';
-import { OBJ_OFS_DELTA, OBJ_REF_DELTA } from '../hash/hash-object.js';
+import { OBJ_OFS_DELTA } from './entry-header.js';
 import type { PackIndex } from '../idx/pack-index.js';
-import { deltaResultSize } from '../delta/apply-delta.js';
+import { deltaBaseSize, deltaResultSize } from '../delta/apply-delta.js';
 import { Inflater } from '../zlib/inflater.js';
 import { EntryHeader, HEADER_INCOMPLETE, parseEntryHeader } from './entry-header.js';
 
@@ -68,20 +69,6 @@ const WINDOW = 256 << 10;
  */
 const PREFIX = 512;
 
-/** The first varint of a delta: the size of its base (deltaResultSize has checked it is whole). */
-function deltaBaseSize(delta: Uint8Array): number {
-  let size = 0;
-  let scale = 1;
-  let pos = 0;
-  let c: number;
-  do {
-    c = delta[pos++] as number;
-    size += (c & 0x7f) * scale;
-    scale *= 128;
-  } while (c & 0x80);
-  return size;
-}
-
 export function buildInfoTable(path: string, index: PackIndex, windowSize = WINDOW): PackInfoTable {
   const n = index.count;
   const H = index.hashLength;
@@ -109,12 +96,8 @@ export function buildInfoTable(path: string, index: PackIndex, windowSize = WIND
       if (to - from > buf.length) buf = Buffer.allocUnsafeSlow(to - from);
       start = Math.min(from, Math.max(0, to - buf.length));
       end = 0;
-      const want = Math.min(buf.length, dataEnd - start);
-      while (end < want) {
-        const got = readSync(fd, buf, end, want - end, start + end);
-        if (got === 0) break;
-        end += got;
-      }
+      end = Math.min(buf.length, dataEnd - start);
+      readExactly(fd, buf, 0, end, start, path, 'PACK_TRUNCATED');
     };
     // Back to front, so a delta's children come before it: the first varint of a child's delta
     // states its base's size, and a delta whose size a child stated needs no inflating of its own.
@@ -153,7 +136,7 @@ export function buildInfoTable(path: string, index: PackIndex, windowSize = WIND
       setSize(table, pos, resultSize);
       sizeKnown[pos] = 1;
       if (sizeKnown[base] === 0) {
-        setSize(table, base, deltaBaseSize(prefix));
+        setSize(table, base, deltaBaseSize(prefix, 0, got));
         sizeKnown[base] = 1;
       }
     }

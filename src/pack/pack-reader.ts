@@ -1,6 +1,6 @@
 import { PackwrightError } from '../errors/packwright-error.js';
 import { toHex } from '../hash/hex.js';
-import { OBJ_OFS_DELTA } from '../hash/hash-object.js';
+import { OBJ_OFS_DELTA } from './entry-header.js';
 import { applyDelta, DeltaFormatError, readDeltaHeader } from '../delta/apply-delta.js';
 import { DeltaBaseCache, type CachedObject } from './delta-base-cache.js';
 import { EntryHeader } from './entry-header.js';

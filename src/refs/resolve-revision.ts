@@ -1,6 +1,6 @@
 import { PackwrightError } from '../errors/packwright-error.js';
 import { fromHex, isHex, toHex } from '../hash/hex.js';
-import { OBJ_COMMIT, OBJ_TAG, OBJ_TREE, typeName } from '../hash/hash-object.js';
+import { OBJ_COMMIT, OBJ_TAG, OBJ_TREE, typeName } from '../objects/object-type.js';
 import type { ObjectStore } from '../odb/object-store.js';
 import { parseCommit, parseTag } from '../objects/commit.js';
 import { parseTree } from '../objects/tree.js';

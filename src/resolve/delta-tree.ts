@@ -1,4 +1,4 @@
-import { OBJ_OFS_DELTA, OBJ_REF_DELTA } from '../hash/hash-object.js';
+import { OBJ_OFS_DELTA, OBJ_REF_DELTA } from '../pack/entry-header.js';
 import { compareBytes } from '../hash/hex.js';
 import { hashLength } from '../hash/object-format.js';
 import { allocArray, type PackScan } from './pack-scan.js';

@@ -1,6 +1,7 @@
 import { crc32 } from 'node:zlib';
 import { PackwrightError } from '../errors/packwright-error.js';
-import { hashBytes, writeHeaderBefore, OBJ_OFS_DELTA } from '../hash/hash-object.js';
+import { hashBytes, writeHeaderBefore } from '../hash/hash-object.js';
+import { OBJ_OFS_DELTA } from '../pack/entry-header.js';
 import { hashLength, type ObjectFormat } from '../hash/object-format.js';
 import { EntryHeader, HEADER_INCOMPLETE, parseEntryHeader } from '../pack/entry-header.js';
 import { Inflater, INFLATE_INPUT_ENDED, inflateCodeName } from '../zlib/inflater.js';

@@ -1,4 +1,4 @@
-import { closeSync, existsSync, fstatSync, statSync, fsyncSync, ftruncateSync, openSync, readFileSync, readSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, fstatSync, statSync, fsyncSync, ftruncateSync, openSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { nodeCrypto } from '../hash/node-crypto.js';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -7,6 +7,7 @@ import type { Readable } from 'node:stream';
 import { crc32 } from 'node:zlib';
 import { PackwrightError } from '../errors/packwright-error.js';
 import { hashBytes, objectHeader } from '../hash/hash-object.js';
+import { TYPE_NAMES } from '../objects/object-type.js';
 import { hashLength, type ObjectFormat } from '../hash/object-format.js';
 import { toHex } from '../hash/hex.js';
 import { writeIndex, type WriteIndexOptions } from '../idx/write-index.js';
@@ -21,8 +22,13 @@ import { PREFAULT_CHUNK, prefaultStates, takeChunks } from '../workers/prefault.
 import { bufferSource, fileSource, streamSource, type PackSource } from './pack-source.js';
 import { resolveDeltas, type ExternalBaseLookup, type ResolveOptions } from './resolve-deltas.js';
 import { sortIds } from './sort-ids.js';
-import { writeFileAtomic } from './write-file-atomic.js';
-import { RESOLVE_WORKER, WorkerPool } from '../workers/worker-pool.js';
+import { writeFileAtomic } from '../io/write-file-atomic.js';
+import { readExactly } from '../io/read-exactly.js';
+import { WorkerPool } from '../workers/worker-pool.js';
+import type { ResolveTasks } from './resolve-tasks.js';
+
+/** The worker script (resolve-worker.ts; in the CLI bundle, its own bundle beside it). */
+const RESOLVE_WORKER = new URL('./resolve-worker.js', import.meta.url);
 
 export type IndexPackPhase = 'receiving' | 'indexing' | 'resolving' | 'writing';
 
@@ -111,7 +117,7 @@ interface SplitScan {
 }
 
 /** Starts the helpers of a parallel pass 1 over `[PACK_HEADER_LENGTH, dataEnd)` of `buffer`. */
-function splitScan(pool: WorkerPool, base: Omit<RegionsRequest, 'bounds' | 'claims'>): SplitScan {
+function splitScan(pool: WorkerPool<ResolveTasks>, base: Omit<RegionsRequest, 'bounds' | 'claims'>): SplitScan {
   const span = base.dataEnd - PACK_HEADER_LENGTH;
   const count = Math.max(pool.size + 1, Math.min(256, Math.ceil(span / REGION_BYTES)));
   const bounds = new Float64Array(new SharedArrayBuffer(8 * (count + 1)));
@@ -131,7 +137,7 @@ function splitScan(pool: WorkerPool, base: Omit<RegionsRequest, 'bounds' | 'clai
   };
   const request: RegionsRequest = { ...base, bounds, claims };
   const helpers = Array.from({ length: pool.size }, (_, j) =>
-    pool.stream<{ index: number; region: RegionScan }>(j, { kind: 'scan-regions', request }, (m) => deliver(m.index, m.region)));
+    pool.run(j, 'scan-regions', request, (m) => deliver(m.index, m.region)));
   const done = Promise.allSettled(helpers).then(() => {
     finished = true;
     for (const w of waiters.values()) w(undefined);
@@ -151,14 +157,10 @@ function splitScan(pool: WorkerPool, base: Omit<RegionsRequest, 'bounds' | 'clai
 }
 
 /** The first `size` bytes of the file open as `fd`, in shared memory if threads will read them. */
-function readBack(fd: number, size: number, shared: boolean): Buffer {
+function readBack(fd: number, size: number, shared: boolean, file: string): Buffer {
   const buf = shared ? Buffer.from(new SharedArrayBuffer(Math.max(1, size)), 0, size) : Buffer.allocUnsafeSlow(size);
-  let done = 0;
-  while (done < size) {
-    const n = readSync(fd, buf, done, size - done, done);
-    if (n === 0) throw new PackwrightError('PACK_TRUNCATED', `the received pack shrank while being indexed (${done} of ${size} bytes)`, { offset: done });
-    done += n;
-  }
+  // The file was written by this process: ending early means it shrank while being indexed.
+  readExactly(fd, buf, 0, size, 0, file, 'PACK_TRUNCATED');
   return buf;
 }
 
@@ -196,7 +198,7 @@ export async function indexPack(input: string | Readable | Uint8Array, options: 
   const threads = Math.max(1, options.threads ?? (small ? 1 : defaultThreads()));
   // `threads` counts this thread, like git's. Workers boot while the pack is read and scanned
   // (~45 ms each).
-  const pool = threads > 1 ? new WorkerPool(RESOLVE_WORKER, threads - 1) : undefined;
+  const pool = threads > 1 ? new WorkerPool<ResolveTasks>(RESOLVE_WORKER, threads - 1) : undefined;
   try {
     return await indexPackWith(input, options, format, name, threads, pool);
   } finally {
@@ -206,7 +208,7 @@ export async function indexPack(input: string | Readable | Uint8Array, options: 
 
 async function indexPackWith(
   input: string | Readable | Uint8Array, options: IndexPackOptions, format: ObjectFormat, name: string, threads: number,
-  pool: WorkerPool | undefined,
+  pool: WorkerPool<ResolveTasks> | undefined,
 ): Promise<IndexPackResult> {
   const H = hashLength(format);
   const phases: Record<string, number> = {};
@@ -245,7 +247,8 @@ async function indexPackWith(
           split = splitScan(pool, { format, path: input, buffer, dataEnd: size - H });
         } else if (pool !== undefined && size > 2 * PREFAULT_CHUNK) {
           const states = prefaultStates(size);
-          pool.post(0, { kind: 'prefault', buffer, states });
+          // Help only: if it fails, pass 1 touches the pages itself.
+          pool.run(0, 'prefault', { buffer, states }).catch(() => undefined);
           whole.claim = (from, to) => takeChunks(states, from, to);
         }
       }
@@ -301,7 +304,7 @@ async function indexPackWith(
         // A received pack that fits is read back whole for pass 2, as a pack file would have
         // been: one read here instead of a pread per entry (~6 µs each) while resolving
         // (gitoxide.pack from stdin at --threads=1: 6.5 s -> 4.9 s).
-        scan.data = readBack(writeFd, scan.end, pool !== undefined);
+        scan.data = readBack(writeFd, scan.end, pool !== undefined, packPath);
       }
     }
 
@@ -321,7 +324,7 @@ async function indexPackWith(
     let localObjects = 0;
     if (usedExternal.length > 0 && options.fixThin !== undefined) {
       if (writeFd === undefined) throw new PackwrightError('INVALID_ARGUMENT', `${name}: a thin pack can only be completed from a stream (--stdin)`);
-      scan = appendBases(writeFd, scan, usedExternal, options.fixThin, format);
+      scan = appendBases(writeFd, packPath, scan, usedExternal, options.fixThin, format);
       localObjects = usedExternal.length;
     }
 
@@ -382,9 +385,8 @@ async function indexPackWith(
     }
     lap('write');
     const countsByType: Record<string, number> = { commit: 0, tree: 0, blob: 0, tag: 0 };
-    const names = ['', 'commit', 'tree', 'blob', 'tag'];
     for (let k = 0; k < n; k++) {
-      const key = names[scan.resolvedTypes[k] as number] as string;
+      const key = TYPE_NAMES[scan.resolvedTypes[k] as number] as string;
       countsByType[key] = (countsByType[key] ?? 0) + 1;
     }
     return {
@@ -404,7 +406,7 @@ async function indexPackWith(
  * trailer), rewrites the object count, re-hashes the file and writes the new trailer, as git's
  * `fix_unresolved_deltas` + `fixup_pack_header_footer` do; the scan grows to cover the new entries.
  */
-function appendBases(fd: number, scan: PackScan, ids: Buffer[], lookup: ExternalBaseLookup, format: ObjectFormat): PackScan {
+function appendBases(fd: number, path: string, scan: PackScan, ids: Buffer[], lookup: ExternalBaseLookup, format: ObjectFormat): PackScan {
   const H = hashLength(format);
   const first = scan.count;
   const n = first + ids.length;
@@ -435,8 +437,8 @@ function appendBases(fd: number, scan: PackScan, ids: Buffer[], lookup: External
   const hash = nodeCrypto().createHash(format);
   const buf = Buffer.allocUnsafeSlow(1 << 20);
   for (let at = 0; at < offset;) {
-    const got = readSync(fd, buf, 0, Math.min(buf.length, offset - at), at);
-    if (got === 0) break;
+    const got = Math.min(buf.length, offset - at);
+    readExactly(fd, buf, 0, got, at, path, 'PACK_TRUNCATED');
     hash.update(buf.subarray(0, got));
     at += got;
   }

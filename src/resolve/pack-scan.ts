@@ -1,7 +1,7 @@
 import type { Hash } from 'node:crypto';
 import { nodeCrypto } from '../hash/node-crypto.js';
 import { PackwrightError, throwIfAborted } from '../errors/packwright-error.js';
-import { OBJ_OFS_DELTA, OBJ_REF_DELTA } from '../hash/hash-object.js';
+import { OBJ_OFS_DELTA, OBJ_REF_DELTA } from '../pack/entry-header.js';
 import type { ObjectFormat } from '../hash/object-format.js';
 import { hashLength } from '../hash/object-format.js';
 import { MAX_ENTRY_HEADER } from '../pack/entry-header.js';

@@ -1,8 +1,9 @@
 import { isPackwrightError, PackwrightError, throwIfAborted } from '../errors/packwright-error.js';
-import { OBJ_OFS_DELTA, OBJ_REF_DELTA } from '../hash/hash-object.js';
+import { OBJ_OFS_DELTA, OBJ_REF_DELTA } from '../pack/entry-header.js';
 import { hashLength } from '../hash/object-format.js';
 import { toHex } from '../hash/hex.js';
 import type { WorkerPool } from '../workers/worker-pool.js';
+import type { ResolveTasks } from './resolve-tasks.js';
 import { buildDeltaTree, findRefGroup } from './delta-tree.js';
 import { createBoard } from './offer-board.js';
 import { allocArray, type PackScan } from './pack-scan.js';
@@ -38,7 +39,7 @@ export interface ResolveOptions {
    * Worker threads that resolve alongside the calling thread (the scan must then be in shared
    * memory); without it, resolution runs in the calling thread alone.
    */
-  pool?: WorkerPool;
+  pool?: WorkerPool<ResolveTasks>;
 }
 
 /**
@@ -55,7 +56,7 @@ export async function resolveDeltas(packPath: string, scan: PackScan, options: R
   const threads = (pool?.size ?? 0) + 1;
   const tree = buildDeltaTree(scan, shared);
   const state: ResolveState = {
-    format: scan.format, name, packPath, pack: scan.data,
+    format: scan.format, name, packPath, packEnd: scan.end, pack: scan.data,
     offsets: scan.offsets, types: scan.types, sizes: scan.sizes, headerLengths: scan.headerLengths,
     ids: scan.ids, resolvedTypes: scan.resolvedTypes,
     depths: allocArray(Uint32Array, n, shared),
@@ -73,7 +74,7 @@ export async function resolveDeltas(packPath: string, scan: PackScan, options: R
   const local = new Resolver(state, progress === undefined ? undefined : () => progress(Atomics.load(state.control, CONTROL_RESOLVED), tree.deltaCount));
   try {
     if (pool !== undefined) {
-      const running = pool.runAll<ResolverStats>({ kind: 'resolve', state });
+      const running = pool.runAll('resolve', state);
       // Start together: a worker still booting would find the roots gone (~50 ms at most; they
       // were started before pass 1).
       const deadline = Date.now() + 500;

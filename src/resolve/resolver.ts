@@ -1,9 +1,10 @@
-import { closeSync, openSync, readSync } from 'node:fs';
+import { closeSync, openSync } from 'node:fs';
+import { readExactly } from '../io/read-exactly.js';
 import { PackwrightError } from '../errors/packwright-error.js';
 import { applyDelta, DeltaFormatError, readDeltaHeader } from '../delta/apply-delta.js';
 import { hashBytes, writeHeaderBefore } from '../hash/hash-object.js';
 import { hashLength, type ObjectFormat } from '../hash/object-format.js';
-import { BufferPool } from '../pack/buffer-pool.js';
+import { BufferPool } from '../memory/buffer-pool.js';
 import { Inflater, inflateCodeName } from '../zlib/inflater.js';
 import { findRefGroup, type DeltaTree } from './delta-tree.js';
 import { acquire, DEPTH, field, offer, release, slotCount, slotData, takeChild, TYPE, type OfferBoard } from './offer-board.js';
@@ -14,6 +15,8 @@ export interface ResolveState extends Omit<DeltaTree, 'deltaCount'> {
   name: string;
   /** The pack file: entries are read back with positioned reads (pass 1 learned their extents)... */
   packPath: string;
+  /** Where the pack ends in that file (its trailer included). */
+  packEnd: number;
   /** ...unless the whole pack is in (shared) memory. */
   pack: Uint8Array | undefined;
   offsets: Float64Array;
@@ -268,7 +271,7 @@ export class Resolver {
     } else {
       const length = end - start;
       if (this.compressed.length < length) this.compressed = Buffer.allocUnsafeSlow(Math.max(length, this.compressed.length * 2));
-      this.preadFully(this.compressed, length, start);
+      readExactly(this.fd, this.compressed, 0, length, start, s.name, 'PACK_TRUNCATED');
       src = this.compressed;
       at = 0;
     }
@@ -276,16 +279,6 @@ export class Resolver {
     if (r < 0) {
       throw new PackwrightError('PACK_CORRUPT', `${s.name}: inflate failed again for the object at offset ${s.offsets[k]}: ${inflateCodeName(r)}`, { file: s.name, offset: s.offsets[k] as number });
     }
-  }
-
-  private preadFully(buf: Buffer, length: number, position: number): number {
-    let got = 0;
-    while (got < length) {
-      const n = readSync(this.fd, buf, got, length - got, position + got);
-      if (n === 0) break;
-      got += n;
-    }
-    return got;
   }
 
   /** Block `index` of the pack file, from the cache or read now (least recently used out). */
@@ -304,7 +297,9 @@ export class Resolver {
     } else {
       buf = Buffer.allocUnsafeSlow(BLOCK);
     }
-    this.preadFully(buf, BLOCK, index * BLOCK);
+    // The last block of the file is short: read what there is of it (entries end before the trailer).
+    const at = index * BLOCK;
+    readExactly(this.fd, buf, 0, Math.min(BLOCK, this.s.packEnd - at), at, this.s.name, 'PACK_TRUNCATED');
     this.blocks.set(index, buf);
     return buf;
   }

@@ -1,8 +1,10 @@
-import { closeSync, openSync, readSync } from 'node:fs';
-import { OBJ_OFS_DELTA, OBJ_REF_DELTA } from '../hash/hash-object.js';
+import { closeSync, openSync } from 'node:fs';
+import { readExactly } from '../io/read-exactly.js';
+import { OBJ_OFS_DELTA, OBJ_REF_DELTA } from '../pack/entry-header.js';
 import { hashLength, type ObjectFormat } from '../hash/object-format.js';
 import { isPackwrightError } from '../errors/packwright-error.js';
 import { EntryScanner, NEED_MORE } from './entry-scanner.js';
+import { readSizeVarint, sizeVarintEnd } from '../encoding/size-varint.js';
 import type { RegionScan } from './pack-scan.js';
 
 /** How far past its region start a helper looks for the first entry before giving up. */
@@ -36,13 +38,12 @@ export function scanRegion(req: RegionRequest): RegionScan {
   const fd = openSync(req.path, 'r');
   const buf = req.buffer;
   let readUpTo = req.from;
+  // The buffer is the file's size: a short read means the file shrank, and the helper gives up.
   const readTo = (end: number): void => {
     end = Math.min(end, buf.length);
-    while (readUpTo < end) {
-      const got = readSync(fd, buf, readUpTo, end - readUpTo, readUpTo);
-      if (got === 0) break;
-      readUpTo += got;
-    }
+    if (end <= readUpTo) return;
+    readExactly(fd, buf, readUpTo, end - readUpTo, readUpTo, req.path, 'PACK_TRUNCATED');
+    readUpTo = end;
   };
   const es = new EntryScanner(req.format, req.path);
   // Capacity from the region's size: an entry takes at least 2 bytes... but most take far more;
@@ -154,12 +155,10 @@ function plausible(buf: Uint8Array, q: number, end: number, H: number): boolean 
   const type = (c >> 4) & 7;
   if (type === 0 || type === 5) return false;
   let size = c & 15;
-  let scale = 16;
-  while (c & 0x80) {
-    if (p >= end || p - q > 10) return false;
-    c = buf[p++] as number;
-    size += (c & 0x7f) * scale;
-    scale *= 128;
+  if (c & 0x80) {
+    size = readSizeVarint(buf, p, end, size, 16);
+    if (size < 0) return false;
+    p = sizeVarintEnd;
   }
   // Random bytes declare random sizes: trying those would allocate and inflate for nothing. A
   // real entry this large at the boundary is skipped; the main thread then scans the region.

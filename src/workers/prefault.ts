@@ -1,6 +1,6 @@
 /**
- * Touching fresh memory costs ~2.5 ns a byte on these machines (page faults: 280 ms for a 111 MB
- * pack), so while pass 1 reads a pack into a shared buffer, an otherwise idle worker touches the
+ * Touching fresh memory costs a page fault per 4 KiB (the first-touch cost, memory/index.ts: up
+ * to 280 ms for a 111 MB pack), so while pass 1 reads a pack into a shared buffer, an otherwise idle worker touches the
  * pages ahead of it. Each 4 MiB chunk is claimed by exactly one side through `states`
  * (0 untouched, 1 being touched, 2 touched, 3 taken by the reader): the helper never writes to a
  * chunk the reader has started filling.

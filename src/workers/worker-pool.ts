@@ -1,6 +1,7 @@
 import { createRequire } from 'node:module';
 import type { Worker } from 'node:worker_threads';
-import { deserializeError, isPackwrightError, type SerializedError } from '../errors/packwright-error.js';
+import { deserializeError, isPackwrightError, PackwrightError } from '../errors/packwright-error.js';
+import type { ItemOf, ReplyOf, RequestOf, TaskMessage, TaskRegistry, TaskReply } from './task.js';
 
 /**
  * `node:worker_threads` is loaded when the first pool starts, not when the CLI bundle loads: it
@@ -11,81 +12,110 @@ function loadWorkerThreads(): typeof import('node:worker_threads') {
   return createRequire(import.meta.url)('node:worker_threads') as typeof import('node:worker_threads');
 }
 
-export interface WorkerReply<T> {
-  ok: boolean;
-  stats?: T;
-  error?: SerializedError;
+interface Pending {
+  task: string;
+  resolve: (reply: unknown) => void;
+  reject: (error: unknown) => void;
+  onItem: ((item: unknown) => void) | undefined;
+}
+
+interface Thread {
+  worker: Worker;
+  pending: Map<number, Pending>;
+  /** Why the thread can take no more work (it exited or failed), once it cannot. */
+  gone: PackwrightError | undefined;
 }
 
 /**
- * Worker threads started ahead of need: a worker takes ~45 ms to boot (DESIGN.md), so index-pack
- * starts them before pass 1 and they are ready when the delta tree is.
+ * Worker threads running one script that hosts a registry of tasks (`hostTasks`), started ahead of
+ * need: a worker takes ~45 ms to boot (DESIGN.md), so index-pack starts them before pass 1 and
+ * they are ready when the delta tree is. Requests are typed by the registry: `run('resolve', …)`
+ * takes that task's request and resolves with its reply.
+ *
+ * Every request settles: with the reply, with the task's own error (rebuilt with its code), or
+ * with WORKER_FAILED when the thread throws outside a task, runs out of memory, exits or is
+ * terminated while the request is pending. A task that must stop its peers when one fails does so
+ * through its own shared state (the resolver's abort flag); the pool never waits on a thread that
+ * is gone.
  */
-export class WorkerPool {
-  private workers: Worker[];
+export class WorkerPool<Tasks extends TaskRegistry> {
+  private readonly threads: Thread[];
+  private nextId = 0;
+  readonly size: number;
 
   constructor(script: URL, count: number) {
-    // Resolver threads allocate little on the JS heap (buffers are external memory), so a small
+    // Worker threads here allocate little on the JS heap (buffers are external memory), so a small
     // young generation is enough and keeps each thread's footprint down (V8's default reserves
     // up to 3 × 16 MiB of semi-spaces per isolate).
     const { Worker: WorkerThread } = loadWorkerThreads();
-    this.workers = Array.from({ length: count }, () => new WorkerThread(script, { resourceLimits: { maxYoungGenerationSizeMb: 4 } }));
-    for (const w of this.workers) w.unref();
+    this.threads = Array.from({ length: count }, (_, i) => {
+      const worker = new WorkerThread(script, { resourceLimits: { maxYoungGenerationSizeMb: 4 } });
+      const thread: Thread = { worker, pending: new Map(), gone: undefined };
+      worker.on('message', (reply: TaskReply) => this.settle(thread, reply));
+      worker.on('error', (e: Error) => this.fail(thread, `worker ${i} failed: ${e.message}`, e));
+      worker.on('exit', (code: number) => this.fail(thread, `worker ${i} exited (code ${code})`));
+      // An idle thread does not keep the process alive; one with work pending does (see `run`).
+      worker.unref();
+      return thread;
+    });
     this.size = count;
   }
 
-  readonly size: number;
-
-  /** Sends a message that expects no reply to worker `i`. */
-  post(i: number, message: unknown): void {
-    this.workers[i]?.postMessage(message);
-  }
-
   /**
-   * Sends `message` to worker `i`, which replies several times: each `{ ok: true, item }` goes to
-   * `onItem`, and `{ ok: true, done: true }` ends it.
+   * Runs `task` on worker `i`. Items the task emits go to `onItem` as they come; the promise
+   * resolves with the task's reply.
    */
-  stream<T>(i: number, message: unknown, onItem: (item: T) => void): Promise<void> {
-    const w = this.workers[i] as Worker;
-    return new Promise<void>((resolve, reject) => {
-      const listener = (reply: WorkerReply<T> & { item?: T; done?: boolean }): void => {
-        if (!reply.ok) {
-          w.off('message', listener);
-          reject(deserializeError(reply.error as SerializedError));
-        } else if (reply.done) {
-          w.off('message', listener);
-          resolve();
-        } else {
-          onItem(reply.item as T);
-        }
-      };
-      w.on('message', listener);
-      w.postMessage(message);
+  run<K extends keyof Tasks & string>(
+    i: number, task: K, request: RequestOf<Tasks[K]>, onItem?: (item: ItemOf<Tasks[K]>) => void,
+  ): Promise<ReplyOf<Tasks[K]>> {
+    const thread = this.threads[i];
+    if (thread === undefined) return Promise.reject(new PackwrightError('INVALID_ARGUMENT', `the pool has no worker ${i} (it has ${this.size})`));
+    if (thread.gone !== undefined) return Promise.reject(thread.gone);
+    const id = this.nextId++;
+    return new Promise((resolve, reject) => {
+      if (thread.pending.size === 0) thread.worker.ref();
+      thread.pending.set(id, { task, resolve: resolve as (reply: unknown) => void, reject, onItem: onItem as ((item: unknown) => void) | undefined });
+      const message: TaskMessage = { id, task, request };
+      thread.worker.postMessage(message);
     });
   }
 
-  /** Sends `message` to every worker and resolves with each one's single reply. */
-  async runAll<T>(message: unknown): Promise<T[]> {
-    const replies = this.workers.map((w) => new Promise<T>((resolve, reject) => {
-      w.once('message', (reply: WorkerReply<T>) => {
-        if (reply.ok) resolve(reply.stats as T);
-        else reject(deserializeError(reply.error as SerializedError));
-      });
-      w.once('error', reject);
-      w.postMessage(message);
-    }));
-    const settled = await Promise.allSettled(replies);
-    // One thread's real error makes the others stop with ABORTED: report the real one.
+  /**
+   * Runs `task` with the same request on every worker and resolves with each one's reply. When
+   * some fail, it rejects with the first real error: a failing task makes its peers stop with
+   * ABORTED, and that is not the news.
+   */
+  async runAll<K extends keyof Tasks & string>(task: K, request: RequestOf<Tasks[K]>): Promise<ReplyOf<Tasks[K]>[]> {
+    const settled = await Promise.allSettled(this.threads.map((_, i) => this.run(i, task, request)));
     const failures = settled.filter((r): r is PromiseRejectedResult => r.status === 'rejected').map((r) => r.reason as unknown);
     if (failures.length > 0) throw failures.find((e) => !isPackwrightError(e, 'ABORTED')) ?? failures[0];
-    return settled.map((r) => (r as PromiseFulfilledResult<T>).value);
+    return settled.map((r) => (r as PromiseFulfilledResult<ReplyOf<Tasks[K]>>).value);
   }
 
-  /** Stops every worker; calling it again does nothing. */
+  /** Stops every worker (pending requests reject with WORKER_FAILED); calling it again does nothing. */
   async close(): Promise<void> {
-    const workers = this.workers.splice(0);
-    await Promise.all(workers.map((w) => w.terminate()));
+    const threads = this.threads.splice(0);
+    await Promise.all(threads.map((t) => t.worker.terminate()));
+  }
+
+  private settle(thread: Thread, reply: TaskReply): void {
+    const p = thread.pending.get(reply.id);
+    if (p === undefined) return;
+    if (reply.kind === 'item') {
+      p.onItem?.(reply.item);
+      return;
+    }
+    thread.pending.delete(reply.id);
+    if (thread.pending.size === 0) thread.worker.unref();
+    if (reply.kind === 'reply') p.resolve(reply.reply);
+    else p.reject(deserializeError(reply.error));
+  }
+
+  private fail(thread: Thread, why: string, cause?: Error): void {
+    thread.gone ??= new PackwrightError('WORKER_FAILED', why, cause === undefined ? {} : { cause });
+    for (const [id, p] of thread.pending) {
+      thread.pending.delete(id);
+      p.reject(new PackwrightError('WORKER_FAILED', `${why} while running task '${p.task}'`, cause === undefined ? {} : { cause }));
+    }
   }
 }
-
-export const RESOLVE_WORKER = new URL('./resolve-worker.js', import.meta.url);

@@ -1,24 +1,13 @@
 import { deflateSync } from 'node:zlib';
 import { createHash } from 'node:crypto';
-import { encodeEntryHeader } from '../../src/pack/entry-header.js';
+import { encodeEntryHeader, encodeOfsDistance } from '../../src/pack/entry-header.js';
+import { sizeVarintLength, writeSizeVarint } from '../../src/encoding/size-varint.js';
 
 export type RawEntry =
   | { type: number; data: Buffer; declaredSize?: number }
   | { ofsTo: number; delta: Buffer; rawOffset?: Buffer }
   | { refTo: Buffer; delta: Buffer }
   | { raw: Buffer };
-
-/** Encodes an OFS_DELTA distance the way git does (gitformat-pack). */
-export function encodeOfs(distance: number): Buffer {
-  const bytes = [distance & 0x7f];
-  let d = Math.floor(distance / 128);
-  while (d > 0) {
-    d -= 1;
-    bytes.unshift(0x80 | (d & 0x7f));
-    d = Math.floor(d / 128);
-  }
-  return Buffer.from(bytes);
-}
 
 /** Builds a pack from hand-made entries (for malformed-input tests); `ofsTo` is an entry index. */
 export function buildPack(entries: RawEntry[], options: { version?: number; count?: number; hash?: 'sha1' | 'sha256' } = {}): { pack: Buffer; offsets: number[] } {
@@ -36,7 +25,7 @@ export function buildPack(entries: RawEntry[], options: { version?: number; coun
     if ('raw' in e) bytes = e.raw;
     else if ('data' in e) bytes = Buffer.concat([encodeEntryHeader(e.type, e.declaredSize ?? e.data.length), deflateSync(e.data)]);
     else if ('ofsTo' in e) {
-      const ofs = e.rawOffset ?? encodeOfs(offset - (offsets[e.ofsTo] as number));
+      const ofs = e.rawOffset ?? encodeOfsDistance(offset - (offsets[e.ofsTo] as number));
       bytes = Buffer.concat([encodeEntryHeader(6, e.delta.length), ofs, deflateSync(e.delta)]);
     } else bytes = Buffer.concat([encodeEntryHeader(7, e.delta.length), e.refTo, deflateSync(e.delta)]);
     parts.push(bytes);
@@ -46,18 +35,9 @@ export function buildPack(entries: RawEntry[], options: { version?: number; coun
   return { pack: Buffer.concat([body, createHash(options.hash ?? 'sha1').update(body).digest()]), offsets };
 }
 
-function varint(n: number): number[] {
-  const out: number[] = [];
-  do {
-    let c = n & 0x7f;
-    n = Math.floor(n / 128);
-    if (n > 0) c |= 0x80;
-    out.push(c);
-  } while (n > 0);
-  return out;
-}
-
 /** A delta from raw instructions: sizes first, then the given bytes. */
 export function makeDelta(baseSize: number, resultSize: number, instructions: number[]): Buffer {
-  return Buffer.from([...varint(baseSize), ...varint(resultSize), ...instructions]);
+  const head = Buffer.alloc(sizeVarintLength(baseSize) + sizeVarintLength(resultSize));
+  writeSizeVarint(head, writeSizeVarint(head, 0, baseSize), resultSize);
+  return Buffer.concat([head, Buffer.from(instructions)]);
 }

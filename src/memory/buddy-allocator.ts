@@ -13,7 +13,6 @@ export class BuddyAllocator {
   private memory: Buffer | undefined;
   readonly size: number;
   private readonly minShift: number;
-  private readonly maxShift: number;
   /** Bytes of the smallest block. Block arithmetic uses shifts: `2 ** k` calls Math.pow (~30× slower). */
   private readonly unit: number;
   /** Bytes of the largest block. */
@@ -37,7 +36,6 @@ export class BuddyAllocator {
     const top = 2 ** maxShift;
     this.size = Math.floor(size / top) * top;
     this.minShift = minShift;
-    this.maxShift = maxShift;
     this.unit = 1 << minShift;
     this.maxBlock = top;
     const units = this.size / this.unit;

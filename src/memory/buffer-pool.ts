@@ -2,7 +2,7 @@ import { BuddyAllocator } from './buddy-allocator.js';
 
 /**
  * Buffers for objects being resolved, recycled through arenas (see BuddyAllocator). Fresh memory
- * is expensive here: the first write to a new page costs ~2.9 ns a byte (DESIGN.md), so decoding
+ * is expensive here: the first write to a new page costs a fault (the first-touch cost, memory/index.ts), so decoding
  * 1.85 GB into new buffers costs seconds that reuse avoids. Blocks come back to their arena the
  * moment they are released, where per-object buffers would wait for the garbage collector and
  * inflate peak RSS. When the arenas are full, another is added: what the pool holds is the most

@@ -1,0 +1,65 @@
+/**
+ * Search over sorted object ids with a fan-out table, as `.idx` files (gitformat-pack) and the
+ * multi-pack-index's OIDF/OIDL chunks (gitformat-multi-pack-index) lay them out: entry `b` of the
+ * fan-out is the number of ids whose first byte is at most `b`, so the ids starting with byte `b`
+ * are the sorted positions `[fanout[b - 1], fanout[b])`.
+ */
+
+/** Compares `a[aOff..aOff+len]` with `b[bOff..bOff+len]` bytewise: <0, 0, >0. */
+export function compareBytes(a: Uint8Array, aOff: number, b: Uint8Array, bOff: number, len: number): number {
+  for (let i = 0; i < len; i++) {
+    const d = (a[aOff + i] as number) - (b[bOff + i] as number);
+    if (d !== 0) return d;
+  }
+  return 0;
+}
+
+/** The first sorted position of ids starting with byte `first` (a 256-entry big-endian fan-out at `at`). */
+export function fanoutStart(fanout: DataView, at: number, first: number): number {
+  return first === 0 ? 0 : fanout.getUint32(at + 4 * (first - 1));
+}
+
+/** One past the last sorted position of ids starting with byte `first`. */
+export function fanoutEnd(fanout: DataView, at: number, first: number): number {
+  return fanout.getUint32(at + 4 * first);
+}
+
+/**
+ * Where the id at a sorted position starts in `ids`. For ids in memory this is arithmetic; a
+ * reader that fetches ids on demand reads the id into `ids` first and returns its place there.
+ */
+export type IdPosition = (position: number) => number;
+
+/**
+ * The first sorted position in `[lo, hi)` whose id is not below `key[keyOffset..+length)`,
+ * comparing bytes `from..length` (a fan-out has settled the bytes before `from`); `hi` if none.
+ */
+export function lowerBound(
+  ids: Uint8Array, idAt: IdPosition, lo: number, hi: number, key: Uint8Array, keyOffset: number, from: number, length: number,
+): number {
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    const p = idAt(mid);
+    let cmp = 0;
+    for (let k = from; k < length; k++) {
+      cmp = (ids[p + k] as number) - (key[keyOffset + k] as number);
+      if (cmp !== 0) break;
+    }
+    if (cmp < 0) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/**
+ * The sorted position of the `length`-byte id at `key[keyOffset]` among the ids at `at` of a
+ * fan-out table, or -1.
+ */
+export function findId(ids: Uint8Array, idAt: IdPosition, fanout: DataView, fanoutAt: number, key: Uint8Array, keyOffset: number, length: number): number {
+  const first = key[keyOffset] as number;
+  const hi = fanoutEnd(fanout, fanoutAt, first);
+  const i = lowerBound(ids, idAt, fanoutStart(fanout, fanoutAt, first), hi, key, keyOffset, 1, length);
+  if (i >= hi) return -1;
+  const p = idAt(i);
+  return compareBytes(ids, p + 1, key, keyOffset + 1, length - 1) === 0 ? i : -1;
+}

@@ -1,0 +1,29 @@
+/**
+ * git's four object types, by name and by number. The numbers are the ones pack entry headers use
+ * (gitformat-pack: 1 commit, 2 tree, 3 blob, 4 tag); entry headers add 6 and 7 for deltas
+ * (`OBJ_OFS_DELTA`, `OBJ_REF_DELTA` in pack/entry-header.ts), which are not object types.
+ */
+export type ObjectType = 'commit' | 'tree' | 'blob' | 'tag';
+
+export const OBJ_COMMIT = 1;
+export const OBJ_TREE = 2;
+export const OBJ_BLOB = 3;
+export const OBJ_TAG = 4;
+
+/** Names by type number; index 0 is no type. */
+export const TYPE_NAMES: readonly ['', 'commit', 'tree', 'blob', 'tag'] = ['', 'commit', 'tree', 'blob', 'tag'];
+
+/** The names as latin1 bytes, for output written byte by byte. */
+export const TYPE_NAME_BYTES: readonly Buffer[] = TYPE_NAMES.map((name) => Buffer.from(name, 'latin1'));
+
+export function typeName(type: number): ObjectType {
+  const name = TYPE_NAMES[type];
+  if (name === undefined || name === '') throw new RangeError(`Not a base object type: ${type}`);
+  return name;
+}
+
+/** The number of a type name, or -1 for anything else. */
+export function typeNumber(name: string): number {
+  const n = TYPE_NAMES.indexOf(name as ObjectType);
+  return n > 0 ? n : -1;
+}

@@ -1,0 +1,51 @@
+import type { Task } from '../workers/task.js';
+import { prefault } from '../workers/prefault.js';
+import { CONTROL_ABORT, Resolver, type ResolverStats, type ResolveState } from './resolver.js';
+import { scanRegionsFromTheBack, type RegionsRequest } from './scan-region.js';
+import type { RegionScan } from './pack-scan.js';
+
+/** A helper's scan of one region of pass 1 (see `scanRegionsFromTheBack`). */
+export interface RegionItem {
+  index: number;
+  region: RegionScan;
+}
+
+/**
+ * The tasks index-pack's worker threads host (resolve/resolve-worker.ts runs them):
+ * - `prefault`: touch a shared pack buffer's pages ahead of pass 1 (workers/prefault.ts);
+ * - `scan-regions`: scan regions of an in-memory pack for pass 1 from the back, one item per region;
+ * - `resolve`: take roots of the delta tree until none are left; reply with statistics.
+ */
+export const resolveTasks = {
+  prefault: {
+    run(request: { buffer: Uint8Array; states: Int32Array }): void {
+      prefault(request.buffer, request.states);
+    },
+  } satisfies Task<{ buffer: Uint8Array; states: Int32Array }, void>,
+  'scan-regions': {
+    run(request: RegionsRequest, emit): void {
+      scanRegionsFromTheBack(request, (index, r) => {
+        const transfer = [r.offsets, r.types, r.sizes, r.headerLengths, r.crc32, r.ids, r.baseOffsets, r.refIds].map((a) => a.buffer as ArrayBuffer);
+        emit({ index, region: r }, transfer);
+      });
+    },
+  } satisfies Task<RegionsRequest, void, RegionItem>,
+  resolve: {
+    run(state: ResolveState): ResolverStats {
+      let resolver: Resolver | undefined;
+      try {
+        resolver = new Resolver(state);
+        resolver.run();
+        return resolver.stats;
+      } catch (e) {
+        // Tell the other threads to stop too.
+        Atomics.store(state.control, CONTROL_ABORT, 1);
+        throw e;
+      } finally {
+        resolver?.close();
+      }
+    },
+  } satisfies Task<ResolveState, ResolverStats>,
+};
+
+export type ResolveTasks = typeof resolveTasks;
