@@ -112,3 +112,18 @@ test('BufferPool: grows by whole arenas when full and reuses released blocks ins
   assert.equal(huge.length, 2 << 20, 'above the largest block: a buffer of its own');
   assert.equal(pool.size, 3 << 20);
 });
+
+test('DeltaBaseCache: a slot reused by another pack (a new generation) never serves the old pack\'s bases', () => {
+  const cache = new DeltaBaseCache(1 << 20);
+  const old = { slot: 3, generation: 0 };
+  const next = { slot: 3, generation: 1 };
+  const other = { slot: 4, generation: 0 };
+  const entry = (text: string): CachedObject => ({ type: 3, data: Buffer.from(text) });
+  cache.set(cache.key(old, 100), entry('old pack'));
+  cache.set(cache.key(other, 100), entry('other pack'));
+  assert.equal(cache.get(cache.key(old, 100))?.data.toString(), 'old pack');
+  assert.equal(cache.get(cache.key(next, 100)), undefined, 'same slot and offset, another pack');
+  assert.equal(cache.get(cache.key(other, 100))?.data.toString(), 'other pack', 'other slots keep their entries');
+  assert.equal(cache.size, 'other pack'.length, 'the old pack\'s entry is gone, not just hidden');
+  assert.throws(() => cache.key({ slot: 2 ** 13, generation: 0 }, 0), RangeError);
+});

@@ -1,9 +1,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync, readdirSync, readFileSync, rmSync, truncateSync, statSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, rmSync, truncateSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { git, makeRepo, tempDir, type Format } from './helpers/git.js';
 import { PackIndex } from '../src/idx/index.js';
+import { PackFile } from '../src/pack/index.js';
 import { ObjectStore, forEachObject } from '../src/odb/index.js';
 import { hashObject } from '../src/hash/index.js';
 import { isPackwrightError } from '../src/errors/index.js';
@@ -90,17 +91,18 @@ test('an index cut after it was opened is IDX_CORRUPT when an unread section is 
   }
 });
 
-test('a closed index opens its file again for what it has not read', () => {
+test('an index removed while open (git gc) answers everything through the file it holds', () => {
   const dir = tempDir();
   try {
     mkdirSync(join(dir.path, 'r'));
     const { idx, H } = indexedPack(join(dir.path, 'r'), 'sha256', '2');
     const whole = new PackIndex(readFileSync(idx), H, idx);
     const lazy = PackIndex.open(idx, H, { lazyMin: 0 });
-    lazy.close();
+    rmSync(idx);
     assert.equal(lazy.find(whole.id(3)), 3);
-    lazy.close();
+    assert.deepEqual(lazy.packOrder(), whole.packOrder());
     assert.deepEqual(lazy.data, whole.data);
+    lazy.close();
   } finally {
     dir[Symbol.dispose]();
   }
@@ -126,16 +128,67 @@ test('a store whose indexes are read by section reads every object with the id a
   }
 });
 
-test('an index removed after it was closed is IDX_MISSING when an unread section is needed', () => {
+test('a closed index never opens its file again by path (it may be another file by then)', () => {
   const dir = tempDir();
   try {
     mkdirSync(join(dir.path, 'r'));
     const { idx, H } = indexedPack(join(dir.path, 'r'), 'sha1', '2');
     const lazy = PackIndex.open(idx, H, { lazyMin: 0 });
     lazy.close();
-    rmSync(idx);
-    assert.throws(() => lazy.packOrder(), (e: unknown) => isPackwrightError(e, 'IDX_MISSING') && e.message.includes(idx));
+    assert.throws(() => lazy.packOrder(), (e: unknown) => isPackwrightError(e, 'INVALID_ARGUMENT') && /closed/.test(e.message) && e.message.includes(idx));
   } finally {
     dir[Symbol.dispose]();
   }
 });
+
+test('a missing index is IDX_MISSING and a missing pack PACK_MISSING, never OBJECT_NOT_FOUND', () => {
+  const dir = tempDir();
+  try {
+    const missing = join(dir.path, 'pack-0.idx');
+    assert.throws(() => PackIndex.open(missing, 20), (e: unknown) => isPackwrightError(e, 'IDX_MISSING') && e.file === missing);
+    assert.throws(() => PackFile.open(join(dir.path, 'pack-0.pack'), { hashLength: 20 }), (e: unknown) => isPackwrightError(e, 'PACK_MISSING'));
+  } finally {
+    dir[Symbol.dispose]();
+  }
+});
+
+for (const format of ['sha1', 'sha256'] as Format[]) {
+  test(`a ${format} .rev that git wrote gives the pack order; one that does not fit is REV_CORRUPT`, () => {
+    const dir = tempDir();
+    try {
+      mkdirSync(join(dir.path, 'r'));
+      const repo = makeRepo(join(dir.path, 'r'), format);
+      git(repo, ['-c', 'pack.threads=1', '-c', 'pack.writeReverseIndex=true', 'repack', '-adfq']);
+      const packDir = join(repo, '.git', 'objects', 'pack');
+      const idx = join(packDir, readdirSync(packDir).find((f) => f.endsWith('.idx')) as string);
+      const rev = idx.replace(/\.idx$/, '.rev');
+      const H = format === 'sha1' ? 20 : 32;
+      const sorted = new PackIndex(readFileSync(idx), H, idx).packOrder();
+      assert.deepEqual(PackIndex.open(idx, H, { revPath: rev }).packOrder(), sorted);
+      // The store reads it: every object read through the pack order is the one asked for.
+      const store = ObjectStore.open(repo);
+      forEachObject(store, { unordered: true }, (id) => {
+        const copy = Buffer.from(id);
+        const obj = store.read(copy);
+        assert.deepEqual(hashObject(store.format, obj.type, obj.data), copy);
+      });
+      store.close();
+      // Two entries swapped: offsets no longer increase.
+      const bytes = readFileSync(rev);
+      const a = Buffer.from(bytes.subarray(12, 16));
+      bytes.copy(bytes, 12, 16, 20);
+      a.copy(bytes, 16);
+      writeFileSync(rev, bytes);
+      assert.throws(() => PackIndex.open(idx, H, { revPath: rev }).packOrder(), (e: unknown) => isPackwrightError(e, 'REV_CORRUPT') && e.file === rev);
+      // Another pack's .rev (its pack hash differs).
+      bytes[bytes.length - 2 * H] = (bytes[bytes.length - 2 * H] as number) ^ 1;
+      writeFileSync(rev, bytes);
+      assert.throws(() => PackIndex.open(idx, H, { revPath: rev }).packOrder(), (e: unknown) => isPackwrightError(e, 'REV_CORRUPT') && /another pack/.test(e.message));
+      // No .rev: sorted from the offsets.
+      rmSync(rev);
+      assert.deepEqual(PackIndex.open(idx, H, { revPath: rev }).packOrder(), sorted);
+    } finally {
+      dir[Symbol.dispose]();
+    }
+  });
+}

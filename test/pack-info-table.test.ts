@@ -6,7 +6,7 @@ import { git, tempDir } from './helpers/git.js';
 import { PackIndex } from '../src/idx/index.js';
 import { buildInfoTable, objectSize, BIG_SIZE, type PackInfoTable } from '../src/pack/pack-info-table.js';
 import { OBJ_OFS_DELTA } from '../src/pack/entry-header.js';
-import { EntryHeader, parseEntryHeader } from '../src/pack/index.js';
+import { EntryHeader, PackFile, parseEntryHeader } from '../src/pack/index.js';
 import { readFileSync } from 'node:fs';
 
 test('the info table is the same whatever the read window, with deltas whose streams need hundreds of bytes to start', () => {
@@ -49,7 +49,8 @@ test('the info table is the same whatever the read window, with deltas whose str
       if (h.type >= OBJ_OFS_DELTA && (((pack[off + n + 2] as number) >> 1) & 3) === 2) dynamic++;
     }
     assert.ok(dynamic > 5, `only ${dynamic} deltas start with a dynamic block`);
-    const expected = buildInfoTable(`${base}.pack`, index);
+    const packFile = PackFile.open(`${base}.pack`, { hashLength: 20 });
+    const expected = buildInfoTable(packFile, index);
     // git agrees with the default table.
     const check = git(repo, ['cat-file', '--batch-all-objects', '--batch-check=%(objectname) %(objecttype) %(objectsize)']).toString().trim().split('\n');
     const names = ['', 'commit', 'tree', 'blob', 'tag'];
@@ -58,11 +59,12 @@ test('the info table is the same whatever the read window, with deltas whose str
     });
     // Windows so small that entries straddle their ends, at many alignments.
     for (let window = 700; window < 4000; window += 23) {
-      const t = buildInfoTable(`${base}.pack`, index, window);
+      const t = buildInfoTable(packFile, index, window);
       assert.deepEqual(t.types, expected.types, `types, window ${window}`);
       assert.deepEqual(t.sizes, expected.sizes, `sizes, window ${window}`);
       assert.deepEqual(t.basePositions, expected.basePositions, `bases, window ${window}`);
     }
+    packFile.close();
   } finally {
     dir[Symbol.dispose]();
   }

@@ -97,7 +97,7 @@ export async function catFile(store: ObjectStore, args: string[]): Promise<numbe
     if (all) {
       // Over all objects, one sequential pass per pack answers every header question, and tells
       // which objects are delta bases worth keeping while reading contents.
-      if (fmt.needInfo || batch === 'batch') for (const pack of store.packs) pack.loadInfoTable();
+      if (fmt.needInfo || batch === 'batch') for (const pack of store.snapshot().packs) pack.loadInfoTable();
       const pack = batch === 'check' && fmt.isDefault && !unordered ? onlyPack(store) : undefined;
       if (pack !== undefined) printer.printPackDefault(pack);
       else forEachObject(store, { unordered }, (id, location) => printer.print(id, location, ''));

@@ -33,17 +33,18 @@ export async function demo(path: string, _args: string[]): Promise<number> {
   });
   const t1 = performance.now();
   let verified = 0;
-  for (const pack of store.packs) {
+  const { packs } = store.snapshot();
+  for (const pack of packs) {
     await verifyPack(pack.packPath.replace(/\.pack$/, '.idx'), store.format);
     verified += pack.objectCount;
   }
   const t2 = performance.now();
   const indexed = await indexAgainstGit(store.gitDir);
   process.stdout.write(
-    `repository ${store.gitDir} (${store.format}), ${store.packs.length} pack(s)\n` +
+    `repository ${store.gitDir} (${store.format}), ${packs.length} pack(s)\n` +
       `read and verified ${n} objects (${Object.entries(counts).map(([k, v]) => `${v} ${k}s`).join(', ')}), ${(bytes / 1e6).toFixed(1)} MB, in ${(t1 - t0).toFixed(0)} ms\n` +
       (bad ? `${bad} objects failed verification\n` : 'all objects hash to their ids\n') +
-      `verify-pack: ${store.packs.length} pack(s), ${verified} objects, indexes rebuilt byte-identical, in ${(t2 - t1).toFixed(0)} ms\n` +
+      `verify-pack: ${packs.length} pack(s), ${verified} objects, indexes rebuilt byte-identical, in ${(t2 - t1).toFixed(0)} ms\n` +
       indexed,
   );
   store.close();

@@ -1,4 +1,8 @@
 export { PackIndex } from './pack-index.js';
+export type { PackIndexOpenOptions, PackOrder } from './pack-index.js';
+export type { ObjectIndex } from './object-index.js';
+export { compareBytes, fanoutStart, fanoutEnd, lowerBound, findId } from './sorted-ids.js';
+export type { IdPosition } from './sorted-ids.js';
 export { writeIndex } from './write-index.js';
 export type { IndexEntries, WriteIndexOptions } from './write-index.js';
 export { writeRevIndex, readRevIndex } from './rev-index.js';

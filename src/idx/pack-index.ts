@@ -1,4 +1,6 @@
-import { closeSync, fstatSync, openSync } from 'node:fs';
+import { closeSync, existsSync, fstatSync, openSync } from 'node:fs';
+import { readRevIndex } from './rev-index.js';
+import type { ObjectIndex } from './object-index.js';
 import { PackwrightError } from '../errors/packwright-error.js';
 import { hashBytes } from '../hash/hash-object.js';
 import { formatForHashLength } from '../hash/object-format.js';
@@ -26,6 +28,11 @@ export interface PackIndexOpenOptions {
   lazyMin?: number;
   /** What one small read is taken to cost, in bytes of a section read whole (default SMALL_READ_BYTES). */
   smallReadBytes?: number;
+  /**
+   * The pack's `.rev` (gitformat-pack, "pack-*.rev"), when git wrote one: the pack order is then
+   * read from it instead of sorted from the offsets.
+   */
+  revPath?: string;
 }
 
 /** Sections of a v2 index read on demand. */
@@ -53,9 +60,10 @@ const SMALL_READ_BYTES = 1024;
  * memory/index.ts), where a lookup by small reads costs ~50 µs; and
  * `cat-file --batch-all-objects --batch-check` never needs the CRCs and reads the ids once, in
  * order, through a small buffer (`idsBlock`). The file stays open until every section is loaded
- * or `close` (later reads reopen it by path).
+ * or `close`. It is never reopened by path: after `git gc` the path may name another index, or
+ * none, while this one's file stays readable through the descriptor it holds.
  */
-export class PackIndex {
+export class PackIndex implements ObjectIndex {
   readonly path: string;
   readonly version: 1 | 2;
   readonly hashLength: number;
@@ -65,8 +73,9 @@ export class PackIndex {
   private readonly view: DataView;
   /** Sections read so far (IDS | CRCS | OFFSETS); ALL for an index read whole. */
   private loaded = ALL;
-  /** The open file while sections remain to be read (reopened by path after `close`). */
+  /** The open file while sections remain to be read. */
   private fd: number | undefined;
+  private closed = false;
   /** Small reads made in the ids and in the offsets (see SMALL_READ_BYTES). */
   private idReads = 0;
   private offsetReads = 0;
@@ -86,6 +95,8 @@ export class PackIndex {
   private readonly largeCount: number;
   /** Built on first use; one object, since `positionOfOffset` asks for it per lookup. */
   private order: PackOrder | undefined;
+  /** The pack's `.rev`, if any (see PackIndexOpenOptions.revPath). */
+  private revPath: string | undefined;
 
   /**
    * `data` is the whole file. (PackIndex.open may pass a buffer of the file's size with only the
@@ -169,7 +180,8 @@ export class PackIndex {
     try {
       fd = openSync(path, 'r');
     } catch (e) {
-      throw new PackwrightError('OBJECT_NOT_FOUND', `Cannot open index ${path}: ${(e as Error).message}`, { file: path, cause: e });
+      const code = (e as NodeJS.ErrnoException).code === 'ENOENT' ? 'IDX_MISSING' : 'IO_ERROR';
+      throw new PackwrightError(code, `Cannot open index ${path}: ${(e as Error).message}`, { file: path, cause: e });
     }
     let keep = false;
     try {
@@ -184,10 +196,13 @@ export class PackIndex {
         // The index owns the file now, and closes it when it has read everything.
         keep = true;
         if (options.smallReadBytes !== undefined) index.smallReadBytes = options.smallReadBytes;
+        index.revPath = options.revPath;
         return index;
       }
       readExactly(fd, data, 0, size, 0, path, 'IDX_CORRUPT');
-      return new PackIndex(data, hashLength, path);
+      const index = new PackIndex(data, hashLength, path);
+      index.revPath = options.revPath;
+      return index;
     } finally {
       if (!keep) closeSync(fd);
     }
@@ -199,10 +214,11 @@ export class PackIndex {
     return this.bytes;
   }
 
-  /** Closes the file if sections remain unread; reading them later reopens it. */
+  /** Closes the file if sections remain unread; reading them later is an error. */
   close(): void {
     if (this.fd !== undefined) closeSync(this.fd);
     this.fd = undefined;
+    this.closed = true;
   }
 
   /** Reads the sections in `sections` that are not in memory yet. */
@@ -221,14 +237,11 @@ export class PackIndex {
     readExactly(this.file(), this.bytes, from, to - from, from, this.path, 'IDX_CORRUPT');
   }
 
-  /** The open file; reopened by path after `close` (an index removed since is IDX_MISSING). */
+  /** The open file, for sections not read yet. */
   private file(): number {
     if (this.fd === undefined) {
-      try {
-        this.fd = openSync(this.path, 'r');
-      } catch (e) {
-        throw new PackwrightError('IDX_MISSING', `${this.path}: cannot reopen the index to read the rest of it: ${(e as Error).message}`, { file: this.path, cause: e });
-      }
+      const why = this.closed ? 'it was closed' : 'its file is not open';
+      throw new PackwrightError('INVALID_ARGUMENT', `${this.path}: cannot read the rest of the index: ${why}`, { file: this.path });
     }
     return this.fd;
   }
@@ -297,6 +310,11 @@ export class PackIndex {
     return scratch.subarray(0, count * H);
   }
 
+  /** A pack's own index covers one pack. */
+  packOf(): number {
+    return 0;
+  }
+
   crc32(i: number): number {
     if (this.crcStart < 0) throw new PackwrightError('INVALID_ARGUMENT', `${this.path}: a v1 index stores no CRC32`);
     this.need(CRCS);
@@ -363,12 +381,36 @@ export class PackIndex {
     if (this.order === undefined) {
       this.need(OFFSETS);
       const n = this.count;
+      const fromRev = this.packOrderFromRev();
+      if (fromRev !== undefined) return (this.order = fromRev);
       let maxOffset = 0;
       if (this.largeCount > 0) for (let i = 0; i < n; i++) maxOffset = Math.max(maxOffset, this.offset(i));
       if (maxOffset < 2 ** 32) this.order = this.packOrderRadix();
       else this.order = this.packOrderLarge(maxOffset);
     }
     return this.order;
+  }
+
+  /**
+   * The pack order as git's `.rev` states it, checked as it is used: offsets must come out strictly
+   * increasing (a `.rev` that does not fit the index is REV_CORRUPT). Undefined when there is no
+   * `.rev` (or it has gone since the index was opened).
+   */
+  private packOrderFromRev(): PackOrder | undefined {
+    if (this.revPath === undefined || !existsSync(this.revPath)) return undefined;
+    const positions = readRevIndex(this.revPath, formatForHashLength(this.hashLength), this.count, this.packHash);
+    const n = this.count;
+    const offsets = this.largeCount > 0 ? new Float64Array(n) : new Uint32Array(n);
+    let previous = -1;
+    for (let k = 0; k < n; k++) {
+      const offset = this.offset(positions[k] as number);
+      if (offset <= previous) {
+        throw new PackwrightError('REV_CORRUPT', `${this.revPath}: entry ${k} is not in pack order (offset ${offset} after ${previous})`, { file: this.revPath, offset: 12 + 4 * k });
+      }
+      offsets[k] = offset;
+      previous = offset;
+    }
+    return { offsets, positions };
   }
 
   /**

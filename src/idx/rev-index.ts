@@ -24,8 +24,12 @@ export function writeRevIndex(format: ObjectFormat, positionsInPackOrder: Uint32
   return out;
 }
 
-/** Reads a `.rev` file and returns the idx positions in pack order, after checking its shape. */
-export function readRevIndex(path: string, format: ObjectFormat, objectCount: number): Uint32Array {
+/**
+ * Reads a `.rev` file and returns the idx positions in pack order, after checking its shape and,
+ * when `packHash` is given, that it belongs to that pack (a `.rev` left from another pack of the
+ * same name would give wrong offsets).
+ */
+export function readRevIndex(path: string, format: ObjectFormat, objectCount: number, packHash?: Uint8Array): Uint32Array {
   const data = readFileSync(path);
   const H = format === 'sha1' ? 20 : 32;
   const fail = (message: string, offset: number): never => {
@@ -35,6 +39,8 @@ export function readRevIndex(path: string, format: ObjectFormat, objectCount: nu
   if (data.readUInt32BE(0) !== RIDX_MAGIC) fail('reverse-index file has a bad signature', 0);
   if (data.readUInt32BE(4) !== 1) fail(`reverse-index version ${data.readUInt32BE(4)} is unsupported`, 4);
   if (data.readUInt32BE(8) !== formatId(format)) fail(`reverse-index hash id ${data.readUInt32BE(8)} does not match ${format}`, 8);
+  const trailer = HEADER + 4 * objectCount;
+  if (packHash !== undefined && !data.subarray(trailer, trailer + H).equals(packHash)) fail('reverse index is for another pack (its pack hash differs)', trailer);
   const positions = new Uint32Array(objectCount);
   for (let i = 0; i < objectCount; i++) {
     const v = data.readUInt32BE(HEADER + 4 * i);

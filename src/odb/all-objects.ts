@@ -7,9 +7,10 @@ import { join } from 'node:path';
  * by position.
  */
 export function onlyPack(store: ObjectStore): StorePack | undefined {
-  if (store.packs.length !== 1) return undefined;
-  for (const dir of store.looseDirs) if (store.looseIds(dir).length > 0) return undefined;
-  return store.packs[0];
+  const { packs, looseDirs } = store.snapshot();
+  if (packs.length !== 1) return undefined;
+  for (const dir of looseDirs) if (store.looseIds(dir).length > 0) return undefined;
+  return packs[0];
 }
 
 /**
@@ -22,10 +23,11 @@ export function onlyPack(store: ObjectStore): StorePack | undefined {
  * copy them to keep them.
  */
 export function forEachObject(store: ObjectStore, options: { unordered?: boolean }, visit: (id: Buffer, location: ObjectLocation) => void): void {
-  const packed = { kind: 'pack', pack: store.packs[0] as StorePack, position: 0 } as { kind: 'pack'; pack: StorePack; position: number };
+  const { packs, looseDirs } = store.snapshot();
+  const packed = { kind: 'pack', pack: packs[0] as StorePack, position: 0 } as { kind: 'pack'; pack: StorePack; position: number };
   const loose = { kind: 'loose', path: '' } as { kind: 'loose'; path: string };
-  const looseLists = store.looseDirs.map((dir) => ({ dir, ids: store.looseIds(dir) }));
-  const sources = store.packs.length + looseLists.filter((l) => l.ids.length > 0).length;
+  const looseLists = looseDirs.map((dir) => ({ dir, ids: store.looseIds(dir) }));
+  const sources = packs.length + looseLists.filter((l) => l.ids.length > 0).length;
   const visitLoose = (dir: string, id: Buffer): void => {
     const hex = id.toString('hex');
     loose.path = join(dir, hex.slice(0, 2), hex.slice(2));
@@ -43,7 +45,7 @@ export function forEachObject(store: ObjectStore, options: { unordered?: boolean
     for (const { dir, ids } of looseLists) for (const id of ids) if (fresh(id)) visitLoose(dir, id);
     const H = store.hashLength;
     const id = Buffer.alloc(H);
-    for (const pack of store.packs) {
+    for (const pack of packs) {
       const { positions } = pack.index.packOrder();
       packed.pack = pack;
       const data = pack.index.data;
@@ -61,7 +63,7 @@ export function forEachObject(store: ObjectStore, options: { unordered?: boolean
   // Sorted: cursors over each source; emit the smallest id, skip duplicates.
   type Cursor = { pack: StorePack; pos: number; end: number } | { dir: string; ids: Buffer[]; pos: number; end: number };
   const cursors: Cursor[] = [];
-  for (const pack of store.packs) if (pack.index.count > 0) cursors.push({ pack, pos: 0, end: pack.index.count });
+  for (const pack of packs) if (pack.index.count > 0) cursors.push({ pack, pos: 0, end: pack.index.count });
   for (const l of looseLists) if (l.ids.length > 0) cursors.push({ dir: l.dir, ids: l.ids, pos: 0, end: l.ids.length });
   const current = (c: Cursor): Buffer => ('pack' in c ? c.pack.index.id(c.pos) : (c.ids[c.pos] as Buffer));
   const emit = (c: Cursor, id: Buffer): void => {

@@ -1,16 +1,15 @@
-import { closeSync, existsSync, fstatSync, openSync, readdirSync, readFileSync, statSync } from 'node:fs';
-import { readExactly } from '../io/read-exactly.js';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { PackwrightError } from '../errors/packwright-error.js';
 import { hashLength, type ObjectFormat } from '../hash/object-format.js';
 import { toHex, isHex } from '../hash/hex.js';
 import { OBJ_OFS_DELTA } from '../pack/entry-header.js';
 import { PackIndex, type PackIndexOpenOptions } from '../idx/pack-index.js';
+import type { ObjectIndex } from '../idx/object-index.js';
 import { PackFile } from '../pack/pack-file.js';
 import { PackReader } from '../pack/pack-reader.js';
 import { buildInfoTable, objectSize, type PackInfoTable } from '../pack/pack-info-table.js';
-import { parsePackHeader } from '../pack/pack-header.js';
-import { DeltaBaseCache, DEFAULT_DELTA_BASE_CACHE_LIMIT } from '../pack/delta-base-cache.js';
+import { DeltaBaseCache, DEFAULT_DELTA_BASE_CACHE_LIMIT, MAX_PACK_SLOTS, type PackIdentity } from '../pack/delta-base-cache.js';
 import { readLoose, readLooseHeader } from '../loose/read-loose.js';
 import { Inflater } from '../zlib/inflater.js';
 import { findGitDir, readObjectFormat } from './git-dir.js';
@@ -56,13 +55,13 @@ export class StorePack {
   private reader: PackReader | undefined;
   private table: PackInfoTable | undefined;
   private diskSizes: Uint32Array | Float64Array | undefined;
-  private checked = false;
   private infoCalls = 0;
 
   constructor(
     readonly packPath: string,
     readonly index: PackIndex,
-    readonly slot: number,
+    /** Who this pack is in the store's caches (see PackIdentity). */
+    readonly identity: PackIdentity,
     private readonly store: ObjectStore,
   ) {}
 
@@ -70,39 +69,35 @@ export class StorePack {
     return this.index.count;
   }
 
-  /** The pack's object count and trailer must be the index's (git: "packfile ... does not match index"). */
-  private checkMatchesIndex(): void {
-    if (this.checked) return;
-    const H = this.index.hashLength;
-    const fd = openSync(this.packPath, 'r');
+  /**
+   * The pack file, opened on first use and checked against its index: the object count and the
+   * trailer must be the index's (git: "packfile ... does not match index"). It is kept open, so
+   * it stays readable if `git gc` removes it.
+   */
+  private pack(): PackFile {
+    if (this.file !== undefined) return this.file;
+    const file = PackFile.open(this.packPath, { hashLength: this.index.hashLength, ...this.store.packFileOptions });
     try {
-      const size = fstatSync(fd).size;
-      const head = Buffer.alloc(12);
-      const trailer = Buffer.alloc(H);
-      readExactly(fd, head, 0, 12, 0, this.packPath, 'PACK_TRUNCATED');
-      readExactly(fd, trailer, 0, H, Math.max(0, size - H), this.packPath, 'PACK_TRUNCATED');
-      const count = parsePackHeader(head, this.packPath).objectCount;
-      if (count !== this.index.count || !trailer.equals(this.index.packHash)) {
-        throw new PackwrightError('IDX_MISMATCH', `packfile ${this.packPath} does not match index (${count} objects in the pack, ${this.index.count} in the index)`, {
+      if (file.objectCount !== this.index.count || !file.trailer().equals(this.index.packHash)) {
+        throw new PackwrightError('IDX_MISMATCH', `packfile ${this.packPath} does not match index (${file.objectCount} objects in the pack, ${this.index.count} in the index)`, {
           file: this.packPath,
         });
       }
-    } finally {
-      closeSync(fd);
+    } catch (e) {
+      file.close();
+      throw e;
     }
-    this.checked = true;
+    this.file = file;
+    return file;
   }
 
-  /** The decoder, opening the pack and checking it matches its index on first use. */
+  /** The decoder, opening the pack on first use. */
   open(): PackReader {
     if (this.reader !== undefined) return this.reader;
-    this.checkMatchesIndex();
-    const file = PackFile.open(this.packPath, { hashLength: this.index.hashLength, ...this.store.packFileOptions });
-    this.file = file;
-    this.reader = new PackReader(file, this.store.cache, (id) => {
+    this.reader = new PackReader(this.pack(), this.store.cache, (id) => {
       const pos = this.index.find(id);
       return pos < 0 ? -1 : this.index.offset(pos);
-    }, this.slot);
+    }, this.identity);
     return this.reader;
   }
 
@@ -116,18 +111,14 @@ export class StorePack {
    * from the table, and pack-order reads keep delta bases cached.
    */
   loadInfoTable(): PackInfoTable {
-    if (this.table === undefined) {
-      this.checkMatchesIndex();
-      this.table = buildInfoTable(this.packPath, this.index);
-    }
+    this.table ??= buildInfoTable(this.pack(), this.index);
     return this.table;
   }
 
   /** Bytes of each entry by idx position, made on the first question about disk sizes. */
   private entrySizes(): Uint32Array | Float64Array {
     if (this.diskSizes === undefined) {
-      const dataEnd = statSync(this.packPath).size - this.index.hashLength;
-      this.diskSizes = this.index.entrySizes(dataEnd);
+      this.diskSizes = this.index.entrySizes(this.pack().dataEnd);
     }
     return this.diskSizes;
   }
@@ -166,7 +157,7 @@ export class StorePack {
     } else {
       deltaBase = i.baseId;
     }
-    const diskSize = want.diskSize ? this.index.entryEnd(offset, (this.file as PackFile).dataEnd) - offset : -1;
+    const diskSize = want.diskSize ? this.index.entryEnd(offset, this.pack().dataEnd) - offset : -1;
     if (into === undefined) return { type: i.type, size: i.size, diskSize, deltaBase };
     into.type = i.type;
     into.size = i.size;
@@ -181,6 +172,12 @@ export class StorePack {
     this.reader = undefined;
     this.index.close();
   }
+}
+
+/** The store's sources at one moment (see `ObjectStore.snapshot`). */
+export interface StoreSnapshot {
+  readonly packs: readonly StorePack[];
+  readonly looseDirs: readonly string[];
 }
 
 /** Where an object was found: a pack and its sorted position there, or a loose file. */
@@ -199,9 +196,10 @@ export class ObjectStore {
   readonly format: ObjectFormat;
   readonly hashLength: number;
   readonly cache: DeltaBaseCache;
-  readonly packs: StorePack[] = [];
+  /** In lookup order; read through `snapshot()` from outside (the catalog will change underneath). */
+  private readonly packs: StorePack[] = [];
   /** Object directories whose loose objects are searched: ours first, then alternates. */
-  readonly looseDirs: string[];
+  private readonly looseDirs: string[];
   readonly packFileOptions: { windowSize?: number; denseAfter?: number };
   private readonly indexOptions: PackIndexOpenOptions;
   readonly inflater = new Inflater();
@@ -247,9 +245,21 @@ export class ObjectStore {
     // git's order: newest pack first.
     found.sort((a, b) => b.mtime - a.mtime || (a.pack < b.pack ? -1 : 1));
     for (const f of found) {
-      const index = PackIndex.open(f.idx, this.hashLength, this.indexOptions);
-      this.packs.push(new StorePack(f.pack, index, this.packs.length, this));
+      if (this.packs.length >= MAX_PACK_SLOTS) {
+        throw new PackwrightError('INVALID_ARGUMENT', `${packDir}: more than ${MAX_PACK_SLOTS} packs; repack the repository (git repack -ad)`, { file: packDir });
+      }
+      const index = PackIndex.open(f.idx, this.hashLength, { ...this.indexOptions, revPath: `${f.idx.slice(0, -4)}.rev` });
+      this.packs.push(new StorePack(f.pack, index, { slot: this.packs.length, generation: 0 }, this));
     }
+  }
+
+  /**
+   * The packs and loose-object directories as they are now, in lookup order. Iterate this, not
+   * the store: a snapshot stays the same while the store's catalog changes (the dynamic store
+   * adds and retires packs underneath long-lived handles).
+   */
+  snapshot(): StoreSnapshot {
+    return { packs: [...this.packs], looseDirs: [...this.looseDirs] };
   }
 
   /** Finds where `id` is stored, or undefined. */
@@ -259,7 +269,9 @@ export class ObjectStore {
     for (let k = 0; k < n; k++) {
       const i = (this.lastPack + k) % n;
       const pack = packs[i] as StorePack;
-      const position = pack.index.find(id);
+      // Lookups ask only what every ObjectIndex answers (a multi-pack-index will too).
+      const index: ObjectIndex = pack.index;
+      const position = index.find(id);
       if (position >= 0) {
         this.lastPack = i;
         return { kind: 'pack', pack, position };
@@ -322,9 +334,10 @@ export class ObjectStore {
     if (!isHex(p) || p.length === 0 || p.length > this.hashLength * 2) return [];
     const found = new Map<string, Buffer>();
     for (const pack of this.packs) {
-      const { first, count } = pack.index.findPrefix(p, limit);
+      const index: ObjectIndex = pack.index;
+      const { first, count } = index.findPrefix(p, limit);
       for (let i = 0; i < count; i++) {
-        const id = Buffer.from(pack.index.id(first + i));
+        const id = Buffer.from(index.id(first + i));
         found.set(id.toString('hex'), id);
       }
     }

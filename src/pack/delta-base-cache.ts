@@ -2,8 +2,12 @@ import { BuddyAllocator } from '../memory/buddy-allocator.js';
 
 /**
  * Resolved delta bases kept for reuse, least recently used first out, capped in bytes like git's
- * `core.deltaBaseCacheLimit` (96 MiB by default). Keys are numbers: a pack slot and an offset
- * (offsets stay below 2^40, packs below 2^13 slots).
+ * `core.deltaBaseCacheLimit` (96 MiB by default). Entries are keyed by the pack's identity (a
+ * slot and a generation, see PackIdentity) and the entry's offset. The map's keys are numbers,
+ * `slot * 2^40 + offset` (offsets below 2^40, slots below 2^13), and the cache remembers which
+ * generation of each slot its entries belong to: a slot that is reused for another pack (a higher
+ * generation) drops the old pack's entries before it is served, so a base can never come from a
+ * pack that has since left the slot.
  *
  * The limit counts object bytes, as git's does. The objects live in blocks of one buffer (see
  * BuddyAllocator) half as large again as the limit: blocks are powers of two, and with less room
@@ -20,6 +24,20 @@ export interface CachedObject {
 }
 
 export const DEFAULT_DELTA_BASE_CACHE_LIMIT = 96 * 1024 * 1024;
+
+/**
+ * Who a pack is, for caches that outlive a catalog's changes: the slot it occupies in its store
+ * and how many packs held that slot before it. Two packs are the same pack exactly when both match.
+ */
+export interface PackIdentity {
+  readonly slot: number;
+  readonly generation: number;
+}
+
+/** Slots a cache can tell apart (see the class comment); a store reuses slots of packs it retired. */
+export const MAX_PACK_SLOTS = 2 ** 13;
+/** Offsets the cache can key: 1 TiB. */
+const MAX_OFFSET = 2 ** 40;
 /** Arena bytes per byte of limit (see above). */
 const ARENA_FACTOR = 1.5;
 
@@ -51,8 +69,32 @@ export class DeltaBaseCache {
     return new BuddyAllocator(limit * ARENA_FACTOR, 8, maxShift);
   }
 
-  static key(slot: number, offset: number): number {
-    return slot * 2 ** 40 + offset;
+  /** Generation of the pack whose entries each slot holds (-1: none yet). */
+  private readonly generations: number[] = [];
+
+  /**
+   * The map key of the entry at `offset` of `pack`, after making sure the cache holds no entry of
+   * an earlier pack in the same slot.
+   */
+  key(pack: PackIdentity, offset: number): number {
+    const slot = pack.slot;
+    if (slot >= MAX_PACK_SLOTS || offset >= MAX_OFFSET) {
+      throw new RangeError(`delta base cache: slot ${slot} or offset ${offset} is out of range`);
+    }
+    const held = this.generations[slot];
+    if (held !== pack.generation) {
+      if (held !== undefined) this.forgetSlot(slot);
+      this.generations[slot] = pack.generation;
+    }
+    return slot * MAX_OFFSET + offset;
+  }
+
+  /** Drops every entry of the pack in `slot` (its pack left the store). */
+  forgetSlot(slot: number): void {
+    const from = slot * MAX_OFFSET;
+    const to = from + MAX_OFFSET;
+    for (const k of [...this.map.keys()]) if (k >= from && k < to) this.evict(k);
+    this.generations[slot] = -1;
   }
 
   /**

@@ -93,7 +93,8 @@ export class PackFile {
     try {
       fd = openSync(path, 'r');
     } catch (e) {
-      throw new PackwrightError('OBJECT_NOT_FOUND', `Cannot open pack ${path}: ${(e as Error).message}`, { file: path, cause: e });
+      const code = (e as NodeJS.ErrnoException).code === 'ENOENT' ? 'PACK_MISSING' : 'IO_ERROR';
+      throw new PackwrightError(code, `Cannot open pack ${path}: ${(e as Error).message}`, { file: path, cause: e });
     }
     try {
       const size = fstatSync(fd).size;
@@ -108,6 +109,13 @@ export class PackFile {
       closeSync(fd);
       throw e;
     }
+  }
+
+  /** The pack's trailer: the hash of everything before it. */
+  trailer(): Buffer {
+    const t = Buffer.allocUnsafe(this.hashLength);
+    this.readInto(t, this.dataEnd, this.hashLength);
+    return t;
   }
 
   close(): void {
@@ -213,7 +221,11 @@ export class PackFile {
     return buf;
   }
 
-  private readInto(buf: Buffer, position: number, length: number): void {
+  /**
+   * Reads `length` bytes of the pack at `position` into `buf` (from its start), through the file
+   * this PackFile holds: for callers that read the pack their own way (the info table).
+   */
+  readInto(buf: Uint8Array, position: number, length: number): void {
     readExactly(this.fd, buf, 0, length, position, this.path, 'PACK_TRUNCATED');
   }
 

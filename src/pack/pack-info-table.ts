@@ -1,8 +1,7 @@
-import { closeSync, fstatSync, openSync } from 'node:fs';
-import { readExactly } from '../io/read-exactly.js';
 import { PackwrightError } from '../errors/packwright-error.js';
 import { OBJ_OFS_DELTA } from './entry-header.js';
 import type { PackIndex } from '../idx/pack-index.js';
+import type { PackFile } from './pack-file.js';
 import { deltaBaseSize, deltaResultSize } from '../delta/apply-delta.js';
 import { Inflater } from '../zlib/inflater.js';
 import { EntryHeader, HEADER_INCOMPLETE, parseEntryHeader } from './entry-header.js';
@@ -69,7 +68,8 @@ const WINDOW = 256 << 10;
  */
 const PREFIX = 512;
 
-export function buildInfoTable(path: string, index: PackIndex, windowSize = WINDOW): PackInfoTable {
+export function buildInfoTable(pack: PackFile, index: PackIndex, windowSize = WINDOW): PackInfoTable {
+  const path = pack.path;
   const n = index.count;
   const H = index.hashLength;
   const { offsets, positions } = index.packOrder();
@@ -80,13 +80,12 @@ export function buildInfoTable(path: string, index: PackIndex, windowSize = WIND
     basePositions: new Int32Array(n).fill(-1),
     isBase: new Uint8Array(n),
   };
-  const fd = openSync(path, 'r');
   const inflater = new Inflater();
   const h = new EntryHeader();
   const prefix = Buffer.allocUnsafe(32);
   const pendingRef: number[] = [];
   try {
-    const dataEnd = fstatSync(fd).size - H;
+    const dataEnd = pack.dataEnd;
     let buf = Buffer.allocUnsafeSlow(windowSize);
     let start = 0;
     let end = 0;
@@ -97,7 +96,7 @@ export function buildInfoTable(path: string, index: PackIndex, windowSize = WIND
       start = Math.min(from, Math.max(0, to - buf.length));
       end = 0;
       end = Math.min(buf.length, dataEnd - start);
-      readExactly(fd, buf, 0, end, start, path, 'PACK_TRUNCATED');
+      pack.readInto(buf, start, end);
     };
     // Back to front, so a delta's children come before it: the first varint of a child's delta
     // states its base's size, and a delta whose size a child stated needs no inflating of its own.
@@ -162,7 +161,6 @@ export function buildInfoTable(path: string, index: PackIndex, windowSize = WIND
     }
   } finally {
     inflater.close();
-    closeSync(fd);
   }
   return table;
 }

@@ -2,7 +2,7 @@ import { PackwrightError } from '../errors/packwright-error.js';
 import { toHex } from '../hash/hex.js';
 import { OBJ_OFS_DELTA } from './entry-header.js';
 import { applyDelta, DeltaFormatError, readDeltaHeader } from '../delta/apply-delta.js';
-import { DeltaBaseCache, type CachedObject } from './delta-base-cache.js';
+import type { DeltaBaseCache, CachedObject, PackIdentity } from './delta-base-cache.js';
 import { EntryHeader } from './entry-header.js';
 import type { PackFile } from './pack-file.js';
 
@@ -56,7 +56,7 @@ export class PackReader {
     readonly cache: DeltaBaseCache,
     private readonly findRefBase: RefBaseLookup,
     /** Distinguishes this pack's entries in a cache shared by several packs. */
-    readonly slot = 0,
+    readonly identity: PackIdentity = { slot: 0, generation: 0 },
   ) {}
 
   /**
@@ -112,7 +112,7 @@ export class PackReader {
     let base: CachedObject | undefined;
     for (;;) {
       if (offsets.length > 0) {
-        base = cache.get(DeltaBaseCache.key(this.slot, cur));
+        base = cache.get(cache.key(this.identity, cur));
         if (base !== undefined) break;
       }
       file.readEntryHeader(cur, h);
@@ -125,7 +125,7 @@ export class PackReader {
         const backing = (this.pending = cache.allocate(h.size + 1));
         file.inflate(cur, cur + h.headerLength, h.size, backing, 0);
         base = { type: h.type, data: backing.subarray(0, h.size), backing };
-        cache.set(DeltaBaseCache.key(this.slot, cur), base);
+        cache.set(cache.key(this.identity, cur), base);
         this.pending = undefined;
         break;
       }
@@ -151,7 +151,7 @@ export class PackReader {
       const backing: Buffer = (this.pending = cache.allocate(resultSize + 1, base));
       this.applyAt(at, base.data, this.scratch, size, backing);
       base = { type: base.type, data: backing.subarray(0, resultSize), backing };
-      cache.set(DeltaBaseCache.key(this.slot, at), base);
+      cache.set(cache.key(this.identity, at), base);
       this.pending = undefined;
     }
     throw new Error('unreachable: a delta chain always ends in a base');
@@ -165,7 +165,7 @@ export class PackReader {
 
   private finish(offset: number, type: number, out: Buffer, size: number, keep: boolean): PackObject {
     const data = out.subarray(0, size);
-    if (keep) this.cache.set(DeltaBaseCache.key(this.slot, offset), { type, data, backing: out });
+    if (keep) this.cache.set(this.cache.key(this.identity, offset), { type, data, backing: out });
     return { type, data };
   }
 
