@@ -1,14 +1,11 @@
-import { PackwrightError, isPackwrightError } from '../errors/packwright-error.js';
-import { OBJ_COMMIT, OBJ_TAG, OBJ_TREE, TYPE_NAME_BYTES, TYPE_NAMES, typeName, typeNumber } from '../objects/object-type.js';
-import { forEachObject, onlyPack } from '../odb/all-objects.js';
-import type { ObjectInfo, ObjectLocation, ObjectStore, StorePack } from '../odb/object-store.js';
-import { parseCommit, parseTag } from '../objects/commit.js';
-import { formatTree } from '../objects/tree.js';
-import { resolveRevision } from '../refs/resolve-revision.js';
+import { PackwrightError, isPackwrightError } from '../errors/index.js';
+import { OBJ_COMMIT, OBJ_TAG, OBJ_TREE, TYPE_NAME_BYTES, TYPE_NAMES, typeName, typeNumber, parseCommit, parseTag, formatTree } from '../objects/index.js';
+import { forEachObject, onlyPack, type ObjectInfo, type ObjectLocation, type ObjectStore, type StorePack } from '../odb/index.js';
+import { resolveRevision } from '../refs/index.js';
 import { Output, writeDecimal, writeHex } from './output.js';
-import { BIG_SIZE, objectSize } from '../pack/pack-info-table.js';
+import { BIG_SIZE, objectSize } from '../pack/index.js';
 import { readLines } from './read-lines.js';
-import { fromHex } from '../hash/hex.js';
+import { fromHex } from '../hash/index.js';
 import { UsageError } from './usage-error.js';
 
 const USAGE = `usage: packwright cat-file <type> <object>

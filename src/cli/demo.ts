@@ -1,9 +1,7 @@
-import { hashObject } from '../hash/hash-object.js';
-import { typeName } from '../objects/object-type.js';
-import { forEachObject } from '../odb/all-objects.js';
-import { ObjectStore } from '../odb/object-store.js';
-import { verifyPack } from '../resolve/verify-pack.js';
-import { indexPack } from '../resolve/index-pack.js';
+import { hashObject } from '../hash/index.js';
+import { typeName } from '../objects/index.js';
+import { forEachObject, ObjectStore } from '../odb/index.js';
+import { indexPack, verifyPack } from '../resolve/index.js';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

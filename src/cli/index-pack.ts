@@ -1,9 +1,9 @@
 import { join, resolve } from 'node:path';
 import { mkdirSync } from 'node:fs';
-import { PackwrightError } from '../errors/packwright-error.js';
-import type { ObjectFormat } from '../hash/object-format.js';
-import { ObjectStore } from '../odb/object-store.js';
-import { indexPack, type IndexPackOptions, type IndexPackPhase } from '../resolve/index-pack.js';
+import { PackwrightError } from '../errors/index.js';
+import type { ObjectFormat } from '../hash/index.js';
+import { ObjectStore } from '../odb/index.js';
+import { indexPack, type IndexPackOptions, type IndexPackPhase } from '../resolve/index.js';
 import { Output } from './output.js';
 import { Progress } from './progress.js';
 import { repositoryPath, type GlobalOptions } from './global-options.js';

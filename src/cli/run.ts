@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
-import { isPackwrightError } from '../errors/packwright-error.js';
-import { ObjectStore } from '../odb/object-store.js';
+import { isPackwrightError } from '../errors/index.js';
+import { ObjectStore } from '../odb/index.js';
 import { catFile } from './cat-file.js';
 import { indexPackCommand } from './index-pack.js';
 import { verifyPackCommand } from './verify-pack.js';

@@ -1,10 +1,10 @@
 import { resolve } from 'node:path';
-import { isPackwrightError } from '../errors/packwright-error.js';
-import { hashLength, type ObjectFormat } from '../hash/object-format.js';
-import { typeName } from '../objects/object-type.js';
-import { OBJ_OFS_DELTA } from '../pack/entry-header.js';
-import { ObjectStore } from '../odb/object-store.js';
-import { verifyPack } from '../resolve/verify-pack.js';
+import { isPackwrightError } from '../errors/index.js';
+import { hashLength, type ObjectFormat } from '../hash/index.js';
+import { typeName } from '../objects/index.js';
+import { OBJ_OFS_DELTA } from '../pack/index.js';
+import { ObjectStore } from '../odb/index.js';
+import { verifyPack } from '../resolve/index.js';
 import { Output } from './output.js';
 import { UsageError } from './usage-error.js';
 import { repositoryPath, type GlobalOptions } from './global-options.js';

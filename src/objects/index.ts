@@ -1,4 +1,4 @@
-export { OBJ_COMMIT, OBJ_TREE, OBJ_BLOB, OBJ_TAG, TYPE_NAMES, typeName, typeNumber } from './object-type.js';
+export { OBJ_COMMIT, OBJ_TREE, OBJ_BLOB, OBJ_TAG, TYPE_NAMES, TYPE_NAME_BYTES, typeName, typeNumber } from './object-type.js';
 export type { ObjectType } from './object-type.js';
 export { parseTree, formatTree, modeType } from './tree.js';
 export type { TreeEntry } from './tree.js';

@@ -1,30 +1,23 @@
-import { closeSync, existsSync, fstatSync, statSync, fsyncSync, ftruncateSync, openSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
-import { nodeCrypto } from '../hash/node-crypto.js';
-import { tmpdir } from 'node:os';
+import { closeSync, existsSync, fstatSync, fsyncSync, openSync, readFileSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
+import { cpus, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { cpus } from 'node:os';
 import type { Readable } from 'node:stream';
-import { crc32 } from 'node:zlib';
 import { PackwrightError } from '../errors/packwright-error.js';
-import { hashBytes, objectHeader } from '../hash/hash-object.js';
-import { TYPE_NAMES } from '../objects/object-type.js';
+import { nodeCrypto } from '../hash/node-crypto.js';
 import { hashLength, type ObjectFormat } from '../hash/object-format.js';
-import { toHex } from '../hash/hex.js';
-import { writeIndex, type WriteIndexOptions } from '../idx/write-index.js';
+import { readExactly } from '../io/read-exactly.js';
+import { writeFileAtomic } from '../io/write-file-atomic.js';
 import { writeRevIndex } from '../idx/rev-index.js';
-import { encodeEntryHeader } from '../pack/entry-header.js';
-import { deflate } from '../zlib/deflate.js';
-import { compareBytes } from '../hash/hex.js';
-import { growScanTo, PackScanner, scanPack, type PackScan, type RegionScan, type ScanOptions, type WholePack } from './pack-scan.js';
-import { CLAIM_MAIN, type RegionsRequest } from './scan-region.js';
-import { PACK_HEADER_LENGTH } from '../pack/pack-header.js';
+import type { WriteIndexOptions } from '../idx/write-index.js';
+import { TYPE_NAMES } from '../objects/object-type.js';
 import { PREFAULT_CHUNK, prefaultStates, takeChunks } from '../workers/prefault.js';
+import { WorkerPool } from '../workers/worker-pool.js';
+import { buildIndex } from './build-index.js';
+import { completeThinPack } from './complete-thin-pack.js';
+import { scanWithHelpers, splitScan, type SplitScan } from './parallel-scan.js';
+import { PackScanner, scanPack, type PackScan, type ScanOptions, type WholePack } from './pack-scan.js';
 import { bufferSource, fileSource, streamSource, type PackSource } from './pack-source.js';
 import { resolveDeltas, type ExternalBaseLookup, type ResolveOptions } from './resolve-deltas.js';
-import { sortIds } from './sort-ids.js';
-import { writeFileAtomic } from '../io/write-file-atomic.js';
-import { readExactly } from '../io/read-exactly.js';
-import { WorkerPool } from '../workers/worker-pool.js';
 import type { ResolveTasks } from './resolve-tasks.js';
 
 /** The worker script (resolve-worker.ts; in the CLI bundle, its own bundle beside it). */
@@ -34,7 +27,10 @@ export type IndexPackPhase = 'receiving' | 'indexing' | 'resolving' | 'writing';
 
 export interface IndexPackOptions {
   objectFormat?: ObjectFormat;
-  /** Worker threads for delta resolution (default: git's rule). This version resolves on one thread. */
+  /**
+   * Threads for both passes, this one included, as git's --threads counts them (default: git's
+   * rule, and one thread for packs under 4 MiB, where starting a worker costs more than it saves).
+   */
   threads?: number;
   idxVersion?: 1 | 2;
   /** Offsets above this go to the 64-bit table (`--index-version=2,<limit>`). */
@@ -103,67 +99,6 @@ export interface IndexPackResult {
 const DEFAULT_MEMORY_LIMIT = 1 << 30;
 /** Below this, splitting pass 1 across threads costs more than it saves. */
 const PARALLEL_SCAN_MIN = 8 << 20;
-
-/** Pass 1 regions: about this many bytes each (at most 256 regions). */
-const REGION_BYTES = 2 << 20;
-
-interface SplitScan {
-  bounds: Float64Array;
-  claims: Int32Array;
-  /** The helper's scan of region i, or undefined if there is none (failed or crashed helper). */
-  result(i: number): Promise<RegionScan | undefined>;
-  /** Settles when every helper has finished. */
-  done: Promise<void>;
-}
-
-/** Starts the helpers of a parallel pass 1 over `[PACK_HEADER_LENGTH, dataEnd)` of `buffer`. */
-function splitScan(pool: WorkerPool<ResolveTasks>, base: Omit<RegionsRequest, 'bounds' | 'claims'>): SplitScan {
-  const span = base.dataEnd - PACK_HEADER_LENGTH;
-  const count = Math.max(pool.size + 1, Math.min(256, Math.ceil(span / REGION_BYTES)));
-  const bounds = new Float64Array(new SharedArrayBuffer(8 * (count + 1)));
-  for (let i = 0; i <= count; i++) bounds[i] = PACK_HEADER_LENGTH + Math.floor((span * i) / count);
-  const claims = new Int32Array(new SharedArrayBuffer(4 * count));
-  claims[0] = CLAIM_MAIN;
-  const results = new Map<number, RegionScan>();
-  const waiters = new Map<number, (r: RegionScan | undefined) => void>();
-  let finished = false;
-  const deliver = (i: number, r: RegionScan): void => {
-    const w = waiters.get(i);
-    if (w === undefined) results.set(i, r);
-    else {
-      waiters.delete(i);
-      w(r);
-    }
-  };
-  const request: RegionsRequest = { ...base, bounds, claims };
-  const helpers = Array.from({ length: pool.size }, (_, j) =>
-    pool.run(j, 'scan-regions', request, (m) => deliver(m.index, m.region)));
-  const done = Promise.allSettled(helpers).then(() => {
-    finished = true;
-    for (const w of waiters.values()) w(undefined);
-    waiters.clear();
-  });
-  return {
-    bounds, claims, done,
-    result(i) {
-      const r = results.get(i);
-      if (r !== undefined || finished) {
-        results.delete(i);
-        return Promise.resolve(r);
-      }
-      return new Promise((resolve) => waiters.set(i, resolve));
-    },
-  };
-}
-
-/** The first `size` bytes of the file open as `fd`, in shared memory if threads will read them. */
-function readBack(fd: number, size: number, shared: boolean, file: string): Buffer {
-  const buf = shared ? Buffer.from(new SharedArrayBuffer(Math.max(1, size)), 0, size) : Buffer.allocUnsafeSlow(size);
-  // The file was written by this process: ending early means it shrank while being indexed.
-  readExactly(fd, buf, 0, size, 0, file, 'PACK_TRUNCATED');
-  return buf;
-}
-
 /** Packs below this are indexed on one thread unless `threads` says otherwise. */
 const SMALL_PACK = 4 << 20;
 
@@ -184,7 +119,6 @@ export function defaultThreads(): number {
   return 20;
 }
 
-
 /**
  * Indexes a pack as `git index-pack` does: pass 1 scans it (`scanPack`), pass 2 resolves deltas
  * (`resolveDeltas`), then the `.idx` (and `.rev`, `.keep`) are written to temporary names and
@@ -199,252 +133,211 @@ export async function indexPack(input: string | Readable | Uint8Array, options: 
   // `threads` counts this thread, like git's. Workers boot while the pack is read and scanned
   // (~45 ms each).
   const pool = threads > 1 ? new WorkerPool<ResolveTasks>(RESOLVE_WORKER, threads - 1) : undefined;
+  const job = new IndexPackJob(input, options, format, name, pool);
   try {
-    return await indexPackWith(input, options, format, name, threads, pool);
+    return await job.run(threads);
   } finally {
+    job.close();
     await pool?.close();
   }
 }
 
-async function indexPackWith(
-  input: string | Readable | Uint8Array, options: IndexPackOptions, format: ObjectFormat, name: string, threads: number,
-  pool: WorkerPool<ResolveTasks> | undefined,
-): Promise<IndexPackResult> {
-  const H = hashLength(format);
-  const phases: Record<string, number> = {};
-  let t = performance.now();
-  const lap = (phase: string): void => {
+/** The files of one index-pack run, and its steps in order (`run`). */
+class IndexPackJob {
+  private readonly H: number;
+  private readonly phases: Record<string, number> = {};
+  private lapStart = performance.now();
+  /** A file given as input, open for reading. */
+  private readFd: number | undefined;
+  /** A stream or buffer is written to this temporary pack as pass 1 reads it, renamed at the end. */
+  private tmpPack: string | undefined;
+  private writeFd: number | undefined;
+  /** The pack file pass 2 reads entries back from: the input, or the temporary pack. */
+  private packPath = '';
+
+  constructor(
+    private readonly input: string | Readable | Uint8Array,
+    private readonly options: IndexPackOptions,
+    private readonly format: ObjectFormat,
+    private readonly name: string,
+    private readonly pool: WorkerPool<ResolveTasks> | undefined,
+  ) {
+    this.H = hashLength(format);
+  }
+
+  async run(threads: number): Promise<IndexPackResult> {
+    const { options, name } = this;
+    let scan = await this.scan();
+    this.lap('scan');
+    const usedExternal: Buffer[] = [];
+    const stats = await this.resolve(scan, usedExternal);
+    // The threads are done: let their memory go before the index is built.
+    await this.pool?.close();
+    this.lap('resolve');
+    if (usedExternal.length > 0 && options.fixThin !== undefined) {
+      if (this.writeFd === undefined) throw new PackwrightError('INVALID_ARGUMENT', `${name}: a thin pack can only be completed from a stream (--stdin)`);
+      scan = completeThinPack(this.writeFd, this.packPath, scan, usedExternal, options.fixThin, this.format);
+    }
+    const writeOptions: WriteIndexOptions = {};
+    if (options.idxVersion !== undefined) writeOptions.version = options.idxVersion;
+    if (options.largeOffsetLimit !== undefined) writeOptions.largeOffsetLimit = options.largeOffsetLimit;
+    const { index, order } = buildIndex(scan, this.format, name, options.strict === true, writeOptions);
+    const paths = this.writeFiles(scan, index, order);
+    this.lap('write');
+    const countsByType: Record<string, number> = { commit: 0, tree: 0, blob: 0, tag: 0 };
+    for (let k = 0; k < scan.count; k++) {
+      const key = TYPE_NAMES[scan.resolvedTypes[k] as number] as string;
+      countsByType[key] = (countsByType[key] ?? 0) + 1;
+    }
+    return {
+      packHash: scan.packHash, ...paths, objectCount: scan.count, localObjects: usedExternal.length,
+      trailing: scan.trailing, index, scan, depths: stats.depths,
+      stats: {
+        countsByType, deltas: stats.deltas, chainHistogram: stats.chainHistogram, peakLiveBytes: stats.peakLiveBytes, threads,
+        perThread: stats.perThread, stolen: stats.stolen, phases: this.phases,
+      },
+    };
+  }
+
+  /** Lets go of the files; a temporary pack that was not renamed into place is removed. */
+  close(): void {
+    if (this.readFd !== undefined) closeSync(this.readFd);
+    if (this.writeFd !== undefined) closeSync(this.writeFd);
+    if (this.tmpPack !== undefined) rmSync(this.tmpPack, { force: true });
+    this.readFd = this.writeFd = this.tmpPack = undefined;
+  }
+
+  private lap(phase: string): void {
     const now = performance.now();
-    phases[phase] = now - t;
-    t = now;
-  };
-  // A stream or buffer is written to a temporary pack file as pass 1 reads it; pass 2 reads
-  // entries back from that file, and it is renamed into place once everything succeeded.
-  let tmpPack: string | undefined;
-  let readFd: number | undefined;
-  let writeFd: number | undefined;
-  let size: number | undefined;
-  let whole: WholePack | undefined;
-  let split: SplitScan | undefined;
-  try {
+    this.phases[phase] = now - this.lapStart;
+    this.lapStart = now;
+  }
+
+  /**
+   * Pass 1. A file up to `memoryLimit` is read whole into (shared) memory, so pass 2 reads entries
+   * without a system call each; with helper threads, a large one is scanned in parallel regions,
+   * a smaller one has a helper touch its pages ahead of the reader. A stream is copied to a
+   * temporary pack as it is scanned, and read back whole afterwards when it fits.
+   */
+  private async scan(): Promise<PackScan> {
+    const { input, options, name, pool, format } = this;
+    const memoryLimit = options.memoryLimit ?? DEFAULT_MEMORY_LIMIT;
+    const scanOptions: ScanOptions = { format, name, shared: pool !== undefined };
     let source: PackSource;
-    let packPath: string;
+    let split: SplitScan | undefined;
     if (typeof input === 'string') {
-      packPath = input;
-      readFd = openSync(input, 'r');
-      size = fstatSync(readFd).size;
+      this.packPath = input;
+      this.readFd = openSync(input, 'r');
+      const size = fstatSync(this.readFd).size;
       if (options.maxInputSize !== undefined && size > options.maxInputSize) {
         throw new PackwrightError('PACK_TOO_LARGE', `${name}: pack exceeds maximum allowed size (${options.maxInputSize} bytes)`, { file: name });
       }
-      source = fileSource(readFd);
-      if (size <= (options.memoryLimit ?? DEFAULT_MEMORY_LIMIT)) {
-        // Keep the pack in (shared) memory so pass 2 reads entries without a syscall each.
+      scanOptions.size = size;
+      source = fileSource(this.readFd);
+      if (size <= memoryLimit) {
         const buffer = pool !== undefined ? Buffer.from(new SharedArrayBuffer(Math.max(1, size)), 0, size) : Buffer.allocUnsafeSlow(size);
-        whole = { buffer };
+        const whole: WholePack = { buffer };
         if (pool !== undefined && size >= (options.parallelScanMinSize ?? PARALLEL_SCAN_MIN)) {
-          // Pass 1 in parallel: many small regions; this thread claims them from the front as its
-          // scan reaches them, helpers from the back (see scanRegionsFromTheBack).
-          split = splitScan(pool, { format, path: input, buffer, dataEnd: size - H });
+          split = splitScan(pool, { format, path: input, buffer, dataEnd: size - this.H });
         } else if (pool !== undefined && size > 2 * PREFAULT_CHUNK) {
           const states = prefaultStates(size);
           // Help only: if it fails, pass 1 touches the pages itself.
           pool.run(0, 'prefault', { buffer, states }).catch(() => undefined);
           whole.claim = (from, to) => takeChunks(states, from, to);
         }
+        scanOptions.whole = whole;
       }
     } else {
       const dir = options.packPath !== undefined ? dirname(options.packPath) : options.packDir ?? tmpdir();
-      tmpPack = join(dir, `tmp_pack_${process.pid}_${nodeCrypto().randomBytes(4).toString('hex')}`);
-      writeFd = openSync(tmpPack, 'wx+', 0o444);
-      packPath = tmpPack;
+      this.tmpPack = join(dir, `tmp_pack_${process.pid}_${nodeCrypto().randomBytes(4).toString('hex')}`);
+      const fd = (this.writeFd = openSync(this.tmpPack, 'wx+', 0o444));
+      this.packPath = this.tmpPack;
       source = input instanceof Uint8Array ? bufferSource(input) : streamSource(input);
-    }
-    const scanOptions: ScanOptions = { format, name, shared: pool !== undefined };
-    if (whole !== undefined) scanOptions.whole = whole;
-    if (size !== undefined) scanOptions.size = size;
-    if (options.maxInputSize !== undefined) scanOptions.maxInputSize = options.maxInputSize;
-    if (options.signal !== undefined) scanOptions.signal = options.signal;
-    if (writeFd !== undefined) {
-      const fd = writeFd;
       scanOptions.sink = (bytes) => {
         let done = 0;
         while (done < bytes.length) done += writeSync(fd, bytes, done, bytes.length - done);
       };
     }
+    if (options.maxInputSize !== undefined) scanOptions.maxInputSize = options.maxInputSize;
+    if (options.signal !== undefined) scanOptions.signal = options.signal;
     if (options.onProgress !== undefined) {
       const p = options.onProgress;
       const phase: IndexPackPhase = typeof input === 'string' ? 'indexing' : 'receiving';
       scanOptions.onProgress = (d, n, bytes) => p(phase, d, n, bytes);
     }
-    let scan: PackScan;
-    if (split === undefined) {
-      scan = await scanPack(source, scanOptions);
-    } else {
-      const scanner = new PackScanner(source, scanOptions);
-      await scanner.begin();
-      const { bounds, claims } = split;
-      for (let i = 1; i < claims.length; i++) {
-        await scanner.scanUntil(bounds[i] as number);
-        if (Atomics.compareExchange(claims, i, 0, CLAIM_MAIN) === 0) continue;
-        // A helper has (or is scanning) region i. It is adopted only if it starts exactly where
-        // this scan stands; otherwise this thread scans it too, and reports any error in it.
-        const r = await split.result(i);
-        if (r !== undefined) scanner.adopt(r);
-      }
-      scan = await scanner.finish();
-      await split.done;
-    }
-    lap('scan');
+    const scan = split === undefined ? await scanPack(source, scanOptions) : await scanWithHelpers(new PackScanner(source, scanOptions), split);
     if (typeof input === 'string' && scan.trailing.length > 0) {
       throw new PackwrightError('PACK_JUNK', `${name}: pack has junk at the end (${scan.trailing.length} bytes after offset ${scan.end})`, { file: name, offset: scan.end });
     }
-    if (writeFd !== undefined) {
-      fsyncSync(writeFd);
-      if (scan.data === undefined && scan.end <= (options.memoryLimit ?? DEFAULT_MEMORY_LIMIT)) {
+    if (this.writeFd !== undefined) {
+      fsyncSync(this.writeFd);
+      if (scan.data === undefined && scan.end <= memoryLimit) {
         // A received pack that fits is read back whole for pass 2, as a pack file would have
         // been: one read here instead of a pread per entry (~6 µs each) while resolving
         // (gitoxide.pack from stdin at --threads=1: 6.5 s -> 4.9 s).
-        scan.data = readBack(writeFd, scan.end, pool !== undefined, packPath);
+        const shared = pool !== undefined;
+        const data = shared ? Buffer.from(new SharedArrayBuffer(Math.max(1, scan.end)), 0, scan.end) : Buffer.allocUnsafeSlow(scan.end);
+        // Written by this process: ending early means it shrank while being indexed.
+        readExactly(this.writeFd, data, 0, scan.end, 0, this.packPath, 'PACK_TRUNCATED');
+        scan.data = data;
       }
     }
+    return scan;
+  }
 
-    const usedExternal: Buffer[] = [];
-    const resolveOptions: ResolveOptions = { name, usedExternal };
-    if (pool !== undefined) resolveOptions.pool = pool;
+  /** Pass 2, with thin-pack bases from `fixThin` (their ids are pushed to `usedExternal`). */
+  private resolve(scan: PackScan, usedExternal: Buffer[]): ReturnType<typeof resolveDeltas> {
+    const { options } = this;
+    const resolveOptions: ResolveOptions = { name: this.name, usedExternal };
+    if (this.pool !== undefined) resolveOptions.pool = this.pool;
     if (options.signal !== undefined) resolveOptions.signal = options.signal;
     if (options.fixThin !== undefined) resolveOptions.externalBase = options.fixThin;
     if (options.onProgress !== undefined) {
       const p = options.onProgress;
       resolveOptions.onProgress = (d, n) => p('resolving', d, n);
     }
-    const stats = await resolveDeltas(packPath, scan, resolveOptions);
-    // The threads are done: let their memory go before the index is built.
-    await pool?.close();
-    lap('resolve');
-    let localObjects = 0;
-    if (usedExternal.length > 0 && options.fixThin !== undefined) {
-      if (writeFd === undefined) throw new PackwrightError('INVALID_ARGUMENT', `${name}: a thin pack can only be completed from a stream (--stdin)`);
-      scan = appendBases(writeFd, packPath, scan, usedExternal, options.fixThin, format);
-      localObjects = usedExternal.length;
-    }
+    return resolveDeltas(this.packPath, scan, resolveOptions);
+  }
 
-    const n = scan.count;
-    const order = sortIds(scan.ids, n, H);
-    const sortedIds = new Uint8Array(n * H);
-    const sortedOffsets = new Float64Array(n);
-    const sortedCrc = new Uint32Array(n);
-    for (let i = 0; i < n; i++) {
-      const k = order[i] as number;
-      sortedIds.set(scan.ids.subarray(k * H, k * H + H), i * H);
-      sortedOffsets[i] = scan.offsets[k] as number;
-      sortedCrc[i] = scan.crc32[k] as number;
-    }
-    if (options.strict) {
-      for (let i = 1; i < n; i++) {
-        if (compareBytes(sortedIds, (i - 1) * H, sortedIds, i * H, H) === 0) {
-          throw new PackwrightError('PACK_DUPLICATE_OBJECT', `${name}: the same object ${toHex(sortedIds.subarray(i * H, i * H + H))} appears twice in the pack`, { file: name, offset: sortedOffsets[i] as number });
-        }
-      }
-    }
-    const writeOptions: WriteIndexOptions = {};
-    if (options.idxVersion !== undefined) writeOptions.version = options.idxVersion;
-    if (options.largeOffsetLimit !== undefined) writeOptions.largeOffsetLimit = options.largeOffsetLimit;
-    const index = writeIndex(format, { ids: sortedIds, offsets: sortedOffsets, crc32: sortedCrc }, scan.packHash, writeOptions);
-
+  /**
+   * Writes (or, with `verify`, compares) the files, in git's order: .keep, .pack, .rev, .idx (the
+   * index last: a pack is visible once it is complete). Each is written to a temporary name and
+   * renamed, so a failure leaves nothing half-written.
+   */
+  private writeFiles(scan: PackScan, index: Buffer, order: Uint32Array): Pick<IndexPackResult, 'packPath' | 'indexPath' | 'revPath' | 'keepPath'> {
+    const { input, options, name } = this;
     const basePath = typeof input === 'string'
       ? input.replace(/\.pack$/, '')
       : options.packPath?.replace(/\.pack$/, '') ?? (options.packDir !== undefined ? join(options.packDir, `pack-${scan.packHash.toString('hex')}`) : undefined);
     const indexPath = options.indexPath ?? (basePath !== undefined ? `${basePath}.idx` : undefined);
-    let finalPack: string | undefined = typeof input === 'string' ? input : undefined;
+    let packPath: string | undefined = typeof input === 'string' ? input : undefined;
     let revPath: string | undefined;
     let keepPath: string | undefined;
     if (options.verify) {
       if (indexPath === undefined || !existsSync(indexPath)) throw new PackwrightError('INVALID_ARGUMENT', `${name}: no index to verify against`);
       if (!readFileSync(indexPath).equals(index)) throw new PackwrightError('IDX_MISMATCH', `${indexPath}: the index does not match the one built from ${name}`, { file: indexPath });
-    } else {
-      // git's order: .keep, .pack, .rev, .idx (the index last: a pack is visible once complete).
-      if (options.keep !== undefined && basePath !== undefined) {
-        keepPath = `${basePath}.keep`;
-        writeFileAtomic(keepPath, Buffer.from(options.keep === '' ? '' : `${options.keep}\n`));
-      }
-      if (tmpPack !== undefined && basePath !== undefined) {
-        closeSync(writeFd as number);
-        writeFd = undefined;
-        finalPack = `${basePath}.pack`;
-        renameSync(tmpPack, finalPack);
-        tmpPack = undefined;
-      }
-      if (options.revIndex && indexPath !== undefined) {
-        // .rev lists, in pack order, each entry's idx position: the inverse of `order`.
-        const inPackOrder = new Uint32Array(n);
-        for (let i = 0; i < n; i++) inPackOrder[order[i] as number] = i;
-        revPath = indexPath.replace(/\.idx$/, '') + '.rev';
-        writeFileAtomic(revPath, writeRevIndex(format, inPackOrder, scan.packHash));
-      }
-      if (indexPath !== undefined) writeFileAtomic(indexPath, index);
+      return { packPath, indexPath, revPath, keepPath };
     }
-    lap('write');
-    const countsByType: Record<string, number> = { commit: 0, tree: 0, blob: 0, tag: 0 };
-    for (let k = 0; k < n; k++) {
-      const key = TYPE_NAMES[scan.resolvedTypes[k] as number] as string;
-      countsByType[key] = (countsByType[key] ?? 0) + 1;
+    if (options.keep !== undefined && basePath !== undefined) {
+      keepPath = `${basePath}.keep`;
+      writeFileAtomic(keepPath, Buffer.from(options.keep === '' ? '' : `${options.keep}\n`));
     }
-    return {
-      packHash: scan.packHash, packPath: finalPack, indexPath, revPath, keepPath, objectCount: n, localObjects,
-      trailing: scan.trailing, index, scan, depths: stats.depths,
-      stats: { countsByType, deltas: stats.deltas, chainHistogram: stats.chainHistogram, peakLiveBytes: stats.peakLiveBytes, threads, perThread: stats.perThread, stolen: stats.stolen, phases },
-    };
-  } finally {
-    if (readFd !== undefined) closeSync(readFd);
-    if (writeFd !== undefined) closeSync(writeFd);
-    if (tmpPack !== undefined) rmSync(tmpPack, { force: true });
+    if (this.tmpPack !== undefined && basePath !== undefined) {
+      closeSync(this.writeFd as number);
+      this.writeFd = undefined;
+      packPath = `${basePath}.pack`;
+      renameSync(this.tmpPack, packPath);
+      this.tmpPack = undefined;
+    }
+    if (options.revIndex && indexPath !== undefined) {
+      // .rev lists, in pack order, each entry's idx position: the inverse of `order`.
+      const n = scan.count;
+      const inPackOrder = new Uint32Array(n);
+      for (let i = 0; i < n; i++) inPackOrder[order[i] as number] = i;
+      revPath = indexPath.replace(/\.idx$/, '') + '.rev';
+      writeFileAtomic(revPath, writeRevIndex(this.format, inPackOrder, scan.packHash));
+    }
+    if (indexPath !== undefined) writeFileAtomic(indexPath, index);
+    return { packPath, indexPath, revPath, keepPath };
   }
-}
-
-/**
- * `--fix-thin`: appends each external base as a whole object after the last entry (over the old
- * trailer), rewrites the object count, re-hashes the file and writes the new trailer, as git's
- * `fix_unresolved_deltas` + `fixup_pack_header_footer` do; the scan grows to cover the new entries.
- */
-function appendBases(fd: number, path: string, scan: PackScan, ids: Buffer[], lookup: ExternalBaseLookup, format: ObjectFormat): PackScan {
-  const H = hashLength(format);
-  const first = scan.count;
-  const n = first + ids.length;
-  const grown = growScanTo(scan, n);
-  let offset = scan.offsets[first] as number;
-  for (let i = 0; i < ids.length; i++) {
-    const id = ids[i] as Buffer;
-    const obj = lookup(id);
-    if (obj === undefined) throw new PackwrightError('OBJECT_NOT_FOUND', `base ${toHex(id)} vanished while completing the thin pack`);
-    const entry = Buffer.concat([encodeEntryHeader(obj.type, obj.data.length), deflate(obj.data)]);
-    const k = first + i;
-    grown.offsets[k] = offset;
-    grown.types[k] = obj.type;
-    grown.resolvedTypes[k] = obj.type;
-    grown.sizes[k] = obj.data.length;
-    grown.crc32[k] = crc32(entry);
-    grown.ids.set(hashBytes(format, Buffer.concat([objectHeader(obj.type, obj.data.length), obj.data])), k * H);
-    writeSync(fd, entry, 0, entry.length, offset);
-    offset += entry.length;
-  }
-  grown.offsets[n] = offset;
-  grown.count = n;
-  ftruncateSync(fd, offset);
-  const count = Buffer.alloc(4);
-  count.writeUInt32BE(n);
-  writeSync(fd, count, 0, 4, 8);
-  // Re-hash the whole file: the trailer covers every byte before it.
-  const hash = nodeCrypto().createHash(format);
-  const buf = Buffer.allocUnsafeSlow(1 << 20);
-  for (let at = 0; at < offset;) {
-    const got = Math.min(buf.length, offset - at);
-    readExactly(fd, buf, 0, got, at, path, 'PACK_TRUNCATED');
-    hash.update(buf.subarray(0, got));
-    at += got;
-  }
-  grown.packHash = hash.digest();
-  writeSync(fd, grown.packHash, 0, H, offset);
-  fsyncSync(fd);
-  grown.end = offset + H;
-  return grown;
 }

@@ -1,0 +1,61 @@
+import { fsyncSync, ftruncateSync, writeSync } from 'node:fs';
+import { crc32 } from 'node:zlib';
+import { PackwrightError } from '../errors/packwright-error.js';
+import { hashBytes, objectHeader } from '../hash/hash-object.js';
+import { toHex } from '../hash/hex.js';
+import { nodeCrypto } from '../hash/node-crypto.js';
+import { hashLength, type ObjectFormat } from '../hash/object-format.js';
+import { readExactly } from '../io/read-exactly.js';
+import { encodeEntryHeader } from '../pack/entry-header.js';
+import { deflate } from '../zlib/deflate.js';
+import { growScanTo, type PackScan } from './pack-scan.js';
+import type { ExternalBaseLookup } from './resolve-deltas.js';
+
+/**
+ * `--fix-thin`: appends each external base as a whole object after the last entry (over the old
+ * trailer) of the pack file open as `fd`, rewrites the object count, re-hashes the file and writes
+ * the new trailer, as git's `fix_unresolved_deltas` + `fixup_pack_header_footer` do; the scan
+ * grows to cover the new entries.
+ */
+export function completeThinPack(fd: number, path: string, scan: PackScan, ids: Buffer[], lookup: ExternalBaseLookup, format: ObjectFormat): PackScan {
+  const H = hashLength(format);
+  const first = scan.count;
+  const n = first + ids.length;
+  const grown = growScanTo(scan, n);
+  let offset = scan.offsets[first] as number;
+  for (let i = 0; i < ids.length; i++) {
+    const id = ids[i] as Buffer;
+    const obj = lookup(id);
+    if (obj === undefined) throw new PackwrightError('OBJECT_NOT_FOUND', `base ${toHex(id)} vanished while completing the thin pack`);
+    const entry = Buffer.concat([encodeEntryHeader(obj.type, obj.data.length), deflate(obj.data)]);
+    const k = first + i;
+    grown.offsets[k] = offset;
+    grown.types[k] = obj.type;
+    grown.resolvedTypes[k] = obj.type;
+    grown.sizes[k] = obj.data.length;
+    grown.crc32[k] = crc32(entry);
+    grown.ids.set(hashBytes(format, Buffer.concat([objectHeader(obj.type, obj.data.length), obj.data])), k * H);
+    writeSync(fd, entry, 0, entry.length, offset);
+    offset += entry.length;
+  }
+  grown.offsets[n] = offset;
+  grown.count = n;
+  ftruncateSync(fd, offset);
+  const count = Buffer.alloc(4);
+  count.writeUInt32BE(n);
+  writeSync(fd, count, 0, 4, 8);
+  // Re-hash the whole file: the trailer covers every byte before it.
+  const hash = nodeCrypto().createHash(format);
+  const buf = Buffer.allocUnsafeSlow(1 << 20);
+  for (let at = 0; at < offset;) {
+    const got = Math.min(buf.length, offset - at);
+    readExactly(fd, buf, 0, got, at, path, 'PACK_TRUNCATED');
+    hash.update(buf.subarray(0, got));
+    at += got;
+  }
+  grown.packHash = hash.digest();
+  writeSync(fd, grown.packHash, 0, H, offset);
+  fsyncSync(fd);
+  grown.end = offset + H;
+  return grown;
+}

@@ -1,0 +1,80 @@
+import { PACK_HEADER_LENGTH } from '../pack/pack-header.js';
+import type { WorkerPool } from '../workers/worker-pool.js';
+import { PackScanner, type PackScan, type RegionScan } from './pack-scan.js';
+import type { ResolveTasks } from './resolve-tasks.js';
+import { CLAIM_MAIN, type RegionsRequest } from './scan-region.js';
+
+/** Pass 1 regions: about this many bytes each (at most 256 regions). */
+const REGION_BYTES = 2 << 20;
+
+/** The helpers of a parallel pass 1, started before this thread's own scan. */
+export interface SplitScan {
+  bounds: Float64Array;
+  claims: Int32Array;
+  /** The helper's scan of region i, or undefined if there is none (failed or crashed helper). */
+  result(i: number): Promise<RegionScan | undefined>;
+  /** Settles when every helper has finished. */
+  done: Promise<void>;
+}
+
+/**
+ * Starts the helpers of a parallel pass 1 over `[PACK_HEADER_LENGTH, dataEnd)` of `buffer`: many
+ * small regions, which this thread claims from the front as its scan reaches them and helpers
+ * claim from the back (see scanRegionsFromTheBack).
+ */
+export function splitScan(pool: WorkerPool<ResolveTasks>, base: Omit<RegionsRequest, 'bounds' | 'claims'>): SplitScan {
+  const span = base.dataEnd - PACK_HEADER_LENGTH;
+  const count = Math.max(pool.size + 1, Math.min(256, Math.ceil(span / REGION_BYTES)));
+  const bounds = new Float64Array(new SharedArrayBuffer(8 * (count + 1)));
+  for (let i = 0; i <= count; i++) bounds[i] = PACK_HEADER_LENGTH + Math.floor((span * i) / count);
+  const claims = new Int32Array(new SharedArrayBuffer(4 * count));
+  claims[0] = CLAIM_MAIN;
+  const results = new Map<number, RegionScan>();
+  const waiters = new Map<number, (r: RegionScan | undefined) => void>();
+  let finished = false;
+  const deliver = (i: number, r: RegionScan): void => {
+    const w = waiters.get(i);
+    if (w === undefined) results.set(i, r);
+    else {
+      waiters.delete(i);
+      w(r);
+    }
+  };
+  const request: RegionsRequest = { ...base, bounds, claims };
+  const helpers = Array.from({ length: pool.size }, (_, j) => pool.run(j, 'scan-regions', request, (m) => deliver(m.index, m.region)));
+  const done = Promise.allSettled(helpers).then(() => {
+    finished = true;
+    for (const w of waiters.values()) w(undefined);
+    waiters.clear();
+  });
+  return {
+    bounds, claims, done,
+    result(i) {
+      const r = results.get(i);
+      if (r !== undefined || finished) {
+        results.delete(i);
+        return Promise.resolve(r);
+      }
+      return new Promise((resolve) => waiters.set(i, resolve));
+    },
+  };
+}
+
+/**
+ * This thread's side of a parallel pass 1: scan region by region, adopting a helper's scan of a
+ * region only if it starts exactly where this scan stands (otherwise scan it here too, which also
+ * reports any error in it at its real offset).
+ */
+export async function scanWithHelpers(scanner: PackScanner, split: SplitScan): Promise<PackScan> {
+  await scanner.begin();
+  const { bounds, claims } = split;
+  for (let i = 1; i < claims.length; i++) {
+    await scanner.scanUntil(bounds[i] as number);
+    if (Atomics.compareExchange(claims, i, 0, CLAIM_MAIN) === 0) continue;
+    const r = await split.result(i);
+    if (r !== undefined) scanner.adopt(r);
+  }
+  const scan = await scanner.finish();
+  await split.done;
+  return scan;
+}
