@@ -23,7 +23,10 @@ export function writeHeaderBefore(buf: Uint8Array, end: number, type: number, si
   return p;
 }
 
-/** Longest header: "commit " + 16 digits + NUL, rounded up. */
+/**
+ * Longest `"<type> <size>\0"`: git's MAX_HEADER_LEN (object-file.c), which it also refuses to
+ * exceed in loose objects ("commit " + 16 digits + NUL fits with room to spare).
+ */
 export const MAX_HEADER_LENGTH = 32;
 
 export function hashBytes(format: ObjectFormat, data: Uint8Array): Buffer {

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { PackwrightError } from '../errors/packwright-error.js';
 import { typeNumber } from '../objects/object-type.js';
+import { MAX_HEADER_LENGTH } from '../hash/hash-object.js';
 import { Inflater, inflateCodeName } from '../zlib/inflater.js';
 
 export interface LooseObject {
@@ -15,9 +16,6 @@ export interface LooseHeader {
   headerLength: number;
 }
 
-/** git refuses loose headers longer than this (object-file.c, MAX_HEADER_LEN). */
-const MAX_LOOSE_HEADER = 32;
-
 /**
  * Parses `"<type> <size>\0"` with git's rules: a known type, a canonical decimal size (no leading
  * zeros, "blob 03" is rejected), within 32 bytes.
@@ -26,7 +24,7 @@ export function parseLooseHeader(buf: Uint8Array, length: number, path: string):
   const fail = (what: string): never => {
     throw new PackwrightError('LOOSE_CORRUPT', `${path}: unable to parse loose object header: ${what}`, { file: path, offset: 0 });
   };
-  const limit = Math.min(length, MAX_LOOSE_HEADER);
+  const limit = Math.min(length, MAX_HEADER_LENGTH);
   let space = -1;
   for (let i = 0; i < limit; i++) if (buf[i] === 0x20) { space = i; break; }
   if (space <= 0) fail('no type');
@@ -54,8 +52,8 @@ export function parseLooseHeader(buf: Uint8Array, length: number, path: string):
  */
 export function readLoose(path: string, inflater: Inflater, fileData?: Buffer): LooseObject {
   const file = fileData ?? readFileSync(path);
-  const head = Buffer.allocUnsafe(MAX_LOOSE_HEADER);
-  const got = inflater.inflatePrefix(file, 0, file.length, head, 0, MAX_LOOSE_HEADER);
+  const head = Buffer.allocUnsafe(MAX_HEADER_LENGTH);
+  const got = inflater.inflatePrefix(file, 0, file.length, head, 0, MAX_HEADER_LENGTH);
   if (got < 0) throw new PackwrightError('LOOSE_CORRUPT', `${path}: corrupt loose object: ${inflater.lastError}`, { file: path, offset: 0 });
   const h = parseLooseHeader(head, got, path);
   const total = h.headerLength + h.size;
@@ -75,8 +73,8 @@ export function readLoose(path: string, inflater: Inflater, fileData?: Buffer): 
 /** Reads only the header (type and size) of a loose object file. */
 export function readLooseHeader(path: string, inflater: Inflater): LooseHeader {
   const file = readFileSync(path);
-  const head = Buffer.allocUnsafe(MAX_LOOSE_HEADER);
-  const got = inflater.inflatePrefix(file, 0, file.length, head, 0, MAX_LOOSE_HEADER);
+  const head = Buffer.allocUnsafe(MAX_HEADER_LENGTH);
+  const got = inflater.inflatePrefix(file, 0, file.length, head, 0, MAX_HEADER_LENGTH);
   if (got < 0) throw new PackwrightError('LOOSE_CORRUPT', `${path}: corrupt loose object: ${inflater.lastError}`, { file: path, offset: 0 });
   return parseLooseHeader(head, got, path);
 }

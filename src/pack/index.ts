@@ -5,7 +5,7 @@ export type { PackObject, PackObjectInfo, RefBaseLookup } from './pack-reader.js
 export { DeltaBaseCache, DEFAULT_DELTA_BASE_CACHE_LIMIT, MAX_PACK_SLOTS } from './delta-base-cache.js';
 export type { CachedObject, PackIdentity } from './delta-base-cache.js';
 export { EntryHeader, parseEntryHeader, encodeEntryHeader, encodeOfsDistance, HEADER_INCOMPLETE, MAX_ENTRY_HEADER, OBJ_OFS_DELTA, OBJ_REF_DELTA } from './entry-header.js';
-export { parsePackHeader, writePackHeader, PACK_HEADER_LENGTH } from './pack-header.js';
+export { parsePackHeader, PACK_HEADER_LENGTH } from './pack-header.js';
 export type { PackHeader } from './pack-header.js';
 export { buildInfoTable, objectSize, BIG_SIZE } from './pack-info-table.js';
 export type { PackInfoTable } from './pack-info-table.js';

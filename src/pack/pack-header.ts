@@ -22,11 +22,3 @@ export function parsePackHeader(buf: Uint8Array, file = '<pack>'): PackHeader {
   }
   return { version, objectCount: view.getUint32(8) };
 }
-
-export function writePackHeader(objectCount: number): Buffer {
-  const b = Buffer.alloc(PACK_HEADER_LENGTH);
-  b.write('PACK', 0, 'latin1');
-  b.writeUInt32BE(2, 4);
-  b.writeUInt32BE(objectCount, 8);
-  return b;
-}

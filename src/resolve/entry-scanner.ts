@@ -1,6 +1,6 @@
 import { crc32 } from 'node:zlib';
 import { PackwrightError } from '../errors/packwright-error.js';
-import { hashBytes, writeHeaderBefore } from '../hash/hash-object.js';
+import { hashBytes, MAX_HEADER_LENGTH, writeHeaderBefore } from '../hash/hash-object.js';
 import { OBJ_OFS_DELTA } from '../pack/entry-header.js';
 import { hashLength, type ObjectFormat } from '../hash/object-format.js';
 import { EntryHeader, HEADER_INCOMPLETE, parseEntryHeader } from '../pack/entry-header.js';
@@ -35,12 +35,14 @@ export class EntryScanner {
     const n = parseEntryHeader(buf, at, end, pos, this.H, h, this.name);
     if (n === HEADER_INCOMPLETE) return NEED_MORE;
     const size = h.size;
-    if (size + 64 > this.scratch.length) {
+    // Room for the header, the data and the one spare byte inflateExact needs to see the end.
+    const need = MAX_HEADER_LENGTH + size + 1;
+    if (need > this.scratch.length) {
       if (size > 0xffffffff) throw new PackwrightError('PACK_TOO_LARGE', `${this.name}: object at offset ${pos} declares ${size} bytes`, { file: this.name, offset: pos });
-      this.scratch = Buffer.allocUnsafeSlow(Math.max(size + 64, this.scratch.length * 2));
+      this.scratch = Buffer.allocUnsafeSlow(Math.max(need, this.scratch.length * 2));
     }
     // Leave room before the data for "<type> <size>\0" so the object hashes as one range.
-    const used = this.inflater.inflateExact(buf, at + n, end, this.scratch, 32, size);
+    const used = this.inflater.inflateExact(buf, at + n, end, this.scratch, MAX_HEADER_LENGTH, size);
     if (used === INFLATE_INPUT_ENDED) return NEED_MORE;
     if (used < 0) {
       throw new PackwrightError('PACK_CORRUPT', `${this.name}: inflate failed for the object at offset ${pos}: ${inflateCodeName(used)} (${this.inflater.lastError})`, { file: this.name, offset: pos });
@@ -48,8 +50,8 @@ export class EntryScanner {
     const total = n + used;
     this.crc = crc32(buf.subarray(at, at + total));
     if (h.type < OBJ_OFS_DELTA) {
-      const start = writeHeaderBefore(this.scratch, 32, h.type, size);
-      ids.set(hashBytes(this.format, this.scratch.subarray(start, 32 + size)), idAt);
+      const start = writeHeaderBefore(this.scratch, MAX_HEADER_LENGTH, h.type, size);
+      ids.set(hashBytes(this.format, this.scratch.subarray(start, MAX_HEADER_LENGTH + size)), idAt);
     }
     return total;
   }

@@ -2,7 +2,7 @@ import { closeSync, openSync } from 'node:fs';
 import { readExactly } from '../io/read-exactly.js';
 import { PackwrightError } from '../errors/packwright-error.js';
 import { applyDelta, DeltaFormatError, readDeltaHeader } from '../delta/apply-delta.js';
-import { hashBytes, writeHeaderBefore } from '../hash/hash-object.js';
+import { hashBytes, MAX_HEADER_LENGTH, writeHeaderBefore } from '../hash/hash-object.js';
 import { hashLength, type ObjectFormat } from '../hash/object-format.js';
 import { BufferPool } from '../memory/buffer-pool.js';
 import { Inflater, inflateCodeName } from '../zlib/inflater.js';
@@ -68,7 +68,7 @@ export interface ResolverStats {
 }
 
 /** Room kept in front of every resolved object for `"<type> <size>\0"`, so it hashes as one range. */
-const HEAD_ROOM = 32;
+const HEAD_ROOM = MAX_HEADER_LENGTH;
 /** Pack read-back cache per thread: 64 blocks of 128 KiB = 8 MiB. */
 const BLOCK = 128 * 1024;
 const BLOCKS = 64;
