@@ -147,8 +147,8 @@ function readAs(store: ObjectStore, id: Buffer, wanted: number, name: string): B
   for (let i = 0; i < 64; i++) {
     const obj = store.read(id);
     if (obj.type === wanted) return obj.data;
-    if (obj.type === OBJ_TAG) id = Buffer.from(parseTag(obj.data).object, 'hex');
-    else if (obj.type === OBJ_COMMIT && wanted === OBJ_TREE) id = Buffer.from(parseCommit(obj.data).tree, 'hex');
+    if (obj.type === OBJ_TAG) id = parseTag(obj.data, store.hashLength).object;
+    else if (obj.type === OBJ_COMMIT && wanted === OBJ_TREE) id = parseCommit(obj.data, store.hashLength).tree;
     else break;
   }
   throw new PackwrightError('INVALID_ARGUMENT', `${name}: bad file`);

@@ -1,35 +1,100 @@
 import { PackwrightError } from '../errors/packwright-error.js';
+import { typeNumber } from './object-type.js';
 
-/** The header lines of a commit or tag before the blank line, `key value` (continuations joined). */
-function headerValues(data: Buffer, key: string): string[] {
-  const end = data.indexOf('\n\n');
-  const head = data.toString('utf8', 0, end < 0 ? data.length : end);
-  const out: string[] = [];
-  for (const line of head.split('\n')) {
-    if (line.startsWith(key + ' ')) out.push(line.slice(key.length + 1));
-  }
-  return out;
-}
+/**
+ * Commit and tag headers with ids as bytes (hex only at the edges): what walking history needs.
+ * A header line is `<key> <value>\n`; the headers end at the first empty line (gitformat:
+ * commit, tag). Only the lines a walk needs are read, and nothing after the headers.
+ */
 
 export interface CommitHeader {
-  tree: string;
-  parents: string[];
-}
-
-export function parseCommit(data: Buffer, idForErrors = '<commit>'): CommitHeader {
-  const tree = headerValues(data, 'tree')[0];
-  if (tree === undefined) throw new PackwrightError('OBJECT_CORRUPT', `commit ${idForErrors} has no tree line`);
-  return { tree, parents: headerValues(data, 'parent') };
+  tree: Buffer;
+  parents: Buffer[];
 }
 
 export interface TagHeader {
-  object: string;
-  type: string;
+  /** The tagged object's id. */
+  object: Buffer;
+  /** Its type number (1-4). */
+  type: number;
+  /** The tag's name (its `tag` line), or '' when it has none. */
+  name: string;
 }
 
-export function parseTag(data: Buffer, idForErrors = '<tag>'): TagHeader {
-  const object = headerValues(data, 'object')[0];
-  const type = headerValues(data, 'type')[0];
-  if (object === undefined || type === undefined) throw new PackwrightError('OBJECT_CORRUPT', `tag ${idForErrors} lacks an object or type line`);
-  return { object, type };
+/** Parses the hex id at `data[at..at+2H)`, or undefined when it is not one. */
+function idAt(data: Uint8Array, at: number, end: number, hashLength: number): Buffer | undefined {
+  if (at + 2 * hashLength > end) return undefined;
+  const hex = Buffer.from(data.buffer, data.byteOffset + at, 2 * hashLength).toString('latin1');
+  const id = Buffer.from(hex, 'hex');
+  return id.length === hashLength ? id : undefined;
+}
+
+/**
+ * Calls `line(keyEnd, start, end)` for each header line `data[start..end)` (its key ends at
+ * `keyEnd`, its value starts after the space there) until the blank line, or until `line` returns
+ * false. Continuation lines (a leading space) belong to the line before and are skipped.
+ */
+function forEachHeader(data: Uint8Array, line: (keyEnd: number, start: number, end: number) => boolean): void {
+  let p = 0;
+  while (p < data.length && data[p] !== 0x0a) {
+    let end = data.indexOf(0x0a, p);
+    if (end < 0) end = data.length;
+    if (data[p] !== 0x20) {
+      let space = data.indexOf(0x20, p);
+      if (space < 0 || space > end) space = end;
+      if (!line(space, p, end)) return;
+    }
+    p = end + 1;
+  }
+}
+
+function keyIs(data: Uint8Array, start: number, keyEnd: number, key: string): boolean {
+  if (keyEnd - start !== key.length) return false;
+  for (let i = 0; i < key.length; i++) if (data[start + i] !== key.charCodeAt(i)) return false;
+  return true;
+}
+
+/**
+ * The tree and parents of a commit. Like git's parser (commit.c, parse_commit_buffer) the tree
+ * line must come first and the parents follow it; a bad id is OBJECT_CORRUPT.
+ */
+export function parseCommit(data: Uint8Array, hashLength: number, idForErrors = '<commit>'): CommitHeader {
+  let tree: Buffer | undefined;
+  const parents: Buffer[] = [];
+  let bad: string | undefined;
+  let first = true;
+  forEachHeader(data, (keyEnd, start, end) => {
+    if (first) {
+      first = false;
+      if (!keyIs(data, start, keyEnd, 'tree')) { bad = 'does not start with a tree line'; return false; }
+      tree = idAt(data, keyEnd + 1, end, hashLength);
+      if (tree === undefined || end !== keyEnd + 1 + 2 * hashLength) bad = 'has a bad tree line';
+      return bad === undefined;
+    }
+    if (!keyIs(data, start, keyEnd, 'parent')) return false;
+    const p = idAt(data, keyEnd + 1, end, hashLength);
+    if (p === undefined || end !== keyEnd + 1 + 2 * hashLength) { bad = 'has a bad parent line'; return false; }
+    parents.push(p);
+    return true;
+  });
+  if (bad === undefined && tree === undefined) bad = 'has no tree line';
+  if (bad !== undefined || tree === undefined) throw new PackwrightError('OBJECT_CORRUPT', `commit ${idForErrors} ${bad ?? 'has no tree line'}`);
+  return { tree, parents };
+}
+
+/** The object, type and name lines of an annotated tag (object first, type second, as git requires). */
+export function parseTag(data: Uint8Array, hashLength: number, idForErrors = '<tag>'): TagHeader {
+  let object: Buffer | undefined;
+  let type = -1;
+  let name = '';
+  let n = 0;
+  forEachHeader(data, (keyEnd, start, end) => {
+    const i = n++;
+    if (i === 0 && keyIs(data, start, keyEnd, 'object') && end === keyEnd + 1 + 2 * hashLength) object = idAt(data, keyEnd + 1, end, hashLength);
+    else if (i === 1 && keyIs(data, start, keyEnd, 'type')) type = typeNumber(Buffer.from(data.subarray(keyEnd + 1, end)).toString('latin1'));
+    else if (i === 2 && keyIs(data, start, keyEnd, 'tag')) name = Buffer.from(data.subarray(keyEnd + 1, end)).toString('utf8');
+    return i < 2;
+  });
+  if (object === undefined || type < 0) throw new PackwrightError('OBJECT_CORRUPT', `tag ${idForErrors} lacks a valid object or type line`);
+  return { object, type, name };
 }

@@ -1,5 +1,90 @@
 import { PackwrightError } from '../errors/packwright-error.js';
+import { OBJ_BLOB, OBJ_COMMIT, OBJ_TREE } from './object-type.js';
 
+/** File-type bits of a tree entry's mode (git's S_IFMT). */
+const S_IFMT = 0o170000;
+const S_IFDIR = 0o040000;
+const S_IFREG = 0o100000;
+const S_IFLNK = 0o120000;
+/** A submodule: the entry names a commit of another repository (gitlink). */
+const S_IFGITLINK = 0o160000;
+
+/**
+ * Walks a tree object's entries (`<octal mode> <name>\0<raw id>`, repeated; gitformat: tree)
+ * without making an object per entry: after `next()` returns true, `mode`, and the name and id as
+ * positions in `data`, describe the current entry. Counting objects for a pack walks tens of
+ * millions of entries, so the cursor is reused and its fields are numbers.
+ */
+export class TreeCursor {
+  /** The entry's mode, parsed from octal (0o100644, 0o040000, …), as stored (see `canonicalMode`). */
+  mode = 0;
+  /** Where the entry starts in `data` (its mode's first digit). */
+  entryStart = 0;
+  /** The name is `data[nameStart..nameEnd)`; the id `data[idStart..idStart+hashLength)`. */
+  nameStart = 0;
+  nameEnd = 0;
+  idStart = 0;
+  private pos = 0;
+  private data: Uint8Array = new Uint8Array(0);
+  private what = '<tree>';
+
+  constructor(readonly hashLength: number) {}
+
+  /** Starts over on another tree; `what` names it in errors (its id, usually). */
+  reset(data: Uint8Array, what = '<tree>'): this {
+    this.data = data;
+    this.pos = 0;
+    this.what = what;
+    return this;
+  }
+
+  /** Moves to the next entry; false at the end. Throws OBJECT_CORRUPT for a malformed entry. */
+  next(): boolean {
+    const d = this.data;
+    let p = this.pos;
+    if (p >= d.length) return false;
+    const start = p;
+    let mode = 0;
+    let c = d[p] as number;
+    // At least one octal digit, then a space (git's decode_tree_entry).
+    while (c >= 0x30 && c <= 0x37) {
+      mode = mode * 8 + (c - 0x30);
+      c = d[++p] as number;
+    }
+    if (p === start || c !== 0x20 || p >= d.length) this.fail(start, 'bad mode');
+    const nameStart = ++p;
+    while (p < d.length && d[p] !== 0) p++;
+    if (p >= d.length || p === nameStart) this.fail(start, p === nameStart ? 'empty name' : 'name is not terminated');
+    const idStart = p + 1;
+    if (idStart + this.hashLength > d.length) this.fail(start, 'id is cut');
+    this.mode = mode;
+    this.entryStart = start;
+    this.nameStart = nameStart;
+    this.nameEnd = p;
+    this.idStart = idStart;
+    this.pos = idStart + this.hashLength;
+    return true;
+  }
+
+  /** The object type the current entry's mode implies: tree, commit (a submodule) or blob. */
+  get objectType(): number {
+    return modeObjectType(this.mode);
+  }
+
+  private fail(at: number, what: string): never {
+    throw new PackwrightError('OBJECT_CORRUPT', `tree ${this.what} is malformed at byte ${at}: ${what}`, { offset: at });
+  }
+}
+
+/** The object type a tree entry's mode implies. */
+export function modeObjectType(mode: number): number {
+  const kind = mode & S_IFMT;
+  if (kind === S_IFDIR) return OBJ_TREE;
+  if (kind === S_IFGITLINK) return OBJ_COMMIT;
+  return OBJ_BLOB;
+}
+
+/** One tree entry as objects (for callers that keep a few; walks use `TreeCursor`). */
 export interface TreeEntry {
   /** Octal mode as git stores it ("40000", "100644", "120000", "160000"). */
   mode: string;
@@ -7,39 +92,45 @@ export interface TreeEntry {
   id: Buffer;
 }
 
-/** Parses a tree object: `<octal mode> <name>\0<raw id>` repeated, no count (gitformat: tree). */
+/** Parses a whole tree into entries (views of `data`). */
 export function parseTree(data: Buffer, hashLength: number, idForErrors = '<tree>'): TreeEntry[] {
   const entries: TreeEntry[] = [];
-  let p = 0;
-  while (p < data.length) {
-    const space = data.indexOf(0x20, p);
-    const nul = space < 0 ? -1 : data.indexOf(0, space + 1);
-    if (space < 0 || nul < 0 || nul + 1 + hashLength > data.length) {
-      throw new PackwrightError('OBJECT_CORRUPT', `tree ${idForErrors} is malformed at byte ${p}`, { offset: p });
-    }
+  const cursor = new TreeCursor(hashLength).reset(data, idForErrors);
+  while (cursor.next()) {
     entries.push({
-      mode: data.toString('latin1', p, space),
-      name: data.subarray(space + 1, nul),
-      id: data.subarray(nul + 1, nul + 1 + hashLength),
+      mode: data.toString('latin1', cursor.entryStart, cursor.nameStart - 1),
+      name: data.subarray(cursor.nameStart, cursor.nameEnd),
+      id: data.subarray(cursor.idStart, cursor.idStart + hashLength),
     });
-    p = nul + 1 + hashLength;
   }
   return entries;
 }
 
-/** The object type a tree entry's mode implies. */
+/**
+ * The mode git reports for a stored one (tree-walk.c, canon_mode): regular files become 100644 or
+ * 100755 by their owner-execute bit, symlinks 120000, trees 040000, anything else a gitlink 160000.
+ */
+export function canonicalMode(mode: number): number {
+  const kind = mode & S_IFMT;
+  if (kind === S_IFREG) return S_IFREG | (mode & 0o100 ? 0o755 : 0o644);
+  if (kind === S_IFLNK || kind === S_IFDIR) return kind;
+  return S_IFGITLINK;
+}
+
+/** The object type a tree entry's mode implies, by name. */
 export function modeType(mode: string): 'tree' | 'commit' | 'blob' {
-  if (mode === '40000' || mode === '040000') return 'tree';
-  if (mode === '160000') return 'commit';
-  return 'blob';
+  const type = modeObjectType(parseInt(mode, 8));
+  return type === OBJ_TREE ? 'tree' : type === OBJ_COMMIT ? 'commit' : 'blob';
 }
 
 /** `git cat-file -p` / `ls-tree` form: `<6-digit mode> <type> <hex id>\t<name>`. */
 export function formatTree(data: Buffer, hashLength: number): Buffer {
   const parts: Buffer[] = [];
-  for (const e of parseTree(data, hashLength)) {
-    const mode = e.mode.padStart(6, '0');
-    parts.push(Buffer.from(`${mode} ${modeType(e.mode)} ${e.id.toString('hex')}\t`, 'latin1'), e.name, Buffer.from('\n'));
+  const cursor = new TreeCursor(hashLength).reset(data);
+  while (cursor.next()) {
+    const mode = canonicalMode(cursor.mode).toString(8).padStart(6, '0');
+    const id = Buffer.from(data.buffer, data.byteOffset + cursor.idStart, hashLength).toString('hex');
+    parts.push(Buffer.from(`${mode} ${modeType(cursor.mode.toString(8))} ${id}\t`, 'latin1'), data.subarray(cursor.nameStart, cursor.nameEnd), Buffer.from('\n'));
   }
   return Buffer.concat(parts);
 }

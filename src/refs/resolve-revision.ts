@@ -68,9 +68,9 @@ function peel(store: ObjectStore, id: Buffer, wanted: string, rev: string): Buff
     const type = typeName(obj.type);
     if (wanted === type || (wanted === '' && obj.type !== OBJ_TAG) || wanted === 'object') return id;
     if (obj.type === OBJ_TAG) {
-      id = Buffer.from(parseTag(obj.data, toHex(id)).object, 'hex');
+      id = parseTag(obj.data, store.hashLength, toHex(id)).object;
     } else if (obj.type === OBJ_COMMIT && wanted === 'tree') {
-      id = Buffer.from(parseCommit(obj.data, toHex(id)).tree, 'hex');
+      id = parseCommit(obj.data, store.hashLength, toHex(id)).tree;
     } else {
       break;
     }
@@ -117,15 +117,15 @@ export function resolveRevision(store: ObjectStore, rev: string): Buffer {
           id = peel(store, id, 'commit', rev);
           continue;
         }
-        const parents = parseCommit(store.read(peel(store, id, 'commit', rev)).data).parents;
+        const parents = parseCommit(store.read(peel(store, id, 'commit', rev)).data, store.hashLength).parents;
         const p = parents[n - 1];
         if (p === undefined) throw new PackwrightError('REF_NOT_FOUND', `${rev}: commit has no parent ${n}`);
-        id = Buffer.from(p, 'hex');
+        id = p;
       } else {
         for (let i = 0; i < n; i++) {
-          const p = parseCommit(store.read(peel(store, id, 'commit', rev)).data).parents[0];
+          const p = parseCommit(store.read(peel(store, id, 'commit', rev)).data, store.hashLength).parents[0];
           if (p === undefined) throw new PackwrightError('REF_NOT_FOUND', `${rev}: history ends before ~${n}`);
-          id = Buffer.from(p, 'hex');
+          id = p;
         }
       }
     }
