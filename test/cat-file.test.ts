@@ -4,7 +4,8 @@ import { readdirSync, rmSync } from 'node:fs';
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { CLI, git, packwright, packwrightFails, tempDir, makeRepo, makeDeepChainRepo, type Format } from './helpers/git.js';
-import { ObjectStore, forEachObject } from '../src/odb/index.js';
+import { Repository } from '../src/repo/index.js';
+import { forEachObject } from '../src/odb/index.js';
 import { hashObject } from '../src/hash/index.js';
 
 const FULL = '--batch=%(objectname) %(objecttype) %(objectsize) %(objectsize:disk) %(deltabase)';
@@ -60,7 +61,7 @@ for (const format of ['sha1', 'sha256'] as Format[]) {
         assert.deepEqual(lines(packwright(repo, ['cat-file', '--batch-all-objects', '--batch-check', '--unordered'])), lines(git(repo, ['cat-file', '--batch-all-objects', '--batch-check', '--unordered'])));
       });
       test('every object read through the library has the id it was asked for', () => {
-        const store = ObjectStore.open(repo);
+        const store = Repository.open(repo).objects;
         let n = 0;
         try {
           forEachObject(store, {}, (id) => {
@@ -121,7 +122,7 @@ describe('cat-file on a delta chain deeper than 1000', () => {
     // Big windows of 4 KiB once reads are dense; or never dense: 64 KiB windows and one-off
     // reads for longer spans, as a single lookup in a large pack does.
     for (const options of [{ windowSize: 4096 }, { denseAfter: Infinity }]) {
-      const store = ObjectStore.open(repo, { ...options, deltaBaseCacheLimit: 64 * 1024 });
+      const store = Repository.open(repo, { ...options, deltaBaseCacheLimit: 64 * 1024 }).objects;
       try {
         let n = 0;
         forEachObject(store, {}, (id) => {

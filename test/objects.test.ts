@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { git, makeRepo, tempDir, type Format } from './helpers/git.js';
-import { ObjectStore } from '../src/odb/index.js';
+import { Repository } from '../src/repo/index.js';
 import { TreeCursor, formatTree, parseCommit, parseTag, parseTree, OBJ_TREE, OBJ_COMMIT, OBJ_BLOB, modeObjectType } from '../src/objects/index.js';
 import { isPackwrightError } from '../src/errors/index.js';
 
@@ -13,7 +13,7 @@ for (const format of ['sha1', 'sha256'] as Format[]) {
     try {
       mkdirSync(join(dir.path, 'r'));
       const repo = makeRepo(join(dir.path, 'r'), format);
-      const store = ObjectStore.open(repo);
+      const store = Repository.open(repo).objects;
       const H = store.hashLength;
       // Commits: `rev-list --parents` gives each commit and its parents, `%T` its tree.
       const lines = git(repo, ['log', '--format=%H %T %P', 'main']).toString().trim().split('\n');

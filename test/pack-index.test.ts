@@ -3,9 +3,10 @@ import assert from 'node:assert/strict';
 import { mkdirSync, readdirSync, readFileSync, rmSync, truncateSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { git, makeRepo, tempDir, type Format } from './helpers/git.js';
+import { Repository } from '../src/repo/index.js';
 import { PackIndex } from '../src/idx/index.js';
 import { PackFile } from '../src/pack/index.js';
-import { ObjectStore, forEachObject } from '../src/odb/index.js';
+import { forEachObject } from '../src/odb/index.js';
 import { hashObject } from '../src/hash/index.js';
 import { isPackwrightError } from '../src/errors/index.js';
 
@@ -113,7 +114,7 @@ test('a store whose indexes are read by section reads every object with the id a
   try {
     mkdirSync(join(dir.path, 'r'));
     const { repo } = indexedPack(join(dir.path, 'r'), 'sha1', '2');
-    const store = ObjectStore.open(repo, { lazyIndexMin: 0 });
+    const store = Repository.open(repo, { lazyIndexMin: 0 }).objects;
     let count = 0;
     forEachObject(store, {}, (id) => {
       const copy = Buffer.from(id);
@@ -166,7 +167,7 @@ for (const format of ['sha1', 'sha256'] as Format[]) {
       const sorted = new PackIndex(readFileSync(idx), H, idx).packOrder();
       assert.deepEqual(PackIndex.open(idx, H, { revPath: rev }).packOrder(), sorted);
       // The store reads it: every object read through the pack order is the one asked for.
-      const store = ObjectStore.open(repo);
+      const store = Repository.open(repo).objects;
       forEachObject(store, { unordered: true }, (id) => {
         const copy = Buffer.from(id);
         const obj = store.read(copy);

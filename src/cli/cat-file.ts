@@ -2,6 +2,7 @@ import { PackwrightError, isPackwrightError } from '../errors/index.js';
 import { OBJ_COMMIT, OBJ_TAG, OBJ_TREE, TYPE_NAME_BYTES, TYPE_NAMES, typeName, typeNumber, parseCommit, parseTag, formatTree } from '../objects/index.js';
 import { forEachObject, onlyPack, type ObjectInfo, type ObjectLocation, type ObjectStore, type StorePack } from '../odb/index.js';
 import { resolveRevision } from '../refs/index.js';
+import type { Repository } from '../repo/index.js';
 import { Output, writeDecimal, writeHex } from './output.js';
 import { BIG_SIZE, objectSize } from '../pack/index.js';
 import { readLines } from './read-lines.js';
@@ -67,7 +68,8 @@ function compileFormat(format: string): BatchFormat {
 
 const DEFAULT_FORMAT = '%(objectname) %(objecttype) %(objectsize)';
 
-export async function catFile(store: ObjectStore, args: string[]): Promise<number> {
+export async function catFile(repo: Repository, args: string[]): Promise<number> {
+  const store = repo.objects;
   let mode: string | undefined;
   let batch: 'batch' | 'check' | undefined;
   let format = DEFAULT_FORMAT;
@@ -90,7 +92,7 @@ export async function catFile(store: ObjectStore, args: string[]): Promise<numbe
   if (batch !== undefined) {
     if (positional.length > 0 || mode !== undefined) throw new UsageError(USAGE);
     const fmt = compileFormat(format);
-    const printer = new BatchPrinter(store, out, fmt, batch === 'batch');
+    const printer = new BatchPrinter(repo, out, fmt, batch === 'batch');
     if (all) {
       // Over all objects, one sequential pass per pack answers every header question, and tells
       // which objects are delta bases worth keeping while reading contents.
@@ -115,7 +117,7 @@ export async function catFile(store: ObjectStore, args: string[]): Promise<numbe
     const [typeArg, name] = positional as [string, string];
     const wanted = typeNumber(typeArg);
     if (wanted < 0) throw new PackwrightError('INVALID_ARGUMENT', `invalid object type "${typeArg}"`);
-    const obj = readAs(store, resolveRevision(store, name), wanted, name);
+    const obj = readAs(store, resolveRevision(repo, name), wanted, name);
     out.bytes(obj);
     out.flush();
     return 0;
@@ -124,13 +126,13 @@ export async function catFile(store: ObjectStore, args: string[]): Promise<numbe
   const name = positional[0] as string;
   if (mode === '-e') {
     try {
-      return store.has(resolveRevision(store, name)) ? 0 : 1;
+      return store.has(resolveRevision(repo, name)) ? 0 : 1;
     } catch (e) {
       if (isPackwrightError(e, 'REF_NOT_FOUND') || isPackwrightError(e, 'OBJECT_NOT_FOUND')) return 1;
       throw e;
     }
   }
-  const id = resolveRevision(store, name);
+  const id = resolveRevision(repo, name);
   if (mode === '-t' || mode === '-s') {
     const info = store.info(id);
     out.string(mode === '-t' ? `${typeName(info.type)}\n` : `${info.size}\n`);
@@ -156,16 +158,18 @@ function readAs(store: ObjectStore, id: Buffer, wanted: number, name: string): B
 
 class BatchPrinter {
   private readonly ctx: BatchContext;
+  private readonly store: ObjectStore;
   /** Reused for every header-only answer. */
   private readonly info: ObjectInfo = { type: 0, size: 0, diskSize: -1, deltaBase: undefined };
 
   constructor(
-    private readonly store: ObjectStore,
+    private readonly repo: Repository,
     private readonly out: Output,
     private readonly format: BatchFormat,
     private readonly contents: boolean,
   ) {
-    this.ctx = { id: Buffer.alloc(0), type: 0, size: 0, diskSize: 0, deltaBase: undefined, rest: '', zero: '0'.repeat(store.hashLength * 2) };
+    this.store = repo.objects;
+    this.ctx = { id: Buffer.alloc(0), type: 0, size: 0, diskSize: 0, deltaBase: undefined, rest: '', zero: '0'.repeat(this.store.hashLength * 2) };
   }
 
   /**
@@ -210,7 +214,7 @@ class BatchPrinter {
     const name = m?.[1] ?? line;
     let id: Buffer | undefined = name.length === this.store.hashLength * 2 ? fromHex(name, this.store.hashLength) : undefined;
     try {
-      id ??= resolveRevision(this.store, name);
+      id ??= resolveRevision(this.repo, name);
     } catch (e) {
       if (isPackwrightError(e, 'OBJECT_AMBIGUOUS')) { this.out.string(`${name} ambiguous\n`); return; }
       if (isPackwrightError(e, 'REF_NOT_FOUND') || isPackwrightError(e, 'OBJECT_NOT_FOUND')) { this.out.string(`${name} missing\n`); return; }

@@ -1,20 +1,21 @@
 import { hashObject } from '../hash/index.js';
 import { typeName } from '../objects/index.js';
-import { forEachObject, ObjectStore } from '../odb/index.js';
+import { forEachObject } from '../odb/index.js';
+import type { Repository } from '../repo/index.js';
 import { indexPack, verifyPack } from '../resolve/index.js';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 /**
- * The README's first command: on the repository at `path` (this checkout by default), count the
+ * The README's first command: on the repository (this checkout by default), count the
  * objects, read every one of them and check that each hashes to its id, then rebuild each pack's
  * index and compare it with git's (verify-pack), and index a pack of all its objects next to
  * `git index-pack`, with timings.
  */
-export async function demo(path: string, _args: string[]): Promise<number> {
+export async function demo(repo: Repository, _args: string[]): Promise<number> {
   const t0 = performance.now();
-  const store = ObjectStore.open(path);
+  const store = repo.objects;
   const counts: Record<string, number> = { commit: 0, tree: 0, blob: 0, tag: 0 };
   let n = 0;
   let bytes = 0;
@@ -37,15 +38,15 @@ export async function demo(path: string, _args: string[]): Promise<number> {
     verified += pack.objectCount;
   }
   const t2 = performance.now();
-  const indexed = await indexAgainstGit(store.gitDir);
+  const indexed = await indexAgainstGit(repo.gitDir);
   process.stdout.write(
-    `repository ${store.gitDir} (${store.format}), ${packs.length} pack(s)\n` +
+    `repository ${repo.gitDir} (${store.format}), ${packs.length} pack(s)\n` +
       `read and verified ${n} objects (${Object.entries(counts).map(([k, v]) => `${v} ${k}s`).join(', ')}), ${(bytes / 1e6).toFixed(1)} MB, in ${(t1 - t0).toFixed(0)} ms\n` +
       (bad ? `${bad} objects failed verification\n` : 'all objects hash to their ids\n') +
       `verify-pack: ${packs.length} pack(s), ${verified} objects, indexes rebuilt byte-identical, in ${(t2 - t1).toFixed(0)} ms\n` +
       indexed,
   );
-  store.close();
+  repo.close();
   return bad || indexed.includes('DIFFERS') ? 1 : 0;
 }
 

@@ -1,4 +1,5 @@
 import { resolve } from 'node:path';
+import { Repository } from '../repo/index.js';
 
 /** Options that come before the command, as in `git -C <path> --git-dir=<dir> <command>`. */
 export interface GlobalOptions {
@@ -24,4 +25,9 @@ export function parseGlobalOptions(argv: string[]): { global: GlobalOptions; res
 /** Where the repository is: `--git-dir` (or GIT_DIR) against `-C`, else the directory `-C` gives. */
 export function repositoryPath(global: GlobalOptions): string {
   return global.gitDir !== undefined ? resolve(global.cwd, global.gitDir) : global.cwd;
+}
+
+/** The repository as git finds it: the git directory `--git-dir` names, or a search up from `-C`. */
+export function openRepository(global: GlobalOptions): Repository {
+  return global.gitDir !== undefined ? Repository.openGitDir(resolve(global.cwd, global.gitDir)) : Repository.open(global.cwd);
 }

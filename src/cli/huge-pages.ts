@@ -1,6 +1,6 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { findGitDir } from '../odb/index.js';
+import { findGitDir } from '../repo/index.js';
 import type { GlobalOptions } from './global-options.js';
 
 /**

@@ -2,11 +2,11 @@ import { join, resolve } from 'node:path';
 import { mkdirSync } from 'node:fs';
 import { PackwrightError } from '../errors/index.js';
 import type { ObjectFormat } from '../hash/index.js';
-import { ObjectStore } from '../odb/index.js';
+import type { Repository } from '../repo/index.js';
 import { indexPack, type IndexPackOptions, type IndexPackPhase } from '../resolve/index.js';
 import { Output } from './output.js';
 import { Progress } from './progress.js';
-import { repositoryPath, type GlobalOptions } from './global-options.js';
+import { openRepository, type GlobalOptions } from './global-options.js';
 import { UsageError } from './usage-error.js';
 
 const USAGE = 'usage: packwright index-pack [-v] [-o <index-file>] [--keep | --keep=<msg>] [--rev-index] [--verify] [--strict] [--fix-thin] [--threads=<n>] [--index-version=<v>[,<limit>]] [--object-format=<fmt>] [--max-input-size=<n>] (<pack-file> | --stdin [<pack-file>])';
@@ -15,9 +15,9 @@ const TITLES: Record<IndexPackPhase, string> = {
   receiving: 'Receiving objects', indexing: 'Indexing objects', resolving: 'Resolving deltas', writing: 'Writing index',
 };
 
-function tryOpenStore(ctx: GlobalOptions): ObjectStore | undefined {
+function tryOpenRepository(ctx: GlobalOptions): Repository | undefined {
   try {
-    return ObjectStore.open(repositoryPath(ctx));
+    return openRepository(ctx);
   } catch {
     return undefined;
   }
@@ -71,12 +71,13 @@ export async function indexPackCommand(ctx: GlobalOptions, args: string[]): Prom
   if (!stdin && packArg !== undefined && !packArg.endsWith('.pack') && options.indexPath === undefined) {
     throw new PackwrightError('INVALID_ARGUMENT', `packfile name '${packArg}' does not end with '.pack'`);
   }
-  const store = stdin || format === undefined ? tryOpenStore(ctx) : undefined;
-  options.objectFormat = format ?? store?.format ?? 'sha1';
+  const repo = stdin || format === undefined ? tryOpenRepository(ctx) : undefined;
+  options.objectFormat = format ?? repo?.format ?? 'sha1';
   const bar = new Progress(progress);
   options.onProgress = (phase, done, total, bytes) => bar.update(TITLES[phase], done, total, phase === 'receiving' ? bytes : undefined);
   if (fixThin) {
-    if (store === undefined) throw new PackwrightError('REPO_NOT_FOUND', '--fix-thin needs a repository to take bases from');
+    if (repo === undefined) throw new PackwrightError('REPO_NOT_FOUND', '--fix-thin needs a repository to take bases from');
+    const store = repo.objects;
     options.fixThin = (id) => (store.has(id) ? store.read(id) : undefined);
   }
   let input: string | NodeJS.ReadableStream;
@@ -84,8 +85,8 @@ export async function indexPackCommand(ctx: GlobalOptions, args: string[]): Prom
     input = process.stdin;
     if (packArg !== undefined) options.packPath = packArg;
     else {
-      if (store === undefined) throw new PackwrightError('REPO_NOT_FOUND', '--stdin requires a git repository');
-      options.packDir = join(store.objectsDir, 'pack');
+      if (repo === undefined) throw new PackwrightError('REPO_NOT_FOUND', '--stdin requires a git repository');
+      options.packDir = join(repo.commonDir, 'objects', 'pack');
       mkdirSync(options.packDir, { recursive: true });
     }
   } else {
@@ -99,6 +100,6 @@ export async function indexPackCommand(ctx: GlobalOptions, args: string[]): Prom
   if (!options.verify) out.string(stdin ? `${options.keep !== undefined ? 'keep' : 'pack'}\t${hex}\n` : `${hex}\n`);
   if (stdin && result.trailing.length > 0) out.bytes(result.trailing);
   out.flush();
-  store?.close();
+  repo?.close();
   return 0;
 }

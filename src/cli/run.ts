@@ -1,11 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { isPackwrightError } from '../errors/index.js';
-import { ObjectStore } from '../odb/index.js';
 import { catFile } from './cat-file.js';
 import { indexPackCommand } from './index-pack.js';
 import { verifyPackCommand } from './verify-pack.js';
 import { UsageError } from './usage-error.js';
-import { parseGlobalOptions, repositoryPath, type GlobalOptions } from './global-options.js';
+import { openRepository, parseGlobalOptions } from './global-options.js';
 
 const USAGE = `usage: packwright [--version] [-C <path>] [--git-dir=<path>] <command> [<args>]
 
@@ -21,9 +20,6 @@ function packageVersion(): string {
   return pkg.version;
 }
 
-function openStore(global: GlobalOptions): ObjectStore {
-  return ObjectStore.open(repositoryPath(global));
-}
 
 /** Runs one packwright command; returns the exit code (128 for errors, 129 for usage, like git). */
 export async function run(argv: string[]): Promise<number> {
@@ -32,14 +28,14 @@ export async function run(argv: string[]): Promise<number> {
   try {
     switch (command) {
       case 'cat-file':
-        return await catFile(openStore(global), args);
+        return await catFile(openRepository(global), args);
       case 'index-pack':
         return await indexPackCommand(global, args);
       case 'verify-pack':
         return await verifyPackCommand(global, args);
       case 'demo': {
         const { demo } = await import('./demo.js');
-        return await demo(repositoryPath(global), args);
+        return await demo(openRepository(global), args);
       }
       case '--version':
       case 'version':

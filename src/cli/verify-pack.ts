@@ -3,11 +3,10 @@ import { isPackwrightError } from '../errors/index.js';
 import { hashLength, type ObjectFormat } from '../hash/index.js';
 import { typeName } from '../objects/index.js';
 import { OBJ_OFS_DELTA } from '../pack/index.js';
-import { ObjectStore } from '../odb/index.js';
 import { verifyPack } from '../resolve/index.js';
 import { Output } from './output.js';
 import { UsageError } from './usage-error.js';
-import { repositoryPath, type GlobalOptions } from './global-options.js';
+import { openRepository, type GlobalOptions } from './global-options.js';
 
 const USAGE = 'usage: packwright verify-pack [-v | --verbose] [-s | --stat-only] [--object-format=<fmt>] <pack>.idx...';
 
@@ -32,7 +31,7 @@ export async function verifyPackCommand(ctx: GlobalOptions, args: string[]): Pro
   if (idxs.length === 0) throw new UsageError(USAGE);
   if (format === undefined) {
     try {
-      format = ObjectStore.open(repositoryPath(ctx)).format;
+      format = openRepository(ctx).format;
     } catch {
       format = 'sha1';
     }

@@ -9,6 +9,7 @@ export type ErrorCode =
   | 'OBJECT_AMBIGUOUS'
   | 'OBJECT_CORRUPT'
   | 'REF_NOT_FOUND'
+  | 'REF_CORRUPT'
   | 'DELTA_CORRUPT'
   | 'PACK_SIGNATURE'
   | 'PACK_VERSION'
@@ -28,6 +29,7 @@ export type ErrorCode =
   | 'REV_CORRUPT'
   | 'LOOSE_CORRUPT'
   | 'IO_ERROR'
+  | 'CONFIG_INVALID'
   | 'ABORTED'
   | 'WORKER_FAILED';
 

@@ -1,5 +1,5 @@
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
 import { PackwrightError } from '../errors/packwright-error.js';
 import { hashLength, type ObjectFormat } from '../hash/object-format.js';
 import { toHex, isHex } from '../hash/hex.js';
@@ -12,7 +12,7 @@ import { buildInfoTable, objectSize, type PackInfoTable } from '../pack/pack-inf
 import { DeltaBaseCache, DEFAULT_DELTA_BASE_CACHE_LIMIT, MAX_PACK_SLOTS, type PackIdentity } from '../pack/delta-base-cache.js';
 import { readLoose, readLooseHeader } from '../loose/read-loose.js';
 import { Inflater } from '../zlib/inflater.js';
-import { findGitDir, readObjectFormat } from './git-dir.js';
+import { GitConfig } from '../config/git-config.js';
 import { readAlternates } from './alternates.js';
 
 export interface StoredObject {
@@ -36,6 +36,8 @@ export interface InfoRequest {
 }
 
 export interface OpenStoreOptions {
+  /** SHA-1 or SHA-256; by default what the git directory's config says (extensions.objectformat). */
+  objectFormat?: ObjectFormat;
   /** Bytes of resolved delta bases to keep (git's core.deltaBaseCacheLimit, 96 MiB). */
   deltaBaseCacheLimit?: number;
   /** Window size for pack reads (see PackFile); tests lower it to exercise windowed reads. */
@@ -191,7 +193,6 @@ export type ObjectLocation =
  * generation-counted store is built on top of this).
  */
 export class ObjectStore {
-  readonly gitDir: string;
   readonly objectsDir: string;
   readonly format: ObjectFormat;
   readonly hashLength: number;
@@ -206,8 +207,7 @@ export class ObjectStore {
   /** Index into `packs` of the last hit: consecutive lookups tend to hit the same pack. */
   private lastPack = 0;
 
-  private constructor(gitDir: string, objectsDir: string, format: ObjectFormat, options: OpenStoreOptions) {
-    this.gitDir = gitDir;
+  private constructor(objectsDir: string, format: ObjectFormat, options: OpenStoreOptions) {
     this.objectsDir = objectsDir;
     this.format = format;
     this.hashLength = hashLength(format);
@@ -221,10 +221,20 @@ export class ObjectStore {
     for (const dir of this.looseDirs) this.addPacks(join(dir, 'pack'));
   }
 
-  /** Opens the repository at or above `path` (a work tree, a `.git` directory or a bare repository). */
+  /**
+   * Opens the objects of a git directory, or of an objects directory given directly. Nothing is
+   * searched for: finding the repository from a work tree (or a linked worktree's common
+   * directory) is `Repository.open`'s work, and `Repository.objects` opens its store.
+   */
   static open(path: string, options: OpenStoreOptions = {}): ObjectStore {
-    const gitDir = findGitDir(path);
-    return new ObjectStore(gitDir, join(gitDir, 'objects'), readObjectFormat(gitDir), options);
+    const dir = resolve(path);
+    const isGitDir = existsSync(join(dir, 'objects')) && existsSync(join(dir, 'HEAD'));
+    const objectsDir = isGitDir ? join(dir, 'objects') : dir;
+    if (!existsSync(objectsDir)) throw new PackwrightError('REPO_NOT_FOUND', `not a git directory or objects directory: ${dir}`, { file: dir });
+    // An objects directory inside a git directory takes the format from that git directory's config.
+    const formatDir = isGitDir ? dir : dirname(dir);
+    const format = options.objectFormat ?? (existsSync(join(formatDir, 'config')) ? objectFormatOf(formatDir) : 'sha1');
+    return new ObjectStore(objectsDir, format, options);
   }
 
   private addPacks(packDir: string): void {
@@ -381,20 +391,20 @@ export class ObjectStore {
     return ids;
   }
 
-  /** Reads a file under the git directory (refs, HEAD), or undefined. */
-  readGitFile(relative: string): string | undefined {
-    try {
-      return readFileSync(join(this.gitDir, relative), 'utf8');
-    } catch {
-      return undefined;
-    }
-  }
-
   close(): void {
     for (const p of this.packs) p.close();
     this.inflater.close();
     this.cache.clear();
   }
+}
+
+/** extensions.objectformat of a git directory's own config (git reads it nowhere else). */
+export function objectFormatOf(gitDir: string): ObjectFormat {
+  const file = join(gitDir, 'config');
+  const v = GitConfig.read(file).get('extensions.objectformat')?.toLowerCase();
+  if (v === undefined || v === null || v === 'sha1') return 'sha1';
+  if (v === 'sha256') return 'sha256';
+  throw new PackwrightError('CONFIG_INVALID', `${file}: unknown object format "${v}"`, { file });
 }
 
 export function notFound(id: Uint8Array): PackwrightError {

@@ -1,1 +1,4 @@
-export { resolveRevision, readRef } from './resolve-revision.js';
+export { RefStore } from './ref-store.js';
+export type { RefValue, RefEntry } from './ref-store.js';
+export { resolveRevision } from './resolve-revision.js';
+export type { RevisionContext } from './resolve-revision.js';

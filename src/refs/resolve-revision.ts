@@ -2,57 +2,37 @@ import { PackwrightError } from '../errors/packwright-error.js';
 import { fromHex, isHex, toHex } from '../hash/hex.js';
 import { OBJ_COMMIT, OBJ_TAG, OBJ_TREE, typeName } from '../objects/object-type.js';
 import type { ObjectStore } from '../odb/object-store.js';
+import type { RefStore } from './ref-store.js';
 import { parseCommit, parseTag } from '../objects/commit.js';
 import { parseTree } from '../objects/tree.js';
 
 /** The refs git tries for a short name, in order (refs.c, ref_rev_parse_rules). */
 const DWIM_RULES = ['%s', 'refs/%s', 'refs/tags/%s', 'refs/heads/%s', 'refs/remotes/%s', 'refs/remotes/%s/HEAD'];
 
-let packedRefsCache: { gitDir: string; text: string | undefined; map: Map<string, string> } | undefined;
-
-function packedRefs(store: ObjectStore): Map<string, string> {
-  const text = store.readGitFile('packed-refs');
-  if (packedRefsCache?.gitDir === store.gitDir && packedRefsCache.text === text) return packedRefsCache.map;
-  const map = new Map<string, string>();
-  for (const line of (text ?? '').split('\n')) {
-    if (line === '' || line.startsWith('#') || line.startsWith('^')) continue;
-    const space = line.indexOf(' ');
-    if (space > 0) map.set(line.slice(space + 1), line.slice(0, space));
-  }
-  packedRefsCache = { gitDir: store.gitDir, text, map };
-  return map;
+/** What revision syntax needs: the refs, and the objects to peel and walk. */
+export interface RevisionContext {
+  readonly refs: RefStore;
+  readonly objects: ObjectStore;
 }
 
-/** Resolves a full ref name (following symbolic refs) to a hex id, or undefined. */
-export function readRef(store: ObjectStore, name: string, depth = 0): string | undefined {
-  if (depth > 5 || name.includes('..') || name.startsWith('/')) return undefined;
-  const loose = store.readGitFile(name);
-  if (loose !== undefined) {
-    const value = loose.trim();
-    if (value.startsWith('ref: ')) return readRef(store, value.slice(5).trim(), depth + 1);
-    if (isHex(value) && value.length === store.hashLength * 2) return value;
-    return undefined;
-  }
-  return packedRefs(store).get(name);
-}
-
-function dwimRef(store: ObjectStore, name: string): string | undefined {
+function dwimRef(refs: RefStore, name: string): Buffer | undefined {
   for (const rule of DWIM_RULES) {
     const full = rule.replace('%s', name);
     // Only HEAD-like names are looked up at the top of the git directory.
     if (rule === '%s' && !full.startsWith('refs/') && !/^[A-Z_]+$/.test(full)) continue;
-    const id = readRef(store, full);
+    const id = refs.resolve(full);
     if (id !== undefined) return id;
   }
   return undefined;
 }
 
-function resolveBase(store: ObjectStore, name: string): Buffer {
+function resolveBase(ctx: RevisionContext, name: string): Buffer {
+  const store = ctx.objects;
   const H = store.hashLength;
   const full = fromHex(name.toLowerCase(), H);
   if (full !== undefined) return full;
-  const ref = name === '' ? undefined : dwimRef(store, name);
-  if (ref !== undefined) return Buffer.from(ref, 'hex');
+  const ref = name === '' ? undefined : dwimRef(ctx.refs, name);
+  if (ref !== undefined) return ref;
   if (name.length >= 4 && isHex(name.toLowerCase())) {
     const matches = store.findByPrefix(name.toLowerCase(), 2);
     if (matches.length === 1) return matches[0] as Buffer;
@@ -96,15 +76,16 @@ function lookupPath(store: ObjectStore, treeish: Buffer, path: string, rev: stri
  * abbreviated ids, `HEAD` and ref names (loose and packed, with git's search rules), the suffixes
  * `^{type}`, `^{}`, `^`, `^N`, `~N`, and `<rev>:<path>`.
  */
-export function resolveRevision(store: ObjectStore, rev: string): Buffer {
+export function resolveRevision(ctx: RevisionContext, rev: string): Buffer {
+  const store = ctx.objects;
   const colon = rev.indexOf(':');
   if (colon > 0) {
-    const treeish = resolveRevision(store, rev.slice(0, colon));
+    const treeish = resolveRevision(ctx, rev.slice(0, colon));
     return lookupPath(store, treeish, rev.slice(colon + 1), rev);
   }
   const m = /^(.*?)((?:\^\{[a-z]*\}|\^[0-9]*|~[0-9]*)*)$/.exec(rev);
   const baseName = m?.[1] ?? rev;
-  let id = resolveBase(store, baseName);
+  let id = resolveBase(ctx, baseName);
   const suffixes = m?.[2] ?? '';
   const ops = suffixes.match(/\^\{[a-z]*\}|\^[0-9]*|~[0-9]*/g) ?? [];
   for (const op of ops) {

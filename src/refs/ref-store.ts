@@ -1,0 +1,170 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { PackwrightError } from '../errors/packwright-error.js';
+import { compareBytes } from '../idx/sorted-ids.js';
+
+/** A ref as stored: an object id, or (symbolic) the name of another ref. */
+export type RefValue = { kind: 'id'; id: Buffer; peeled: Buffer | undefined } | { kind: 'symbolic'; target: string };
+
+/** One ref of a listing: its name, the id it resolves to, what it peels to (annotated tags), its symbolic target. */
+export interface RefEntry {
+  name: string;
+  id: Buffer;
+  /** For a tag in packed-refs with a `^` line: the object the tag finally points at. */
+  peeled: Buffer | undefined;
+  /** For a symbolic ref: the ref it names. */
+  symbolicTarget: string | undefined;
+}
+
+/** git follows at most this many symbolic refs (refs.c, SYMREF_MAXDEPTH). */
+const SYMREF_MAX_DEPTH = 5;
+
+/** Refs that belong to one worktree (gitrepository-layout: they live in the git directory, not the common one). */
+function perWorktree(name: string): boolean {
+  return !name.startsWith('refs/') || name.startsWith('refs/bisect/') || name.startsWith('refs/worktree/') || name.startsWith('refs/rewritten/');
+}
+
+/** A name git would accept as a ref file path: no `..`, no leading `/`, no empty or dot-started component. */
+function safeName(name: string): boolean {
+  if (name === '' || name.startsWith('/') || name.endsWith('/') || name.includes('\0')) return false;
+  return name.split('/').every((part) => part !== '' && !part.startsWith('.') && !part.endsWith('.lock'));
+}
+
+interface PackedRefs {
+  text: string | undefined;
+  refs: Map<string, { id: Buffer; peeled: Buffer | undefined }>;
+}
+
+/**
+ * A repository's refs (gitrepository-layout, git-pack-refs): loose files under `refs/` (and HEAD
+ * and the like at the top), `packed-refs` with its `^<id>` peeled lines, and symbolic refs
+ * (`ref: <name>`). A loose ref hides a packed one of the same name. In a linked worktree, HEAD and
+ * `refs/bisect|worktree|rewritten/` are its own and the rest are shared (the common directory).
+ * Files are read on every question, so refs that git changes are seen at once (packed-refs is
+ * parsed again only when its contents change).
+ */
+export class RefStore {
+  private packed: PackedRefs = { text: undefined, refs: new Map() };
+
+  constructor(
+    readonly gitDir: string,
+    readonly commonDir: string,
+    readonly hashLength: number,
+  ) {}
+
+  /** The ref `name` as stored, or undefined. */
+  read(name: string): RefValue | undefined {
+    if (!safeName(name)) return undefined;
+    const loose = this.readFile(join(perWorktree(name) ? this.gitDir : this.commonDir, name));
+    if (loose !== undefined) return this.parseLoose(loose);
+    const packed = this.packedRefs().get(name);
+    return packed === undefined ? undefined : { kind: 'id', id: packed.id, peeled: packed.peeled };
+  }
+
+  /** The id `name` resolves to through symbolic refs, or undefined (missing, broken or too deep). */
+  resolve(name: string): Buffer | undefined {
+    let current = name;
+    for (let depth = 0; depth <= SYMREF_MAX_DEPTH; depth++) {
+      const v = this.read(current);
+      if (v === undefined) return undefined;
+      if (v.kind === 'id') return v.id;
+      current = v.target;
+    }
+    return undefined;
+  }
+
+  /**
+   * Every ref under `prefix` (default `refs/`), sorted by name bytewise as `git for-each-ref` sorts
+   * them, with loose refs over packed ones. Broken refs (bad contents, dangling symbolic refs) are
+   * left out, as git leaves them out with a warning.
+   */
+  list(prefix = 'refs/'): RefEntry[] {
+    const names = new Set<string>();
+    for (const name of this.packedRefs().keys()) if (name.startsWith(prefix)) names.add(name);
+    this.walk(this.commonDir, 'refs', prefix, names, false);
+    if (this.gitDir !== this.commonDir) this.walk(this.gitDir, 'refs', prefix, names, true);
+    const entries: RefEntry[] = [];
+    for (const name of names) {
+      const v = this.read(name);
+      if (v === undefined) continue;
+      if (v.kind === 'id') {
+        entries.push({ name, id: v.id, peeled: v.peeled, symbolicTarget: undefined });
+      } else {
+        const id = this.resolve(v.target);
+        if (id !== undefined) entries.push({ name, id, peeled: undefined, symbolicTarget: v.target });
+      }
+    }
+    return entries.sort((a, b) => {
+      const x = Buffer.from(a.name);
+      const y = Buffer.from(b.name);
+      return compareBytes(x, 0, y, 0, Math.min(x.length, y.length)) || x.length - y.length;
+    });
+  }
+
+  private walk(root: string, relative: string, prefix: string, into: Set<string>, worktreeOnly: boolean): void {
+    let names: import('node:fs').Dirent[];
+    try {
+      names = readdirSync(join(root, relative), { withFileTypes: true });
+    } catch {
+      return;
+    }
+    for (const d of names) {
+      const name = `${relative}/${d.name}`;
+      if (!safeName(name)) continue;
+      if (d.isDirectory()) {
+        if (name.startsWith(prefix) || prefix.startsWith(`${name}/`)) this.walk(root, name, prefix, into, worktreeOnly);
+      } else if (name.startsWith(prefix) && (this.gitDir === this.commonDir || perWorktree(name) === worktreeOnly)) {
+        into.add(name);
+      }
+    }
+  }
+
+  private parseLoose(text: string): RefValue | undefined {
+    if (text.startsWith('ref:')) {
+      const target = text.slice(4).trim();
+      return safeName(target) ? { kind: 'symbolic', target } : undefined;
+    }
+    const hex = text.trimEnd();
+    const id = hex.length === 2 * this.hashLength ? Buffer.from(hex, 'hex') : undefined;
+    return id !== undefined && id.length === this.hashLength ? { kind: 'id', id, peeled: undefined } : undefined;
+  }
+
+  private readFile(path: string): string | undefined {
+    try {
+      return readFileSync(path, 'utf8');
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code;
+      // A directory (refs/heads when asked for "refs/heads") or a missing file is no ref.
+      if (code === 'ENOENT' || code === 'EISDIR' || code === 'ENOTDIR') return undefined;
+      throw new PackwrightError('IO_ERROR', `cannot read ref file ${path}: ${(e as Error).message}`, { file: path, cause: e });
+    }
+  }
+
+  /** `packed-refs` (git-pack-refs): `<id> <name>` lines, each optionally followed by `^<peeled id>`. */
+  private packedRefs(): Map<string, { id: Buffer; peeled: Buffer | undefined }> {
+    const file = join(this.commonDir, 'packed-refs');
+    const text = this.readFile(file);
+    if (text === this.packed.text) return this.packed.refs;
+    const refs = new Map<string, { id: Buffer; peeled: Buffer | undefined }>();
+    const width = 2 * this.hashLength;
+    let last: { id: Buffer; peeled: Buffer | undefined } | undefined;
+    for (const [i, line] of (text ?? '').split('\n').entries()) {
+      if (line === '' || line.startsWith('#')) continue;
+      const bad = (): never => {
+        throw new PackwrightError('REF_CORRUPT', `${file}: unexpected line ${i + 1}: ${line}`, { file });
+      };
+      if (line.startsWith('^')) {
+        if (last === undefined || line.length !== 1 + width) bad();
+        (last as { peeled: Buffer | undefined }).peeled = Buffer.from(line.slice(1), 'hex');
+        continue;
+      }
+      if (line.length < width + 2 || line[width] !== ' ') bad();
+      const id = Buffer.from(line.slice(0, width), 'hex');
+      if (id.length !== this.hashLength) bad();
+      last = { id, peeled: undefined };
+      refs.set(line.slice(width + 1), last);
+    }
+    this.packed = { text, refs };
+    return refs;
+  }
+}

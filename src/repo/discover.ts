@@ -1,0 +1,62 @@
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { dirname, isAbsolute, join, resolve } from 'node:path';
+import { PackwrightError } from '../errors/packwright-error.js';
+
+/** Where a repository's parts are (gitrepository-layout(5)). */
+export interface RepositoryLocation {
+  /** The git directory: HEAD and per-worktree state (for a linked worktree, `.git/worktrees/<name>`). */
+  gitDir: string;
+  /** Where objects, refs and config live: the git directory, or what its `commondir` file names. */
+  commonDir: string;
+  /** The work tree, when the repository is not bare and was found from inside one. */
+  workTree: string | undefined;
+}
+
+/** A git directory has HEAD, and objects and refs of its own or through `commondir`. */
+function isGitDir(dir: string): boolean {
+  if (!existsSync(join(dir, 'HEAD'))) return false;
+  if (existsSync(join(dir, 'commondir'))) return true;
+  return existsSync(join(dir, 'objects')) && existsSync(join(dir, 'refs'));
+}
+
+/** The common directory of a git directory (its `commondir` file, relative to it, or itself). */
+export function commonDirOf(gitDir: string): string {
+  const file = join(gitDir, 'commondir');
+  if (!existsSync(file)) return gitDir;
+  const target = readFileSync(file, 'utf8').trim();
+  return isAbsolute(target) ? target : resolve(gitDir, target);
+}
+
+/** The target of a `.git` file (`gitdir: <path>`, relative to the file's directory). */
+function gitFileTarget(dotGit: string): string | undefined {
+  const m = /^gitdir: (.*)$/m.exec(readFileSync(dotGit, 'utf8'));
+  if (m?.[1] === undefined) return undefined;
+  const target = m[1].trim();
+  return isAbsolute(target) ? target : resolve(dirname(dotGit), target);
+}
+
+/**
+ * Finds the repository for `start` as git does without GIT_DIR (setup.c, discovery): `start`
+ * itself when it is a git directory (bare, `.git`, or a linked worktree's), else its `.git` (a
+ * directory, or a file saying `gitdir: <path>`), else the same for each parent.
+ */
+export function discoverRepository(start: string): RepositoryLocation {
+  let dir = resolve(start);
+  for (;;) {
+    if (isGitDir(dir)) return { gitDir: dir, commonDir: commonDirOf(dir), workTree: undefined };
+    const dotGit = join(dir, '.git');
+    if (existsSync(dotGit)) {
+      const gitDir = statSync(dotGit).isFile() ? gitFileTarget(dotGit) : dotGit;
+      if (gitDir !== undefined && isGitDir(gitDir)) return { gitDir, commonDir: commonDirOf(gitDir), workTree: dir };
+    }
+    const parent = dirname(dir);
+    if (parent === dir) break;
+    dir = parent;
+  }
+  throw new PackwrightError('REPO_NOT_FOUND', `not a git repository (or any of the parent directories): ${resolve(start)}`, { file: resolve(start) });
+}
+
+/** The git directory for `start` (see `discoverRepository`). */
+export function findGitDir(start: string): string {
+  return discoverRepository(start).gitDir;
+}

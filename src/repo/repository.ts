@@ -1,0 +1,94 @@
+import { join } from 'node:path';
+import { homedir } from 'node:os';
+import { GitConfig } from '../config/git-config.js';
+import { hashLength, type ObjectFormat } from '../hash/object-format.js';
+import { ObjectStore, objectFormatOf, type OpenStoreOptions } from '../odb/object-store.js';
+import { RefStore } from '../refs/ref-store.js';
+import { resolveRevision, type RevisionContext } from '../refs/resolve-revision.js';
+import { commonDirOf, discoverRepository, type RepositoryLocation } from './discover.js';
+
+export interface OpenRepositoryOptions extends OpenStoreOptions {
+  /**
+   * Environment to take git's config locations from (GIT_CONFIG_NOSYSTEM, GIT_CONFIG_SYSTEM,
+   * GIT_CONFIG_GLOBAL, HOME, XDG_CONFIG_HOME); default `process.env`.
+   */
+  env?: Record<string, string | undefined>;
+}
+
+/**
+ * The configuration git would use in this repository, in git's order (later wins): the system
+ * file, the global ones (`$XDG_CONFIG_HOME/git/config`, then `~/.gitconfig`, or GIT_CONFIG_GLOBAL),
+ * the repository's `config`, and its `config.worktree` when extensions.worktreeConfig is set.
+ */
+export function repositoryConfig(location: RepositoryLocation, env: Record<string, string | undefined> = process.env): GitConfig {
+  const home = env['HOME'] ?? homedir();
+  const options = { gitDir: location.gitDir, home };
+  const config = new GitConfig();
+  if (env['GIT_CONFIG_NOSYSTEM'] === undefined || !['1', 'true', 'yes', 'on'].includes(env['GIT_CONFIG_NOSYSTEM'].toLowerCase())) {
+    config.add(env['GIT_CONFIG_SYSTEM'] ?? '/etc/gitconfig', options);
+  }
+  if (env['GIT_CONFIG_GLOBAL'] !== undefined) {
+    config.add(env['GIT_CONFIG_GLOBAL'], options);
+  } else {
+    config.add(join(env['XDG_CONFIG_HOME'] ?? join(home, '.config'), 'git', 'config'), options);
+    config.add(join(home, '.gitconfig'), options);
+  }
+  const local = join(location.commonDir, 'config');
+  config.add(local, options);
+  if (GitConfig.read(local, options).getBool('extensions.worktreeConfig') === true) config.add(join(location.gitDir, 'config.worktree'), options);
+  return config;
+}
+
+/**
+ * A repository: where its parts are, its configuration, its refs and its objects. The object
+ * store opens on first use; refs are read from the files each time they are asked for.
+ */
+export class Repository implements RevisionContext {
+  readonly gitDir: string;
+  readonly commonDir: string;
+  readonly workTree: string | undefined;
+  readonly format: ObjectFormat;
+  readonly refs: RefStore;
+  private cachedConfig: GitConfig | undefined;
+  private store: ObjectStore | undefined;
+
+  private constructor(location: RepositoryLocation, private readonly options: OpenRepositoryOptions) {
+    this.gitDir = location.gitDir;
+    this.commonDir = location.commonDir;
+    this.workTree = location.workTree;
+    this.format = options.objectFormat ?? objectFormatOf(location.commonDir);
+    this.refs = new RefStore(this.gitDir, this.commonDir, hashLength(this.format));
+  }
+
+  /** The repository at or above `path` (a work tree, a `.git` directory or a bare repository), found as git finds it. */
+  static open(path: string, options: OpenRepositoryOptions = {}): Repository {
+    return new Repository(discoverRepository(path), options);
+  }
+
+  /** The repository whose git directory is `gitDir` (git's GIT_DIR / --git-dir: no search). */
+  static openGitDir(gitDir: string, options: OpenRepositoryOptions = {}): Repository {
+    return new Repository({ gitDir, commonDir: commonDirOf(gitDir), workTree: undefined }, options);
+  }
+
+  /** The configuration git would use here (read on first use). */
+  get config(): GitConfig {
+    this.cachedConfig ??= repositoryConfig(this, this.options.env);
+    return this.cachedConfig;
+  }
+
+  /** The object store (`objects/` of the common directory, with its alternates). */
+  get objects(): ObjectStore {
+    this.store ??= ObjectStore.open(join(this.commonDir, 'objects'), { ...this.options, objectFormat: this.format });
+    return this.store;
+  }
+
+  /** The object a revision names (`HEAD~2`, `v1.0^{tree}`, `main:README.md`, an abbreviated id, …). */
+  resolve(revision: string): Buffer {
+    return resolveRevision(this, revision);
+  }
+
+  close(): void {
+    this.store?.close();
+    this.store = undefined;
+  }
+}

@@ -1,0 +1,108 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { git, makeRepo, tempDir, type Format } from './helpers/git.js';
+import { Repository } from '../src/repo/index.js';
+import { isPackwrightError } from '../src/errors/index.js';
+import { OBJ_TAG, parseTag } from '../src/objects/index.js';
+
+/**
+ * `git for-each-ref` of what packwright lists: name, id, what a tag points at (`%(*objectname)`:
+ * packed-refs has it, a loose tag is read), the symbolic target.
+ */
+function listing(repo: Repository): string {
+  return repo.refs.list().map((r) => {
+    const obj = repo.objects.read(r.id);
+    const peeled = r.peeled ?? (obj.type === OBJ_TAG ? parseTag(obj.data, repo.objects.hashLength).object : undefined);
+    return `${r.name} ${r.id.toString('hex')} ${peeled?.toString('hex') ?? ''} ${r.symbolicTarget ?? ''}\n`;
+  }).join('');
+}
+const FORMAT = '%(refname) %(objectname) %(*objectname) %(symref)';
+
+for (const format of ['sha1', 'sha256'] as Format[]) {
+  test(`${format}: refs list and resolve as git lists and resolves them, loose over packed, with peeled tags and symbolic refs`, () => {
+    const dir = tempDir();
+    try {
+      mkdirSync(join(dir.path, 'r'));
+      const work = makeRepo(join(dir.path, 'r'), format);
+      git(work, ['branch', 'topic', 'HEAD~3']);
+      git(work, ['tag', '-a', '-m', 'annotated', 'v2.0', 'HEAD~4']);
+      git(work, ['update-ref', 'refs/remotes/origin/main', 'HEAD~1']);
+      git(work, ['symbolic-ref', 'refs/remotes/origin/HEAD', 'refs/remotes/origin/main']);
+      git(work, ['pack-refs', '--all']);
+      // After packing: a loose ref that shadows its packed copy, and new loose ones.
+      git(work, ['update-ref', 'refs/heads/topic', 'HEAD~2']);
+      git(work, ['branch', 'zz-loose', 'HEAD~5']);
+      git(work, ['update-ref', 'refs/notes/x', 'HEAD']);
+      const repo = Repository.open(join(work, 'dir', 'sub'));
+      assert.equal(repo.workTree, work);
+      assert.equal(repo.format, format);
+      const expected = git(work, ['for-each-ref', `--format=${FORMAT}`]).toString();
+      assert.equal(listing(repo).replace(/ +\n/g, '\n'), expected.replace(/ +\n/g, '\n'));
+      for (const name of ['HEAD', 'refs/heads/topic', 'refs/tags/v1.0', 'refs/remotes/origin/HEAD', 'refs/heads/zz-loose']) {
+        assert.equal(repo.refs.resolve(name)?.toString('hex'), git(work, ['rev-parse', name]).toString().trim(), name);
+      }
+      for (const rev of ['HEAD', 'topic', 'v1.0', 'v1.0^{}', 'origin/main', 'origin', 'HEAD~3^{tree}', 'main:dir/sub/other.txt']) {
+        assert.equal(repo.resolve(rev).toString('hex'), git(work, ['rev-parse', rev]).toString().trim(), rev);
+      }
+      assert.equal(repo.refs.resolve('refs/heads/nope'), undefined);
+      assert.equal(repo.refs.resolve('../config'), undefined, 'names outside refs are not read');
+      // A broken packed-refs line is REF_CORRUPT, naming the file.
+      writeFileSync(join(work, '.git', 'packed-refs'), 'not a ref line\n');
+      assert.throws(() => repo.refs.list(), (e: unknown) => isPackwrightError(e, 'REF_CORRUPT') && e.file === join(work, '.git', 'packed-refs'));
+      repo.close();
+    } finally {
+      dir[Symbol.dispose]();
+    }
+  });
+}
+
+test('a linked worktree has its own HEAD and shares the rest; objects come from the common directory', () => {
+  const dir = tempDir();
+  try {
+    mkdirSync(join(dir.path, 'r'));
+    const work = makeRepo(join(dir.path, 'r'), 'sha1');
+    const linked = join(dir.path, 'linked');
+    git(work, ['worktree', 'add', '-q', '-b', 'side', linked, 'HEAD~2']);
+    git(linked, ['update-ref', 'refs/bisect/bad', 'HEAD~1']);
+    const repo = Repository.open(linked);
+    assert.equal(repo.workTree, linked);
+    assert.equal(repo.commonDir, join(work, '.git'));
+    assert.equal(repo.resolve('HEAD').toString('hex'), git(linked, ['rev-parse', 'HEAD']).toString().trim());
+    assert.equal(repo.resolve('main').toString('hex'), git(linked, ['rev-parse', 'main']).toString().trim());
+    assert.equal(listing(repo).replace(/ +\n/g, '\n'), git(linked, ['for-each-ref', `--format=${FORMAT}`]).toString().replace(/ +\n/g, '\n'));
+    const id = repo.resolve('HEAD:file.txt');
+    assert.deepEqual(repo.objects.read(id).data, git(linked, ['cat-file', 'blob', 'HEAD:file.txt']));
+    // The main worktree does not see the linked one's per-worktree refs.
+    const main = Repository.open(work);
+    assert.equal(main.refs.resolve('refs/bisect/bad'), undefined);
+    assert.equal(listing(main).replace(/ +\n/g, '\n'), git(work, ['for-each-ref', `--format=${FORMAT}`]).toString().replace(/ +\n/g, '\n'));
+    repo.close();
+    main.close();
+  } finally {
+    dir[Symbol.dispose]();
+  }
+});
+
+test('the repository configuration is git\'s: global and local files, includes, typed values', () => {
+  const dir = tempDir();
+  try {
+    mkdirSync(join(dir.path, 'r'));
+    const work = makeRepo(join(dir.path, 'r'), 'sha1');
+    const global = join(dir.path, 'global-config');
+    writeFileSync(global, '[user]\n\tname = Global Name\n[core]\n\tbigFileThreshold = 1m\n[pack]\n\tthreads = 3\n');
+    git(work, ['config', 'pack.threads', '2']);
+    git(work, ['config', 'remote.origin.url', 'https://example.com/x.git']);
+    const env = { GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: global, HOME: dir.path };
+    const repo = Repository.open(work, { env });
+    assert.equal(repo.config.get('user.name'), 'Global Name');
+    assert.equal(repo.config.getInt('pack.threads'), 2, 'the repository overrides the global file');
+    assert.equal(repo.config.getInt('core.bigfilethreshold'), 1024 * 1024);
+    assert.equal(repo.config.get('remote.origin.url'), 'https://example.com/x.git');
+    assert.deepEqual(repo.config.getAll('pack.threads'), ['3', '2']);
+    repo.close();
+  } finally {
+    dir[Symbol.dispose]();
+  }
+});
