@@ -6,12 +6,30 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { CLI, git, packwright, packwrightFails, tempDir, makeRepo, type Format } from './helpers/git.js';
 import { buildPack, makeDelta } from './helpers/pack-builder.js';
+import { seededRandom, testSeed } from './helpers/random.js';
 import { encodeOfsDistance } from '../src/pack/entry-header.js';
 import { indexPack, scanPack } from '../src/resolve/index.js';
 import { bufferSource } from '../src/resolve/pack-source.js';
 import { buildDeltaTree } from '../src/resolve/delta-tree.js';
 import { createBoard } from '../src/resolve/offer-board.js';
 import { CONTROL_LENGTH, CONTROL_WORKERS, Resolver } from '../src/resolve/resolver.js';
+
+/** A fast-import stream: `files` files of 200 lines, each edited in a few places in each of `revs` commits. */
+function manyFilesStream(files: number, revs: number): string {
+  const random = seededRandom(7);
+  const contents = Array.from({ length: files }, (_, f) => Array.from({ length: 200 }, (_, i) => `file ${f} line ${i} ${random().toString(36)}`));
+  const parts: string[] = [];
+  for (let rev = 0; rev < revs; rev++) {
+    parts.push(`commit refs/heads/main\nmark :${rev + 1}\ncommitter A U Thor <a@example.com> ${1700000000 + rev} +0000\ndata 4\nrev\n` + (rev ? `from :${rev}\n` : ''));
+    for (let f = 0; f < files; f++) {
+      const lines = contents[f] as string[];
+      for (let k = 0; k < 3; k++) lines[Math.floor(random() * lines.length)] = `edit ${rev}.${k} ${random().toString(36)}`;
+      const data = lines.join('\n') + '\n';
+      parts.push(`M 100644 inline f${f}.txt\ndata ${Buffer.byteLength(data)}\n${data}\n`);
+    }
+  }
+  return parts.join('');
+}
 
 function packOf(repo: string): string {
   const dir = existsSync(join(repo, '.git')) ? join(repo, '.git', 'objects', 'pack') : join(repo, 'objects', 'pack');
@@ -28,9 +46,12 @@ function repackedCopy(work: string, revisions: number, repackArgs: string[]): { 
   return { work, repo, pack };
 }
 
+/** Names the idx files of each comparison apart. */
+let comparisons = 0;
+
 /** git's idx (and rev) for `pack` with the given flags, next to ours; asserts identical bytes. */
 function assertSameIndex(work: string, pack: string, flags: string[] = []): void {
-  const ours = join(work, `ours-${Math.random().toString(36).slice(2)}.idx`);
+  const ours = join(work, `ours-${++comparisons}.idx`);
   const theirs = ours.replace('ours-', 'git-');
   const printed = packwright(work, ['index-pack', ...flags, '-o', ours, pack]).toString();
   const gitPrinted = git(work, ['index-pack', ...flags, '-o', theirs, pack]).toString();
@@ -97,22 +118,24 @@ for (const format of ['sha1', 'sha256'] as Format[]) {
       const repoDir = join(work, `stdin-${Date.now()}`);
       git(work, ['init', '-q', '--bare', `--object-format=${format}`, repoDir]);
       const bytes = readFileSync(ofsPack);
+      const seed = testSeed();
+      const random = seededRandom(seed);
       const out = await new Promise<string>((resolve, reject) => {
         const child = spawn(process.execPath, [CLI, 'index-pack', '--stdin', '--rev-index'], { cwd: repoDir });
         let stdout = '';
         child.stdout.on('data', (d: Buffer) => { stdout += d.toString(); });
-        child.on('close', (code) => (code === 0 ? resolve(stdout) : reject(new Error(`exit ${code}`))));
+        child.on('close', (code) => (code === 0 ? resolve(stdout) : reject(new Error(`exit ${code} (PACKWRIGHT_SEED=${seed})`))));
         let at = 0;
         const next = (): void => {
           if (at >= bytes.length) { child.stdin.end(); return; }
-          const n = 1 + Math.floor(Math.random() * 5000);
+          const n = 1 + Math.floor(random() * 5000);
           child.stdin.write(bytes.subarray(at, at + n), () => setImmediate(next));
           at += n;
         };
         next();
       });
       const hash = bytes.subarray(bytes.length - (format === 'sha1' ? 20 : 32)).toString('hex');
-      assert.equal(out, `pack\t${hash}\n`);
+      assert.equal(out, `pack\t${hash}\n`, `PACKWRIGHT_SEED=${seed}`);
       const base = join(repoDir, 'objects', 'pack', `pack-${hash}`);
       assert.deepEqual(readFileSync(`${base}.pack`), bytes);
       git(repoDir, ['index-pack', `--object-format=${format}`, '--rev-index', '-o', join(work, 'stdin-git.idx'), `${base}.pack`]);
@@ -283,7 +306,7 @@ describe('index-pack in parallel', () => {
     assert.ok(Date.now() - started < 5000);
     resolver.close();
   });
-  test('an abort signal stops the workers with ABORTED', async () => {
+  test('an abort signal fired before the run stops it with ABORTED', async () => {
     const work = join(dir.path, 'abort');
     mkdirSync(work);
     const controller = new AbortController();
@@ -292,6 +315,34 @@ describe('index-pack in parallel', () => {
     writeFileSync(join(work, 'a.pack'), buildPack(entries).pack);
     await assert.rejects(indexPack(join(work, 'a.pack'), { threads: 2, signal: controller.signal }), (e: unknown) => (e as { code?: string }).code === 'ABORTED');
     assert.deepEqual(readdirSync(work), ['a.pack']);
+  });
+  test('an abort midway through resolving at two threads stops every thread with ABORTED and writes nothing', async () => {
+    const work = join(dir.path, 'abort-midway');
+    mkdirSync(work);
+    // Many files with many revisions: thousands of deltas over many roots, so both threads work.
+    git(work, ['init', '-q', '--bare', 'r.git']);
+    const repo = join(work, 'r.git');
+    git(repo, ['fast-import', '--quiet'], manyFilesStream(60, 40));
+    git(repo, ['-c', 'pack.threads=1', 'repack', '-adfq']);
+    const pack = join(work, 'p.pack');
+    copyFileSync(packOf(repo), pack);
+    const controller = new AbortController();
+    let abortedAt = -1;
+    let total = 0;
+    await assert.rejects(indexPack(pack, {
+      threads: 2, indexPath: join(work, 'p.idx'), signal: controller.signal,
+      onProgress: (phase, done, all) => {
+        if (phase !== 'resolving' || done === 0 || abortedAt >= 0) return;
+        abortedAt = done;
+        total = all;
+        controller.abort();
+      },
+    }), (e: unknown) => (e as { code?: string }).code === 'ABORTED');
+    assert.ok(abortedAt > 0 && abortedAt < total / 2, `aborted after ${abortedAt} of ${total} deltas: midway, not at the end`);
+    assert.deepEqual(readdirSync(work).sort(), ['p.pack', 'r.git']);
+    // The same pack indexes fine afterwards (the threads stopped; nothing is left half done).
+    const r = await indexPack(pack, { threads: 2, indexPath: join(work, 'p.idx') });
+    assert.equal(r.stats.deltas, total);
   });
 });
 
@@ -341,11 +392,13 @@ describe('index-pack on bad packs fails like git and leaves no file', () => {
   test('--stdin cut at random points fails with early EOF and writes nothing', () => {
     const repoDir = join(work, 'cut.git');
     git(work, ['init', '-q', '--bare', repoDir]);
+    const seed = testSeed();
+    const random = seededRandom(seed);
     for (let i = 0; i < 5; i++) {
-      const cut = 12 + Math.floor(Math.random() * (good.length - 40));
+      const cut = 12 + Math.floor(random() * (good.length - 40));
       const r = packwrightFails(repoDir, ['index-pack', '--stdin'], good.subarray(0, cut));
-      assert.equal(r.status, 128);
-      assert.match(r.stderr, /early EOF|mismatch/, `cut at ${cut}`);
+      assert.equal(r.status, 128, `cut at ${cut} (PACKWRIGHT_SEED=${seed})`);
+      assert.match(r.stderr, /early EOF|mismatch/, `cut at ${cut} (PACKWRIGHT_SEED=${seed})`);
     }
     assert.deepEqual(readdirSync(join(repoDir, 'objects', 'pack')), []);
   });

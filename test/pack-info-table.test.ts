@@ -4,9 +4,11 @@ import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { git, tempDir } from './helpers/git.js';
 import { PackIndex } from '../src/idx/index.js';
-import { buildInfoTable, objectSize, BIG_SIZE, type PackInfoTable } from '../src/pack/pack-info-table.js';
+import { buildInfoTable, objectSize, BIG_SIZE } from '../src/pack/pack-info-table.js';
 import { OBJ_OFS_DELTA } from '../src/pack/entry-header.js';
 import { EntryHeader, PackFile, parseEntryHeader } from '../src/pack/index.js';
+import { writeIndex } from '../src/idx/index.js';
+import { buildPack, makeDelta } from './helpers/pack-builder.js';
 import { readFileSync } from 'node:fs';
 
 test('the info table is the same whatever the read window, with deltas whose streams need hundreds of bytes to start', () => {
@@ -70,15 +72,39 @@ test('the info table is the same whatever the read window, with deltas whose str
   }
 });
 
-test('sizes that need more than 32 bits are kept exactly', () => {
-  const table: PackInfoTable = {
-    types: Uint8Array.of(3, 3, 3),
-    sizes: Uint32Array.of(7, BIG_SIZE, BIG_SIZE - 1),
-    bigSizes: new Map([[1, 2 ** 40 + 3]]),
-    basePositions: Int32Array.of(-1, -1, -1),
-    isBase: new Uint8Array(3),
-  };
-  assert.equal(objectSize(table, 0), 7);
-  assert.equal(objectSize(table, 1), 2 ** 40 + 3);
-  assert.equal(objectSize(table, 2), 2 ** 32 - 2);
+test('sizes that need more than 32 bits come back exactly from the table build (headers and delta varints)', () => {
+  // No test can hold a 4 GiB object, but the table never inflates a non-delta and reads a delta's
+  // sizes from its first bytes: entries that declare such sizes go through the real build.
+  const base = 2 ** 33 + 1;
+  const middle = 2 ** 40 + 3;
+  const { pack, offsets } = buildPack([
+    // A blob whose header declares 8 GiB (its stream holds 5 bytes: the table does not inflate it).
+    { type: 3, data: Buffer.from('small'), declaredSize: base },
+    // A delta of it to 1 TiB, whose size its child states (so it is not inflated either)...
+    { ofsTo: 0, delta: makeDelta(base, middle, [0x90, 1]) },
+    // ...and the child, small again.
+    { ofsTo: 1, delta: makeDelta(middle, 5, [0x90, 5]) },
+    // A delta with no children, whose own varints give 32 GiB.
+    { ofsTo: 0, delta: makeDelta(base, 2 ** 35, [0x90, 1]) },
+  ]);
+  const dir = tempDir();
+  try {
+    const path = join(dir.path, 'big.pack');
+    writeFileSync(path, pack);
+    // Made-up ids in pack order (sorted by construction): the table is keyed by idx position.
+    const n = offsets.length;
+    const ids = new Uint8Array(n * 20);
+    for (let i = 0; i < n; i++) ids[i * 20] = i + 1;
+    const packHash = pack.subarray(pack.length - 20);
+    const index = new PackIndex(writeIndex('sha1', { ids, offsets: Float64Array.from(offsets), crc32: new Uint32Array(n) }, packHash), 20);
+    const packFile = PackFile.open(path, { hashLength: 20 });
+    const table = buildInfoTable(packFile, index);
+    packFile.close();
+    assert.deepEqual([0, 1, 2, 3].map((i) => objectSize(table, i)), [base, middle, 5, 2 ** 35]);
+    assert.deepEqual([...table.sizes], [BIG_SIZE, BIG_SIZE, 5, BIG_SIZE], 'big sizes live in the map, small ones in the array');
+    assert.deepEqual([...table.types], [3, 3, 3, 3]);
+    assert.deepEqual([...table.basePositions], [-1, 0, 1, 0]);
+  } finally {
+    dir[Symbol.dispose]();
+  }
 });

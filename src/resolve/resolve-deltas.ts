@@ -69,9 +69,15 @@ export async function resolveDeltas(packPath: string, scan: PackScan, options: R
   throwIfAborted(options.signal);
   const threadStats: ResolverStats[] = [];
   // The calling thread is one of the resolvers (git's --threads counts every thread), and reports
-  // progress as it goes: its event loop is busy meanwhile.
+  // progress as it goes: its event loop is busy meanwhile, so this is also where it sees an abort
+  // (a signal fired from a progress callback, or before) and tells the other threads to stop.
   const progress = options.onProgress;
-  const local = new Resolver(state, progress === undefined ? undefined : () => progress(Atomics.load(state.control, CONTROL_RESOLVED), tree.deltaCount));
+  const signal = options.signal;
+  const onBatch = progress === undefined && signal === undefined ? undefined : (): void => {
+    progress?.(Atomics.load(state.control, CONTROL_RESOLVED), tree.deltaCount);
+    if (signal?.aborted) Atomics.store(state.control, CONTROL_ABORT, 1);
+  };
+  const local = new Resolver(state, onBatch);
   try {
     if (pool !== undefined) {
       const running = pool.runAll('resolve', state);

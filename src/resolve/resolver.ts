@@ -152,8 +152,14 @@ export class Resolver {
     Atomics.add(c, CONTROL_IDLE, 1);
     let heartbeat = Atomics.load(c, CONTROL_HEARTBEAT);
     let quietSince = Date.now();
+    let lastBatch = quietSince;
     for (;;) {
       Atomics.add(c, CONTROL_HEARTBEAT, 1);
+      // While others do the work, progress (and an abort) are still seen every ~20 ms.
+      if (this.onBatch !== undefined && Date.now() - lastBatch >= 20) {
+        lastBatch = Date.now();
+        this.onBatch();
+      }
       const version = Atomics.load(c, CONTROL_BOARD_VERSION);
       let worked = false;
       for (let slot = 0; slot < slots; slot++) {

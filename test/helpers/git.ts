@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync, mkdirSync, symlinkSync, chmodSync } from 'node:fs';
+import { cpSync, mkdtempSync, rmSync, writeFileSync, mkdirSync, symlinkSync, chmodSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -39,11 +39,36 @@ export function tempDir(prefix = 'packwright-'): { path: string; [Symbol.dispose
 
 export type Format = 'sha1' | 'sha256';
 
+/** Repositories made once per test process, by format and revision count, copied for each test. */
+const templates = new Map<string, string>();
+let templateRoot: string | undefined;
+
 /**
  * A repository with history worth packing: several revisions of text files (so repacking makes
- * deltas), a symlink, an executable, a submodule entry, an annotated tag, a nested tree.
+ * deltas), a symlink, an executable, a submodule entry, an annotated tag, a nested tree. Built
+ * once per test file (process) for each format and size, then copied (its ids are the same every
+ * time: dates and names are fixed).
  */
 export function makeRepo(dir: string, format: Format, revisions = 12): string {
+  const key = `${format}-${revisions}`;
+  let template = templates.get(key);
+  if (template === undefined) {
+    if (templateRoot === undefined) {
+      const root = mkdtempSync(join(tmpdir(), 'packwright-fixtures-'));
+      templateRoot = root;
+      process.on('exit', () => rmSync(root, { recursive: true, force: true }));
+    }
+    const at = join(templateRoot, key);
+    mkdirSync(at);
+    template = buildRepo(at, format, revisions);
+    templates.set(key, template);
+  }
+  const repo = join(dir, 'repo');
+  cpSync(template, repo, { recursive: true, verbatimSymlinks: true });
+  return repo;
+}
+
+function buildRepo(dir: string, format: Format, revisions: number): string {
   git(dir, ['init', '-q', `--object-format=${format}`, '-b', 'main', 'repo']);
   const repo = join(dir, 'repo');
   let text = Array.from({ length: 300 }, (_, i) => `line ${i} of a file that changes a little every revision`).join('\n');

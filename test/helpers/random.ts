@@ -11,3 +11,12 @@ export function seededRandom(seed: number): () => number {
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
 }
+
+/**
+ * The seed of a randomized test: PACKWRIGHT_SEED when set (to replay a failure), else a new one
+ * each run. Tests name it in their failure messages.
+ */
+export function testSeed(): number {
+  const env = process.env['PACKWRIGHT_SEED'];
+  return env !== undefined && env !== '' ? Number(env) >>> 0 : (Math.random() * 2 ** 32) >>> 0;
+}
