@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { git, makeRepo, tempDir, type Format } from './helpers/git.js';
 import { Repository } from '../src/repo/index.js';
@@ -102,6 +102,45 @@ test('the repository configuration is git\'s: global and local files, includes, 
     assert.equal(repo.config.get('remote.origin.url'), 'https://example.com/x.git');
     assert.deepEqual(repo.config.getAll('pack.threads'), ['3', '2']);
     repo.close();
+  } finally {
+    dir[Symbol.dispose]();
+  }
+});
+
+test('packed refs are found by bisection in a sorted packed-refs, and by a full parse in an unsorted one', () => {
+  const dir = tempDir();
+  try {
+    mkdirSync(join(dir.path, 'r'));
+    const work = makeRepo(join(dir.path, 'r'), 'sha1');
+    const commits = git(work, ['rev-list', 'HEAD']).toString().trim().split('\n');
+    // Hundreds of refs, every fifth an annotated tag (a peeled line follows it in packed-refs).
+    const names: string[] = [];
+    let updates = '';
+    for (let i = 0; i < 300; i++) {
+      const name = i % 5 === 0 ? `refs/tags/t${i}` : `refs/heads/b/${i.toString(36)}`;
+      names.push(name);
+      if (i % 5 !== 0) updates += `create ${name} ${commits[i % commits.length]}\n`;
+      else git(work, ['tag', '-a', '-m', `tag ${i}`, `t${i}`, commits[i % commits.length] as string]);
+    }
+    git(work, ['update-ref', '--stdin'], updates);
+    git(work, ['pack-refs', '--all']);
+    const packed = join(work, '.git', 'packed-refs');
+    const expected = git(work, ['rev-parse', ...names]).toString().trim().split('\n');
+    const peeled = git(work, ['rev-parse', ...names.filter((n) => n.startsWith('refs/tags/')).map((n) => `${n}^{}`)]).toString().trim().split('\n');
+    for (const text of [readFileSync(packed, 'utf8'), readFileSync(packed, 'utf8').replace(/ sorted ?/, ' ')]) {
+      writeFileSync(packed, text);
+      const repo = Repository.open(work);
+      assert.deepEqual(names.map((n) => repo.refs.resolve(n)?.toString('hex')), expected);
+      const tags = names.filter((n) => n.startsWith('refs/tags/')).map((n) => {
+        const v = repo.refs.read(n);
+        return v?.kind === 'id' ? v.peeled?.toString('hex') : undefined;
+      });
+      assert.deepEqual(tags, peeled, 'peeled lines');
+      for (const missing of ['refs/heads/b/0', 'refs/heads/a', 'refs/heads/b/zzz', 'refs/tags/t1', 'refs/zzz', 'refs/heads/b']) {
+        assert.equal(repo.refs.resolve(missing), undefined, missing);
+      }
+      repo.close();
+    }
   } finally {
     dir[Symbol.dispose]();
   }

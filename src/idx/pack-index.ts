@@ -1,10 +1,11 @@
-import { closeSync, existsSync, fstatSync, openSync } from 'node:fs';
+import { closeSync, existsSync, fstatSync } from 'node:fs';
 import { readRevIndex } from './rev-index.js';
 import type { ObjectIndex } from './object-index.js';
 import { PackwrightError } from '../errors/packwright-error.js';
 import { hashBytes } from '../hash/hash-object.js';
 import { formatForHashLength } from '../hash/object-format.js';
 import { readExactly } from '../io/read-exactly.js';
+import { openForReading } from '../io/open-for-reading.js';
 import { compareBytes, fanoutEnd, fanoutStart, findId, lowerBound, type IdPosition } from './sorted-ids.js';
 
 const IDX_V2_MAGIC = 0xff744f63; // "\377tOc"
@@ -176,13 +177,7 @@ export class PackIndex implements ObjectIndex {
   }
 
   static open(path: string, hashLength: number, options: PackIndexOpenOptions = {}): PackIndex {
-    let fd: number;
-    try {
-      fd = openSync(path, 'r');
-    } catch (e) {
-      const code = (e as NodeJS.ErrnoException).code === 'ENOENT' ? 'IDX_MISSING' : 'IO_ERROR';
-      throw new PackwrightError(code, `Cannot open index ${path}: ${(e as Error).message}`, { file: path, cause: e });
-    }
+    const fd = openForReading(path, 'IDX_MISSING', 'index');
     let keep = false;
     try {
       const size = fstatSync(fd).size;

@@ -1,5 +1,6 @@
-import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
+import { closeSync, fstatSync, readSync } from 'node:fs';
 import { readExactly } from '../io/read-exactly.js';
+import { openForReading } from '../io/open-for-reading.js';
 import { PackwrightError } from '../errors/packwright-error.js';
 import { Inflater, INFLATE_INPUT_ENDED, inflateCodeName } from '../zlib/inflater.js';
 import { EntryHeader, HEADER_INCOMPLETE, MAX_ENTRY_HEADER, parseEntryHeader } from './entry-header.js';
@@ -89,13 +90,7 @@ export class PackFile {
   }
 
   static open(path: string, options: PackFileOptions): PackFile {
-    let fd: number;
-    try {
-      fd = openSync(path, 'r');
-    } catch (e) {
-      const code = (e as NodeJS.ErrnoException).code === 'ENOENT' ? 'PACK_MISSING' : 'IO_ERROR';
-      throw new PackwrightError(code, `Cannot open pack ${path}: ${(e as Error).message}`, { file: path, cause: e });
-    }
+    const fd = openForReading(path, 'PACK_MISSING', 'pack');
     try {
       const size = fstatSync(fd).size;
       const head = Buffer.alloc(PACK_HEADER_LENGTH);
