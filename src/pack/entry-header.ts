@@ -42,11 +42,19 @@ export function parseEntryHeader(
   const type = (c0 >> 4) & 7;
   let size = c0 & 15;
   if (c0 & 0x80) {
-    // The rest of the size is a size varint starting at bit 4.
-    size = readSizeVarint(buf, pos, end, size, 16);
-    if (size === VARINT_CUT) return HEADER_INCOMPLETE;
-    if (size === VARINT_TOO_LONG) throw corrupt(`entry size at offset ${entryOffset} does not fit in 53 bits`, entryOffset, file);
-    pos = sizeVarintEnd;
+    // The rest of the size is a size varint starting at bit 4. Its commonest form, one more byte
+    // (sizes below 2 KiB), is read here: a call per entry cost ~10 ms of the ~100 ms info table
+    // build on gitoxide.pack (226k entries), because that loop runs unoptimized for a good part.
+    const c1 = pos < end ? (buf[pos] as number) : 0x80;
+    if (!(c1 & 0x80)) {
+      size += c1 * 16;
+      pos++;
+    } else {
+      size = readSizeVarint(buf, pos, end, size, 16);
+      if (size === VARINT_CUT) return HEADER_INCOMPLETE;
+      if (size === VARINT_TOO_LONG) throw corrupt(`entry size at offset ${entryOffset} does not fit in 53 bits`, entryOffset, file);
+      pos = sizeVarintEnd;
+    }
   }
   if (type === 0 || type === 5) throw corrupt(`unknown object type ${type} at offset ${entryOffset}`, entryOffset, file);
   out.type = type;
