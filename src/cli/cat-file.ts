@@ -7,7 +7,7 @@ import { Output, writeDecimal, writeHex } from './output.js';
 import { BIG_SIZE, objectSize } from '../pack/index.js';
 import { readLines } from './read-lines.js';
 import { fromHex } from '../hash/index.js';
-import { UsageError } from './usage-error.js';
+import { helpRequested, UsageError } from './usage-error.js';
 
 const USAGE = `usage: packwright cat-file <type> <object>
    or: packwright cat-file (-e | -p | -t | -s) <object>
@@ -68,7 +68,10 @@ function compileFormat(format: string): BatchFormat {
 
 const DEFAULT_FORMAT = '%(objectname) %(objecttype) %(objectsize)';
 
-export async function catFile(repo: Repository, args: string[]): Promise<number> {
+export async function catFile(openRepo: () => Repository, args: string[]): Promise<number> {
+  const help = helpRequested(args, USAGE);
+  if (help !== undefined) return help;
+  const repo = openRepo();
   const store = repo.objects;
   let mode: string | undefined;
   let batch: 'batch' | 'check' | undefined;
@@ -125,12 +128,8 @@ export async function catFile(repo: Repository, args: string[]): Promise<number>
   if (positional.length !== 1) throw new UsageError(USAGE);
   const name = positional[0] as string;
   if (mode === '-e') {
-    try {
-      return store.has(resolveRevision(repo, name)) ? 0 : 1;
-    } catch (e) {
-      if (isPackwrightError(e, 'REF_NOT_FOUND') || isPackwrightError(e, 'OBJECT_NOT_FOUND')) return 1;
-      throw e;
-    }
+    // Like git: a name that resolves to no object is fatal (128); a valid id that is absent exits 1.
+    return store.has(resolveRevision(repo, name)) ? 0 : 1;
   }
   const id = resolveRevision(repo, name);
   if (mode === '-t' || mode === '-s') {

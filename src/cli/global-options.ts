@@ -1,5 +1,7 @@
 import { resolve } from 'node:path';
 import { Repository } from '../repo/index.js';
+import { PackwrightError } from '../errors/index.js';
+import type { ObjectFormat } from '../hash/index.js';
 
 /** Options that come before the command, as in `git -C <path> --git-dir=<dir> <command>`. */
 export interface GlobalOptions {
@@ -30,4 +32,10 @@ export function repositoryPath(global: GlobalOptions): string {
 /** The repository as git finds it: the git directory `--git-dir` names, or a search up from `-C`. */
 export function openRepository(global: GlobalOptions): Repository {
   return global.gitDir !== undefined ? Repository.openGitDir(resolve(global.cwd, global.gitDir)) : Repository.open(global.cwd);
+}
+
+/** An `--object-format=` value, as git checks it. */
+export function objectFormatOption(value: string): ObjectFormat {
+  if (value !== 'sha1' && value !== 'sha256') throw new PackwrightError('INVALID_ARGUMENT', `unknown hash algorithm '${value}'`);
+  return value;
 }

@@ -6,8 +6,8 @@ import type { Repository } from '../repo/index.js';
 import { indexPack, type IndexPackOptions, type IndexPackPhase } from '../resolve/index.js';
 import { Output } from './output.js';
 import { Progress } from './progress.js';
-import { openRepository, type GlobalOptions } from './global-options.js';
-import { UsageError } from './usage-error.js';
+import { objectFormatOption, openRepository, type GlobalOptions } from './global-options.js';
+import { helpRequested, integerOption, UsageError } from './usage-error.js';
 
 const USAGE = 'usage: packwright index-pack [-v] [-o <index-file>] [--keep | --keep=<msg>] [--rev-index] [--verify] [--strict] [--fix-thin] [--threads=<n>] [--index-version=<v>[,<limit>]] [--object-format=<fmt>] [--max-input-size=<n>] (<pack-file> | --stdin [<pack-file>])';
 
@@ -30,6 +30,8 @@ export async function indexPackCommand(ctx: GlobalOptions, args: string[]): Prom
   let progress = process.stderr.isTTY === true;
   let format: ObjectFormat | undefined;
   let packArg: string | undefined;
+  const help = helpRequested(args, USAGE);
+  if (help !== undefined) return help;
   for (let i = 0; i < args.length; i++) {
     const a = args[i] as string;
     if (a === '-o') {
@@ -47,21 +49,18 @@ export async function indexPackCommand(ctx: GlobalOptions, args: string[]): Prom
     else if (a === '-v' || a === '--progress') progress = true;
     else if (a === '-q' || a === '--no-progress') progress = false;
     else if (a.startsWith('--threads=')) {
-      const n = Number(a.slice(10));
-      if (!Number.isInteger(n) || n < 0) throw new PackwrightError('INVALID_ARGUMENT', `invalid number of threads specified (${a.slice(10)})`);
+      // git's parse-options: a value that is no number is a usage error (129).
+      const n = /^[0-9]+$/.test(a.slice(10)) ? Number(a.slice(10)) : NaN;
+      if (!Number.isSafeInteger(n)) throw new UsageError(USAGE);
       // 0 means "as many as git would use", like git.
       if (n > 0) options.threads = n;
     }
-    else if (a.startsWith('--object-format=')) {
-      const f = a.slice(16);
-      if (f !== 'sha1' && f !== 'sha256') throw new PackwrightError('INVALID_ARGUMENT', `unknown hash algorithm '${f}'`);
-      format = f;
-    } else if (a.startsWith('--index-version=')) {
+    else if (a.startsWith('--object-format=')) format = objectFormatOption(a.slice(16)); else if (a.startsWith('--index-version=')) {
       const [v, limit] = a.slice(16).split(',');
       if (v !== '1' && v !== '2') throw new PackwrightError('INVALID_ARGUMENT', `unsupported index version ${v}`);
       options.idxVersion = v === '1' ? 1 : 2;
-      if (limit !== undefined) options.largeOffsetLimit = Number(limit);
-    } else if (a.startsWith('--max-input-size=')) options.maxInputSize = Number(a.slice(17));
+      if (limit !== undefined) options.largeOffsetLimit = integerOption(a, limit);
+    } else if (a.startsWith('--max-input-size=')) options.maxInputSize = integerOption(a, a.slice(17));
     else if (a.startsWith('-')) throw new UsageError(`unknown option '${a}'\n${USAGE}`);
     else if (packArg === undefined) packArg = resolve(ctx.cwd, a);
     else throw new UsageError(USAGE);

@@ -28,7 +28,7 @@ export async function run(argv: string[]): Promise<number> {
   try {
     switch (command) {
       case 'cat-file':
-        return await catFile(openRepository(global), args);
+        return await catFile(() => openRepository(global), args);
       case 'index-pack':
         return await indexPackCommand(global, args);
       case 'verify-pack':
@@ -47,8 +47,9 @@ export async function run(argv: string[]): Promise<number> {
         process.stderr.write(USAGE + '\n');
         return command === undefined ? 129 : 0;
       default:
-        process.stderr.write(`packwright: '${command}' is not a packwright command\n${USAGE}\n`);
-        return 129;
+        // git: "git: 'foo' is not a git command. See 'git --help'." and exit status 1.
+        process.stderr.write(`packwright: '${command}' is not a packwright command. See 'packwright --help'.\n`);
+        return 1;
     }
   } catch (e) {
     if (e instanceof UsageError) {

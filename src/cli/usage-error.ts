@@ -1,4 +1,28 @@
+import { PackwrightError } from '../errors/index.js';
+
 /** A command line that cannot be run as given; the CLI prints it and exits 129 like git. */
 export class UsageError extends Error {
   override readonly name = 'UsageError';
+}
+
+/**
+ * `<command> -h` prints the command's usage on stdout and exits 129, as git's parse-options does;
+ * `--help` (which in git opens the manual) prints it and exits 0. Undefined when neither is asked.
+ */
+export function helpRequested(args: string[], usage: string): number | undefined {
+  const h = args[0] === '-h' && args.length === 1;
+  const help = args.includes('--help');
+  if (!h && !help) return undefined;
+  process.stdout.write(`${usage}\n`);
+  return h ? 129 : 0;
+}
+
+/**
+ * A non-negative integer option value (decimal, or 0x hex as git's strtoul reads it). Anything else
+ * is INVALID_ARGUMENT naming the whole option (`bad --index-version=2,zz`, as git words it).
+ */
+export function integerOption(option: string, value: string): number {
+  const n = /^(0[xX][0-9a-fA-F]+|[0-9]+)$/.test(value) ? Number(value) : NaN;
+  if (!Number.isSafeInteger(n)) throw new PackwrightError('INVALID_ARGUMENT', `bad ${option}`);
+  return n;
 }

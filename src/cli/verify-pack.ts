@@ -5,8 +5,8 @@ import { typeName } from '../objects/index.js';
 import { OBJ_OFS_DELTA } from '../pack/index.js';
 import { verifyPack } from '../resolve/index.js';
 import { Output } from './output.js';
-import { UsageError } from './usage-error.js';
-import { openRepository, type GlobalOptions } from './global-options.js';
+import { helpRequested, UsageError } from './usage-error.js';
+import { objectFormatOption, openRepository, type GlobalOptions } from './global-options.js';
 
 const USAGE = 'usage: packwright verify-pack [-v | --verbose] [-s | --stat-only] [--object-format=<fmt>] <pack>.idx...';
 
@@ -21,10 +21,21 @@ export async function verifyPackCommand(ctx: GlobalOptions, args: string[]): Pro
   let statOnly = false;
   let format: ObjectFormat | undefined;
   const idxs: string[] = [];
+  const help = helpRequested(args, USAGE);
+  if (help !== undefined) return help;
   for (const a of args) {
     if (a === '-v' || a === '--verbose') verbose = true;
     else if (a === '-s' || a === '--stat-only') statOnly = true;
-    else if (a.startsWith('--object-format=')) format = a.slice(16) as ObjectFormat;
+    else if (a.startsWith('--object-format=')) {
+      // git's verify-pack hands the value to index-pack, whose failure makes verify-pack exit 1.
+      try {
+        format = objectFormatOption(a.slice(16));
+      } catch (e) {
+        if (!isPackwrightError(e)) throw e;
+        process.stderr.write(`fatal: ${e.message}\n`);
+        return 1;
+      }
+    }
     else if (a.startsWith('-')) throw new UsageError(USAGE);
     else idxs.push(a);
   }

@@ -177,7 +177,7 @@ export class PackIndex implements ObjectIndex {
   }
 
   static open(path: string, hashLength: number, options: PackIndexOpenOptions = {}): PackIndex {
-    const fd = openForReading(path, 'IDX_MISSING', 'index');
+    const fd = openForReading(path, 'IDX_MISSING');
     let keep = false;
     try {
       const size = fstatSync(fd).size;

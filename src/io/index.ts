@@ -14,5 +14,5 @@
  * - `PackIndex` (a large `.idx`): sections read whole on demand, single ids by small reads before that.
  */
 export { readExactly } from './read-exactly.js';
-export { openForReading } from './open-for-reading.js';
+export { openForReading, systemMessage } from './open-for-reading.js';
 export { writeFileAtomic } from './write-file-atomic.js';

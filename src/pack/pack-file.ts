@@ -90,7 +90,7 @@ export class PackFile {
   }
 
   static open(path: string, options: PackFileOptions): PackFile {
-    const fd = openForReading(path, 'PACK_MISSING', 'pack');
+    const fd = openForReading(path, 'PACK_MISSING');
     try {
       const size = fstatSync(fd).size;
       const head = Buffer.alloc(PACK_HEADER_LENGTH);

@@ -6,6 +6,7 @@ import { PackwrightError } from '../errors/packwright-error.js';
 import { nodeCrypto } from '../hash/node-crypto.js';
 import { hashLength, type ObjectFormat } from '../hash/object-format.js';
 import { readExactly } from '../io/read-exactly.js';
+import { openForReading } from '../io/open-for-reading.js';
 import { writeFileAtomic } from '../io/write-file-atomic.js';
 import { writeRevIndex } from '../idx/rev-index.js';
 import type { WriteIndexOptions } from '../idx/write-index.js';
@@ -227,7 +228,7 @@ class IndexPackJob {
     let split: SplitScan | undefined;
     if (typeof input === 'string') {
       this.packPath = input;
-      this.readFd = openSync(input, 'r');
+      this.readFd = openForReading(input, 'PACK_MISSING');
       const size = fstatSync(this.readFd).size;
       if (options.maxInputSize !== undefined && size > options.maxInputSize) {
         throw new PackwrightError('PACK_TOO_LARGE', `${name}: pack exceeds maximum allowed size (${options.maxInputSize} bytes)`, { file: name });

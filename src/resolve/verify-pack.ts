@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs';
 import { hashLength, type ObjectFormat } from '../hash/object-format.js';
 import { PackIndex } from '../idx/pack-index.js';
 import { indexPack, type IndexPackOptions, type IndexPackResult } from './index-pack.js';
@@ -10,7 +9,8 @@ import { indexPack, type IndexPackOptions, type IndexPackResult } from './index-
  */
 export async function verifyPack(idxPath: string, format: ObjectFormat, options: Pick<IndexPackOptions, 'signal' | 'onProgress'> = {}): Promise<IndexPackResult> {
   const H = hashLength(format);
-  const existing = new PackIndex(readFileSync(idxPath), H, idxPath);
+  // Read whole (its every entry is compared), through the same open as the store's (typed errors).
+  const existing = PackIndex.open(idxPath, H, { lazyMin: Infinity });
   const opts: IndexPackOptions = { ...options, objectFormat: format, verify: true, indexPath: idxPath, idxVersion: existing.version };
   if (existing.version === 2) {
     // The smallest offset stored in the 64-bit table sets the threshold.
