@@ -316,6 +316,40 @@ describe('index-pack in parallel', () => {
     await assert.rejects(indexPack(join(work, 'a.pack'), { threads: 2, signal: controller.signal }), (e: unknown) => (e as { code?: string }).code === 'ABORTED');
     assert.deepEqual(readdirSync(work), ['a.pack']);
   });
+  for (const threads of [1, 2]) {
+    test(`an abort from a timer stops a ${threads}-thread run within a slice, in either pass, and writes nothing`, async () => {
+      const work = join(dir.path, `abort-timer-${threads}`);
+      mkdirSync(work);
+      git(work, ['init', '-q', '--bare', 'r.git']);
+      const repo = join(work, 'r.git');
+      git(repo, ['fast-import', '--quiet'], manyFilesStream(60, 40));
+      git(repo, ['-c', 'pack.threads=1', 'repack', '-adfq']);
+      const pack = join(work, 'p.pack');
+      copyFileSync(packOf(repo), pack);
+      // Slices of 2 ms: this pack takes ~50 ms, so a run has many (the default is 40 ms).
+      for (const phase of ['indexing', 'resolving'] as const) {
+        const controller = new AbortController();
+        let firedAt = 0;
+        let last = { phase: '', done: 0, total: 0 };
+        const run = indexPack(pack, {
+          threads, indexPath: join(work, 'p.idx'), signal: controller.signal, parallelScanMinSize: Infinity, sliceMs: 2,
+          onProgress: (p, done, total) => {
+            last = { phase: p, done, total };
+            // The abort comes from a timer: it can only fire when the run lets the event loop turn.
+            if (p === phase && firedAt === 0) {
+              firedAt = -1;
+              setTimeout(() => { firedAt = performance.now(); controller.abort(); }, 0);
+            }
+          },
+        });
+        await assert.rejects(run, (e: unknown) => (e as { code?: string }).code === 'ABORTED', `${phase}: rejects with ABORTED`);
+        const waited = performance.now() - firedAt;
+        assert.ok(firedAt > 0 && waited < 100, `${phase}: the abort was seen ${waited.toFixed(0)} ms after it fired`);
+        assert.ok(last.phase !== 'resolving' || last.done < last.total, `${phase}: stopped before the end (${last.done} of ${last.total})`);
+        assert.deepEqual(readdirSync(work).sort(), ['p.pack', 'r.git'], `${phase}: nothing written`);
+      }
+    });
+  }
   test('an abort midway through resolving at two threads stops every thread with ABORTED and writes nothing', async () => {
     const work = join(dir.path, 'abort-midway');
     mkdirSync(work);

@@ -62,6 +62,11 @@ export interface IndexPackOptions {
   /** Refuse packs larger than this many bytes (`--max-input-size`). */
   maxInputSize?: number;
   signal?: AbortSignal;
+  /**
+   * How long (ms) this thread works between turns of its event loop (default 40, see slices.ts):
+   * an abort from a timer, and a server's other work, wait at most about this long.
+   */
+  sliceMs?: number;
   /** Objects done of total in the current phase; `bytes` read so far while scanning. */
   onProgress?: (phase: IndexPackPhase, done: number, total: number, bytes?: number) => void;
 }
@@ -261,6 +266,7 @@ class IndexPackJob {
     }
     if (options.maxInputSize !== undefined) scanOptions.maxInputSize = options.maxInputSize;
     if (options.signal !== undefined) scanOptions.signal = options.signal;
+    if (options.sliceMs !== undefined) scanOptions.sliceMs = options.sliceMs;
     if (options.onProgress !== undefined) {
       const p = options.onProgress;
       const phase: IndexPackPhase = typeof input === 'string' ? 'indexing' : 'receiving';
@@ -292,6 +298,7 @@ class IndexPackJob {
     const resolveOptions: ResolveOptions = { name: this.name, usedExternal };
     if (this.pool !== undefined) resolveOptions.pool = this.pool;
     if (options.signal !== undefined) resolveOptions.signal = options.signal;
+    if (options.sliceMs !== undefined) resolveOptions.sliceMs = options.sliceMs;
     if (options.fixThin !== undefined) resolveOptions.externalBase = options.fixThin;
     if (options.onProgress !== undefined) {
       const p = options.onProgress;

@@ -9,6 +9,7 @@ import { EntryScanner, NEED_MORE } from './entry-scanner.js';
 import type { PackSource } from './pack-source.js';
 import { PACK_HEADER_LENGTH, parsePackHeader } from '../pack/pack-header.js';
 import { ScanWindow, type WholePack } from './scan-window.js';
+import { SLICE_MS, yieldToEventLoop } from './slices.js';
 
 export type { WholePack } from './scan-window.js';
 
@@ -50,6 +51,8 @@ export interface PackScan {
 export interface ScanOptions {
   format: ObjectFormat;
   signal?: AbortSignal;
+  /** Work between turns of the event loop, in ms (default SLICE_MS). */
+  sliceMs?: number;
   onProgress?: (done: number, total: number, bytes: number) => void;
   /** Name used in error messages. */
   name?: string;
@@ -114,6 +117,8 @@ export class PackScanner {
   private refIds: Uint8Array | undefined;
   private k = 0;
   private pos = PACK_HEADER_LENGTH;
+  /** When the scan next gives the event loop a turn (see slices.ts). */
+  private yieldAt = performance.now() + SLICE_MS;
 
   constructor(source: PackSource, private readonly options: ScanOptions) {
     this.name = options.name ?? '<pack>';
@@ -171,8 +176,14 @@ export class PackScanner {
       const k = this.k;
       const pos = this.pos;
       if ((k & 1023) === 0) {
-        throwIfAborted(options.signal);
         options.onProgress?.(k, count, pos);
+        // A file's scan never waits for input: give the event loop a turn now and then, so a
+        // timer's abort (or anything else the caller runs) is not held up by the whole pass.
+        if (performance.now() >= this.yieldAt) {
+          await yieldToEventLoop();
+          this.yieldAt = performance.now() + (options.sliceMs ?? SLICE_MS);
+        }
+        throwIfAborted(options.signal);
       }
       const scan = this.room(k);
       if (w.available(pos) < MAX_ENTRY_HEADER && !w.eof) await w.fill(pos, MAX_ENTRY_HEADER);

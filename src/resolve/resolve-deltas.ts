@@ -7,6 +7,7 @@ import type { ResolveTasks } from './resolve-tasks.js';
 import { buildDeltaTree, findRefGroup } from './delta-tree.js';
 import { createBoard } from './offer-board.js';
 import { allocArray, type PackScan } from './pack-scan.js';
+import { SLICE_MS, yieldToEventLoop } from './slices.js';
 import { CONTROL_ABORT, CONTROL_LENGTH, CONTROL_RESOLVED, CONTROL_STARTED, CONTROL_WORKERS, Resolver, type ResolverStats, type ResolveState } from './resolver.js';
 
 export interface ResolveStats {
@@ -30,6 +31,8 @@ export type ExternalBaseLookup = (id: Uint8Array) => { type: number; data: Buffe
 
 export interface ResolveOptions {
   signal?: AbortSignal;
+  /** Work between turns of the event loop, in ms (default SLICE_MS). */
+  sliceMs?: number;
   onProgress?: (done: number, total: number) => void;
   name?: string;
   externalBase?: ExternalBaseLookup;
@@ -89,7 +92,7 @@ export async function resolveDeltas(packPath: string, scan: PackScan, options: R
       }
       let localError: unknown;
       try {
-        local.run();
+        await runInSlices(local, state.control, signal, options.sliceMs ?? SLICE_MS);
       } catch (e) {
         Atomics.store(state.control, CONTROL_ABORT, 1);
         localError = e;
@@ -105,7 +108,7 @@ export async function resolveDeltas(packPath: string, scan: PackScan, options: R
       if (workerError !== undefined) throw workerError;
       if (localError !== undefined) throw localError;
     } else {
-      local.run();
+      await runInSlices(local, state.control, signal, options.sliceMs ?? SLICE_MS);
     }
 
     // Thin packs: REF deltas still unresolved wait for a base from outside the pack. Like git's
@@ -145,6 +148,18 @@ export async function resolveDeltas(packPath: string, scan: PackScan, options: R
     return { deltas: tree.deltaCount, chainHistogram: histogram, peakLiveBytes: peak, externalBases, depths: state.depths, perThread, stolen };
   } finally {
     local.close();
+  }
+}
+
+/**
+ * Runs this thread's resolver a slice at a time, giving the event loop a turn between slices so
+ * an abort from a timer (or the caller's other work) is seen within a slice; an abort then stops
+ * every thread through the shared flag.
+ */
+async function runInSlices(local: Resolver, control: Int32Array, signal: AbortSignal | undefined, sliceMs: number): Promise<void> {
+  while (!local.run(sliceMs)) {
+    await yieldToEventLoop();
+    if (signal?.aborted) Atomics.store(control, CONTROL_ABORT, 1);
   }
 }
 

@@ -69,6 +69,11 @@ export interface ResolverStats {
 
 /** Room kept in front of every resolved object for `"<type> <size>\0"`, so it hashes as one range. */
 const HEAD_ROOM = MAX_HEADER_LENGTH;
+const STAGE_START = 0;
+const STAGE_ROOTS = 1;
+const STAGE_HELP = 2;
+const STAGE_DONE = 3;
+
 /** Pack read-back cache per thread: 64 blocks of 128 KiB = 8 MiB. */
 const BLOCK = 128 * 1024;
 const BLOCKS = 64;
@@ -108,6 +113,15 @@ export class Resolver {
   /** The board slot a frame's remaining OFS children were offered in, or -1. */
   private readonly fSlot: number[] = [];
 
+  /** Where `run` stands: starting, taking roots, helping others, done. */
+  private stage = STAGE_START;
+  /** When the current slice ends (Infinity: run to the end). */
+  private sliceEnd = Infinity;
+  private steps = 0;
+  /** `help`'s state across slices, and whether this thread is counted idle. */
+  private helping: { heartbeat: number; quietSince: number; lastBatch: number } | undefined;
+  private idleCounted = false;
+
   /** `onBatch` runs after each batch of resolved objects (progress, in the calling thread). */
   constructor(private readonly s: ResolveState, private readonly onBatch?: () => void) {
     this.H = hashLength(s.format);
@@ -117,43 +131,74 @@ export class Resolver {
     this.deltaData = this.pool.acquire(1 << 16);
   }
 
-  /** Takes roots until none are left, then helps with branches other threads offer. */
-  run(): void {
+  /**
+   * Takes roots until none are left, then helps with branches other threads offer. With
+   * `sliceMs`, returns false after about that long with the work kept where it stands (the walk's
+   * frames are this object's arrays), and the next call goes on from there: the calling thread
+   * resolves in slices and lets its event loop run between them (see slices.ts). Worker threads
+   * run to the end in one call.
+   */
+  run(sliceMs = Infinity): boolean {
     const s = this.s;
-    Atomics.add(s.control, CONTROL_STARTED, 1);
-    Atomics.notify(s.control, CONTROL_STARTED);
-    for (;;) {
-      const i = Atomics.add(s.control, CONTROL_NEXT_ROOT, 1);
-      if (i >= s.roots.length) break;
-      const root = s.roots[i] as number;
-      const kids = this.kidsOf(root);
-      if (kids.length === 0) continue;
-      const size = s.sizes[root] as number;
-      const backing = this.pool.acquire(size + 1);
-      this.inflateEntry(root, backing);
-      this.push(root, kids, backing, backing.subarray(0, size));
-      this.walk();
+    if (Atomics.load(s.control, CONTROL_ABORT) !== 0) throw new PackwrightError('ABORTED', 'Operation aborted');
+    this.sliceEnd = sliceMs === Infinity ? Infinity : performance.now() + sliceMs;
+    if (this.stage === STAGE_START) {
+      Atomics.add(s.control, CONTROL_STARTED, 1);
+      Atomics.notify(s.control, CONTROL_STARTED);
+      this.stage = STAGE_ROOTS;
     }
-    this.help();
-    this.flushProgress();
+    if (this.stage === STAGE_ROOTS) {
+      if (this.fNode.length > 0 && !this.walk()) return false;
+      for (;;) {
+        const i = Atomics.add(s.control, CONTROL_NEXT_ROOT, 1);
+        if (i >= s.roots.length) break;
+        const root = s.roots[i] as number;
+        const kids = this.kidsOf(root);
+        if (kids.length === 0) continue;
+        const size = s.sizes[root] as number;
+        const backing = this.pool.acquire(size + 1);
+        this.inflateEntry(root, backing);
+        this.push(root, kids, backing, backing.subarray(0, size));
+        if (!this.walk()) return false;
+      }
+      this.stage = STAGE_HELP;
+    }
+    if (this.stage === STAGE_HELP) {
+      if (!this.help()) return false;
+      this.flushProgress();
+      this.stage = STAGE_DONE;
+    }
+    return true;
+  }
+
+  /** True when the current slice is over (checked every 256 steps: reading the clock costs). */
+  private sliceOver(): boolean {
+    return this.sliceEnd !== Infinity && (++this.steps & 255) === 0 && performance.now() >= this.sliceEnd;
   }
 
   /**
    * Out of roots: take children from branches other threads offer, until every thread is idle
    * and nothing is on offer.
    */
-  private help(): void {
+  private help(): boolean {
     const s = this.s;
     const c = s.control;
     const workers = Atomics.load(c, CONTROL_WORKERS);
-    if (workers <= 1) return;
+    if (workers <= 1) return true;
     const board = s.board;
     const slots = slotCount(board);
-    Atomics.add(c, CONTROL_IDLE, 1);
-    let heartbeat = Atomics.load(c, CONTROL_HEARTBEAT);
-    let quietSince = Date.now();
-    let lastBatch = quietSince;
+    const h = (this.helping ??= { heartbeat: Atomics.load(c, CONTROL_HEARTBEAT), quietSince: Date.now(), lastBatch: Date.now() });
+    if (!this.idleCounted) {
+      Atomics.add(c, CONTROL_IDLE, 1);
+      this.idleCounted = true;
+    }
+    let { heartbeat, quietSince, lastBatch } = h;
     for (;;) {
+      // Between rounds this thread is idle (counted in CONTROL_IDLE): a slice may end here.
+      if (this.sliceEnd !== Infinity && performance.now() >= this.sliceEnd) {
+        Object.assign(h, { heartbeat, quietSince, lastBatch });
+        return false;
+      }
       Atomics.add(c, CONTROL_HEARTBEAT, 1);
       // While others do the work, progress (and an abort) are still seen every ~20 ms.
       if (this.onBatch !== undefined && Date.now() - lastBatch >= 20) {
@@ -176,7 +221,11 @@ export class Resolver {
           const out = this.resolveChild(child, Buffer.from(base.buffer, base.byteOffset, base.byteLength), field(board, slot, TYPE), field(board, slot, DEPTH));
           release(board, slot);
           this.stats.stolen++;
+          // A stolen branch is finished before the slice may end (this thread counts as busy).
+          const sliceEnd = this.sliceEnd;
+          this.sliceEnd = Infinity;
           this.descend(child, out);
+          this.sliceEnd = sliceEnd;
           worked = true;
         } else {
           release(board, slot);
@@ -190,7 +239,7 @@ export class Resolver {
       if (worked || beat - heartbeat > 1) quietSince = Date.now();
       heartbeat = beat;
       if (!worked) {
-        if (Atomics.load(c, CONTROL_IDLE) >= workers) break;
+        if (Atomics.load(c, CONTROL_IDLE) >= workers) return true;
         const stall = s.stallMs ?? STALL_MS;
         if (Date.now() - quietSince > stall) {
           Atomics.store(c, CONTROL_ABORT, 1);
@@ -206,6 +255,7 @@ export class Resolver {
    * Returns false if another thread already took the group.
    */
   resolveExternal(group: number, type: number, data: Buffer): boolean {
+    this.sliceEnd = Infinity;
     if (Atomics.compareExchange(this.s.refClaims, group, 0, 1) !== 0) return false;
     for (const c of this.groupMembers(group)) this.descend(c, this.resolveChild(c, data, type, 0));
     this.flushProgress();
@@ -378,10 +428,12 @@ export class Resolver {
     this.pool.release(b);
   }
 
-  private walk(): void {
+  /** Resolves the frames on the stack; false when the slice ended first (see `run`). */
+  private walk(): boolean {
     const s = this.s;
     const board = s.board;
     while (this.fNode.length > 0) {
+      if (this.sliceOver()) return false;
       const top = this.fNode.length - 1;
       const kids = this.fKids[top] as number[];
       const parent = this.fNode[top] as number;
@@ -416,6 +468,7 @@ export class Resolver {
       if (next.length > 0) this.push(c, next, out, out.subarray(HEAD_ROOM, HEAD_ROOM + this.objectSize));
       else this.pool.release(out);
     }
+    return true;
   }
 
   /** Offers the frame's remaining OFS children to idle threads; false if no slot was free. */
