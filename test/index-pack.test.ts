@@ -1,15 +1,17 @@
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
-import { readdirSync, readFileSync, mkdirSync, writeFileSync, existsSync, copyFileSync } from 'node:fs';
+import { readdirSync, readFileSync, mkdirSync, writeFileSync, existsSync, copyFileSync, openSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { CLI, git, packwright, packwrightFails, tempDir, makeRepo, type Format } from './helpers/git.js';
 import { buildPack, makeDelta } from './helpers/pack-builder.js';
 import { seededRandom, testSeed } from './helpers/random.js';
 import { encodeOfsDistance } from '../src/pack/entry-header.js';
-import { indexPack, scanPack } from '../src/resolve/index.js';
-import { bufferSource } from '../src/resolve/pack-source.js';
+import { indexPack, resolveDeltas, scanPack } from '../src/resolve/index.js';
+import { WorkerPool } from '../src/workers/index.js';
+import type { ResolveTasks } from '../src/resolve/resolve-tasks.js';
+import { bufferSource, fileSource } from '../src/resolve/pack-source.js';
 import { buildDeltaTree } from '../src/resolve/delta-tree.js';
 import { createBoard } from '../src/resolve/offer-board.js';
 import { CONTROL_LENGTH, CONTROL_WORKERS, Resolver } from '../src/resolve/resolver.js';
@@ -350,6 +352,30 @@ describe('index-pack in parallel', () => {
       }
     });
   }
+  test('a worker killed midway makes the resolve fail with WORKER_FAILED within a second, not hang', async () => {
+    const work = join(dir.path, 'killed');
+    mkdirSync(work);
+    git(work, ['init', '-q', '--bare', 'r.git']);
+    const repo = join(work, 'r.git');
+    git(repo, ['fast-import', '--quiet'], manyFilesStream(60, 40));
+    git(repo, ['-c', 'pack.threads=1', 'repack', '-adfq']);
+    const pack = packOf(repo);
+    const scan = await scanPack(fileSource(openSync(pack, 'r')), { format: 'sha1', shared: true, whole: { buffer: Buffer.from(new SharedArrayBuffer(statSync(pack).size)) } });
+    const pool = new WorkerPool<ResolveTasks>(new URL('../src/resolve/resolve-worker.js', import.meta.url), 1);
+    let killedAt = 0;
+    const resolving = resolveDeltas(pack, scan, {
+      pool, sliceMs: 2,
+      onProgress: () => {
+        if (killedAt !== 0) return;
+        killedAt = performance.now();
+        // Terminated from outside, as an out-of-memory kill or a crash would end it.
+        void pool.close();
+      },
+    });
+    await assert.rejects(resolving, (e: unknown) => (e as { code?: string }).code === 'WORKER_FAILED');
+    assert.ok(killedAt > 0, 'the worker was killed during the run');
+    assert.ok(performance.now() - killedAt < 1000, `failed ${(performance.now() - killedAt).toFixed(0)} ms after the kill`);
+  });
   test('an abort midway through resolving at two threads stops every thread with ABORTED and writes nothing', async () => {
     const work = join(dir.path, 'abort-midway');
     mkdirSync(work);

@@ -84,6 +84,9 @@ export async function resolveDeltas(packPath: string, scan: PackScan, options: R
   try {
     if (pool !== undefined) {
       const running = pool.runAll('resolve', state);
+      // A thread that fails or dies (its request rejects; heard between this thread's slices)
+      // stops the others at once; its own error is the one reported below.
+      running.catch(() => Atomics.store(state.control, CONTROL_ABORT, 1));
       // Start together: a worker still booting would find the roots gone (~50 ms at most; they
       // were started before pass 1).
       const deadline = Date.now() + 500;
