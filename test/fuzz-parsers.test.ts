@@ -1,12 +1,12 @@
 import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { git, makeRepo, tempDir } from './helpers/git.js';
 import { EntryHeader, parseEntryHeader } from '../src/pack/index.js';
 import { applyDelta, DeltaFormatError, readDeltaHeader } from '../src/delta/index.js';
-import { PackIndex } from '../src/idx/index.js';
+import { PackIndex, readRevIndex } from '../src/idx/index.js';
 import { parseLooseHeader } from '../src/loose/index.js';
 import { TreeCursor, parseCommit, parseTag } from '../src/objects/index.js';
 import { GitConfig, wildmatch } from '../src/config/index.js';
@@ -23,7 +23,7 @@ import { isPackwrightError } from '../src/errors/index.js';
 const RUNS = 20_000;
 /** `npm run fuzz -- --seconds N` sets this: each property then runs for its share of N seconds. */
 const SECONDS = Number(process.env['PACKWRIGHT_FUZZ_SECONDS'] ?? 0);
-const PROPERTIES = 9;
+const PROPERTIES = 10;
 
 /** Checks a property, fails the test with fast-check's report, and says how many cases ran. */
 async function fuzz<Ts>(t: TestContext, what: string, property: fc.IRawProperty<Ts>, runs: number): Promise<void> {
@@ -133,6 +133,13 @@ test('indexes and packs made by git, with random bytes changed, load or fail wit
     const name = readdirSync(packDir).find((f) => f.endsWith('.pack')) as string;
     const pack = readFileSync(join(packDir, name));
     const idx = readFileSync(join(packDir, name.replace(/\.pack$/, '.idx')));
+    git(repo, ['index-pack', '--index-version=1', '-o', join(dir.path, 'v1.idx'), join(packDir, name)]);
+    const v1 = readFileSync(join(dir.path, 'v1.idx'));
+    git(repo, ['index-pack', '--rev-index', '-o', join(dir.path, 'p.idx'), join(packDir, name)]);
+    const rev = readFileSync(join(dir.path, 'p.rev'));
+    rmSync(join(dir.path, 'v1.idx'));
+    rmSync(join(dir.path, 'p.idx'));
+    rmSync(join(dir.path, 'p.rev'));
     const edits = (length: number): fc.Arbitrary<[number, number][]> => fc.array(fc.tuple(fc.nat({ max: length - 1 }), fc.integer({ min: 1, max: 255 })), { minLength: 1, maxLength: 4 });
     await fuzz(t, 'idx edits', fc.property(edits(idx.length), (changes) => {
       const b = Buffer.from(idx);
@@ -143,6 +150,24 @@ test('indexes and packs made by git, with random bytes changed, load or fail wit
         index.packOrder();
       });
     }), RUNS);
+    await fuzz(t, 'idx v1 edits', fc.property(edits(v1.length), (changes) => {
+      const b = Buffer.from(v1);
+      for (const [at, x] of changes) b[at] = (b[at] as number) ^ x;
+      typedOnly(() => {
+        const index = new PackIndex(b, 20, 'v1.idx');
+        for (let i = 0; i < index.count; i++) index.find(index.id(i));
+        index.packOrder();
+      });
+    }), RUNS / 4);
+    const count = new PackIndex(idx, 20).count;
+    const revFile = join(dir.path, 'x.rev');
+    await fuzz(t, '.rev edits', fc.property(edits(rev.length), (changes) => {
+      const b = Buffer.from(rev);
+      for (const [at, x] of changes) b[at] = (b[at] as number) ^ x;
+      writeFileSync(revFile, b);
+      typedOnly(() => readRevIndex(revFile, 'sha1', count, idx.subarray(idx.length - 40, idx.length - 20)), ['REV_CORRUPT']);
+    }), RUNS / 4);
+    rmSync(revFile);
     // index-pack on mutated packs: every byte of a pack is checked (inflate, delta, trailer hash).
     await fuzz(t, 'index-pack edits', fc.asyncProperty(edits(pack.length), async (changes) => {
       const b = Buffer.from(pack);
