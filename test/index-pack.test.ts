@@ -33,6 +33,21 @@ function manyFilesStream(files: number, revs: number): string {
   return parts.join('');
 }
 
+/**
+ * In `work`, a bare repository `r.git` of 60 files × 40 revisions packed by git (thousands of
+ * deltas over many roots, so every thread has work; ~50 ms to index), its pack copied to `p.pack`.
+ */
+function manyFilesPack(work: string): { work: string; pack: string } {
+  mkdirSync(work);
+  git(work, ['init', '-q', '--bare', 'r.git']);
+  const repo = join(work, 'r.git');
+  git(repo, ['fast-import', '--quiet'], manyFilesStream(60, 40));
+  git(repo, ['-c', 'pack.threads=1', 'repack', '-adfq']);
+  const pack = join(work, 'p.pack');
+  copyFileSync(packOf(repo), pack);
+  return { work, pack };
+}
+
 function packOf(repo: string): string {
   const dir = existsSync(join(repo, '.git')) ? join(repo, '.git', 'objects', 'pack') : join(repo, 'objects', 'pack');
   return join(dir, readdirSync(dir).find((f) => f.endsWith('.pack')) as string);
@@ -320,14 +335,7 @@ describe('index-pack in parallel', () => {
   });
   for (const threads of [1, 2]) {
     test(`an abort from a timer stops a ${threads}-thread run within a slice, in either pass, and writes nothing`, async () => {
-      const work = join(dir.path, `abort-timer-${threads}`);
-      mkdirSync(work);
-      git(work, ['init', '-q', '--bare', 'r.git']);
-      const repo = join(work, 'r.git');
-      git(repo, ['fast-import', '--quiet'], manyFilesStream(60, 40));
-      git(repo, ['-c', 'pack.threads=1', 'repack', '-adfq']);
-      const pack = join(work, 'p.pack');
-      copyFileSync(packOf(repo), pack);
+      const { work, pack } = manyFilesPack(join(dir.path, `abort-timer-${threads}`));
       // Slices of 2 ms: this pack takes ~50 ms, so a run has many (the default is 40 ms).
       for (const phase of ['indexing', 'resolving'] as const) {
         const controller = new AbortController();
@@ -353,13 +361,7 @@ describe('index-pack in parallel', () => {
     });
   }
   test('a worker killed midway makes the resolve fail with WORKER_FAILED within a second, not hang', async () => {
-    const work = join(dir.path, 'killed');
-    mkdirSync(work);
-    git(work, ['init', '-q', '--bare', 'r.git']);
-    const repo = join(work, 'r.git');
-    git(repo, ['fast-import', '--quiet'], manyFilesStream(60, 40));
-    git(repo, ['-c', 'pack.threads=1', 'repack', '-adfq']);
-    const pack = packOf(repo);
+    const { pack } = manyFilesPack(join(dir.path, 'killed'));
     const scan = await scanPack(fileSource(openSync(pack, 'r')), { format: 'sha1', shared: true, whole: { buffer: Buffer.from(new SharedArrayBuffer(statSync(pack).size)) } });
     const pool = new WorkerPool<ResolveTasks>(new URL('../src/resolve/resolve-worker.js', import.meta.url), 1);
     let killedAt = 0;
@@ -378,14 +380,7 @@ describe('index-pack in parallel', () => {
   });
   test('an abort midway through resolving at two threads stops every thread with ABORTED and writes nothing', async () => {
     const work = join(dir.path, 'abort-midway');
-    mkdirSync(work);
-    // Many files with many revisions: thousands of deltas over many roots, so both threads work.
-    git(work, ['init', '-q', '--bare', 'r.git']);
-    const repo = join(work, 'r.git');
-    git(repo, ['fast-import', '--quiet'], manyFilesStream(60, 40));
-    git(repo, ['-c', 'pack.threads=1', 'repack', '-adfq']);
-    const pack = join(work, 'p.pack');
-    copyFileSync(packOf(repo), pack);
+    const { pack } = manyFilesPack(work);
     const controller = new AbortController();
     let abortedAt = -1;
     let total = 0;
