@@ -421,6 +421,7 @@ describe('index-pack on bad packs fails like git and leaves no file', () => {
     ['a missing REF base', () => buildPack([{ refTo: Buffer.alloc(20, 0xab), delta: makeDelta(1, 1, [1, 0x41]) }]).pack, /unresolved/],
     ['a REF_DELTA cycle', () => buildPack([{ refTo: Buffer.alloc(20, 0xab), delta: makeDelta(1, 1, [1, 0x41]) }, { refTo: Buffer.alloc(20, 0xcd), delta: makeDelta(1, 1, [1, 0x42]) }]).pack, /unresolved/],
     ['a delta with the wrong base size', () => buildPack([{ type: 3, data: Buffer.from('abcdef') }, { ofsTo: 0, delta: makeDelta(5, 2, [0x90, 2]) }]).pack, /delta/],
+    ['a delta that states a 1 TiB result', () => buildPack([{ type: 3, data: Buffer.from('abcdef') }, { ofsTo: 0, delta: makeDelta(6, 2 ** 40, [0x90, 2]) }]).pack, /delta/],
     ['type 5', () => buildPack([{ raw: Buffer.from([0x50 | 3, 0x78, 0x9c, 0x03, 0x00]) }]).pack, /type 5/],
     ['a declared size too large', () => buildPack([{ type: 3, data: Buffer.from('abc'), declaredSize: 10 }]).pack, /inflate|shorter/],
     ['a declared size too small', () => buildPack([{ type: 3, data: Buffer.from('abcdef'), declaredSize: 3 }]).pack, /inflate|longer/],

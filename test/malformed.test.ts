@@ -99,6 +99,8 @@ describe('malformed packs', () => {
     ['trailing garbage after the result', makeDelta(blob.length, 4, [0x90, 4, 1, 0x41]), 'past the declared result size'],
     ['too few literal bytes', makeDelta(blob.length, 4, [4, 0x41]), 'runs past the end'],
     ['a result shorter than declared', makeDelta(blob.length, 8, [0x90, 4]), 'declared 8'],
+    // Sized from the header, the output would be 1 TiB: refused before anything is allocated.
+    ['a result larger than the delta can make', makeDelta(blob.length, 2 ** 40, [0x90, 4]), 'more than its'],
   ];
   for (const [what, delta, says] of deltaCases) {
     test(`a delta with ${what} is DELTA_CORRUPT`, () => {

@@ -26,8 +26,22 @@ export interface DeltaHeader {
   dataStart: number;
 }
 
-/** Reads the two size varints at the start of a delta. */
-export function readDeltaHeader(delta: Uint8Array, start = 0, end = delta.length): DeltaHeader {
+/**
+ * The most a delta of `deltaLength` bytes can produce from a base of `baseLength`: each
+ * instruction takes at least one byte and adds at most 127 bytes (an insert) or the whole base (a
+ * copy stays inside it).
+ */
+export function maxDeltaResult(baseLength: number, deltaLength: number): number {
+  return deltaLength * Math.max(baseLength, 0x7f);
+}
+
+/**
+ * Reads the two size varints at the start of a delta. Given the base's length, it also checks
+ * what applying would: the stated base size must be it, and the stated result size must be one
+ * the delta could produce (`maxDeltaResult`). Callers size their output from the result size, so
+ * a delta that claims a terabyte fails here instead of in an allocation.
+ */
+export function readDeltaHeader(delta: Uint8Array, start = 0, end = delta.length, baseLength?: number): DeltaHeader {
   const baseSize = readSizeVarint(delta, start, end);
   if (baseSize === VARINT_CUT) throw new DeltaFormatError('delta ends inside its base size', end - start);
   if (baseSize === VARINT_TOO_LONG) throw new DeltaFormatError('base size varint is too long', TOO_LONG_AT);
@@ -35,7 +49,14 @@ export function readDeltaHeader(delta: Uint8Array, start = 0, end = delta.length
   const resultSize = readSizeVarint(delta, resultStart, end);
   if (resultSize === VARINT_CUT) throw new DeltaFormatError('delta ends inside its result size', end - start);
   if (resultSize === VARINT_TOO_LONG) throw new DeltaFormatError('result size varint is too long', resultStart - start + TOO_LONG_AT);
-  return { baseSize, resultSize, dataStart: sizeVarintEnd };
+  const dataStart = sizeVarintEnd;
+  if (baseLength !== undefined) {
+    if (baseSize !== baseLength) throw new DeltaFormatError(`delta expects a base of ${baseSize} bytes, base has ${baseLength}`, 0);
+    if (resultSize > maxDeltaResult(baseLength, end - start)) {
+      throw new DeltaFormatError(`delta states a result of ${resultSize} bytes, more than its ${end - start} bytes can make from a ${baseLength}-byte base`, resultStart - start);
+    }
+  }
+  return { baseSize, resultSize, dataStart };
 }
 
 /**

@@ -1,2 +1,2 @@
-export { applyDelta, readDeltaHeader, deltaResultSize, DeltaFormatError } from './apply-delta.js';
+export { applyDelta, readDeltaHeader, deltaResultSize, deltaBaseSize, maxDeltaResult, DeltaFormatError } from './apply-delta.js';
 export type { DeltaHeader } from './apply-delta.js';

@@ -142,7 +142,7 @@ export class PackReader {
       const size = sizes[i] as number;
       if (this.scratch.length < size + 1) this.scratch = this.grow(this.scratch, size + 1, base);
       file.inflate(at, dataOffsets[i] as number, size, this.scratch, 0);
-      const resultSize = this.deltaResultSize(at, this.scratch, size);
+      const resultSize = this.deltaResultSize(at, this.scratch, size, base.data.length);
       if (i === 0) {
         const out = (this.pending = this.output(resultSize, transient, keep, base));
         this.applyAt(at, base.data, this.scratch, size, out);
@@ -169,9 +169,9 @@ export class PackReader {
     return { type, data };
   }
 
-  private deltaResultSize(offset: number, delta: Buffer, deltaSize: number): number {
+  private deltaResultSize(offset: number, delta: Buffer, deltaSize: number, baseLength: number): number {
     try {
-      return readDeltaHeader(delta, 0, deltaSize).resultSize;
+      return readDeltaHeader(delta, 0, deltaSize, baseLength).resultSize;
     } catch (e) {
       throw this.deltaError(offset, e);
     }

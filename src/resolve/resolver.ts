@@ -377,7 +377,7 @@ export class Resolver {
     let resultSize: number;
     let out: Buffer;
     try {
-      resultSize = readDeltaHeader(delta, 0, dsize).resultSize;
+      resultSize = readDeltaHeader(delta, 0, dsize, base.length).resultSize;
       out = this.pool.acquire(HEAD_ROOM + resultSize + 1);
       applyDelta(base, 0, base.length, delta, 0, dsize, out, HEAD_ROOM);
     } catch (e) {
