@@ -424,6 +424,7 @@ describe('index-pack on bad packs fails like git and leaves no file', () => {
     ['a delta that states a 1 TiB result', () => buildPack([{ type: 3, data: Buffer.from('abcdef') }, { ofsTo: 0, delta: makeDelta(6, 2 ** 40, [0x90, 2]) }]).pack, /delta/],
     ['type 5', () => buildPack([{ raw: Buffer.from([0x50 | 3, 0x78, 0x9c, 0x03, 0x00]) }]).pack, /type 5/],
     ['a declared size too large', () => buildPack([{ type: 3, data: Buffer.from('abc'), declaredSize: 10 }]).pack, /inflate|shorter/],
+    ['a declared size its stream cannot hold', () => buildPack([{ type: 3, data: Buffer.from('abc'), declaredSize: 2 ** 31 }]).pack, /declares 2147483648 bytes, more than/],
     ['a declared size too small', () => buildPack([{ type: 3, data: Buffer.from('abcdef'), declaredSize: 3 }]).pack, /inflate|longer/],
     ['an OFS base out of bound', () => buildPack([{ type: 3, data: Buffer.from('abcdef') }, { ofsTo: 0, delta: makeDelta(6, 2, [0x90, 2]), rawOffset: encodeOfsDistance(4000) }]).pack, /out of bound/],
     ['an OFS base in the middle of an entry', () => buildPack([{ type: 3, data: Buffer.from('abcdef') }, { ofsTo: 0, delta: makeDelta(6, 2, [0x90, 2]), rawOffset: encodeOfsDistance(5) }]).pack, /unresolved/],

@@ -6,6 +6,9 @@ import { hashLength, type ObjectFormat } from '../hash/object-format.js';
 import { EntryHeader, HEADER_INCOMPLETE, parseEntryHeader } from '../pack/entry-header.js';
 import { Inflater, INFLATE_INPUT_ENDED, inflateCodeName } from '../zlib/inflater.js';
 
+/** deflate's best ratio, rounded up (zlib's technical notes: 1032:1). */
+const MAX_INFLATE_RATIO = 1033;
+
 /** Returned by `EntryScanner.scan` when the entry runs past the bytes given. */
 export const NEED_MORE = -1;
 
@@ -21,7 +24,11 @@ export class EntryScanner {
   private readonly H: number;
   crc = 0;
 
-  constructor(private readonly format: ObjectFormat, private readonly name: string) {
+  /**
+   * `inputSize`: where the input ends, when known (a file's size, or --max-input-size). A declared
+   * size is then checked against what the bytes left could inflate to before room is made for it.
+   */
+  constructor(private readonly format: ObjectFormat, private readonly name: string, private readonly inputSize = Infinity) {
     this.H = hashLength(format);
   }
 
@@ -38,6 +45,12 @@ export class EntryScanner {
     // Room for the header, the data and the one spare byte inflateExact needs to see the end.
     const need = MAX_HEADER_LENGTH + size + 1;
     if (need > this.scratch.length) {
+      // deflate cannot do better than ~1032:1 (a stored length code per 258 bytes), so a header
+      // that declares more than the rest of the input could hold is corrupt: refuse it before
+      // allocating for it.
+      if (size > MAX_INFLATE_RATIO * (this.inputSize - pos) + 64) {
+        throw new PackwrightError('PACK_CORRUPT', `${this.name}: object at offset ${pos} declares ${size} bytes, more than the ${this.inputSize - pos} bytes left can inflate to`, { file: this.name, offset: pos });
+      }
       if (size > 0xffffffff) throw new PackwrightError('PACK_TOO_LARGE', `${this.name}: object at offset ${pos} declares ${size} bytes`, { file: this.name, offset: pos });
       this.scratch = Buffer.allocUnsafeSlow(Math.max(need, this.scratch.length * 2));
     }

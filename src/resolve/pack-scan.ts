@@ -125,7 +125,7 @@ export class PackScanner {
     this.H = hashLength(options.format);
     this.packHash = nodeCrypto().createHash(options.format);
     this.w = new ScanWindow(source, this.packHash, options.sink, options.maxInputSize, this.name, options.whole);
-    this.entries = new EntryScanner(options.format, this.name);
+    this.entries = new EntryScanner(options.format, this.name, options.size ?? options.maxInputSize ?? Infinity);
     this.shared = options.shared === true;
   }
 

@@ -45,7 +45,7 @@ export function scanRegion(req: RegionRequest): RegionScan {
     readExactly(fd, buf, readUpTo, end - readUpTo, readUpTo, req.path, 'PACK_TRUNCATED');
     readUpTo = end;
   };
-  const es = new EntryScanner(req.format, req.path);
+  const es = new EntryScanner(req.format, req.path, req.buffer.length);
   // Capacity from the region's size: an entry takes at least 2 bytes... but most take far more;
   // grow as needed instead of reserving for the worst case.
   let capacity = 1024;
