@@ -172,3 +172,16 @@ test('wildmatch follows git\'s rules for *, **, ?, classes and escapes', () => {
     assert.equal(wildmatch(pattern, text, { pathname: true, caseFold: caseFold === true }), expected, `${pattern} ~ ${text}`);
   }
 });
+
+test('an include of an empty or bare path is skipped as git skips it (found by the fuzzer: seed -91683578)', () => {
+  const dir = tempDir();
+  try {
+    for (const [i, text] of ['[include]path=\n[a]\nb=1\n', '[include]path\n[a]\nb=1\n', '[include]\n\tpath = .\n[a]\nb=2\n'].entries()) {
+      const file = join(dir.path, `config-${i}`);
+      writeFileSync(file, text);
+      assert.equal(listOf(GitConfig.read(file)), gitConfig(dir.path, ['-f', file, '--list']), JSON.stringify(text));
+    }
+  } finally {
+    dir[Symbol.dispose]();
+  }
+});

@@ -267,7 +267,9 @@ export class GitConfig {
       text = readFileSync(file);
     } catch (e) {
       const code = (e as NodeJS.ErrnoException).code;
-      if (code === 'ENOENT' || code === 'ENOTDIR') return;
+      // git skips an include it cannot read as a file: missing, or a directory (`path =` names
+      // the including file's own directory).
+      if (code === 'ENOENT' || code === 'ENOTDIR' || code === 'EISDIR') return;
       throw new PackwrightError('IO_ERROR', `cannot read config file ${file}: ${(e as Error).message}`, { file, cause: e });
     }
     new Parser(text, file, (key, value) => {
