@@ -1,6 +1,6 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { findGitDir } from '../repo/index.js';
+import { commonDirOf, discoverRepository } from '../repo/index.js';
 import type { GlobalOptions } from './global-options.js';
 
 /**
@@ -41,7 +41,8 @@ export async function relaunchWithHugePages(global: GlobalOptions, rest: string[
   const script = process.argv[1];
   if (script === undefined) return undefined;
   const ours = tunables?.includes('glibc.malloc.mmap_threshold') === true ? TUNABLE : `${TUNABLE}:${MMAP_THRESHOLD}`;
-  const env = { ...process.env, GLIBC_TUNABLES: tunables === undefined || tunables === '' ? ours : `${tunables}:${ours}` };
+  // PACKWRIGHT_PARENT_PID: the child aborts its work if this process dies (interruptible.ts).
+  const env = { ...process.env, GLIBC_TUNABLES: tunables === undefined || tunables === '' ? ours : `${tunables}:${ours}`, PACKWRIGHT_PARENT_PID: String(process.pid) };
   // The same big work makes many short-lived views and records: a 4 MiB young generation (16 by
   // default) keeps ~40 MB less resident for cat-file --batch at no cost in time. Flags given to
   // this process come after it, so they win.
@@ -103,8 +104,8 @@ function packBytesTouched(global: GlobalOptions, rest: string[]): number {
 
 function repositoryPackBytes(global: GlobalOptions): number {
   try {
-    const gitDir = global.gitDir !== undefined ? resolve(global.cwd, global.gitDir) : findGitDir(global.cwd);
-    const packDir = join(gitDir, 'objects', 'pack');
+    const objects = global.gitDir !== undefined ? join(commonDirOf(resolve(global.cwd, global.gitDir)), 'objects') : join(discoverRepository(global.cwd).commonDir, 'objects');
+    const packDir = join(objects, 'pack');
     let total = 0;
     for (const name of readdirSync(packDir)) if (name.endsWith('.pack')) total += statSync(join(packDir, name)).size;
     return total;

@@ -5,6 +5,7 @@ import type { ObjectFormat } from '../hash/index.js';
 import type { Repository } from '../repo/index.js';
 import { indexPack, type IndexPackOptions, type IndexPackPhase } from '../resolve/index.js';
 import { Output } from './output.js';
+import { interruptible } from './interruptible.js';
 import { Progress } from './progress.js';
 import { objectFormatOption, openRepository, type GlobalOptions } from './global-options.js';
 import { helpRequested, integerOption, UsageError } from './usage-error.js';
@@ -91,7 +92,7 @@ export async function indexPackCommand(ctx: GlobalOptions, args: string[]): Prom
   } else {
     input = packArg as string;
   }
-  const result = await indexPack(input as string, options);
+  const result = await interruptible((signal) => indexPack(input as string, { ...options, signal }));
   bar.finish();
   const out = new Output();
   const hex = result.packHash.toString('hex');

@@ -5,6 +5,7 @@ import { typeName } from '../objects/index.js';
 import { OBJ_OFS_DELTA } from '../pack/index.js';
 import { verifyPack } from '../resolve/index.js';
 import { Output } from './output.js';
+import { interruptible } from './interruptible.js';
 import { helpRequested, UsageError } from './usage-error.js';
 import { objectFormatOption, openRepository, type GlobalOptions } from './global-options.js';
 
@@ -56,7 +57,7 @@ export async function verifyPackCommand(ctx: GlobalOptions, args: string[]): Pro
     const base = resolve(ctx.cwd, arg).replace(/\.(idx|pack)$/, '');
     const idxPath = `${base}.idx`;
     try {
-      const r = await verifyPack(idxPath, format);
+      const r = await interruptible((signal) => verifyPack(idxPath, format as ObjectFormat, { signal }));
       if (verbose || statOnly) {
         const s = r.scan;
         const deepest = r.stats.chainHistogram.length - 1;

@@ -258,7 +258,7 @@ class IndexPackJob {
       this.tmpPack = join(dir, `tmp_pack_${process.pid}_${nodeCrypto().randomBytes(4).toString('hex')}`);
       const fd = (this.writeFd = openSync(this.tmpPack, 'wx+', 0o444));
       this.packPath = this.tmpPack;
-      source = input instanceof Uint8Array ? bufferSource(input) : streamSource(input);
+      source = input instanceof Uint8Array ? bufferSource(input) : streamSource(input, options.signal);
       scanOptions.sink = (bytes) => {
         let done = 0;
         while (done < bytes.length) done += writeSync(fd, bytes, done, bytes.length - done);

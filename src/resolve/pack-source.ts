@@ -1,4 +1,5 @@
 import { readSync } from 'node:fs';
+import { PackwrightError } from '../errors/packwright-error.js';
 import type { Readable } from 'node:stream';
 
 /**
@@ -36,8 +37,12 @@ export function bufferSource(data: Uint8Array): PackSource {
   };
 }
 
-/** A readable stream (stdin, a socket): chunks are copied out as the scanner asks for bytes. */
-export function streamSource(stream: Readable | AsyncIterable<Uint8Array>): PackSource {
+/**
+ * A readable stream (stdin, a socket): chunks are copied out as the scanner asks for bytes. A
+ * `signal` ends a wait for input at once with ABORTED (a sender that stalls must not hold an
+ * aborted index-pack).
+ */
+export function streamSource(stream: Readable | AsyncIterable<Uint8Array>, signal?: AbortSignal): PackSource {
   const it = (stream as AsyncIterable<Uint8Array>)[Symbol.asyncIterator]();
   let chunk: Uint8Array | undefined;
   let used = 0;
@@ -45,7 +50,7 @@ export function streamSource(stream: Readable | AsyncIterable<Uint8Array>): Pack
   return {
     async read(buf, offset, length) {
       while (!done && (chunk === undefined || used >= chunk.length)) {
-        const next = await it.next();
+        const next = await (signal === undefined ? it.next() : abortable(it.next(), signal));
         if (next.done) done = true;
         else {
           chunk = next.value;
@@ -59,4 +64,17 @@ export function streamSource(stream: Readable | AsyncIterable<Uint8Array>): Pack
       return n;
     },
   };
+}
+
+/** `promise`, or ABORTED as soon as `signal` fires. */
+function abortable<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(new PackwrightError('ABORTED', 'Operation aborted', { cause: signal.reason }));
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = (): void => reject(new PackwrightError('ABORTED', 'Operation aborted', { cause: signal.reason }));
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(
+      (v) => { signal.removeEventListener('abort', onAbort); resolve(v); },
+      (e: unknown) => { signal.removeEventListener('abort', onAbort); reject(e); },
+    );
+  });
 }
