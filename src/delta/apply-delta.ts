@@ -98,10 +98,9 @@ export function applyDelta(
   out: Uint8Array, outOffset: number,
 ): number {
   if (end - start < 4) throw new DeltaFormatError(`delta is ${end - start} bytes, shorter than the 4-byte minimum`, 0);
-  const header = readDeltaHeader(delta, start, end);
-  if (header.baseSize !== baseLength) {
-    throw new DeltaFormatError(`delta expects a base of ${header.baseSize} bytes, base has ${baseLength}`, 0);
-  }
+  // The header checks the stated base size against the base (and the result size against what
+  // the delta can make).
+  const header = readDeltaHeader(delta, start, end, baseLength);
   const resultSize = header.resultSize;
   if (out.length - outOffset < resultSize) throw new RangeError('output buffer too small for delta result');
   const outEnd = outOffset + resultSize;

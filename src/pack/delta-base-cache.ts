@@ -83,7 +83,8 @@ export class DeltaBaseCache {
     }
     const held = this.generations[slot];
     if (held !== pack.generation) {
-      if (held !== undefined) this.forgetSlot(slot);
+      // -1: the slot's entries are already gone (forgetSlot); undefined: it never had any.
+      if (held !== undefined && held >= 0) this.forgetSlot(slot);
       this.generations[slot] = pack.generation;
     }
     return slot * MAX_OFFSET + offset;
