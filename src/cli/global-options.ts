@@ -34,6 +34,18 @@ export function openRepository(global: GlobalOptions): Repository {
   return global.gitDir !== undefined ? Repository.openGitDir(resolve(global.cwd, global.gitDir)) : Repository.open(global.cwd);
 }
 
+/**
+ * The repository, or undefined outside one: index-pack and verify-pack work on pack files alone
+ * and take only defaults (the object format, a pack directory) from a repository when there is one.
+ */
+export function tryOpenRepository(global: GlobalOptions): Repository | undefined {
+  try {
+    return openRepository(global);
+  } catch {
+    return undefined;
+  }
+}
+
 /** An `--object-format=` value, as git checks it. */
 export function objectFormatOption(value: string): ObjectFormat {
   if (value !== 'sha1' && value !== 'sha256') throw new PackwrightError('INVALID_ARGUMENT', `unknown hash algorithm '${value}'`);

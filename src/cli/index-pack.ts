@@ -2,12 +2,11 @@ import { join, resolve } from 'node:path';
 import { mkdirSync } from 'node:fs';
 import { PackwrightError } from '../errors/index.js';
 import type { ObjectFormat } from '../hash/index.js';
-import type { Repository } from '../repo/index.js';
 import { indexPack, type IndexPackOptions, type IndexPackPhase } from '../resolve/index.js';
 import { Output } from './output.js';
 import { interruptible } from './interruptible.js';
 import { Progress } from './progress.js';
-import { objectFormatOption, openRepository, type GlobalOptions } from './global-options.js';
+import { objectFormatOption, tryOpenRepository, type GlobalOptions } from './global-options.js';
 import { helpRequested, integerOption, UsageError } from './usage-error.js';
 
 const USAGE = 'usage: packwright index-pack [-v] [-o <index-file>] [--keep | --keep=<msg>] [--rev-index] [--verify] [--strict] [--fix-thin] [--threads=<n>] [--index-version=<v>[,<limit>]] [--object-format=<fmt>] [--max-input-size=<n>] (<pack-file> | --stdin [<pack-file>])';
@@ -16,13 +15,6 @@ const TITLES: Record<IndexPackPhase, string> = {
   receiving: 'Receiving objects', indexing: 'Indexing objects', resolving: 'Resolving deltas', writing: 'Writing index',
 };
 
-function tryOpenRepository(ctx: GlobalOptions): Repository | undefined {
-  try {
-    return openRepository(ctx);
-  } catch {
-    return undefined;
-  }
-}
 
 export async function indexPackCommand(ctx: GlobalOptions, args: string[]): Promise<number> {
   const options: IndexPackOptions = {};

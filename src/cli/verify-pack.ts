@@ -7,7 +7,7 @@ import { verifyPack } from '../resolve/index.js';
 import { Output } from './output.js';
 import { interruptible } from './interruptible.js';
 import { helpRequested, UsageError } from './usage-error.js';
-import { objectFormatOption, openRepository, type GlobalOptions } from './global-options.js';
+import { objectFormatOption, tryOpenRepository, type GlobalOptions } from './global-options.js';
 
 const USAGE = 'usage: packwright verify-pack [-v | --verbose] [-s | --stat-only] [--object-format=<fmt>] <pack>.idx...';
 
@@ -42,11 +42,7 @@ export async function verifyPackCommand(ctx: GlobalOptions, args: string[]): Pro
   }
   if (idxs.length === 0) throw new UsageError(USAGE);
   if (format === undefined) {
-    try {
-      format = openRepository(ctx).format;
-    } catch {
-      format = 'sha1';
-    }
+    format = tryOpenRepository(ctx)?.format ?? 'sha1';
   }
   const H = hashLength(format);
   const out = new Output();

@@ -1,4 +1,5 @@
 import { existsSync, readFileSync, realpathSync } from 'node:fs';
+import { readFileIfPresent } from '../io/read-file-if-present.js';
 import { homedir } from 'node:os';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { PackwrightError } from '../errors/packwright-error.js';
@@ -262,16 +263,10 @@ export class GitConfig {
     if (depth > MAX_INCLUDE_DEPTH) {
       throw new PackwrightError('CONFIG_INVALID', `exceeded maximum include depth (${MAX_INCLUDE_DEPTH}) while including ${file}`, { file });
     }
-    let text: Buffer;
-    try {
-      text = readFileSync(file);
-    } catch (e) {
-      const code = (e as NodeJS.ErrnoException).code;
-      // git skips an include it cannot read as a file: missing, or a directory (`path =` names
-      // the including file's own directory).
-      if (code === 'ENOENT' || code === 'ENOTDIR' || code === 'EISDIR') return;
-      throw new PackwrightError('IO_ERROR', `cannot read config file ${file}: ${(e as Error).message}`, { file, cause: e });
-    }
+    // git skips a file it cannot read as one: missing, or a directory (`path =` names the
+    // including file's own directory).
+    const text = readFileIfPresent(file, 'config file');
+    if (text === undefined) return;
     new Parser(text, file, (key, value) => {
       this.list.push({ key, value, file });
       if (value === null || !key.endsWith('.path')) return;

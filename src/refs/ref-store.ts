@@ -1,4 +1,5 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
+import { readFileIfPresent } from '../io/read-file-if-present.js';
 import { join } from 'node:path';
 import { PackwrightError } from '../errors/packwright-error.js';
 import { compareBytes } from '../idx/sorted-ids.js';
@@ -131,15 +132,9 @@ export class RefStore {
     return id !== undefined && id.length === this.hashLength ? { kind: 'id', id, peeled: undefined } : undefined;
   }
 
+  /** A loose ref's text; a directory (refs/heads when asked for "refs/heads") or a missing file is no ref. */
   private readFile(path: string): string | undefined {
-    try {
-      return readFileSync(path, 'utf8');
-    } catch (e) {
-      const code = (e as NodeJS.ErrnoException).code;
-      // A directory (refs/heads when asked for "refs/heads") or a missing file is no ref.
-      if (code === 'ENOENT' || code === 'EISDIR' || code === 'ENOTDIR') return undefined;
-      throw new PackwrightError('IO_ERROR', `cannot read ref file ${path}: ${(e as Error).message}`, { file: path, cause: e });
-    }
+    return readFileIfPresent(path, 'ref file')?.toString('utf8');
   }
 
   /**
@@ -148,14 +143,7 @@ export class RefStore {
    * long-lived process); what was parsed is kept while the bytes stay the same.
    */
   private packedBytes(): Buffer | undefined {
-    const file = join(this.commonDir, 'packed-refs');
-    let bytes: Buffer | undefined;
-    try {
-      bytes = readFileSync(file);
-    } catch (e) {
-      const code = (e as NodeJS.ErrnoException).code;
-      if (code !== 'ENOENT' && code !== 'ENOTDIR') throw new PackwrightError('IO_ERROR', `cannot read ${file}: ${(e as Error).message}`, { file, cause: e });
-    }
+    const bytes = readFileIfPresent(join(this.commonDir, 'packed-refs'), 'packed refs', false);
     const old = this.packed.bytes;
     if (bytes === undefined || old === undefined || !bytes.equals(old)) this.packed = { bytes, refs: undefined };
     return this.packed.bytes;
