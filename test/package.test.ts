@@ -15,7 +15,7 @@ test('every subpath export of the package resolves and exports something', async
 
 test('the main entry has the everyday API', async () => {
   const mod = (await import(pkg.name)) as Record<string, unknown>;
-  for (const name of ['ObjectStore', 'forEachObject', 'indexPack', 'verifyPack', 'resolveRevision', 'isPackwrightError']) {
+  for (const name of ['Store', 'StoreHandle', 'forEachObject', 'indexPack', 'verifyPack', 'resolveRevision', 'isPackwrightError']) {
     assert.equal(typeof mod[name], 'function', name);
   }
 });

@@ -1,6 +1,6 @@
 import { PackwrightError, isPackwrightError } from '../errors/index.js';
 import { OBJ_COMMIT, OBJ_TAG, OBJ_TREE, TYPE_NAME_BYTES, TYPE_NAMES, typeName, typeNumber, parseCommit, parseTag, formatTree } from '../objects/index.js';
-import { forEachObject, onlyPack, type ObjectInfo, type ObjectLocation, type ObjectStore, type StorePack } from '../odb/index.js';
+import { forEachObject, onlyPack, type ObjectInfo, type ObjectLocation, type StoreHandle, type StorePack } from '../odb/index.js';
 import { resolveRevision } from '../refs/index.js';
 import type { Repository } from '../repo/index.js';
 import { Output, writeDecimal, writeHex } from './output.js';
@@ -99,7 +99,7 @@ export async function catFile(openRepo: () => Repository, args: string[]): Promi
     if (all) {
       // Over all objects, one sequential pass per pack answers every header question, and tells
       // which objects are delta bases worth keeping while reading contents.
-      if (fmt.needInfo || batch === 'batch') for (const pack of store.snapshot().packs) pack.loadInfoTable();
+      if (fmt.needInfo || batch === 'batch') for (const pack of store.packs()) if (pack.tryIndex() !== undefined && pack.tryOpen()) pack.loadInfoTable();
       const pack = batch === 'check' && fmt.isDefault && !unordered ? onlyPack(store) : undefined;
       if (pack !== undefined) printer.printPackDefault(pack);
       else forEachObject(store, { unordered }, (id, location) => printer.print(id, location, ''));
@@ -144,7 +144,7 @@ export async function catFile(openRepo: () => Repository, args: string[]): Promi
 }
 
 /** `cat-file <type>`: like git, peels tags and takes a commit's tree until the type matches. */
-function readAs(store: ObjectStore, id: Buffer, wanted: number, name: string): Buffer {
+function readAs(store: StoreHandle, id: Buffer, wanted: number, name: string): Buffer {
   for (let i = 0; i < 64; i++) {
     const obj = store.read(id);
     if (obj.type === wanted) return obj.data;
@@ -157,7 +157,7 @@ function readAs(store: ObjectStore, id: Buffer, wanted: number, name: string): B
 
 class BatchPrinter {
   private readonly ctx: BatchContext;
-  private readonly store: ObjectStore;
+  private readonly store: StoreHandle;
   /** Reused for every header-only answer. */
   private readonly info: ObjectInfo = { type: 0, size: 0, diskSize: -1, deltaBase: undefined };
 

@@ -32,7 +32,7 @@ export async function demo(repo: Repository, _args: string[]): Promise<number> {
   });
   const t1 = performance.now();
   let verified = 0;
-  const { packs } = store.snapshot();
+  const packs = store.packs();
   for (const pack of packs) {
     await verifyPack(pack.packPath.replace(/\.pack$/, '.idx'), store.format);
     verified += pack.objectCount;

@@ -27,6 +27,7 @@ export type ErrorCode =
   | 'IDX_MISMATCH'
   | 'IDX_MISSING'
   | 'REV_CORRUPT'
+  | 'MIDX_CORRUPT'
   | 'LOOSE_CORRUPT'
   | 'IO_ERROR'
   | 'CONFIG_INVALID'

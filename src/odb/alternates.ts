@@ -1,6 +1,6 @@
-import { readFileSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
-import { PackwrightError } from '../errors/packwright-error.js';
+import { readFileIfPresent } from '../io/read-file-if-present.js';
 
 /** git's limit on alternates of alternates (object-file.c: "nesting too deep"). */
 const MAX_ALTERNATE_DEPTH = 5;
@@ -30,31 +30,45 @@ function unquote(line: string): string {
 /**
  * All object directories reachable through `objects/info/alternates`, depth first in file order,
  * without `objectsDir` itself and without duplicates; relative entries resolve from the objects
- * directory that names them.
+ * directory that names them. As in git, what cannot be used is left out with a warning (git
+ * prints them as `error:` lines and carries on): a directory that does not exist, and alternates
+ * nested deeper than five.
  */
-export function readAlternates(objectsDir: string): string[] {
+export function readAlternates(objectsDir: string): { dirs: string[]; warnings: string[] } {
   const seen = new Set<string>([resolve(objectsDir)]);
-  const out: string[] = [];
+  const dirs: string[] = [];
+  const warnings: string[] = [];
   const visit = (dir: string, depth: number): void => {
-    let text: string;
-    try {
-      text = readFileSync(join(dir, 'info', 'alternates'), 'utf8');
-    } catch {
+    const file = join(dir, 'info', 'alternates');
+    const bytes = readFileIfPresent(file, 'alternates file');
+    if (bytes === undefined) return;
+    if (depth > MAX_ALTERNATE_DEPTH) {
+      warnings.push(`${dir}: ignoring alternate object stores, nesting too deep`);
       return;
     }
-    if (depth > MAX_ALTERNATE_DEPTH) {
-      throw new PackwrightError('INVALID_ARGUMENT', `${dir}: alternate object store nesting too deep`, { file: join(dir, 'info', 'alternates') });
-    }
-    for (const raw of text.split('\n')) {
+    for (const raw of bytes.toString('utf8').split('\n')) {
       if (raw === '' || raw.startsWith('#')) continue;
       const path = unquote(raw.trimEnd());
+      if (path === '') continue;
       const full = resolve(isAbsolute(path) ? path : join(dir, path));
       if (seen.has(full)) continue;
       seen.add(full);
-      out.push(full);
+      if (!isDirectory(full)) {
+        warnings.push(`object directory ${full} does not exist; check ${file}`);
+        continue;
+      }
+      dirs.push(full);
       visit(full, depth + 1);
     }
   };
   visit(objectsDir, 0);
-  return out;
+  return { dirs, warnings };
+}
+
+function isDirectory(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
 }

@@ -1,4 +1,12 @@
-export { ObjectStore, StorePack, notFound, objectFormatOf } from './object-store.js';
-export type { StoredObject, ObjectInfo, OpenStoreOptions, ObjectLocation, InfoRequest, StoreSnapshot } from './object-store.js';
+export { Store, notFound, objectFormatOf } from './store.js';
+export type { OpenStoreOptions, StoreCounters } from './store.js';
+export { StoreHandle } from './store-handle.js';
+export type { ObjectLocation, PrefixMatch, ObjectHeader, LookupOptions } from './store-handle.js';
+export { StorePack } from './store-pack.js';
+export type { StoredObject, ObjectInfo, InfoRequest, PackMarkers } from './store-pack.js';
+export { Catalog, MidxSource } from './catalog.js';
+export type { CatalogView, Source } from './catalog.js';
+export { parseRefreshPolicy, DEFAULT_REFRESH } from './refresh-policy.js';
+export type { RefreshPolicy } from './refresh-policy.js';
 export { forEachObject, onlyPack } from './all-objects.js';
 export { readAlternates } from './alternates.js';

@@ -1,7 +1,7 @@
 import { PackwrightError } from '../errors/packwright-error.js';
 import { fromHex, isHex, toHex } from '../hash/hex.js';
 import { OBJ_COMMIT, OBJ_TAG, OBJ_TREE, typeName } from '../objects/object-type.js';
-import type { ObjectStore } from '../odb/object-store.js';
+import type { StoreHandle } from '../odb/store-handle.js';
 import type { RefStore } from './ref-store.js';
 import { parseCommit, parseTag } from '../objects/commit.js';
 import { parseTree } from '../objects/tree.js';
@@ -12,7 +12,7 @@ const DWIM_RULES = ['%s', 'refs/%s', 'refs/tags/%s', 'refs/heads/%s', 'refs/remo
 /** What revision syntax needs: the refs, and the objects to peel and walk. */
 export interface RevisionContext {
   readonly refs: RefStore;
-  readonly objects: ObjectStore;
+  readonly objects: StoreHandle;
 }
 
 function dwimRef(refs: RefStore, name: string): Buffer | undefined {
@@ -42,7 +42,7 @@ function resolveBase(ctx: RevisionContext, name: string): Buffer {
 }
 
 /** Peels tags (and commits to their trees) until an object of `wanted` type, or any non-tag for ''. */
-function peel(store: ObjectStore, id: Buffer, wanted: string, rev: string): Buffer {
+function peel(store: StoreHandle, id: Buffer, wanted: string, rev: string): Buffer {
   for (let i = 0; i < 64; i++) {
     const obj = store.read(id);
     const type = typeName(obj.type);
@@ -58,7 +58,7 @@ function peel(store: ObjectStore, id: Buffer, wanted: string, rev: string): Buff
   throw new PackwrightError('REF_NOT_FOUND', `${rev}: expected ${wanted || 'a non-tag object'}`);
 }
 
-function lookupPath(store: ObjectStore, treeish: Buffer, path: string, rev: string): Buffer {
+function lookupPath(store: StoreHandle, treeish: Buffer, path: string, rev: string): Buffer {
   let id = peel(store, treeish, 'tree', rev);
   const parts = path.split('/').filter((p) => p !== '');
   for (const part of parts) {

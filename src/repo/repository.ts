@@ -2,7 +2,9 @@ import { join } from 'node:path';
 import { homedir } from 'node:os';
 import { GitConfig } from '../config/git-config.js';
 import { hashLength, type ObjectFormat } from '../hash/object-format.js';
-import { ObjectStore, objectFormatOf, type OpenStoreOptions } from '../odb/object-store.js';
+import { Store, objectFormatOf, type OpenStoreOptions } from '../odb/store.js';
+import type { StoreHandle } from '../odb/store-handle.js';
+import { parseRefreshPolicy } from '../odb/refresh-policy.js';
 import { RefStore } from '../refs/ref-store.js';
 import { resolveRevision, type RevisionContext } from '../refs/resolve-revision.js';
 import { commonDirOf, discoverRepository, type RepositoryLocation } from './discover.js';
@@ -50,7 +52,7 @@ export class Repository implements RevisionContext {
   readonly format: ObjectFormat;
   readonly refs: RefStore;
   private cachedConfig: GitConfig | undefined;
-  private store: ObjectStore | undefined;
+  private openStore: Store | undefined;
 
   private constructor(location: RepositoryLocation, private readonly options: OpenRepositoryOptions) {
     this.gitDir = location.gitDir;
@@ -76,10 +78,19 @@ export class Repository implements RevisionContext {
     return this.cachedConfig;
   }
 
-  /** The object store (`objects/` of the common directory, with its alternates). */
-  get objects(): ObjectStore {
-    this.store ??= ObjectStore.open(join(this.commonDir, 'objects'), { ...this.options, objectFormat: this.format });
-    return this.store;
+  /**
+   * The object store (`objects/` of the common directory, with its alternates), opened on first
+   * use with what the configuration says where the options do not: `packwright.refreshAfter`,
+   * `core.multiPackIndex`, `core.looseCompression` (else `core.compression`), `core.fsync`.
+   */
+  get store(): Store {
+    this.openStore ??= Store.open(join(this.commonDir, 'objects'), { ...storeOptionsFrom(this.config), ...this.options, objectFormat: this.format });
+    return this.openStore;
+  }
+
+  /** The store's own handle: lookups for callers that need only one. */
+  get objects(): StoreHandle {
+    return this.store.objects;
   }
 
   /** The object a revision names (`HEAD~2`, `v1.0^{tree}`, `main:README.md`, an abbreviated id, …). */
@@ -88,7 +99,27 @@ export class Repository implements RevisionContext {
   }
 
   close(): void {
-    this.store?.close();
-    this.store = undefined;
+    this.openStore?.close();
+    this.openStore = undefined;
   }
+}
+
+/** Store options a repository's configuration sets (explicit options win over these). */
+function storeOptionsFrom(config: GitConfig): OpenStoreOptions {
+  const options: OpenStoreOptions = {};
+  const refresh = config.get('packwright.refreshAfter');
+  if (typeof refresh === 'string') options.refresh = parseRefreshPolicy(refresh, 'packwright.refreshAfter');
+  const midx = config.getBool('core.multiPackIndex');
+  if (midx !== undefined) options.multiPackIndex = midx;
+  const level = config.getInt('core.looseCompression') ?? config.getInt('core.compression');
+  if (level !== undefined) options.looseCompression = level;
+  const fsync = config.get('core.fsync');
+  const legacy = config.getBool('core.fsyncObjectFiles');
+  if (typeof fsync === 'string') {
+    const parts = fsync.split(',').map((x) => x.trim().toLowerCase());
+    options.fsyncLooseObjects = parts.some((x) => x === 'loose-object' || x === 'objects' || x === 'all' || x === 'committed');
+  } else if (legacy !== undefined) {
+    options.fsyncLooseObjects = legacy;
+  }
+  return options;
 }

@@ -1,0 +1,57 @@
+import { closeSync, fsyncSync, linkSync, mkdirSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { join } from 'node:path';
+import { constants } from 'node:zlib';
+import { PackwrightError } from '../errors/packwright-error.js';
+import { nodeCrypto } from '../hash/node-crypto.js';
+import { objectHeader } from '../hash/hash-object.js';
+import { deflate } from '../zlib/deflate.js';
+
+export interface WriteLooseOptions {
+  /** zlib level (git's core.looseCompression; default 1, Z_BEST_SPEED, as git). */
+  compression?: number;
+  /** fsync the file before it is linked into place (git's core.fsync with loose-object). */
+  fsync?: boolean;
+}
+
+/**
+ * Writes one loose object whose id the caller computed: `"<type> <size>\0" + data`, deflated, to a
+ * temporary file in the object's directory, then linked to its name, as git does (object-file.c):
+ * a link never replaces an existing file, so an object already there is left as it is, and readers
+ * see either no file or the whole one. Returns false when the object was already there.
+ */
+export function writeLoose(objectsDir: string, hex: string, type: number, data: Uint8Array, options: WriteLooseOptions = {}): boolean {
+  const dir = join(objectsDir, hex.slice(0, 2));
+  const path = join(dir, hex.slice(2));
+  const body = deflate(Buffer.concat([objectHeader(type, data.length), data]), options.compression ?? constants.Z_BEST_SPEED);
+  mkdirSync(dir, { recursive: true });
+  const tmp = join(dir, `tmp_obj_${process.pid}_${nodeCrypto().randomBytes(6).toString('hex')}`);
+  try {
+    const fd = openSync(tmp, 'wx', 0o444);
+    try {
+      let done = 0;
+      while (done < body.length) done += writeSync(fd, body, done, body.length - done);
+      if (options.fsync) fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+    try {
+      linkSync(tmp, path);
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code;
+      if (code === 'EEXIST') return false;
+      // Filesystems without hard links (git: "core.createObject=rename"): a rename, which may
+      // replace a file with the same content, never with other bytes (the name is their hash).
+      if (code === 'EPERM' || code === 'ENOTSUP' || code === 'EXDEV' || code === 'EMLINK') {
+        renameSync(tmp, path);
+        return true;
+      }
+      throw e;
+    }
+    return true;
+  } catch (e) {
+    if (e instanceof PackwrightError) throw e;
+    throw new PackwrightError('IO_ERROR', `unable to write loose object ${path}: ${(e as Error).message}`, { file: path, cause: e });
+  } finally {
+    rmSync(tmp, { force: true });
+  }
+}

@@ -1,0 +1,333 @@
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { isPackwrightError, type PackwrightError } from '../errors/packwright-error.js';
+import { isHex, toHex } from '../hash/hex.js';
+import { readLoose, readLooseHeader } from '../loose/read-loose.js';
+import { MidxSource, type CatalogView, type Source } from './catalog.js';
+import type { Store } from './store.js';
+import type { InfoRequest, ObjectInfo, StorePack, StoredObject } from './store-pack.js';
+import { notFound } from './store.js';
+
+/** Where an object was found: a pack and its sorted position there, or a loose file. */
+export type ObjectLocation =
+  | { kind: 'pack'; pack: StorePack; position: number }
+  | { kind: 'loose'; path: string };
+
+/** The answer to a prefix question (git's get_short_oid): one object, several, or none. */
+export type PrefixMatch =
+  | { kind: 'unique'; id: Buffer }
+  | { kind: 'ambiguous'; candidates: Buffer[] }
+  | { kind: 'missing' };
+
+/** What `header` tells about an object without applying deltas. */
+export interface ObjectHeader {
+  type: number;
+  size: number;
+  location: ObjectLocation;
+  /** Deltas between the stored entry and a whole object (0 for loose objects and whole entries). */
+  deltaDepth: number;
+}
+
+export interface LookupOptions {
+  /** May a miss list the pack directories again, as the store's policy allows (default true)? */
+  refresh?: boolean;
+}
+
+/** Rescans one miss may cause: a directory that changes under every listing cannot hold a lookup forever. */
+const MAX_RESCANS_PER_MISS = 3;
+
+/**
+ * A view of a store for one user (a request, a worker, a batch tool): the catalog as it was when
+ * the handle last refreshed, searched in git's order (multi-pack-indexes and packs, then loose
+ * objects), with the pack of the last hit searched first. A miss, once every source in the view
+ * is searched, asks the store for a newer view (see RefreshPolicy) and searches again.
+ *
+ * What a handle found stays readable through it: its view holds its packs open, so a location
+ * taken from this handle reads the same bytes after `git gc` deletes the pack. A handle moves to
+ * a newer view only on a miss, `refresh()` or `packs()`; a pack that then leaves every held view
+ * closes, and a location into it is read by opening the pack again by name (a pack's name is
+ * the hash of its bytes), or fails with PACK_MISSING if it is gone.
+ */
+export class StoreHandle {
+  private view: CatalogView;
+  /** The view's sources in search order: a hit moves its source to the front. */
+  private order: Source[];
+  private closed = false;
+  /**
+   * Why the last lookup that missed could not use a copy it found in an index (its pack failed to
+   * open): a read that misses reports that, not just "not found".
+   */
+  private unusable: PackwrightError | undefined;
+
+  constructor(readonly store: Store) {
+    this.view = store.currentView();
+    store.hold(this.view);
+    this.order = [...this.view.sources];
+  }
+
+  get format(): Store['format'] {
+    return this.store.format;
+  }
+
+  get hashLength(): number {
+    return this.store.hashLength;
+  }
+
+  /** The catalog version this handle searches. */
+  get version(): number {
+    return this.view.version;
+  }
+
+  /**
+   * The packs of the store's newest view, in git's order (listing the directories on first use):
+   * the handle moves to that view.
+   */
+  packs(): readonly StorePack[] {
+    this.ensureListed();
+    this.adopt(this.store.currentView());
+    return this.view.packs;
+  }
+
+  /** The objects directories searched for loose objects: the store's own, then alternates. */
+  looseDirs(): readonly string[] {
+    this.ensureListed();
+    return this.view.looseDirs;
+  }
+
+  /** The sources in lookup order (multi-pack-indexes, then packs none covers). */
+  sources(): readonly Source[] {
+    this.ensureListed();
+    return this.view.sources;
+  }
+
+  /** Moves to the store's newest view, listing the directories first. */
+  refresh(): void {
+    this.store.refresh();
+    this.adopt(this.store.currentView());
+  }
+
+  private ensureListed(): void {
+    if (!this.view.listed) this.adopt(this.store.listedView());
+  }
+
+  private adopt(view: CatalogView): void {
+    if (view === this.view) return;
+    this.store.hold(view);
+    this.store.release(this.view);
+    this.view = view;
+    this.order = [...view.sources];
+  }
+
+  /**
+   * Finds where `id` is stored, or undefined. A location names an open pack (or a loose file),
+   * so reading it cannot miss because a file was deleted after the lookup.
+   */
+  locate(id: Uint8Array, options: LookupOptions = {}): ObjectLocation | undefined {
+    if (!this.view.listed) this.ensureListed();
+    this.unusable = undefined;
+    for (let rescans = 0; ; rescans++) {
+      const found = this.search(id);
+      if (found !== undefined) return found;
+      if (options.refresh === false || !this.moveOn(rescans)) break;
+    }
+    this.store.countMiss();
+    return undefined;
+  }
+
+  /**
+   * After a miss: moves to a newer view if the store has one (another handle's rescan, a pack
+   * added), else asks the store for a rescan. False when there is nothing newer to search.
+   */
+  private moveOn(rescans: number): boolean {
+    const current = this.store.currentView();
+    if (current !== this.view) {
+      this.adopt(current);
+      return true;
+    }
+    if (rescans >= MAX_RESCANS_PER_MISS) return false;
+    const next = this.store.afterMiss(this.view.packs.some((p) => p.vanished));
+    if (next === undefined) return false;
+    this.adopt(next);
+    return true;
+  }
+
+  private search(id: Uint8Array): ObjectLocation | undefined {
+    const order = this.order;
+    for (let k = 0; k < order.length; k++) {
+      const source = order[k] as Source;
+      const found = source instanceof MidxSource ? this.searchMidx(source, id) : this.searchPack(source, id);
+      if (found === undefined) continue;
+      if (k > 0) {
+        order.splice(k, 1);
+        order.unshift(source);
+      }
+      return found;
+    }
+    const hex = toHex(id);
+    for (const dir of this.view.looseDirs) {
+      const path = join(dir, hex.slice(0, 2), hex.slice(2));
+      if (existsSync(path)) return { kind: 'loose', path };
+    }
+    return undefined;
+  }
+
+  private searchPack(pack: StorePack, id: Uint8Array): ObjectLocation | undefined {
+    const index = pack.tryIndex();
+    if (index === undefined) return undefined;
+    const position = index.find(id);
+    if (position < 0) return undefined;
+    if (!pack.tryOpen()) {
+      this.unusable = pack.error;
+      return undefined;
+    }
+    return { kind: 'pack', pack, position };
+  }
+
+  private searchMidx(source: MidxSource, id: Uint8Array): ObjectLocation | undefined {
+    const midx = source.index;
+    const at = midx.find(id);
+    if (at < 0) return undefined;
+    let pack: StorePack;
+    try {
+      pack = source.packs[midx.packOf(at)] as StorePack;
+    } catch (e) {
+      if (isPackwrightError(e)) return undefined;
+      throw e;
+    }
+    // The pack's own index gives the position every per-pack table is keyed by (and checks
+    // that the multi-pack-index told the truth).
+    return this.searchPack(pack, id);
+  }
+
+  has(id: Uint8Array, options?: LookupOptions): boolean {
+    return this.locate(id, options) !== undefined;
+  }
+
+  readAt(location: ObjectLocation): StoredObject {
+    if (location.kind === 'pack') return location.pack.read(location.position);
+    return readLoose(location.path, this.store.inflater);
+  }
+
+  /** Like `readAt`, but packed data is lent until the next read from the same pack. */
+  readTransientAt(location: ObjectLocation): StoredObject {
+    if (location.kind === 'pack') return location.pack.readTransient(location.position);
+    return readLoose(location.path, this.store.inflater);
+  }
+
+  /** With `into`, the answer is written there (no allocation in a loop over many objects). */
+  infoAt(location: ObjectLocation, want: InfoRequest = {}, into?: ObjectInfo): ObjectInfo {
+    if (location.kind === 'pack') return location.pack.info(location.position, want, into);
+    const h = readLooseHeader(location.path, this.store.inflater);
+    const info = into ?? { type: 0, size: 0, diskSize: -1, deltaBase: undefined };
+    info.type = h.type;
+    info.size = h.size;
+    info.diskSize = want.diskSize ? statSync(location.path).size : -1;
+    info.deltaBase = undefined;
+    return info;
+  }
+
+  /** Reads an object; throws OBJECT_NOT_FOUND when no source has it. */
+  read(id: Uint8Array): StoredObject {
+    return this.readAt(this.locateOrThrow(id));
+  }
+
+  info(id: Uint8Array, want: InfoRequest = {}): ObjectInfo {
+    return this.infoAt(this.locateOrThrow(id), want);
+  }
+
+  /**
+   * The location of `id`, or OBJECT_NOT_FOUND; when the only copy found is in a pack that cannot
+   * be used, that pack's error (IDX_MISMATCH, PACK_MISSING, …), which says more.
+   */
+  locateOrThrow(id: Uint8Array): ObjectLocation {
+    const location = this.locate(id);
+    if (location !== undefined) return location;
+    throw this.unusable ?? notFound(id);
+  }
+
+  /** Type, size, where and delta depth, applying no delta; throws OBJECT_NOT_FOUND. */
+  header(id: Uint8Array): ObjectHeader {
+    const location = this.locateOrThrow(id);
+    const info = this.infoAt(location);
+    const deltaDepth = location.kind === 'pack' ? location.pack.deltaDepth(location.position) : 0;
+    return { type: info.type, size: info.size, location, deltaDepth };
+  }
+
+  /**
+   * The object a hex prefix names: unique, ambiguous (with up to `limit` candidates, sorted), or
+   * missing. A miss lists the directories again as the policy allows, as git's get_short_oid
+   * does ("the object may have recently been added ... or migrated from loose to packed").
+   */
+  resolvePrefix(hex: string, limit = 16): PrefixMatch {
+    let found = this.findByPrefix(hex, Math.max(limit, 2));
+    for (let rescans = 0; found.length === 0 && this.moveOn(rescans); rescans++) found = this.findByPrefix(hex, Math.max(limit, 2));
+    if (found.length === 0) return { kind: 'missing' };
+    if (found.length === 1) return { kind: 'unique', id: found[0] as Buffer };
+    return { kind: 'ambiguous', candidates: found.slice(0, limit) };
+  }
+
+  /**
+   * All ids starting with the hex `prefix`, up to `limit` distinct ones (2 is enough to tell
+   * unique from ambiguous), sorted. Searches this handle's view as it is.
+   */
+  findByPrefix(prefix: string, limit = 2): Buffer[] {
+    this.ensureListed();
+    const p = prefix.toLowerCase();
+    if (!isHex(p) || p.length === 0 || p.length > this.hashLength * 2) return [];
+    const found = new Map<string, Buffer>();
+    for (const source of this.view.sources) {
+      const index = source instanceof MidxSource ? source.index : source.tryIndex();
+      if (index === undefined) continue;
+      const { first, count } = index.findPrefix(p, limit);
+      for (let i = 0; i < count; i++) {
+        const id = Buffer.from(index.id(first + i));
+        found.set(id.toString('hex'), id);
+      }
+    }
+    for (const dir of this.view.looseDirs) {
+      if (p.length < 2) {
+        for (const id of this.looseIds(dir)) if (id.toString('hex').startsWith(p)) found.set(id.toString('hex'), id);
+        continue;
+      }
+      for (const name of listDir(join(dir, p.slice(0, 2)))) {
+        const hex = p.slice(0, 2) + name;
+        if (hex.length === this.hashLength * 2 && hex.startsWith(p) && isHex(hex)) found.set(hex, Buffer.from(hex, 'hex'));
+      }
+    }
+    return [...found.values()].sort(Buffer.compare).slice(0, Math.max(limit, 0) || undefined);
+  }
+
+  /** Ids of the loose objects in one objects directory, sorted. */
+  looseIds(dir: string): Buffer[] {
+    const ids: Buffer[] = [];
+    const width = this.hashLength * 2 - 2;
+    for (let b = 0; b < 256; b++) {
+      const sub = b.toString(16).padStart(2, '0');
+      const names = listDir(join(dir, sub));
+      names.sort();
+      for (const name of names) {
+        if (name.length === width && isHex(name)) ids.push(Buffer.from(sub + name, 'hex'));
+      }
+    }
+    return ids;
+  }
+
+  /** Lets go of the view: packs that left the catalog close once no handle holds them. */
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.store.release(this.view);
+  }
+
+  [Symbol.dispose](): void {
+    this.close();
+  }
+}
+
+function listDir(path: string): string[] {
+  try {
+    return readdirSync(path);
+  } catch {
+    return [];
+  }
+}

@@ -1,0 +1,305 @@
+import { EntryHeader, OBJ_OFS_DELTA } from '../pack/entry-header.js';
+import { PackwrightError, isPackwrightError } from '../errors/packwright-error.js';
+import { PackIndex, type PackIndexOpenOptions } from '../idx/pack-index.js';
+import { PackFile, type PackFileOptions } from '../pack/pack-file.js';
+import { PackReader } from '../pack/pack-reader.js';
+import { buildInfoTable, objectSize, type PackInfoTable } from '../pack/pack-info-table.js';
+import type { DeltaBaseCache, PackIdentity } from '../pack/delta-base-cache.js';
+import { fileStamp } from './file-stamp.js';
+
+export interface StoredObject {
+  type: number;
+  data: Buffer;
+}
+
+export interface ObjectInfo {
+  type: number;
+  size: number;
+  /** Bytes the object takes on disk (its pack entry, or its loose file); -1 unless requested. */
+  diskSize: number;
+  /** Id of the delta base for a packed delta, otherwise undefined. */
+  deltaBase: Buffer | undefined;
+}
+
+/** Optional parts of `ObjectInfo` (each costs a reverse index of the pack). */
+export interface InfoRequest {
+  diskSize?: boolean;
+  deltaBase?: boolean;
+}
+
+/** What a pack needs from the store it belongs to: shared caches and read options. */
+export interface PackContext {
+  readonly hashLength: number;
+  readonly cache: DeltaBaseCache;
+  readonly packFileOptions: Omit<PackFileOptions, 'hashLength'>;
+  readonly indexOptions: PackIndexOpenOptions;
+}
+
+/** Files git keeps beside a pack that say something about it (gitrepository-layout). */
+export interface PackMarkers {
+  /** `.keep`: `git repack` leaves the pack alone. */
+  keep: boolean;
+  /** `.promisor`: the pack came from a promisor remote (partial clone). */
+  promisor: boolean;
+  /** `.mtimes`: a cruft pack, with a modification time per object. */
+  mtimes: boolean;
+}
+
+/** Header-only lookups in one pack after which its info table is built (see `loadInfoTable`). */
+const INFO_TABLE_AFTER = 4096;
+
+/**
+ * One pack of a store, found through its `.idx`. Nothing is opened when it is listed: the index
+ * loads on the first lookup that reaches it, the pack on the first read, each exactly once (the
+ * store is used from one thread; async callers share the loaded result). A load that fails is
+ * remembered with the stamps of the two files and not tried again until one of them changes.
+ *
+ * Once open, the files stay open: after `git gc` deletes them, the pack stays readable through
+ * this object for whoever still holds it (a handle's snapshot, a location). A pack name is the
+ * hash of its contents, so a pack reopened under the same name has the same bytes.
+ */
+export class StorePack {
+  private loadedIndex: PackIndex | undefined;
+  private file: PackFile | undefined;
+  private reader: PackReader | undefined;
+  private table: PackInfoTable | undefined;
+  private diskSizes: Uint32Array | Float64Array | undefined;
+  private infoCalls = 0;
+  private header: EntryHeader | undefined;
+  private failure: { error: PackwrightError; stamps: string } | undefined;
+  /** Views of the catalog that list this pack and are still held (see Catalog). */
+  holders = 0;
+  /** Left the catalog (its files were gone at a rescan): closed once no view holds it. */
+  retired = false;
+
+  constructor(
+    readonly packPath: string,
+    readonly idxPath: string,
+    /** The pack file's modification time when listed: git looks newer packs up first. */
+    readonly mtime: number,
+    readonly markers: PackMarkers,
+    /** Who this pack is in the store's caches (see PackIdentity). */
+    readonly identity: PackIdentity,
+    private readonly context: PackContext,
+  ) {}
+
+  /** The last load failure, while it stands. */
+  get error(): PackwrightError | undefined {
+    return this.failure?.error;
+  }
+
+  /** Whether the index and pack are open (nothing left to load). */
+  get isOpen(): boolean {
+    return this.file !== undefined;
+  }
+
+  /** Whether the index is loaded (a lookup can answer without touching the disk). */
+  get isLoaded(): boolean {
+    return this.loadedIndex !== undefined;
+  }
+
+  /** The pack's index, loading it on first use; throws what loading threw. */
+  get index(): PackIndex {
+    if (this.loadedIndex !== undefined) return this.loadedIndex;
+    if (this.failure !== undefined && !this.changedSinceFailure()) throw this.failure.error;
+    try {
+      this.loadedIndex = PackIndex.open(this.idxPath, this.context.hashLength, { ...this.context.indexOptions, revPath: `${this.idxPath.slice(0, -4)}.rev` });
+      this.failure = undefined;
+      return this.loadedIndex;
+    } catch (e) {
+      throw this.fail(e);
+    }
+  }
+
+  /**
+   * The index, or undefined when it cannot be loaded (missing, corrupt, unreadable): a lookup then
+   * passes over this pack, as git passes over a pack it cannot open.
+   */
+  tryIndex(): PackIndex | undefined {
+    if (this.loadedIndex !== undefined) return this.loadedIndex;
+    try {
+      return this.index;
+    } catch (e) {
+      if (isPackwrightError(e)) return undefined;
+      throw e;
+    }
+  }
+
+  /** Opens index and pack (a location handed out must stay readable); false when either fails. */
+  tryOpen(): boolean {
+    if (this.file !== undefined) return true;
+    try {
+      this.pack();
+      return true;
+    } catch (e) {
+      if (isPackwrightError(e)) return false;
+      throw e;
+    }
+  }
+
+  /** Whether the last failure was a file that is not there (git gc removed it): worth a rescan now. */
+  get vanished(): boolean {
+    const code = this.failure?.error.code;
+    return code === 'IDX_MISSING' || code === 'PACK_MISSING';
+  }
+
+  private fail(e: unknown): unknown {
+    if (isPackwrightError(e)) this.failure = { error: e, stamps: this.stamps() };
+    return e;
+  }
+
+  private stamps(): string {
+    return `${fileStamp(this.idxPath)} ${fileStamp(this.packPath)}`;
+  }
+
+  private changedSinceFailure(): boolean {
+    return this.failure === undefined || this.failure.stamps !== this.stamps();
+  }
+
+  get objectCount(): number {
+    return this.index.count;
+  }
+
+  /**
+   * The pack file, opened on first use and checked against its index: the object count and the
+   * trailer must be the index's (git: "packfile ... does not match index").
+   */
+  private pack(): PackFile {
+    if (this.file !== undefined) return this.file;
+    const index = this.index;
+    if (this.failure !== undefined && !this.changedSinceFailure()) throw this.failure.error;
+    let file: PackFile;
+    try {
+      file = PackFile.open(this.packPath, { hashLength: index.hashLength, ...this.context.packFileOptions });
+    } catch (e) {
+      throw this.fail(e);
+    }
+    try {
+      if (file.objectCount !== index.count || !file.trailer().equals(index.packHash)) {
+        throw new PackwrightError('IDX_MISMATCH', `packfile ${this.packPath} does not match index (${file.objectCount} objects in the pack, ${index.count} in the index)`, {
+          file: this.packPath,
+        });
+      }
+    } catch (e) {
+      file.close();
+      throw this.fail(e);
+    }
+    this.failure = undefined;
+    this.file = file;
+    return file;
+  }
+
+  /** The decoder, opening the pack on first use. */
+  open(): PackReader {
+    if (this.reader !== undefined) return this.reader;
+    const index = this.index;
+    this.reader = new PackReader(this.pack(), this.context.cache, (id) => {
+      const pos = index.find(id);
+      return pos < 0 ? -1 : index.offset(pos);
+    }, this.identity);
+    return this.reader;
+  }
+
+  read(position: number): StoredObject {
+    return this.open().read(this.index.offset(position));
+  }
+
+  /**
+   * Learns type, size and delta base of every object in one sequential pass (see
+   * `buildInfoTable`): worth it before asking about most of the pack. Later `info` calls answer
+   * from the table, and pack-order reads keep delta bases cached.
+   */
+  loadInfoTable(): PackInfoTable {
+    this.table ??= buildInfoTable(this.pack(), this.index);
+    return this.table;
+  }
+
+  /** Bytes of each entry by idx position, made on the first question about disk sizes. */
+  private entrySizes(): Uint32Array | Float64Array {
+    if (this.diskSizes === undefined) {
+      this.diskSizes = this.index.entrySizes(this.pack().dataEnd);
+    }
+    return this.diskSizes;
+  }
+
+  /** See `PackReader.readTransient`: the data is valid until the next read from this pack. */
+  readTransient(position: number): StoredObject {
+    return this.open().readTransient(this.index.offset(position), this.table?.isBase[position] === 1);
+  }
+
+  /**
+   * Type and size, reading no more than a delta's first bytes. `diskSize` and `deltaBase` cost a
+   * reverse index (built once per pack) and are computed only when asked for.
+   */
+  info(position: number, want: InfoRequest = {}, into?: ObjectInfo): ObjectInfo {
+    // Many header-only questions about one pack (a long --batch-check input): one sequential
+    // pass answers all of them faster than random reads and chain walks.
+    if (this.table === undefined && ++this.infoCalls === INFO_TABLE_AFTER) this.loadInfoTable();
+    const t = this.table;
+    if (t !== undefined) {
+      const base = t.basePositions[position] as number;
+      const info = into ?? { type: 0, size: 0, diskSize: -1, deltaBase: undefined };
+      info.type = t.types[position] as number;
+      info.size = objectSize(t, position);
+      info.diskSize = want.diskSize ? (this.entrySizes()[position] as number) : -1;
+      info.deltaBase = want.deltaBase && base >= 0 ? Buffer.from(this.index.id(base)) : undefined;
+      return info;
+    }
+    const reader = this.open();
+    const offset = this.index.offset(position);
+    const i = reader.info(offset);
+    let deltaBase: Buffer | undefined;
+    if (want.deltaBase && i.entryType === OBJ_OFS_DELTA) {
+      deltaBase = Buffer.from(this.index.id(this.positionOfBase(offset, i.baseOffset)));
+    } else {
+      deltaBase = i.baseId;
+    }
+    const diskSize = want.diskSize ? this.index.entryEnd(offset, this.pack().dataEnd) - offset : -1;
+    if (into === undefined) return { type: i.type, size: i.size, diskSize, deltaBase };
+    into.type = i.type;
+    into.size = i.size;
+    into.diskSize = diskSize;
+    into.deltaBase = deltaBase;
+    return into;
+  }
+
+  /**
+   * How many deltas lie between the object at `position` and its full base (0 for a whole object),
+   * from entry headers alone. A REF_DELTA whose base is not in this pack (never so in a pack git
+   * stored) counts as one.
+   */
+  deltaDepth(position: number): number {
+    const file = this.pack();
+    const index = this.index;
+    const h = (this.header ??= new EntryHeader());
+    let offset = index.offset(position);
+    for (let depth = 0; depth <= index.count; depth++) {
+      file.readEntryHeader(offset, h);
+      if (h.type < OBJ_OFS_DELTA) return depth;
+      if (h.type === OBJ_OFS_DELTA) {
+        offset = h.baseOffset;
+        continue;
+      }
+      const base = index.find(h.baseId as Buffer);
+      if (base < 0) return depth + 1;
+      offset = index.offset(base);
+    }
+    throw new PackwrightError('PACK_CORRUPT', `${this.packPath}: delta chain from position ${position} loops`, { file: this.packPath });
+  }
+
+  private positionOfBase(offset: number, baseOffset: number): number {
+    const p = this.index.positionOfOffset(baseOffset);
+    if (p < 0) throw new PackwrightError('PACK_CORRUPT', `${this.packPath}: OFS_DELTA at offset ${offset} points into the middle of an entry (${baseOffset})`, { file: this.packPath, offset });
+    return p;
+  }
+
+  close(): void {
+    this.file?.close();
+    this.file = undefined;
+    this.reader = undefined;
+    this.loadedIndex?.close();
+    this.loadedIndex = undefined;
+    this.table = undefined;
+    this.diskSizes = undefined;
+  }
+}

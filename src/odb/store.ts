@@ -1,0 +1,234 @@
+import { existsSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { PackwrightError, isPackwrightError } from '../errors/packwright-error.js';
+import { hashLength, type ObjectFormat } from '../hash/object-format.js';
+import { hashObject } from '../hash/hash-object.js';
+import { toHex } from '../hash/hex.js';
+import type { PackIndexOpenOptions } from '../idx/pack-index.js';
+import { DeltaBaseCache, DEFAULT_DELTA_BASE_CACHE_LIMIT } from '../pack/delta-base-cache.js';
+import { writeLoose } from '../loose/write-loose.js';
+import { Inflater } from '../zlib/inflater.js';
+import { GitConfig } from '../config/git-config.js';
+import { Catalog, type CatalogView } from './catalog.js';
+import { DEFAULT_REFRESH, mayRescan, type RefreshPolicy } from './refresh-policy.js';
+import { StoreHandle } from './store-handle.js';
+import type { PackContext, StorePack } from './store-pack.js';
+
+export interface OpenStoreOptions {
+  /** SHA-1 or SHA-256; by default what the git directory's config says (extensions.objectformat). */
+  objectFormat?: ObjectFormat;
+  /** Bytes of resolved delta bases to keep (git's core.deltaBaseCacheLimit, 96 MiB). */
+  deltaBaseCacheLimit?: number;
+  /** Window size for pack reads (see PackFile); tests lower it to exercise windowed reads. */
+  windowSize?: number;
+  /** Reads through small windows before a pack is read in big ones (see PackFileOptions). */
+  denseAfter?: number;
+  /** Indexes of at least this many bytes are read by section, on demand (see PackIndex). */
+  lazyIndexMin?: number;
+  /** When a miss lists the pack directories again (see RefreshPolicy; default `{ afterMs: 1000 }`). */
+  refresh?: RefreshPolicy;
+  /** The clock of the refresh window, in milliseconds (tests pass a fake one). */
+  now?: () => number;
+  /** Look objects up through multi-pack-indexes (git's core.multiPackIndex; default true). */
+  multiPackIndex?: boolean;
+  /** zlib level of loose objects written (git's core.looseCompression; default 1). */
+  looseCompression?: number;
+  /** fsync loose objects before they become visible (git's core.fsync loose-object; default false, as git). */
+  fsyncLooseObjects?: boolean;
+}
+
+/** Counters of a store's work since it opened (`odb stats`, the refresh benches). */
+export interface StoreCounters {
+  /** Listings of the pack directories. */
+  scans: number;
+  /** Lookups that found nothing after every source was searched (and, as allowed, a rescan). */
+  misses: number;
+  /** Catalog versions made (each rescan that found a change, each pack added). */
+  version: number;
+}
+
+/**
+ * The objects of one repository, for as long as a process likes: its packs (through their
+ * indexes or a multi-pack-index), its loose objects and its alternates', in git's lookup order,
+ * while `git gc`, `git repack` and `git multi-pack-index` change files underneath.
+ *
+ * The store holds what is shared: the catalog of sources (see Catalog), the delta base cache and
+ * the refresh policy. Lookups go through handles (`handle()`), each with its own view of the
+ * catalog: a handle sees new packs when one of its lookups misses and the policy allows a rescan
+ * (or another handle's rescan already made a newer view), and a pack it found stays readable
+ * through it even after the pack's files are deleted. `store.objects` is a handle for callers
+ * that need just one. Nothing is listed or opened before the first lookup.
+ */
+export class Store {
+  readonly objectsDir: string;
+  readonly format: ObjectFormat;
+  readonly hashLength: number;
+  readonly cache: DeltaBaseCache;
+  readonly inflater = new Inflater();
+  readonly policy: RefreshPolicy;
+  private readonly catalog: Catalog;
+  private readonly now: () => number;
+  private lastScanAt = -Infinity;
+  /** A rescan is due regardless of the window: refresh() was called, a pack vanished, a listing failed. */
+  private retryNow = false;
+  private missCount = 0;
+  private readonly looseOptions: { compression?: number; fsync?: boolean };
+  private mainHandle: StoreHandle | undefined;
+  private closed = false;
+
+  private constructor(objectsDir: string, format: ObjectFormat, options: OpenStoreOptions) {
+    this.objectsDir = objectsDir;
+    this.format = format;
+    this.hashLength = hashLength(format);
+    this.cache = new DeltaBaseCache(options.deltaBaseCacheLimit ?? DEFAULT_DELTA_BASE_CACHE_LIMIT);
+    this.policy = options.refresh ?? DEFAULT_REFRESH;
+    this.now = options.now ?? (() => performance.now());
+    const packFileOptions: PackContext['packFileOptions'] = {};
+    if (options.windowSize !== undefined) packFileOptions.windowSize = options.windowSize;
+    if (options.denseAfter !== undefined) packFileOptions.denseAfter = options.denseAfter;
+    const indexOptions: PackIndexOpenOptions = options.lazyIndexMin !== undefined ? { lazyMin: options.lazyIndexMin } : {};
+    const context: PackContext = { hashLength: this.hashLength, cache: this.cache, packFileOptions, indexOptions };
+    this.catalog = new Catalog(objectsDir, context, { multiPackIndex: options.multiPackIndex ?? true }, (slot) => this.cache.forgetSlot(slot));
+    this.looseOptions = {};
+    if (options.looseCompression !== undefined) this.looseOptions.compression = options.looseCompression;
+    if (options.fsyncLooseObjects !== undefined) this.looseOptions.fsync = options.fsyncLooseObjects;
+  }
+
+  /**
+   * Opens the objects of a git directory, or of an objects directory given directly. Nothing is
+   * searched for and nothing listed: finding the repository from a work tree is
+   * `Repository.open`'s work, and the pack directories are listed on the first lookup.
+   */
+  static open(path: string, options: OpenStoreOptions = {}): Store {
+    const dir = resolve(path);
+    const isGitDir = existsSync(join(dir, 'objects')) && existsSync(join(dir, 'HEAD'));
+    const objectsDir = isGitDir ? join(dir, 'objects') : dir;
+    if (!existsSync(objectsDir)) throw new PackwrightError('REPO_NOT_FOUND', `not a git directory or objects directory: ${dir}`, { file: dir });
+    // An objects directory inside a git directory takes the format from that git directory's config.
+    const formatDir = isGitDir ? dir : dirname(dir);
+    const format = options.objectFormat ?? (existsSync(join(formatDir, 'config')) ? objectFormatOf(formatDir) : 'sha1');
+    return new Store(objectsDir, format, options);
+  }
+
+  /** A new handle, with the catalog's current view. Close it (or let it go) when done. */
+  handle(): StoreHandle {
+    if (this.closed) throw new PackwrightError('INVALID_ARGUMENT', `store ${this.objectsDir} is closed`);
+    return new StoreHandle(this);
+  }
+
+  /** The store's own handle, for callers that need only one. */
+  get objects(): StoreHandle {
+    this.mainHandle ??= this.handle();
+    return this.mainHandle;
+  }
+
+  /** Lists the pack directories now (new packs, removed ones); handles see the result at their next miss or `refresh()`. */
+  refresh(): void {
+    this.scan();
+  }
+
+  /** Makes a pack written into the store (by index-pack) visible at once, without a rescan. */
+  addPack(idxPath: string): StorePack {
+    return this.catalog.addPack(resolve(idxPath));
+  }
+
+  /**
+   * Writes an object as a loose file unless the store already has it (git's rule: an existing
+   * object is never rewritten), and returns its id.
+   */
+  writeLoose(type: number, data: Uint8Array): Buffer {
+    const id = hashObject(this.format, type, data);
+    if (this.objects.has(id, { refresh: false })) return id;
+    writeLoose(this.objectsDir, toHex(id), type, data, this.looseOptions);
+    return id;
+  }
+
+  get counters(): StoreCounters {
+    return { scans: this.catalog.scans, misses: this.missCount, version: this.catalog.current.version };
+  }
+
+  /** Warnings of the last listing (an ignored alternate, a multi-pack-index that could not be used). */
+  get warnings(): readonly string[] {
+    return this.catalog.warnings;
+  }
+
+  /** @internal The view a new handle starts from. */
+  currentView(): CatalogView {
+    return this.catalog.current;
+  }
+
+  /** @internal */
+  hold(view: CatalogView): void {
+    this.catalog.hold(view);
+  }
+
+  /** @internal */
+  release(view: CatalogView): void {
+    if (!this.closed) this.catalog.release(view);
+  }
+
+  /** @internal The first lookup of any handle lists the directories, whatever the policy. */
+  listedView(): CatalogView {
+    const view = this.catalog.current;
+    return view.listed ? view : this.scan();
+  }
+
+  /**
+   * @internal A handle missed with every source of the current view searched: lists the
+   * directories again if the policy allows, and returns the view to retry with, or undefined.
+   */
+  afterMiss(sawVanished: boolean): CatalogView | undefined {
+    const before = this.catalog.current;
+    if (sawVanished) this.retryNow = true;
+    if (!mayRescan(this.policy, before.listed, this.retryNow, this.now() - this.lastScanAt)) return undefined;
+    let after: CatalogView;
+    try {
+      after = this.scan();
+    } catch (e) {
+      // The handle keeps the view it has (a half-done maintenance step, an unreadable directory).
+      if (!isPackwrightError(e)) throw e;
+      this.catalog.warnings = [...this.catalog.warnings, e.message];
+      return undefined;
+    }
+    return after === before ? undefined : after;
+  }
+
+  /** @internal */
+  countMiss(): void {
+    this.missCount++;
+  }
+
+  private scan(): CatalogView {
+    this.lastScanAt = this.now();
+    try {
+      const view = this.catalog.scan();
+      this.retryNow = false;
+      return view;
+    } catch (e) {
+      // A failed listing is retried at the next miss; handles keep the views they have.
+      this.retryNow = true;
+      throw e;
+    }
+  }
+
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.catalog.closeAll();
+    this.inflater.close();
+    this.cache.clear();
+  }
+}
+
+/** extensions.objectformat of a git directory's own config (git reads it nowhere else). */
+export function objectFormatOf(gitDir: string): ObjectFormat {
+  const file = join(gitDir, 'config');
+  const v = GitConfig.read(file).get('extensions.objectformat')?.toLowerCase();
+  if (v === undefined || v === null || v === 'sha1') return 'sha1';
+  if (v === 'sha256') return 'sha256';
+  throw new PackwrightError('CONFIG_INVALID', `${file}: unknown object format "${v}"`, { file });
+}
+
+export function notFound(id: Uint8Array): PackwrightError {
+  return new PackwrightError('OBJECT_NOT_FOUND', `object ${toHex(id)} not found`);
+}
