@@ -31,7 +31,9 @@ export function repositoryPath(global: GlobalOptions): string {
 
 /** The repository as git finds it: the git directory `--git-dir` names, or a search up from `-C`. */
 export function openRepository(global: GlobalOptions): Repository {
-  return global.gitDir !== undefined ? Repository.openGitDir(resolve(global.cwd, global.gitDir)) : Repository.open(global.cwd);
+  // git lists the pack directory again on every miss; so does the CLI, unless config says otherwise.
+  const options = { defaultRefresh: 'on-miss' as const };
+  return global.gitDir !== undefined ? Repository.openGitDir(resolve(global.cwd, global.gitDir), options) : Repository.open(global.cwd, options);
 }
 
 /**

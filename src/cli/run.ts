@@ -3,6 +3,8 @@ import { isPackwrightError } from '../errors/index.js';
 import { catFile } from './cat-file.js';
 import { indexPackCommand } from './index-pack.js';
 import { verifyPackCommand } from './verify-pack.js';
+import { countObjectsCommand } from './count-objects.js';
+import { odbCommand } from './odb.js';
 import { UsageError } from './usage-error.js';
 import { openRepository, parseGlobalOptions } from './global-options.js';
 
@@ -12,6 +14,8 @@ commands:
   cat-file       print objects, their types and sizes (git cat-file)
   verify-pack    rebuild a pack's index and compare it with the one on disk (git verify-pack)
   index-pack     build the .idx (and .rev) of a pack, byte-identical to git index-pack
+  count-objects  count loose objects, and with -v packs, garbage and alternates (git count-objects)
+  odb stats      count every object by type, storage and delta chain length
   demo           count, verify and read every object of the repository here, with timings`;
 
 /** The version in package.json, two levels up from both dist/cli/ and the bundle's dist/bin/. */
@@ -33,6 +37,10 @@ export async function run(argv: string[]): Promise<number> {
         return await indexPackCommand(global, args);
       case 'verify-pack':
         return await verifyPackCommand(global, args);
+      case 'count-objects':
+        return countObjectsCommand(() => openRepository(global), args);
+      case 'odb':
+        return await odbCommand(() => openRepository(global), args);
       case 'demo': {
         const { demo } = await import('./demo.js');
         return await demo(openRepository(global), args);

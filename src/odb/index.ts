@@ -10,3 +10,7 @@ export { parseRefreshPolicy, DEFAULT_REFRESH } from './refresh-policy.js';
 export type { RefreshPolicy } from './refresh-policy.js';
 export { forEachObject, onlyPack } from './all-objects.js';
 export { readAlternates } from './alternates.js';
+export { countObjects, humaniseBytes } from './count-objects.js';
+export type { ObjectCounts, GarbageFile } from './count-objects.js';
+export { odbStats } from './odb-stats.js';
+export type { OdbStats, OdbStatsOptions } from './odb-stats.js';

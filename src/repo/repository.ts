@@ -4,7 +4,7 @@ import { GitConfig } from '../config/git-config.js';
 import { hashLength, type ObjectFormat } from '../hash/object-format.js';
 import { Store, objectFormatOf, type OpenStoreOptions } from '../odb/store.js';
 import type { StoreHandle } from '../odb/store-handle.js';
-import { parseRefreshPolicy } from '../odb/refresh-policy.js';
+import { parseRefreshPolicy, type RefreshPolicy } from '../odb/refresh-policy.js';
 import { RefStore } from '../refs/ref-store.js';
 import { resolveRevision, type RevisionContext } from '../refs/resolve-revision.js';
 import { commonDirOf, discoverRepository, type RepositoryLocation } from './discover.js';
@@ -15,6 +15,11 @@ export interface OpenRepositoryOptions extends OpenStoreOptions {
    * GIT_CONFIG_GLOBAL, HOME, XDG_CONFIG_HOME); default `process.env`.
    */
   env?: Record<string, string | undefined>;
+  /**
+   * The refresh policy when neither `refresh` nor `packwright.refreshAfter` says one: the CLI
+   * passes `'on-miss'` (git's behaviour); the library's default is the store's.
+   */
+  defaultRefresh?: RefreshPolicy;
 }
 
 /**
@@ -84,7 +89,12 @@ export class Repository implements RevisionContext {
    * `core.multiPackIndex`, `core.looseCompression` (else `core.compression`), `core.fsync`.
    */
   get store(): Store {
-    this.openStore ??= Store.open(join(this.commonDir, 'objects'), { ...storeOptionsFrom(this.config), ...this.options, objectFormat: this.format });
+    if (this.openStore === undefined) {
+      const { env: _env, defaultRefresh, ...explicit } = this.options;
+      const options: OpenStoreOptions = { ...storeOptionsFrom(this.config), ...explicit, objectFormat: this.format };
+      if (options.refresh === undefined && defaultRefresh !== undefined) options.refresh = defaultRefresh;
+      this.openStore = Store.open(join(this.commonDir, 'objects'), options);
+    }
     return this.openStore;
   }
 

@@ -1,0 +1,49 @@
+import { countObjects, humaniseBytes } from '../odb/index.js';
+import type { Repository } from '../repo/index.js';
+import { helpRequested, UsageError } from './usage-error.js';
+
+const USAGE = 'usage: packwright count-objects [-v] [-H | --human-readable]';
+
+/** git's quote_c_style for a path: quoted only when it has bytes that need it. */
+function quotePath(path: string): string {
+  if (!/["\\\x00-\x1f\x7f-\uffff]/.test(path)) return path;
+  const esc: Record<string, string> = { '"': '\\"', '\\': '\\\\', '\x07': '\\a', '\b': '\\b', '\t': '\\t', '\n': '\\n', '\v': '\\v', '\f': '\\f', '\r': '\\r' };
+  let out = '"';
+  for (const b of Buffer.from(path, 'utf8')) {
+    const c = String.fromCharCode(b);
+    if (esc[c] !== undefined) out += esc[c];
+    else if (b < 0x20 || b >= 0x7f) out += `\\${b.toString(8).padStart(3, '0')}`;
+    else out += c;
+  }
+  return `${out}"`;
+}
+
+/** `git count-objects [-v] [-H]`: loose objects, and with -v packs, garbage and alternates. */
+export function countObjectsCommand(open: () => Repository, args: string[]): number {
+  const help = helpRequested(args, USAGE);
+  if (help !== undefined) return help;
+  let verbose = false;
+  let human = false;
+  for (const a of args) {
+    if (a === '-v' || a === '--verbose') verbose = true;
+    else if (a === '-H' || a === '--human-readable') human = true;
+    else if (/^-[vH]+$/.test(a)) {
+      verbose ||= a.includes('v');
+      human ||= a.includes('H');
+    } else throw new UsageError(USAGE);
+  }
+  const repo = open();
+  const c = countObjects(repo.objects);
+  const size = (bytes: number): string => (human ? humaniseBytes(bytes) : String(Math.floor(bytes / 1024)));
+  if (!verbose) {
+    process.stdout.write(`${c.count} objects, ${human ? humaniseBytes(c.size) : `${Math.floor(c.size / 1024)} kilobytes`}\n`);
+    return 0;
+  }
+  for (const g of c.garbage) process.stderr.write(`warning: ${g.reason}: ${g.path}\n`);
+  process.stdout.write(
+    `count: ${c.count}\nsize: ${size(c.size)}\nin-pack: ${c.inPack}\npacks: ${c.packs}\nsize-pack: ${size(c.sizePack)}\n` +
+    `prune-packable: ${c.prunePackable}\ngarbage: ${c.garbage.length}\nsize-garbage: ${size(c.sizeGarbage)}\n` +
+    c.alternates.map((a) => `alternate: ${quotePath(a)}\n`).join(''),
+  );
+  return 0;
+}
