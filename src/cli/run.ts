@@ -5,6 +5,7 @@ import { indexPackCommand } from './index-pack.js';
 import { verifyPackCommand } from './verify-pack.js';
 import { countObjectsCommand } from './count-objects.js';
 import { odbCommand } from './odb.js';
+import { multiPackIndexCommand } from './multi-pack-index.js';
 import { UsageError } from './usage-error.js';
 import { openRepository, parseGlobalOptions } from './global-options.js';
 
@@ -16,6 +17,7 @@ commands:
   index-pack     build the .idx (and .rev) of a pack, byte-identical to git index-pack
   count-objects  count loose objects, and with -v packs, garbage and alternates (git count-objects)
   odb stats      count every object by type, storage and delta chain length
+  multi-pack-index  write, verify or expire the multi-pack-index (git multi-pack-index)
   demo           count, verify and read every object of the repository here, with timings`;
 
 /** The version in package.json, two levels up from both dist/cli/ and the bundle's dist/bin/. */
@@ -39,6 +41,8 @@ export async function run(argv: string[]): Promise<number> {
         return await verifyPackCommand(global, args);
       case 'count-objects':
         return countObjectsCommand(() => openRepository(global), args);
+      case 'multi-pack-index':
+        return multiPackIndexCommand(global, () => openRepository(global), args);
       case 'odb':
         return await odbCommand(() => openRepository(global), args);
       case 'demo': {

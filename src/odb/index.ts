@@ -14,3 +14,5 @@ export { countObjects, humaniseBytes } from './count-objects.js';
 export type { ObjectCounts, GarbageFile } from './count-objects.js';
 export { odbStats } from './odb-stats.js';
 export type { OdbStats, OdbStatsOptions } from './odb-stats.js';
+export { writeMultiPackIndexFile, verifyMultiPackIndex, expireMultiPackIndex } from './maintain-multi-pack-index.js';
+export type { MidxWriteOptions, MidxWriteResult } from './maintain-multi-pack-index.js';

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { writeObjectsPack } from './pack-builder.js';
 import { seededRandom } from './random.js';
-import { Store, forEachObject, type RefreshPolicy, type StoreHandle } from '../../src/odb/index.js';
+import { Store, forEachObject, writeMultiPackIndexFile, type RefreshPolicy, type StoreHandle } from '../../src/odb/index.js';
 import { hashObject } from '../../src/hash/index.js';
 import { writeLoose } from '../../src/loose/index.js';
 
@@ -134,8 +134,16 @@ export function runStoreVm(root: string, seed: number, steps: number, policy: Re
     } else if (r < 0.35) {
       const local = packs.filter((p) => !p.alternate && (p.hasPack || p.hasIdx));
       if (local.length > 0 && local.every((p) => p.hasPack && p.hasIdx && !p.corrupt)) {
-        execFileSync('git', ['--git-dir', gitDir, 'multi-pack-index', 'write'], { stdio: 'ignore' });
-        log.push(`${step}: multi-pack-index write over ${local.length} packs`);
+        // Half the time git writes it, half the time packwright (through another store, as a
+        // separate maintenance process would).
+        const byGit = chance(0.5);
+        if (byGit) execFileSync('git', ['--git-dir', gitDir, 'multi-pack-index', 'write'], { stdio: 'ignore' });
+        else {
+          const writer = Store.open(gitDir);
+          writeMultiPackIndexFile(writer);
+          writer.close();
+        }
+        log.push(`${step}: multi-pack-index write over ${local.length} packs (${byGit ? 'git' : 'packwright'})`);
       } else if (existsSync(join(packDir, 'multi-pack-index'))) {
         rmSync(join(packDir, 'multi-pack-index'));
         log.push(`${step}: remove multi-pack-index`);

@@ -1,0 +1,53 @@
+import { resolve } from 'node:path';
+import { expireMultiPackIndex, Store, verifyMultiPackIndex, writeMultiPackIndexFile } from '../odb/index.js';
+import type { Repository } from '../repo/index.js';
+import { helpRequested, UsageError } from './usage-error.js';
+import type { GlobalOptions } from './global-options.js';
+
+const USAGE = `usage: packwright multi-pack-index [<options>] write [--preferred-pack=<pack>]
+   or: packwright multi-pack-index [<options>] verify
+   or: packwright multi-pack-index [<options>] expire
+
+    --object-dir <file>   object directory containing set of packfile and pack-index pairs
+    --[no-]progress       force progress reporting`;
+
+/** `git multi-pack-index write|verify|expire` (without bitmaps). */
+export function multiPackIndexCommand(ctx: GlobalOptions, open: () => Repository, args: string[]): number {
+  const help = helpRequested(args, USAGE);
+  if (help !== undefined) return help;
+  let objectDir: string | undefined;
+  let preferredPack: string | undefined;
+  let sub: string | undefined;
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i] as string;
+    if (a.startsWith('--object-dir=')) objectDir = a.slice(13);
+    else if (a === '--object-dir') objectDir = args[++i];
+    else if (a === '--progress' || a === '--no-progress') continue;
+    else if (sub === 'write' && a.startsWith('--preferred-pack=')) preferredPack = a.slice(17);
+    else if (sub === 'write' && a === '--preferred-pack') preferredPack = args[++i];
+    else if (sub === 'write' && (a === '--bitmap' || a === '--stdin-packs' || a.startsWith('--refs-snapshot'))) {
+      throw new UsageError(`packwright multi-pack-index: ${a} is not supported (no bitmaps yet)\n${USAGE}`);
+    } else if (sub === 'write' && a === '--no-bitmap') continue;
+    else if (a.startsWith('-')) throw new UsageError(`unknown option '${a.replace(/^-+/, '')}'\n${USAGE}`);
+    else if (sub === undefined) sub = a;
+    else throw new UsageError(USAGE);
+  }
+  if (sub === undefined) throw new UsageError(`need a subcommand\n${USAGE}`);
+  const store = objectDir !== undefined ? Store.open(resolve(ctx.cwd, objectDir), { objectFormat: open().format }) : open().store;
+  const onWarning = (m: string): void => void process.stderr.write(`warning: ${m}\n`);
+  switch (sub) {
+    case 'write':
+      writeMultiPackIndexFile(store, { ...(preferredPack !== undefined ? { preferredPack } : {}), onWarning });
+      return 0;
+    case 'verify': {
+      const errors = verifyMultiPackIndex(store);
+      for (const e of errors) process.stderr.write(`error: ${e}\n`);
+      return errors.length > 0 ? 1 : 0;
+    }
+    case 'expire':
+      expireMultiPackIndex(store, { onWarning });
+      return 0;
+    default:
+      throw new UsageError(`unrecognized subcommand: ${sub}\n${USAGE}`);
+  }
+}

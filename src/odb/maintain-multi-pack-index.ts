@@ -1,0 +1,272 @@
+import { closeSync, fsyncSync, openSync, opendirSync, readdirSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
+import { join } from 'node:path';
+import { PackwrightError, isPackwrightError } from '../errors/packwright-error.js';
+import { hashBytes } from '../hash/hash-object.js';
+import { toHex } from '../hash/hex.js';
+import { PackIndex } from '../idx/pack-index.js';
+import { compareBytes } from '../idx/sorted-ids.js';
+import { MultiPackIndex } from '../midx/multi-pack-index.js';
+import { writeMultiPackIndex, type MidxPack } from '../midx/write-multi-pack-index.js';
+import type { Store } from './store.js';
+
+export interface MidxWriteOptions {
+  /** The pack whose copies win over duplicates elsewhere (`pack-<hash>.pack` or `.idx`). */
+  preferredPack?: string;
+  /** Warnings git prints (a pack that could not be added, an unknown preferred pack). */
+  onWarning?: (message: string) => void;
+}
+
+export interface MidxWriteResult {
+  path: string;
+  /** False when the existing file already covers every pack (git then writes nothing). */
+  written: boolean;
+  packs: number;
+  objects: number;
+}
+
+/** `.idx` names of a pack directory in the order the directory lists them (git's readdir order). */
+function idxNamesAsListed(packDir: string): string[] {
+  const names: string[] = [];
+  let dir;
+  try {
+    dir = opendirSync(packDir);
+  } catch {
+    return names;
+  }
+  try {
+    for (let e = dir.readSync(); e !== null; e = dir.readSync()) if (e.name.endsWith('.idx')) names.push(e.name);
+  } finally {
+    dir.closeSync();
+  }
+  return names;
+}
+
+/** git's cmp_idx_or_pack_name: pack names compared without their `.idx`/`.pack`. */
+function samePack(a: string, b: string): boolean {
+  const strip = (s: string): string => s.replace(/\.(idx|pack)$/, '');
+  return strip(a) === strip(b);
+}
+
+/** The existing multi-pack-index, if it loads and its checksum holds (git ignores it otherwise). */
+function existingMidx(store: Store, path: string, warn: (m: string) => void): MultiPackIndex | undefined {
+  let midx: MultiPackIndex | undefined;
+  try {
+    midx = MultiPackIndex.openIfPresent(path, store.hashLength);
+  } catch (e) {
+    if (!isPackwrightError(e)) throw e;
+    warn(`ignoring existing multi-pack-index; ${e.message}`);
+    return undefined;
+  }
+  if (midx !== undefined && !hashBytes(store.format, midx.checksummed()).equals(midx.checksum())) {
+    warn('ignoring existing multi-pack-index; checksum mismatch');
+    return undefined;
+  }
+  return midx;
+}
+
+/** Opens one pack's index for the writer, as git's add_pack_to_midx does; undefined (with a warning) when it cannot. */
+function packFor(store: Store, packDir: string, name: string, warn: (m: string) => void): MidxPack | undefined {
+  const idxPath = join(packDir, name);
+  let mtime: number;
+  try {
+    mtime = Math.floor(statSync(`${idxPath.slice(0, -4)}.pack`).mtimeMs / 1000);
+  } catch {
+    warn(`failed to add packfile '${idxPath}'`);
+    return undefined;
+  }
+  try {
+    return { name, mtime, index: PackIndex.open(idxPath, store.hashLength) };
+  } catch (e) {
+    if (!isPackwrightError(e)) throw e;
+    warn(`failed to open pack-index '${idxPath}'`);
+    return undefined;
+  }
+}
+
+/**
+ * `git multi-pack-index write`: one index over every pack of the store's own pack directory,
+ * byte-identical to git 2.39's (see writeMultiPackIndex), written to a lock file and renamed
+ * into place; stale `multi-pack-index-*.rev`/`.bitmap` files go. The store lists its directory
+ * again, so its handles use the new file from their next miss.
+ */
+export function writeMultiPackIndexFile(store: Store, options: MidxWriteOptions = {}, drop?: ReadonlySet<string>): MidxWriteResult {
+  const warn = options.onWarning ?? (() => {});
+  const packDir = join(store.objectsDir, 'pack');
+  const path = join(packDir, 'multi-pack-index');
+  const previous = existingMidx(store, path, warn);
+  const opened: PackIndex[] = [];
+  try {
+    const carried: MidxPack[] = (previous?.packNames ?? []).map((name) => ({ name, mtime: 0, index: { count: 0, id: () => new Uint8Array(0), offset: () => 0 } }));
+    const packs: MidxPack[] = [];
+    for (const name of idxNamesAsListed(packDir)) {
+      if (previous?.packNames.includes(name)) continue;
+      const p = packFor(store, packDir, name, warn);
+      if (p === undefined) continue;
+      opened.push(p.index as PackIndex);
+      packs.push(p);
+    }
+    if (previous !== undefined && packs.length === 0 && drop === undefined) {
+      return { path, written: false, packs: previous.packNames.length, objects: previous.count };
+    }
+    const all = [...carried, ...packs];
+    let preferred = -1;
+    if (options.preferredPack !== undefined) {
+      preferred = all.findIndex((p) => samePack(options.preferredPack as string, p.name));
+      if (preferred < 0) warn(`unknown preferred pack: '${options.preferredPack}'`);
+      else if (preferred < carried.length) {
+        // Its objects are taken from its own index (git loads the pack for this).
+        const p = packFor(store, packDir, all[preferred]?.name as string, warn);
+        if (p === undefined) preferred = -1;
+        else {
+          opened.push(p.index as PackIndex);
+          carried[preferred] = p;
+        }
+      }
+      const chosen = preferred >= 0 ? (preferred < carried.length ? carried[preferred] : all[preferred]) : undefined;
+      if (chosen !== undefined && chosen.index.count === 0) {
+        throw new PackwrightError('INVALID_ARGUMENT', `cannot select preferred pack ${chosen.name} with no objects`);
+      }
+    }
+    const bytes = writeMultiPackIndex({
+      format: store.format,
+      ...(previous !== undefined ? { previous: { midx: previous, packs: carried } } : {}),
+      packs,
+      preferred,
+      ...(drop !== undefined ? { drop } : {}),
+    });
+    writeLocked(path, bytes);
+    const checksum = toHex(bytes.subarray(bytes.length - store.hashLength));
+    for (const name of readdirSync(packDir)) {
+      const m = /^multi-pack-index-([0-9a-f]+)\.(bitmap|rev)$/.exec(name);
+      if (m !== null && m[1] !== checksum) rmSync(join(packDir, name), { force: true });
+    }
+    const result = MultiPackIndex.fromBytes(path, bytes, store.hashLength);
+    store.refresh();
+    return { path, written: true, packs: result.packNames.length, objects: result.count };
+  } finally {
+    for (const index of opened) index.close();
+  }
+}
+
+/** Writes through `<path>.lock` (created exclusively, as git's lockfile) and renames it into place. */
+function writeLocked(path: string, bytes: Uint8Array): void {
+  const lock = `${path}.lock`;
+  let fd: number;
+  try {
+    fd = openSync(lock, 'wx', 0o444);
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code === 'EEXIST') {
+      throw new PackwrightError('IO_ERROR', `Unable to create '${lock}': File exists.\n\nAnother process seems to be running in this repository; if it crashed, remove the file and try again.`, { file: lock, cause: e });
+    }
+    throw new PackwrightError('IO_ERROR', `Unable to create '${lock}': ${(e as Error).message}`, { file: lock, cause: e });
+  }
+  try {
+    let done = 0;
+    while (done < bytes.length) done += writeSync(fd, bytes, done, bytes.length - done);
+    fsyncSync(fd);
+    closeSync(fd);
+    renameSync(lock, path);
+  } catch (e) {
+    try { closeSync(fd); } catch { /* closed */ }
+    rmSync(lock, { force: true });
+    throw new PackwrightError('IO_ERROR', `cannot write ${path}: ${(e as Error).message}`, { file: path, cause: e });
+  }
+}
+
+/**
+ * `git multi-pack-index verify`: the checksum, the order of names and ids, and each object's
+ * offset against its pack's own index. Returns the errors found, in git's words (none: valid, or
+ * no file at all).
+ */
+export function verifyMultiPackIndex(store: Store): string[] {
+  const packDir = join(store.objectsDir, 'pack');
+  const path = join(packDir, 'multi-pack-index');
+  const errors: string[] = [];
+  let midx: MultiPackIndex | undefined;
+  try {
+    midx = MultiPackIndex.openIfPresent(path, store.hashLength);
+  } catch (e) {
+    if (!isPackwrightError(e)) throw e;
+    return [e.message];
+  }
+  if (midx === undefined) return errors;
+  if (!hashBytes(store.format, midx.checksummed()).equals(midx.checksum())) errors.push('incorrect checksum');
+  const indexes: (PackIndex | undefined)[] = midx.packNames.map((name, i) => {
+    try {
+      statSync(join(packDir, name.replace(/\.idx$/, '.pack')));
+      return PackIndex.open(join(packDir, name), store.hashLength);
+    } catch (e) {
+      if (!isPackwrightError(e) && (e as NodeJS.ErrnoException).code === undefined) throw e;
+      errors.push(`failed to load pack in position ${i}`);
+      return undefined;
+    }
+  });
+  try {
+    const H = store.hashLength;
+    for (let i = 1; i < midx.count; i++) {
+      if (compareBytes(midx.id(i - 1), 0, midx.id(i), 0, H) >= 0) {
+        errors.push(`oid lookup out of order: oid[${i - 1}] = ${toHex(midx.id(i - 1))} >= ${toHex(midx.id(i))} = oid[${i}]`);
+      }
+    }
+    for (let i = 0; i < midx.count; i++) {
+      const id = midx.id(i);
+      let pack: number;
+      let offset: number;
+      try {
+        pack = midx.packOf(i);
+        offset = midx.offset(i);
+      } catch (e) {
+        if (!isPackwrightError(e)) throw e;
+        errors.push(`failed to load pack entry for oid[${i}] = ${toHex(id)}`);
+        continue;
+      }
+      const index = indexes[pack];
+      if (index === undefined) {
+        errors.push(`failed to load pack entry for oid[${i}] = ${toHex(id)}`);
+        continue;
+      }
+      const at = index.find(id);
+      const stored = at < 0 ? -1 : index.offset(at);
+      if (stored !== offset) {
+        errors.push(`incorrect object offset for oid[${i}] = ${toHex(id)}: ${offset.toString(16)} != ${stored < 0 ? 'none' : stored.toString(16)}`);
+      }
+    }
+  } finally {
+    for (const index of indexes) index?.close();
+  }
+  return errors;
+}
+
+/**
+ * `git multi-pack-index expire`: deletes the packs the multi-pack-index names but chooses no
+ * object from (unless they have a `.keep` or are cruft packs), then rewrites it without them.
+ * Returns the packs deleted.
+ */
+export function expireMultiPackIndex(store: Store, options: MidxWriteOptions = {}): string[] {
+  const packDir = join(store.objectsDir, 'pack');
+  const path = join(packDir, 'multi-pack-index');
+  const midx = existingMidx(store, path, options.onWarning ?? (() => {}));
+  if (midx === undefined) return [];
+  const counts = new Uint32Array(midx.packNames.length);
+  for (let i = 0; i < midx.count; i++) counts[midx.packOf(i)]!++;
+  const drop = new Set<string>();
+  midx.packNames.forEach((name, i) => {
+    if (counts[i] !== 0) return;
+    const base = join(packDir, name.slice(0, -4));
+    const exists = (ext: string): boolean => {
+      try {
+        statSync(`${base}${ext}`);
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    if (!exists('.pack') || exists('.keep') || exists('.mtimes')) return;
+    drop.add(name);
+    // The index first: a pack without its index is invisible to every reader.
+    for (const ext of ['.idx', '.pack', '.rev', '.bitmap', '.promisor']) rmSync(`${base}${ext}`, { force: true });
+  });
+  if (drop.size > 0) writeMultiPackIndexFile(store, options, drop);
+  return [...drop];
+}

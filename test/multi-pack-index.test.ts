@@ -1,0 +1,144 @@
+import { test, describe } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { git, packwright, packwrightFails, tempDir, makeRepo, type Format } from './helpers/git.js';
+import { Store, MidxSource } from '../src/odb/index.js';
+
+function packDirOf(repo: string): string {
+  return join(repo, '.git', 'objects', 'pack');
+}
+
+/** A repository with several packs holding duplicate copies: incremental packs, then `repack -a` keeping them. */
+function repoWithDuplicates(dir: string, format: Format): string {
+  const repo = makeRepo(dir, format, 8);
+  git(repo, ['repack', '-dq']);
+  for (let i = 0; i < 3; i++) {
+    git(repo, ['commit', '-q', '--allow-empty', '-m', `pack ${i}`]);
+    git(repo, ['repack', '-q']);
+  }
+  // One pack of everything beside the others (no -d): every object is in two packs.
+  git(repo, ['-c', 'pack.threads=1', 'repack', '-aq']);
+  return repo;
+}
+
+/** Runs git's and packwright's `multi-pack-index <args>` in the same directory (same readdir order) and returns both files. */
+function bothWrite(repo: string, args: string[], prepare?: () => void): { git: Buffer; ours: Buffer } {
+  const path = join(packDirOf(repo), 'multi-pack-index');
+  const saved = existsSync(path) ? readFileSync(path) : undefined;
+  prepare?.();
+  git(repo, ['multi-pack-index', ...args]);
+  const theirs = readFileSync(path);
+  rmSync(path);
+  if (saved !== undefined) writeFileSync(path, saved);
+  prepare?.();
+  packwright(repo, ['multi-pack-index', ...args]);
+  return { git: theirs, ours: readFileSync(path) };
+}
+
+describe('multi-pack-index write, byte-identical to git', () => {
+  for (const format of ['sha1', 'sha256'] as Format[]) {
+    test(`${format}: duplicates across packs with the same mtime, then with different mtimes`, () => {
+      using dir = tempDir();
+      const repo = repoWithDuplicates(dir.path, format);
+      let r = bothWrite(repo, ['write']);
+      assert.ok(r.git.equals(r.ours), 'same second');
+      const packs = readdirSync(packDirOf(repo)).filter((f) => f.endsWith('.pack'));
+      packs.forEach((p, i) => utimesSync(join(packDirOf(repo), p), 1_700_000_000 + 1000 * ((i * 7) % packs.length), 1_700_000_000 + 1000 * ((i * 7) % packs.length)));
+      rmSync(join(packDirOf(repo), 'multi-pack-index'));
+      r = bothWrite(repo, ['write']);
+      assert.ok(r.git.equals(r.ours), 'different mtimes');
+    });
+
+    test(`${format}: --preferred-pack, by .pack and by .idx name`, () => {
+      using dir = tempDir();
+      const repo = repoWithDuplicates(dir.path, format);
+      const packs = readdirSync(packDirOf(repo)).filter((f) => f.endsWith('.pack')).sort();
+      for (const preferred of [packs[0] as string, (packs[1] as string).replace(/\.pack$/, '.idx')]) {
+        const r = bothWrite(repo, ['write', `--preferred-pack=${preferred}`], () => rmSync(join(packDirOf(repo), 'multi-pack-index'), { force: true }));
+        assert.ok(r.git.equals(r.ours), preferred);
+      }
+    });
+  }
+
+  test('rewriting over an existing file keeps its choices and adds the new pack', () => {
+    using dir = tempDir();
+    const repo = repoWithDuplicates(dir.path, 'sha1');
+    git(repo, ['multi-pack-index', 'write']);
+    git(repo, ['commit', '-q', '--allow-empty', '-m', 'one more']);
+    git(repo, ['-c', 'pack.threads=1', 'repack', '-aq']);
+    const r = bothWrite(repo, ['write']);
+    assert.ok(r.git.equals(r.ours));
+    // Nothing new: git writes nothing, and neither does packwright.
+    const before = readFileSync(join(packDirOf(repo), 'multi-pack-index'));
+    packwright(repo, ['multi-pack-index', 'write']);
+    assert.ok(readFileSync(join(packDirOf(repo), 'multi-pack-index')).equals(before));
+  });
+
+  test('expire deletes the packs no object is chosen from, keeps .keep packs, and rewrites as git does', () => {
+    using dir = tempDir();
+    const repo = repoWithDuplicates(dir.path, 'sha1');
+    const packDir = packDirOf(repo);
+    git(repo, ['multi-pack-index', 'write']);
+    // A newer pack of everything: written over the existing file, its copies win (the file's own count as old).
+    git(repo, ['commit', '-q', '--allow-empty', '-m', 'newest']);
+    git(repo, ['-c', 'pack.threads=1', 'repack', '-aq']);
+    git(repo, ['multi-pack-index', 'write']);
+    const kept = readdirSync(packDir).filter((f) => f.endsWith('.pack')).sort()[0] as string;
+    writeFileSync(join(packDir, kept.replace(/\.pack$/, '.keep')), '');
+    const filesBefore = readdirSync(packDir).sort();
+    const saved = new Map(filesBefore.map((f) => [f, readFileSync(join(packDir, f))]));
+    git(repo, ['multi-pack-index', 'expire']);
+    const gitFiles = readdirSync(packDir).sort();
+    const gitMidx = readFileSync(join(packDir, 'multi-pack-index'));
+    assert.ok(gitFiles.length < filesBefore.length, 'git expired something');
+    for (const f of readdirSync(packDir)) rmSync(join(packDir, f));
+    for (const [f, bytes] of saved) writeFileSync(join(packDir, f), bytes);
+    packwright(repo, ['multi-pack-index', 'expire']);
+    assert.deepEqual(readdirSync(packDir).sort(), gitFiles);
+    assert.ok(readFileSync(join(packDir, 'multi-pack-index')).equals(gitMidx));
+    assert.equal(packwright(repo, ['multi-pack-index', 'verify']).toString(), '');
+  });
+
+  test('verify finds what git finds: a bad checksum and a wrong offset', () => {
+    using dir = tempDir();
+    const repo = repoWithDuplicates(dir.path, 'sha1');
+    git(repo, ['multi-pack-index', 'write']);
+    const path = join(packDirOf(repo), 'multi-pack-index');
+    const good = readFileSync(path);
+    assert.equal(packwright(repo, ['multi-pack-index', 'verify']).toString(), '');
+    const bad = Buffer.from(good);
+    bad.writeUInt8((bad[bad.length - 1] as number) ^ 1, bad.length - 1);
+    writeFileSync(path, bad);
+    let r = packwrightFails(repo, ['multi-pack-index', 'verify']);
+    assert.equal(r.status, 1);
+    assert.match(r.stderr, /incorrect checksum/);
+    // The first object's offset, one off (git's t5319 "incorrect object offset").
+    const wrong = Buffer.from(good);
+    const toc = (id: number): number => { for (let row = 0; row < wrong[6]!; row++) if (wrong.readUInt32BE(12 + row * 12) === id) return Number(wrong.readBigUInt64BE(16 + row * 12)); return -1; };
+    const ooff = toc(0x4f4f4646);
+    wrong.writeUInt32BE(wrong.readUInt32BE(ooff + 4) + 1, ooff + 4);
+    writeFileSync(path, wrong);
+    r = packwrightFails(repo, ['multi-pack-index', 'verify']);
+    assert.equal(r.status, 1);
+    assert.match(r.stderr, /incorrect object offset for oid\[0\]/);
+  });
+
+  test('the store searches a file it wrote itself and finds every object', () => {
+    using dir = tempDir();
+    const repo = repoWithDuplicates(dir.path, 'sha1');
+    const store = Store.open(join(repo, '.git'));
+    const h = store.handle();
+    assert.ok(!(h.sources()[0] instanceof MidxSource));
+    packwright(repo, ['multi-pack-index', 'write']);
+    h.refresh();
+    assert.ok(h.sources()[0] instanceof MidxSource);
+    const ids = git(repo, ['cat-file', '--batch-all-objects', '--batch-check=%(objectname)']).toString().trim().split('\n');
+    for (const id of ids) assert.ok(h.has(Buffer.from(id, 'hex')), id);
+    for (const id of ids.slice(0, 50)) {
+      const type = git(repo, ['cat-file', '-t', id]).toString().trim();
+      assert.deepEqual(h.read(Buffer.from(id, 'hex')).data, git(repo, ['cat-file', type, id]));
+    }
+    store.close();
+  });
+});
