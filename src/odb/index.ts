@@ -16,3 +16,5 @@ export { odbStats } from './odb-stats.js';
 export type { OdbStats, OdbStatsOptions } from './odb-stats.js';
 export { writeMultiPackIndexFile, verifyMultiPackIndex, expireMultiPackIndex } from './maintain-multi-pack-index.js';
 export type { MidxWriteOptions, MidxWriteResult } from './maintain-multi-pack-index.js';
+export type { ManyOptions, ReadManyResult } from './store-workers.js';
+export type { HeadersReply } from './store-tasks.js';

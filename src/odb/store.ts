@@ -12,7 +12,10 @@ import { GitConfig } from '../config/git-config.js';
 import { Catalog, type CatalogView } from './catalog.js';
 import { DEFAULT_REFRESH, mayRescan, type RefreshPolicy } from './refresh-policy.js';
 import { StoreHandle } from './store-handle.js';
-import type { PackContext, StorePack } from './store-pack.js';
+import type { PackContext, StorePack, StoredObject } from './store-pack.js';
+import { ReadBatcher, StoreWorkers, type ManyOptions, type ReadManyResult } from './store-workers.js';
+import type { HeadersReply, StoreKey } from './store-tasks.js';
+import { availableParallelism } from 'node:os';
 
 export interface OpenStoreOptions {
   /** SHA-1 or SHA-256; by default what the git directory's config says (extensions.objectformat). */
@@ -35,6 +38,8 @@ export interface OpenStoreOptions {
   looseCompression?: number;
   /** fsync loose objects before they become visible (git's core.fsync loose-object; default false, as git). */
   fsyncLooseObjects?: boolean;
+  /** Worker threads of the async reads (`readMany`, `readAsync`, `headerMany`); default: the CPUs, at most 4. */
+  threads?: number;
 }
 
 /** Counters of a store's work since it opened (`odb stats`, the refresh benches). */
@@ -75,6 +80,10 @@ export class Store {
   private readonly looseOptions: { compression?: number; fsync?: boolean };
   private mainHandle: StoreHandle | undefined;
   private closed = false;
+  private pool: StoreWorkers | undefined;
+  private batcher: ReadBatcher | undefined;
+  private readonly key: StoreKey;
+  private readonly threads: number;
 
   private constructor(objectsDir: string, format: ObjectFormat, options: OpenStoreOptions) {
     this.objectsDir = objectsDir;
@@ -89,6 +98,11 @@ export class Store {
     const indexOptions: PackIndexOpenOptions = options.lazyIndexMin !== undefined ? { lazyMin: options.lazyIndexMin } : {};
     const context: PackContext = { hashLength: this.hashLength, cache: this.cache, packFileOptions, indexOptions };
     this.catalog = new Catalog(objectsDir, context, { multiPackIndex: options.multiPackIndex ?? true }, (slot) => this.cache.forgetSlot(slot));
+    this.key = {
+      objectsDir, format, refresh: this.policy, multiPackIndex: options.multiPackIndex ?? true,
+      deltaBaseCacheLimit: options.deltaBaseCacheLimit ?? DEFAULT_DELTA_BASE_CACHE_LIMIT,
+    };
+    this.threads = Math.max(1, options.threads ?? Math.min(4, availableParallelism()));
     this.looseOptions = {};
     if (options.looseCompression !== undefined) this.looseOptions.compression = options.looseCompression;
     if (options.fsyncLooseObjects !== undefined) this.looseOptions.fsync = options.fsyncLooseObjects;
@@ -141,6 +155,37 @@ export class Store {
     if (this.objects.has(id, { refresh: false })) return id;
     writeLoose(this.objectsDir, toHex(id), type, data, this.looseOptions);
     return id;
+  }
+
+  /** The worker threads of the async reads, started on first use. */
+  private workers(): StoreWorkers {
+    if (this.closed) throw new PackwrightError('INVALID_ARGUMENT', `store ${this.objectsDir} is closed`);
+    this.pool ??= new StoreWorkers(this.key, this.threads);
+    return this.pool;
+  }
+
+  /**
+   * Reads many objects on worker threads (each with its own store on these files), yielding them
+   * in the order asked, `found: false` for a missing one: inflating and applying deltas happen
+   * off this thread, which stays free for its event loop. For servers; batch tools on one thread
+   * read through a handle.
+   */
+  readMany(ids: readonly Uint8Array[], options: ManyOptions = {}): AsyncGenerator<ReadManyResult> {
+    return this.workers().readMany(ids, this.hashLength, options);
+  }
+
+  /** Type and size (type 0: missing) of many objects, looked up on all worker threads at once. */
+  headerMany(ids: readonly Uint8Array[], options: ManyOptions = {}): Promise<HeadersReply> {
+    return this.workers().headerMany(ids, this.hashLength, options);
+  }
+
+  /**
+   * One object, read on a worker thread. Calls made in the same turn of the event loop (many
+   * concurrent requests) go to the workers together.
+   */
+  readAsync(id: Uint8Array): Promise<StoredObject> {
+    this.batcher ??= new ReadBatcher(() => this.workers(), this.hashLength);
+    return this.batcher.read(id);
   }
 
   get counters(): StoreCounters {
@@ -214,6 +259,8 @@ export class Store {
   close(): void {
     if (this.closed) return;
     this.closed = true;
+    void this.pool?.close();
+    this.pool = undefined;
     this.catalog.closeAll();
     this.inflater.close();
     this.cache.clear();

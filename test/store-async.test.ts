@@ -1,0 +1,54 @@
+import { test, describe } from 'node:test';
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { git, tempDir, makeRepo } from './helpers/git.js';
+import { Store } from '../src/odb/index.js';
+import { typeName } from '../src/objects/index.js';
+import { isPackwrightError } from '../src/errors/index.js';
+
+describe('store: reads on worker threads', () => {
+  test('readMany, readAsync and headerMany answer what git answers, in order, with misses', async () => {
+    using dir = tempDir();
+    const repo = makeRepo(dir.path, 'sha1', 10);
+    git(repo, ['repack', '-adq']);
+    git(repo, ['commit', '-q', '--allow-empty', '-m', 'loose']);
+    const lines = git(repo, ['cat-file', '--batch-all-objects', '--batch-check=%(objectname) %(objecttype) %(objectsize)']).toString().trim().split('\n');
+    const expected = lines.map((l) => {
+      const [id, type, size] = l.split(' ') as [string, string, string];
+      return { id, type, size: Number(size), data: git(repo, ['cat-file', type, id]) };
+    });
+    const missing = Buffer.alloc(20, 0xab);
+    // Every id a few times over, with a missing one in the middle, past one chunk of 512.
+    const ids: Buffer[] = [];
+    for (let r = 0; r < 8; r++) for (const e of expected) ids.push(Buffer.from(e.id, 'hex'));
+    ids.splice(300, 0, missing);
+    const store = Store.open(join(repo, '.git'), { threads: 2 });
+    try {
+      let k = 0;
+      for await (const r of store.readMany(ids)) {
+        const id = ids[k++] as Buffer;
+        assert.ok(r.id.equals(id));
+        if (id.equals(missing)) {
+          assert.equal(r.found, false);
+          continue;
+        }
+        const e = expected.find((x) => x.id === id.toString('hex'));
+        assert.ok(r.found && e !== undefined);
+        assert.equal(typeName(r.type), e.type);
+        assert.deepEqual(r.data, e.data);
+      }
+      assert.equal(k, ids.length);
+      const headers = await store.headerMany(ids);
+      ids.forEach((id, i) => {
+        const e = expected.find((x) => x.id === id.toString('hex'));
+        assert.equal(headers.types[i], e === undefined ? 0 : ['', 'commit', 'tree', 'blob', 'tag'].indexOf(e.type));
+        assert.equal(headers.sizes[i], e?.size ?? 0);
+      });
+      const many = await Promise.all(expected.map((e) => store.readAsync(Buffer.from(e.id, 'hex'))));
+      many.forEach((o, i) => assert.deepEqual(o.data, expected[i]?.data));
+      await assert.rejects(store.readAsync(missing), (e: unknown) => isPackwrightError(e, 'OBJECT_NOT_FOUND'));
+    } finally {
+      store.close();
+    }
+  });
+});
