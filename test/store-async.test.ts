@@ -52,3 +52,27 @@ describe('store: reads on worker threads', () => {
     }
   });
 });
+
+describe('store: info tables over threads', () => {
+  test('a table scanned in chunks by this thread and two workers equals the one-thread table', async () => {
+    using dir = tempDir();
+    const { makeDeepChainRepo } = await import('./helpers/git.js');
+    const repo = makeDeepChainRepo(dir.path, 60);
+    git(repo, ['-c', 'pack.threads=1', 'repack', '-adfq', '--depth=50']);
+    const { buildInfoTable } = await import('../src/pack/pack-info-table.js');
+    const store = Store.open(repo, { threads: 2 });
+    try {
+      const pack = store.objects.packs()[0];
+      assert.ok(pack !== undefined && pack.tryOpen());
+      const expected = buildInfoTable(pack.open().file, pack.index, 4096);
+      await store.loadInfoTables({ parallelMin: 0, chunk: 3 });
+      const got = pack.loadInfoTable();
+      assert.deepEqual([...got.types], [...expected.types]);
+      assert.deepEqual([...got.sizes], [...expected.sizes]);
+      assert.deepEqual([...got.basePositions], [...expected.basePositions]);
+      assert.deepEqual([...got.isBase], [...expected.isBase]);
+    } finally {
+      store.close();
+    }
+  });
+});

@@ -1,5 +1,5 @@
 import { resolve } from 'node:path';
-import { Repository } from '../repo/index.js';
+import { Repository, type OpenRepositoryOptions } from '../repo/index.js';
 import { PackwrightError } from '../errors/index.js';
 import type { ObjectFormat } from '../hash/index.js';
 
@@ -30,9 +30,9 @@ export function repositoryPath(global: GlobalOptions): string {
 }
 
 /** The repository as git finds it: the git directory `--git-dir` names, or a search up from `-C`. */
-export function openRepository(global: GlobalOptions): Repository {
+export function openRepository(global: GlobalOptions, extra: OpenRepositoryOptions = {}): Repository {
   // git lists the pack directory again on every miss; so does the CLI, unless config says otherwise.
-  const options = { defaultRefresh: 'on-miss' as const };
+  const options: OpenRepositoryOptions = { defaultRefresh: 'on-miss', ...extra };
   return global.gitDir !== undefined ? Repository.openGitDir(resolve(global.cwd, global.gitDir), options) : Repository.open(global.cwd, options);
 }
 

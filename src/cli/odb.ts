@@ -1,29 +1,33 @@
 import { odbStats } from '../odb/index.js';
-import type { Repository } from '../repo/index.js';
+import type { OpenRepositoryOptions, Repository } from '../repo/index.js';
 import { interruptible } from './interruptible.js';
-import { helpRequested, UsageError } from './usage-error.js';
+import { helpRequested, integerOption, UsageError } from './usage-error.js';
 
-const USAGE = 'usage: packwright odb stats [--extra-header-lookup] [--json]';
+const USAGE = 'usage: packwright odb stats [--extra-header-lookup] [--threads <n>] [--json]';
 
 /**
  * `packwright odb stats`: every object counted once, by type, loose and packed, deltas and the
  * chain-length histogram, sizes, and the time of each phase. `--extra-header-lookup` then looks
  * every id up again through a cold store and exits 1 naming each one it could not find.
  */
-export async function odbCommand(open: () => Repository, args: string[]): Promise<number> {
+export async function odbCommand(open: (options?: OpenRepositoryOptions) => Repository, args: string[]): Promise<number> {
   const help = helpRequested(args, USAGE);
   if (help !== undefined) return help;
   const [sub, ...rest] = args;
   if (sub !== 'stats') throw new UsageError(USAGE);
   let json = false;
   let extraHeaderLookup = false;
-  for (const a of rest) {
+  let threads: number | undefined;
+  for (let i = 0; i < rest.length; i++) {
+    const a = rest[i] as string;
     if (a === '--json') json = true;
     else if (a === '--extra-header-lookup') extraHeaderLookup = true;
+    else if (a.startsWith('--threads=')) threads = integerOption('--threads', a.slice(10));
+    else if (a === '--threads') threads = integerOption('--threads', rest[++i] ?? '');
     else throw new UsageError(USAGE);
   }
-  const repo = open();
-  const s = await interruptible(async (signal) => odbStats(repo.objects, { extraHeaderLookup, signal }));
+  const repo = open(threads !== undefined ? { threads: Math.max(1, threads) } : {});
+  const s = await interruptible((signal) => odbStats(repo.objects, { extraHeaderLookup, signal, ...(threads !== undefined ? { threads: Math.max(1, threads) } : {}) }));
   if (json) {
     process.stdout.write(`${JSON.stringify(s, null, 2)}\n`);
   } else {
@@ -33,9 +37,10 @@ export async function odbCommand(open: () => Repository, args: string[]): Promis
     process.stdout.write(
       `objects: ${s.objects} (${types})\nloose: ${s.loose}\npacked: ${s.packed} in ${s.packs} packs, ${s.deltas} deltas\n` +
       `chain length:\n${chains}size: ${s.bytes} bytes, ${s.diskBytes} on disk\ntime: ${ms}\n` +
-      (extraHeaderLookup ? `extra header lookup: ${s.lookedUp} found, ${s.missing.length} missing\n` : ''),
+      (extraHeaderLookup ? `extra header lookup: ${s.lookedUp} found, ${s.missing.length} missing, ${s.wrong.length} wrong\n` : ''),
     );
   }
   for (const id of s.missing) process.stderr.write(`error: ${id}: not found by the extra header lookup\n`);
-  return s.missing.length > 0 ? 1 : 0;
+  for (const id of s.wrong) process.stderr.write(`error: ${id}: another type or size in the extra header lookup\n`);
+  return s.missing.length > 0 || s.wrong.length > 0 ? 1 : 0;
 }

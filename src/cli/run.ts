@@ -44,7 +44,7 @@ export async function run(argv: string[]): Promise<number> {
       case 'multi-pack-index':
         return multiPackIndexCommand(global, () => openRepository(global), args);
       case 'odb':
-        return await odbCommand(() => openRepository(global), args);
+        return await odbCommand((options) => openRepository(global, options), args);
       case 'demo': {
         const { demo } = await import('./demo.js');
         return await demo(openRepository(global), args);

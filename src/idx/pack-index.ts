@@ -372,6 +372,17 @@ export class PackIndex implements ObjectIndex {
   }
 
   /** Entry offsets in pack order, and for each the sorted position of its id (an in-memory `.rev`). */
+  /**
+   * Installs a pack order computed elsewhere for this same index (another thread's, passed in
+   * shared memory), so it is not sorted twice.
+   */
+  usePackOrder(order: PackOrder): void {
+    if (order.positions.length !== this.count || order.offsets.length !== this.count) {
+      throw new RangeError(`pack order of ${order.positions.length} entries for an index of ${this.count}`);
+    }
+    this.order = order;
+  }
+
   packOrder(): PackOrder {
     if (this.order === undefined) {
       this.need(OFFSETS);

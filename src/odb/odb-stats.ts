@@ -1,16 +1,23 @@
 import { statSync } from 'node:fs';
 import { toHex } from '../hash/hex.js';
 import { readLooseHeader } from '../loose/read-loose.js';
-import { objectSize } from '../pack/pack-info-table.js';
+import { objectSize, type PackInfoTable } from '../pack/pack-info-table.js';
 import { forEachObject } from './all-objects.js';
 import { Store } from './store.js';
 import type { StoreHandle } from './store-handle.js';
+import type { StorePack } from './store-pack.js';
 
 export interface OdbStatsOptions {
   /**
-   * Then open a second, cold store on the same directory and look every id up again (git's
-   * `cat-file -e` of each): ids it cannot find are in `missing`. What `odb stats
-   * --extra-header-lookup` runs while `git repack` changes the files, to prove nothing is lost.
+   * Threads for the info tables and the extra lookup (default: the store's). One: everything on
+   * this thread.
+   */
+  threads?: number;
+  /**
+   * Then open a second, cold store on the same directory and look every id up again from all
+   * threads at once: ids it cannot find are in `missing`, ids whose type or size differs are in
+   * `wrong`. What `odb stats --extra-header-lookup` runs while `git repack` changes the files,
+   * to show that nothing is lost.
    */
   extraHeaderLookup?: boolean;
   signal?: AbortSignal;
@@ -33,103 +40,137 @@ export interface OdbStats {
   bytes: number;
   /** Sum of the bytes they take on disk (pack entries and loose files). */
   diskBytes: number;
-  /** Milliseconds per phase: listing, headers, and the extra lookup when asked for. */
+  /** Milliseconds per phase: tables, headers, and the extra lookup when asked for. */
   timings: Record<string, number>;
   /** Ids the extra lookup could not find (hex). */
   missing: string[];
-  /** Ids counted by the extra lookup. */
+  /** Ids the extra lookup found with another type or size (hex). */
+  wrong: string[];
+  /** Ids the extra lookup found. */
   lookedUp: number;
 }
 
 const TYPE_NAMES = ['', 'commit', 'tree', 'blob', 'tag'];
 
+/** What is known of one pack for counting: its table, entry sizes, and each position's chain length. */
+interface PackFacts {
+  table: PackInfoTable;
+  sizes: Uint32Array | Float64Array;
+  depth: Uint32Array;
+}
+
 /**
  * Counts every object of the store once (git's rule for duplicates: the copy a lookup finds):
  * type, size, whole or delta and the length of its chain, from one info table per pack (a
- * sequential pass; see `buildInfoTable`) and the header of each loose object.
+ * sequential pass, split over threads for large packs; see `buildInfoTable`) and the header of
+ * each loose object.
  */
-export function odbStats(handle: StoreHandle, options: OdbStatsOptions = {}): OdbStats {
+export async function odbStats(handle: StoreHandle, options: OdbStatsOptions = {}): Promise<OdbStats> {
   const { signal, onProgress } = options;
+  const store = handle.store;
   const stats: OdbStats = {
     objects: 0, byType: { commit: 0, tree: 0, blob: 0, tag: 0 }, loose: 0, packed: 0, packs: 0, deltas: 0, chainLengths: [],
-    bytes: 0, diskBytes: 0, timings: {}, missing: [], lookedUp: 0,
+    bytes: 0, diskBytes: 0, timings: {}, missing: [], wrong: [], lookedUp: 0,
   };
   let t = performance.now();
   const packs = handle.packs().filter((p) => p.tryIndex() !== undefined && p.tryOpen());
   stats.packs = packs.length;
-  // Per pack: the info table, the entry sizes and each position's chain length.
-  const perPack = new Map<object, { depth: Uint32Array; sizes: Uint32Array | Float64Array }>();
+  if ((options.threads ?? 2) > 1) await store.loadInfoTables({ ...(signal !== undefined ? { signal } : {}) });
+  const facts = new Map<StorePack, PackFacts>();
   for (const pack of packs) {
     signal?.throwIfAborted();
     const table = pack.loadInfoTable();
-    const n = pack.index.count;
-    const depth = chainDepths(table.basePositions, n);
-    perPack.set(pack, { depth, sizes: pack.index.entrySizes(pack.open().file.dataEnd) });
+    facts.set(pack, { table, sizes: pack.index.entrySizes(pack.open().file.dataEnd), depth: chainDepths(table.basePositions, pack.index.count) });
   }
   stats.timings['tables'] = performance.now() - t;
   t = performance.now();
-  const ids: Buffer[] | undefined = options.extraHeaderLookup ? [] : undefined;
-  let seen = 0;
-  forEachObject(handle, { unordered: true }, (id, location) => {
-    if ((++seen & 0xffff) === 0) {
-      signal?.throwIfAborted();
-      onProgress?.('headers', seen, 0);
-    }
-    ids?.push(Buffer.from(id));
-    stats.objects++;
-    let type: number;
-    let depth = 0;
-    if (location.kind === 'pack') {
-      const pack = location.pack;
-      const table = pack.loadInfoTable();
-      const own = perPack.get(pack);
-      const position = location.position;
-      type = table.types[position] as number;
-      stats.bytes += objectSize(table, position);
-      if (own !== undefined) {
-        depth = own.depth[position] as number;
-        stats.diskBytes += own.sizes[position] as number;
+  const byType = new Float64Array(8);
+  const chains: number[] = [];
+  const count = (type: number, size: number, disk: number, depth: number): void => {
+    byType[type]!++;
+    stats.bytes += size;
+    stats.diskBytes += disk;
+    chains[depth] = (chains[depth] ?? 0) + 1;
+  };
+  const looseDirs = handle.looseDirs();
+  const hasLoose = looseDirs.some((d) => handle.looseIds(d).length > 0);
+  const onlyPack = packs.length === 1 && !hasLoose ? (packs[0] as StorePack) : undefined;
+  if (onlyPack !== undefined) {
+    // One pack: its positions are the objects, each once.
+    const f = facts.get(onlyPack) as PackFacts;
+    const n = onlyPack.index.count;
+    for (let p = 0; p < n; p++) count(f.table.types[p] as number, objectSize(f.table, p), f.sizes[p] as number, f.depth[p] as number);
+    stats.packed = n;
+    stats.objects = n;
+  } else {
+    let seen = 0;
+    forEachObject(handle, { unordered: true }, (_id, location) => {
+      if ((++seen & 0xffff) === 0) {
+        signal?.throwIfAborted();
+        onProgress?.('headers', seen, 0);
       }
-      stats.packed++;
-      if (depth > 0) stats.deltas++;
-    } else {
-      const h = readLooseHeader(location.path, handle.store.inflater);
-      type = h.type;
-      stats.bytes += h.size;
-      stats.diskBytes += statSync(location.path).size;
-      stats.loose++;
-    }
-    const name = TYPE_NAMES[type] ?? String(type);
-    stats.byType[name] = (stats.byType[name] ?? 0) + 1;
-    while (stats.chainLengths.length <= depth) stats.chainLengths.push(0);
-    stats.chainLengths[depth] = (stats.chainLengths[depth] as number) + 1;
-  });
-  stats.timings['headers'] = performance.now() - t;
-  if (ids !== undefined) {
-    t = performance.now();
-    const cold = Store.open(handle.store.objectsDir, { objectFormat: handle.format, refresh: 'on-miss' });
-    try {
-      const h = cold.objects;
-      for (let i = 0; i < ids.length; i++) {
-        if ((i & 0xffff) === 0) {
-          signal?.throwIfAborted();
-          onProgress?.('extra lookup', i, ids.length);
-        }
-        const id = ids[i] as Buffer;
-        const location = h.locate(id);
-        if (location === undefined) {
-          stats.missing.push(toHex(id));
-          continue;
-        }
-        h.infoAt(location);
-        stats.lookedUp++;
+      stats.objects++;
+      if (location.kind === 'pack') {
+        const f = facts.get(location.pack) as PackFacts;
+        const p = location.position;
+        count(f.table.types[p] as number, objectSize(f.table, p), f.sizes[p] as number, f.depth[p] as number);
+        stats.packed++;
+      } else {
+        const h = readLooseHeader(location.path, store.inflater);
+        count(h.type, h.size, statSync(location.path).size, 0);
+        stats.loose++;
       }
-    } finally {
-      cold.close();
-    }
-    stats.timings['extraLookup'] = performance.now() - t;
+    });
   }
+  for (let type = 1; type < TYPE_NAMES.length; type++) stats.byType[TYPE_NAMES[type] as string] = byType[type] as number;
+  stats.chainLengths = Array.from(chains, (n) => n ?? 0);
+  stats.deltas = stats.objects - (stats.chainLengths[0] ?? 0);
+  stats.timings['headers'] = performance.now() - t;
+  if (options.extraHeaderLookup) await extraLookup(handle, stats, options);
   return stats;
+}
+
+/** Looks every object up again through a cold store, from all its threads at once, and compares. */
+async function extraLookup(handle: StoreHandle, stats: OdbStats, options: OdbStatsOptions): Promise<void> {
+  const t = performance.now();
+  const ids: Buffer[] = [];
+  const types: number[] = [];
+  const sizes: number[] = [];
+  const info = { type: 0, size: 0, diskSize: -1, deltaBase: undefined };
+  forEachObject(handle, { unordered: true }, (id, location) => {
+    ids.push(Buffer.from(id));
+    handle.infoAt(location, {}, info);
+    types.push(info.type);
+    sizes.push(info.size);
+  });
+  const threads = options.threads ?? 2;
+  const cold = Store.open(handle.store.objectsDir, { objectFormat: handle.format, refresh: 'on-miss', threads: Math.max(1, threads) });
+  try {
+    let got: { types: Uint8Array; sizes: Float64Array };
+    if (threads > 1) {
+      got = await cold.headerMany(ids, { ...(options.signal !== undefined ? { signal: options.signal } : {}), onProgress: (d, n) => options.onProgress?.('extra lookup', d, n) });
+    } else {
+      got = { types: new Uint8Array(ids.length), sizes: new Float64Array(ids.length) };
+      const h = cold.objects;
+      ids.forEach((id, i) => {
+        const location = h.locate(id);
+        if (location === undefined) return;
+        h.infoAt(location, {}, info);
+        got.types[i] = info.type;
+        got.sizes[i] = info.size;
+      });
+    }
+    ids.forEach((id, i) => {
+      if (got.types[i] === 0) stats.missing.push(toHex(id));
+      else {
+        stats.lookedUp++;
+        if (got.types[i] !== types[i] || got.sizes[i] !== sizes[i]) stats.wrong.push(toHex(id));
+      }
+    });
+  } finally {
+    cold.close();
+  }
+  stats.timings['extraLookup'] = performance.now() - t;
 }
 
 const UNKNOWN = 0xffffffff;

@@ -214,6 +214,16 @@ export class StorePack {
     return this.table;
   }
 
+  /** Whether the info table is built (see loadInfoTable). */
+  get hasInfoTable(): boolean {
+    return this.table !== undefined;
+  }
+
+  /** Installs an info table built elsewhere (on worker threads: Store.loadInfoTables). */
+  setInfoTable(table: PackInfoTable): void {
+    this.table = table;
+  }
+
   /** Bytes of each entry by idx position, made on the first question about disk sizes. */
   private entrySizes(): Uint32Array | Float64Array {
     if (this.diskSizes === undefined) {

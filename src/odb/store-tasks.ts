@@ -2,6 +2,9 @@ import type { Task } from '../workers/task.js';
 import type { ObjectFormat } from '../hash/object-format.js';
 import type { RefreshPolicy } from './refresh-policy.js';
 import { Store } from './store.js';
+import { PackFile } from '../pack/pack-file.js';
+import { PackIndex, type PackOrder } from '../idx/pack-index.js';
+import { scanInfoChunks, type PackInfoTable } from '../pack/pack-info-table.js';
 
 /** Which store a worker opens (its own, on the same files): serialisable options only. */
 export interface StoreKey {
@@ -33,6 +36,20 @@ export interface HeadersReply {
   /** 0 when the object is missing. */
   types: Uint8Array;
   sizes: Float64Array;
+}
+
+/** Chunks of a pack's info table, claimed and scanned into arrays the threads share (see scanInfoChunks). */
+export interface InfoRangeRequest {
+  packPath: string;
+  idxPath: string;
+  hashLength: number;
+  /** The shared counter of claimed chunks (see scanInfoChunks). */
+  next: Int32Array;
+  /** Entries a claim covers. */
+  chunk: number;
+  table: Omit<PackInfoTable, 'bigSizes'> & { sizeKnown: Uint8Array };
+  /** The index's pack order, in shared memory: the worker does not sort it again. */
+  order: PackOrder;
 }
 
 /** A worker sends what it has read once it holds this many bytes (and at the end). */
@@ -98,6 +115,23 @@ export const storeTasks = {
       return n;
     },
   } satisfies Task<IdsRequest, number, ObjectsItem>,
+  'info-range': {
+    run(request: InfoRangeRequest): [number, number][] {
+      const index = PackIndex.open(request.idxPath, request.hashLength);
+      index.usePackOrder(request.order);
+      let pack: PackFile | undefined;
+      try {
+        pack = PackFile.open(request.packPath, { hashLength: request.hashLength });
+        const table = { ...request.table, bigSizes: new Map<number, number>() };
+        scanInfoChunks(pack, index, table, request.next, request.chunk);
+        // Sizes of 4 GiB and more are not in the shared arrays: they come back in the reply.
+        return [...table.bigSizes];
+      } finally {
+        pack?.close();
+        index.close();
+      }
+    },
+  } satisfies Task<InfoRangeRequest, [number, number][]>,
   headers: {
     run(request: IdsRequest): HeadersReply {
       const handle = storeFor(request.store).objects;

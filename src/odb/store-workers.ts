@@ -2,6 +2,16 @@ import { PackwrightError } from '../errors/packwright-error.js';
 import { WorkerPool } from '../workers/worker-pool.js';
 import type { StoredObject } from './store-pack.js';
 import type { HeadersReply, ObjectsItem, StoreKey, StoreTasks } from './store-tasks.js';
+import { emptyInfoTable, INFO_CHUNK, resolveInfoTypes, scanInfoChunks, type PackInfoTable } from '../pack/pack-info-table.js';
+import type { PackIndex } from '../idx/pack-index.js';
+import type { PackFile } from '../pack/pack-file.js';
+
+/** A copy of a typed array in shared memory, for worker threads to read without a copy each. */
+function copyShared<T extends Uint32Array | Float64Array>(a: T): T {
+  const out = new (a.constructor as new (b: SharedArrayBuffer) => T)(new SharedArrayBuffer(a.byteLength));
+  out.set(a);
+  return out;
+}
 
 /** The worker script (store-worker.ts; in the CLI bundle, its own bundle beside it). */
 const STORE_WORKER = new URL('./store-worker.js', import.meta.url);
@@ -111,6 +121,31 @@ export class StoreWorkers {
     };
     await Promise.all(Array.from({ length: this.threads }, (_, w) => worker(w)));
     return { types, sizes };
+  }
+
+  /**
+   * A pack's info table (see buildInfoTable), its entries split into one range per thread in pack
+   * order, scanned into shared memory; the types are then resolved here.
+   */
+  async infoTable(pack: PackFile, idxPath: string, index: PackIndex, chunk = INFO_CHUNK): Promise<PackInfoTable> {
+    const n = index.count;
+    const table = emptyInfoTable(n, (bytes) => new SharedArrayBuffer(bytes));
+    const { bigSizes, ...shared } = table;
+    const local = index.packOrder();
+    const order = {
+      offsets: copyShared(local.offsets),
+      positions: copyShared(local.positions),
+    };
+    // This thread claims chunks too, while the workers boot and then join in (work stealing
+    // through one shared counter: whoever is free takes the next chunk).
+    const next = new Int32Array(new SharedArrayBuffer(4));
+    const replies = Promise.all(Array.from({ length: this.threads }, (_, w) => this.pool.run(w, 'info-range', {
+      packPath: pack.path, idxPath, hashLength: index.hashLength, next, chunk, table: shared, order,
+    })));
+    scanInfoChunks(pack, index, table, next, chunk);
+    for (const r of await replies) for (const [pos, size] of r) bigSizes.set(pos, size);
+    resolveInfoTypes(table, index, pack.path);
+    return table;
   }
 
   close(): Promise<void> {

@@ -17,6 +17,15 @@ import { ReadBatcher, StoreWorkers, type ManyOptions, type ReadManyResult } from
 import type { HeadersReply, StoreKey } from './store-tasks.js';
 import { availableParallelism } from 'node:os';
 
+/**
+ * Objects below which a pack's info table is built on this thread. Measured on gitoxide.pack
+ * (226k objects, 2 cores): one thread 100-137 ms, split over this thread and one warm worker
+ * 108-114 ms, with the worker started by the command 160-175 ms; a worker's cold JIT and start
+ * eat what the split saves at this size. Above it (linux-sized packs, where the table takes
+ * seconds) the split is worth trying; that is unmeasured so far (issue 11's 10M-object pack).
+ */
+const PARALLEL_TABLE_MIN = 1_000_000;
+
 export interface OpenStoreOptions {
   /** SHA-1 or SHA-256; by default what the git directory's config says (extensions.objectformat). */
   objectFormat?: ObjectFormat;
@@ -157,6 +166,14 @@ export class Store {
     return id;
   }
 
+  /**
+   * Starts the worker threads now, when a caller knows it will use them: a thread takes ~45 ms
+   * to boot (DESIGN.md), which then overlaps the caller's own work.
+   */
+  startWorkers(): void {
+    if (this.threads > 1) this.workers();
+  }
+
   /** The worker threads of the async reads, started on first use. */
   private workers(): StoreWorkers {
     if (this.closed) throw new PackwrightError('INVALID_ARGUMENT', `store ${this.objectsDir} is closed`);
@@ -177,6 +194,20 @@ export class Store {
   /** Type and size (type 0: missing) of many objects, looked up on all worker threads at once. */
   headerMany(ids: readonly Uint8Array[], options: ManyOptions = {}): Promise<HeadersReply> {
     return this.workers().headerMany(ids, this.hashLength, options);
+  }
+
+  /**
+   * Builds the info table of every pack the store's handle sees that has none yet (type, size
+   * and delta base of each object; see buildInfoTable), large packs split over the worker
+   * threads. Later header questions answer from the tables.
+   */
+  async loadInfoTables(options: { signal?: AbortSignal; parallelMin?: number; chunk?: number } = {}): Promise<void> {
+    for (const pack of this.objects.packs()) {
+      options.signal?.throwIfAborted();
+      if (pack.hasInfoTable || pack.tryIndex() === undefined || !pack.tryOpen()) continue;
+      if (this.threads < 2 || pack.index.count < (options.parallelMin ?? PARALLEL_TABLE_MIN)) pack.loadInfoTable();
+      else pack.setInfoTable(await this.workers().infoTable(pack.open().file, pack.idxPath, pack.index, options.chunk));
+    }
   }
 
   /**

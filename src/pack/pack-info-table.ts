@@ -69,21 +69,42 @@ const WINDOW = 256 << 10;
 const PREFIX = 512;
 
 export function buildInfoTable(pack: PackFile, index: PackIndex, windowSize = WINDOW): PackInfoTable {
+  const n = index.count;
+  const table = emptyInfoTable(n);
+  scanInfoRange(pack, index, table, 0, n, windowSize);
+  resolveInfoTypes(table, index, pack.path);
+  return table;
+}
+
+/** A table of `n` entries, nothing known yet (memory from `alloc`, shared between threads when it makes SharedArrayBuffers). */
+export function emptyInfoTable(n: number, alloc: (bytes: number) => ArrayBufferLike = (b) => new ArrayBuffer(b)): PackInfoTable & { sizeKnown: Uint8Array } {
+  const basePositions = new Int32Array(alloc(n * 4));
+  basePositions.fill(-1);
+  return {
+    types: new Uint8Array(alloc(n)),
+    sizes: new Uint32Array(alloc(n * 4)),
+    bigSizes: new Map(),
+    basePositions,
+    isBase: new Uint8Array(alloc(n)),
+    sizeKnown: new Uint8Array(alloc(n)),
+  };
+}
+
+/**
+ * The first half of `buildInfoTable` for the entries at pack-order indexes `[from, to)`: entry
+ * types of whole objects, every size, each delta's base. Ranges can be scanned by several threads
+ * into one shared table: each writes its own entries, and a size a child states for a base in
+ * another range is the same number whoever writes it. A delta whose children are all in later
+ * ranges inflates its own first bytes (the work the back-to-front order saves within a range).
+ */
+export function scanInfoRange(pack: PackFile, index: PackIndex, table: PackInfoTable & { sizeKnown?: Uint8Array }, from: number, to: number, windowSize = WINDOW): void {
   const path = pack.path;
   const n = index.count;
   const H = index.hashLength;
   const { offsets, positions } = index.packOrder();
-  const table: PackInfoTable = {
-    types: new Uint8Array(n),
-    sizes: new Uint32Array(n),
-    bigSizes: new Map(),
-    basePositions: new Int32Array(n).fill(-1),
-    isBase: new Uint8Array(n),
-  };
   const inflater = new Inflater();
   const h = new EntryHeader();
   const prefix = Buffer.allocUnsafe(32);
-  const pendingRef: number[] = [];
   try {
     const dataEnd = pack.dataEnd;
     let buf = Buffer.allocUnsafeSlow(windowSize);
@@ -91,17 +112,17 @@ export function buildInfoTable(pack: PackFile, index: PackIndex, windowSize = WI
     let end = 0;
     // The window is filled backwards: it ends where the wanted range ends. Refilling is rare (once
     // per window), so it stays out of the loop's optimized code, which then compiles faster.
-    const refill = (from: number, to: number): void => {
-      if (to - from > buf.length) buf = Buffer.allocUnsafeSlow(to - from);
-      start = Math.min(from, Math.max(0, to - buf.length));
+    const refill = (lo: number, hi: number): void => {
+      if (hi - lo > buf.length) buf = Buffer.allocUnsafeSlow(hi - lo);
+      start = Math.min(lo, Math.max(0, hi - buf.length));
       end = 0;
       end = Math.min(buf.length, dataEnd - start);
       pack.readInto(buf, start, end);
     };
     // Back to front, so a delta's children come before it: the first varint of a child's delta
     // states its base's size, and a delta whose size a child stated needs no inflating of its own.
-    const sizeKnown = new Uint8Array(n);
-    for (let k = n - 1; k >= 0; k--) {
+    const sizeKnown = table.sizeKnown ?? new Uint8Array(n);
+    for (let k = to - 1; k >= from; k--) {
       const off = offsets[k] as number;
       const next = k + 1 < n ? (offsets[k + 1] as number) : dataEnd;
       const pos = positions[k] as number;
@@ -139,28 +160,54 @@ export function buildInfoTable(pack: PackFile, index: PackIndex, windowSize = WI
         sizeKnown[base] = 1;
       }
     }
-    // Types front to back: an OFS base comes earlier, so its type is known; a REF base may come later.
-    for (let k = 0; k < n; k++) {
-      const pos = positions[k] as number;
-      const base = table.basePositions[pos] as number;
-      if (base < 0) continue;
-      const type = table.types[base] as number;
-      if (type !== 0) table.types[pos] = type;
-      else pendingRef.push(pos);
-    }
-    // Deltas whose base came later: follow base links (a cycle cannot resolve and is an error).
-    for (const pos of pendingRef) {
-      let p = pos;
-      let steps = 0;
-      while (table.types[p] === 0) {
-        p = table.basePositions[p] as number;
-        if (p < 0 || ++steps > n) throw new PackwrightError('PACK_CORRUPT', `${path}: delta chain of the object at idx position ${pos} loops`, { file: path });
-      }
-      const type = table.types[p] as number;
-      for (let q = pos; table.types[q] === 0; q = table.basePositions[q] as number) table.types[q] = type;
-    }
   } finally {
     inflater.close();
   }
-  return table;
+}
+
+/** Entries a thread claims at once in `scanInfoChunks`. */
+export const INFO_CHUNK = 4096;
+
+/**
+ * Scans ranges of `INFO_CHUNK` entries claimed one at a time through `next` (an atomic counter
+ * several threads share) until none are left: from the back of the pack to the front, the order
+ * of one thread's scan, so most children still state their bases' sizes before the bases are
+ * reached. Threads that claim by cost instead of by count end together: the front of a pack
+ * (commits and trees, many small deltas) costs twice what its count says.
+ */
+export function scanInfoChunks(pack: PackFile, index: PackIndex, table: PackInfoTable & { sizeKnown?: Uint8Array }, next: Int32Array, chunk = INFO_CHUNK, windowSize = WINDOW): void {
+  const n = index.count;
+  for (;;) {
+    const c = Atomics.add(next, 0, 1);
+    const to = n - c * chunk;
+    if (to <= 0) return;
+    scanInfoRange(pack, index, table, Math.max(0, to - chunk), to, windowSize);
+  }
+}
+
+/** The second half of `buildInfoTable`: each delta's type, from its base's. */
+export function resolveInfoTypes(table: PackInfoTable, index: PackIndex, path: string): void {
+  const n = index.count;
+  const { positions } = index.packOrder();
+  const pendingRef: number[] = [];
+  // Types front to back: an OFS base comes earlier, so its type is known; a REF base may come later.
+  for (let k = 0; k < n; k++) {
+    const pos = positions[k] as number;
+    const base = table.basePositions[pos] as number;
+    if (base < 0) continue;
+    const type = table.types[base] as number;
+    if (type !== 0) table.types[pos] = type;
+    else pendingRef.push(pos);
+  }
+  // Deltas whose base came later: follow base links (a cycle cannot resolve and is an error).
+  for (const pos of pendingRef) {
+    let p = pos;
+    let steps = 0;
+    while (table.types[p] === 0) {
+      p = table.basePositions[p] as number;
+      if (p < 0 || ++steps > n) throw new PackwrightError('PACK_CORRUPT', `${path}: delta chain of the object at idx position ${pos} loops`, { file: path });
+    }
+    const type = table.types[p] as number;
+    for (let q = pos; table.types[q] === 0; q = table.basePositions[q] as number) table.types[q] = type;
+  }
 }
