@@ -447,3 +447,45 @@ function swapPackNames(b: Buffer): Buffer {
   a.copy(b, first + 1);
   return b;
 }
+
+describe('store: installing a pack, and headers', () => {
+  test('a pack index-pack writes into the store is visible at once through store.addPack, even under never', async () => {
+    using dir = tempDir();
+    const repo = makeRepo(dir.path, 'sha1', 4);
+    const other = join(dir.path, 'other');
+    git(dir.path, ['init', '-q', '--bare', other]);
+    const store = Store.open(other, { refresh: 'never' });
+    const head = Buffer.from(git(repo, ['rev-parse', 'HEAD']).toString().trim(), 'hex');
+    assert.equal(store.objects.has(head), false);
+    const pack = git(repo, ['pack-objects', '--stdout', '--revs', '-q'], 'HEAD\n');
+    const { indexPack } = await import('../src/resolve/index.js');
+    const r = await indexPack(pack, { packDir: join(other, 'objects', 'pack') });
+    store.addPack(r.indexPath as string);
+    assert.equal(store.objects.has(head), true);
+    assert.equal(store.counters.scans, 1);
+    assert.deepEqual(store.objects.read(head).data, git(repo, ['cat-file', 'commit', 'HEAD']));
+    store.close();
+  });
+
+  test('header gives type, size and the delta depth verify-pack -v shows, without applying deltas', () => {
+    using dir = tempDir();
+    const repo = makeRepo(dir.path, 'sha1', 12);
+    git(repo, ['-c', 'pack.threads=1', 'repack', '-adfq']);
+    const packDir = packDirOf(repo);
+    const idx = join(packDir, readdirSync(packDir).find((f) => f.endsWith('.idx')) as string);
+    const lines = git(repo, ['verify-pack', '-v', idx]).toString().split('\n').filter((l) => /^[0-9a-f]{40} /.test(l));
+    const sizes = new Map(git(repo, ['cat-file', '--batch-all-objects', '--batch-check=%(objectname) %(objectsize)']).toString().trim().split('\n').map((l) => l.split(' ') as [string, string]));
+    const store = Store.open(join(repo, '.git'));
+    for (const line of lines) {
+      const f = line.split(/\s+/);
+      const h = store.objects.header(Buffer.from(f[0] as string, 'hex'));
+      assert.equal(['', 'commit', 'tree', 'blob', 'tag'][h.type], f[1]);
+      // verify-pack's size column is the delta's own size for a delta; the object's is cat-file's.
+      assert.equal(h.size, Number(sizes.get(f[0] as string)));
+      // verify-pack -v: "<id> <type> <size> <size-in-pack> <offset> [<depth> <base>]".
+      assert.equal(h.deltaDepth, f.length > 6 ? Number(f[5]) : 0, line);
+      assert.equal(h.location.kind, 'pack');
+    }
+    store.close();
+  });
+});
