@@ -12,6 +12,7 @@ import { TreeCursor, parseCommit, parseTag } from '../src/objects/index.js';
 import { GitConfig, wildmatch } from '../src/config/index.js';
 import { indexPack } from '../src/resolve/index.js';
 import { isPackwrightError } from '../src/errors/index.js';
+import { MultiPackIndex } from '../src/midx/index.js';
 
 /**
  * Property tests of every parser on inputs nobody wrote by hand: random bytes, and byte edits of
@@ -23,7 +24,7 @@ import { isPackwrightError } from '../src/errors/index.js';
 const RUNS = 20_000;
 /** `npm run fuzz -- --seconds N` sets this: each property then runs for its share of N seconds. */
 const SECONDS = Number(process.env['PACKWRIGHT_FUZZ_SECONDS'] ?? 0);
-const PROPERTIES = 10;
+const PROPERTIES = 11;
 
 /** Checks a property, fails the test with fast-check's report, and says how many cases ran. */
 async function fuzz<Ts>(t: TestContext, what: string, property: fc.IRawProperty<Ts>, runs: number): Promise<void> {
@@ -177,4 +178,31 @@ test('indexes and packs made by git, with random bytes changed, load or fail wit
   } finally {
     dir[Symbol.dispose]();
   }
+});
+
+test('multi-pack-indexes made by git, with random bytes changed, load or fail with MIDX_CORRUPT', async (t) => {
+  using dir = tempDir();
+  mkdirSync(join(dir.path, 'r'));
+  const repo = makeRepo(join(dir.path, 'r'), 'sha1', 4);
+  git(repo, ['repack', '-dq']);
+  git(repo, ['commit', '-q', '--allow-empty', '-m', 'second pack']);
+  git(repo, ['repack', '-q']);
+  git(repo, ['multi-pack-index', 'write']);
+  const midx = readFileSync(join(repo, '.git', 'objects', 'pack', 'multi-pack-index'));
+  const edits = fc.array(fc.tuple(fc.nat({ max: midx.length - 1 }), fc.integer({ min: 1, max: 255 })), { minLength: 1, maxLength: 4 });
+  // Every lookup of an edited file answers or fails typed: ids, prefixes, packs and offsets.
+  await fuzz(t, 'multi-pack-index edits', fc.property(edits, (changes) => {
+    const b = Buffer.from(midx);
+    for (const [at, x] of changes) b[at] = (b[at] as number) ^ x;
+    typedOnly(() => {
+      const m = MultiPackIndex.fromBytes('m', b, 20);
+      for (let i = 0; i < m.count; i++) {
+        m.find(m.id(i));
+        m.findPrefix(m.id(i).toString('hex').slice(0, 5));
+        m.packOf(i);
+        m.offset(i);
+      }
+      m.reverseIndex();
+    }, ['MIDX_CORRUPT']);
+  }), RUNS / 4);
 });

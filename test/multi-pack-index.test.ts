@@ -142,3 +142,24 @@ describe('multi-pack-index write, byte-identical to git', () => {
     store.close();
   });
 });
+
+describe('multi-pack-index: offsets past 4 GiB', () => {
+  test('LOFF is written only when an offset needs 64 bits, then for every offset past 2^31 - 1, and reads back', async () => {
+    const { writeMultiPackIndex, MultiPackIndex } = await import('../src/midx/index.js');
+    const id = (b: number): Uint8Array => Buffer.alloc(20, b);
+    const packOf = (offsets: number[], first: number) => ({
+      name: `pack-${String(first).padStart(40, '0')}.idx`, mtime: 1,
+      index: { count: offsets.length, id: (i: number) => id(first + i), offset: (i: number) => offsets[i] as number },
+    });
+    // Below 4 GiB: an offset between 2^31 and 2^32 is stored raw, with no LOFF.
+    const small = writeMultiPackIndex({ format: 'sha1', packs: [packOf([12, 2 ** 31 + 5], 1)], preferred: -1 });
+    const s = MultiPackIndex.fromBytes('s', small, 20);
+    assert.equal(small[6], 4, 'four chunks');
+    assert.deepEqual([s.offset(0), s.offset(1)], [12, 2 ** 31 + 5]);
+    // Past 4 GiB: LOFF holds both offsets above 2^31 - 1.
+    const large = writeMultiPackIndex({ format: 'sha1', packs: [packOf([12, 2 ** 31 + 5, 5 * 2 ** 30 + 3], 1)], preferred: -1 });
+    const l = MultiPackIndex.fromBytes('l', large, 20);
+    assert.equal(large[6], 5, 'five chunks');
+    assert.deepEqual([l.offset(0), l.offset(1), l.offset(2)], [12, 2 ** 31 + 5, 5 * 2 ** 30 + 3]);
+  });
+});

@@ -489,3 +489,51 @@ describe('store: installing a pack, and headers', () => {
     store.close();
   });
 });
+
+describe('store: streams', () => {
+  test('readStream gives a large blob in chunks, loose and packed, and small and delta objects whole', async () => {
+    using dir = tempDir();
+    const repo = makeRepo(dir.path, 'sha1', 3);
+    const big = Buffer.alloc(3 * 1024 * 1024 + 17);
+    for (let i = 0; i < big.length; i++) big[i] = (i * 2654435761) >>> 24;
+    writeFileSync(join(repo, 'big.bin'), big);
+    git(repo, ['add', 'big.bin']);
+    git(repo, ['commit', '-qm', 'big']);
+    const id = Buffer.from(git(repo, ['rev-parse', 'HEAD:big.bin']).toString().trim(), 'hex');
+    const collect = async (s: NodeJS.ReadableStream): Promise<{ data: Buffer; chunks: number }> => {
+      const parts: Buffer[] = [];
+      for await (const c of s) parts.push(c as Buffer);
+      return { data: Buffer.concat(parts), chunks: parts.length };
+    };
+    for (const stage of ['loose', 'packed']) {
+      if (stage === 'packed') git(repo, ['repack', '-adq']);
+      const store = Store.open(join(repo, '.git'));
+      const s = store.objects.readStream(id);
+      assert.equal(s.type, BLOB);
+      assert.equal(s.size, big.length);
+      const got = await collect(s.stream);
+      assert.ok(got.data.equals(big), stage);
+      assert.ok(got.chunks > 4, `${stage}: came in ${got.chunks} chunks`);
+      const head = Buffer.from(git(repo, ['rev-parse', 'HEAD']).toString().trim(), 'hex');
+      const c = store.objects.readStream(head);
+      assert.deepEqual((await collect(c.stream)).data, git(repo, ['cat-file', 'commit', 'HEAD']));
+      store.close();
+    }
+  });
+
+  test('a loose object whose stream is cut fails at the end of the stream with OBJECT_CORRUPT', async () => {
+    using dir = tempDir();
+    const objects = join(dir.path, 'objects');
+    mkdirSync(objects);
+    const store = Store.open(objects);
+    const id = store.writeLoose(BLOB, Buffer.alloc(200_000, 7));
+    const hex = id.toString('hex');
+    const path = join(objects, hex.slice(0, 2), hex.slice(2));
+    const bytes = readFileSync(path);
+    rmSync(path);
+    writeFileSync(path, bytes.subarray(0, bytes.length - 40));
+    const s = store.objects.readStream(id);
+    await assert.rejects(async () => { for await (const _ of s.stream) { /* drain */ } }, (e: unknown) => isPackwrightError(e, 'OBJECT_CORRUPT'));
+    store.close();
+  });
+});

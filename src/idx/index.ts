@@ -1,7 +1,7 @@
 export { PackIndex } from './pack-index.js';
 export type { PackIndexOpenOptions, PackOrder } from './pack-index.js';
 export type { ObjectIndex } from './object-index.js';
-export { compareBytes, fanoutStart, fanoutEnd, lowerBound, findId } from './sorted-ids.js';
+export { compareBytes, fanoutStart, fanoutEnd, lowerBound, findId, findPrefixRange } from './sorted-ids.js';
 export type { IdPosition } from './sorted-ids.js';
 export { writeIndex } from './write-index.js';
 export type { IndexEntries, WriteIndexOptions } from './write-index.js';

@@ -6,7 +6,7 @@ import { hashBytes } from '../hash/hash-object.js';
 import { formatForHashLength } from '../hash/object-format.js';
 import { readExactly } from '../io/read-exactly.js';
 import { openForReading } from '../io/open-for-reading.js';
-import { compareBytes, fanoutEnd, fanoutStart, findId, lowerBound, type IdPosition } from './sorted-ids.js';
+import { findId, findPrefixRange, type IdPosition } from './sorted-ids.js';
 
 const IDX_V2_MAGIC = 0xff744f63; // "\377tOc"
 const FANOUT_BYTES = 256 * 4;
@@ -351,24 +351,8 @@ export class PackIndex implements ObjectIndex {
    * many ids match, capped at `limit`.
    */
   findPrefix(prefix: string, limit = 2): { first: number; count: number } {
-    const bytes = Buffer.from(prefix.length % 2 ? prefix + '0' : prefix, 'hex');
-    const full = prefix.length >> 1;
-    const odd = prefix.length % 2 === 1;
     this.need(IDS);
-    const d = this.bytes;
-    // With a whole first byte the fan-out narrows the range; a padding nibble of 0 sorts first.
-    const lo = full > 0 ? fanoutStart(this.view, this.fanoutStart, bytes[0] as number) : 0;
-    const hi = full > 0 ? fanoutEnd(this.view, this.fanoutStart, bytes[0] as number) : this.count;
-    const first = lowerBound(d, this.idInMemory, lo, hi, bytes, 0, 0, bytes.length);
-    let count = 0;
-    for (let i = first; i < this.count && count < limit; i++) {
-      const p = this.idPosition(i);
-      let match = compareBytes(d, p, bytes, 0, full) === 0;
-      if (match && odd) match = ((d[p + full] as number) >> 4) === (bytes[full] as number) >> 4;
-      if (!match) break;
-      count++;
-    }
-    return { first, count };
+    return findPrefixRange(this.bytes, this.idInMemory, this.view, this.fanoutStart, this.count, prefix, limit);
   }
 
   /** Entry offsets in pack order, and for each the sorted position of its id (an in-memory `.rev`). */

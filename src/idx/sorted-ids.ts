@@ -63,3 +63,28 @@ export function findId(ids: Uint8Array, idAt: IdPosition, fanout: DataView, fano
   const p = idAt(i);
   return compareBytes(ids, p + 1, key, keyOffset + 1, length - 1) === 0 ? i : -1;
 }
+
+/**
+ * The first sorted position whose id starts with the hex `prefix` (odd lengths allowed) among the
+ * `count` ids of a fan-out table, and how many ids match, capped at `limit`.
+ */
+export function findPrefixRange(
+  ids: Uint8Array, idAt: IdPosition, fanout: DataView, fanoutAt: number, count: number, prefix: string, limit: number,
+): { first: number; count: number } {
+  const bytes = Buffer.from(prefix.length % 2 ? prefix + '0' : prefix, 'hex');
+  const full = prefix.length >> 1;
+  const odd = prefix.length % 2 === 1;
+  // With a whole first byte the fan-out narrows the range; a padding nibble of 0 sorts first.
+  const lo = full > 0 ? fanoutStart(fanout, fanoutAt, bytes[0] as number) : 0;
+  const hi = full > 0 ? fanoutEnd(fanout, fanoutAt, bytes[0] as number) : count;
+  const first = lowerBound(ids, idAt, lo, hi, bytes, 0, 0, bytes.length);
+  let matched = 0;
+  for (let i = first; i < count && matched < limit; i++) {
+    const p = idAt(i);
+    let match = compareBytes(ids, p, bytes, 0, full) === 0;
+    if (match && odd) match = ((ids[p + full] as number) >> 4) === (bytes[full] as number) >> 4;
+    if (!match) break;
+    matched++;
+  }
+  return { first, count: matched };
+}

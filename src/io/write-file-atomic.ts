@@ -3,10 +3,12 @@ import { nodeCrypto } from '../hash/node-crypto.js';
 
 /**
  * Writes `data` to a temporary file beside `path`, fsyncs it and renames it into place, so readers
- * see either nothing or the whole file (a failure leaves nothing visible).
+ * see either nothing or the whole file (a failure leaves nothing visible). `tempPath` names the
+ * temporary file, created exclusively: a fixed name such as git's `<file>.lock` makes it a lock
+ * too (a second writer fails with EEXIST).
  */
-export function writeFileAtomic(path: string, data: Uint8Array, mode = 0o444): void {
-  const tmp = `${path}.tmp-${process.pid}-${nodeCrypto().randomBytes(4).toString('hex')}`;
+export function writeFileAtomic(path: string, data: Uint8Array, mode = 0o444, tempPath?: string): void {
+  const tmp = tempPath ?? `${path}.tmp-${process.pid}-${nodeCrypto().randomBytes(4).toString('hex')}`;
   const fd = openSync(tmp, 'wx', mode);
   try {
     let done = 0;

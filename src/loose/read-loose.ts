@@ -1,4 +1,8 @@
-import { readFileSync } from 'node:fs';
+import { closeSync, fstatSync, readFileSync, readSync } from 'node:fs';
+import { openForReading } from '../io/open-for-reading.js';
+
+/** Compressed bytes read for a loose object's header (see readLooseHeader). */
+const HEADER_INPUT = 4096;
 import { PackwrightError } from '../errors/packwright-error.js';
 import { typeNumber } from '../objects/object-type.js';
 import { MAX_HEADER_LENGTH } from '../hash/hash-object.js';
@@ -72,9 +76,25 @@ export function readLoose(path: string, inflater: Inflater, fileData?: Buffer): 
 
 /** Reads only the header (type and size) of a loose object file. */
 export function readLooseHeader(path: string, inflater: Inflater): LooseHeader {
-  const file = readFileSync(path);
-  const head = Buffer.allocUnsafe(MAX_HEADER_LENGTH);
-  const got = inflater.inflatePrefix(file, 0, file.length, head, 0, MAX_HEADER_LENGTH);
-  if (got < 0) throw new PackwrightError('LOOSE_CORRUPT', `${path}: corrupt loose object: ${inflater.lastError}`, { file: path, offset: 0 });
-  return parseLooseHeader(head, got, path);
+  // The header is in the first bytes out; a few KiB of input always hold them (a zlib header and
+  // at most one dynamic block header before the first symbols), so a large file is not read whole.
+  // Pruned since it was found (git prune, gc): the object is not there.
+  const fd = openForReading(path, 'OBJECT_NOT_FOUND');
+  let file: Buffer;
+  try {
+    const size = fstatSync(fd).size;
+    file = Buffer.allocUnsafe(Math.min(size, HEADER_INPUT));
+    const n = readSync(fd, file, 0, file.length, 0);
+    file = file.subarray(0, n);
+    const head = Buffer.allocUnsafe(MAX_HEADER_LENGTH);
+    let got = inflater.inflatePrefix(file, 0, file.length, head, 0, MAX_HEADER_LENGTH);
+    if (got < 0 && n < size) {
+      file = readFileSync(path);
+      got = inflater.inflatePrefix(file, 0, file.length, head, 0, MAX_HEADER_LENGTH);
+    }
+    if (got < 0) throw new PackwrightError('LOOSE_CORRUPT', `${path}: corrupt loose object: ${inflater.lastError}`, { file: path, offset: 0 });
+    return parseLooseHeader(head, got, path);
+  } finally {
+    closeSync(fd);
+  }
 }

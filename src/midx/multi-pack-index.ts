@@ -1,6 +1,6 @@
 import { PackwrightError } from '../errors/packwright-error.js';
 import type { ObjectIndex } from '../idx/object-index.js';
-import { compareBytes, fanoutEnd, fanoutStart, findId, lowerBound, type IdPosition } from '../idx/sorted-ids.js';
+import { compareBytes, findId, findPrefixRange, type IdPosition } from '../idx/sorted-ids.js';
 import { readFileIfPresent } from '../io/read-file-if-present.js';
 
 /**
@@ -159,22 +159,7 @@ export class MultiPackIndex implements ObjectIndex {
   }
 
   findPrefix(prefix: string, limit = 2): { first: number; count: number } {
-    const bytes = Buffer.from(prefix.length % 2 ? prefix + '0' : prefix, 'hex');
-    const full = prefix.length >> 1;
-    const odd = prefix.length % 2 === 1;
-    const d = this.bytes;
-    const lo = full > 0 ? fanoutStart(this.view, this.fanout, bytes[0] as number) : 0;
-    const hi = full > 0 ? fanoutEnd(this.view, this.fanout, bytes[0] as number) : this.count;
-    const first = lowerBound(d, this.idAt, lo, hi, bytes, 0, 0, bytes.length);
-    let count = 0;
-    for (let i = first; i < this.count && count < limit; i++) {
-      const p = this.idAt(i);
-      let match = compareBytes(d, p, bytes, 0, full) === 0;
-      if (match && odd) match = ((d[p + full] as number) >> 4) === (bytes[full] as number) >> 4;
-      if (!match) break;
-      count++;
-    }
-    return { first, count };
+    return findPrefixRange(this.bytes, this.idAt, this.view, this.fanout, this.count, prefix, limit);
   }
 
   id(position: number): Buffer {

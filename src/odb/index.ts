@@ -18,3 +18,4 @@ export { writeMultiPackIndexFile, verifyMultiPackIndex, expireMultiPackIndex } f
 export type { MidxWriteOptions, MidxWriteResult } from './maintain-multi-pack-index.js';
 export type { ManyOptions, ReadManyResult } from './store-workers.js';
 export type { HeadersReply } from './store-tasks.js';
+export type { ObjectStream } from './object-stream.js';

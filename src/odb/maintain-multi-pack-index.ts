@@ -1,4 +1,5 @@
-import { closeSync, fsyncSync, openSync, opendirSync, readdirSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
+import { opendirSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { writeFileAtomic } from '../io/write-file-atomic.js';
 import { join } from 'node:path';
 import { PackwrightError, isPackwrightError } from '../errors/packwright-error.js';
 import { hashBytes } from '../hash/hash-object.js';
@@ -151,25 +152,12 @@ export function writeMultiPackIndexFile(store: Store, options: MidxWriteOptions 
 /** Writes through `<path>.lock` (created exclusively, as git's lockfile) and renames it into place. */
 function writeLocked(path: string, bytes: Uint8Array): void {
   const lock = `${path}.lock`;
-  let fd: number;
   try {
-    fd = openSync(lock, 'wx', 0o444);
+    writeFileAtomic(path, bytes, 0o444, lock);
   } catch (e) {
-    const code = (e as NodeJS.ErrnoException).code;
-    if (code === 'EEXIST') {
+    if ((e as NodeJS.ErrnoException).code === 'EEXIST') {
       throw new PackwrightError('IO_ERROR', `Unable to create '${lock}': File exists.\n\nAnother process seems to be running in this repository; if it crashed, remove the file and try again.`, { file: lock, cause: e });
     }
-    throw new PackwrightError('IO_ERROR', `Unable to create '${lock}': ${(e as Error).message}`, { file: lock, cause: e });
-  }
-  try {
-    let done = 0;
-    while (done < bytes.length) done += writeSync(fd, bytes, done, bytes.length - done);
-    fsyncSync(fd);
-    closeSync(fd);
-    renameSync(lock, path);
-  } catch (e) {
-    try { closeSync(fd); } catch { /* closed */ }
-    rmSync(lock, { force: true });
     throw new PackwrightError('IO_ERROR', `cannot write ${path}: ${(e as Error).message}`, { file: path, cause: e });
   }
 }

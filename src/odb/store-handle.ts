@@ -7,6 +7,7 @@ import { MidxSource, type CatalogView, type Source } from './catalog.js';
 import type { Store } from './store.js';
 import type { InfoRequest, ObjectInfo, StorePack, StoredObject } from './store-pack.js';
 import { notFound } from './store.js';
+import { looseStream, type ObjectStream } from './object-stream.js';
 
 /** Where an object was found: a pack and its sorted position there, or a loose file. */
 export type ObjectLocation =
@@ -243,6 +244,17 @@ export class StoreHandle {
     const location = this.locate(id);
     if (location !== undefined) return location;
     throw this.unusable ?? notFound(id);
+  }
+
+  /**
+   * An object's bytes as a stream, with its type and size known at once: memory stays bounded for
+   * a large blob (a loose file or a whole pack entry is inflated as it is read).
+   */
+  readStream(id: Uint8Array): ObjectStream {
+    const location = this.locateOrThrow(id);
+    if (location.kind === 'pack') return location.pack.stream(location.position);
+    const h = readLooseHeader(location.path, this.store.inflater);
+    return looseStream(location.path, h.type, h.size, h.headerLength, statSync(location.path).size);
   }
 
   /** Type, size, where and delta depth, applying no delta; throws OBJECT_NOT_FOUND. */

@@ -6,6 +6,7 @@ import { PackReader } from '../pack/pack-reader.js';
 import { buildInfoTable, objectSize, type PackInfoTable } from '../pack/pack-info-table.js';
 import type { DeltaBaseCache, PackIdentity } from '../pack/delta-base-cache.js';
 import { fileStamp } from './file-stamp.js';
+import { bufferStream, packEntryStream, type ObjectStream } from './object-stream.js';
 
 export interface StoredObject {
   type: number;
@@ -271,6 +272,28 @@ export class StorePack {
     into.diskSize = diskSize;
     into.deltaBase = deltaBase;
     return into;
+  }
+
+  /**
+   * The object at `position` as a stream: a whole entry is inflated as it is read, so memory stays
+   * bounded whatever its size; a delta is applied in memory first (git does not deltify objects
+   * above core.bigFileThreshold, 512 MiB, so large blobs are whole entries).
+   */
+  stream(position: number): ObjectStream {
+    const file = this.pack();
+    const index = this.index;
+    const offset = index.offset(position);
+    const h = (this.header ??= new EntryHeader());
+    file.readEntryHeader(offset, h);
+    if (h.type >= OBJ_OFS_DELTA) {
+      const obj = this.read(position);
+      return bufferStream(obj.type, obj.data);
+    }
+    const where = `${this.packPath} offset ${offset}`;
+    return packEntryStream((buf, at) => {
+      file.readInto(buf, at, buf.length);
+      return buf.length;
+    }, where, h.type, h.size, offset + h.headerLength, index.entryEnd(offset, file.dataEnd));
   }
 
   /**
