@@ -145,3 +145,15 @@ test('packed refs are found by bisection in a sorted packed-refs, and by a full 
     dir[Symbol.dispose]();
   }
 });
+
+test('discovery stops below GIT_CEILING_DIRECTORIES, as git does', () => {
+  using dir = tempDir();
+  const repo = makeRepo(dir.path, 'sha1', 3);
+  const inner = join(repo, 'a', 'b');
+  mkdirSync(inner, { recursive: true });
+  assert.equal(Repository.open(inner, { env: {} }).gitDir, join(repo, '.git'));
+  // git rev-parse --git-dir fails the same way from there.
+  const env = { GIT_CEILING_DIRECTORIES: `/nonexistent:${join(repo, 'a')}` };
+  assert.throws(() => Repository.open(inner, { env }), (e: unknown) => isPackwrightError(e, 'REPO_NOT_FOUND'));
+  assert.equal(Repository.open(join(repo, 'a'), { env }).gitDir, join(repo, '.git'), 'the ceiling itself may look up to the repository');
+});

@@ -8,10 +8,12 @@ export interface GlobalOptions {
   cwd: string;
   gitDir: string | undefined;
   verbose: boolean;
+  /** `-c name=value`, in order. */
+  configParameters: string[];
 }
 
 export function parseGlobalOptions(argv: string[]): { global: GlobalOptions; rest: string[] } {
-  const global: GlobalOptions = { cwd: process.cwd(), gitDir: process.env['GIT_DIR'], verbose: false };
+  const global: GlobalOptions = { cwd: process.cwd(), gitDir: process.env['GIT_DIR'], verbose: false, configParameters: [] };
   let i = 0;
   for (; i < argv.length; i++) {
     const a = argv[i] as string;
@@ -19,6 +21,7 @@ export function parseGlobalOptions(argv: string[]): { global: GlobalOptions; res
     else if (a.startsWith('--git-dir=')) global.gitDir = a.slice(10);
     else if (a === '--git-dir') global.gitDir = argv[++i];
     else if (a === '--verbose') global.verbose = true;
+    else if (a === '-c') global.configParameters.push(argv[++i] ?? '');
     else break;
   }
   return { global, rest: argv.slice(i) };
@@ -32,7 +35,7 @@ export function repositoryPath(global: GlobalOptions): string {
 /** The repository as git finds it: the git directory `--git-dir` names, or a search up from `-C`. */
 export function openRepository(global: GlobalOptions, extra: OpenRepositoryOptions = {}): Repository {
   // git lists the pack directory again on every miss; so does the CLI, unless config says otherwise.
-  const options: OpenRepositoryOptions = { defaultRefresh: 'on-miss', ...extra };
+  const options: OpenRepositoryOptions = { defaultRefresh: 'on-miss', configParameters: global.configParameters, ...extra };
   return global.gitDir !== undefined ? Repository.openGitDir(resolve(global.cwd, global.gitDir), options) : Repository.open(global.cwd, options);
 }
 

@@ -1,4 +1,6 @@
+import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { Progress } from './progress.js';
 import { expireMultiPackIndex, Store, verifyMultiPackIndex, writeMultiPackIndexFile } from '../odb/index.js';
 import type { Repository } from '../repo/index.js';
 import { helpRequested, UsageError } from './usage-error.js';
@@ -18,14 +20,18 @@ export function multiPackIndexCommand(ctx: GlobalOptions, open: () => Repository
   let objectDir: string | undefined;
   let preferredPack: string | undefined;
   let sub: string | undefined;
+  let showProgress = process.stderr.isTTY === true;
+  let stdinPacks = false;
   for (let i = 0; i < args.length; i++) {
     const a = args[i] as string;
     if (a.startsWith('--object-dir=')) objectDir = a.slice(13);
     else if (a === '--object-dir') objectDir = args[++i];
-    else if (a === '--progress' || a === '--no-progress') continue;
+    else if (a === '--progress') showProgress = true;
+    else if (a === '--no-progress') showProgress = false;
+    else if (sub === 'write' && a === '--stdin-packs') stdinPacks = true;
     else if (sub === 'write' && a.startsWith('--preferred-pack=')) preferredPack = a.slice(17);
     else if (sub === 'write' && a === '--preferred-pack') preferredPack = args[++i];
-    else if (sub === 'write' && (a === '--bitmap' || a === '--stdin-packs' || a.startsWith('--refs-snapshot'))) {
+    else if (sub === 'write' && (a === '--bitmap' || a.startsWith('--refs-snapshot'))) {
       throw new UsageError(`packwright multi-pack-index: ${a} is not supported (no bitmaps yet)\n${USAGE}`);
     } else if (sub === 'write' && a === '--no-bitmap') continue;
     else if (a.startsWith('-')) throw new UsageError(`unknown option '${a.replace(/^-+/, '')}'\n${USAGE}`);
@@ -33,21 +39,30 @@ export function multiPackIndexCommand(ctx: GlobalOptions, open: () => Repository
     else throw new UsageError(USAGE);
   }
   if (sub === undefined) throw new UsageError(`need a subcommand\n${USAGE}`);
+  if (sub !== 'write' && sub !== 'verify' && sub !== 'expire') throw new UsageError(`unrecognized subcommand: ${sub}\n${USAGE}`);
   const store = objectDir !== undefined ? Store.open(resolve(ctx.cwd, objectDir), { objectFormat: open().format }) : open().store;
   const onWarning = (m: string): void => void process.stderr.write(`warning: ${m}\n`);
-  switch (sub) {
-    case 'write':
-      writeMultiPackIndexFile(store, { ...(preferredPack !== undefined ? { preferredPack } : {}), onWarning });
-      return 0;
-    case 'verify': {
-      const errors = verifyMultiPackIndex(store);
-      for (const e of errors) process.stderr.write(`error: ${e}\n`);
-      return errors.length > 0 ? 1 : 0;
+  const progress = new Progress(showProgress);
+  const onProgress = (phase: string, done: number, total: number): void => progress.update(phase, done, total);
+  try {
+    switch (sub) {
+      case 'write': {
+        const include = stdinPacks ? new Set(readFileSync(0, 'utf8').split('\n').map((l) => l.trim()).filter((l) => l !== '')) : undefined;
+        writeMultiPackIndexFile(store, { ...(preferredPack !== undefined ? { preferredPack } : {}), ...(include !== undefined ? { include } : {}), onWarning, onProgress });
+        return 0;
+      }
+      case 'verify': {
+        const errors = verifyMultiPackIndex(store, { onProgress });
+        progress.finish();
+        for (const e of errors) process.stderr.write(`error: ${e}\n`);
+        return errors.length > 0 ? 1 : 0;
+      }
+      case 'expire':
+        expireMultiPackIndex(store, { onWarning, onProgress });
+        return 0;
     }
-    case 'expire':
-      expireMultiPackIndex(store, { onWarning });
-      return 0;
-    default:
-      throw new UsageError(`unrecognized subcommand: ${sub}\n${USAGE}`);
+  } finally {
+    progress.finish();
   }
+  throw new UsageError(`unrecognized subcommand: ${sub}\n${USAGE}`);
 }

@@ -227,6 +227,17 @@ export class GitConfig {
     return this;
   }
 
+  /**
+   * Appends one `-c name=value` of git's command line (`name` alone is a boolean true, `name=` an
+   * empty string); it wins over every file, as in git.
+   */
+  addParameter(spec: string): this {
+    const eq = spec.indexOf('=');
+    const key = eq < 0 ? spec : spec.slice(0, eq);
+    this.list.push({ key: normalizeKey(key), value: eq < 0 ? null : spec.slice(eq + 1), file: 'command line' });
+    return this;
+  }
+
   get entries(): readonly ConfigEntry[] {
     return this.list;
   }

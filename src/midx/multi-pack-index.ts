@@ -57,26 +57,27 @@ export class MultiPackIndex implements ObjectIndex {
     this.hashLength = hashLength;
     this.view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
     const H = hashLength;
+    // git's words first (its tests grep for them), then the file.
     const fail = (what: string, offset?: number): never => {
-      throw new PackwrightError('MIDX_CORRUPT', `multi-pack-index ${path}: ${what}`, offset === undefined ? { file: path } : { file: path, offset });
+      throw new PackwrightError('MIDX_CORRUPT', `${what} (${path})`, offset === undefined ? { file: path } : { file: path, offset });
     };
-    if (bytes.length < MIDX_HEADER_LENGTH + TOC_ROW + H) fail(`file is too small (${bytes.length} bytes)`);
+    if (bytes.length < MIDX_HEADER_LENGTH + TOC_ROW + H) fail(`multi-pack-index file is too small (${bytes.length} bytes)`);
     const signature = this.view.getUint32(0);
-    if (signature !== MIDX_SIGNATURE) fail(`signature 0x${signature.toString(16).padStart(8, '0')} does not match signature 0x${MIDX_SIGNATURE.toString(16)}`, 0);
-    if (bytes[4] !== 1) fail(`version ${bytes[4]} not recognized`, 4);
+    if (signature !== MIDX_SIGNATURE) fail(`multi-pack-index signature 0x${signature.toString(16).padStart(8, '0')} does not match signature 0x${MIDX_SIGNATURE.toString(16)}`, 0);
+    if (bytes[4] !== 1) fail(`multi-pack-index version ${bytes[4]} not recognized`, 4);
     const hashVersion = bytes[5] as number;
     const expected = H === 20 ? 1 : 2;
-    if (hashVersion !== expected) fail(`hash version ${hashVersion} does not match version ${expected}`, 5);
+    if (hashVersion !== expected) fail(`multi-pack-index hash version ${hashVersion} does not match version ${expected}`, 5);
     const chunkCount = bytes[6] as number;
-    if (bytes[7] !== 0) fail(`${bytes[7]} base multi-pack-indexes (incremental files are not version 1)`, 7);
+    if (bytes[7] !== 0) fail(`multi-pack-index names ${bytes[7]} base multi-pack-indexes (incremental files are not version 1)`, 7);
     const packCount = this.view.getUint32(8);
     const chunks = this.readTableOfContents(chunkCount, fail);
-    const required = (id: number, name: string): Chunk => chunks.get(id) ?? fail(`missing required ${name} chunk`);
+    const required = (id: number, name: string): Chunk => chunks.get(id) ?? fail(`multi-pack-index missing required ${name} chunk`);
     const pnam = required(CHUNK_PNAM, 'pack-name');
     const oidf = required(CHUNK_OIDF, 'OID fanout');
     const oidl = required(CHUNK_OIDL, 'OID lookup');
     const ooff = required(CHUNK_OOFF, 'object offsets');
-    if (oidf.size !== 256 * 4) fail(`OID fanout is of the wrong size (${oidf.size} bytes)`, oidf.start);
+    if (oidf.size !== 256 * 4) fail(`multi-pack-index OID fanout is of the wrong size (${oidf.size} bytes)`, oidf.start);
     this.fanout = oidf.start;
     let previous = 0;
     for (let b = 0; b < 256; b++) {
@@ -85,18 +86,21 @@ export class MultiPackIndex implements ObjectIndex {
       previous = v;
     }
     this.count = previous;
-    if (oidl.size !== this.count * H) fail(`OID lookup chunk is ${oidl.size} bytes, not ${this.count} ids`, oidl.start);
-    if (ooff.size !== this.count * 8) fail(`object offsets chunk is ${ooff.size} bytes, not ${this.count} entries`, ooff.start);
+    if (oidl.size !== this.count * H) fail(`multi-pack-index OID lookup chunk is ${oidl.size} bytes, not ${this.count} ids`, oidl.start);
+    if (ooff.size !== this.count * 8) fail(`multi-pack-index object offsets chunk is ${ooff.size} bytes, not ${this.count} entries`, ooff.start);
     this.ids = oidl.start;
     this.offsets = ooff.start;
     for (let i = 1; i < this.count; i++) {
-      if (compareBytes(bytes, this.ids + (i - 1) * H, bytes, this.ids + i * H, H) >= 0) fail(`OID lookup out of order at position ${i}`, this.ids + i * H);
+      if (compareBytes(bytes, this.ids + (i - 1) * H, bytes, this.ids + i * H, H) >= 0) {
+        const hex = (k: number): string => bytes.toString('hex', this.ids + k * H, this.ids + k * H + H);
+        fail(`oid lookup out of order: oid[${i - 1}] = ${hex(i - 1)} >= ${hex(i)} = oid[${i}]`, this.ids + i * H);
+      }
     }
     const large = chunks.get(CHUNK_LOFF);
-    if (large !== undefined && large.size % 8 !== 0) fail(`large offsets chunk is ${large.size} bytes, not a multiple of 8`, large.start);
+    if (large !== undefined && large.size % 8 !== 0) fail(`multi-pack-index large offsets chunk is ${large.size} bytes, not a multiple of 8`, large.start);
     this.large = large;
     const rev = chunks.get(CHUNK_RIDX);
-    if (rev !== undefined && rev.size !== this.count * 4) fail(`reverse index chunk is ${rev.size} bytes, not ${this.count} entries`, rev.start);
+    if (rev !== undefined && rev.size !== this.count * 4) fail(`multi-pack-index reverse index chunk is ${rev.size} bytes, not ${this.count} entries`, rev.start);
     this.revIndex = rev;
     this.packNames = this.readPackNames(pnam, packCount, fail);
     this.idAt = (position) => this.ids + position * H;
@@ -129,12 +133,14 @@ export class MultiPackIndex implements ObjectIndex {
       if (id === 0) fail('terminating chunk id appears earlier than expected', at);
       const start = offsetAt(row);
       const next = offsetAt(row + 1);
-      if (start < tocEnd || next < start || next > end) fail(`improper chunk offset(s) ${start.toString(16)} and ${next.toString(16)}`, at);
+      if (next < start || next > end) fail(`improper chunk offset(s) ${start.toString(16)} and ${next.toString(16)}`, at);
       if (chunks.has(id)) fail(`duplicate chunk ID ${id.toString(16)} found`, at);
       chunks.set(id, { start, size: next - start });
     }
     const last = this.view.getUint32(MIDX_HEADER_LENGTH + chunkCount * TOC_ROW);
     if (last !== 0) fail(`final chunk has non-zero id ${last.toString(16)}`, MIDX_HEADER_LENGTH + chunkCount * TOC_ROW);
+    // Checked after the rows, in git's order of complaints: a chunk may not overlap the table.
+    for (const c of chunks.values()) if (c.start < tocEnd) fail(`improper chunk offset(s) ${c.start.toString(16)} and ${(c.start + c.size).toString(16)}`, MIDX_HEADER_LENGTH);
     return chunks;
   }
 
@@ -144,10 +150,10 @@ export class MultiPackIndex implements ObjectIndex {
     const end = pnam.start + pnam.size;
     for (let i = 0; i < packCount; i++) {
       const nul = this.bytes.indexOf(0, p);
-      if (nul < 0 || nul >= end) fail(`pack-name chunk holds ${i} names, the header says ${packCount}`, pnam.start);
+      if (nul < 0 || nul >= end) fail(`multi-pack-index pack-name chunk holds ${i} names, the header says ${packCount}`, pnam.start);
       const name = this.bytes.toString('utf8', p, nul);
-      if (i > 0 && name <= (names[i - 1] as string)) fail(`pack names out of order: '${names[i - 1]}' before '${name}'`, p);
-      if (!name.endsWith('.idx') || name.includes('/')) fail(`pack name '${name}' is not the name of an .idx file`, p);
+      if (i > 0 && name <= (names[i - 1] as string)) fail(`multi-pack-index pack names out of order: '${names[i - 1]}' before '${name}'`, p);
+      if (!name.endsWith('.idx') || name.includes('/')) fail(`multi-pack-index pack name '${name}' is not the name of an .idx file`, p);
       names.push(name);
       p = nul + 1;
     }
@@ -179,7 +185,7 @@ export class MultiPackIndex implements ObjectIndex {
   packOf(position: number): number {
     const pack = this.view.getUint32(this.offsets + position * 8);
     if (pack >= this.packNames.length) {
-      throw new PackwrightError('MIDX_CORRUPT', `multi-pack-index ${this.path}: bad pack-int-id: ${pack} (${this.packNames.length} total packs) at position ${position}`, {
+      throw new PackwrightError('MIDX_CORRUPT', `bad pack-int-id: ${pack} (${this.packNames.length} total packs) at position ${position} (${this.path})`, {
         file: this.path, offset: this.offsets + position * 8,
       });
     }
@@ -193,7 +199,7 @@ export class MultiPackIndex implements ObjectIndex {
     if (this.large === undefined || (raw & MIDX_LARGE_OFFSET_NEEDED) === 0) return raw;
     const k = raw & 0x7fffffff;
     if (k * 8 + 8 > this.large.size) {
-      throw new PackwrightError('MIDX_CORRUPT', `multi-pack-index ${this.path}: large offset index ${k} is past the ${this.large.size / 8} large offsets`, { file: this.path, offset: at });
+      throw new PackwrightError('MIDX_CORRUPT', `multi-pack-index large offset index ${k} is past the ${this.large.size / 8} large offsets (${this.path})`, { file: this.path, offset: at });
     }
     const l = this.large.start + k * 8;
     return this.view.getUint32(l) * 2 ** 32 + this.view.getUint32(l + 4);

@@ -15,6 +15,10 @@ export interface MidxWriteOptions {
   preferredPack?: string;
   /** Warnings git prints (a pack that could not be added, an unknown preferred pack). */
   onWarning?: (message: string) => void;
+  /** Only these packs (`.idx` names; git's `--stdin-packs`): an existing file is not carried forward. */
+  include?: ReadonlySet<string>;
+  /** Progress, in git's phases ("Adding packfiles to multi-pack-index", …); total 0 when unknown. */
+  onProgress?: (phase: string, done: number, total: number) => void;
 }
 
 export interface MidxWriteResult {
@@ -94,13 +98,18 @@ export function writeMultiPackIndexFile(store: Store, options: MidxWriteOptions 
   const warn = options.onWarning ?? (() => {});
   const packDir = join(store.objectsDir, 'pack');
   const path = join(packDir, 'multi-pack-index');
-  const previous = existingMidx(store, path, warn);
+  const progress = options.onProgress ?? (() => {});
+  // git carries an existing file forward only when not told which packs to include.
+  const previous = options.include === undefined ? existingMidx(store, path, warn) : undefined;
   const opened: PackIndex[] = [];
   try {
     const carried: MidxPack[] = (previous?.packNames ?? []).map((name) => ({ name, mtime: 0, index: { count: 0, id: () => new Uint8Array(0), offset: () => 0 } }));
     const packs: MidxPack[] = [];
+    let checked = 0;
     for (const name of idxNamesAsListed(packDir)) {
+      progress('Adding packfiles to multi-pack-index', ++checked, 0);
       if (previous?.packNames.includes(name)) continue;
+      if (options.include !== undefined && !options.include.has(name)) continue;
       const p = packFor(store, packDir, name, warn);
       if (p === undefined) continue;
       opened.push(p.index as PackIndex);
@@ -135,6 +144,7 @@ export function writeMultiPackIndexFile(store: Store, options: MidxWriteOptions 
       preferred,
       ...(drop !== undefined ? { drop } : {}),
     });
+    progress('Writing chunks to multi-pack-index', 1, 1);
     writeLocked(path, bytes);
     const checksum = toHex(bytes.subarray(bytes.length - store.hashLength));
     for (const name of readdirSync(packDir)) {
@@ -167,7 +177,8 @@ function writeLocked(path: string, bytes: Uint8Array): void {
  * offset against its pack's own index. Returns the errors found, in git's words (none: valid, or
  * no file at all).
  */
-export function verifyMultiPackIndex(store: Store): string[] {
+export function verifyMultiPackIndex(store: Store, options: Pick<MidxWriteOptions, 'onProgress'> = {}): string[] {
+  const progress = options.onProgress ?? (() => {});
   const packDir = join(store.objectsDir, 'pack');
   const path = join(packDir, 'multi-pack-index');
   const errors: string[] = [];
@@ -179,8 +190,10 @@ export function verifyMultiPackIndex(store: Store): string[] {
     return [e.message];
   }
   if (midx === undefined) return errors;
+  if (midx.count === 0) return ['the midx contains no oid'];
   if (!hashBytes(store.format, midx.checksummed()).equals(midx.checksum())) errors.push('incorrect checksum');
   const indexes: (PackIndex | undefined)[] = midx.packNames.map((name, i) => {
+    progress('Looking for referenced packfiles', i + 1, midx.packNames.length);
     try {
       statSync(join(packDir, name.replace(/\.idx$/, '.pack')));
       return PackIndex.open(join(packDir, name), store.hashLength);
@@ -193,11 +206,13 @@ export function verifyMultiPackIndex(store: Store): string[] {
   try {
     const H = store.hashLength;
     for (let i = 1; i < midx.count; i++) {
+      if ((i & 1023) === 0 || i === midx.count - 1) progress('Verifying OID order in multi-pack-index', i + 1, midx.count);
       if (compareBytes(midx.id(i - 1), 0, midx.id(i), 0, H) >= 0) {
         errors.push(`oid lookup out of order: oid[${i - 1}] = ${toHex(midx.id(i - 1))} >= ${toHex(midx.id(i))} = oid[${i}]`);
       }
     }
     for (let i = 0; i < midx.count; i++) {
+      if ((i & 1023) === 0 || i === midx.count - 1) progress('Verifying object offsets', i + 1, midx.count);
       const id = midx.id(i);
       let pack: number;
       let offset: number;
@@ -206,7 +221,7 @@ export function verifyMultiPackIndex(store: Store): string[] {
         offset = midx.offset(i);
       } catch (e) {
         if (!isPackwrightError(e)) throw e;
-        errors.push(`failed to load pack entry for oid[${i}] = ${toHex(id)}`);
+        errors.push(e.message);
         continue;
       }
       const index = indexes[pack];
@@ -236,10 +251,15 @@ export function expireMultiPackIndex(store: Store, options: MidxWriteOptions = {
   const path = join(packDir, 'multi-pack-index');
   const midx = existingMidx(store, path, options.onWarning ?? (() => {}));
   if (midx === undefined) return [];
+  const progress = options.onProgress ?? (() => {});
   const counts = new Uint32Array(midx.packNames.length);
-  for (let i = 0; i < midx.count; i++) counts[midx.packOf(i)]!++;
+  for (let i = 0; i < midx.count; i++) {
+    if ((i & 1023) === 0 || i === midx.count - 1) progress('Counting referenced objects', i + 1, midx.count);
+    counts[midx.packOf(i)]!++;
+  }
   const drop = new Set<string>();
   midx.packNames.forEach((name, i) => {
+    progress('Finding and deleting unreferenced packfiles', i + 1, midx.packNames.length);
     if (counts[i] !== 0) return;
     const base = join(packDir, name.slice(0, -4));
     const exists = (ext: string): boolean => {

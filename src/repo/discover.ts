@@ -38,10 +38,17 @@ function gitFileTarget(dotGit: string): string | undefined {
 /**
  * Finds the repository for `start` as git does without GIT_DIR (setup.c, discovery): `start`
  * itself when it is a git directory (bare, `.git`, or a linked worktree's), else its `.git` (a
- * directory, or a file saying `gitdir: <path>`), else the same for each parent.
+ * directory, or a file saying `gitdir: <path>`), else the same for each parent, never moving up
+ * into a directory of GIT_CEILING_DIRECTORIES (absolute paths, `:`-separated) or above one.
  */
-export function discoverRepository(start: string): RepositoryLocation {
+export function discoverRepository(start: string, env: Record<string, string | undefined> = process.env): RepositoryLocation {
   let dir = resolve(start);
+  // The deepest ceiling that holds the start: the search stops before reaching it.
+  const ceiling = (env['GIT_CEILING_DIRECTORIES'] ?? '').split(':')
+    .filter((c) => isAbsolute(c))
+    .map((c) => resolve(c))
+    .filter((c) => dir.startsWith(c === '/' ? '/' : `${c}/`))
+    .reduce((a, c) => (c.length > a.length ? c : a), '');
   for (;;) {
     if (isGitDir(dir)) return { gitDir: dir, commonDir: commonDirOf(dir), workTree: undefined };
     const dotGit = join(dir, '.git');
@@ -50,7 +57,7 @@ export function discoverRepository(start: string): RepositoryLocation {
       if (gitDir !== undefined && isGitDir(gitDir)) return { gitDir, commonDir: commonDirOf(gitDir), workTree: dir };
     }
     const parent = dirname(dir);
-    if (parent === dir) break;
+    if (parent === dir || (ceiling !== '' && parent.length <= ceiling.length)) break;
     dir = parent;
   }
   throw new PackwrightError('REPO_NOT_FOUND', `not a git repository (or any of the parent directories): ${resolve(start)}`, { file: resolve(start) });

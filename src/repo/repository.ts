@@ -20,6 +20,8 @@ export interface OpenRepositoryOptions extends OpenStoreOptions {
    * passes `'on-miss'` (git's behaviour); the library's default is the store's.
    */
   defaultRefresh?: RefreshPolicy;
+  /** git's `-c name=value` options, applied over every configuration file. */
+  configParameters?: readonly string[];
 }
 
 /**
@@ -69,7 +71,7 @@ export class Repository implements RevisionContext {
 
   /** The repository at or above `path` (a work tree, a `.git` directory or a bare repository), found as git finds it. */
   static open(path: string, options: OpenRepositoryOptions = {}): Repository {
-    return new Repository(discoverRepository(path), options);
+    return new Repository(discoverRepository(path, options.env), options);
   }
 
   /** The repository whose git directory is `gitDir` (git's GIT_DIR / --git-dir: no search). */
@@ -79,7 +81,10 @@ export class Repository implements RevisionContext {
 
   /** The configuration git would use here (read on first use). */
   get config(): GitConfig {
-    this.cachedConfig ??= repositoryConfig(this, this.options.env);
+    if (this.cachedConfig === undefined) {
+      this.cachedConfig = repositoryConfig(this, this.options.env);
+      for (const p of this.options.configParameters ?? []) this.cachedConfig.addParameter(p);
+    }
     return this.cachedConfig;
   }
 
@@ -90,7 +95,7 @@ export class Repository implements RevisionContext {
    */
   get store(): Store {
     if (this.openStore === undefined) {
-      const { env: _env, defaultRefresh, ...explicit } = this.options;
+      const { env: _env, defaultRefresh, configParameters: _parameters, ...explicit } = this.options;
       const options: OpenStoreOptions = { ...storeOptionsFrom(this.config), ...explicit, objectFormat: this.format };
       if (options.refresh === undefined && defaultRefresh !== undefined) options.refresh = defaultRefresh;
       this.openStore = Store.open(join(this.commonDir, 'objects'), options);
