@@ -21,7 +21,7 @@ for (let run = 0; run < runs; run++) {
     const dir = mkdtempSync(join(tmpdir(), 'packwright-vm-'));
     try {
       const r = runStoreVm(dir, seed, steps, policy);
-      process.stdout.write(`seed ${seed} ${JSON.stringify(policy)}: ${r.steps} steps, ${r.lookups} lookups (${r.found} found), ${r.scans} listings\n`);
+      process.stdout.write(`seed ${seed} ${JSON.stringify(policy)}: ${r.steps} steps, ${r.lookups} lookups (${r.found} found), ${r.scans} listings, held locations read ${r.heldRead} (${r.heldGone} gone)\n`);
     } catch (e) {
       process.stderr.write(`${e.message}\n`);
       process.exit(1);

@@ -237,6 +237,26 @@ describe('store: files changing underneath (git repack -ad, gc, multi-pack-index
     store.close();
   });
 
+  test('a location held after its pack was deleted and every handle let go of it reads the object where it is now', () => {
+    using dir = tempDir();
+    const packDir = join(dir.path, 'objects', 'pack');
+    const old = writeObjectsPack(packDir, 'sha1', [blob('kept'), blob('other')]);
+    const store = Store.open(join(dir.path, 'objects'), { refresh: 'on-miss' });
+    const h = store.handle();
+    const location = h.locate(old.ids[0] as Buffer);
+    assert.ok(location !== undefined && location.kind === 'pack');
+    // git repack -ad: a new pack, the old one deleted; the handles move on and let go of it.
+    writeObjectsPack(packDir, 'sha1', [blob('kept'), blob('other'), blob('new')]);
+    rmSync(`${old.base}.pack`);
+    rmSync(`${old.base}.idx`);
+    h.refresh();
+    store.objects.refresh();
+    assert.ok(!h.packs().includes(location.pack), 'the old pack left the view');
+    assert.deepEqual(h.readAt(location).data, Buffer.from('kept'));
+    assert.equal(h.infoAt(location).size, 4);
+    store.close();
+  });
+
   test('an index corrupted, then restored', () => {
     using dir = tempDir();
     const packDir = join(dir.path, 'objects', 'pack');

@@ -209,6 +209,11 @@ export class PackIndex implements ObjectIndex {
     return this.bytes;
   }
 
+  /** Whether the index still holds its file open (sections remain to be read). */
+  get holdsFile(): boolean {
+    return this.fd !== undefined;
+  }
+
   /** Closes the file if sections remain unread; reading them later is an error. */
   close(): void {
     if (this.fd !== undefined) closeSync(this.fd);

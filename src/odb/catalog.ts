@@ -248,7 +248,7 @@ export class Catalog {
   }
 
   private closePack(pack: StorePack): void {
-    pack.close();
+    pack.retire();
     this.onSlotFreed(pack.identity.slot);
     this.freeSlots.push(pack.identity.slot);
   }

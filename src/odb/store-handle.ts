@@ -204,20 +204,55 @@ export class StoreHandle {
     return this.locate(id, options) !== undefined;
   }
 
+  /**
+   * Reads the object at a location. A location held after its pack left every view and its files
+   * were deleted (git repack -ad) is found again by its id, wherever the object is now: the same
+   * bytes, or OBJECT_NOT_FOUND-like errors only when no copy is left.
+   */
   readAt(location: ObjectLocation): StoredObject {
-    if (location.kind === 'pack') return location.pack.read(location.position);
+    if (location.kind === 'pack') {
+      try {
+        return location.pack.read(location.position);
+      } catch (e) {
+        return this.readAt(this.relocate(location, e));
+      }
+    }
     return readLoose(location.path, this.store.inflater);
   }
 
   /** Like `readAt`, but packed data is lent until the next read from the same pack. */
   readTransientAt(location: ObjectLocation): StoredObject {
-    if (location.kind === 'pack') return location.pack.readTransient(location.position);
+    if (location.kind === 'pack') {
+      try {
+        return location.pack.readTransient(location.position);
+      } catch (e) {
+        return this.readTransientAt(this.relocate(location, e));
+      }
+    }
     return readLoose(location.path, this.store.inflater);
+  }
+
+  /**
+   * Where the object of a location whose pack is gone is now; rethrows `e` when that is not why
+   * the read failed, or the object cannot be found again.
+   */
+  private relocate(location: ObjectLocation & { kind: 'pack' }, e: unknown): ObjectLocation {
+    if (!isPackwrightError(e) || (e.code !== 'PACK_MISSING' && e.code !== 'IDX_MISSING')) throw e;
+    const id = location.pack.idAt(location.position);
+    const again = id === undefined ? undefined : this.locate(id);
+    if (again === undefined || (again.kind === 'pack' && again.pack === location.pack)) throw e;
+    return again;
   }
 
   /** With `into`, the answer is written there (no allocation in a loop over many objects). */
   infoAt(location: ObjectLocation, want: InfoRequest = {}, into?: ObjectInfo): ObjectInfo {
-    if (location.kind === 'pack') return location.pack.info(location.position, want, into);
+    if (location.kind === 'pack') {
+      try {
+        return location.pack.info(location.position, want, into);
+      } catch (e) {
+        return this.infoAt(this.relocate(location, e), want, into);
+      }
+    }
     const h = readLooseHeader(location.path, this.store.inflater);
     const info = into ?? { type: 0, size: 0, diskSize: -1, deltaBase: undefined };
     info.type = h.type;

@@ -326,6 +326,29 @@ export class StorePack {
     return p;
   }
 
+  /**
+   * The pack left the catalog and no held view lists it: its files are let go of. An index held
+   * in memory (no file of its own) is kept, so a location still held into this pack knows its
+   * object's id and can be found again where the object is now (see StoreHandle.readAt).
+   */
+  retire(): void {
+    this.file?.close();
+    this.file = undefined;
+    this.reader = undefined;
+    this.table = undefined;
+    this.diskSizes = undefined;
+    if (this.loadedIndex?.holdsFile) {
+      this.loadedIndex.close();
+      this.loadedIndex = undefined;
+    }
+  }
+
+  /** The id at `position` while the index is in memory (a retired pack's may not be). */
+  idAt(position: number): Buffer | undefined {
+    const index = this.loadedIndex;
+    return index === undefined ? undefined : Buffer.from(index.id(position));
+  }
+
   close(): void {
     this.file?.close();
     this.file = undefined;

@@ -3,7 +3,8 @@ import { join } from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { writeObjectsPack } from './pack-builder.js';
 import { seededRandom } from './random.js';
-import { Store, forEachObject, writeMultiPackIndexFile, type RefreshPolicy, type StoreHandle } from '../../src/odb/index.js';
+import { Store, forEachObject, writeMultiPackIndexFile, type ObjectLocation, type RefreshPolicy, type StoreHandle } from '../../src/odb/index.js';
+import { isPackwrightError } from '../../src/errors/index.js';
 import { hashObject } from '../../src/hash/index.js';
 import { writeLoose } from '../../src/loose/index.js';
 
@@ -42,6 +43,9 @@ export interface VmResult {
   lookups: number;
   found: number;
   scans: number;
+  /** Held locations read later: with the right bytes, and with a typed error (pack gone). */
+  heldRead: number;
+  heldGone: number;
 }
 
 export function runStoreVm(root: string, seed: number, steps: number, policy: RefreshPolicy): VmResult {
@@ -66,8 +70,9 @@ export function runStoreVm(root: string, seed: number, steps: number, policy: Re
   /** Where each object could be found at the store's last listing (pack bases and loose). */
   let listedPacks = new Set<string>();
   let scans = store.counters.scans;
-  const result: VmResult = { steps: 0, lookups: 0, found: 0, scans: 0 };
+  const result: VmResult = { steps: 0, lookups: 0, found: 0, scans: 0, heldRead: 0, heldGone: 0 };
   const log: string[] = [];
+  let held: { object: number; location: ObjectLocation } | undefined;
 
   const usable = (p: PackModel): boolean => p.hasPack && p.hasIdx && !p.corrupt && (!p.alternate || alternatesOn);
   const onDisk = (o: number): boolean => loose.has(o) || packs.some((p) => usable(p) && p.objects.includes(o));
@@ -178,9 +183,37 @@ export function runStoreVm(root: string, seed: number, steps: number, policy: Re
     } else if (r < 0.45) {
       t += Math.floor(random() * 1500);
       log.push(`${step}: clock ${t}`);
-    } else if (r < 0.47) {
+    } else if (r < 0.46) {
       h.refresh();
       log.push(`${step}: refresh handle ${handles.indexOf(h)}`);
+    } else if (r < 0.47) {
+      // A handle goes away (its view's packs may close) and a new one takes its place.
+      const k = handles.indexOf(h);
+      h.close();
+      handles[k] = store.handle();
+      log.push(`${step}: replace handle ${k}`);
+    } else if (r < 0.48) {
+      // A location kept across steps: read later, it gives the same bytes, or, once its pack has
+      // closed and its files are gone, a typed error; never other bytes.
+      if (held !== undefined && chance(0.5)) {
+        try {
+          if (!h.readAt(held.location).data.equals(contents[held.object] as Buffer)) fail(step, `a held location of object ${held.object} reads other bytes`);
+          result.heldRead++;
+          log.push(`${step}: read held location of ${held.object}`);
+        } catch (e) {
+          if (!isPackwrightError(e)) throw e;
+          noteScans();
+          if (mustFind(held.object)) fail(step, `a held location of object ${held.object}, which is on disk (${describe(held.object)}), fails: ${e.message}`);
+          result.heldGone++;
+          log.push(`${step}: held location of ${held.object}: ${e.code}`);
+        }
+        held = undefined;
+      } else {
+        const o = Math.floor(random() * UNIVERSE);
+        const location = h.locate(ids[o] as Buffer);
+        if (location !== undefined) held = { object: o, location };
+        log.push(`${step}: hold a location of ${o}: ${location === undefined ? 'missing' : location.kind}`);
+      }
     } else if (r < 0.50) {
       const seen = new Set<string>();
       forEachObject(h, {}, (id, location) => {
