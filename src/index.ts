@@ -2,7 +2,7 @@
  * packwright: a git object database and pack engine. The main entry re-exports the everyday API;
  * each concept also has its own subpath (`packwright/odb`, `packwright/resolve`, `packwright/pack`, …).
  */
-export { Store, StoreHandle, forEachObject } from './odb/index.js';
+export { Store, StoreHandle, forEachObject, forEachObjectAsync, objects } from './odb/index.js';
 export type { StoredObject, ObjectInfo, OpenStoreOptions, ObjectLocation, InfoRequest, PrefixMatch, ObjectHeader, RefreshPolicy, StoreCounters } from './odb/index.js';
 export { indexPack, verifyPack, defaultThreads } from './resolve/index.js';
 export type { IndexPackOptions, IndexPackResult, IndexPackPhase } from './resolve/index.js';

@@ -76,3 +76,34 @@ describe('store: info tables over threads', () => {
     }
   });
 });
+
+describe('store: walking every object, abortably', () => {
+  test('forEachObjectAsync visits what forEachObject does, and an abort stops it midway with ABORTED', async () => {
+    using dir = tempDir();
+    const repo = makeRepo(dir.path, 'sha1', 12);
+    git(repo, ['repack', '-dq']);
+    git(repo, ['commit', '-q', '--allow-empty', '-m', 'loose']);
+    const { forEachObject, forEachObjectAsync } = await import('../src/odb/index.js');
+    const store = Store.open(join(repo, '.git'));
+    try {
+      const h = store.objects;
+      const sync: string[] = [];
+      forEachObject(h, {}, (id) => sync.push(id.toString('hex')));
+      const async: string[] = [];
+      await forEachObjectAsync(h, { sliceMs: 1 }, (id) => async.push(id.toString('hex')));
+      assert.deepEqual(async, sync);
+      assert.deepEqual([...h.ids()].map((id) => id.toString('hex')), sync);
+      assert.deepEqual(sync, git(repo, ['cat-file', '--batch-all-objects', '--batch-check=%(objectname)']).toString().trim().split('\n'));
+      // Each visit takes 2 ms, so the walk would take over a second; the abort fires after 50.
+      let visited = 0;
+      const busy = (ms: number): void => { const end = performance.now() + ms; while (performance.now() < end) { /* work */ } };
+      await assert.rejects(
+        forEachObjectAsync(h, { signal: AbortSignal.timeout(50), sliceMs: 10 }, () => { visited++; busy(2); }),
+        (e: unknown) => isPackwrightError(e, 'ABORTED'),
+      );
+      assert.ok(visited > 0 && visited < sync.length, `stopped after ${visited} of ${sync.length}`);
+    } finally {
+      store.close();
+    }
+  });
+});

@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import { PackwrightError } from '../errors/packwright-error.js';
 import { MidxSource } from './catalog.js';
 import type { ObjectLocation, StoreHandle } from './store-handle.js';
 import type { StorePack } from './store-pack.js';
@@ -15,38 +16,47 @@ export function onlyPack(handle: StoreHandle): StorePack | undefined {
   return packs[0];
 }
 
+/** One object of the store as `objects` yields it; the same object each time, refilled. */
+export interface ObjectEntry {
+  id: Buffer;
+  location: ObjectLocation;
+}
+
 /** One sorted source of ids for the merge: a pack's index, a multi-pack-index or a loose directory. */
 interface Cursor {
   pos: number;
   end: number;
   /** The id at `pos` (a view, valid until the cursor moves). */
   id(): Buffer;
-  /** Passes the object at `pos` to `visit` with its location. */
-  emit(id: Buffer): void;
+  /** Sets the entry's location to the object at `pos`; false when it cannot be read (its pack failed). */
+  locate(entry: ObjectEntry, id: Buffer): boolean;
 }
 
 /**
- * Visits every object of the store once, like `git cat-file --batch-all-objects`: sorted by id by
+ * Every object of the store once, like `git cat-file --batch-all-objects`: sorted by id by
  * default (a merge of the already sorted indexes, multi-pack-indexes and loose directories), or
  * with `unordered` in storage order (loose objects, then each pack by offset: the order that reads
- * a pack front to back and so makes the delta base cache hit). An id stored more than once is
- * visited once, at the copy a lookup would find (the multi-pack-index's choice; else the first
- * source in lookup order).
+ * a pack front to back and so makes the delta base cache hit). An id stored more than once comes
+ * once, at the copy a lookup would find (the multi-pack-index's choice; else the first source in
+ * lookup order).
  *
- * The id and location passed to `visit` are reused between calls (no allocation per object):
- * copy them to keep them.
+ * The entry yielded is the same object each time, and its id and location are reused (no
+ * allocation per object): copy them to keep them. A generator, so a caller can stop, or pause
+ * between objects (see `forEachObjectAsync`).
  */
-export function forEachObject(handle: StoreHandle, options: { unordered?: boolean }, visit: (id: Buffer, location: ObjectLocation) => void): void {
+export function* objects(handle: StoreHandle, options: { unordered?: boolean } = {}): Generator<ObjectEntry, void, undefined> {
   const packs = handle.packs();
   const looseDirs = handle.looseDirs();
   const H = handle.hashLength;
   const packed = { kind: 'pack', pack: packs[0] as StorePack, position: 0 } as { kind: 'pack'; pack: StorePack; position: number };
   const loose = { kind: 'loose', path: '' } as { kind: 'loose'; path: string };
+  const entry: ObjectEntry = { id: Buffer.alloc(H), location: packed };
   const looseLists = looseDirs.map((dir) => ({ dir, ids: handle.looseIds(dir) })).filter((l) => l.ids.length > 0);
-  const visitLoose = (dir: string, id: Buffer): void => {
+  const setLoose = (dir: string, id: Buffer): void => {
     const hex = id.toString('hex');
     loose.path = join(dir, hex.slice(0, 2), hex.slice(2));
-    visit(id, loose);
+    entry.id = id;
+    entry.location = loose;
   };
   const usable = packs.filter((p) => p.tryIndex() !== undefined && p.tryOpen());
   if (options.unordered) {
@@ -58,8 +68,15 @@ export function forEachObject(handle: StoreHandle, options: { unordered?: boolea
       seen.add(key);
       return true;
     };
-    for (const { dir, ids } of looseLists) for (const id of ids) if (fresh(id)) visitLoose(dir, id);
+    for (const { dir, ids } of looseLists) {
+      for (const id of ids) {
+        if (!fresh(id)) continue;
+        setLoose(dir, id);
+        yield entry;
+      }
+    }
     const id = Buffer.alloc(H);
+    entry.location = packed;
     for (const pack of usable) {
       const index = pack.index;
       const { positions } = index.packOrder();
@@ -71,7 +88,9 @@ export function forEachObject(handle: StoreHandle, options: { unordered?: boolea
         for (let b = 0; b < H; b++) id[b] = data[at + b] as number;
         if (!fresh(id)) continue;
         packed.position = position;
-        visit(id, packed);
+        entry.id = id;
+        entry.location = packed;
+        yield entry;
       }
     }
     return;
@@ -85,11 +104,13 @@ export function forEachObject(handle: StoreHandle, options: { unordered?: boolea
     const id = Buffer.alloc(H);
     const data = index.data;
     packed.pack = pack;
+    entry.id = id;
+    entry.location = packed;
     for (let position = 0; position < index.count; position++) {
       const at = index.idPosition(position);
       for (let k = 0; k < H; k++) id[k] = data[at + k] as number;
       packed.position = position;
-      visit(id, packed);
+      yield entry;
     }
     return;
   }
@@ -101,15 +122,17 @@ export function forEachObject(handle: StoreHandle, options: { unordered?: boolea
       cursors.push({
         pos: 0, end: midx.count,
         id() { return midx.id(this.pos); },
-        emit(id) {
+        locate(e, id) {
           // The copy the multi-pack-index chose, at its position in that pack's own index.
           const pack = source.packs[midx.packOf(this.pos)] as StorePack;
           const index = pack.tryIndex();
           const position = index?.find(id) ?? -1;
-          if (position < 0 || !pack.tryOpen()) return;
+          if (position < 0 || !pack.tryOpen()) return false;
           packed.pack = pack;
           packed.position = position;
-          visit(id, packed);
+          e.id = id;
+          e.location = packed;
+          return true;
         },
       });
     } else if (usable.includes(source) && source.index.count > 0) {
@@ -117,10 +140,12 @@ export function forEachObject(handle: StoreHandle, options: { unordered?: boolea
       cursors.push({
         pos: 0, end: index.count,
         id() { return index.id(this.pos); },
-        emit(id) {
+        locate(e, id) {
           packed.pack = source;
           packed.position = this.pos;
-          visit(id, packed);
+          e.id = id;
+          e.location = packed;
+          return true;
         },
       });
     }
@@ -129,18 +154,56 @@ export function forEachObject(handle: StoreHandle, options: { unordered?: boolea
     cursors.push({
       pos: 0, end: ids.length,
       id() { return ids[this.pos] as Buffer; },
-      emit(id) { visitLoose(dir, id); },
+      locate(_e, id) {
+        setLoose(dir, id);
+        return true;
+      },
     });
   }
-  mergeSorted(cursors);
+  yield* mergeSorted(cursors, entry);
 }
 
 /**
- * Emits the ids of sorted cursors in order, each distinct id once (from the first cursor that
+ * Visits every object of the store once (see `objects`): `visit` gets the reused id and location.
+ */
+export function forEachObject(handle: StoreHandle, options: { unordered?: boolean }, visit: (id: Buffer, location: ObjectLocation) => void): void {
+  for (const e of objects(handle, options)) visit(e.id, e.location);
+}
+
+/**
+ * `forEachObject` that lets the event loop turn every `sliceMs` (default 40) and stops with
+ * ABORTED within about a slice of `signal` firing: for servers and for long walks a user may
+ * interrupt (every object of a large repository takes seconds).
+ */
+export async function forEachObjectAsync(
+  handle: StoreHandle,
+  options: { unordered?: boolean; signal?: AbortSignal; sliceMs?: number },
+  visit: (id: Buffer, location: ObjectLocation) => void,
+): Promise<void> {
+  const sliceMs = options.sliceMs ?? 40;
+  const { signal } = options;
+  const aborted = (): never => {
+    throw new PackwrightError('ABORTED', 'reading every object was aborted', signal?.reason === undefined ? {} : { cause: signal.reason });
+  };
+  if (signal?.aborted) aborted();
+  let sliceEnd = performance.now() + sliceMs;
+  let n = 0;
+  for (const e of objects(handle, options)) {
+    visit(e.id, e.location);
+    if ((++n & 63) === 0 && performance.now() >= sliceEnd) {
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      if (signal?.aborted) aborted();
+      sliceEnd = performance.now() + sliceMs;
+    }
+  }
+}
+
+/**
+ * Yields the ids of sorted cursors in order, each distinct id once (from the first cursor that
  * has it): a binary heap ordered by (id, cursor number), so thousands of packs cost log(packs)
  * comparisons an object.
  */
-function mergeSorted(cursors: Cursor[]): void {
+function* mergeSorted(cursors: Cursor[], entry: ObjectEntry): Generator<ObjectEntry, void, undefined> {
   const heap: number[] = [];
   const heads: Buffer[] = cursors.map((c) => c.id());
   const less = (a: number, b: number): boolean => {
@@ -168,7 +231,7 @@ function mergeSorted(cursors: Cursor[]): void {
     const id = heads[k] as Buffer;
     if (last === undefined || !id.equals(last)) {
       last = Buffer.from(id);
-      c.emit(id);
+      if (c.locate(entry, id)) yield entry;
     }
     if (++c.pos < c.end) {
       heads[k] = c.id();

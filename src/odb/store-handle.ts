@@ -8,6 +8,7 @@ import type { Store } from './store.js';
 import type { InfoRequest, ObjectInfo, StorePack, StoredObject } from './store-pack.js';
 import { notFound } from './store.js';
 import { looseStream, type ObjectStream } from './object-stream.js';
+import { objects } from './all-objects.js';
 
 /** Where an object was found: a pack and its sorted position there, or a loose file. */
 export type ObjectLocation =
@@ -342,6 +343,14 @@ export class StoreHandle {
       }
     }
     return [...found.values()].sort(Buffer.compare).slice(0, Math.max(limit, 0) || undefined);
+  }
+
+  /**
+   * Every id of the store once, sorted (or in storage order with `unordered`), each a copy the
+   * caller keeps. `objects(handle)` gives the same walk with locations and no copies.
+   */
+  *ids(options: { unordered?: boolean } = {}): Generator<Buffer, void, undefined> {
+    for (const e of objects(this, options)) yield Buffer.from(e.id);
   }
 
   /** Ids of the loose objects in one objects directory, sorted. */
