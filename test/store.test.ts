@@ -22,6 +22,15 @@ function gitObjects(repo: string): Map<string, { type: string; data: Buffer }> {
   return out;
 }
 
+/** A repository of `revisions` commits in two packs (all but the last commit, then the last). */
+function twoPacks(dir: string, format: Format, revisions: number): string {
+  const repo = makeRepo(dir, format, revisions);
+  git(repo, ['repack', '-dq']);
+  git(repo, ['commit', '-q', '--allow-empty', '-m', 'second pack']);
+  git(repo, ['repack', '-q']);
+  return repo;
+}
+
 function packDirOf(repo: string): string {
   return join(repo, '.git', 'objects', 'pack');
 }
@@ -151,10 +160,7 @@ describe('store: files changing underneath (git repack -ad, gc, multi-pack-index
   for (const format of ['sha1', 'sha256'] as Format[]) {
     test(`${format}: every state of a repack, step by step, with two handles`, () => {
       using dir = tempDir();
-      const repo = makeRepo(dir.path, format, 6);
-      git(repo, ['repack', '-dq']);
-      git(repo, ['commit', '-q', '--allow-empty', '-m', 'second pack']);
-      git(repo, ['repack', '-q']);
+      const repo = twoPacks(dir.path, format, 6);
       const objects = gitObjects(repo);
       const ids = [...objects.keys()];
       const packDir = packDirOf(repo);
@@ -206,10 +212,7 @@ describe('store: files changing underneath (git repack -ad, gc, multi-pack-index
 
   test('a multi-pack-index is used, objects in packs it does not name are found, a stale one is passed over', () => {
     using dir = tempDir();
-    const repo = makeRepo(dir.path, 'sha1', 6);
-    git(repo, ['repack', '-dq']);
-    git(repo, ['commit', '-q', '--allow-empty', '-m', 'second pack']);
-    git(repo, ['repack', '-q']);
+    const repo = twoPacks(dir.path, 'sha1', 6);
     git(repo, ['multi-pack-index', 'write']);
     git(repo, ['commit', '-q', '--allow-empty', '-m', 'third pack, not in the midx']);
     git(repo, ['repack', '-q']);
@@ -389,10 +392,7 @@ describe('multi-pack-index: bad input', () => {
   let midx: Buffer;
   test('git-made file parses and agrees with the packs', () => {
     using dir = tempDir();
-    const repo = makeRepo(dir.path, 'sha1', 6);
-    git(repo, ['repack', '-dq']);
-    git(repo, ['commit', '-q', '--allow-empty', '-m', 'x']);
-    git(repo, ['repack', '-q']);
+    const repo = twoPacks(dir.path, 'sha1', 6);
     git(repo, ['multi-pack-index', 'write']);
     midx = readFileSync(join(packDirOf(repo), 'multi-pack-index'));
     const m = MultiPackIndex.fromBytes('m', midx, 20);
@@ -429,10 +429,7 @@ describe('multi-pack-index: bad input', () => {
   });
   test('a corrupt multi-pack-index in a repository: a warning, and every object found through the packs', () => {
     using dir = tempDir();
-    const repo = makeRepo(dir.path, 'sha1', 6);
-    git(repo, ['repack', '-dq']);
-    git(repo, ['commit', '-q', '--allow-empty', '-m', 'x']);
-    git(repo, ['repack', '-q']);
+    const repo = twoPacks(dir.path, 'sha1', 6);
     git(repo, ['multi-pack-index', 'write']);
     const objects = gitObjects(repo);
     const path = join(packDirOf(repo), 'multi-pack-index');
