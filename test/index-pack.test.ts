@@ -1,7 +1,7 @@
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
-import { readdirSync, readFileSync, mkdirSync, writeFileSync, existsSync, copyFileSync, openSync, statSync } from 'node:fs';
+import { chmodSync, readdirSync, readFileSync, mkdirSync, rmSync, writeFileSync, existsSync, copyFileSync, openSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { CLI, git, packwright, packwrightFails, tempDir, makeRepo, type Format } from './helpers/git.js';
@@ -486,5 +486,44 @@ describe('index-pack --fix-thin', () => {
     const gitPack = join(gitReceiver, 'objects', 'pack', `pack-${gitOut.trim().split('\t')[1]}.pack`);
     assert.deepEqual(objects(receiver, pack), objects(gitReceiver, gitPack));
     git(receiver, ['fsck', '--no-dangling']);
+  });
+});
+
+describe('index-pack: the reverse index, as git decides it', () => {
+  test('pack.writeReverseIndex (from config or -c) writes a .rev unless --no-rev-index; --verify checks one', () => {
+    using dir = tempDir();
+    const repo = makeRepo(dir.path, 'sha1', 4);
+    git(repo, ['repack', '-adq']);
+    const packDir = join(repo, '.git', 'objects', 'pack');
+    const pack = join(packDir, readdirSync(packDir).find((f) => f.endsWith('.pack')) as string);
+    const idx = pack.replace(/\.pack$/, '.idx');
+    const rev = pack.replace(/\.pack$/, '.rev');
+    const run = (global: string[], args: string[]): void => {
+      rmSync(idx, { force: true });
+      rmSync(rev, { force: true });
+      packwright(repo, [...global, 'index-pack', ...args, pack]);
+    };
+    for (const [global, args, wanted] of [
+      [[], [], false],
+      [['-c', 'pack.writeReverseIndex='], [], false],
+      [['-c', 'pack.writeReverseIndex=false'], [], false],
+      [['-c', 'pack.writeReverseIndex=true'], [], true],
+      [['-c', 'pack.writeReverseIndex=true'], ['--no-rev-index'], false],
+      [['-c', 'pack.writeReverseIndex=false'], ['--rev-index'], true],
+    ] as [string[], string[], boolean][]) {
+      run(global, args);
+      assert.equal(existsSync(rev), wanted, `${global.join(' ')} ${args.join(' ')}`);
+    }
+    git(repo, ['config', 'pack.writeReverseIndex', 'true']);
+    run([], []);
+    assert.ok(existsSync(rev), 'from the repository config');
+    packwright(repo, ['index-pack', '--rev-index', '--verify', pack]);
+    const bytes = readFileSync(rev);
+    bytes.write('xxxx', 0, 'latin1');
+    chmodSync(rev, 0o644);
+    writeFileSync(rev, bytes);
+    const r = packwrightFails(repo, ['index-pack', '--rev-index', '--verify', pack]);
+    assert.equal(r.status, 128);
+    assert.match(r.stderr, /validation error/);
   });
 });

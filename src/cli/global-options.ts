@@ -1,5 +1,6 @@
 import { resolve } from 'node:path';
 import { Repository, type OpenRepositoryOptions } from '../repo/index.js';
+import { GitConfig } from '../config/index.js';
 import { PackwrightError } from '../errors/index.js';
 import type { ObjectFormat } from '../hash/index.js';
 
@@ -55,4 +56,11 @@ export function tryOpenRepository(global: GlobalOptions): Repository | undefined
 export function objectFormatOption(value: string): ObjectFormat {
   if (value !== 'sha1' && value !== 'sha256') throw new PackwrightError('INVALID_ARGUMENT', `unknown hash algorithm '${value}'`);
   return value;
+}
+
+/** The `-c name=value` options alone, for commands that run outside a repository. */
+export function configFromParameters(parameters: readonly string[]): GitConfig {
+  const config = new GitConfig();
+  for (const p of parameters) config.addParameter(p);
+  return config;
 }

@@ -6,7 +6,7 @@ import { indexPack, type IndexPackOptions, type IndexPackPhase } from '../resolv
 import { Output } from './output.js';
 import { interruptible } from './interruptible.js';
 import { Progress } from './progress.js';
-import { objectFormatOption, tryOpenRepository, type GlobalOptions } from './global-options.js';
+import { configFromParameters, objectFormatOption, tryOpenRepository, type GlobalOptions } from './global-options.js';
 import { helpRequested, integerOption, UsageError } from './usage-error.js';
 
 const USAGE = 'usage: packwright index-pack [-v] [-o <index-file>] [--keep | --keep=<msg>] [--rev-index] [--verify] [--strict] [--fix-thin] [--threads=<n>] [--index-version=<v>[,<limit>]] [--object-format=<fmt>] [--max-input-size=<n>] (<pack-file> | --stdin [<pack-file>])';
@@ -63,7 +63,13 @@ export async function indexPackCommand(ctx: GlobalOptions, args: string[]): Prom
   if (!stdin && packArg !== undefined && !packArg.endsWith('.pack') && options.indexPath === undefined) {
     throw new PackwrightError('INVALID_ARGUMENT', `packfile name '${packArg}' does not end with '.pack'`);
   }
-  const repo = stdin || format === undefined ? tryOpenRepository(ctx) : undefined;
+  const repo = stdin || format === undefined || options.revIndex === undefined ? tryOpenRepository(ctx) : undefined;
+  // pack.writeReverseIndex (git 2.39's default: false), when neither --rev-index nor
+  // --no-rev-index is given; -c values apply without a repository too.
+  if (options.revIndex === undefined) {
+    const config = repo?.config ?? configFromParameters(ctx.configParameters);
+    options.revIndex = process.env['GIT_TEST_WRITE_REV_INDEX'] === '1' || config.getBool('pack.writeReverseIndex') === true;
+  }
   options.objectFormat = format ?? repo?.format ?? 'sha1';
   const bar = new Progress(progress);
   options.onProgress = (phase, done, total, bytes) => bar.update(TITLES[phase], done, total, phase === 'receiving' ? bytes : undefined);

@@ -323,7 +323,15 @@ class IndexPackJob {
     let keepPath: string | undefined;
     if (options.verify) {
       if (indexPath === undefined || !existsSync(indexPath)) throw new PackwrightError('INVALID_ARGUMENT', `${name}: no index to verify against`);
-      if (!readFileSync(indexPath).equals(index)) throw new PackwrightError('IDX_MISMATCH', `${indexPath}: the index does not match the one built from ${name}`, { file: indexPath });
+      // git's words for a file that differs from the one it would write (csum-file.c).
+      if (!readFileSync(indexPath).equals(index)) throw new PackwrightError('IDX_MISMATCH', `sha1 file '${indexPath}' validation error: the index does not match the one built from ${name}`, { file: indexPath });
+      if (options.revIndex) {
+        revPath = indexPath.replace(/\.idx$/, '') + '.rev';
+        if (!existsSync(revPath)) throw new PackwrightError('REV_CORRUPT', `unable to open '${revPath}': No such file or directory`, { file: revPath });
+        if (!readFileSync(revPath).equals(this.revBytes(scan, order))) {
+          throw new PackwrightError('REV_CORRUPT', `sha1 file '${revPath}' validation error: the reverse index does not match the one built from ${name}`, { file: revPath });
+        }
+      }
       return { packPath, indexPath, revPath, keepPath };
     }
     if (options.keep !== undefined && basePath !== undefined) {
@@ -338,14 +346,18 @@ class IndexPackJob {
       this.tmpPack = undefined;
     }
     if (options.revIndex && indexPath !== undefined) {
-      // .rev lists, in pack order, each entry's idx position: the inverse of `order`.
-      const n = scan.count;
-      const inPackOrder = new Uint32Array(n);
-      for (let i = 0; i < n; i++) inPackOrder[order[i] as number] = i;
       revPath = indexPath.replace(/\.idx$/, '') + '.rev';
-      writeFileAtomic(revPath, writeRevIndex(this.format, inPackOrder, scan.packHash));
+      writeFileAtomic(revPath, this.revBytes(scan, order));
     }
     if (indexPath !== undefined) writeFileAtomic(indexPath, index);
     return { packPath, indexPath, revPath, keepPath };
+  }
+
+  /** The `.rev` of the pack: in pack order, each entry's idx position (the inverse of `order`). */
+  private revBytes(scan: PackScan, order: Uint32Array): Buffer {
+    const n = scan.count;
+    const inPackOrder = new Uint32Array(n);
+    for (let i = 0; i < n; i++) inPackOrder[order[i] as number] = i;
+    return writeRevIndex(this.format, inPackOrder, scan.packHash);
   }
 }
