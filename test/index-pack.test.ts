@@ -527,3 +527,29 @@ describe('index-pack: the reverse index, as git decides it', () => {
     assert.match(r.stderr, /validation error/);
   });
 });
+
+describe('index-pack --verify, with the options of the index on disk', () => {
+  test('an idx v1 and a v2 with forced 64-bit offsets verify as git verifies them', () => {
+    using dir = tempDir();
+    const repo = makeRepo(dir.path, 'sha1', 6);
+    git(repo, ['repack', '-adq']);
+    const packDir = join(repo, '.git', 'objects', 'pack');
+    const pack = join(packDir, readdirSync(packDir).find((f) => f.endsWith('.pack')) as string);
+    const copy = join(dir.path, 'p.pack');
+    copyFileSync(pack, copy);
+    const idx = join(dir.path, 'p.idx');
+    for (const version of ['--index-version=1', '--index-version=2,0x200']) {
+      rmSync(idx, { force: true });
+      git(repo, ['index-pack', version, '-o', idx, copy]);
+      git(repo, ['index-pack', '--verify', copy]);
+      packwright(repo, ['index-pack', '--verify', copy]);
+      // One changed byte of the index's last offset (or CRC) and it no longer verifies.
+      const bytes = readFileSync(idx);
+      const at = bytes.length - 41;
+      bytes[at] = (bytes[at] as number) ^ 1;
+      chmodSync(idx, 0o644);
+      writeFileSync(idx, bytes);
+      assert.equal(packwrightFails(repo, ['index-pack', '--verify', copy]).status, 128, version);
+    }
+  });
+});

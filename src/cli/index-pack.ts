@@ -2,7 +2,7 @@ import { join, resolve } from 'node:path';
 import { mkdirSync } from 'node:fs';
 import { PackwrightError } from '../errors/index.js';
 import type { ObjectFormat } from '../hash/index.js';
-import { indexPack, type IndexPackOptions, type IndexPackPhase } from '../resolve/index.js';
+import { indexOptionsOf, indexPack, type IndexPackOptions, type IndexPackPhase } from '../resolve/index.js';
 import { Output } from './output.js';
 import { interruptible } from './interruptible.js';
 import { Progress } from './progress.js';
@@ -71,6 +71,10 @@ export async function indexPackCommand(ctx: GlobalOptions, args: string[]): Prom
     options.revIndex = process.env['GIT_TEST_WRITE_REV_INDEX'] === '1' || config.getBool('pack.writeReverseIndex') === true;
   }
   options.objectFormat = format ?? repo?.format ?? 'sha1';
+  // git's --verify rebuilds the index with the version and 64-bit threshold of the one on disk.
+  if (options.verify && !stdin && packArg !== undefined) {
+    Object.assign(options, indexOptionsOf(options.indexPath ?? packArg.replace(/\.pack$/, '.idx'), options.objectFormat));
+  }
   const bar = new Progress(progress);
   options.onProgress = (phase, done, total, bytes) => bar.update(TITLES[phase], done, total, phase === 'receiving' ? bytes : undefined);
   if (fixThin) {

@@ -5,4 +5,4 @@ export type { PackScan, ScanOptions } from './pack-scan.js';
 export { resolveDeltas } from './resolve-deltas.js';
 export type { ResolveStats, ResolveOptions, ExternalBaseLookup } from './resolve-deltas.js';
 export { sortIds } from './sort-ids.js';
-export { verifyPack } from './verify-pack.js';
+export { verifyPack, indexOptionsOf } from './verify-pack.js';

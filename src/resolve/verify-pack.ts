@@ -8,18 +8,31 @@ import { indexPack, type IndexPackOptions, type IndexPackResult } from './index-
  * `read_idx_option`) and requires identical bytes. Throws IDX_MISMATCH or the pack's error.
  */
 export async function verifyPack(idxPath: string, format: ObjectFormat, options: Pick<IndexPackOptions, 'signal' | 'onProgress'> = {}): Promise<IndexPackResult> {
+  const opts: IndexPackOptions = { ...options, ...indexOptionsOf(idxPath, format), objectFormat: format, verify: true, indexPath: idxPath };
+  return indexPack(idxPath.replace(/\.idx$/, '.pack'), opts);
+}
+
+/**
+ * The version and 64-bit threshold an existing index was written with (git's read_idx_option):
+ * what `--verify` must rebuild it with to compare bytes. The threshold is the smallest offset the
+ * 64-bit table holds, less one.
+ */
+export function indexOptionsOf(idxPath: string, format: ObjectFormat): Pick<IndexPackOptions, 'idxVersion' | 'largeOffsetLimit'> {
   const H = hashLength(format);
   // Read whole (its every entry is compared), through the same open as the store's (typed errors).
   const existing = PackIndex.open(idxPath, H, { lazyMin: Infinity });
-  const opts: IndexPackOptions = { ...options, objectFormat: format, verify: true, indexPath: idxPath, idxVersion: existing.version };
-  if (existing.version === 2) {
-    // The smallest offset stored in the 64-bit table sets the threshold.
-    let smallestLarge = Infinity;
-    const table = 8 + 1024 + existing.count * (H + 4);
-    for (let i = 0; i < existing.count; i++) {
-      if (existing.data.readUInt32BE(table + 4 * i) & 0x80000000) smallestLarge = Math.min(smallestLarge, existing.offset(i));
+  try {
+    const opts: Pick<IndexPackOptions, 'idxVersion' | 'largeOffsetLimit'> = { idxVersion: existing.version };
+    if (existing.version === 2) {
+      let smallestLarge = Infinity;
+      const table = 8 + 1024 + existing.count * (H + 4);
+      for (let i = 0; i < existing.count; i++) {
+        if (existing.data.readUInt32BE(table + 4 * i) & 0x80000000) smallestLarge = Math.min(smallestLarge, existing.offset(i));
+      }
+      if (smallestLarge !== Infinity) opts.largeOffsetLimit = smallestLarge - 1;
     }
-    if (smallestLarge !== Infinity) opts.largeOffsetLimit = smallestLarge - 1;
+    return opts;
+  } finally {
+    existing.close();
   }
-  return indexPack(idxPath.replace(/\.idx$/, '.pack'), opts);
 }
