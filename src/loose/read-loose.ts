@@ -55,7 +55,7 @@ export function parseLooseHeader(buf: Uint8Array, length: number, path: string):
  * but it checks the header, the exact size and that nothing follows the zlib stream.
  */
 export function readLoose(path: string, inflater: Inflater, fileData?: Buffer): LooseObject {
-  const file = fileData ?? readFileSync(path);
+  const file = fileData ?? readWhole(path);
   const head = Buffer.allocUnsafe(MAX_HEADER_LENGTH);
   const got = inflater.inflatePrefix(file, 0, file.length, head, 0, MAX_HEADER_LENGTH);
   if (got < 0) throw new PackwrightError('LOOSE_CORRUPT', `${path}: corrupt loose object: ${inflater.lastError}`, { file: path, offset: 0 });
@@ -75,6 +75,16 @@ export function readLoose(path: string, inflater: Inflater, fileData?: Buffer): 
 }
 
 /** Reads only the header (type and size) of a loose object file. */
+/** The file's bytes; one pruned since it was found (git prune, gc) is OBJECT_NOT_FOUND. */
+function readWhole(path: string): Buffer {
+  const fd = openForReading(path, 'OBJECT_NOT_FOUND');
+  try {
+    return readFileSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+}
+
 export function readLooseHeader(path: string, inflater: Inflater): LooseHeader {
   // The header is in the first bytes out; a few KiB of input always hold them (a zlib header and
   // at most one dynamic block header before the first symbols), so a large file is not read whole.

@@ -123,13 +123,11 @@ export function* objects(handle: StoreHandle, options: { unordered?: boolean } =
         pos: 0, end: midx.count,
         id() { return midx.id(this.pos); },
         locate(e, id) {
-          // The copy the multi-pack-index chose, at its position in that pack's own index.
-          const pack = source.packs[midx.packOf(this.pos)] as StorePack;
-          const index = pack.tryIndex();
-          const position = index?.find(id) ?? -1;
-          if (position < 0 || !pack.tryOpen()) return false;
-          packed.pack = pack;
-          packed.position = position;
+          // The copy the multi-pack-index chose (or another it covers, if that pack is gone).
+          const copy = source.copyOf(id, this.pos);
+          if (copy === undefined) return false;
+          packed.pack = copy.pack;
+          packed.position = copy.position;
           e.id = id;
           e.location = packed;
           return true;
@@ -229,9 +227,11 @@ function* mergeSorted(cursors: Cursor[], entry: ObjectEntry): Generator<ObjectEn
     const k = heap[0] as number;
     const c = cursors[k] as Cursor;
     const id = heads[k] as Buffer;
-    if (last === undefined || !id.equals(last)) {
+    // An id is done once one copy is yielded; a copy whose pack cannot be read leaves the id to
+    // the next cursor that has it (a multi-pack-index may choose a copy in a pack since deleted).
+    if ((last === undefined || !id.equals(last)) && c.locate(entry, id)) {
       last = Buffer.from(id);
-      if (c.locate(entry, id)) yield entry;
+      yield entry;
     }
     if (++c.pos < c.end) {
       heads[k] = c.id();

@@ -17,6 +17,33 @@ export class MidxSource {
   get path(): string {
     return this.index.path;
   }
+
+  /**
+   * The copy of `id` the multi-pack-index chose at `at`, as a pack and its position in that pack's
+   * own index; when that pack cannot be read (deleted since the file was written), another pack
+   * the file covers that holds the object, found through its own index. Undefined when none does.
+   */
+  copyOf(id: Uint8Array, at: number): { pack: StorePack; position: number } | undefined {
+    let chosen: StorePack | undefined;
+    try {
+      chosen = this.packs[this.index.packOf(at)];
+    } catch (e) {
+      if (!isPackwrightError(e)) throw e;
+    }
+    const found = chosen === undefined ? undefined : usableCopy(chosen, id);
+    if (found !== undefined) return found;
+    for (const pack of this.packs) {
+      if (pack === chosen) continue;
+      const other = usableCopy(pack, id);
+      if (other !== undefined) return other;
+    }
+    return undefined;
+  }
+}
+
+function usableCopy(pack: StorePack, id: Uint8Array): { pack: StorePack; position: number } | undefined {
+  const position = pack.tryIndex()?.find(id) ?? -1;
+  return position >= 0 && pack.tryOpen() ? { pack, position } : undefined;
 }
 
 /** What a lookup searches, in order: a multi-pack-index or a pack through its own index. */

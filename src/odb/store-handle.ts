@@ -186,19 +186,12 @@ export class StoreHandle {
   }
 
   private searchMidx(source: MidxSource, id: Uint8Array): ObjectLocation | undefined {
-    const midx = source.index;
-    const at = midx.find(id);
+    const at = source.index.find(id);
     if (at < 0) return undefined;
-    let pack: StorePack;
-    try {
-      pack = source.packs[midx.packOf(at)] as StorePack;
-    } catch (e) {
-      if (isPackwrightError(e)) return undefined;
-      throw e;
-    }
     // The pack's own index gives the position every per-pack table is keyed by (and checks
     // that the multi-pack-index told the truth).
-    return this.searchPack(pack, id);
+    const copy = source.copyOf(id, at);
+    return copy === undefined ? undefined : { kind: 'pack', pack: copy.pack, position: copy.position };
   }
 
   has(id: Uint8Array, options?: LookupOptions): boolean {
@@ -211,37 +204,34 @@ export class StoreHandle {
    * bytes, or OBJECT_NOT_FOUND-like errors only when no copy is left.
    */
   readAt(location: ObjectLocation): StoredObject {
-    if (location.kind === 'pack') {
-      try {
-        return location.pack.read(location.position);
-      } catch (e) {
-        return this.readAt(this.relocate(location, e));
-      }
+    try {
+      if (location.kind === 'pack') return location.pack.read(location.position);
+      return readLoose(location.path, this.store.inflater);
+    } catch (e) {
+      return this.readAt(this.relocate(location, e));
     }
-    return readLoose(location.path, this.store.inflater);
   }
 
   /** Like `readAt`, but packed data is lent until the next read from the same pack. */
   readTransientAt(location: ObjectLocation): StoredObject {
-    if (location.kind === 'pack') {
-      try {
-        return location.pack.readTransient(location.position);
-      } catch (e) {
-        return this.readTransientAt(this.relocate(location, e));
-      }
+    try {
+      if (location.kind === 'pack') return location.pack.readTransient(location.position);
+      return readLoose(location.path, this.store.inflater);
+    } catch (e) {
+      return this.readTransientAt(this.relocate(location, e));
     }
-    return readLoose(location.path, this.store.inflater);
   }
 
   /**
-   * Where the object of a location whose pack is gone is now; rethrows `e` when that is not why
-   * the read failed, or the object cannot be found again.
+   * Where the object of a location whose file is gone (a pack deleted by `git repack -ad`, a loose
+   * file pruned after packing) is now; rethrows `e` when that is not why the read failed, or the
+   * object cannot be found again.
    */
-  private relocate(location: ObjectLocation & { kind: 'pack' }, e: unknown): ObjectLocation {
-    if (!isPackwrightError(e) || (e.code !== 'PACK_MISSING' && e.code !== 'IDX_MISSING')) throw e;
-    const id = location.pack.idAt(location.position);
+  private relocate(location: ObjectLocation, e: unknown): ObjectLocation {
+    if (!isPackwrightError(e) || (e.code !== 'PACK_MISSING' && e.code !== 'IDX_MISSING' && e.code !== 'OBJECT_NOT_FOUND')) throw e;
+    const id = location.kind === 'pack' ? location.pack.idAt(location.position) : looseId(location.path);
     const again = id === undefined ? undefined : this.locate(id);
-    if (again === undefined || (again.kind === 'pack' && again.pack === location.pack)) throw e;
+    if (again === undefined || (again.kind === 'pack' && location.kind === 'pack' && again.pack === location.pack) || (again.kind === 'loose' && location.kind === 'loose' && again.path === location.path)) throw e;
     return again;
   }
 
@@ -254,7 +244,12 @@ export class StoreHandle {
         return this.infoAt(this.relocate(location, e), want, into);
       }
     }
-    const h = readLooseHeader(location.path, this.store.inflater);
+    let h;
+    try {
+      h = readLooseHeader(location.path, this.store.inflater);
+    } catch (e) {
+      return this.infoAt(this.relocate(location, e), want, into);
+    }
     const info = into ?? { type: 0, size: 0, diskSize: -1, deltaBase: undefined };
     info.type = h.type;
     info.size = h.size;
@@ -378,6 +373,12 @@ export class StoreHandle {
   [Symbol.dispose](): void {
     this.close();
   }
+}
+
+/** The id a loose object's path names (`<objects>/ab/cdef…`). */
+function looseId(path: string): Buffer | undefined {
+  const m = /([0-9a-f]{2})[\\/]([0-9a-f]{38}|[0-9a-f]{62})$/.exec(path);
+  return m === null ? undefined : Buffer.from(`${m[1]}${m[2]}`, 'hex');
 }
 
 function listDir(path: string): string[] {

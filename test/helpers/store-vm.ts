@@ -91,6 +91,19 @@ export function runStoreVm(root: string, seed: number, steps: number, policy: Re
   };
 
   for (let step = 0; step < steps; step++) {
+    try {
+      runStep(step);
+    } catch (e) {
+      if ((e as Error).message.startsWith('store VM (seed')) throw e;
+      fail(step, `threw ${(e as Error).stack ?? String(e)}`);
+    }
+  }
+  result.scans = store.counters.scans;
+  for (const h of handles) h.close();
+  store.close();
+  return result;
+
+  function runStep(step: number): void {
     result.steps++;
     const r = random();
     const h = pick(handles);
@@ -226,7 +239,7 @@ export function runStoreVm(root: string, seed: number, steps: number, policy: Re
       });
       noteScans();
       for (let o = 0; o < UNIVERSE; o++) {
-        if (listed(o) && !seen.has((ids[o] as Buffer).toString('hex'))) fail(step, `iteration misses object ${o} (${describe(o)})`);
+        if (listed(o) && !seen.has((ids[o] as Buffer).toString('hex'))) fail(step, `iteration misses object ${o} (${describe(o)}); the handle searches ${sourcesOf(h)}`);
       }
       log.push(`${step}: iterate handle ${handles.indexOf(h)}: ${seen.size}`);
     } else {
@@ -254,10 +267,12 @@ export function runStoreVm(root: string, seed: number, steps: number, policy: Re
     }
     noteScans();
   }
-  result.scans = store.counters.scans;
-  for (const h of handles) h.close();
-  store.close();
-  return result;
+
+  function sourcesOf(h: StoreHandle): string {
+    return h.sources().map((x) => ('packNames' in x.index && !('packPath' in x)
+      ? `midx[${(x.index as { packNames: readonly string[] }).packNames.map((n) => n.slice(-12, -4)).join(',')}]`
+      : `${(x as { packPath: string }).packPath.slice(-13, -5)}${(x as { error?: { code: string } }).error ? ` (${(x as { error: { code: string } }).error.code})` : ''}`)).join('; ');
+  }
 
   function describe(o: number): string {
     const where = packs.filter((p) => p.objects.includes(o)).map((p) => `${p.base.slice(-8)}${p.hasPack ? '' : ' -pack'}${p.hasIdx ? '' : ' -idx'}${p.corrupt ? ' corrupt' : ''}${p.alternate ? ' alt' : ''}`);
