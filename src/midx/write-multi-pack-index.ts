@@ -1,6 +1,6 @@
 import { PackwrightError } from '../errors/packwright-error.js';
 import type { ObjectFormat } from '../hash/object-format.js';
-import { formatId } from '../hash/object-format.js';
+import { formatId, hashLength } from '../hash/object-format.js';
 import { hashBytes } from '../hash/hash-object.js';
 import { compareBytes } from '../idx/sorted-ids.js';
 import {
@@ -49,7 +49,7 @@ const TOC_ROW = 12;
  * goes there), and the trailing hash. Identical input gives byte-identical output.
  */
 export function writeMultiPackIndex(input: WriteMidxInput): Buffer {
-  const H = input.format === 'sha1' ? 20 : 32;
+  const H = hashLength(input.format);
   const previous = input.previous;
   const prevCount = previous?.packs.length ?? 0;
   const all = [...(previous?.packs ?? []), ...input.packs];

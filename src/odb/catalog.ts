@@ -145,11 +145,7 @@ export class Catalog {
     const sources: Source[] = [...midxSources, ...uncovered];
     const old = this.view;
     if (old.listed && sameList(old.sources, sources) && sameList(old.packs, all) && sameList(old.looseDirs, looseDirs)) return old;
-    const next: CatalogView = { version: old.version + 1, sources, packs: all, looseDirs, listed: true, holders: 0 };
-    this.hold(next);
-    this.view = next;
-    this.release(old);
-    return next;
+    return this.install({ version: old.version + 1, sources, packs: all, looseDirs, listed: true, holders: 0 });
   }
 
   /**
@@ -165,13 +161,17 @@ export class Catalog {
     }
     const old = this.view;
     if (old.packs.includes(pack)) return pack;
-    const next: CatalogView = {
-      version: old.version + 1, sources: [pack, ...old.sources], packs: [pack, ...old.packs], looseDirs: old.looseDirs, listed: old.listed, holders: 0,
-    };
+    this.install({ version: old.version + 1, sources: [pack, ...old.sources], packs: [pack, ...old.packs], looseDirs: old.looseDirs, listed: old.listed, holders: 0 });
+    return pack;
+  }
+
+  /** Makes `next` the current view: the catalog holds it instead of the one before. */
+  private install(next: CatalogView): CatalogView {
+    const old = this.view;
     this.hold(next);
     this.view = next;
     this.release(old);
-    return pack;
+    return next;
   }
 
   /** Marks a view as used by one more handle. */

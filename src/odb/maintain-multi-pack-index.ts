@@ -130,9 +130,10 @@ export function writeMultiPackIndexFile(store: Store, options: MidxWriteOptions 
         else {
           opened.push(p.index as PackIndex);
           carried[preferred] = p;
+          all[preferred] = p;
         }
       }
-      const chosen = preferred >= 0 ? (preferred < carried.length ? carried[preferred] : all[preferred]) : undefined;
+      const chosen = preferred >= 0 ? all[preferred] : undefined;
       if (chosen !== undefined && chosen.index.count === 0) {
         throw new PackwrightError('INVALID_ARGUMENT', `cannot select preferred pack ${chosen.name} with no objects`);
       }

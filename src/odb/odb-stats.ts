@@ -2,7 +2,7 @@ import { statSync } from 'node:fs';
 import { toHex } from '../hash/hex.js';
 import { readLooseHeader } from '../loose/read-loose.js';
 import { objectSize, type PackInfoTable } from '../pack/pack-info-table.js';
-import { forEachObject } from './all-objects.js';
+import { forEachObject, onlyPack } from './all-objects.js';
 import { Store } from './store.js';
 import type { StoreHandle } from './store-handle.js';
 import type { StorePack } from './store-pack.js';
@@ -92,13 +92,11 @@ export async function odbStats(handle: StoreHandle, options: OdbStatsOptions = {
     stats.diskBytes += disk;
     chains[depth] = (chains[depth] ?? 0) + 1;
   };
-  const looseDirs = handle.looseDirs();
-  const hasLoose = looseDirs.some((d) => handle.looseIds(d).length > 0);
-  const onlyPack = packs.length === 1 && !hasLoose ? (packs[0] as StorePack) : undefined;
-  if (onlyPack !== undefined) {
+  const only = onlyPack(handle);
+  if (only !== undefined && facts.has(only)) {
     // One pack: its positions are the objects, each once.
-    const f = facts.get(onlyPack) as PackFacts;
-    const n = onlyPack.index.count;
+    const f = facts.get(only) as PackFacts;
+    const n = only.index.count;
     for (let p = 0; p < n; p++) count(f.table.types[p] as number, objectSize(f.table, p), f.sizes[p] as number, f.depth[p] as number);
     stats.packed = n;
     stats.objects = n;

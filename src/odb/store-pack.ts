@@ -89,16 +89,6 @@ export class StorePack {
     return this.failure?.error;
   }
 
-  /** Whether the index and pack are open (nothing left to load). */
-  get isOpen(): boolean {
-    return this.file !== undefined;
-  }
-
-  /** Whether the index is loaded (a lookup can answer without touching the disk). */
-  get isLoaded(): boolean {
-    return this.loadedIndex !== undefined;
-  }
-
   /** The pack's index, loading it on first use; throws what loading threw. */
   get index(): PackIndex {
     if (this.loadedIndex !== undefined) return this.loadedIndex;

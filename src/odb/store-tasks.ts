@@ -1,5 +1,5 @@
 import type { Task } from '../workers/task.js';
-import type { ObjectFormat } from '../hash/object-format.js';
+import { hashLength, type ObjectFormat } from '../hash/object-format.js';
 import type { RefreshPolicy } from './refresh-policy.js';
 import { Store } from './store.js';
 import { PackFile } from '../pack/pack-file.js';
@@ -77,7 +77,7 @@ export const storeTasks = {
   read: {
     run(request: IdsRequest, emit): number {
       const handle = storeFor(request.store).objects;
-      const H = request.store.format === 'sha1' ? 20 : 32;
+      const H = hashLength(request.store.format);
       const n = request.ids.length / H;
       let first = 0;
       let parts: Buffer[] = [];
@@ -135,7 +135,7 @@ export const storeTasks = {
   headers: {
     run(request: IdsRequest): HeadersReply {
       const handle = storeFor(request.store).objects;
-      const H = request.store.format === 'sha1' ? 20 : 32;
+      const H = hashLength(request.store.format);
       const n = request.ids.length / H;
       const types = new Uint8Array(n);
       const sizes = new Float64Array(n);

@@ -30,6 +30,14 @@ export type ReadManyResult =
   | { id: Buffer; found: true; type: number; data: Buffer }
   | { id: Buffer; found: false };
 
+/** Chunk `c` of `ids`, back to back in one buffer (what a worker is sent). */
+function packChunk(ids: readonly Uint8Array[], c: number, hashLength: number): Uint8Array {
+  const part = ids.slice(c * CHUNK, (c + 1) * CHUNK);
+  const packed = new Uint8Array(part.length * hashLength);
+  part.forEach((id, k) => packed.set(id.subarray(0, hashLength), k * hashLength));
+  return packed;
+}
+
 /**
  * The store's worker threads, started on first use: each runs its own store on the same files
  * (store-tasks.ts), so reading objects (inflate, delta application) and looking headers up
@@ -57,9 +65,7 @@ export class StoreWorkers {
     const inFlight: Promise<ObjectsItem[]>[] = [];
     let next = 0;
     const send = (c: number): Promise<ObjectsItem[]> => {
-      const part = ids.slice(c * CHUNK, (c + 1) * CHUNK);
-      const packed = new Uint8Array(part.length * hashLength);
-      part.forEach((id, k) => packed.set(id.subarray(0, hashLength), k * hashLength));
+      const packed = packChunk(ids, c, hashLength);
       const items: ObjectsItem[] = [];
       const w = this.leastLoaded();
       this.load[w]!++;
@@ -109,13 +115,11 @@ export class StoreWorkers {
         options.signal?.throwIfAborted();
         const c = next++;
         if (c >= chunks) return;
-        const part = ids.slice(c * CHUNK, (c + 1) * CHUNK);
-        const packed = new Uint8Array(part.length * hashLength);
-        part.forEach((id, k) => packed.set(id.subarray(0, hashLength), k * hashLength));
+        const packed = packChunk(ids, c, hashLength);
         const reply = await this.pool.run(w, 'headers', { store: this.key, ids: packed });
         types.set(reply.types, c * CHUNK);
         sizes.set(reply.sizes, c * CHUNK);
-        done += part.length;
+        done += reply.types.length;
         options.onProgress?.(done, ids.length);
       }
     };
@@ -124,8 +128,9 @@ export class StoreWorkers {
   }
 
   /**
-   * A pack's info table (see buildInfoTable), its entries split into one range per thread in pack
-   * order, scanned into shared memory; the types are then resolved here.
+   * A pack's info table (see buildInfoTable), scanned into shared memory in chunks that this
+   * thread and the workers claim as they are free (scanInfoChunks); the types are then resolved
+   * here.
    */
   async infoTable(pack: PackFile, idxPath: string, index: PackIndex, chunk = INFO_CHUNK): Promise<PackInfoTable> {
     const n = index.count;

@@ -106,11 +106,10 @@ export class Store {
     if (options.denseAfter !== undefined) packFileOptions.denseAfter = options.denseAfter;
     const indexOptions: PackIndexOpenOptions = options.lazyIndexMin !== undefined ? { lazyMin: options.lazyIndexMin } : {};
     const context: PackContext = { hashLength: this.hashLength, cache: this.cache, packFileOptions, indexOptions };
-    this.catalog = new Catalog(objectsDir, context, { multiPackIndex: options.multiPackIndex ?? true }, (slot) => this.cache.forgetSlot(slot));
-    this.key = {
-      objectsDir, format, refresh: this.policy, multiPackIndex: options.multiPackIndex ?? true,
-      deltaBaseCacheLimit: options.deltaBaseCacheLimit ?? DEFAULT_DELTA_BASE_CACHE_LIMIT,
-    };
+    const multiPackIndex = options.multiPackIndex ?? true;
+    this.catalog = new Catalog(objectsDir, context, { multiPackIndex }, (slot) => this.cache.forgetSlot(slot));
+    // What a worker thread needs to open its own store on the same files with the same options.
+    this.key = { objectsDir, format, refresh: this.policy, multiPackIndex, deltaBaseCacheLimit: this.cache.limit };
     this.threads = Math.max(1, options.threads ?? Math.min(4, availableParallelism()));
     this.looseOptions = {};
     if (options.looseCompression !== undefined) this.looseOptions.compression = options.looseCompression;
@@ -164,14 +163,6 @@ export class Store {
     if (this.objects.has(id, { refresh: false })) return id;
     writeLoose(this.objectsDir, toHex(id), type, data, this.looseOptions);
     return id;
-  }
-
-  /**
-   * Starts the worker threads now, when a caller knows it will use them: a thread takes ~45 ms
-   * to boot (DESIGN.md), which then overlaps the caller's own work.
-   */
-  startWorkers(): void {
-    if (this.threads > 1) this.workers();
   }
 
   /** The worker threads of the async reads, started on first use. */

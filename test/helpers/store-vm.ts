@@ -166,27 +166,18 @@ export function runStoreVm(root: string, seed: number, steps: number, policy: Re
         rmSync(join(packDir, 'multi-pack-index'));
         log.push(`${step}: remove multi-pack-index`);
       }
-    } else if (r < 0.37) {
-      const p = packs.filter((x) => x.hasIdx && !x.corrupt);
-      if (p.length > 0) {
-        const victim = pick(p);
-        const bytes = readFileSync(`${victim.base}.idx`);
-        bytes.writeUInt32BE(3, 4);
-        writeFileSync(`${victim.base}.idx.vm`, bytes);
-        renameSync(`${victim.base}.idx.vm`, `${victim.base}.idx`);
-        victim.corrupt = true;
-        log.push(`${step}: corrupt ${victim.base.slice(-8)}.idx`);
-      }
     } else if (r < 0.39) {
-      const p = packs.filter((x) => x.hasIdx && x.corrupt);
+      // An index corrupted (version 3), or a corrupted one restored, replaced whole by rename.
+      const corrupt = r < 0.37;
+      const p = packs.filter((x) => x.hasIdx && x.corrupt !== corrupt);
       if (p.length > 0) {
         const victim = pick(p);
         const bytes = readFileSync(`${victim.base}.idx`);
-        bytes.writeUInt32BE(2, 4);
+        bytes.writeUInt32BE(corrupt ? 3 : 2, 4);
         writeFileSync(`${victim.base}.idx.vm`, bytes);
         renameSync(`${victim.base}.idx.vm`, `${victim.base}.idx`);
-        victim.corrupt = false;
-        log.push(`${step}: restore ${victim.base.slice(-8)}.idx`);
+        victim.corrupt = corrupt;
+        log.push(`${step}: ${corrupt ? 'corrupt' : 'restore'} ${victim.base.slice(-8)}.idx`);
       }
     } else if (r < 0.41) {
       alternatesOn = !alternatesOn;
