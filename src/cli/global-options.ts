@@ -11,6 +11,8 @@ export interface GlobalOptions {
   verbose: boolean;
   /** `-c name=value`, in order. */
   configParameters: string[];
+  /** `--shallow-file <file>`: the shallow commits (git upload-pack passes '' for none). */
+  shallowFile?: string;
 }
 
 export function parseGlobalOptions(argv: string[]): { global: GlobalOptions; rest: string[] } {
@@ -23,6 +25,8 @@ export function parseGlobalOptions(argv: string[]): { global: GlobalOptions; res
     else if (a === '--git-dir') global.gitDir = argv[++i];
     else if (a === '--verbose') global.verbose = true;
     else if (a === '-c') global.configParameters.push(argv[++i] ?? '');
+    else if (a === '--shallow-file') global.shallowFile = argv[++i] ?? '';
+    else if (a.startsWith('--shallow-file=')) global.shallowFile = a.slice(15);
     else break;
   }
   return { global, rest: argv.slice(i) };

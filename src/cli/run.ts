@@ -6,6 +6,8 @@ import { verifyPackCommand } from './verify-pack.js';
 import { countObjectsCommand } from './count-objects.js';
 import { odbCommand } from './odb.js';
 import { multiPackIndexCommand } from './multi-pack-index.js';
+import { revListCommand } from './rev-list.js';
+import { packObjectsCommand } from './pack-objects.js';
 import { UsageError } from './usage-error.js';
 import { openRepository, parseGlobalOptions } from './global-options.js';
 
@@ -18,6 +20,8 @@ commands:
   count-objects  count loose objects, and with -v packs, garbage and alternates (git count-objects)
   odb stats      count every object by type, storage and delta chain length
   multi-pack-index  write, verify or expire the multi-pack-index (git multi-pack-index)
+  pack-objects   make a pack of objects from stdin (ids, or revisions with --revs), as git pack-objects
+  rev-list       list commits, and with --objects every object, reachable from revisions (git rev-list)
   demo           count, verify and read every object of the repository here, with timings`;
 
 /** The version in package.json, two levels up from both dist/cli/ and the bundle's dist/bin/. */
@@ -43,6 +47,10 @@ export async function run(argv: string[]): Promise<number> {
         return countObjectsCommand(() => openRepository(global), args);
       case 'multi-pack-index':
         return multiPackIndexCommand(global, () => openRepository(global), args);
+      case 'pack-objects':
+        return await packObjectsCommand(global, () => openRepository(global), args);
+      case 'rev-list':
+        return revListCommand(() => openRepository(global), args);
       case 'odb':
         return await odbCommand((options) => openRepository(global, options), args);
       case 'demo': {

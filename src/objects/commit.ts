@@ -10,6 +10,12 @@ import { typeNumber } from './object-type.js';
 export interface CommitHeader {
   tree: Buffer;
   parents: Buffer[];
+  /**
+   * The committer's timestamp (seconds since the epoch), what git orders a walk by; 0 when the
+   * author and committer lines do not follow the parents or the date does not parse, as git's
+   * parse_commit_date gives 0.
+   */
+  time: number;
 }
 
 export interface TagHeader {
@@ -62,24 +68,46 @@ export function parseCommit(data: Uint8Array, hashLength: number, idForErrors = 
   let tree: Buffer | undefined;
   const parents: Buffer[] = [];
   let bad: string | undefined;
-  let first = true;
+  let time = 0;
+  // 0: the tree line; 1: parents, then the author line; 2: the committer line.
+  let state = 0;
   forEachHeader(data, (keyEnd, start, end) => {
-    if (first) {
-      first = false;
+    if (state === 0) {
+      state = 1;
       if (!keyIs(data, start, keyEnd, 'tree')) { bad = 'does not start with a tree line'; return false; }
       tree = idAt(data, keyEnd + 1, end, hashLength);
       if (tree === undefined || end !== keyEnd + 1 + 2 * hashLength) bad = 'has a bad tree line';
       return bad === undefined;
     }
-    if (!keyIs(data, start, keyEnd, 'parent')) return false;
-    const p = idAt(data, keyEnd + 1, end, hashLength);
-    if (p === undefined || end !== keyEnd + 1 + 2 * hashLength) { bad = 'has a bad parent line'; return false; }
-    parents.push(p);
-    return true;
+    if (state === 1) {
+      if (keyIs(data, start, keyEnd, 'parent')) {
+        const p = idAt(data, keyEnd + 1, end, hashLength);
+        if (p === undefined || end !== keyEnd + 1 + 2 * hashLength) { bad = 'has a bad parent line'; return false; }
+        parents.push(p);
+        return true;
+      }
+      state = 2;
+      return keyIs(data, start, keyEnd, 'author');
+    }
+    if (keyIs(data, start, keyEnd, 'committer')) time = lineDate(data, keyEnd, end);
+    return false;
   });
   if (bad === undefined && tree === undefined) bad = 'has no tree line';
   if (bad !== undefined || tree === undefined) throw new PackwrightError('OBJECT_CORRUPT', `commit ${idForErrors} ${bad ?? 'has no tree line'}`);
-  return { tree, parents };
+  return { tree, parents, time };
+}
+
+/** The timestamp after the last '>' of an ident line (`Name <mail> 1700000000 +0100`), or 0. */
+function lineDate(data: Uint8Array, from: number, end: number): number {
+  let p = end - 1;
+  while (p > from && data[p] !== 0x3e) p--;
+  if (p <= from) return 0;
+  p++;
+  while (p < end && data[p] === 0x20) p++;
+  let t = 0;
+  const digits = p;
+  while (p < end && (data[p] as number) >= 0x30 && (data[p] as number) <= 0x39) t = t * 10 + ((data[p++] as number) - 0x30);
+  return p === digits ? 0 : t;
 }
 
 /** The object, type and name lines of an annotated tag (object first, type second, as git requires). */

@@ -82,13 +82,18 @@ export class RefStore {
    * left out, as git leaves them out with a warning.
    */
   list(prefix = 'refs/'): RefEntry[] {
-    const names = new Set<string>();
-    for (const name of this.allPacked().keys()) if (name.startsWith(prefix)) names.add(name);
-    this.walk(this.commonDir, 'refs', prefix, names, false);
-    if (this.gitDir !== this.commonDir) this.walk(this.gitDir, 'refs', prefix, names, true);
+    // One reading of packed-refs for the whole listing: thousands of refs must not read the file
+    // (and try a loose file) once each.
+    const packed = this.allPacked();
+    const loose = new Set<string>();
+    this.walk(this.commonDir, 'refs', prefix, loose, false);
+    if (this.gitDir !== this.commonDir) this.walk(this.gitDir, 'refs', prefix, loose, true);
+    const names = new Set<string>(loose);
+    for (const name of packed.keys()) if (name.startsWith(prefix)) names.add(name);
     const entries: RefEntry[] = [];
     for (const name of names) {
-      const v = this.read(name);
+      const p = loose.has(name) ? undefined : packed.get(name);
+      const v: RefValue | undefined = p !== undefined ? { kind: 'id', id: p.id, peeled: p.peeled } : this.read(name);
       if (v === undefined) continue;
       if (v.kind === 'id') {
         entries.push({ name, id: v.id, peeled: v.peeled, symbolicTarget: undefined });

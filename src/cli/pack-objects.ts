@@ -1,0 +1,169 @@
+import { readFileSync, writeSync } from 'node:fs';
+import { createPack, type CreatePackOptions, type MissingAction } from '../create/index.js';
+import { PackwrightError } from '../errors/index.js';
+import { fromHex, toHex } from '../hash/index.js';
+import { RevArgs } from '../refs/index.js';
+import type { Repository } from '../repo/index.js';
+import { defaultThreads } from '../resolve/index.js';
+import type { GlobalOptions } from './global-options.js';
+import { Progress } from './progress.js';
+import { readLines } from './read-lines.js';
+import { helpRequested, integerOption, UsageError } from './usage-error.js';
+
+const USAGE = `usage: packwright pack-objects [<options>] [<base-name> | --stdout]
+    --revs                read revisions from stdin (and --all, --not, --shallow <id> lines)
+    --all                 with --revs: all refs
+    --stdout              write the pack to stdout
+    --thin                deltas may refer to objects the receiver has
+    --delta-base-offset   OFS_DELTA references
+    --include-tag         include annotated tags of packed objects
+    --window=<n>          objects tried as delta bases (default 10)
+    --depth=<n>           longest delta chain (default 50)
+    --threads=<n>         threads for delta compression
+    --no-reuse-delta      compute every delta anew
+    --no-reuse-object     recompress every object
+    --missing=<action>    error, allow-any, allow-promisor
+    --rev-index           with <base-name>: also write the .rev
+    -q, --progress, --all-progress`;
+
+/** Options git's upload-pack and repack pass that change nothing here (packwright has no bitmaps, no keep-pack rules). */
+const ACCEPTED = new Set(['--shallow', '--keep-true-parents', '--honor-pack-keep', '--non-empty', '--use-bitmap-index', '--no-use-bitmap-index', '--write-bitmap-index', '--no-write-bitmap-index', '--local', '--incremental', '--all-progress-implied', '--no-sparse', '--sparse', '--reflog', '--indexed-objects', '--unpacked']);
+
+/**
+ * `git pack-objects`: objects from stdin (ids, or revisions with --revs) into a pack on stdout or
+ * in `<base-name>-<hash>.pack` with its index (then the hash is printed, as git prints it). This is
+ * what `git upload-pack` runs to serve a clone or fetch (`uploadpack.packObjectsHook`).
+ */
+export async function packObjectsCommand(global: GlobalOptions, open: () => Repository, args: string[]): Promise<number> {
+  const help = helpRequested(args, USAGE);
+  if (help !== undefined) return help;
+  let stdout = false;
+  let revs = false;
+  let all = false;
+  let progress = process.stderr.isTTY === true;
+  let base: string | undefined;
+  const options: Partial<CreatePackOptions> = {};
+  for (const a of args) {
+    const [name, value] = a.includes('=') ? [a.slice(0, a.indexOf('=')), a.slice(a.indexOf('=') + 1)] : [a, undefined];
+    if (a === '--stdout') stdout = true;
+    else if (a === '--revs') revs = true;
+    else if (a === '--all') all = true;
+    else if (a === '--thin') options.thin = true;
+    else if (a === '--delta-base-offset') options.deltaBaseOffset = true;
+    else if (a === '--include-tag') options.includeTag = true;
+    else if (a === '--no-reuse-delta') options.reuseDelta = false;
+    else if (a === '--no-reuse-object') options.reuseObject = false;
+    else if (a === '--rev-index') options.writeReverseIndex = true;
+    else if (a === '-q' || a === '--quiet') progress = false;
+    else if (a === '--progress' || a === '--all-progress') progress = true;
+    else if (name === '--window' && value !== undefined) options.window = integerOption(a, value);
+    else if (name === '--depth' && value !== undefined) options.depth = Math.min(integerOption(a, value), 4095);
+    else if (name === '--threads' && value !== undefined) options.threads = integerOption(a, value) || defaultThreads();
+    else if (name === '--compression' && value !== undefined) options.compression = integerOption(a, value);
+    else if (name === '--missing' && value !== undefined) {
+      if (value !== 'error' && value !== 'allow-any' && value !== 'allow-promisor') throw new UsageError(`fatal: invalid value for '--missing': '${value}'`);
+      options.missing = value as MissingAction;
+    } else if (ACCEPTED.has(name) || name === '--filter' || name === '--max-pack-size') {
+      if (name === '--filter' || name === '--max-pack-size') throw new PackwrightError('INVALID_ARGUMENT', `${name} is not supported`);
+    } else if (!a.startsWith('-') && base === undefined) base = a;
+    else throw new UsageError(USAGE);
+  }
+  if (stdout === (base !== undefined)) throw new UsageError(USAGE);
+  const repo = open();
+  const objects = repo.objects;
+  const shallow: Buffer[] = readShallowFile(global, repo);
+  let tips: RevArgs | undefined;
+  const ids: { id: Uint8Array; name?: string }[] = [];
+  if (revs) {
+    tips = new RevArgs(repo);
+    if (all) tips.add('--all');
+    const revArgs = tips;
+    readLines(0, (line) => {
+      if (line === '') return;
+      if (line.startsWith('--shallow ')) {
+        const id = fromHex(line.slice(10), objects.hashLength);
+        if (id === undefined) throw new PackwrightError('INVALID_ARGUMENT', `not an object name '${line.slice(10)}'`);
+        shallow.push(id);
+      } else if (line === '--not' || !line.startsWith('-')) {
+        revArgs.add(line);
+      } else {
+        throw new PackwrightError('INVALID_ARGUMENT', `not a rev '${line}'`);
+      }
+    }, () => {});
+  } else {
+    readLines(0, (line) => {
+      if (line === '') return;
+      const hex = line.slice(0, 2 * objects.hashLength);
+      const id = fromHex(hex, objects.hashLength);
+      if (id === undefined) throw new PackwrightError('INVALID_ARGUMENT', `expected object ID, got garbage:\n ${line}`);
+      const name = line.length > hex.length + 1 ? line.slice(hex.length + 1) : undefined;
+      ids.push(name === undefined ? { id } : { id, name });
+    }, () => {});
+  }
+  const bar = new Progress(progress);
+  const titles = { counting: 'Enumerating objects', compressing: 'Compressing objects', writing: 'Writing objects' } as const;
+  const threads = options.threads ?? defaultThreads();
+  let announced = false;
+  const result = await createPack({
+    ...options,
+    objects,
+    refs: repo.refs,
+    threads,
+    ...(tips !== undefined ? { tips: tips.tips, shallow } : { ids }),
+    ...(stdout ? { sink: writeAll } : {}),
+    ...(base !== undefined ? { packBase: base } : {}),
+    onProgress: (phase, done, total) => {
+      if (phase === 'compressing' && !announced && progress) {
+        bar.finish();
+        process.stderr.write(`Delta compression using up to ${threads} threads\n`);
+        announced = true;
+      }
+      bar.update(titles[phase], done, phase === 'counting' ? 0 : total);
+    },
+  });
+  bar.finish();
+  const s = result.stats;
+  if (progress) {
+    const deltas = s.copiedDeltas + s.thinDeltas + s.newDeltas;
+    process.stderr.write(`Total ${s.objects} (delta ${deltas}), reused ${s.copied + s.copiedDeltas + s.thinDeltas} (delta ${s.copiedDeltas + s.thinDeltas}), pack-reused 0\n`);
+  }
+  if (base !== undefined) process.stdout.write(`${toHex(result.hash)}\n`);
+  return 0;
+}
+
+/** Writes a chunk to fd 1, waiting out a non-blocking pipe's EAGAIN. */
+function writeAll(chunk: Buffer): void {
+  const sleeper = new Int32Array(new SharedArrayBuffer(4));
+  let done = 0;
+  while (done < chunk.length) {
+    try {
+      done += writeSync(1, chunk, done, chunk.length - done);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'EAGAIN') throw e;
+      Atomics.wait(sleeper, 0, 0, 1);
+    }
+  }
+}
+
+/**
+ * The shallow boundary: `--shallow-file <file>` (git upload-pack passes an empty name, meaning
+ * none) or the repository's own `shallow` file.
+ */
+function readShallowFile(global: GlobalOptions, repo: Repository): Buffer[] {
+  const path = global.shallowFile ?? `${repo.commonDir}/shallow`;
+  if (path === '') return [];
+  let text: string;
+  try {
+    text = readFileSync(path, 'latin1');
+  } catch {
+    return [];
+  }
+  const ids: Buffer[] = [];
+  for (const line of text.split('\n')) {
+    if (line === '') continue;
+    const id = fromHex(line, repo.objects.hashLength);
+    if (id === undefined) throw new PackwrightError('INVALID_ARGUMENT', `bad shallow line: ${line}`);
+    ids.push(id);
+  }
+  return ids;
+}

@@ -1,0 +1,92 @@
+import { walkObjects, type MissingAction } from '../create/index.js';
+import { RevArgs } from '../refs/index.js';
+import type { Repository } from '../repo/index.js';
+import { OBJ_COMMIT } from '../objects/index.js';
+import { Output } from './output.js';
+import { readLines } from './read-lines.js';
+import { helpRequested, UsageError } from './usage-error.js';
+
+const USAGE = 'usage: packwright rev-list [--objects] [--missing=(error|allow-any|allow-promisor|print)] [--stdin] <revs>... (--all, --branches, --tags, --remotes, --not, ^<rev>, <a>..<b>)';
+
+const MISSING = new Set(['error', 'allow-any', 'allow-promisor', 'print']);
+
+/**
+ * `git rev-list [--objects] <revs>`: the commits (and with --objects the trees, blobs and tags,
+ * each with its path) reachable from the revisions, in git's order. The counting phase of
+ * pack-objects, on its own.
+ */
+export function revListCommand(open: () => Repository, args: string[]): number {
+  const help = helpRequested(args, USAGE);
+  if (help !== undefined) return help;
+  let withObjects = false;
+  let missing: MissingAction = 'error';
+  let stdin = false;
+  const revArgs: string[] = [];
+  let onlyRevs = false;
+  for (const a of args) {
+    if (onlyRevs) revArgs.push(a);
+    else if (a === '--objects') withObjects = true;
+    else if (a.startsWith('--missing=')) {
+      const v = a.slice(10);
+      if (!MISSING.has(v)) throw new UsageError(`fatal: invalid value for '--missing': '${v}'`);
+      missing = v as MissingAction;
+    } else if (a === '--stdin') stdin = true;
+    else if (a === '--') onlyRevs = true;
+    else revArgs.push(a);
+  }
+  const repo = open();
+  const revs = new RevArgs(repo);
+  for (const a of revArgs) revs.add(a);
+  if (stdin) readLines(0, (line) => line !== '' && revs.add(line), () => {});
+  if (revs.tips.length === 0 && !stdin) throw new UsageError(USAGE);
+  // Paths go into one arena while listing: an object is printed only once the pass over the
+  // indexes has said it is there.
+  let arena = Buffer.allocUnsafe(1 << 16);
+  let used = 0;
+  const starts: number[] = [];
+  const ends: number[] = [];
+  const { table, order, missing: absent } = walkObjects(repo.objects, revs.tips, {
+    missing,
+    paths: withObjects,
+    visit: (n, type, path) => {
+      if (!withObjects && type !== OBJ_COMMIT) return;
+      if (path === undefined || type === OBJ_COMMIT) {
+        starts[n] = -1;
+        return;
+      }
+      if (used + path.length > arena.length) {
+        const grown = Buffer.allocUnsafe(Math.max(arena.length * 2, used + path.length));
+        arena.copy(grown, 0, 0, used);
+        arena = grown;
+      }
+      starts[n] = used;
+      arena.set(path, used);
+      used += path.length;
+      ends[n] = used;
+    },
+  });
+  const out = new Output(1);
+  for (const n of order) {
+    const start = starts[n];
+    if (start === undefined) continue;
+    out.hex(table.id(n));
+    if (start >= 0) {
+      out.byte(0x20);
+      // git prints a path up to its first newline (show_object_with_name).
+      const end = ends[n] as number;
+      const path = arena.subarray(start, end);
+      const nl = path.indexOf(0x0a);
+      out.bytes(nl >= 0 ? path.subarray(0, nl) : path);
+    }
+    out.byte(0x0a);
+  }
+  if (missing === 'print') {
+    for (const n of absent) {
+      out.byte(0x3f);
+      out.hex(table.id(n));
+      out.byte(0x0a);
+    }
+  }
+  out.flush();
+  return 0;
+}

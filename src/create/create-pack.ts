@@ -1,0 +1,305 @@
+import { closeSync, fsyncSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { constants as zlibConstants } from 'node:zlib';
+import { PackwrightError } from '../errors/packwright-error.js';
+import { toHex } from '../hash/hex.js';
+import { nodeCrypto } from '../hash/node-crypto.js';
+import { writeIndex } from '../idx/write-index.js';
+import { writeRevIndex } from '../idx/rev-index.js';
+import { writeFileAtomic } from '../io/write-file-atomic.js';
+import { parseTag } from '../objects/commit.js';
+import { OBJ_TAG } from '../objects/object-type.js';
+import type { StoreHandle } from '../odb/store-handle.js';
+import type { RefStore } from '../refs/ref-store.js';
+import type { RevTip } from '../refs/rev-args.js';
+import { locateObjects, type ObjectLocations } from './locate-objects.js';
+import { Flag, nameHash, ObjectTable } from './object-table.js';
+import { planPack, Entry } from './pack-plan.js';
+import type { MissingAction } from './rev-walk.js';
+import { walkObjects } from './walk-objects.js';
+import { writePack, type NewDeltas, type PackSink } from './write-pack.js';
+import { searchDeltas } from './delta-search.js';
+
+export type CreatePackPhase = 'counting' | 'compressing' | 'writing';
+
+export interface CreatePackOptions {
+  /** Where the objects come from. */
+  objects: StoreHandle;
+  /** Walk from these (git's `--revs` input), or… */
+  tips?: readonly RevTip[];
+  /** …pack exactly these objects (git's input without `--revs`), each with the path it is known by. */
+  ids?: readonly { id: Uint8Array; name?: string }[];
+  /** The pack's bytes go here, in order. */
+  sink?: PackSink;
+  /**
+   * Also (or instead) write `<packBase>-<hash>.pack` and its `.idx` (and `.rev` with
+   * writeReverseIndex), each through a temporary file renamed into place, the index last.
+   */
+  packBase?: string;
+  writeReverseIndex?: boolean;
+  /** Deltas against objects the tips exclude may stay in the pack (the receiver has the bases). */
+  thin?: boolean;
+  /** OFS_DELTA references (default true; false writes REF_DELTA, for very old clients). */
+  deltaBaseOffset?: boolean;
+  /** Also pack annotated tags of `refs` whose object is packed (git's --include-tag). */
+  includeTag?: boolean;
+  refs?: RefStore;
+  /** Objects tried as bases for each new delta (git's --window, default 10; 0 computes none). */
+  window?: number;
+  /** Longest delta chain (git's --depth, default 50). */
+  depth?: number;
+  threads?: number;
+  /** Keep stored deltas (default true). */
+  reuseDelta?: boolean;
+  /** Copy stored data at all (default true; false recompresses everything and implies no delta reuse). */
+  reuseObject?: boolean;
+  missing?: MissingAction;
+  /** A shallow boundary: commits whose parents are not sent. */
+  shallow?: readonly Uint8Array[];
+  /** zlib level for what is compressed anew (git's pack.compression; default -1, zlib's 6). */
+  compression?: number;
+  /** Objects larger than this are never delta'd (core.bigFileThreshold, default 512 MiB). */
+  bigFileThreshold?: number;
+  signal?: AbortSignal;
+  onProgress?: (phase: CreatePackPhase, done: number, total: number) => void;
+}
+
+/** What went into the pack and how (gitoxide reports the same counts). */
+export interface CreatePackStats {
+  /** Objects the walk (or the id list) gave. */
+  inputObjects: number;
+  /** Objects in the pack. */
+  objects: number;
+  /** Whole stored entries copied as they are. */
+  copied: number;
+  /** Stored deltas copied (base reference rewritten). */
+  copiedDeltas: number;
+  /** Stored deltas kept against bases outside the pack (thin). */
+  thinDeltas: number;
+  /** Objects read and deflated again. */
+  recompressed: number;
+  /** Deltas computed now. */
+  newDeltas: number;
+  /** Stored entries whose CRC did not match their index (recompressed). */
+  badCrc: number;
+  /** Missing objects left out (as `missing` allowed). */
+  missing: number;
+  /** Milliseconds per phase. */
+  times: { counting: number; planning: number; compressing: number; writing: number };
+}
+
+export interface CreatePackResult {
+  /** The pack's trailer hash (its name). */
+  hash: Buffer;
+  stats: CreatePackStats;
+  packPath?: string;
+  indexPath?: string;
+  reverseIndexPath?: string;
+}
+
+/**
+ * Makes a pack as `git pack-objects` does: counts the objects (a walk from tips, or a given list),
+ * plans what to copy from the packs they are stored in, computes deltas for the rest, and writes
+ * a version 2 pack that `git index-pack` accepts, streaming it to `sink` and/or writing it with
+ * its index under `packBase`. Nothing is left half-written: file output goes through temporary
+ * files, and an error or abort removes them.
+ */
+export async function createPack(options: CreatePackOptions): Promise<CreatePackResult> {
+  const handle = options.objects;
+  const H = handle.hashLength;
+  const times = { counting: 0, planning: 0, compressing: 0, writing: 0 };
+  let t = performance.now();
+  const lap = (): number => {
+    const now = performance.now();
+    const d = now - t;
+    t = now;
+    return d;
+  };
+  const progress = options.onProgress;
+  const missingAction = options.missing ?? 'error';
+
+  // Counting.
+  let table: ObjectTable;
+  let listed: Int32Array;
+  let locations: ObjectLocations;
+  let missing = 0;
+  if (options.ids !== undefined) {
+    table = new ObjectTable(H, options.ids.length);
+    const order: number[] = [];
+    for (const { id, name } of options.ids) {
+      const n = table.intern(id);
+      if (!table.added) continue;
+      table.mark(n, Flag.LISTED);
+      table.nameHashes[n] = name === undefined ? 0 : nameHash(Buffer.from(name, 'utf8'));
+      order.push(n);
+    }
+    locations = locateObjects(handle, table);
+    const kept = order.filter((n) => {
+      if (!table.is(n, Flag.MISSING)) return true;
+      if (missingAction === 'error') throw new PackwrightError('OBJECT_NOT_FOUND', `object ${toHex(table.id(n))} is not in the repository`);
+      missing++;
+      return false;
+    });
+    listed = Int32Array.from(kept);
+  } else {
+    const walked = walkObjects(handle, options.tips ?? [], {
+      missing: missingAction,
+      shallow: options.shallow ?? [],
+      ...(options.signal === undefined ? {} : { signal: options.signal }),
+    });
+    table = walked.table;
+    listed = walked.order;
+    locations = walked.locations;
+    missing = walked.missing.length;
+  }
+  if (options.includeTag) {
+    const extra = includeTags(handle, table, options.refs);
+    if (extra.length > 0) {
+      const more = locateObjects(handle, table);
+      locations = more;
+      listed = Int32Array.from([...listed, ...extra]);
+    }
+  }
+  const inputObjects = listed.length + missing;
+  progress?.('counting', listed.length, listed.length);
+  times.counting = lap();
+
+  // Planning: what stored data to copy.
+  const reuseObject = options.reuseObject !== false;
+  const plan = planPack(table, listed, locations, {
+    reuseObject,
+    reuseDelta: reuseObject && options.reuseDelta !== false,
+    thin: options.thin === true,
+    depth: options.depth ?? 50,
+  });
+  times.planning = lap();
+
+  // Compressing: new deltas for what has none.
+  const deltas: NewDeltas = new Map();
+  const window = options.window ?? 10;
+  if (window > 0) {
+    await searchDeltas({
+      handle,
+      table,
+      locations,
+      plan,
+      listed,
+      window,
+      depth: options.depth ?? 50,
+      threads: options.threads ?? 1,
+      compression: options.compression ?? zlibConstants.Z_DEFAULT_COMPRESSION,
+      bigFileThreshold: options.bigFileThreshold ?? 512 * 1024 * 1024,
+      deltas,
+      ...(options.signal === undefined ? {} : { signal: options.signal }),
+      ...(progress === undefined ? {} : { onProgress: (done: number, total: number) => progress('compressing', done, total) }),
+    });
+  }
+  times.compressing = lap();
+
+  // Writing.
+  let tmpPath: string | undefined;
+  let fd = -1;
+  if (options.packBase !== undefined) {
+    tmpPath = `${options.packBase}-tmp-${process.pid}-${nodeCrypto().randomBytes(4).toString('hex')}.pack`;
+    fd = openSync(tmpPath, 'wx', 0o444);
+  }
+  const userSink = options.sink;
+  const sink: PackSink = (chunk) => {
+    if (fd >= 0) {
+      let done = 0;
+      while (done < chunk.length) done += writeSync(fd, chunk, done, chunk.length - done);
+    }
+    return userSink?.(chunk);
+  };
+  const result: CreatePackResult = {
+    hash: Buffer.alloc(0),
+    stats: { inputObjects, objects: listed.length, copied: 0, copiedDeltas: 0, thinDeltas: 0, recompressed: 0, newDeltas: 0, badCrc: 0, missing, times },
+  };
+  try {
+    const w = await writePack({
+      handle,
+      table,
+      locations,
+      plan,
+      deltas,
+      deltaBaseOffset: options.deltaBaseOffset !== false,
+      compression: options.compression ?? zlibConstants.Z_DEFAULT_COMPRESSION,
+      sink,
+      signal: options.signal,
+      onProgress: progress === undefined ? undefined : (done, total) => progress('writing', done, total),
+    });
+    Object.assign(result.stats, { copied: w.copied, copiedDeltas: w.copiedDeltas, thinDeltas: w.thinDeltas, recompressed: w.recompressed, newDeltas: w.newDeltas, badCrc: w.badCrc });
+    result.hash = w.hash;
+    if (fd >= 0 && tmpPath !== undefined && options.packBase !== undefined) {
+      fsyncSync(fd);
+      closeSync(fd);
+      fd = -1;
+      const name = `${options.packBase}-${toHex(w.hash)}`;
+      const sorted = [...listed].sort((a, b) => Buffer.compare(table.id(a), table.id(b)));
+      const ids = new Uint8Array(sorted.length * H);
+      const offsets = new Float64Array(sorted.length);
+      const crcs = new Uint32Array(sorted.length);
+      sorted.forEach((o, i) => {
+        ids.set(table.id(o), i * H);
+        offsets[i] = w.offsets[o] as number;
+        crcs[i] = w.crcs[o] as number;
+      });
+      const format = H === 20 ? 'sha1' : 'sha256';
+      const index = writeIndex(format, { ids, offsets, crc32: crcs }, w.hash);
+      renameSync(tmpPath, `${name}.pack`);
+      tmpPath = undefined;
+      result.packPath = `${name}.pack`;
+      if (options.writeReverseIndex) {
+        const rank = new Uint32Array(sorted.length);
+        const byOffset = [...sorted.keys()].sort((a, b) => (offsets[a] as number) - (offsets[b] as number));
+        byOffset.forEach((i, k) => (rank[k] = i));
+        writeFileAtomic(`${name}.rev`, writeRevIndex(format, rank, w.hash));
+        result.reverseIndexPath = `${name}.rev`;
+      }
+      writeFileAtomic(`${name}.idx`, index);
+      result.indexPath = `${name}.idx`;
+    }
+  } finally {
+    if (fd >= 0) closeSync(fd);
+    if (tmpPath !== undefined) rmSync(tmpPath, { force: true });
+  }
+  times.writing = lap();
+  return result;
+}
+
+/**
+ * git's --include-tag: every annotated tag under refs/tags whose chain ends at a packed object is
+ * packed too, with the tags in between. Returns the object numbers added.
+ */
+function includeTags(handle: StoreHandle, table: ObjectTable, refs: RefStore | undefined): number[] {
+  if (refs === undefined) throw new PackwrightError('INVALID_ARGUMENT', 'includeTag needs the refs');
+  const added: number[] = [];
+  for (const ref of refs.list('refs/tags/')) {
+    const chain: Buffer[] = [];
+    let id: Buffer = ref.id;
+    let target = -1;
+    for (let depth = 0; depth < 64; depth++) {
+      const n = table.find(id);
+      if (n >= 0 && table.is(n, Flag.LISTED) && table.types[n] !== OBJ_TAG) {
+        target = n;
+        break;
+      }
+      const location = handle.locate(id);
+      if (location === undefined) break;
+      const obj = handle.readAt(location);
+      if (obj.type !== OBJ_TAG) break;
+      chain.push(id);
+      id = parseTag(obj.data, handle.hashLength).object;
+    }
+    if (target < 0) continue;
+    for (const tagId of chain) {
+      const n = table.intern(tagId);
+      if (table.is(n, Flag.LISTED)) continue;
+      table.types[n] = OBJ_TAG;
+      table.mark(n, Flag.LISTED);
+      added.push(n);
+    }
+  }
+  return added;
+}
+
+

@@ -1,0 +1,14 @@
+export { ObjectTable, Flag, nameHash, foldNameHash } from './object-table.js';
+export { RevWalk } from './rev-walk.js';
+export type { MissingAction } from './rev-walk.js';
+export { listObjects } from './list-objects.js';
+export type { ListVisitor, ListObjectsOptions } from './list-objects.js';
+export { locateObjects, LOOSE, NOWHERE } from './locate-objects.js';
+export type { ObjectLocations } from './locate-objects.js';
+export { walkObjects } from './walk-objects.js';
+export type { WalkObjectsOptions, WalkedObjects } from './walk-objects.js';
+export { createPack } from './create-pack.js';
+export type { CreatePackOptions, CreatePackResult, CreatePackStats, CreatePackPhase } from './create-pack.js';
+export { planPack, Entry } from './pack-plan.js';
+export type { PackPlan, PlanOptions } from './pack-plan.js';
+export type { PackSink } from './write-pack.js';

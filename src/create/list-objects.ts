@@ -1,0 +1,158 @@
+import { PackwrightError } from '../errors/packwright-error.js';
+import { toHex } from '../hash/hex.js';
+import { OBJ_BLOB, OBJ_COMMIT, OBJ_TAG, OBJ_TREE, typeName } from '../objects/object-type.js';
+import { TreeCursor } from '../objects/tree.js';
+import { Flag, foldNameHash, nameHash } from './object-table.js';
+import { notFoundError, type MissingAction, type RevWalk } from './rev-walk.js';
+
+/**
+ * Called for each object listed, in git's order. `path` (only when asked for) is a view of the
+ * walk's path buffer, valid during the call: empty for commits and root trees.
+ */
+export type ListVisitor = (n: number, type: number, path: Uint8Array | undefined) => void;
+
+export interface ListObjectsOptions {
+  /** Build each object's path for the visitor (rev-list prints them; a pack needs only the hash). */
+  paths?: boolean;
+  missing?: MissingAction;
+}
+
+const SLASH = 0x2f;
+
+/** One tree being listed: its entries are visited in order, a subtree's before the next entry. */
+interface Frame {
+  cursor: TreeCursor;
+  data: Buffer;
+  /** The length of this tree's path in the path buffer (its entries' paths continue it). */
+  pathEnd: number;
+  /** pack_name_hash of this tree's path and a '/', so an entry's hash is its name folded on. */
+  prefixHash: number;
+  /** The tree is in a promisor pack: what it names may be missing (--missing=allow-promisor). */
+  promisor: boolean;
+}
+
+/**
+ * git's traverse_commit_list after a `RevWalk`: the commits in walk order, then the pending tags
+ * and tips, then each commit's tree, depth first with a tree before its entries, every object
+ * once, leaving out what the walk excluded and submodule commits. Each object gets its
+ * pack_name_hash in the table. Trees are read once each; blobs are never read, only named.
+ */
+export function listObjects(walk: RevWalk, visit: ListVisitor, options: ListObjectsOptions = {}): void {
+  const t = walk.table;
+  const H = walk.hashLength;
+  const withPaths = options.paths === true;
+  const missing = options.missing ?? 'error';
+  let path = new Uint8Array(256);
+  const frames: Frame[] = [];
+  let depth = 0;
+  const empty = new Uint8Array(0);
+
+  const allowMissing = (n: number, fromPromisor: boolean): void => checkMissing(walk, n, missing, fromPromisor);
+
+  const setPath = (end: number, src: Uint8Array, start: number, stop: number, slash: boolean): number => {
+    const need = end + 1 + (stop - start);
+    if (need > path.length) {
+      const grown = new Uint8Array(Math.max(need, path.length * 2));
+      grown.set(path);
+      path = grown;
+    }
+    let p = end;
+    if (slash) path[p++] = SLASH;
+    path.set(src.subarray(start, stop), p);
+    return p + (stop - start);
+  };
+
+  /** Reads a tree, shows it and makes it the current frame; false when it is missing (and allowed). */
+  const enter = (n: number, pathEnd: number, hash: number, fromPromisor: boolean): boolean => {
+    t.mark(n, Flag.SEEN);
+    const obj = walk.readTyped(n, OBJ_TREE);
+    if (obj === undefined) {
+      allowMissing(n, fromPromisor);
+      return false;
+    }
+    t.types[n] = OBJ_TREE;
+    t.nameHashes[n] = hash;
+    t.mark(n, Flag.LISTED);
+    visit(n, OBJ_TREE, withPaths ? path.subarray(0, pathEnd) : undefined);
+    let frame = frames[depth];
+    if (frame === undefined) {
+      frame = { cursor: new TreeCursor(H), data: obj.data, pathEnd: 0, prefixHash: 0, promisor: false };
+      frames[depth] = frame;
+    }
+    frame.cursor.reset(obj.data, toHex(t.id(n)));
+    frame.data = obj.data;
+    frame.pathEnd = pathEnd;
+    frame.prefixHash = pathEnd > 0 ? foldNameHash(hash, SLASH) : 0;
+    frame.promisor = walk.lastFromPromisor;
+    depth++;
+    return true;
+  };
+
+  const listTree = (root: number, rootPath: Uint8Array): void => {
+    if (t.is(root, Flag.SEEN | Flag.UNINTERESTING)) return;
+    // Without paths, an end of 1 stands for "some path": only whether a path is empty matters.
+    const rootEnd = withPaths ? setPath(0, rootPath, 0, rootPath.length, false) : Math.min(rootPath.length, 1);
+    // A tip's name counts in its entries' hashes, as git's path does; a commit's root is "".
+    const rootHash = rootPath.length > 0 ? nameHash(rootPath) : 0;
+    if (!enter(root, rootEnd, rootHash, t.is(root, Flag.PROMISOR))) return;
+    while (depth > 0) {
+      const frame = frames[depth - 1] as Frame;
+      const c = frame.cursor;
+      let descended = false;
+      while (c.next()) {
+        const type = c.objectType;
+        if (type === OBJ_COMMIT) continue; // a submodule: not in this repository
+        const data = frame.data;
+        const n = t.intern(data, c.idStart);
+        if (t.types[n] === 0) t.types[n] = type;
+        if (t.is(n, Flag.SEEN | Flag.UNINTERESTING)) continue;
+        const hash = nameHash(data, c.nameStart, c.nameEnd, frame.prefixHash);
+        const end = withPaths ? setPath(frame.pathEnd, data, c.nameStart, c.nameEnd, frame.pathEnd > 0) : 1;
+        if (type === OBJ_TREE) {
+          if (enter(n, end, hash, frame.promisor)) {
+            descended = true;
+            break;
+          }
+          continue;
+        }
+        // Blobs are not looked up here: the pack's location pass finds them all at once (see
+        // locateObjects), and reports the missing ones.
+        t.mark(n, Flag.SEEN | Flag.LISTED | (frame.promisor ? Flag.PROMISOR : 0));
+        t.nameHashes[n] = hash;
+        visit(n, OBJ_BLOB, withPaths ? path.subarray(0, end) : undefined);
+      }
+      if (!descended) depth--;
+    }
+  };
+
+  for (const n of walk.commits) {
+    t.mark(n, Flag.LISTED);
+    visit(n, OBJ_COMMIT, withPaths ? empty : undefined);
+  }
+  for (const p of walk.pending) {
+    const n = p.n;
+    if (t.is(n, Flag.SEEN | Flag.UNINTERESTING)) continue;
+    const type = t.types[n] as number;
+    const name = Buffer.from(p.name, 'utf8');
+    if (type === OBJ_TAG) {
+      t.mark(n, Flag.SEEN | Flag.LISTED);
+      visit(n, OBJ_TAG, withPaths ? name : undefined);
+    } else if (type === OBJ_TREE) {
+      listTree(n, name);
+    } else {
+      t.mark(n, Flag.SEEN | Flag.LISTED);
+      t.nameHashes[n] = nameHash(name);
+      visit(n, type, withPaths ? name : undefined);
+    }
+  }
+  for (const n of walk.commits) listTree(walk.treeOf(n), empty);
+}
+
+/** Throws for a missing object unless `missing` allows it (git's finish_object__ma). */
+export function checkMissing(walk: RevWalk, n: number, missing: MissingAction, fromPromisor: boolean): void {
+  const t = walk.table;
+  t.mark(n, Flag.MISSING);
+  if (missing === 'allow-any' || missing === 'print' || (missing === 'allow-promisor' && fromPromisor)) return;
+  if (missing === 'allow-promisor') throw new PackwrightError('OBJECT_NOT_FOUND', `unexpected missing ${typeName(t.types[n] || OBJ_BLOB)} object '${toHex(t.id(n))}'`);
+  throw notFoundError(t, n, 'object');
+}

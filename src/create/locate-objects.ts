@@ -1,0 +1,73 @@
+import type { StorePack } from '../odb/store-pack.js';
+import type { StoreHandle } from '../odb/store-handle.js';
+import { Flag, type ObjectTable } from './object-table.js';
+
+/** Where each listed object of a table is stored. */
+export interface ObjectLocations {
+  /** The packs named by `pack`. */
+  packs: StorePack[];
+  /** By object number: the index of its pack in `packs`, LOOSE, or NOWHERE. */
+  pack: Int32Array;
+  /** By object number: its position in that pack's index. */
+  position: Int32Array;
+}
+
+export const LOOSE = -1;
+export const NOWHERE = -2;
+
+/** Ids read from an index at a time when its ids are not in memory. */
+const BLOCK = 4096;
+
+/**
+ * Finds every listed object of `table` in the store: each pack's index is read through once and
+ * each of its ids looked up in the table (a hash probe), which is ~30× cheaper than a bisection of
+ * every index for every object. An object in several packs is taken from the first pack in the
+ * handle's order (newest first, as git searches). What no pack holds is looked up one by one
+ * (loose objects, a pack added since), and what the store lacks gets Flag.MISSING and NOWHERE.
+ */
+export function locateObjects(handle: StoreHandle, table: ObjectTable): ObjectLocations {
+  const H = table.hashLength;
+  const n = table.count;
+  const pack = new Int32Array(n).fill(NOWHERE);
+  const position = new Int32Array(n);
+  const packs: StorePack[] = [];
+  const scratch = Buffer.allocUnsafe(BLOCK * H);
+  let unplaced = 0;
+  for (let i = 0; i < n; i++) if (table.is(i, Flag.LISTED)) unplaced++;
+  for (const p of handle.packs()) {
+    if (unplaced === 0) break;
+    const index = p.tryIndex();
+    if (index === undefined || !p.tryOpen()) continue;
+    const k = packs.length;
+    let used = false;
+    for (let first = 0; first < index.count; first += BLOCK) {
+      const count = Math.min(BLOCK, index.count - first);
+      const ids = index.idsBlock(first, count, scratch);
+      for (let j = 0; j < count; j++) {
+        const o = table.find(ids, j * H);
+        if (o < 0 || pack[o] !== NOWHERE || !table.is(o, Flag.LISTED)) continue;
+        pack[o] = k;
+        position[o] = first + j;
+        used = true;
+        unplaced--;
+      }
+    }
+    if (used) packs.push(p);
+  }
+  for (let o = 0; o < n && unplaced > 0; o++) {
+    if (pack[o] !== NOWHERE || !table.is(o, Flag.LISTED)) continue;
+    unplaced--;
+    const found = handle.locate(table.id(o));
+    if (found === undefined) {
+      table.mark(o, Flag.MISSING);
+    } else if (found.kind === 'loose') {
+      pack[o] = LOOSE;
+    } else {
+      let k = packs.indexOf(found.pack);
+      if (k < 0) k = packs.push(found.pack) - 1;
+      pack[o] = k;
+      position[o] = found.position;
+    }
+  }
+  return { packs, pack, position };
+}

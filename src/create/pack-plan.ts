@@ -1,0 +1,169 @@
+import { EntryHeader, OBJ_OFS_DELTA, OBJ_REF_DELTA } from '../pack/entry-header.js';
+import type { StorePack } from '../odb/store-pack.js';
+import { Flag, type ObjectTable } from './object-table.js';
+import { LOOSE, type ObjectLocations } from './locate-objects.js';
+
+/** How an object goes into the pack being made. */
+export const Entry = {
+  /** Its stored entry, copied byte for byte (a whole object). */
+  COPY: 1,
+  /** Its stored delta, copied with the base reference rewritten (the base is in this pack). */
+  COPY_DELTA: 2,
+  /** Its stored delta against an object the receiver has (a thin pack's REF_DELTA). */
+  COPY_THIN: 3,
+  /** Read, then deflated again as a whole object (loose, or a stored delta that cannot be kept). */
+  RECOMPRESS: 4,
+  /** A delta computed now (see delta-search.ts). */
+  NEW_DELTA: 5,
+} as const;
+
+export interface PlanOptions {
+  /** Keep stored deltas (git's --no-reuse-delta turns this off). */
+  reuseDelta: boolean;
+  /** Copy stored data at all (git's --no-reuse-object turns this off, and reuseDelta with it). */
+  reuseObject: boolean;
+  /** Deltas against excluded objects may stay (REF_DELTA): a thin pack. */
+  thin: boolean;
+  /** Longest delta chain in the pack (git's --depth, default 50). */
+  depth: number;
+}
+
+/**
+ * What the pack will hold for each listed object, by object number, and the order to write it in.
+ * Stored data is kept where it can be (gitoxide calls these pack-to-pack copies): the writer then
+ * copies compressed bytes instead of inflating, resolving and deflating again, which is most of
+ * why `git pack-objects` of a packed repository is fast.
+ */
+export interface PackPlan {
+  /** By object number: an `Entry` kind (0 for objects not in the pack). */
+  kind: Uint8Array;
+  /** By object number: the delta base's object number, or -1. */
+  base: Int32Array;
+  /** By object number: the stored entry's offset, its end and where its zlib stream starts. */
+  sourceOffset: Float64Array;
+  sourceEnd: Float64Array;
+  sourceData: Float64Array;
+  /** By object number: the object's size (for deltas, the delta's size), from the entry header. */
+  size: Float64Array;
+  /** Objects in writing order (a base is moved before its deltas when writing). */
+  order: Int32Array;
+  /** Delta depth by object number, for the chains the plan keeps. */
+  depth: Uint16Array;
+}
+
+/**
+ * Reads the entry header of every listed object that is in a pack, in pack order (so the reads
+ * are sequential), and decides what to copy: whole entries always (when reuseObject), deltas
+ * whose base is in the pack too or, for a thin pack, known to the receiver; chains longer than
+ * `depth` and cycles (A a delta of B in one pack, B of A in another) are broken by recompressing.
+ */
+export function planPack(table: ObjectTable, listed: Int32Array, locations: ObjectLocations, options: PlanOptions): PackPlan {
+  const n = table.count;
+  const plan: PackPlan = {
+    kind: new Uint8Array(n),
+    base: new Int32Array(n).fill(-1),
+    sourceOffset: new Float64Array(n),
+    sourceEnd: new Float64Array(n),
+    sourceData: new Float64Array(n),
+    size: new Float64Array(n),
+    order: new Int32Array(listed.length),
+    depth: new Uint16Array(n),
+  };
+  let written = 0;
+  const header = new EntryHeader();
+  const byPack: number[][] = locations.packs.map(() => []);
+  for (const o of listed) {
+    const k = locations.pack[o] as number;
+    if (k === LOOSE || !options.reuseObject) plan.kind[o] = Entry.RECOMPRESS;
+    if (k >= 0) (byPack[k] as number[]).push(o);
+  }
+  for (let k = 0; k < byPack.length; k++) {
+    const pack = locations.packs[k] as StorePack;
+    const objects = byPack[k] as number[];
+    const index = pack.index;
+    const file = pack.open().file;
+    const { offsets, positions } = index.packOrder();
+    // Object numbers by the pack-order rank of their entry: the pass below walks the pack front to
+    // back, which is also the writing order for what this pack gives.
+    const rankOf = new Int32Array(index.count).fill(-1);
+    for (let i = 0; i < positions.length; i++) rankOf[positions[i] as number] = i;
+    const atRank = new Int32Array(index.count).fill(-1);
+    for (const o of objects) atRank[rankOf[locations.position[o] as number] as number] = o;
+    for (let r = 0; r < atRank.length; r++) {
+      const o = atRank[r] as number;
+      if (o < 0) continue;
+      plan.order[written++] = o;
+      if (plan.kind[o] === Entry.RECOMPRESS) continue;
+      const offset = offsets[r] as number;
+      file.readEntryHeader(offset, header);
+      plan.sourceOffset[o] = offset;
+      plan.sourceEnd[o] = r + 1 < offsets.length ? (offsets[r + 1] as number) : file.dataEnd;
+      plan.sourceData[o] = offset + header.headerLength;
+      plan.size[o] = header.size;
+      if (header.type !== OBJ_OFS_DELTA && header.type !== OBJ_REF_DELTA) {
+        plan.kind[o] = Entry.COPY;
+        continue;
+      }
+      let b = -1;
+      if (header.type === OBJ_OFS_DELTA) {
+        const position = index.positionOfOffset(header.baseOffset, r);
+        if (position >= 0) b = table.find(index.id(position));
+      } else if (header.baseId !== undefined) {
+        b = table.find(header.baseId);
+      }
+      if (options.reuseDelta && b >= 0 && table.is(b, Flag.LISTED) && !table.is(b, Flag.MISSING)) {
+        plan.kind[o] = Entry.COPY_DELTA;
+        plan.base[o] = b;
+      } else if (options.reuseDelta && options.thin && b >= 0 && table.is(b, Flag.UNINTERESTING)) {
+        plan.kind[o] = Entry.COPY_THIN;
+        plan.base[o] = b;
+      } else {
+        plan.kind[o] = Entry.RECOMPRESS;
+      }
+    }
+  }
+  for (const o of listed) if (locations.pack[o] === LOOSE) plan.order[written++] = o;
+  breakLongChains(plan, listed, options.depth);
+  return plan;
+}
+
+/**
+ * Gives each kept delta its depth; a delta whose chain is longer than `maxDepth`, or runs into
+ * itself, is recompressed instead (git's break_delta_chains). Iterative: chains may be thousands
+ * long in a pathological pack.
+ */
+function breakLongChains(plan: PackPlan, listed: Int32Array, maxDepth: number): void {
+  const UNKNOWN = 0xffff;
+  const VISITING = 0xfffe;
+  const { kind, base, depth } = plan;
+  for (const o of listed) depth[o] = kind[o] === Entry.COPY_DELTA ? UNKNOWN : 0;
+  const chain: number[] = [];
+  for (const start of listed) {
+    if (depth[start] !== UNKNOWN) continue;
+    // Walk down to a known depth (or a cycle), then assign on the way back up.
+    let o = start;
+    while (depth[o] === UNKNOWN) {
+      depth[o] = VISITING;
+      chain.push(o);
+      o = base[o] as number;
+    }
+    if (depth[o] === VISITING) {
+      // A cycle through `o`: recompress `o`, so the chain ends there.
+      kind[o] = Entry.RECOMPRESS;
+      base[o] = -1;
+      depth[o] = 0;
+    }
+    // From the bottom up, each base's depth is known by the time its delta is reached.
+    while (chain.length > 0) {
+      const c = chain.pop() as number;
+      if (base[c] === -1) continue;
+      let d = (depth[base[c] as number] as number) + 1;
+      if (d > maxDepth) {
+        kind[c] = Entry.RECOMPRESS;
+        base[c] = -1;
+        d = 0;
+      }
+      depth[c] = d;
+    }
+  }
+}

@@ -1,0 +1,386 @@
+import { PackwrightError } from '../errors/packwright-error.js';
+import { toHex } from '../hash/hex.js';
+import { parseCommit, parseTag } from '../objects/commit.js';
+import { OBJ_BLOB, OBJ_COMMIT, OBJ_TAG, OBJ_TREE, typeName } from '../objects/object-type.js';
+import { TreeCursor } from '../objects/tree.js';
+import type { StoreHandle } from '../odb/store-handle.js';
+import type { RevTip } from '../refs/rev-args.js';
+import { Flag, ObjectTable } from './object-table.js';
+
+/** What the walk does with objects it cannot find. */
+export type MissingAction = 'error' | 'allow-any' | 'allow-promisor' | 'print';
+
+/** An object waiting to be listed after the commits: a tag, a tree or blob tip, or a commit's tree. */
+interface Pending {
+  n: number;
+  name: string;
+}
+
+/** Extra rounds the walk goes on after only excluded commits are queued (git's SLOP): clock skew. */
+const SLOP = 5;
+
+/**
+ * The commit half of `git rev-list`: from the tips, the commits reachable from the included ones
+ * and not from the excluded ones, in git's default order (newest committer date first, ties in the
+ * order met), with git's rules for where to stop (revision.c, limit_list and still_interesting).
+ * Then, as git's mark_edges_uninteresting does, the trees of the excluded commits at the boundary
+ * are marked uninteresting with everything they reach, so that listing leaves them out and a thin
+ * pack can delta against them.
+ *
+ * Everything is numbered in one `ObjectTable`, shared with the tree walk that follows.
+ */
+export class RevWalk {
+  readonly table: ObjectTable;
+  /** Included commits in output order. */
+  readonly commits: number[] = [];
+  /** Tags and tree or blob tips to list before the commits' trees (git's pending list). */
+  readonly pending: Pending[] = [];
+  /** Excluded commits whose trees were marked (thin-pack bases: git's edges). */
+  readonly edges: number[] = [];
+  /** Missing objects met (for `--missing=print`). */
+  readonly missing: number[] = [];
+  /** Whether the object `readTyped` last found is in a promisor pack (its references may be missing). */
+  lastFromPromisor = false;
+  private readonly commitTree = new Map<number, number>();
+  private readonly commitParents = new Map<number, Int32Array>();
+  private readonly commitTime = new Map<number, number>();
+  private readonly initial: number[] = [];
+  private limited = false;
+  private readonly cursor: TreeCursor;
+  private readonly shallow: ObjectTable;
+
+  constructor(
+    readonly objects: StoreHandle,
+    readonly options: {
+      /** List tag objects met at the tips (rev-list --objects does). */
+      tagObjects?: boolean;
+      missing?: MissingAction;
+      /** Commits whose parents the walk must not follow (a shallow repository's boundary). */
+      shallow?: readonly Uint8Array[];
+    } = {},
+  ) {
+    this.table = new ObjectTable(objects.hashLength);
+    this.cursor = new TreeCursor(objects.hashLength);
+    this.shallow = new ObjectTable(objects.hashLength, 16);
+    for (const id of options.shallow ?? []) this.shallow.intern(id);
+  }
+
+  get hashLength(): number {
+    return this.objects.hashLength;
+  }
+
+  /** Adds tips, as `handle_revision_arg` does: tags are peeled, excluded commits mark their ancestry. */
+  addTips(tips: readonly RevTip[]): void {
+    const t = this.table;
+    for (const tip of tips) {
+      let n = t.intern(tip.id);
+      const flags = tip.uninteresting ? Flag.UNINTERESTING : 0;
+      t.mark(n, flags);
+      let name = tip.name;
+      for (let depth = 0; ; depth++) {
+        const obj = this.readTyped(n, -1);
+        if (obj === undefined) {
+          // An excluded tip that is not here is no loss (git: handle_commit returns NULL).
+          if (flags) break;
+          throw notFoundError(t, n, 'object');
+        }
+        if (obj.type === OBJ_TAG) {
+          const tag = parseTag(obj.data, this.hashLength, toHex(t.id(n)));
+          if (this.options.tagObjects && !flags) this.pending.push({ n, name: tag.name });
+          n = t.intern(tag.object);
+          if (t.types[n] === 0) t.types[n] = tag.type;
+          t.mark(n, flags);
+          name = tag.name;
+          if (depth > 64) throw new PackwrightError('OBJECT_CORRUPT', `tag chain at ${tip.name} is too deep`);
+          continue;
+        }
+        if (obj.type === OBJ_COMMIT) {
+          this.parsed(n, obj.data);
+          if (flags) {
+            this.markParentsUninteresting(n);
+            this.limited = true;
+          }
+          if (!t.is(n, Flag.SEEN)) {
+            t.mark(n, Flag.SEEN);
+            this.initial.push(n);
+          }
+        } else if (obj.type === OBJ_TREE) {
+          if (flags) this.markTreeUninteresting(n);
+          else this.pending.push({ n, name });
+        } else if (!flags) {
+          this.pending.push({ n, name });
+        }
+        break;
+      }
+    }
+  }
+
+  /** Walks the commits (see the class comment); fills `commits` and `edges`. */
+  walk(): void {
+    const t = this.table;
+    const queue = new DateQueue();
+    // git sorts the tips by date, stably, before the walk.
+    const tips = this.initial.map((n, i) => ({ n, i, time: this.commitTime.get(n) as number }));
+    tips.sort((a, b) => b.time - a.time || a.i - b.i);
+    let interesting = 0;
+    const push = (n: number): void => {
+      t.mark(n, Flag.QUEUED);
+      if (!t.is(n, Flag.UNINTERESTING)) interesting++;
+      queue.push(n, this.commitTime.get(n) as number);
+    };
+    this.onUninteresting = (n) => {
+      if (t.is(n, Flag.QUEUED)) interesting--;
+    };
+    for (const tip of tips) push(tip.n);
+    const listed: number[] = [];
+    let slop = SLOP;
+    let date = Infinity;
+    while (queue.size > 0) {
+      const n = queue.pop();
+      t.unmark(n, Flag.QUEUED);
+      if (!t.is(n, Flag.UNINTERESTING)) interesting--;
+      this.processParents(n, push);
+      if (t.is(n, Flag.UNINTERESTING)) {
+        this.markParentsUninteresting(n);
+        if (!this.limited) continue;
+        // still_interesting: go on while a queued commit is newer than the last listed one or
+        // any queued commit is included; then SLOP more rounds.
+        if (queue.size === 0) break;
+        if (date <= queue.peekTime() || interesting > 0) slop = SLOP;
+        else if (--slop === 0) break;
+        continue;
+      }
+      date = this.commitTime.get(n) as number;
+      listed.push(n);
+    }
+    this.onUninteresting = undefined;
+    for (const n of listed) if (!t.is(n, Flag.UNINTERESTING)) this.commits.push(n);
+    if (this.limited) this.markEdges(listed);
+  }
+
+  /** The tree of a parsed commit. */
+  treeOf(n: number): number {
+    return this.commitTree.get(n) as number;
+  }
+
+  /** The parents of a parsed commit (none for a shallow boundary commit). */
+  parentsOf(n: number): Int32Array {
+    return this.commitParents.get(n) ?? EMPTY;
+  }
+
+  private onUninteresting: ((n: number) => void) | undefined;
+
+  private setUninteresting(n: number): void {
+    this.onUninteresting?.(n);
+    this.table.mark(n, Flag.UNINTERESTING);
+  }
+
+  /** git's process_parents: queue a commit's parents, passing on its exclusion. */
+  private processParents(n: number, push: (n: number) => void): void {
+    const t = this.table;
+    const excluded = (t.flags[n] as number) & Flag.UNINTERESTING;
+    for (const p of this.parentsOf(n)) {
+      if (excluded && !t.is(p, Flag.UNINTERESTING)) this.setUninteresting(p);
+      if (!this.commitTree.has(p)) {
+        const obj = this.readTyped(p, OBJ_COMMIT);
+        if (obj === undefined) {
+          if (excluded) continue;
+          throw notFoundError(t, p, 'commit');
+        }
+        this.parsed(p, obj.data);
+      }
+      if (excluded) this.markParentsUninteresting(p);
+      if (t.is(p, Flag.SEEN)) continue;
+      t.mark(p, Flag.SEEN);
+      push(p);
+    }
+  }
+
+  /** git's mark_parents_uninteresting: excludes the parsed ancestry of `n` (its parents onwards). */
+  private markParentsUninteresting(n: number): void {
+    const t = this.table;
+    const stack = [n];
+    while (stack.length > 0) {
+      const c = stack.pop() as number;
+      for (const p of this.parentsOf(c)) {
+        if (t.is(p, Flag.UNINTERESTING)) continue;
+        this.setUninteresting(p);
+        if (this.commitTree.has(p)) stack.push(p);
+      }
+    }
+  }
+
+  /** git's mark_edges_uninteresting (not sparse): the trees an excluded boundary commit holds. */
+  private markEdges(listed: readonly number[]): void {
+    const t = this.table;
+    for (const n of listed) {
+      if (t.is(n, Flag.UNINTERESTING)) {
+        this.markTreeUninteresting(this.treeOf(n));
+        continue;
+      }
+      for (const p of this.parentsOf(n)) {
+        if (!t.is(p, Flag.UNINTERESTING) || !this.commitTree.has(p)) continue;
+        this.markTreeUninteresting(this.treeOf(p));
+        if (!t.is(p, Flag.EDGE)) {
+          t.mark(p, Flag.EDGE);
+          this.edges.push(p);
+        }
+      }
+    }
+  }
+
+  /**
+   * git's mark_tree_uninteresting: the tree and everything it reaches (except submodule commits)
+   * are excluded; a tree already excluded is not entered again. Missing trees are passed over.
+   */
+  markTreeUninteresting(root: number): void {
+    const t = this.table;
+    if (t.is(root, Flag.UNINTERESTING)) return;
+    t.mark(root, Flag.UNINTERESTING);
+    t.types[root] = OBJ_TREE;
+    const stack = [root];
+    const cursor = this.cursor;
+    while (stack.length > 0) {
+      const n = stack.pop() as number;
+      const obj = this.readTyped(n, OBJ_TREE);
+      if (obj === undefined) continue;
+      cursor.reset(obj.data, toHex(t.id(n)));
+      while (cursor.next()) {
+        const type = cursor.objectType;
+        if (type === OBJ_COMMIT) continue;
+        const c = t.intern(obj.data, cursor.idStart);
+        if (t.types[c] === 0) t.types[c] = type;
+        if (t.is(c, Flag.UNINTERESTING)) continue;
+        t.mark(c, Flag.UNINTERESTING);
+        if (type === OBJ_TREE) stack.push(c);
+      }
+    }
+  }
+
+  private parsed(n: number, data: Uint8Array): void {
+    const t = this.table;
+    const c = parseCommit(data, this.hashLength, toHex(t.id(n)));
+    t.types[n] = OBJ_COMMIT;
+    const tree = t.intern(c.tree);
+    if (t.types[tree] === 0) t.types[tree] = OBJ_TREE;
+    // A commit of a promisor pack may name a tree the partial clone left out.
+    if (this.lastFromPromisor) t.mark(tree, Flag.PROMISOR);
+    this.commitTree.set(n, tree);
+    this.commitTime.set(n, c.time);
+    if (this.shallow.count > 0 && this.shallow.find(t.id(n)) >= 0) return;
+    if (c.parents.length > 0) {
+      const parents = new Int32Array(c.parents.length);
+      for (let i = 0; i < parents.length; i++) {
+        parents[i] = t.intern(c.parents[i] as Buffer);
+        if (t.types[parents[i] as number] === 0) t.types[parents[i] as number] = OBJ_COMMIT;
+      }
+      this.commitParents.set(n, parents);
+    }
+  }
+
+  /**
+   * Reads object `n`, checking it has type `want` (-1: any); undefined when the store lacks it. An
+   * object of another type than the walk expected is OBJECT_CORRUPT (git: "object is a tree, not a
+   * commit").
+   */
+  readTyped(n: number, want: number): { type: number; data: Buffer } | undefined {
+    const t = this.table;
+    const id = t.id(n);
+    const location = this.objects.locate(id);
+    if (location === undefined) {
+      if (!t.is(n, Flag.MISSING)) {
+        t.mark(n, Flag.MISSING);
+        this.missing.push(n);
+      }
+      return undefined;
+    }
+    this.lastFromPromisor = location.kind === 'pack' && location.pack.markers.promisor;
+    const obj = this.objects.readAt(location);
+    if (want >= 0 && obj.type !== want) {
+      throw new PackwrightError('OBJECT_CORRUPT', `object ${toHex(id)} is a ${typeName(obj.type)}, not a ${typeName(want)}`);
+    }
+    if (t.types[n] === 0 || want < 0) t.types[n] = obj.type;
+    return obj;
+  }
+}
+
+const EMPTY = new Int32Array(0);
+
+export function notFoundError(t: ObjectTable, n: number, what: string): PackwrightError {
+  const type = t.types[n] ? typeName(t.types[n] as number) : what;
+  return new PackwrightError('OBJECT_NOT_FOUND', `missing ${type} object '${toHex(t.id(n))}'`);
+}
+
+/**
+ * Commits by committer date, newest first, and in the order pushed among equal dates (git's
+ * commit_list_insert_by_date puts a commit after those of its date). A binary heap on
+ * (date, sequence).
+ */
+class DateQueue {
+  private items: number[] = [];
+  private times: number[] = [];
+  private seqs: number[] = [];
+  private seq = 0;
+
+  get size(): number {
+    return this.items.length;
+  }
+
+  push(n: number, time: number): void {
+    const items = this.items;
+    const times = this.times;
+    const seqs = this.seqs;
+    let i = items.length;
+    const s = this.seq++;
+    items.push(n);
+    times.push(time);
+    seqs.push(s);
+    while (i > 0) {
+      const parent = (i - 1) >> 1;
+      if (!this.before(time, s, times[parent] as number, seqs[parent] as number)) break;
+      items[i] = items[parent] as number;
+      times[i] = times[parent] as number;
+      seqs[i] = seqs[parent] as number;
+      i = parent;
+    }
+    items[i] = n;
+    times[i] = time;
+    seqs[i] = s;
+  }
+
+  peekTime(): number {
+    return this.times[0] as number;
+  }
+
+  pop(): number {
+    const items = this.items;
+    const times = this.times;
+    const seqs = this.seqs;
+    const top = items[0] as number;
+    const n = items.pop() as number;
+    const time = times.pop() as number;
+    const s = seqs.pop() as number;
+    const size = items.length;
+    if (size === 0) return top;
+    let i = 0;
+    for (;;) {
+      let child = 2 * i + 1;
+      if (child >= size) break;
+      const right = child + 1;
+      if (right < size && this.before(times[right] as number, seqs[right] as number, times[child] as number, seqs[child] as number)) child = right;
+      if (!this.before(times[child] as number, seqs[child] as number, time, s)) break;
+      items[i] = items[child] as number;
+      times[i] = times[child] as number;
+      seqs[i] = seqs[child] as number;
+      i = child;
+    }
+    items[i] = n;
+    times[i] = time;
+    seqs[i] = s;
+    return top;
+  }
+
+  private before(t1: number, s1: number, t2: number, s2: number): boolean {
+    return t1 > t2 || (t1 === t2 && s1 < s2);
+  }
+}

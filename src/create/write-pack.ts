@@ -1,0 +1,259 @@
+import { crc32 } from 'node:zlib';
+import { PackwrightError } from '../errors/packwright-error.js';
+import { toHex } from '../hash/hex.js';
+import { nodeCrypto } from '../hash/node-crypto.js';
+import { encodeEntryHeader, encodeOfsDistance, OBJ_OFS_DELTA, OBJ_REF_DELTA } from '../pack/entry-header.js';
+import type { PackFile } from '../pack/pack-file.js';
+import type { StoreHandle } from '../odb/store-handle.js';
+import type { StorePack } from '../odb/store-pack.js';
+import { Deflater } from '../zlib/deflater.js';
+import type { ObjectTable } from './object-table.js';
+import { LOOSE, type ObjectLocations } from './locate-objects.js';
+import { Entry, type PackPlan } from './pack-plan.js';
+
+/** Where the pack's bytes go: each chunk once, in order; a returned promise is waited for. */
+export type PackSink = (chunk: Buffer) => void | Promise<void>;
+
+/** Output is handed to the sink in chunks of this size: few calls, little memory. */
+const CHUNK = 1 << 20;
+/** Stored entries are read through forward windows of this size (pack order is mostly forward). */
+const READ_WINDOW = 4 << 20;
+
+/** What writing found and did, for statistics and the index. */
+export interface WrittenPack {
+  hash: Buffer;
+  /** By object number: offset in the new pack (for the index). */
+  offsets: Float64Array;
+  /** By object number: CRC32 of the written entry. */
+  crcs: Uint32Array;
+  /** Objects in the order written. */
+  written: Int32Array;
+  copied: number;
+  copiedDeltas: number;
+  thinDeltas: number;
+  recompressed: number;
+  newDeltas: number;
+  /** Stored entries whose CRC did not match the index, recompressed from the object. */
+  badCrc: number;
+}
+
+/** The bytes of new deltas (compressed), by object number: filled by the delta search. */
+export type NewDeltas = Map<number, { data: Buffer; size: number }>;
+
+export interface WritePackOptions {
+  handle: StoreHandle;
+  table: ObjectTable;
+  locations: ObjectLocations;
+  plan: PackPlan;
+  deltas: NewDeltas;
+  /** OFS_DELTA for bases in the pack (else REF_DELTA, for old clients). */
+  deltaBaseOffset: boolean;
+  compression: number;
+  sink: PackSink;
+  signal?: AbortSignal | undefined;
+  onProgress?: ((written: number, total: number) => void) | undefined;
+}
+
+/**
+ * Writes a version 2 pack of the planned objects: the header, each entry with every base before
+ * the deltas on it, and the trailer (the hash of everything before it). Copied entries are
+ * checked against the CRC32 their index stores (v2) and recompressed from the object when it does
+ * not match, so a bit flip on disk is not passed on.
+ */
+export async function writePack(options: WritePackOptions): Promise<WrittenPack> {
+  const { handle, table, locations, plan, deltas, sink } = options;
+  const H = table.hashLength;
+  const total = plan.order.length;
+  const hasher = nodeCrypto().createHash(H === 20 ? 'sha1' : 'sha256');
+  const offsets = new Float64Array(table.count).fill(-1);
+  const crcs = new Uint32Array(table.count);
+  const written = new Int32Array(total);
+  let count = 0;
+  const result: WrittenPack = { hash: Buffer.alloc(0), offsets, crcs, written, copied: 0, copiedDeltas: 0, thinDeltas: 0, recompressed: 0, newDeltas: 0, badCrc: 0 };
+  let out = Buffer.allocUnsafeSlow(CHUNK);
+  let used = 0;
+  let position = 0;
+  const flush = async (): Promise<void> => {
+    if (used === 0) return;
+    const chunk = out.subarray(0, used);
+    hasher.update(chunk);
+    const pending = sink(chunk);
+    // The sink may keep the chunk (a stream): hand it over and take a fresh buffer.
+    out = Buffer.allocUnsafeSlow(CHUNK);
+    used = 0;
+    if (pending !== undefined) await pending;
+  };
+  const put = async (bytes: Uint8Array): Promise<void> => {
+    position += bytes.length;
+    let p = 0;
+    while (p < bytes.length) {
+      const n = Math.min(bytes.length - p, out.length - used);
+      out.set(bytes.subarray(p, p + n), used);
+      used += n;
+      p += n;
+      if (used === out.length) await flush();
+    }
+  };
+
+  const header = Buffer.alloc(12);
+  header.write('PACK', 0, 'latin1');
+  header.writeUInt32BE(2, 4);
+  header.writeUInt32BE(total, 8);
+  await put(header);
+
+  const readers = locations.packs.map((p) => new ForwardReader(p));
+  const deflater = new Deflater(options.compression);
+  const ofs = options.deltaBaseOffset;
+
+  const writeOne = async (o: number): Promise<void> => {
+    const kind = plan.kind[o] as number;
+    const start = position;
+    offsets[o] = start;
+    let crc = 0;
+    if (kind === Entry.COPY || kind === Entry.COPY_DELTA || kind === Entry.COPY_THIN) {
+      const k = locations.pack[o] as number;
+      const reader = readers[k] as ForwardReader;
+      const from = plan.sourceOffset[o] as number;
+      const end = plan.sourceEnd[o] as number;
+      const raw = reader.bytes(from, end - from);
+      const rawCrc = crc32(raw);
+      if (!reader.crcMatches(rawCrc, locations.position[o] as number)) {
+        result.badCrc++;
+        await recompress(o, start);
+        return;
+      }
+      if (kind === Entry.COPY) {
+        await put(raw);
+        crc = rawCrc;
+        result.copied++;
+      } else {
+        const data = raw.subarray((plan.sourceData[o] as number) - from);
+        const head = deltaHeader(o, plan.size[o] as number, start, kind === Entry.COPY_THIN || !ofs);
+        await put(head);
+        await put(data);
+        crc = crc32(data, crc32(head));
+        if (kind === Entry.COPY_THIN) result.thinDeltas++;
+        else result.copiedDeltas++;
+      }
+    } else if (kind === Entry.NEW_DELTA) {
+      const delta = deltas.get(o) as { data: Buffer; size: number };
+      const head = deltaHeader(o, delta.size, start, !ofs);
+      await put(head);
+      await put(delta.data);
+      crc = crc32(delta.data, crc32(head));
+      deltas.delete(o);
+      result.newDeltas++;
+    } else {
+      await recompress(o, start);
+      return;
+    }
+    crcs[o] = crc;
+  };
+
+  /** The entry header of a delta on `plan.base[o]`: OFS back to where the base was written, or REF. */
+  const deltaHeader = (o: number, size: number, at: number, ref: boolean): Buffer => {
+    const b = plan.base[o] as number;
+    const typeSize = encodeEntryHeader(ref ? OBJ_REF_DELTA : OBJ_OFS_DELTA, size);
+    if (ref) return Buffer.concat([typeSize, table.id(b)]);
+    return Buffer.concat([typeSize, encodeOfsDistance(at - (offsets[b] as number))]);
+  };
+
+  const recompress = async (o: number, start: number): Promise<void> => {
+    const obj = readObject(handle, table, locations, o);
+    const head = encodeEntryHeader(obj.type, obj.data.length);
+    const body = deflater.deflate(obj.data);
+    await put(head);
+    await put(body);
+    crcs[o] = crc32(body, crc32(head));
+    offsets[o] = start;
+    result.recompressed++;
+  };
+
+  // Every base before its deltas: a delta whose base is not written yet writes the base first
+  // (usually it already is: a pack's own order has bases first).
+  const stack: number[] = [];
+  for (let i = 0; i < total; i++) {
+    const first = plan.order[i] as number;
+    if (offsets[first] !== -1) continue;
+    stack.push(first);
+    while (stack.length > 0) {
+      const o = stack[stack.length - 1] as number;
+      const kind = plan.kind[o] as number;
+      const b = plan.base[o] as number;
+      if ((kind === Entry.COPY_DELTA || kind === Entry.NEW_DELTA) && offsets[b] === -1) {
+        stack.push(b);
+        continue;
+      }
+      stack.pop();
+      if (offsets[o] !== -1) continue;
+      await writeOne(o);
+      written[count++] = o;
+      if ((count & 1023) === 0) {
+        if (options.signal?.aborted) throw new PackwrightError('ABORTED', 'writing the pack was aborted');
+        options.onProgress?.(count, total);
+      }
+    }
+  }
+  options.onProgress?.(count, total);
+  if (count !== total) throw new PackwrightError('PACK_CORRUPT', `wrote ${count} of ${total} planned objects`);
+  deflater.close();
+  await flush();
+  result.hash = hasher.digest();
+  await sink(Buffer.from(result.hash));
+  return result;
+}
+
+/** Reads object `o` whole (for recompression), by its location; OBJECT_CORRUPT names it if that fails. */
+function readObject(handle: StoreHandle, table: ObjectTable, locations: ObjectLocations, o: number): { type: number; data: Buffer } {
+  const k = locations.pack[o] as number;
+  const id = table.id(o);
+  try {
+    if (k >= 0) return (locations.packs[k] as StorePack).read(locations.position[o] as number);
+    if (k === LOOSE) return handle.read(id);
+  } catch (e) {
+    // The copy found first is unreadable: another copy (another pack, a loose file) may do.
+    try {
+      return handle.read(id);
+    } catch {
+      throw new PackwrightError('OBJECT_CORRUPT', `object ${toHex(id)} cannot be read for the pack: ${(e as Error).message}`, { cause: e });
+    }
+  }
+  return handle.read(id);
+}
+
+/**
+ * Reads spans of one pack through a window that moves forward: writing in pack order, each read
+ * is a copy out of memory, and the file is read once, in large sequential reads.
+ */
+class ForwardReader {
+  private window: Buffer = Buffer.alloc(0);
+  private start = 0;
+  private readonly file: PackFile;
+  private readonly hasCrc: boolean;
+
+  constructor(private readonly pack: StorePack) {
+    this.file = pack.open().file;
+    this.hasCrc = pack.index.version >= 2;
+  }
+
+  bytes(offset: number, length: number): Buffer {
+    if (offset >= this.start && offset + length <= this.start + this.window.length) {
+      return this.window.subarray(offset - this.start, offset - this.start + length);
+    }
+    if (length > READ_WINDOW / 2) {
+      const buf = Buffer.allocUnsafe(length);
+      this.file.readInto(buf, offset, length);
+      return buf;
+    }
+    const size = Math.min(READ_WINDOW, this.file.dataEnd - offset);
+    if (this.window.length !== READ_WINDOW) this.window = Buffer.allocUnsafeSlow(READ_WINDOW);
+    this.file.readInto(this.window, offset, size);
+    this.start = offset;
+    return this.window.subarray(0, length);
+  }
+
+  /** Whether a stored entry's CRC32 is the one its index stores (true for v1 indexes, which have none). */
+  crcMatches(crc: number, position: number): boolean {
+    return !this.hasCrc || crc === this.pack.index.crc32(position);
+  }
+}

@@ -1,0 +1,82 @@
+import { PackwrightError } from '../errors/packwright-error.js';
+import { wildmatch } from '../config/wildmatch.js';
+import { resolveRevision, type RevisionContext } from './resolve-revision.js';
+
+/** A starting point of a history walk: an object to include, or one whose history to leave out. */
+export interface RevTip {
+  id: Buffer;
+  uninteresting: boolean;
+  /** What the user called it: a tree or blob tip is listed under this name, as git lists it. */
+  name: string;
+}
+
+/**
+ * Reads `git rev-list`-style arguments into tips: revisions (`A`, `^B`, `A..B`, `A..`, `..B`), and
+ * `--all`, `--branches[=<glob>]`, `--tags[=<glob>]`, `--remotes[=<glob>]`, `--not` (which flips
+ * exclusion for what follows, as in git). Options it does not know are INVALID_ARGUMENT, a name
+ * that resolves to nothing REF_NOT_FOUND.
+ */
+export class RevArgs {
+  readonly tips: RevTip[] = [];
+  private negated = false;
+
+  constructor(private readonly ctx: RevisionContext) {}
+
+  /** Takes one argument (a command-line word, or a line of `--stdin`). */
+  add(arg: string): void {
+    if (arg === '--not') {
+      this.negated = !this.negated;
+      return;
+    }
+    if (arg === '--all') {
+      this.addRefs('refs/', undefined);
+      const head = this.ctx.refs.resolve('HEAD');
+      if (head !== undefined) this.tips.push({ id: head, uninteresting: this.negated, name: 'HEAD' });
+      return;
+    }
+    const kinds: Record<string, string> = { '--branches': 'refs/heads/', '--tags': 'refs/tags/', '--remotes': 'refs/remotes/' };
+    const eq = arg.indexOf('=');
+    const kind = kinds[eq < 0 ? arg : arg.slice(0, eq)];
+    if (kind !== undefined) {
+      this.addRefs(kind, eq < 0 ? undefined : arg.slice(eq + 1));
+      return;
+    }
+    if (arg.startsWith('-')) throw new PackwrightError('INVALID_ARGUMENT', `unknown revision option '${arg}'`);
+    if (arg.includes('...')) throw new PackwrightError('INVALID_ARGUMENT', `symmetric differences (${arg}) are not supported`);
+    const dots = arg.indexOf('..');
+    if (dots >= 0) {
+      const from = arg.slice(0, dots) || 'HEAD';
+      const to = arg.slice(dots + 2) || 'HEAD';
+      this.tips.push({ id: this.resolve(from), uninteresting: !this.negated, name: from });
+      this.tips.push({ id: this.resolve(to), uninteresting: this.negated, name: to });
+      return;
+    }
+    const excluded = arg.startsWith('^');
+    const name = excluded ? arg.slice(1) : arg;
+    this.tips.push({ id: this.resolve(name), uninteresting: excluded !== this.negated, name });
+  }
+
+  private resolve(rev: string): Buffer {
+    try {
+      return resolveRevision(this.ctx, rev);
+    } catch (e) {
+      if (e instanceof PackwrightError && e.code === 'REF_NOT_FOUND') {
+        throw new PackwrightError('REF_NOT_FOUND', `bad revision '${rev}'`, { cause: e });
+      }
+      throw e;
+    }
+  }
+
+  /** Refs under `prefix`, all or those matching `glob` (git adds `/*` to a glob without wildcards). */
+  private addRefs(prefix: string, glob: string | undefined): void {
+    let pattern: string | undefined;
+    if (glob !== undefined) {
+      pattern = prefix + glob;
+      if (!/[*?[]/.test(glob)) pattern += pattern.endsWith('/') ? '*' : '/*';
+    }
+    for (const ref of this.ctx.refs.list(prefix)) {
+      if (pattern !== undefined && !wildmatch(pattern, ref.name)) continue;
+      this.tips.push({ id: ref.id, uninteresting: this.negated, name: ref.name });
+    }
+  }
+}
