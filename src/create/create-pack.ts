@@ -13,7 +13,7 @@ import type { RefStore } from '../refs/ref-store.js';
 import type { RevTip } from '../refs/rev-args.js';
 import { locateObjects, type ObjectLocations } from './locate-objects.js';
 import { Flag, nameHash, ObjectTable } from './object-table.js';
-import { planPack, Entry } from './pack-plan.js';
+import { planPack } from './pack-plan.js';
 import type { MissingAction } from './rev-walk.js';
 import { walkObjects } from './walk-objects.js';
 import { writePack, type NewDeltas, type PackSink } from './write-pack.js';

@@ -64,6 +64,7 @@ export async function searchDeltas(options: DeltaSearchOptions): Promise<void> {
     (table.nameHashes[b] as number) - (table.nameHashes[a] as number) ||
     (sizes.get(b) as number) - (sizes.get(a) as number) ||
     (listPosition[b] as number) - (listPosition[a] as number));
+  const heights = deltaHeights(plan, listed);
   const window: Slot[] = [];
   const deflater = new Deflater(options.compression);
   const depth = plan.depth;
@@ -87,8 +88,9 @@ export async function searchDeltas(options: DeltaSearchOptions): Promise<void> {
       const s = src.o;
       if (table.types[s] !== trgType) break;
       if (reuseDelta && trgStoredWhole && plan.kind[s] === Entry.COPY && locations.pack[s] === locations.pack[o]) continue;
+      // The target's own copied deltas sit on top of it: the whole chain must stay within --depth.
       const srcDepth = depth[s] as number;
-      if (srcDepth >= options.depth) continue;
+      if (srcDepth + 1 + (heights[o] as number) > options.depth) continue;
       const srcSize = sizes.get(s) as number;
       // try_delta's limits: a delta must save at least half, less the deeper the base already is.
       let maxSize = best === undefined ? Math.floor(trgSize / 2) - table.hashLength : best.length;
@@ -121,6 +123,28 @@ export async function searchDeltas(options: DeltaSearchOptions): Promise<void> {
   }
   deflater.close();
   options.onProgress?.(total, total);
+}
+
+/**
+ * How many copied deltas are stacked on each object at most (git's check_delta_limit): an object
+ * that becomes a delta pushes all of them one deeper.
+ */
+function deltaHeights(plan: PackPlan, listed: Int32Array): Uint16Array {
+  const heights = new Uint16Array(plan.kind.length);
+  const byDepth: number[][] = [];
+  for (const o of listed) {
+    if (plan.kind[o] !== Entry.COPY_DELTA) continue;
+    const d = plan.depth[o] as number;
+    (byDepth[d] ??= []).push(o);
+  }
+  for (let d = byDepth.length - 1; d > 0; d--) {
+    for (const o of byDepth[d] ?? []) {
+      const b = plan.base[o] as number;
+      const h = (heights[o] as number) + 1;
+      if (h > (heights[b] as number)) heights[b] = h;
+    }
+  }
+  return heights;
 }
 
 function readData(options: DeltaSearchOptions, o: number): Buffer {

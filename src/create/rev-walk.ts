@@ -1,7 +1,7 @@
 import { PackwrightError } from '../errors/packwright-error.js';
 import { toHex } from '../hash/hex.js';
 import { parseCommit, parseTag } from '../objects/commit.js';
-import { OBJ_BLOB, OBJ_COMMIT, OBJ_TAG, OBJ_TREE, typeName } from '../objects/object-type.js';
+import { OBJ_COMMIT, OBJ_TAG, OBJ_TREE, typeName } from '../objects/object-type.js';
 import { TreeCursor } from '../objects/tree.js';
 import type { StoreHandle } from '../odb/store-handle.js';
 import type { RevTip } from '../refs/rev-args.js';
@@ -76,7 +76,8 @@ export class RevWalk {
       let n = t.intern(tip.id);
       const flags = tip.uninteresting ? Flag.UNINTERESTING : 0;
       t.mark(n, flags);
-      let name = tip.name;
+      // A tree or blob tip is listed under its path (git's object context): '' but for <rev>:<path>.
+      let name = tip.path ?? '';
       for (let depth = 0; ; depth++) {
         const obj = this.readTyped(n, -1);
         if (obj === undefined) {
@@ -90,7 +91,7 @@ export class RevWalk {
           n = t.intern(tag.object);
           if (t.types[n] === 0) t.types[n] = tag.type;
           t.mark(n, flags);
-          name = tag.name;
+          name = '';
           if (depth > 64) throw new PackwrightError('OBJECT_CORRUPT', `tag chain at ${tip.name} is too deep`);
           continue;
         }

@@ -53,11 +53,10 @@ export class DeltaIndex {
     this.next = new Int32Array(blocks);
     this.positions = new Int32Array(blocks);
     const counts = new Uint8Array(size);
-    // From the end backwards, so each bucket lists its earliest blocks first... and a run of
-    // identical blocks keeps the ones nearest the start (git keeps a spread; short copies from
-    // anywhere in a run are equal).
+    // A bucket keeps its first MAX_BUCKET blocks: in a run of repeated blocks, a copy that starts
+    // early can run longest (git thins crowded buckets evenly instead; both bound the search).
     let e = 0;
-    for (let p = (blocks - 1) * BLOCK; p >= 0; p -= BLOCK) {
+    for (let p = 0; p < blocks * BLOCK; p += BLOCK) {
       const b = blockHash(base, p) & this.mask;
       if ((counts[b] as number) >= MAX_BUCKET) continue;
       counts[b] = (counts[b] as number) + 1;
@@ -70,7 +69,8 @@ export class DeltaIndex {
 
   /**
    * The delta that makes `target` from this index's base, or undefined when it would be larger
-   * than `maxSize` bytes (0: no limit): the caller then stores the target some other way.
+   * than `maxSize` bytes (0: no limit) or the target is empty: the caller then stores the target
+   * some other way.
    */
   createDelta(target: Uint8Array, maxSize = 0): Buffer | undefined {
     const base = this.base;
@@ -87,9 +87,10 @@ export class DeltaIndex {
       out = grown;
       return true;
     };
+    // git reads a delta shorter than 4 bytes as corrupt (patch-delta.c): an empty target has none.
+    if (n === 0) return undefined;
     o = writeVarint(out, o, baseLength);
     o = writeVarint(out, o, n);
-    if (n === 0) return Buffer.from(out.subarray(0, o));
     // Literals not yet written: target[literalStart..j).
     let literalStart = 0;
     const flushLiterals = (end: number): boolean => {

@@ -6,8 +6,10 @@ import { resolveRevision, type RevisionContext } from './resolve-revision.js';
 export interface RevTip {
   id: Buffer;
   uninteresting: boolean;
-  /** What the user called it: a tree or blob tip is listed under this name, as git lists it. */
+  /** What the user called it. */
   name: string;
+  /** The path a tree or blob tip is listed under: `<rev>:<path>` gives one, anything else ''. */
+  path?: string;
 }
 
 /**
@@ -53,7 +55,8 @@ export class RevArgs {
     }
     const excluded = arg.startsWith('^');
     const name = excluded ? arg.slice(1) : arg;
-    this.tips.push({ id: this.resolve(name), uninteresting: excluded !== this.negated, name });
+    const colon = name.indexOf(':');
+    this.tips.push({ id: this.resolve(name), uninteresting: excluded !== this.negated, name, path: colon > 0 ? name.slice(colon + 1) : '' });
   }
 
   private resolve(rev: string): Buffer {

@@ -125,3 +125,83 @@ export function makeDeepChainRepo(dir: string, revs: number, format: Format = 's
   git(repo, ['-c', 'pack.threads=1', 'repack', '-adfq', '--depth=4095', '--window=10']);
   return repo;
 }
+
+/**
+ * A repository with the shapes pack generation must get right, made with fast-import (fast, and the
+ * same ids every time): `commits` commits on main with side branches merged back (and one octopus
+ * merge), one branch left unmerged, renames and deletions, a submodule entry, dates that repeat
+ * and a few that go backwards (clock skew), annotated tags (of commits, of a tag, of a tree and of
+ * a blob) and a lightweight one. Stored in two packs and some loose objects.
+ */
+export function makeHistoryRepo(dir: string, format: Format, commits = 120): string {
+  const repo = join(dir, `history-${format}.git`);
+  git(dir, ['init', '-q', '--bare', `--object-format=${format}`, '-b', 'main', repo]);
+  let seed = 7;
+  const random = (): number => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32;
+  const files = new Map<string, string[]>();
+  const names = ['README', 'src/a.c', 'src/b.c', 'src/lib/x.h', 'src/lib/y.h', 'doc/guide.txt', 'doc/api/index.txt', 'test/t1.sh', 'test/t2.sh', 'Makefile'];
+  for (const n of names) files.set(n, Array.from({ length: 40 }, (_, i) => `${n} line ${i} ${Math.floor(random() * 1e6)}`));
+  const parts: string[] = [];
+  let mark = 0;
+  let time = 1600000000;
+  const fakeSub = format === 'sha1' ? '2'.repeat(40) : '2'.repeat(64);
+  const commit = (ref: string, from: number | undefined, merges: number[], msg: string): number => {
+    mark++;
+    // Mostly forward in time, sometimes the same second, now and then backwards.
+    const r = random();
+    time += r < 0.2 ? 0 : r < 0.25 ? -5000 : Math.floor(random() * 3000);
+    const ops: string[] = [];
+    const keys = [...files.keys()];
+    for (let k = 0; k < 1 + Math.floor(random() * 3); k++) {
+      const name = keys[Math.floor(random() * keys.length)] as string;
+      const lines = files.get(name) as string[];
+      lines[Math.floor(random() * lines.length)] = `edit ${mark}.${k} ${Math.floor(random() * 1e9)}`;
+      if (random() < 0.3) lines.push(`appended ${mark}`);
+      ops.push(`M 100644 inline ${name}\ndata <<EOF\n${lines.join('\n')}\nEOF\n`);
+    }
+    if (mark % 17 === 0) {
+      // A rename: the same content under a new path.
+      const from = keys[Math.floor(random() * keys.length)] as string;
+      const to = `moved/${mark}-${from.replace(/\//g, '-')}`;
+      files.set(to, files.get(from) as string[]);
+      files.delete(from);
+      ops.push(`D ${from}\nM 100644 inline ${to}\ndata <<EOF\n${(files.get(to) as string[]).join('\n')}\nEOF\n`);
+    }
+    if (mark === 5) ops.push(`M 160000 ${fakeSub} vendor/sub\n`);
+    parts.push(`commit ${ref}\nmark :${mark}\ncommitter C O Mitter <c@example.com> ${time} +0000\ndata <<EOF\n${msg}\nEOF\n` +
+      (from !== undefined ? `from :${from}\n` : '') + merges.map((m) => `merge :${m}\n`).join('') + ops.join(''));
+    return mark;
+  };
+  let head = commit('refs/heads/main', undefined, [], 'root');
+  for (let i = 1; i < commits; i++) {
+    if (i % 25 === 0) {
+      // A side branch of a few commits, merged back.
+      let side = commit('refs/heads/topic', head, [], `topic ${i}`);
+      side = commit('refs/heads/topic', side, [], `topic ${i} more`);
+      head = commit('refs/heads/main', head, [side], `merge topic ${i}`);
+    } else if (i === 60) {
+      const a = commit('refs/heads/oct-a', head, [], 'octopus a');
+      const b = commit('refs/heads/oct-b', head, [], 'octopus b');
+      head = commit('refs/heads/main', head, [a, b], 'octopus merge');
+    } else {
+      head = commit('refs/heads/main', head, [], `commit ${i}\n\nwith a body`);
+    }
+    if (i === Math.floor(commits / 2)) {
+      parts.push(`tag v0.5\nfrom :${head}\ntagger T <t@example.com> ${time} +0000\ndata <<EOF\nhalfway\nEOF\n`);
+      commit('refs/heads/unmerged', head, [], 'left alone');
+    }
+  }
+  parts.push(`tag v1.0\nfrom :${head}\ntagger T <t@example.com> ${time} +0000\ndata <<EOF\nrelease\nEOF\n`);
+  git(repo, ['fast-import', '--quiet'], parts.join(''));
+  git(repo, ['tag', '-a', '-m', 'a tag of a tag', 'nested', 'v1.0']);
+  git(repo, ['tag', '-a', '-m', 'a tree', 'tree-tag', 'main^{tree}']);
+  const someBlob = git(repo, ['ls-tree', '-r', 'main']).toString().split('\n').find((l) => l.includes(' blob '))?.split(/\s/)[2] as string;
+  git(repo, ['tag', '-a', '-m', 'a blob', 'blob-tag', someBlob]);
+  git(repo, ['tag', 'light', 'main~3']);
+  // Loose objects on top of the pack: a commit made by hand.
+  const blob = git(repo, ['hash-object', '-w', '--stdin'], 'a loose file\n').toString().trim();
+  const tree = git(repo, ['mktree'], `100644 blob ${blob}\tloose.txt\n`).toString().trim();
+  const loose = git(repo, ['commit-tree', tree, '-p', 'main', '-m', 'loose commit']).toString().trim();
+  git(repo, ['update-ref', 'refs/heads/loose', loose]);
+  return repo;
+}

@@ -1,0 +1,250 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { chmodSync, existsSync, readFileSync, readdirSync, writeFileSync, openSync, readSync, writeSync, closeSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { CLI, git, makeHistoryRepo, packwright, packwrightFails, tempDir, type Format } from './helpers/git.js';
+import { Repository } from '../src/repo/index.js';
+import { RevArgs } from '../src/refs/index.js';
+import { createPack } from '../src/create/index.js';
+import { applyDelta, createDelta, DeltaIndex } from '../src/delta/index.js';
+import fc from 'fast-check';
+
+const FORMATS: Format[] = ['sha1', 'sha256'];
+
+/** The ids `git verify-pack -v` lists for a pack (after `git index-pack` accepted it). */
+function packIds(dir: string, pack: Buffer, format: Format): string[] {
+  // Inside a repository of the format: verify-pack has no --object-format.
+  const checks = checkRepo(dir, format);
+  const path = join(checks, `check-${Math.random().toString(36).slice(2)}.pack`);
+  writeFileSync(path, pack);
+  git(checks, ['index-pack', path]);
+  const out = git(checks, ['verify-pack', '-v', path.replace(/\.pack$/, '.idx')]).toString();
+  return out.split('\n').filter((l) => /^[0-9a-f]{40,64} /.test(l)).map((l) => l.split(' ')[0] as string).sort();
+}
+
+function checkRepo(dir: string, format: Format): string {
+  const at = join(dir, `checks-${format}.git`);
+  if (!existsSync(at)) git(dir, ['init', '-q', '--bare', `--object-format=${format}`, at]);
+  return at;
+}
+
+function revListIds(repo: string, revs: string[]): string[] {
+  return git(repo, ['rev-list', '--objects', ...revs]).toString().split('\n').filter(Boolean).map((l) => l.slice(0, l.indexOf(' ') < 0 ? l.length : l.indexOf(' '))).sort();
+}
+
+for (const format of FORMATS) {
+  test(`rev-list --objects matches git line for line (${format})`, () => {
+    using tmp = tempDir();
+    const repo = makeHistoryRepo(tmp.path, format);
+    const cases = [
+      ['--all'],
+      ['main'],
+      ['main', '^topic'],
+      ['unmerged', '^main'],
+      ['v0.5..main'],
+      ['main', '--not', 'v0.5', 'oct-a'],
+      ['--branches'],
+      ['--tags'],
+      ['--branches=oct*'],
+      ['main^{tree}'],
+      ['main:src', 'main~4:doc'],
+      ['tree-tag', 'blob-tag'],
+      ['loose', '^main~10'],
+    ];
+    for (const revs of cases) {
+      assert.equal(packwright(repo, ['rev-list', '--objects', ...revs]).toString(), git(repo, ['rev-list', '--objects', ...revs]).toString(), revs.join(' '));
+      assert.equal(packwright(repo, ['rev-list', ...revs]).toString(), git(repo, ['rev-list', ...revs]).toString(), `commits of ${revs.join(' ')}`);
+    }
+  });
+
+  test(`pack-objects --revs: git accepts the pack, and it holds what rev-list lists, at 1 and 2 threads and without reuse (${format})`, () => {
+    using tmp = tempDir();
+    const repo = makeHistoryRepo(tmp.path, format);
+    const want = revListIds(repo, ['--all']);
+    for (const flags of [['--threads=1'], ['--threads=2'], ['--no-reuse-delta'], ['--no-reuse-object', '--threads=2'], ['--window=0'], ['--depth=3']]) {
+      const pack = packwright(repo, ['pack-objects', '--revs', '--all', '--stdout', '-q', '--delta-base-offset', ...flags], '');
+      assert.deepEqual(packIds(tmp.path, pack, format), want, flags.join(' '));
+    }
+    // Without --delta-base-offset every delta names its base by id (REF_DELTA), as old clients need.
+    const refPack = packwright(repo, ['pack-objects', '--revs', '--stdout', '-q'], 'main\n');
+    assert.deepEqual(packIds(tmp.path, refPack, format), revListIds(repo, ['main']));
+    // --depth is a bound git checks with verify-pack's chain histogram.
+    const shallowChains = packwright(repo, ['pack-objects', '--revs', '--all', '--stdout', '-q', '--no-reuse-delta', '--depth=2'], '');
+    const path = join(checkRepo(tmp.path, format), 'depth.pack');
+    writeFileSync(path, shallowChains);
+    git(checkRepo(tmp.path, format), ['index-pack', path]);
+    const histogram = git(checkRepo(tmp.path, format), ['verify-pack', '-v', path.replace(/\.pack$/, '.idx')]).toString();
+    assert.ok(!/chain length = [3-9]/.test(histogram), histogram);
+  });
+
+  test(`pack-objects <base-name> writes .pack and .idx (byte-identical to git index-pack's) and prints the hash (${format})`, () => {
+    using tmp = tempDir();
+    const repo = makeHistoryRepo(tmp.path, format);
+    const base = join(tmp.path, 'out', 'pack');
+    execFileSync('mkdir', ['-p', join(tmp.path, 'out')]);
+    const hash = packwright(repo, ['pack-objects', '--revs', '-q', '--rev-index', base], 'main\n^v0.5\n').toString().trim();
+    assert.match(hash, format === 'sha1' ? /^[0-9a-f]{40}$/ : /^[0-9a-f]{64}$/);
+    const files = readdirSync(join(tmp.path, 'out')).sort();
+    assert.deepEqual(files, [`pack-${hash}.idx`, `pack-${hash}.pack`, `pack-${hash}.rev`]);
+    git(tmp.path, ['index-pack', `--object-format=${format}`, '--rev-index', '-o', join(tmp.path, 'git.idx'), `${base}-${hash}.pack`]);
+    assert.ok(readFileSync(join(tmp.path, 'git.idx')).equals(readFileSync(`${base}-${hash}.idx`)), 'idx bytes');
+    assert.ok(readFileSync(join(tmp.path, 'git.rev')).equals(readFileSync(`${base}-${hash}.rev`)), 'rev bytes');
+    assert.deepEqual(packIds(tmp.path, readFileSync(`${base}-${hash}.pack`), format), revListIds(repo, ['main', '^v0.5']));
+  });
+
+  test(`a --thin pack is completed by git index-pack --fix-thin where the excluded history is (${format})`, () => {
+    using tmp = tempDir();
+    const repo = makeHistoryRepo(tmp.path, format);
+    const clone = join(tmp.path, 'clone.git');
+    git(tmp.path, ['init', '-q', '--bare', `--object-format=${format}`, clone]);
+    const old = git(repo, ['rev-parse', 'main~8']).toString().trim();
+    const oldPack = packwright(repo, ['pack-objects', '--revs', '--stdout', '-q'], `${old}\n`);
+    git(clone, ['index-pack', '--stdin', '--fix-thin'], oldPack);
+    const thin = packwright(repo, ['pack-objects', '--revs', '--stdout', '-q', '--thin', '--delta-base-offset'], `main\n--not\n${old}\n`);
+    assert.throws(() => git(clone, ['index-pack', '--stdin'], thin), /unresolved deltas|missing|bad/, 'the pack is thin');
+    git(clone, ['index-pack', '--stdin', '--fix-thin'], thin);
+    git(clone, ['update-ref', 'refs/heads/main', git(repo, ['rev-parse', 'main']).toString().trim()]);
+    git(clone, ['fsck', '--full', '--no-dangling']);
+  });
+
+  test(`--include-tag adds the tags of packed objects; the library call reports its counts (${format})`, async () => {
+    using tmp = tempDir();
+    const repo = makeHistoryRepo(tmp.path, format);
+    const v05 = git(repo, ['rev-parse', 'v0.5']).toString().trim();
+    const withTags = packIds(tmp.path, packwright(repo, ['pack-objects', '--revs', '--stdout', '-q', '--include-tag'], 'main\n'), format);
+    assert.ok(withTags.includes(v05));
+    assert.ok(withTags.includes(git(repo, ['rev-parse', 'nested']).toString().trim()), 'a tag of an included tag');
+    const r = Repository.open(repo);
+    const revs = new RevArgs(r);
+    revs.add('--all');
+    const chunks: Buffer[] = [];
+    const phases = new Set<string>();
+    const result = await createPack({ objects: r.objects, tips: revs.tips, sink: (c) => void chunks.push(c), onProgress: (p) => void phases.add(p) });
+    const s = result.stats;
+    assert.equal(s.objects, revListIds(repo, ['--all']).length);
+    assert.equal(s.copied + s.copiedDeltas + s.recompressed + s.newDeltas + s.thinDeltas, s.objects);
+    assert.ok(s.copiedDeltas > 0 && s.recompressed > 0, JSON.stringify(s));
+    assert.deepEqual([...phases].sort(), ['compressing', 'counting', 'writing']);
+    assert.deepEqual(packIds(tmp.path, Buffer.concat(chunks), format), revListIds(repo, ['--all']));
+    r.close();
+  });
+
+  test(`bad input: unknown revs, missing objects, corrupt stored data (${format})`, () => {
+    using tmp = tempDir();
+    const repo = makeHistoryRepo(tmp.path, format);
+    const out = join(tmp.path, 'out');
+    execFileSync('mkdir', ['-p', out]);
+    const bad = packwrightFails(repo, ['pack-objects', '--revs', '-q', join(out, 'p')], 'no-such-branch\n');
+    assert.equal(bad.status, 128);
+    assert.match(bad.stderr, /bad revision 'no-such-branch'/);
+    assert.deepEqual(readdirSync(out), [], 'nothing written');
+    assert.match(packwrightFails(repo, ['pack-objects', '--revs', '--stdout'], '--bogus\n').stderr, /not a rev '--bogus'/);
+    // A missing blob (the loose one): an error naming it, or left out with --missing=allow-any.
+    const blob = git(repo, ['rev-parse', 'loose:loose.txt']).toString().trim();
+    rmSync(join(repo, 'objects', blob.slice(0, 2), blob.slice(2)));
+    const missing = packwrightFails(repo, ['pack-objects', '--revs', '-q', join(out, 'p')], 'loose\n');
+    assert.match(missing.stderr, new RegExp(`missing blob object '${blob}'`));
+    assert.deepEqual(readdirSync(out), []);
+    const allowed = packIds(tmp.path, packwright(repo, ['pack-objects', '--revs', '--stdout', '-q', '--missing=allow-any'], 'loose\n'), format);
+    assert.ok(!allowed.includes(blob) && allowed.length === revListIds(repo, ['main']).length + 2);
+    assert.equal(packwright(repo, ['rev-list', '--objects', '--missing=print', 'loose', '^main']).toString().trim().split('\n').pop(), `?${blob}`);
+  });
+
+  test(`a stored entry whose CRC does not match is recompressed from the object; a corrupt object is a clear error (${format})`, () => {
+    using tmp = tempDir();
+    const repo = makeHistoryRepo(tmp.path, format);
+    git(repo, ['repack', '-adq']);
+    const packDir = join(repo, 'objects', 'pack');
+    const idx = join(packDir, readdirSync(packDir).find((f) => f.endsWith('.idx')) as string);
+    const H = format === 'sha1' ? 20 : 32;
+    const n = readFileSync(idx).readUInt32BE(8 + 255 * 4);
+    // Flip the first CRC in the index: the entry is fine, its checksum is not.
+    const data = readFileSync(idx);
+    const crcAt = 8 + 256 * 4 + n * H;
+    data[crcAt] = (data[crcAt] as number) ^ 0xff;
+    chmodSync(idx, 0o644);
+    writeFileSync(idx, data);
+    const pack = packwright(repo, ['pack-objects', '--revs', '--all', '--stdout', '-q'], '');
+    assert.deepEqual(packIds(tmp.path, pack, format), revListIds(repo, ['--all']));
+    // Now damage the compressed bytes of a whole blob in the pack: nothing can rebuild it.
+    const packPath = idx.replace(/\.idx$/, '.pack');
+    const big = git(repo, ['ls-tree', '-r', 'main']).toString().split('\n').find((l) => l.includes(' blob '))?.split(/\s/)[2] as string;
+    const offset = Number(git(repo, ['show-index'], readFileSync(idx)).toString().split('\n').find((l) => l.includes(big))?.split(' ')[0]);
+    const fd = openSync(packPath, 'r+');
+    const b = Buffer.alloc(1);
+    readSync(fd, b, 0, 1, offset + 8);
+    b[0] = (b[0] as number) ^ 0x55;
+    writeSync(fd, b, 0, 1, offset + 8);
+    closeSync(fd);
+    const failed = packwrightFails(repo, ['pack-objects', '--revs', '--all', '--stdout', '-q'], '');
+    assert.equal(failed.status, 128);
+    assert.match(failed.stderr, /cannot be read|corrupt|inflate|zlib|incorrect/i);
+  });
+
+  test(`git clone --no-local and a fetch with packwright as uploadpack.packObjectsHook; fsck passes (${format})`, () => {
+    using tmp = tempDir();
+    const repo = makeHistoryRepo(tmp.path, format, 300);
+    const hook = join(tmp.path, 'hook.sh');
+    const log = join(tmp.path, 'hook.log');
+    // git runs the hook with "git pack-objects <args>": drop "git", run packwright in its place.
+    writeFileSync(hook, `#!/bin/sh\nshift\necho "$@" >> ${log}\nexec "${process.execPath}" "${CLI}" "$@"\n`);
+    chmodSync(hook, 0o755);
+    const globalConfig = join(tmp.path, 'gitconfig');
+    writeFileSync(globalConfig, `[uploadpack]\n\tpackObjectsHook = ${hook}\n`);
+    const env = { ...process.env, GIT_CONFIG_GLOBAL: globalConfig, GIT_CONFIG_NOSYSTEM: '1', GIT_COMMITTER_NAME: 'c', GIT_COMMITTER_EMAIL: 'c@x', GIT_AUTHOR_NAME: 'a', GIT_AUTHOR_EMAIL: 'a@x' };
+    const run = (cwd: string, args: string[], input?: string): string => execFileSync('git', args, { cwd, env, input, stdio: ['pipe', 'pipe', 'pipe'] }).toString();
+    const clone = join(tmp.path, 'clone');
+    run(tmp.path, ['clone', '-q', '--no-local', '--mirror', repo, clone]);
+    assert.ok(existsSync(log), 'the hook ran');
+    run(clone, ['fsck', '--full', '--no-dangling']);
+    assert.equal(run(clone, ['rev-parse', 'main']), run(repo, ['rev-parse', 'main']));
+    // New history upstream, then an incremental fetch (a thin pack against what the clone has).
+    const tree = run(repo, ['rev-parse', 'main^{tree}']).trim();
+    const blob = run(repo, ['hash-object', '-w', '--stdin'], 'fetched later\n').trim();
+    const newTree = run(repo, ['mktree'], run(repo, ['ls-tree', tree]) + `100644 blob ${blob}\tlater.txt\n`).trim();
+    const next = run(repo, ['commit-tree', newTree, '-p', 'main', '-m', 'later']).trim();
+    run(repo, ['update-ref', 'refs/heads/main', next]);
+    const before = readFileSync(log, 'utf8').split('\n').length;
+    run(clone, ['fetch', '-q', '--no-write-fetch-head', 'origin', '+refs/heads/*:refs/heads/*']);
+    assert.ok(readFileSync(log, 'utf8').split('\n').length > before, 'the fetch used the hook');
+    assert.match(readFileSync(log, 'utf8'), /--thin/);
+    assert.equal(run(clone, ['rev-parse', 'main']).trim(), next);
+    run(clone, ['fsck', '--full', '--no-dangling']);
+    // A shallow clone: upload-pack passes --shallow-file and --shallow lines.
+    const shallow = join(tmp.path, 'shallow');
+    run(tmp.path, ['clone', '-q', '--no-local', '--depth=3', `file://${repo}`, shallow]);
+    run(shallow, ['fsck', '--no-dangling']);
+    assert.equal(run(shallow, ['rev-list', '--count', 'HEAD']).trim(), '3');
+  });
+}
+
+test('createDelta: applyDelta rebuilds the target from the base, and the delta is small for similar inputs', () => {
+  const bytes = fc.uint8Array({ maxLength: 3000 });
+  fc.assert(
+    fc.property(bytes, fc.array(fc.tuple(fc.nat(3000), fc.nat(200), bytes.map((b) => b.subarray(0, 50))), { maxLength: 8 }), (base, edits) => {
+      let target = Buffer.from(base);
+      for (const [at, cut, insert] of edits) {
+        const p = Math.min(at, target.length);
+        target = Buffer.concat([target.subarray(0, p), insert, target.subarray(Math.min(target.length, p + cut))]);
+      }
+      const delta = createDelta(base, target);
+      if (target.length === 0) return assert.equal(delta, undefined);
+      assert.ok(delta !== undefined);
+      const out = Buffer.alloc(target.length + 1);
+      assert.equal(applyDelta(base, 0, base.length, delta, 0, delta.length, out, 0), target.length);
+      assert.ok(out.subarray(0, target.length).equals(target));
+    }),
+    { numRuns: 300 },
+  );
+  // Long runs: copies longer than 64 KiB are split, repeated blocks stay cheap.
+  const base = Buffer.alloc(300_000, 'abcdefghijklmnopqrstuvwxyz0123456789');
+  const target = Buffer.concat([Buffer.from('head'), base, Buffer.from('tail')]);
+  const index = new DeltaIndex(base);
+  const delta = index.createDelta(target) as Buffer;
+  assert.ok(delta.length < 100, `delta of ${delta.length} bytes`);
+  const out = Buffer.alloc(target.length + 1);
+  applyDelta(base, 0, base.length, delta, 0, delta.length, out, 0);
+  assert.ok(out.subarray(0, target.length).equals(target));
+  assert.equal(index.createDelta(Buffer.from(Array.from({ length: 4000 }, (_, i) => i & 0xff)), 100), undefined, 'over the size limit');
+});
