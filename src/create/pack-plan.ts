@@ -128,15 +128,16 @@ export function planPack(table: ObjectTable, listed: Int32Array, locations: Obje
 }
 
 /**
- * Gives each kept delta its depth; a delta whose chain is longer than `maxDepth`, or runs into
- * itself, is recompressed instead (git's break_delta_chains). Iterative: chains may be thousands
- * long in a pathological pack.
+ * Gives each delta in the pack (copied or new) its depth; a delta whose chain is longer than
+ * `maxDepth`, or runs into itself, is recompressed instead (git's break_delta_chains). Returns the
+ * objects changed. Iterative: chains may be thousands long in a pathological pack.
  */
-function breakLongChains(plan: PackPlan, listed: Int32Array, maxDepth: number): void {
+export function breakLongChains(plan: PackPlan, listed: Int32Array, maxDepth: number): number[] {
   const UNKNOWN = 0xffff;
   const VISITING = 0xfffe;
   const { kind, base, depth } = plan;
-  for (const o of listed) depth[o] = kind[o] === Entry.COPY_DELTA ? UNKNOWN : 0;
+  const broken: number[] = [];
+  for (const o of listed) depth[o] = kind[o] === Entry.COPY_DELTA || kind[o] === Entry.NEW_DELTA ? UNKNOWN : 0;
   const chain: number[] = [];
   for (const start of listed) {
     if (depth[start] !== UNKNOWN) continue;
@@ -152,6 +153,7 @@ function breakLongChains(plan: PackPlan, listed: Int32Array, maxDepth: number): 
       kind[o] = Entry.RECOMPRESS;
       base[o] = -1;
       depth[o] = 0;
+      broken.push(o);
     }
     // From the bottom up, each base's depth is known by the time its delta is reached.
     while (chain.length > 0) {
@@ -162,8 +164,10 @@ function breakLongChains(plan: PackPlan, listed: Int32Array, maxDepth: number): 
         kind[c] = Entry.RECOMPRESS;
         base[c] = -1;
         d = 0;
+        broken.push(c);
       }
       depth[c] = d;
     }
   }
+  return broken;
 }

@@ -18,5 +18,6 @@ export type { OdbStats, OdbStatsOptions } from './odb-stats.js';
 export { writeMultiPackIndexFile, verifyMultiPackIndex, expireMultiPackIndex } from './maintain-multi-pack-index.js';
 export type { MidxWriteOptions, MidxWriteResult } from './maintain-multi-pack-index.js';
 export type { ManyOptions, ReadManyResult } from './store-workers.js';
-export type { HeadersReply } from './store-tasks.js';
+export type { HeadersReply, StoreKey } from './store-tasks.js';
+export { storeForKey } from './store-tasks.js';
 export type { ObjectStream } from './object-stream.js';

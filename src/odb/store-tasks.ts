@@ -57,8 +57,11 @@ const ITEM_BYTES = 4 << 20;
 
 const stores = new Map<string, Store>();
 
-/** The worker's own store for `key`, opened on first use and kept for later requests. */
-function storeFor(key: StoreKey): Store {
+/**
+ * A worker's own store for `key`, opened on first use and kept for later requests (other worker
+ * scripts that read objects, such as pack generation's, use it too).
+ */
+export function storeForKey(key: StoreKey): Store {
   const name = JSON.stringify(key);
   let store = stores.get(name);
   if (store === undefined) {
@@ -76,7 +79,7 @@ function storeFor(key: StoreKey): Store {
 export const storeTasks = {
   read: {
     run(request: IdsRequest, emit): number {
-      const handle = storeFor(request.store).objects;
+      const handle = storeForKey(request.store).objects;
       const H = hashLength(request.store.format);
       const n = request.ids.length / H;
       let first = 0;
@@ -134,7 +137,7 @@ export const storeTasks = {
   } satisfies Task<InfoRangeRequest, [number, number][]>,
   headers: {
     run(request: IdsRequest): HeadersReply {
-      const handle = storeFor(request.store).objects;
+      const handle = storeForKey(request.store).objects;
       const H = hashLength(request.store.format);
       const n = request.ids.length / H;
       const types = new Uint8Array(n);

@@ -91,7 +91,8 @@ export class Store {
   private closed = false;
   private pool: StoreWorkers | undefined;
   private batcher: ReadBatcher | undefined;
-  private readonly key: StoreKey;
+  /** What a worker thread needs to open its own store on these files. */
+  readonly key: StoreKey;
   private readonly threads: number;
 
   private constructor(objectsDir: string, format: ObjectFormat, options: OpenStoreOptions) {

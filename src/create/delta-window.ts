@@ -1,0 +1,126 @@
+import { DeltaIndex } from '../delta/create-delta.js';
+import { Deflater } from '../zlib/deflater.js';
+
+/**
+ * A run of the sorted delta candidates, searched with one window: what one thread works on.
+ * Everything is by index in the segment; the main thread maps results back to objects.
+ */
+export interface DeltaSegment {
+  types: Uint8Array;
+  sizes: Float64Array;
+  /** 1 when the object is stored whole in pack `packs[i]` (git skips pairs stored whole in one pack). */
+  storedWhole: Uint8Array;
+  /** The pack the object comes from (a number the caller chose), or -1. */
+  packs: Int32Array;
+  /** Copied deltas stacked on the object (see deltaHeights): its own delta must leave room for them. */
+  heights: Uint16Array;
+  window: number;
+  /** The first `warm` objects only fill the window (the end of the segment before): no target among them. */
+  warm: number;
+  maxDepth: number;
+  hashLength: number;
+  compression: number;
+}
+
+/** The deltas a segment's search found, compressed, back to back. */
+export interface DeltaResults {
+  /** Segment index of each target that got a delta… */
+  targets: Int32Array;
+  /** …its base (a segment index)… */
+  bases: Int32Array;
+  /** …the delta's size before compression… */
+  sizes: Float64Array;
+  /** …and where its compressed bytes end in `data` (the previous end is the start). */
+  ends: Float64Array;
+  data: Uint8Array;
+}
+
+/** One object in the window: its data and index, loaded when a pair first needs them. */
+interface Slot {
+  i: number;
+  data: Buffer | undefined;
+  index: DeltaIndex | undefined;
+}
+
+/**
+ * git's find_deltas over one segment: each object is tried as a delta against the `window`
+ * objects before it (same type only), within git's limits (try_delta): a delta must be below half
+ * the target (less for deep bases) and smaller than the best so far; sizes too far apart are not
+ * tried; neither are pairs stored whole in the same pack, which that pack's writer already
+ * tried. Object data is read by `read(i)` only when a pair needs it.
+ */
+export function searchSegment(seg: DeltaSegment, read: (i: number) => Buffer, shouldStop: () => boolean): DeltaResults {
+  const n = seg.types.length;
+  const depth = new Uint16Array(n);
+  const window: Slot[] = [];
+  const deflater = new Deflater(seg.compression);
+  const targets: number[] = [];
+  const bases: number[] = [];
+  const sizes: number[] = [];
+  const chunks: Buffer[] = [];
+  const ends: number[] = [];
+  let used = 0;
+  for (let t = 0; t < n; t++) {
+    if ((t & 255) === 255 && shouldStop()) break;
+    const target: Slot = { i: t, data: undefined, index: undefined };
+    if (t < seg.warm) {
+      window.push(target);
+      if (window.length > seg.window) window.shift();
+      continue;
+    }
+    const trgSize = seg.sizes[t] as number;
+    const trgType = seg.types[t] as number;
+    const trgWhole = seg.storedWhole[t] === 1;
+    const trgPack = seg.packs[t] as number;
+    const room = seg.maxDepth - (seg.heights[t] as number);
+    let best: Buffer | undefined;
+    let bestBase = -1;
+    for (let w = window.length - 1; w >= 0; w--) {
+      const src = window[w] as Slot;
+      const s = src.i;
+      if (seg.types[s] !== trgType) break;
+      if (trgWhole && seg.storedWhole[s] === 1 && seg.packs[s] === trgPack && trgPack >= 0) continue;
+      const srcDepth = depth[s] as number;
+      if (srcDepth + 1 > room) continue;
+      const srcSize = seg.sizes[s] as number;
+      let maxSize = best === undefined ? Math.floor(trgSize / 2) - seg.hashLength : best.length;
+      maxSize = Math.floor((maxSize * (seg.maxDepth - srcDepth)) / (seg.maxDepth + 1));
+      if (maxSize <= 0) continue;
+      const sizeDiff = srcSize < trgSize ? trgSize - srcSize : 0;
+      if (sizeDiff >= maxSize) continue;
+      if (trgSize < srcSize / 32) continue;
+      target.data ??= read(t);
+      src.data ??= read(s);
+      src.index ??= new DeltaIndex(src.data);
+      const delta = src.index.createDelta(target.data, maxSize);
+      if (delta !== undefined && (best === undefined || delta.length < best.length)) {
+        best = delta;
+        bestBase = s;
+      }
+    }
+    if (best !== undefined) {
+      depth[t] = (depth[bestBase] as number) + 1;
+      const z = Buffer.from(deflater.deflate(best));
+      targets.push(t);
+      bases.push(bestBase);
+      sizes.push(best.length);
+      chunks.push(z);
+      used += z.length;
+      ends.push(used);
+    }
+    window.push(target);
+    if (window.length > seg.window) {
+      const dropped = window.shift() as Slot;
+      dropped.data = undefined;
+      dropped.index = undefined;
+    }
+  }
+  deflater.close();
+  const data = new Uint8Array(used);
+  let p = 0;
+  for (const c of chunks) {
+    data.set(c, p);
+    p += c.length;
+  }
+  return { targets: Int32Array.from(targets), bases: Int32Array.from(bases), sizes: Float64Array.from(sizes), ends: Float64Array.from(ends), data };
+}
