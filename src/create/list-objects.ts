@@ -22,7 +22,10 @@ const SLASH = 0x2f;
 /** One tree being listed: its entries are visited in order, a subtree's before the next entry. */
 interface Frame {
   cursor: TreeCursor;
+  /** A buffer of this depth's own, reused by each tree listed at this depth… */
   data: Buffer;
+  /** …and the current tree's bytes in it. */
+  view: Buffer;
   /** The length of this tree's path in the path buffer (its entries' paths continue it). */
   pathEnd: number;
   /** pack_name_hash of this tree's path and a '/', so an entry's hash is its name folded on. */
@@ -65,7 +68,7 @@ export function listObjects(walk: RevWalk, visit: ListVisitor, options: ListObje
   /** Reads a tree, shows it and makes it the current frame; false when it is missing (and allowed). */
   const enter = (n: number, pathEnd: number, hash: number, fromPromisor: boolean): boolean => {
     t.mark(n, Flag.SEEN);
-    const obj = walk.readTyped(n, OBJ_TREE);
+    const obj = walk.readTyped(n, OBJ_TREE, true);
     if (obj === undefined) {
       allowMissing(n, fromPromisor);
       return false;
@@ -76,11 +79,17 @@ export function listObjects(walk: RevWalk, visit: ListVisitor, options: ListObje
     visit(n, OBJ_TREE, withPaths ? path.subarray(0, pathEnd) : undefined);
     let frame = frames[depth];
     if (frame === undefined) {
-      frame = { cursor: new TreeCursor(H), data: obj.data, pathEnd: 0, prefixHash: 0, promisor: false };
+      frame = { cursor: new TreeCursor(H), data: Buffer.alloc(0), view: Buffer.alloc(0), pathEnd: 0, prefixHash: 0, promisor: false };
       frames[depth] = frame;
     }
-    frame.cursor.reset(obj.data, toHex(t.id(n)));
-    frame.data = obj.data;
+    // The read is transient (the store's buffer, reused by the next read): keep a copy in the
+    // frame's own buffer, which is reused by every tree at this depth.
+    const size = obj.data.length;
+    if (frame.data.length < size) frame.data = Buffer.allocUnsafeSlow(Math.max(size, 2 * frame.data.length, 4096));
+    obj.data.copy(frame.data, 0, 0, size);
+    const data = frame.data.subarray(0, size);
+    frame.cursor.reset(data, () => toHex(t.id(n)));
+    frame.view = data;
     frame.pathEnd = pathEnd;
     frame.prefixHash = pathEnd > 0 ? foldNameHash(hash, SLASH) : 0;
     frame.promisor = walk.lastFromPromisor;
@@ -102,7 +111,7 @@ export function listObjects(walk: RevWalk, visit: ListVisitor, options: ListObje
       while (c.next()) {
         const type = c.objectType;
         if (type === OBJ_COMMIT) continue; // a submodule: not in this repository
-        const data = frame.data;
+        const data = frame.view;
         const n = t.intern(data, c.idStart);
         if (t.types[n] === 0) t.types[n] = type;
         if (t.is(n, Flag.SEEN | Flag.UNINTERESTING)) continue;

@@ -183,7 +183,7 @@ export class RevWalk {
     for (const p of this.parentsOf(n)) {
       if (excluded && !t.is(p, Flag.UNINTERESTING)) this.setUninteresting(p);
       if (!this.commitTree.has(p)) {
-        const obj = this.readTyped(p, OBJ_COMMIT);
+        const obj = this.readTyped(p, OBJ_COMMIT, true);
         if (obj === undefined) {
           if (excluded) continue;
           throw notFoundError(t, p, 'commit');
@@ -243,9 +243,9 @@ export class RevWalk {
     const cursor = this.cursor;
     while (stack.length > 0) {
       const n = stack.pop() as number;
-      const obj = this.readTyped(n, OBJ_TREE);
+      const obj = this.readTyped(n, OBJ_TREE, true);
       if (obj === undefined) continue;
-      cursor.reset(obj.data, toHex(t.id(n)));
+      cursor.reset(obj.data, () => toHex(t.id(n)));
       while (cursor.next()) {
         const type = cursor.objectType;
         if (type === OBJ_COMMIT) continue;
@@ -284,7 +284,7 @@ export class RevWalk {
    * object of another type than the walk expected is OBJECT_CORRUPT (git: "object is a tree, not a
    * commit").
    */
-  readTyped(n: number, want: number): { type: number; data: Buffer } | undefined {
+  readTyped(n: number, want: number, transient = false): { type: number; data: Buffer } | undefined {
     const t = this.table;
     const id = t.id(n);
     const location = this.objects.locate(id);
@@ -296,7 +296,8 @@ export class RevWalk {
       return undefined;
     }
     this.lastFromPromisor = location.kind === 'pack' && location.pack.markers.promisor;
-    const obj = this.objects.readAt(location);
+    // A transient read's data is the store's buffer until its next read: parse it, or copy it.
+    const obj = transient ? this.objects.readTransientAt(location) : this.objects.readAt(location);
     if (want >= 0 && obj.type !== want) {
       throw new PackwrightError('OBJECT_CORRUPT', `object ${toHex(id)} is a ${typeName(obj.type)}, not a ${typeName(want)}`);
     }

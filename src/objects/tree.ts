@@ -26,12 +26,15 @@ export class TreeCursor {
   idStart = 0;
   private pos = 0;
   private data: Uint8Array = new Uint8Array(0);
-  private what = '<tree>';
+  private what: string | (() => string) = '<tree>';
 
   constructor(readonly hashLength: number) {}
 
-  /** Starts over on another tree; `what` names it in errors (its id, usually). */
-  reset(data: Uint8Array, what = '<tree>'): this {
+  /**
+   * Starts over on another tree; `what` names it in errors (its id, usually; a function is called
+   * only if there is an error, so a walk of a million trees makes no hex strings).
+   */
+  reset(data: Uint8Array, what: string | (() => string) = '<tree>'): this {
     this.data = data;
     this.pos = 0;
     this.what = what;
@@ -72,7 +75,8 @@ export class TreeCursor {
   }
 
   private fail(at: number, what: string): never {
-    throw new PackwrightError('OBJECT_CORRUPT', `tree ${this.what} is malformed at byte ${at}: ${what}`, { offset: at });
+    const name = typeof this.what === 'string' ? this.what : this.what();
+    throw new PackwrightError('OBJECT_CORRUPT', `tree ${name} is malformed at byte ${at}: ${what}`, { offset: at });
   }
 }
 
