@@ -15,7 +15,10 @@ import { locateObjects, type ObjectLocations } from './locate-objects.js';
 import { Flag, nameHash, ObjectTable } from './object-table.js';
 import { planPack } from './pack-plan.js';
 import type { MissingAction } from './rev-walk.js';
-import { walkObjects } from './walk-objects.js';
+import { walkObjects, walkObjectsParallel } from './walk-objects.js';
+import { WorkerPool } from '../workers/worker-pool.js';
+import type { CreateTasks } from './create-tasks.js';
+import { CREATE_WORKER } from './delta-search.js';
 import { writePack, type NewDeltas, type PackSink } from './write-pack.js';
 import { searchDeltas } from './delta-search.js';
 
@@ -48,6 +51,12 @@ export interface CreatePackOptions {
   /** Longest delta chain (git's --depth, default 50). */
   depth?: number;
   threads?: number;
+  /**
+   * Threads for counting (default: `threads` from 3 up, else 1). With fewer, this thread's share
+   * of the tree walk is about all there is: on 2 cores, listing with one worker beside this thread
+   * measured no faster than alone (gitoxide: 1.09-1.18 s against 1.04 s).
+   */
+  countThreads?: number;
   /** Keep stored deltas (default true). */
   reuseDelta?: boolean;
   /** Copy stored data at all (default true; false recompresses everything and implies no delta reuse). */
@@ -104,6 +113,17 @@ export interface CreatePackResult {
  * files, and an error or abort removes them.
  */
 export async function createPack(options: CreatePackOptions): Promise<CreatePackResult> {
+  const threads = Math.max(1, options.threads ?? 1);
+  // One pool for the whole pack: counting reads trees on it, then the delta search runs on it.
+  const pool = threads > 1 ? new WorkerPool<CreateTasks>(CREATE_WORKER, threads) : undefined;
+  try {
+    return await createPackWith(options, pool, threads);
+  } finally {
+    await pool?.close();
+  }
+}
+
+async function createPackWith(options: CreatePackOptions, pool: WorkerPool<CreateTasks> | undefined, threads: number): Promise<CreatePackResult> {
   const handle = options.objects;
   const H = handle.hashLength;
   const times = { counting: 0, planning: 0, compressing: 0, writing: 0 };
@@ -141,11 +161,15 @@ export async function createPack(options: CreatePackOptions): Promise<CreatePack
     });
     listed = Int32Array.from(kept);
   } else {
-    const walked = walkObjects(handle, options.tips ?? [], {
+    const walkOptions = {
       missing: missingAction,
       shallow: options.shallow ?? [],
       ...(options.signal === undefined ? {} : { signal: options.signal }),
-    });
+    };
+    const countThreads = Math.min(threads, options.countThreads ?? (threads > 2 ? threads : 1));
+    const walked = pool !== undefined && countThreads > 1
+      ? await walkObjectsParallel(handle, options.tips ?? [], pool, countThreads, walkOptions)
+      : walkObjects(handle, options.tips ?? [], walkOptions);
     table = walked.table;
     listed = walked.order;
     locations = walked.locations;
@@ -185,7 +209,8 @@ export async function createPack(options: CreatePackOptions): Promise<CreatePack
       listed,
       window,
       depth: options.depth ?? 50,
-      threads: options.threads ?? 1,
+      threads,
+      ...(pool === undefined ? {} : { pool }),
       compression: options.compression ?? zlibConstants.Z_DEFAULT_COMPRESSION,
       bigFileThreshold: options.bigFileThreshold ?? 512 * 1024 * 1024,
       deltas,

@@ -2,7 +2,7 @@ import { PackwrightError } from '../errors/packwright-error.js';
 import type { StoreHandle } from '../odb/store-handle.js';
 import type { StorePack } from '../odb/store-pack.js';
 import { WorkerPool } from '../workers/worker-pool.js';
-import type { DeltaTasks } from './delta-tasks.js';
+import type { CreateTasks } from './create-tasks.js';
 import { searchSegment, type DeltaResults, type DeltaSegment } from './delta-window.js';
 import { LOOSE, type ObjectLocations } from './locate-objects.js';
 import type { ObjectTable } from './object-table.js';
@@ -21,6 +21,8 @@ export interface DeltaSearchOptions {
   compression: number;
   bigFileThreshold: number;
   deltas: NewDeltas;
+  /** Worker threads to search on (created for the search, and closed after it, when not given). */
+  pool?: WorkerPool<CreateTasks>;
   signal?: AbortSignal;
   onProgress?: (done: number, total: number) => void;
 }
@@ -32,8 +34,8 @@ const PARALLEL_MIN = 2000;
 /** Segments per thread: a thread that finishes early takes the next one (work stealing by queue). */
 const SEGMENTS_PER_THREAD = 8;
 
-/** The worker script (delta-worker.ts; in the CLI bundle, its own bundle beside it). */
-const DELTA_WORKER = new URL('./delta-worker.js', import.meta.url);
+/** The worker script (create-worker.ts; in the CLI bundle, its own bundle beside it). */
+export const CREATE_WORKER = new URL('./create-worker.js', import.meta.url);
 
 /**
  * New deltas for the objects the plan stores whole, as git's prepare_pack and find_deltas do: the
@@ -50,6 +52,9 @@ export async function searchDeltas(options: DeltaSearchOptions): Promise<void> {
     if (kind === Entry.COPY || kind === Entry.RECOMPRESS) candidates.push(o);
   }
   if (candidates.length < 2) return;
+  // All stored whole in one pack: git's rule leaves no pair to try (a repack of a packed repository).
+  const firstPack = locations.pack[candidates[0] as number] as number;
+  if (firstPack >= 0 && candidates.every((o) => plan.kind[o] === Entry.COPY && locations.pack[o] === firstPack)) return;
   const sizes = objectSizes(options, candidates);
   const listPosition = new Int32Array(table.count);
   listed.forEach((o, i) => (listPosition[o] = i));
@@ -107,7 +112,7 @@ export async function searchDeltas(options: DeltaSearchOptions): Promise<void> {
     return;
   }
   const bounds = segmentBounds(pool, table, sizes, threads * SEGMENTS_PER_THREAD);
-  const workers = new WorkerPool<DeltaTasks>(DELTA_WORKER, threads);
+  const workers = options.pool ?? new WorkerPool<CreateTasks>(CREATE_WORKER, threads);
   const stop = new Int32Array(new SharedArrayBuffer(4));
   const onAbort = (): void => void Atomics.store(stop, 0, 1);
   options.signal?.addEventListener('abort', onAbort);
@@ -139,7 +144,7 @@ export async function searchDeltas(options: DeltaSearchOptions): Promise<void> {
     for (const o of breakLongChains(plan, listed, options.depth)) deltas.delete(o);
   } finally {
     options.signal?.removeEventListener('abort', onAbort);
-    await workers.close();
+    if (options.pool === undefined) await workers.close();
   }
 }
 

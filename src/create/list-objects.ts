@@ -2,7 +2,7 @@ import { PackwrightError } from '../errors/packwright-error.js';
 import { toHex } from '../hash/hex.js';
 import { OBJ_BLOB, OBJ_COMMIT, OBJ_TAG, OBJ_TREE, typeName } from '../objects/object-type.js';
 import { TreeCursor } from '../objects/tree.js';
-import { Flag, foldNameHash, nameHash } from './object-table.js';
+import { Flag, foldNameHash, nameHash, type ObjectTable } from './object-table.js';
 import { notFoundError, type MissingAction, type RevWalk } from './rev-walk.js';
 
 /**
@@ -34,53 +34,65 @@ interface Frame {
   promisor: boolean;
 }
 
+/** What listing trees needs of a walk: the table, and reading trees (the store of this thread). */
+export interface TreeSource {
+  readonly table: ObjectTable;
+  readonly hashLength: number;
+  /** The object, undefined when missing (marking it Flag.MISSING); `transient`: valid until the next read. */
+  readTyped(n: number, want: number, transient?: boolean): { type: number; data: Buffer } | undefined;
+  /** Whether the last object read came from a promisor pack. */
+  readonly lastFromPromisor: boolean;
+}
+
 /**
- * git's traverse_commit_list after a `RevWalk`: the commits in walk order, then the pending tags
- * and tips, then each commit's tree, depth first with a tree before its entries, every object
- * once, leaving out what the walk excluded and submodule commits. Each object gets its
- * pack_name_hash in the table. Trees are read once each; blobs are never read, only named.
+ * Lists trees depth first, a tree before its entries, every object once, leaving out what is
+ * SEEN or UNINTERESTING and submodule commits (git's process_tree). Each object gets its
+ * pack_name_hash in the table. Trees are read once each; blobs are never read, only named (the
+ * location pass finds them, and the missing ones).
  */
-export function listObjects(walk: RevWalk, visit: ListVisitor, options: ListObjectsOptions = {}): void {
-  const t = walk.table;
-  const H = walk.hashLength;
-  const withPaths = options.paths === true;
-  const missing = options.missing ?? 'error';
-  let path = new Uint8Array(256);
-  const frames: Frame[] = [];
-  let depth = 0;
-  const empty = new Uint8Array(0);
+export class TreeLister {
+  private path = new Uint8Array(256);
+  private readonly frames: Frame[] = [];
+  private depth = 0;
 
-  const allowMissing = (n: number, fromPromisor: boolean): void => checkMissing(walk, n, missing, fromPromisor);
+  constructor(
+    private readonly source: TreeSource,
+    private readonly visit: ListVisitor,
+    private readonly withPaths: boolean,
+    /** A tree the store lacks: throw, or note it (see checkMissing). */
+    private readonly onMissing: (n: number, fromPromisor: boolean) => void,
+  ) {}
 
-  const setPath = (end: number, src: Uint8Array, start: number, stop: number, slash: boolean): number => {
+  private setPath(end: number, src: Uint8Array, start: number, stop: number, slash: boolean): number {
     const need = end + 1 + (stop - start);
-    if (need > path.length) {
-      const grown = new Uint8Array(Math.max(need, path.length * 2));
-      grown.set(path);
-      path = grown;
+    if (need > this.path.length) {
+      const grown = new Uint8Array(Math.max(need, this.path.length * 2));
+      grown.set(this.path);
+      this.path = grown;
     }
     let p = end;
-    if (slash) path[p++] = SLASH;
-    path.set(src.subarray(start, stop), p);
+    if (slash) this.path[p++] = SLASH;
+    this.path.set(src.subarray(start, stop), p);
     return p + (stop - start);
-  };
+  }
 
   /** Reads a tree, shows it and makes it the current frame; false when it is missing (and allowed). */
-  const enter = (n: number, pathEnd: number, hash: number, fromPromisor: boolean): boolean => {
+  private enter(n: number, pathEnd: number, hash: number, fromPromisor: boolean): boolean {
+    const t = this.source.table;
     t.mark(n, Flag.SEEN);
-    const obj = walk.readTyped(n, OBJ_TREE, true);
+    const obj = this.source.readTyped(n, OBJ_TREE, true);
     if (obj === undefined) {
-      allowMissing(n, fromPromisor);
+      this.onMissing(n, fromPromisor);
       return false;
     }
     t.types[n] = OBJ_TREE;
     t.nameHashes[n] = hash;
     t.mark(n, Flag.LISTED);
-    visit(n, OBJ_TREE, withPaths ? path.subarray(0, pathEnd) : undefined);
-    let frame = frames[depth];
+    this.visit(n, OBJ_TREE, this.withPaths ? this.path.subarray(0, pathEnd) : undefined);
+    let frame = this.frames[this.depth];
     if (frame === undefined) {
-      frame = { cursor: new TreeCursor(H), data: Buffer.alloc(0), view: Buffer.alloc(0), pathEnd: 0, prefixHash: 0, promisor: false };
-      frames[depth] = frame;
+      frame = { cursor: new TreeCursor(this.source.hashLength), data: Buffer.alloc(0), view: Buffer.alloc(0), pathEnd: 0, prefixHash: 0, promisor: false };
+      this.frames[this.depth] = frame;
     }
     // The read is transient (the store's buffer, reused by the next read): keep a copy in the
     // frame's own buffer, which is reused by every tree at this depth.
@@ -92,20 +104,23 @@ export function listObjects(walk: RevWalk, visit: ListVisitor, options: ListObje
     frame.view = data;
     frame.pathEnd = pathEnd;
     frame.prefixHash = pathEnd > 0 ? foldNameHash(hash, SLASH) : 0;
-    frame.promisor = walk.lastFromPromisor;
-    depth++;
+    frame.promisor = this.source.lastFromPromisor;
+    this.depth++;
     return true;
-  };
+  }
 
-  const listTree = (root: number, rootPath: Uint8Array): void => {
+  /** Lists the tree `root` and what it reaches, under `rootPath` ('' for a commit's tree). */
+  listTree(root: number, rootPath: Uint8Array): void {
+    const t = this.source.table;
+    const withPaths = this.withPaths;
     if (t.is(root, Flag.SEEN | Flag.UNINTERESTING)) return;
     // Without paths, an end of 1 stands for "some path": only whether a path is empty matters.
-    const rootEnd = withPaths ? setPath(0, rootPath, 0, rootPath.length, false) : Math.min(rootPath.length, 1);
+    const rootEnd = withPaths ? this.setPath(0, rootPath, 0, rootPath.length, false) : Math.min(rootPath.length, 1);
     // A tip's name counts in its entries' hashes, as git's path does; a commit's root is "".
     const rootHash = rootPath.length > 0 ? nameHash(rootPath) : 0;
-    if (!enter(root, rootEnd, rootHash, t.is(root, Flag.PROMISOR))) return;
-    while (depth > 0) {
-      const frame = frames[depth - 1] as Frame;
+    if (!this.enter(root, rootEnd, rootHash, t.is(root, Flag.PROMISOR))) return;
+    while (this.depth > 0) {
+      const frame = this.frames[this.depth - 1] as Frame;
       const c = frame.cursor;
       let descended = false;
       while (c.next()) {
@@ -116,9 +131,9 @@ export function listObjects(walk: RevWalk, visit: ListVisitor, options: ListObje
         if (t.types[n] === 0) t.types[n] = type;
         if (t.is(n, Flag.SEEN | Flag.UNINTERESTING)) continue;
         const hash = nameHash(data, c.nameStart, c.nameEnd, frame.prefixHash);
-        const end = withPaths ? setPath(frame.pathEnd, data, c.nameStart, c.nameEnd, frame.pathEnd > 0) : 1;
+        const end = withPaths ? this.setPath(frame.pathEnd, data, c.nameStart, c.nameEnd, frame.pathEnd > 0) : 1;
         if (type === OBJ_TREE) {
-          if (enter(n, end, hash, frame.promisor)) {
+          if (this.enter(n, end, hash, frame.promisor)) {
             descended = true;
             break;
           }
@@ -128,12 +143,30 @@ export function listObjects(walk: RevWalk, visit: ListVisitor, options: ListObje
         // locateObjects), and reports the missing ones.
         t.mark(n, Flag.SEEN | Flag.LISTED | (frame.promisor ? Flag.PROMISOR : 0));
         t.nameHashes[n] = hash;
-        visit(n, OBJ_BLOB, withPaths ? path.subarray(0, end) : undefined);
+        this.visit(n, OBJ_BLOB, withPaths ? this.path.subarray(0, end) : undefined);
       }
-      if (!descended) depth--;
+      if (!descended) this.depth--;
     }
-  };
+  }
+}
 
+/**
+ * git's traverse_commit_list after a `RevWalk`: the commits in walk order, then the pending tags
+ * and tips, then each commit's tree (see TreeLister).
+ */
+export function listObjects(walk: RevWalk, visit: ListVisitor, options: ListObjectsOptions = {}): void {
+  const withPaths = options.paths === true;
+  const missing = options.missing ?? 'error';
+  const empty = new Uint8Array(0);
+  const lister = new TreeLister(walk, visit, withPaths, (n, fromPromisor) => checkMissing(walk.table, n, missing, fromPromisor));
+  listCommitsAndPending(walk, visit, withPaths, lister);
+  for (const n of walk.commits) lister.listTree(walk.treeOf(n), empty);
+}
+
+/** The commits, then the pending tags, trees and blobs (git lists them before the commits' trees). */
+export function listCommitsAndPending(walk: RevWalk, visit: ListVisitor, withPaths: boolean, lister: TreeLister): void {
+  const t = walk.table;
+  const empty = new Uint8Array(0);
   for (const n of walk.commits) {
     t.mark(n, Flag.LISTED);
     visit(n, OBJ_COMMIT, withPaths ? empty : undefined);
@@ -147,19 +180,17 @@ export function listObjects(walk: RevWalk, visit: ListVisitor, options: ListObje
       t.mark(n, Flag.SEEN | Flag.LISTED);
       visit(n, OBJ_TAG, withPaths ? name : undefined);
     } else if (type === OBJ_TREE) {
-      listTree(n, name);
+      lister.listTree(n, name);
     } else {
       t.mark(n, Flag.SEEN | Flag.LISTED);
       t.nameHashes[n] = nameHash(name);
       visit(n, type, withPaths ? name : undefined);
     }
   }
-  for (const n of walk.commits) listTree(walk.treeOf(n), empty);
 }
 
 /** Throws for a missing object unless `missing` allows it (git's finish_object__ma). */
-export function checkMissing(walk: RevWalk, n: number, missing: MissingAction, fromPromisor: boolean): void {
-  const t = walk.table;
+export function checkMissing(t: ObjectTable, n: number, missing: MissingAction, fromPromisor: boolean): void {
   t.mark(n, Flag.MISSING);
   if (missing === 'allow-any' || missing === 'print' || (missing === 'allow-promisor' && fromPromisor)) return;
   if (missing === 'allow-promisor') throw new PackwrightError('OBJECT_NOT_FOUND', `unexpected missing ${typeName(t.types[n] || OBJ_BLOB)} object '${toHex(t.id(n))}'`);

@@ -146,6 +146,8 @@ export const Flag = {
   MISSING: 32,
   /** Named by an object of a promisor pack: may be missing (--missing=allow-promisor). */
   PROMISOR: 64,
+  /** Trees: listed under the empty path (a commit's root): entries' paths do not start with '/'. */
+  ROOT: 128,
 } as const;
 
 /**

@@ -5,6 +5,9 @@ import { checkMissing, listObjects, type ListVisitor } from './list-objects.js';
 import { locateObjects, type ObjectLocations } from './locate-objects.js';
 import { Flag, type ObjectTable } from './object-table.js';
 import { RevWalk, type MissingAction } from './rev-walk.js';
+import { listObjectsParallel } from './list-objects-parallel.js';
+import type { CreateTasks } from './create-tasks.js';
+import type { WorkerPool } from '../workers/worker-pool.js';
 
 export interface WalkObjectsOptions {
   /** What to do with missing trees and blobs (default 'error'; commits must be there). */
@@ -34,13 +37,7 @@ export interface WalkedObjects {
  * pack indexes to find where each object is (which is also what tells a missing blob).
  */
 export function walkObjects(handle: StoreHandle, tips: readonly RevTip[], options: WalkObjectsOptions = {}): WalkedObjects {
-  const missingAction = options.missing ?? 'error';
-  const walk = new RevWalk(handle, { tagObjects: true, missing: missingAction, shallow: options.shallow ?? [] });
-  const signal = options.signal;
-  throwIfAborted(signal);
-  walk.addTips(tips);
-  walk.walk();
-  throwIfAborted(signal);
+  const walk = walkCommits(handle, tips, options);
   const listed: number[] = [];
   const visit = options.visit;
   listObjects(
@@ -49,18 +46,60 @@ export function walkObjects(handle: StoreHandle, tips: readonly RevTip[], option
       listed.push(n);
       visit?.(n, type, path);
     },
-    { paths: options.paths === true, missing: missingAction },
+    { paths: options.paths === true, missing: options.missing ?? 'error' },
   );
-  throwIfAborted(signal);
+  return locateListed(handle, walk, listed, options);
+}
+
+/**
+ * `walkObjects` with the trees read on worker threads (see listObjectsParallel): the same objects,
+ * breadth-first. No visitor: what needs git's order or paths walks sequentially.
+ */
+export async function walkObjectsParallel(
+  handle: StoreHandle, tips: readonly RevTip[], pool: WorkerPool<CreateTasks>, threads: number, options: Omit<WalkObjectsOptions, 'visit' | 'paths'> = {},
+): Promise<WalkedObjects> {
+  // The workers that will list (this thread lists too) open their stores and read the packs
+  // while this thread walks the commits.
+  const prepared = Promise.all(Array.from({ length: threads - 1 }, (_, w) => pool.run(w, 'prepare', { store: handle.store.key })));
+  const walk = walkCommits(handle, tips, options);
+  await prepared;
+  const listed = await listObjectsParallel(walk, pool, threads, handle.store.key, options.missing ?? 'error');
+  return locateListed(handle, walk, listed, options);
+}
+
+/**
+ * Tips beyond which a walk is taken to cover much of the store (`--all` on a repository with
+ * thousands of refs): reading whole packs at once then costs less than reading them piecemeal.
+ */
+const DENSE_TIPS = 256;
+/** Commits beyond which the tree walk is taken to cover much of the store. */
+const DENSE_COMMITS = 2048;
+
+function walkCommits(handle: StoreHandle, tips: readonly RevTip[], options: WalkObjectsOptions): RevWalk {
+  const walk = new RevWalk(handle, { tagObjects: true, missing: options.missing ?? 'error', shallow: options.shallow ?? [] });
+  throwIfAborted(options.signal);
+  if (tips.length > DENSE_TIPS) handle.preferDenseReads();
+  walk.addTips(tips);
+  walk.walk();
+  if (walk.commits.length > DENSE_COMMITS) handle.preferDenseReads();
+  throwIfAborted(options.signal);
+  return walk;
+}
+
+/** The pass over the indexes, then the listed objects less the missing ones (or the error for one). */
+function locateListed(handle: StoreHandle, walk: RevWalk, listed: readonly number[], options: WalkObjectsOptions): WalkedObjects {
+  throwIfAborted(options.signal);
+  const missingAction = options.missing ?? 'error';
   const table = walk.table;
   const locations = locateObjects(handle, table);
   const missing: number[] = [...walk.missing];
+  const known = new Set(walk.missing);
   let kept = 0;
   const order = new Int32Array(listed.length);
   for (const n of listed) {
     if (table.is(n, Flag.MISSING)) {
-      if (!walk.missing.includes(n)) {
-        checkMissing(walk, n, missingAction, table.is(n, Flag.PROMISOR));
+      if (!known.has(n)) {
+        checkMissing(table, n, missingAction, table.is(n, Flag.PROMISOR));
         missing.push(n);
       }
       continue;

@@ -221,6 +221,14 @@ export class PackIndex implements ObjectIndex {
     this.closed = true;
   }
 
+  /**
+   * Reads the whole index into memory now, for a caller about to look up much of it (lookups
+   * start with small reads, which cost a system call each until enough of them switch it over).
+   */
+  loadAll(): void {
+    this.need(ALL);
+  }
+
   /** Reads the sections in `sections` that are not in memory yet. */
   private need(sections: number): void {
     const missing = sections & ~this.loaded;

@@ -102,6 +102,19 @@ export class StoreHandle {
     return this.view.sources;
   }
 
+  /**
+   * Tells every pack of the view that most of it will be read (a walk of the whole history): its
+   * index is loaded whole and the pack read in big windows (whole, when it fits one) from the
+   * next read on, instead of first reading it piece by piece and then again whole.
+   */
+  preferDenseReads(): void {
+    for (const pack of this.packs()) {
+      if (pack.tryIndex() === undefined || !pack.tryOpen()) continue;
+      pack.index.loadAll();
+      pack.open().file.preferDense();
+    }
+  }
+
   /** Moves to the store's newest view, listing the directories first. */
   refresh(): void {
     this.store.refresh();

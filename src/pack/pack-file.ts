@@ -122,6 +122,15 @@ export class PackFile {
   }
 
   /**
+   * Reads from now on in big windows (a pack up to the window size: whole, at the next read), as
+   * if many small reads had been made: for a caller that knows it will touch most of the pack
+   * (a count of every object), which saves reading it twice.
+   */
+  preferDense(): void {
+    this.smallLoads = Math.max(this.smallLoads, this.denseAfter);
+  }
+
+  /**
    * Returns a buffer and the file offset of its first byte, covering at least
    * `[offset, min(offset + length, size))`.
    */

@@ -1,0 +1,135 @@
+import type { Task } from '../workers/task.js';
+import { typeName } from '../objects/object-type.js';
+import { PackwrightError } from '../errors/packwright-error.js';
+import { toHex } from '../hash/hex.js';
+import type { StoreHandle } from '../odb/store-handle.js';
+import { TreeLister, type TreeSource } from './list-objects.js';
+import { Flag, ObjectTable } from './object-table.js';
+import { storeForKey, type StoreKey } from '../odb/store-tasks.js';
+import { searchSegment, type DeltaResults, type DeltaSegment } from './delta-window.js';
+
+export interface DeltaSegmentRequest {
+  store: StoreKey;
+  segment: DeltaSegment;
+  /** The segment's object ids, back to back. */
+  ids: Uint8Array;
+  /** Set to 1 by the main thread to stop every search (abort, or a peer failed). */
+  stop: Int32Array;
+}
+
+export interface ListRequest {
+  store: StoreKey;
+  /** The root trees to list, in walk order, back to back. */
+  roots: Uint8Array;
+  /** Trees and blobs the walk excluded (reachable from excluded commits), back to back. */
+  excluded: Uint8Array;
+}
+
+/** What a worker listed: objects in its order, and the trees it could not read. */
+export interface ListReply {
+  ids: Uint8Array;
+  types: Uint8Array;
+  nameHashes: Uint32Array;
+  /** Flag.PROMISOR where it applies. */
+  flags: Uint8Array;
+  /** Trees not in the store, and whether a promisor pack named each. */
+  missing: Uint8Array;
+  missingPromisor: Uint8Array;
+}
+
+/** The worker's side of a TreeSource: reads through its own store, notes what is missing. */
+class WorkerTrees implements TreeSource {
+  lastFromPromisor = false;
+  constructor(readonly table: ObjectTable, readonly handle: StoreHandle) {}
+
+  get hashLength(): number {
+    return this.handle.hashLength;
+  }
+
+  readTyped(n: number, want: number, transient = false): { type: number; data: Buffer } | undefined {
+    const location = this.handle.locate(this.table.id(n));
+    if (location === undefined) return undefined;
+    this.lastFromPromisor = location.kind === 'pack' && location.pack.markers.promisor;
+    const obj = transient ? this.handle.readTransientAt(location) : this.handle.readAt(location);
+    if (want >= 0 && obj.type !== want) throw new PackwrightError('OBJECT_CORRUPT', `object ${toHex(this.table.id(n))} is a ${typeName(obj.type)}, not a ${typeName(want)}`);
+    return obj;
+  }
+}
+
+/**
+ * A worker's share of counting: the trees of a run of consecutive commits, listed depth first as
+ * the sequential walk does, with the worker's own seen-set. Runs of commits share most of their
+ * trees with their neighbours, so what two workers both list is about one snapshot; the main
+ * thread drops those when it merges the runs in order (see listObjectsParallel).
+ */
+function listRun(request: ListRequest, emit: (item: ListReply, transfer: ArrayBuffer[]) => void): number {
+  const handle = storeForKey(request.store).objects;
+  const H = handle.hashLength;
+  const table = new ObjectTable(H, 1 << 16);
+  for (let p = 0; p < request.excluded.length; p += H) table.mark(table.intern(request.excluded, p), Flag.UNINTERESTING | Flag.SEEN);
+  const order: number[] = [];
+  const missing: number[] = [];
+  const missingPromisor: number[] = [];
+  const lister = new TreeLister(new WorkerTrees(table, handle), (n) => order.push(n), false, (n, fromPromisor) => {
+    missing.push(n);
+    missingPromisor.push(fromPromisor ? 1 : 0);
+  });
+  const empty = new Uint8Array(0);
+  for (let p = 0; p < request.roots.length; p += H) lister.listTree(table.intern(request.roots, p), empty);
+  const ids = new Uint8Array(order.length * H);
+  const types = new Uint8Array(order.length);
+  const nameHashes = new Uint32Array(order.length);
+  const flags = new Uint8Array(order.length);
+  order.forEach((n, k) => {
+    ids.set(table.id(n), k * H);
+    types[k] = table.types[n] as number;
+    nameHashes[k] = table.nameHashes[n] as number;
+    flags[k] = (table.flags[n] as number) & Flag.PROMISOR;
+  });
+  const missingIds = new Uint8Array(missing.length * H);
+  missing.forEach((n, k) => missingIds.set(table.id(n), k * H));
+  const reply: ListReply = { ids, types, nameHashes, flags, missing: missingIds, missingPromisor: Uint8Array.from(missingPromisor) };
+  emit(reply, [ids.buffer, types.buffer, nameHashes.buffer, flags.buffer, missingIds.buffer, reply.missingPromisor.buffer] as ArrayBuffer[]);
+  return order.length;
+}
+
+/**
+ * The tasks of pack generation's worker threads (create/create-worker.ts), each reading objects
+ * through the worker's own store on the same files: listing the trees of a run of commits for a
+ * parallel count, and the window search of one segment of delta candidates.
+ */
+export const createTasks = {
+  /**
+   * Opens the worker's store and reads its packs whole (where they fit a window), while the main
+   * thread walks the commits: the listing that follows then starts warm.
+   */
+  prepare: {
+    run(request: { store: StoreKey }): number {
+      const handle = storeForKey(request.store).objects;
+      let packs = 0;
+      for (const pack of handle.packs()) {
+        if (pack.tryIndex() === undefined || !pack.tryOpen()) continue;
+        pack.index.loadAll();
+        const file = pack.open().file;
+        file.preferDense();
+        file.view(file.dataEnd - 1, 1);
+        packs++;
+      }
+      return packs;
+    },
+  } satisfies Task<{ store: StoreKey }, number>,
+  list: {
+    run: listRun,
+  } satisfies Task<ListRequest, number, ListReply>,
+
+  deltas: {
+    run(request: DeltaSegmentRequest): DeltaResults {
+      const handle = storeForKey(request.store).objects;
+      const H = request.segment.hashLength;
+      const ids = request.ids;
+      return searchSegment(request.segment, (i) => handle.read(ids.subarray(i * H, (i + 1) * H)).data, () => Atomics.load(request.stop, 0) !== 0);
+    },
+  } satisfies Task<DeltaSegmentRequest, DeltaResults>,
+};
+
+export type CreateTasks = typeof createTasks;
