@@ -62,11 +62,13 @@ export class DeltaIndex {
   /** Bytes the index keeps besides the base: what a window of bases costs. */
   readonly memory: number;
 
-  /** The base as a Buffer view (for Buffer.compare). */
+  /** The base as a Buffer view (for Buffer.compare), and as a DataView (for word compares). */
   readonly base: Buffer;
+  private readonly baseView: DataView;
 
   constructor(base: Uint8Array) {
     this.base = Buffer.isBuffer(base) ? base : Buffer.from(base.buffer, base.byteOffset, base.length);
+    this.baseView = new DataView(base.buffer, base.byteOffset, base.length);
     const blocks = Math.max(0, Math.floor((base.length - 1) / BLOCK));
     // One bucket a block. More buckets make unrelated targets cheaper to scan (fewer mispredicted
     // branches on random data) but cost more to build than they save on real files (measured on
@@ -111,6 +113,8 @@ export class DeltaIndex {
   createDelta(targetBytes: Uint8Array, maxSize = 0): Buffer | undefined {
     const base = this.base;
     const target = Buffer.isBuffer(targetBytes) ? targetBytes : Buffer.from(targetBytes.buffer, targetBytes.byteOffset, targetBytes.length);
+    const baseView = this.baseView;
+    const targetView = new DataView(target.buffer, target.byteOffset, target.length);
     const baseLength = base.length;
     const n = target.length;
     // git reads a delta shorter than 4 bytes as corrupt (patch-delta.c): an empty target has none.
@@ -150,7 +154,7 @@ export class DeltaIndex {
         const max = Math.min(baseLength - p, n - j);
         // Entries go up the base: later ones can only match less (git's create_delta).
         if (max <= bestLength) break;
-        const len = matchLength(base, p, target, j, max);
+        const len = matchLength(base, baseView, p, target, targetView, j, max);
         if (len > bestLength) {
           bestLength = len;
           bestOffset = p;
@@ -215,9 +219,11 @@ const RUN_CHUNK = 256;
  * there (it was most of the time of a repack): long runs go to `Buffer.compare` a chunk at a time
  * (~0.15 ns a byte), and the byte loop only finds the end inside the last chunk.
  */
-function matchLength(base: Buffer, p: number, target: Buffer, j: number, max: number): number {
+function matchLength(base: Buffer, baseView: DataView, p: number, target: Buffer, targetView: DataView, j: number, max: number): number {
   let len = 0;
   const quick = Math.min(max, SHORT_RUN);
+  // Four bytes a step (DataView reads are inlined by V8), then the last few one by one.
+  while (len + 4 <= quick && baseView.getUint32(p + len) === targetView.getUint32(j + len)) len += 4;
   while (len < quick && base[p + len] === target[j + len]) len++;
   if (len < quick || len === max) return len;
   while (max - len >= RUN_CHUNK && base.compare(target, j + len, j + len + RUN_CHUNK, p + len, p + len + RUN_CHUNK) === 0) len += RUN_CHUNK;
