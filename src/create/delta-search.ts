@@ -32,7 +32,7 @@ const MIN_SIZE = 50;
 /** Below this many candidates, threads cost more to start than they save. */
 const PARALLEL_MIN = 2000;
 /** Segments per thread: a thread that finishes early takes the next one (work stealing by queue). */
-const SEGMENTS_PER_THREAD = 8;
+const SEGMENTS_PER_THREAD = 3;
 
 /** The worker script (create-worker.ts; in the CLI bundle, its own bundle beside it). */
 export const CREATE_WORKER = new URL('./create-worker.js', import.meta.url);
