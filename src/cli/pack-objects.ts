@@ -103,6 +103,7 @@ export async function packObjectsCommand(global: GlobalOptions, open: () => Repo
   const bar = new Progress(progress);
   const titles = { counting: 'Enumerating objects', compressing: 'Compressing objects', writing: 'Writing objects' } as const;
   const threads = options.threads ?? defaultThreads();
+  let counted = -1;
   let announced = false;
   const result = await createPack({
     ...options,
@@ -112,13 +113,24 @@ export async function packObjectsCommand(global: GlobalOptions, open: () => Repo
     ...(tips !== undefined ? { tips: tips.tips, shallow } : { ids }),
     ...(stdout ? { sink: writeAll } : {}),
     ...(base !== undefined ? { packBase: base } : {}),
-    onProgress: (phase, done, total) => {
-      if (phase === 'compressing' && !announced && progress) {
+    onProgress: (phase, done, total, bytes) => {
+      if (phase === 'counting') {
+        // git: "Enumerating objects: N, done." while walking, then "Counting objects: 100% (N/N)".
+        bar.update(titles.counting, done, 0);
+        if (total > 0) counted = total;
+        return;
+      }
+      if (counted >= 0) {
         bar.finish();
+        bar.update('Counting objects', counted, counted);
+        bar.finish();
+        counted = -1;
+      }
+      if (phase === 'compressing' && !announced && progress) {
         process.stderr.write(`Delta compression using up to ${threads} threads\n`);
         announced = true;
       }
-      bar.update(titles[phase], done, phase === 'counting' ? 0 : total);
+      bar.update(titles[phase], done, total, phase === 'writing' ? bytes : undefined);
     },
   });
   bar.finish();

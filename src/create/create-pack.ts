@@ -69,7 +69,8 @@ export interface CreatePackOptions {
   /** Objects larger than this are never delta'd (core.bigFileThreshold, default 512 MiB). */
   bigFileThreshold?: number;
   signal?: AbortSignal;
-  onProgress?: (phase: CreatePackPhase, done: number, total: number) => void;
+  /** Progress: objects counted (total 0 while counting), compressed, written (with the bytes written). */
+  onProgress?: (phase: CreatePackPhase, done: number, total: number, bytes?: number) => void;
 }
 
 /** What went into the pack and how (gitoxide reports the same counts). */
@@ -164,6 +165,7 @@ async function createPackWith(options: CreatePackOptions, pool: WorkerPool<Creat
     const walkOptions = {
       missing: missingAction,
       shallow: options.shallow ?? [],
+      ...(progress === undefined ? {} : { onProgress: (n: number) => progress('counting', n, 0) }),
       ...(options.signal === undefined ? {} : { signal: options.signal }),
     };
     const countThreads = Math.min(threads, options.countThreads ?? (threads > 2 ? threads : 1));
@@ -250,7 +252,7 @@ async function createPackWith(options: CreatePackOptions, pool: WorkerPool<Creat
       compression: options.compression ?? zlibConstants.Z_DEFAULT_COMPRESSION,
       sink,
       signal: options.signal,
-      onProgress: progress === undefined ? undefined : (done, total) => progress('writing', done, total),
+      onProgress: progress === undefined ? undefined : (done, total, bytes) => progress('writing', done, total, bytes),
     });
     Object.assign(result.stats, { copied: w.copied, copiedDeltas: w.copiedDeltas, thinDeltas: w.thinDeltas, recompressed: w.recompressed, newDeltas: w.newDeltas, badCrc: w.badCrc });
     result.hash = w.hash;

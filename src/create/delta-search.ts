@@ -3,7 +3,7 @@ import type { StoreHandle } from '../odb/store-handle.js';
 import type { StorePack } from '../odb/store-pack.js';
 import { WorkerPool } from '../workers/worker-pool.js';
 import type { CreateTasks } from './create-tasks.js';
-import { searchSegment, type DeltaResults, type DeltaSegment } from './delta-window.js';
+import { searchSteps, type DeltaResults, type DeltaSegment } from './delta-window.js';
 import { LOOSE, type ObjectLocations } from './locate-objects.js';
 import type { ObjectTable } from './object-table.js';
 import { breakLongChains, Entry, type PackPlan } from './pack-plan.js';
@@ -29,6 +29,8 @@ export interface DeltaSearchOptions {
 
 /** git does not try objects smaller than this (pack-objects.c, prepare_pack). */
 const MIN_SIZE = 50;
+/** On this thread, the event loop gets a turn at least this often (ms) during the search. */
+const SLICE_MS = 20;
 /** Below this many candidates, threads cost more to start than they save. */
 const PARALLEL_MIN = 2000;
 /** Segments per thread: a thread that finishes early takes the next one (work stealing by queue). */
@@ -54,7 +56,10 @@ export async function searchDeltas(options: DeltaSearchOptions): Promise<void> {
   if (candidates.length < 2) return;
   // All stored whole in one pack: git's rule leaves no pair to try (a repack of a packed repository).
   const firstPack = locations.pack[candidates[0] as number] as number;
-  if (firstPack >= 0 && candidates.every((o) => plan.kind[o] === Entry.COPY && locations.pack[o] === firstPack)) return;
+  if (firstPack >= 0 && candidates.every((o) => plan.kind[o] === Entry.COPY && locations.pack[o] === firstPack)) {
+    options.onProgress?.(candidates.length, candidates.length);
+    return;
+  }
   const sizes = objectSizes(options, candidates);
   const listPosition = new Int32Array(table.count);
   listed.forEach((o, i) => (listPosition[o] = i));
@@ -105,7 +110,22 @@ export async function searchDeltas(options: DeltaSearchOptions): Promise<void> {
   if (threads === 1 || total < PARALLEL_MIN) {
     const readers = locations.packs;
     const read = (i: number): Buffer => readData(options, readers, pool[i] as number);
-    const r = searchSegment(segmentOf(0, total), read, () => options.signal?.aborted === true);
+    // On this thread: a step at a time, letting the event loop turn every SLICE_MS.
+    const steps = searchSteps(segmentOf(0, total), read, () => options.signal?.aborted === true);
+    let sliceStart = performance.now();
+    let r: DeltaResults;
+    for (;;) {
+      const step = steps.next();
+      if (step.done === true) {
+        r = step.value;
+        break;
+      }
+      if (performance.now() - sliceStart >= SLICE_MS) {
+        options.onProgress?.(step.value, total);
+        await new Promise<void>((resolve) => setImmediate(resolve));
+        sliceStart = performance.now();
+      }
+    }
     if (options.signal?.aborted) throw new PackwrightError('ABORTED', 'delta compression was aborted');
     apply(0, r);
     options.onProgress?.(total, total);

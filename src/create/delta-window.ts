@@ -50,6 +50,19 @@ interface Slot {
  * tried. Object data is read by `read(i)` only when a pair needs it.
  */
 export function searchSegment(seg: DeltaSegment, read: (i: number) => Buffer, shouldStop: () => boolean): DeltaResults {
+  const steps = searchSteps(seg, read, shouldStop);
+  for (let r = steps.next(); ; r = steps.next()) if (r.done === true) return r.value;
+}
+
+/** Targets between the points where `searchSteps` yields. */
+const STEP = 64;
+
+/**
+ * `searchSegment` as a generator that yields every STEP targets: a caller on the main thread
+ * drives it and lets the event loop turn between steps (a server keeps answering while one thread
+ * compresses), where a worker runs it straight through.
+ */
+export function* searchSteps(seg: DeltaSegment, read: (i: number) => Buffer, shouldStop: () => boolean): Generator<number, DeltaResults> {
   const n = seg.types.length;
   const depth = new Uint16Array(n);
   const window: Slot[] = [];
@@ -61,7 +74,10 @@ export function searchSegment(seg: DeltaSegment, read: (i: number) => Buffer, sh
   const ends: number[] = [];
   let used = 0;
   for (let t = 0; t < n; t++) {
-    if ((t & 255) === 255 && shouldStop()) break;
+    if (t % STEP === STEP - 1) {
+      if (shouldStop()) break;
+      yield t;
+    }
     const target: Slot = { i: t, data: undefined, index: undefined };
     if (t < seg.warm) {
       window.push(target);

@@ -18,6 +18,8 @@ export interface WalkObjectsOptions {
   paths?: boolean;
   /** Called for each object listed, in git's order (missing objects included; see `missing`). */
   visit?: ListVisitor;
+  /** Called now and then with the number of objects listed so far. */
+  onProgress?: (listed: number) => void;
   signal?: AbortSignal;
 }
 
@@ -44,6 +46,7 @@ export function walkObjects(handle: StoreHandle, tips: readonly RevTip[], option
     walk,
     (n, type, path) => {
       listed.push(n);
+      if ((listed.length & 4095) === 0) options.onProgress?.(listed.length);
       visit?.(n, type, path);
     },
     { paths: options.paths === true, missing: options.missing ?? 'error' },

@@ -51,7 +51,7 @@ export interface WritePackOptions {
   compression: number;
   sink: PackSink;
   signal?: AbortSignal | undefined;
-  onProgress?: ((written: number, total: number) => void) | undefined;
+  onProgress?: ((written: number, total: number, bytes: number) => void) | undefined;
 }
 
 /**
@@ -199,11 +199,11 @@ export async function writePack(options: WritePackOptions): Promise<WrittenPack>
       }
       if ((count & 1023) === 0) {
         if (options.signal?.aborted) throw new PackwrightError('ABORTED', 'writing the pack was aborted');
-        options.onProgress?.(count, total);
+        options.onProgress?.(count, total, position);
       }
     }
   }
-  options.onProgress?.(count, total);
+  options.onProgress?.(count, total, position);
   if (count !== total) throw new PackwrightError('PACK_CORRUPT', `wrote ${count} of ${total} planned objects`);
   deflater.close();
   flush();
