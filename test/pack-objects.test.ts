@@ -231,6 +231,32 @@ for (const format of FORMATS) {
   });
 }
 
+test('createPack stops with ABORTED when its signal fires, at 1 and 2 threads, and leaves no file behind', async () => {
+  using tmp = tempDir();
+  const repo = makeHistoryRepo(tmp.path, 'sha1');
+  const r = Repository.open(repo);
+  const revs = new RevArgs(r);
+  revs.add('--all');
+  for (const threads of [1, 2]) {
+    for (const phase of ['counting', 'compressing', 'writing']) {
+      const controller = new AbortController();
+      const out = join(tmp.path, `out-${threads}-${phase}`);
+      execFileSync('mkdir', ['-p', out]);
+      await assert.rejects(
+        createPack({
+          objects: r.objects, tips: revs.tips, threads, reuseDelta: false, packBase: join(out, 'pack'),
+          onProgress: (p) => { if (p === phase) controller.abort(); },
+          signal: controller.signal,
+        }),
+        (e: Error & { code?: string }) => e.code === 'ABORTED',
+        `${phase} at ${threads} threads`,
+      );
+      assert.deepEqual(readdirSync(out), [], 'no temporary file left');
+    }
+  }
+  r.close();
+});
+
 test('createDelta: applyDelta rebuilds the target from the base, and the delta is small for similar inputs', () => {
   const bytes = fc.uint8Array({ maxLength: 3000 });
   fc.assert(

@@ -137,6 +137,10 @@ async function createPackWith(options: CreatePackOptions, pool: WorkerPool<Creat
   };
   const progress = options.onProgress;
   const missingAction = options.missing ?? 'error';
+  // Between phases (and inside each, see there) an abort stops the work; nothing is renamed.
+  const check = (): void => {
+    if (options.signal?.aborted) throw new PackwrightError('ABORTED', 'making the pack was aborted');
+  };
 
   // Counting.
   let table: ObjectTable;
@@ -187,6 +191,7 @@ async function createPackWith(options: CreatePackOptions, pool: WorkerPool<Creat
   }
   const inputObjects = listed.length + missing;
   progress?.('counting', listed.length, listed.length);
+  check();
   times.counting = lap();
 
   // Planning: what stored data to copy.
@@ -197,12 +202,14 @@ async function createPackWith(options: CreatePackOptions, pool: WorkerPool<Creat
     thin: options.thin === true,
     depth: options.depth ?? 50,
   });
+  check();
   times.planning = lap();
 
   // Compressing: new deltas for what has none.
   const deltas: NewDeltas = new Map();
   const window = options.window ?? 10;
   if (window > 0) {
+    if (pool !== undefined) await shareWholePacks(pool, threads, handle, locations);
     await searchDeltas({
       handle,
       table,
@@ -220,6 +227,7 @@ async function createPackWith(options: CreatePackOptions, pool: WorkerPool<Creat
       ...(progress === undefined ? {} : { onProgress: (done: number, total: number) => progress('compressing', done, total) }),
     });
   }
+  check();
   times.compressing = lap();
 
   // Writing.
@@ -256,6 +264,7 @@ async function createPackWith(options: CreatePackOptions, pool: WorkerPool<Creat
     });
     Object.assign(result.stats, { copied: w.copied, copiedDeltas: w.copiedDeltas, thinDeltas: w.thinDeltas, recompressed: w.recompressed, newDeltas: w.newDeltas, badCrc: w.badCrc });
     result.hash = w.hash;
+    check();
     if (fd >= 0 && tmpPath !== undefined && options.packBase !== undefined) {
       fsyncSync(fd);
       closeSync(fd);
@@ -291,6 +300,29 @@ async function createPackWith(options: CreatePackOptions, pool: WorkerPool<Creat
   }
   times.writing = lap();
   return result;
+}
+
+/**
+ * Moves each pack this thread holds whole into shared memory (one copy) and hands it to the
+ * workers, which would otherwise each read their own: on gitoxide (111 MB) that is 220 MB less and
+ * no re-read per worker. Packs not held whole are read by the workers as they need them.
+ */
+async function shareWholePacks(pool: WorkerPool<CreateTasks>, threads: number, handle: StoreHandle, locations: ObjectLocations): Promise<void> {
+  const shared: { path: string; bytes: SharedArrayBuffer }[] = [];
+  for (const pack of locations.packs) {
+    const file = pack.open().file;
+    const whole = file.wholeBytes();
+    if (whole === undefined) continue;
+    let bytes = whole.buffer instanceof SharedArrayBuffer && whole.byteOffset === 0 && whole.byteLength === whole.buffer.byteLength ? whole.buffer : undefined;
+    if (bytes === undefined) {
+      bytes = new SharedArrayBuffer(whole.length);
+      const copy = Buffer.from(bytes);
+      whole.copy(copy);
+      file.adoptWhole(copy);
+    }
+    shared.push({ path: pack.packPath, bytes });
+  }
+  await Promise.all(Array.from({ length: threads }, (_, w) => pool.run(w, 'prepare', { store: handle.store.key, shared })));
 }
 
 /**

@@ -17,6 +17,12 @@ export interface DeltaSegmentRequest {
   stop: Int32Array;
 }
 
+export interface PrepareRequest {
+  store: StoreKey;
+  /** Packs the main thread holds whole in shared memory: the worker uses them instead of reading its own. */
+  shared: { path: string; bytes: SharedArrayBuffer }[];
+}
+
 export interface ListRequest {
   store: StoreKey;
   /** The root trees to list, in walk order, back to back. */
@@ -104,20 +110,26 @@ export const createTasks = {
    * thread walks the commits: the listing that follows then starts warm.
    */
   prepare: {
-    run(request: { store: StoreKey }): number {
+    run(request: PrepareRequest): number {
       const handle = storeForKey(request.store).objects;
+      const shared = new Map(request.shared.map((p) => [p.path, p.bytes]));
       let packs = 0;
       for (const pack of handle.packs()) {
         if (pack.tryIndex() === undefined || !pack.tryOpen()) continue;
         pack.index.loadAll();
         const file = pack.open().file;
-        file.preferDense();
-        file.view(file.dataEnd - 1, 1);
+        const bytes = shared.get(pack.packPath);
+        if (bytes !== undefined) {
+          file.adoptWhole(Buffer.from(bytes));
+        } else {
+          file.preferDense();
+          file.view(file.dataEnd - 1, 1);
+        }
         packs++;
       }
       return packs;
     },
-  } satisfies Task<{ store: StoreKey }, number>,
+  } satisfies Task<PrepareRequest, number>,
   list: {
     run: listRun,
   } satisfies Task<ListRequest, number, ListReply>,

@@ -63,7 +63,7 @@ export async function walkObjectsParallel(
 ): Promise<WalkedObjects> {
   // The workers that will list (this thread lists too) open their stores and read the packs
   // while this thread walks the commits.
-  const prepared = Promise.all(Array.from({ length: threads - 1 }, (_, w) => pool.run(w, 'prepare', { store: handle.store.key })));
+  const prepared = Promise.all(Array.from({ length: threads - 1 }, (_, w) => pool.run(w, 'prepare', { store: handle.store.key, shared: [] })));
   const walk = walkCommits(handle, tips, options);
   await prepared;
   const listed = await listObjectsParallel(walk, pool, threads, handle.store.key, options.missing ?? 'error');

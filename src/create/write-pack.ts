@@ -240,6 +240,7 @@ class ForwardReader {
   private start = 0;
   private readonly file: PackFile;
   private readonly hasCrc: boolean;
+  private whole: Buffer | null | undefined;
 
   constructor(private readonly pack: StorePack) {
     this.file = pack.open().file;
@@ -247,6 +248,9 @@ class ForwardReader {
   }
 
   bytes(offset: number, length: number): Buffer {
+    // A pack the store already holds whole (the walk read it densely) is not read again.
+    const whole = this.whole ??= this.file.wholeBytes() ?? null;
+    if (whole !== null) return whole.subarray(offset, offset + length);
     if (offset >= this.start && offset + length <= this.start + this.window.length) {
       return this.window.subarray(offset - this.start, offset - this.start + length);
     }

@@ -122,6 +122,22 @@ export class PackFile {
   }
 
   /**
+   * Takes `bytes` as the whole pack (they must be this file's bytes: another thread's copy, in
+   * shared memory), in place of reading it: threads that read one pack then hold it once.
+   */
+  adoptWhole(bytes: Buffer): void {
+    if (bytes.length !== this.size) throw new PackwrightError('INVALID_ARGUMENT', `${this.path}: ${bytes.length} bytes offered for a ${this.size}-byte pack`, { file: this.path });
+    this.windows = [{ start: 0, bytes }];
+    this.smallLoads = Math.max(this.smallLoads, this.denseAfter);
+  }
+
+  /** The whole pack when it is held in memory as one window (a dense read of a pack that fits one), else undefined. */
+  wholeBytes(): Buffer | undefined {
+    for (const w of this.windows) if (w.start === 0 && w.bytes.length === this.size) return w.bytes;
+    return undefined;
+  }
+
+  /**
    * Reads from now on in big windows (a pack up to the window size: whole, at the next read), as
    * if many small reads had been made: for a caller that knows it will touch most of the pack
    * (a count of every object), which saves reading it twice.
