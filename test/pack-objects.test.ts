@@ -69,6 +69,8 @@ for (const format of FORMATS) {
     // Without --delta-base-offset every delta names its base by id (REF_DELTA), as old clients need.
     const refPack = packwright(repo, ['pack-objects', '--revs', '--stdout', '-q'], 'main\n');
     assert.deepEqual(packIds(tmp.path, refPack, format), revListIds(repo, ['main']));
+    const ofsPack = packwright(repo, ['pack-objects', '--revs', '--stdout', '-q', '--delta-base-offset'], 'main\n');
+    assert.ok(refPack.length > ofsPack.length, `REF_DELTA pack (${refPack.length}) larger than OFS_DELTA (${ofsPack.length})`);
     // --depth is a bound git checks with verify-pack's chain histogram.
     const shallowChains = packwright(repo, ['pack-objects', '--revs', '--all', '--stdout', '-q', '--no-reuse-delta', '--depth=2'], '');
     const path = join(checkRepo(tmp.path, format), 'depth.pack');

@@ -1,5 +1,6 @@
 import { readFileSync, writeSync } from 'node:fs';
-import { createPack, type CreatePackOptions, type MissingAction } from '../create/index.js';
+import { createPack, objectsOfPacks, type CreatePackOptions, type MissingAction } from '../create/index.js';
+import { resolve } from 'node:path';
 import { PackwrightError } from '../errors/index.js';
 import { fromHex, toHex } from '../hash/index.js';
 import { RevArgs } from '../refs/index.js';
@@ -27,7 +28,13 @@ const USAGE = `usage: packwright pack-objects [<options>] [<base-name> | --stdou
     -q, --progress, --all-progress`;
 
 /** Options git's upload-pack and repack pass that change nothing here (packwright has no bitmaps, no keep-pack rules). */
-const ACCEPTED = new Set(['--shallow', '--keep-true-parents', '--honor-pack-keep', '--non-empty', '--use-bitmap-index', '--no-use-bitmap-index', '--write-bitmap-index', '--no-write-bitmap-index', '--local', '--incremental', '--all-progress-implied', '--no-sparse', '--sparse', '--reflog', '--indexed-objects', '--unpacked']);
+const ACCEPTED = new Set(['--shallow', '--keep-true-parents', '--non-empty', '--use-bitmap-index', '--no-use-bitmap-index', '--write-bitmap-index', '--no-write-bitmap-index', '--all-progress-implied', '--no-sparse', '--sparse']);
+
+/** A signed option value clamped to 0 (git clamps a negative --window or --depth). */
+function clampedOption(option: string, value: string): number {
+  if (/^-[0-9]+$/.test(value)) return 0;
+  return integerOption(option, value);
+}
 
 /**
  * `git pack-objects`: objects from stdin (ids, or revisions with --revs) into a pack on stdout or
@@ -42,44 +49,92 @@ export async function packObjectsCommand(global: GlobalOptions, open: () => Repo
   let all = false;
   let progress = process.stderr.isTTY === true;
   let base: string | undefined;
-  const options: Partial<CreatePackOptions> = {};
+  let stdinPacks = false;
+  let unpacked = false;
+  let filter = false;
+  // git writes REF_DELTA unless told the receiver reads OFS_DELTA (the library's default is OFS).
+  const options: Partial<CreatePackOptions> = { deltaBaseOffset: false };
   for (const a of args) {
     const [name, value] = a.includes('=') ? [a.slice(0, a.indexOf('=')), a.slice(a.indexOf('=') + 1)] : [a, undefined];
     if (a === '--stdout') stdout = true;
     else if (a === '--revs') revs = true;
     else if (a === '--all') all = true;
+    else if (a === '--stdin-packs') stdinPacks = true;
+    else if (a === '--unpacked') unpacked = true;
+    // git's parse-options reads --stdin as an abbreviation it refuses (of --stdin-packs).
+    else if (a === '--stdin') throw new PackwrightError('INVALID_ARGUMENT', "disallowed abbreviated or ambiguous option 'stdin'");
     else if (a === '--thin') options.thin = true;
     else if (a === '--delta-base-offset') options.deltaBaseOffset = true;
     else if (a === '--include-tag') options.includeTag = true;
     else if (a === '--no-reuse-delta') options.reuseDelta = false;
     else if (a === '--no-reuse-object') options.reuseObject = false;
     else if (a === '--rev-index') options.writeReverseIndex = true;
+    else if (a === '--incremental') options.incremental = true;
+    else if (a === '--local') options.local = true;
+    else if (a === '--honor-pack-keep') options.honorPackKeep = true;
     else if (a === '-q' || a === '--quiet') progress = false;
     else if (a === '--progress' || a === '--all-progress') progress = true;
-    else if (name === '--window' && value !== undefined) options.window = integerOption(a, value);
-    else if (name === '--depth' && value !== undefined) options.depth = Math.min(integerOption(a, value), 4095);
+    else if (name === '--window' && value !== undefined) options.window = clampedOption(a, value);
+    else if (name === '--depth' && value !== undefined) options.depth = Math.min(clampedOption(a, value), 4095);
     else if (name === '--threads' && value !== undefined) options.threads = integerOption(a, value) || defaultThreads();
     else if (name === '--compression' && value !== undefined) options.compression = integerOption(a, value);
     else if (name === '--missing' && value !== undefined) {
       if (value !== 'error' && value !== 'allow-any' && value !== 'allow-promisor') throw new UsageError(`fatal: invalid value for '--missing': '${value}'`);
       options.missing = value as MissingAction;
-    } else if (ACCEPTED.has(name) || name === '--filter' || name === '--max-pack-size') {
-      if (name === '--filter' || name === '--max-pack-size') throw new PackwrightError('INVALID_ARGUMENT', `${name} is not supported`);
-    } else if (!a.startsWith('-') && base === undefined) base = a;
+    } else if (name === '--filter') {
+      filter = true;
+    } else if (name === '--max-pack-size') {
+      throw new PackwrightError('INVALID_ARGUMENT', `${name} is not supported`);
+    } else if (ACCEPTED.has(name)) {
+      // Nothing to do here (see ACCEPTED).
+    } else if (!a.startsWith('-') && base === undefined) base = resolve(global.cwd, a);
     else throw new UsageError(USAGE);
   }
   if (stdout === (base !== undefined)) throw new UsageError(USAGE);
+  // --all (like git's other internal rev-list options) walks revisions, and stdin is revisions too.
+  if (all) revs = true;
+  if (stdinPacks && filter) throw new PackwrightError('INVALID_ARGUMENT', 'cannot use --filter with --stdin-packs');
+  if (stdinPacks && revs) throw new PackwrightError('INVALID_ARGUMENT', 'cannot use internal rev list with --stdin-packs');
+  if (filter) throw new PackwrightError('INVALID_ARGUMENT', '--filter is not supported');
   const repo = open();
   const objects = repo.objects;
+  // git's pack settings from config, under what the command line said.
+  const config = repo.config;
+  const compression = config.getInt('pack.compression') ?? config.getInt('core.compression');
+  if (options.compression === undefined && compression !== undefined) options.compression = compression;
+  const window = config.getInt('pack.window');
+  if (options.window === undefined && window !== undefined) options.window = Math.max(0, window);
+  const depth = config.getInt('pack.depth');
+  if (options.depth === undefined && depth !== undefined) options.depth = Math.min(Math.max(0, depth), 4095);
+  const configThreads = config.getInt('pack.threads');
+  if (options.threads === undefined && configThreads !== undefined) options.threads = configThreads || defaultThreads();
+  const bigFileThreshold = config.getInt('core.bigFileThreshold');
+  if (bigFileThreshold !== undefined) options.bigFileThreshold = bigFileThreshold;
   const shallow: Buffer[] = readShallowFile(global, repo);
   let tips: RevArgs | undefined;
   const ids: { id: Uint8Array; name?: string }[] = [];
-  if (revs) {
+  const preferredBases: Buffer[] = [];
+  if (stdinPacks) {
+    const included: string[] = [];
+    const excluded: string[] = [];
+    readLines(0, (line) => {
+      if (line === '') return;
+      if (line.startsWith('^')) excluded.push(line.slice(1));
+      else included.push(line);
+    }, () => {});
+    for (const id of objectsOfPacks(objects, included, excluded, { unpacked })) ids.push({ id });
+  } else if (revs) {
     tips = new RevArgs(repo);
     if (all) tips.add('--all');
     const revArgs = tips;
+    // git stops at an empty line (upload-pack ends its list with one).
+    let ended = false;
     readLines(0, (line) => {
-      if (line === '') return;
+      if (ended) return;
+      if (line === '') {
+        ended = true;
+        return;
+      }
       if (line.startsWith('--shallow ')) {
         const id = fromHex(line.slice(10), objects.hashLength);
         if (id === undefined) throw new PackwrightError('INVALID_ARGUMENT', `not an object name '${line.slice(10)}'`);
@@ -92,13 +147,23 @@ export async function packObjectsCommand(global: GlobalOptions, open: () => Repo
     }, () => {});
   } else {
     readLines(0, (line) => {
-      if (line === '') return;
-      const hex = line.slice(0, 2 * objects.hashLength);
+      // "-<id>": an object the receiver has, a base for thin deltas (git's preferred base).
+      const preferred = line.startsWith('-');
+      const text = preferred ? line.slice(1) : line;
+      const hex = text.slice(0, 2 * objects.hashLength);
       const id = fromHex(hex, objects.hashLength);
-      if (id === undefined) throw new PackwrightError('INVALID_ARGUMENT', `expected object ID, got garbage:\n ${line}`);
-      const name = line.length > hex.length + 1 ? line.slice(hex.length + 1) : undefined;
+      if (id === undefined || (text.length > hex.length && text[hex.length] !== ' ')) throw new PackwrightError('INVALID_ARGUMENT', `expected object ID, got garbage:\n ${line}\n`);
+      if (preferred) {
+        preferredBases.push(id);
+        return;
+      }
+      const name = text.length > hex.length + 1 ? text.slice(hex.length + 1) : undefined;
       ids.push(name === undefined ? { id } : { id, name });
     }, () => {});
+    if (preferredBases.length > 0) {
+      options.thin = true;
+      options.preferredBases = preferredBases;
+    }
   }
   const bar = new Progress(progress);
   const titles = { counting: 'Enumerating objects', compressing: 'Compressing objects', writing: 'Writing objects' } as const;

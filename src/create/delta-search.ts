@@ -4,8 +4,9 @@ import type { StorePack } from '../odb/store-pack.js';
 import { WorkerPool } from '../workers/worker-pool.js';
 import type { CreateTasks } from './create-tasks.js';
 import { searchSteps, type DeltaResults, type DeltaSegment } from './delta-window.js';
-import { LOOSE, type ObjectLocations } from './locate-objects.js';
-import type { ObjectTable } from './object-table.js';
+import { LOOSE, NOWHERE, type ObjectLocations } from './locate-objects.js';
+import { Flag, type ObjectTable } from './object-table.js';
+import { OBJ_BLOB, OBJ_TREE } from '../objects/object-type.js';
 import { breakLongChains, Entry, type PackPlan } from './pack-plan.js';
 import type { NewDeltas } from './write-pack.js';
 
@@ -60,17 +61,26 @@ export async function searchDeltas(options: DeltaSearchOptions): Promise<void> {
     options.onProgress?.(candidates.length, candidates.length);
     return;
   }
+  // Preferred bases (thin packs) join the window as bases only, if a candidate shares their path.
+  const names = new Set<number>();
+  for (const o of candidates) names.add(table.nameHashes[o] as number);
+  for (let o = 0; o < table.count; o++) {
+    if (!table.is(o, Flag.PREFERRED) || table.is(o, Flag.LISTED | Flag.MISSING) || locations.pack[o] === NOWHERE) continue;
+    if (names.has(table.nameHashes[o] as number) && (table.types[o] === OBJ_BLOB || table.types[o] === OBJ_TREE)) candidates.push(o);
+  }
   const sizes = objectSizes(options, candidates);
-  const listPosition = new Int32Array(table.count);
+  const listPosition = new Int32Array(table.count).fill(-1);
   listed.forEach((o, i) => (listPosition[o] = i));
   const pool = candidates.filter((o) => {
     const size = sizes.get(o) as number;
     return size >= MIN_SIZE && size <= options.bigFileThreshold;
   });
-  // type_size_sort: type, name hash, size, all descending; then later-listed first.
+  // type_size_sort: type, name hash, preferred bases, size, all descending; then later-listed first.
   pool.sort((a, b) =>
     (table.types[b] as number) - (table.types[a] as number) ||
     (table.nameHashes[b] as number) - (table.nameHashes[a] as number) ||
+    // Preferred bases first among their path's objects, so they are in the window when needed.
+    Number(table.is(a, Flag.LISTED)) - Number(table.is(b, Flag.LISTED)) ||
     (sizes.get(b) as number) - (sizes.get(a) as number) ||
     (listPosition[b] as number) - (listPosition[a] as number));
   const heights = deltaHeights(plan, listed);
@@ -80,7 +90,7 @@ export async function searchDeltas(options: DeltaSearchOptions): Promise<void> {
     const n = to - from;
     const seg: DeltaSegment = {
       types: new Uint8Array(n), sizes: new Float64Array(n), storedWhole: new Uint8Array(n), packs: new Int32Array(n), heights: new Uint16Array(n),
-      window: options.window, warm: start - from, maxDepth: options.depth, hashLength: table.hashLength, compression: options.compression,
+      window: options.window, warm: start - from, baseOnly: new Uint8Array(n), maxDepth: options.depth, hashLength: table.hashLength, compression: options.compression,
     };
     for (let i = 0; i < n; i++) {
       const o = pool[from + i] as number;
@@ -89,6 +99,10 @@ export async function searchDeltas(options: DeltaSearchOptions): Promise<void> {
       seg.storedWhole[i] = plan.kind[o] === Entry.COPY ? 1 : 0;
       seg.packs[i] = locations.pack[o] as number;
       seg.heights[i] = heights[o] as number;
+      if (!table.is(o, Flag.LISTED)) {
+        seg.baseOnly[i] = 1;
+        seg.storedWhole[i] = 0;
+      }
     }
     return seg;
   };
@@ -99,7 +113,7 @@ export async function searchDeltas(options: DeltaSearchOptions): Promise<void> {
       const o = pool[from + (r.targets[k] as number)] as number;
       const b = pool[from + (r.bases[k] as number)] as number;
       const end = r.ends[k] as number;
-      plan.kind[o] = Entry.NEW_DELTA;
+      plan.kind[o] = table.is(b, Flag.LISTED) ? Entry.NEW_DELTA : Entry.NEW_THIN;
       plan.base[o] = b;
       deltas.set(o, { data: Buffer.from(r.data.buffer, r.data.byteOffset + start, end - start), size: r.sizes[k] as number });
       start = end;

@@ -17,6 +17,8 @@ export interface DeltaSegment {
   window: number;
   /** The first `warm` objects only fill the window (the end of the segment before): no target among them. */
   warm: number;
+  /** 1 for objects that are bases only (the receiver has them: a thin pack's preferred bases). */
+  baseOnly: Uint8Array;
   maxDepth: number;
   hashLength: number;
   compression: number;
@@ -79,7 +81,7 @@ export function* searchSteps(seg: DeltaSegment, read: (i: number) => Buffer, sho
       yield t;
     }
     const target: Slot = { i: t, data: undefined, index: undefined };
-    if (t < seg.warm) {
+    if (t < seg.warm || seg.baseOnly[t] === 1) {
       window.push(target);
       if (window.length > seg.window) window.shift();
       continue;

@@ -12,3 +12,5 @@ export type { CreatePackOptions, CreatePackResult, CreatePackStats, CreatePackPh
 export { planPack, Entry } from './pack-plan.js';
 export type { PackPlan, PlanOptions } from './pack-plan.js';
 export type { PackSink } from './write-pack.js';
+export { objectsOfPacks } from './pack-list.js';
+export type { PackListOptions } from './pack-list.js';

@@ -10,6 +10,8 @@ export interface ObjectLocations {
   pack: Int32Array;
   /** By object number: its position in that pack's index. */
   position: Int32Array;
+  /** Objects stored in more than one pack: the other copies (see choosePackCopies). */
+  otherCopies: Map<number, { pack: number; position: number }[]>;
 }
 
 export const LOOSE = -1;
@@ -21,8 +23,9 @@ const BLOCK = 4096;
 /**
  * Finds every listed object of `table` in the store: each pack's index is read through once and
  * each of its ids looked up in the table (a hash probe), which is ~30× cheaper than a bisection of
- * every index for every object. An object in several packs is taken from the first pack in the
- * handle's order (newest first, as git searches). What no pack holds is looked up one by one
+ * every index for every object. An object in several packs is placed in the first pack in the
+ * handle's order (newest first, as git searches), and its other copies are kept for the plan to
+ * choose from (a delta is worth more than a whole copy). What no pack holds is looked up one by one
  * (loose objects, a pack added since), and what the store lacks gets Flag.MISSING and NOWHERE.
  */
 export function locateObjects(handle: StoreHandle, table: ObjectTable): ObjectLocations {
@@ -31,11 +34,13 @@ export function locateObjects(handle: StoreHandle, table: ObjectTable): ObjectLo
   const pack = new Int32Array(n).fill(NOWHERE);
   const position = new Int32Array(n);
   const packs: StorePack[] = [];
+  const otherCopies = new Map<number, { pack: number; position: number }[]>();
   const scratch = Buffer.allocUnsafe(BLOCK * H);
   let unplaced = 0;
-  for (let i = 0; i < n; i++) if (table.is(i, Flag.LISTED)) unplaced++;
+  // Objects to send, and preferred bases (their data may be read for a delta).
+  const wanted = Flag.LISTED | Flag.PREFERRED;
+  for (let i = 0; i < n; i++) if (table.is(i, wanted)) unplaced++;
   for (const p of handle.packs()) {
-    if (unplaced === 0) break;
     const index = p.tryIndex();
     if (index === undefined || !p.tryOpen()) continue;
     const k = packs.length;
@@ -45,7 +50,14 @@ export function locateObjects(handle: StoreHandle, table: ObjectTable): ObjectLo
       const ids = index.idsBlock(first, count, scratch);
       for (let j = 0; j < count; j++) {
         const o = table.find(ids, j * H);
-        if (o < 0 || pack[o] !== NOWHERE || !table.is(o, Flag.LISTED)) continue;
+        if (o < 0 || !table.is(o, wanted)) continue;
+        if (pack[o] !== NOWHERE) {
+          let copies = otherCopies.get(o);
+          if (copies === undefined) otherCopies.set(o, (copies = []));
+          copies.push({ pack: k, position: first + j });
+          used = true;
+          continue;
+        }
         pack[o] = k;
         position[o] = first + j;
         used = true;
@@ -55,7 +67,7 @@ export function locateObjects(handle: StoreHandle, table: ObjectTable): ObjectLo
     if (used) packs.push(p);
   }
   for (let o = 0; o < n && unplaced > 0; o++) {
-    if (pack[o] !== NOWHERE || !table.is(o, Flag.LISTED)) continue;
+    if (pack[o] !== NOWHERE || !table.is(o, wanted)) continue;
     unplaced--;
     const found = handle.locate(table.id(o));
     if (found === undefined) {
@@ -69,5 +81,5 @@ export function locateObjects(handle: StoreHandle, table: ObjectTable): ObjectLo
       position[o] = found.position;
     }
   }
-  return { packs, pack, position };
+  return { packs, pack, position, otherCopies };
 }

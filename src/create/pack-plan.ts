@@ -15,6 +15,8 @@ export const Entry = {
   RECOMPRESS: 4,
   /** A delta computed now (see delta-search.ts). */
   NEW_DELTA: 5,
+  /** A delta computed now against an object the receiver has (a thin pack's REF_DELTA). */
+  NEW_THIN: 6,
 } as const;
 
 export interface PlanOptions {
@@ -71,6 +73,7 @@ export function planPack(table: ObjectTable, listed: Int32Array, locations: Obje
   };
   let written = 0;
   const header = new EntryHeader();
+  if (options.reuseDelta) choosePackCopies(locations, header);
   const byPack: number[][] = locations.packs.map(() => []);
   for (const o of listed) {
     const k = locations.pack[o] as number;
@@ -125,6 +128,42 @@ export function planPack(table: ObjectTable, listed: Int32Array, locations: Obje
   for (const o of listed) if (locations.pack[o] === LOOSE) plan.order[written++] = o;
   breakLongChains(plan, listed, options.depth);
   return plan;
+}
+
+/**
+ * For an object stored in several packs, prefers a copy stored as a delta over a whole one (the
+ * smaller entry when several are deltas). git gets the same from its most-recently-used pack
+ * order: a thin pack fixed by `index-pack --fix-thin` holds the new version as a delta and the
+ * appended base whole, and the pack whose trees the walk just found is searched first; taking
+ * the delta keeps cross-pack chains (t5316). Cycles this makes are broken later.
+ */
+function choosePackCopies(locations: ObjectLocations, header: EntryHeader): void {
+  for (const [o, copies] of locations.otherCopies) {
+    let bestPack = locations.pack[o] as number;
+    let bestPosition = locations.position[o] as number;
+    let bestScore = copyScore(locations, bestPack, bestPosition, header);
+    for (const c of copies) {
+      const score = copyScore(locations, c.pack, c.position, header);
+      if (score < bestScore) {
+        bestScore = score;
+        bestPack = c.pack;
+        bestPosition = c.position;
+      }
+    }
+    locations.pack[o] = bestPack;
+    locations.position[o] = bestPosition;
+  }
+}
+
+/** Lower is better: a delta entry by its size on disk, a whole entry after every delta. */
+function copyScore(locations: ObjectLocations, k: number, position: number, header: EntryHeader): number {
+  const pack = locations.packs[k] as StorePack;
+  const index = pack.index;
+  const file = pack.open().file;
+  const offset = index.offset(position);
+  file.readEntryHeader(offset, header);
+  const size = index.entryEnd(offset, file.dataEnd) - offset;
+  return header.type === OBJ_OFS_DELTA || header.type === OBJ_REF_DELTA ? size : Number.MAX_SAFE_INTEGER / 2 + size;
 }
 
 /**

@@ -139,14 +139,15 @@ export async function writePack(options: WritePackOptions): Promise<WrittenPack>
         if (kind === Entry.COPY_THIN) result.thinDeltas++;
         else result.copiedDeltas++;
       }
-    } else if (kind === Entry.NEW_DELTA) {
+    } else if (kind === Entry.NEW_DELTA || kind === Entry.NEW_THIN) {
       const delta = deltas.get(o) as { data: Buffer; size: number };
-      const head = deltaHeader(o, delta.size, start, !ofs);
+      const head = deltaHeader(o, delta.size, start, kind === Entry.NEW_THIN || !ofs);
       put(head);
       put(delta.data);
       crc = crc32(delta.data, crc32(head));
       deltas.delete(o);
-      result.newDeltas++;
+      if (kind === Entry.NEW_THIN) result.thinDeltas++;
+      else result.newDeltas++;
     } else {
       recompress(o, start);
       return;
