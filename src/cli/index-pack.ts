@@ -7,7 +7,7 @@ import { Output } from './output.js';
 import { interruptible } from './interruptible.js';
 import { Progress } from './progress.js';
 import { configFromParameters, objectFormatOption, tryOpenRepository, type GlobalOptions } from './global-options.js';
-import { helpRequested, integerOption, UsageError } from './usage-error.js';
+import { helpRequested, indexVersionOption, integerOption, UsageError } from './usage-error.js';
 
 const USAGE = 'usage: packwright index-pack [-v] [-o <index-file>] [--keep | --keep=<msg>] [--rev-index] [--verify] [--strict] [--fix-thin] [--threads=<n>] [--index-version=<v>[,<limit>]] [--object-format=<fmt>] [--max-input-size=<n>] (<pack-file> | --stdin [<pack-file>])';
 
@@ -48,11 +48,11 @@ export async function indexPackCommand(ctx: GlobalOptions, args: string[]): Prom
       // 0 means "as many as git would use", like git.
       if (n > 0) options.threads = n;
     }
-    else if (a.startsWith('--object-format=')) format = objectFormatOption(a.slice(16)); else if (a.startsWith('--index-version=')) {
-      const [v, limit] = a.slice(16).split(',');
-      if (v !== '1' && v !== '2') throw new PackwrightError('INVALID_ARGUMENT', `unsupported index version ${v}`);
-      options.idxVersion = v === '1' ? 1 : 2;
-      if (limit !== undefined) options.largeOffsetLimit = integerOption(a, limit);
+    else if (a.startsWith('--object-format=')) format = objectFormatOption(a.slice(16));
+    else if (a.startsWith('--index-version=')) {
+      const { version, largeOffsetLimit } = indexVersionOption(a);
+      options.idxVersion = version;
+      if (largeOffsetLimit !== undefined) options.largeOffsetLimit = largeOffsetLimit;
     } else if (a.startsWith('--max-input-size=')) options.maxInputSize = integerOption(a, a.slice(17));
     else if (a.startsWith('-')) throw new UsageError(`unknown option '${a}'\n${USAGE}`);
     else if (packArg === undefined) packArg = resolve(ctx.cwd, a);

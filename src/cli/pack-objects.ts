@@ -9,7 +9,7 @@ import { defaultThreads } from '../resolve/index.js';
 import type { GlobalOptions } from './global-options.js';
 import { Progress } from './progress.js';
 import { readLines } from './read-lines.js';
-import { helpRequested, integerOption, UsageError } from './usage-error.js';
+import { helpRequested, indexVersionOption, integerOption, UsageError } from './usage-error.js';
 
 const USAGE = `usage: packwright pack-objects [<options>] [<base-name> | --stdout]
     --revs                read revisions from stdin (and --all, --not, --shallow <id> lines)
@@ -25,6 +25,7 @@ const USAGE = `usage: packwright pack-objects [<options>] [<base-name> | --stdou
     --no-reuse-object     recompress every object
     --missing=<action>    error, allow-any, allow-promisor
     --rev-index           with <base-name>: also write the .rev
+    --index-version=<v>[,<limit>]  .idx version (1 or 2) and the 64-bit offset threshold
     -q, --progress, --all-progress`;
 
 /** Options git's upload-pack and repack pass that change nothing here (packwright has no bitmaps, no keep-pack rules). */
@@ -70,6 +71,11 @@ export async function packObjectsCommand(global: GlobalOptions, open: () => Repo
     else if (a === '--no-reuse-object') options.reuseObject = false;
     else if (a === '--rev-index') options.writeReverseIndex = true;
     else if (a === '--incremental') options.incremental = true;
+    else if (name === '--index-version' && value !== undefined) {
+      const { version, largeOffsetLimit } = indexVersionOption(a);
+      options.indexVersion = version;
+      if (largeOffsetLimit !== undefined) options.largeOffsetLimit = largeOffsetLimit;
+    }
     else if (a === '--local') options.local = true;
     else if (a === '--honor-pack-keep') options.honorPackKeep = true;
     else if (a === '-q' || a === '--quiet') progress = false;
@@ -108,6 +114,8 @@ export async function packObjectsCommand(global: GlobalOptions, open: () => Repo
   if (options.depth === undefined && depth !== undefined) options.depth = Math.min(Math.max(0, depth), 4095);
   const configThreads = config.getInt('pack.threads');
   if (options.threads === undefined && configThreads !== undefined) options.threads = configThreads || defaultThreads();
+  const indexVersion = config.getInt('pack.indexVersion');
+  if (options.indexVersion === undefined && (indexVersion === 1 || indexVersion === 2)) options.indexVersion = indexVersion;
   const bigFileThreshold = config.getInt('core.bigFileThreshold');
   if (bigFileThreshold !== undefined) options.bigFileThreshold = bigFileThreshold;
   const shallow: Buffer[] = readShallowFile(global, repo);

@@ -26,3 +26,11 @@ export function integerOption(option: string, value: string): number {
   if (!Number.isSafeInteger(n)) throw new PackwrightError('INVALID_ARGUMENT', `bad ${option}`);
   return n;
 }
+
+/** git's `--index-version=<v>[,<limit>]` (index-pack and pack-objects): the .idx version, and the offset above which v2 uses its 64-bit table. */
+export function indexVersionOption(option: string): { version: 1 | 2; largeOffsetLimit?: number } {
+  const [v, limit] = option.slice(option.indexOf('=') + 1).split(',');
+  if (v !== '1' && v !== '2') throw new PackwrightError('INVALID_ARGUMENT', `unsupported index version ${v}`);
+  const version = v === '1' ? 1 : 2;
+  return limit === undefined ? { version } : { version, largeOffsetLimit: integerOption(option, limit) };
+}

@@ -47,6 +47,10 @@ export interface CreatePackOptions {
    */
   packBase?: string;
   writeReverseIndex?: boolean;
+  /** `.idx` version for file output (default 2; 1 becomes 2 if an offset needs 64 bits), as git's --index-version. */
+  indexVersion?: 1 | 2;
+  /** Offsets above this go to the v2 index's 64-bit table (default 0x7fffffff). */
+  largeOffsetLimit?: number;
   /** Deltas against objects the tips exclude may stay in the pack (the receiver has the bases). */
   thin?: boolean;
   /** OFS_DELTA references (default true; false writes REF_DELTA, for very old clients). */
@@ -302,7 +306,10 @@ async function createPackWith(options: CreatePackOptions, pool: WorkerPool<Creat
         crcs[i] = w.crcs[o] as number;
       });
       const format = H === 20 ? 'sha1' : 'sha256';
-      const index = writeIndex(format, { ids, offsets, crc32: crcs }, w.hash);
+      const index = writeIndex(format, { ids, offsets, crc32: crcs }, w.hash, {
+        ...(options.indexVersion === undefined ? {} : { version: options.indexVersion }),
+        ...(options.largeOffsetLimit === undefined ? {} : { largeOffsetLimit: options.largeOffsetLimit }),
+      });
       renameSync(tmpPath, `${name}.pack`);
       tmpPath = undefined;
       result.packPath = `${name}.pack`;

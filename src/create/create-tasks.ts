@@ -7,6 +7,7 @@ import { TreeLister, type TreeSource } from './list-objects.js';
 import { Flag, ObjectTable } from './object-table.js';
 import { storeForKey, type StoreKey } from '../odb/store-tasks.js';
 import { searchSegment, type DeltaResults, type DeltaSegment } from './delta-window.js';
+import { readAnyCopy } from './write-pack.js';
 
 export interface DeltaSegmentRequest {
   store: StoreKey;
@@ -139,7 +140,7 @@ export const createTasks = {
       const handle = storeForKey(request.store).objects;
       const H = request.segment.hashLength;
       const ids = request.ids;
-      return searchSegment(request.segment, (i) => handle.read(ids.subarray(i * H, (i + 1) * H)).data, () => Atomics.load(request.stop, 0) !== 0);
+      return searchSegment(request.segment, (i) => readAnyCopy(handle, ids.subarray(i * H, (i + 1) * H)).data, () => Atomics.load(request.stop, 0) !== 0);
     },
   } satisfies Task<DeltaSegmentRequest, DeltaResults>,
 };

@@ -1,14 +1,14 @@
-import { PackwrightError } from '../errors/packwright-error.js';
+import { PackwrightError, isPackwrightError } from '../errors/packwright-error.js';
 import type { StoreHandle } from '../odb/store-handle.js';
 import type { StorePack } from '../odb/store-pack.js';
 import { WorkerPool } from '../workers/worker-pool.js';
 import type { CreateTasks } from './create-tasks.js';
 import { searchSteps, type DeltaResults, type DeltaSegment } from './delta-window.js';
-import { LOOSE, NOWHERE, type ObjectLocations } from './locate-objects.js';
+import { NOWHERE, type ObjectLocations } from './locate-objects.js';
 import { Flag, type ObjectTable } from './object-table.js';
 import { OBJ_BLOB, OBJ_TREE } from '../objects/object-type.js';
 import { breakLongChains, Entry, type PackPlan } from './pack-plan.js';
-import type { NewDeltas } from './write-pack.js';
+import { readObject, type NewDeltas } from './write-pack.js';
 
 export interface DeltaSearchOptions {
   handle: StoreHandle;
@@ -122,8 +122,7 @@ export async function searchDeltas(options: DeltaSearchOptions): Promise<void> {
   const total = pool.length;
   const threads = Math.max(1, options.threads);
   if (threads === 1 || total < PARALLEL_MIN) {
-    const readers = locations.packs;
-    const read = (i: number): Buffer => readData(options, readers, pool[i] as number);
+    const read = (i: number): Buffer => readData(options, pool[i] as number);
     // On this thread: a step at a time, letting the event loop turn every SLICE_MS.
     const steps = searchSteps(segmentOf(0, total), read, () => options.signal?.aborted === true);
     let sliceStart = performance.now();
@@ -238,12 +237,8 @@ function deltaHeights(plan: PackPlan, listed: Int32Array): Uint16Array {
   return heights;
 }
 
-function readData(options: DeltaSearchOptions, packs: readonly StorePack[], o: number): Buffer {
-  const { locations, handle, table } = options;
-  const k = locations.pack[o] as number;
-  if (k >= 0) return (packs[k] as StorePack).read(locations.position[o] as number).data;
-  if (k === LOOSE) return handle.read(table.id(o)).data;
-  return handle.read(table.id(o)).data;
+function readData(options: DeltaSearchOptions, o: number): Buffer {
+  return readObject(options.handle, options.table, options.locations, o).data;
 }
 
 /** Object sizes (resolved, not the delta's) of the candidates, from entry headers or the store. */
@@ -256,9 +251,21 @@ function objectSizes(options: DeltaSearchOptions, candidates: readonly number[])
       continue;
     }
     const k = locations.pack[o] as number;
-    const info = k >= 0 ? (locations.packs[k] as StorePack).info(locations.position[o] as number) : handle.info(table.id(o));
-    if (table.types[o] === 0) table.types[o] = info.type;
-    sizes.set(o, info.size);
+    let type: number;
+    let size: number;
+    try {
+      const info = k >= 0 ? (locations.packs[k] as StorePack).info(locations.position[o] as number) : handle.info(table.id(o));
+      type = info.type;
+      size = info.size;
+    } catch (e) {
+      // A copy whose header or chain is corrupt: the object may still be readable elsewhere.
+      if (!isPackwrightError(e)) throw e;
+      const obj = readObject(handle, table, locations, o);
+      type = obj.type;
+      size = obj.data.length;
+    }
+    if (table.types[o] === 0) table.types[o] = type;
+    sizes.set(o, size);
   }
   return sizes;
 }

@@ -1,4 +1,5 @@
 import { EntryHeader, OBJ_OFS_DELTA, OBJ_REF_DELTA } from '../pack/entry-header.js';
+import { isPackwrightError } from '../errors/packwright-error.js';
 import type { StorePack } from '../odb/store-pack.js';
 import { Flag, type ObjectTable } from './object-table.js';
 import { LOOSE, type ObjectLocations } from './locate-objects.js';
@@ -92,11 +93,7 @@ export function planPack(table: ObjectTable, listed: Int32Array, locations: Obje
     for (let i = 0; i < positions.length; i++) rankOf[positions[i] as number] = i;
     const atRank = new Int32Array(index.count).fill(-1);
     for (const o of objects) atRank[rankOf[locations.position[o] as number] as number] = o;
-    for (let r = 0; r < atRank.length; r++) {
-      const o = atRank[r] as number;
-      if (o < 0) continue;
-      plan.order[written++] = o;
-      if (plan.kind[o] === Entry.RECOMPRESS) continue;
+    const planEntry = (o: number, r: number): void => {
       const offset = offsets[r] as number;
       file.readEntryHeader(offset, header);
       plan.sourceOffset[o] = offset;
@@ -105,7 +102,7 @@ export function planPack(table: ObjectTable, listed: Int32Array, locations: Obje
       plan.size[o] = header.size;
       if (header.type !== OBJ_OFS_DELTA && header.type !== OBJ_REF_DELTA) {
         plan.kind[o] = Entry.COPY;
-        continue;
+        return;
       }
       let b = -1;
       if (header.type === OBJ_OFS_DELTA) {
@@ -122,6 +119,22 @@ export function planPack(table: ObjectTable, listed: Int32Array, locations: Obje
         plan.base[o] = b;
       } else {
         plan.kind[o] = Entry.RECOMPRESS;
+      }
+    };
+    for (let r = 0; r < atRank.length; r++) {
+      const o = atRank[r] as number;
+      if (o < 0) continue;
+      plan.order[written++] = o;
+      if (plan.kind[o] === Entry.RECOMPRESS) continue;
+      try {
+        planEntry(o, r);
+      } catch (e) {
+        // An entry whose header cannot be read (a corrupt type, base reference or offset) is not
+        // copied: the object is read again, from another copy if this one is unusable (git's
+        // check_object gives up on the entry the same way).
+        if (!isPackwrightError(e)) throw e;
+        plan.kind[o] = Entry.RECOMPRESS;
+        plan.base[o] = -1;
       }
     }
   }

@@ -1,5 +1,5 @@
 import { crc32 } from 'node:zlib';
-import { PackwrightError } from '../errors/packwright-error.js';
+import { PackwrightError, isPackwrightError } from '../errors/packwright-error.js';
 import { toHex } from '../hash/hex.js';
 import { nodeCrypto } from '../hash/node-crypto.js';
 import { encodeEntryHeader, encodeOfsDistance, OBJ_OFS_DELTA, OBJ_REF_DELTA } from '../pack/entry-header.js';
@@ -8,7 +8,9 @@ import type { StoreHandle } from '../odb/store-handle.js';
 import type { StorePack } from '../odb/store-pack.js';
 import { Deflater } from '../zlib/deflater.js';
 import type { ObjectTable } from './object-table.js';
-import { LOOSE, type ObjectLocations } from './locate-objects.js';
+import { LOOSE, NOWHERE, type ObjectLocations } from './locate-objects.js';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { Entry, type PackPlan } from './pack-plan.js';
 
 /** Where the pack's bytes go: each chunk once, in order; a returned promise is waited for. */
@@ -214,22 +216,62 @@ export async function writePack(options: WritePackOptions): Promise<WrittenPack>
   return result;
 }
 
-/** Reads object `o` whole (for recompression), by its location; OBJECT_CORRUPT names it if that fails. */
-function readObject(handle: StoreHandle, table: ObjectTable, locations: ObjectLocations, o: number): { type: number; data: Buffer } {
+/**
+ * Reads object `o` whole (for recompression): from the copy the plan chose, else from any other
+ * copy (another pack, a loose file), as git falls back when a packed copy is corrupt. When no copy
+ * can be read, OBJECT_CORRUPT names the object and what went wrong with the first.
+ */
+export function readObject(handle: StoreHandle, table: ObjectTable, locations: ObjectLocations, o: number): { type: number; data: Buffer } {
   const k = locations.pack[o] as number;
   const id = table.id(o);
-  try {
-    if (k >= 0) return (locations.packs[k] as StorePack).read(locations.position[o] as number);
-    if (k === LOOSE) return handle.read(id);
-  } catch (e) {
-    // The copy found first is unreadable: another copy (another pack, a loose file) may do.
+  let first: unknown;
+  const attempt = (read: () => { type: number; data: Buffer }): { type: number; data: Buffer } | undefined => {
     try {
-      return handle.read(id);
-    } catch {
-      throw new PackwrightError('OBJECT_CORRUPT', `object ${toHex(id)} cannot be read for the pack: ${(e as Error).message}`, { cause: e });
+      return read();
+    } catch (e) {
+      first ??= e;
+      return undefined;
     }
+  };
+  const found =
+    (k >= 0 ? attempt(() => (locations.packs[k] as StorePack).read(locations.position[o] as number)) : undefined) ??
+    (locations.otherCopies.get(o) ?? []).reduce<{ type: number; data: Buffer } | undefined>((got, c) => got ?? attempt(() => (locations.packs[c.pack] as StorePack).read(c.position)), undefined) ??
+    readLooseCopy(handle, id, attempt) ??
+    (k === LOOSE || k === NOWHERE ? attempt(() => handle.read(id)) : undefined);
+  if (found !== undefined) return found;
+  throw new PackwrightError('OBJECT_CORRUPT', `object ${toHex(id)} cannot be read for the pack: ${(first as Error | undefined)?.message ?? 'no copy found'}`, { cause: first });
+}
+
+/** `handle.read(id)`, or when the copy it finds cannot be read, a loose copy (a worker's fallback). */
+export function readAnyCopy(handle: StoreHandle, id: Uint8Array): { type: number; data: Buffer } {
+  try {
+    return handle.read(id);
+  } catch (e) {
+    if (!isPackwrightError(e)) throw e;
+    const loose = readLooseCopy(handle, id, (read) => {
+      try {
+        return read();
+      } catch {
+        return undefined;
+      }
+    });
+    if (loose !== undefined) return loose;
+    throw new PackwrightError('OBJECT_CORRUPT', `object ${toHex(id)} cannot be read for the pack: ${e.message}`, { cause: e });
   }
-  return handle.read(id);
+}
+
+/** The object from a loose file of the store (or an alternate), if one is there and reads. */
+function readLooseCopy(
+  handle: StoreHandle, id: Uint8Array, attempt: (read: () => { type: number; data: Buffer }) => { type: number; data: Buffer } | undefined,
+): { type: number; data: Buffer } | undefined {
+  const hex = toHex(id);
+  for (const dir of handle.looseDirs()) {
+    const path = join(dir, hex.slice(0, 2), hex.slice(2));
+    if (!existsSync(path)) continue;
+    const got = attempt(() => handle.readAt({ kind: 'loose', path }));
+    if (got !== undefined) return got;
+  }
+  return undefined;
 }
 
 /**
