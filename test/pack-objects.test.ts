@@ -185,6 +185,7 @@ for (const format of FORMATS) {
     const packPath = idx.replace(/\.idx$/, '.pack');
     const big = git(repo, ['ls-tree', '-r', 'main']).toString().split('\n').find((l) => l.includes(' blob '))?.split(/\s/)[2] as string;
     const offset = Number(git(repo, ['show-index'], readFileSync(idx)).toString().split('\n').find((l) => l.includes(big))?.split(' ')[0]);
+    const content = git(repo, ['cat-file', 'blob', big]);
     const fd = openSync(packPath, 'r+');
     const b = Buffer.alloc(1);
     readSync(fd, b, 0, 1, offset + 8);
@@ -193,7 +194,13 @@ for (const format of FORMATS) {
     closeSync(fd);
     const failed = packwrightFails(repo, ['pack-objects', '--revs', '--all', '--stdout', '-q'], '');
     assert.equal(failed.status, 128);
-    assert.match(failed.stderr, /cannot be read|corrupt|inflate|zlib|incorrect/i);
+    assert.match(failed.stderr, new RegExp(`object ${big} cannot be read for the pack`));
+    // A loose copy of the object (git hash-object -w, with the pack hidden) lets the pack be made.
+    execFileSync('mv', [idx, `${idx}.hidden`]);
+    git(repo, ['hash-object', '-w', '--stdin'], content);
+    execFileSync('mv', [`${idx}.hidden`, idx]);
+    const recovered = packwright(repo, ['pack-objects', '--revs', '--all', '--stdout', '-q'], '');
+    assert.deepEqual(packIds(tmp.path, recovered, format), revListIds(repo, ['--all']));
   });
 
   test(`git clone --no-local and a fetch with packwright as uploadpack.packObjectsHook; fsck passes (${format})`, () => {

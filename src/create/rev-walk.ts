@@ -79,7 +79,7 @@ export class RevWalk {
       // A tree or blob tip is listed under its path (git's object context): '' but for <rev>:<path>.
       let name = tip.path ?? '';
       for (let depth = 0; ; depth++) {
-        const obj = this.readTyped(n, -1);
+        const obj = this.readTip(n);
         if (obj === undefined) {
           // An excluded tip that is not here is no loss (git: handle_commit returns NULL).
           if (flags) break;
@@ -280,6 +280,19 @@ export class RevWalk {
   }
 
   /**
+   * A tip's type, and its data when the walk needs it (a tag or commit): a tip naming a blob or
+   * tree is not decoded here (a tagged large blob; a corrupt one that a copy elsewhere replaces).
+   */
+  private readTip(n: number): { type: number; data: Buffer } | undefined {
+    const location = this.objects.locate(this.table.id(n));
+    if (location === undefined) return this.readTyped(n, -1);
+    const type = this.objects.infoAt(location).type;
+    if (type === OBJ_TAG || type === OBJ_COMMIT) return this.readTyped(n, type);
+    this.table.types[n] = type;
+    return { type, data: EMPTY_DATA };
+  }
+
+  /**
    * Reads object `n`, checking it has type `want` (-1: any); undefined when the store lacks it. An
    * object of another type than the walk expected is OBJECT_CORRUPT (git: "object is a tree, not a
    * commit").
@@ -307,6 +320,7 @@ export class RevWalk {
 }
 
 const EMPTY = new Int32Array(0);
+const EMPTY_DATA = Buffer.alloc(0);
 
 export function notFoundError(t: ObjectTable, n: number, what: string): PackwrightError {
   const type = t.types[n] ? typeName(t.types[n] as number) : what;
