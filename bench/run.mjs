@@ -307,6 +307,25 @@ if (ip.length > 0) {
     md += '\n![index-pack RSS against revisions](index-pack-rss.svg)\n';
   }
 }
+// pack-objects --no-reuse-delta: time against threads, both tools, each corpus repository.
+const po = results.filter((r) => r.name.startsWith('pack-objects --no-reuse-delta'));
+if (po.length > 0) {
+  const poInputs = [...new Set(po.map((r) => parse(r).input))];
+  md += '\n## pack-objects --no-reuse-delta scaling\n\n| input | packwright T1/(2·T2) | git T1/(2·T2) | packwright pack / git pack (1 thread, 2 threads) |\n|---|---|---|---|\n';
+  for (const input of poInputs) {
+    const one = po.find((r) => parse(r).input === input && parse(r).threads === 1);
+    const two = po.find((r) => parse(r).input === input && parse(r).threads === 2);
+    if (one && two) md += `| ${input} | ${(one.packwright.wall / (2 * two.packwright.wall)).toFixed(2)} | ${(one.git.wall / (2 * two.git.wall)).toFixed(2)} | ${(one.bytes.packwright / one.bytes.git).toFixed(3)}, ${(two.bytes.packwright / two.bytes.git).toFixed(3)} |\n`;
+  }
+  writeFileSync(join(reportDir, 'pack-objects-threads.svg'), lineChart({
+    title: 'pack-objects --no-reuse-delta wall time against threads', xLabel: 'threads', yLabel: 'seconds',
+    series: poInputs.flatMap((input) => ['packwright', 'git'].map((who) => ({
+      name: `${who} ${input}`,
+      points: po.filter((r) => parse(r).input === input).map((r) => [parse(r).threads, r[who].wall]),
+    }))),
+  }));
+  md += '\n![pack-objects time against threads](pack-objects-threads.svg)\n';
+}
 // The store's in-process figures (bench/store.mjs), on the gitoxide repository made above.
 if ((filter === '' || filter === 'store') && existsSync(join(work, 'gitoxide'))) {
   const store = execFileSync(process.execPath, [join(here, 'store.mjs'), join(work, 'gitoxide')], { maxBuffer: 1 << 26 }).toString();

@@ -133,16 +133,32 @@ export interface CreatePackResult {
  */
 export async function createPack(options: CreatePackOptions): Promise<CreatePackResult> {
   const threads = Math.max(1, options.threads ?? 1);
-  // One pool for the whole pack: counting reads trees on it, then the delta search runs on it.
-  const pool = threads > 1 ? new WorkerPool<CreateTasks>(CREATE_WORKER, threads) : undefined;
+  // One pool for the whole pack, started when a phase has work for it (counting from 3 threads, a
+  // delta search big enough): a repack that copies everything starts no thread.
+  const pools = new LazyPool(threads);
   try {
-    return await createPackWith(options, pool, threads);
+    return await createPackWith(options, pools, threads);
   } finally {
-    await pool?.close();
+    await pools.close();
   }
 }
 
-async function createPackWith(options: CreatePackOptions, pool: WorkerPool<CreateTasks> | undefined, threads: number): Promise<CreatePackResult> {
+/** The pack's worker pool, made on first use. */
+class LazyPool {
+  private pool: WorkerPool<CreateTasks> | undefined;
+  constructor(readonly threads: number) {}
+
+  get(): WorkerPool<CreateTasks> {
+    this.pool ??= new WorkerPool<CreateTasks>(CREATE_WORKER, this.threads);
+    return this.pool;
+  }
+
+  async close(): Promise<void> {
+    await this.pool?.close();
+  }
+}
+
+async function createPackWith(options: CreatePackOptions, pools: LazyPool, threads: number): Promise<CreatePackResult> {
   const handle = options.objects;
   const H = handle.hashLength;
   const times = { counting: 0, planning: 0, compressing: 0, writing: 0 };
@@ -192,8 +208,8 @@ async function createPackWith(options: CreatePackOptions, pool: WorkerPool<Creat
       ...(options.signal === undefined ? {} : { signal: options.signal }),
     };
     const countThreads = Math.min(threads, options.countThreads ?? (threads > 2 ? threads : 1));
-    const walked = pool !== undefined && countThreads > 1
-      ? await walkObjectsParallel(handle, options.tips ?? [], pool, countThreads, walkOptions)
+    const walked = countThreads > 1
+      ? await walkObjectsParallel(handle, options.tips ?? [], pools.get(), countThreads, walkOptions)
       : walkObjects(handle, options.tips ?? [], walkOptions);
     table = walked.table;
     listed = walked.order;
@@ -235,7 +251,6 @@ async function createPackWith(options: CreatePackOptions, pool: WorkerPool<Creat
   const deltas: NewDeltas = new Map();
   const window = options.window ?? 10;
   if (window > 0) {
-    if (pool !== undefined) await shareWholePacks(pool, threads, handle, locations);
     await searchDeltas({
       handle,
       table,
@@ -245,7 +260,7 @@ async function createPackWith(options: CreatePackOptions, pool: WorkerPool<Creat
       window,
       depth: options.depth ?? 50,
       threads,
-      ...(pool === undefined ? {} : { pool }),
+      ...(threads > 1 ? { pool: async () => { const pool = pools.get(); await shareWholePacks(pool, threads, handle, locations); return pool; } } : {}),
       compression: options.compression ?? zlibConstants.Z_DEFAULT_COMPRESSION,
       bigFileThreshold: options.bigFileThreshold ?? 512 * 1024 * 1024,
       deltas,

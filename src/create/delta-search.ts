@@ -22,8 +22,11 @@ export interface DeltaSearchOptions {
   compression: number;
   bigFileThreshold: number;
   deltas: NewDeltas;
-  /** Worker threads to search on (created for the search, and closed after it, when not given). */
-  pool?: WorkerPool<CreateTasks>;
+  /**
+   * The worker threads to search on, asked for only when the search goes parallel (the caller
+   * starts and prepares them then, and closes them); without it, a pool is made for the search.
+   */
+  pool?: () => Promise<WorkerPool<CreateTasks>>;
   signal?: AbortSignal;
   onProgress?: (done: number, total: number) => void;
 }
@@ -145,7 +148,7 @@ export async function searchDeltas(options: DeltaSearchOptions): Promise<void> {
     return;
   }
   const bounds = segmentBounds(pool, table, sizes, threads * SEGMENTS_PER_THREAD);
-  const workers = options.pool ?? new WorkerPool<CreateTasks>(CREATE_WORKER, threads);
+  const workers = options.pool !== undefined ? await options.pool() : new WorkerPool<CreateTasks>(CREATE_WORKER, threads);
   const stop = new Int32Array(new SharedArrayBuffer(4));
   const onAbort = (): void => void Atomics.store(stop, 0, 1);
   options.signal?.addEventListener('abort', onAbort);
