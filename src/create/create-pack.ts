@@ -22,7 +22,7 @@ import { walkObjects, walkObjectsParallel } from './walk-objects.js';
 import { WorkerPool } from '../workers/worker-pool.js';
 import type { CreateTasks } from './create-tasks.js';
 import { CREATE_WORKER } from './delta-search.js';
-import { writePack, type NewDeltas, type PackSink } from './write-pack.js';
+import { writePack, type NewDeltas, type PackSink, type WrittenPack } from './write-pack.js';
 import { searchDeltas } from './delta-search.js';
 
 export type CreatePackPhase = 'counting' | 'compressing' | 'writing';
@@ -160,7 +160,6 @@ class LazyPool {
 
 async function createPackWith(options: CreatePackOptions, pools: LazyPool, threads: number): Promise<CreatePackResult> {
   const handle = options.objects;
-  const H = handle.hashLength;
   const times = { counting: 0, planning: 0, compressing: 0, writing: 0 };
   let t = performance.now();
   const lap = (): number => {
@@ -170,58 +169,15 @@ async function createPackWith(options: CreatePackOptions, pools: LazyPool, threa
     return d;
   };
   const progress = options.onProgress;
-  const missingAction = options.missing ?? 'error';
   // Between phases (and inside each, see there) an abort stops the work; nothing is renamed.
   const check = (): void => {
     if (options.signal?.aborted) throw new PackwrightError('ABORTED', 'making the pack was aborted');
   };
 
   // Counting.
-  let table: ObjectTable;
-  let listed: Int32Array;
-  let locations: ObjectLocations;
-  let missing = 0;
-  if (options.ids !== undefined) {
-    table = new ObjectTable(H, options.ids.length);
-    const order: number[] = [];
-    for (const { id, name } of options.ids) {
-      const n = table.intern(id);
-      if (!table.added) continue;
-      table.mark(n, Flag.LISTED);
-      table.nameHashes[n] = name === undefined ? 0 : nameHash(Buffer.from(name, 'utf8'));
-      order.push(n);
-    }
-    if (options.preferredBases !== undefined) markPreferredBases(handle, table, options.preferredBases.map((id) => table.intern(id)));
-    locations = locateObjects(handle, table);
-    const kept = order.filter((n) => {
-      if (!table.is(n, Flag.MISSING)) return true;
-      if (missingAction === 'error') throw new PackwrightError('OBJECT_NOT_FOUND', `object ${toHex(table.id(n))} is not in the repository`);
-      missing++;
-      return false;
-    });
-    listed = Int32Array.from(kept);
-  } else {
-    const walkOptions = {
-      missing: missingAction,
-      shallow: options.shallow ?? [],
-      ...(progress === undefined ? {} : { onProgress: (n: number) => progress('counting', n, 0) }),
-      ...(options.signal === undefined ? {} : { signal: options.signal }),
-    };
-    const countThreads = Math.min(threads, options.countThreads ?? (threads > 2 ? threads : 1));
-    const walked = countThreads > 1
-      ? await walkObjectsParallel(handle, options.tips ?? [], pools.get(), countThreads, walkOptions)
-      : walkObjects(handle, options.tips ?? [], walkOptions);
-    table = walked.table;
-    listed = walked.order;
-    missing = walked.missing.length;
-    // git's thin packs delta against the trees of excluded boundary commits (at most `window` of them).
-    if (options.thin && (options.window ?? 10) > 0 && walked.walk.edges.length > 0) {
-      markPreferredBases(handle, table, walked.walk.edges.slice(0, options.window ?? 10).map((c) => walked.walk.treeOf(c)));
-      locations = locateObjects(handle, table);
-    } else {
-      locations = walked.locations;
-    }
-  }
+  const counted = await countForPack(options, pools, threads);
+  const { table, missing } = counted;
+  let { listed, locations } = counted;
   if (options.includeTag) {
     const extra = includeTags(handle, table, options.refs);
     if (extra.length > 0) {
@@ -310,33 +266,9 @@ async function createPackWith(options: CreatePackOptions, pools: LazyPool, threa
       fsyncSync(fd);
       closeSync(fd);
       fd = -1;
-      const name = `${options.packBase}-${toHex(w.hash)}`;
-      const sorted = [...listed].sort((a, b) => Buffer.compare(table.id(a), table.id(b)));
-      const ids = new Uint8Array(sorted.length * H);
-      const offsets = new Float64Array(sorted.length);
-      const crcs = new Uint32Array(sorted.length);
-      sorted.forEach((o, i) => {
-        ids.set(table.id(o), i * H);
-        offsets[i] = w.offsets[o] as number;
-        crcs[i] = w.crcs[o] as number;
-      });
-      const format = H === 20 ? 'sha1' : 'sha256';
-      const index = writeIndex(format, { ids, offsets, crc32: crcs }, w.hash, {
-        ...(options.indexVersion === undefined ? {} : { version: options.indexVersion }),
-        ...(options.largeOffsetLimit === undefined ? {} : { largeOffsetLimit: options.largeOffsetLimit }),
-      });
-      renameSync(tmpPath, `${name}.pack`);
+      const from = tmpPath;
       tmpPath = undefined;
-      result.packPath = `${name}.pack`;
-      if (options.writeReverseIndex) {
-        const rank = new Uint32Array(sorted.length);
-        const byOffset = [...sorted.keys()].sort((a, b) => (offsets[a] as number) - (offsets[b] as number));
-        byOffset.forEach((i, k) => (rank[k] = i));
-        writeFileAtomic(`${name}.rev`, writeRevIndex(format, rank, w.hash));
-        result.reverseIndexPath = `${name}.rev`;
-      }
-      writeFileAtomic(`${name}.idx`, index);
-      result.indexPath = `${name}.idx`;
+      Object.assign(result, writePackFiles(options, options.packBase, from, table, listed, w));
     }
   } finally {
     if (fd >= 0) closeSync(fd);
@@ -344,6 +276,97 @@ async function createPackWith(options: CreatePackOptions, pools: LazyPool, threa
   }
   times.writing = lap();
   return result;
+}
+
+/** The objects of the pack: walked from tips (or given as ids), located, missing ones dealt with. */
+async function countForPack(options: CreatePackOptions, pools: LazyPool, threads: number): Promise<{ table: ObjectTable; listed: Int32Array; locations: ObjectLocations; missing: number }> {
+  const handle = options.objects;
+  const H = handle.hashLength;
+  const progress = options.onProgress;
+  const missingAction = options.missing ?? 'error';
+  let table: ObjectTable;
+  let listed: Int32Array;
+  let locations: ObjectLocations;
+  let missing = 0;
+  if (options.ids !== undefined) {
+    table = new ObjectTable(H, options.ids.length);
+    const order: number[] = [];
+    for (const { id, name } of options.ids) {
+      const n = table.intern(id);
+      if (!table.added) continue;
+      table.mark(n, Flag.LISTED);
+      table.nameHashes[n] = name === undefined ? 0 : nameHash(Buffer.from(name, 'utf8'));
+      order.push(n);
+    }
+    if (options.preferredBases !== undefined) markPreferredBases(handle, table, options.preferredBases.map((id) => table.intern(id)));
+    locations = locateObjects(handle, table);
+    const kept = order.filter((n) => {
+      if (!table.is(n, Flag.MISSING)) return true;
+      if (missingAction === 'error') throw new PackwrightError('OBJECT_NOT_FOUND', `object ${toHex(table.id(n))} is not in the repository`);
+      missing++;
+      return false;
+    });
+    listed = Int32Array.from(kept);
+  } else {
+    const walkOptions = {
+      missing: missingAction,
+      shallow: options.shallow ?? [],
+      ...(progress === undefined ? {} : { onProgress: (n: number) => progress('counting', n, 0) }),
+      ...(options.signal === undefined ? {} : { signal: options.signal }),
+    };
+    const countThreads = Math.min(threads, options.countThreads ?? (threads > 2 ? threads : 1));
+    const walked = countThreads > 1
+      ? await walkObjectsParallel(handle, options.tips ?? [], pools.get(), countThreads, walkOptions)
+      : walkObjects(handle, options.tips ?? [], walkOptions);
+    table = walked.table;
+    listed = walked.order;
+    missing = walked.missing.length;
+    // git's thin packs delta against the trees of excluded boundary commits (at most `window` of them).
+    if (options.thin && (options.window ?? 10) > 0 && walked.walk.edges.length > 0) {
+      markPreferredBases(handle, table, walked.walk.edges.slice(0, options.window ?? 10).map((c) => walked.walk.treeOf(c)));
+      locations = locateObjects(handle, table);
+    } else {
+      locations = walked.locations;
+    }
+  }
+  return { table, listed, locations, missing };
+}
+
+/**
+ * The written pack's files under their names: the temporary pack renamed to
+ * `<base>-<hash>.pack`, then the `.rev` (when asked) and the `.idx`, each through a temporary file
+ * (git's order: the index, which makes the pack visible, comes last).
+ */
+function writePackFiles(options: CreatePackOptions, base: string, tmpPath: string, table: ObjectTable, listed: Int32Array, w: WrittenPack): Partial<CreatePackResult> {
+  const H = table.hashLength;
+  const name = `${base}-${toHex(w.hash)}`;
+  const sorted = [...listed].sort((a, b) => Buffer.compare(table.id(a), table.id(b)));
+  const ids = new Uint8Array(sorted.length * H);
+  const offsets = new Float64Array(sorted.length);
+  const crcs = new Uint32Array(sorted.length);
+  sorted.forEach((o, i) => {
+    ids.set(table.id(o), i * H);
+    offsets[i] = w.offsets[o] as number;
+    crcs[i] = w.crcs[o] as number;
+  });
+  const format = H === 20 ? 'sha1' : 'sha256';
+  const index = writeIndex(format, { ids, offsets, crc32: crcs }, w.hash, {
+    ...(options.indexVersion === undefined ? {} : { version: options.indexVersion }),
+    ...(options.largeOffsetLimit === undefined ? {} : { largeOffsetLimit: options.largeOffsetLimit }),
+  });
+  const out: Partial<CreatePackResult> = {};
+  renameSync(tmpPath, `${name}.pack`);
+  out.packPath = `${name}.pack`;
+  if (options.writeReverseIndex) {
+    const rank = new Uint32Array(sorted.length);
+    const byOffset = [...sorted.keys()].sort((a, b) => (offsets[a] as number) - (offsets[b] as number));
+    byOffset.forEach((i, k) => (rank[k] = i));
+    writeFileAtomic(`${name}.rev`, writeRevIndex(format, rank, w.hash));
+    out.reverseIndexPath = `${name}.rev`;
+  }
+  writeFileAtomic(`${name}.idx`, index);
+  out.indexPath = `${name}.idx`;
+  return out;
 }
 
 /**
