@@ -22,7 +22,7 @@ import { walkObjects, walkObjectsParallel } from './walk-objects.js';
 import { WorkerPool } from '../workers/worker-pool.js';
 import type { CreateTasks } from './create-tasks.js';
 import { CREATE_WORKER } from './delta-search.js';
-import { writePack, type NewDeltas, type PackSink, type WrittenPack } from './write-pack.js';
+import { writePack, type EntryCounts, type NewDeltas, type PackSink, type WrittenPack } from './write-pack.js';
 import { searchDeltas } from './delta-search.js';
 
 export type CreatePackPhase = 'counting' | 'compressing' | 'writing';
@@ -92,23 +92,11 @@ export interface CreatePackOptions {
 }
 
 /** What went into the pack and how (gitoxide reports the same counts). */
-export interface CreatePackStats {
+export interface CreatePackStats extends EntryCounts {
   /** Objects the walk (or the id list) gave. */
   inputObjects: number;
   /** Objects in the pack. */
   objects: number;
-  /** Whole stored entries copied as they are. */
-  copied: number;
-  /** Stored deltas copied (base reference rewritten). */
-  copiedDeltas: number;
-  /** Stored deltas kept against bases outside the pack (thin). */
-  thinDeltas: number;
-  /** Objects read and deflated again. */
-  recompressed: number;
-  /** Deltas computed now. */
-  newDeltas: number;
-  /** Stored entries whose CRC did not match their index (recompressed). */
-  badCrc: number;
   /** Missing objects left out (as `missing` allowed). */
   missing: number;
   /** Milliseconds per phase. */

@@ -343,25 +343,18 @@ class DateQueue {
   }
 
   push(n: number, time: number): void {
-    const items = this.items;
-    const times = this.times;
-    const seqs = this.seqs;
-    let i = items.length;
     const s = this.seq++;
-    items.push(n);
-    times.push(time);
-    seqs.push(s);
+    this.items.push(n);
+    this.times.push(time);
+    this.seqs.push(s);
+    let i = this.items.length - 1;
     while (i > 0) {
       const parent = (i - 1) >> 1;
-      if (!this.before(time, s, times[parent] as number, seqs[parent] as number)) break;
-      items[i] = items[parent] as number;
-      times[i] = times[parent] as number;
-      seqs[i] = seqs[parent] as number;
+      if (!this.before(time, s, this.times[parent] as number, this.seqs[parent] as number)) break;
+      this.move(i, parent);
       i = parent;
     }
-    items[i] = n;
-    times[i] = time;
-    seqs[i] = s;
+    this.place(i, n, time, s);
   }
 
   peekTime(): number {
@@ -369,14 +362,13 @@ class DateQueue {
   }
 
   pop(): number {
-    const items = this.items;
     const times = this.times;
     const seqs = this.seqs;
-    const top = items[0] as number;
-    const n = items.pop() as number;
+    const top = this.items[0] as number;
+    const n = this.items.pop() as number;
     const time = times.pop() as number;
     const s = seqs.pop() as number;
-    const size = items.length;
+    const size = this.items.length;
     if (size === 0) return top;
     let i = 0;
     for (;;) {
@@ -385,15 +377,22 @@ class DateQueue {
       const right = child + 1;
       if (right < size && this.before(times[right] as number, seqs[right] as number, times[child] as number, seqs[child] as number)) child = right;
       if (!this.before(times[child] as number, seqs[child] as number, time, s)) break;
-      items[i] = items[child] as number;
-      times[i] = times[child] as number;
-      seqs[i] = seqs[child] as number;
+      this.move(i, child);
       i = child;
     }
-    items[i] = n;
-    times[i] = time;
-    seqs[i] = s;
+    this.place(i, n, time, s);
     return top;
+  }
+
+  /** Heap slot `to` takes what slot `from` holds. */
+  private move(to: number, from: number): void {
+    this.place(to, this.items[from] as number, this.times[from] as number, this.seqs[from] as number);
+  }
+
+  private place(i: number, n: number, time: number, s: number): void {
+    this.items[i] = n;
+    this.times[i] = time;
+    this.seqs[i] = s;
   }
 
   private before(t1: number, s1: number, t2: number, s2: number): boolean {

@@ -21,8 +21,24 @@ const CHUNK = 1 << 20;
 /** Stored entries are read through forward windows of this size (pack order is mostly forward). */
 const READ_WINDOW = 4 << 20;
 
+/** How the entries of a pack were made (CreatePackStats reports them). */
+export interface EntryCounts {
+  /** Whole stored entries copied as they are. */
+  copied: number;
+  /** Stored deltas copied (base reference rewritten). */
+  copiedDeltas: number;
+  /** Deltas against bases outside the pack (thin): stored ones kept, or new ones. */
+  thinDeltas: number;
+  /** Objects read and deflated again. */
+  recompressed: number;
+  /** Deltas computed now (against objects in the pack). */
+  newDeltas: number;
+  /** Stored entries whose CRC did not match their index (recompressed from the object). */
+  badCrc: number;
+}
+
 /** What writing found and did, for statistics and the index. */
-export interface WrittenPack {
+export interface WrittenPack extends EntryCounts {
   hash: Buffer;
   /** By object number: offset in the new pack (for the index). */
   offsets: Float64Array;
@@ -30,13 +46,6 @@ export interface WrittenPack {
   crcs: Uint32Array;
   /** Objects in the order written. */
   written: Int32Array;
-  copied: number;
-  copiedDeltas: number;
-  thinDeltas: number;
-  recompressed: number;
-  newDeltas: number;
-  /** Stored entries whose CRC did not match the index, recompressed from the object. */
-  badCrc: number;
 }
 
 /** The bytes of new deltas (compressed), by object number: filled by the delta search. */

@@ -1,11 +1,5 @@
 import zlib from 'node:zlib';
-
-interface NativeHandle {
-  reset(): void;
-  writeSync(flush: number, input: Uint8Array, inOff: number, inLen: number, out: Uint8Array, outOff: number, outLen: number): void;
-  close(): void;
-  onerror: (message: string, errno: number) => void;
-}
+import type { NativeHandle } from './inflater.js';
 
 const Z_FINISH = zlib.constants.Z_FINISH;
 

@@ -23,7 +23,8 @@ export const INFLATE_TOO_LONG = -2;
 export const INFLATE_TOO_SHORT = -3;
 export const INFLATE_CORRUPT = -4;
 
-interface NativeHandle {
+/** The native zlib handle inside `zlib.Inflate`/`zlib.Deflate`, driven directly (see Inflater). */
+export interface NativeHandle {
   reset(): void;
   writeSync(flush: number, input: Uint8Array, inOff: number, inLen: number, out: Uint8Array, outOff: number, outLen: number): void;
   close(): void;
