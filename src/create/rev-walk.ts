@@ -286,7 +286,7 @@ export class RevWalk {
   private readTip(n: number): { type: number; data: Buffer } | undefined {
     const location = this.objects.locate(this.table.id(n));
     if (location === undefined) return this.readTyped(n, -1);
-    const type = this.objects.infoAt(location).type;
+    const type = this.objects.typeAt(location);
     if (type === OBJ_TAG || type === OBJ_COMMIT) return this.readTyped(n, type);
     this.table.types[n] = type;
     return { type, data: EMPTY_DATA };

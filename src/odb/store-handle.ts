@@ -271,6 +271,20 @@ export class StoreHandle {
     return info;
   }
 
+  /**
+   * The object's type alone, from entry headers (a delta chain's, down to its base) or a loose
+   * header: for a caller asking about a few objects of a big pack, it neither inflates anything nor
+   * counts toward building the pack's info table (as `infoAt` does).
+   */
+  typeAt(location: ObjectLocation): number {
+    try {
+      if (location.kind === 'pack') return location.pack.typeAt(location.position);
+      return readLooseHeader(location.path, this.store.inflater).type;
+    } catch (e) {
+      return this.typeAt(this.relocate(location, e));
+    }
+  }
+
   /** Reads an object; throws OBJECT_NOT_FOUND when no source has it. */
   read(id: Uint8Array): StoredObject {
     return this.readAt(this.locateOrThrow(id));

@@ -223,6 +223,13 @@ export class StorePack {
     return this.diskSizes;
   }
 
+  /** The resolved type at `position`: from the info table if built, else entry headers only. */
+  typeAt(position: number): number {
+    const t = this.table;
+    if (t !== undefined) return t.types[position] as number;
+    return this.open().resolvedType(this.index.offset(position));
+  }
+
   /** See `PackReader.readTransient`: the data is valid until the next read from this pack. */
   readTransient(position: number): StoredObject {
     return this.open().readTransient(this.index.offset(position), this.table?.isBase[position] === 1);
