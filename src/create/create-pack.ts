@@ -18,7 +18,7 @@ import { locateObjects, type ObjectLocations } from './locate-objects.js';
 import { Flag, nameHash, ObjectTable } from './object-table.js';
 import { planPack } from './pack-plan.js';
 import type { MissingAction } from './rev-walk.js';
-import { walkObjects, walkObjectsParallel } from './walk-objects.js';
+import { walkObjectsParallel, walkObjectsSliced } from './walk-objects.js';
 import { WorkerPool } from '../workers/worker-pool.js';
 import type { CreateTasks } from './create-tasks.js';
 import { CREATE_WORKER } from './delta-search.js';
@@ -305,7 +305,7 @@ async function countForPack(options: CreatePackOptions, pools: LazyPool, threads
     const countThreads = Math.min(threads, options.countThreads ?? (threads > 2 ? threads : 1));
     const walked = countThreads > 1
       ? await walkObjectsParallel(handle, options.tips ?? [], pools.get(), countThreads, walkOptions)
-      : walkObjects(handle, options.tips ?? [], walkOptions);
+      : await walkObjectsSliced(handle, options.tips ?? [], walkOptions);
     table = walked.table;
     listed = walked.order;
     missing = walked.missing.length;

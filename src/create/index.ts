@@ -5,7 +5,7 @@ export { listObjects } from './list-objects.js';
 export type { ListVisitor, ListObjectsOptions } from './list-objects.js';
 export { locateObjects, LOOSE, NOWHERE } from './locate-objects.js';
 export type { ObjectLocations } from './locate-objects.js';
-export { walkObjects } from './walk-objects.js';
+export { walkObjects, walkObjectsSliced, walkObjectsParallel } from './walk-objects.js';
 export type { WalkObjectsOptions, WalkedObjects } from './walk-objects.js';
 export { createPack } from './create-pack.js';
 export type { CreatePackOptions, CreatePackResult, CreatePackStats, CreatePackPhase } from './create-pack.js';

@@ -1,7 +1,7 @@
 import type { RevTip } from '../refs/rev-args.js';
 import type { StoreHandle } from '../odb/store-handle.js';
 import { PackwrightError } from '../errors/packwright-error.js';
-import { checkMissing, listObjects, type ListVisitor } from './list-objects.js';
+import { checkMissing, listCommitsAndPending, listObjects, TreeLister, type ListVisitor } from './list-objects.js';
 import { locateObjects, type ObjectLocations } from './locate-objects.js';
 import { Flag, type ObjectTable } from './object-table.js';
 import { RevWalk, type MissingAction } from './rev-walk.js';
@@ -54,9 +54,39 @@ export function walkObjects(handle: StoreHandle, tips: readonly RevTip[], option
   return locateListed(handle, walk, listed, options);
 }
 
+/** The tree walk of `walkObjectsSliced` gives the event loop a turn at least this often (ms). */
+const SLICE_MS = 20;
+
+/**
+ * `walkObjects` for callers on an event loop (createPack on one thread): the same objects in the
+ * same order, the tree walk broken into slices between commits' trees, with a turn of the event
+ * loop and an abort check after each. (The commit walk before it runs in one go.)
+ */
+export async function walkObjectsSliced(handle: StoreHandle, tips: readonly RevTip[], options: Omit<WalkObjectsOptions, 'visit' | 'paths'> = {}): Promise<WalkedObjects> {
+  const walk = walkCommits(handle, tips, options);
+  const listed: number[] = [];
+  const visit = (n: number): void => {
+    listed.push(n);
+    if ((listed.length & 4095) === 0) options.onProgress?.(listed.length);
+  };
+  const lister = new TreeLister(walk, visit, false, (n, fromPromisor) => checkMissing(walk.table, n, options.missing ?? 'error', fromPromisor));
+  listCommitsAndPending(walk, visit, false, lister);
+  const empty = new Uint8Array(0);
+  let sliceStart = performance.now();
+  for (const n of walk.commits) {
+    lister.listTree(walk.treeOf(n), empty);
+    if (performance.now() - sliceStart >= SLICE_MS) {
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      throwIfAborted(options.signal);
+      sliceStart = performance.now();
+    }
+  }
+  return locateListed(handle, walk, listed, options);
+}
+
 /**
  * `walkObjects` with the trees read on worker threads (see listObjectsParallel): the same objects,
- * breadth-first. No visitor: what needs git's order or paths walks sequentially.
+ * in the same order. No visitor: what needs paths walks sequentially.
  */
 export async function walkObjectsParallel(
   handle: StoreHandle, tips: readonly RevTip[], pool: WorkerPool<CreateTasks>, threads: number, options: Omit<WalkObjectsOptions, 'visit' | 'paths'> = {},
