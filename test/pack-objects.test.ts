@@ -232,6 +232,18 @@ for (const format of FORMATS) {
     assert.match(readFileSync(log, 'utf8'), /--thin/);
     assert.equal(run(clone, ['rev-parse', 'main']).trim(), next);
     run(clone, ['fsck', '--full', '--no-dangling']);
+    // A partial clone: upload-pack passes --filter=blob:none; the clone has commits and trees only.
+    run(repo, ['config', 'uploadpack.allowFilter', 'true']);
+    const partial = join(tmp.path, 'partial.git');
+    run(tmp.path, ['clone', '-q', '--no-local', '--bare', '--filter=blob:none', `file://${repo}`, partial]);
+    assert.match(readFileSync(log, 'utf8'), /--filter=blob:none/);
+    // The same objects as git's own pack-objects sends (the blob a tag names is sent, as git does).
+    const byGit = join(tmp.path, 'partial-by-git.git');
+    execFileSync('git', ['clone', '-q', '--no-local', '--bare', '--filter=blob:none', `file://${repo}`, byGit], { env: { ...env, GIT_CONFIG_GLOBAL: '/dev/null' }, stdio: 'pipe' });
+    const objectsOf = (dir: string): string => run(dir, ['cat-file', '--batch-all-objects', '--batch-check=%(objectname) %(objecttype)']);
+    assert.equal(objectsOf(partial), objectsOf(byGit));
+    assert.ok(objectsOf(partial).split('\n').filter((l) => l.endsWith(' blob')).length < 3, 'blobs left out');
+    run(partial, ['fsck', '--no-dangling']);
     // A shallow clone: upload-pack passes --shallow-file and --shallow lines.
     const shallow = join(tmp.path, 'shallow');
     run(tmp.path, ['clone', '-q', '--no-local', '--depth=3', `file://${repo}`, shallow]);

@@ -1,5 +1,5 @@
 import { readFileSync, writeSync } from 'node:fs';
-import { createPack, objectsOfPacks, type CreatePackOptions, type MissingAction } from '../create/index.js';
+import { createPack, objectsOfPacks, parseObjectFilter, type CreatePackOptions, type MissingAction } from '../create/index.js';
 import { resolve } from 'node:path';
 import { PackwrightError } from '../errors/index.js';
 import { fromHex, toHex } from '../hash/index.js';
@@ -24,6 +24,7 @@ const USAGE = `usage: packwright pack-objects [<options>] [<base-name> | --stdou
     --no-reuse-delta      compute every delta anew
     --no-reuse-object     recompress every object
     --missing=<action>    error, allow-any, allow-promisor
+    --filter=<spec>       blob:none, blob:limit=<n>[kmg], tree:0 (a partial clone)
     --rev-index           with <base-name>: also write the .rev
     --index-version=<v>[,<limit>]  .idx version (1 or 2) and the 64-bit offset threshold
     -q, --progress, --all-progress`;
@@ -87,8 +88,12 @@ export async function packObjectsCommand(global: GlobalOptions, open: () => Repo
     else if (name === '--missing' && value !== undefined) {
       if (value !== 'error' && value !== 'allow-any' && value !== 'allow-promisor') throw new UsageError(`fatal: invalid value for '--missing': '${value}'`);
       options.missing = value as MissingAction;
-    } else if (name === '--filter') {
+    } else if (name === '--filter' && value !== undefined) {
       filter = true;
+      options.filter = parseObjectFilter(value);
+    } else if (a === '--no-filter') {
+      filter = false;
+      delete options.filter;
     } else if (name === '--max-pack-size') {
       throw new PackwrightError('INVALID_ARGUMENT', `${name} is not supported`);
     } else if (ACCEPTED.has(name)) {
@@ -101,7 +106,6 @@ export async function packObjectsCommand(global: GlobalOptions, open: () => Repo
   if (all) revs = true;
   if (stdinPacks && filter) throw new PackwrightError('INVALID_ARGUMENT', 'cannot use --filter with --stdin-packs');
   if (stdinPacks && revs) throw new PackwrightError('INVALID_ARGUMENT', 'cannot use internal rev list with --stdin-packs');
-  if (filter) throw new PackwrightError('INVALID_ARGUMENT', '--filter is not supported');
   const repo = open();
   const objects = repo.objects;
   // git's pack settings from config, under what the command line said.

@@ -9,7 +9,8 @@ import { writeIndex } from '../idx/write-index.js';
 import { writeRevIndex } from '../idx/rev-index.js';
 import { writeFileAtomic } from '../io/write-file-atomic.js';
 import { parseTag } from '../objects/commit.js';
-import { OBJ_TAG } from '../objects/object-type.js';
+import { OBJ_BLOB, OBJ_TAG, OBJ_TREE } from '../objects/object-type.js';
+import type { ObjectFilter } from './object-filter.js';
 import { markPreferredBases } from './preferred-bases.js';
 import type { StoreHandle } from '../odb/store-handle.js';
 import type { RefStore } from '../refs/ref-store.js';
@@ -80,6 +81,8 @@ export interface CreatePackOptions {
   /** Copy stored data at all (default true; false recompresses everything and implies no delta reuse). */
   reuseObject?: boolean;
   missing?: MissingAction;
+  /** Leave out blobs or trees as a partial clone asks (git's --filter). */
+  filter?: ObjectFilter;
   /** A shallow boundary: commits whose parents are not sent. */
   shallow?: readonly Uint8Array[];
   /** zlib level for what is compressed anew (git's pack.compression; default -1, zlib's 6). */
@@ -175,6 +178,7 @@ async function createPackWith(options: CreatePackOptions, pools: LazyPool, threa
     }
   }
   if (options.incremental || options.local || options.honorPackKeep) listed = leaveOutPacked(handle, listed, locations, options);
+  if (options.filter !== undefined) listed = applyFilter(handle, table, listed, locations, options.filter, counted.tips);
   const inputObjects = listed.length + missing;
   progress?.('counting', listed.length, listed.length);
   check();
@@ -267,7 +271,7 @@ async function createPackWith(options: CreatePackOptions, pools: LazyPool, threa
 }
 
 /** The objects of the pack: walked from tips (or given as ids), located, missing ones dealt with. */
-async function countForPack(options: CreatePackOptions, pools: LazyPool, threads: number): Promise<{ table: ObjectTable; listed: Int32Array; locations: ObjectLocations; missing: number }> {
+async function countForPack(options: CreatePackOptions, pools: LazyPool, threads: number): Promise<{ table: ObjectTable; listed: Int32Array; locations: ObjectLocations; missing: number; tips: Set<number> }> {
   const handle = options.objects;
   const H = handle.hashLength;
   const progress = options.onProgress;
@@ -276,6 +280,8 @@ async function countForPack(options: CreatePackOptions, pools: LazyPool, threads
   let listed: Int32Array;
   let locations: ObjectLocations;
   let missing = 0;
+  // Objects asked for by name: a filter does not leave them out.
+  const tips = new Set<number>();
   if (options.ids !== undefined) {
     table = new ObjectTable(H, options.ids.length);
     const order: number[] = [];
@@ -285,6 +291,7 @@ async function countForPack(options: CreatePackOptions, pools: LazyPool, threads
       table.mark(n, Flag.LISTED);
       table.nameHashes[n] = name === undefined ? 0 : nameHash(Buffer.from(name, 'utf8'));
       order.push(n);
+      tips.add(n);
     }
     if (options.preferredBases !== undefined) markPreferredBases(handle, table, options.preferredBases.map((id) => table.intern(id)));
     locations = locateObjects(handle, table);
@@ -309,6 +316,7 @@ async function countForPack(options: CreatePackOptions, pools: LazyPool, threads
     table = walked.table;
     listed = walked.order;
     missing = walked.missing.length;
+    for (const p of walked.walk.pending) tips.add(p.n);
     // git's thin packs delta against the trees of excluded boundary commits (at most `window` of them).
     if (options.thin && (options.window ?? 10) > 0 && walked.walk.edges.length > 0) {
       markPreferredBases(handle, table, walked.walk.edges.slice(0, options.window ?? 10).map((c) => walked.walk.treeOf(c)));
@@ -317,7 +325,7 @@ async function countForPack(options: CreatePackOptions, pools: LazyPool, threads
       locations = walked.locations;
     }
   }
-  return { table, listed, locations, missing };
+  return { table, listed, locations, missing, tips };
 }
 
 /**
@@ -355,6 +363,23 @@ function writePackFiles(options: CreatePackOptions, base: string, tmpPath: strin
   writeFileAtomic(`${name}.idx`, index);
   out.indexPath = `${name}.idx`;
   return out;
+}
+
+/**
+ * git's --filter on the counted objects: blobs (all, or those of at least the limit, their sizes
+ * from entry headers) or trees and blobs are left out, except objects named as tips.
+ */
+function applyFilter(handle: StoreHandle, table: ObjectTable, listed: Int32Array, locations: ObjectLocations, filter: ObjectFilter, tips: ReadonlySet<number>): Int32Array {
+  return listed.filter((o) => {
+    const type = table.types[o] as number;
+    if (tips.has(o) || (type !== OBJ_BLOB && type !== OBJ_TREE)) return true;
+    if (filter.kind === 'tree:0') return false;
+    if (type !== OBJ_BLOB) return true;
+    if (filter.kind === 'blob:none') return false;
+    const k = locations.pack[o] as number;
+    const size = k >= 0 ? (locations.packs[k] as StorePack).info(locations.position[o] as number).size : handle.info(table.id(o)).size;
+    return size < filter.bytes;
+  });
 }
 
 /**

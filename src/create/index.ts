@@ -14,3 +14,5 @@ export type { PackPlan, PlanOptions } from './pack-plan.js';
 export type { PackSink } from './write-pack.js';
 export { objectsOfPacks } from './pack-list.js';
 export type { PackListOptions } from './pack-list.js';
+export { parseObjectFilter } from './object-filter.js';
+export type { ObjectFilter } from './object-filter.js';
