@@ -14,7 +14,7 @@ export class ObjectTable {
   /** Object type (1-4; 0 while unknown). */
   types: Uint8Array;
   /** Walk flags (see `Flag`). */
-  flags: Uint16Array;
+  flags: Uint8Array;
   /** git's pack_name_hash of the path the object was first met at (0 for commits and tags). */
   nameHashes: Uint32Array;
   count = 0;
@@ -29,7 +29,7 @@ export class ObjectTable {
     this.mask = size - 1;
     this.ids = new Uint8Array(expected * hashLength);
     this.types = new Uint8Array(expected);
-    this.flags = new Uint16Array(expected);
+    this.flags = new Uint8Array(expected);
     this.nameHashes = new Uint32Array(expected);
   }
 
@@ -106,14 +106,14 @@ export class ObjectTable {
 
   private growArrays(): void {
     const capacity = Math.max(1024, this.types.length * 2);
-    const grow = <T extends Uint8Array | Uint16Array | Uint32Array>(a: T, make: (n: number) => T, width = 1): T => {
+    const grow = <T extends Uint8Array | Uint32Array>(a: T, make: (n: number) => T, width = 1): T => {
       const b = make(capacity * width);
       b.set(a);
       return b;
     };
     this.ids = grow(this.ids, (n) => new Uint8Array(n), this.hashLength);
     this.types = grow(this.types, (n) => new Uint8Array(n));
-    this.flags = grow(this.flags, (n) => new Uint16Array(n));
+    this.flags = grow(this.flags, (n) => new Uint8Array(n));
     this.nameHashes = grow(this.nameHashes, (n) => new Uint32Array(n));
   }
 
@@ -146,13 +146,11 @@ export const Flag = {
   MISSING: 32,
   /** Named by an object of a promisor pack: may be missing (--missing=allow-promisor). */
   PROMISOR: 64,
-  /** Trees: listed under the empty path (a commit's root): entries' paths do not start with '/'. */
-  ROOT: 128,
   /**
    * Not sent, but the receiver has it and it may be a delta base of a thin pack (git's preferred
    * base): the objects of excluded boundary trees, or of `-<id>` input lines, with their path hashes.
    */
-  PREFERRED: 256,
+  PREFERRED: 128,
 } as const;
 
 /**
