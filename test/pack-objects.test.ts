@@ -110,6 +110,36 @@ for (const format of FORMATS) {
     git(clone, ['fsck', '--full', '--no-dangling']);
   });
 
+  test(`a --thin pack deltas new loose objects against the excluded boundary's trees, and --fix-thin completes it (${format})`, async () => {
+    using tmp = tempDir();
+    const repo = makeHistoryRepo(tmp.path, format);
+    // A new version of a file, loose: no stored delta to copy, so only the search can find one.
+    const blob = git(repo, ['ls-tree', '-r', 'main']).toString().split('\n').find((l) => l.includes(' blob '))?.split(/\s/)[2] as string;
+    const changed = Buffer.concat([git(repo, ['cat-file', 'blob', blob]), Buffer.from('one more line\n')]);
+    const newBlob = git(repo, ['hash-object', '-w', '--stdin'], changed).toString().trim();
+    const path = git(repo, ['ls-tree', '-r', '--name-only', 'main']).toString().split('\n').find((p) => git(repo, ['rev-parse', `main:${p}`]).toString().trim() === blob) as string;
+    const index = join(tmp.path, 'index');
+    const env = { GIT_INDEX_FILE: index };
+    execFileSync('git', ['read-tree', 'main'], { cwd: repo, env: { ...process.env, ...env } });
+    execFileSync('git', ['update-index', '--cacheinfo', `100644,${newBlob},${path}`], { cwd: repo, env: { ...process.env, ...env } });
+    const tree = execFileSync('git', ['write-tree'], { cwd: repo, env: { ...process.env, ...env } }).toString().trim();
+    const commit = git(repo, ['commit-tree', tree, '-p', 'main', '-m', 'a change']).toString().trim();
+    const r = Repository.open(repo);
+    const revs = new RevArgs(r);
+    revs.add(commit);
+    revs.add('^main');
+    const chunks: Buffer[] = [];
+    const result = await createPack({ objects: r.objects, tips: revs.tips, thin: true, sink: (c) => void chunks.push(c) });
+    r.close();
+    assert.ok(result.stats.thinDeltas >= 1, JSON.stringify(result.stats));
+    const clone = join(tmp.path, 'clone.git');
+    git(tmp.path, ['clone', '-q', '--bare', '--no-local', repo, clone]);
+    git(clone, ['index-pack', '--stdin', '--fix-thin'], Buffer.concat(chunks));
+    assert.ok(git(clone, ['cat-file', 'blob', newBlob]).equals(changed));
+    git(clone, ['update-ref', 'refs/heads/changed', commit]);
+    git(clone, ['fsck', '--full', '--no-dangling']);
+  });
+
   test(`--include-tag adds the tags of packed objects; the library call reports its counts (${format})`, async () => {
     using tmp = tempDir();
     const repo = makeHistoryRepo(tmp.path, format);
