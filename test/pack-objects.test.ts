@@ -159,6 +159,16 @@ for (const format of FORMATS) {
     assert.ok(s.copiedDeltas > 0 && s.recompressed > 0, JSON.stringify(s));
     assert.deepEqual([...phases].sort(), ['compressing', 'counting', 'writing']);
     assert.deepEqual(packIds(tmp.path, Buffer.concat(chunks), format), revListIds(repo, ['--all']));
+    // With a delta cache of one byte every new delta is computed again when written: same pack.
+    const packWith = async (deltaCacheSize: number): Promise<{ pack: Buffer; newDeltas: number }> => {
+      const parts: Buffer[] = [];
+      const made = await createPack({ objects: r.objects, tips: revs.tips, reuseDelta: false, deltaCacheSize, sink: (c) => void parts.push(c) });
+      return { pack: Buffer.concat(parts), newDeltas: made.stats.newDeltas };
+    };
+    const cachedAll = await packWith(0);
+    const cachedNone = await packWith(1);
+    assert.ok(cachedAll.newDeltas > 0 && cachedNone.newDeltas === cachedAll.newDeltas);
+    assert.ok(cachedNone.pack.equals(cachedAll.pack), 'recomputed deltas are the same bytes');
     // Counting on worker threads lists the same objects in the same order (so, without new deltas,
     // the same pack bytes), with and without excluded history.
     for (const revList of [['--all'], ['main', 'unmerged', '^v0.5']]) {

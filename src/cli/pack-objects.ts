@@ -120,6 +120,8 @@ export async function packObjectsCommand(global: GlobalOptions, open: () => Repo
   if (options.threads === undefined && configThreads !== undefined) options.threads = configThreads || defaultThreads();
   const indexVersion = config.getInt('pack.indexVersion');
   if (options.indexVersion === undefined && (indexVersion === 1 || indexVersion === 2)) options.indexVersion = indexVersion;
+  const deltaCacheSize = config.getInt('pack.deltaCacheSize');
+  if (deltaCacheSize !== undefined) options.deltaCacheSize = deltaCacheSize;
   const bigFileThreshold = config.getInt('core.bigFileThreshold');
   if (bigFileThreshold !== undefined) options.bigFileThreshold = bigFileThreshold;
   const shallow: Buffer[] = readShallowFile(global, repo);

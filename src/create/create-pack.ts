@@ -87,6 +87,8 @@ export interface CreatePackOptions {
   shallow?: readonly Uint8Array[];
   /** zlib level for what is compressed anew (git's pack.compression; default -1, zlib's 6). */
   compression?: number;
+  /** Bytes of compressed new deltas kept for writing; beyond, they are computed again (pack.deltaCacheSize, 256 MiB). */
+  deltaCacheSize?: number;
   /** Objects larger than this are never delta'd (core.bigFileThreshold, default 512 MiB). */
   bigFileThreshold?: number;
   signal?: AbortSignal;
@@ -211,6 +213,7 @@ async function createPackWith(options: CreatePackOptions, pools: LazyPool, threa
       ...(threads > 1 ? { pool: async () => { const pool = pools.get(); await shareWholePacks(pool, threads, handle, locations); return pool; } } : {}),
       compression: options.compression ?? zlibConstants.Z_DEFAULT_COMPRESSION,
       bigFileThreshold: options.bigFileThreshold ?? 512 * 1024 * 1024,
+      ...(options.deltaCacheSize === undefined ? {} : { deltaCacheSize: options.deltaCacheSize }),
       deltas,
       ...(options.signal === undefined ? {} : { signal: options.signal }),
       ...(progress === undefined ? {} : { onProgress: (done: number, total: number) => progress('compressing', done, total) }),

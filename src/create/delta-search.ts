@@ -23,6 +23,11 @@ export interface DeltaSearchOptions {
   bigFileThreshold: number;
   deltas: NewDeltas;
   /**
+   * Bytes of compressed new deltas kept until the pack is written (git's pack.deltaCacheSize,
+   * 256 MiB): beyond it, a delta is recomputed when written, so memory stays bounded.
+   */
+  deltaCacheSize?: number;
+  /**
    * The worker threads to search on, asked for only when the search goes parallel (the caller
    * starts and prepares them then, and closes them); without it, a pool is made for the search.
    */
@@ -33,6 +38,8 @@ export interface DeltaSearchOptions {
 
 /** git does not try objects smaller than this (pack-objects.c, prepare_pack). */
 const MIN_SIZE = 50;
+/** git's pack.deltaCacheSize default: compressed new deltas kept for writing. */
+const DELTA_CACHE_SIZE = 256 * 1024 * 1024;
 /** On this thread, the event loop gets a turn at least this often (ms) during the search. */
 const SLICE_MS = 20;
 /** Below this many candidates, threads cost more to start than they save. */
@@ -109,6 +116,9 @@ export async function searchDeltas(options: DeltaSearchOptions): Promise<void> {
     }
     return seg;
   };
+  // 0 means no limit, as in git.
+  const cacheLimit = options.deltaCacheSize === 0 ? Infinity : options.deltaCacheSize ?? DELTA_CACHE_SIZE;
+  let cached = 0;
   const apply = (segmentStart: number, r: DeltaResults): void => {
     const from = Math.max(0, segmentStart - options.window);
     let start = 0;
@@ -118,7 +128,10 @@ export async function searchDeltas(options: DeltaSearchOptions): Promise<void> {
       const end = r.ends[k] as number;
       plan.kind[o] = table.is(b, Flag.LISTED) ? Entry.NEW_DELTA : Entry.NEW_THIN;
       plan.base[o] = b;
-      deltas.set(o, { data: Buffer.from(r.data.buffer, r.data.byteOffset + start, end - start), size: r.sizes[k] as number });
+      // A copy of the bytes (not a view): the segment's buffer can go once its deltas are taken.
+      const keep = cached + (end - start) <= cacheLimit;
+      if (keep) cached += end - start;
+      deltas.set(o, { data: keep ? Buffer.from(r.data.subarray(start, end)) : undefined, size: r.sizes[k] as number });
       start = end;
     }
   };

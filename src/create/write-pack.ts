@@ -7,6 +7,7 @@ import type { PackFile } from '../pack/pack-file.js';
 import type { StoreHandle } from '../odb/store-handle.js';
 import type { StorePack } from '../odb/store-pack.js';
 import { Deflater } from '../zlib/deflater.js';
+import { DeltaIndex } from '../delta/create-delta.js';
 import type { ObjectTable } from './object-table.js';
 import { LOOSE, NOWHERE, type ObjectLocations } from './locate-objects.js';
 import { existsSync } from 'node:fs';
@@ -48,8 +49,11 @@ export interface WrittenPack extends EntryCounts {
   written: Int32Array;
 }
 
-/** The bytes of new deltas (compressed), by object number: filled by the delta search. */
-export type NewDeltas = Map<number, { data: Buffer; size: number }>;
+/**
+ * New deltas by object number, filled by the delta search: the compressed bytes and the delta's
+ * size, or no bytes when the delta cache was full (the writer computes the delta again).
+ */
+export type NewDeltas = Map<number, { data: Buffer | undefined; size: number }>;
 
 export interface WritePackOptions {
   handle: StoreHandle;
@@ -151,11 +155,23 @@ export async function writePack(options: WritePackOptions): Promise<WrittenPack>
         else result.copiedDeltas++;
       }
     } else if (kind === Entry.NEW_DELTA || kind === Entry.NEW_THIN) {
-      const delta = deltas.get(o) as { data: Buffer; size: number };
+      let delta = deltas.get(o) as { data: Buffer | undefined; size: number };
+      if (delta.data === undefined) {
+        // Not kept (the delta cache was full): the same pair again, base and target read anew.
+        const base = readObject(handle, table, locations, plan.base[o] as number).data;
+        const target = readObject(handle, table, locations, o).data;
+        const raw = new DeltaIndex(base).createDelta(target);
+        if (raw === undefined) {
+          recompress(o, start);
+          return;
+        }
+        delta = { data: Buffer.from(deflater.deflate(raw)), size: raw.length };
+      }
+      const data = delta.data as Buffer;
       const head = deltaHeader(o, delta.size, start, kind === Entry.NEW_THIN || !ofs);
       put(head);
-      put(delta.data);
-      crc = crc32(delta.data, crc32(head));
+      put(data);
+      crc = crc32(data, crc32(head));
       deltas.delete(o);
       if (kind === Entry.NEW_THIN) result.thinDeltas++;
       else result.newDeltas++;
