@@ -54,7 +54,6 @@ export class RevWalk {
     readonly options: {
       /** List tag objects met at the tips (rev-list --objects does). */
       tagObjects?: boolean;
-      missing?: MissingAction;
       /** Commits whose parents the walk must not follow (a shallow repository's boundary). */
       shallow?: readonly Uint8Array[];
     } = {},

@@ -109,7 +109,7 @@ const DENSE_TIPS = 256;
 const DENSE_COMMITS = 2048;
 
 function walkCommits(handle: StoreHandle, tips: readonly RevTip[], options: WalkObjectsOptions): RevWalk {
-  const walk = new RevWalk(handle, { tagObjects: true, missing: options.missing ?? 'error', shallow: options.shallow ?? [] });
+  const walk = new RevWalk(handle, { tagObjects: true, shallow: options.shallow ?? [] });
   throwIfAborted(options.signal);
   if (tips.length > DENSE_TIPS) handle.preferDenseReads();
   walk.addTips(tips);
