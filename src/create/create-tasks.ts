@@ -136,13 +136,16 @@ export const createTasks = {
   } satisfies Task<ListRequest, number, ListReply>,
 
   deltas: {
-    run(request: DeltaSegmentRequest): DeltaResults {
+    run(request: DeltaSegmentRequest, emit): number {
       const handle = storeForKey(request.store).objects;
       const H = request.segment.hashLength;
       const ids = request.ids;
-      return searchSegment(request.segment, (i) => readAnyCopy(handle, ids.subarray(i * H, (i + 1) * H)).data, () => Atomics.load(request.stop, 0) !== 0);
+      const r = searchSegment(request.segment, (i) => readAnyCopy(handle, ids.subarray(i * H, (i + 1) * H)).data, () => Atomics.load(request.stop, 0) !== 0);
+      // An item, so the deltas move to the main thread instead of being copied.
+      emit(r, [r.targets.buffer, r.bases.buffer, r.sizes.buffer, r.ends.buffer, r.data.buffer] as ArrayBuffer[]);
+      return r.targets.length;
     },
-  } satisfies Task<DeltaSegmentRequest, DeltaResults>,
+  } satisfies Task<DeltaSegmentRequest, number, DeltaResults>,
 };
 
 export type CreateTasks = typeof createTasks;

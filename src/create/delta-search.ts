@@ -177,8 +177,9 @@ export async function searchDeltas(options: DeltaSearchOptions): Promise<void> {
         const first = Math.max(0, from - options.window);
         const ids = new Uint8Array((to - first) * H);
         for (let i = first; i < to; i++) ids.set(table.id(pool[i] as number), (i - first) * H);
-        const r = await workers.run(w, 'deltas', { store: options.handle.store.key, segment: segmentOf(from, to), ids, stop });
-        if (Atomics.load(stop, 0) !== 0) return;
+        let r: DeltaResults | undefined;
+        await workers.run(w, 'deltas', { store: options.handle.store.key, segment: segmentOf(from, to), ids, stop }, (item) => (r = item));
+        if (Atomics.load(stop, 0) !== 0 || r === undefined) return;
         apply(from, r);
         done += to - from;
         options.onProgress?.(done, total);
