@@ -203,6 +203,12 @@ for (const format of FORMATS) {
     const allowed = packIds(tmp.path, packwright(repo, ['pack-objects', '--revs', '--stdout', '-q', '--missing=allow-any'], 'loose\n'), format);
     assert.ok(!allowed.includes(blob) && allowed.length === revListIds(repo, ['main']).length + 2);
     assert.equal(packwright(repo, ['rev-list', '--objects', '--missing=print', 'loose', '^main']).toString().trim().split('\n').pop(), `?${blob}`);
+    // A malformed tree (written with --literally) reached by a commit: a clear error naming it.
+    const badTree = git(repo, ['hash-object', '-t', 'tree', '--literally', '-w', '--stdin'], '100644 no-nul-after-this-name').toString().trim();
+    const badCommit = git(repo, ['commit-tree', badTree, '-m', 'bad tree']).toString().trim();
+    const malformed = packwrightFails(repo, ['pack-objects', '--revs', '--stdout', '-q'], `${badCommit}\n`);
+    assert.equal(malformed.status, 128);
+    assert.match(malformed.stderr, new RegExp(`tree ${badTree} is malformed`));
   });
 
   test(`a stored entry whose CRC does not match is recompressed from the object; a corrupt object is a clear error (${format})`, () => {
