@@ -53,7 +53,6 @@ export async function packObjectsCommand(global: GlobalOptions, open: () => Repo
   let base: string | undefined;
   let stdinPacks = false;
   let unpacked = false;
-  let filter = false;
   // git writes REF_DELTA unless told the receiver reads OFS_DELTA (the library's default is OFS).
   const options: Partial<CreatePackOptions> = { deltaBaseOffset: false };
   for (const a of args) {
@@ -76,8 +75,7 @@ export async function packObjectsCommand(global: GlobalOptions, open: () => Repo
       const { version, largeOffsetLimit } = indexVersionOption(a);
       options.indexVersion = version;
       if (largeOffsetLimit !== undefined) options.largeOffsetLimit = largeOffsetLimit;
-    }
-    else if (a === '--local') options.local = true;
+    } else if (a === '--local') options.local = true;
     else if (a === '--honor-pack-keep') options.honorPackKeep = true;
     else if (a === '-q' || a === '--quiet') progress = false;
     else if (a === '--progress' || a === '--all-progress') progress = true;
@@ -89,10 +87,8 @@ export async function packObjectsCommand(global: GlobalOptions, open: () => Repo
       if (value !== 'error' && value !== 'allow-any' && value !== 'allow-promisor') throw new UsageError(`fatal: invalid value for '--missing': '${value}'`);
       options.missing = value as MissingAction;
     } else if (name === '--filter' && value !== undefined) {
-      filter = true;
       options.filter = parseObjectFilter(value);
     } else if (a === '--no-filter') {
-      filter = false;
       delete options.filter;
     } else if (name === '--max-pack-size') {
       throw new PackwrightError('INVALID_ARGUMENT', `${name} is not supported`);
@@ -104,7 +100,7 @@ export async function packObjectsCommand(global: GlobalOptions, open: () => Repo
   if (stdout === (base !== undefined)) throw new UsageError(USAGE);
   // --all (like git's other internal rev-list options) walks revisions, and stdin is revisions too.
   if (all) revs = true;
-  if (stdinPacks && filter) throw new PackwrightError('INVALID_ARGUMENT', 'cannot use --filter with --stdin-packs');
+  if (stdinPacks && options.filter !== undefined) throw new PackwrightError('INVALID_ARGUMENT', 'cannot use --filter with --stdin-packs');
   if (stdinPacks && revs) throw new PackwrightError('INVALID_ARGUMENT', 'cannot use internal rev list with --stdin-packs');
   const repo = open();
   const objects = repo.objects;

@@ -15,7 +15,7 @@ import { markPreferredBases } from './preferred-bases.js';
 import type { StoreHandle } from '../odb/store-handle.js';
 import type { RefStore } from '../refs/ref-store.js';
 import type { RevTip } from '../refs/rev-args.js';
-import { locateObjects, type ObjectLocations } from './locate-objects.js';
+import { locateAdded, locateObjects, type ObjectLocations } from './locate-objects.js';
 import { Flag, nameHash, ObjectTable } from './object-table.js';
 import { planPack } from './pack-plan.js';
 import type { MissingAction } from './rev-walk.js';
@@ -174,8 +174,7 @@ async function createPackWith(options: CreatePackOptions, pools: LazyPool, threa
   if (options.includeTag) {
     const extra = includeTags(handle, table, options.refs);
     if (extra.length > 0) {
-      const more = locateObjects(handle, table);
-      locations = more;
+      locations = locateAdded(handle, table, locations);
       listed = Int32Array.from([...listed, ...extra]);
     }
   }
@@ -323,7 +322,7 @@ async function countForPack(options: CreatePackOptions, pools: LazyPool, threads
     // git's thin packs delta against the trees of excluded boundary commits (at most `window` of them).
     if (options.thin && (options.window ?? 10) > 0 && walked.walk.edges.length > 0) {
       markPreferredBases(handle, table, walked.walk.edges.slice(0, options.window ?? 10).map((c) => walked.walk.treeOf(c)));
-      locations = locateObjects(handle, table);
+      locations = locateAdded(handle, table, walked.locations);
     } else {
       locations = walked.locations;
     }
@@ -340,14 +339,9 @@ function writePackFiles(options: CreatePackOptions, base: string, tmpPath: strin
   const H = table.hashLength;
   const name = `${base}-${toHex(w.hash)}`;
   const sorted = [...listed].sort((a, b) => Buffer.compare(table.id(a), table.id(b)));
-  const ids = new Uint8Array(sorted.length * H);
-  const offsets = new Float64Array(sorted.length);
-  const crcs = new Uint32Array(sorted.length);
-  sorted.forEach((o, i) => {
-    ids.set(table.id(o), i * H);
-    offsets[i] = w.offsets[o] as number;
-    crcs[i] = w.crcs[o] as number;
-  });
+  const ids = table.idsOf(sorted);
+  const offsets = Float64Array.from(sorted, (o) => w.offsets[o] as number);
+  const crcs = Uint32Array.from(sorted, (o) => w.crcs[o] as number);
   const format = H === 20 ? 'sha1' : 'sha256';
   const index = writeIndex(format, { ids, offsets, crc32: crcs }, w.hash, {
     ...(options.indexVersion === undefined ? {} : { version: options.indexVersion }),

@@ -1,9 +1,6 @@
 import type { Task } from '../workers/task.js';
-import { typeName } from '../objects/object-type.js';
-import { PackwrightError } from '../errors/packwright-error.js';
-import { toHex } from '../hash/hex.js';
-import type { StoreHandle } from '../odb/store-handle.js';
-import { TreeLister, type TreeSource } from './list-objects.js';
+import { TreeLister } from './list-objects.js';
+import { ObjectReader } from './object-reader.js';
 import { Flag, ObjectTable } from './object-table.js';
 import { storeForKey, type StoreKey } from '../odb/store-tasks.js';
 import { searchSegment, type DeltaResults, type DeltaSegment } from './delta-window.js';
@@ -44,25 +41,6 @@ export interface ListReply {
   missingPromisor: Uint8Array;
 }
 
-/** The worker's side of a TreeSource: reads through its own store, notes what is missing. */
-class WorkerTrees implements TreeSource {
-  lastFromPromisor = false;
-  constructor(readonly table: ObjectTable, readonly handle: StoreHandle) {}
-
-  get hashLength(): number {
-    return this.handle.hashLength;
-  }
-
-  readTyped(n: number, want: number, transient = false): { type: number; data: Buffer } | undefined {
-    const location = this.handle.locate(this.table.id(n));
-    if (location === undefined) return undefined;
-    this.lastFromPromisor = location.kind === 'pack' && location.pack.markers.promisor;
-    const obj = transient ? this.handle.readTransientAt(location) : this.handle.readAt(location);
-    if (want >= 0 && obj.type !== want) throw new PackwrightError('OBJECT_CORRUPT', `object ${toHex(this.table.id(n))} is a ${typeName(obj.type)}, not a ${typeName(want)}`);
-    return obj;
-  }
-}
-
 /**
  * A worker's share of counting: the trees of a run of consecutive commits, listed depth first as
  * the sequential walk does, with the worker's own seen-set. Runs of commits share most of their
@@ -77,24 +55,17 @@ function listRun(request: ListRequest, emit: (item: ListReply, transfer: ArrayBu
   const order: number[] = [];
   const missing: number[] = [];
   const missingPromisor: number[] = [];
-  const lister = new TreeLister(new WorkerTrees(table, handle), (n) => order.push(n), false, (n, fromPromisor) => {
+  const lister = new TreeLister(new ObjectReader(handle, table), (n) => order.push(n), false, (n, fromPromisor) => {
     missing.push(n);
     missingPromisor.push(fromPromisor ? 1 : 0);
   });
   const empty = new Uint8Array(0);
   for (let p = 0; p < request.roots.length; p += H) lister.listTree(table.intern(request.roots, p), empty);
-  const ids = new Uint8Array(order.length * H);
-  const types = new Uint8Array(order.length);
-  const nameHashes = new Uint32Array(order.length);
-  const flags = new Uint8Array(order.length);
-  order.forEach((n, k) => {
-    ids.set(table.id(n), k * H);
-    types[k] = table.types[n] as number;
-    nameHashes[k] = table.nameHashes[n] as number;
-    flags[k] = (table.flags[n] as number) & Flag.PROMISOR;
-  });
-  const missingIds = new Uint8Array(missing.length * H);
-  missing.forEach((n, k) => missingIds.set(table.id(n), k * H));
+  const ids = table.idsOf(order);
+  const types = Uint8Array.from(order, (n) => table.types[n] as number);
+  const nameHashes = Uint32Array.from(order, (n) => table.nameHashes[n] as number);
+  const flags = Uint8Array.from(order, (n) => (table.flags[n] as number) & Flag.PROMISOR);
+  const missingIds = table.idsOf(missing);
   const reply: ListReply = { ids, types, nameHashes, flags, missing: missingIds, missingPromisor: Uint8Array.from(missingPromisor) };
   emit(reply, [ids.buffer, types.buffer, nameHashes.buffer, flags.buffer, missingIds.buffer, reply.missingPromisor.buffer] as ArrayBuffer[]);
   return order.length;

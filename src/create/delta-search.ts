@@ -94,9 +94,10 @@ export async function searchDeltas(options: DeltaSearchOptions): Promise<void> {
     (sizes.get(b) as number) - (sizes.get(a) as number) ||
     (listPosition[b] as number) - (listPosition[a] as number));
   const heights = deltaHeights(plan, listed);
-  /** Segment `from..to`, led by the `window` objects before it as bases only (no pair is lost at a cut). */
+  /** Where segment `start..to` begins once led by the `window` objects before it (bases only: no pair is lost at a cut). */
+  const warmStart = (start: number): number => Math.max(0, start - options.window);
   const segmentOf = (start: number, to: number): DeltaSegment => {
-    const from = Math.max(0, start - options.window);
+    const from = warmStart(start);
     const n = to - from;
     const seg: DeltaSegment = {
       types: new Uint8Array(n), sizes: new Float64Array(n), storedWhole: new Uint8Array(n), packs: new Int32Array(n), heights: new Uint16Array(n),
@@ -120,7 +121,7 @@ export async function searchDeltas(options: DeltaSearchOptions): Promise<void> {
   const cacheLimit = options.deltaCacheSize === 0 ? Infinity : options.deltaCacheSize ?? DELTA_CACHE_SIZE;
   let cached = 0;
   const apply = (segmentStart: number, r: DeltaResults): void => {
-    const from = Math.max(0, segmentStart - options.window);
+    const from = warmStart(segmentStart);
     let start = 0;
     for (let k = 0; k < r.targets.length; k++) {
       const o = pool[from + (r.targets[k] as number)] as number;
@@ -138,7 +139,7 @@ export async function searchDeltas(options: DeltaSearchOptions): Promise<void> {
   const total = pool.length;
   const threads = Math.max(1, options.threads);
   if (threads === 1 || total < PARALLEL_MIN) {
-    const read = (i: number): Buffer => readData(options, pool[i] as number);
+    const read = (i: number): Buffer => readObject(options.handle, table, locations, pool[i] as number).data;
     // On this thread: a step at a time, letting the event loop turn every SLICE_MS.
     const steps = searchSteps(segmentOf(0, total), read, () => options.signal?.aborted === true);
     let sliceStart = performance.now();
@@ -165,7 +166,6 @@ export async function searchDeltas(options: DeltaSearchOptions): Promise<void> {
   const stop = new Int32Array(new SharedArrayBuffer(4));
   const onAbort = (): void => void Atomics.store(stop, 0, 1);
   options.signal?.addEventListener('abort', onAbort);
-  const H = table.hashLength;
   let next = 0;
   let done = 0;
   try {
@@ -174,9 +174,7 @@ export async function searchDeltas(options: DeltaSearchOptions): Promise<void> {
         const s = next++;
         const from = bounds[s] as number;
         const to = bounds[s + 1] as number;
-        const first = Math.max(0, from - options.window);
-        const ids = new Uint8Array((to - first) * H);
-        for (let i = first; i < to; i++) ids.set(table.id(pool[i] as number), (i - first) * H);
+        const ids = table.idsOf(pool.slice(warmStart(from), to));
         let r: DeltaResults | undefined;
         await workers.run(w, 'deltas', { store: options.handle.store.key, segment: segmentOf(from, to), ids, stop }, (item) => (r = item));
         if (Atomics.load(stop, 0) !== 0 || r === undefined) return;
@@ -252,10 +250,6 @@ function deltaHeights(plan: PackPlan, listed: Int32Array): Uint16Array {
     }
   }
   return heights;
-}
-
-function readData(options: DeltaSearchOptions, o: number): Buffer {
-  return readObject(options.handle, options.table, options.locations, o).data;
 }
 
 /** Object sizes (resolved, not the delta's) of the candidates, from entry headers or the store. */

@@ -3,7 +3,7 @@ export { RevWalk } from './rev-walk.js';
 export type { MissingAction } from './rev-walk.js';
 export { listObjects } from './list-objects.js';
 export type { ListVisitor, ListObjectsOptions } from './list-objects.js';
-export { locateObjects, LOOSE, NOWHERE } from './locate-objects.js';
+export { locateObjects, locateAdded, LOOSE, NOWHERE } from './locate-objects.js';
 export type { ObjectLocations } from './locate-objects.js';
 export { walkObjects, walkObjectsSliced, walkObjectsParallel } from './walk-objects.js';
 export type { WalkObjectsOptions, WalkedObjects } from './walk-objects.js';

@@ -34,8 +34,7 @@ export async function listObjectsParallel(walk: RevWalk, pool: WorkerPool<Create
   }
   const excludedList: number[] = [];
   for (let n = 0; n < t.count; n++) if (t.is(n, Flag.UNINTERESTING) && t.types[n] !== 1) excludedList.push(n);
-  const excluded = new Uint8Array(excludedList.length * H);
-  excludedList.forEach((n, k) => excluded.set(t.id(n), k * H));
+  const excluded = t.idsOf(excludedList);
   const mergeRun = (reply: ListReply): void => {
     for (let k = 0; k < reply.types.length; k++) {
       const n = t.intern(reply.ids, k * H);
@@ -70,8 +69,7 @@ export async function listObjectsParallel(walk: RevWalk, pool: WorkerPool<Create
       const r = next++;
       const from = bounds[r] as number;
       const to = bounds[r + 1] as number;
-      const roots = new Uint8Array((to - from) * H);
-      for (let i = from; i < to; i++) roots.set(t.id(walk.treeOf(commits[i] as number)), (i - from) * H);
+      const roots = t.idsOf(commits.slice(from, to).map((c) => walk.treeOf(c)));
       try {
         await pool.run(w, 'list', { store, roots, excluded }, (item) => (replies[r] = item));
       } catch (e) {

@@ -66,20 +66,45 @@ export function locateObjects(handle: StoreHandle, table: ObjectTable): ObjectLo
     }
     if (used) packs.push(p);
   }
+  const located: ObjectLocations = { packs, pack, position, otherCopies };
   for (let o = 0; o < n && unplaced > 0; o++) {
     if (pack[o] !== NOWHERE || !table.is(o, wanted)) continue;
     unplaced--;
-    const found = handle.locate(table.id(o));
-    if (found === undefined) {
-      table.mark(o, Flag.MISSING);
-    } else if (found.kind === 'loose') {
-      pack[o] = LOOSE;
-    } else {
-      let k = packs.indexOf(found.pack);
-      if (k < 0) k = packs.push(found.pack) - 1;
-      pack[o] = k;
-      position[o] = found.position;
-    }
+    placeByLookup(handle, table, located, o, true);
   }
-  return { packs, pack, position, otherCopies };
+  return located;
+}
+
+/** Places object `o` by a lookup of its own (a loose object, a pack added since), or marks it missing. */
+function placeByLookup(handle: StoreHandle, table: ObjectTable, located: ObjectLocations, o: number, refresh: boolean): void {
+  const found = handle.locate(table.id(o), { refresh });
+  if (found === undefined) {
+    table.mark(o, Flag.MISSING);
+  } else if (found.kind === 'loose') {
+    located.pack[o] = LOOSE;
+  } else {
+    let k = located.packs.indexOf(found.pack);
+    if (k < 0) k = located.packs.push(found.pack) - 1;
+    located.pack[o] = k;
+    located.position[o] = found.position;
+  }
+}
+
+/**
+ * `previous` extended to the objects the table gained or came to want since (included tags,
+ * preferred bases): those are looked up one by one, without listing the directories again for a
+ * miss, instead of passing over every index once more. Their other copies are not collected.
+ */
+export function locateAdded(handle: StoreHandle, table: ObjectTable, previous: ObjectLocations): ObjectLocations {
+  const n = table.count;
+  const pack = new Int32Array(n).fill(NOWHERE);
+  pack.set(previous.pack);
+  const position = new Int32Array(n);
+  position.set(previous.position);
+  const located: ObjectLocations = { packs: [...previous.packs], pack, position, otherCopies: previous.otherCopies };
+  const wanted = Flag.LISTED | Flag.PREFERRED;
+  for (let o = 0; o < n; o++) {
+    if (pack[o] === NOWHERE && table.is(o, wanted) && !table.is(o, Flag.MISSING)) placeByLookup(handle, table, located, o, false);
+  }
+  return located;
 }

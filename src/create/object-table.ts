@@ -99,6 +99,14 @@ export class ObjectTable {
     this.flags[n] = (this.flags[n] as number) & ~flag;
   }
 
+  /** The ids of `objects`, back to back (what a worker or an index is given). */
+  idsOf(objects: ArrayLike<number>): Uint8Array {
+    const H = this.hashLength;
+    const out = new Uint8Array(objects.length * H);
+    for (let k = 0; k < objects.length; k++) out.set(this.id(objects[k] as number), k * H);
+    return out;
+  }
+
   /** The id of object `n` (a view: copy it to keep it past the table). */
   id(n: number): Uint8Array {
     return this.ids.subarray(n * this.hashLength, (n + 1) * this.hashLength);

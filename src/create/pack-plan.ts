@@ -152,19 +152,21 @@ export function planPack(table: ObjectTable, listed: Int32Array, locations: Obje
  */
 function choosePackCopies(locations: ObjectLocations, header: EntryHeader): void {
   for (const [o, copies] of locations.otherCopies) {
-    let bestPack = locations.pack[o] as number;
-    let bestPosition = locations.position[o] as number;
-    let bestScore = copyScore(locations, bestPack, bestPosition, header);
-    for (const c of copies) {
+    let best = -1;
+    let bestScore = copyScore(locations, locations.pack[o] as number, locations.position[o] as number, header);
+    copies.forEach((c, i) => {
       const score = copyScore(locations, c.pack, c.position, header);
       if (score < bestScore) {
         bestScore = score;
-        bestPack = c.pack;
-        bestPosition = c.position;
+        best = i;
       }
-    }
-    locations.pack[o] = bestPack;
-    locations.position[o] = bestPosition;
+    });
+    if (best < 0) continue;
+    // Swap: the chosen copy becomes the object's place, the old one joins the other copies.
+    const chosen = copies[best] as { pack: number; position: number };
+    copies[best] = { pack: locations.pack[o] as number, position: locations.position[o] as number };
+    locations.pack[o] = chosen.pack;
+    locations.position[o] = chosen.position;
   }
 }
 

@@ -6,6 +6,7 @@ import { TreeCursor } from '../objects/tree.js';
 import type { StoreHandle } from '../odb/store-handle.js';
 import type { RevTip } from '../refs/rev-args.js';
 import { Flag, ObjectTable } from './object-table.js';
+import { ObjectReader } from './object-reader.js';
 
 /** What the walk does with objects it cannot find. */
 export type MissingAction = 'error' | 'allow-any' | 'allow-promisor' | 'print';
@@ -29,8 +30,7 @@ const SLOP = 5;
  *
  * Everything is numbered in one `ObjectTable`, shared with the tree walk that follows.
  */
-export class RevWalk {
-  readonly table: ObjectTable;
+export class RevWalk extends ObjectReader {
   /** Included commits in output order. */
   readonly commits: number[] = [];
   /** Tags and tree or blob tips to list before the commits' trees (git's pending list). */
@@ -39,8 +39,6 @@ export class RevWalk {
   readonly edges: number[] = [];
   /** Missing objects met (for `--missing=print`). */
   readonly missing: number[] = [];
-  /** Whether the object `readTyped` last found is in a promisor pack (its references may be missing). */
-  lastFromPromisor = false;
   private readonly commitTree = new Map<number, number>();
   private readonly commitParents = new Map<number, Int32Array>();
   private readonly commitTime = new Map<number, number>();
@@ -50,7 +48,7 @@ export class RevWalk {
   private readonly shallow: ObjectTable;
 
   constructor(
-    readonly objects: StoreHandle,
+    objects: StoreHandle,
     readonly options: {
       /** List tag objects met at the tips (rev-list --objects does). */
       tagObjects?: boolean;
@@ -58,14 +56,10 @@ export class RevWalk {
       shallow?: readonly Uint8Array[];
     } = {},
   ) {
-    this.table = new ObjectTable(objects.hashLength);
+    super(objects, new ObjectTable(objects.hashLength));
     this.cursor = new TreeCursor(objects.hashLength);
     this.shallow = new ObjectTable(objects.hashLength, 16);
     for (const id of options.shallow ?? []) this.shallow.intern(id);
-  }
-
-  get hashLength(): number {
-    return this.objects.hashLength;
   }
 
   /** Adds tips, as `handle_revision_arg` does: tags are peeled, excluded commits mark their ancestry. */
@@ -286,35 +280,16 @@ export class RevWalk {
     const location = this.objects.locate(this.table.id(n));
     if (location === undefined) return this.readTyped(n, -1);
     const type = this.objects.typeAt(location);
-    if (type === OBJ_TAG || type === OBJ_COMMIT) return this.readTyped(n, type);
+    if (type === OBJ_TAG || type === OBJ_COMMIT) return this.readTypedAt(n, location, type);
     this.table.types[n] = type;
     return { type, data: EMPTY_DATA };
   }
 
-  /**
-   * Reads object `n`, checking it has type `want` (-1: any); undefined when the store lacks it. An
-   * object of another type than the walk expected is OBJECT_CORRUPT (git: "object is a tree, not a
-   * commit").
-   */
-  readTyped(n: number, want: number, transient = false): { type: number; data: Buffer } | undefined {
-    const t = this.table;
-    const id = t.id(n);
-    const location = this.objects.locate(id);
-    if (location === undefined) {
-      if (!t.is(n, Flag.MISSING)) {
-        t.mark(n, Flag.MISSING);
-        this.missing.push(n);
-      }
-      return undefined;
-    }
-    this.lastFromPromisor = location.kind === 'pack' && location.pack.markers.promisor;
-    // A transient read's data is the store's buffer until its next read: parse it, or copy it.
-    const obj = transient ? this.objects.readTransientAt(location) : this.objects.readAt(location);
-    if (want >= 0 && obj.type !== want) {
-      throw new PackwrightError('OBJECT_CORRUPT', `object ${toHex(id)} is a ${typeName(obj.type)}, not a ${typeName(want)}`);
-    }
-    if (t.types[n] === 0 || want < 0) t.types[n] = obj.type;
-    return obj;
+  /** The walk notes what the store lacks (for `--missing=print`, and to report it once). */
+  protected override absent(n: number): void {
+    if (this.table.is(n, Flag.MISSING)) return;
+    this.table.mark(n, Flag.MISSING);
+    this.missing.push(n);
   }
 }
 

@@ -45,8 +45,6 @@ export interface WrittenPack extends EntryCounts {
   offsets: Float64Array;
   /** By object number: CRC32 of the written entry. */
   crcs: Uint32Array;
-  /** Objects in the order written. */
-  written: Int32Array;
 }
 
 /**
@@ -82,9 +80,8 @@ export async function writePack(options: WritePackOptions): Promise<WrittenPack>
   const hasher = nodeCrypto().createHash(H === 20 ? 'sha1' : 'sha256');
   const offsets = new Float64Array(table.count).fill(-1);
   const crcs = new Uint32Array(table.count);
-  const written = new Int32Array(total);
   let count = 0;
-  const result: WrittenPack = { hash: Buffer.alloc(0), offsets, crcs, written, copied: 0, copiedDeltas: 0, thinDeltas: 0, recompressed: 0, newDeltas: 0, badCrc: 0 };
+  const result: WrittenPack = { hash: Buffer.alloc(0), offsets, crcs, copied: 0, copiedDeltas: 0, thinDeltas: 0, recompressed: 0, newDeltas: 0, badCrc: 0 };
   let out = Buffer.allocUnsafeSlow(CHUNK);
   let used = 0;
   let position = 0;
@@ -114,6 +111,13 @@ export async function writePack(options: WritePackOptions): Promise<WrittenPack>
     }
   };
 
+  /** An entry's header and body; returns the entry's CRC32 (for the index). */
+  const putEntry = (head: Uint8Array, body: Uint8Array): number => {
+    put(head);
+    put(body);
+    return crc32(body, crc32(head));
+  };
+
   const header = Buffer.alloc(12);
   header.write('PACK', 0, 'latin1');
   header.writeUInt32BE(2, 4);
@@ -138,7 +142,7 @@ export async function writePack(options: WritePackOptions): Promise<WrittenPack>
       const rawCrc = crc32(raw);
       if (!reader.crcMatches(rawCrc, locations.position[o] as number)) {
         result.badCrc++;
-        recompress(o, start);
+        recompress(o);
         return;
       }
       if (kind === Entry.COPY) {
@@ -147,10 +151,7 @@ export async function writePack(options: WritePackOptions): Promise<WrittenPack>
         result.copied++;
       } else {
         const data = raw.subarray((plan.sourceData[o] as number) - from);
-        const head = deltaHeader(o, plan.size[o] as number, start, kind === Entry.COPY_THIN || !ofs);
-        put(head);
-        put(data);
-        crc = crc32(data, crc32(head));
+        crc = putEntry(deltaHeader(o, plan.size[o] as number, start, kind === Entry.COPY_THIN || !ofs), data);
         if (kind === Entry.COPY_THIN) result.thinDeltas++;
         else result.copiedDeltas++;
       }
@@ -162,21 +163,17 @@ export async function writePack(options: WritePackOptions): Promise<WrittenPack>
         const target = readObject(handle, table, locations, o).data;
         const raw = new DeltaIndex(base).createDelta(target);
         if (raw === undefined) {
-          recompress(o, start);
+          recompress(o);
           return;
         }
         delta = { data: Buffer.from(deflater.deflate(raw)), size: raw.length };
       }
-      const data = delta.data as Buffer;
-      const head = deltaHeader(o, delta.size, start, kind === Entry.NEW_THIN || !ofs);
-      put(head);
-      put(data);
-      crc = crc32(data, crc32(head));
+      crc = putEntry(deltaHeader(o, delta.size, start, kind === Entry.NEW_THIN || !ofs), delta.data as Buffer);
       deltas.delete(o);
       if (kind === Entry.NEW_THIN) result.thinDeltas++;
       else result.newDeltas++;
     } else {
-      recompress(o, start);
+      recompress(o);
       return;
     }
     crcs[o] = crc;
@@ -190,14 +187,9 @@ export async function writePack(options: WritePackOptions): Promise<WrittenPack>
     return Buffer.concat([typeSize, encodeOfsDistance(at - (offsets[b] as number))]);
   };
 
-  const recompress = (o: number, start: number): void => {
+  const recompress = (o: number): void => {
     const obj = readObject(handle, table, locations, o);
-    const head = encodeEntryHeader(obj.type, obj.data.length);
-    const body = deflater.deflate(obj.data);
-    put(head);
-    put(body);
-    crcs[o] = crc32(body, crc32(head));
-    offsets[o] = start;
+    crcs[o] = putEntry(encodeEntryHeader(obj.type, obj.data.length), deflater.deflate(obj.data));
     result.recompressed++;
   };
 
@@ -219,7 +211,7 @@ export async function writePack(options: WritePackOptions): Promise<WrittenPack>
       stack.pop();
       if (offsets[o] !== -1) continue;
       writeOne(o);
-      written[count++] = o;
+      count++;
       if (waiting !== undefined) {
         const w = waiting;
         waiting = undefined;
