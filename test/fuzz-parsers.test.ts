@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
-import { git, makeRepo, tempDir } from './helpers/git.js';
+import { git, makeRepo, tempDir, fileEndingIn } from './helpers/git.js';
 import { EntryHeader, parseEntryHeader } from '../src/pack/index.js';
 import { applyDelta, DeltaFormatError, readDeltaHeader } from '../src/delta/index.js';
 import { PackIndex, readRevIndex } from '../src/idx/index.js';
@@ -131,7 +131,7 @@ test('indexes and packs made by git, with random bytes changed, load or fail wit
     const repo = makeRepo(join(dir.path, 'r'), 'sha1', 4);
     git(repo, ['-c', 'pack.threads=1', 'repack', '-adfq']);
     const packDir = join(repo, '.git', 'objects', 'pack');
-    const name = readdirSync(packDir).find((f) => f.endsWith('.pack')) as string;
+    const name = fileEndingIn(packDir, '.pack');
     const pack = readFileSync(join(packDir, name));
     const idx = readFileSync(join(packDir, name.replace(/\.pack$/, '.idx')));
     git(repo, ['index-pack', '--index-version=1', '-o', join(dir.path, 'v1.idx'), join(packDir, name)]);

@@ -4,7 +4,7 @@ import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { chmodSync, readdirSync, readFileSync, mkdirSync, rmSync, writeFileSync, existsSync, copyFileSync, openSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
-import { CLI, git, packwright, packwrightFails, tempDir, makeRepo, type Format } from './helpers/git.js';
+import { CLI, git, packwright, packwrightFails, tempDir, makeRepo, type Format, fileEndingIn } from './helpers/git.js';
 import { buildPack, makeDelta } from './helpers/pack-builder.js';
 import { seededRandom, testSeed } from './helpers/random.js';
 import { encodeOfsDistance } from '../src/pack/entry-header.js';
@@ -50,7 +50,7 @@ function manyFilesPack(work: string): { work: string; pack: string } {
 
 function packOf(repo: string): string {
   const dir = existsSync(join(repo, '.git')) ? join(repo, '.git', 'objects', 'pack') : join(repo, 'objects', 'pack');
-  return join(dir, readdirSync(dir).find((f) => f.endsWith('.pack')) as string);
+  return join(dir, fileEndingIn(dir, '.pack'));
 }
 
 /** A SHA-1 test repository in `work/a`, repacked with `repackArgs`, its pack copied to `work/p.pack`. */
@@ -495,7 +495,7 @@ describe('index-pack: the reverse index, as git decides it', () => {
     const repo = makeRepo(dir.path, 'sha1', 4);
     git(repo, ['repack', '-adq']);
     const packDir = join(repo, '.git', 'objects', 'pack');
-    const pack = join(packDir, readdirSync(packDir).find((f) => f.endsWith('.pack')) as string);
+    const pack = join(packDir, fileEndingIn(packDir, '.pack'));
     const idx = pack.replace(/\.pack$/, '.idx');
     const rev = pack.replace(/\.pack$/, '.rev');
     const run = (global: string[], args: string[]): void => {
@@ -534,7 +534,7 @@ describe('index-pack --verify, with the options of the index on disk', () => {
     const repo = makeRepo(dir.path, 'sha1', 6);
     git(repo, ['repack', '-adq']);
     const packDir = join(repo, '.git', 'objects', 'pack');
-    const pack = join(packDir, readdirSync(packDir).find((f) => f.endsWith('.pack')) as string);
+    const pack = join(packDir, fileEndingIn(packDir, '.pack'));
     const copy = join(dir.path, 'p.pack');
     copyFileSync(pack, copy);
     const idx = join(dir.path, 'p.idx');

@@ -1,8 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync, mkdirSync } from 'node:fs';
+import { readFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { tempDir, makeRepo, git } from './helpers/git.js';
+import { tempDir, makeRepo, git, fileEndingIn } from './helpers/git.js';
 import { Deflater, deflateBound, Inflater, INFLATE_INPUT_ENDED, INFLATE_TOO_LONG, INFLATE_TOO_SHORT } from '../src/zlib/index.js';
 import { PackIndex } from '../src/idx/index.js';
 import { EntryHeader, parseEntryHeader } from '../src/pack/index.js';
@@ -16,7 +16,7 @@ test('the reused native handle and the documented inflateSync path agree on ever
     const repo = makeRepo(join(dir.path, 'r'), 'sha1', 8);
     git(repo, ['repack', '-adq']);
     const packDir = join(repo, '.git', 'objects', 'pack');
-    const base = readdirSync(packDir).find((f) => f.endsWith('.pack'))?.slice(0, -5) as string;
+    const base = fileEndingIn(packDir, '.pack').slice(0, -5);
     const pack = readFileSync(join(packDir, base + '.pack'));
     const index = new PackIndex(readFileSync(join(packDir, base + '.idx')), 20);
     const { offsets } = index.packOrder();

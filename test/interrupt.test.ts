@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { CLI, git, makeRepo, tempDir } from './helpers/git.js';
+import { CLI, git, makeRepo, tempDir, fileEndingIn } from './helpers/git.js';
 
 /** A pack git made, to feed a receiving index-pack --stdin. */
 function somePack(dir: string): Buffer {
@@ -11,7 +11,7 @@ function somePack(dir: string): Buffer {
   const repo = makeRepo(join(dir, 'src'), 'sha1', 6);
   git(repo, ['-c', 'pack.threads=1', 'repack', '-adfq']);
   const packDir = join(repo, '.git', 'objects', 'pack');
-  return readFileSync(join(packDir, readdirSync(packDir).find((f) => f.endsWith('.pack')) as string));
+  return readFileSync(join(packDir, fileEndingIn(packDir, '.pack')));
 }
 
 /**

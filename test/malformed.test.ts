@@ -1,9 +1,9 @@
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { writeFileSync, readFileSync, readdirSync, mkdirSync } from 'node:fs';
+import { writeFileSync, readFileSync, mkdirSync } from 'node:fs';
 import { deflateSync } from 'node:zlib';
 import { join } from 'node:path';
-import { tempDir, makeRepo, git } from './helpers/git.js';
+import { tempDir, makeRepo, git, fileEndingIn } from './helpers/git.js';
 import { buildPack, makeDelta } from './helpers/pack-builder.js';
 import { Repository } from '../src/repo/index.js';
 import { encodeOfsDistance } from '../src/pack/entry-header.js';
@@ -130,7 +130,7 @@ describe('malformed packs', () => {
     const repo = makeRepo(repoDir, 'sha1', 3);
     git(repo, ['repack', '-adq']);
     const packDir = join(repo, '.git', 'objects', 'pack');
-    const packName = readdirSync(packDir).find((f) => f.endsWith('.pack')) as string;
+    const packName = fileEndingIn(packDir, '.pack');
     const bytes = readFileSync(join(packDir, packName));
     bytes.writeUInt32BE(bytes.readUInt32BE(8) + 1, 8);
     writeFileSync(join(packDir, packName), bytes);
@@ -149,7 +149,7 @@ describe('malformed indexes', () => {
     const repo = makeRepo(repoDir, 'sha1', 3);
     git(repo, ['repack', '-adq']);
     const packDir = join(repo, '.git', 'objects', 'pack');
-    idx = readFileSync(join(packDir, readdirSync(packDir).find((f) => f.endsWith('.idx')) as string));
+    idx = readFileSync(join(packDir, fileEndingIn(packDir, '.idx')));
   });
   test('version 3 is IDX_VERSION', () => {
     const b = Buffer.from(idx);

@@ -1,8 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync, readdirSync, readFileSync, rmSync, truncateSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, truncateSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { git, makeRepo, tempDir, type Format } from './helpers/git.js';
+import { git, makeRepo, tempDir, type Format, fileEndingIn } from './helpers/git.js';
 import { Repository } from '../src/repo/index.js';
 import { PackIndex } from '../src/idx/index.js';
 import { PackFile } from '../src/pack/index.js';
@@ -15,7 +15,7 @@ function indexedPack(dir: string, format: Format, indexVersion: string): { repo:
   const repo = makeRepo(dir, format);
   git(repo, ['-c', 'pack.threads=1', 'repack', '-adfq']);
   const packDir = join(repo, '.git', 'objects', 'pack');
-  const pack = join(packDir, readdirSync(packDir).find((f) => f.endsWith('.pack')) as string);
+  const pack = join(packDir, fileEndingIn(packDir, '.pack'));
   const idx = pack.replace(/\.pack$/, '.idx');
   git(repo, ['index-pack', `--index-version=${indexVersion}`, '-o', idx, pack]);
   return { repo, idx, H: format === 'sha1' ? 20 : 32 };
@@ -161,7 +161,7 @@ for (const format of ['sha1', 'sha256'] as Format[]) {
       const repo = makeRepo(join(dir.path, 'r'), format);
       git(repo, ['-c', 'pack.threads=1', '-c', 'pack.writeReverseIndex=true', 'repack', '-adfq']);
       const packDir = join(repo, '.git', 'objects', 'pack');
-      const idx = join(packDir, readdirSync(packDir).find((f) => f.endsWith('.idx')) as string);
+      const idx = join(packDir, fileEndingIn(packDir, '.idx'));
       const rev = idx.replace(/\.idx$/, '.rev');
       const H = format === 'sha1' ? 20 : 32;
       const sorted = new PackIndex(readFileSync(idx), H, idx).packOrder();

@@ -1,8 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { git, tempDir } from './helpers/git.js';
+import { git, tempDir, fileEndingIn } from './helpers/git.js';
 import { PackIndex } from '../src/idx/index.js';
 import { buildInfoTable, objectSize, BIG_SIZE } from '../src/pack/pack-info-table.js';
 import { OBJ_OFS_DELTA } from '../src/pack/entry-header.js';
@@ -39,7 +39,7 @@ test('the info table is the same whatever the read window, with deltas whose str
     }
     git(repo, ['repack', '-adfq']);
     const packDir = join(repo, '.git', 'objects', 'pack');
-    const base = join(packDir, (readdirSync(packDir).find((f) => f.endsWith('.idx')) as string).slice(0, -4));
+    const base = join(packDir, fileEndingIn(packDir, '.idx').slice(0, -4));
     const index = PackIndex.open(`${base}.idx`, 20);
     // The test means something only if some delta starts with a dynamic block.
     const pack = readFileSync(`${base}.pack`);

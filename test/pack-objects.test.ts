@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { chmodSync, existsSync, readFileSync, readdirSync, writeFileSync, openSync, readSync, writeSync, closeSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { CLI, git, makeHistoryRepo, packwright, packwrightFails, tempDir, type Format } from './helpers/git.js';
+import { CLI, git, makeHistoryRepo, packwright, packwrightFails, tempDir, type Format, fileEndingIn } from './helpers/git.js';
 import { Repository } from '../src/repo/index.js';
 import { RevArgs } from '../src/refs/index.js';
 import { createPack } from '../src/create/index.js';
@@ -216,7 +216,7 @@ for (const format of FORMATS) {
     const repo = makeHistoryRepo(tmp.path, format);
     git(repo, ['repack', '-adq']);
     const packDir = join(repo, 'objects', 'pack');
-    const idx = join(packDir, readdirSync(packDir).find((f) => f.endsWith('.idx')) as string);
+    const idx = join(packDir, fileEndingIn(packDir, '.idx'));
     const H = format === 'sha1' ? 20 : 32;
     const n = readFileSync(idx).readUInt32BE(8 + 255 * 4);
     // Flip the first CRC in the index: the entry is fine, its checksum is not.

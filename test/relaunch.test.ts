@@ -1,8 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { copyFileSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { git, makeRepo, packwright, packwrightFails, tempDir } from './helpers/git.js';
+import { git, makeRepo, packwright, packwrightFails, tempDir, fileEndingIn } from './helpers/git.js';
 
 // The CLI starts itself again (huge pages, see src/cli/huge-pages.ts) for big work only;
 // PACKWRIGHT_HUGE_PAGES=1 makes it do so for any command, so the relaunch path runs here on small
@@ -21,7 +21,7 @@ test('relaunched, the CLI prints what git prints, reads stdin, and fails like gi
     );
     assert.deepEqual(packwright(repo, ['cat-file', '--batch'], 'HEAD\nHEAD:file.txt\nnope\n'), git(repo, ['cat-file', '--batch'], 'HEAD\nHEAD:file.txt\nnope\n'));
     const packDir = join(repo, '.git', 'objects', 'pack');
-    const pack = join(packDir, readdirSync(packDir).find((f) => f.endsWith('.pack')) as string);
+    const pack = join(packDir, fileEndingIn(packDir, '.pack'));
     const copy = join(dir.path, 'copy.pack');
     copyFileSync(pack, copy);
     const out = packwright(dir.path, ['index-pack', '-o', 'pw.idx', 'copy.pack']);

@@ -2,7 +2,7 @@ import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { git, tempDir, makeRepo, type Format } from './helpers/git.js';
+import { git, tempDir, makeRepo, type Format, fileEndingIn } from './helpers/git.js';
 import { writeObjectsPack } from './helpers/pack-builder.js';
 import { Store, MidxSource, forEachObject, type RefreshPolicy } from '../src/odb/index.js';
 import { hashObject } from '../src/hash/index.js';
@@ -185,7 +185,7 @@ describe('store: files changing underneath (git repack -ad, gc, multi-pack-index
       const scratch = join(dir.path, 'scratch');
       git(repo, ['clone', '-q', '--bare', '--no-local', repo, scratch]);
       git(scratch, ['repack', '-adq']);
-      const newPack = readdirSync(join(scratch, 'objects', 'pack')).find((f) => f.endsWith('.pack')) as string;
+      const newPack = fileEndingIn(join(scratch, 'objects', 'pack'), '.pack');
       const newBase = newPack.slice(0, -5);
       writeFileSync(join(packDir, `${newBase}.pack`), readFileSync(join(scratch, 'objects', 'pack', `${newBase}.pack`)));
       check('a new pack without its index');
@@ -489,7 +489,7 @@ describe('store: installing a pack, and headers', () => {
     const repo = makeRepo(dir.path, 'sha1', 12);
     git(repo, ['-c', 'pack.threads=1', 'repack', '-adfq']);
     const packDir = packDirOf(repo);
-    const idx = join(packDir, readdirSync(packDir).find((f) => f.endsWith('.idx')) as string);
+    const idx = join(packDir, fileEndingIn(packDir, '.idx'));
     const lines = git(repo, ['verify-pack', '-v', idx]).toString().split('\n').filter((l) => /^[0-9a-f]{40} /.test(l));
     const sizes = new Map(git(repo, ['cat-file', '--batch-all-objects', '--batch-check=%(objectname) %(objectsize)']).toString().trim().split('\n').map((l) => l.split(' ') as [string, string]));
     const store = Store.open(join(repo, '.git'));

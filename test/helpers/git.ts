@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { cpSync, mkdtempSync, rmSync, writeFileSync, mkdirSync, symlinkSync, chmodSync } from 'node:fs';
+import { cpSync, mkdtempSync, readdirSync, rmSync, writeFileSync, mkdirSync, symlinkSync, chmodSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -30,6 +30,13 @@ export function packwrightFails(cwd: string, args: string[], input?: Buffer | st
     return { status: err.status, stderr: err.stderr.toString() };
   }
   throw new Error(`packwright ${args.join(' ')} succeeded but should have failed`);
+}
+
+/** The name of the first file in `dir` ending in `ext` (a pack directory's `.pack` or `.idx`). */
+export function fileEndingIn(dir: string, ext: string): string {
+  const name = readdirSync(dir).find((f) => f.endsWith(ext));
+  if (name === undefined) throw new Error(`${dir} has no file ending in ${ext}`);
+  return name;
 }
 
 export function tempDir(prefix = 'packwright-'): { path: string; [Symbol.dispose](): void } {
