@@ -155,12 +155,24 @@ export class TreeLister {
  * and tips, then each commit's tree (see TreeLister).
  */
 export function listObjects(walk: RevWalk, visit: ListVisitor, options: ListObjectsOptions = {}): void {
+  const steps = listSteps(walk, visit, options);
+  while (steps.next().done !== true);
+}
+
+/**
+ * `listObjects` a commit's tree at a time: it yields after each, so a caller on an event loop can
+ * let it turn (walkObjectsSliced).
+ */
+export function* listSteps(walk: RevWalk, visit: ListVisitor, options: ListObjectsOptions = {}): Generator<void, void> {
   const withPaths = options.paths === true;
   const missing = options.missing ?? 'error';
   const empty = new Uint8Array(0);
   const lister = new TreeLister(walk, visit, withPaths, (n, fromPromisor) => checkMissing(walk.table, n, missing, fromPromisor));
   listCommitsAndPending(walk, visit, withPaths, lister);
-  for (const n of walk.commits) lister.listTree(walk.treeOf(n), empty);
+  for (const n of walk.commits) {
+    lister.listTree(walk.treeOf(n), empty);
+    yield;
+  }
 }
 
 /** The commits, then the pending tags, trees and blobs (git lists them before the commits' trees). */

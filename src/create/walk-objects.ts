@@ -1,7 +1,7 @@
 import type { RevTip } from '../refs/rev-args.js';
 import type { StoreHandle } from '../odb/store-handle.js';
 import { PackwrightError } from '../errors/packwright-error.js';
-import { checkMissing, listCommitsAndPending, listObjects, TreeLister, type ListVisitor } from './list-objects.js';
+import { checkMissing, listObjects, listSteps, type ListVisitor } from './list-objects.js';
 import { locateObjects, type ObjectLocations } from './locate-objects.js';
 import { Flag, type ObjectTable } from './object-table.js';
 import { RevWalk, type MissingAction } from './rev-walk.js';
@@ -69,12 +69,8 @@ export async function walkObjectsSliced(handle: StoreHandle, tips: readonly RevT
     listed.push(n);
     if ((listed.length & 4095) === 0) options.onProgress?.(listed.length);
   };
-  const lister = new TreeLister(walk, visit, false, (n, fromPromisor) => checkMissing(walk.table, n, options.missing ?? 'error', fromPromisor));
-  listCommitsAndPending(walk, visit, false, lister);
-  const empty = new Uint8Array(0);
   let sliceStart = performance.now();
-  for (const n of walk.commits) {
-    lister.listTree(walk.treeOf(n), empty);
+  for (const _ of listSteps(walk, visit, { missing: options.missing ?? 'error' })) {
     if (performance.now() - sliceStart >= SLICE_MS) {
       await new Promise<void>((resolve) => setImmediate(resolve));
       throwIfAborted(options.signal);
