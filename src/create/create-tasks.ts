@@ -107,16 +107,13 @@ export const createTasks = {
   } satisfies Task<ListRequest, number, ListReply>,
 
   deltas: {
-    run(request: DeltaSegmentRequest, emit): number {
+    run(request: DeltaSegmentRequest): DeltaResults {
       const handle = storeForKey(request.store).objects;
       const H = request.segment.hashLength;
       const ids = request.ids;
-      const r = searchSegment(request.segment, (i) => readAnyCopy(handle, ids.subarray(i * H, (i + 1) * H)).data, () => Atomics.load(request.stop, 0) !== 0);
-      // An item, so the deltas move to the main thread instead of being copied.
-      emit(r, [r.targets.buffer, r.bases.buffer, r.sizes.buffer, r.ends.buffer, r.data.buffer] as ArrayBuffer[]);
-      return r.targets.length;
+      return searchSegment(request.segment, (i) => readAnyCopy(handle, ids.subarray(i * H, (i + 1) * H)).data, () => Atomics.load(request.stop, 0) !== 0);
     },
-  } satisfies Task<DeltaSegmentRequest, number, DeltaResults>,
+  } satisfies Task<DeltaSegmentRequest, DeltaResults>,
 };
 
 export type CreateTasks = typeof createTasks;

@@ -175,9 +175,8 @@ export async function searchDeltas(options: DeltaSearchOptions): Promise<void> {
         const from = bounds[s] as number;
         const to = bounds[s + 1] as number;
         const ids = table.idsOf(pool.slice(warmStart(from), to));
-        let r: DeltaResults | undefined;
-        await workers.run(w, 'deltas', { store: options.handle.store.key, segment: segmentOf(from, to), ids, stop }, (item) => (r = item));
-        if (Atomics.load(stop, 0) !== 0 || r === undefined) return;
+        const r = await workers.run(w, 'deltas', { store: options.handle.store.key, segment: segmentOf(from, to), ids, stop });
+        if (Atomics.load(stop, 0) !== 0) return;
         apply(from, r);
         done += to - from;
         options.onProgress?.(done, total);
