@@ -58,6 +58,15 @@ export function normalizeKey(key: string): string {
   return `${key.slice(0, first).toLowerCase()}${key.slice(first, last)}.${key.slice(last + 1).toLowerCase()}`;
 }
 
+/**
+ * Parses config text (a file's bytes, or a blob's, like `.gitmodules`) and calls `onEntry` with each
+ * key (section and name lower-cased, subsection as written) and value (null for a bare key).
+ * Throws CONFIG_INVALID naming `origin` and the line for text git would reject.
+ */
+export function parseConfigText(text: Buffer, origin: string, onEntry: (key: string, value: string | null) => void): void {
+  new Parser(text, origin, onEntry).parse();
+}
+
 class Parser {
   private pos = 0;
   private line = 1;

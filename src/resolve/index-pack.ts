@@ -20,6 +20,7 @@ import { PackScanner, scanPack, type PackScan, type ScanOptions, type WholePack 
 import { bufferSource, fileSource, streamSource, type PackSource } from './pack-source.js';
 import { resolveDeltas, type ExternalBaseLookup, type ResolveOptions } from './resolve-deltas.js';
 import type { ResolveTasks } from './resolve-tasks.js';
+import type { PackVisitorSpec } from './pack-visitor.js';
 
 /** The worker script (resolve-worker.ts; in the CLI bundle, its own bundle beside it). */
 const RESOLVE_WORKER = new URL('./resolve-worker.js', import.meta.url);
@@ -69,6 +70,12 @@ export interface IndexPackOptions {
   sliceMs?: number;
   /** Objects done of total in the current phase; `bytes` read so far while scanning. */
   onProgress?: (phase: IndexPackPhase, done: number, total: number, bytes?: number) => void;
+  /**
+   * Show objects to a visitor as they resolve (fsck does its checks so); `workerScript` is then a
+   * worker script that hosts the resolve tasks and registers the visitor.
+   */
+  visitor?: PackVisitorSpec;
+  workerScript?: URL;
 }
 
 export interface IndexPackResult {
@@ -88,6 +95,8 @@ export interface IndexPackResult {
   scan: PackScan;
   /** Delta depth of each entry in pack order. */
   depths: Uint32Array;
+  /** What each thread's visitor found (`visitor`). */
+  visits: unknown[];
   stats: {
     countsByType: Record<string, number>;
     deltas: number;
@@ -138,7 +147,7 @@ export async function indexPack(input: string | Readable | Uint8Array, options: 
   const threads = Math.max(1, options.threads ?? (small ? 1 : defaultThreads()));
   // `threads` counts this thread, like git's. Workers boot while the pack is read and scanned
   // (~45 ms each).
-  const pool = threads > 1 ? new WorkerPool<ResolveTasks>(RESOLVE_WORKER, threads - 1) : undefined;
+  const pool = threads > 1 ? new WorkerPool<ResolveTasks>(options.workerScript ?? RESOLVE_WORKER, threads - 1) : undefined;
   const job = new IndexPackJob(input, options, format, name, pool);
   try {
     return await job.run(threads);
@@ -197,7 +206,7 @@ class IndexPackJob {
     }
     return {
       packHash: scan.packHash, ...paths, objectCount: scan.count, localObjects: usedExternal.length,
-      trailing: scan.trailing, index, scan, depths: stats.depths,
+      trailing: scan.trailing, index, scan, depths: stats.depths, visits: stats.visits,
       stats: {
         countsByType, deltas: stats.deltas, chainHistogram: stats.chainHistogram, peakLiveBytes: stats.peakLiveBytes, threads,
         perThread: stats.perThread, stolen: stats.stolen, phases: this.phases,
@@ -300,6 +309,7 @@ class IndexPackJob {
     if (options.signal !== undefined) resolveOptions.signal = options.signal;
     if (options.sliceMs !== undefined) resolveOptions.sliceMs = options.sliceMs;
     if (options.fixThin !== undefined) resolveOptions.externalBase = options.fixThin;
+    if (options.visitor !== undefined) resolveOptions.visitor = options.visitor;
     if (options.onProgress !== undefined) {
       const p = options.onProgress;
       resolveOptions.onProgress = (d, n) => p('resolving', d, n);

@@ -6,3 +6,6 @@ export { resolveDeltas } from './resolve-deltas.js';
 export type { ResolveStats, ResolveOptions, ExternalBaseLookup } from './resolve-deltas.js';
 export { sortIds } from './sort-ids.js';
 export { verifyPack, indexOptionsOf } from './verify-pack.js';
+export { registerPackVisitor } from './pack-visitor.js';
+export type { PackVisitor, PackVisitorSpec } from './pack-visitor.js';
+export { resolveTasks } from './resolve-tasks.js';

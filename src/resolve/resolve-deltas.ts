@@ -8,6 +8,7 @@ import { buildDeltaTree, findRefGroup } from './delta-tree.js';
 import { createBoard } from './offer-board.js';
 import { allocArray, type PackScan } from './pack-scan.js';
 import { SLICE_MS, yieldToEventLoop } from './slices.js';
+import { createPackVisitor, type PackVisitorSpec } from './pack-visitor.js';
 import { CONTROL_ABORT, CONTROL_LENGTH, CONTROL_RESOLVED, CONTROL_STARTED, CONTROL_WORKERS, Resolver, type ResolverStats, type ResolveState } from './resolver.js';
 
 export interface ResolveStats {
@@ -24,6 +25,8 @@ export interface ResolveStats {
   perThread: number[];
   /** Children resolved by a thread other than the one that resolved their base's branch. */
   stolen: number;
+  /** What each thread's visitor found (`ResolveOptions.visitor`), this thread's last. */
+  visits: unknown[];
 }
 
 /** A base found outside the pack, for thin packs (`--fix-thin`). */
@@ -43,6 +46,11 @@ export interface ResolveOptions {
    * memory); without it, resolution runs in the calling thread alone.
    */
   pool?: WorkerPool<ResolveTasks>;
+  /**
+   * Show every object of the types it names to a visitor in the thread that resolves it (the
+   * workers' script must register it: see pack-visitor.ts).
+   */
+  visitor?: PackVisitorSpec;
 }
 
 /**
@@ -68,6 +76,10 @@ export async function resolveDeltas(packPath: string, scan: PackScan, options: R
     // Up to four offered branches per thread, bases up to 4 MiB each: the budget for shared bases.
     board: createBoard(4 * threads, 4 << 20),
   };
+  if (options.visitor !== undefined) {
+    state.visitor = options.visitor;
+    state.leaves = visitorLeaves(scan, tree.roots, options.visitor.types, shared);
+  }
   Atomics.store(state.control, CONTROL_WORKERS, threads);
   throwIfAborted(options.signal);
   const threadStats: ResolverStats[] = [];
@@ -80,7 +92,8 @@ export async function resolveDeltas(packPath: string, scan: PackScan, options: R
     progress?.(Atomics.load(state.control, CONTROL_RESOLVED), tree.deltaCount);
     if (signal?.aborted) Atomics.store(state.control, CONTROL_ABORT, 1);
   };
-  const local = new Resolver(state, onBatch);
+  const visitor = options.visitor !== undefined ? createPackVisitor(options.visitor, state) : undefined;
+  const local = new Resolver(state, onBatch, visitor);
   try {
     if (pool !== undefined) {
       const running = pool.runAll('resolve', state);
@@ -133,6 +146,7 @@ export async function resolveDeltas(packPath: string, scan: PackScan, options: R
         }
       }
     }
+    if (visitor !== undefined) local.stats.visited = visitor.finish();
     threadStats.push(local.stats);
 
     const histogram: number[] = [0];
@@ -148,10 +162,25 @@ export async function resolveDeltas(packPath: string, scan: PackScan, options: R
     if (tree.deltaCount > 0) options.onProgress?.(resolved, tree.deltaCount);
     const perThread = threadStats.map((t) => t.resolved);
     const stolen = threadStats.reduce((a, t) => a + t.stolen, 0);
-    return { deltas: tree.deltaCount, chainHistogram: histogram, peakLiveBytes: peak, externalBases, depths: state.depths, perThread, stolen };
+    const visits = visitor !== undefined ? threadStats.map((t) => t.visited) : [];
+    return { deltas: tree.deltaCount, chainHistogram: histogram, peakLiveBytes: peak, externalBases, depths: state.depths, perThread, stolen, visits };
   } finally {
     local.close();
   }
+}
+
+/** Non-delta entries of the visited types that are not roots (no delta is based on them). */
+function visitorLeaves(scan: PackScan, roots: Int32Array, types: number, shared: boolean): Int32Array {
+  const isRoot = new Uint8Array(scan.count);
+  for (let i = 0; i < roots.length; i++) isRoot[roots[i] as number] = 1;
+  const list: number[] = [];
+  for (let k = 0; k < scan.count; k++) {
+    const t = scan.types[k] as number;
+    if (t < OBJ_OFS_DELTA && types & (1 << t) && isRoot[k] === 0) list.push(k);
+  }
+  const leaves = allocArray(Int32Array, list.length, shared);
+  leaves.set(list);
+  return leaves;
 }
 
 /**

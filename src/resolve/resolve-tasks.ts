@@ -1,6 +1,7 @@
 import type { Task } from '../workers/task.js';
 import { prefault } from '../workers/prefault.js';
 import { CONTROL_ABORT, Resolver, type ResolverStats, type ResolveState } from './resolver.js';
+import { createPackVisitor } from './pack-visitor.js';
 import { scanRegionsFromTheBack, type RegionsRequest } from './scan-region.js';
 import type { RegionScan } from './pack-scan.js';
 
@@ -14,7 +15,8 @@ export interface RegionItem {
  * The tasks index-pack's worker threads host (resolve/resolve-worker.ts runs them):
  * - `prefault`: touch a shared pack buffer's pages ahead of pass 1 (workers/prefault.ts);
  * - `scan-regions`: scan regions of an in-memory pack for pass 1 from the back, one item per region;
- * - `resolve`: take roots of the delta tree until none are left; reply with statistics.
+ * - `resolve`: take roots of the delta tree until none are left; reply with statistics (and what
+ *   a visitor found, when the state names one).
  */
 export const resolveTasks = {
   prefault: {
@@ -34,8 +36,10 @@ export const resolveTasks = {
     run(state: ResolveState): ResolverStats {
       let resolver: Resolver | undefined;
       try {
-        resolver = new Resolver(state);
+        const visitor = state.visitor !== undefined ? createPackVisitor(state.visitor, state) : undefined;
+        resolver = new Resolver(state, undefined, visitor);
         resolver.run();
+        if (visitor !== undefined) resolver.stats.visited = visitor.finish();
         return resolver.stats;
       } catch (e) {
         // Tell the other threads to stop too.

@@ -8,6 +8,7 @@ import { BufferPool } from '../memory/buffer-pool.js';
 import { Inflater, inflateCodeName } from '../zlib/inflater.js';
 import { findRefGroup, type DeltaTree } from './delta-tree.js';
 import { acquire, DEPTH, field, offer, release, slotCount, slotData, takeChild, TYPE, type OfferBoard } from './offer-board.js';
+import type { PackVisitor, PackVisitorSpec } from './pack-visitor.js';
 
 /** Everything a resolver thread reads or fills; all arrays may live in shared memory. */
 export interface ResolveState extends Omit<DeltaTree, 'deltaCount'> {
@@ -31,6 +32,10 @@ export interface ResolveState extends Omit<DeltaTree, 'deltaCount'> {
   board: OfferBoard;
   /** How long an idle thread waits without a sign of life from the others (default 30 s). */
   stallMs?: number;
+  /** A visitor every thread makes its own of (see pack-visitor.ts), shown objects as they resolve. */
+  visitor?: PackVisitorSpec;
+  /** Non-delta entries a visitor wants that are no delta's base: inflated for it after the roots. */
+  leaves?: Int32Array;
 }
 
 /** Slots of `ResolveState.control`. */
@@ -47,7 +52,9 @@ export const CONTROL_BOARD_VERSION = 5;
 export const CONTROL_STARTED = 6;
 /** Bumped by every thread as it works or waits: a thread that stops bumping it has died. */
 export const CONTROL_HEARTBEAT = 7;
-export const CONTROL_LENGTH = 8;
+/** Next of `leaves` to take. */
+export const CONTROL_NEXT_LEAF = 8;
+export const CONTROL_LENGTH = 9;
 
 /**
  * An idle thread gives up waiting for the others after this long without a heartbeat: a worker
@@ -65,6 +72,8 @@ export interface ResolverStats {
   /** histogram[d] = deltas this thread resolved at depth d. */
   histogram: number[];
   peakLiveBytes: number;
+  /** What this thread's visitor found (`PackVisitor.finish`). */
+  visited?: unknown;
 }
 
 /** Room kept in front of every resolved object for `"<type> <size>\0"`, so it hashes as one range. */
@@ -122,9 +131,16 @@ export class Resolver {
   private helping: { heartbeat: number; quietSince: number; lastBatch: number } | undefined;
   private idleCounted = false;
 
-  /** `onBatch` runs after each batch of resolved objects (progress, in the calling thread). */
-  constructor(private readonly s: ResolveState, private readonly onBatch?: () => void) {
+  /** Bit `1 << type` for each type the visitor wants. */
+  private readonly visitTypes: number;
+
+  /**
+   * `onBatch` runs after each batch of resolved objects (progress, in the calling thread);
+   * `visitor` is shown every object of the types it asked for.
+   */
+  constructor(private readonly s: ResolveState, private readonly onBatch?: () => void, private readonly visitor?: PackVisitor) {
     this.H = hashLength(s.format);
+    this.visitTypes = visitor !== undefined ? (s.visitor?.types ?? 0) : 0;
     this.ids = Buffer.from(s.ids.buffer, s.ids.byteOffset, s.ids.byteLength);
     this.refCount = s.refEntries.length;
     this.fd = s.pack === undefined ? openSync(s.packPath, 'r') : -1;
@@ -158,9 +174,12 @@ export class Resolver {
         const size = s.sizes[root] as number;
         const backing = this.pool.acquire(size + 1);
         this.inflateEntry(root, backing);
+        const type = s.types[root] as number;
+        if (this.visitTypes & (1 << type)) this.visitor?.visit(root, type, backing.subarray(0, size));
         this.push(root, kids, backing, backing.subarray(0, size));
         if (!this.walk()) return false;
       }
+      if (!this.visitLeaves()) return false;
       this.stage = STAGE_HELP;
     }
     if (this.stage === STAGE_HELP) {
@@ -169,6 +188,25 @@ export class Resolver {
       this.stage = STAGE_DONE;
     }
     return true;
+  }
+
+  /** Inflates the leaves for the visitor, taking them from a shared counter; false when the slice ended. */
+  private visitLeaves(): boolean {
+    const s = this.s;
+    const leaves = s.leaves;
+    if (this.visitor === undefined || leaves === undefined) return true;
+    for (;;) {
+      if (this.sliceOver()) return false;
+      const i = Atomics.add(s.control, CONTROL_NEXT_LEAF, 1);
+      if (i >= leaves.length) return true;
+      const k = leaves[i] as number;
+      const size = s.sizes[k] as number;
+      const buf = this.pool.acquire(size + 1);
+      this.inflateEntry(k, buf);
+      this.visitor.visit(k, s.types[k] as number, buf.subarray(0, size));
+      this.pool.release(buf);
+      Atomics.add(s.control, CONTROL_HEARTBEAT, 1);
+    }
   }
 
   /** True when the current slice is over (checked every 256 steps: reading the clock costs). */
@@ -388,6 +426,7 @@ export class Resolver {
     this.ids.set(hashBytes(s.format, out.subarray(start, HEAD_ROOM + resultSize)), c * this.H);
     s.resolvedTypes[c] = type;
     s.depths[c] = baseDepth + 1;
+    if (this.visitTypes & (1 << type)) this.visitor?.visit(c, type, out.subarray(HEAD_ROOM, HEAD_ROOM + resultSize));
     const h = this.stats.histogram;
     h[baseDepth + 1] = (h[baseDepth + 1] ?? 0) + 1;
     this.stats.resolved++;

@@ -1,0 +1,510 @@
+import { parseConfigText } from '../config/git-config.js';
+import { isPackwrightError } from '../errors/packwright-error.js';
+import { isValidRefname } from '../refs/refname.js';
+import { isDotGit, isDotGitattributes, isDotGitignore, isDotGitmodules, isDotMailmap, isNtfsDotGit, isNtfsDotGitmodules } from './dotgit-names.js';
+import type { FsckMessageKey } from './fsck-messages.js';
+import { OBJ_BLOB, OBJ_COMMIT, OBJ_TAG, OBJ_TREE, typeNumber } from './object-type.js';
+
+/**
+ * Reports one finding; returns true when it counts as an error (the check then stops, as git's
+ * report() makes fsck_commit and fsck_tag return), false for a warning or an ignored message.
+ */
+export type FsckReport = (key: FsckMessageKey, message: string) => boolean;
+
+/** What a tree says about special files, for the blob checks that follow (git's gitmodules_found). */
+export interface SpecialBlobs {
+  /** Raw ids of blobs named `.gitmodules` (or a name a file system would take for it). */
+  gitmodules: Uint8Array[];
+  gitattributes: Uint8Array[];
+}
+
+const S_IFMT = 0o170000;
+const S_IFDIR = 0o040000;
+const S_IFREG = 0o100000;
+const S_IFLNK = 0o120000;
+const S_IFGITLINK = 0o160000;
+
+/** A link from a commit, tree or tag to another object, with the type the link says it has. */
+export type LinkSink = (data: Uint8Array, idAt: number, type: number) => void;
+
+/**
+ * Checks an object's bytes by git 2.39's fsck rules (fsck.c: fsck_commit, fsck_tree, fsck_tag,
+ * fsck_blob), reporting each finding through `report`; returns true if any counted as an error.
+ * `special` collects `.gitmodules` / `.gitattributes` blobs a tree names; `blobs` says which blobs
+ * earlier trees named, for the blob checks.
+ */
+export function checkObject(type: number, data: Uint8Array, hashLength: number, report: FsckReport, special?: SpecialBlobs, blobKind?: 'gitmodules' | 'gitattributes'): boolean {
+  switch (type) {
+    case OBJ_COMMIT: return checkCommit(data, hashLength, report);
+    case OBJ_TREE: return checkTree(data, hashLength, report, special);
+    case OBJ_TAG: return checkTag(data, hashLength, report);
+    case OBJ_BLOB: return blobKind === undefined ? false : checkSpecialBlob(blobKind, data, report);
+    default: return report('UNKNOWN_TYPE', `unknown type '${type}' (internal fsck error)`);
+  }
+}
+
+/** git's verify_headers: no NUL before the blank line that ends the header, and a newline at the end of it. */
+function verifyHeaders(d: Uint8Array, report: FsckReport): boolean {
+  for (let i = 0; i < d.length; i++) {
+    const c = d[i];
+    if (c === 0) return report('NUL_IN_HEADER', `unterminated header: NUL at offset ${i}`);
+    if (c === 0x0a && i + 1 < d.length && d[i + 1] === 0x0a) return false;
+  }
+  if (d.length > 0 && d[d.length - 1] === 0x0a) return false;
+  return report('UNTERMINATED_HEADER', 'unterminated header');
+}
+
+/** Reads headers of a commit or tag from the front; the text is latin1, one char a byte. */
+class HeaderReader {
+  pos = 0;
+  constructor(readonly text: string) {}
+
+  skip(prefix: string): boolean {
+    if (!this.text.startsWith(prefix, this.pos)) return false;
+    this.pos += prefix.length;
+    return true;
+  }
+
+  /** A hex id of `hexLength` digits ending in a newline; moves past the newline either way (git's parse_oid_hex then `p + 1`). */
+  hexLine(hexLength: number): boolean {
+    const t = this.text;
+    let ok = true;
+    let i = this.pos;
+    for (; i < this.pos + hexLength; i++) {
+      const c = t.charCodeAt(i);
+      if (!((c >= 0x30 && c <= 0x39) || (c >= 0x61 && c <= 0x66) || (c >= 0x41 && c <= 0x46))) {
+        ok = false;
+        break;
+      }
+    }
+    // A bad id leaves git's `p` unset (it stops there with the default severities); moving on
+    // one character is as good a guess as any when the message is demoted.
+    if (!ok) {
+      this.pos += 1;
+      return false;
+    }
+    this.pos = i + 1;
+    return t[i] === '\n';
+  }
+}
+
+const DIGIT = /[0-9]/;
+
+/** git's fsck_ident: `Name <email> <seconds> <+-hhmm>\n`; moves the reader past the line. */
+function checkIdent(r: HeaderReader, report: FsckReport): boolean {
+  const t = r.text;
+  let p = r.pos;
+  const nl = t.indexOf('\n', p);
+  r.pos = nl < 0 ? t.length : nl + 1;
+  const at = (i: number): string => t[i] ?? '\0';
+  if (at(p) === '<') return report('MISSING_NAME_BEFORE_EMAIL', 'invalid author/committer line - missing space before email');
+  while (p < t.length && !'<>\n'.includes(at(p))) p++;
+  if (at(p) === '>') return report('BAD_NAME', 'invalid author/committer line - bad name');
+  if (at(p) !== '<') return report('MISSING_EMAIL', 'invalid author/committer line - missing email');
+  if (at(p - 1) !== ' ') return report('MISSING_SPACE_BEFORE_EMAIL', 'invalid author/committer line - missing space before email');
+  p++;
+  while (p < t.length && !'<>\n'.includes(at(p))) p++;
+  if (at(p) !== '>') return report('BAD_EMAIL', 'invalid author/committer line - bad email');
+  p++;
+  if (at(p) !== ' ') return report('MISSING_SPACE_BEFORE_DATE', 'invalid author/committer line - missing space before date');
+  p++;
+  if (at(p) === '0' && at(p + 1) !== ' ') return report('ZERO_PADDED_DATE', 'invalid author/committer line - zero-padded date');
+  // strtoumax: leading white space and a sign are accepted; digits up to the first non-digit.
+  let q = p;
+  while (' \t\n\v\f\r'.includes(at(q)) && q < t.length) q++;
+  if (at(q) === '+' || at(q) === '-') q++;
+  const digitsStart = q;
+  while (DIGIT.test(at(q))) q++;
+  const end = q > digitsStart ? q : p;
+  if (q > digitsStart && BigInt(t.slice(digitsStart, q)) > 0x7fffffffffffffffn) {
+    return report('BAD_DATE_OVERFLOW', 'invalid author/committer line - date causes integer overflow');
+  }
+  if (end === p || at(end) !== ' ') return report('BAD_DATE', 'invalid author/committer line - bad date');
+  p = end + 1;
+  if ((at(p) !== '+' && at(p) !== '-') || !DIGIT.test(at(p + 1)) || !DIGIT.test(at(p + 2)) || !DIGIT.test(at(p + 3)) || !DIGIT.test(at(p + 4)) || at(p + 5) !== '\n') {
+    return report('BAD_TIMEZONE', 'invalid author/committer line - bad time zone');
+  }
+  return false;
+}
+
+/** git's fsck_commit. */
+export function checkCommit(data: Uint8Array, hashLength: number, report: FsckReport): boolean {
+  if (verifyHeaders(data, report)) return true;
+  const r = new HeaderReader(Buffer.from(data.buffer, data.byteOffset, data.byteLength).toString('latin1'));
+  const hex = hashLength * 2;
+  if (!r.skip('tree ')) return report('MISSING_TREE', "invalid format - expected 'tree' line");
+  if (!r.hexLine(hex) && report('BAD_TREE_SHA1', "invalid 'tree' line format - bad sha1")) return true;
+  while (r.skip('parent ')) {
+    if (!r.hexLine(hex) && report('BAD_PARENT_SHA1', "invalid 'parent' line format - bad sha1")) return true;
+  }
+  let authors = 0;
+  while (r.skip('author ')) {
+    authors++;
+    if (checkIdent(r, report)) return true;
+  }
+  if (authors < 1 && report('MISSING_AUTHOR', "invalid format - expected 'author' line")) return true;
+  if (authors > 1 && report('MULTIPLE_AUTHORS', "invalid format - multiple 'author' lines")) return true;
+  if (!r.skip('committer ')) return report('MISSING_COMMITTER', "invalid format - expected 'committer' line");
+  if (checkIdent(r, report)) return true;
+  if (data.indexOf(0) >= 0 && report('NUL_IN_COMMIT', 'NUL byte in the commit object body')) return true;
+  return false;
+}
+
+/** git's fsck_tag (fsck_tag_standalone). */
+export function checkTag(data: Uint8Array, hashLength: number, report: FsckReport): boolean {
+  if (verifyHeaders(data, report)) return true;
+  const r = new HeaderReader(Buffer.from(data.buffer, data.byteOffset, data.byteLength).toString('latin1'));
+  const t = r.text;
+  if (!r.skip('object ')) return report('MISSING_OBJECT', "invalid format - expected 'object' line");
+  if (!r.hexLine(hashLength * 2) && report('BAD_OBJECT_SHA1', "invalid 'object' line format - bad sha1")) return true;
+  if (!r.skip('type ')) return report('MISSING_TYPE_ENTRY', "invalid format - expected 'type' line");
+  let eol = t.indexOf('\n', r.pos);
+  if (eol < 0) return report('MISSING_TYPE', "invalid format - unexpected end after 'type' line");
+  if (typeNumber(t.slice(r.pos, eol)) < 0 && report('BAD_TYPE', "invalid 'type' value")) return true;
+  r.pos = eol + 1;
+  if (!r.skip('tag ')) return report('MISSING_TAG_ENTRY', "invalid format - expected 'tag' line");
+  eol = t.indexOf('\n', r.pos);
+  if (eol < 0) return report('MISSING_TAG', "invalid format - unexpected end after 'type' line");
+  const name = t.slice(r.pos, eol);
+  if (!isValidRefname(`refs/tags/${name}`) && report('BAD_TAG_NAME', `invalid 'tag' name: ${Buffer.from(name, 'latin1').toString('utf8')}`)) return true;
+  r.pos = eol + 1;
+  if (!r.skip('tagger ')) {
+    if (report('MISSING_TAGGER_ENTRY', "invalid format - expected 'tagger' line")) return true;
+  } else if (checkIdent(r, report)) {
+    return true;
+  }
+  if (r.pos >= t.length) return false;
+  if (t[r.pos] !== '\n' && report('EXTRA_HEADER_ENTRY', "invalid format - extra header(s) after 'tagger'")) return true;
+  return false;
+}
+
+/**
+ * One tree entry decoded as git's decode_tree_entry does it, with its error words when the bytes
+ * are not a tree entry: the links walk (fsck_walk_tree) prints these.
+ */
+export class TreeEntryReader {
+  mode = 0;
+  nameStart = 0;
+  nameEnd = 0;
+  idStart = 0;
+  /** Set when `next` returned false because the tree is malformed. */
+  error: string | undefined;
+  private pos = 0;
+  constructor(private readonly data: Uint8Array, private readonly hashLength: number) {}
+
+  /** Where the current entry's mode starts. */
+  get modeStart(): number {
+    return this.entryStart;
+  }
+
+  private entryStart = 0;
+
+  next(): boolean {
+    const d = this.data;
+    const H = this.hashLength;
+    const p = this.pos;
+    const size = d.length - p;
+    if (size === 0) return false;
+    this.entryStart = p;
+    if (size < H + 3 || d[d.length - (H + 1)] !== 0) return this.fail('too-short tree object');
+    let q = p;
+    if (d[q] === 0x20) return this.fail('malformed mode in tree entry');
+    let mode = 0;
+    for (;;) {
+      const c = d[q++];
+      if (c === 0x20) break;
+      if (c === undefined || c < 0x30 || c > 0x37) return this.fail('malformed mode in tree entry');
+      mode = mode * 8 + (c - 0x30);
+    }
+    if (d[q] === 0) return this.fail('empty filename in tree entry');
+    const nul = d.indexOf(0, q);
+    if (nul < 0 || nul + 1 + H > d.length) return this.fail('too-short tree file');
+    this.mode = mode;
+    this.nameStart = q;
+    this.nameEnd = nul;
+    this.idStart = nul + 1;
+    this.pos = nul + 1 + H;
+    return true;
+  }
+
+  private fail(message: string): boolean {
+    this.error = message;
+    this.pos = this.data.length;
+    return false;
+  }
+}
+
+/**
+ * The objects a commit, tree or tag links to, with the type each link says (git's fsck_walk): a
+ * commit's tree and parents, a tree's subtrees and blobs (not its submodules), a tag's object
+ * (with its `type` line's type, 0 if it names none). Returns a tree's decoding error, if any: the
+ * links before it are still given, as git's walk gives them.
+ */
+export function objectLinks(type: number, data: Uint8Array, hashLength: number, sink: LinkSink): string | undefined {
+  if (type === OBJ_TREE) {
+    const e = new TreeEntryReader(data, hashLength);
+    while (e.next()) {
+      // Modes as git canonicalises them for the walk: anything not a file, link or directory is a gitlink.
+      const kind = e.mode & S_IFMT;
+      if (kind === S_IFDIR) sink(data, e.idStart, OBJ_TREE);
+      else if (kind === S_IFREG || kind === S_IFLNK) sink(data, e.idStart, OBJ_BLOB);
+    }
+    return e.error;
+  }
+  if (type === OBJ_COMMIT) {
+    // parse_commit_buffer: `tree <hex>\n`, then `parent <hex>\n` lines.
+    const hex = hashLength * 2;
+    let p = 0;
+    if (!startsWith(data, p, 'tree ') || !hexAt(data, p + 5, hex)) return 'bad tree pointer';
+    sink(hexBytes(data, p + 5, hex), 0, OBJ_TREE);
+    p += 5 + hex + 1;
+    while (startsWith(data, p, 'parent ') && hexAt(data, p + 7, hex)) {
+      sink(hexBytes(data, p + 7, hex), 0, OBJ_COMMIT);
+      p += 7 + hex + 1;
+    }
+    return undefined;
+  }
+  if (type === OBJ_TAG) {
+    const hex = hashLength * 2;
+    if (!startsWith(data, 0, 'object ') || !hexAt(data, 7, hex)) return 'bad tag pointer';
+    const p = 7 + hex + 1;
+    let tagged = 0;
+    if (startsWith(data, p, 'type ')) {
+      const nl = data.indexOf(0x0a, p);
+      if (nl > 0) tagged = Math.max(0, typeNumber(Buffer.from(data.buffer, data.byteOffset + p + 5, nl - p - 5).toString('latin1')));
+    }
+    sink(hexBytes(data, 7, hex), 0, tagged);
+  }
+  return undefined;
+}
+
+function startsWith(d: Uint8Array, at: number, s: string): boolean {
+  if (at + s.length > d.length) return false;
+  for (let i = 0; i < s.length; i++) if (d[at + i] !== s.charCodeAt(i)) return false;
+  return true;
+}
+
+function hexAt(d: Uint8Array, at: number, n: number): boolean {
+  if (at + n >= d.length || d[at + n] !== 0x0a) return false;
+  for (let i = at; i < at + n; i++) {
+    const c = d[i] as number;
+    if (!((c >= 0x30 && c <= 0x39) || (c >= 0x61 && c <= 0x66))) return false;
+  }
+  return true;
+}
+
+function hexBytes(d: Uint8Array, at: number, n: number): Uint8Array {
+  return Buffer.from(Buffer.from(d.buffer, d.byteOffset + at, n).toString('latin1'), 'hex');
+}
+
+const TREE_UNORDERED = -1;
+const TREE_HAS_DUPS = -2;
+
+const lessThanSlash = (c: number): boolean => c > 0 && c < 0x2f;
+
+/**
+ * git's verify_ordered: entries sort by name with a directory's name taken to end in `/`; equal
+ * names are duplicates, and so are a file and a directory of one name that other entries separate
+ * (`foo`, `foo.bar`, `foo/`): file names that could still meet a directory wait on `candidates`.
+ */
+function verifyOrdered(d: Uint8Array, mode1: number, s1: number, e1: number, mode2: number, s2: number, e2: number, candidates: [number, number][]): number {
+  const len1 = e1 - s1;
+  const len2 = e2 - s2;
+  const len = Math.min(len1, len2);
+  for (let i = 0; i < len; i++) {
+    const a = d[s1 + i] as number;
+    const b = d[s2 + i] as number;
+    if (a < b) return 0;
+    if (a > b) return TREE_UNORDERED;
+  }
+  let c1 = len < len1 ? (d[s1 + len] as number) : 0;
+  let c2 = len < len2 ? (d[s2 + len] as number) : 0;
+  if (c1 === 0 && c2 === 0) return TREE_HAS_DUPS;
+  if (c1 === 0 && (mode1 & S_IFMT) === S_IFDIR) c1 = 0x2f;
+  if (c2 === 0 && (mode2 & S_IFMT) === S_IFDIR) c2 = 0x2f;
+  if (c1 === 0 && lessThanSlash(c2)) {
+    candidates.push([s1, e1]);
+  } else if (c2 === 0x2f && lessThanSlash(c1)) {
+    for (;;) {
+      const f = candidates.pop();
+      if (f === undefined) break;
+      const [fs, fe] = f;
+      const flen = fe - fs;
+      let prefix = flen <= len2;
+      for (let i = 0; prefix && i < flen; i++) if (d[fs + i] !== d[s2 + i]) prefix = false;
+      if (!prefix) continue;
+      if (flen === len2) return TREE_HAS_DUPS;
+      if (lessThanSlash(d[s2 + flen] as number)) {
+        candidates.push(f);
+        break;
+      }
+    }
+  }
+  return c1 < c2 ? 0 : TREE_UNORDERED;
+}
+
+/** git's fsck_tree. */
+export function checkTree(data: Uint8Array, hashLength: number, report: FsckReport, special?: SpecialBlobs): boolean {
+  let errors = false;
+  const say = (key: FsckMessageKey, message: string): void => { if (report(key, message)) errors = true; };
+  let nullId = false, fullPath = false, emptyName = false, dot = false, dotdot = false, dotgit = false;
+  let zeroPad = false, badModes = false, dups = false, unsorted = false;
+  const e = new TreeEntryReader(data, hashLength);
+  let oMode = 0, oStart = -1, oEnd = -1;
+  const candidates: [number, number][] = [];
+  const H = hashLength;
+  let any = false;
+  while (e.next()) {
+    any = true;
+    const { mode, nameStart, nameEnd, idStart } = e;
+    let allZero = true;
+    for (let i = idStart; i < idStart + H; i++) if (data[i] !== 0) { allZero = false; break; }
+    nullId ||= allZero;
+    const name = Buffer.from(data.buffer, data.byteOffset + nameStart, nameEnd - nameStart).toString('latin1');
+    fullPath ||= name.includes('/');
+    emptyName ||= name === '';
+    dot ||= name === '.';
+    dotdot ||= name === '..';
+    dotgit ||= isDotGit(name);
+    zeroPad ||= data[e.modeStart] === 0x30;
+    const isLink = (mode & S_IFMT) === S_IFLNK;
+    const id = (): Uint8Array => data.slice(idStart, idStart + H);
+    if (isDotGitmodules(name)) {
+      if (!isLink) special?.gitmodules.push(id());
+      else say('GITMODULES_SYMLINK', '.gitmodules is a symbolic link');
+    }
+    if (isDotGitattributes(name)) {
+      if (!isLink) special?.gitattributes.push(id());
+      else say('GITATTRIBUTES_SYMLINK', '.gitattributes is a symlink');
+    }
+    if (isLink) {
+      if (isDotGitignore(name)) say('GITIGNORE_SYMLINK', '.gitignore is a symlink');
+      if (isDotMailmap(name)) say('MAILMAP_SYMLINK', '.mailmap is a symlink');
+    }
+    // A backslash is a directory separator on Windows: what follows each one is a name there.
+    for (let b = name.indexOf('\\'); b >= 0; b = name.indexOf('\\', b + 1)) {
+      const rest = name.slice(b + 1);
+      dotgit ||= isNtfsDotGit(rest);
+      if (isNtfsDotGitmodules(rest)) {
+        if (!isLink) special?.gitmodules.push(id());
+        else say('GITMODULES_SYMLINK', '.gitmodules is a symbolic link');
+      }
+    }
+    switch (mode) {
+      case S_IFREG | 0o755: case S_IFREG | 0o644: case S_IFLNK: case S_IFDIR: case S_IFGITLINK:
+        break;
+      // Early git wrote 100664; accepted unless strict (fsck.badFilemode is an info).
+      default:
+        badModes = true;
+    }
+    if (oStart >= 0) {
+      const order = verifyOrdered(data, oMode, oStart, oEnd, mode, nameStart, nameEnd, candidates);
+      if (order === TREE_UNORDERED) unsorted = true;
+      else if (order === TREE_HAS_DUPS) dups = true;
+    }
+    oMode = mode;
+    oStart = nameStart;
+    oEnd = nameEnd;
+  }
+  if (e.error !== undefined) {
+    // git: a first entry that does not decode fails init_tree_desc_gently before any flag is
+    // reported; a later one ends the loop with the flags gathered so far.
+    say('BAD_TREE', 'cannot be parsed as a tree');
+    if (!any) return errors;
+  }
+  if (nullId) say('NULL_SHA1', 'contains entries pointing to null sha1');
+  if (fullPath) say('FULL_PATHNAME', 'contains full pathnames');
+  if (emptyName) say('EMPTY_NAME', 'contains empty pathname');
+  if (dot) say('HAS_DOT', "contains '.'");
+  if (dotdot) say('HAS_DOTDOT', "contains '..'");
+  if (dotgit) say('HAS_DOTGIT', "contains '.git'");
+  if (zeroPad) say('ZERO_PADDED_FILEMODE', 'contains zero-padded file modes');
+  if (badModes) say('BAD_FILEMODE', 'contains bad file modes');
+  if (dups) say('DUPLICATE_ENTRIES', 'contains duplicate file entries');
+  if (unsorted) say('TREE_NOT_SORTED', 'not properly sorted');
+  return errors;
+}
+
+/** git's ATTR_MAX_FILE_SIZE and ATTR_MAX_LINE_LENGTH (attr.h). */
+const ATTR_MAX_FILE_SIZE = 100 * 1024 * 1024;
+const ATTR_MAX_LINE_LENGTH = 2048;
+
+/** git's fsck_blob for a blob a tree names `.gitmodules` or `.gitattributes`. */
+export function checkSpecialBlob(kind: 'gitmodules' | 'gitattributes', data: Uint8Array, report: FsckReport): boolean {
+  if (kind === 'gitattributes') {
+    if (data.length > ATTR_MAX_FILE_SIZE) return report('GITATTRIBUTES_LARGE', '.gitattributes too large to parse');
+    // Lines up to the first NUL, as git's loop over a C string sees them.
+    let end = data.indexOf(0);
+    if (end < 0) end = data.length;
+    for (let p = 0; p < end;) {
+      let eol = data.indexOf(0x0a, p);
+      if (eol < 0 || eol > end) eol = end;
+      if (eol - p >= ATTR_MAX_LINE_LENGTH) return report('GITATTRIBUTES_LINE_LENGTH', '.gitattributes has too long lines to parse');
+      p = eol + 1;
+    }
+    return false;
+  }
+  let errors = false;
+  const say = (key: FsckMessageKey, message: string): void => { if (report(key, message)) errors = true; };
+  try {
+    parseConfigText(Buffer.from(data.buffer, data.byteOffset, data.byteLength), '.gitmodules', (key, value) => {
+      const first = key.indexOf('.');
+      const last = key.lastIndexOf('.');
+      if (key.slice(0, first) !== 'submodule' || first === last) return;
+      const name = key.slice(first + 1, last);
+      const variable = key.slice(last + 1);
+      if (!isValidSubmoduleName(name)) say('GITMODULES_NAME', `disallowed submodule name: ${name}`);
+      if (variable === 'url' && value !== null && !isValidSubmoduleUrl(value)) say('GITMODULES_URL', `disallowed submodule url: ${value}`);
+      if (variable === 'path' && value !== null && value.startsWith('-')) say('GITMODULES_PATH', `disallowed submodule path: ${value}`);
+      if (variable === 'update' && value !== null && value.startsWith('!')) say('GITMODULES_UPDATE', `disallowed submodule update setting: ${value}`);
+    });
+  } catch (e) {
+    if (!isPackwrightError(e, 'CONFIG_INVALID')) throw e;
+    say('GITMODULES_PARSE', 'could not parse gitmodules blob');
+  }
+  return errors;
+}
+
+/** git's check_submodule_name: not empty, no `..` component (either slash separates). */
+function isValidSubmoduleName(name: string): boolean {
+  if (name === '') return false;
+  return !name.split(/[/\\]/).includes('..');
+}
+
+/** git's check_submodule_url: no option-like URL, no newline smuggled in, no escape above the root, a host for curl's schemes. */
+function isValidSubmoduleUrl(url: string): boolean {
+  if (url.startsWith('-')) return false;
+  const relative = /^\.\.?[/\\]/.test(url);
+  if (relative || url.startsWith('git://')) {
+    let decoded: string;
+    try {
+      decoded = decodeURIComponent(url.replace(/\+/g, ' '));
+    } catch {
+      decoded = url;
+    }
+    if (decoded.includes('\n')) return false;
+    let rest = url;
+    let dotdots = 0;
+    for (;;) {
+      if (/^\.\.[/\\]/.test(rest)) { dotdots++; rest = rest.slice(3); continue; }
+      if (/^\.[/\\]/.test(rest)) { rest = rest.slice(2); continue; }
+      break;
+    }
+    return !(dotdots > 0 && (rest[0] === ':' || rest[0] === '/'));
+  }
+  const curl = /^(?:https?|ftps?)::(.*)$/s.exec(url)?.[1] ?? (/^(?:https?|ftps?):\/\//.test(url) ? url : undefined);
+  if (curl === undefined) return true;
+  const m = /^[a-z][a-z0-9+.-]*:\/\/([^/?#]*)/is.exec(curl);
+  if (m === null) return false;
+  let host = m[1] as string;
+  const atSign = host.lastIndexOf('@');
+  if (atSign >= 0) host = host.slice(atSign + 1);
+  let decodedAll: string;
+  try {
+    decodedAll = decodeURIComponent(curl);
+  } catch {
+    decodedAll = curl;
+  }
+  return host !== '' && !decodedAll.includes('\n');
+}
+

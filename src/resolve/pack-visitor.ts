@@ -1,0 +1,37 @@
+import type { ResolveState } from './resolver.js';
+
+/**
+ * Something that sees every object of a pack with its contents as index-pack resolves it, in
+ * whichever thread has the object in hand: fsck checks objects this way without inflating the pack
+ * a second time. Contents are valid only during the call.
+ */
+export interface PackVisitor {
+  /** Entry `k` (pack order) is an object of `type` (1-4) with these contents. */
+  visit(k: number, type: number, data: Uint8Array): void;
+  /** What this thread found, handed back to the caller once the pack is done. */
+  finish(): unknown;
+}
+
+/**
+ * A visitor by name, so worker threads can make their own: the worker script imports the module
+ * that registers it (fsck's worker does), and `options` must be plain data (or shared memory).
+ */
+export interface PackVisitorSpec {
+  name: string;
+  /** Entry types it wants to see: bit `1 << type`. */
+  types: number;
+  options: unknown;
+}
+
+type Factory = (options: unknown, state: ResolveState) => PackVisitor;
+const factories = new Map<string, Factory>();
+
+export function registerPackVisitor(name: string, factory: Factory): void {
+  factories.set(name, factory);
+}
+
+export function createPackVisitor(spec: PackVisitorSpec, state: ResolveState): PackVisitor {
+  const factory = factories.get(spec.name);
+  if (factory === undefined) throw new Error(`no pack visitor '${spec.name}' is registered in this thread (import its module in the worker script)`);
+  return factory(spec.options, state);
+}
