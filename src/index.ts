@@ -17,3 +17,5 @@ export { hashObject, toHex, fromHex } from './hash/index.js';
 export type { ObjectFormat } from './hash/index.js';
 export { typeName, typeNumber } from './objects/index.js';
 export type { ObjectType } from './objects/index.js';
+export { fsck } from './fsck/index.js';
+export type { FsckOptions, FsckResult, FsckMessage } from './fsck/index.js';

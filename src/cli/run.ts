@@ -8,6 +8,7 @@ import { odbCommand } from './odb.js';
 import { multiPackIndexCommand } from './multi-pack-index.js';
 import { revListCommand } from './rev-list.js';
 import { packObjectsCommand } from './pack-objects.js';
+import { fsckCommand } from './fsck.js';
 import { UsageError } from './usage-error.js';
 import { openRepository, parseGlobalOptions } from './global-options.js';
 
@@ -21,6 +22,7 @@ commands:
   odb stats      count every object by type, storage and delta chain length
   multi-pack-index  write, verify or expire the multi-pack-index (git multi-pack-index)
   pack-objects   make a pack of objects from stdin (ids, or revisions with --revs), as git pack-objects
+  fsck           verify the object database: packs, objects by git's fsck rules, connectivity (git fsck)
   rev-list       list commits, and with --objects every object, reachable from revisions (git rev-list)
   demo           count, verify and read every object of the repository here, with timings`;
 
@@ -49,6 +51,8 @@ export async function run(argv: string[]): Promise<number> {
         return multiPackIndexCommand(global, () => openRepository(global), args);
       case 'pack-objects':
         return await packObjectsCommand(global, () => openRepository(global), args);
+      case 'fsck':
+        return await fsckCommand(() => openRepository(global), args);
       case 'rev-list':
         return revListCommand(() => openRepository(global), args);
       case 'odb':

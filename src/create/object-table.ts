@@ -34,6 +34,33 @@ export class ObjectTable {
   }
 
   /**
+   * A table with its ids and slots in shared memory, room for `capacity` objects: filled by this
+   * thread, then searched by workers through `fromShared(table.sharedParts)` while nothing is added.
+   * Interning past `capacity` moves it to private memory.
+   */
+  static shared(hashLength: number, capacity: number): ObjectTable {
+    const t = new ObjectTable(hashLength, capacity);
+    t.slots = new Int32Array(new SharedArrayBuffer(t.slots.length * 4));
+    t.ids = new Uint8Array(new SharedArrayBuffer(Math.max(1, capacity) * hashLength));
+    return t;
+  }
+
+  /** What another thread needs to `find` in this table (see `shared`). */
+  get sharedParts(): SharedTableParts {
+    return { hashLength: this.hashLength, ids: this.ids, slots: this.slots, count: this.count };
+  }
+
+  /** A read-only view of a shared table in another thread: `find` and `id` only. */
+  static fromShared(parts: SharedTableParts): ObjectTable {
+    const t = new ObjectTable(parts.hashLength, 1);
+    t.ids = parts.ids;
+    t.slots = parts.slots;
+    t.mask = parts.slots.length - 1;
+    t.count = parts.count;
+    return t;
+  }
+
+  /**
    * The slot to start probing at for the id at `src[at..]`. Ids are hashes, so eight of their bytes
    * are already uniform; mixing two words keeps ids crafted to share a 4-byte prefix (cheap to make)
    * from piling into one run of slots.
@@ -136,6 +163,13 @@ export class ObjectTable {
     }
     this.slots = slots;
   }
+}
+
+export interface SharedTableParts {
+  hashLength: number;
+  ids: Uint8Array;
+  slots: Int32Array;
+  count: number;
 }
 
 /** Bits of `ObjectTable.flags`, named after git's object flags (revision.h). */

@@ -31,6 +31,7 @@ export type ErrorCode =
   | 'LOOSE_CORRUPT'
   | 'IO_ERROR'
   | 'CONFIG_INVALID'
+  | 'INDEX_CORRUPT'
   | 'ABORTED'
   | 'WORKER_FAILED';
 

@@ -368,7 +368,8 @@ export function checkTree(data: Uint8Array, hashLength: number, report: FsckRepo
     dotgit ||= isDotGit(name);
     zeroPad ||= data[e.modeStart] === 0x30;
     const isLink = (mode & S_IFMT) === S_IFLNK;
-    const id = (): Uint8Array => data.slice(idStart, idStart + H);
+    // A copy: `data` may be a view of a buffer that is reused after this call.
+    const id = (): Uint8Array => new Uint8Array(data.subarray(idStart, idStart + H));
     if (isDotGitmodules(name)) {
       if (!isLink) special?.gitmodules.push(id());
       else say('GITMODULES_SYMLINK', '.gitmodules is a symbolic link');

@@ -1,0 +1,67 @@
+import type { ObjectTable } from '../create/object-table.js';
+
+/**
+ * The links of many objects, as one thread recorded them: `records` holds, per object,
+ * `[k, n, target0, type0, … target(n-1), type(n-1)]`, where `k` is the object's index in its
+ * source (pack order, or the list of loose objects) and a target is an object number of the
+ * shared table, or `-(1 + i)` for the i-th id of `unknown` (an object the store does not list).
+ */
+export interface LinkRecords {
+  records: Int32Array;
+  unknown: Uint8Array;
+}
+
+/** Records links as objects are parsed (see `LinkRecords`), growing its arrays by doubling. */
+export class LinkRecorder {
+  private records = new Int32Array(1 << 12);
+  private length = 0;
+  private unknown = new Uint8Array(0);
+  private unknownCount = 0;
+  private countAt = -1;
+  private readonly H: number;
+
+  constructor(private readonly table: ObjectTable) {
+    this.H = table.hashLength;
+  }
+
+  begin(k: number): void {
+    this.reserve(2);
+    this.records[this.length++] = k;
+    this.countAt = this.length++;
+    this.records[this.countAt] = 0;
+  }
+
+  /** Adds a link to the object being recorded: the id at `data[at..]`, of the type the link says. */
+  readonly sink = (data: Uint8Array, at: number, type: number): void => {
+    let target = this.table.find(data, at);
+    if (target < 0) {
+      const H = this.H;
+      if ((this.unknownCount + 1) * H > this.unknown.length) {
+        const grown = new Uint8Array(Math.max(64 * H, this.unknown.length * 2));
+        grown.set(this.unknown);
+        this.unknown = grown;
+      }
+      this.unknown.set(data.subarray(at, at + H), this.unknownCount * H);
+      target = -(1 + this.unknownCount++);
+    }
+    this.reserve(2);
+    this.records[this.length++] = target;
+    this.records[this.length++] = type;
+    this.records[this.countAt] = (this.records[this.countAt] as number) + 1;
+  };
+
+  end(): void {
+    this.countAt = -1;
+  }
+
+  finish(): LinkRecords {
+    return { records: this.records.slice(0, this.length), unknown: this.unknown.slice(0, this.unknownCount * this.H) };
+  }
+
+  private reserve(n: number): void {
+    if (this.length + n <= this.records.length) return;
+    const grown = new Int32Array(this.records.length * 2);
+    grown.set(this.records);
+    this.records = grown;
+  }
+}

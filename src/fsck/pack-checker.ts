@@ -1,0 +1,114 @@
+import { ObjectTable, type SharedTableParts } from '../create/object-table.js';
+import { hashLength } from '../hash/object-format.js';
+import { checkObject, objectLinks, type SpecialBlobs } from '../objects/check-object.js';
+import { FsckRules, fsckMessageId, type FsckMessageKey } from '../objects/fsck-messages.js';
+import { OBJ_COMMIT, OBJ_TAG, OBJ_TREE } from '../objects/object-type.js';
+import { registerPackVisitor, type PackVisitor } from '../resolve/pack-visitor.js';
+import type { ResolveState } from '../resolve/resolver.js';
+import { LinkRecorder, type LinkRecords } from './link-records.js';
+
+/** One finding of the object checks, for the object at `k` in the pack (or in a list of loose ones). */
+export interface ObjectFinding {
+  k: number;
+  type: number;
+  severity: 'error' | 'warn';
+  /** git's message id, camel-cased (`badTimezone`). */
+  msgId: string;
+  /** The message as git prints it after the id (`invalid author/committer line - bad time zone`). */
+  message: string;
+}
+
+export interface CheckFindings {
+  links: LinkRecords;
+  findings: ObjectFinding[];
+  /** Trees whose entries do not decode: their index and git's words (the walk prints them). */
+  treeErrors: [number, string][];
+  /** Hex ids of blobs trees name `.gitmodules` / `.gitattributes`. */
+  gitmodules: string[];
+  gitattributes: string[];
+  /** For `--tags`: each tag's index and its `tag` line. */
+  tagNames: [number, string][];
+}
+
+export interface PackCheckOptions {
+  rules: ReturnType<FsckRules['toJSON']>;
+  table: SharedTableParts;
+  /** Keep tag names (`--tags`). */
+  tagNames: boolean;
+}
+
+/** Checks objects and records their links: one per thread, fed by the resolver or the loose-object pass. */
+export class ObjectChecker {
+  private readonly rules: FsckRules;
+  private readonly links: LinkRecorder;
+  private readonly findings: ObjectFinding[] = [];
+  private readonly treeErrors: [number, string][] = [];
+  private readonly special: SpecialBlobs = { gitmodules: [], gitattributes: [] };
+  private readonly tagNames: [number, string][] = [];
+  private current = 0;
+  private currentType = 0;
+  private currentId: () => string = () => '';
+  private readonly report = (key: FsckMessageKey, message: string): boolean => {
+    const severity = this.rules.severity(key);
+    if (severity === 'ignore') return false;
+    if (this.rules.skip.size > 0 && this.rules.skip.has(this.currentId())) return false;
+    const s = severity === 'fatal' || severity === 'error' ? 'error' : 'warn';
+    this.findings.push({ k: this.current, type: this.currentType, severity: s, msgId: fsckMessageId(key), message });
+    return s === 'error';
+  };
+
+  constructor(private readonly H: number, options: PackCheckOptions) {
+    this.rules = FsckRules.from(options.rules);
+    this.links = new LinkRecorder(ObjectTable.fromShared(options.table));
+    this.keepTagNames = options.tagNames;
+  }
+
+  private readonly keepTagNames: boolean;
+
+  /** Checks object `k` (of type 1-4; `id` gives its hex for the skip list) and records its links. */
+  check(k: number, type: number, data: Uint8Array, id: () => string, blobKind?: 'gitmodules' | 'gitattributes'): void {
+    this.current = k;
+    this.currentType = type;
+    this.currentId = id;
+    checkObject(type, data, this.H, this.report, this.special, blobKind);
+    if (type === OBJ_COMMIT || type === OBJ_TREE || type === OBJ_TAG) {
+      this.links.begin(k);
+      const error = objectLinks(type, data, this.H, this.links.sink);
+      this.links.end();
+      if (error !== undefined && type === OBJ_TREE) this.treeErrors.push([k, error]);
+      if (type === OBJ_TAG && this.keepTagNames) this.tagNames.push([k, tagName(data)]);
+    }
+  }
+
+  finish(): CheckFindings {
+    const hex = (ids: Uint8Array[]): string[] => ids.map((id) => Buffer.from(id).toString('hex'));
+    return {
+      links: this.links.finish(), findings: this.findings, treeErrors: this.treeErrors,
+      gitmodules: hex(this.special.gitmodules), gitattributes: hex(this.special.gitattributes), tagNames: this.tagNames,
+    };
+  }
+}
+
+/** The `tag` header line of a tag object ('' without one). */
+function tagName(data: Uint8Array): string {
+  const text = Buffer.from(data.buffer, data.byteOffset, data.byteLength).toString('latin1');
+  const m = /\ntag ([^\n]*)\n/.exec(text.slice(0, text.indexOf('\n\n') >>> 0));
+  return m === null ? '' : Buffer.from(m[1] as string, 'latin1').toString('utf8');
+}
+
+/** Bits of the types the pack checker is shown (blobs need no reading: their id was checked). */
+export const CHECKED_TYPES = (1 << OBJ_COMMIT) | (1 << OBJ_TREE) | (1 << OBJ_TAG);
+
+export const PACK_CHECKER = 'fsck';
+
+registerPackVisitor(PACK_CHECKER, (options: unknown, state: ResolveState): PackVisitor => {
+  const H = hashLength(state.format);
+  const checker = new ObjectChecker(H, options as PackCheckOptions);
+  const ids = state.ids;
+  return {
+    visit(k, type, data) {
+      checker.check(k, type, data, () => Buffer.from(ids.buffer, ids.byteOffset + k * H, H).toString('hex'));
+    },
+    finish: () => checker.finish(),
+  };
+});
