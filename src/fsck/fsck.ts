@@ -278,7 +278,7 @@ class FsckRun {
     });
     const numberOf = new Int32Array(this.looseList.length).fill(-1);
     for (const f of found) numberOf[f.k] = f.n;
-    this.takeFindings(checker.finish(), numberOf, (k) => this.looseList[k]?.hex ?? '');
+    this.takeFindings(checker.finish(), numberOf, (k) => this.looseList[k]?.hex ?? '', FSCK_ERROR_OBJECT);
   }
 
   /** git's read_loose_object and its error lines; undefined when the object failed. */
@@ -377,7 +377,14 @@ class FsckRun {
         this.checked += scan.count;
         const idHex = (k: number): string => Buffer.from(scan.ids.buffer, scan.ids.byteOffset + k * H, H).toString('hex');
         const merged = mergeFindings(result.visits as CheckFindings[], H);
-        this.takeFindings(merged, numberOf, idHex, pack.markers.promisor);
+        this.takeFindings(merged, numberOf, idHex, FSCK_ERROR_PACK, pack.markers.promisor);
+        for (let k = 0; k < scan.count; k++) {
+          if (scan.resolvedTypes[k] !== OBJ_BLOB) continue;
+          const hex = idHex(k);
+          // git checks a special blob as it verifies the pack when a tree named it earlier (trees
+          // come before blobs in a pack): its findings then count against the pack.
+          if (this.gitmodules.has(hex) || this.gitattributes.has(hex)) this.specialInPack.add(hex);
+        }
       } catch (e) {
         if (!isPackwrightError(e) || e.code === 'ABORTED') throw e;
         this.error(e.message, FSCK_ERROR_PACK);
@@ -389,7 +396,14 @@ class FsckRun {
   }
 
   /** Reports a checker's findings in order and keeps its links. */
-  private takeFindings(f: CheckFindings, numberOf: Int32Array, idHex: (k: number) => string, promisor = false): void {
+  /** Special blobs found in a pack after (or in) the one whose tree named them. */
+  private readonly specialInPack = new Set<string>();
+
+  /**
+   * Reports a checker's findings in order and keeps its links. An error counts as `bit`: git's
+   * fsck_loose sets ERROR_OBJECT, while a packed object's errors make the pack's verification fail.
+   */
+  private takeFindings(f: CheckFindings, numberOf: Int32Array, idHex: (k: number) => string, bit: number, promisor = false): void {
     const typeOfK = (k: number): number => {
       const n = numberOf[k] as number;
       return n >= 0 ? (this.table.types[n] as number) : 0;
@@ -411,7 +425,7 @@ class FsckRun {
         this.objectError(OBJ_TREE, hex, 'broken links');
       }
       for (const x of byK.get(k) ?? []) {
-        if (x.severity === 'error') this.status |= FSCK_ERROR_OBJECT;
+        if (x.severity === 'error') this.status |= bit;
         const kind = x.severity === 'error' ? 'error' : 'warning';
         this.say(kind, `${kind === 'error' ? 'error' : 'warning'} in ${TYPE_NAMES[x.type || typeOfK(k)] || 'unknown'} ${this.describe(hex)}: ${x.msgId}: ${x.message}`, { id: hex, msgId: x.msgId });
       }
@@ -538,7 +552,7 @@ class FsckRun {
           const severity = this.rules.severity(key);
           if (severity === 'ignore' || this.rules.skip.has(hex)) return false;
           const isError = severity === 'error' || severity === 'fatal';
-          if (isError) this.status |= FSCK_ERROR_OBJECT;
+          if (isError) this.status |= this.specialInPack.has(hex) ? FSCK_ERROR_PACK : FSCK_ERROR_OBJECT;
           const word = isError ? 'error' : 'warning';
           this.say(isError ? 'error' : 'warning', `${word} in ${TYPE_NAMES[type]} ${this.describe(hex)}: ${fsckMessageId(key)}: ${message}`, { id: hex, msgId: fsckMessageId(key) });
           return isError;
@@ -600,6 +614,11 @@ class FsckRun {
       return;
     }
     const type = this.typeOf(n);
+    if (type === 0) {
+      // Listed, but not readable (its pack failed): git's parse_object fails the same way.
+      this.error(`${refname}: invalid sha1 pointer ${id.toString('hex')}`, FSCK_ERROR_REACHABLE);
+      return;
+    }
     if (type !== OBJ_COMMIT && refname.startsWith('refs/heads/')) this.error(`${refname}: not a commit`, FSCK_ERROR_REFS);
     this.defaultRefs++;
     this.flags[n] = (this.flags[n] as number) | USED;

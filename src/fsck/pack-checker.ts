@@ -70,7 +70,7 @@ export class ObjectChecker {
     this.current = k;
     this.currentType = type;
     this.currentId = id;
-    checkObject(type, data, this.H, this.report, this.special, blobKind);
+    checkObject(type, data, this.H, this.report, { strict: this.rules.strict, special: this.special, ...(blobKind !== undefined ? { blobKind } : {}) });
     if (type === OBJ_COMMIT || type === OBJ_TREE || type === OBJ_TAG) {
       this.links.begin(k);
       const error = objectLinks(type, data, this.H, this.links.sink);

@@ -30,13 +30,14 @@ export type LinkSink = (data: Uint8Array, idAt: number, type: number) => void;
 /**
  * Checks an object's bytes by git 2.39's fsck rules (fsck.c: fsck_commit, fsck_tree, fsck_tag,
  * fsck_blob), reporting each finding through `report`; returns true if any counted as an error.
- * `special` collects `.gitmodules` / `.gitattributes` blobs a tree names; `blobs` says which blobs
- * earlier trees named, for the blob checks.
+ * `special` collects `.gitmodules` / `.gitattributes` blobs a tree names; `blobKind` says what a
+ * tree named a blob, for the blob checks; `strict` is git's --strict (a 100664 mode is bad).
  */
-export function checkObject(type: number, data: Uint8Array, hashLength: number, report: FsckReport, special?: SpecialBlobs, blobKind?: 'gitmodules' | 'gitattributes'): boolean {
+export function checkObject(type: number, data: Uint8Array, hashLength: number, report: FsckReport, options: { strict?: boolean; special?: SpecialBlobs; blobKind?: 'gitmodules' | 'gitattributes' } = {}): boolean {
+  const { special, blobKind } = options;
   switch (type) {
     case OBJ_COMMIT: return checkCommit(data, hashLength, report);
-    case OBJ_TREE: return checkTree(data, hashLength, report, special);
+    case OBJ_TREE: return checkTree(data, hashLength, report, special, options.strict === true);
     case OBJ_TAG: return checkTag(data, hashLength, report);
     case OBJ_BLOB: return blobKind === undefined ? false : checkSpecialBlob(blobKind, data, report);
     default: return report('UNKNOWN_TYPE', `unknown type '${type}' (internal fsck error)`);
@@ -344,7 +345,7 @@ function verifyOrdered(d: Uint8Array, mode1: number, s1: number, e1: number, mod
 }
 
 /** git's fsck_tree. */
-export function checkTree(data: Uint8Array, hashLength: number, report: FsckReport, special?: SpecialBlobs): boolean {
+export function checkTree(data: Uint8Array, hashLength: number, report: FsckReport, special?: SpecialBlobs, strict = false): boolean {
   let errors = false;
   const say = (key: FsckMessageKey, message: string): void => { if (report(key, message)) errors = true; };
   let nullId = false, fullPath = false, emptyName = false, dot = false, dotdot = false, dotgit = false;
@@ -394,7 +395,11 @@ export function checkTree(data: Uint8Array, hashLength: number, report: FsckRepo
     switch (mode) {
       case S_IFREG | 0o755: case S_IFREG | 0o644: case S_IFLNK: case S_IFDIR: case S_IFGITLINK:
         break;
-      // Early git wrote 100664; accepted unless strict (fsck.badFilemode is an info).
+      // Early git wrote 100664: accepted unless strict.
+      case S_IFREG | 0o664:
+        if (!strict) break;
+        badModes = true;
+        break;
       default:
         badModes = true;
     }

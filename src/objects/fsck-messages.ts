@@ -56,21 +56,23 @@ export class FsckRules {
     private readonly levels: Uint8Array,
     /** Hex ids never reported (git's skiplist). */
     readonly skip: ReadonlySet<string>,
+    /** `--strict`: also the checks only strict mode makes (a 100664 file mode is bad). */
+    readonly strict: boolean,
   ) {}
 
   static defaults(strict = false): FsckRules {
     const levels = new Uint8Array(MESSAGES.length);
     MESSAGES.forEach(([, s], i) => { levels[i] = SEVERITIES.indexOf(strict && s === 'warn' ? 'error' : s); });
-    return new FsckRules(levels, new Set());
+    return new FsckRules(levels, new Set(), strict);
   }
 
   /** Rules made from `from()`'s input in another thread. */
-  static from(data: { levels: Uint8Array; skip: string[] }): FsckRules {
-    return new FsckRules(Uint8Array.from(data.levels), new Set(data.skip));
+  static from(data: { levels: Uint8Array; skip: string[]; strict: boolean }): FsckRules {
+    return new FsckRules(Uint8Array.from(data.levels), new Set(data.skip), data.strict);
   }
 
-  toJSON(): { levels: Uint8Array; skip: string[] } {
-    return { levels: this.levels, skip: [...this.skip] };
+  toJSON(): { levels: Uint8Array; skip: string[]; strict: boolean } {
+    return { levels: this.levels, skip: [...this.skip], strict: this.strict };
   }
 
   severity(key: FsckMessageKey): FsckSeverity {

@@ -1,0 +1,260 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { appendFileSync, chmodSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { tmpdir } from 'node:os';
+import { CLI, fileEndingIn, git, makeRepo, tempDir, type Format } from './helpers/git.js';
+import { Repository } from '../src/repo/index.js';
+import { fsck } from '../src/fsck/index.js';
+
+const ENV = {
+  ...process.env,
+  GIT_AUTHOR_NAME: 'A U Thor', GIT_AUTHOR_EMAIL: 'author@example.com', GIT_AUTHOR_DATE: '1700000000 +0000',
+  GIT_COMMITTER_NAME: 'C O Mitter', GIT_COMMITTER_EMAIL: 'committer@example.com', GIT_COMMITTER_DATE: '1700000000 +0000',
+  GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null', HOME: tmpdir(),
+};
+
+interface Run { status: number; out: string[]; err: string[] }
+
+function run(command: string, args: string[], cwd: string): Run {
+  const r = spawnSync(command, args, { cwd, env: ENV, maxBuffer: 1 << 28 });
+  const lines = (b: Buffer): string[] => b.toString('utf8').split('\n').filter((l) => l !== '');
+  return { status: r.status ?? -1, out: lines(r.stdout), err: lines(r.stderr) };
+}
+
+/** git fsck and packwright fsck on the same repository: same status, same lines on each stream (in any order unless `ordered`). */
+function sameAsGit(cwd: string, args: string[] = [], ordered = false): Run {
+  // --threads is packwright's own (git checks objects on one thread).
+  const g = run('git', ['fsck', '--no-progress', ...args.filter((a) => !a.startsWith('--threads'))], cwd);
+  const p = run(process.execPath, [CLI, 'fsck', '--no-progress', ...args], cwd);
+  const sort = (l: string[]): string[] => (ordered ? l : [...l].sort());
+  assert.deepEqual({ status: p.status, out: sort(p.out), err: sort(p.err) }, { status: g.status, out: sort(g.out), err: sort(g.err) }, `fsck ${args.join(' ')} in ${cwd}`);
+  return g;
+}
+
+function hashObject(cwd: string, type: string, content: string | Buffer, literally = true): string {
+  return git(cwd, ['hash-object', '-w', '-t', type, '--stdin', ...(literally ? ['--literally'] : [])], content).toString().trim();
+}
+
+function objectPath(cwd: string, hex: string): string {
+  return join(cwd, '.git', 'objects', hex.slice(0, 2), hex.slice(2));
+}
+
+/** Raw id bytes of a hex id, for tree entries written by hand. */
+const raw = (hex: string): Buffer => Buffer.from(hex, 'hex');
+
+/** A repository holding one bad object of each kind fsck knows, each reachable from a ref. */
+function badObjectsRepo(dir: string, format: Format): string {
+  const repo = makeRepo(dir, format, 4);
+  const head = git(repo, ['rev-parse', 'HEAD']).toString().trim();
+  const tree = git(repo, ['rev-parse', 'HEAD^{tree}']).toString().trim();
+  const blob = hashObject(repo, 'blob', 'content\n', false);
+  const zero = '0'.repeat(format === 'sha1' ? 40 : 64);
+  const commit = (body: string): string => hashObject(repo, 'commit', body);
+  const refs: Record<string, string> = {
+    'refs/heads/bad-email': commit(`tree ${tree}\nparent ${head}\nauthor A <a@b> 1 +0000\ncommitter C <c@d>> 1 +0000\n\nm\n`),
+    'refs/heads/two-authors': commit(`tree ${tree}\nauthor A <a@b> 1 +0000\nauthor B <b@b> 1 +0000\ncommitter C <c@d> 1 +0000\n\nm\n`),
+    'refs/heads/bad-tz': commit(`tree ${tree}\nauthor A <a@b> 1 +00x0\ncommitter C <c@d> 1 +0000\n\nm\n`),
+    'refs/heads/zero-date': commit(`tree ${tree}\nauthor A <a@b> 01 +0000\ncommitter C <c@d> 1 +0000\n\nm\n`),
+    'refs/heads/overflow': commit(`tree ${tree}\nauthor A <a@b> 99999999999999999999 +0000\ncommitter C <c@d> 1 +0000\n\nm\n`),
+    'refs/heads/no-committer': commit(`tree ${tree}\nauthor A <a@b> 1 +0000\n\nm\n`),
+    'refs/heads/nul-body': commit(`tree ${tree}\nauthor A <a@b> 1 +0000\ncommitter C <c@d> 1 +0000\n\nm\0after\n`),
+    'refs/heads/missing-email': commit(`tree ${tree}\nauthor A 1 +0000\ncommitter C <c@d> 1 +0000\n\nm\n`),
+  };
+  const mktree = (entries: [string, string, string][]): string =>
+    hashObject(repo, 'tree', Buffer.concat(entries.map(([mode, name, id]) => Buffer.concat([Buffer.from(`${mode} ${name}\0`, 'latin1'), raw(id)]))));
+  const badTrees: Record<string, string> = {
+    dups: mktree([['100644', 'a', blob], ['100644', 'a', blob]]),
+    unsorted: mktree([['100644', 'b', blob], ['100644', 'a', blob]]),
+    mode664: mktree([['100664', 'a', blob]]),
+    zeropad: mktree([['040000', 'd', tree]]),
+    dotgit: mktree([['100644', '.GiT', blob]]),
+    dotdot: mktree([['100644', '..', blob]]),
+    nullid: mktree([['160000', 'n', zero]]),
+    gitmodules: mktree([['100644', '.gitmodules', hashObject(repo, 'blob', '[submodule "x"]\n\turl = -evil\n\tpath = -p\n', false)]]),
+    gitattributes: mktree([['100644', '.gitattributes', hashObject(repo, 'blob', `${'a'.repeat(3000)}\n`, false)]]),
+    ntfs: mktree([['100644', 'git~1', blob]]),
+  };
+  for (const [name, t] of Object.entries(badTrees)) {
+    refs[`refs/heads/tree-${name}`] = commit(`tree ${t}\nauthor A <a@b> 1 +0000\ncommitter C <c@d> 1 +0000\n\n${name}\n`);
+  }
+  refs['refs/tags/bad-name'] = hashObject(repo, 'tag', `object ${head}\ntype commit\ntag bad name\ntagger T <t@t> 1 +0000\n\nm\n`);
+  refs['refs/tags/no-tagger'] = hashObject(repo, 'tag', `object ${head}\ntype commit\ntag ok\n\nm\n`);
+  refs['refs/tags/nul-header'] = hashObject(repo, 'tag', `object ${head}\ntype commit\ntag o\0k\ntagger T <t@t> 1 +0000\n\nm\n`);
+  // Written directly: update-ref refuses a tag of an unknown type.
+  for (const [ref, id] of Object.entries(refs)) {
+    mkdirSync(join(repo, '.git', ref, '..'), { recursive: true });
+    writeFileSync(join(repo, '.git', ref), `${id}\n`);
+  }
+  return repo;
+}
+
+for (const format of ['sha1', 'sha256'] as const) {
+  test(`fsck of a sound repository, loose and packed, says what git says (${format})`, () => {
+    using dir = tempDir();
+    const repo = makeRepo(dir.path, format, 8);
+    // Unreachable objects of each kind, loose and packed, and one a dangling commit points to.
+    const blob = hashObject(repo, 'blob', 'dangling blob\n', false);
+    const tree = git(repo, ['mktree'], `100644 blob ${blob}\tf\n`).toString().trim();
+    git(repo, ['commit-tree', '-m', 'lost', tree]);
+    hashObject(repo, 'blob', 'lonely\n', false);
+    sameAsGit(repo, [], true);
+    sameAsGit(repo, ['--unreachable']);
+    sameAsGit(repo, ['--root', '--tags']);
+    sameAsGit(repo, ['--no-dangling']);
+    sameAsGit(repo, ['--connectivity-only']);
+    git(repo, ['repack', '-adk']);
+    sameAsGit(repo);
+    sameAsGit(repo, ['--unreachable', '--root', '--tags']);
+    sameAsGit(repo, ['--connectivity-only']);
+    sameAsGit(repo, ['--threads=1']);
+    sameAsGit(repo, ['HEAD~2']);
+  });
+
+  test(`fsck reports each bad object as git does, loose, packed and on 1 or 2 threads (${format})`, () => {
+    using dir = tempDir();
+    const repo = badObjectsRepo(dir.path, format);
+    sameAsGit(repo);
+    sameAsGit(repo, ['--strict']);
+    git(repo, ['repack', '-ad']);
+    // Every object is now in one pack, checked by the resolver's threads.
+    assert.equal(readdirSync(join(repo, '.git', 'objects')).filter((d) => /^[0-9a-f]{2}$/.test(d)).length, 0);
+    sameAsGit(repo);
+    sameAsGit(repo, ['--strict', '--threads=1']);
+    sameAsGit(repo, ['--threads=2']);
+    git(repo, ['config', 'fsck.multipleAuthors', 'ignore']);
+    git(repo, ['config', 'fsck.badTimezone', 'warn']);
+    const skip = join(dir.path, 'skip');
+    writeFileSync(skip, `# skipped\n${git(repo, ['rev-parse', 'bad-email']).toString()}`);
+    git(repo, ['config', 'fsck.skipList', skip]);
+    sameAsGit(repo);
+  });
+}
+
+test('fsck names missing objects, broken links and bad refs as git does', () => {
+  using dir = tempDir();
+  const repo = makeRepo(dir.path, 'sha1', 4);
+  const blob = git(repo, ['rev-parse', 'HEAD:file.txt']).toString().trim();
+  const sub = git(repo, ['rev-parse', 'HEAD:dir/sub']).toString().trim();
+  writeFileSync(join(repo, '.git', 'refs', 'heads', 'not-a-commit'), git(repo, ['rev-parse', 'HEAD^{tree}']));
+  git(repo, ['update-ref', '--no-deref', 'refs/heads/gone', 'HEAD']);
+  rmSync(objectPath(repo, blob));
+  rmSync(objectPath(repo, sub));
+  sameAsGit(repo);
+  sameAsGit(repo, ['--name-objects']);
+  sameAsGit(repo, ['--connectivity-only']);
+  writeFileSync(join(repo, '.git', 'refs', 'heads', 'gone'), `${'1'.repeat(40)}\n`);
+  sameAsGit(repo);
+  sameAsGit(repo, ['--no-reflogs']);
+  // HEAD pointing somewhere strange, then at nothing.
+  writeFileSync(join(repo, '.git', 'HEAD'), 'ref: refs/funny/place\n');
+  sameAsGit(repo);
+  writeFileSync(join(repo, '.git', 'HEAD'), `${'0'.repeat(40)}\n`);
+  sameAsGit(repo);
+  writeFileSync(join(repo, '.git', 'HEAD'), 'ref: refs/heads/unborn\n');
+  sameAsGit(repo);
+});
+
+test('fsck reports corrupt loose objects in git\'s words', () => {
+  using dir = tempDir();
+  const repo = makeRepo(dir.path, 'sha1', 3);
+  const garbage = hashObject(repo, 'blob', 'trailing\n', false);
+  chmodSync(objectPath(repo, garbage), 0o644);
+  appendFileSync(objectPath(repo, garbage), 'garbage');
+  const notZlib = hashObject(repo, 'blob', 'not zlib\n', false);
+  rmSync(objectPath(repo, notZlib));
+  writeFileSync(objectPath(repo, notZlib), 'broken\n');
+  const moved = hashObject(repo, 'blob', 'moved\n', false);
+  const other = `${moved.slice(0, 2)}${'f'.repeat(38)}`;
+  renameSync(objectPath(repo, moved), objectPath(repo, other));
+  hashObject(repo, 'garbage', 'odd type\n');
+  writeFileSync(join(repo, '.git', 'objects', moved.slice(0, 2), 'not-an-object'), 'x');
+  sameAsGit(repo);
+});
+
+test('fsck checks the index: its blobs and cache tree are heads', () => {
+  using dir = tempDir();
+  const repo = makeRepo(dir.path, 'sha1', 3);
+  const staged = hashObject(repo, 'blob', 'staged only\n', false);
+  git(repo, ['update-index', '--add', '--cacheinfo', `100644,${staged},staged.txt`]);
+  git(repo, ['write-tree']);
+  sameAsGit(repo);
+  rmSync(objectPath(repo, staged));
+  sameAsGit(repo);
+});
+
+test('fsck of a corrupt pack fails with the pack bit, and still checks the rest', () => {
+  using dir = tempDir();
+  const repo = makeRepo(dir.path, 'sha1', 6);
+  git(repo, ['repack', '-ad']);
+  const packDir = join(repo, '.git', 'objects', 'pack');
+  const pack = join(packDir, fileEndingIn(packDir, '.pack'));
+  chmodSync(pack, 0o644);
+  const bytes = readFileSync(pack);
+  bytes[12] = 0;
+  writeFileSync(pack, bytes);
+  const g = run('git', ['fsck'], repo);
+  const p = run(process.execPath, [CLI, 'fsck'], repo);
+  assert.equal(p.status & 4, 4, p.err.join('\n'));
+  assert.notEqual(g.status, 0);
+  assert.ok(p.err.some((l) => l.includes('pack checksum mismatch')), p.err.join('\n'));
+});
+
+test('fsck --lost-found writes what git writes', () => {
+  using dir = tempDir();
+  const repo = makeRepo(dir.path, 'sha1', 3);
+  const blob = hashObject(repo, 'blob', 'lost blob\n', false);
+  const tree = git(repo, ['mktree'], `100644 blob ${blob}\tf\n`).toString().trim();
+  git(repo, ['commit-tree', '-m', 'lost', tree]);
+  const copy = join(dir.path, 'copy');
+  cpSync(repo, copy, { recursive: true });
+  const g = run('git', ['fsck', '--lost-found'], repo);
+  const p = run(process.execPath, [CLI, 'fsck', '--lost-found'], copy);
+  assert.deepEqual(p, g);
+  const list = (root: string): Record<string, string> => {
+    const out: Record<string, string> = {};
+    for (const kind of ['commit', 'other']) {
+      const d = join(root, '.git', 'lost-found', kind);
+      if (!existsSync(d)) continue;
+      for (const f of readdirSync(d)) out[`${kind}/${f}`] = readFileSync(join(d, f), 'latin1');
+    }
+    return out;
+  };
+  assert.deepEqual(list(copy), list(repo));
+});
+
+test('fsck as a library: findings as data, --json, aborts', async () => {
+  using dir = tempDir();
+  const repo = badObjectsRepo(dir.path, 'sha1');
+  git(repo, ['repack', '-ad']);
+  const r = Repository.open(repo);
+  try {
+    const result = await fsck(r, { threads: 2 });
+    assert.equal(result.status, 4, 'errors in packed objects fail the pack, as in git');
+    const ids = new Set(result.messages.filter((m) => m.kind === 'error' && m.msgId !== undefined).map((m) => m.msgId));
+    for (const id of ['missingSpaceBeforeDate', 'multipleAuthors', 'badTimezone', 'zeroPaddedDate', 'badDateOverflow', 'missingCommitter', 'duplicateEntries', 'treeNotSorted', 'gitmodulesUrl', 'gitattributesLineLength', 'nulInHeader']) {
+      assert.ok(ids.has(id), `${id} in ${[...ids].join(' ')}`);
+    }
+    assert.ok(result.objects > 0 && result.checked === result.objects && result.reachable > 0);
+    const controller = new AbortController();
+    controller.abort();
+    await assert.rejects(fsck(r, { signal: controller.signal }), (e: { code?: string }) => e.code === 'ABORTED');
+  } finally {
+    r.close();
+  }
+  const json = JSON.parse(run(process.execPath, [CLI, 'fsck', '--json'], repo).out.join('\n')) as { status: number; messages: { kind: string }[] };
+  assert.equal(json.status, 4);
+  assert.ok(json.messages.some((m) => m.kind === 'error'));
+});
+
+test('fsck with linked worktrees checks each HEAD, as git does', () => {
+  using dir = tempDir();
+  const repo = makeRepo(dir.path, 'sha1', 3);
+  git(repo, ['worktree', 'add', '-q', join(dir.path, 'wt'), 'HEAD~1']);
+  sameAsGit(repo);
+  sameAsGit(join(dir.path, 'wt'));
+  mkdirSync(join(repo, '.git', 'worktrees', 'wt'), { recursive: true });
+  writeFileSync(join(repo, '.git', 'worktrees', 'wt', 'HEAD'), 'ref: refs/odd/place\n');
+  sameAsGit(repo);
+});
