@@ -217,6 +217,29 @@ for (const [label, name] of [['gitoxide', 'gitoxide'], ['isomorphic-git', 'isomo
   }
 }
 
+// fsck --full (the default) against git's, on the gitoxide corpus repository and on a generated one
+// of ~74k objects and 300 commits (bench/make-wide-repo.mjs). git checks objects on one thread;
+// packwright verifies each pack and checks its objects on --threads.
+{
+  const wide = () => {
+    const repo = join(work, 'wide');
+    if (!existsSync(join(repo, 'objects', 'pack'))) execFileSync(process.execPath, [join(here, 'make-wide-repo.mjs'), repo], { stdio: 'ignore' });
+    return repo;
+  };
+  const repos = [['wide: 74k objects, 300 commits', wide]];
+  if (existsSync(join(shared, 'gitoxide.pack'))) repos.unshift(['gitoxide', () => ensureRepo('gitoxide')]);
+  for (const [label, setup] of repos) {
+    for (const threads of [1, 2]) {
+      cases.push({
+        name: `fsck --threads=${threads} (${label})`,
+        setup,
+        packwright: (repo) => [process.execPath, [cli, 'fsck', '--no-progress', `--threads=${threads}`], repo],
+        git: (repo) => ['git', ['fsck', '--no-progress'], repo],
+      });
+    }
+  }
+}
+
 const results = [];
 for (const c of cases) {
   if (filter && !c.name.includes(filter)) continue;

@@ -239,10 +239,17 @@ class FsckRun {
     for (const p of packs) {
       const index = p.tryIndex();
       if (index === undefined) continue;
-      const promisor = p.markers.promisor;
-      for (let i = 0; i < index.count; i++) {
-        const n = table.intern(index.id(i));
-        this.flags[n] = (this.flags[n] as number) | IN_PACK | LISTED | (promisor ? PROMISOR : 0);
+      const bits = IN_PACK | LISTED | (p.markers.promisor ? PROMISOR : 0);
+      // In blocks of ids (a view of the index once loaded): no Buffer per id.
+      const block = 4096;
+      const scratch = Buffer.allocUnsafe(block * H);
+      for (let first = 0; first < index.count; first += block) {
+        const count = Math.min(block, index.count - first);
+        const ids = index.idsBlock(first, count, scratch);
+        for (let i = 0; i < count; i++) {
+          const n = table.intern(ids, i * H);
+          this.flags[n] = (this.flags[n] as number) | bits;
+        }
       }
     }
     this.looseList = loose.map((l) => {
@@ -357,6 +364,7 @@ class FsckRun {
       const progress = this.o.onProgress;
       const base = before;
       try {
+        const started = performance.now();
         const result = await verifyPack(pack.idxPath, this.repo.format, {
           ...(this.o.threads !== undefined ? { threads: this.o.threads } : { threads: defaultThreads() }),
           visitor: { name: PACK_CHECKER, types: CHECKED_TYPES, options },
@@ -364,6 +372,7 @@ class FsckRun {
           ...(this.o.signal !== undefined ? { signal: this.o.signal } : {}),
           ...(progress !== undefined ? { onProgress: (_phase: string, done: number) => progress('checking objects', base + Math.min(done, index.count), total) } : {}),
         });
+        this.ms['verify'] = (this.ms['verify'] ?? 0) + performance.now() - started;
         const scan = result.scan;
         const H = this.H;
         const numberOf = new Int32Array(scan.count);
@@ -378,7 +387,7 @@ class FsckRun {
         const idHex = (k: number): string => Buffer.from(scan.ids.buffer, scan.ids.byteOffset + k * H, H).toString('hex');
         const merged = mergeFindings(result.visits as CheckFindings[], H);
         this.takeFindings(merged, numberOf, idHex, FSCK_ERROR_PACK, pack.markers.promisor);
-        for (let k = 0; k < scan.count; k++) {
+        for (let k = 0; k < scan.count && this.gitmodules.size + this.gitattributes.size > 0; k++) {
           if (scan.resolvedTypes[k] !== OBJ_BLOB) continue;
           const hex = idHex(k);
           // git checks a special blob as it verifies the pack when a tree named it earlier (trees

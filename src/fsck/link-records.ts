@@ -1,5 +1,8 @@
 import type { ObjectTable } from '../create/object-table.js';
 
+/** Entries of the recent-ids cache (a power of two). */
+const RECENT = 4096;
+
 /**
  * The links of many objects, as one thread recorded them: `records` holds, per object,
  * `[k, n, target0, type0, … target(n-1), type(n-1)]`, where `k` is the object's index in its
@@ -19,9 +22,17 @@ export class LinkRecorder {
   private unknownCount = 0;
   private countAt = -1;
   private readonly H: number;
+  /**
+   * Ids met lately and their numbers, by the id's first bytes: consecutive versions of a tree
+   * name mostly the same objects, and a hit here compares 20 bytes in cache instead of probing a
+   * table of every object (~150 ns of cache misses a lookup on gitoxide's 226k objects).
+   */
+  private readonly recentIds: Uint8Array;
+  private readonly recentNumbers = new Int32Array(RECENT).fill(-1);
 
   constructor(private readonly table: ObjectTable) {
     this.H = table.hashLength;
+    this.recentIds = new Uint8Array(RECENT * this.H);
   }
 
   begin(k: number): void {
@@ -33,9 +44,29 @@ export class LinkRecorder {
 
   /** Adds a link to the object being recorded: the id at `data[at..]`, of the type the link says. */
   readonly sink = (data: Uint8Array, at: number, type: number): void => {
-    let target = this.table.find(data, at);
+    const H = this.H;
+    const slot = (((data[at] as number) << 4) | ((data[at + 1] as number) >> 4)) & (RECENT - 1);
+    let target = this.recentNumbers[slot] as number;
+    if (target >= 0) {
+      const ids = this.recentIds;
+      const p = slot * H;
+      for (let i = 0; i < H; i++) {
+        if (ids[p + i] !== data[at + i]) {
+          target = -1;
+          break;
+        }
+      }
+    }
     if (target < 0) {
-      const H = this.H;
+      target = this.table.find(data, at);
+      if (target >= 0) {
+        this.recentNumbers[slot] = target;
+        const ids = this.recentIds;
+        const p = slot * H;
+        for (let i = 0; i < H; i++) ids[p + i] = data[at + i] as number;
+      }
+    }
+    if (target < 0) {
       if ((this.unknownCount + 1) * H > this.unknown.length) {
         const grown = new Uint8Array(Math.max(64 * H, this.unknown.length * 2));
         grown.set(this.unknown);

@@ -1,6 +1,6 @@
 import { ObjectTable, type SharedTableParts } from '../create/object-table.js';
 import { hashLength } from '../hash/object-format.js';
-import { checkObject, objectLinks, type SpecialBlobs } from '../objects/check-object.js';
+import { checkObject, objectLinks, type SpecialBlobs, type TreeLinks } from '../objects/check-object.js';
 import { FsckRules, fsckMessageId, type FsckMessageKey } from '../objects/fsck-messages.js';
 import { OBJ_COMMIT, OBJ_TAG, OBJ_TREE } from '../objects/object-type.js';
 import { registerPackVisitor, type PackVisitor } from '../resolve/pack-visitor.js';
@@ -61,23 +61,30 @@ export class ObjectChecker {
     this.rules = FsckRules.from(options.rules);
     this.links = new LinkRecorder(ObjectTable.fromShared(options.table));
     this.keepTagNames = options.tagNames;
+    this.treeLinks = { sink: this.links.sink };
   }
 
   private readonly keepTagNames: boolean;
+  private readonly treeLinks: TreeLinks;
 
   /** Checks object `k` (of type 1-4; `id` gives its hex for the skip list) and records its links. */
   check(k: number, type: number, data: Uint8Array, id: () => string, blobKind?: 'gitmodules' | 'gitattributes'): void {
     this.current = k;
     this.currentType = type;
     this.currentId = id;
-    checkObject(type, data, this.H, this.report, { strict: this.rules.strict, special: this.special, ...(blobKind !== undefined ? { blobKind } : {}) });
-    if (type === OBJ_COMMIT || type === OBJ_TREE || type === OBJ_TAG) {
-      this.links.begin(k);
-      const error = objectLinks(type, data, this.H, this.links.sink);
-      this.links.end();
-      if (error !== undefined && type === OBJ_TREE) this.treeErrors.push([k, error]);
+    const recorded = type === OBJ_COMMIT || type === OBJ_TREE || type === OBJ_TAG;
+    if (recorded) this.links.begin(k);
+    // A tree's links come out of its check (one pass over its entries).
+    const treeLinks = type === OBJ_TREE ? this.treeLinks : undefined;
+    checkObject(type, data, this.H, this.report, { strict: this.rules.strict, special: this.special, ...(blobKind !== undefined ? { blobKind } : {}), ...(treeLinks !== undefined ? { links: treeLinks } : {}) });
+    if (type === OBJ_TREE) {
+      const error = this.treeLinks.decodeError;
+      if (error !== undefined) this.treeErrors.push([k, error]);
+    } else if (recorded) {
+      objectLinks(type, data, this.H, this.links.sink);
       if (type === OBJ_TAG && this.keepTagNames) this.tagNames.push([k, tagName(data)]);
     }
+    if (recorded) this.links.end();
   }
 
   finish(): CheckFindings {

@@ -27,17 +27,23 @@ const S_IFGITLINK = 0o160000;
 /** A link from a commit, tree or tag to another object, with the type the link says it has. */
 export type LinkSink = (data: Uint8Array, idAt: number, type: number) => void;
 
+/** Where `checkTree` gives the tree's links as it checks it (one pass over the entries), and its decoding error. */
+export interface TreeLinks {
+  sink: LinkSink;
+  decodeError?: string | undefined;
+}
+
 /**
  * Checks an object's bytes by git 2.39's fsck rules (fsck.c: fsck_commit, fsck_tree, fsck_tag,
  * fsck_blob), reporting each finding through `report`; returns true if any counted as an error.
  * `special` collects `.gitmodules` / `.gitattributes` blobs a tree names; `blobKind` says what a
  * tree named a blob, for the blob checks; `strict` is git's --strict (a 100664 mode is bad).
  */
-export function checkObject(type: number, data: Uint8Array, hashLength: number, report: FsckReport, options: { strict?: boolean; special?: SpecialBlobs; blobKind?: 'gitmodules' | 'gitattributes' } = {}): boolean {
+export function checkObject(type: number, data: Uint8Array, hashLength: number, report: FsckReport, options: { strict?: boolean; special?: SpecialBlobs; blobKind?: 'gitmodules' | 'gitattributes'; links?: TreeLinks } = {}): boolean {
   const { special, blobKind } = options;
   switch (type) {
     case OBJ_COMMIT: return checkCommit(data, hashLength, report);
-    case OBJ_TREE: return checkTree(data, hashLength, report, special, options.strict === true);
+    case OBJ_TREE: return checkTree(data, hashLength, report, special, options.strict === true, options.links);
     case OBJ_TAG: return checkTag(data, hashLength, report);
     case OBJ_BLOB: return blobKind === undefined ? false : checkSpecialBlob(blobKind, data, report);
     default: return report('UNKNOWN_TYPE', `unknown type '${type}' (internal fsck error)`);
@@ -345,7 +351,7 @@ function verifyOrdered(d: Uint8Array, mode1: number, s1: number, e1: number, mod
 }
 
 /** git's fsck_tree. */
-export function checkTree(data: Uint8Array, hashLength: number, report: FsckReport, special?: SpecialBlobs, strict = false): boolean {
+export function checkTree(data: Uint8Array, hashLength: number, report: FsckReport, special?: SpecialBlobs, strict = false, links?: TreeLinks): boolean {
   let errors = false;
   const say = (key: FsckMessageKey, message: string): void => { if (report(key, message)) errors = true; };
   let nullId = false, fullPath = false, emptyName = false, dot = false, dotdot = false, dotgit = false;
@@ -358,38 +364,65 @@ export function checkTree(data: Uint8Array, hashLength: number, report: FsckRepo
   while (e.next()) {
     any = true;
     const { mode, nameStart, nameEnd, idStart } = e;
-    let allZero = true;
-    for (let i = idStart; i < idStart + H; i++) if (data[i] !== 0) { allZero = false; break; }
-    nullId ||= allZero;
-    const name = Buffer.from(data.buffer, data.byteOffset + nameStart, nameEnd - nameStart).toString('latin1');
-    fullPath ||= name.includes('/');
-    emptyName ||= name === '';
-    dot ||= name === '.';
-    dotdot ||= name === '..';
-    dotgit ||= isDotGit(name);
+    if (!nullId) {
+      let allZero = true;
+      for (let i = idStart; i < idStart + H; i++) if (data[i] !== 0) { allZero = false; break; }
+      nullId = allZero;
+    }
+    const kind = mode & S_IFMT;
+    // The links git's walk follows (fsck_walk_tree canonicalises modes: the rest are gitlinks).
+    if (links !== undefined) {
+      if (kind === S_IFDIR) links.sink(data, idStart, OBJ_TREE);
+      else if (kind === S_IFREG || kind === S_IFLNK) links.sink(data, idStart, OBJ_BLOB);
+    }
+    // Most names are plain: a byte scan decides, and only names that could mean `.git`,
+    // `.gitmodules` and the like (a leading `.`, `g`, `m`, an HFS-ignored code point, or a
+    // backslash) are looked at as strings.
+    const len = nameEnd - nameStart;
+    const c0 = data[nameStart] as number;
+    let backslash = false;
+    for (let i = nameStart; i < nameEnd; i++) {
+      const c = data[i] as number;
+      if (c === 0x2f) fullPath = true;
+      else if (c === 0x5c) backslash = true;
+    }
+    if (len === 0) emptyName = true;
+    if (c0 === 0x2e && len <= 2) {
+      if (len === 1) dot = true;
+      else if (data[nameStart + 1] === 0x2e) dotdot = true;
+    }
     zeroPad ||= data[e.modeStart] === 0x30;
-    const isLink = (mode & S_IFMT) === S_IFLNK;
-    // A copy: `data` may be a view of a buffer that is reused after this call.
-    const id = (): Uint8Array => new Uint8Array(data.subarray(idStart, idStart + H));
-    if (isDotGitmodules(name)) {
-      if (!isLink) special?.gitmodules.push(id());
-      else say('GITMODULES_SYMLINK', '.gitmodules is a symbolic link');
+    let suspect = backslash || c0 === 0x2e || c0 === 0xe2 || c0 === 0xef;
+    if (!suspect && ((c0 | 0x20) === 0x67 || (c0 | 0x20) === 0x6d)) {
+      // `git~1`, `gitmod~1`, `gi7eba~1`, `maba30~1`: NTFS short names have a `~` in their first eight characters.
+      for (let i = nameStart + 1; i < nameEnd && i < nameStart + 8; i++) if (data[i] === 0x7e) { suspect = true; break; }
     }
-    if (isDotGitattributes(name)) {
-      if (!isLink) special?.gitattributes.push(id());
-      else say('GITATTRIBUTES_SYMLINK', '.gitattributes is a symlink');
-    }
-    if (isLink) {
-      if (isDotGitignore(name)) say('GITIGNORE_SYMLINK', '.gitignore is a symlink');
-      if (isDotMailmap(name)) say('MAILMAP_SYMLINK', '.mailmap is a symlink');
-    }
-    // A backslash is a directory separator on Windows: what follows each one is a name there.
-    for (let b = name.indexOf('\\'); b >= 0; b = name.indexOf('\\', b + 1)) {
-      const rest = name.slice(b + 1);
-      dotgit ||= isNtfsDotGit(rest);
-      if (isNtfsDotGitmodules(rest)) {
+    if (suspect) {
+      const name = Buffer.from(data.buffer, data.byteOffset + nameStart, len).toString('latin1');
+      dotgit ||= isDotGit(name);
+      const isLink = kind === S_IFLNK;
+      // A copy: `data` may be a view of a buffer that is reused after this call.
+      const id = (): Uint8Array => new Uint8Array(data.subarray(idStart, idStart + H));
+      if (isDotGitmodules(name)) {
         if (!isLink) special?.gitmodules.push(id());
         else say('GITMODULES_SYMLINK', '.gitmodules is a symbolic link');
+      }
+      if (isDotGitattributes(name)) {
+        if (!isLink) special?.gitattributes.push(id());
+        else say('GITATTRIBUTES_SYMLINK', '.gitattributes is a symlink');
+      }
+      if (isLink) {
+        if (isDotGitignore(name)) say('GITIGNORE_SYMLINK', '.gitignore is a symlink');
+        if (isDotMailmap(name)) say('MAILMAP_SYMLINK', '.mailmap is a symlink');
+      }
+      // A backslash is a directory separator on Windows: what follows each one is a name there.
+      for (let b = name.indexOf('\\'); b >= 0; b = name.indexOf('\\', b + 1)) {
+        const rest = name.slice(b + 1);
+        dotgit ||= isNtfsDotGit(rest);
+        if (isNtfsDotGitmodules(rest)) {
+          if (!isLink) special?.gitmodules.push(id());
+          else say('GITMODULES_SYMLINK', '.gitmodules is a symbolic link');
+        }
       }
     }
     switch (mode) {
@@ -412,6 +445,7 @@ export function checkTree(data: Uint8Array, hashLength: number, report: FsckRepo
     oStart = nameStart;
     oEnd = nameEnd;
   }
+  if (links !== undefined) links.decodeError = e.error;
   if (e.error !== undefined) {
     // git: a first entry that does not decode fails init_tree_desc_gently before any flag is
     // reported; a later one ends the loop with the flags gathered so far.
