@@ -9,6 +9,8 @@ import { multiPackIndexCommand } from './multi-pack-index.js';
 import { revListCommand } from './rev-list.js';
 import { packObjectsCommand } from './pack-objects.js';
 import { fsckCommand } from './fsck.js';
+import { showRefCommand } from './show-ref.js';
+import { hashObjectCommand } from './hash-object.js';
 import { UsageError } from './usage-error.js';
 import { openRepository, parseGlobalOptions } from './global-options.js';
 
@@ -23,6 +25,8 @@ commands:
   multi-pack-index  write, verify or expire the multi-pack-index (git multi-pack-index)
   pack-objects   make a pack of objects from stdin (ids, or revisions with --revs), as git pack-objects
   fsck           verify the object database: packs, objects by git's fsck rules, connectivity (git fsck)
+  hash-object    compute object ids, and with -w write loose objects (git hash-object)
+  show-ref       list refs and their ids (git show-ref)
   rev-list       list commits, and with --objects every object, reachable from revisions (git rev-list)
   demo           count, verify and read every object of the repository here, with timings`;
 
@@ -53,6 +57,10 @@ export async function run(argv: string[]): Promise<number> {
         return await packObjectsCommand(global, () => openRepository(global), args);
       case 'fsck':
         return await fsckCommand(() => openRepository(global), args);
+      case 'hash-object':
+        return hashObjectCommand(global, args);
+      case 'show-ref':
+        return showRefCommand(() => openRepository(global), args);
       case 'rev-list':
         return revListCommand(() => openRepository(global), args);
       case 'odb':

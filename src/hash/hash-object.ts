@@ -44,3 +44,8 @@ export function hashObject(format: ObjectFormat, type: number, data: Uint8Array)
   }
   return nodeCrypto().createHash(format).update(header).update(data).digest();
 }
+
+/** The id of `data` under a header with any type name (git's hash_object_file_literally). */
+export function hashLiterally(format: ObjectFormat, typeName: string, data: Uint8Array): Buffer {
+  return nodeCrypto().createHash(format).update(Buffer.from(`${typeName} ${data.length}\0`, 'latin1')).update(data).digest();
+}

@@ -1,4 +1,4 @@
 export { hashLength, formatForHashLength, formatId } from './object-format.js';
 export type { ObjectFormat } from './object-format.js';
 export { toHex, fromHex, isHex } from './hex.js';
-export { hashObject, hashBytes, objectHeader, writeHeaderBefore, MAX_HEADER_LENGTH } from './hash-object.js';
+export { hashObject, hashBytes, hashLiterally, objectHeader, writeHeaderBefore, MAX_HEADER_LENGTH } from './hash-object.js';

@@ -19,10 +19,12 @@ export interface WriteLooseOptions {
  * a link never replaces an existing file, so an object already there is left as it is, and readers
  * see either no file or the whole one. Returns false when the object was already there.
  */
-export function writeLoose(objectsDir: string, hex: string, type: number, data: Uint8Array, options: WriteLooseOptions = {}): boolean {
+export function writeLoose(objectsDir: string, hex: string, type: number | string, data: Uint8Array, options: WriteLooseOptions = {}): boolean {
   const dir = join(objectsDir, hex.slice(0, 2));
   const path = join(dir, hex.slice(2));
-  const body = deflate(Buffer.concat([objectHeader(type, data.length), data]), options.compression ?? constants.Z_BEST_SPEED);
+  // A type name is written as given (git's hash-object --literally makes objects of any type).
+  const header = typeof type === 'number' ? objectHeader(type, data.length) : Buffer.from(`${type} ${data.length}\0`, 'latin1');
+  const body = deflate(Buffer.concat([header, data]), options.compression ?? constants.Z_BEST_SPEED);
   mkdirSync(dir, { recursive: true });
   const tmp = join(dir, `tmp_obj_${process.pid}_${nodeCrypto().randomBytes(6).toString('hex')}`);
   try {

@@ -291,11 +291,12 @@ function startsWith(d: Uint8Array, at: number, s: string): boolean {
   return true;
 }
 
-function hexAt(d: Uint8Array, at: number, n: number): boolean {
+/** `n` hex digits at `at` then a newline (`upper`: capital digits too, as get_oid_hex takes them). */
+function hexAt(d: Uint8Array, at: number, n: number, upper = false): boolean {
   if (at + n >= d.length || d[at + n] !== 0x0a) return false;
   for (let i = at; i < at + n; i++) {
     const c = d[i] as number;
-    if (!((c >= 0x30 && c <= 0x39) || (c >= 0x61 && c <= 0x66))) return false;
+    if (!((c >= 0x30 && c <= 0x39) || (c >= 0x61 && c <= 0x66) || (upper && c >= 0x41 && c <= 0x46))) return false;
   }
   return true;
 }
@@ -548,3 +549,42 @@ function isValidSubmoduleUrl(url: string): boolean {
   return host !== '' && !decodedAll.includes('\n');
 }
 
+
+/**
+ * What git's parsers say of an object that `hash-object` (without `--literally`) or
+ * `unpack-objects --strict` must refuse: a tree whose entries do not decode, a commit
+ * parse_commit_buffer rejects ("corrupt commit"), a tag parse_tag_buffer rejects ("corrupt
+ * tag"). Undefined when git would accept it. Blobs are always accepted.
+ */
+export function objectFormatError(type: number, data: Uint8Array, hashLength: number): string | undefined {
+  const hex = hashLength * 2;
+  if (type === OBJ_TREE) {
+    const e = new TreeEntryReader(data, hashLength);
+    while (e.next());
+    return e.error;
+  }
+  if (type === OBJ_COMMIT) {
+    if (data.length <= 5 + hex + 1 || !startsWith(data, 0, 'tree ') || data[5 + hex] !== 0x0a || !hexAt(data, 5, hex, true)) return 'corrupt commit';
+    let p = 5 + hex + 1;
+    while (p + 7 + hex < data.length && startsWith(data, p, 'parent ')) {
+      if (data.length <= p + 7 + hex + 1 || data[p + 7 + hex] !== 0x0a || !hexAt(data, p + 7, hex, true)) return 'corrupt commit';
+      p += 7 + hex + 1;
+    }
+    return undefined;
+  }
+  if (type === OBJ_TAG) {
+    if (data.length < hex + 24 || !startsWith(data, 0, 'object ') || data[7 + hex] !== 0x0a || !hexAt(data, 7, hex, true)) return 'corrupt tag';
+    let p = 7 + hex + 1;
+    if (!startsWith(data, p, 'type ')) return 'corrupt tag';
+    p += 5;
+    const nl = data.indexOf(0x0a, p);
+    if (nl < 0 || nl - p >= 10) return 'corrupt tag';
+    const name = Buffer.from(data.buffer, data.byteOffset + p, nl - p).toString('latin1');
+    if (typeNumber(name) < 0) return 'corrupt tag';
+    p = nl + 1;
+    if (!(p + 4 < data.length && startsWith(data, p, 'tag '))) return 'corrupt tag';
+    if (data.indexOf(0x0a, p + 4) < 0) return 'corrupt tag';
+    return undefined;
+  }
+  return undefined;
+}

@@ -4,7 +4,7 @@ export { TreeCursor, parseTree, formatTree, modeType, modeObjectType, canonicalM
 export type { TreeEntry } from './tree.js';
 export { parseCommit, parseTag } from './commit.js';
 export type { CommitHeader, TagHeader } from './commit.js';
-export { checkObject, checkCommit, checkTree, checkTag, checkSpecialBlob, objectLinks, TreeEntryReader } from './check-object.js';
+export { checkObject, checkCommit, checkTree, checkTag, checkSpecialBlob, objectLinks, objectFormatError, TreeEntryReader } from './check-object.js';
 export type { FsckReport, SpecialBlobs, LinkSink } from './check-object.js';
 export { FsckRules, fsckMessageId } from './fsck-messages.js';
 export type { FsckSeverity, FsckMessageKey } from './fsck-messages.js';

@@ -368,6 +368,27 @@ export class StoreHandle {
   }
 
   /**
+   * The shortest hex prefix of `id`, at least `minLength` digits, that names no other object
+   * (git's find_unique_abbrev). `minLength` -1 is git's automatic length: half the bits of the
+   * number of packed objects, rounded up, and at least 7.
+   */
+  abbreviate(id: Uint8Array, minLength = -1): string {
+    const hex = Buffer.from(id.buffer, id.byteOffset, id.byteLength).toString('hex');
+    let len = minLength;
+    if (len < 0) {
+      let count = 0;
+      for (const pack of this.packs()) count += pack.tryIndex()?.count ?? 0;
+      len = Math.max(7, Math.ceil((count > 0 ? Math.floor(Math.log2(count)) + 1 : 1) / 2));
+    }
+    if (len === 0 || len >= hex.length) return hex;
+    for (; len < hex.length; len++) {
+      const found = this.findByPrefix(hex.slice(0, len), 2);
+      if (found.length <= 1 && (found.length === 0 || found[0]?.equals(id) === true)) return hex.slice(0, len);
+    }
+    return hex;
+  }
+
+  /**
    * Every id of the store once, sorted (or in storage order with `unordered`), each a copy the
    * caller keeps. `objects(handle)` gives the same walk with locations and no copies.
    */

@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { PackwrightError, isPackwrightError } from '../errors/packwright-error.js';
 import { hashLength, type ObjectFormat } from '../hash/object-format.js';
-import { hashObject } from '../hash/hash-object.js';
+import { hashLiterally, hashObject } from '../hash/hash-object.js';
 import { toHex } from '../hash/hex.js';
 import type { PackIndexOpenOptions } from '../idx/pack-index.js';
 import { DeltaBaseCache, DEFAULT_DELTA_BASE_CACHE_LIMIT } from '../pack/delta-base-cache.js';
@@ -163,6 +163,17 @@ export class Store {
     const id = hashObject(this.format, type, data);
     if (this.objects.has(id, { refresh: false })) return id;
     writeLoose(this.objectsDir, toHex(id), type, data, this.looseOptions);
+    return id;
+  }
+
+  /**
+   * Writes an object with any type name, as `git hash-object --literally` does (an object git
+   * cannot parse, for tests of what reads it), unless it is already there; returns its id.
+   */
+  writeLooseLiterally(typeName: string, data: Uint8Array): Buffer {
+    const id = hashLiterally(this.format, typeName, data);
+    if (this.objects.has(id, { refresh: false })) return id;
+    writeLoose(this.objectsDir, toHex(id), typeName, data, this.looseOptions);
     return id;
   }
 
