@@ -19,3 +19,5 @@ export { typeName, typeNumber } from './objects/index.js';
 export type { ObjectType } from './objects/index.js';
 export { fsck } from './fsck/index.js';
 export type { FsckOptions, FsckResult, FsckMessage } from './fsck/index.js';
+export { unpackObjects } from './unpack/index.js';
+export type { UnpackObjectsOptions, UnpackObjectsResult } from './unpack/index.js';

@@ -110,6 +110,10 @@ for (const format of ['sha1', 'sha256'] as const) {
     sameAsGit(repo, ['--connectivity-only']);
     sameAsGit(repo, ['--threads=1']);
     sameAsGit(repo, ['HEAD~2']);
+    // A pack without deltas: every object is a leaf the checker must see (the first one too).
+    git(repo, ['repack', '-adf', '--window=0']);
+    sameAsGit(repo, [], true);
+    sameAsGit(repo, ['--threads=2', '--root']);
   });
 
   test(`fsck reports each bad object as git does, loose, packed and on 1 or 2 threads (${format})`, () => {

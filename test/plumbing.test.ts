@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { readdirSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { tmpdir } from 'node:os';
 import { CLI, git, makeRepo, tempDir } from './helpers/git.js';
@@ -73,3 +73,101 @@ for (const format of ['sha1', 'sha256'] as const) {
     assert.ok(readdirSync(join(repo, '.git', 'objects', lit.stdout.slice(0, 2))).includes(lit.stdout.trim().slice(2)));
   });
 }
+
+/** Every loose object of a repository: its id and what it inflates to (type and contents), by `git cat-file`. */
+function looseObjects(repo: string): Map<string, string> {
+  const objects = new Map<string, string>();
+  const dir = join(repo, 'objects');
+  for (const sub of readdirSync(dir).filter((d) => /^[0-9a-f]{2}$/.test(d))) {
+    for (const f of readdirSync(join(dir, sub))) {
+      const id = sub + f;
+      objects.set(id, `${git(repo, ['cat-file', '-t', id]).toString().trim()} ${git(repo, ['cat-file', '-s', id]).toString().trim()}`);
+    }
+  }
+  return objects;
+}
+
+for (const format of ['sha1', 'sha256'] as const) {
+  test(`unpack-objects writes the same loose objects as git, and -n writes none (${format})`, () => {
+    using dir = tempDir();
+    const repo = makeRepo(dir.path, format, 8);
+    git(repo, ['repack', '-adf']);
+    const packDir = join(repo, '.git', 'objects', 'pack');
+    const pack = readFileSync(join(packDir, readdirSync(packDir).find((f) => f.endsWith('.pack')) as string));
+    const into = (name: string): string => {
+      const target = join(dir.path, name);
+      git(dir.path, ['init', '-q', '--bare', `--object-format=${format}`, target]);
+      return target;
+    };
+    const byGit = into('by-git');
+    const byUs = into('by-us');
+    const dry = into('dry');
+    assert.equal(run('git', ['unpack-objects', '-q'], byGit, pack).status, 0);
+    // Trailing bytes after the pack are echoed to stdout, as git does.
+    const trailer = Buffer.from('after the pack\n');
+    const p = run(process.execPath, [CLI, 'unpack-objects', '-q'], byUs, Buffer.concat([pack, trailer]));
+    assert.equal(p.status, 0, p.stderr);
+    assert.equal(p.stdout, trailer.toString('latin1'));
+    assert.deepEqual(looseObjects(byUs), looseObjects(byGit));
+    assert.equal(run('git', ['fsck', '--strict'], byUs).status, 0);
+    assert.equal(run(process.execPath, [CLI, 'unpack-objects', '-n'], dry, pack).status, 0);
+    assert.equal(looseObjects(dry).size, 0);
+    // Again into a repository that has them all: nothing new, nothing fails.
+    assert.equal(run(process.execPath, [CLI, 'unpack-objects', '-q'], byUs, pack).status, 0);
+    // --strict: a pack of trees alone fails in an empty repository (its blobs are missing), passes where they are.
+    const trees = git(repo, ['rev-parse', 'HEAD^{tree}', 'HEAD~1^{tree}']).toString();
+    const treePack = git(repo, ['pack-objects', '--stdout'], trees);
+    const empty = into('empty');
+    const strictEmpty = run(process.execPath, [CLI, 'unpack-objects', '--strict'], empty, treePack);
+    assert.equal(strictEmpty.status, run('git', ['unpack-objects', '--strict'], into('empty-git'), treePack).status);
+    assert.notEqual(strictEmpty.status, 0);
+    assert.equal(looseObjects(empty).size, 0, 'nothing written when --strict fails');
+    assert.equal(run(process.execPath, [CLI, 'unpack-objects', '--strict'], byUs, treePack).status, 0);
+  });
+}
+
+test('unpack-objects: a thin pack takes its bases from the repository; a truncated pack writes nothing; -r writes what it can', () => {
+  using dir = tempDir();
+  const repo = makeRepo(dir.path, 'sha1', 6);
+  const target = join(dir.path, 'target');
+  git(dir.path, ['clone', '-q', '--bare', '--no-local', repo, target]);
+  for (let i = 0; i < 3; i++) {
+    writeFileSync(join(repo, 'file.txt'), `${readFileSync(join(repo, 'file.txt'), 'utf8')}\nmore ${i}`);
+    git(repo, ['commit', '-qam', `more ${i}`]);
+  }
+  const thin = git(repo, ['pack-objects', '--revs', '--thin', '--stdout'], 'HEAD\n^HEAD~3\n');
+  const p = run(process.execPath, [CLI, 'unpack-objects'], target, thin);
+  assert.equal(p.status, 0, p.stderr);
+  git(target, ['update-ref', 'refs/heads/main', git(repo, ['rev-parse', 'HEAD']).toString().trim()]);
+  assert.equal(run('git', ['fsck'], target).status, 0);
+  const full = git(repo, ['pack-objects', '--revs', '--stdout'], 'HEAD\n');
+  const cut = full.subarray(0, full.length - 100);
+  const fresh = join(dir.path, 'fresh');
+  git(dir.path, ['init', '-q', '--bare', fresh]);
+  const t = run(process.execPath, [CLI, 'unpack-objects'], fresh, cut);
+  assert.equal(t.status, 128);
+  assert.equal(looseObjects(fresh).size, 0);
+  const r = run(process.execPath, [CLI, 'unpack-objects', '-r'], fresh, cut);
+  assert.equal(r.status, 1);
+  const g = join(dir.path, 'fresh-git');
+  git(dir.path, ['init', '-q', '--bare', g]);
+  run('git', ['unpack-objects', '-r'], g, cut);
+  assert.deepEqual(looseObjects(fresh), looseObjects(g));
+});
+
+test('show-index prints what git prints, for idx v1 and v2 and for short input', () => {
+  using dir = tempDir();
+  const repo = makeRepo(dir.path, 'sha1', 4);
+  git(repo, ['repack', '-ad']);
+  const packDir = join(repo, '.git', 'objects', 'pack');
+  const pack = join(packDir, readdirSync(packDir).find((f) => f.endsWith('.pack')) as string);
+  git(repo, ['index-pack', '--index-version=1', '-o', join(dir.path, 'v1.idx'), pack]);
+  git(repo, ['index-pack', '--index-version=2,64', '-o', join(dir.path, 'v2-64.idx'), pack]);
+  for (const f of [pack.replace(/\.pack$/, '.idx'), join(dir.path, 'v1.idx'), join(dir.path, 'v2-64.idx')]) {
+    const idx = readFileSync(f);
+    sameAsGit(repo, ['show-index'], idx);
+    sameAsGit(repo, ['show-index'], idx.subarray(0, 600));
+    sameAsGit(repo, ['show-index'], idx.subarray(0, 1300));
+  }
+  sameAsGit(repo, ['show-index', '--object-format=sha256'], readFileSync(pack.replace(/\.pack$/, '.idx')).subarray(0, 2000));
+});

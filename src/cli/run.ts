@@ -11,6 +11,8 @@ import { packObjectsCommand } from './pack-objects.js';
 import { fsckCommand } from './fsck.js';
 import { showRefCommand } from './show-ref.js';
 import { hashObjectCommand } from './hash-object.js';
+import { showIndexCommand } from './show-index.js';
+import { unpackObjectsCommand } from './unpack-objects.js';
 import { UsageError } from './usage-error.js';
 import { openRepository, parseGlobalOptions } from './global-options.js';
 
@@ -26,6 +28,8 @@ commands:
   pack-objects   make a pack of objects from stdin (ids, or revisions with --revs), as git pack-objects
   fsck           verify the object database: packs, objects by git's fsck rules, connectivity (git fsck)
   hash-object    compute object ids, and with -w write loose objects (git hash-object)
+  unpack-objects write the objects of a pack read on stdin as loose objects (git unpack-objects)
+  show-index     list the entries of a pack index read on stdin (git show-index)
   show-ref       list refs and their ids (git show-ref)
   rev-list       list commits, and with --objects every object, reachable from revisions (git rev-list)
   demo           count, verify and read every object of the repository here, with timings`;
@@ -59,6 +63,10 @@ export async function run(argv: string[]): Promise<number> {
         return await fsckCommand(() => openRepository(global), args);
       case 'hash-object':
         return hashObjectCommand(global, args);
+      case 'unpack-objects':
+        return await unpackObjectsCommand(() => openRepository(global), args);
+      case 'show-index':
+        return showIndexCommand(global, args);
       case 'show-ref':
         return showRefCommand(() => openRepository(global), args);
       case 'rev-list':

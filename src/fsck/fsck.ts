@@ -16,7 +16,8 @@ import { parseIndexFile } from '../repo/index-file.js';
 import type { Repository } from '../repo/repository.js';
 import { Inflater } from '../zlib/inflater.js';
 import type { LinkRecords } from './link-records.js';
-import { CHECKED_TYPES, ObjectChecker, PACK_CHECKER, type CheckFindings, type PackCheckOptions } from './pack-checker.js';
+import { CHECKED_TYPES, mergeCheckFindings, ObjectChecker, PACK_CHECKER, type CheckFindings, type PackCheckOptions } from './pack-checker.js';
+import { fsckRulesFromConfig } from './config-rules.js';
 
 /** The worker script: index-pack's tasks with the pack checker registered (fsck-worker.ts). */
 const FSCK_WORKER = new URL('./fsck-worker.js', import.meta.url);
@@ -147,7 +148,7 @@ class FsckRun {
   constructor(private readonly repo: Repository, private readonly o: FsckOptions) {
     this.H = repo.store.hashLength;
     this.handle = repo.store.handle();
-    this.rules = rulesFrom(repo, o.strict === true);
+    this.rules = fsckRulesFromConfig(repo.config, repo.store.hashLength * 2, o.strict === true);
     this.showUnreachable = o.unreachable === true;
   }
 
@@ -385,7 +386,7 @@ class FsckRun {
         }
         this.checked += scan.count;
         const idHex = (k: number): string => Buffer.from(scan.ids.buffer, scan.ids.byteOffset + k * H, H).toString('hex');
-        const merged = mergeFindings(result.visits as CheckFindings[], H);
+        const merged = mergeCheckFindings(result.visits as CheckFindings[], H);
         this.takeFindings(merged, numberOf, idHex, FSCK_ERROR_PACK, pack.markers.promisor);
         for (let k = 0; k < scan.count && this.gitmodules.size + this.gitattributes.size > 0; k++) {
           if (scan.resolvedTypes[k] !== OBJ_BLOB) continue;
@@ -943,50 +944,6 @@ class FsckRun {
   }
 }
 
-/**
- * Findings of all threads as one. Each thread numbered the ids it did not find from 0: a
- * thread's unknown ids are renumbered after those of the threads before it.
- */
-function mergeFindings(visits: CheckFindings[], H: number): CheckFindings {
-  if (visits.length === 1) return visits[0] as CheckFindings;
-  let records = 0;
-  let unknownBytes = 0;
-  for (const v of visits) {
-    records += v.links.records.length;
-    unknownBytes += v.links.unknown.length;
-  }
-  const merged = new Int32Array(records);
-  const unknown = new Uint8Array(unknownBytes);
-  let at = 0;
-  let unknownAt = 0;
-  for (const v of visits) {
-    const r = v.links.records;
-    merged.set(r, at);
-    const shift = unknownAt / H;
-    if (shift > 0) {
-      for (let p = at; p < at + r.length;) {
-        const links = merged[p + 1] as number;
-        for (let i = 0; i < links; i++) {
-          const t = merged[p + 2 + 2 * i] as number;
-          if (t < 0) merged[p + 2 + 2 * i] = t - shift;
-        }
-        p += 2 + 2 * links;
-      }
-    }
-    at += r.length;
-    unknown.set(v.links.unknown, unknownAt);
-    unknownAt += v.links.unknown.length;
-  }
-  return {
-    links: { records: merged, unknown },
-    findings: visits.flatMap((v) => v.findings),
-    treeErrors: visits.flatMap((v) => v.treeErrors),
-    gitmodules: visits.flatMap((v) => v.gitmodules),
-    gitattributes: visits.flatMap((v) => v.gitattributes),
-    tagNames: visits.flatMap((v) => v.tagNames),
-  };
-}
-
 /** git's printed paths: relative to the working directory, as its object directory path is. */
 function displayPath(path: string): string {
   const r = relative(process.cwd(), path);
@@ -1114,22 +1071,5 @@ function worktrees(repo: Repository): Worktree[] {
     list.push({ refName: `${prefix}HEAD`, gitDir, reflogs: logsOf(gitDir, prefix, false) });
   }
   return list;
-}
-
-/** The fsck rules the repository's configuration sets: `fsck.<id>` and `fsck.skipList`. */
-function rulesFrom(repo: Repository, strict: boolean): FsckRules {
-  const rules = FsckRules.defaults(strict);
-  for (const entry of repo.config.entries) {
-    if (!entry.key.startsWith('fsck.') || entry.key.indexOf('.', 5) >= 0) continue;
-    const id = entry.key.slice(5);
-    if (id === 'skiplist') {
-      if (entry.value === null) continue;
-      const file = entry.value.startsWith('~/') ? join(process.env['HOME'] ?? '', entry.value.slice(2)) : entry.value;
-      rules.addSkipList(readFileSync(file, 'utf8'), file, repo.store.hashLength * 2);
-      continue;
-    }
-    rules.set(id, entry.value ?? '');
-  }
-  return rules;
 }
 

@@ -2,3 +2,4 @@ export { fsck, FSCK_ERROR_OBJECT, FSCK_ERROR_REACHABLE, FSCK_ERROR_PACK, FSCK_ER
 export type { FsckOptions, FsckResult, FsckMessage, FsckMessageKind } from './fsck.js';
 export { ObjectChecker } from './pack-checker.js';
 export type { ObjectFinding, CheckFindings } from './pack-checker.js';
+export { fsckRulesFromConfig } from './config-rules.js';

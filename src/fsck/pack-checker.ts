@@ -103,6 +103,50 @@ function tagName(data: Uint8Array): string {
   return m === null ? '' : Buffer.from(m[1] as string, 'latin1').toString('utf8');
 }
 
+/**
+ * Findings of all threads as one. Each thread numbered the ids it did not find from 0: a
+ * thread's unknown ids are renumbered after those of the threads before it.
+ */
+export function mergeCheckFindings(visits: CheckFindings[], H: number): CheckFindings {
+  if (visits.length === 1) return visits[0] as CheckFindings;
+  let records = 0;
+  let unknownBytes = 0;
+  for (const v of visits) {
+    records += v.links.records.length;
+    unknownBytes += v.links.unknown.length;
+  }
+  const merged = new Int32Array(records);
+  const unknown = new Uint8Array(unknownBytes);
+  let at = 0;
+  let unknownAt = 0;
+  for (const v of visits) {
+    const r = v.links.records;
+    merged.set(r, at);
+    const shift = unknownAt / H;
+    if (shift > 0) {
+      for (let p = at; p < at + r.length;) {
+        const links = merged[p + 1] as number;
+        for (let i = 0; i < links; i++) {
+          const t = merged[p + 2 + 2 * i] as number;
+          if (t < 0) merged[p + 2 + 2 * i] = t - shift;
+        }
+        p += 2 + 2 * links;
+      }
+    }
+    at += r.length;
+    unknown.set(v.links.unknown, unknownAt);
+    unknownAt += v.links.unknown.length;
+  }
+  return {
+    links: { records: merged, unknown },
+    findings: visits.flatMap((v) => v.findings),
+    treeErrors: visits.flatMap((v) => v.treeErrors),
+    gitmodules: visits.flatMap((v) => v.gitmodules),
+    gitattributes: visits.flatMap((v) => v.gitattributes),
+    tagNames: visits.flatMap((v) => v.tagNames),
+  };
+}
+
 /** Bits of the types the pack checker is shown (blobs need no reading: their id was checked). */
 export const CHECKED_TYPES = (1 << OBJ_COMMIT) | (1 << OBJ_TREE) | (1 << OBJ_TAG);
 

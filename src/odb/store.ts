@@ -86,7 +86,8 @@ export class Store {
   /** A rescan is due regardless of the window: refresh() was called, a pack vanished, a listing failed. */
   private retryNow = false;
   private missCount = 0;
-  private readonly looseOptions: { compression?: number; fsync?: boolean };
+  /** How loose objects are written (core.looseCompression, core.fsync). */
+  readonly looseOptions: { compression?: number; fsync?: boolean };
   private mainHandle: StoreHandle | undefined;
   private closed = false;
   private pool: StoreWorkers | undefined;

@@ -51,6 +51,8 @@ export interface IndexPackOptions {
   strict?: boolean;
   /** Complete a thin pack with bases from this lookup (git's `--fix-thin`). */
   fixThin?: ExternalBaseLookup;
+  /** Resolve a thin pack's deltas against bases from this lookup without adding them to the pack (unpack-objects). */
+  thinBases?: ExternalBaseLookup;
   /** Do not write anything: build the index and compare it with the existing `.idx`. */
   verify?: boolean;
   /**
@@ -308,7 +310,8 @@ class IndexPackJob {
     if (this.pool !== undefined) resolveOptions.pool = this.pool;
     if (options.signal !== undefined) resolveOptions.signal = options.signal;
     if (options.sliceMs !== undefined) resolveOptions.sliceMs = options.sliceMs;
-    if (options.fixThin !== undefined) resolveOptions.externalBase = options.fixThin;
+    const external = options.fixThin ?? options.thinBases;
+    if (external !== undefined) resolveOptions.externalBase = external;
     if (options.visitor !== undefined) resolveOptions.visitor = options.visitor;
     if (options.onProgress !== undefined) {
       const p = options.onProgress;

@@ -68,12 +68,16 @@ export interface ScanOptions {
   whole?: WholePack;
 }
 
-type TypedArrayConstructor<T> = { new (buffer: ArrayBufferLike): T; BYTES_PER_ELEMENT: number };
+type TypedArrayConstructor<T> = { new (buffer: ArrayBufferLike, byteOffset?: number, length?: number): T; BYTES_PER_ELEMENT: number };
 
-/** A typed array of `n` elements, in a SharedArrayBuffer when `shared`. */
+/**
+ * A typed array of exactly `n` elements, in a SharedArrayBuffer when `shared` (the buffer has
+ * room for one at least; an empty list must still be empty: a root list of one phantom entry 0
+ * once made a visitor miss entry 0).
+ */
 export function allocArray<T>(Ctor: TypedArrayConstructor<T>, n: number, shared: boolean): T {
   const bytes = Math.max(1, n) * Ctor.BYTES_PER_ELEMENT;
-  return new Ctor(shared ? new SharedArrayBuffer(bytes) : new ArrayBuffer(bytes));
+  return new Ctor(shared ? new SharedArrayBuffer(bytes) : new ArrayBuffer(bytes), 0, n);
 }
 
 /** What a helper thread learned scanning one region of an in-memory pack (see scan-region.ts). */

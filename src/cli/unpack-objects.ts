@@ -1,0 +1,58 @@
+import { fsckRulesFromConfig } from '../fsck/index.js';
+import { PackwrightError } from '../errors/index.js';
+import type { Repository } from '../repo/index.js';
+import { unpackObjects, type UnpackObjectsOptions } from '../unpack/index.js';
+import { interruptible } from './interruptible.js';
+import { Progress } from './progress.js';
+import { integerOption, UsageError } from './usage-error.js';
+
+const USAGE = 'usage: packwright unpack-objects [-n] [-q] [-r] [--strict]';
+
+/**
+ * `git unpack-objects`: a pack on stdin becomes loose objects (`-n`: checked, not written; `-q`:
+ * no progress; `-r`: write what can be read of a damaged pack; `--strict[=<msg-types>]`: git's
+ * fsck rules, and every link present, before commits, trees and tags are written). Bytes after
+ * the pack go to stdout, as git does.
+ */
+export async function unpackObjectsCommand(open: () => Repository, args: string[]): Promise<number> {
+  const options: UnpackObjectsOptions = {};
+  let quiet = process.stderr.isTTY !== true;
+  let strict: string | undefined;
+  for (const a of args) {
+    if (a === '-n') options.dryRun = true;
+    else if (a === '-q') quiet = true;
+    else if (a === '-r') options.recover = true;
+    else if (a === '--strict') strict = '';
+    else if (a.startsWith('--strict=')) strict = a.slice(9);
+    else if (a.startsWith('--max-input-size=')) options.maxInputSize = integerOption('--max-input-size', a.slice(17));
+    else if (a.startsWith('--pack_header=')) {
+      const m = /^(\d+),(\d+)$/.exec(a.slice(14));
+      if (m === null) throw new PackwrightError('INVALID_ARGUMENT', `bad ${a}`);
+      options.packHeader = { version: Number(m[1]), count: Number(m[2]) };
+    } else throw new UsageError(USAGE);
+  }
+  const repo = open();
+  try {
+    if (strict !== undefined) {
+      const rules = fsckRulesFromConfig(repo.config, repo.store.hashLength * 2, false);
+      // git's fsck_set_msg_types: `id=type` pairs separated by spaces, commas or bars.
+      for (const part of strict.split(/[ ,|]/).filter((p) => p !== '')) {
+        const eq = part.search(/[=:]/);
+        if (eq < 0) throw new PackwrightError('INVALID_ARGUMENT', `Missing '=': '${part}'`);
+        const id = part.slice(0, eq).toLowerCase();
+        if (id === 'skiplist') rules.addSkipList((await import('node:fs')).readFileSync(part.slice(eq + 1), 'utf8'), part.slice(eq + 1), repo.store.hashLength * 2);
+        else rules.set(id, part.slice(eq + 1));
+      }
+      options.strict = rules;
+    }
+    const progress = new Progress(!quiet);
+    options.onProgress = (done, total) => progress.update('Unpacking objects', done, total);
+    options.onError = (message) => process.stderr.write(`${message}\n`);
+    const result = await interruptible((signal) => unpackObjects(repo.store, process.stdin, { ...options, signal }));
+    progress.finish();
+    if (result.trailing.length > 0) process.stdout.write(result.trailing);
+    return result.hadErrors ? 1 : 0;
+  } finally {
+    repo.close();
+  }
+}

@@ -1,0 +1,2 @@
+export { unpackObjects } from './unpack-objects.js';
+export type { UnpackObjectsOptions, UnpackObjectsResult } from './unpack-objects.js';
