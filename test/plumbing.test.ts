@@ -171,3 +171,27 @@ test('show-index prints what git prints, for idx v1 and v2 and for short input',
   }
   sameAsGit(repo, ['show-index', '--object-format=sha256'], readFileSync(pack.replace(/\.pack$/, '.idx')).subarray(0, 2000));
 });
+
+for (const format of ['sha1', 'sha256'] as const) {
+  test(`ls-tree lists as git does: paths, -r -d -t -l -z, name and object modes, --format, from a subdirectory (${format})`, () => {
+    using dir = tempDir();
+    const repo = makeRepo(dir.path, format, 3);
+    // Names that need quoting, and a directory and file sharing a prefix.
+    writeFileSync(join(repo, 'tab\there.txt'), 'x\n');
+    writeFileSync(join(repo, 'caf\u00e9.txt'), 'y\n');
+    writeFileSync(join(repo, 'dir.txt'), 'z\n');
+    git(repo, ['add', '-A']);
+    git(repo, ['commit', '-qm', 'names']);
+    const cases = [[], ['-r'], ['-d'], ['-r', '-d'], ['-r', '-t'], ['-l'], ['-r', '-l'], ['-z'], ['-r', '-z'], ['--name-only'], ['--name-status', '-r'],
+      ['--object-only', '-r'], ['--abbrev'], ['--abbrev=5', '-r'], ['dir'], ['dir/'], ['dir/sub'], ['-r', 'dir'], ['-t', 'dir/sub/other.txt'], ['dir.txt', 'dir'],
+      ['nothing'], ['--format=%(objecttype) %(objectsize) %(path)%x00', '-r'], ['--format=[%(objectsize:padded)] %(objectname) %%', '-r'],
+      ['--format=%(bad)'], ['--long', '--name-only'], ['--name-only', '--name-status']];
+    for (const args of cases) sameAsGit(repo, ['ls-tree', ...args.filter((a) => a.startsWith('-')), 'HEAD', ...args.filter((a) => !a.startsWith('-'))]);
+    sameAsGit(repo, ['ls-tree', 'HEAD^{tree}']);
+    sameAsGit(repo, ['ls-tree', 'v1.0']);
+    sameAsGit(repo, ['ls-tree', 'no-such-rev']);
+    sameAsGit(repo, ['ls-tree', git(repo, ['rev-parse', 'HEAD:file.txt']).toString().trim()]);
+    const sub = join(repo, 'dir');
+    for (const args of [[], ['-r'], ['--full-name'], ['--full-tree'], ['sub'], ['../file.txt'], ['..'], ['../..']]) sameAsGit(sub, ['ls-tree', 'HEAD', ...args]);
+  });
+}

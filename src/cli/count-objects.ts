@@ -1,22 +1,9 @@
 import { countObjects, humaniseBytes } from '../odb/index.js';
 import type { Repository } from '../repo/index.js';
 import { helpRequested, UsageError } from './usage-error.js';
+import { quotePath } from './quote-path.js';
 
 const USAGE = 'usage: packwright count-objects [-v] [-H | --human-readable]';
-
-/** git's quote_c_style for a path: quoted only when it has bytes that need it. */
-function quotePath(path: string): string {
-  if (!/["\\\x00-\x1f\x7f-\uffff]/.test(path)) return path;
-  const esc: Record<string, string> = { '"': '\\"', '\\': '\\\\', '\x07': '\\a', '\b': '\\b', '\t': '\\t', '\n': '\\n', '\v': '\\v', '\f': '\\f', '\r': '\\r' };
-  let out = '"';
-  for (const b of Buffer.from(path, 'utf8')) {
-    const c = String.fromCharCode(b);
-    if (esc[c] !== undefined) out += esc[c];
-    else if (b < 0x20 || b >= 0x7f) out += `\\${b.toString(8).padStart(3, '0')}`;
-    else out += c;
-  }
-  return `${out}"`;
-}
 
 /** `git count-objects [-v] [-H]`: loose objects, and with -v packs, garbage and alternates. */
 export function countObjectsCommand(open: () => Repository, args: string[]): number {

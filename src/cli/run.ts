@@ -13,6 +13,7 @@ import { showRefCommand } from './show-ref.js';
 import { hashObjectCommand } from './hash-object.js';
 import { showIndexCommand } from './show-index.js';
 import { unpackObjectsCommand } from './unpack-objects.js';
+import { lsTreeCommand } from './ls-tree.js';
 import { UsageError } from './usage-error.js';
 import { openRepository, parseGlobalOptions } from './global-options.js';
 
@@ -29,6 +30,7 @@ commands:
   fsck           verify the object database: packs, objects by git's fsck rules, connectivity (git fsck)
   hash-object    compute object ids, and with -w write loose objects (git hash-object)
   unpack-objects write the objects of a pack read on stdin as loose objects (git unpack-objects)
+  ls-tree        list the entries of a tree (git ls-tree)
   show-index     list the entries of a pack index read on stdin (git show-index)
   show-ref       list refs and their ids (git show-ref)
   rev-list       list commits, and with --objects every object, reachable from revisions (git rev-list)
@@ -65,6 +67,8 @@ export async function run(argv: string[]): Promise<number> {
         return hashObjectCommand(global, args);
       case 'unpack-objects':
         return await unpackObjectsCommand(() => openRepository(global), args);
+      case 'ls-tree':
+        return lsTreeCommand(global, () => openRepository(global), args);
       case 'show-index':
         return showIndexCommand(global, args);
       case 'show-ref':

@@ -21,3 +21,5 @@ export type { ManyOptions, ReadManyResult } from './store-workers.js';
 export type { HeadersReply, StoreKey } from './store-tasks.js';
 export { storeForKey } from './store-tasks.js';
 export type { ObjectStream } from './object-stream.js';
+export { listTree } from './list-tree.js';
+export type { ListedTreeEntry, ListTreeOptions } from './list-tree.js';

@@ -1,0 +1,242 @@
+import { posix, relative, resolve } from 'node:path';
+import { isPackwrightError, PackwrightError } from '../errors/index.js';
+import { OBJ_BLOB, OBJ_COMMIT, OBJ_TREE, TYPE_NAMES, parseCommit, parseTag, OBJ_TAG } from '../objects/index.js';
+import { listTree, type ListedTreeEntry } from '../odb/index.js';
+import type { Repository } from '../repo/index.js';
+import { abbrevOption, configuredAbbrev } from './abbrev.js';
+import type { GlobalOptions } from './global-options.js';
+import { quoteCStyle } from './quote-path.js';
+import { UsageError } from './usage-error.js';
+
+const USAGE = 'usage: packwright ls-tree [<options>] <tree-ish> [<path>...]';
+
+type Mode = 'default' | 'long' | 'name-only' | 'object-only';
+
+/** The built-in formats, as git spells them: a --format equal to one is that mode. */
+const FORMATS: Record<Mode, string> = {
+  default: '%(objectmode) %(objecttype) %(objectname)%x09%(path)',
+  long: '%(objectmode) %(objecttype) %(objectname) %(objectsize:padded)%x09%(path)',
+  'name-only': '%(path)',
+  'object-only': '%(objectname)',
+};
+
+/**
+ * `git ls-tree`: the entries of a tree-ish, limited to paths (literal, relative to the current
+ * directory inside a work tree), with `-r`, `-d`, `-t`, `-l`, `-z`, `--name-only`/`--name-status`,
+ * `--object-only`, `--full-name`, `--full-tree`, `--abbrev` and `--format`.
+ */
+export function lsTreeCommand(global: GlobalOptions, open: () => Repository, args: string[]): number {
+  let recursive = false, treesOnly = false, showTrees = false, nul = false, fullName = false, fullTree = false;
+  let mode: Mode | undefined;
+  // git's cmdmode: --name-only and --name-status list the same, but are two modes that conflict.
+  let modeFlag: string | undefined;
+  let format: string | undefined;
+  let abbrev: number | 'default' = 0;
+  const rest: string[] = [];
+  let options = true;
+  const setMode = (m: Mode, flag: string): void => {
+    if (modeFlag !== undefined && modeFlag !== flag) throw new UsageError(`error: option \`${flag}' is incompatible with --${modeFlag}\n${USAGE}`);
+    mode = m;
+    modeFlag = flag;
+  };
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i] as string;
+    if (!options || !a.startsWith('-') || a === '-') { rest.push(a); continue; }
+    if (a === '--') { options = false; continue; }
+    if (a === '-h' || a === '--help') { process.stdout.write(`${USAGE}\n`); return a === '-h' ? 129 : 0; }
+    if (/^-[drtzl]+$/.test(a)) {
+      for (const c of a.slice(1)) {
+        if (c === 'd') treesOnly = true;
+        else if (c === 'r') recursive = true;
+        else if (c === 't') showTrees = true;
+        else if (c === 'z') nul = true;
+        else setMode('long', 'long');
+      }
+    } else if (a === '--long') setMode('long', 'long');
+    else if (a === '--name-only' || a === '--name-status') setMode('name-only', a.slice(2));
+    else if (a === '--object-only') setMode('object-only', 'object-only');
+    else if (a === '--full-name') fullName = true;
+    else if (a === '--no-full-name') fullName = false;
+    else if (a === '--full-tree') fullTree = true;
+    else if (a === '--format') format = args[++i] ?? '';
+    else if (a.startsWith('--format=')) format = a.slice(9);
+    else if (a === '--abbrev') abbrev = 'default';
+    else if (a.startsWith('--abbrev=')) abbrev = abbrevOption(a.slice(9), 64);
+    else if (a === '--no-abbrev') abbrev = 0;
+    else throw new UsageError(`error: unknown option \`${a.replace(/^--?/, '')}'\n${USAGE}`);
+  }
+  if (format !== undefined && mode !== undefined) throw new UsageError(`fatal: --format can't be combined with other format-altering options\n${USAGE}`);
+  if (rest.length < 1) throw new UsageError(USAGE);
+  const repo = open();
+  try {
+    const handle = repo.objects;
+    const hexLength = handle.hashLength * 2;
+    const length = abbrev === 'default' ? configuredAbbrev(repo.config, hexLength) : Math.min(abbrev, hexLength);
+    const quoteHigh = repo.config.getBool('core.quotePath') !== false;
+    // Inside a work tree, paths are relative to the current directory (git's prefix).
+    let prefix = '';
+    if (repo.workTree !== undefined) {
+      const rel = relative(repo.workTree, resolve(global.cwd));
+      if (rel !== '' && !rel.startsWith('..')) prefix = `${rel.split('\\').join('/')}/`;
+    }
+    if (fullTree) prefix = '';
+    const chomp = prefix !== '' && !fullName;
+    const rev = rest[0] as string;
+    let id: Buffer;
+    try {
+      id = repo.resolve(rev);
+    } catch (e) {
+      if (!isPackwrightError(e)) throw e;
+      throw new PackwrightError('REF_NOT_FOUND', `Not a valid object name ${rev}`);
+    }
+    const tree = treeOf(repo, id);
+    const paths = rest.slice(1).map((p) => pathspec(prefix, p, repo.workTree));
+    if (paths.length === 0 && prefix !== '') paths.push(prefix);
+    const effective = format ?? FORMATS[mode ?? 'default'];
+    const fast = (Object.keys(FORMATS) as Mode[]).find((m) => FORMATS[m] === effective);
+    const term = nul ? '\0' : '\n';
+    const out: string[] = [];
+    let bytes = 0;
+    const flush = (): void => {
+      if (out.length > 0) process.stdout.write(Buffer.from(out.join(''), 'latin1'));
+      out.length = 0;
+      bytes = 0;
+    };
+    const name = (e: ListedTreeEntry, alwaysQuote: boolean): string => {
+      const shown = chomp ? relativeTo(e.path, prefix) : e.path;
+      return nul && !alwaysQuote ? shown : quoteCStyle(Buffer.from(shown, 'latin1'), quoteHigh);
+    };
+    const hex = (e: ListedTreeEntry): string => (length === 0 ? e.id.toString('hex') : handle.abbreviate(e.id, length));
+    const size = (e: ListedTreeEntry, padded: boolean, bad: string): string => {
+      let text = '-';
+      if (e.type === OBJ_BLOB) {
+        try {
+          text = String(handle.header(e.id).size);
+        } catch (err) {
+          if (!isPackwrightError(err)) throw err;
+          if (bad === '') throw new PackwrightError('OBJECT_NOT_FOUND', `could not get object info about '${e.id.toString('hex')}'`);
+          text = bad;
+        }
+      }
+      return padded ? text.padStart(7) : text;
+    };
+    const mode6 = (e: ListedTreeEntry): string => e.mode.toString(8).padStart(6, '0');
+    for (const e of listTree(handle, tree, { recursive, treesOnly, showTrees, paths })) {
+      let line: string;
+      if (fast === 'default') line = `${mode6(e)} ${TYPE_NAMES[e.type]} ${hex(e)}\t${name(e, false)}`;
+      else if (fast === 'long') line = `${mode6(e)} ${TYPE_NAMES[e.type]} ${hex(e)} ${size(e, true, 'BAD')}\t${name(e, false)}`;
+      else if (fast === 'name-only') line = name(e, false);
+      else if (fast === 'object-only') line = hex(e);
+      else line = expandFormat(effective, e, { mode6, hex, size: (padded) => size(e, padded, ''), path: () => name(e, true) });
+      out.push(line + term);
+      if ((bytes += line.length) > 1 << 16) flush();
+    }
+    flush();
+    return 0;
+  } finally {
+    repo.close();
+  }
+}
+
+/** The tree a tree-ish names: a tree, a commit's, or what a tag finally points at. */
+function treeOf(repo: Repository, id: Buffer): Buffer {
+  for (let depth = 0; depth < 64; depth++) {
+    let obj;
+    try {
+      obj = repo.objects.read(id);
+    } catch (e) {
+      if (isPackwrightError(e)) throw new PackwrightError('OBJECT_NOT_FOUND', 'not a tree object');
+      throw e;
+    }
+    if (obj.type === OBJ_TREE) return id;
+    if (obj.type === OBJ_COMMIT) return parseCommit(obj.data, repo.store.hashLength).tree;
+    if (obj.type !== OBJ_TAG) break;
+    id = parseTag(obj.data, repo.store.hashLength).object;
+  }
+  throw new PackwrightError('OBJECT_CORRUPT', 'not a tree object');
+}
+
+/** A path argument from the current directory, normalised as git's prefix_path does (a trailing `/` kept). */
+function pathspec(prefix: string, arg: string, workTree: string | undefined): string {
+  const bytes = Buffer.from(arg, 'utf8').toString('latin1');
+  const joined = posix.normalize(prefix + bytes);
+  if (joined === '..' || joined.startsWith('../')) {
+    throw new PackwrightError('INVALID_ARGUMENT', `${arg}: '${arg}' is outside repository at '${workTree ?? ''}'`);
+  }
+  const keepSlash = bytes.endsWith('/') && !joined.endsWith('/');
+  const p = joined === '.' || joined === './' ? '' : joined;
+  return keepSlash ? `${p}/` : p;
+}
+
+/** git's relative_path (path.c): `path` as seen from the directory `prefix`, with its corner cases (`./` for the directory itself). */
+function relativeTo(path: string, prefix: string): string {
+  const isSep = (c: string | undefined): boolean => c === '/';
+  const inLen = path.length;
+  const prefixLen = prefix.length;
+  if (inLen === 0) return './';
+  if (prefixLen === 0) return path;
+  let i = 0, j = 0, inOff = 0, prefixOff = 0;
+  while (i < prefixLen && j < inLen && prefix[i] === path[j]) {
+    if (isSep(prefix[i])) {
+      while (isSep(prefix[i])) i++;
+      while (isSep(path[j])) j++;
+      prefixOff = i;
+      inOff = j;
+    } else {
+      i++;
+      j++;
+    }
+  }
+  if (i >= prefixLen && prefixOff < prefixLen) {
+    if (j >= inLen) inOff = inLen;
+    else if (isSep(path[j])) {
+      while (isSep(path[j])) j++;
+      inOff = j;
+    } else i = prefixOff;
+  } else if (j >= inLen && inOff < inLen) {
+    if (isSep(prefix[i])) {
+      while (isSep(prefix[i])) i++;
+      inOff = inLen;
+    }
+  }
+  const rest = path.slice(inOff);
+  if (i >= prefixLen) return rest === '' ? './' : rest;
+  let out = '';
+  while (i < prefixLen) {
+    if (isSep(prefix[i])) {
+      out += '../';
+      while (isSep(prefix[i])) i++;
+      continue;
+    }
+    i++;
+  }
+  if (!isSep(prefix[prefixLen - 1])) out += '../';
+  return out + rest;
+}
+
+/** `--format`: git's %(objectmode), %(objecttype), %(objectsize[:padded]), %(objectname), %(path), %n, %%, %xNN. */
+function expandFormat(format: string, e: ListedTreeEntry, f: { mode6: (e: ListedTreeEntry) => string; hex: (e: ListedTreeEntry) => string; size: (padded: boolean) => string; path: () => string }): string {
+  let out = '';
+  for (let i = 0; i < format.length; i++) {
+    const c = format[i] as string;
+    if (c !== '%') { out += Buffer.from(c, 'utf8').toString('latin1'); continue; }
+    const rest = format.slice(i + 1);
+    if (rest.startsWith('%')) { out += '%'; i++; continue; }
+    if (rest.startsWith('n')) { out += '\n'; i++; continue; }
+    const x = /^x([0-9a-fA-F]{2})/.exec(rest);
+    if (x !== null) { out += String.fromCharCode(parseInt(x[1] as string, 16)); i += 3; continue; }
+    if (!rest.startsWith('(')) throw new PackwrightError('INVALID_ARGUMENT', `bad ls-tree format: element '${rest}' does not start with '('`);
+    const end = rest.indexOf(')');
+    if (end < 0) throw new PackwrightError('INVALID_ARGUMENT', `bad ls-tree format: element '${rest}' does not end in ')'`);
+    const key = rest.slice(1, end);
+    if (key === 'objectmode') out += f.mode6(e);
+    else if (key === 'objecttype') out += TYPE_NAMES[e.type];
+    else if (key === 'objectsize:padded') out += f.size(true);
+    else if (key === 'objectsize') out += f.size(false);
+    else if (key === 'objectname') out += f.hex(e);
+    else if (key === 'path') out += f.path();
+    else throw new PackwrightError('INVALID_ARGUMENT', `bad ls-tree format: %${rest.slice(0, end + 1)}`);
+    i += end + 1;
+  }
+  return out;
+}
