@@ -195,3 +195,25 @@ for (const format of ['sha1', 'sha256'] as const) {
     for (const args of [[], ['-r'], ['--full-name'], ['--full-tree'], ['sub'], ['../file.txt'], ['..'], ['../..']]) sameAsGit(sub, ['ls-tree', 'HEAD', ...args]);
   });
 }
+
+test('rev-parse answers as git does: revisions, ranges, symbolic names, and where the repository is', () => {
+  using dir = tempDir();
+  const repo = makeRepo(dir.path, 'sha1', 4);
+  git(repo, ['branch', 'topic', 'HEAD~1']);
+  git(repo, ['worktree', 'add', '-q', join(dir.path, 'wt'), 'topic']);
+  const revs = [['HEAD'], ['--verify', 'HEAD'], ['--verify', '-q', 'nope'], ['--verify', 'nope'], ['--verify', 'HEAD', 'main'], ['--short', 'HEAD'], ['--short=10', 'main'],
+    ['HEAD~1..HEAD'], ['HEAD^!'], ['HEAD^@'], ['HEAD^-'], ['^HEAD', 'main'], ['--not', 'main', 'topic'], ['--symbolic', 'main'], ['--symbolic-full-name', 'HEAD', 'main', 'v1.0'],
+    ['--abbrev-ref', 'HEAD'], ['--abbrev-ref', 'refs/heads/topic'], ['--all'], ['--branches'], ['--tags'], ['--branches=to*'], ['--glob=refs/tags/*'],
+    ['v1.0^{commit}', 'HEAD:file.txt', 'HEAD^{tree}'], ['--default', 'HEAD'], ['--is-bare-repository', '--is-inside-git-dir', '--is-inside-work-tree'],
+    ['--git-dir', '--absolute-git-dir', '--git-common-dir', '--show-toplevel', '--show-prefix', '--show-cdup'], ['--git-path', 'objects', '--git-path', 'HEAD'],
+    ['--path-format=absolute', '--git-dir', '--path-format=relative', '--git-common-dir'], ['--show-object-format', '--is-shallow-repository'],
+    ['--flags', '--foo', 'HEAD'], ['--no-flags', '--foo', 'HEAD'], ['--revs-only', 'HEAD', 'file.txt'], ['HEAD', '--', 'file.txt'], ['no-such-thing'],
+    ['--sq', 'HEAD', 'it\'s'], ['--sq-quote', 'a b', "c'd"], ['--local-env-vars'], ['--since=2020-01-01T00:00:00Z', '--until=@1700000000']];
+  for (const args of revs) sameAsGit(repo, ['rev-parse', ...args]);
+  for (const cwd of [join(repo, 'dir', 'sub'), join(repo, '.git'), join(repo, '.git', 'objects'), join(dir.path, 'wt')]) {
+    sameAsGit(cwd, ['rev-parse', '--is-bare-repository', '--is-inside-git-dir', '--is-inside-work-tree', '--show-prefix', '--git-dir', '--absolute-git-dir', '--show-cdup']);
+    sameAsGit(cwd, ['rev-parse', '--git-common-dir', '--path-format=relative', '--git-dir', '--git-path', 'objects']);
+  }
+  sameAsGit(join(repo, 'dir'), ['rev-parse', '--show-toplevel', '--prefix', 'x/', 'file']);
+  sameAsGit(repo, ['--git-dir=.git', 'rev-parse', '--git-dir', '--is-inside-work-tree', '--show-toplevel']);
+});

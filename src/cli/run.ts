@@ -14,6 +14,7 @@ import { hashObjectCommand } from './hash-object.js';
 import { showIndexCommand } from './show-index.js';
 import { unpackObjectsCommand } from './unpack-objects.js';
 import { lsTreeCommand } from './ls-tree.js';
+import { revParseCommand } from './rev-parse.js';
 import { UsageError } from './usage-error.js';
 import { openRepository, parseGlobalOptions } from './global-options.js';
 
@@ -31,6 +32,7 @@ commands:
   hash-object    compute object ids, and with -w write loose objects (git hash-object)
   unpack-objects write the objects of a pack read on stdin as loose objects (git unpack-objects)
   ls-tree        list the entries of a tree (git ls-tree)
+  rev-parse      revisions to ids, and where the repository is (git rev-parse)
   show-index     list the entries of a pack index read on stdin (git show-index)
   show-ref       list refs and their ids (git show-ref)
   rev-list       list commits, and with --objects every object, reachable from revisions (git rev-list)
@@ -69,6 +71,8 @@ export async function run(argv: string[]): Promise<number> {
         return await unpackObjectsCommand(() => openRepository(global), args);
       case 'ls-tree':
         return lsTreeCommand(global, () => openRepository(global), args);
+      case 'rev-parse':
+        return revParseCommand(global, args);
       case 'show-index':
         return showIndexCommand(global, args);
       case 'show-ref':

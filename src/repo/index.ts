@@ -4,3 +4,5 @@ export { discoverRepository, findGitDir, commonDirOf } from './discover.js';
 export type { RepositoryLocation } from './discover.js';
 export { parseIndexFile } from './index-file.js';
 export type { IndexFile, IndexEntry, CacheTreeNode, ResolveUndo } from './index-file.js';
+export { setupRepository } from './setup.js';
+export type { RepositorySetup } from './setup.js';
