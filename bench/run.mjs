@@ -240,6 +240,54 @@ for (const [label, name] of [['gitoxide', 'gitoxide'], ['isomorphic-git', 'isomo
   }
 }
 
+// Writing loose objects: hash-object -w of 10k files named on stdin, and unpack-objects of the
+// isomorphic-git pack, each run into a fresh repository (an object already there is not written).
+{
+  let fresh = 0;
+  let previous;
+  const freshRepo = () => {
+    // The run before this one is over: its repository goes (an unpack writes ~470 MB of files).
+    if (previous !== undefined) rmSync(previous, { recursive: true, force: true });
+    const repo = (previous = join(work, `fresh-${process.pid}-${fresh++}`));
+    rmSync(repo, { recursive: true, force: true });
+    execFileSync('git', ['init', '-q', '--bare', repo]);
+    return repo;
+  };
+  const files = () => {
+    const dir = join(work, 'files-10k');
+    const list = join(work, 'files-10k.txt');
+    if (!existsSync(list)) {
+      mkdirSync(dir, { recursive: true });
+      let seed = 7;
+      const names = [];
+      for (let i = 0; i < 10000; i++) {
+        seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
+        const lines = 20 + (seed % 200);
+        const body = Array.from({ length: lines }, (_, l) => `file ${i} line ${l} ${(seed >>> (l % 24)) & 0xffff}`).join('\n') + '\n';
+        const name = join(dir, `f${i}.txt`);
+        writeFileSync(name, body);
+        names.push(name);
+      }
+      writeFileSync(list, names.join('\n') + '\n');
+    }
+    return list;
+  };
+  cases.push({
+    name: 'hash-object -w --stdin-paths, 10k files into an empty repository',
+    setup: files,
+    packwright: (list) => [process.execPath, [cli, 'hash-object', '-w', '--stdin-paths'], freshRepo(), list],
+    git: (list) => ['git', ['hash-object', '-w', '--stdin-paths'], freshRepo(), list],
+  });
+  if (existsSync(join(shared, 'isomorphic-git.pack'))) {
+    cases.push({
+      name: 'unpack-objects of isomorphic-git.pack into an empty repository',
+      setup: () => join(shared, 'isomorphic-git.pack'),
+      packwright: (pack) => [process.execPath, [cli, 'unpack-objects', '-q'], freshRepo(), pack],
+      git: (pack) => ['git', ['unpack-objects', '-q'], freshRepo(), pack],
+    });
+  }
+}
+
 const results = [];
 for (const c of cases) {
   if (filter && !c.name.includes(filter)) continue;
