@@ -16,7 +16,7 @@ import { parseIndexFile } from '../repo/index-file.js';
 import type { Repository } from '../repo/repository.js';
 import { Inflater } from '../zlib/inflater.js';
 import type { LinkRecords } from './link-records.js';
-import { CHECKED_TYPES, mergeCheckFindings, ObjectChecker, PACK_CHECKER, type CheckFindings, type PackCheckOptions } from './pack-checker.js';
+import { CHECKED_TYPES, ObjectChecker, PACK_CHECKER, type CheckFindings, type PackCheckOptions } from './pack-checker.js';
 import { fsckRulesFromConfig } from './config-rules.js';
 
 /** The worker script: index-pack's tasks with the pack checker registered (fsck-worker.ts). */
@@ -286,7 +286,7 @@ class FsckRun {
     });
     const numberOf = new Int32Array(this.looseList.length).fill(-1);
     for (const f of found) numberOf[f.k] = f.n;
-    this.takeFindings(checker.finish(), numberOf, (k) => this.looseList[k]?.hex ?? '', FSCK_ERROR_OBJECT);
+    this.takeFindings([checker.finish()], numberOf, (k) => this.looseList[k]?.hex ?? '', FSCK_ERROR_OBJECT);
   }
 
   /** git's read_loose_object and its error lines; undefined when the object failed. */
@@ -386,8 +386,8 @@ class FsckRun {
         }
         this.checked += scan.count;
         const idHex = (k: number): string => Buffer.from(scan.ids.buffer, scan.ids.byteOffset + k * H, H).toString('hex');
-        const merged = mergeCheckFindings(result.visits as CheckFindings[], H);
-        this.takeFindings(merged, numberOf, idHex, FSCK_ERROR_PACK, pack.markers.promisor);
+        // Each thread's links stay its own chunk: merging them would copy them all once more.
+        this.takeFindings(result.visits as CheckFindings[], numberOf, idHex, FSCK_ERROR_PACK, pack.markers.promisor);
         for (let k = 0; k < scan.count && this.gitmodules.size + this.gitattributes.size > 0; k++) {
           if (scan.resolvedTypes[k] !== OBJ_BLOB) continue;
           const hex = idHex(k);
@@ -413,7 +413,8 @@ class FsckRun {
    * Reports a checker's findings in order and keeps its links. An error counts as `bit`: git's
    * fsck_loose sets ERROR_OBJECT, while a packed object's errors make the pack's verification fail.
    */
-  private takeFindings(f: CheckFindings, numberOf: Int32Array, idHex: (k: number) => string, bit: number, promisor = false): void {
+  private takeFindings(parts: CheckFindings[], numberOf: Int32Array, idHex: (k: number) => string, bit: number, promisor = false): void {
+    const f = { findings: parts.flatMap((p) => p.findings), treeErrors: parts.flatMap((p) => p.treeErrors) };
     const typeOfK = (k: number): number => {
       const n = numberOf[k] as number;
       return n >= 0 ? (this.table.types[n] as number) : 0;
@@ -440,11 +441,17 @@ class FsckRun {
         this.say(kind, `${kind === 'error' ? 'error' : 'warning'} in ${TYPE_NAMES[x.type || typeOfK(k)] || 'unknown'} ${this.describe(hex)}: ${x.msgId}: ${x.message}`, { id: hex, msgId: x.msgId });
       }
     }
-    for (const id of f.gitmodules) this.gitmodules.add(id);
-    for (const id of f.gitattributes) this.gitattributes.add(id);
-    this.chunks.push({ records: f.links.records, numberOf, unknown: this.internUnknown(f.links) });
-    if (promisor) this.promisorChunks.add(this.chunks.length - 1);
-    if (this.o.root === true || this.o.tags === true) this.rootsAndTags(this.chunks.length - 1, f, idHex);
+    const tagNames = new Map(parts.flatMap((p) => p.tagNames));
+    // `root` and `tagged` lines in pack order, as git prints them while verifying, whichever thread checked the object.
+    const shown: [number, FsckMessageKind, string, string][] = [];
+    for (const part of parts) {
+      for (const id of part.gitmodules) this.gitmodules.add(id);
+      for (const id of part.gitattributes) this.gitattributes.add(id);
+      this.chunks.push({ records: part.links.records, numberOf, unknown: this.internUnknown(part.links) });
+      if (promisor) this.promisorChunks.add(this.chunks.length - 1);
+      if (this.o.root === true || this.o.tags === true) this.rootsAndTags(this.chunks.length - 1, tagNames, idHex, shown);
+    }
+    for (const [, kind, text, id] of shown.sort((a, b) => a[0] - b[0])) this.say(kind, text, { id });
   }
 
   private readonly promisorChunks = new Set<number>();
@@ -468,10 +475,9 @@ class FsckRun {
   }
 
   /** `root <id>` for parentless commits and `tagged …` for tags, as git prints them while checking. */
-  private rootsAndTags(chunkIndex: number, f: CheckFindings, idHex: (k: number) => string): void {
+  private rootsAndTags(chunkIndex: number, tagNames: Map<number, string>, idHex: (k: number) => string, into: [number, FsckMessageKind, string, string][]): void {
     const chunk = this.chunks[chunkIndex] as LinkChunk;
     const r = chunk.records;
-    const tagNames = new Map(f.tagNames);
     for (let p = 0; p < r.length;) {
       const k = r[p] as number;
       const count = r[p + 1] as number;
@@ -480,13 +486,13 @@ class FsckRun {
       if (type === OBJ_COMMIT && this.o.root === true) {
         let parents = 0;
         for (let i = 0; i < count; i++) if (r[p + 3 + 2 * i] === OBJ_COMMIT) parents++;
-        if (parents === 0) this.say('root', `root ${this.describe(idHex(k))}`, { id: idHex(k) });
+        if (parents === 0) into.push([k, 'root', `root ${this.describe(idHex(k))}`, idHex(k)]);
       }
       if (type === OBJ_TAG && this.o.tags === true && count > 0) {
         const t = this.target(chunk, r[p + 2] as number);
         const linkType = r[p + 3] as number;
         const hex = this.hexOf(t);
-        this.say('tagged', `tagged ${TYPE_NAMES[linkType] || 'unknown'} ${this.describe(hex)} (${tagNames.get(k) ?? ''}) in ${this.describe(idHex(k))}`, { id: hex });
+        into.push([k, 'tagged', `tagged ${TYPE_NAMES[linkType] || 'unknown'} ${this.describe(hex)} (${tagNames.get(k) ?? ''}) in ${this.describe(idHex(k))}`, hex]);
       }
       p += 2 + 2 * count;
     }
