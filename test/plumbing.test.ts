@@ -196,9 +196,9 @@ for (const format of ['sha1', 'sha256'] as const) {
   });
 }
 
-test('rev-parse answers as git does: revisions, ranges, symbolic names, and where the repository is', () => {
+for (const format of ['sha1', 'sha256'] as const) test(`rev-parse answers as git does: revisions, ranges, symbolic names, and where the repository is (${format})`, () => {
   using dir = tempDir();
-  const repo = makeRepo(dir.path, 'sha1', 4);
+  const repo = makeRepo(dir.path, format, 4);
   git(repo, ['branch', 'topic', 'HEAD~1']);
   git(repo, ['worktree', 'add', '-q', join(dir.path, 'wt'), 'topic']);
   const revs = [['HEAD'], ['--verify', 'HEAD'], ['--verify', '-q', 'nope'], ['--verify', 'nope'], ['--verify', 'HEAD', 'main'], ['--short', 'HEAD'], ['--short=10', 'main'],
