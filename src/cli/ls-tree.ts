@@ -6,6 +6,7 @@ import type { Repository } from '../repo/index.js';
 import { abbrevOption, configuredAbbrev } from './abbrev.js';
 import type { GlobalOptions } from './global-options.js';
 import { quoteCStyle } from './quote-path.js';
+import { relativePath } from './relative-path.js';
 import { UsageError } from './usage-error.js';
 
 const USAGE = 'usage: packwright ls-tree [<options>] <tree-ish> [<path>...]';
@@ -103,7 +104,7 @@ export function lsTreeCommand(global: GlobalOptions, open: () => Repository, arg
       bytes = 0;
     };
     const name = (e: ListedTreeEntry, alwaysQuote: boolean): string => {
-      const shown = chomp ? relativeTo(e.path, prefix) : e.path;
+      const shown = chomp ? relativePath(e.path, prefix) : e.path;
       return nul && !alwaysQuote ? shown : quoteCStyle(Buffer.from(shown, 'latin1'), quoteHigh);
     };
     const hex = (e: ListedTreeEntry): string => (length === 0 ? e.id.toString('hex') : handle.abbreviate(e.id, length));
@@ -166,52 +167,6 @@ function pathspec(prefix: string, arg: string, workTree: string | undefined): st
   const keepSlash = bytes.endsWith('/') && !joined.endsWith('/');
   const p = joined === '.' || joined === './' ? '' : joined;
   return keepSlash ? `${p}/` : p;
-}
-
-/** git's relative_path (path.c): `path` as seen from the directory `prefix`, with its corner cases (`./` for the directory itself). */
-function relativeTo(path: string, prefix: string): string {
-  const isSep = (c: string | undefined): boolean => c === '/';
-  const inLen = path.length;
-  const prefixLen = prefix.length;
-  if (inLen === 0) return './';
-  if (prefixLen === 0) return path;
-  let i = 0, j = 0, inOff = 0, prefixOff = 0;
-  while (i < prefixLen && j < inLen && prefix[i] === path[j]) {
-    if (isSep(prefix[i])) {
-      while (isSep(prefix[i])) i++;
-      while (isSep(path[j])) j++;
-      prefixOff = i;
-      inOff = j;
-    } else {
-      i++;
-      j++;
-    }
-  }
-  if (i >= prefixLen && prefixOff < prefixLen) {
-    if (j >= inLen) inOff = inLen;
-    else if (isSep(path[j])) {
-      while (isSep(path[j])) j++;
-      inOff = j;
-    } else i = prefixOff;
-  } else if (j >= inLen && inOff < inLen) {
-    if (isSep(prefix[i])) {
-      while (isSep(prefix[i])) i++;
-      inOff = inLen;
-    }
-  }
-  const rest = path.slice(inOff);
-  if (i >= prefixLen) return rest === '' ? './' : rest;
-  let out = '';
-  while (i < prefixLen) {
-    if (isSep(prefix[i])) {
-      out += '../';
-      while (isSep(prefix[i])) i++;
-      continue;
-    }
-    i++;
-  }
-  if (!isSep(prefix[prefixLen - 1])) out += '../';
-  return out + rest;
 }
 
 /** `--format`: git's %(objectmode), %(objecttype), %(objectsize[:padded]), %(objectname), %(path), %n, %%, %xNN. */

@@ -3,8 +3,9 @@ import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { wildmatch } from '../config/index.js';
 import { isPackwrightError, PackwrightError } from '../errors/index.js';
 import { parseCommit } from '../objects/index.js';
-import { Repository, parseIndexFile, setupRepository, type RepositorySetup } from '../repo/index.js';
+import { Repository, gitFileTarget, parseIndexFile, setupRepository, type RepositorySetup } from '../repo/index.js';
 import { abbrevOption, configuredAbbrev } from './abbrev.js';
+import { relativePath } from './relative-path.js';
 import type { GlobalOptions } from './global-options.js';
 
 /** git's local_repo_env: the variables a command in another repository must not inherit. */
@@ -38,49 +39,6 @@ function realpathForgiving(path: string): string {
       base = parent;
     }
   }
-}
-
-/** git's relative_path (path.c), for paths with `/` separators. */
-function relativePath(path: string, prefix: string | undefined): string {
-  if (path === '') return './';
-  if (prefix === undefined || prefix === '') return path;
-  if (isAbsolute(path) !== isAbsolute(prefix)) return path;
-  const isSep = (c: string | undefined): boolean => c === '/';
-  let i = 0, j = 0, inOff = 0, prefixOff = 0;
-  while (i < prefix.length && j < path.length && prefix[i] === path[j]) {
-    if (isSep(prefix[i])) {
-      while (isSep(prefix[i])) i++;
-      while (isSep(path[j])) j++;
-      prefixOff = i;
-      inOff = j;
-    } else {
-      i++;
-      j++;
-    }
-  }
-  if (i >= prefix.length && prefixOff < prefix.length) {
-    if (j >= path.length) inOff = path.length;
-    else if (isSep(path[j])) {
-      while (isSep(path[j])) j++;
-      inOff = j;
-    } else i = prefixOff;
-  } else if (j >= path.length && inOff < path.length && isSep(prefix[i])) {
-    while (isSep(prefix[i])) i++;
-    inOff = path.length;
-  }
-  const rest = path.slice(inOff);
-  if (i >= prefix.length) return rest === '' ? './' : rest;
-  let out = '';
-  while (i < prefix.length) {
-    if (isSep(prefix[i])) {
-      out += '../';
-      while (isSep(prefix[i])) i++;
-      continue;
-    }
-    i++;
-  }
-  if (!isSep(prefix[prefix.length - 1])) out += '../';
-  return out + rest;
 }
 
 /**
@@ -517,13 +475,7 @@ function isShallow(s: RepositorySetup): boolean {
 /** git's resolve_gitdir: a git directory, or the target of a `.git` file. */
 function resolveGitDir(path: string): string | undefined {
   if (existsSync(join(path, 'HEAD')) && (existsSync(join(path, 'objects')) || existsSync(join(path, 'commondir')))) return path;
-  try {
-    const m = /^gitdir: (.*)$/m.exec(readFileSync(path, 'utf8'));
-    if (m?.[1] !== undefined) return isAbsolute(m[1].trim()) ? m[1].trim() : resolve(dirname(path), m[1].trim());
-  } catch {
-    return undefined;
-  }
-  return undefined;
+  return gitFileTarget(path);
 }
 
 /**

@@ -27,9 +27,16 @@ export function commonDirOf(gitDir: string): string {
   return isAbsolute(target) ? target : resolve(gitDir, target);
 }
 
-/** The target of a `.git` file (`gitdir: <path>`, relative to the file's directory). */
-function gitFileTarget(dotGit: string): string | undefined {
-  const m = /^gitdir: (.*)$/m.exec(readFileSync(dotGit, 'utf8'));
+/** The target of a `.git` file (`gitdir: <path>`, relative to the file's directory); undefined for anything else. */
+export function gitFileTarget(dotGit: string): string | undefined {
+  let text: string;
+  try {
+    if (!statSync(dotGit).isFile()) return undefined;
+    text = readFileSync(dotGit, 'utf8');
+  } catch {
+    return undefined;
+  }
+  const m = /^gitdir: (.*)$/m.exec(text);
   if (m?.[1] === undefined) return undefined;
   const target = m[1].trim();
   return isAbsolute(target) ? target : resolve(dirname(dotGit), target);

@@ -1,8 +1,8 @@
-import { existsSync, readFileSync, realpathSync, statSync } from 'node:fs';
-import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { existsSync, realpathSync } from 'node:fs';
+import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { GitConfig } from '../config/git-config.js';
 import { PackwrightError } from '../errors/packwright-error.js';
-import { commonDirOf, discoverRepository } from './discover.js';
+import { commonDirOf, discoverRepository, gitFileTarget } from './discover.js';
 
 /**
  * What git's setup_git_directory decides for a command run in `cwd` (setup.c; the cases t1510
@@ -46,15 +46,6 @@ function isInside(dir: string, path: string): boolean {
 
 function coreBare(commonDir: string): boolean | undefined {
   return GitConfig.read(join(commonDir, 'config')).getBool('core.bare');
-}
-
-/** A `.git` file's target, as git reads it. */
-function gitFileTarget(dotGit: string): string | undefined {
-  if (!existsSync(dotGit) || !statSync(dotGit).isFile()) return undefined;
-  const m = /^gitdir: (.*)$/m.exec(readFileSync(dotGit, 'utf8'));
-  if (m?.[1] === undefined) return undefined;
-  const target = m[1].trim();
-  return isAbsolute(target) ? target : resolve(dirname(dotGit), target);
 }
 
 /**
