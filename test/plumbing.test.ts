@@ -5,6 +5,8 @@ import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { tmpdir } from 'node:os';
 import { CLI, git, makeRepo, tempDir } from './helpers/git.js';
+import { Repository, convertToGit } from '../src/repo/index.js';
+import { hashObject } from '../src/hash/index.js';
 
 const ENV = {
   ...process.env,
@@ -216,4 +218,41 @@ for (const format of ['sha1', 'sha256'] as const) test(`rev-parse answers as git
   }
   sameAsGit(join(repo, 'dir'), ['rev-parse', '--show-toplevel', '--prefix', 'x/', 'file']);
   sameAsGit(repo, ['--git-dir=.git', 'rev-parse', '--git-dir', '--is-inside-work-tree', '--show-toplevel']);
+});
+
+test('hash-object converts line endings as git does: text, -text, eol, crlf, ident, core.autocrlf, --path, --no-filters', () => {
+  using dir = tempDir();
+  const repo = makeRepo(dir.path, 'sha1', 3);
+  writeFileSync(join(repo, '.gitattributes'), '*.txt text\n*.bin -text\n*.lf eol=lf\nlegacy crlf\nplain -crlf\n*.id ident\nsub/*.x text\n[attr]mine -text\n*.mine mine\n');
+  const crlf = 'one\r\ntwo\r\nlone\rcr\r\n';
+  for (const name of ['a.txt', 'b.bin', 'c.lf', 'legacy', 'plain', 'other.dat', 'e.mine']) writeFileSync(join(repo, name), crlf);
+  writeFileSync(join(repo, 'v.id'), 'x $Id: whatever $ y\r\n');
+  writeFileSync(join(repo, 'binary.dat'), Buffer.from([0x0d, 0x0a, 0, 1, 2, 0x0d, 0x0a]));
+  writeFileSync(join(repo, 'auto.dat'), 'auto\r\ntext\r\n');
+  const names = ['a.txt', 'b.bin', 'c.lf', 'legacy', 'plain', 'other.dat', 'e.mine', 'v.id', 'binary.dat', 'auto.dat'];
+  for (const autocrlf of ['false', 'true', 'input']) {
+    git(repo, ['config', 'core.autocrlf', autocrlf]);
+    sameAsGit(repo, ['hash-object', ...names]);
+    sameAsGit(repo, ['hash-object', '--no-filters', ...names]);
+    sameAsGit(repo, ['hash-object', '--path=a.txt', 'other.dat']);
+    sameAsGit(repo, ['hash-object', '--stdin', '--path=a.txt'], crlf);
+    sameAsGit(repo, ['hash-object', '--stdin-paths'], names.join('\n') + '\n');
+  }
+  // git's safer autocrlf looks at the index, which hash-object does not read: converted all the same.
+  git(repo, ['config', 'core.autocrlf', 'false']);
+  git(repo, ['add', 'auto.dat']);
+  git(repo, ['config', 'core.autocrlf', 'true']);
+  sameAsGit(repo, ['hash-object', 'auto.dat']);
+  // …while git add does: the library's checkIndex is that rule.
+  writeFileSync(join(repo, 'auto.dat'), 'auto\r\ntext\r\nmore\r\n');
+  git(repo, ['add', 'auto.dat']);
+  const added = git(repo, ['ls-files', '-s', 'auto.dat']).toString().split(' ')[1];
+  const r = Repository.open(repo);
+  try {
+    const converted = convertToGit(r, 'auto.dat', readFileSync(join(repo, 'auto.dat')), undefined, true);
+    assert.equal(hashObject('sha1', 3, converted).toString('hex'), added);
+    assert.notEqual(hashObject('sha1', 3, convertToGit(r, 'auto.dat', readFileSync(join(repo, 'auto.dat')))).toString('hex'), added);
+  } finally {
+    r.close();
+  }
 });

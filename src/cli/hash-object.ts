@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { relative, resolve } from 'node:path';
 import { PackwrightError } from '../errors/index.js';
 import { hashLiterally, hashObject, toHex, type ObjectFormat } from '../hash/index.js';
 import { objectFormatError, OBJ_BLOB, typeNumber } from '../objects/index.js';
-import type { Repository } from '../repo/index.js';
+import { Attributes, convertToGit, type Repository } from '../repo/index.js';
 import { tryOpenRepository, type GlobalOptions } from './global-options.js';
 import { readLines } from './read-lines.js';
 import { UsageError } from './usage-error.js';
@@ -15,8 +15,9 @@ const USAGE = `usage: packwright hash-object [-t <type>] [-w] [--path=<file> | -
 /**
  * `git hash-object`: the id of each file (or stdin, or each path read from stdin) as an object of
  * `-t <type>` (blob by default), written as a loose object with `-w`. Trees, commits and tags must
- * parse as git's would unless `--literally`, which also takes any type name. Contents are hashed
- * as they are: no attribute-driven filters (CRLF conversion, clean filters) are applied.
+ * parse as git's would unless `--literally`, which also takes any type name. A blob named by a path
+ * in a work tree (the file, or `--path`) is converted as git stores it (CRLF and ident by
+ * gitattributes and core.autocrlf; not external filter drivers) unless `--no-filters`.
  */
 export function hashObjectCommand(global: GlobalOptions, args: string[]): number {
   let type = 'blob';
@@ -66,7 +67,16 @@ export function hashObjectCommand(global: GlobalOptions, args: string[]): number
     if (out.length > 0) process.stdout.write(out.join(''));
     out.length = 0;
   };
-  const one = (data: Buffer): void => {
+  // Attribute-driven conversion (CRLF, ident) for blobs hashed under a path in a work tree.
+  const attributes = repo?.workTree !== undefined ? new Attributes(repo.workTree, repo.gitDir, repo.config) : undefined;
+  const filtered = (data: Buffer, vpath: string | undefined): Buffer => {
+    if (vpath === undefined || noFilters || literally || typeNo !== OBJ_BLOB || repo === undefined || attributes === undefined) return data;
+    const rel = relative(repo.workTree as string, resolve(global.cwd, vpath)).split('\\').join('/');
+    if (rel.startsWith('..')) return data;
+    return convertToGit(repo, rel, data, attributes);
+  };
+  const one = (raw: Buffer, vpath?: string): void => {
+    const data = filtered(raw, vpath);
     let id: Buffer;
     if (literally && (typeNo < 0 || typeNo !== OBJ_BLOB)) {
       id = write ? (repo as Repository).store.writeLooseLiterally(type, data) : hashLiterally(format, type, data);
@@ -89,12 +99,12 @@ export function hashObjectCommand(global: GlobalOptions, args: string[]): number
     }
   };
   try {
-    if (stdin > 0) one(readStdin());
-    for (const file of files) one(readFile(file));
+    if (stdin > 0) one(readStdin(), path);
+    for (const file of files) one(readFile(file), path ?? file);
     if (stdinPaths) {
       readLines(0, (line) => {
         const file = line.startsWith('"') ? unquoteC(line) : line;
-        one(readFile(file));
+        one(readFile(file), file);
       }, flush);
     }
     flush();

@@ -6,3 +6,6 @@ export { parseIndexFile } from './index-file.js';
 export type { IndexFile, IndexEntry, CacheTreeNode, ResolveUndo } from './index-file.js';
 export { setupRepository } from './setup.js';
 export type { RepositorySetup } from './setup.js';
+export { Attributes } from './attributes.js';
+export type { AttributeValue } from './attributes.js';
+export { convertToGit } from './convert-to-git.js';
