@@ -1,17 +1,22 @@
 import { PackwrightError, isPackwrightError } from '../errors/index.js';
-import { OBJ_COMMIT, OBJ_TAG, OBJ_TREE, TYPE_NAME_BYTES, TYPE_NAMES, typeName, typeNumber, parseCommit, parseTag, formatTree } from '../objects/index.js';
+import { OBJ_BLOB, OBJ_COMMIT, OBJ_TAG, OBJ_TREE, TYPE_NAME_BYTES, TYPE_NAMES, typeName, typeNumber, parseCommit, parseTag, formatTree } from '../objects/index.js';
 import { forEachObject, onlyPack, type ObjectInfo, type ObjectLocation, type StoreHandle, type StorePack } from '../odb/index.js';
 import { resolveRevision } from '../refs/index.js';
-import type { Repository } from '../repo/index.js';
+import { convertToWorkTree, textconv, type Repository } from '../repo/index.js';
 import { Output, writeDecimal, writeHex } from './output.js';
 import { BIG_SIZE, objectSize } from '../pack/index.js';
 import { readLines } from './read-lines.js';
-import { fromHex } from '../hash/index.js';
+import { fromHex, toHex } from '../hash/index.js';
 import { helpRequested, UsageError } from './usage-error.js';
 
 const USAGE = `usage: packwright cat-file <type> <object>
-   or: packwright cat-file (-e | -p | -t | -s) <object>
-   or: packwright cat-file (--batch | --batch-check)[=<format>] [--batch-all-objects [--unordered]] [--buffer]`;
+   or: packwright cat-file (-e | -p) <object>
+   or: packwright cat-file (-t | -s) [--allow-unknown-type] <object>
+   or: packwright cat-file (--batch | --batch-check | --batch-command) [--batch-all-objects]
+                           [--buffer] [--follow-symlinks] [--unordered]
+                           [--textconv | --filters] [-z]
+   or: packwright cat-file (--textconv | --filters)
+                           [<rev>:<path|tree-ish> | --path=<path|tree-ish> <rev>]`;
 
 /** One piece of a compiled format: writes itself to the output. */
 type FormatPart = (out: Output, ctx: BatchContext) => void;
@@ -68,33 +73,134 @@ function compileFormat(format: string): BatchFormat {
 
 const DEFAULT_FORMAT = '%(objectname) %(objecttype) %(objectsize)';
 
+/** parse-options' words for an option in messages (`switch \`e'`, `option \`textconv'`) and as given (`-e`, `--textconv`). */
+const CMDMODES: Record<string, [string, string, string]> = {
+  '-e': ['e', "switch `e'", '-e'], '-p': ['p', "switch `p'", '-p'], '-t': ['t', "switch `t'", '-t'], '-s': ['s', "switch `s'", '-s'],
+  '--batch-all-objects': ['b', "option `batch-all-objects'", '--batch-all-objects'],
+  '--textconv': ['c', "option `textconv'", '--textconv'], '--filters': ['w', "option `filters'", '--filters'],
+};
+
+/**
+ * `git cat-file`, with git 2.39's option rules (cmdmodes that exclude each other, batch options
+ * that need a batch mode, their exact messages and exit 129): `<type> <object>`, `-e`, `-p`, `-t`,
+ * `-s`, `--textconv`/`--filters` (the blob as it would be checked out: see convertToWorkTree), and
+ * `--batch[=<format>]`, `--batch-check[=<format>]`, `--batch-command[=<format>]` (`contents`,
+ * `info`, `flush` with `--buffer`), with `--batch-all-objects`, `--unordered`, `--buffer`, `-z`.
+ */
 export async function catFile(openRepo: () => Repository, args: string[]): Promise<number> {
   const help = helpRequested(args, USAGE);
   if (help !== undefined) return help;
+  let cmdmode: [string, string, string] | undefined;
+  let batch: 'batch' | 'check' | 'command' | undefined;
+  let format = DEFAULT_FORMAT;
+  let unordered = false;
+  let buffered: boolean | undefined;
+  let nul = false;
+  let followSymlinks = false;
+  let unknownType = false;
+  let forcePath: string | undefined;
+  const positional: string[] = [];
+  const usage = (message: string, prefix = 'fatal'): never => { throw new UsageError(`${prefix}: ${message}\n\n${USAGE}`); };
+  let options = true;
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i] as string;
+    if (!options || !a.startsWith('-') || a === '-') { positional.push(a); continue; }
+    if (a === '--') { options = false; continue; }
+    const mode = CMDMODES[a];
+    if (mode !== undefined) {
+      if (cmdmode !== undefined && cmdmode[0] !== mode[0]) usage(`${mode[1]} is incompatible with ${cmdmode[2]}`, 'error');
+      cmdmode = mode;
+      continue;
+    }
+    const batchKind = /^--(batch|batch-check|batch-command)(?:=(.*))?$/s.exec(a);
+    if (batchKind !== null) {
+      if (batch !== undefined) usage('only one batch option may be specified', 'error');
+      batch = batchKind[1] === 'batch' ? 'batch' : batchKind[1] === 'batch-check' ? 'check' : 'command';
+      if (batchKind[2] !== undefined) format = batchKind[2];
+      continue;
+    }
+    if (a === '--unordered') unordered = true;
+    else if (a === '--no-unordered') unordered = false;
+    else if (a === '--buffer') buffered = true;
+    else if (a === '--no-buffer') buffered = false;
+    else if (a === '-z') nul = true;
+    else if (a === '--follow-symlinks') followSymlinks = true;
+    else if (a === '--no-follow-symlinks') followSymlinks = false;
+    else if (a === '--allow-unknown-type') unknownType = true;
+    else if (a.startsWith('--path=')) forcePath = a.slice(7);
+    else if (a === '--path') forcePath = args[++i] ?? usage("option `path' requires a value", 'error');
+    else if (/^-[epts]{2,}$/.test(a)) {
+      // Bundled short cmdmodes: each one counts, as in git.
+      for (const c of a.slice(1)) {
+        const m = CMDMODES[`-${c}`] as [string, string, string];
+        if (cmdmode !== undefined && cmdmode[0] !== m[0]) usage(`${m[1]} is incompatible with ${cmdmode[2]}`, 'error');
+        cmdmode = m;
+      }
+    } else throw new UsageError(`error: unknown option \`${a.replace(/^--?/, '')}'\n${USAGE}`);
+  }
+  const opt = cmdmode?.[0];
+  const transform = opt === 'c' || opt === 'w';
+  const all = opt === 'b';
+  if (forcePath !== undefined && !transform) usage("'--path=<path|tree-ish>' needs '--filters' or '--textconv'");
+  if (batch === undefined) {
+    if (followSymlinks) usage("'--follow-symlinks' requires a batch mode");
+    if (buffered !== undefined) usage("'--buffer' requires a batch mode");
+    if (all) usage("'--batch-all-objects' requires a batch mode");
+    if (nul) usage("'-z' requires a batch mode");
+  } else {
+    if (opt !== undefined && !transform && !all) usage(`'-${opt}' is incompatible with batch mode`);
+    if (positional.length > 0) usage('batch modes take no arguments');
+  }
+  if (batch === undefined) {
+    if (opt !== undefined) {
+      if (positional.length === 0 && opt === 'c') usage("<rev> required with '--textconv'");
+      if (positional.length === 0 && opt === 'w') usage("<rev> required with '--filters'");
+      if (positional.length === 0) usage(`<object> required with '-${opt}'`);
+      if (positional.length > 1) usage('too many arguments');
+    } else if (positional.length === 0) {
+      throw new UsageError(USAGE);
+    } else if (positional.length !== 2) {
+      usage(`only two arguments allowed in <type> <object> mode, not ${positional.length}`);
+    }
+    if (unknownType && opt !== 't' && opt !== 's') throw new PackwrightError('INVALID_ARGUMENT', 'git cat-file --allow-unknown-type: use with -s or -t');
+  }
   const repo = openRepo();
   const store = repo.objects;
-  let mode: string | undefined;
-  let batch: 'batch' | 'check' | undefined;
-  let format = DEFAULT_FORMAT;
-  let all = false;
-  let unordered = false;
-  let buffered = false;
-  const positional: string[] = [];
-  for (const a of args) {
-    if (a === '-t' || a === '-s' || a === '-e' || a === '-p') mode = a;
-    else if (a === '--batch' || a.startsWith('--batch=')) { batch = 'batch'; if (a.includes('=')) format = a.slice(8); }
-    else if (a === '--batch-check' || a.startsWith('--batch-check=')) { batch = 'check'; if (a.includes('=')) format = a.slice(14); }
-    else if (a === '--batch-all-objects') all = true;
-    else if (a === '--unordered') unordered = true;
-    else if (a === '--buffer') buffered = true;
-    else if (a === '--allow-unknown-type' || a === '--follow-symlinks') continue;
-    else if (a.startsWith('-')) throw new UsageError(`unknown option '${a}'\n${USAGE}`);
-    else positional.push(a);
-  }
   const out = new Output();
   if (batch !== undefined) {
-    if (positional.length > 0 || mode !== undefined) throw new UsageError(USAGE);
     const fmt = compileFormat(format);
+    const bufferedOutput = buffered ?? all;
+    if (batch === 'command') {
+      const printers = { contents: new BatchPrinter(repo, out, fmt, true), info: new BatchPrinter(repo, out, fmt, false) };
+      const queued: [BatchPrinter, string][] = [];
+      const fail = (message: string): never => {
+        out.flush();
+        throw new PackwrightError('INVALID_ARGUMENT', message);
+      };
+      readLines(0, (line) => {
+        if (line === '') fail('empty command in input');
+        if (/^\s/.test(line)) fail(`whitespace before command: '${line}'`);
+        const m = /^(contents|info|flush)(.*)$/s.exec(line);
+        if (m === null) return fail(`unknown command: '${line}'`);
+        const [, name, rest] = m as unknown as [string, 'contents' | 'info' | 'flush', string];
+        if (name === 'flush') {
+          if (rest !== '') fail('flush takes no arguments');
+          if (!bufferedOutput) fail('flush is only for --buffer mode');
+          for (const [printer, arg] of queued) printer.printName(arg);
+          queued.length = 0;
+          out.flush();
+          return;
+        }
+        if (!rest.startsWith(' ')) fail(`${name} requires arguments`);
+        if (bufferedOutput) queued.push([printers[name], rest.slice(1)]);
+        else printers[name].printName(rest.slice(1));
+      }, () => {
+        if (!bufferedOutput) out.flush();
+      }, nul);
+      for (const [printer, arg] of queued) printer.printName(arg);
+      out.flush();
+      return 0;
+    }
     const printer = new BatchPrinter(repo, out, fmt, batch === 'batch');
     if (all) {
       // Over all objects, one sequential pass per pack answers every header question, and tells
@@ -109,14 +215,12 @@ export async function catFile(openRepo: () => Repository, args: string[]): Promi
     // Without --buffer, answers are flushed after each read of input, so a caller that writes a
     // name and waits for its answer gets it (git flushes after every object).
     readLines(0, (line) => printer.printName(line), () => {
-      if (!buffered) out.flush();
-    });
+      if (!bufferedOutput) out.flush();
+    }, nul);
     out.flush();
     return 0;
   }
-  if (all || unordered) throw new UsageError(USAGE);
-  if (mode === undefined) {
-    if (positional.length !== 2) throw new UsageError(USAGE);
+  if (opt === undefined) {
     const [typeArg, name] = positional as [string, string];
     const wanted = typeNumber(typeArg);
     if (wanted < 0) throw new PackwrightError('INVALID_ARGUMENT', `invalid object type "${typeArg}"`);
@@ -125,16 +229,28 @@ export async function catFile(openRepo: () => Repository, args: string[]): Promi
     out.flush();
     return 0;
   }
-  if (positional.length !== 1) throw new UsageError(USAGE);
   const name = positional[0] as string;
-  if (mode === '-e') {
+  if (opt === 'e') {
     // Like git: a name that resolves to no object is fatal (128); a valid id that is absent exits 1.
     return store.has(resolveRevision(repo, name)) ? 0 : 1;
   }
+  if (transform) {
+    // <rev>:<path>, or --path=<path> with <rev>.
+    const colon = name.indexOf(':');
+    const path = forcePath ?? (colon >= 0 ? name.slice(colon + 1) : undefined);
+    if (path === undefined) throw new PackwrightError('INVALID_ARGUMENT', `<object>:<path> required, only <object> '${name}' given`);
+    const obj = store.read(resolveRevision(repo, name));
+    if (obj.type === OBJ_BLOB && opt === 'w') out.bytes(convertToWorkTree(repo, path, obj.data, toHex(resolveRevision(repo, name))));
+    else if (obj.type === OBJ_BLOB) out.bytes(textconv(repo, path, obj.data));
+    else if (obj.type === OBJ_TREE) out.bytes(formatTree(obj.data, store.hashLength));
+    else out.bytes(obj.data);
+    out.flush();
+    return 0;
+  }
   const id = resolveRevision(repo, name);
-  if (mode === '-t' || mode === '-s') {
+  if (opt === 't' || opt === 's') {
     const info = store.info(id);
-    out.string(mode === '-t' ? `${typeName(info.type)}\n` : `${info.size}\n`);
+    out.string(opt === 't' ? `${typeName(info.type)}\n` : `${info.size}\n`);
   } else {
     const obj = store.read(id);
     out.bytes(obj.type === OBJ_TREE ? formatTree(obj.data, store.hashLength) : obj.data);

@@ -8,4 +8,4 @@ export { setupRepository } from './setup.js';
 export type { RepositorySetup } from './setup.js';
 export { Attributes } from './attributes.js';
 export type { AttributeValue } from './attributes.js';
-export { convertToGit } from './convert-to-git.js';
+export { convertToGit, convertToWorkTree, textconv } from './convert-to-git.js';
