@@ -256,3 +256,48 @@ test('hash-object converts line endings as git does: text, -text, eol, crlf, ide
     r.close();
   }
 });
+
+test('cat-file: git 2.39 option rules, --batch-command, -z, --follow-symlinks, replace refs, --allow-unknown-type, --filters', () => {
+  using dir = tempDir();
+  const repo = makeRepo(dir.path, 'sha1', 3);
+  // Usage errors exit 129 as git's do (the messages are compared by their first word).
+  for (const args of [['-e', '-p', 'HEAD'], ['-t', '-s', 'HEAD'], ['--batch', '--batch-check'], ['--buffer', 'HEAD'], ['-z'], ['-p'], ['-p', 'a', 'b'], ['--batch', 'HEAD'],
+    ['-p', '--batch'], ['--path=x', 'HEAD'], ['--textconv'], ['blob']]) {
+    const g = run('git', ['cat-file', ...args], repo);
+    const p = run(process.execPath, [CLI, 'cat-file', ...args], repo);
+    assert.equal(p.status, g.status, `${args.join(' ')}: ${p.stderr}`);
+  }
+  sameAsGit(repo, ['cat-file', '--batch-command'], 'info HEAD\ncontents HEAD:file.txt\ninfo nope\n');
+  sameAsGit(repo, ['cat-file', '--batch-command', '--buffer'], 'info HEAD\nflush\ncontents HEAD~1\n');
+  sameAsGit(repo, ['cat-file', '--batch-command'], 'flush\n');
+  sameAsGit(repo, ['cat-file', '--batch-command'], 'bogus HEAD\n');
+  sameAsGit(repo, ['cat-file', '--batch-check', '-z'], 'HEAD\0HEAD:file.txt\0nope\0');
+  // Symlinks inside the tree, out of it, dangling, and through a directory.
+  writeFileSync(join(repo, 'target.txt'), 'target\n');
+  for (const [name, to] of [['in', 'target.txt'], ['up', '../outside'], ['abs', '/etc/passwd'], ['gone', 'nothing-here'], ['todir', 'dir'], ['loop1', 'loop2'], ['loop2', 'loop1']]) {
+    git(repo, ['update-index', '--add', '--cacheinfo', `120000,${hashObject('sha1', 3, Buffer.from(to as string)).toString('hex')},${name}`]);
+    git(repo, ['hash-object', '-w', '--stdin'], to);
+  }
+  git(repo, ['add', 'target.txt']);
+  git(repo, ['commit', '-qm', 'links']);
+  sameAsGit(repo, ['cat-file', '--batch-check', '--follow-symlinks'], ['in', 'up', 'abs', 'gone', 'todir', 'todir/sub', 'todir/sub/other.txt', 'loop1', 'file.txt/x', 'dir/sub/../rev-0.txt'].map((p) => `HEAD:${p}`).join('\n') + '\n');
+  sameAsGit(repo, ['cat-file', '--batch', '--follow-symlinks'], 'HEAD:in\n');
+  // A replace ref: reads of the original give the replacement, but not over all objects.
+  const orig = git(repo, ['rev-parse', 'HEAD~1']).toString().trim();
+  git(repo, ['replace', orig, 'HEAD']);
+  sameAsGit(repo, ['cat-file', '--batch-check'], `${orig}\n`);
+  sameAsGit(repo, ['cat-file', '-p', orig]);
+  sameAsGit(repo, ['--no-replace-objects', 'cat-file', '-p', orig]);
+  // An object of a type git does not know.
+  const odd = git(repo, ['hash-object', '-w', '-t', 'oddity', '--literally', '--stdin'], 'odd\n').toString().trim();
+  for (const args of [['-t', odd], ['-s', odd], ['-t', '--allow-unknown-type', odd], ['-s', '--allow-unknown-type', odd], ['-p', odd]]) sameAsGit(repo, ['cat-file', ...args]);
+  sameAsGit(repo, ['cat-file', '--batch-check'], `${odd}\n`);
+  // --filters: the blob as a checkout writes it.
+  writeFileSync(join(repo, '.gitattributes'), '*.txt text eol=crlf\n*.id ident\n');
+  writeFileSync(join(repo, 'v.id'), 'x $Id$\n');
+  git(repo, ['add', '.gitattributes', 'v.id']);
+  git(repo, ['commit', '-qm', 'attrs']);
+  for (const p of ['HEAD:file.txt', 'HEAD:v.id', 'HEAD:run.sh']) sameAsGit(repo, ['cat-file', '--filters', p]);
+  sameAsGit(repo, ['cat-file', '--textconv', 'HEAD:file.txt']);
+  sameAsGit(repo, ['cat-file', '--filters', '--path=file.txt', 'HEAD:run.sh']);
+});

@@ -1,12 +1,15 @@
 import { PackwrightError, isPackwrightError } from '../errors/index.js';
-import { OBJ_BLOB, OBJ_COMMIT, OBJ_TAG, OBJ_TREE, TYPE_NAME_BYTES, TYPE_NAMES, typeName, typeNumber, parseCommit, parseTag, formatTree } from '../objects/index.js';
+import { OBJ_BLOB, OBJ_COMMIT, OBJ_TAG, OBJ_TREE, TYPE_NAME_BYTES, TYPE_NAMES, typeName, typeNumber, parseCommit, parseTag, formatTree, TreeCursor } from '../objects/index.js';
 import { forEachObject, onlyPack, type ObjectInfo, type ObjectLocation, type StoreHandle, type StorePack } from '../odb/index.js';
-import { resolveRevision } from '../refs/index.js';
 import { convertToWorkTree, textconv, type Repository } from '../repo/index.js';
 import { Output, writeDecimal, writeHex } from './output.js';
 import { BIG_SIZE, objectSize } from '../pack/index.js';
 import { readLines } from './read-lines.js';
 import { fromHex, toHex } from '../hash/index.js';
+import { readLooseHeaderLiterally } from '../loose/index.js';
+import { Inflater } from '../zlib/index.js';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { helpRequested, UsageError } from './usage-error.js';
 
 const USAGE = `usage: packwright cat-file <type> <object>
@@ -167,11 +170,13 @@ export async function catFile(openRepo: () => Repository, args: string[]): Promi
   const repo = openRepo();
   const store = repo.objects;
   const out = new Output();
+  // git reads an object through refs/replace/<id> unless told not to (not with --batch-all-objects).
+  const replaced = all ? (id: Buffer): Buffer => id : replacer(repo);
   if (batch !== undefined) {
     const fmt = compileFormat(format);
     const bufferedOutput = buffered ?? all;
     if (batch === 'command') {
-      const printers = { contents: new BatchPrinter(repo, out, fmt, true), info: new BatchPrinter(repo, out, fmt, false) };
+      const printers = { contents: new BatchPrinter(repo, out, fmt, true, replaced, followSymlinks), info: new BatchPrinter(repo, out, fmt, false, replaced, followSymlinks) };
       const queued: [BatchPrinter, string][] = [];
       const fail = (message: string): never => {
         out.flush();
@@ -197,11 +202,12 @@ export async function catFile(openRepo: () => Repository, args: string[]): Promi
       }, () => {
         if (!bufferedOutput) out.flush();
       }, nul);
-      for (const [printer, arg] of queued) printer.printName(arg);
+      // git's test hook: what is queued at the end is dropped instead of answered.
+      if (!/^(1|true|yes|on)$/i.test(process.env['GIT_TEST_CAT_FILE_NO_FLUSH_ON_EXIT'] ?? '')) for (const [printer, arg] of queued) printer.printName(arg);
       out.flush();
       return 0;
     }
-    const printer = new BatchPrinter(repo, out, fmt, batch === 'batch');
+    const printer = new BatchPrinter(repo, out, fmt, batch === 'batch', replaced, followSymlinks);
     if (all) {
       // Over all objects, one sequential pass per pack answers every header question, and tells
       // which objects are delta bases worth keeping while reading contents.
@@ -224,7 +230,7 @@ export async function catFile(openRepo: () => Repository, args: string[]): Promi
     const [typeArg, name] = positional as [string, string];
     const wanted = typeNumber(typeArg);
     if (wanted < 0) throw new PackwrightError('INVALID_ARGUMENT', `invalid object type "${typeArg}"`);
-    const obj = readAs(store, resolveRevision(repo, name), wanted, name);
+    const obj = readAs(store, replaced(repo.resolve(name)), wanted, name);
     out.bytes(obj);
     out.flush();
     return 0;
@@ -232,31 +238,94 @@ export async function catFile(openRepo: () => Repository, args: string[]): Promi
   const name = positional[0] as string;
   if (opt === 'e') {
     // Like git: a name that resolves to no object is fatal (128); a valid id that is absent exits 1.
-    return store.has(resolveRevision(repo, name)) ? 0 : 1;
+    return store.has(repo.resolve(name)) ? 0 : 1;
   }
   if (transform) {
     // <rev>:<path>, or --path=<path> with <rev>.
     const colon = name.indexOf(':');
     const path = forcePath ?? (colon >= 0 ? name.slice(colon + 1) : undefined);
     if (path === undefined) throw new PackwrightError('INVALID_ARGUMENT', `<object>:<path> required, only <object> '${name}' given`);
-    const obj = store.read(resolveRevision(repo, name));
-    if (obj.type === OBJ_BLOB && opt === 'w') out.bytes(convertToWorkTree(repo, path, obj.data, toHex(resolveRevision(repo, name))));
+    const obj = store.read(repo.resolve(name));
+    if (obj.type === OBJ_BLOB && opt === 'w') out.bytes(convertToWorkTree(repo, path, obj.data, toHex(repo.resolve(name))));
     else if (obj.type === OBJ_BLOB) out.bytes(textconv(repo, path, obj.data));
     else if (obj.type === OBJ_TREE) out.bytes(formatTree(obj.data, store.hashLength));
     else out.bytes(obj.data);
     out.flush();
     return 0;
   }
-  const id = resolveRevision(repo, name);
-  if (opt === 't' || opt === 's') {
-    const info = store.info(id);
-    out.string(opt === 't' ? `${typeName(info.type)}\n` : `${info.size}\n`);
-  } else {
-    const obj = store.read(id);
-    out.bytes(obj.type === OBJ_TREE ? formatTree(obj.data, store.hashLength) : obj.data);
+  let id: Buffer;
+  try {
+    id = replaced(repo.resolve(name));
+  } catch (e) {
+    if (isPackwrightError(e, 'REF_NOT_FOUND')) throw new PackwrightError('REF_NOT_FOUND', `Not a valid object name ${name}`);
+    throw e;
+  }
+  try {
+    if (opt === 't' || opt === 's') {
+      const literal = unknownType ? looseHeaderLiterally(store, id) : undefined;
+      if (literal !== undefined) {
+        out.string(opt === 't' ? `${literal.typeName}\n` : `${literal.size}\n`);
+      } else {
+        const info = store.info(id);
+        out.string(opt === 't' ? `${typeName(info.type)}\n` : `${info.size}\n`);
+      }
+    } else {
+      const obj = store.read(id);
+      out.bytes(obj.type === OBJ_TREE ? formatTree(obj.data, store.hashLength) : obj.data);
+    }
+  } catch (e) {
+    throw gitReadError(e, id, opt === 'p' ? `Not a valid object name ${name}` : 'git cat-file: could not get object info');
   }
   out.flush();
   return 0;
+}
+
+/**
+ * git's words when an object cannot be read: an unknown type name is "invalid object type"; a
+ * header over 32 bytes is reported as too long, then `fatal` is what the command says.
+ */
+function gitReadError(e: unknown, id: Buffer, fatal: string): unknown {
+  if (!isPackwrightError(e)) return e;
+  if (e.code === 'LOOSE_CORRUPT' && e.message.includes('unknown type')) return new PackwrightError('OBJECT_CORRUPT', 'invalid object type', { cause: e });
+  if (e.code === 'LOOSE_CORRUPT' && e.message.includes('not terminated within 32 bytes')) {
+    process.stderr.write(`error: header for ${toHex(id)} too long, exceeds 32 bytes\n`);
+    return new PackwrightError('OBJECT_CORRUPT', fatal, { cause: e });
+  }
+  if (e.code === 'OBJECT_NOT_FOUND') return new PackwrightError('OBJECT_NOT_FOUND', fatal, { cause: e });
+  return e;
+}
+
+/** The type name and size of a loose copy of `id`, read as written (`--allow-unknown-type`), or undefined when there is none. */
+function looseHeaderLiterally(store: StoreHandle, id: Buffer): { typeName: string; size: number } | undefined {
+  const hex = toHex(id);
+  for (const dir of store.looseDirs()) {
+    const path = join(dir, hex.slice(0, 2), hex.slice(2));
+    if (existsSync(path)) return readLooseHeaderLiterally(path, new Inflater());
+  }
+  return undefined;
+}
+
+/**
+ * git's replace refs for reading (`refs/replace/<id>` names the object to read instead), unless
+ * GIT_NO_REPLACE_OBJECTS is set or core.useReplaceRefs is false; listed once.
+ */
+function replacer(repo: Repository): (id: Buffer) => Buffer {
+  if (process.env['GIT_NO_REPLACE_OBJECTS'] !== undefined || repo.config.getBool('core.useReplaceRefs') === false) return (id) => id;
+  const base = process.env['GIT_REPLACE_REF_BASE'] ?? 'refs/replace/';
+  const prefix = base.endsWith('/') ? base : `${base}/`;
+  const map = new Map<string, Buffer>();
+  for (const ref of repo.refs.list(prefix)) map.set(ref.name.slice(prefix.length), ref.id);
+  if (map.size === 0) return (id) => id;
+  return (id) => {
+    let current = id;
+    // A replacement of a replacement is followed too, a bounded number of times (git: MAXREPLACEDEPTH 5).
+    for (let depth = 0; depth < 5; depth++) {
+      const next = map.get(toHex(current));
+      if (next === undefined) return current;
+      current = next;
+    }
+    return current;
+  };
 }
 
 /** `cat-file <type>`: like git, peels tags and takes a commit's tree until the type matches. */
@@ -282,6 +351,8 @@ class BatchPrinter {
     private readonly out: Output,
     private readonly format: BatchFormat,
     private readonly contents: boolean,
+    private readonly replaced: (id: Buffer) => Buffer = (id) => id,
+    private readonly followSymlinks = false,
   ) {
     this.store = repo.objects;
     this.ctx = { id: Buffer.alloc(0), type: 0, size: 0, diskSize: 0, deltaBase: undefined, rest: '', zero: '0'.repeat(this.store.hashLength * 2) };
@@ -328,16 +399,29 @@ class BatchPrinter {
     const m = this.format.usesRest ? /^(\S*)(?:\s+(.*))?$/.exec(line) : null;
     const name = m?.[1] ?? line;
     let id: Buffer | undefined = name.length === this.store.hashLength * 2 ? fromHex(name, this.store.hashLength) : undefined;
+    const colon = name.indexOf(':');
+    if (this.followSymlinks && id === undefined && colon > 0) {
+      const r = followSymlinks(this.repo, name.slice(0, colon), name.slice(colon + 1));
+      if (r.kind === 'symlink') { this.out.string(`symlink ${Buffer.byteLength(r.path)}\n${r.path}\n`); return; }
+      if (r.kind === 'missing') { this.out.string(`${name} missing\n`); return; }
+      if (r.kind !== 'found') { this.out.string(`${r.kind} ${Buffer.byteLength(name)}\n${name}\n`); return; }
+      id = r.id;
+    }
     try {
-      id ??= resolveRevision(this.repo, name);
+      id ??= this.repo.resolve(name);
     } catch (e) {
       if (isPackwrightError(e, 'OBJECT_AMBIGUOUS')) { this.out.string(`${name} ambiguous\n`); return; }
       if (isPackwrightError(e, 'REF_NOT_FOUND') || isPackwrightError(e, 'OBJECT_NOT_FOUND')) { this.out.string(`${name} missing\n`); return; }
       throw e;
     }
-    const location = this.store.locate(id);
+    const location = this.store.locate(this.replaced(id));
     if (location === undefined) { this.out.string(`${name} missing\n`); return; }
-    this.print(id, location, m?.[2] ?? '');
+    try {
+      this.print(id, location, m?.[2] ?? '');
+    } catch (e) {
+      this.out.flush();
+      throw gitReadError(e, id, `Not a valid object name ${name}`);
+    }
   }
 
   print(id: Buffer, location: ObjectLocation, rest: string): void {
@@ -379,4 +463,93 @@ class BatchPrinter {
       out.byte(0x0a);
     }
   }
+}
+
+type FollowResult = { kind: 'found'; id: Buffer } | { kind: 'symlink'; path: string } | { kind: 'missing' | 'dangling' | 'loop' | 'notdir' };
+
+/**
+ * `<rev>:<path>` with in-tree symlinks followed (git's get_tree_entry_follow_symlinks): a link's
+ * target replaces its name, relative to the link's directory; `..` climbs the trees walked so far;
+ * a link that leaves the tree (absolute, or above the top) gives its remaining path; at most 40
+ * links.
+ */
+function followSymlinks(repo: Repository, rev: string, path: string): FollowResult {
+  const store = repo.objects;
+  const H = store.hashLength;
+  let top: Buffer;
+  try {
+    top = repo.resolve(`${rev}^{tree}`);
+  } catch (e) {
+    if (isPackwrightError(e)) return { kind: 'missing' };
+    throw e;
+  }
+  const parents: { id: Buffer; data: Buffer }[] = [];
+  let name = path;
+  let failure: 'missing' | 'dangling' = 'missing';
+  let follows = 40;
+  let current: { id: Buffer; data: Buffer } | undefined;
+  let nextTree: Buffer | undefined = top;
+  for (;;) {
+    if (nextTree !== undefined) {
+      let obj;
+      try {
+        obj = store.read(nextTree);
+      } catch (e) {
+        if (isPackwrightError(e)) return { kind: failure };
+        throw e;
+      }
+      if (obj.type !== OBJ_TREE) return { kind: failure };
+      current = { id: nextTree, data: obj.data };
+      parents.push(current);
+      nextTree = undefined;
+      if (name === '') return { kind: 'found', id: current.id };
+      if (obj.data.length === 0) return { kind: failure };
+    }
+    name = name.replace(/^\/+/, '');
+    const slash = name.indexOf('/');
+    const first = slash < 0 ? name : name.slice(0, slash);
+    const remainder = slash < 0 ? undefined : name.slice(slash + 1);
+    if (first === '..') {
+      if (parents.length === 1) return { kind: 'symlink', path: name };
+      parents.pop();
+      current = parents[parents.length - 1];
+      name = remainder ?? '';
+      continue;
+    }
+    if (first === '') return { kind: 'found', id: (parents[parents.length - 1] as { id: Buffer }).id };
+    const entry = findEntry((current as { data: Buffer }).data, H, first);
+    if (entry === undefined) return { kind: failure };
+    const kind = entry.mode & 0o170000;
+    if (kind === 0o040000) {
+      if (remainder === undefined) return { kind: 'found', id: entry.id };
+      nextTree = entry.id;
+      name = remainder;
+    } else if (kind === 0o120000) {
+      if (follows-- === 0) return { kind: 'loop' };
+      failure = 'dangling';
+      let target: string;
+      try {
+        target = store.read(entry.id).data.toString('latin1');
+      } catch (e) {
+        if (isPackwrightError(e)) return { kind: 'dangling' };
+        throw e;
+      }
+      if (target.startsWith('/')) return { kind: 'symlink', path: Buffer.from(target, 'latin1').toString('utf8') };
+      current = parents[parents.length - 1];
+      name = remainder === undefined ? target : `${target}/${remainder}`;
+    } else if (kind === 0o100000) {
+      return remainder === undefined ? { kind: 'found', id: entry.id } : { kind: 'notdir' };
+    } else {
+      return { kind: 'found', id: entry.id };
+    }
+  }
+}
+
+/** The entry `name` (latin1) of a tree. */
+function findEntry(data: Buffer, H: number, name: string): { mode: number; id: Buffer } | undefined {
+  const cursor = new TreeCursor(H).reset(data);
+  while (cursor.next()) {
+    if (data.toString('latin1', cursor.nameStart, cursor.nameEnd) === name) return { mode: cursor.mode, id: Buffer.from(data.subarray(cursor.idStart, cursor.idStart + H)) };
+  }
+  return undefined;
 }

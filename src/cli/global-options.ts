@@ -13,6 +13,8 @@ export interface GlobalOptions {
   configParameters: string[];
   /** `--shallow-file <file>`: the shallow commits (git upload-pack passes '' for none). */
   shallowFile?: string;
+  /** `--no-replace-objects`: refs/replace/ is not used to read objects (git sets GIT_NO_REPLACE_OBJECTS). */
+  noReplaceObjects?: boolean;
 }
 
 export function parseGlobalOptions(argv: string[]): { global: GlobalOptions; rest: string[] } {
@@ -27,6 +29,7 @@ export function parseGlobalOptions(argv: string[]): { global: GlobalOptions; res
     else if (a === '-c') global.configParameters.push(argv[++i] ?? '');
     else if (a === '--shallow-file') global.shallowFile = argv[++i] ?? '';
     else if (a.startsWith('--shallow-file=')) global.shallowFile = a.slice(15);
+    else if (a === '--no-replace-objects') global.noReplaceObjects = true;
     else break;
   }
   return { global, rest: argv.slice(i) };

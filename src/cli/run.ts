@@ -49,6 +49,8 @@ function packageVersion(): string {
 export async function run(argv: string[]): Promise<number> {
   const { global, rest } = parseGlobalOptions(argv);
   const [command, ...args] = rest;
+  // As git does, for this process and what it runs.
+  if (global.noReplaceObjects === true) process.env['GIT_NO_REPLACE_OBJECTS'] = '1';
   try {
     switch (command) {
       case 'cat-file':

@@ -31,6 +31,8 @@ export function parseLooseHeader(buf: Uint8Array, length: number, path: string):
   const limit = Math.min(length, MAX_HEADER_LENGTH);
   let space = -1;
   for (let i = 0; i < limit; i++) if (buf[i] === 0x20) { space = i; break; }
+  // A type name so long that 32 bytes hold neither its end nor the NUL: git's "header too long".
+  if (space < 0 && limit === MAX_HEADER_LENGTH && !buf.subarray(0, limit).includes(0)) fail('header is not terminated within 32 bytes');
   if (space <= 0) fail('no type');
   const type = typeNumber(Buffer.from(buf.subarray(0, space)).toString('latin1'));
   if (type < 0) fail(`unknown type "${Buffer.from(buf.subarray(0, space)).toString('latin1')}"`);
@@ -106,5 +108,27 @@ export function readLooseHeader(path: string, inflater: Inflater): LooseHeader {
     return parseLooseHeader(head, got, path);
   } finally {
     closeSync(fd);
+  }
+}
+
+/**
+ * The header of a loose object whatever its type name and length (git's cat-file
+ * --allow-unknown-type): the type as written and the size. Throws LOOSE_CORRUPT when the file does
+ * not inflate to `<name> <decimal size>\0`.
+ */
+export function readLooseHeaderLiterally(path: string, inflater: Inflater): { typeName: string; size: number } {
+  const file = readWhole(path);
+  for (let room = 256; ; room *= 4) {
+    const head = Buffer.allocUnsafe(room);
+    const got = inflater.inflatePrefix(file, 0, file.length, head, 0, room);
+    if (got < 0) throw new PackwrightError('LOOSE_CORRUPT', `${path}: corrupt loose object: ${inflater.lastError}`, { file: path, offset: 0 });
+    const nul = head.subarray(0, got).indexOf(0);
+    if (nul < 0) {
+      if (got < room || room >= 1 << 20) throw new PackwrightError('LOOSE_CORRUPT', `${path}: unable to parse loose object header: not terminated`, { file: path, offset: 0 });
+      continue;
+    }
+    const m = /^([^ ]+) (0|[1-9][0-9]*)$/.exec(head.toString('latin1', 0, nul));
+    if (m === null) throw new PackwrightError('LOOSE_CORRUPT', `${path}: unable to parse loose object header`, { file: path, offset: 0 });
+    return { typeName: m[1] as string, size: Number(m[2]) };
   }
 }

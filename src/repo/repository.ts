@@ -1,4 +1,7 @@
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { PackwrightError } from '../errors/packwright-error.js';
+import { parseIndexFile } from './index-file.js';
 import { homedir } from 'node:os';
 import { GitConfig } from '../config/git-config.js';
 import { hashLength, type ObjectFormat } from '../hash/object-format.js';
@@ -108,9 +111,27 @@ export class Repository implements RevisionContext {
     return this.store.objects;
   }
 
-  /** The object a revision names (`HEAD~2`, `v1.0^{tree}`, `main:README.md`, an abbreviated id, …). */
+  /**
+   * The object a revision names (`HEAD~2`, `v1.0^{tree}`, `main:README.md`, an abbreviated id, …),
+   * and `:<path>` / `:<stage>:<path>`: the index's entry (GIT_INDEX_FILE, else the git directory's `index`).
+   */
   resolve(revision: string): Buffer {
+    const m = /^:(?:([0-3]):)?(?!\/)(.+)$/s.exec(revision);
+    if (m !== null) return this.indexEntry(m[2] as string, Number(m[1] ?? 0), revision);
     return resolveRevision(this, revision);
+  }
+
+  private indexEntry(path: string, stage: number, revision: string): Buffer {
+    const file = this.options.env?.['GIT_INDEX_FILE'] ?? process.env['GIT_INDEX_FILE'] ?? join(this.gitDir, 'index');
+    let data: Buffer;
+    try {
+      data = readFileSync(file);
+    } catch {
+      throw new PackwrightError('REF_NOT_FOUND', `path '${path}' does not exist (neither on disk nor in the index)`);
+    }
+    const entry = parseIndexFile(data, this.format, file).entries.find((e) => e.path === path && e.stage === stage);
+    if (entry === undefined) throw new PackwrightError('REF_NOT_FOUND', `path '${path}' is not in the index (${revision})`);
+    return entry.id;
   }
 
   close(): void {
