@@ -1,6 +1,7 @@
 import { existsSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { wildmatch } from '../config/index.js';
+import { approxidate } from '../refs/index.js';
 import { isPackwrightError, PackwrightError } from '../errors/index.js';
 import { parseCommit } from '../objects/index.js';
 import { Repository, gitFileTarget, parseIndexFile, setupRepository, type RepositorySetup } from '../repo/index.js';
@@ -287,8 +288,8 @@ function revParse(global: GlobalOptions, args: string[], out: string[]): number 
       else if (arg === '--is-inside-work-tree') puts(String(s.insideWorkTree));
       else if (arg === '--is-bare-repository') puts(String(s.bare));
       else if (arg === '--is-shallow-repository') puts(String(isShallow(s)));
-      else if (arg.startsWith('--since=') || arg.startsWith('--after=')) show(`--max-age=${approxidate(arg.slice(arg.indexOf('=') + 1))}`);
-      else if (arg.startsWith('--before=') || arg.startsWith('--until=')) show(`--min-age=${approxidate(arg.slice(arg.indexOf('=') + 1))}`);
+      else if (arg.startsWith('--since=') || arg.startsWith('--after=')) show(`--max-age=${dateArg(arg.slice(arg.indexOf('=') + 1))}`);
+      else if (arg.startsWith('--before=') || arg.startsWith('--until=')) show(`--min-age=${dateArg(arg.slice(arg.indexOf('=') + 1))}`);
       else if ((v = value('--show-object-format')) !== null) {
         const mode = v ?? 'storage';
         if (mode !== 'storage' && mode !== 'input' && mode !== 'output') throw new Stop(`unknown mode for --show-object-format: ${v}`);
@@ -506,13 +507,11 @@ function superprojectWorkTree(s: RepositorySetup): string | undefined {
   return undefined;
 }
 
-/** A date as seconds since the epoch (git's approxidate, for the forms scripts pass: ISO 8601, RFC 2822, `@<seconds>`, seconds). */
-function approxidate(text: string): number {
-  const t = text.trim();
-  if (/^@?\d+$/.test(t)) return Number(t.replace('@', ''));
-  const ms = Date.parse(t);
-  if (!Number.isNaN(ms)) return Math.floor(ms / 1000);
-  throw new PackwrightError('INVALID_ARGUMENT', `unsupported date: ${text}`);
+/** A date for --since/--until (git's approxidate); an unreadable one is refused. */
+function dateArg(text: string): number {
+  const t = approxidate(text);
+  if (t === undefined) throw new PackwrightError('INVALID_ARGUMENT', `unsupported date: ${text}`);
+  return t;
 }
 
 /** git's sq_quote: `'…'` with `'` and `!` escaped. */

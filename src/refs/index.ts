@@ -5,3 +5,6 @@ export type { RevisionContext } from './resolve-revision.js';
 export { RevArgs } from './rev-args.js';
 export type { RevTip } from './rev-args.js';
 export { isValidRefname } from './refname.js';
+export { approxidate } from './approxidate.js';
+export { readReflog } from './reflog.js';
+export type { ReflogEntry } from './reflog.js';

@@ -5,14 +5,131 @@ import type { StoreHandle } from '../odb/store-handle.js';
 import type { RefStore } from './ref-store.js';
 import { parseCommit, parseTag } from '../objects/commit.js';
 import { parseTree } from '../objects/tree.js';
+import { approxidate } from './approxidate.js';
+import { readReflog, type ReflogEntry } from './reflog.js';
 
 /** The refs git tries for a short name, in order (refs.c, ref_rev_parse_rules). */
 const DWIM_RULES = ['%s', 'refs/%s', 'refs/tags/%s', 'refs/heads/%s', 'refs/remotes/%s', 'refs/remotes/%s/HEAD'];
 
-/** What revision syntax needs: the refs, and the objects to peel and walk. */
+/** What revision syntax needs: the refs, and the objects to peel and walk (and config, for `@{upstream}`). */
 export interface RevisionContext {
   readonly refs: RefStore;
   readonly objects: StoreHandle;
+  readonly config?: { get(key: string): string | null | undefined };
+}
+
+/** The full name a short one stands for (git's dwim_ref), for reflog lookups. */
+function dwimRefName(refs: RefStore, name: string): string | undefined {
+  for (const rule of DWIM_RULES) {
+    const full = rule.replace('%s', name);
+    if (rule === '%s' && !full.startsWith('refs/') && !/^[A-Z_]+$/.test(full)) continue;
+    const v = refs.read(full);
+    if (v === undefined) continue;
+    return full;
+  }
+  return undefined;
+}
+
+/** The branch HEAD names (`refs/heads/<b>`), or undefined when detached. */
+function currentBranch(refs: RefStore): string | undefined {
+  const head = refs.read('HEAD');
+  return head?.kind === 'symbolic' ? head.target : undefined;
+}
+
+/**
+ * git's read_ref_at over a reflog, newest first: the value `nth` changes ago, or at `atTime`
+ * (seconds). Returns the id and whether the log ran out first (then the oldest value).
+ */
+function readRefAt(entries: ReflogEntry[], atTime: number, nth: number): { id: Buffer; ranOut: boolean } | undefined {
+  if (entries.length === 0) return undefined;
+  const isNull = (id: Buffer): boolean => id.every((b) => b === 0);
+  if (nth === 0) return { id: (entries[entries.length - 1] as ReflogEntry).new, ranOut: false };
+  let cnt = nth;
+  let prevOld: Buffer | undefined;
+  for (let i = entries.length - 1; i >= 0; i--) {
+    const e = entries[i] as ReflogEntry;
+    if (cnt > 0) cnt--;
+    const reached = cnt === 0 && !isNull(e.old);
+    if (e.timestamp <= atTime || reached) {
+      if (reached) return { id: e.old, ranOut: false };
+      if ((prevOld !== undefined && !isNull(prevOld)) || e.timestamp === atTime) return { id: e.new, ranOut: false };
+      return { id: e.new, ranOut: false };
+    }
+    prevOld = e.old;
+  }
+  const oldest = entries[0] as ReflogEntry;
+  return { id: isNull(oldest.old) ? oldest.new : oldest.old, ranOut: true };
+}
+
+/** `@{-N}`: the branch checked out N switches ago, from HEAD's reflog ("checkout: moving from A to B"). */
+function priorCheckout(refs: RefStore, n: number): string | undefined {
+  const entries = readReflog(refs.gitDir, refs.commonDir, 'HEAD', refs.hashLength);
+  let seen = 0;
+  for (let i = entries.length - 1; i >= 0; i--) {
+    const m = /^checkout: moving from (\S+) to \S+$/.exec((entries[i] as ReflogEntry).message);
+    if (m !== null && ++seen === n) return m[1];
+  }
+  return undefined;
+}
+
+/**
+ * The `@{...}` forms git reads before the rest of a name: `<ref>@{<n>}` and `<ref>@{<date>}` (the
+ * reflog; `@{...}` alone is the current branch's), `@{-<n>}` (a prior checkout), `<branch>@{upstream}`
+ * (`@{u}`), and `@` for HEAD. Undefined when `name` has none of them.
+ */
+function resolveAt(ctx: RevisionContext, name: string): Buffer | undefined {
+  const refs = ctx.refs;
+  if (name === '@') return refs.resolve('HEAD') ?? notFound(name);
+  const m = /^(.*?)@\{([^}]*)\}$/.exec(name);
+  if (m === null) return undefined;
+  let base = m[1] as string;
+  const mark = m[2] as string;
+  if (base === '' && /^-\d+$/.test(mark)) {
+    const branch = priorCheckout(refs, Number(mark.slice(1)));
+    if (branch === undefined) throw new PackwrightError('REF_NOT_FOUND', `${name}: no such prior checkout`);
+    const id = fromHex(branch, refs.hashLength) ?? dwimRef(refs, branch);
+    return id ?? notFound(name);
+  }
+  if (base.startsWith('@{-')) {
+    const inner = /^@\{-(\d+)\}$/.exec(base);
+    const branch = inner === null ? undefined : priorCheckout(refs, Number(inner[1]));
+    if (branch === undefined) throw new PackwrightError('REF_NOT_FOUND', `${name}: no such prior checkout`);
+    base = branch;
+  }
+  const lower = mark.toLowerCase();
+  if (lower === 'u' || lower === 'upstream') {
+    const branchRef = base === '' || base === 'HEAD' ? currentBranch(refs) : dwimRefName(refs, base);
+    if (branchRef === undefined || !branchRef.startsWith('refs/heads/')) throw new PackwrightError('REF_NOT_FOUND', `HEAD does not point to a branch`);
+    const branch = branchRef.slice(11);
+    const remote = ctx.config?.get(`branch.${branch}.remote`);
+    const merge = ctx.config?.get(`branch.${branch}.merge`);
+    if (typeof remote !== 'string' || typeof merge !== 'string') throw new PackwrightError('REF_NOT_FOUND', `no upstream configured for branch '${branch}'`);
+    const upstream = remote === '.' ? merge : `refs/remotes/${remote}/${merge.replace(/^refs\/heads\//, '')}`;
+    return refs.resolve(upstream) ?? notFound(`upstream branch '${merge}' not stored as a remote-tracking branch`);
+  }
+  // The reflog: of the named ref, or of the branch HEAD points to.
+  const full = base === '' ? (currentBranch(refs) ?? 'HEAD') : dwimRefName(refs, base);
+  if (full === undefined) return notFound(name);
+  let nth = /^\d+$/.test(mark) ? Number(mark) : -1;
+  let atTime = 0;
+  if (nth >= 100000000) {
+    atTime = nth;
+    nth = -1;
+  } else if (nth < 0) {
+    const t = approxidate(mark);
+    if (t === undefined) return notFound(name);
+    atTime = t;
+  }
+  const entries = readReflog(refs.gitDir, refs.commonDir, full, refs.hashLength);
+  if (entries.length === 0) throw new PackwrightError('REF_NOT_FOUND', `log for ${full} is empty`);
+  const r = readRefAt(entries, atTime, nth);
+  if (r === undefined) return notFound(name);
+  if (r.ranOut && nth >= 0) throw new PackwrightError('REF_NOT_FOUND', `log for '${base === '' ? full.replace(/^refs\/heads\//, '') : base}' only has ${entries.length} entries`);
+  return r.id;
+}
+
+function notFound(name: string): never {
+  throw new PackwrightError('REF_NOT_FOUND', `Not a valid object name ${name}`);
 }
 
 function dwimRef(refs: RefStore, name: string): Buffer | undefined {
@@ -27,6 +144,8 @@ function dwimRef(refs: RefStore, name: string): Buffer | undefined {
 }
 
 function resolveBase(ctx: RevisionContext, name: string): Buffer {
+  const at = resolveAt(ctx, name);
+  if (at !== undefined) return at;
   const store = ctx.objects;
   const H = store.hashLength;
   const full = fromHex(name.toLowerCase(), H);
@@ -83,7 +202,7 @@ export function resolveRevision(ctx: RevisionContext, rev: string): Buffer {
     const treeish = resolveRevision(ctx, rev.slice(0, colon));
     return lookupPath(store, treeish, rev.slice(colon + 1), rev);
   }
-  const m = /^(.*?)((?:\^\{[a-z]*\}|\^[0-9]*|~[0-9]*)*)$/.exec(rev);
+  const m = /^(.*?)((?:\^\{[a-z]*\}|\^[0-9]*|~[0-9]*)*)$/s.exec(rev);
   const baseName = m?.[1] ?? rev;
   let id = resolveBase(ctx, baseName);
   const suffixes = m?.[2] ?? '';
