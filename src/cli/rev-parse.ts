@@ -1,7 +1,7 @@
 import { existsSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { wildmatch } from '../config/index.js';
-import { approxidate } from '../refs/index.js';
+import { approxidate, symbolicFullName } from '../refs/index.js';
 import { isPackwrightError, PackwrightError } from '../errors/index.js';
 import { parseCommit } from '../objects/index.js';
 import { Repository, gitFileTarget, parseIndexFile, setupRepository, type RepositorySetup } from '../repo/index.js';
@@ -395,20 +395,9 @@ function tryRange(repo: Repository, arg: string): { reversed: boolean; id: Buffe
   return [{ reversed: false, id, name: base }, { reversed: true, id: parent, name: `${base}^${n}` }];
 }
 
-/** The full ref name a name stands for (git's dwim_ref), or undefined when it names no ref. */
+/** The full ref name a name stands for (git's dwim_ref, with @{-n} and @{upstream}), or undefined when it names no ref. */
 function dwimFull(repo: Repository, name: string): string | undefined {
-  const base = name.replace(/(\^\{\}|\^0)$/, '');
-  const rules = ['%s', 'refs/%s', 'refs/tags/%s', 'refs/heads/%s', 'refs/remotes/%s', 'refs/remotes/%s/HEAD'];
-  for (const rule of rules) {
-    const full = rule.replace('%s', base);
-    if (rule === '%s' && !full.startsWith('refs/') && !/^[A-Z_]+$/.test(full)) continue;
-    const v = repo.refs.read(full);
-    if (v === undefined) continue;
-    // A symbolic ref (HEAD) stands for the ref it names.
-    if (v.kind === 'symbolic') return repo.refs.resolve(v.target) !== undefined || full === 'HEAD' ? v.target : undefined;
-    return full;
-  }
-  return undefined;
+  return symbolicFullName(repo, name);
 }
 
 /** git's shorten_unambiguous_ref: the shortest name that the ref rules take back to `full`. */

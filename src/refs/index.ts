@@ -1,6 +1,6 @@
 export { RefStore } from './ref-store.js';
 export type { RefValue, RefEntry } from './ref-store.js';
-export { resolveRevision } from './resolve-revision.js';
+export { resolveRevision, symbolicFullName } from './resolve-revision.js';
 export type { RevisionContext } from './resolve-revision.js';
 export { RevArgs } from './rev-args.js';
 export type { RevTip } from './rev-args.js';

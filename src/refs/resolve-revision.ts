@@ -84,6 +84,9 @@ function resolveAt(ctx: RevisionContext, name: string): Buffer | undefined {
   if (m === null) return undefined;
   let base = m[1] as string;
   const mark = m[2] as string;
+  if (base === '@') base = 'HEAD';
+  // @{-<n>} only stands at the start of a name.
+  if (base !== '' && mark.startsWith('-')) return notFound(name);
   if (base === '' && /^-\d+$/.test(mark)) {
     const branch = priorCheckout(refs, Number(mark.slice(1)));
     if (branch === undefined) throw new PackwrightError('REF_NOT_FOUND', `${name}: no such prior checkout`);
@@ -231,4 +234,38 @@ export function resolveRevision(ctx: RevisionContext, rev: string): Buffer {
     }
   }
   return id;
+}
+
+/**
+ * The full ref name a revision stands for, as `rev-parse --symbolic-full-name` prints it: a ref
+ * name (`main` -> `refs/heads/main`, HEAD -> the branch it names), `@{-<n>}` (the branch checked
+ * out then), `<branch>@{upstream}` (its upstream's ref). Undefined when it names no ref.
+ */
+export function symbolicFullName(ctx: RevisionContext, name: string): string | undefined {
+  const refs = ctx.refs;
+  const base = name.replace(/(\^\{\}|\^0)$/, '');
+  const m = /^(.*?)@\{([^}]*)\}$/.exec(base);
+  if (m !== null) {
+    let branch = m[1] as string;
+    const mark = (m[2] as string).toLowerCase();
+    if (branch === '@') branch = 'HEAD';
+    if (branch === '' && /^-\d+$/.test(mark)) {
+      const prior = priorCheckout(refs, Number(mark.slice(1)));
+      return prior === undefined ? undefined : (dwimRefName(refs, prior) ?? undefined);
+    }
+    const inner = /^@\{-(\d+)\}$/.exec(branch);
+    if (inner !== null) branch = priorCheckout(refs, Number(inner[1])) ?? '';
+    if (mark !== 'u' && mark !== 'upstream') return undefined;
+    const branchRef = branch === '' || branch === 'HEAD' ? currentBranch(refs) : dwimRefName(refs, branch);
+    if (branchRef === undefined || !branchRef.startsWith('refs/heads/')) return undefined;
+    const short = branchRef.slice(11);
+    const remote = ctx.config?.get(`branch.${short}.remote`);
+    const merge = ctx.config?.get(`branch.${short}.merge`);
+    if (typeof remote !== 'string' || typeof merge !== 'string') return undefined;
+    return remote === '.' ? merge : `refs/remotes/${remote}/${merge.replace(/^refs\/heads\//, '')}`;
+  }
+  const full = dwimRefName(refs, base === '@' ? 'HEAD' : base);
+  if (full === undefined) return undefined;
+  const v = refs.read(full);
+  return v?.kind === 'symbolic' ? v.target : full;
 }
