@@ -321,7 +321,9 @@ function revParse(global: GlobalOptions, args: string[], out: string[]): number 
     try {
       id = r.resolve(name);
     } catch (e) {
+      // Not a revision: go on (a file name, or "Needed a single revision"); anything else git dies of.
       if (!isPackwrightError(e)) throw e;
+      if (e.code === 'INVALID_ARGUMENT') throw new Stop(e.message);
     }
     if (id !== undefined) {
       if (verify) { revsCount++; lastRev = { reversed: neg, id, name }; } else showRev(neg, id, name);
@@ -397,7 +399,12 @@ function tryRange(repo: Repository, arg: string): { reversed: boolean; id: Buffe
 
 /** The full ref name a name stands for (git's dwim_ref, with @{-n} and @{upstream}), or undefined when it names no ref. */
 function dwimFull(repo: Repository, name: string): string | undefined {
-  return symbolicFullName(repo, name);
+  try {
+    return symbolicFullName(repo, name);
+  } catch (e) {
+    if (isPackwrightError(e, 'INVALID_ARGUMENT')) throw new Stop(e.message);
+    throw e;
+  }
 }
 
 /** git's shorten_unambiguous_ref: the shortest name that the ref rules take back to `full`. */

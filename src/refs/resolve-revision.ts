@@ -101,14 +101,8 @@ function resolveAt(ctx: RevisionContext, name: string): Buffer | undefined {
   }
   const lower = mark.toLowerCase();
   if (lower === 'u' || lower === 'upstream') {
-    const branchRef = base === '' || base === 'HEAD' ? currentBranch(refs) : dwimRefName(refs, base);
-    if (branchRef === undefined || !branchRef.startsWith('refs/heads/')) throw new PackwrightError('REF_NOT_FOUND', `HEAD does not point to a branch`);
-    const branch = branchRef.slice(11);
-    const remote = ctx.config?.get(`branch.${branch}.remote`);
-    const merge = ctx.config?.get(`branch.${branch}.merge`);
-    if (typeof remote !== 'string' || typeof merge !== 'string') throw new PackwrightError('REF_NOT_FOUND', `no upstream configured for branch '${branch}'`);
-    const upstream = remote === '.' ? merge : `refs/remotes/${remote}/${merge.replace(/^refs\/heads\//, '')}`;
-    return refs.resolve(upstream) ?? notFound(`upstream branch '${merge}' not stored as a remote-tracking branch`);
+    const upstream = upstreamOf(ctx, base);
+    return refs.resolve(upstream.ref) ?? fatal(`upstream branch '${upstream.merge}' not stored as a remote-tracking branch`);
   }
   // The reflog: of the named ref, or of the branch HEAD points to.
   const full = base === '' ? (currentBranch(refs) ?? 'HEAD') : dwimRefName(refs, base);
@@ -129,6 +123,33 @@ function resolveAt(ctx: RevisionContext, name: string): Buffer | undefined {
   if (r === undefined) return notFound(name);
   if (r.ranOut && nth >= 0) throw new PackwrightError('REF_NOT_FOUND', `log for '${base === '' ? full.replace(/^refs\/heads\//, '') : base}' only has ${entries.length} entries`);
   return r.id;
+}
+
+/**
+ * The upstream of a branch (git's branch_get and branch_get_upstream): `branch.<name>.remote` and
+ * `.merge`, as a remote-tracking ref (or the merge ref itself for remote `.`). `branch` is a short
+ * name ('' or HEAD: the current branch). Its errors are git's fatal ones.
+ */
+function upstreamOf(ctx: RevisionContext, branch: string): { ref: string; merge: string } {
+  const refs = ctx.refs;
+  let short: string;
+  if (branch === '' || branch === 'HEAD') {
+    const current = currentBranch(refs);
+    if (current === undefined || !current.startsWith('refs/heads/')) fatal('HEAD does not point to a branch');
+    short = current.slice(11);
+  } else {
+    if (refs.read(`refs/heads/${branch}`) === undefined) fatal(`no such branch: '${branch}'`);
+    short = branch;
+  }
+  const remote = ctx.config?.get(`branch.${short}.remote`);
+  const merge = ctx.config?.get(`branch.${short}.merge`);
+  if (typeof remote !== 'string' || typeof merge !== 'string') fatal(`no upstream configured for branch '${short}'`);
+  return { ref: remote === '.' ? merge : `refs/remotes/${remote}/${merge.replace(/^refs\/heads\//, '')}`, merge };
+}
+
+/** An error git dies of while reading a revision (not "no such revision"). */
+function fatal(message: string): never {
+  throw new PackwrightError('INVALID_ARGUMENT', message);
 }
 
 function notFound(name: string): never {
@@ -256,13 +277,7 @@ export function symbolicFullName(ctx: RevisionContext, name: string): string | u
     const inner = /^@\{-(\d+)\}$/.exec(branch);
     if (inner !== null) branch = priorCheckout(refs, Number(inner[1])) ?? '';
     if (mark !== 'u' && mark !== 'upstream') return undefined;
-    const branchRef = branch === '' || branch === 'HEAD' ? currentBranch(refs) : dwimRefName(refs, branch);
-    if (branchRef === undefined || !branchRef.startsWith('refs/heads/')) return undefined;
-    const short = branchRef.slice(11);
-    const remote = ctx.config?.get(`branch.${short}.remote`);
-    const merge = ctx.config?.get(`branch.${short}.merge`);
-    if (typeof remote !== 'string' || typeof merge !== 'string') return undefined;
-    return remote === '.' ? merge : `refs/remotes/${remote}/${merge.replace(/^refs\/heads\//, '')}`;
+    return upstreamOf(ctx, branch).ref;
   }
   const full = dwimRefName(refs, base === '@' ? 'HEAD' : base);
   if (full === undefined) return undefined;
