@@ -149,6 +149,61 @@ function upstreamOf(ctx: RevisionContext, branch: string): { ref: string; merge:
   return { ref: remote === '.' ? merge : `refs/remotes/${remote}/${merge.replace(/^refs\/heads\//, '')}`, merge };
 }
 
+/**
+ * git's get_oid_oneline: walking from `tips` youngest commit first (by committer date), the first
+ * whose message (what follows the header) matches `pattern`, a regular expression; `!-<re>`
+ * wants one that does not match, `!!` stands for a literal `!`. An empty pattern matches any.
+ */
+function searchMessage(ctx: RevisionContext, tips: Buffer[], pattern: string): Buffer | undefined {
+  const store = ctx.objects;
+  let negative = false;
+  let text = pattern;
+  if (text.startsWith('!')) {
+    if (text.startsWith('!-')) {
+      negative = true;
+      text = text.slice(2);
+    } else if (text.startsWith('!!')) {
+      text = text.slice(1);
+    } else {
+      return undefined;
+    }
+  }
+  let re: RegExp;
+  try {
+    re = new RegExp(text, 'm');
+  } catch {
+    throw new PackwrightError('INVALID_ARGUMENT', `invalid regular expression: ${text}`);
+  }
+  const seen = new Set<string>();
+  const queue: { id: Buffer; time: number; data: Buffer }[] = [];
+  const add = (id: Buffer): void => {
+    const hex = id.toString('hex');
+    if (seen.has(hex)) return;
+    seen.add(hex);
+    let obj;
+    try {
+      obj = store.read(id);
+    } catch (e) {
+      if (e instanceof PackwrightError) return;
+      throw e;
+    }
+    if (obj.type !== OBJ_COMMIT) return;
+    queue.push({ id, time: parseCommit(obj.data, store.hashLength).time, data: obj.data });
+  };
+  for (const t of tips) add(t);
+  while (queue.length > 0) {
+    let best = 0;
+    for (let i = 1; i < queue.length; i++) if ((queue[i] as { time: number }).time > (queue[best] as { time: number }).time) best = i;
+    const c = queue.splice(best, 1)[0] as { id: Buffer; time: number; data: Buffer };
+    const body = c.data.toString('utf8');
+    const at = body.indexOf('\n\n');
+    const message = at < 0 ? '' : body.slice(at + 2);
+    if (negative !== (at >= 0 && re.test(message))) return c.id;
+    for (const p of parseCommit(c.data, store.hashLength).parents) add(p);
+  }
+  return undefined;
+}
+
 /** An error git dies of while reading a revision (not "no such revision"). */
 function fatal(message: string): never {
   throw new PackwrightError('INVALID_ARGUMENT', message);
@@ -223,18 +278,35 @@ function lookupPath(store: StoreHandle, treeish: Buffer, path: string, rev: stri
  */
 export function resolveRevision(ctx: RevisionContext, rev: string): Buffer {
   const store = ctx.objects;
-  const colon = rev.indexOf(':');
+  // `:/<text>`: the youngest commit reachable from any ref whose message matches.
+  if (rev.startsWith(':/')) {
+    const tips = ctx.refs.list('refs/').map((r) => r.id);
+    const head = ctx.refs.resolve('HEAD');
+    if (head !== undefined) tips.push(head);
+    return searchMessage(ctx, tips, rev.slice(2)) ?? notFound(rev);
+  }
+  // The first `:` outside `^{...}` separates a tree-ish from a path.
+  let colon = -1;
+  for (let i = 0, depth = 0; i < rev.length; i++) {
+    const c = rev[i];
+    if (c === '{' && rev[i - 1] === '^') depth++;
+    else if (c === '}' && depth > 0) depth--;
+    else if (c === ':' && depth === 0) { colon = i; break; }
+  }
   if (colon > 0) {
     const treeish = resolveRevision(ctx, rev.slice(0, colon));
     return lookupPath(store, treeish, rev.slice(colon + 1), rev);
   }
-  const m = /^(.*?)((?:\^\{[a-z]*\}|\^[0-9]*|~[0-9]*)*)$/s.exec(rev);
+  const m = /^(.*?)((?:\^\{[a-z]*\}|\^\{\/[^}]*\}|\^[0-9]*|~[0-9]*)*)$/s.exec(rev);
   const baseName = m?.[1] ?? rev;
   let id = resolveBase(ctx, baseName);
   const suffixes = m?.[2] ?? '';
-  const ops = suffixes.match(/\^\{[a-z]*\}|\^[0-9]*|~[0-9]*/g) ?? [];
+  const ops = suffixes.match(/\^\{[a-z]*\}|\^\{\/[^}]*\}|\^[0-9]*|~[0-9]*/g) ?? [];
   for (const op of ops) {
-    if (op.startsWith('^{')) {
+    if (op.startsWith('^{/')) {
+      // The youngest commit reachable from here whose message matches.
+      id = searchMessage(ctx, [peel(store, id, 'commit', rev)], op.slice(3, -1)) ?? notFound(rev);
+    } else if (op.startsWith('^{')) {
       id = peel(store, id, op.slice(2, -1), rev);
     } else {
       const n = op.length > 1 ? Number(op.slice(1)) : 1;
