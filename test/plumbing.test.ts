@@ -301,3 +301,20 @@ test('cat-file: git 2.39 option rules, --batch-command, -z, --follow-symlinks, r
   sameAsGit(repo, ['cat-file', '--textconv', 'HEAD:file.txt']);
   sameAsGit(repo, ['cat-file', '--filters', '--path=file.txt', 'HEAD:run.sh']);
 });
+
+test('revision syntax as git reads it: reflogs, prior checkouts, upstreams, message searches, index paths', () => {
+  using dir = tempDir();
+  const repo = makeRepo(dir.path, 'sha1', 4);
+  git(repo, ['checkout', '-q', '-b', 'topic']);
+  writeFileSync(join(repo, 'topic.txt'), 'topic\n');
+  git(repo, ['add', 'topic.txt']);
+  git(repo, ['commit', '-qm', 'Topic work: special marker']);
+  git(repo, ['checkout', '-q', 'main']);
+  git(repo, ['config', 'branch.topic.remote', '.']);
+  git(repo, ['config', 'branch.topic.merge', 'refs/heads/main']);
+  const revs = ['main@{0}', 'main@{1}', 'main@{3}', 'main@{99}', 'HEAD@{1}', '@{1}', '@{-1}', '@{-1}@{u}', 'topic@{u}', 'topic@{upstream}~1', 'main@{u}', 'nope@{u}',
+    'main@{1.year.ago}', 'main@{2030-01-01}', '@', '@~1', 'HEAD^{/revision 1}', 'topic^{/marker}', ':/special', ':/!-revision', 'main^{/no such thing}', ':file.txt', ':0:dir/sub/other.txt', ':nothing'];
+  for (const r of revs) sameAsGit(repo, ['rev-parse', '--verify', '-q', r]);
+  sameAsGit(repo, ['rev-parse', '--symbolic-full-name', '@{-1}', 'topic@{u}', '@']);
+  sameAsGit(repo, ['rev-parse', '--abbrev-ref', '@{-1}', 'topic@{u}']);
+});

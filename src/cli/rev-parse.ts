@@ -323,7 +323,9 @@ function revParse(global: GlobalOptions, args: string[], out: string[]): number 
     } catch (e) {
       // Not a revision: go on (a file name, or "Needed a single revision"); anything else git dies of.
       if (!isPackwrightError(e)) throw e;
+      // git dies of these at once: no upstream and the like; a reflog too short, silently with -q.
       if (e.code === 'INVALID_ARGUMENT') throw new Stop(e.message);
+      if (e.code === 'REFLOG_SHORT') throw new Stop(quiet ? undefined : e.message);
     }
     if (id !== undefined) {
       if (verify) { revsCount++; lastRev = { reversed: neg, id, name }; } else showRev(neg, id, name);

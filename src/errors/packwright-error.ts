@@ -32,6 +32,7 @@ export type ErrorCode =
   | 'IO_ERROR'
   | 'CONFIG_INVALID'
   | 'INDEX_CORRUPT'
+  | 'REFLOG_SHORT'
   | 'ABORTED'
   | 'WORKER_FAILED';
 

@@ -120,10 +120,10 @@ function resolveAt(ctx: RevisionContext, name: string): Buffer | undefined {
   const entries = readReflog(refs.gitDir, refs.commonDir, full, refs.hashLength);
   // @{0} of an empty log is the ref itself (git reads no entry and keeps the ref's value).
   if (entries.length === 0 && nth === 0) return refs.resolve(full) ?? notFound(name);
-  if (entries.length === 0) throw new PackwrightError('REF_NOT_FOUND', `log for ${full} is empty`);
+  if (entries.length === 0) throw new PackwrightError('REFLOG_SHORT', `log for ${full} is empty`);
   const r = readRefAt(entries, atTime, nth);
   if (r === undefined) return notFound(name);
-  if (r.ranOut && nth >= 0) throw new PackwrightError('REF_NOT_FOUND', `log for '${base === '' ? full.replace(/^refs\/heads\//, '') : base}' only has ${entries.length} entries`);
+  if (r.ranOut && nth >= 0) throw new PackwrightError('REFLOG_SHORT', `log for '${base === '' ? full.replace(/^refs\/heads\//, '') : base}' only has ${entries.length} entries`);
   return r.id;
 }
 
