@@ -5,6 +5,7 @@ import type { Repository } from '../repo/index.js';
 import { defaultThreads, indexPack, verifyPack } from '../resolve/index.js';
 import { createPack } from '../create/index.js';
 import { RevArgs } from '../refs/index.js';
+import { fsck } from '../fsck/index.js';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -12,7 +13,7 @@ import { join } from 'node:path';
 /**
  * The README's first command: on the repository (this checkout by default), count the
  * objects, read every one of them and check that each hashes to its id, then rebuild each pack's
- * index and compare it with git's (verify-pack), make a pack of every reachable object next to
+ * index and compare it with git's (verify-pack), check it as `git fsck` does next to git's, make a pack of every reachable object next to
  * `git pack-objects`, and index a pack of all its objects next to `git index-pack`, with timings.
  */
 export async function demo(repo: Repository, _args: string[]): Promise<number> {
@@ -40,6 +41,7 @@ export async function demo(repo: Repository, _args: string[]): Promise<number> {
     verified += pack.objectCount;
   }
   const t2 = performance.now();
+  const checked = await fsckAgainstGit(repo);
   const packed = await packAgainstGit(repo);
   const indexed = await indexAgainstGit(repo.gitDir);
   process.stdout.write(
@@ -47,11 +49,27 @@ export async function demo(repo: Repository, _args: string[]): Promise<number> {
       `read and verified ${n} objects (${Object.entries(counts).map(([k, v]) => `${v} ${k}s`).join(', ')}), ${(bytes / 1e6).toFixed(1)} MB, in ${(t1 - t0).toFixed(0)} ms\n` +
       (bad ? `${bad} objects failed verification\n` : 'all objects hash to their ids\n') +
       `verify-pack: ${packs.length} pack(s), ${verified} objects, indexes rebuilt byte-identical, in ${(t2 - t1).toFixed(0)} ms\n` +
+      checked +
       packed +
       indexed,
   );
   repo.close();
-  return bad || indexed.includes('DIFFERS') || packed.includes('REJECTED') ? 1 : 0;
+  return bad || indexed.includes('DIFFERS') || packed.includes('REJECTED') || checked.includes('DIFFER') ? 1 : 0;
+}
+
+/** `fsck` of the repository in this process next to `git fsck`, with timings; their findings compared. */
+async function fsckAgainstGit(repo: Repository): Promise<string> {
+  const { spawnSync } = await import('node:child_process');
+  const started = performance.now();
+  const result = await fsck(repo);
+  const ours = performance.now() - started;
+  const gitStarted = performance.now();
+  const g = spawnSync('git', ['--git-dir', repo.gitDir, 'fsck', '--no-progress'], { maxBuffer: 1 << 30 });
+  const theirs = performance.now() - gitStarted;
+  const lines = (text: string): string => text.split('\n').filter((l) => l !== '').sort().join('\n');
+  const same = g.status === result.status && lines(g.stdout.toString() + g.stderr.toString()) === lines(result.messages.map((m) => m.text).join('\n'));
+  return `fsck: ${result.checked} objects checked, ${result.reachable} reachable, status ${result.status}, ${ours.toFixed(0)} ms, git fsck ${theirs.toFixed(0)} ms, ` +
+    `${same ? 'same findings as git' : 'findings DIFFER from git\'s'}\n`;
 }
 
 /**

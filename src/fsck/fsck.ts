@@ -10,7 +10,6 @@ import { OBJ_BLOB, OBJ_COMMIT, OBJ_TAG, OBJ_TREE, TYPE_NAMES } from '../objects/
 import { verifyMultiPackIndex } from '../odb/maintain-multi-pack-index.js';
 import type { StoreHandle } from '../odb/store-handle.js';
 import type { StorePack } from '../odb/store-pack.js';
-import { defaultThreads } from '../resolve/index-pack.js';
 import { verifyPack } from '../resolve/verify-pack.js';
 import { parseIndexFile } from '../repo/index-file.js';
 import type { Repository } from '../repo/repository.js';
@@ -367,7 +366,8 @@ class FsckRun {
       try {
         const started = performance.now();
         const result = await verifyPack(pack.idxPath, this.repo.format, {
-          ...(this.o.threads !== undefined ? { threads: this.o.threads } : { threads: defaultThreads() }),
+          // Unless told, index-pack's rule: git's thread count, one thread for a small pack.
+          ...(this.o.threads !== undefined ? { threads: this.o.threads } : {}),
           visitor: { name: PACK_CHECKER, types: CHECKED_TYPES, options },
           workerScript: FSCK_WORKER,
           ...(this.o.signal !== undefined ? { signal: this.o.signal } : {}),
