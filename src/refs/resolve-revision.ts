@@ -204,6 +204,17 @@ function searchMessage(ctx: RevisionContext, tips: Buffer[], pattern: string): B
   return undefined;
 }
 
+/** Where a `<tree-ish>:<path>` revision's colon is: the first outside `^{...}` (a message search may hold one), or -1. */
+export function treeishColon(rev: string): number {
+  for (let i = 0, depth = 0; i < rev.length; i++) {
+    const c = rev[i];
+    if (c === '{' && rev[i - 1] === '^') depth++;
+    else if (c === '}' && depth > 0) depth--;
+    else if (c === ':' && depth === 0) return i;
+  }
+  return -1;
+}
+
 /** An error git dies of while reading a revision (not "no such revision"). */
 function fatal(message: string): never {
   throw new PackwrightError('INVALID_ARGUMENT', message);
@@ -285,14 +296,7 @@ export function resolveRevision(ctx: RevisionContext, rev: string): Buffer {
     if (head !== undefined) tips.push(head);
     return searchMessage(ctx, tips, rev.slice(2)) ?? notFound(rev);
   }
-  // The first `:` outside `^{...}` separates a tree-ish from a path.
-  let colon = -1;
-  for (let i = 0, depth = 0; i < rev.length; i++) {
-    const c = rev[i];
-    if (c === '{' && rev[i - 1] === '^') depth++;
-    else if (c === '}' && depth > 0) depth--;
-    else if (c === ':' && depth === 0) { colon = i; break; }
-  }
+  const colon = treeishColon(rev);
   if (colon > 0) {
     const treeish = resolveRevision(ctx, rev.slice(0, colon));
     return lookupPath(store, treeish, rev.slice(colon + 1), rev);

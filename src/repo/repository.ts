@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { isAbsolute, join, posix, relative, resolve as resolvePath, sep } from 'node:path';
 import { PackwrightError } from '../errors/packwright-error.js';
 import { parseIndexFile } from './index-file.js';
 import { homedir } from 'node:os';
@@ -9,7 +9,7 @@ import { Store, objectFormatOf, type OpenStoreOptions } from '../odb/store.js';
 import type { StoreHandle } from '../odb/store-handle.js';
 import { parseRefreshPolicy, type RefreshPolicy } from '../odb/refresh-policy.js';
 import { RefStore } from '../refs/ref-store.js';
-import { resolveRevision, type RevisionContext } from '../refs/resolve-revision.js';
+import { resolveRevision, treeishColon, type RevisionContext } from '../refs/resolve-revision.js';
 import { commonDirOf, discoverRepository, type RepositoryLocation } from './discover.js';
 
 export interface OpenRepositoryOptions extends OpenStoreOptions {
@@ -61,11 +61,22 @@ export class Repository implements RevisionContext {
   readonly workTree: string | undefined;
   readonly format: ObjectFormat;
   readonly refs: RefStore;
+  /**
+   * The directory it was found from, relative to the top of the work tree (git's prefix, ending
+   * in `/`; '' at the top or without a work tree): `<rev>:./<path>` and `:../<path>` start there.
+   */
+  readonly prefix: string;
   private cachedConfig: GitConfig | undefined;
   private openStore: Store | undefined;
 
-  private constructor(location: RepositoryLocation, private readonly options: OpenRepositoryOptions) {
+  private constructor(location: RepositoryLocation, private readonly options: OpenRepositoryOptions, from?: string) {
     this.gitDir = location.gitDir;
+    let prefix = '';
+    if (location.workTree !== undefined && from !== undefined) {
+      const rel = relative(location.workTree, from);
+      if (rel !== '' && !rel.startsWith('..') && !isAbsolute(rel)) prefix = `${rel.split(sep).join('/')}/`;
+    }
+    this.prefix = prefix;
     this.commonDir = location.commonDir;
     this.workTree = location.workTree;
     this.format = options.objectFormat ?? objectFormatOf(location.commonDir);
@@ -74,7 +85,7 @@ export class Repository implements RevisionContext {
 
   /** The repository at or above `path` (a work tree, a `.git` directory or a bare repository), found as git finds it. */
   static open(path: string, options: OpenRepositoryOptions = {}): Repository {
-    return new Repository(discoverRepository(path, options.env), options);
+    return new Repository(discoverRepository(path, options.env), options, resolvePath(path));
   }
 
   /** The repository whose git directory is `gitDir` (git's GIT_DIR / --git-dir: no search). */
@@ -117,8 +128,23 @@ export class Repository implements RevisionContext {
    */
   resolve(revision: string): Buffer {
     const m = /^:(?:([0-3]):)?(?!\/)(.+)$/s.exec(revision);
-    if (m !== null) return this.indexEntry(m[2] as string, Number(m[1] ?? 0), revision);
+    if (m !== null) return this.indexEntry(this.fromPrefix(m[2] as string, revision), Number(m[1] ?? 0), revision);
+    // <tree-ish>:./<path> and :../<path> are relative to the current directory.
+    const colon = treeishColon(revision);
+    if (colon > 0) {
+      const path = revision.slice(colon + 1);
+      const rewritten = this.fromPrefix(path, revision);
+      if (rewritten !== path) return resolveRevision(this, `${revision.slice(0, colon + 1)}${rewritten}`);
+    }
     return resolveRevision(this, revision);
+  }
+
+  /** A path of a revision from the top of the work tree: `./` and `../` ones start at the prefix. */
+  private fromPrefix(path: string, revision: string): string {
+    if (!/^\.\.?(\/|$)/.test(path)) return path;
+    const joined = posix.normalize(`${this.prefix}${path}`);
+    if (joined === '..' || joined.startsWith('../')) throw new PackwrightError('REF_NOT_FOUND', `'${path}' is outside repository (in ${revision})`);
+    return joined === '.' || joined === './' ? '' : joined.replace(/\/$/, '');
   }
 
   private indexEntry(path: string, stage: number, revision: string): Buffer {
