@@ -459,7 +459,8 @@ function gitPath(s: RepositorySetup, path: string): string {
   const shared = /^(objects|refs|config|packed-refs|info|hooks|logs\/refs|remotes|branches|shallow|worktrees|rr-cache|svn|common)(\/|$)/.test(path)
     && !/^(logs\/HEAD|refs\/bisect|refs\/worktree|refs\/rewritten|info\/sparse-checkout)/.test(path);
   const dir = shared ? commonDirAsGit(s) : (s.gitDirVariable ?? '.git');
-  return `${dir}/${path}`;
+  // git's cleanup_path drops a leading "./" (a bare repository's GIT_DIR is ".").
+  return `${dir}/${path}`.replace(/^\.\/(?=.)/, '');
 }
 
 function isShallow(s: RepositorySetup): boolean {
