@@ -93,7 +93,10 @@ function revParse(global: GlobalOptions, args: string[], out: string[]): number 
     return setup;
   };
   const needRepo = (): Repository => {
-    repo ??= global.gitDir !== undefined ? Repository.openGitDir(resolve(global.cwd, global.gitDir), { configParameters: global.configParameters }) : Repository.open(global.cwd, { configParameters: global.configParameters });
+    if (repo === undefined) {
+      repo = global.gitDir !== undefined ? Repository.openGitDir(resolve(global.cwd, global.gitDir), { configParameters: global.configParameters }) : Repository.open(global.cwd, { configParameters: global.configParameters });
+      repo.onWarning = (message) => { if (!quiet) process.stderr.write(`warning: ${message}\n`); };
+    }
     return repo;
   };
   if (args.length === 0) {

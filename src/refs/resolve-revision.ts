@@ -16,6 +16,19 @@ export interface RevisionContext {
   readonly refs: RefStore;
   readonly objects: StoreHandle;
   readonly config?: { get(key: string): string | null | undefined };
+  /** Where git's warnings go (a reflog that does not go back far enough); none: dropped. */
+  readonly onWarning?: ((message: string) => void) | undefined;
+}
+
+/** git's RFC 2822 date (show_date with DATE_RFC2822) of a timestamp in its own zone (`+hhmm`). */
+function rfc2822(seconds: number, tz: string): string {
+  const sign = tz.startsWith('-') ? -1 : 1;
+  const offset = sign * (Number(tz.slice(1, 3)) * 60 + Number(tz.slice(3, 5)));
+  const d = new Date((seconds + offset * 60) * 1000);
+  const days = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'];
+  const months = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
+  const two = (n: number): string => String(n).padStart(2, '0');
+  return `${days[d.getUTCDay()]}, ${d.getUTCDate()} ${months[d.getUTCMonth()]} ${d.getUTCFullYear()} ${two(d.getUTCHours())}:${two(d.getUTCMinutes())}:${two(d.getUTCSeconds())} ${tz}`;
 }
 
 /** The full name a short one stands for (git's dwim_ref), for reflog lookups. */
@@ -38,22 +51,28 @@ function currentBranch(refs: RefStore): string | undefined {
 
 /**
  * git's read_ref_at over a reflog, newest first: the value `nth` changes ago, or at `atTime`
- * (seconds). Returns the id and whether the log ran out first (then the oldest value).
+ * (seconds), with git's warnings for a gap in the log and a log that ends before the ref's value;
+ * `current` is the ref's value (what a log that ended too soon leaves). Returns whether the log ran
+ * out first (then the oldest value).
  */
-function readRefAt(entries: ReflogEntry[], atTime: number, nth: number): { id: Buffer; ranOut: boolean } | undefined {
+function readRefAt(entries: ReflogEntry[], atTime: number, nth: number, current: Buffer | undefined, refname: string, warn: ((m: string) => void) | undefined): { id: Buffer; ranOut: boolean } | undefined {
   if (entries.length === 0) return undefined;
   const isNull = (id: Buffer): boolean => id.every((b) => b === 0);
   if (nth === 0) return { id: (entries[entries.length - 1] as ReflogEntry).new, ranOut: false };
   let cnt = nth;
+  // The newer record's old value (null before the first), as git's cb->ooid.
   let prevOld: Buffer | undefined;
   for (let i = entries.length - 1; i >= 0; i--) {
     const e = entries[i] as ReflogEntry;
     if (cnt > 0) cnt--;
     const reached = cnt === 0 && !isNull(e.old);
     if (e.timestamp <= atTime || reached) {
+      if (prevOld !== undefined && !isNull(prevOld) && !prevOld.equals(e.new)) warn?.(`log for ref ${refname} has gap after ${rfc2822(e.timestamp, e.tz)}`);
       if (reached) return { id: e.old, ranOut: false };
       if ((prevOld !== undefined && !isNull(prevOld)) || e.timestamp === atTime) return { id: e.new, ranOut: false };
-      return { id: e.new, ranOut: false };
+      const id = current ?? e.new;
+      if (!e.new.equals(id)) warn?.(`log for ref ${refname} unexpectedly ended on ${rfc2822(e.timestamp, e.tz)}`);
+      return { id, ranOut: false };
     }
     prevOld = e.old;
   }
@@ -121,8 +140,12 @@ function resolveAt(ctx: RevisionContext, name: string): Buffer | undefined {
   // @{0} of an empty log is the ref itself (git reads no entry and keeps the ref's value).
   if (entries.length === 0 && nth === 0) return refs.resolve(full) ?? notFound(name);
   if (entries.length === 0) throw new PackwrightError('REFLOG_SHORT', `log for ${full} is empty`);
-  const r = readRefAt(entries, atTime, nth);
+  const r = readRefAt(entries, atTime, nth, refs.resolve(full), full, ctx.onWarning);
   if (r === undefined) return notFound(name);
+  if (r.ranOut && nth < 0) {
+    const oldest = entries[0] as ReflogEntry;
+    ctx.onWarning?.(`log for '${base === '' ? full.replace(/^refs\/heads\//, '') : base}' only goes back to ${rfc2822(oldest.timestamp, oldest.tz)}`);
+  }
   if (r.ranOut && nth >= 0) throw new PackwrightError('REFLOG_SHORT', `log for '${base === '' ? full.replace(/^refs\/heads\//, '') : base}' only has ${entries.length} entries`);
   return r.id;
 }
@@ -204,11 +227,14 @@ function searchMessage(ctx: RevisionContext, tips: Buffer[], pattern: string): B
   return undefined;
 }
 
-/** Where a `<tree-ish>:<path>` revision's colon is: the first outside `^{...}` (a message search may hold one), or -1. */
+/**
+ * Where a `<tree-ish>:<path>` revision's colon is: the first outside `^{...}` and `@{...}` (a
+ * message search or a reflog date may hold one), or -1.
+ */
 export function treeishColon(rev: string): number {
   for (let i = 0, depth = 0; i < rev.length; i++) {
     const c = rev[i];
-    if (c === '{' && rev[i - 1] === '^') depth++;
+    if (c === '{' && (rev[i - 1] === '^' || rev[i - 1] === '@')) depth++;
     else if (c === '}' && depth > 0) depth--;
     else if (c === ':' && depth === 0) return i;
   }

@@ -66,6 +66,8 @@ export class Repository implements RevisionContext {
    * in `/`; '' at the top or without a work tree): `<rev>:./<path>` and `:../<path>` start there.
    */
   readonly prefix: string;
+  /** Where warnings of revision lookups go (git prints them on stderr); none by default. */
+  onWarning: ((message: string) => void) | undefined;
   private cachedConfig: GitConfig | undefined;
   private openStore: Store | undefined;
 
