@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 /** One reflog line: `<old> <new> <ident> <time> <tz>\t<message>`. */
@@ -32,4 +32,9 @@ export function readReflog(gitDir: string, commonDir: string, name: string, hash
     entries.push({ old: Buffer.from(m[1] as string, 'hex'), new: Buffer.from(m[2] as string, 'hex'), timestamp: Number(m[3]), tz: m[4] as string, message: m[5] ?? '' });
   }
   return entries;
+}
+
+/** Whether `name` has a reflog file (empty or not): git resolves `<ref>@{...}` only then. */
+export function reflogExists(gitDir: string, commonDir: string, name: string): boolean {
+  return existsSync(join(perWorktree(name) ? gitDir : commonDir, 'logs', name));
 }

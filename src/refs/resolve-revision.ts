@@ -6,7 +6,7 @@ import type { RefStore } from './ref-store.js';
 import { parseCommit, parseTag } from '../objects/commit.js';
 import { parseTree } from '../objects/tree.js';
 import { approxidate } from './approxidate.js';
-import { readReflog, type ReflogEntry } from './reflog.js';
+import { readReflog, reflogExists, type ReflogEntry } from './reflog.js';
 
 /** The refs git tries for a short name, in order (refs.c, ref_rev_parse_rules). */
 const DWIM_RULES = ['%s', 'refs/%s', 'refs/tags/%s', 'refs/heads/%s', 'refs/remotes/%s', 'refs/remotes/%s/HEAD'];
@@ -136,6 +136,8 @@ function resolveAt(ctx: RevisionContext, name: string): Buffer | undefined {
     if (t === undefined) return notFound(name);
     atTime = t;
   }
+  // git's dwim_log: a ref without a reflog file has no @{...}.
+  if (!reflogExists(refs.gitDir, refs.commonDir, full)) return notFound(name);
   const entries = readReflog(refs.gitDir, refs.commonDir, full, refs.hashLength);
   // @{0} of an empty log is the ref itself (git reads no entry and keeps the ref's value).
   if (entries.length === 0 && nth === 0) return refs.resolve(full) ?? notFound(name);
