@@ -105,7 +105,7 @@ export class Repository implements RevisionContext {
   }
 
   /**
-   * The object store (`objects/` of the common directory, with its alternates), opened on first
+   * The object store (`objects/` of the common directory, or GIT_OBJECT_DIRECTORY, with its alternates), opened on first
    * use with what the configuration says where the options do not: `packwright.refreshAfter`,
    * `core.multiPackIndex`, `core.looseCompression` (else `core.compression`), `core.fsync`.
    */
@@ -114,7 +114,10 @@ export class Repository implements RevisionContext {
       const { env: _env, defaultRefresh, configParameters: _parameters, ...explicit } = this.options;
       const options: OpenStoreOptions = { ...storeOptionsFrom(this.config), ...explicit, objectFormat: this.format };
       if (options.refresh === undefined && defaultRefresh !== undefined) options.refresh = defaultRefresh;
-      this.openStore = Store.open(join(this.commonDir, 'objects'), options);
+      // GIT_OBJECT_DIRECTORY replaces the repository's own objects directory, as in git.
+      const env = this.options.env ?? process.env;
+      const objectsDir = env['GIT_OBJECT_DIRECTORY'] !== undefined && env['GIT_OBJECT_DIRECTORY'] !== '' ? resolvePath(env['GIT_OBJECT_DIRECTORY']) : join(this.commonDir, 'objects');
+      this.openStore = Store.open(objectsDir, options);
     }
     return this.openStore;
   }
