@@ -130,7 +130,6 @@ class FsckRun {
   private status = 0;
   private readonly messages: FsckMessage[] = [];
   private readonly chunks: LinkChunk[] = [];
-  private readonly loosePaths = new Map<number, string>();
   private readonly names = new Map<number, string>();
   private readonly ms: Record<string, number> = {};
   private lap = performance.now();
@@ -275,7 +274,6 @@ class FsckRun {
         this.status |= FSCK_ERROR_OBJECT;
         return;
       }
-      this.loosePaths.set(l.n, l.path);
       const n = l.n;
       this.flags[n] = (this.flags[n] as number) | HAS_OBJ;
       this.table.types[n] = obj.type;
