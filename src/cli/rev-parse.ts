@@ -96,6 +96,7 @@ function revParse(global: GlobalOptions, args: string[], out: string[]): number 
     if (repo === undefined) {
       repo = global.gitDir !== undefined ? Repository.openGitDir(resolve(global.cwd, global.gitDir), { configParameters: global.configParameters }) : Repository.open(global.cwd, { configParameters: global.configParameters });
       repo.onWarning = (message) => { if (!quiet) process.stderr.write(`warning: ${message}\n`); };
+      if (prefixOverride !== undefined) repo.prefix = prefixOverride;
     }
     return repo;
   };
@@ -158,7 +159,8 @@ function revParse(global: GlobalOptions, args: string[], out: string[]): number 
   };
   const showFile = (arg: string): boolean => {
     if (filterNonFlags && filterNoRev) {
-      show(prefixOverride !== undefined && !arg.startsWith('-') ? join(prefixOverride, arg) : arg);
+      // git's prefix_filename: the prefix and the name put together as they are.
+      show(prefixOverride !== undefined && !arg.startsWith('-') ? `${prefixOverride}${arg}` : arg);
       return true;
     }
     return false;
@@ -186,7 +188,7 @@ function revParse(global: GlobalOptions, args: string[], out: string[]): number 
   for (let i = 0; i < args.length; i++) {
     const arg = args[i] as string;
     if (asIs > 0) {
-      if (showFile(arg) && asIs < 2) verifyFilename(needSetup(), arg);
+      if (showFile(arg) && asIs < 2) verifyFilename(needSetup(), arg, false, prefixOverride ?? needSetup().prefix);
       continue;
     }
     if (!endOfOptions) {
@@ -233,6 +235,7 @@ function revParse(global: GlobalOptions, args: string[], out: string[]): number 
       } else if (arg === '--prefix') {
         prefixOverride = args[++i];
         if (prefixOverride === undefined) throw new Stop('--prefix requires an argument');
+        if (repo !== undefined) repo.prefix = prefixOverride;
       } else if (arg === '--revs-only') filterNoRev = false;
       else if (arg === '--no-revs') filterRevs = false;
       else if (arg === '--flags') filterNonFlags = false;
@@ -338,7 +341,7 @@ function revParse(global: GlobalOptions, args: string[], out: string[]): number 
     if (hasDashDash) throw new Stop(`bad revision '${arg}'`);
     asIs = 1;
     if (!showFile(arg)) continue;
-    verifyFilename(s, arg, true);
+    verifyFilename(s, arg, true, prefixOverride ?? s.prefix);
   }
   const showDefault = (): boolean => {
     if (def === undefined || shown > 0) return false;
@@ -438,8 +441,8 @@ function resolveDefaultAbbrev(repo: Repository): number {
 }
 
 /** git's verify_filename: a non-revision argument must name a file of the work tree. */
-function verifyFilename(s: RepositorySetup, arg: string, diagnose = false): void {
-  const base = s.workTree !== undefined ? join(s.workTree, s.prefix ?? '') : s.cwd;
+function verifyFilename(s: RepositorySetup, arg: string, diagnose = false, prefix = s.prefix): void {
+  const base = s.workTree !== undefined ? join(s.workTree, prefix ?? '') : s.cwd;
   if (arg.startsWith(':') || existsSync(join(base, arg))) return;
   if (diagnose) throw new Stop(`ambiguous argument '${arg}': unknown revision or path not in the working tree.\nUse '--' to separate paths from revisions, like this:\n'git <command> [<revision>...] -- [<file>...]'`);
   throw new Stop(`${arg}: no such path in the working tree.\nUse 'git <command> -- <path>...' to specify paths that do not exist locally.`);

@@ -64,8 +64,9 @@ export class Repository implements RevisionContext {
   /**
    * The directory it was found from, relative to the top of the work tree (git's prefix, ending
    * in `/`; '' at the top or without a work tree): `<rev>:./<path>` and `:../<path>` start there.
+   * Settable (rev-parse --prefix).
    */
-  readonly prefix: string;
+  prefix: string;
   /** Where warnings of revision lookups go (git prints them on stderr); none by default. */
   onWarning: ((message: string) => void) | undefined;
   private cachedConfig: GitConfig | undefined;
