@@ -316,5 +316,14 @@ test('revision syntax as git reads it: reflogs, prior checkouts, upstreams, mess
     'main@{1.year.ago}', 'main@{2030-01-01}', '@', '@~1', 'HEAD^{/revision 1}', 'topic^{/marker}', ':/special', ':/!-revision', 'main^{/no such thing}', ':file.txt', ':0:dir/sub/other.txt', ':nothing'];
   for (const r of revs) sameAsGit(repo, ['rev-parse', '--verify', '-q', r]);
   sameAsGit(repo, ['rev-parse', '--symbolic-full-name', '@{-1}', 'topic@{u}', '@']);
+  // Names that are neither a revision nor a file: git's diagnosis, word for word.
+  writeFileSync(join(repo, 'disk-only.txt'), 'x\n');
+  for (const name of ['HEAD:nothing.txt', 'HEAD:disk-only.txt', ':nothing.txt', ':disk-only.txt', ':1:file.txt', 'nosuch:file.txt', 'HEAD:../up', '..', '*.c', 'main...topic']) {
+    const g = run('git', ['rev-parse', name], repo);
+    const p = run(process.execPath, [CLI, 'rev-parse', name], repo);
+    assert.deepEqual({ status: p.status, out: p.stdout, err: p.stderr.split('\n')[0] }, { status: g.status, out: g.stdout, err: g.stderr.split('\n')[0] }, name);
+  }
+  const sub = join(repo, 'dir');
+  for (const name of ['HEAD:sub', ':rev-0.txt', 'HEAD:./sub/other.txt']) sameAsGit(sub, ['rev-parse', name]);
   sameAsGit(repo, ['rev-parse', '--abbrev-ref', '@{-1}', 'topic@{u}']);
 });

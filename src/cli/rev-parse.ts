@@ -341,7 +341,7 @@ function revParse(global: GlobalOptions, args: string[], out: string[]): number 
     if (hasDashDash) throw new Stop(`bad revision '${arg}'`);
     asIs = 1;
     if (!showFile(arg)) continue;
-    verifyFilename(s, arg, true, prefixOverride ?? s.prefix);
+    verifyFilename(s, arg, true, prefixOverride ?? s.prefix, r);
   }
   const showDefault = (): boolean => {
     if (def === undefined || shown > 0) return false;
@@ -375,8 +375,22 @@ function tryRange(repo: Repository, arg: string): { reversed: boolean; id: Buffe
       throw e;
     }
   };
+  // `..` alone is a path (the parent directory), not HEAD..HEAD.
+  if (arg === '..') return undefined;
+  const three = arg.indexOf('...');
+  if (three >= 0) {
+    // A...B: B, A, and ^ each merge base.
+    const a = arg.slice(0, three) || 'HEAD';
+    const b = arg.slice(three + 3) || 'HEAD';
+    const ia = resolveOr(a);
+    const ib = resolveOr(b);
+    if (ia === undefined || ib === undefined) return undefined;
+    const bases = mergeBases(repo, ia, ib);
+    if (bases === undefined) return undefined;
+    return [{ reversed: false, id: ib, name: b }, { reversed: false, id: ia, name: a }, ...bases.map((id) => ({ reversed: true, id, name: id.toString('hex') }))];
+  }
   const dots = arg.indexOf('..');
-  if (dots >= 0 && !arg.includes('...')) {
+  if (dots >= 0) {
     const a = arg.slice(0, dots) || 'HEAD';
     const b = arg.slice(dots + 2) || 'HEAD';
     const ia = resolveOr(a);
@@ -403,6 +417,47 @@ function tryRange(repo: Repository, arg: string): { reversed: boolean; id: Buffe
   const parent = parents[n - 1];
   if (parent === undefined) return undefined;
   return [{ reversed: false, id, name: base }, { reversed: true, id: parent, name: `${base}^${n}` }];
+}
+
+/**
+ * The merge bases of two commits (peeled from whatever names them): the common ancestors that are
+ * no other common ancestor's ancestor. Undefined when one is not a commit-ish.
+ */
+function mergeBases(repo: Repository, a: Buffer, b: Buffer): Buffer[] | undefined {
+  let ca: Buffer;
+  let cb: Buffer;
+  try {
+    ca = repo.resolve(`${a.toString('hex')}^{commit}`);
+    cb = repo.resolve(`${b.toString('hex')}^{commit}`);
+  } catch (e) {
+    if (isPackwrightError(e)) return undefined;
+    throw e;
+  }
+  const ancestors = (start: Buffer): Set<string> => {
+    const seen = new Set<string>();
+    const stack = [start];
+    while (stack.length > 0) {
+      const id = stack.pop() as Buffer;
+      const hex = id.toString('hex');
+      if (seen.has(hex)) continue;
+      seen.add(hex);
+      try {
+        stack.push(...parseCommit(repo.objects.read(id).data, repo.store.hashLength).parents);
+      } catch (e) {
+        if (!isPackwrightError(e)) throw e;
+      }
+    }
+    return seen;
+  };
+  const fromA = ancestors(ca);
+  const common = [...ancestors(cb)].filter((h) => fromA.has(h));
+  const commonSet = new Set(common);
+  // A common ancestor that another common ancestor reaches is not a merge base.
+  const reached = new Set<string>();
+  for (const h of common) {
+    for (const anc of ancestors(Buffer.from(h, 'hex'))) if (anc !== h && commonSet.has(anc)) reached.add(anc);
+  }
+  return common.filter((h) => !reached.has(h)).map((h) => Buffer.from(h, 'hex'));
 }
 
 /** The full ref name a name stands for (git's dwim_ref, with @{-n} and @{upstream}), or undefined when it names no ref. */
@@ -441,10 +496,27 @@ function resolveDefaultAbbrev(repo: Repository): number {
 }
 
 /** git's verify_filename: a non-revision argument must name a file of the work tree. */
-function verifyFilename(s: RepositorySetup, arg: string, diagnose = false, prefix = s.prefix): void {
+function verifyFilename(s: RepositorySetup, arg: string, diagnose = false, prefix = s.prefix, repo?: Repository): void {
   const base = s.workTree !== undefined ? join(s.workTree, prefix ?? '') : s.cwd;
-  if (arg.startsWith(':') || existsSync(join(base, arg))) return;
-  if (diagnose) throw new Stop(`ambiguous argument '${arg}': unknown revision or path not in the working tree.\nUse '--' to separate paths from revisions, like this:\n'git <command> [<revision>...] -- [<file>...]'`);
+  // git's check_filename: `:!` and `:^` excludes are always fine, `:/<path>` is from the top;
+  // and looks_like_pathspec: an unescaped wildcard makes a pathspec, not a missing file.
+  if (arg.startsWith(':!') || arg.startsWith(':^')) return;
+  let escaped = false;
+  for (const c of arg) {
+    if (c === '\\') escaped = !escaped;
+    else if ('*?['.includes(c) && !escaped) return;
+    else escaped = false;
+  }
+  if (arg.startsWith(':/') ? existsSync(join(s.workTree ?? s.cwd, arg.slice(2))) : existsSync(join(base, arg))) return;
+  if (diagnose) {
+    // git first says what is wrong with a name that looks like <tree-ish>:<path> or :<path>.
+    const said = repo?.diagnose(arg);
+    if (said !== undefined) {
+      const [first, ...hints] = said.split('\n');
+      throw new Stop(hints.length > 0 ? `${first}\n${hints.join('\n')}` : first);
+    }
+    throw new Stop(`ambiguous argument '${arg}': unknown revision or path not in the working tree.\nUse '--' to separate paths from revisions, like this:\n'git <command> [<revision>...] -- [<file>...]'`);
+  }
   throw new Stop(`${arg}: no such path in the working tree.\nUse 'git <command> -- <path>...' to specify paths that do not exist locally.`);
 }
 

@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { isAbsolute, join, posix, relative, resolve as resolvePath, sep } from 'node:path';
 import { PackwrightError } from '../errors/packwright-error.js';
 import { parseIndexFile } from './index-file.js';
@@ -134,22 +134,87 @@ export class Repository implements RevisionContext {
    */
   resolve(revision: string): Buffer {
     const m = /^:(?:([0-3]):)?(?!\/)(.+)$/s.exec(revision);
-    if (m !== null) return this.indexEntry(this.fromPrefix(m[2] as string, revision), Number(m[1] ?? 0), revision);
+    if (m !== null) return this.indexEntry(this.fromPrefix(m[2] as string), Number(m[1] ?? 0), revision);
     // <tree-ish>:./<path> and :../<path> are relative to the current directory.
     const colon = treeishColon(revision);
     if (colon > 0) {
       const path = revision.slice(colon + 1);
-      const rewritten = this.fromPrefix(path, revision);
+      const rewritten = this.fromPrefix(path);
       if (rewritten !== path) return resolveRevision(this, `${revision.slice(0, colon + 1)}${rewritten}`);
     }
     return resolveRevision(this, revision);
   }
 
+  /**
+   * git's maybe_die_on_misspelt_object_name: for a name that is not a revision, what git says of
+   * it when it looks like `<tree-ish>:<path>` or `:<path>` (a path not in the tree or the index,
+   * on disk but not there, in the tree or index under another directory, at another stage), with
+   * git's `hint:` lines; undefined when it has nothing to say.
+   */
+  diagnose(name: string): string | undefined {
+    const index = /^:(?:([0-3]):)?(?!\/)(.*)$/s.exec(name);
+    const onDisk = (p: string): boolean => this.workTree !== undefined && existsSync(join(this.workTree, p));
+    if (index !== null) {
+      const stage = Number(index[1] ?? 0);
+      let path: string;
+      try {
+        path = this.fromPrefix(index[2] as string);
+      } catch (e) {
+        return (e as Error).message;
+      }
+      let entries: { path: string; stage: number }[] = [];
+      try {
+        const file = this.options.env?.['GIT_INDEX_FILE'] ?? process.env['GIT_INDEX_FILE'] ?? join(this.gitDir, 'index');
+        entries = parseIndexFile(readFileSync(file), this.format, file).entries;
+      } catch {
+        entries = [];
+      }
+      const at = entries.find((e) => e.path === path);
+      if (at !== undefined) return `path '${path}' is in the index, but not at stage ${stage}\nhint: Did you mean ':${at.stage}:${path}'?`;
+      const full = `${this.prefix}${path}`;
+      const under = this.prefix !== '' ? entries.find((e) => e.path === full) : undefined;
+      if (under !== undefined) {
+        return `path '${full}' is in the index, but not '${path}'\nhint: Did you mean ':${under.stage}:${full}' aka ':${under.stage}:./${path}'?`;
+      }
+      if (onDisk(path)) return `path '${path}' exists on disk, but not in the index`;
+      return `path '${path}' does not exist (neither on disk nor in the index)`;
+    }
+    const colon = treeishColon(name);
+    if (colon <= 0) return undefined;
+    const treeish = name.slice(0, colon);
+    let tree: Buffer;
+    try {
+      tree = resolveRevision(this, `${treeish}^{tree}`);
+    } catch {
+      return `invalid object name '${treeish}'.`;
+    }
+    let path: string;
+    try {
+      path = this.fromPrefix(name.slice(colon + 1));
+    } catch (e) {
+      return (e as Error).message;
+    }
+    const has = (p: string): boolean => {
+      try {
+        resolveRevision(this, `${tree.toString('hex')}:${p}`);
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    if (has(path)) return undefined;
+    const full = `${this.prefix}${path}`;
+    if (this.prefix !== '' && has(full)) return `path '${full}' exists, but not '${path}'\nhint: Did you mean '${treeish}:${full}' aka '${treeish}:./${path}'?`;
+    if (onDisk(path)) return `path '${path}' exists on disk, but not in '${treeish}'`;
+    return `path '${path}' does not exist in '${treeish}'`;
+  }
+
   /** A path of a revision from the top of the work tree: `./` and `../` ones start at the prefix. */
-  private fromPrefix(path: string, revision: string): string {
+  private fromPrefix(path: string): string {
     if (!/^\.\.?(\/|$)/.test(path)) return path;
     const joined = posix.normalize(`${this.prefix}${path}`);
-    if (joined === '..' || joined.startsWith('../')) throw new PackwrightError('REF_NOT_FOUND', `'${path}' is outside repository (in ${revision})`);
+    // git dies of this one at once.
+    if (joined === '..' || joined.startsWith('../')) throw new PackwrightError('INVALID_ARGUMENT', `'${path}' is outside repository at '${this.workTree ?? this.gitDir}'`);
     return joined === '.' || joined === './' ? '' : joined.replace(/\/$/, '');
   }
 
