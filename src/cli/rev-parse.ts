@@ -365,7 +365,7 @@ function revParse(global: GlobalOptions, args: string[], out: string[]): number 
   return 0;
 }
 
-/** `A..B`, `rev^@`, `rev^!`, `rev^-N`: the revisions they stand for, or undefined. */
+/** `A..B`, `A...B`, `rev^@`, `rev^!`, `rev^-N`: the revisions they stand for, or undefined. */
 function tryRange(repo: Repository, arg: string): { reversed: boolean; id: Buffer; name: string }[] | undefined {
   const resolveOr = (rev: string): Buffer | undefined => {
     try {
@@ -377,26 +377,19 @@ function tryRange(repo: Repository, arg: string): { reversed: boolean; id: Buffe
   };
   // `..` alone is a path (the parent directory), not HEAD..HEAD.
   if (arg === '..') return undefined;
+  // A..B: B and ^A; A...B: B, A and ^ each merge base (an empty side is HEAD).
   const three = arg.indexOf('...');
-  if (three >= 0) {
-    // A...B: B, A, and ^ each merge base.
-    const a = arg.slice(0, three) || 'HEAD';
-    const b = arg.slice(three + 3) || 'HEAD';
+  const dots = three >= 0 ? three : arg.indexOf('..');
+  if (dots >= 0) {
+    const a = arg.slice(0, dots) || 'HEAD';
+    const b = arg.slice(dots + (three >= 0 ? 3 : 2)) || 'HEAD';
     const ia = resolveOr(a);
     const ib = resolveOr(b);
     if (ia === undefined || ib === undefined) return undefined;
+    if (three < 0) return [{ reversed: false, id: ib, name: b }, { reversed: true, id: ia, name: a }];
     const bases = mergeBases(repo, ia, ib);
     if (bases === undefined) return undefined;
     return [{ reversed: false, id: ib, name: b }, { reversed: false, id: ia, name: a }, ...bases.map((id) => ({ reversed: true, id, name: id.toString('hex') }))];
-  }
-  const dots = arg.indexOf('..');
-  if (dots >= 0) {
-    const a = arg.slice(0, dots) || 'HEAD';
-    const b = arg.slice(dots + 2) || 'HEAD';
-    const ia = resolveOr(a);
-    const ib = resolveOr(b);
-    if (ia === undefined || ib === undefined) return undefined;
-    return [{ reversed: false, id: ib, name: b }, { reversed: true, id: ia, name: a }];
   }
   const m = /^(.+)\^(@|!|-(\d*))$/.exec(arg);
   if (m === null) return undefined;
