@@ -373,11 +373,7 @@ class BatchPrinter {
     const view = out.bufferView;
     // Ids in blocks through one small buffer: a large index is read by section, and its ids
     // need not all be in memory at once (see PackIndex).
-    const BLOCK = 2048;
-    const scratch = Buffer.allocUnsafe(BLOCK * H);
-    for (let first = 0; first < index.count; first += BLOCK) {
-      const count = Math.min(BLOCK, index.count - first);
-      const ids = index.idsBlock(first, count, scratch);
+    for (const { first, count, ids } of index.idBlocks(2048)) {
       for (let k = 0; k < count; k++) {
         const position = first + k;
         let p = out.reserve(2 * H + 32);

@@ -45,9 +45,7 @@ export function locateObjects(handle: StoreHandle, table: ObjectTable): ObjectLo
     if (index === undefined || !p.tryOpen()) continue;
     const k = packs.length;
     let used = false;
-    for (let first = 0; first < index.count; first += BLOCK) {
-      const count = Math.min(BLOCK, index.count - first);
-      const ids = index.idsBlock(first, count, scratch);
+    for (const { first, count, ids } of index.idBlocks(BLOCK, scratch)) {
       for (let j = 0; j < count; j++) {
         const o = table.find(ids, j * H);
         if (o < 0 || !table.is(o, wanted)) continue;

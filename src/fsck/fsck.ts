@@ -240,11 +240,7 @@ class FsckRun {
       if (index === undefined) continue;
       const bits = IN_PACK | LISTED | (p.markers.promisor ? PROMISOR : 0);
       // In blocks of ids (a view of the index once loaded): no Buffer per id.
-      const block = 4096;
-      const scratch = Buffer.allocUnsafe(block * H);
-      for (let first = 0; first < index.count; first += block) {
-        const count = Math.min(block, index.count - first);
-        const ids = index.idsBlock(first, count, scratch);
+      for (const { count, ids } of index.idBlocks(4096)) {
         for (let i = 0; i < count; i++) {
           const n = table.intern(ids, i * H);
           this.flags[n] = (this.flags[n] as number) | bits;

@@ -318,6 +318,17 @@ export class PackIndex implements ObjectIndex {
     return scratch.subarray(0, count * H);
   }
 
+  /**
+   * Every id in sorted order, `block` at a time: `ids` holds `count` ids from sorted position
+   * `first` (an `idsBlock`, read into `scratch` while the ids are not in memory).
+   */
+  *idBlocks(block: number, scratch: Buffer = Buffer.allocUnsafe(block * this.hashLength)): Generator<{ first: number; count: number; ids: Uint8Array }> {
+    for (let first = 0; first < this.count; first += block) {
+      const count = Math.min(block, this.count - first);
+      yield { first, count, ids: this.idsBlock(first, count, scratch) };
+    }
+  }
+
   /** A pack's own index covers one pack. */
   packOf(): number {
     return 0;
