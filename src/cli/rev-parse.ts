@@ -1,7 +1,7 @@
 import { existsSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { wildmatch } from '../config/index.js';
-import { approxidate, symbolicFullName } from '../refs/index.js';
+import { approxidate, DWIM_RULES, symbolicFullName } from '../refs/index.js';
 import { isPackwrightError, PackwrightError } from '../errors/index.js';
 import { parseCommit } from '../objects/index.js';
 import { Repository, gitFileTarget, parseIndexFile, setupRepository, type RepositorySetup } from '../repo/index.js';
@@ -465,17 +465,15 @@ function dwimFull(repo: Repository, name: string): string | undefined {
 
 /** git's shorten_unambiguous_ref: the shortest name that the ref rules take back to `full`. */
 function shortenRef(repo: Repository, full: string, strict: boolean): string {
-  const rules = ['refs/%s', 'refs/tags/%s', 'refs/heads/%s', 'refs/remotes/%s', 'refs/remotes/%s/HEAD'];
-  const all = ['%s', ...rules];
-  for (let r = all.length - 1; r > 0; r--) {
-    const [pre, post] = (all[r] as string).split('%s') as [string, string];
+  for (let r = DWIM_RULES.length - 1; r > 0; r--) {
+    const [pre, post] = (DWIM_RULES[r] as string).split('%s') as [string, string];
     if (!full.startsWith(pre) || !full.endsWith(post) || full.length <= pre.length + post.length) continue;
     const short = full.slice(pre.length, full.length - post.length);
     // Unambiguous: no rule before this one (all of them, when strict) names an existing ref.
     let ambiguous = false;
-    for (let j = 0; j < all.length && !ambiguous; j++) {
+    for (let j = 0; j < DWIM_RULES.length && !ambiguous; j++) {
       if (j === r || (!strict && j > r)) continue;
-      const candidate = (all[j] as string).replace('%s', short);
+      const candidate = (DWIM_RULES[j] as string).replace('%s', short);
       if (candidate !== full && repo.refs.read(candidate) !== undefined) ambiguous = true;
     }
     if (!ambiguous) return short;

@@ -12,6 +12,7 @@ import type { StoreHandle } from '../odb/store-handle.js';
 import type { StorePack } from '../odb/store-pack.js';
 import { verifyPack } from '../resolve/verify-pack.js';
 import { parseIndexFile } from '../repo/index-file.js';
+import { parseReflog } from '../refs/reflog.js';
 import type { Repository } from '../repo/repository.js';
 import { Inflater } from '../zlib/inflater.js';
 import type { LinkRecords } from './link-records.js';
@@ -728,22 +729,21 @@ class FsckRun {
     for (const { name, path } of wt.reflogs) {
       let text: string;
       try {
-        text = readFileSync(path, 'latin1');
+        text = readFileSync(path, 'utf8');
       } catch {
         continue;
       }
-      for (const line of text.split('\n')) {
-        const m = /^([0-9a-f]+) ([0-9a-f]+) [^\n]*> (\d+) [+-]\d{4}/.exec(line);
-        if (m === null) continue;
-        this.reflogId(name, m[1] as string, 0);
-        this.reflogId(name, m[2] as string, Number(m[3]));
+      for (const e of parseReflog(text, this.H)) {
+        this.reflogId(name, e.old, 0);
+        this.reflogId(name, e.new, e.timestamp);
       }
     }
   }
 
-  private reflogId(refname: string, hex: string, timestamp: number): void {
-    if (hex.length !== this.H * 2 || /^0+$/.test(hex)) return;
-    const n = this.numberOf(Buffer.from(hex, 'hex'));
+  private reflogId(refname: string, id: Buffer, timestamp: number): void {
+    if (id.every((b) => b === 0)) return;
+    const hex = id.toString('hex');
+    const n = this.numberOf(id);
     if (((this.flags[n] as number) & HAS_OBJ)) {
       if (timestamp !== 0) this.putName(n, `${refname}@{${timestamp}}`);
       this.flags[n] = (this.flags[n] as number) | USED;

@@ -1,10 +1,10 @@
 export { RefStore } from './ref-store.js';
 export type { RefValue, RefEntry } from './ref-store.js';
-export { resolveRevision, symbolicFullName } from './resolve-revision.js';
+export { resolveRevision, symbolicFullName, DWIM_RULES } from './resolve-revision.js';
 export type { RevisionContext } from './resolve-revision.js';
 export { RevArgs } from './rev-args.js';
 export type { RevTip } from './rev-args.js';
 export { isValidRefname } from './refname.js';
 export { approxidate } from './approxidate.js';
-export { readReflog } from './reflog.js';
+export { readReflog, parseReflog } from './reflog.js';
 export type { ReflogEntry } from './reflog.js';

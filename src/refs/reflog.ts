@@ -23,6 +23,11 @@ export function readReflog(gitDir: string, commonDir: string, name: string, hash
   } catch {
     return [];
   }
+  return parseReflog(text, hashLength);
+}
+
+/** The entries of a reflog file's text, oldest first; lines that are not entries are skipped. */
+export function parseReflog(text: string, hashLength: number): ReflogEntry[] {
   const hex = hashLength * 2;
   const entries: ReflogEntry[] = [];
   const re = new RegExp(`^([0-9a-f]{${hex}}) ([0-9a-f]{${hex}}) [^\\n]*> (\\d+) ([+-]\\d{4})(?:\\t(.*))?$`);

@@ -9,7 +9,7 @@ import { approxidate } from './approxidate.js';
 import { readReflog, reflogExists, type ReflogEntry } from './reflog.js';
 
 /** The refs git tries for a short name, in order (refs.c, ref_rev_parse_rules). */
-const DWIM_RULES = ['%s', 'refs/%s', 'refs/tags/%s', 'refs/heads/%s', 'refs/remotes/%s', 'refs/remotes/%s/HEAD'];
+export const DWIM_RULES: readonly string[] = ['%s', 'refs/%s', 'refs/tags/%s', 'refs/heads/%s', 'refs/remotes/%s', 'refs/remotes/%s/HEAD'];
 
 /** What revision syntax needs: the refs, and the objects to peel and walk (and config, for `@{upstream}`). */
 export interface RevisionContext {
