@@ -7,7 +7,6 @@ import { BIG_SIZE, objectSize } from '../pack/index.js';
 import { readLines } from './read-lines.js';
 import { fromHex, toHex } from '../hash/index.js';
 import { readLooseHeaderLiterally } from '../loose/index.js';
-import { Inflater } from '../zlib/index.js';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { helpRequested, UsageError } from './usage-error.js';
@@ -300,7 +299,7 @@ function looseHeaderLiterally(store: StoreHandle, id: Buffer): { typeName: strin
   const hex = toHex(id);
   for (const dir of store.looseDirs()) {
     const path = join(dir, hex.slice(0, 2), hex.slice(2));
-    if (existsSync(path)) return readLooseHeaderLiterally(path, new Inflater());
+    if (existsSync(path)) return readLooseHeaderLiterally(path, store.store.inflater);
   }
   return undefined;
 }

@@ -14,7 +14,6 @@ import { verifyPack } from '../resolve/verify-pack.js';
 import { parseIndexFile } from '../repo/index-file.js';
 import { parseReflog } from '../refs/reflog.js';
 import type { Repository } from '../repo/repository.js';
-import { Inflater } from '../zlib/inflater.js';
 import type { LinkRecords } from './link-records.js';
 import { CHECKED_TYPES, ObjectChecker, PACK_CHECKER, type CheckFindings, type PackCheckOptions } from './pack-checker.js';
 import { fsckRulesFromConfig } from './config-rules.js';
@@ -139,7 +138,6 @@ class FsckRun {
   private linkAt = new Int32Array(0);
   private readonly gitmodules = new Set<string>();
   private readonly gitattributes = new Set<string>();
-  private readonly inflater = new Inflater();
   private defaultRefs = 0;
   private showUnreachable: boolean;
   private readonly pending: number[] = [];
@@ -152,7 +150,6 @@ class FsckRun {
   }
 
   close(): void {
-    this.inflater.close();
     this.handle.close();
   }
 
@@ -295,10 +292,10 @@ class FsckRun {
       return undefined;
     }
     const head = Buffer.alloc(64);
-    const got = this.inflater.inflatePrefix(file, 0, file.length, head, 0, head.length);
+    const got = this.repo.store.inflater.inflatePrefix(file, 0, file.length, head, 0, head.length);
     const nul = got > 0 ? head.subarray(0, got).indexOf(0) : -1;
     if (got < 0 || nul < 0) {
-      if (got < 0) this.say('error', `error: inflate: ${zlibWords(this.inflater.lastError)}`);
+      if (got < 0) this.say('error', `error: inflate: ${zlibWords(this.repo.store.inflater.lastError)}`);
       this.say('error', `error: unable to unpack header of ${shown}`);
       this.say('error', `error: ${hex}: object corrupt or missing: ${shown}`, { id: hex });
       return undefined;
@@ -314,7 +311,7 @@ class FsckRun {
     const size = Number(m[2]);
     const total = nul + 1 + size;
     const out = Buffer.allocUnsafe(total + 1);
-    const consumed = this.inflater.inflateExact(file, 0, file.length, out, 0, total);
+    const consumed = this.repo.store.inflater.inflateExact(file, 0, file.length, out, 0, total);
     if (consumed < 0 || consumed !== file.length) {
       this.say('error', consumed < 0 ? `error: corrupt loose object '${hex}'` : `error: garbage at end of loose object '${hex}'`, { id: hex });
       this.say('error', `error: unable to unpack contents of ${shown}`);

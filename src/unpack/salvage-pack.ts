@@ -5,7 +5,6 @@ import { toHex } from '../hash/hex.js';
 import { writeLoose } from '../loose/write-loose.js';
 import { EntryHeader, OBJ_OFS_DELTA, OBJ_REF_DELTA, parseEntryHeader } from '../pack/entry-header.js';
 import type { Store } from '../odb/store.js';
-import { Inflater } from '../zlib/inflater.js';
 
 /**
  * `unpack-objects -r` after the pack failed to index: git's recovering unpack, front to back,
@@ -16,7 +15,7 @@ import { Inflater } from '../zlib/inflater.js';
 export function salvagePack(store: Store, pack: Uint8Array, options: { dryRun: boolean; onError?: (message: string) => void }): { objects: number; written: number; trailing: Buffer } {
   const H = store.hashLength;
   const say = options.onError ?? (() => {});
-  const inflater = new Inflater();
+  const inflater = store.inflater;
   const header = new EntryHeader();
   // Objects got so far, by offset: their id (contents are read back from the store, or kept
   // while dry-running).
@@ -57,61 +56,56 @@ export function salvagePack(store: Store, pack: Uint8Array, options: { dryRun: b
     }
   };
   let pos = 12;
-  let count = 0;
-  try {
-    if (pack.length < 12 || Buffer.from(pack.subarray(0, 4)).toString('latin1') !== 'PACK') {
-      say('error: bad pack file');
-      return { objects: 0, written: 0, trailing: Buffer.alloc(0) };
+  if (pack.length < 12 || Buffer.from(pack.subarray(0, 4)).toString('latin1') !== 'PACK') {
+    say('error: bad pack file');
+    return { objects: 0, written: 0, trailing: Buffer.alloc(0) };
+  }
+  const count = Buffer.from(pack.buffer, pack.byteOffset, pack.byteLength).readUInt32BE(8);
+  for (let i = 0; i < count; i++) {
+    const offset = pos;
+    let n: number;
+    try {
+      n = parseEntryHeader(pack, pos, pack.length, offset, H, header);
+    } catch (e) {
+      if (!isPackwrightError(e)) throw e;
+      say(`error: ${e.message}`);
+      break;
     }
-    count = Buffer.from(pack.buffer, pack.byteOffset, pack.byteLength).readUInt32BE(8);
-    for (let i = 0; i < count; i++) {
-      const offset = pos;
-      let n: number;
+    if (n < 0) {
+      say(`error: pack is truncated at offset ${offset}`);
+      break;
+    }
+    const out = Buffer.allocUnsafe(header.size + 1);
+    const consumed = inflater.inflateExact(pack, pos + n, pack.length, out, 0, header.size);
+    if (consumed < 0) {
+      say(`error: inflate returned ${consumed} for the entry at offset ${offset}`);
+      break;
+    }
+    pos += n + consumed;
+    const data = out.subarray(0, header.size);
+    if (header.type === OBJ_OFS_DELTA) {
+      const base = byOffset.get(header.baseOffset);
+      const content = base === undefined ? undefined : contentOf(base);
+      if (base === undefined || content === undefined) say(`error: failed to read delta-pack base object at offset ${header.baseOffset}`);
+      else apply(offset, base.type, content, Buffer.from(data));
+    } else if (header.type === OBJ_REF_DELTA) {
+      const baseId = Buffer.from(pack.subarray(header.baseIdPosition, header.baseIdPosition + H));
+      let base: { type: number; data: Buffer } | undefined;
       try {
-        n = parseEntryHeader(pack, pos, pack.length, offset, H, header);
+        base = store.objects.read(baseId);
       } catch (e) {
         if (!isPackwrightError(e)) throw e;
-        say(`error: ${e.message}`);
-        break;
       }
-      if (n < 0) {
-        say(`error: pack is truncated at offset ${offset}`);
-        break;
+      if (base !== undefined) apply(offset, base.type, base.data, Buffer.from(data));
+      else {
+        const list = pendingRef.get(toHex(baseId)) ?? [];
+        list.push({ type: 0, delta: Buffer.from(data) });
+        pendingRef.set(toHex(baseId), list);
       }
-      const out = Buffer.allocUnsafe(header.size + 1);
-      const consumed = inflater.inflateExact(pack, pos + n, pack.length, out, 0, header.size);
-      if (consumed < 0) {
-        say(`error: inflate returned ${consumed} for the entry at offset ${offset}`);
-        break;
-      }
-      pos += n + consumed;
-      const data = out.subarray(0, header.size);
-      if (header.type === OBJ_OFS_DELTA) {
-        const base = byOffset.get(header.baseOffset);
-        const content = base === undefined ? undefined : contentOf(base);
-        if (base === undefined || content === undefined) say(`error: failed to read delta-pack base object at offset ${header.baseOffset}`);
-        else apply(offset, base.type, content, Buffer.from(data));
-      } else if (header.type === OBJ_REF_DELTA) {
-        const baseId = Buffer.from(pack.subarray(header.baseIdPosition, header.baseIdPosition + H));
-        let base: { type: number; data: Buffer } | undefined;
-        try {
-          base = store.objects.read(baseId);
-        } catch (e) {
-          if (!isPackwrightError(e)) throw e;
-        }
-        if (base !== undefined) apply(offset, base.type, base.data, Buffer.from(data));
-        else {
-          const list = pendingRef.get(toHex(baseId)) ?? [];
-          list.push({ type: 0, delta: Buffer.from(data) });
-          pendingRef.set(toHex(baseId), list);
-        }
-      } else {
-        got(offset, header.type, Buffer.from(data));
-      }
+    } else {
+      got(offset, header.type, Buffer.from(data));
     }
-    if (pendingRef.size > 0) say('error: unresolved deltas left after unpacking');
-  } finally {
-    inflater.close();
   }
+  if (pendingRef.size > 0) say('error: unresolved deltas left after unpacking');
   return { objects, written, trailing: Buffer.alloc(0) };
 }

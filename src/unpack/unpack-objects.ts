@@ -70,7 +70,7 @@ export async function unpackObjects(store: Store, input: Readable | Uint8Array, 
   const strict = options.strict;
   const visitorOptions: UnpackVisitorOptions = {
     objectsDir: store.objectsDir, format: store.format, dryRun: options.dryRun === true,
-    loose: looseOptionsOf(store),
+    loose: store.looseOptions,
     // Links are looked up on the main thread afterwards (the pack's ids are not known before it is read).
     check: strict === undefined ? undefined : { rules: strict.toJSON(), table: ObjectTable.shared(H, 1).sharedParts, tagNames: false },
   };
@@ -176,7 +176,7 @@ function writeChecked(store: Store, result: IndexPackResult, threads: UnpackThre
   if (failed) throw new PackwrightError('OBJECT_CORRUPT', 'fsck error in pack objects');
   if (dryRun) return 0;
   let written = 0;
-  const options = looseOptionsOf(store);
+  const options = store.looseOptions;
   for (const t of threads) {
     for (const h of t.held) {
       if (store.objects.has(h.id, { refresh: false })) continue;
@@ -184,10 +184,6 @@ function writeChecked(store: Store, result: IndexPackResult, threads: UnpackThre
     }
   }
   return written;
-}
-
-function looseOptionsOf(store: Store): { compression?: number; fsync?: boolean } {
-  return store.looseOptions;
 }
 
 /** git's words for a pack that does not unpack. */
