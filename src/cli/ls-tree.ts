@@ -1,6 +1,6 @@
 import { posix, relative, resolve } from 'node:path';
 import { isPackwrightError, PackwrightError } from '../errors/index.js';
-import { OBJ_BLOB, OBJ_COMMIT, OBJ_TREE, TYPE_NAMES, parseCommit, parseTag, OBJ_TAG } from '../objects/index.js';
+import { OBJ_BLOB, TYPE_NAMES } from '../objects/index.js';
 import { listTree, type ListedTreeEntry } from '../odb/index.js';
 import type { Repository } from '../repo/index.js';
 import { abbrevOption, configuredAbbrev } from './abbrev.js';
@@ -139,22 +139,14 @@ export function lsTreeCommand(global: GlobalOptions, open: () => Repository, arg
   }
 }
 
-/** The tree a tree-ish names: a tree, a commit's, or what a tag finally points at. */
+/** The tree a tree-ish names (revision syntax's `^{tree}`: a tree, a commit's, what a tag points at). */
 function treeOf(repo: Repository, id: Buffer): Buffer {
-  for (let depth = 0; depth < 64; depth++) {
-    let obj;
-    try {
-      obj = repo.objects.read(id);
-    } catch (e) {
-      if (isPackwrightError(e)) throw new PackwrightError('OBJECT_NOT_FOUND', 'not a tree object');
-      throw e;
-    }
-    if (obj.type === OBJ_TREE) return id;
-    if (obj.type === OBJ_COMMIT) return parseCommit(obj.data, repo.store.hashLength).tree;
-    if (obj.type !== OBJ_TAG) break;
-    id = parseTag(obj.data, repo.store.hashLength).object;
+  try {
+    return repo.resolve(`${id.toString('hex')}^{tree}`);
+  } catch (e) {
+    if (isPackwrightError(e)) throw new PackwrightError('OBJECT_CORRUPT', 'not a tree object', { cause: e });
+    throw e;
   }
-  throw new PackwrightError('OBJECT_CORRUPT', 'not a tree object');
 }
 
 /** A path argument from the current directory, normalised as git's prefix_path does (a trailing `/` kept). */
