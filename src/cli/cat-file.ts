@@ -1,5 +1,5 @@
 import { PackwrightError, isPackwrightError } from '../errors/index.js';
-import { OBJ_BLOB, OBJ_COMMIT, OBJ_TAG, OBJ_TREE, TYPE_NAME_BYTES, TYPE_NAMES, typeName, typeNumber, parseCommit, parseTag, formatTree, TreeCursor } from '../objects/index.js';
+import { OBJ_BLOB, OBJ_COMMIT, OBJ_TAG, OBJ_TREE, TYPE_NAME_BYTES, TYPE_NAMES, typeName, typeNumber, parseCommit, parseTag, formatTree, findTreeEntry } from '../objects/index.js';
 import { forEachObject, onlyPack, type ObjectInfo, type ObjectLocation, type StoreHandle, type StorePack } from '../odb/index.js';
 import { convertToWorkTree, textconv, type Repository } from '../repo/index.js';
 import { Output, writeDecimal, writeHex } from './output.js';
@@ -512,7 +512,7 @@ function followSymlinks(repo: Repository, rev: string, path: string): FollowResu
       continue;
     }
     if (first === '') return { kind: 'found', id: (parents[parents.length - 1] as { id: Buffer }).id };
-    const entry = findEntry((current as { data: Buffer }).data, H, first);
+    const entry = findTreeEntry((current as { data: Buffer }).data, H, Buffer.from(first, 'latin1'));
     if (entry === undefined) return { kind: failure };
     const kind = entry.mode & 0o170000;
     if (kind === 0o040000) {
@@ -538,13 +538,4 @@ function followSymlinks(repo: Repository, rev: string, path: string): FollowResu
       return { kind: 'found', id: entry.id };
     }
   }
-}
-
-/** The entry `name` (latin1) of a tree. */
-function findEntry(data: Buffer, H: number, name: string): { mode: number; id: Buffer } | undefined {
-  const cursor = new TreeCursor(H).reset(data);
-  while (cursor.next()) {
-    if (data.toString('latin1', cursor.nameStart, cursor.nameEnd) === name) return { mode: cursor.mode, id: Buffer.from(data.subarray(cursor.idStart, cursor.idStart + H)) };
-  }
-  return undefined;
 }

@@ -80,6 +80,18 @@ export class TreeCursor {
   }
 }
 
+/** The entry of a tree named `name` (its bytes), with its mode as stored and a copy of its id; undefined when there is none. */
+export function findTreeEntry(data: Uint8Array, hashLength: number, name: Uint8Array): { mode: number; id: Buffer } | undefined {
+  const cursor = new TreeCursor(hashLength).reset(data);
+  while (cursor.next()) {
+    if (cursor.nameEnd - cursor.nameStart !== name.length) continue;
+    let same = true;
+    for (let i = 0; i < name.length; i++) if (data[cursor.nameStart + i] !== name[i]) { same = false; break; }
+    if (same) return { mode: cursor.mode, id: Buffer.from(data.subarray(cursor.idStart, cursor.idStart + hashLength)) };
+  }
+  return undefined;
+}
+
 /** The object type a tree entry's mode implies. */
 export function modeObjectType(mode: number): number {
   const kind = mode & S_IFMT;

@@ -4,7 +4,7 @@ import { OBJ_COMMIT, OBJ_TAG, OBJ_TREE, typeName } from '../objects/object-type.
 import type { StoreHandle } from '../odb/store-handle.js';
 import type { RefStore } from './ref-store.js';
 import { parseCommit, parseTag } from '../objects/commit.js';
-import { parseTree } from '../objects/tree.js';
+import { findTreeEntry } from '../objects/tree.js';
 import { approxidate } from './approxidate.js';
 import { readReflog, reflogExists, type ReflogEntry } from './reflog.js';
 
@@ -303,9 +303,9 @@ function lookupPath(store: StoreHandle, treeish: Buffer, path: string, rev: stri
   for (const part of parts) {
     const obj = store.read(id);
     if (obj.type !== OBJ_TREE) throw new PackwrightError('REF_NOT_FOUND', `path '${path}' does not exist in '${rev}'`);
-    const entry = parseTree(obj.data, store.hashLength, toHex(id)).find((e) => e.name.toString('utf8') === part);
+    const entry = findTreeEntry(obj.data, store.hashLength, Buffer.from(part, 'utf8'));
     if (entry === undefined) throw new PackwrightError('REF_NOT_FOUND', `path '${path}' does not exist in '${rev}'`);
-    id = Buffer.from(entry.id);
+    id = entry.id;
   }
   return id;
 }
