@@ -29,8 +29,23 @@ export function writeHeaderBefore(buf: Uint8Array, end: number, type: number, si
  */
 export const MAX_HEADER_LENGTH = 32;
 
+/**
+ * The digest of `data`. It is asked of `crypto.hash` as a 'binary' (latin1) string, a char per
+ * byte, not as a Buffer: Node 20 spends ~550 ns making a Buffer from C++, while the whole hash of
+ * a 64-byte input takes ~250 ns the other way. For small objects that is most of hashing's cost.
+ */
 export function hashBytes(format: ObjectFormat, data: Uint8Array): Buffer {
-  return nodeCrypto().hash(format, data, 'buffer') as unknown as Buffer;
+  return Buffer.from(digestString(format, data), 'latin1');
+}
+
+/** Writes the digest of `data` into `out` at `at`, for callers filling an id table. */
+export function hashInto(format: ObjectFormat, data: Uint8Array, out: Uint8Array, at: number): void {
+  const digest = digestString(format, data);
+  for (let i = 0; i < digest.length; i++) out[at + i] = digest.charCodeAt(i);
+}
+
+function digestString(format: ObjectFormat, data: Uint8Array): string {
+  return nodeCrypto().hash(format, data, 'binary');
 }
 
 /** The object id of `data` as an object of `type`. */

@@ -1,6 +1,6 @@
 import { crc32 } from 'node:zlib';
 import { PackwrightError } from '../errors/packwright-error.js';
-import { hashBytes, MAX_HEADER_LENGTH, writeHeaderBefore } from '../hash/hash-object.js';
+import { hashInto, MAX_HEADER_LENGTH, writeHeaderBefore } from '../hash/hash-object.js';
 import { OBJ_OFS_DELTA } from '../pack/entry-header.js';
 import { hashLength, type ObjectFormat } from '../hash/object-format.js';
 import { EntryHeader, HEADER_INCOMPLETE, parseEntryHeader } from '../pack/entry-header.js';
@@ -64,7 +64,7 @@ export class EntryScanner {
     this.crc = crc32(buf.subarray(at, at + total));
     if (h.type < OBJ_OFS_DELTA) {
       const start = writeHeaderBefore(this.scratch, MAX_HEADER_LENGTH, h.type, size);
-      ids.set(hashBytes(this.format, this.scratch.subarray(start, MAX_HEADER_LENGTH + size)), idAt);
+      hashInto(this.format, this.scratch.subarray(start, MAX_HEADER_LENGTH + size), ids, idAt);
     }
     return total;
   }

@@ -2,7 +2,7 @@ import { closeSync, openSync } from 'node:fs';
 import { readExactly } from '../io/read-exactly.js';
 import { PackwrightError } from '../errors/packwright-error.js';
 import { applyDelta, DeltaFormatError, readDeltaHeader } from '../delta/apply-delta.js';
-import { hashBytes, MAX_HEADER_LENGTH, writeHeaderBefore } from '../hash/hash-object.js';
+import { hashInto, MAX_HEADER_LENGTH, writeHeaderBefore } from '../hash/hash-object.js';
 import { hashLength, type ObjectFormat } from '../hash/object-format.js';
 import { BufferPool } from '../memory/buffer-pool.js';
 import { Inflater, inflateCodeName } from '../zlib/inflater.js';
@@ -423,7 +423,7 @@ export class Resolver {
       throw new PackwrightError('DELTA_CORRUPT', `${s.name}: failed to apply delta at offset ${s.offsets[c]}: ${e.message}`, { file: s.name, offset: s.offsets[c] as number, cause: e });
     }
     const start = writeHeaderBefore(out, HEAD_ROOM, type, resultSize);
-    this.ids.set(hashBytes(s.format, out.subarray(start, HEAD_ROOM + resultSize)), c * this.H);
+    hashInto(s.format, out.subarray(start, HEAD_ROOM + resultSize), this.ids, c * this.H);
     s.resolvedTypes[c] = type;
     s.depths[c] = baseDepth + 1;
     if (this.visitTypes & (1 << type)) this.visitor?.visit(c, type, out.subarray(HEAD_ROOM, HEAD_ROOM + resultSize));
