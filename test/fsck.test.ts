@@ -2,6 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { appendFileSync, chmodSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import { tmpdir } from 'node:os';
 import { CLI, fileEndingIn, git, makeRepo, tempDir, type Format } from './helpers/git.js';
@@ -203,6 +204,118 @@ test('fsck of a corrupt pack fails with the pack bit, and still checks the rest'
   assert.equal(p.status & 4, 4, p.err.join('\n'));
   assert.notEqual(g.status, 0);
   assert.ok(p.err.some((l) => l.includes('pack checksum mismatch')), p.err.join('\n'));
+});
+
+/** The pack's trailer recomputed after an edit, and the index made to name that pack again (SHA-1). */
+function fixTrailers(pack: string, idx: string): void {
+  const sha1 = (b: Buffer): Buffer => createHash('sha1').update(b).digest();
+  const p = readFileSync(pack);
+  sha1(p.subarray(0, p.length - 20)).copy(p, p.length - 20);
+  writeFileSync(pack, p);
+  const i = readFileSync(idx);
+  p.copy(i, i.length - 40, p.length - 20);
+  sha1(i.subarray(0, i.length - 20)).copy(i, i.length - 20);
+  writeFileSync(idx, i);
+}
+
+/** The repository's one pack, writable, with its index as `git index-pack` writes it with `indexArgs`. */
+function onePack(repo: string, indexArgs: string[] = []): { pack: string; idx: string; entries: { id: string; type: string; offset: number; length: number }[] } {
+  const packDir = join(repo, '.git', 'objects', 'pack');
+  const pack = join(packDir, fileEndingIn(packDir, '.pack'));
+  const idx = pack.replace(/\.pack$/, '.idx');
+  chmodSync(pack, 0o644);
+  rmSync(idx, { force: true });
+  git(repo, ['index-pack', ...indexArgs, pack]);
+  chmodSync(idx, 0o644);
+  const entries = git(repo, ['verify-pack', '-v', idx]).toString().split('\n')
+    .map((l) => l.split(/\s+/))
+    .filter((f) => /^[0-9a-f]{40}$/.test(f[0] as string) && f.length >= 5)
+    .map((f) => ({ id: f[0] as string, type: f[1] as string, length: Number(f[3]), offset: Number(f[4]) }));
+  return { pack, idx, entries };
+}
+
+test('fsck checks a pack through its index in any form git writes: v1, v2, 64-bit offsets', () => {
+  using dir = tempDir();
+  const repo = makeRepo(dir.path, 'sha1', 8);
+  git(repo, ['repack', '-adf', '--depth=3']);
+  for (const args of [['--index-version=1'], ['--index-version=2,0x200'], []]) {
+    onePack(repo, args);
+    sameAsGit(repo, ['--threads=1']);
+    sameAsGit(repo, ['--threads=2']);
+  }
+});
+
+test('fsck finds a damaged pack entry whatever the index says of it, as git does', () => {
+  using dir = tempDir();
+  const base = makeRepo(dir.path, 'sha1', 8);
+  const fresh = (name: string, config: string[] = []): string => {
+    const repo = join(dir.path, name);
+    cpSync(base, repo, { recursive: true });
+    git(repo, [...config, 'repack', '-adf', '--depth=3']);
+    return repo;
+  };
+  const bothFail = (repo: string, expect: RegExp): void => {
+    for (const threads of ['1', '2']) {
+      const p = run(process.execPath, [CLI, 'fsck', '--no-progress', `--threads=${threads}`], repo);
+      assert.equal(p.status & 4, 4, `${repo}: ${p.err.join('\n')}`);
+      assert.ok(p.err.some((l) => expect.test(l)), `${repo}: ${expect} in\n${p.err.join('\n')}`);
+      assert.ok(!p.err.some((l) => /^\s+at /.test(l)), 'no stack trace');
+    }
+    assert.notEqual(run('git', ['fsck', '--no-progress'], repo).status, 0, `${repo}: git agrees`);
+  };
+
+  // A byte of a delta's zlib stream changed, the trailers made to match: the v2 index's CRC32 says so.
+  {
+    const repo = fresh('flipped');
+    const { pack, idx, entries } = onePack(repo);
+    const delta = entries.find((e) => e.length > 12 && entries.indexOf(e) > 2 && /^(blob|tree)$/.test(e.type) && e.offset > 12) as (typeof entries)[number];
+    const bytes = readFileSync(pack);
+    const flip = delta.offset + Math.floor(delta.length / 2);
+    bytes[flip] = (bytes[flip] as number) ^ 0x55;
+    writeFileSync(pack, bytes);
+    fixTrailers(pack, idx);
+    bothFail(repo, /index CRC mismatch for the object at offset \d+/);
+  }
+
+  // Stored (uncompressed) deflate with its Adler-32 fixed: the stream is sound, the object is
+  // not what the index calls it. A v1 index has no CRC32, so only the hash can tell.
+  {
+    const repo = fresh('rewritten', ['-c', 'pack.compression=0']);
+    const blob = hashObject(repo, 'blob', 'x'.repeat(300) + '\n', false);
+    git(repo, ['tag', 'big-blob', blob]);
+    git(repo, ['-c', 'pack.compression=0', 'repack', '-adf']);
+    const { pack, idx } = onePack(repo, ['--index-version=1']);
+    const bytes = readFileSync(pack);
+    const at = bytes.indexOf('x'.repeat(300));
+    assert.ok(at > 0);
+    bytes[at + 10] = 0x79;
+    // Adler-32 of the blob's new content, right after it (one stored block).
+    let a = 1;
+    let b = 0;
+    for (let i = at; i < at + 301; i++) {
+      a = (a + (bytes[i] as number)) % 65521;
+      b = (b + a) % 65521;
+    }
+    bytes.writeUInt32BE(((b << 16) | a) >>> 0, at + 301);
+    writeFileSync(pack, bytes);
+    fixTrailers(pack, idx);
+    bothFail(repo, new RegExp(`packed ${blob} from .* is corrupt`));
+  }
+
+  // Two objects' offsets swapped in the index (its checksum made to match).
+  {
+    const repo = fresh('swapped');
+    const { idx } = onePack(repo);
+    const i = readFileSync(idx);
+    const n = i.readUInt32BE(8 + 255 * 4);
+    const offsets = 8 + 1024 + n * 24;
+    const first = i.readUInt32BE(offsets);
+    i.writeUInt32BE(i.readUInt32BE(offsets + 4), offsets);
+    i.writeUInt32BE(first, offsets + 4);
+    createHash('sha1').update(i.subarray(0, i.length - 20)).digest().copy(i, i.length - 20);
+    writeFileSync(idx, i);
+    bothFail(repo, /index CRC mismatch for the object at offset \d+/);
+  }
 });
 
 test('fsck --lost-found writes what git writes', () => {

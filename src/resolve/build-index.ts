@@ -15,18 +15,21 @@ export interface BuiltIndex {
 
 /**
  * Sorts the scanned ids and lays out the `.idx` (ids, CRCs, offsets) as git's `write_idx_file`
- * does. With `strict`, a duplicate object is PACK_DUPLICATE_OBJECT (git's --strict).
+ * does. With `strict`, a duplicate object is PACK_DUPLICATE_OBJECT (git's --strict). `sorted` is
+ * the order when it is known already (checked against an existing index: orderFromIndex).
  */
-export function buildIndex(scan: PackScan, format: ObjectFormat, name: string, strict: boolean, writeOptions: WriteIndexOptions): BuiltIndex {
+export function buildIndex(scan: PackScan, format: ObjectFormat, name: string, strict: boolean, writeOptions: WriteIndexOptions, sorted?: Uint32Array): BuiltIndex {
   const H = hashLength(format);
   const n = scan.count;
-  const order = sortIds(scan.ids, n, H);
+  const order = sorted ?? sortIds(scan.ids, n, H);
   const sortedIds = new Uint8Array(n * H);
   const sortedOffsets = new Float64Array(n);
   const sortedCrc = new Uint32Array(n);
   for (let i = 0; i < n; i++) {
     const k = order[i] as number;
-    sortedIds.set(scan.ids.subarray(k * H, k * H + H), i * H);
+    // A byte loop: a subarray and a set per id cost ~150 ns (11 ms of 76k ids).
+    const ids = scan.ids;
+    for (let j = 0, from = k * H, to = i * H; j < H; j++) sortedIds[to + j] = ids[from + j] as number;
     sortedOffsets[i] = scan.offsets[k] as number;
     sortedCrc[i] = scan.crc32[k] as number;
   }

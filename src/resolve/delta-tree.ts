@@ -12,8 +12,9 @@ import { sortIds } from './sort-ids.js';
  *   finds the REF deltas waiting for it by binary search, so REF-to-REF chains and bases that come
  *   later in the pack work. `refClaims` (one Int32 per group of equal base ids) makes sure a group
  *   is resolved once even if the pack holds its base twice.
- * - `roots`: non-delta entries with children, heaviest subtree first so the big ones start early
- *   (longest-processing-time-first keeps threads busy until the end).
+ * - `roots`: non-delta entries with children (every one, when pass 1 left them unhashed),
+ *   heaviest subtree first so the big ones start early (longest-processing-time-first keeps
+ *   threads busy until the end).
  */
 export interface DeltaTree {
   childStart: Int32Array;
@@ -99,7 +100,8 @@ export function buildDeltaTree(scan: PackScan, shared: boolean): DeltaTree {
   for (let k = 0; k < n; k++) {
     if ((types[k] as number) >= OBJ_OFS_DELTA) continue;
     const hasOfs = (childStart[k + 1] as number) > (childStart[k] as number);
-    if (hasOfs || (refCount > 0 && findRefGroup(refBaseIds, refCount, H, scan.ids, k * H) >= 0)) rootList.push(k);
+    // Unhashed (scan-with-index.ts): every non-delta is a root, hashed before its REF children are sought.
+    if (hasOfs || scan.unhashed === true || (refCount > 0 && findRefGroup(refBaseIds, refCount, H, scan.ids, k * H) >= 0)) rootList.push(k);
   }
   rootList.sort((a, b) => (weight[b] as number) - (weight[a] as number) || a - b);
   const roots = allocArray(Int32Array, rootList.length, shared);

@@ -7,7 +7,7 @@ import { EntryHeader, HEADER_INCOMPLETE, parseEntryHeader } from '../pack/entry-
 import { Inflater, INFLATE_INPUT_ENDED, inflateCodeName } from '../zlib/inflater.js';
 
 /** deflate's best ratio, rounded up (zlib's technical notes: 1032:1). */
-const MAX_INFLATE_RATIO = 1033;
+export const MAX_INFLATE_RATIO = 1033;
 
 /** Returned by `EntryScanner.scan` when the entry runs past the bytes given. */
 export const NEED_MORE = -1;

@@ -8,6 +8,7 @@ import { hashLength, type ObjectFormat } from '../hash/object-format.js';
 import { readExactly } from '../io/read-exactly.js';
 import { openForReading } from '../io/open-for-reading.js';
 import { writeFileAtomic } from '../io/write-file-atomic.js';
+import { PackIndex } from '../idx/pack-index.js';
 import { writeRevIndex } from '../idx/rev-index.js';
 import type { WriteIndexOptions } from '../idx/write-index.js';
 import { TYPE_NAMES } from '../objects/object-type.js';
@@ -17,6 +18,7 @@ import { buildIndex } from './build-index.js';
 import { completeThinPack } from './complete-thin-pack.js';
 import { scanWithHelpers, splitScan, type SplitScan } from './parallel-scan.js';
 import { PackScanner, scanPack, type PackScan, type ScanOptions, type WholePack } from './pack-scan.js';
+import { orderFromIndex, scanPackWithIndex } from './scan-with-index.js';
 import { bufferSource, fileSource, streamSource, type PackSource } from './pack-source.js';
 import { resolveDeltas, type ExternalBaseLookup, type ResolveOptions } from './resolve-deltas.js';
 import type { ResolveTasks } from './resolve-tasks.js';
@@ -55,6 +57,12 @@ export interface IndexPackOptions {
   thinBases?: ExternalBaseLookup;
   /** Do not write anything: build the index and compare it with the existing `.idx`. */
   verify?: boolean;
+  /**
+   * With `verify`, for a pack file that fits `memoryLimit`: take the entries' extents from the
+   * existing index rather than inflating every entry in pass 1 to find where it ends, as git's
+   * fsck does (scan-with-index.ts). The same bytes are checked; errors name what the index says.
+   */
+  extentsFromIndex?: boolean;
   /**
    * Packs up to this size are held in memory while indexing (pass 2 then reads entries without a
    * system call each); larger ones are read back from the file. Default 1 GiB.
@@ -171,6 +179,8 @@ class IndexPackJob {
   private writeFd: number | undefined;
   /** The pack file pass 2 reads entries back from: the input, or the temporary pack. */
   private packPath = '';
+  /** The existing index pass 1 took the entries from (`extentsFromIndex`). */
+  private indexGuide: PackIndex | undefined;
 
   constructor(
     private readonly input: string | Readable | Uint8Array,
@@ -198,7 +208,8 @@ class IndexPackJob {
     const writeOptions: WriteIndexOptions = {};
     if (options.idxVersion !== undefined) writeOptions.version = options.idxVersion;
     if (options.largeOffsetLimit !== undefined) writeOptions.largeOffsetLimit = options.largeOffsetLimit;
-    const { index, order } = buildIndex(scan, this.format, name, options.strict === true, writeOptions);
+    const sorted = this.indexGuide !== undefined ? orderFromIndex(scan, this.indexGuide, name) : undefined;
+    const { index, order } = buildIndex(scan, this.format, name, options.strict === true, writeOptions, sorted);
     const paths = this.writeFiles(scan, index, order);
     this.lap('write');
     const countsByType: Record<string, number> = { commit: 0, tree: 0, blob: 0, tag: 0 };
@@ -221,7 +232,8 @@ class IndexPackJob {
     if (this.readFd !== undefined) closeSync(this.readFd);
     if (this.writeFd !== undefined) closeSync(this.writeFd);
     if (this.tmpPack !== undefined) rmSync(this.tmpPack, { force: true });
-    this.readFd = this.writeFd = this.tmpPack = undefined;
+    this.indexGuide?.close();
+    this.readFd = this.writeFd = this.tmpPack = this.indexGuide = undefined;
   }
 
   private lap(phase: string): void {
@@ -251,6 +263,7 @@ class IndexPackJob {
       }
       scanOptions.size = size;
       source = fileSource(this.readFd);
+      if (options.verify === true && options.extentsFromIndex === true && size <= memoryLimit) return this.scanWithIndex(size);
       if (size <= memoryLimit) {
         const buffer = pool !== undefined ? Buffer.from(new SharedArrayBuffer(Math.max(1, size)), 0, size) : Buffer.allocUnsafeSlow(size);
         const whole: WholePack = { buffer };
@@ -301,6 +314,17 @@ class IndexPackJob {
       }
     }
     return scan;
+  }
+
+  /** Pass 1 from the existing index (`extentsFromIndex`): the pack is read whole, nothing inflated. */
+  private scanWithIndex(size: number): PackScan {
+    const { options, name, pool } = this;
+    const indexPath = options.indexPath ?? this.packPath.replace(/\.pack$/, '.idx');
+    const buffer = pool !== undefined ? Buffer.from(new SharedArrayBuffer(Math.max(1, size)), 0, size) : Buffer.allocUnsafeSlow(size);
+    readExactly(this.readFd as number, buffer, 0, size, 0, name, 'PACK_TRUNCATED');
+    // Kept (and closed with the job): the ids are checked against it after pass 2.
+    this.indexGuide = PackIndex.open(indexPath, this.H, { lazyMin: Infinity });
+    return scanPackWithIndex(buffer, this.indexGuide, this.format, name, pool !== undefined);
   }
 
   /** Pass 2, with thin-pack bases from `fixThin` (their ids are pushed to `usedExternal`). */

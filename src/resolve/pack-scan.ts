@@ -36,6 +36,13 @@ export interface PackScan {
   refIds: Uint8Array;
   /** Object ids, H bytes per entry; filled for non-deltas by pass 1, for deltas by pass 2. */
   ids: Uint8Array;
+  /**
+   * Pass 1 hashed nothing and inflated nothing (`scanPackWithIndex`): pass 2 hashes the non-deltas
+   * as well and checks that every stream ends where the next entry starts.
+   */
+  unhashed?: boolean;
+  /** With `unhashed`, from a v2 index: the CRC32 pass 2 must find for each entry (shared). */
+  expectedCrc32?: Uint32Array;
   packHash: Buffer;
   /** Offset just past the trailer. */
   end: number;
@@ -298,7 +305,7 @@ export async function scanPack(source: PackSource, options: ScanOptions): Promis
   return scanner.finish();
 }
 
-function allocScan(format: ObjectFormat, capacity: number, shared: boolean): PackScan {
+export function allocScan(format: ObjectFormat, capacity: number, shared: boolean): PackScan {
   const H = hashLength(format);
   return {
     format, count: 0, capacity,
@@ -352,7 +359,7 @@ function earlyEof(name: string, offset: number): PackwrightError {
 }
 
 /** Entry number whose start is exactly `offset` among the first `n`, or -2. */
-function findOffset(offsets: Float64Array, n: number, offset: number): number {
+export function findOffset(offsets: Float64Array, n: number, offset: number): number {
   let lo = 0;
   let hi = n;
   while (lo < hi) {

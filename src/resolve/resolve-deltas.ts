@@ -69,7 +69,8 @@ export async function resolveDeltas(packPath: string, scan: PackScan, options: R
   const state: ResolveState = {
     format: scan.format, name, packPath, packEnd: scan.end, pack: scan.data,
     offsets: scan.offsets, types: scan.types, sizes: scan.sizes, headerLengths: scan.headerLengths,
-    ids: scan.ids, resolvedTypes: scan.resolvedTypes,
+    ids: scan.ids, resolvedTypes: scan.resolvedTypes, unhashed: scan.unhashed === true,
+    ...(scan.expectedCrc32 !== undefined ? { expectedCrc32: scan.expectedCrc32 } : {}),
     depths: allocArray(Uint32Array, n, shared),
     ...tree,
     control: new Int32Array(new SharedArrayBuffer(CONTROL_LENGTH * 4)),

@@ -1,3 +1,4 @@
+import { crc32 } from 'node:zlib';
 import { closeSync, openSync } from 'node:fs';
 import { readExactly } from '../io/read-exactly.js';
 import { PackwrightError } from '../errors/packwright-error.js';
@@ -36,6 +37,13 @@ export interface ResolveState extends Omit<DeltaTree, 'deltaCount'> {
   visitor?: PackVisitorSpec;
   /** Non-delta entries a visitor wants that are no delta's base: inflated for it after the roots. */
   leaves?: Int32Array;
+  /**
+   * Pass 1 took the entries' extents from the pack's index and hashed nothing (scan-with-index.ts):
+   * every non-delta is then a root, hashed here, and every stream must end at the next entry.
+   */
+  unhashed?: boolean;
+  /** With `unhashed`: each entry's CRC32 as a v2 index gives it, checked as the entry is inflated. */
+  expectedCrc32?: Uint32Array;
 }
 
 /** Slots of `ResolveState.control`. */
@@ -169,14 +177,27 @@ export class Resolver {
         const i = Atomics.add(s.control, CONTROL_NEXT_ROOT, 1);
         if (i >= s.roots.length) break;
         const root = s.roots[i] as number;
-        const kids = this.kidsOf(root);
-        if (kids.length === 0) continue;
+        let kids: number[] | undefined;
+        if (s.unhashed !== true) {
+          kids = this.kidsOf(root);
+          if (kids.length === 0) continue;
+        }
         const size = s.sizes[root] as number;
-        const backing = this.pool.acquire(size + 1);
-        this.inflateEntry(root, backing);
         const type = s.types[root] as number;
-        if (this.visitTypes & (1 << type)) this.visitor?.visit(root, type, backing.subarray(0, size));
-        this.push(root, kids, backing, backing.subarray(0, size));
+        const backing = this.pool.acquire(HEAD_ROOM + size + 1);
+        this.inflateEntry(root, backing, HEAD_ROOM);
+        const data = backing.subarray(HEAD_ROOM, HEAD_ROOM + size);
+        if (kids === undefined) {
+          // Hashed before its REF children are looked up: they are found by this id.
+          hashInto(s.format, backing.subarray(writeHeaderBefore(backing, HEAD_ROOM, type, size), HEAD_ROOM + size), this.ids, root * this.H);
+          kids = this.kidsOf(root);
+        }
+        if (this.visitTypes & (1 << type)) this.visitor?.visit(root, type, data);
+        if (kids.length === 0) {
+          this.pool.release(backing);
+          continue;
+        }
+        this.push(root, kids, backing, data);
         if (!this.walk()) return false;
       }
       if (!this.visitLeaves()) return false;
@@ -349,12 +370,18 @@ export class Resolver {
    * a small per-thread cache of aligned blocks: a pread costs ~6 µs on these machines, and a
    * subtree's entries tend to sit near each other in the pack.
    */
-  private inflateEntry(k: number, out: Buffer): void {
+  private inflateEntry(k: number, out: Buffer, outOffset = 0): void {
     const s = this.s;
     const start = (s.offsets[k] as number) + (s.headerLengths[k] as number);
     const end = s.offsets[k + 1] as number;
     let src: Uint8Array;
     let at: number;
+    const expected = s.expectedCrc32;
+    // Checked first, as git does: damage is then named as such, not as a zlib error. The whole
+    // pack is in memory in this mode (scan-with-index.ts).
+    if (expected !== undefined && s.pack !== undefined && crc32(s.pack.subarray(s.offsets[k] as number, end)) !== expected[k]) {
+      throw new PackwrightError('PACK_CORRUPT', `${s.name}: index CRC mismatch for the object at offset ${s.offsets[k]}`, { file: s.name, offset: s.offsets[k] as number });
+    }
     const blockIndex = Math.floor(start / BLOCK);
     if (s.pack !== undefined) {
       src = s.pack;
@@ -369,9 +396,12 @@ export class Resolver {
       src = this.compressed;
       at = 0;
     }
-    const r = this.inflater.inflateExact(src, at, at + end - start, out, 0, s.sizes[k] as number);
+    const r = this.inflater.inflateExact(src, at, at + end - start, out, outOffset, s.sizes[k] as number);
     if (r < 0) {
-      throw new PackwrightError('PACK_CORRUPT', `${s.name}: inflate failed again for the object at offset ${s.offsets[k]}: ${inflateCodeName(r)}`, { file: s.name, offset: s.offsets[k] as number });
+      throw new PackwrightError('PACK_CORRUPT', `${s.name}: inflate failed ${s.unhashed === true ? '' : 'again '}for the object at offset ${s.offsets[k]}: ${inflateCodeName(r)}`, { file: s.name, offset: s.offsets[k] as number });
+    }
+    if (r !== end - start && s.unhashed === true) {
+      throw new PackwrightError('PACK_CORRUPT', `${s.name}: the zlib stream of the object at offset ${s.offsets[k]} ends at ${start + r}, not where the next entry starts (${end})`, { file: s.name, offset: s.offsets[k] as number });
     }
   }
 
