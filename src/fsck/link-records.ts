@@ -35,8 +35,13 @@ export class LinkRecorder {
     this.recentIds = new Uint8Array(RECENT * this.H);
   }
 
-  begin(k: number): void {
-    this.reserve(2);
+  /**
+   * Starts the links of object `k`, of `size` bytes. Room for all of them is made here, so the
+   * sink does not check for it per link: an entry or a header line that names an object takes at
+   * least H + 4 bytes (mode, space, one-byte name, NUL and the id; or "tree " and a hex id).
+   */
+  begin(k: number, size: number): void {
+    this.reserve(2 + 2 * (Math.floor(size / (this.H + 4)) + 1));
     this.records[this.length++] = k;
     this.countAt = this.length++;
     this.records[this.countAt] = 0;
@@ -75,7 +80,6 @@ export class LinkRecorder {
       this.unknown.set(data.subarray(at, at + H), this.unknownCount * H);
       target = -(1 + this.unknownCount++);
     }
-    this.reserve(2);
     this.records[this.length++] = target;
     this.records[this.length++] = type;
     this.records[this.countAt] = (this.records[this.countAt] as number) + 1;
@@ -91,7 +95,7 @@ export class LinkRecorder {
 
   private reserve(n: number): void {
     if (this.length + n <= this.records.length) return;
-    const grown = new Int32Array(this.records.length * 2);
+    const grown = new Int32Array(Math.max(this.records.length * 2, this.length + n));
     grown.set(this.records);
     this.records = grown;
   }

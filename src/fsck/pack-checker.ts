@@ -73,7 +73,7 @@ export class ObjectChecker {
     this.currentType = type;
     this.currentId = id;
     const recorded = type === OBJ_COMMIT || type === OBJ_TREE || type === OBJ_TAG;
-    if (recorded) this.links.begin(k);
+    if (recorded) this.links.begin(k, data.length);
     // A tree's links come out of its check (one pass over its entries).
     const treeLinks = type === OBJ_TREE ? this.treeLinks : undefined;
     checkObject(type, data, this.H, this.report, { strict: this.rules.strict, special: this.special, ...(blobKind !== undefined ? { blobKind } : {}), ...(treeLinks !== undefined ? { links: treeLinks } : {}) });
