@@ -1,0 +1,147 @@
+#!/usr/bin/env node
+// npm run git-tests -- GITSRC [script ...] [--list] [--jobs=N]
+//
+// Runs git's own test scripts (t/ of a built git source tree, v2.39.5 to match the git here) with
+// packwright standing in for the commands it implements, and prints a table: script, the commands
+// packwright stood in for, failed/tests, and the names of the failing tests. Every `git <cmd>` a
+// script runs itself goes to packwright for the listed commands; git's internal children (fetch
+// running index-pack, say) stay git's. The stand-in is a wrapper in GITSRC/bin-wrappers/git,
+// restored when the run ends (or by hand: cp bin-wrappers/git.real bin-wrappers/git).
+//
+// Build git once (about 5 minutes on 2 cores):
+//   git clone --branch v2.39.5 --depth 1 https://github.com/git/git GITSRC
+//   make -C GITSRC -j2 NO_CURL=1 NO_EXPAT=1 NO_GETTEXT=1 NO_TCLTK=1 NO_PERL=1 NO_PYTHON=1
+import { spawn } from 'node:child_process';
+import { chmodSync, copyFileSync, existsSync, writeFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const CLI = resolve(here, '..', 'dist', 'bin', 'packwright.js');
+
+// Which commands stand in for which scripts. A script that checks a command through another one
+// git runs internally keeps that other one git's: t5316's `git verify-pack` runs
+// `index-pack --verify-stat-only`, which packwright does not have, so index-pack and verify-pack
+// are not stood in there.
+const PLUMBING = 'cat-file index-pack verify-pack';
+const GROUPS = [
+  { commands: PLUMBING, scripts: ['t1006-cat-file.sh', 't5300-pack-object.sh', 't5302-pack-index.sh', 't5325-reverse-index.sh', 't1050-large.sh'] },
+  { commands: 'multi-pack-index', scripts: ['t5319-multi-pack-index.sh'] },
+  { commands: 'pack-objects', scripts: ['t5300-pack-object.sh', 't5315-pack-objects-compression.sh', 't5316-pack-delta-depth.sh'] },
+  { commands: 'rev-list', scripts: ['t6000-rev-list-misc.sh'] },
+  { commands: 'fsck', scripts: ['t1450-fsck.sh'] },
+  { commands: 'hash-object', scripts: ['t1007-hash-object.sh'] },
+  { commands: 'unpack-objects', scripts: ['t5300-pack-object.sh'] },
+  { commands: 'ls-tree', scripts: ['t3100-ls-tree-restrict.sh', 't3101-ls-tree-dirname.sh', 't3104-ls-tree-format.sh'] },
+  { commands: 'rev-parse', scripts: ['t1500-rev-parse.sh', 't1503-rev-parse-verify.sh'] },
+  { commands: 'show-ref', scripts: ['t1403-show-ref.sh'] },
+];
+
+const args = process.argv.slice(2);
+const flags = args.filter((a) => a.startsWith('--'));
+const positional = args.filter((a) => !a.startsWith('--'));
+const src = positional[0];
+if (src === undefined) {
+  console.error('usage: npm run git-tests -- GITSRC [script ...] [--list] [--jobs=N]\n(GITSRC: git v2.39.5 source, built; see the comment at the top of scripts/git-tests.mjs)');
+  process.exit(2);
+}
+const wrappers = join(src, 'bin-wrappers');
+if (!existsSync(join(wrappers, 'git')) || !existsSync(join(src, 't', 'test-lib.sh'))) {
+  console.error(`${src}: not a built git source tree (no bin-wrappers/git or t/test-lib.sh); build it first (see scripts/git-tests.mjs)`);
+  process.exit(2);
+}
+if (!existsSync(CLI)) {
+  console.error(`${CLI} is missing: run npm run build first`);
+  process.exit(2);
+}
+const only = new Set(positional.slice(1));
+const jobs = Number(flags.find((f) => f.startsWith('--jobs='))?.slice(7) ?? 2);
+const list = flags.includes('--list');
+
+/** The wrapper run.sh writes: the subcommand is the first argument that is not an option (or an option's value). */
+function wrapperText(commands) {
+  return `#!/bin/sh
+skip=; sub=
+for a in "$@"; do
+  if [ -n "$skip" ]; then skip=; continue; fi
+  case "$a" in
+    -C|-c|--git-dir|--work-tree|--namespace|--exec-path|--super-prefix) skip=1 ;;
+    -*) ;;
+    *) sub=$a; break ;;
+  esac
+done
+for c in ${commands}; do [ "$sub" = "$c" ] && exec "${process.execPath}" "${CLI}" "$@"; done
+exec "${join(wrappers, 'git.real')}" "$@"
+`;
+}
+
+/** Runs one script; resolves to its counts and the names of its failing tests. */
+function runScript(script) {
+  return new Promise((done) => {
+    const child = spawn('sh', [script], { cwd: join(src, 't'), stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    child.stdout.on('data', (d) => (out += d));
+    child.stderr.on('data', (d) => (out += d));
+    child.on('close', () => {
+      const failing = [...out.matchAll(/^not ok \d+ - (.*)$/gm)].map((m) => m[1]).filter((name) => !/# TODO/.test(name));
+      const passed = /^# passed all (\d+) test/m.exec(out);
+      const failed = /^# failed (\d+) among (\d+) test/m.exec(out);
+      const remaining = /^# passed all remaining (\d+) test/m.exec(out);
+      const broken = /^# still have (\d+) known breakage/m.exec(out);
+      let fails = 0;
+      let tests = 0;
+      if (failed) [fails, tests] = [Number(failed[1]), Number(failed[2])];
+      else if (passed) tests = Number(passed[1]);
+      else if (remaining) tests = Number(remaining[1]) + Number(broken?.[1] ?? 0);
+      else fails = tests = -1;
+      done({ script, fails, tests, failing, known: Number(broken?.[1] ?? 0) });
+    });
+  });
+}
+
+const realGit = join(wrappers, 'git.real');
+if (!existsSync(realGit)) copyFileSync(join(wrappers, 'git'), realGit);
+const restore = () => copyFileSync(realGit, join(wrappers, 'git'));
+process.on('SIGINT', () => {
+  restore();
+  process.exit(130);
+});
+
+const rows = [];
+try {
+  for (const group of GROUPS) {
+    const scripts = group.scripts.filter((s) => only.size === 0 || only.has(s) || only.has(s.replace(/-.*$/, '')));
+    if (scripts.length === 0) continue;
+    writeFileSync(join(wrappers, 'git'), wrapperText(group.commands));
+    chmodSync(join(wrappers, 'git'), 0o755);
+    // Scripts run side by side: each works in its own trash directory.
+    const queue = [...scripts];
+    const workers = Array.from({ length: Math.max(1, jobs) }, async () => {
+      for (let s = queue.shift(); s !== undefined; s = queue.shift()) {
+        const r = await runScript(s);
+        rows.push({ ...r, commands: group.commands });
+        const status = r.tests < 0 ? 'did not finish' : `${r.fails} / ${r.tests} failed${r.known > 0 ? ` (${r.known} known breakage${r.known > 1 ? 's' : ''} as in git)` : ''}`;
+        process.stderr.write(`${s} [${group.commands}]: ${status}\n`);
+      }
+    });
+    await Promise.all(workers);
+  }
+} finally {
+  restore();
+}
+
+// In the order of GROUPS, whatever order the scripts finished in.
+const position = (r) => GROUPS.findIndex((g) => g.commands === r.commands) * 100 + GROUPS.find((g) => g.commands === r.commands).scripts.indexOf(r.script);
+rows.sort((a, b) => position(a) - position(b));
+const width = Math.max(...rows.map((r) => r.script.length), 6);
+const cwidth = Math.max(...rows.map((r) => r.commands.length), 8);
+console.log(`| ${'script'.padEnd(width)} | ${'stand-in'.padEnd(cwidth)} | failed / tests |`);
+console.log(`|${'-'.repeat(width + 2)}|${'-'.repeat(cwidth + 2)}|----------------|`);
+let failures = 0;
+for (const r of rows) {
+  const cell = r.tests < 0 ? 'did not finish' : `${r.fails} / ${r.tests}`;
+  console.log(`| ${r.script.padEnd(width)} | ${r.commands.padEnd(cwidth)} | ${cell.padEnd(14)} |`);
+  if (r.fails !== 0) failures++;
+  if (list) for (const name of r.failing) console.log(`|   not ok: ${name}`);
+}
+process.exitCode = failures > 0 ? 1 : 0;
