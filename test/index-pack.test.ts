@@ -553,3 +553,116 @@ describe('index-pack --verify, with the options of the index on disk', () => {
     }
   });
 });
+
+describe('index-pack checks objects as git does: --fsck-objects, --strict, and objects the repository has', () => {
+  /** Runs git and packwright on copies of one repository: status, stderr lines, and what each left in the pack directory. */
+  const both = (work: string, repo: string, args: string[], input?: Buffer): { git: Outcome; pw: Outcome } => {
+    const copy = join(work, `copy-${Math.random().toString(36).slice(2)}`);
+    execFileSync('cp', ['-a', repo, copy]);
+    return { git: outcome('git', args, repo, input), pw: outcome(process.execPath, [CLI, ...args], copy, input) };
+  };
+  interface Outcome { status: number; err: string[]; packDir: string[] }
+  const outcome = (cmd: string, args: string[], cwd: string, input?: Buffer): Outcome => {
+    const r = spawnSync(cmd, args, { cwd, input, env: { ...process.env, GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null' } });
+    const packDir = join(cwd, '.git', 'objects', 'pack');
+    return {
+      status: r.status ?? -1,
+      err: r.stderr.toString().split('\n').filter((l) => l !== '' && !l.startsWith('usage')),
+      packDir: existsSync(packDir) ? readdirSync(packDir).filter((f) => !f.startsWith('tmp_')).sort() : [],
+    };
+  };
+
+  test('a tag without a tagger: the same warning, and the pack is kept', () => {
+    using work = tempDir();
+    const repo = makeRepo(work.path, 'sha1', 3);
+    const head = git(repo, ['rev-parse', 'HEAD']).toString().trim();
+    const tag = git(repo, ['hash-object', '-t', 'tag', '-w', '--stdin'], `object ${head}\ntype commit\ntag guten tag\n\nno tagger\n`).toString().trim();
+    const pack = git(repo, ['pack-objects', '--stdout'], `${tag}\n${head}\n`);
+    rmSync(join(repo, '.git', 'objects', tag.slice(0, 2), tag.slice(2)));
+    for (const flag of ['--strict', '--fsck-objects']) {
+      const r = both(work.path, repo, ['index-pack', flag, '--stdin'], pack);
+      assert.equal(r.pw.status, 0, r.pw.err.join('\n'));
+      assert.deepEqual(r.pw, r.git);
+      assert.ok(r.pw.err.some((l) => l === `warning: object ${tag}: missingTaggerEntry: invalid format - expected 'tagger' line`), r.pw.err.join('\n'));
+    }
+  });
+
+  test('a bad commit fails --fsck-objects with git\'s lines, and nothing is written', () => {
+    using work = tempDir();
+    const repo = makeRepo(work.path, 'sha1', 3);
+    const tree = git(repo, ['rev-parse', 'HEAD^{tree}']).toString().trim();
+    const bad = git(repo, ['hash-object', '-t', 'commit', '-w', '--stdin', '--literally'], `tree ${tree}\nauthor A <a@b> 1 +0000\ncommitter C <c@d>> 1 +0000\n\nm\n`).toString().trim();
+    const pack = git(repo, ['pack-objects', '--stdout'], `${bad}\n`);
+    const r = both(work.path, repo, ['index-pack', '--fsck-objects', '--stdin'], pack);
+    assert.notEqual(r.git.status, 0);
+    assert.equal(r.pw.status, r.git.status);
+    assert.deepEqual(r.pw.err, r.git.err);
+    assert.deepEqual(r.pw.packDir, r.git.packDir, 'nothing new in the pack directory');
+    // Its severity can be lowered, as with git's --strict=<id>=<type>.
+    const lowered = both(work.path, repo, ['index-pack', '--strict=missingSpaceBeforeDate=warn', '--stdin'], pack);
+    assert.equal(lowered.pw.status, 0, lowered.pw.err.join('\n'));
+    assert.deepEqual(lowered.pw, lowered.git);
+    assert.equal(lowered.pw.err.length, 1);
+  });
+
+  test('--strict: a tree whose blobs are neither in the pack nor in the repository', () => {
+    using work = tempDir();
+    const repo = makeRepo(work.path, 'sha1', 3);
+    const tree = git(repo, ['rev-parse', 'HEAD^{tree}']).toString().trim();
+    const pack = git(repo, ['pack-objects', '--stdout'], `${tree}\n`);
+    const empty = join(work.path, 'empty');
+    git(work.path, ['init', '-q', empty]);
+    const r = both(work.path, empty, ['index-pack', '--strict', '--stdin'], pack);
+    assert.notEqual(r.git.status, 0);
+    assert.equal(r.pw.status, r.git.status);
+    assert.match(r.pw.err.join('\n'), /^fatal: did not receive expected object [0-9a-f]{40}$/m);
+    assert.match(r.git.err.join('\n'), /^fatal: did not receive expected object [0-9a-f]{40}$/m);
+    assert.deepEqual(r.pw.packDir, []);
+    // Where the repository has them, the same pack is fine.
+    const ok = both(work.path, repo, ['index-pack', '--strict', '--stdin'], pack);
+    assert.equal(ok.pw.status, 0, ok.pw.err.join('\n'));
+    assert.deepEqual(ok.pw, ok.git);
+  });
+
+  test('an incoming object the repository has with other bytes is a collision, at any thread count', () => {
+    using work = tempDir();
+    const repo = makeRepo(work.path, 'sha1', 4);
+    // Every object loose: git looks in packs first, and its packed copy would be the right one.
+    const pack = git(repo, ['pack-objects', '--all', '--stdout', '-q']);
+    rmSync(join(repo, '.git', 'objects', 'pack'), { recursive: true, force: true });
+    mkdirSync(join(repo, '.git', 'objects', 'pack'));
+    git(repo, ['unpack-objects', '-q'], pack);
+    const blob = git(repo, ['rev-parse', 'HEAD:file.txt']).toString().trim();
+    // A loose copy of that id with other content, as t5300 fakes a collision.
+    const other = git(repo, ['hash-object', '-w', '--stdin'], 'other bytes\n').toString().trim();
+    const loose = (id: string): string => join(repo, '.git', 'objects', id.slice(0, 2), id.slice(2));
+    chmodSync(loose(blob), 0o644);
+    copyFileSync(loose(other), loose(blob));
+    for (const threads of ['1', '2']) {
+      const r = both(work.path, repo, ['index-pack', `--threads=${threads}`, '--stdin'], pack);
+      assert.notEqual(r.git.status, 0);
+      assert.equal(r.pw.status, r.git.status);
+      assert.deepEqual(r.pw.err, [`fatal: SHA1 COLLISION FOUND WITH ${blob} !`]);
+      assert.deepEqual(r.pw.err, r.git.err);
+    }
+  });
+
+  test('--promisor[=<msg>] writes the .promisor file git writes', () => {
+    using work = tempDir();
+    const repo = makeRepo(work.path, 'sha1', 3);
+    git(repo, ['repack', '-adq']);
+    const pack = readFileSync(packOf(repo));
+    for (const flag of ['--promisor', '--promisor=from origin']) {
+      const at = (root: string): string => join(root, 'p.pack');
+      const g = join(work.path, `g${flag.length}`);
+      const p = join(work.path, `p${flag.length}`);
+      mkdirSync(g);
+      mkdirSync(p);
+      writeFileSync(at(g), pack);
+      writeFileSync(at(p), pack);
+      git(g, ['index-pack', flag, at(g)]);
+      packwright(p, ['index-pack', flag, at(p)]);
+      assert.deepEqual(readFileSync(join(p, 'p.promisor')), readFileSync(join(g, 'p.promisor')));
+    }
+  });
+});

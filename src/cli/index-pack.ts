@@ -3,13 +3,14 @@ import { mkdirSync } from 'node:fs';
 import { PackwrightError } from '../errors/index.js';
 import type { ObjectFormat } from '../hash/index.js';
 import { indexOptionsOf, indexPack, type IndexPackOptions, type IndexPackPhase } from '../resolve/index.js';
+import { indexPackChecks, type IndexPackCheckOptions } from '../fsck/index.js';
 import { Output } from './output.js';
 import { interruptible } from './interruptible.js';
 import { Progress } from './progress.js';
 import { configFromParameters, objectFormatOption, tryOpenRepository, type GlobalOptions } from './global-options.js';
 import { helpRequested, indexVersionOption, integerOption, UsageError } from './usage-error.js';
 
-const USAGE = 'usage: packwright index-pack [-v] [-o <index-file>] [--keep | --keep=<msg>] [--rev-index] [--verify] [--strict] [--fix-thin] [--threads=<n>] [--index-version=<v>[,<limit>]] [--object-format=<fmt>] [--max-input-size=<n>] (<pack-file> | --stdin [<pack-file>])';
+const USAGE = 'usage: packwright index-pack [-v] [-o <index-file>] [--keep | --keep=<msg>] [--promisor[=<msg>]] [--rev-index] [--verify] [--strict[=<msg-types>]] [--fsck-objects] [--fix-thin] [--threads=<n>] [--index-version=<v>[,<limit>]] [--object-format=<fmt>] [--max-input-size=<n>] (<pack-file> | --stdin [<pack-file>])';
 
 const TITLES: Record<IndexPackPhase, string> = {
   receiving: 'Receiving objects', indexing: 'Indexing objects', resolving: 'Resolving deltas', writing: 'Writing index',
@@ -18,6 +19,7 @@ const TITLES: Record<IndexPackPhase, string> = {
 
 export async function indexPackCommand(ctx: GlobalOptions, args: string[]): Promise<number> {
   const options: IndexPackOptions = {};
+  const checks: IndexPackCheckOptions = { onMessage: (line) => process.stderr.write(`${line}\n`) };
   let stdin = false;
   let fixThin = false;
   let progress = process.stderr.isTTY === true;
@@ -37,7 +39,13 @@ export async function indexPackCommand(ctx: GlobalOptions, args: string[]): Prom
     else if (a === '--keep') options.keep = '';
     else if (a.startsWith('--keep=')) options.keep = a.slice(7);
     else if (a === '--fix-thin') fixThin = true;
-    else if (a === '--strict' || a.startsWith('--strict=')) options.strict = true;
+    else if (a === '--strict' || a.startsWith('--strict=')) {
+      // The objects checked as fsck checks them, and their links (git 2.39's --fsck-objects, below, takes no message types).
+      options.strict = checks.strict = checks.fsckObjects = true;
+      if (a.length > 8) checks.messageTypes = checks.messageTypes === undefined ? a.slice(9) : `${checks.messageTypes},${a.slice(9)}`;
+    } else if (a === '--fsck-objects') checks.fsckObjects = true;
+    else if (a === '--promisor') options.promisor = '';
+    else if (a.startsWith('--promisor=')) options.promisor = a.slice(11);
     else if (a === '--verify') options.verify = true;
     else if (a === '-v' || a === '--progress') progress = true;
     else if (a === '-q' || a === '--no-progress') progress = false;
@@ -63,7 +71,9 @@ export async function indexPackCommand(ctx: GlobalOptions, args: string[]): Prom
   if (!stdin && packArg !== undefined && !packArg.endsWith('.pack') && options.indexPath === undefined) {
     throw new PackwrightError('INVALID_ARGUMENT', `packfile name '${packArg}' does not end with '.pack'`);
   }
-  const repo = stdin || format === undefined || options.revIndex === undefined ? tryOpenRepository(ctx) : undefined;
+  // In a repository, git compares incoming objects with the ones it has (and --strict looks there
+  // for what links name), so the repository is opened whenever there is one.
+  const repo = tryOpenRepository(ctx);
   // pack.writeReverseIndex (git 2.39's default: false), when neither --rev-index nor
   // --no-rev-index is given; -c values apply without a repository too.
   if (options.revIndex === undefined) {
@@ -93,6 +103,11 @@ export async function indexPackCommand(ctx: GlobalOptions, args: string[]): Prom
     }
   } else {
     input = packArg as string;
+  }
+  // --verify only compares what it rebuilt; everything else is checked as git checks it in a repository.
+  if (!options.verify && (repo !== undefined || checks.fsckObjects === true)) {
+    if (repo !== undefined) checks.repo = repo;
+    Object.assign(options, indexPackChecks(checks));
   }
   const result = await interruptible((signal) => indexPack(input as string, { ...options, signal }));
   bar.finish();

@@ -15,11 +15,9 @@ import { parseIndexFile } from '../repo/index-file.js';
 import { parseReflog } from '../refs/reflog.js';
 import type { Repository } from '../repo/repository.js';
 import type { LinkRecords } from './link-records.js';
-import { CHECKED_TYPES, ObjectChecker, PACK_CHECKER, type CheckFindings, type PackCheckOptions } from './pack-checker.js';
+import { CHECKED_TYPES, FSCK_WORKER, ObjectChecker, PACK_CHECKER, type CheckFindings, type PackCheckOptions } from './pack-checker.js';
 import { fsckRulesFromConfig } from './config-rules.js';
 
-/** The worker script: index-pack's tasks with the pack checker registered (fsck-worker.ts). */
-const FSCK_WORKER = new URL('./fsck-worker.js', import.meta.url);
 
 /** Bits of the exit status, as git's fsck sets them. */
 export const FSCK_ERROR_OBJECT = 0o1;

@@ -3,3 +3,5 @@ export type { FsckOptions, FsckResult, FsckMessage, FsckMessageKind } from './fs
 export { ObjectChecker } from './pack-checker.js';
 export type { ObjectFinding, CheckFindings } from './pack-checker.js';
 export { fsckRulesFromConfig } from './config-rules.js';
+export { indexPackChecks } from './index-pack-checks.js';
+export type { IndexPackCheckOptions } from './index-pack-checks.js';

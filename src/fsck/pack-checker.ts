@@ -32,7 +32,8 @@ export interface CheckFindings {
 
 export interface PackCheckOptions {
   rules: ReturnType<FsckRules['toJSON']>;
-  table: SharedTableParts;
+  /** The objects links are numbered by; without it, every link is an id of `LinkRecords.unknown`. */
+  table?: SharedTableParts;
   /** Keep tag names (`--tags`). */
   tagNames: boolean;
 }
@@ -59,7 +60,7 @@ export class ObjectChecker {
 
   constructor(private readonly H: number, options: PackCheckOptions) {
     this.rules = FsckRules.from(options.rules);
-    this.links = new LinkRecorder(ObjectTable.fromShared(options.table));
+    this.links = new LinkRecorder(options.table !== undefined ? ObjectTable.fromShared(options.table) : new ObjectTable(H, 1));
     this.keepTagNames = options.tagNames;
     this.treeLinks = { sink: this.links.sink };
   }
@@ -151,6 +152,9 @@ export function mergeCheckFindings(visits: CheckFindings[], H: number): CheckFin
 export const CHECKED_TYPES = (1 << OBJ_COMMIT) | (1 << OBJ_TREE) | (1 << OBJ_TAG);
 
 export const PACK_CHECKER = 'fsck';
+
+/** The worker script that hosts index-pack's resolver with the pack checker registered. */
+export const FSCK_WORKER = new URL('./fsck-worker.js', import.meta.url);
 
 registerPackVisitor(PACK_CHECKER, (options: unknown, state: ResolveState): PackVisitor => {
   const H = hashLength(state.format);

@@ -43,6 +43,14 @@ export interface IndexPackOptions {
   revIndex?: boolean;
   /** Write a `.keep` file with this message ('' for an empty one). */
   keep?: string;
+  /** Write a `.promisor` file with this message ('' for an empty one): `--promisor[=<msg>]`. */
+  promisor?: string;
+  /**
+   * Called once every object is resolved and the index is built, before any file is written or
+   * renamed into place, so a check that throws here (index-pack's `--strict`, the collision
+   * check) leaves nothing behind. See fsck/index-pack-checks.ts.
+   */
+  beforeWrite?: (pack: IndexedPack) => void | Promise<void>;
   /** Where to write the `.idx` (default: the pack path with `.idx`). */
   indexPath?: string;
   /** For stream or buffer input: where to write the pack (its `.idx`, `.rev`, `.keep` go beside it). */
@@ -86,6 +94,17 @@ export interface IndexPackOptions {
    */
   visitor?: PackVisitorSpec;
   workerScript?: URL;
+}
+
+/** What `beforeWrite` is shown: the pack's entries, its index, and what the visitor found. */
+export interface IndexedPack {
+  scan: PackScan;
+  /** The `.idx` bytes about to be written. */
+  index: Buffer;
+  /** What each thread's visitor found (`visitor`). */
+  visits: unknown[];
+  /** Where the pack's bytes are until they are renamed into place (its objects can be read there). */
+  packPath: string;
 }
 
 export interface IndexPackResult {
@@ -167,6 +186,12 @@ export async function indexPack(input: string | Readable | Uint8Array, options: 
   }
 }
 
+/** A `.keep` or `.promisor` file: the message and a newline (nothing for none); one already there stays, as in git. */
+function writeSpecialFile(path: string, message: string): void {
+  if (existsSync(path)) return;
+  writeFileAtomic(path, Buffer.from(message === '' ? '' : `${message}\n`));
+}
+
 /** The files of one index-pack run, and its steps in order (`run`). */
 class IndexPackJob {
   private readonly H: number;
@@ -210,6 +235,7 @@ class IndexPackJob {
     if (options.largeOffsetLimit !== undefined) writeOptions.largeOffsetLimit = options.largeOffsetLimit;
     const sorted = this.indexGuide !== undefined ? orderFromIndex(scan, this.indexGuide, name) : undefined;
     const { index, order } = buildIndex(scan, this.format, name, options.strict === true, writeOptions, sorted);
+    await options.beforeWrite?.({ scan, index, visits: stats.visits, packPath: this.packPath });
     const paths = this.writeFiles(scan, index, order);
     this.lap('write');
     const countsByType: Record<string, number> = { commit: 0, tree: 0, blob: 0, tag: 0 };
@@ -373,8 +399,9 @@ class IndexPackJob {
     }
     if (options.keep !== undefined && basePath !== undefined) {
       keepPath = `${basePath}.keep`;
-      writeFileAtomic(keepPath, Buffer.from(options.keep === '' ? '' : `${options.keep}\n`));
+      writeSpecialFile(keepPath, options.keep);
     }
+    if (options.promisor !== undefined && basePath !== undefined) writeSpecialFile(`${basePath}.promisor`, options.promisor);
     if (this.tmpPack !== undefined && basePath !== undefined) {
       closeSync(this.writeFd as number);
       this.writeFd = undefined;

@@ -1,5 +1,5 @@
 export { indexPack, defaultThreads } from './index-pack.js';
-export type { IndexPackOptions, IndexPackResult, IndexPackPhase } from './index-pack.js';
+export type { IndexPackOptions, IndexPackResult, IndexPackPhase, IndexedPack } from './index-pack.js';
 export { scanPack } from './pack-scan.js';
 export type { PackScan, ScanOptions } from './pack-scan.js';
 export { resolveDeltas } from './resolve-deltas.js';

@@ -1,0 +1,234 @@
+import { readFileSync } from 'node:fs';
+import { ObjectTable } from '../create/object-table.js';
+import { PackwrightError } from '../errors/packwright-error.js';
+import { hashLength } from '../hash/object-format.js';
+import { PackIndex } from '../idx/pack-index.js';
+import { checkObject } from '../objects/check-object.js';
+import { FsckRules, fsckMessageId, type FsckMessageKey } from '../objects/fsck-messages.js';
+import { OBJ_BLOB, TYPE_NAMES } from '../objects/object-type.js';
+import { DeltaBaseCache } from '../pack/delta-base-cache.js';
+import { PackFile } from '../pack/pack-file.js';
+import { PackReader } from '../pack/pack-reader.js';
+import type { Repository } from '../repo/repository.js';
+import type { IndexedPack, IndexPackOptions } from '../resolve/index-pack.js';
+import { CHECKED_TYPES, FSCK_WORKER, mergeCheckFindings, PACK_CHECKER, type CheckFindings, type ObjectFinding, type PackCheckOptions } from './pack-checker.js';
+
+export interface IndexPackCheckOptions {
+  /**
+   * The repository the pack is for. An incoming object it already has must have the same bytes
+   * (git's "SHA1 COLLISION FOUND"), and with `strict` a link may name one of its objects.
+   */
+  repo?: Repository;
+  /** git's `--fsck-objects`: check every object as fsck does. */
+  fsckObjects?: boolean;
+  /** git's `--strict`: `fsckObjects`, and every object a commit, tree or tag names is in the pack or the repository. */
+  strict?: boolean;
+  /** Severities for message ids, git's `--strict=<id>=<type>[,...]` (and `skiplist=<file>`). */
+  messageTypes?: string;
+  /** Lines for stderr, in git's words: the warnings, and the error that ends the run. */
+  onMessage?: (line: string) => void;
+}
+
+/**
+ * What git's index-pack checks beyond the pack's own format, as options for `indexPack`: objects
+ * checked as fsck checks them, on the resolver's threads (`--fsck-objects`), links checked
+ * (`--strict`), and incoming objects compared with the repository's copies. All of it runs
+ * before anything is written, so a pack that fails leaves nothing behind.
+ */
+export function indexPackChecks(options: IndexPackCheckOptions): Pick<IndexPackOptions, 'visitor' | 'workerScript' | 'beforeWrite'> {
+  const fsckObjects = options.fsckObjects === true || options.strict === true;
+  const say = options.onMessage ?? ((): void => undefined);
+  const rules = FsckRules.defaults(false);
+  // index-pack's fsck_options are FSCK_OPTIONS_MISSING_GITMODULES: a .gitmodules blob the pack
+  // does not carry is someone else's to check.
+  rules.set('gitmodulesMissing', 'ignore');
+  if (options.messageTypes !== undefined) setMessageTypes(rules, options.messageTypes, options.repo !== undefined ? 2 * hashLength(options.repo.format) : 40);
+  const result: Pick<IndexPackOptions, 'visitor' | 'workerScript' | 'beforeWrite'> = {};
+  if (fsckObjects) {
+    const check: PackCheckOptions = { rules: rules.toJSON(), tagNames: false };
+    result.visitor = { name: PACK_CHECKER, types: CHECKED_TYPES, options: check };
+    result.workerScript = FSCK_WORKER;
+  }
+  result.beforeWrite = (pack) => {
+    const objects = new IndexedObjects(pack);
+    try {
+      if (fsckObjects) {
+        const found = mergeCheckFindings(pack.visits as CheckFindings[], objects.H);
+        reportFindings(objects, found, rules, say);
+        if (options.strict === true) checkLinks(objects, found, options.repo);
+      }
+      if (options.repo !== undefined) checkCollisions(objects, options.repo);
+    } finally {
+      objects.close();
+    }
+  };
+  return result;
+}
+
+/** git's fsck_set_msg_types: `id=type` (or `id:type`) pairs split by spaces, commas or bars; `skiplist=<file>`. */
+function setMessageTypes(rules: FsckRules, values: string, hexLength: number): void {
+  for (const part of values.split(/[ ,|]/)) {
+    if (part === '') continue;
+    const eq = part.search(/[=:]/);
+    if (eq < 0) throw new PackwrightError('INVALID_ARGUMENT', `Missing '=': '${part}'`);
+    const id = part.slice(0, eq);
+    const type = part.slice(eq + 1);
+    if (id.toLowerCase() === 'skiplist') rules.addSkipList(readFileSync(type, 'utf8'), type, hexLength);
+    else rules.set(id, type);
+  }
+}
+
+/** The objects of a pack just indexed, read back from its file by entry number or by id. */
+class IndexedObjects {
+  readonly H: number;
+  readonly table: ObjectTable;
+  private readonly index: PackIndex;
+  private readonly file: PackFile;
+  private readonly reader: PackReader;
+
+  constructor(readonly pack: IndexedPack) {
+    const scan = pack.scan;
+    this.H = hashLength(scan.format);
+    const H = this.H;
+    this.table = new ObjectTable(H, scan.count);
+    for (let k = 0; k < scan.count; k++) {
+      const n = this.table.intern(scan.ids, k * H);
+      this.table.types[n] = scan.resolvedTypes[k] as number;
+    }
+    this.index = new PackIndex(pack.index, H);
+    this.file = PackFile.open(pack.packPath, { hashLength: H });
+    const index = this.index;
+    this.reader = new PackReader(this.file, new DeltaBaseCache(), (id) => {
+      const i = index.find(id);
+      return i < 0 ? -1 : index.offset(i);
+    });
+  }
+
+  hex(k: number): string {
+    const ids = this.pack.scan.ids;
+    return Buffer.from(ids.buffer, ids.byteOffset + k * this.H, this.H).toString('hex');
+  }
+
+  /** Entry number of `id` in pack order, or -1. */
+  entryOf(id: Uint8Array): number {
+    const i = this.index.find(id);
+    if (i < 0) return -1;
+    const offset = this.index.offset(i);
+    const offsets = this.pack.scan.offsets;
+    let lo = 0;
+    let hi = this.pack.scan.count - 1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >>> 1;
+      const v = offsets[mid] as number;
+      if (v === offset) return mid;
+      if (v < offset) lo = mid + 1;
+      else hi = mid - 1;
+    }
+    return -1;
+  }
+
+  read(k: number): { type: number; data: Buffer } {
+    return this.reader.read(this.pack.scan.offsets[k] as number);
+  }
+
+  close(): void {
+    this.file.close();
+  }
+}
+
+/**
+ * The checkers' findings, in pack order, as git's fsck_error_function prints them; the first
+ * error ends the run, as git dies with "fsck error in packed object". Blobs that trees name
+ * `.gitmodules` or `.gitattributes` and that the pack carries are checked now (git's fsck_finish).
+ */
+function reportFindings(objects: IndexedObjects, found: CheckFindings, rules: FsckRules, say: (line: string) => void): void {
+  const findings: ObjectFinding[] = [...found.findings];
+  const special = (ids: string[], kind: 'gitmodules' | 'gitattributes'): void => {
+    for (const hex of new Set(ids)) {
+      const k = objects.entryOf(Buffer.from(hex, 'hex'));
+      if (k < 0 || objects.pack.scan.resolvedTypes[k] !== OBJ_BLOB) continue;
+      const { data } = objects.read(k);
+      const report = (key: FsckMessageKey, message: string): boolean => {
+        const severity = rules.severity(key);
+        if (severity === 'ignore' || rules.skip.has(hex)) return false;
+        const s = severity === 'fatal' || severity === 'error' ? 'error' : 'warn';
+        findings.push({ k, type: OBJ_BLOB, severity: s, msgId: fsckMessageId(key), message });
+        return s === 'error';
+      };
+      checkObject(OBJ_BLOB, data, objects.H, report, { strict: false, special: { gitmodules: [], gitattributes: [] }, blobKind: kind });
+    }
+  };
+  special(found.gitmodules, 'gitmodules');
+  special(found.gitattributes, 'gitattributes');
+  findings.sort((a, b) => a.k - b.k);
+  for (const f of findings) {
+    const line = `object ${objects.hex(f.k)}: ${f.msgId}: ${f.message}`;
+    if (f.severity === 'warn') {
+      say(`warning: ${line}`);
+      continue;
+    }
+    say(`error: ${line}`);
+    throw new PackwrightError('OBJECT_CORRUPT', 'fsck error in packed object', { file: objects.pack.packPath, offset: objects.pack.scan.offsets[f.k] as number });
+  }
+}
+
+/**
+ * `--strict`: every object a commit, tree or tag of the pack names is in the pack with the type
+ * the link says, or in the repository (git's mark_link and check_objects, in their words).
+ */
+function checkLinks(objects: IndexedObjects, found: CheckFindings, repo: Repository | undefined): void {
+  const H = objects.H;
+  const { records, unknown } = found.links;
+  if (found.treeErrors.length > 0) {
+    const [k] = found.treeErrors[0] as [number, string];
+    throw new PackwrightError('OBJECT_CORRUPT', `Not all child objects of ${objects.hex(k)} are reachable`);
+  }
+  const outside = new ObjectTable(H, 1024);
+  const store = repo?.objects;
+  for (let p = 0; p < records.length;) {
+    const links = records[p + 1] as number;
+    for (let i = 0; i < links; i++) {
+      const target = records[p + 2 + 2 * i] as number;
+      const type = records[p + 3 + 2 * i] as number;
+      // The checkers were given no table: every link is an id of `unknown`.
+      const at = (-1 - target) * H;
+      const inPack = objects.table.find(unknown, at);
+      if (inPack >= 0) {
+        if (objects.table.types[inPack] !== type) throw new PackwrightError('OBJECT_CORRUPT', `object type mismatch at ${hexAt(unknown, at, H)}`);
+        continue;
+      }
+      const n = outside.intern(unknown, at);
+      if (!outside.added) continue;
+      const info = store?.has(unknown.subarray(at, at + H), { refresh: false }) === true ? store.info(unknown.subarray(at, at + H)) : undefined;
+      if (info === undefined) throw new PackwrightError('OBJECT_NOT_FOUND', `did not receive expected object ${hexAt(unknown, at, H)}`);
+      if (info.type !== type) {
+        throw new PackwrightError('OBJECT_CORRUPT', `object ${hexAt(unknown, at, H)}: expected type ${TYPE_NAMES[type]}, found ${TYPE_NAMES[info.type]}`);
+      }
+      outside.types[n] = type;
+    }
+    p += 2 + 2 * links;
+  }
+}
+
+/**
+ * An incoming object the repository already has must be the same object: same type, size and
+ * bytes (git's sha1_object, for every object when index-pack runs in a repository).
+ */
+function checkCollisions(objects: IndexedObjects, repo: Repository): void {
+  const scan = objects.pack.scan;
+  const H = objects.H;
+  const store = repo.objects;
+  for (let k = 0; k < scan.count; k++) {
+    const id = scan.ids.subarray(k * H, k * H + H);
+    if (!store.has(id, { refresh: false })) continue;
+    const theirs = store.read(id);
+    const ours = objects.read(k);
+    if (theirs.type !== ours.type || !theirs.data.equals(ours.data)) {
+      throw new PackwrightError('OBJECT_CORRUPT', `SHA1 COLLISION FOUND WITH ${objects.hex(k)} !`, { file: objects.pack.packPath, offset: scan.offsets[k] as number });
+    }
+  }
+}
+
+function hexAt(bytes: Uint8Array, at: number, H: number): string {
+  return Buffer.from(bytes.buffer, bytes.byteOffset + at, H).toString('hex');
+}
