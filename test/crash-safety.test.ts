@@ -1,0 +1,195 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn, spawnSync } from 'node:child_process';
+import { cpSync, existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { inflateSync } from 'node:zlib';
+import { createHash } from 'node:crypto';
+import { CLI, git, tempDir } from './helpers/git.js';
+
+// Crash safety: packwright is killed (SIGKILL, no chance to clean up) at random points while it
+// writes into a repository, and afterwards nothing half-written is visible under a final name,
+// git fsck passes, and what was there before still reads back. PACKWRIGHT_CRASH_RUNS sets the
+// kills per scenario (default 6; a long run: PACKWRIGHT_CRASH_RUNS=100 node --test ...).
+const RUNS = Number(process.env['PACKWRIGHT_CRASH_RUNS'] ?? 6);
+
+/** A repository of ~3k objects in ~40 commits (fast-import, fixed content), fully packed. */
+function makeSource(dir: string): string {
+  const repo = join(dir, 'source');
+  git(dir, ['init', '-q', '--bare', repo]);
+  const parts: string[] = [];
+  let seed = 11;
+  const random = (): number => {
+    seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
+    return seed / 2 ** 32;
+  };
+  for (let c = 0; c < 40; c++) {
+    parts.push(`commit refs/heads/main\nmark :${c + 1}\ncommitter C <c@example.com> ${1700000000 + c} +0000\ndata 4\nc${String(c).padStart(2, '0')}\n`);
+    if (c > 0) parts.push(`from :${c}\n`);
+    const files = c === 0 ? 600 : 60;
+    for (let i = 0; i < files; i++) {
+      const f = c === 0 ? i : Math.floor(random() * 600);
+      const body = Array.from({ length: 30 }, (_, l) => `file ${f} line ${l} rev ${c} ${Math.floor(random() * 1e6)}`).join('\n') + '\n';
+      parts.push(`M 100644 inline d${f % 20}/f${f}.txt\ndata ${Buffer.byteLength(body)}\n${body}`);
+    }
+    parts.push('\n');
+  }
+  git(repo, ['fast-import', '--quiet'], parts.join(''));
+  git(repo, ['repack', '-adq']);
+  return repo;
+}
+
+/** Runs packwright in `cwd` and kills it after `ms` (or lets it finish first). */
+function runAndKill(cwd: string, args: string[], input: Buffer | undefined, ms: number): Promise<{ killed: boolean; status: number | null }> {
+  return new Promise((done) => {
+    const child = spawn(process.execPath, [CLI, ...args], { cwd, stdio: [input === undefined ? 'ignore' : 'pipe', 'ignore', 'pipe'] });
+    let killed = false;
+    const timer = setTimeout(() => {
+      killed = child.kill('SIGKILL');
+    }, ms);
+    child.stdin?.on('error', () => undefined);
+    child.stdin?.end(input);
+    child.on('close', (status) => {
+      clearTimeout(timer);
+      done({ killed, status });
+    });
+  });
+}
+
+/** Every file under a final name in the object directory is whole: packs and indexes verify, loose objects hash to their names. */
+function assertNothingHalfWritten(repo: string, context: string): void {
+  const objects = existsSync(join(repo, 'objects')) ? join(repo, 'objects') : join(repo, '.git', 'objects');
+  const packDir = join(objects, 'pack');
+  for (const f of readdirSync(packDir)) {
+    if (f.endsWith('.idx')) {
+      const r = spawnSync('git', ['verify-pack', join(packDir, f)], { encoding: 'utf8' });
+      assert.equal(r.status, 0, `${context}: ${f} does not verify: ${r.stderr}`);
+    } else if (f.endsWith('.rev') || f.endsWith('.pack')) {
+      // A .pack is renamed into place whole, before its .idx; a .rev before the .idx too.
+      const base = f.replace(/\.(rev|pack)$/, '');
+      if (existsSync(join(packDir, `${base}.idx`))) continue;
+      if (f.endsWith('.pack')) {
+        const bytes = readFileSync(join(packDir, f));
+        const body = bytes.subarray(0, bytes.length - 20);
+        assert.ok(createHash('sha1').update(body).digest().equals(bytes.subarray(bytes.length - 20)), `${context}: ${f} under its final name is not whole`);
+      }
+    } else if (f === 'multi-pack-index') {
+      const r = spawnSync('git', ['multi-pack-index', 'verify'], { cwd: repo, encoding: 'utf8' });
+      assert.equal(r.status, 0, `${context}: the multi-pack-index does not verify: ${r.stderr}`);
+    } else {
+      // Temporary files may stay behind a SIGKILL (git's too: gc removes old ones); never under a final name.
+      assert.match(f, /^tmp_|\.tmp-\d+-[0-9a-f]+$|^pack-[0-9a-f]+\.(keep|promisor|bitmap)$/, `${context}: unexpected file ${f} in the pack directory`);
+    }
+  }
+  for (const d of readdirSync(objects)) {
+    if (!/^[0-9a-f]{2}$/.test(d)) continue;
+    for (const f of readdirSync(join(objects, d))) {
+      if (!/^[0-9a-f]{38}$/.test(f)) continue;
+      const data = inflateSync(readFileSync(join(objects, d, f)));
+      assert.equal(createHash('sha1').update(data).digest('hex'), d + f, `${context}: loose object ${d}${f} is not whole`);
+    }
+  }
+  const fsck = spawnSync('git', ['fsck', '--no-dangling', '--no-progress'], { cwd: repo, encoding: 'utf8' });
+  assert.equal(fsck.status, 0, `${context}: git fsck fails: ${fsck.stdout}${fsck.stderr}`);
+}
+
+/** How long the operation takes when left alone, so kills land all along it. */
+function timed(cwd: string, args: string[], input?: Buffer): number {
+  const t = performance.now();
+  const r = spawnSync(process.execPath, [CLI, ...args], { cwd, input, stdio: [input === undefined ? 'ignore' : 'pipe', 'ignore', 'pipe'] });
+  assert.equal(r.status, 0, r.stderr?.toString());
+  return performance.now() - t;
+}
+
+interface Scenario {
+  name: string;
+  args: string[];
+  /** Prepares a fresh target repository; returns it, and the input for stdin if any. */
+  prepare(at: string): { repo: string; input?: Buffer };
+}
+
+test('SIGKILL at random points while writing leaves no half-written file, and git fsck passes', { timeout: 600_000 }, async () => {
+  using dir = tempDir();
+  const source = makeSource(dir.path);
+  const pack = git(source, ['pack-objects', '--all', '--stdout', '-q']);
+  const list = join(dir.path, 'files.txt');
+  const files: string[] = [];
+  for (let i = 0; i < 1500; i++) {
+    const name = join(dir.path, `file-${i}.txt`);
+    writeFileSync(name, `hashed file ${i}\n`.repeat(1 + (i % 40)));
+    files.push(name);
+  }
+  writeFileSync(list, files.join('\n') + '\n');
+  let fresh = 0;
+  const emptyRepo = (at: string): string => {
+    const repo = join(at, `target-${fresh++}`);
+    git(at, ['init', '-q', '--bare', repo]);
+    return repo;
+  };
+  const scenarios: Scenario[] = [
+    { name: 'index-pack --stdin', args: ['index-pack', '--stdin', '--rev-index'], prepare: (at) => ({ repo: emptyRepo(at), input: pack }) },
+    { name: 'unpack-objects', args: ['unpack-objects', '-q'], prepare: (at) => ({ repo: emptyRepo(at), input: pack }) },
+    { name: 'hash-object -w --stdin-paths', args: ['hash-object', '-w', '--stdin-paths'], prepare: (at) => ({ repo: emptyRepo(at), input: readFileSync(list) }) },
+    {
+      name: 'multi-pack-index write',
+      args: ['multi-pack-index', 'write'],
+      prepare: (at) => {
+        const repo = join(at, `target-${fresh++}`);
+        cpSync(source, repo, { recursive: true });
+        // A second pack for the index to cover.
+        git(repo, ['hash-object', '-w', '--stdin'], 'one more\n');
+        git(repo, ['repack', '-dq']);
+        return { repo };
+      },
+    },
+    {
+      name: 'pack-objects <base-name>',
+      args: ['pack-objects', '--all', '-q', 'objects/pack/pack'],
+      prepare: (at) => {
+        const repo = join(at, `target-${fresh++}`);
+        cpSync(source, repo, { recursive: true });
+        return { repo };
+      },
+    },
+  ];
+  let seed = 5;
+  const random = (): number => {
+    seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
+    return seed / 2 ** 32;
+  };
+  const counts: string[] = [];
+  for (const s of scenarios) {
+    const probe = s.prepare(dir.path);
+    const full = timed(probe.repo, s.args, probe.input);
+    assertNothingHalfWritten(probe.repo, `${s.name} left alone`);
+    let kills = 0;
+    for (let i = 0; i < RUNS; i++) {
+      const { repo, input } = s.prepare(dir.path);
+      // Something written before, that must still read back afterwards.
+      git(repo, ['hash-object', '-w', '--stdin'], 'written before\n');
+      // From process start to a little past the end: the kill lands anywhere in the run.
+      const at = random() * full * 1.1;
+      const r = await runAndKill(repo, s.args, input, at);
+      if (r.killed) kills++;
+      else assert.equal(r.status, 0, `${s.name} finished, but failed`);
+      assertNothingHalfWritten(repo, `${s.name} killed after ${at.toFixed(0)} ms`);
+      assert.equal(git(repo, ['cat-file', '-p', git(repo, ['hash-object', '--stdin'], 'written before\n').toString().trim()]).toString(), 'written before\n');
+    }
+    counts.push(`${s.name}: ${kills} killed of ${RUNS} (runs take ${full.toFixed(0)} ms)`);
+  }
+  console.log(counts.join('\n'));
+});
+
+test('two index-packs of the same pack into one repository at once end with one good pack', async () => {
+  using dir = tempDir();
+  const source = makeSource(dir.path);
+  const pack = git(source, ['pack-objects', '--all', '--stdout', '-q']);
+  const repo = join(dir.path, 'target');
+  git(dir.path, ['init', '-q', '--bare', repo]);
+  const both = await Promise.all([0, 1].map(() => runAndKill(repo, ['index-pack', '--stdin'], pack, 60_000)));
+  for (const r of both) assert.equal(r.status, 0);
+  const idx = readdirSync(join(repo, 'objects', 'pack')).filter((f) => f.endsWith('.idx'));
+  assert.equal(idx.length, 1);
+  assertNothingHalfWritten(repo, 'two index-packs at once');
+  assert.equal(git(repo, ['count-objects', '-v']).toString().match(/in-pack: (\d+)/)?.[1], git(source, ['count-objects', '-v']).toString().match(/in-pack: (\d+)/)?.[1]);
+});
