@@ -81,27 +81,24 @@ function setMessageTypes(rules: FsckRules, values: string, hexLength: number): v
 /** The objects of a pack just indexed, read back from its file by entry number or by id. */
 class IndexedObjects {
   readonly H: number;
-  readonly table: ObjectTable;
   private readonly index: PackIndex;
-  private readonly file: PackFile;
-  private readonly reader: PackReader;
+  private objectTable: ObjectTable | undefined;
+  private file: PackFile | undefined;
+  private reader: PackReader | undefined;
 
   constructor(readonly pack: IndexedPack) {
-    const scan = pack.scan;
-    this.H = hashLength(scan.format);
-    const H = this.H;
-    this.table = new ObjectTable(H, scan.count);
-    for (let k = 0; k < scan.count; k++) {
-      const n = this.table.intern(scan.ids, k * H);
-      this.table.types[n] = scan.resolvedTypes[k] as number;
+    this.H = hashLength(pack.scan.format);
+    this.index = new PackIndex(pack.index, this.H);
+  }
+
+  /** The pack's ids numbered, with their types (made on first use: only --strict needs it). */
+  get table(): ObjectTable {
+    if (this.objectTable === undefined) {
+      const { scan } = this.pack;
+      const table = (this.objectTable = new ObjectTable(this.H, scan.count));
+      for (let k = 0; k < scan.count; k++) table.types[table.intern(scan.ids, k * this.H)] = scan.resolvedTypes[k] as number;
     }
-    this.index = new PackIndex(pack.index, H);
-    this.file = PackFile.open(pack.packPath, { hashLength: H });
-    const index = this.index;
-    this.reader = new PackReader(this.file, new DeltaBaseCache(), (id) => {
-      const i = index.find(id);
-      return i < 0 ? -1 : index.offset(i);
-    });
+    return this.objectTable;
   }
 
   hex(k: number): string {
@@ -128,11 +125,19 @@ class IndexedObjects {
   }
 
   read(k: number): { type: number; data: Buffer } {
+    if (this.reader === undefined) {
+      const index = this.index;
+      this.file = PackFile.open(this.pack.packPath, { hashLength: this.H });
+      this.reader = new PackReader(this.file, new DeltaBaseCache(), (id) => {
+        const i = index.find(id);
+        return i < 0 ? -1 : index.offset(i);
+      });
+    }
     return this.reader.read(this.pack.scan.offsets[k] as number);
   }
 
   close(): void {
-    this.file.close();
+    this.file?.close();
   }
 }
 

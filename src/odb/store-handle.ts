@@ -31,7 +31,11 @@ export interface ObjectHeader {
 }
 
 export interface LookupOptions {
-  /** May a miss list the pack directories again, as the store's policy allows (default true)? */
+  /**
+   * May a miss list the pack directories again, as the store's policy allows (default true)?
+   * `false` is git's OBJECT_INFO_QUICK: no rescan, and loose objects are looked up in a listing of
+   * their fan-out directory read once (a lookup per object of a pack then costs no stat each).
+   */
   refresh?: boolean;
 }
 
@@ -131,6 +135,25 @@ export class StoreHandle {
     this.store.release(this.view);
     this.view = view;
     this.order = [...view.sources];
+    this.looseListings.clear();
+  }
+
+  /** Names in each loose fan-out directory (by objects directory, then first byte), for quick lookups (`refresh: false`). */
+  private readonly looseListings = new Map<string, (Set<string> | undefined)[]>();
+
+  private looseListing(dir: string, fanout: number, hex: string): Set<string> {
+    let lists = this.looseListings.get(dir);
+    if (lists === undefined) this.looseListings.set(dir, (lists = new Array<Set<string> | undefined>(256)));
+    let names = lists[fanout];
+    if (names === undefined) {
+      try {
+        names = new Set(readdirSync(join(dir, hex.slice(0, 2))));
+      } catch {
+        names = new Set();
+      }
+      lists[fanout] = names;
+    }
+    return names;
   }
 
   /**
@@ -140,8 +163,9 @@ export class StoreHandle {
   locate(id: Uint8Array, options: LookupOptions = {}): ObjectLocation | undefined {
     if (!this.view.listed) this.ensureListed();
     this.unusable = undefined;
+    const quick = options.refresh === false;
     for (let rescans = 0; ; rescans++) {
-      const found = this.search(id);
+      const found = this.search(id, quick);
       if (found !== undefined) return found;
       if (options.refresh === false || !this.moveOn(rescans)) break;
     }
@@ -166,7 +190,7 @@ export class StoreHandle {
     return true;
   }
 
-  private search(id: Uint8Array): ObjectLocation | undefined {
+  private search(id: Uint8Array, quick = false): ObjectLocation | undefined {
     const order = this.order;
     for (let k = 0; k < order.length; k++) {
       const source = order[k] as Source;
@@ -180,8 +204,8 @@ export class StoreHandle {
     }
     const hex = toHex(id);
     for (const dir of this.view.looseDirs) {
-      const path = join(dir, hex.slice(0, 2), hex.slice(2));
-      if (existsSync(path)) return { kind: 'loose', path };
+      if (quick ? !this.looseListing(dir, id[0] as number, hex).has(hex.slice(2)) : !existsSync(join(dir, hex.slice(0, 2), hex.slice(2)))) continue;
+      return { kind: 'loose', path: join(dir, hex.slice(0, 2), hex.slice(2)) };
     }
     return undefined;
   }
