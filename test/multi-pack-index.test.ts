@@ -2,6 +2,7 @@ import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { execFileSync } from 'node:child_process';
 import { git, packwright, packwrightFails, tempDir, makeRepo, type Format } from './helpers/git.js';
 import { Store, MidxSource } from '../src/odb/index.js';
 
@@ -163,3 +164,68 @@ describe('multi-pack-index: offsets past 4 GiB', () => {
     assert.deepEqual([l.offset(0), l.offset(1), l.offset(2)], [12, 2 ** 31 + 5, 5 * 2 ** 30 + 3]);
   });
 });
+
+describe('multi-pack-index repack, as git chooses and combines packs', () => {
+  /** Five packs of growing age, each from one more commit; their mtimes a second apart (oldest first). */
+  const fivePacks = (dir: string, format: Format): string => {
+    const repo = makeRepo(dir, format, 3);
+    git(repo, ['repack', '-adq']);
+    for (let i = 0; i < 4; i++) {
+      writeFileSync(join(repo, `f${i}.txt`), `file ${i}\n`.repeat(50 + i * 40));
+      git(repo, ['add', '.']);
+      git(repo, ['commit', '-q', '-m', `c${i}`]);
+      git(repo, ['repack', '-q']);
+    }
+    const packs = readdirSync(packDirOf(repo)).filter((f) => f.endsWith('.pack'));
+    const now = Date.now() / 1000;
+    packs.forEach((f, i) => {
+      for (const ext of ['.pack', '.idx']) utimesSync(join(packDirOf(repo), f.replace(/\.pack$/, ext)), now - 100 + i, now - 100 + i);
+    });
+    git(repo, ['multi-pack-index', 'write']);
+    return repo;
+  };
+  /** Each pack's object ids (sorted), after a command: what git and packwright must agree on. */
+  const packContents = (repo: string): string[] => readdirSync(packDirOf(repo)).filter((f) => f.endsWith('.idx')).map((f) =>
+    git(repo, ['show-index'], readFileSync(join(packDirOf(repo), f))).toString().trim().split('\n').map((l) => l.split(' ')[1]).sort().join(',')).sort();
+
+  for (const format of ['sha1', 'sha256'] as Format[]) {
+    test(`--batch-size=0, a batch size, and a size too small: the packs git makes, then expire (${format})`, () => {
+      using dir = tempDir();
+      const base = fivePacks(dir.path, format);
+      const sizes = readdirSync(packDirOf(base)).filter((f) => f.endsWith('.pack')).map((f) => readFileSync(join(packDirOf(base), f)).length).sort((a, b) => a - b);
+      for (const batch of ['0', String((sizes[2] as number) + 1), String(sizes[0]), '2m']) {
+        const ours = join(dir.path, `ours-${batch}`);
+        const theirs = join(dir.path, `theirs-${batch}`);
+        for (const [to, run] of [[ours, packwright], [theirs, git]] as const) {
+          execCopy(base, to);
+          run(to, ['multi-pack-index', 'repack', `--batch-size=${batch}`]);
+          run(to, ['multi-pack-index', 'verify']);
+        }
+        assert.deepEqual(packContents(ours), packContents(theirs), `repack --batch-size=${batch}`);
+        for (const repo of [ours, theirs]) git(repo, ['multi-pack-index', 'expire']);
+        assert.deepEqual(packContents(ours), packContents(theirs), `expire after --batch-size=${batch}`);
+        assert.equal(git(ours, ['fsck', '--no-dangling']).toString(), '');
+      }
+    });
+  }
+
+  test('kept packs are left alone unless repack.packKeptObjects, and a bad --batch-size is a usage error', () => {
+    using dir = tempDir();
+    const repo = fivePacks(dir.path, 'sha1');
+    for (const f of readdirSync(packDirOf(repo)).filter((n) => n.endsWith('.pack'))) writeFileSync(join(packDirOf(repo), f.replace(/\.pack$/, '.keep')), '');
+    const before = packContents(repo);
+    packwright(repo, ['multi-pack-index', 'repack', '--batch-size=0']);
+    assert.deepEqual(packContents(repo), before);
+    packwright(repo, ['-c', 'repack.packKeptObjects=true', 'multi-pack-index', 'repack', '--batch-size=0']);
+    assert.equal(packContents(repo).length, before.length + 1);
+    const bad = packwrightFails(repo, ['multi-pack-index', 'repack', '--batch-size=lots']);
+    assert.equal(bad.status, 129);
+    assert.match(bad.stderr, /expects a non-negative integer value with an optional k\/m\/g suffix/);
+  });
+});
+
+/** A copy of a repository with its files' times (mtimes choose the packs). */
+function execCopy(from: string, to: string): void {
+  rmSync(to, { recursive: true, force: true });
+  execFileSync('cp', ['-a', from, to]);
+}

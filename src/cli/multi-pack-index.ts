@@ -3,18 +3,23 @@ import { resolve } from 'node:path';
 import { Progress } from './progress.js';
 import { expireMultiPackIndex, Store, verifyMultiPackIndex, writeMultiPackIndexFile } from '../odb/index.js';
 import type { Repository } from '../repo/index.js';
-import { helpRequested, UsageError } from './usage-error.js';
+import { helpRequested, magnitudeOption, UsageError } from './usage-error.js';
+import { repackMultiPackIndex, type CreatePackPhase } from '../create/index.js';
+
+/** pack-objects' progress titles, as git's child prints them during a repack. */
+const PACK_PHASES: Record<CreatePackPhase, string> = { counting: 'Enumerating objects', compressing: 'Compressing objects', writing: 'Writing objects' };
 import type { GlobalOptions } from './global-options.js';
 
 const USAGE = `usage: packwright multi-pack-index [<options>] write [--preferred-pack=<pack>]
    or: packwright multi-pack-index [<options>] verify
    or: packwright multi-pack-index [<options>] expire
+   or: packwright multi-pack-index [<options>] repack [--batch-size=<size>]
 
     --object-dir <file>   object directory containing set of packfile and pack-index pairs
     --[no-]progress       force progress reporting`;
 
-/** `git multi-pack-index write|verify|expire` (without bitmaps). */
-export function multiPackIndexCommand(ctx: GlobalOptions, open: () => Repository, args: string[]): number {
+/** `git multi-pack-index write|verify|expire|repack` (without bitmaps). */
+export async function multiPackIndexCommand(ctx: GlobalOptions, open: () => Repository, args: string[]): Promise<number> {
   const help = helpRequested(args, USAGE);
   if (help !== undefined) return help;
   let objectDir: string | undefined;
@@ -22,6 +27,7 @@ export function multiPackIndexCommand(ctx: GlobalOptions, open: () => Repository
   let sub: string | undefined;
   let showProgress = process.stderr.isTTY === true;
   let stdinPacks = false;
+  let batchSize = 0;
   for (let i = 0; i < args.length; i++) {
     const a = args[i] as string;
     if (a.startsWith('--object-dir=')) objectDir = a.slice(13);
@@ -34,12 +40,14 @@ export function multiPackIndexCommand(ctx: GlobalOptions, open: () => Repository
     else if (sub === 'write' && (a === '--bitmap' || a.startsWith('--refs-snapshot'))) {
       throw new UsageError(`packwright multi-pack-index: ${a} is not supported (no bitmaps yet)\n${USAGE}`);
     } else if (sub === 'write' && a === '--no-bitmap') continue;
+    else if (sub === 'repack' && a.startsWith('--batch-size=')) batchSize = magnitudeOption('batch-size', a.slice(13), USAGE);
+    else if (sub === 'repack' && a === '--batch-size') batchSize = magnitudeOption('batch-size', args[++i] ?? '', USAGE);
     else if (a.startsWith('-')) throw new UsageError(`unknown option '${a.replace(/^-+/, '')}'\n${USAGE}`);
     else if (sub === undefined) sub = a;
     else throw new UsageError(USAGE);
   }
   if (sub === undefined) throw new UsageError(`need a subcommand\n${USAGE}`);
-  if (sub !== 'write' && sub !== 'verify' && sub !== 'expire') throw new UsageError(`unrecognized subcommand: ${sub}\n${USAGE}`);
+  if (sub !== 'write' && sub !== 'verify' && sub !== 'expire' && sub !== 'repack') throw new UsageError(`unrecognized subcommand: ${sub}\n${USAGE}`);
   const store = objectDir !== undefined ? Store.open(resolve(ctx.cwd, objectDir), { objectFormat: open().format }) : open().store;
   const onWarning = (m: string): void => void process.stderr.write(`warning: ${m}\n`);
   const progress = new Progress(showProgress);
@@ -60,6 +68,16 @@ export function multiPackIndexCommand(ctx: GlobalOptions, open: () => Repository
       case 'expire':
         expireMultiPackIndex(store, { onWarning, onProgress });
         return 0;
+      case 'repack': {
+        const config = open().config;
+        await repackMultiPackIndex(store, {
+          batchSize, onWarning, onProgress,
+          packKeptObjects: config.getBool('repack.packKeptObjects') === true,
+          deltaBaseOffset: config.getBool('repack.useDeltaBaseOffset') !== false,
+          onPackProgress: (phase, done, total) => progress.update(PACK_PHASES[phase], done, total),
+        });
+        return 0;
+      }
     }
   } finally {
     progress.finish();

@@ -62,7 +62,7 @@ export async function run(argv: string[]): Promise<number> {
       case 'count-objects':
         return countObjectsCommand(() => openRepository(global), args);
       case 'multi-pack-index':
-        return multiPackIndexCommand(global, () => openRepository(global), args);
+        return await multiPackIndexCommand(global, () => openRepository(global), args);
       case 'pack-objects':
         return await packObjectsCommand(global, () => openRepository(global), args);
       case 'fsck':

@@ -34,3 +34,11 @@ export function indexVersionOption(option: string): { version: 1 | 2; largeOffse
   const version = v === '1' ? 1 : 2;
   return limit === undefined ? { version } : { version, largeOffsetLimit: integerOption(option, limit) };
 }
+
+/** git's OPT_MAGNITUDE: a non-negative integer with an optional k/m/g suffix (powers of 1024). */
+export function magnitudeOption(name: string, value: string, usage: string): number {
+  const m = /^([0-9]+)([kmg]?)$/i.exec(value);
+  const n = m === null ? NaN : Number(m[1]) * 1024 ** ' kmg'.indexOf((m[2] || ' ').toLowerCase());
+  if (!Number.isSafeInteger(n)) throw new UsageError(`error: option \`${name}' expects a non-negative integer value with an optional k/m/g suffix\n${usage}`);
+  return n;
+}

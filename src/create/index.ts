@@ -16,3 +16,5 @@ export { objectsOfPacks } from './pack-list.js';
 export type { PackListOptions } from './pack-list.js';
 export { parseObjectFilter } from './object-filter.js';
 export type { ObjectFilter } from './object-filter.js';
+export { repackMultiPackIndex } from './repack-multi-pack-index.js';
+export type { MidxRepackOptions, MidxRepackResult } from './repack-multi-pack-index.js';

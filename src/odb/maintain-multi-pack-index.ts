@@ -279,3 +279,87 @@ export function expireMultiPackIndex(store: Store, options: MidxWriteOptions = {
   if (drop.size > 0) writeMultiPackIndexFile(store, options, drop);
   return [...drop];
 }
+
+/** What `git multi-pack-index repack` rewrites: the packs chosen, and the ids of the objects taken from them. */
+export interface MidxRepackSelection {
+  /** `.idx` names of the packs chosen. */
+  packs: string[];
+  /** The objects the multi-pack-index takes from those packs, in its (id) order. */
+  ids: Buffer[];
+}
+
+export interface MidxRepackSelectOptions {
+  /**
+   * git's `--batch-size`: 0 takes every pack; otherwise packs are taken oldest first while their
+   * expected sizes add up to less than this, each one smaller than it (a pack's expected size is
+   * its size scaled by the share of its objects the multi-pack-index takes from it).
+   */
+  batchSize: number;
+  /** Take packs with a `.keep` file too (`repack.packKeptObjects`, default false). */
+  packKeptObjects?: boolean;
+  onWarning?: (message: string) => void;
+}
+
+/**
+ * The packs `git multi-pack-index repack` would combine (git's fill_included_packs_all and
+ * fill_included_packs_batch): never cruft packs (with `.mtimes`), kept packs only when asked.
+ * Undefined when there is no multi-pack-index or fewer than two packs qualify: git then does nothing.
+ */
+export function selectPacksToRepack(store: Store, options: MidxRepackSelectOptions): MidxRepackSelection | undefined {
+  const packDir = join(store.objectsDir, 'pack');
+  const midx = existingMidx(store, join(packDir, 'multi-pack-index'), options.onWarning ?? (() => {}));
+  if (midx === undefined) return undefined;
+  try {
+    const names = midx.packNames;
+    const referenced = new Uint32Array(names.length);
+    for (let i = 0; i < midx.count; i++) referenced[midx.packOf(i)]!++;
+    const packs = names.map((name, i) => {
+      const base = join(packDir, name.slice(0, -4));
+      const stat = (ext: string): ReturnType<typeof statSync> | undefined => {
+        try {
+          return statSync(`${base}${ext}`);
+        } catch {
+          return undefined;
+        }
+      };
+      const pack = stat('.pack');
+      let objects = 0;
+      if (pack !== undefined) {
+        try {
+          const index = PackIndex.open(join(packDir, name), store.hashLength);
+          objects = index.count;
+          index.close();
+        } catch (e) {
+          if (!isPackwrightError(e)) throw e;
+        }
+      }
+      return {
+        i, name, objects, referenced: referenced[i] as number,
+        usable: pack !== undefined && objects > 0 && stat('.mtimes') === undefined && (options.packKeptObjects === true || stat('.keep') === undefined),
+        size: Number(pack?.size ?? 0), mtime: Math.floor(Number(pack?.mtimeMs ?? 0) / 1000),
+      };
+    });
+    const chosen: typeof packs = [];
+    if (options.batchSize === 0) {
+      for (const p of packs) if (p.usable) chosen.push(p);
+    } else {
+      let total = 0;
+      for (const p of [...packs].sort((a, b) => a.mtime - b.mtime || a.i - b.i)) {
+        if (total >= options.batchSize) break;
+        if (!p.usable) continue;
+        const expected = Math.floor((p.size * p.referenced) / p.objects);
+        if (expected >= options.batchSize) continue;
+        chosen.push(p);
+        total += expected;
+      }
+    }
+    if (chosen.length < 2) return undefined;
+    const include = new Uint8Array(names.length);
+    for (const p of chosen) include[p.i] = 1;
+    const ids: Buffer[] = [];
+    for (let i = 0; i < midx.count; i++) if (include[midx.packOf(i)]) ids.push(Buffer.from(midx.id(i)));
+    return { packs: chosen.map((p) => p.name), ids };
+  } finally {
+    midx.close();
+  }
+}
