@@ -4,10 +4,9 @@ import type { StorePack } from '../odb/store-pack.js';
 import { constants as zlibConstants } from 'node:zlib';
 import { PackwrightError } from '../errors/packwright-error.js';
 import { toHex } from '../hash/hex.js';
-import { nodeCrypto } from '../hash/node-crypto.js';
 import { writeIndex } from '../idx/write-index.js';
 import { writeRevIndex } from '../idx/rev-index.js';
-import { writeFileAtomic } from '../io/write-file-atomic.js';
+import { temporaryPathBeside, writeFileAtomic } from '../io/write-file-atomic.js';
 import { parseTag } from '../objects/commit.js';
 import { OBJ_BLOB, OBJ_TAG, OBJ_TREE } from '../objects/object-type.js';
 import type { ObjectFilter } from './object-filter.js';
@@ -225,7 +224,7 @@ async function createPackWith(options: CreatePackOptions, pools: LazyPool, threa
   let tmpPath: string | undefined;
   let fd = -1;
   if (options.packBase !== undefined) {
-    tmpPath = `${options.packBase}-tmp-${process.pid}-${nodeCrypto().randomBytes(4).toString('hex')}.pack`;
+    tmpPath = temporaryPathBeside(`${options.packBase}.pack`);
     fd = openSync(tmpPath, 'wx', 0o444);
   }
   const userSink = options.sink;

@@ -1,4 +1,5 @@
 import { closeSync, fsyncSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { dirname, extname, join } from 'node:path';
 import { nodeCrypto } from '../hash/node-crypto.js';
 
 /**
@@ -8,7 +9,7 @@ import { nodeCrypto } from '../hash/node-crypto.js';
  * too (a second writer fails with EEXIST).
  */
 export function writeFileAtomic(path: string, data: Uint8Array, mode = 0o444, tempPath?: string): void {
-  const tmp = tempPath ?? `${path}.tmp-${process.pid}-${nodeCrypto().randomBytes(4).toString('hex')}`;
+  const tmp = tempPath ?? temporaryPathBeside(path);
   const fd = openSync(tmp, 'wx', mode);
   try {
     let done = 0;
@@ -21,4 +22,14 @@ export function writeFileAtomic(path: string, data: Uint8Array, mode = 0o444, te
     rmSync(tmp, { force: true });
     throw e;
   }
+}
+
+/**
+ * A fresh temporary name in the directory of `path`, named as git names its own (`tmp_idx_…`,
+ * `tmp_pack_…`): one a killed process leaves behind is then git's to clean up (`git prune` removes
+ * old `tmp_` files from the object and pack directories).
+ */
+export function temporaryPathBeside(path: string): string {
+  const ext = extname(path).slice(1) || 'file';
+  return join(dirname(path), `tmp_${ext}_${process.pid}_${nodeCrypto().randomBytes(4).toString('hex')}`);
 }

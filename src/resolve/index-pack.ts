@@ -3,11 +3,10 @@ import { cpus, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { PackwrightError } from '../errors/packwright-error.js';
-import { nodeCrypto } from '../hash/node-crypto.js';
 import { hashLength, type ObjectFormat } from '../hash/object-format.js';
 import { readExactly } from '../io/read-exactly.js';
 import { openForReading } from '../io/open-for-reading.js';
-import { writeFileAtomic } from '../io/write-file-atomic.js';
+import { temporaryPathBeside, writeFileAtomic } from '../io/write-file-atomic.js';
 import { PackIndex } from '../idx/pack-index.js';
 import { writeRevIndex } from '../idx/rev-index.js';
 import type { WriteIndexOptions } from '../idx/write-index.js';
@@ -305,7 +304,7 @@ class IndexPackJob {
       }
     } else {
       const dir = options.packPath !== undefined ? dirname(options.packPath) : options.packDir ?? tmpdir();
-      this.tmpPack = join(dir, `tmp_pack_${process.pid}_${nodeCrypto().randomBytes(4).toString('hex')}`);
+      this.tmpPack = temporaryPathBeside(join(dir, 'incoming.pack'));
       const fd = (this.writeFd = openSync(this.tmpPack, 'wx+', 0o444));
       this.packPath = this.tmpPack;
       source = input instanceof Uint8Array ? bufferSource(input) : streamSource(input, options.signal);
