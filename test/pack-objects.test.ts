@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, readFileSync, readdirSync, writeFileSync, openSync, readSync, writeSync, closeSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { CLI, git, makeHistoryRepo, packwright, packwrightFails, tempDir, type Format, fileEndingIn } from './helpers/git.js';
@@ -353,3 +353,61 @@ test('createDelta: applyDelta rebuilds the target from the base, and the delta i
   assert.ok(out.subarray(0, target.length).equals(target));
   assert.equal(index.createDelta(Buffer.from(Array.from({ length: 4000 }, (_, i) => i & 0xff)), 100), undefined, 'over the size limit');
 });
+
+test('--max-pack-size and pack.packSizeLimit split the pack as git does: the same number of packs, no delta across them', () => {
+  using dir = tempDir();
+  const repo = join(dir.path, 'repo');
+  git(dir.path, ['init', '-q', repo]);
+  // Incompressible blobs of ~300 KB, and small edits of them (deltas), in a few commits.
+  let seed = 3;
+  const bytes = (n: number): Buffer => {
+    const b = Buffer.alloc(n);
+    for (let i = 0; i < n; i++) {
+      seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
+      b[i] = seed >>> 24;
+    }
+    return b;
+  };
+  const blobs = Array.from({ length: 6 }, () => bytes(300_000));
+  for (let c = 0; c < 3; c++) {
+    blobs.forEach((b, i) => {
+      b[c * 1000 + i] = (b[c * 1000 + i] as number) ^ 0xff;
+      writeFileSync(join(repo, `blob-${i}.bin`), b);
+    });
+    git(repo, ['add', '.']);
+    git(repo, ['commit', '-q', '-m', `c${c}`]);
+  }
+  git(repo, ['repack', '-adq']);
+  const list = git(repo, ['rev-list', '--objects', '--all']);
+  const packsOf = (prefix: string): string[] => readdirSync(dir.path).filter((f) => f.startsWith(`${prefix}-`) && f.endsWith('.pack')).sort();
+  const objectsOf = (prefix: string): string[] => packsOf(prefix).flatMap((f) =>
+    git(dir.path, ['show-index'], readFileSync(join(dir.path, f.replace(/\.pack$/, '.idx')))).toString().trim().split('\n').map((l) => l.split(' ')[1] as string)).sort();
+  for (const [name, args] of [['flag', ['--max-pack-size=1m']], ['config', ['-c', 'pack.packSizeLimit=1']]] as const) {
+    const g = `${dir.path}/git-${name}`;
+    const p = `${dir.path}/pw-${name}`;
+    const config = args[0] === '-c' ? args.slice(0, 2) : [];
+    const flags = args[0] === '-c' ? [] : [...args];
+    const gitNames = execFileSync('git', [...config, 'pack-objects', ...flags, g], { cwd: repo, input: list, stdio: ['pipe', 'pipe', 'pipe'] }).toString().trim().split('\n');
+    const r = spawnSyncPw(repo, [...config, 'pack-objects', ...flags, p], list);
+    assert.equal(r.status, 0, r.stderr);
+    const ourNames = r.stdout.trim().split('\n');
+    assert.ok(gitNames.length > 1, 'git split the pack');
+    assert.equal(ourNames.length, gitNames.length, `${name}: as many packs as git's`);
+    assert.deepEqual(packsOf(`pw-${name}`), ourNames.map((h) => `pw-${name}-${h}.pack`).sort(), 'each name printed is a pack written');
+    if (config.length > 0) assert.match(r.stderr, /^warning: minimum pack size limit is 1 MiB$/m);
+    // Every pack verifies on its own (a delta on a base in another pack would not), and together
+    // they hold every object once.
+    for (const f of packsOf(`pw-${name}`)) {
+      execFileSync('git', ['verify-pack', join(dir.path, f.replace(/\.pack$/, '.idx'))]);
+      assert.ok(readFileSync(join(dir.path, f)).length <= 1 << 20 || git(dir.path, ['show-index'], readFileSync(join(dir.path, f.replace(/\.pack$/, '.idx')))).toString().trim().split('\n').length === 1, `${f} is within the limit or holds one object`);
+    }
+    assert.deepEqual(objectsOf(`pw-${name}`), objectsOf(`git-${name}`));
+  }
+  const stdout = packwrightFails(repo, ['pack-objects', '--stdout', '--max-pack-size=1m'], list);
+  assert.match(stdout.stderr, /--max-pack-size cannot be used to build a pack for transfer/);
+});
+
+function spawnSyncPw(cwd: string, args: string[], input: Buffer): { status: number; stdout: string; stderr: string } {
+  const r = spawnSync(process.execPath, [CLI, ...args], { cwd, input });
+  return { status: r.status ?? -1, stdout: r.stdout.toString(), stderr: r.stderr.toString() };
+}

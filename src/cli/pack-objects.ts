@@ -9,7 +9,7 @@ import { defaultThreads } from '../resolve/index.js';
 import type { GlobalOptions } from './global-options.js';
 import { Progress } from './progress.js';
 import { readLines } from './read-lines.js';
-import { helpRequested, indexVersionOption, integerOption, UsageError } from './usage-error.js';
+import { helpRequested, indexVersionOption, integerOption, magnitudeOption, UsageError } from './usage-error.js';
 
 const USAGE = `usage: packwright pack-objects [<options>] [<base-name> | --stdout]
     --revs                read revisions from stdin (and --all, --not, --shallow <id> lines)
@@ -27,6 +27,7 @@ const USAGE = `usage: packwright pack-objects [<options>] [<base-name> | --stdou
     --filter=<spec>       blob:none, blob:limit=<n>[kmg], tree:0 (a partial clone)
     --rev-index           with <base-name>: also write the .rev
     --index-version=<v>[,<limit>]  .idx version (1 or 2) and the 64-bit offset threshold
+    --max-pack-size=<n>   with <base-name>: packs of at most n bytes (k/m/g; pack.packSizeLimit)
     -q, --progress, --all-progress`;
 
 /** Options git's upload-pack and repack pass that change nothing here (packwright has no bitmaps, no keep-pack rules). */
@@ -90,8 +91,8 @@ export async function packObjectsCommand(global: GlobalOptions, open: () => Repo
       options.filter = parseObjectFilter(value);
     } else if (a === '--no-filter') {
       delete options.filter;
-    } else if (name === '--max-pack-size') {
-      throw new PackwrightError('INVALID_ARGUMENT', `${name} is not supported`);
+    } else if (name === '--max-pack-size' && value !== undefined) {
+      options.maxPackSize = magnitudeOption('max-pack-size', value, USAGE);
     } else if (ACCEPTED.has(name)) {
       // Nothing to do here (see ACCEPTED).
     } else if (!a.startsWith('-') && base === undefined) base = resolve(global.cwd, a);
@@ -119,6 +120,18 @@ export async function packObjectsCommand(global: GlobalOptions, open: () => Repo
   const deltaCacheSize = config.getInt('pack.deltaCacheSize');
   if (deltaCacheSize !== undefined) options.deltaCacheSize = deltaCacheSize;
   const bigFileThreshold = config.getInt('core.bigFileThreshold');
+  // pack.packSizeLimit applies to packs written to files only; --max-pack-size wins, and git
+  // raises any limit below 1 MiB to 1 MiB.
+  if (!stdout && options.maxPackSize === undefined) {
+    const limit = config.getInt('pack.packSizeLimit');
+    if (limit !== undefined && limit > 0) options.maxPackSize = limit;
+  }
+  if (stdout && options.maxPackSize !== undefined) throw new PackwrightError('INVALID_ARGUMENT', '--max-pack-size cannot be used to build a pack for transfer');
+  if (options.maxPackSize === 0) delete options.maxPackSize;
+  if (options.maxPackSize !== undefined && options.maxPackSize < 1 << 20) {
+    process.stderr.write('warning: minimum pack size limit is 1 MiB\n');
+    options.maxPackSize = 1 << 20;
+  }
   if (bigFileThreshold !== undefined) options.bigFileThreshold = bigFileThreshold;
   const shallow: Buffer[] = readShallowFile(global, repo);
   let tips: RevArgs | undefined;
@@ -214,7 +227,8 @@ export async function packObjectsCommand(global: GlobalOptions, open: () => Repo
     const deltas = s.copiedDeltas + s.thinDeltas + s.newDeltas;
     process.stderr.write(`Total ${s.objects} (delta ${deltas}), reused ${s.copied + s.copiedDeltas + s.thinDeltas} (delta ${s.copiedDeltas + s.thinDeltas}), pack-reused 0\n`);
   }
-  if (base !== undefined) process.stdout.write(`${toHex(result.hash)}\n`);
+  // One line per pack written (several with a size limit), as git prints them.
+  for (const p of result.packs) process.stdout.write(`${toHex(p.hash)}\n`);
   return 0;
 }
 

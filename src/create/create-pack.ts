@@ -1,4 +1,4 @@
-import { closeSync, fsyncSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, fsyncSync, openSync, readSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { sep } from 'node:path';
 import type { StorePack } from '../odb/store-pack.js';
 import { constants as zlibConstants } from 'node:zlib';
@@ -22,7 +22,8 @@ import { walkObjectsParallel, walkObjectsSliced } from './walk-objects.js';
 import { WorkerPool } from '../workers/worker-pool.js';
 import type { CreateTasks } from './create-tasks.js';
 import { CREATE_WORKER } from './delta-search.js';
-import { writePack, type EntryCounts, type NewDeltas, type PackSink, type WrittenPack } from './write-pack.js';
+import { writePack, type EntryCounts, type NewDeltas, type PackSink, type PackSplit, type WrittenPack } from './write-pack.js';
+import { nodeCrypto } from '../hash/node-crypto.js';
 import { searchDeltas } from './delta-search.js';
 
 export type CreatePackPhase = 'counting' | 'compressing' | 'writing';
@@ -46,6 +47,12 @@ export interface CreatePackOptions {
    * writeReverseIndex), each through a temporary file renamed into place, the index last.
    */
   packBase?: string;
+  /**
+   * With `packBase` alone: packs of at most this many bytes, as many as it takes (git's
+   * --max-pack-size and pack.packSizeLimit; git raises anything below 1 MiB to 1 MiB, and so does
+   * the CLI). An object bigger than the limit gets a pack of its own.
+   */
+  maxPackSize?: number;
   writeReverseIndex?: boolean;
   /** `.idx` version for file output (default 2; 1 becomes 2 if an offset needs 64 bits), as git's --index-version. */
   indexVersion?: 1 | 2;
@@ -107,13 +114,23 @@ export interface CreatePackStats extends EntryCounts {
   times: { counting: number; planning: number; compressing: number; writing: number };
 }
 
+/** One pack written under `packBase`. */
+export interface WrittenPackFiles {
+  hash: Buffer;
+  packPath: string;
+  indexPath: string;
+  reverseIndexPath?: string;
+}
+
 export interface CreatePackResult {
-  /** The pack's trailer hash (its name). */
+  /** The pack's trailer hash (its name); the last pack's with `maxPackSize`. */
   hash: Buffer;
   stats: CreatePackStats;
   packPath?: string;
   indexPath?: string;
   reverseIndexPath?: string;
+  /** Every pack written under `packBase`, in order (several with `maxPackSize`). */
+  packs: WrittenPackFiles[];
 }
 
 /**
@@ -220,24 +237,52 @@ async function createPackWith(options: CreatePackOptions, pools: LazyPool, threa
   check();
   times.compressing = lap();
 
-  // Writing.
-  let tmpPath: string | undefined;
-  let fd = -1;
-  if (options.packBase !== undefined) {
-    tmpPath = temporaryPathBeside(`${options.packBase}.pack`);
-    fd = openSync(tmpPath, 'wx', 0o444);
+  // Writing: to the sink, and to one temporary file per pack under packBase.
+  if (options.maxPackSize !== undefined && (options.sink !== undefined || options.packBase === undefined)) {
+    throw new PackwrightError('INVALID_ARGUMENT', '--max-pack-size cannot be used to build a pack for transfer');
   }
+  const temporaries: { path: string; fd: number }[] = [];
+  const openPart = (): number => {
+    const path = temporaryPathBeside(`${options.packBase}.pack`);
+    // Readable too: a pack cut short by a split is hashed again from the file.
+    const fd = openSync(path, 'wx+', 0o444);
+    temporaries.push({ path, fd });
+    return fd;
+  };
+  const writeAll = (fd: number, chunk: Uint8Array, at?: number): void => {
+    let done = 0;
+    while (done < chunk.length) done += writeSync(fd, chunk, done, chunk.length - done, at === undefined ? null : at + done);
+  };
+  let fd = options.packBase !== undefined && options.maxPackSize === undefined ? openPart() : -1;
   const userSink = options.sink;
   const sink: PackSink = (chunk) => {
-    if (fd >= 0) {
-      let done = 0;
-      while (done < chunk.length) done += writeSync(fd, chunk, done, chunk.length - done);
-    }
+    if (fd >= 0) writeAll(fd, chunk);
     return userSink?.(chunk);
+  };
+  const split: PackSplit | undefined = options.maxPackSize === undefined ? undefined : {
+    maxSize: options.maxPackSize,
+    begin: () => {
+      const part = openPart();
+      return (chunk) => writeAll(part, chunk);
+    },
+    end: (_part, count, declared, hash) => {
+      const part = (temporaries[temporaries.length - 1] as { fd: number }).fd;
+      let name = hash;
+      if (count !== declared) {
+        // Cut short: the header said every object left. Set its count and hash the file again.
+        const header = Buffer.alloc(4);
+        header.writeUInt32BE(count);
+        writeAll(part, header, 8);
+        name = hashFile(part, options.objects.hashLength);
+      }
+      writeAll(part, name);
+      return name;
+    },
   };
   const result: CreatePackResult = {
     hash: Buffer.alloc(0),
     stats: { inputObjects, objects: listed.length, copied: 0, copiedDeltas: 0, thinDeltas: 0, recompressed: 0, newDeltas: 0, badCrc: 0, missing, times },
+    packs: [],
   };
   try {
     const w = await writePack({
@@ -249,23 +294,39 @@ async function createPackWith(options: CreatePackOptions, pools: LazyPool, threa
       deltaBaseOffset: options.deltaBaseOffset !== false,
       compression: options.compression ?? zlibConstants.Z_DEFAULT_COMPRESSION,
       sink,
+      split,
       signal: options.signal,
       onProgress: progress === undefined ? undefined : (done, total, bytes) => progress('writing', done, total, bytes),
     });
     Object.assign(result.stats, { copied: w.copied, copiedDeltas: w.copiedDeltas, thinDeltas: w.thinDeltas, recompressed: w.recompressed, newDeltas: w.newDeltas, badCrc: w.badCrc });
     result.hash = w.hash;
     check();
-    if (fd >= 0 && tmpPath !== undefined && options.packBase !== undefined) {
-      fsyncSync(fd);
-      closeSync(fd);
+    if (options.packBase !== undefined) {
+      const hashes = split === undefined ? [w.hash] : w.parts;
+      for (const t of temporaries) {
+        fsyncSync(t.fd);
+        closeSync(t.fd);
+        t.fd = -1;
+      }
       fd = -1;
-      const from = tmpPath;
-      tmpPath = undefined;
-      Object.assign(result, writePackFiles(options, options.packBase, from, table, listed, w));
+      // Each pack under its name in order, its objects' entries in its own index.
+      for (let p = 0; p < hashes.length; p++) {
+        const objects = split === undefined ? listed : listed.filter((o) => w.partOf[o] === p);
+        const files = writePackFiles(options, options.packBase, (temporaries[p] as { path: string }).path, table, objects, { ...w, hash: hashes[p] as Buffer });
+        (temporaries[p] as { path: string }).path = '';
+        result.packs.push(files);
+      }
+      const last = result.packs[result.packs.length - 1];
+      if (last !== undefined) {
+        result.hash = last.hash;
+        Object.assign(result, { packPath: last.packPath, indexPath: last.indexPath }, last.reverseIndexPath !== undefined ? { reverseIndexPath: last.reverseIndexPath } : {});
+      }
     }
   } finally {
-    if (fd >= 0) closeSync(fd);
-    if (tmpPath !== undefined) rmSync(tmpPath, { force: true });
+    for (const t of temporaries) {
+      if (t.fd >= 0) closeSync(t.fd);
+      if (t.path !== '') rmSync(t.path, { force: true });
+    }
   }
   times.writing = lap();
   return result;
@@ -334,7 +395,7 @@ async function countForPack(options: CreatePackOptions, pools: LazyPool, threads
  * `<base>-<hash>.pack`, then the `.rev` (when asked) and the `.idx`, each through a temporary file
  * (git's order: the index, which makes the pack visible, comes last).
  */
-function writePackFiles(options: CreatePackOptions, base: string, tmpPath: string, table: ObjectTable, listed: Int32Array, w: WrittenPack): Partial<CreatePackResult> {
+function writePackFiles(options: CreatePackOptions, base: string, tmpPath: string, table: ObjectTable, listed: Int32Array, w: WrittenPack): WrittenPackFiles {
   const H = table.hashLength;
   const name = `${base}-${toHex(w.hash)}`;
   const sorted = [...listed].sort((a, b) => Buffer.compare(table.id(a), table.id(b)));
@@ -346,9 +407,8 @@ function writePackFiles(options: CreatePackOptions, base: string, tmpPath: strin
     ...(options.indexVersion === undefined ? {} : { version: options.indexVersion }),
     ...(options.largeOffsetLimit === undefined ? {} : { largeOffsetLimit: options.largeOffsetLimit }),
   });
-  const out: Partial<CreatePackResult> = {};
   renameSync(tmpPath, `${name}.pack`);
-  out.packPath = `${name}.pack`;
+  const out: WrittenPackFiles = { hash: w.hash, packPath: `${name}.pack`, indexPath: `${name}.idx` };
   if (options.writeReverseIndex) {
     const rank = new Uint32Array(sorted.length);
     const byOffset = [...sorted.keys()].sort((a, b) => (offsets[a] as number) - (offsets[b] as number));
@@ -357,8 +417,20 @@ function writePackFiles(options: CreatePackOptions, base: string, tmpPath: strin
     out.reverseIndexPath = `${name}.rev`;
   }
   writeFileAtomic(`${name}.idx`, index);
-  out.indexPath = `${name}.idx`;
   return out;
+}
+
+/** The hash of a file's bytes as they are now (a pack whose header was set after it was written). */
+function hashFile(fd: number, H: number): Buffer {
+  const hasher = nodeCrypto().createHash(H === 20 ? 'sha1' : 'sha256');
+  const buf = Buffer.allocUnsafeSlow(1 << 20);
+  for (let at = 0; ; ) {
+    const n = readSync(fd, buf, 0, buf.length, at);
+    if (n === 0) break;
+    hasher.update(buf.subarray(0, n));
+    at += n;
+  }
+  return hasher.digest();
 }
 
 /**

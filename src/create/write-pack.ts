@@ -40,11 +40,33 @@ export interface EntryCounts {
 
 /** What writing found and did, for statistics and the index. */
 export interface WrittenPack extends EntryCounts {
+  /** The pack's hash (the last one's, when `split` made several). */
   hash: Buffer;
-  /** By object number: offset in the new pack (for the index). */
+  /** By object number: offset in the pack it was written to (for the index). */
   offsets: Float64Array;
   /** By object number: CRC32 of the written entry. */
   crcs: Uint32Array;
+  /** With `split`: each pack's hash, and by object number the pack it went to. */
+  parts: Buffer[];
+  partOf: Int32Array;
+}
+
+/**
+ * Writing several packs of at most `maxSize` bytes each (git's pack.packSizeLimit): an entry that
+ * would take a pack to the limit (its trailer included) starts the next pack, unless it is the
+ * pack's first. A delta is written as a delta only when its base is in the same pack.
+ */
+export interface PackSplit {
+  maxSize: number;
+  /** Pack number `part` begins: where its bytes go. */
+  begin(part: number): PackSink;
+  /**
+   * Pack `part` is complete but for its trailer: `count` objects written, `declared` in its header
+   * (more when it was cut short), `hash` over what was written. Writes the trailer (after setting
+   * the header's count and hashing the file again when they differ, as git's
+   * fixup_pack_header_footer) and returns the pack's hash.
+   */
+  end(part: number, count: number, declared: number, hash: Buffer): Buffer | Promise<Buffer>;
 }
 
 /**
@@ -63,6 +85,8 @@ export interface WritePackOptions {
   deltaBaseOffset: boolean;
   compression: number;
   sink: PackSink;
+  /** Several packs instead of one (then `sink` is not used). */
+  split?: PackSplit | undefined;
   signal?: AbortSignal | undefined;
   onProgress?: ((written: number, total: number, bytes: number) => void) | undefined;
 }
@@ -74,14 +98,20 @@ export interface WritePackOptions {
  * not match, so a bit flip on disk is not passed on.
  */
 export async function writePack(options: WritePackOptions): Promise<WrittenPack> {
-  const { handle, table, locations, plan, deltas, sink } = options;
+  const { handle, table, locations, plan, deltas, split } = options;
   const H = table.hashLength;
   const total = plan.order.length;
-  const hasher = nodeCrypto().createHash(H === 20 ? 'sha1' : 'sha256');
+  let hasher = nodeCrypto().createHash(H === 20 ? 'sha1' : 'sha256');
+  let sink = split !== undefined ? split.begin(0) : options.sink;
   const offsets = new Float64Array(table.count).fill(-1);
   const crcs = new Uint32Array(table.count);
+  const partOf = new Int32Array(table.count).fill(-1);
   let count = 0;
-  const result: WrittenPack = { hash: Buffer.alloc(0), offsets, crcs, copied: 0, copiedDeltas: 0, thinDeltas: 0, recompressed: 0, newDeltas: 0, badCrc: 0 };
+  /** The pack being written (with `split`), the objects its header declares and those in it so far. */
+  let part = 0;
+  let declared = total;
+  let inPart = 0;
+  const result: WrittenPack = { hash: Buffer.alloc(0), offsets, crcs, parts: [], partOf, copied: 0, copiedDeltas: 0, thinDeltas: 0, recompressed: 0, newDeltas: 0, badCrc: 0 };
   let out = Buffer.allocUnsafeSlow(CHUNK);
   let used = 0;
   let position = 0;
@@ -111,28 +141,39 @@ export async function writePack(options: WritePackOptions): Promise<WrittenPack>
     }
   };
 
-  /** An entry's header and body; returns the entry's CRC32 (for the index). */
-  const putEntry = (head: Uint8Array, body: Uint8Array): number => {
-    put(head);
-    put(body);
-    return crc32(body, crc32(head));
+  const putHeader = (objects: number): void => {
+    const header = Buffer.alloc(12);
+    header.write('PACK', 0, 'latin1');
+    header.writeUInt32BE(2, 4);
+    header.writeUInt32BE(objects, 8);
+    put(header);
   };
-
-  const header = Buffer.alloc(12);
-  header.write('PACK', 0, 'latin1');
-  header.writeUInt32BE(2, 4);
-  header.writeUInt32BE(total, 8);
-  put(header);
+  putHeader(total);
 
   const readers = locations.packs.map((p) => new ForwardReader(p));
   const deflater = new Deflater(options.compression);
   const ofs = options.deltaBaseOffset;
 
-  const writeOne = (o: number): void => {
+  /** An entry ready to be written: its bytes and CRC32, and what kind of entry it became. */
+  interface Prepared {
+    head: Uint8Array | undefined;
+    body: Uint8Array;
+    crc: number;
+    counter: 'copied' | 'copiedDeltas' | 'thinDeltas' | 'recompressed' | 'newDeltas';
+    badCrc: boolean;
+  }
+  const entry = (head: Uint8Array | undefined, body: Uint8Array, counter: Prepared['counter'], crc?: number, badCrc = false): Prepared => ({
+    head, body, counter, badCrc, crc: crc ?? (head === undefined ? crc32(body) : crc32(body, crc32(head))),
+  });
+
+  /**
+   * Entry `o` as it would be written at `start`. A delta whose base went to another pack (with
+   * `split`) is written whole, as git's write_object does.
+   */
+  const prepare = (o: number, start: number): Prepared => {
     const kind = plan.kind[o] as number;
-    const start = position;
-    offsets[o] = start;
-    let crc = 0;
+    const local = kind === Entry.COPY_DELTA || kind === Entry.NEW_DELTA;
+    if (local && split !== undefined && partOf[plan.base[o] as number] !== part) return recompress(o);
     if (kind === Entry.COPY || kind === Entry.COPY_DELTA || kind === Entry.COPY_THIN) {
       const k = locations.pack[o] as number;
       const reader = readers[k] as ForwardReader;
@@ -140,43 +181,82 @@ export async function writePack(options: WritePackOptions): Promise<WrittenPack>
       const end = plan.sourceEnd[o] as number;
       const raw = reader.bytes(from, end - from);
       const rawCrc = crc32(raw);
-      if (!reader.crcMatches(rawCrc, locations.position[o] as number)) {
-        result.badCrc++;
-        recompress(o);
-        return;
-      }
-      if (kind === Entry.COPY) {
-        put(raw);
-        crc = rawCrc;
-        result.copied++;
-      } else {
-        const data = raw.subarray((plan.sourceData[o] as number) - from);
-        crc = putEntry(deltaHeader(o, plan.size[o] as number, start, kind === Entry.COPY_THIN || !ofs), data);
-        if (kind === Entry.COPY_THIN) result.thinDeltas++;
-        else result.copiedDeltas++;
-      }
-    } else if (kind === Entry.NEW_DELTA || kind === Entry.NEW_THIN) {
+      if (!reader.crcMatches(rawCrc, locations.position[o] as number)) return { ...recompress(o), badCrc: true };
+      if (kind === Entry.COPY) return entry(undefined, raw, 'copied', rawCrc);
+      const data = raw.subarray((plan.sourceData[o] as number) - from);
+      return entry(deltaHeader(o, plan.size[o] as number, start, kind === Entry.COPY_THIN || !ofs), data, kind === Entry.COPY_THIN ? 'thinDeltas' : 'copiedDeltas');
+    }
+    if (kind === Entry.NEW_DELTA || kind === Entry.NEW_THIN) {
       let delta = deltas.get(o) as { data: Buffer | undefined; size: number };
       if (delta.data === undefined) {
         // Not kept (the delta cache was full): the same pair again, base and target read anew.
         const base = readObject(handle, table, locations, plan.base[o] as number).data;
         const target = readObject(handle, table, locations, o).data;
         const raw = new DeltaIndex(base).createDelta(target);
-        if (raw === undefined) {
-          recompress(o);
-          return;
-        }
+        if (raw === undefined) return recompress(o);
         delta = { data: Buffer.from(deflater.deflate(raw)), size: raw.length };
+        // Kept until written: a pack split may ask for the entry again.
+        deltas.set(o, delta);
       }
-      crc = putEntry(deltaHeader(o, delta.size, start, kind === Entry.NEW_THIN || !ofs), delta.data as Buffer);
-      deltas.delete(o);
-      if (kind === Entry.NEW_THIN) result.thinDeltas++;
-      else result.newDeltas++;
-    } else {
-      recompress(o);
-      return;
+      return entry(deltaHeader(o, delta.size, start, kind === Entry.NEW_THIN || !ofs), delta.data as Buffer, kind === Entry.NEW_THIN ? 'thinDeltas' : 'newDeltas');
     }
-    crcs[o] = crc;
+    return recompress(o);
+  };
+
+  const commit = (o: number, e: Prepared): void => {
+    offsets[o] = position;
+    partOf[o] = part;
+    if (e.head !== undefined) put(e.head);
+    put(e.body);
+    crcs[o] = e.crc;
+    result[e.counter]++;
+    if (e.badCrc) result.badCrc++;
+    deltas.delete(o);
+  };
+
+  /** The trailer of the pack being written; with `split`, what `end` makes of it. */
+  const finishPart = async (): Promise<Buffer> => {
+    flush();
+    if (waiting !== undefined) {
+      const w = waiting;
+      waiting = undefined;
+      await w;
+    }
+    const hash = hasher.digest();
+    if (split === undefined) {
+      await sink(Buffer.from(hash));
+      return hash;
+    }
+    const named = await split.end(part, inPart, declared, hash);
+    result.parts.push(named);
+    return named;
+  };
+
+  /** The next pack of a split: the one being written is finished first. */
+  const nextPart = async (splitting: PackSplit): Promise<void> => {
+    await finishPart();
+    part++;
+    declared = total - count;
+    inPart = 0;
+    hasher = nodeCrypto().createHash(H === 20 ? 'sha1' : 'sha256');
+    sink = splitting.begin(part);
+    position = 0;
+    putHeader(declared);
+  };
+
+  /** Writes entry `o`; a promise only when it starts the next pack of a split (no await per entry otherwise). */
+  const writeOne = (o: number): Promise<void> | undefined => {
+    const e = prepare(o, position);
+    const length = (e.head?.length ?? 0) + e.body.length;
+    if (split !== undefined && inPart > 0 && position + length + H >= split.maxSize) {
+      return nextPart(split).then(() => {
+        commit(o, prepare(o, position));
+        inPart++;
+      });
+    }
+    commit(o, e);
+    inPart++;
+    return undefined;
   };
 
   /** The entry header of a delta on `plan.base[o]`: OFS back to where the base was written, or REF. */
@@ -187,10 +267,9 @@ export async function writePack(options: WritePackOptions): Promise<WrittenPack>
     return Buffer.concat([typeSize, encodeOfsDistance(at - (offsets[b] as number))]);
   };
 
-  const recompress = (o: number): void => {
+  const recompress = (o: number): Prepared => {
     const obj = readObject(handle, table, locations, o);
-    crcs[o] = putEntry(encodeEntryHeader(obj.type, obj.data.length), deflater.deflate(obj.data));
-    result.recompressed++;
+    return entry(encodeEntryHeader(obj.type, obj.data.length), deflater.deflate(obj.data), 'recompressed');
   };
 
   // Every base before its deltas: a delta whose base is not written yet writes the base first
@@ -210,7 +289,8 @@ export async function writePack(options: WritePackOptions): Promise<WrittenPack>
       }
       stack.pop();
       if (offsets[o] !== -1) continue;
-      writeOne(o);
+      const started = writeOne(o);
+      if (started !== undefined) await started;
       count++;
       if (waiting !== undefined) {
         const w = waiting;
@@ -226,10 +306,7 @@ export async function writePack(options: WritePackOptions): Promise<WrittenPack>
   options.onProgress?.(count, total, position);
   if (count !== total) throw new PackwrightError('PACK_CORRUPT', `wrote ${count} of ${total} planned objects`);
   deflater.close();
-  flush();
-  if (waiting !== undefined) await waiting;
-  result.hash = hasher.digest();
-  await sink(Buffer.from(result.hash));
+  result.hash = await finishPart();
   return result;
 }
 
