@@ -193,3 +193,26 @@ test('two index-packs of the same pack into one repository at once end with one 
   assertNothingHalfWritten(repo, 'two index-packs at once');
   assert.equal(git(repo, ['count-objects', '-v']).toString().match(/in-pack: (\d+)/)?.[1], git(source, ['count-objects', '-v']).toString().match(/in-pack: (\d+)/)?.[1]);
 });
+
+test('a file-size limit (as a full disk) fails index-pack and pack-objects with one line, and leaves nothing', () => {
+  using dir = tempDir();
+  const source = makeSource(dir.path);
+  const pack = git(source, ['pack-objects', '--all', '--stdout', '-q']);
+  const runs: [string, string[], Buffer | undefined, (repo: string) => void][] = [
+    ['index-pack --stdin', ['index-pack', '--stdin'], pack, (repo) => git(dir.path, ['init', '-q', '--bare', repo])],
+    ['pack-objects <base-name>', ['pack-objects', '--all', '-q', 'objects/pack/pack'], Buffer.alloc(0), (repo) => cpSync(source, repo, { recursive: true })],
+  ];
+  for (const [name, args, input, prepare] of runs) {
+    const repo = join(dir.path, name.replace(/\W+/g, '-'));
+    prepare(repo);
+    const before = readdirSync(join(repo, 'objects', 'pack')).sort();
+    // 64 blocks of 512 bytes: far less than the pack. Node ignores SIGXFSZ, so the write fails.
+    const r = spawnSync('sh', ['-c', `ulimit -f 64; exec "${process.execPath}" "${CLI}" "$@"`, 'sh', ...args], { cwd: repo, input });
+    const err = r.stderr.toString().trim().split('\n');
+    assert.equal(r.status, 128, `${name}: ${err.join('\n')}`);
+    assert.equal(err.length, 1, `${name}: one line: ${err.join('\n')}`);
+    assert.match(err[0] as string, /^fatal: unable to write .*tmp_pack_\S+: file too large$/i);
+    assert.deepEqual(readdirSync(join(repo, 'objects', 'pack')).sort(), before, `${name}: nothing left behind`);
+    assertNothingHalfWritten(repo, name);
+  }
+});

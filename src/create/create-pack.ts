@@ -1,4 +1,6 @@
-import { closeSync, fsyncSync, openSync, readSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, fstatSync, fsyncSync, openSync, renameSync, rmSync } from 'node:fs';
+import { hashFileRange } from '../hash/hash-file.js';
+import { writeFully } from '../io/write-fully.js';
 import { sep } from 'node:path';
 import type { StorePack } from '../odb/store-pack.js';
 import { constants as zlibConstants } from 'node:zlib';
@@ -23,7 +25,6 @@ import { WorkerPool } from '../workers/worker-pool.js';
 import type { CreateTasks } from './create-tasks.js';
 import { CREATE_WORKER } from './delta-search.js';
 import { writePack, type EntryCounts, type NewDeltas, type PackSink, type PackSplit, type WrittenPack } from './write-pack.js';
-import { nodeCrypto } from '../hash/node-crypto.js';
 import { searchDeltas } from './delta-search.js';
 
 export type CreatePackPhase = 'counting' | 'compressing' | 'writing';
@@ -250,8 +251,7 @@ async function createPackWith(options: CreatePackOptions, pools: LazyPool, threa
     return fd;
   };
   const writeAll = (fd: number, chunk: Uint8Array, at?: number): void => {
-    let done = 0;
-    while (done < chunk.length) done += writeSync(fd, chunk, done, chunk.length - done, at === undefined ? null : at + done);
+    writeFully(fd, chunk, temporaries.find((t) => t.fd === fd)?.path ?? `${options.packBase}.pack`, at);
   };
   let fd = options.packBase !== undefined && options.maxPackSize === undefined ? openPart() : -1;
   const userSink = options.sink;
@@ -273,7 +273,8 @@ async function createPackWith(options: CreatePackOptions, pools: LazyPool, threa
         const header = Buffer.alloc(4);
         header.writeUInt32BE(count);
         writeAll(part, header, 8);
-        name = hashFile(part, options.objects.hashLength);
+        const t = temporaries[temporaries.length - 1] as { path: string; fd: number };
+        name = hashFileRange(part, fstatSync(part).size, options.objects.hashLength === 20 ? 'sha1' : 'sha256', t.path);
       }
       writeAll(part, name);
       return name;
@@ -420,18 +421,6 @@ function writePackFiles(options: CreatePackOptions, base: string, tmpPath: strin
   return out;
 }
 
-/** The hash of a file's bytes as they are now (a pack whose header was set after it was written). */
-function hashFile(fd: number, H: number): Buffer {
-  const hasher = nodeCrypto().createHash(H === 20 ? 'sha1' : 'sha256');
-  const buf = Buffer.allocUnsafeSlow(1 << 20);
-  for (let at = 0; ; ) {
-    const n = readSync(fd, buf, 0, buf.length, at);
-    if (n === 0) break;
-    hasher.update(buf.subarray(0, n));
-    at += n;
-  }
-  return hasher.digest();
-}
 
 /**
  * git's --filter on the counted objects: blobs (all, or those of at least the limit, their sizes

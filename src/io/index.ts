@@ -16,4 +16,5 @@
 export { readExactly } from './read-exactly.js';
 export { openForReading, systemMessage } from './open-for-reading.js';
 export { readFileIfPresent } from './read-file-if-present.js';
-export { writeFileAtomic } from './write-file-atomic.js';
+export { writeFileAtomic, temporaryPathBeside } from './write-file-atomic.js';
+export { writeFully } from './write-fully.js';

@@ -1,4 +1,5 @@
-import { closeSync, fsyncSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, fsyncSync, openSync, renameSync, rmSync } from 'node:fs';
+import { writeFully } from './write-fully.js';
 import { dirname, extname, join } from 'node:path';
 import { nodeCrypto } from '../hash/node-crypto.js';
 
@@ -12,8 +13,7 @@ export function writeFileAtomic(path: string, data: Uint8Array, mode = 0o444, te
   const tmp = tempPath ?? temporaryPathBeside(path);
   const fd = openSync(tmp, 'wx', mode);
   try {
-    let done = 0;
-    while (done < data.length) done += writeSync(fd, data, done, data.length - done);
+    writeFully(fd, data, tmp);
     fsyncSync(fd);
     closeSync(fd);
     renameSync(tmp, path);

@@ -1,4 +1,5 @@
-import { closeSync, fsyncSync, linkSync, mkdirSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, fsyncSync, linkSync, mkdirSync, openSync, renameSync, rmSync } from 'node:fs';
+import { writeFully } from '../io/write-fully.js';
 import { join } from 'node:path';
 import { constants } from 'node:zlib';
 import { PackwrightError } from '../errors/packwright-error.js';
@@ -47,8 +48,7 @@ export function writeLoose(objectsDir: string, hex: string, type: number | strin
       fd = openSync(tmp, 'wx', 0o444);
     }
     try {
-      let done = 0;
-      while (done < body.length) done += writeSync(fd, body, done, body.length - done);
+      writeFully(fd, body, tmp);
       if (options.fsync) fsyncSync(fd);
     } finally {
       closeSync(fd);

@@ -1,11 +1,11 @@
-import { fsyncSync, ftruncateSync, writeSync } from 'node:fs';
+import { fsyncSync, ftruncateSync } from 'node:fs';
+import { hashFileRange } from '../hash/hash-file.js';
+import { writeFully } from '../io/write-fully.js';
 import { crc32 } from 'node:zlib';
 import { PackwrightError } from '../errors/packwright-error.js';
 import { hashBytes, objectHeader } from '../hash/hash-object.js';
 import { toHex } from '../hash/hex.js';
-import { nodeCrypto } from '../hash/node-crypto.js';
 import { hashLength, type ObjectFormat } from '../hash/object-format.js';
-import { readExactly } from '../io/read-exactly.js';
 import { encodeEntryHeader } from '../pack/entry-header.js';
 import { deflate } from '../zlib/deflate.js';
 import { growScanTo, type PackScan } from './pack-scan.js';
@@ -35,7 +35,7 @@ export function completeThinPack(fd: number, path: string, scan: PackScan, ids: 
     grown.sizes[k] = obj.data.length;
     grown.crc32[k] = crc32(entry);
     grown.ids.set(hashBytes(format, Buffer.concat([objectHeader(obj.type, obj.data.length), obj.data])), k * H);
-    writeSync(fd, entry, 0, entry.length, offset);
+    writeFully(fd, entry, path, offset);
     offset += entry.length;
   }
   grown.offsets[n] = offset;
@@ -43,18 +43,10 @@ export function completeThinPack(fd: number, path: string, scan: PackScan, ids: 
   ftruncateSync(fd, offset);
   const count = Buffer.alloc(4);
   count.writeUInt32BE(n);
-  writeSync(fd, count, 0, 4, 8);
+  writeFully(fd, count, path, 8);
   // Re-hash the whole file: the trailer covers every byte before it.
-  const hash = nodeCrypto().createHash(format);
-  const buf = Buffer.allocUnsafeSlow(1 << 20);
-  for (let at = 0; at < offset;) {
-    const got = Math.min(buf.length, offset - at);
-    readExactly(fd, buf, 0, got, at, path, 'PACK_TRUNCATED');
-    hash.update(buf.subarray(0, got));
-    at += got;
-  }
-  grown.packHash = hash.digest();
-  writeSync(fd, grown.packHash, 0, H, offset);
+  grown.packHash = hashFileRange(fd, offset, format, path);
+  writeFully(fd, grown.packHash, path, offset);
   fsyncSync(fd);
   grown.end = offset + H;
   return grown;

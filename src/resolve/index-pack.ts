@@ -1,4 +1,5 @@
-import { closeSync, existsSync, fstatSync, fsyncSync, openSync, readFileSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, fstatSync, fsyncSync, openSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
+import { writeFully } from '../io/write-fully.js';
 import { cpus, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import type { Readable } from 'node:stream';
@@ -309,8 +310,7 @@ class IndexPackJob {
       this.packPath = this.tmpPack;
       source = input instanceof Uint8Array ? bufferSource(input) : streamSource(input, options.signal);
       scanOptions.sink = (bytes) => {
-        let done = 0;
-        while (done < bytes.length) done += writeSync(fd, bytes, done, bytes.length - done);
+        writeFully(fd, bytes, this.tmpPack as string);
       };
     }
     if (options.maxInputSize !== undefined) scanOptions.maxInputSize = options.maxInputSize;
