@@ -190,3 +190,24 @@ describe('cat-file --batch as a long-running process', () => {
     assert.equal(received, git(repo, ['cat-file', '--batch-check'], 'HEAD\nHEAD:file.txt\n').toString());
   });
 });
+
+test('--batch-all-objects --unordered lists an object once wherever it is stored: loose, in two packs, twice in one', async () => {
+  const { buildPack } = await import('./helpers/pack-builder.js');
+  const { writeFileSync } = await import('node:fs');
+  using dir = tempDir();
+  const repo = makeRepo(dir.path, 'sha1', 3);
+  git(repo, ['repack', '-adq']);
+  const blob = Buffer.from('stored four times\n');
+  const packDir = join(repo, '.git', 'objects', 'pack');
+  for (const [name, entries] of [['twice', [blob, Buffer.from('only here\n'), blob]], ['again', [blob]]] as const) {
+    writeFileSync(join(packDir, `${name}.pack`), buildPack(entries.map((data) => ({ type: 3, data }))).pack);
+    git(repo, ['index-pack', join(packDir, `${name}.pack`)]);
+  }
+  const lines = (b: Buffer): string[] => b.toString().trim().split('\n').sort();
+  for (const loose of [false, true]) {
+    if (loose) git(repo, ['hash-object', '-w', '--stdin'], blob);
+    const ours = lines(packwright(repo, ['cat-file', '--batch-all-objects', '--batch-check', '--unordered']));
+    assert.deepEqual(ours, lines(git(repo, ['cat-file', '--batch-all-objects', '--batch-check', '--unordered'])));
+    assert.equal(new Set(ours).size, ours.length, 'each id once');
+  }
+});

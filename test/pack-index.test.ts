@@ -193,3 +193,36 @@ for (const format of ['sha1', 'sha256'] as Format[]) {
     }
   });
 }
+
+test('packOrder sorts offsets of any size: 32-bit, 64-bit packed beside positions, and past what a double can pack', async () => {
+  const { writeIndex } = await import('../src/idx/write-index.js');
+  let seed = 17;
+  const random = (): number => {
+    seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
+    return seed / 2 ** 32;
+  };
+  for (const [n, top] of [[3000, 2 ** 31], [3000, 2 ** 40], [3000, 2 ** 47], [500, 2 ** 52]] as const) {
+    const ids = new Uint8Array(n * 20);
+    for (let i = 0; i < ids.length; i++) ids[i] = Math.floor(random() * 256);
+    // Sorted, distinct ids (the index's order); distinct offsets in random order.
+    const sortedIds = Array.from({ length: n }, (_, i) => Buffer.from(ids.subarray(i * 20, i * 20 + 20))).sort(Buffer.compare);
+    // One entry at 12, as in every pack (an index holds at most n - 1 large offsets).
+    const used = new Set<number>([12]);
+    const offsets = new Float64Array(n);
+    const first = Math.floor(random() * n);
+    for (let i = 0; i < n; i++) {
+      let o = 12;
+      if (i !== first) {
+        do o = 12 + Math.floor(random() * top); while (used.has(o));
+      }
+      used.add(o);
+      offsets[i] = o;
+    }
+    const bytes = writeIndex('sha1', { ids: Buffer.concat(sortedIds), offsets, crc32: new Uint32Array(n) }, Buffer.alloc(20));
+    const index = new PackIndex(bytes, 20);
+    const order = index.packOrder();
+    const want = Array.from({ length: n }, (_, i) => i).sort((a, b) => (offsets[a] as number) - (offsets[b] as number));
+    assert.deepEqual(Array.from(order.positions), want, `positions, offsets below ${top}`);
+    assert.deepEqual(Array.from(order.offsets), want.map((i) => offsets[i]), `offsets below ${top}`);
+  }
+});

@@ -488,13 +488,38 @@ export class PackIndex implements ObjectIndex {
         sorted[i] = (key - pos) / scale;
       }
     } else {
+      // Too many entries to pack beside offsets this large (10M objects past 512 GiB, say): a
+      // least-significant-digit radix sort over 16-bit digits, three of them below 2^48.
       const offsets = new Float64Array(n);
-      for (let i = 0; i < n; i++) {
-        offsets[i] = this.offset(i);
-        positions[i] = i;
+      for (let i = 0; i < n; i++) offsets[i] = this.offset(i);
+      let from = new Uint32Array(n);
+      for (let i = 0; i < n; i++) from[i] = i;
+      let to = positions;
+      const counts = new Uint32Array(65536);
+      const digits = maxOffset < 2 ** 48 ? 3 : 4;
+      for (let digit = 0; digit < digits; digit++) {
+        const unit = 2 ** (16 * digit);
+        const digitOf = (i: number): number => Math.floor((offsets[i] as number) / unit) % 65536;
+        counts.fill(0);
+        for (let j = 0; j < n; j++) {
+          const d = digitOf(from[j] as number);
+          counts[d] = (counts[d] as number) + 1;
+        }
+        prefixSums(counts);
+        for (let j = 0; j < n; j++) {
+          const i = from[j] as number;
+          const d = digitOf(i);
+          const at = counts[d] as number;
+          counts[d] = at + 1;
+          to[at] = i;
+        }
+        [from, to] = [to, from];
       }
-      positions.sort((a, b) => (offsets[a] as number) - (offsets[b] as number));
-      for (let i = 0; i < n; i++) sorted[i] = offsets[positions[i] as number] as number;
+      // After the last pass's swap, the result is in `from` (which may be `positions` itself).
+      for (let k = 0; k < n; k++) {
+        positions[k] = from[k] as number;
+        sorted[k] = offsets[positions[k] as number] as number;
+      }
     }
     return { offsets: sorted, positions };
   }

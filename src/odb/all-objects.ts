@@ -1,3 +1,4 @@
+import { compareBytes } from '../idx/sorted-ids.js';
 import { join } from 'node:path';
 import { PackwrightError } from '../errors/packwright-error.js';
 import { MidxSource } from './catalog.js';
@@ -60,24 +61,23 @@ export function* objects(handle: StoreHandle, options: { unordered?: boolean } =
   };
   const usable = packs.filter((p) => p.tryIndex() !== undefined && p.tryOpen());
   if (options.unordered) {
-    const seen = usable.length + looseLists.length > 1 ? new Set<string>() : undefined;
-    const fresh = (id: Buffer): boolean => {
-      if (seen === undefined) return true;
-      const key = id.toString('latin1');
-      if (seen.has(key)) return false;
-      seen.add(key);
-      return true;
-    };
+    // An id comes once: skipped where an earlier source (loose directories first, then the packs
+    // in order) has it. That costs a lookup in each earlier index, and no set of every id seen
+    // (at 10M objects, hundreds of MB of strings). Loose objects are few: their ids are a set.
+    const looseSeen = new Set<string>();
     for (const { dir, ids } of looseLists) {
       for (const id of ids) {
-        if (!fresh(id)) continue;
+        const key = id.toString('latin1');
+        if (looseSeen.has(key)) continue;
+        looseSeen.add(key);
         setLoose(dir, id);
         yield entry;
       }
     }
     const id = Buffer.alloc(H);
     entry.location = packed;
-    for (const pack of usable) {
+    for (let p = 0; p < usable.length; p++) {
+      const pack = usable[p] as StorePack;
       const index = pack.index;
       const { positions } = index.packOrder();
       packed.pack = pack;
@@ -86,7 +86,12 @@ export function* objects(handle: StoreHandle, options: { unordered?: boolean } =
         const position = positions[k] as number;
         const at = index.idPosition(position);
         for (let b = 0; b < H; b++) id[b] = data[at + b] as number;
-        if (!fresh(id)) continue;
+        // Twice in this pack (sorted, so next to each other): the first position only.
+        if (position > 0 && compareBytes(data, index.idPosition(position - 1), data, at, H) === 0) continue;
+        if (looseSeen.size > 0 && looseSeen.has(id.toString('latin1'))) continue;
+        let earlier = false;
+        for (let q = 0; q < p && !earlier; q++) earlier = (usable[q] as StorePack).index.find(id) >= 0;
+        if (earlier) continue;
         packed.position = position;
         entry.id = id;
         entry.location = packed;

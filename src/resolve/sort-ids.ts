@@ -1,19 +1,19 @@
 import { compareBytes } from '../hash/hex.js';
 
+/** Entries from this many up are sorted by buckets of their first two bytes (`sortIdsBucketed`). */
+const BUCKETED_FROM = 2 ** 21;
+
 /**
  * Returns entry numbers ordered by id (ties by entry number, i.e. by pack offset). Packs the first
  * 32 bits of each id with the entry number into one double and lets the native numeric sort do
- * the bulk; only runs sharing those 32 bits are then compared in full. For n < 2^21 entries; a
- * comparator sort beyond that.
+ * the bulk; only runs sharing those 32 bits are then compared in full. The entry number must fit
+ * beside the 32 bits in a double's 53: from 2^21 entries on, `sortIdsBucketed` does the work.
  */
-export function sortIds(ids: Uint8Array, n: number, H: number): Uint32Array {
+export function sortIds(ids: Uint8Array, n: number, H: number, bucketedFrom = BUCKETED_FROM): Uint32Array {
+  if (n >= bucketedFrom) return sortIdsBucketed(ids, n, H);
   const order = new Uint32Array(n);
   const cmp = (a: number, b: number): number => compareBytes(ids, a * H, ids, b * H, H) || a - b;
   const bits = Math.max(1, Math.ceil(Math.log2(n + 1)));
-  if (bits > 21) {
-    for (let i = 0; i < n; i++) order[i] = i;
-    return order.sort(cmp);
-  }
   const scale = 2 ** bits;
   const keys = new Float64Array(n);
   for (let i = 0; i < n; i++) {
@@ -34,6 +34,65 @@ export function sortIds(ids: Uint8Array, n: number, H: number): Uint32Array {
       order.set(run, i);
     }
     i = j;
+  }
+  return order;
+}
+
+/**
+ * The same order for any number of entries, in linear time for hashes: a counting sort by the
+ * first two bytes (stable, so entry order holds within a bucket), then each bucket (~n/65536
+ * entries) sorted as above by its next four bytes packed with the position in the bucket, and
+ * only runs equal in all six bytes compared in full. At 10M ids: buckets of ~150, no comparator
+ * over the whole (which would take ~10 s).
+ */
+function sortIdsBucketed(ids: Uint8Array, n: number, H: number): Uint32Array {
+  const starts = new Uint32Array(65537);
+  for (let i = 0; i < n; i++) {
+    const b = ((ids[i * H] as number) << 8) | (ids[i * H + 1] as number);
+    starts[b + 1] = (starts[b + 1] as number) + 1;
+  }
+  let largest = 0;
+  for (let b = 0; b < 65536; b++) {
+    largest = Math.max(largest, starts[b + 1] as number);
+    starts[b + 1] = (starts[b + 1] as number) + (starts[b] as number);
+  }
+  const order = new Uint32Array(n);
+  const fill = starts.slice(0, 65536);
+  for (let i = 0; i < n; i++) {
+    const b = ((ids[i * H] as number) << 8) | (ids[i * H + 1] as number);
+    order[fill[b] as number] = i;
+    fill[b] = (fill[b] as number) + 1;
+  }
+  const cmp = (a: number, b: number): number => compareBytes(ids, a * H, ids, b * H, H) || a - b;
+  const scale = 2 ** 21;
+  const keys = new Float64Array(Math.min(largest, scale));
+  const bucket = new Uint32Array(Math.min(largest, scale));
+  for (let b = 0; b < 65536; b++) {
+    const from = starts[b] as number;
+    const m = (starts[b + 1] as number) - from;
+    if (m < 2) continue;
+    if (m > scale) {
+      // Only ids made to share two bytes could fill a bucket this much: compare them in full.
+      order.set(Array.from(order.subarray(from, from + m)).sort(cmp), from);
+      continue;
+    }
+    for (let j = 0; j < m; j++) {
+      const k = order[from + j] as number;
+      const p = k * H + 2;
+      const next = (((ids[p] as number) << 24) | ((ids[p + 1] as number) << 16) | ((ids[p + 2] as number) << 8) | (ids[p + 3] as number)) >>> 0;
+      keys[j] = next * scale + j;
+      bucket[j] = k;
+    }
+    const sorted = keys.subarray(0, m).sort();
+    for (let j = 0; j < m; j++) order[from + j] = bucket[(sorted[j] as number) % scale] as number;
+    // Runs equal in all six bytes: in full.
+    for (let j = 0; j < m;) {
+      const top = Math.floor((sorted[j] as number) / scale);
+      let e = j + 1;
+      while (e < m && Math.floor((sorted[e] as number) / scale) === top) e++;
+      if (e - j > 1) order.set(Array.from(order.subarray(from + j, from + e)).sort(cmp), from + j);
+      j = e;
+    }
   }
   return order;
 }
