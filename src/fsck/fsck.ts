@@ -361,6 +361,7 @@ class FsckRun {
           visitor: { name: PACK_CHECKER, types: CHECKED_TYPES, options },
           // git's verify_packfile walks the entries the index lists: so does this pass 1.
           extentsFromIndex: true,
+          existingIndex: index,
           workerScript: FSCK_WORKER,
           ...(this.o.signal !== undefined ? { signal: this.o.signal } : {}),
           ...(progress !== undefined ? { onProgress: (_phase: string, done: number) => progress('checking objects', base + Math.min(done, index.count), total) } : {}),

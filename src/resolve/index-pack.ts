@@ -72,6 +72,12 @@ export interface IndexPackOptions {
    */
   extentsFromIndex?: boolean;
   /**
+   * With `verify`: the index on disk, already open (a store's): compared with the one rebuilt, and
+   * with `extentsFromIndex` the one the extents come from, instead of reading the file again. It
+   * stays open.
+   */
+  existingIndex?: PackIndex;
+  /**
    * Packs up to this size are held in memory while indexing (pass 2 then reads entries without a
    * system call each); larger ones are read back from the file. Default 1 GiB.
    */
@@ -258,7 +264,7 @@ class IndexPackJob {
     if (this.readFd !== undefined) closeSync(this.readFd);
     if (this.writeFd !== undefined) closeSync(this.writeFd);
     if (this.tmpPack !== undefined) rmSync(this.tmpPack, { force: true });
-    this.indexGuide?.close();
+    if (this.indexGuide !== this.options.existingIndex) this.indexGuide?.close();
     this.readFd = this.writeFd = this.tmpPack = this.indexGuide = undefined;
   }
 
@@ -347,8 +353,8 @@ class IndexPackJob {
     const indexPath = options.indexPath ?? this.packPath.replace(/\.pack$/, '.idx');
     const buffer = pool !== undefined ? Buffer.from(new SharedArrayBuffer(Math.max(1, size)), 0, size) : Buffer.allocUnsafeSlow(size);
     readExactly(this.readFd as number, buffer, 0, size, 0, name, 'PACK_TRUNCATED');
-    // Kept (and closed with the job): the ids are checked against it after pass 2.
-    this.indexGuide = PackIndex.open(indexPath, this.H, { lazyMin: Infinity });
+    // Kept (and closed with the job unless it is the caller's): the ids are checked against it after pass 2.
+    this.indexGuide = options.existingIndex ?? PackIndex.open(indexPath, this.H, { lazyMin: Infinity });
     return scanPackWithIndex(buffer, this.indexGuide, this.format, name, pool !== undefined);
   }
 
@@ -386,7 +392,8 @@ class IndexPackJob {
     if (options.verify) {
       if (indexPath === undefined || !existsSync(indexPath)) throw new PackwrightError('INVALID_ARGUMENT', `${name}: no index to verify against`);
       // git's words for a file that differs from the one it would write (csum-file.c).
-      if (!readFileSync(indexPath).equals(index)) throw new PackwrightError('IDX_MISMATCH', `sha1 file '${indexPath}' validation error: the index does not match the one built from ${name}`, { file: indexPath });
+      const existing = options.existingIndex?.data ?? readFileSync(indexPath);
+      if (!existing.equals(index)) throw new PackwrightError('IDX_MISMATCH', `sha1 file '${indexPath}' validation error: the index does not match the one built from ${name}`, { file: indexPath });
       if (options.revIndex) {
         revPath = indexPath.replace(/\.idx$/, '') + '.rev';
         if (!existsSync(revPath)) throw new PackwrightError('REV_CORRUPT', `unable to open '${revPath}': No such file or directory`, { file: revPath });

@@ -7,8 +7,9 @@ import { indexPack, type IndexPackOptions, type IndexPackResult } from './index-
  * object) with the version and 64-bit threshold read from the existing one (git's
  * `read_idx_option`) and requires identical bytes. Throws IDX_MISMATCH or the pack's error.
  */
-export async function verifyPack(idxPath: string, format: ObjectFormat, options: Pick<IndexPackOptions, 'signal' | 'onProgress' | 'threads' | 'visitor' | 'workerScript' | 'extentsFromIndex'> = {}): Promise<IndexPackResult> {
-  const opts: IndexPackOptions = { ...options, ...indexOptionsOf(idxPath, format), objectFormat: format, verify: true, indexPath: idxPath };
+export async function verifyPack(idxPath: string, format: ObjectFormat, options: Pick<IndexPackOptions, 'signal' | 'onProgress' | 'threads' | 'visitor' | 'workerScript' | 'extentsFromIndex' | 'existingIndex'> = {}): Promise<IndexPackResult> {
+  const existing = options.existingIndex !== undefined ? indexOptionsFrom(options.existingIndex) : indexOptionsOf(idxPath, format);
+  const opts: IndexPackOptions = { ...options, ...existing, objectFormat: format, verify: true, indexPath: idxPath };
   return indexPack(idxPath.replace(/\.idx$/, '.pack'), opts);
 }
 
@@ -22,17 +23,24 @@ export function indexOptionsOf(idxPath: string, format: ObjectFormat): Pick<Inde
   // Read whole (its every entry is compared), through the same open as the store's (typed errors).
   const existing = PackIndex.open(idxPath, H, { lazyMin: Infinity });
   try {
-    const opts: Pick<IndexPackOptions, 'idxVersion' | 'largeOffsetLimit'> = { idxVersion: existing.version };
-    if (existing.version === 2) {
-      let smallestLarge = Infinity;
-      const table = 8 + 1024 + existing.count * (H + 4);
-      for (let i = 0; i < existing.count; i++) {
-        if (existing.data.readUInt32BE(table + 4 * i) & 0x80000000) smallestLarge = Math.min(smallestLarge, existing.offset(i));
-      }
-      if (smallestLarge !== Infinity) opts.largeOffsetLimit = smallestLarge - 1;
-    }
-    return opts;
+    return indexOptionsFrom(existing);
   } finally {
     existing.close();
   }
+}
+
+/** `indexOptionsOf` for an index already open. */
+export function indexOptionsFrom(existing: PackIndex): Pick<IndexPackOptions, 'idxVersion' | 'largeOffsetLimit'> {
+  const H = existing.hashLength;
+  const opts: Pick<IndexPackOptions, 'idxVersion' | 'largeOffsetLimit'> = { idxVersion: existing.version };
+  if (existing.version === 2) {
+    let smallestLarge = Infinity;
+    const table = 8 + 1024 + existing.count * (H + 4);
+    const data = existing.data;
+    for (let i = 0; i < existing.count; i++) {
+      if (data.readUInt32BE(table + 4 * i) & 0x80000000) smallestLarge = Math.min(smallestLarge, existing.offset(i));
+    }
+    if (smallestLarge !== Infinity) opts.largeOffsetLimit = smallestLarge - 1;
+  }
+  return opts;
 }
