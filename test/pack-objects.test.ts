@@ -56,6 +56,12 @@ for (const format of FORMATS) {
       assert.equal(packwright(repo, ['rev-list', '--objects', ...revs]).toString(), git(repo, ['rev-list', '--objects', ...revs]).toString(), revs.join(' '));
       assert.equal(packwright(repo, ['rev-list', ...revs]).toString(), git(repo, ['rev-list', ...revs]).toString(), `commits of ${revs.join(' ')}`);
     }
+    // --count, --[no-]object-names (the last one wins) and --end-of-options, as git prints them.
+    git(repo, ['update-ref', 'refs/heads/--output=yikes', 'main']);
+    for (const args of [['--count', 'main'], ['--count', '--objects', 'v0.5..main'], ['--objects', '--no-object-names', '--all'],
+      ['--objects', '--no-object-names', '--object-names', 'main'], ['--end-of-options', '--output=yikes']]) {
+      assert.equal(packwright(repo, ['rev-list', ...args]).toString(), git(repo, ['rev-list', ...args]).toString(), args.join(' '));
+    }
   });
 
   test(`pack-objects --revs: git accepts the pack, and it holds what rev-list lists, at 1 and 2 threads and without reuse (${format})`, () => {

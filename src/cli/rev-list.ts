@@ -6,7 +6,7 @@ import { Output } from './output.js';
 import { readLines } from './read-lines.js';
 import { helpRequested, UsageError } from './usage-error.js';
 
-const USAGE = 'usage: packwright rev-list [--objects] [--missing=(error|allow-any|allow-promisor|print)] [--stdin] <revs>... (--all, --branches, --tags, --remotes, --not, ^<rev>, <a>..<b>)';
+const USAGE = 'usage: packwright rev-list [--objects] [--[no-]object-names] [--count] [--missing=(error|allow-any|allow-promisor|print)] [--stdin] [--end-of-options] <revs>... (--all, --branches, --tags, --remotes, --not, ^<rev>, <a>..<b>)';
 
 const MISSING = new Set(['error', 'allow-any', 'allow-promisor', 'print']);
 
@@ -21,22 +21,30 @@ export function revListCommand(open: () => Repository, args: string[]): number {
   let withObjects = false;
   let missing: MissingAction = 'error';
   let stdin = false;
-  const revArgs: string[] = [];
+  const revArgs: [string, boolean][] = [];
   let onlyRevs = false;
+  let literal = false;
+  let names = true;
+  let count = false;
   for (const a of args) {
-    if (onlyRevs) revArgs.push(a);
+    if (onlyRevs || literal) revArgs.push([a, literal]);
     else if (a === '--objects') withObjects = true;
+    else if (a === '--object-names') names = true;
+    else if (a === '--no-object-names') names = false;
+    else if (a === '--count') count = true;
+    // git's --end-of-options: what follows are revisions, dashes and all.
+    else if (a === '--end-of-options') literal = true;
     else if (a.startsWith('--missing=')) {
       const v = a.slice(10);
       if (!MISSING.has(v)) throw new UsageError(`fatal: invalid value for '--missing': '${v}'`);
       missing = v as MissingAction;
     } else if (a === '--stdin') stdin = true;
     else if (a === '--') onlyRevs = true;
-    else revArgs.push(a);
+    else revArgs.push([a, false]);
   }
   const repo = open();
   const revs = new RevArgs(repo);
-  for (const a of revArgs) revs.add(a);
+  for (const [a, asRevision] of revArgs) revs.add(a, asRevision);
   if (stdin) readLines(0, (line) => line !== '' && revs.add(line), () => {});
   if (revs.tips.length === 0 && !stdin) throw new UsageError(USAGE);
   // Paths go into one arena while listing: an object is printed only once the pass over the
@@ -66,11 +74,19 @@ export function revListCommand(open: () => Repository, args: string[]): number {
     },
   });
   const out = new Output(1);
+  if (count) {
+    // git's --count: how many lines the listing would have (missing objects not among them).
+    let lines = 0;
+    for (const n of order) if (starts[n] !== undefined) lines++;
+    out.string(`${lines}\n`);
+    out.flush();
+    return 0;
+  }
   for (const n of order) {
     const start = starts[n];
     if (start === undefined) continue;
     out.hex(table.id(n));
-    if (start >= 0) {
+    if (start >= 0 && names) {
       out.byte(0x20);
       // git prints a path up to its first newline (show_object_with_name).
       const end = ends[n] as number;

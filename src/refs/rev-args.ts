@@ -24,8 +24,15 @@ export class RevArgs {
 
   constructor(private readonly ctx: RevisionContext) {}
 
-  /** Takes one argument (a command-line word, or a line of `--stdin`). */
-  add(arg: string): void {
+  /**
+   * Takes one argument (a command-line word, or a line of `--stdin`). With `literal` (after git's
+   * `--end-of-options`) it is a revision even if it starts with a dash.
+   */
+  add(arg: string, literal = false): void {
+    if (literal) {
+      this.tips.push({ id: this.resolve(arg), uninteresting: this.negated, name: arg, path: '' });
+      return;
+    }
     if (arg === '--not') {
       this.negated = !this.negated;
       return;
