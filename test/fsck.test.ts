@@ -375,3 +375,63 @@ test('fsck with linked worktrees checks each HEAD, as git does', () => {
   writeFileSync(join(repo, '.git', 'worktrees', 'wt', 'HEAD'), 'ref: refs/odd/place\n');
   sameAsGit(repo);
 });
+
+test('fsck verifies the commit-graph as git does: sound, split, and damaged in its checksum, fan-out, dates and trees', () => {
+  using dir = tempDir();
+  const base = makeRepo(dir.path, 'sha1', 6);
+  // A merge and an octopus merge, so parents come from the commit data and from the EDGE chunk.
+  const head = git(base, ['rev-parse', 'HEAD']).toString().trim();
+  const tree = git(base, ['rev-parse', 'HEAD^{tree}']).toString().trim();
+  const p1 = git(base, ['commit-tree', '-m', 'side 1', tree]).toString().trim();
+  const p2 = git(base, ['commit-tree', '-m', 'side 2', tree]).toString().trim();
+  const octopus = git(base, ['commit-tree', '-p', head, '-p', p1, '-p', p2, '-m', 'octopus', tree]).toString().trim();
+  git(base, ['update-ref', 'refs/heads/octopus', octopus]);
+  const sha1 = (b: Buffer): Buffer => createHash('sha1').update(b).digest();
+  const graphRepo = (name: string, split: boolean): string => {
+    const repo = join(dir.path, name);
+    cpSync(base, repo, { recursive: true });
+    if (split) {
+      git(repo, ['commit-graph', 'write', '--reachable', '--split']);
+      git(repo, ['commit', '-q', '--allow-empty', '-m', 'on top']);
+      git(repo, ['commit-graph', 'write', '--reachable', '--split=no-merge']);
+    } else {
+      git(repo, ['commit-graph', 'write', '--reachable']);
+    }
+    return repo;
+  };
+  sameAsGit(graphRepo('single', false), ['--no-dangling']);
+  const splitRepo = graphRepo('split', true);
+  assert.ok(existsSync(join(splitRepo, '.git', 'objects', 'info', 'commit-graphs', 'commit-graph-chain')));
+  sameAsGit(splitRepo, ['--no-dangling']);
+
+  /** Edits the single graph file; with `fix`, sets its checksum to match again. */
+  const damaged = (name: string, edit: (g: Buffer, chunk: (id: string) => number) => void, fix = true): string => {
+    const repo = graphRepo(name, false);
+    const path = join(repo, '.git', 'objects', 'info', 'commit-graph');
+    chmodSync(path, 0o644);
+    const g = readFileSync(path);
+    const chunk = (id: string): number => {
+      for (let c = 0; c < (g[6] as number); c++) if (g.toString('latin1', 8 + 12 * c, 12 + 12 * c) === id) return Number(g.readBigUInt64BE(12 + 12 * c));
+      throw new Error(`no ${id} chunk`);
+    };
+    edit(g, chunk);
+    if (fix) sha1(g.subarray(0, g.length - 20)).copy(g, g.length - 20);
+    writeFileSync(path, g);
+    return repo;
+  };
+  const cases: [string, (g: Buffer, chunk: (id: string) => number) => void, boolean][] = [
+    ['checksum', (g) => { g[g.length - 1] = (g[g.length - 1] as number) ^ 1; }, false],
+    ['date', (g, chunk) => { const at = chunk('CDAT') + 20 + 8 + 4; g.writeUInt32BE(g.readUInt32BE(at) + 1, at); }, true],
+    ['tree', (g, chunk) => { g[chunk('CDAT')] = (g[chunk('CDAT')] as number) ^ 0x10; }, true],
+    ['fanout', (g, chunk) => { g.writeUInt32BE(g.readUInt32BE(chunk('OIDF') + 4 * 200) + 1, chunk('OIDF') + 4 * 200); }, true],
+  ];
+  for (const [name, edit, fix] of cases) {
+    const repo = damaged(name, edit, fix);
+    const g = sameAsGit(repo, ['--no-dangling']);
+    assert.equal(g.status & 0o20, 0o20, `${name}: git reports it`);
+  }
+  // core.commitGraph=false: not looked at.
+  const off = damaged('off', (g) => { g[g.length - 1] = (g[g.length - 1] as number) ^ 1; }, false);
+  git(off, ['config', 'core.commitGraph', 'false']);
+  sameAsGit(off, ['--no-dangling']);
+});

@@ -28,6 +28,7 @@ export type ErrorCode =
   | 'IDX_MISSING'
   | 'REV_CORRUPT'
   | 'MIDX_CORRUPT'
+  | 'COMMIT_GRAPH_CORRUPT'
   | 'LOOSE_CORRUPT'
   | 'IO_ERROR'
   | 'CONFIG_INVALID'

@@ -8,6 +8,8 @@ import { checkSpecialBlob, objectLinks, TreeEntryReader } from '../objects/check
 import { FsckRules, fsckMessageId, type FsckMessageKey } from '../objects/fsck-messages.js';
 import { OBJ_BLOB, OBJ_COMMIT, OBJ_TAG, OBJ_TREE, TYPE_NAMES } from '../objects/object-type.js';
 import { verifyMultiPackIndex } from '../odb/maintain-multi-pack-index.js';
+import { verifyCommitGraph, type CommitLookup } from '../commit-graph/verify-commit-graph.js';
+import { parseCommit } from '../objects/commit.js';
 import type { StoreHandle } from '../odb/store-handle.js';
 import type { StorePack } from '../odb/store-pack.js';
 import { verifyPack } from '../resolve/verify-pack.js';
@@ -24,6 +26,7 @@ export const FSCK_ERROR_OBJECT = 0o1;
 export const FSCK_ERROR_REACHABLE = 0o2;
 export const FSCK_ERROR_PACK = 0o4;
 export const FSCK_ERROR_REFS = 0o10;
+export const FSCK_ERROR_COMMIT_GRAPH = 0o20;
 export const FSCK_ERROR_MULTI_PACK_INDEX = 0o40;
 
 export interface FsckOptions {
@@ -192,6 +195,7 @@ class FsckRun {
     this.traverse();
     if (connectivityOnly && (o.dangling !== false || lostFound)) this.markUnreachableReferents();
     this.report(lostFound);
+    this.verifyCommitGraphs();
     this.verifyMidx();
     this.time('connectivity');
     let reachable = 0;
@@ -936,6 +940,32 @@ class FsckRun {
   }
 
   /** `git multi-pack-index verify` of the store's file when core.multiPackIndex is on (git runs it as a child). */
+  /**
+   * `git commit-graph verify` of every object directory (the repository's and its alternates')
+   * when core.commitGraph is on, as git's fsck runs it: its errors count as ERROR_COMMIT_GRAPH.
+   */
+  private verifyCommitGraphs(): void {
+    if (this.repo.config.getBool('core.commitGraph') === false) return;
+    const H = this.H;
+    const lookup: CommitLookup = (id) => {
+      try {
+        const obj = this.handle.read(id);
+        if (obj.type !== OBJ_COMMIT) return undefined;
+        const c = parseCommit(obj.data, H);
+        return { tree: c.tree, parents: c.parents, date: c.time };
+      } catch (e) {
+        if (isPackwrightError(e)) return undefined;
+        throw e;
+      }
+    };
+    for (const dir of this.handle.looseDirs()) {
+      for (const line of verifyCommitGraph(dir, H, lookup)) {
+        this.status |= FSCK_ERROR_COMMIT_GRAPH;
+        this.say('error', line);
+      }
+    }
+  }
+
   private verifyMidx(): void {
     if (this.repo.config.getBool('core.multiPackIndex') === false) return;
     for (const e of verifyMultiPackIndex(this.repo.store)) this.error(e, FSCK_ERROR_MULTI_PACK_INDEX);

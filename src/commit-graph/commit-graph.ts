@@ -1,0 +1,151 @@
+import { readFileSync } from 'node:fs';
+import { PackwrightError } from '../errors/packwright-error.js';
+
+/** `CGPH`, version 1 (gitformat-commit-graph). */
+const SIGNATURE = 0x43475048;
+const HEADER = 8;
+const CHUNK_ENTRY = 12;
+const OIDF = 0x4f494446;
+const OIDL = 0x4f49444c;
+const CDAT = 0x43444154;
+const EDGE = 0x45444745;
+const GDA2 = 0x47444132;
+const GDO2 = 0x47444f32;
+/** A generation data entry with this bit is an index into the GDO2 overflow chunk. */
+const OFFSET_OVERFLOW = 0x80000000;
+/** A parent slot that names no parent; with the top bit, the second slot points into EDGE. */
+const NO_PARENT = 0x70000000;
+const EDGE_LIST = 0x80000000;
+
+/**
+ * One commit-graph file (a whole graph, or one layer of a chain): its fan-out, ids and commit
+ * data, read whole. The checks git makes when it loads a graph (parse_commit_graph) fail with
+ * COMMIT_GRAPH_CORRUPT in git's words; what `git commit-graph verify` adds is in
+ * verify-commit-graph.ts.
+ */
+export class CommitGraphFile {
+  readonly count: number;
+  readonly hashLength: number;
+  /** Commits in the layers below this one (a chain's base graphs). */
+  readonly baseCount: number;
+  private readonly fanout: number;
+  private readonly ids: number;
+  private readonly commits: number;
+  private readonly edges: number;
+  private readonly edgesEnd: number;
+  private readonly generationData: number;
+  private readonly generationOverflow: number;
+  /** The file has corrected commit dates (generation number v2, the GDA2 chunk). */
+  readonly hasGenerationData: boolean;
+
+  constructor(readonly path: string, readonly data: Buffer, hashLength: number, baseCount = 0) {
+    const fail = (message: string): never => {
+      throw new PackwrightError('COMMIT_GRAPH_CORRUPT', message, { file: path });
+    };
+    this.hashLength = hashLength;
+    this.baseCount = baseCount;
+    if (data.length < HEADER + CHUNK_ENTRY + hashLength) fail('commit-graph file is too small');
+    const signature = data.readUInt32BE(0);
+    if (signature !== SIGNATURE) fail(`commit-graph signature ${signature.toString(16).toUpperCase()} does not match signature ${SIGNATURE.toString(16).toUpperCase()}`);
+    if (data[4] !== 1) fail(`commit-graph version ${(data[4] as number).toString(16).toUpperCase()} does not match version 1`);
+    const hashVersion = hashLength === 20 ? 1 : 2;
+    if (data[5] !== hashVersion) fail(`commit-graph hash version ${(data[5] as number).toString(16).toUpperCase()} does not match version ${hashVersion}`);
+    const chunks = data[6] as number;
+    if (data.length < HEADER + (chunks + 1) * CHUNK_ENTRY + hashLength) fail(`commit-graph file is too small to hold ${chunks} chunks`);
+    const found = new Map<number, [number, number]>();
+    const dataEnd = data.length - hashLength;
+    for (let c = 0; c < chunks; c++) {
+      const at = HEADER + c * CHUNK_ENTRY;
+      const id = data.readUInt32BE(at);
+      const start = Number(data.readBigUInt64BE(at + 4));
+      const end = Number(data.readBigUInt64BE(at + CHUNK_ENTRY + 4));
+      if (start > end || end > dataEnd) fail(`commit-graph improper chunk offset ${start.toString(16).padStart(16, '0')}`);
+      found.set(id, [start, end]);
+    }
+    const chunk = (id: number, what: string): [number, number] => found.get(id) ?? fail(`commit-graph required ${what} chunk missing or corrupted`);
+    const [fanout, fanoutEnd] = chunk(OIDF, 'OID fanout');
+    if (fanoutEnd - fanout !== 256 * 4) fail('commit-graph required OID fanout chunk missing or corrupted');
+    this.fanout = fanout;
+    this.count = data.readUInt32BE(fanout + 255 * 4);
+    const [ids, idsEnd] = chunk(OIDL, 'OID lookup');
+    if (idsEnd - ids !== this.count * hashLength) fail('commit-graph required OID lookup chunk missing or corrupted');
+    this.ids = ids;
+    const [commits, commitsEnd] = chunk(CDAT, 'commit data');
+    if (commitsEnd - commits !== this.count * (hashLength + 16)) fail('commit-graph required commit data chunk missing or corrupted');
+    this.commits = commits;
+    const edges = found.get(EDGE);
+    this.edges = edges?.[0] ?? -1;
+    this.edgesEnd = edges?.[1] ?? -1;
+    const generations = found.get(GDA2);
+    this.hasGenerationData = generations !== undefined && generations[1] - generations[0] === 4 * this.count;
+    this.generationData = this.hasGenerationData ? (generations as [number, number])[0] : -1;
+    this.generationOverflow = found.get(GDO2)?.[0] ?? -1;
+  }
+
+  /**
+   * Commit `i`'s generation number as git reads it (fill_commit_graph_info): with `v2`, its
+   * corrected commit date (date plus the GDA2 offset, or the GDO2 overflow value); otherwise its
+   * topological level, the top 30 bits of the CDAT word.
+   */
+  generation(i: number, v2: boolean): number {
+    const at = this.commits + i * (this.hashLength + 16) + this.hashLength + 8;
+    if (!v2) return this.data.readUInt32BE(at) >>> 2;
+    const offset = this.data.readUInt32BE(this.generationData + 4 * i);
+    if (!(offset & OFFSET_OVERFLOW)) return this.date(i) + offset;
+    return this.date(i) + Number(this.data.readBigUInt64BE(this.generationOverflow + 8 * (offset & ~OFFSET_OVERFLOW)));
+  }
+
+  static read(path: string, hashLength: number, baseCount = 0): CommitGraphFile {
+    return new CommitGraphFile(path, readFileSync(path), hashLength, baseCount);
+  }
+
+  /** `fanout[b]`: commits whose id starts with a byte up to b. */
+  fanoutAt(b: number): number {
+    return this.data.readUInt32BE(this.fanout + 4 * b);
+  }
+
+  /** The id at position `i` of this layer (a view of the file). */
+  id(i: number): Buffer {
+    return this.data.subarray(this.ids + i * this.hashLength, this.ids + (i + 1) * this.hashLength);
+  }
+
+  tree(i: number): Buffer {
+    const at = this.commits + i * (this.hashLength + 16);
+    return this.data.subarray(at, at + this.hashLength);
+  }
+
+  /**
+   * Positions (in the whole chain: base layers first) of commit `i`'s parents, in order; a bad
+   * octopus list ends early at what the EDGE chunk holds.
+   */
+  parents(i: number): number[] {
+    const at = this.commits + i * (this.hashLength + 16) + this.hashLength;
+    const first = this.data.readUInt32BE(at);
+    const second = this.data.readUInt32BE(at + 4);
+    if (first === NO_PARENT) return [];
+    if (second === NO_PARENT) return [first];
+    if (!(second & EDGE_LIST)) return [first, second];
+    const out = [first];
+    for (let p = this.edges + 4 * (second & ~EDGE_LIST); this.edges >= 0 && p + 4 <= this.edgesEnd; p += 4) {
+      const v = this.data.readUInt32BE(p);
+      out.push(v & ~EDGE_LIST);
+      if (v & EDGE_LIST) break;
+    }
+    return out;
+  }
+
+  /** Commit time: 34 bits, the top two in the low bits of the generation word. */
+  date(i: number): number {
+    const at = this.commits + i * (this.hashLength + 16) + this.hashLength + 8;
+    return (this.data.readUInt32BE(at) & 3) * 2 ** 32 + this.data.readUInt32BE(at + 4);
+  }
+
+  /** The checksummed part and the trailer. */
+  checksummed(): Buffer {
+    return this.data.subarray(0, this.data.length - this.hashLength);
+  }
+
+  trailer(): Buffer {
+    return this.data.subarray(this.data.length - this.hashLength);
+  }
+}

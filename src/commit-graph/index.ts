@@ -1,0 +1,4 @@
+/** The commit-graph file (gitformat-commit-graph): reading one, and git's verification of it against the objects. */
+export { CommitGraphFile } from './commit-graph.js';
+export { verifyCommitGraph } from './verify-commit-graph.js';
+export type { CommitLookup } from './verify-commit-graph.js';

@@ -1,0 +1,131 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { isPackwrightError } from '../errors/packwright-error.js';
+import { hashBytes } from '../hash/hash-object.js';
+import { formatForHashLength } from '../hash/object-format.js';
+import { compareBytes } from '../idx/sorted-ids.js';
+import { CommitGraphFile } from './commit-graph.js';
+
+/** The largest topological level a commit-graph stores (30 bits). */
+const GENERATION_V1_MAX = 0x3fffffff;
+
+/** What the object database says of a commit, for comparing with the graph; undefined if it cannot be read. */
+export type CommitLookup = (id: Buffer) => { tree: Buffer; parents: Buffer[]; date: number } | undefined;
+
+/**
+ * `git commit-graph verify --object-dir <dir>` (commit-graph.c's verify_commit_graph): the graph
+ * of `objectsDir` (`info/commit-graph`, or each layer of `info/commit-graphs/commit-graph-chain`),
+ * its checksum, the order of its ids and its fan-out, then every commit's tree, parents and date
+ * against the object database. Returns git's lines as it prints them (a graph that does not load
+ * is an "error: " line; what verify finds is printed bare, as git's graph_report does), none when
+ * there is no graph.
+ */
+export function verifyCommitGraph(objectsDir: string, hashLength: number, lookup: CommitLookup): string[] {
+  const errors: string[] = [];
+  const single = join(objectsDir, 'info', 'commit-graph');
+  const chain = join(objectsDir, 'info', 'commit-graphs', 'commit-graph-chain');
+  let paths: string[];
+  if (existsSync(single)) paths = [single];
+  else if (existsSync(chain)) {
+    paths = readFileSync(chain, 'utf8').split('\n').filter((l) => l !== '').map((h) => join(objectsDir, 'info', 'commit-graphs', `graph-${h}.graph`));
+  } else return errors;
+  const layers: CommitGraphFile[] = [];
+  let base = 0;
+  for (const path of paths) {
+    try {
+      const layer = CommitGraphFile.read(path, hashLength, base);
+      layers.push(layer);
+      base += layer.count;
+    } catch (e) {
+      if (!isPackwrightError(e)) throw e;
+      errors.push(`error: ${e.code === 'COMMIT_GRAPH_CORRUPT' ? e.message : `could not read commit-graph ${path}: ${e.message}`}`);
+      return errors;
+    }
+  }
+  // git verifies the top layer first, then each base below it.
+  for (let l = layers.length - 1; l >= 0; l--) verifyLayer(layers, l, lookup, errors);
+  return errors;
+}
+
+function verifyLayer(layers: CommitGraphFile[], l: number, lookup: CommitLookup, errors: string[]): void {
+  const g = layers[l] as CommitGraphFile;
+  const H = g.hashLength;
+  const before = errors.length;
+  let checksumOnly = false;
+  if (!hashBytes(formatForHashLength(H), g.checksummed()).equals(g.trailer())) {
+    errors.push('the commit-graph file has incorrect checksum and is likely corrupt');
+    checksumOnly = true;
+  }
+  const hex = (b: Buffer): string => b.toString('hex');
+  let fanoutPos = 0;
+  for (let i = 0; i < g.count; i++) {
+    const id = g.id(i);
+    if (i > 0 && compareBytes(g.id(i - 1), 0, id, 0, H) >= 0) errors.push(`commit-graph has incorrect OID order: ${hex(g.id(i - 1))} then ${hex(id)}`);
+    while ((id[0] as number) > fanoutPos) {
+      const value = g.fanoutAt(fanoutPos);
+      if (value !== i) errors.push(`commit-graph has incorrect fanout value: fanout[${fanoutPos}] = ${value} != ${i}`);
+      fanoutPos++;
+    }
+  }
+  for (; fanoutPos < 256; fanoutPos++) {
+    const value = g.fanoutAt(fanoutPos);
+    if (value !== g.count) errors.push(`commit-graph has incorrect fanout value: fanout[${fanoutPos}] = ${value} != ${g.count}`);
+  }
+  // Only a bad checksum lets the commits be checked (git's VERIFY_COMMIT_GRAPH_ERROR_HASH).
+  if (errors.length - before > (checksumOnly ? 1 : 0)) return;
+  const total = layers.reduce((n, x) => n + x.count, 0);
+  const layerOf = (position: number): CommitGraphFile | undefined => {
+    if (position >= total) return undefined;
+    for (const x of layers) if (position < x.baseCount + x.count) return x;
+    return undefined;
+  };
+  const idAt = (position: number): Buffer | undefined => {
+    const x = layerOf(position);
+    return x?.id(position - x.baseCount);
+  };
+  // Corrected commit dates when every layer has them (git's read_generation_data), else levels.
+  const v2 = layers.every((x) => x.hasGenerationData);
+  const generationAt = (position: number): number => {
+    const x = layerOf(position);
+    return x === undefined ? 0 : x.generation(position - x.baseCount, v2);
+  };
+  let zeroSeen = false;
+  for (let i = 0; i < g.count; i++) {
+    const id = g.id(i);
+    const odb = lookup(id);
+    if (odb === undefined) {
+      errors.push(`failed to parse commit ${hex(id)} from object database for commit-graph`);
+      continue;
+    }
+    if (!g.tree(i).equals(odb.tree)) errors.push(`root tree OID for commit ${hex(id)} in commit-graph is ${hex(g.tree(i))} != ${hex(odb.tree)}`);
+    const parents = g.parents(i);
+    let maxGeneration = 0;
+    let p = 0;
+    for (; p < parents.length; p++) {
+      if (p >= odb.parents.length) {
+        errors.push(`commit-graph parent list for commit ${hex(id)} is too long`);
+        break;
+      }
+      const parent = idAt(parents[p] as number);
+      const expected = odb.parents[p] as Buffer;
+      if (parent === undefined || !parent.equals(expected)) {
+        errors.push(`commit-graph parent for ${hex(id)} is ${parent === undefined ? '(none)' : hex(parent)} != ${hex(expected)}`);
+      }
+      maxGeneration = Math.max(maxGeneration, generationAt(parents[p] as number));
+    }
+    if (p === parents.length && odb.parents.length > parents.length) errors.push(`commit-graph parent list for commit ${hex(id)} terminates early`);
+    const generation = g.generation(i, v2);
+    // As git 2.39: a zero generation (a graph from before generation numbers) is remembered,
+    // and from then on a non-zero one is an error and nothing more is checked.
+    if (generation === 0) {
+      zeroSeen = true;
+    } else if (zeroSeen) {
+      errors.push(`commit-graph has non-zero generation number for commit ${hex(id)}, but zero elsewhere`);
+    }
+    if (zeroSeen) continue;
+    // A parent at the largest topological level makes its children that level too.
+    if (!v2 && maxGeneration === GENERATION_V1_MAX) maxGeneration--;
+    if (generation < maxGeneration + 1) errors.push(`commit-graph generation for commit ${hex(id)} is ${generation} < ${maxGeneration + 1}`);
+    if (g.date(i) !== odb.date) errors.push(`commit date for commit ${hex(id)} in commit-graph is ${g.date(i)} != ${odb.date}`);
+  }
+}
