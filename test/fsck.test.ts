@@ -435,3 +435,20 @@ test('fsck verifies the commit-graph as git does: sound, split, and damaged in i
   git(off, ['config', 'core.commitGraph', 'false']);
   sameAsGit(off, ['--no-dangling']);
 });
+
+test('fsck of a shallow clone: the shallow commits\' parents are not missing, as in git; a missing skip list is git\'s error', () => {
+  using dir = tempDir();
+  const repo = makeRepo(dir.path, 'sha1', 5);
+  const shallow = join(dir.path, 'shallow');
+  git(dir.path, ['clone', '-q', '--depth=1', '--no-local', repo, shallow]);
+  assert.ok(existsSync(join(shallow, '.git', 'shallow')));
+  sameAsGit(shallow);
+  const again = join(dir.path, 'again');
+  git(dir.path, ['clone', '-q', shallow, again]);
+  sameAsGit(again, ['--unreachable']);
+  const bad = sameAsGit(repo, []);
+  assert.equal(bad.status, 0);
+  const p = run(process.execPath, [CLI, '-c', 'fsck.skipList=does-not-exist', 'fsck'], repo);
+  const g = run('git', ['-c', 'fsck.skipList=does-not-exist', 'fsck'], repo);
+  assert.deepEqual(p, g);
+});

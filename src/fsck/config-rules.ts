@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { GitConfig } from '../config/git-config.js';
 import { FsckRules } from '../objects/fsck-messages.js';
+import { PackwrightError } from '../errors/packwright-error.js';
 
 /** The fsck rules a repository's configuration sets: `fsck.<id>` and `fsck.skipList` (git's git_fsck_config), over the defaults or `--strict`'s. */
 export function fsckRulesFromConfig(config: GitConfig, hexLength: number, strict: boolean): FsckRules {
@@ -12,7 +13,14 @@ export function fsckRulesFromConfig(config: GitConfig, hexLength: number, strict
     if (id === 'skiplist') {
       if (entry.value === null) continue;
       const file = entry.value.startsWith('~/') ? join(process.env['HOME'] ?? '', entry.value.slice(2)) : entry.value;
-      rules.addSkipList(readFileSync(file, 'utf8'), file, hexLength);
+      let text: string;
+      try {
+        text = readFileSync(file, 'utf8');
+      } catch (e) {
+        // git 2.39's oidset_parse_file, word for word (the system's reason is not part of it).
+        throw new PackwrightError('CONFIG_INVALID', `could not open object name list: ${file}`, { file, cause: e });
+      }
+      rules.addSkipList(text, file, hexLength);
       continue;
     }
     rules.set(id, entry.value ?? '');

@@ -3,7 +3,8 @@ import { join, relative } from 'node:path';
 import { ObjectTable } from '../create/object-table.js';
 import { isPackwrightError, throwIfAborted } from '../errors/packwright-error.js';
 import { hashBytes } from '../hash/hash-object.js';
-import { isHex } from '../hash/hex.js';
+import { fromHex, isHex } from '../hash/hex.js';
+import { readFileIfPresent } from '../io/read-file-if-present.js';
 import { checkSpecialBlob, objectLinks, TreeEntryReader } from '../objects/check-object.js';
 import { FsckRules, fsckMessageId, type FsckMessageKey } from '../objects/fsck-messages.js';
 import { OBJ_BLOB, OBJ_COMMIT, OBJ_TAG, OBJ_TREE, TYPE_NAMES } from '../objects/object-type.js';
@@ -843,7 +844,29 @@ class FsckRun {
    * Calls `visit` for each link of object `n`, from its recorded links or, for an object not
    * checked (connectivity only, or names wanted), by reading it. Names the targets as git does.
    */
+  /** Commits the repository is shallow at (`$GIT_DIR/shallow`): their parents are not theirs to link, as in git. */
+  private shallowCommits: Set<number> | undefined;
+
+  private isShallow(n: number): boolean {
+    if (this.shallowCommits === undefined) {
+      this.shallowCommits = new Set();
+      const text = readFileIfPresent(join(this.repo.commonDir, 'shallow'), 'shallow file');
+      for (const line of text?.toString('latin1').split('\n') ?? []) {
+        const id = fromHex(line.trim(), this.H);
+        const k = id === undefined ? -1 : this.table.find(id);
+        if (k >= 0) this.shallowCommits.add(k);
+      }
+    }
+    return this.shallowCommits.size > 0 && this.shallowCommits.has(n);
+  }
+
   private walkLinks(n: number, visit: (target: number, type: number) => void): void {
+    if (this.isShallow(n)) {
+      const all = visit;
+      visit = (target, type) => {
+        if (type !== OBJ_COMMIT) all(target, type);
+      };
+    }
     const c = this.linkChunk[n] as number;
     if (c !== 0 && this.o.nameObjects !== true) {
       const chunk = this.chunks[c - 1] as LinkChunk;
