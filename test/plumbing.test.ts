@@ -327,3 +327,21 @@ test('revision syntax as git reads it: reflogs, prior checkouts, upstreams, mess
   for (const name of ['HEAD:sub', ':rev-0.txt', 'HEAD:./sub/other.txt']) sameAsGit(sub, ['rev-parse', name]);
   sameAsGit(repo, ['rev-parse', '--abbrev-ref', '@{-1}', 'topic@{u}']);
 });
+
+test('global --work-tree and a GIT_DIR that is a gitdir file, as git sets them up', () => {
+  using dir = tempDir();
+  const repo = makeRepo(dir.path, 'sha1', 3);
+  // --work-tree elsewhere: "./" paths of a revision have nothing to be relative to.
+  sameAsGit(repo, ['--git-dir=.git', '--work-tree=dir', 'rev-parse', 'HEAD:./file.txt']);
+  sameAsGit(repo, ['--git-dir=.git', '--work-tree=.', 'rev-parse', 'HEAD:./file.txt']);
+  sameAsGit(join(repo, 'dir'), ['--git-dir=../.git', '--work-tree=..', 'rev-parse', '--show-prefix', 'HEAD:./sub']);
+  // GIT_DIR naming a "gitdir: <path>" file.
+  writeFileSync(join(dir.path, 'gitfile'), `gitdir: ${join(repo, '.git')}\n`);
+  for (const args of [['rev-parse', '--git-common-dir'], ['rev-parse', '--verify', 'HEAD'], ['cat-file', '-t', 'HEAD']]) {
+    const env = { ...ENV, GIT_DIR: join(dir.path, 'gitfile') };
+    const p = spawnSync(process.execPath, [CLI, ...args], { cwd: dir.path, env });
+    const g = spawnSync('git', args, { cwd: dir.path, env });
+    assert.equal(p.status, g.status, args.join(' '));
+    assert.equal(p.stdout.toString(), g.stdout.toString(), args.join(' '));
+  }
+});

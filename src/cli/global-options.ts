@@ -30,6 +30,9 @@ export function parseGlobalOptions(argv: string[]): { global: GlobalOptions; res
     else if (a === '--shallow-file') global.shallowFile = argv[++i] ?? '';
     else if (a.startsWith('--shallow-file=')) global.shallowFile = a.slice(15);
     else if (a === '--no-replace-objects') global.noReplaceObjects = true;
+    // git's --work-tree sets GIT_WORK_TREE for the command (and what it runs).
+    else if (a.startsWith('--work-tree=')) process.env['GIT_WORK_TREE'] = a.slice(12);
+    else if (a === '--work-tree') process.env['GIT_WORK_TREE'] = argv[++i] ?? '';
     else break;
   }
   return { global, rest: argv.slice(i) };

@@ -97,6 +97,10 @@ function revParse(global: GlobalOptions, args: string[], out: string[]): number 
       repo = global.gitDir !== undefined ? Repository.openGitDir(resolve(global.cwd, global.gitDir), { configParameters: global.configParameters }) : Repository.open(global.cwd, { configParameters: global.configParameters });
       repo.onWarning = (message) => { if (!quiet) process.stderr.write(`warning: ${message}\n`); };
       if (prefixOverride !== undefined) repo.prefix = prefixOverride;
+      const s = needSetup();
+      // With --git-dir (or GIT_DIR), where the work tree is comes from the setup, not a search.
+      if (prefixOverride === undefined && global.gitDir !== undefined) repo.prefix = s.prefix ?? '';
+      repo.outsideWorkTree = s.workTree !== undefined && !s.insideWorkTree && !s.insideGitDir;
     }
     return repo;
   };

@@ -10,7 +10,7 @@ import type { StoreHandle } from '../odb/store-handle.js';
 import { parseRefreshPolicy, type RefreshPolicy } from '../odb/refresh-policy.js';
 import { RefStore } from '../refs/ref-store.js';
 import { resolveRevision, treeishColon, type RevisionContext } from '../refs/resolve-revision.js';
-import { commonDirOf, discoverRepository, type RepositoryLocation } from './discover.js';
+import { commonDirOf, discoverRepository, gitFileTarget, type RepositoryLocation } from './discover.js';
 
 export interface OpenRepositoryOptions extends OpenStoreOptions {
   /**
@@ -67,6 +67,11 @@ export class Repository implements RevisionContext {
    * Settable (rev-parse --prefix).
    */
   prefix: string;
+  /**
+   * The current directory is outside the work tree (`--work-tree` elsewhere): `./` paths of a
+   * revision then have nothing to be relative to, as git says.
+   */
+  outsideWorkTree = false;
   /** Where warnings of revision lookups go (git prints them on stderr); none by default. */
   onWarning: ((message: string) => void) | undefined;
   private cachedConfig: GitConfig | undefined;
@@ -93,7 +98,9 @@ export class Repository implements RevisionContext {
 
   /** The repository whose git directory is `gitDir` (git's GIT_DIR / --git-dir: no search). */
   static openGitDir(gitDir: string, options: OpenRepositoryOptions = {}): Repository {
-    return new Repository({ gitDir, commonDir: commonDirOf(gitDir), workTree: undefined }, options);
+    // A `gitdir: <path>` file stands for the directory it names, as GIT_DIR may be one.
+    const dir = gitFileTarget(gitDir) ?? gitDir;
+    return new Repository({ gitDir: dir, commonDir: commonDirOf(dir), workTree: undefined }, options);
   }
 
   /** The configuration git would use here (read on first use). */
@@ -212,6 +219,7 @@ export class Repository implements RevisionContext {
   /** A path of a revision from the top of the work tree: `./` and `../` ones start at the prefix. */
   private fromPrefix(path: string): string {
     if (!/^\.\.?(\/|$)/.test(path)) return path;
+    if (this.outsideWorkTree) throw new PackwrightError('INVALID_ARGUMENT', "relative path syntax can't be used outside working tree");
     const joined = posix.normalize(`${this.prefix}${path}`);
     // git dies of this one at once.
     if (joined === '..' || joined.startsWith('../')) throw new PackwrightError('INVALID_ARGUMENT', `'${path}' is outside repository at '${this.workTree ?? this.gitDir}'`);

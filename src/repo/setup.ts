@@ -56,8 +56,11 @@ export function setupRepository(cwd: string, gitDirArg?: string, workTreeArg?: s
   const here = resolve(cwd);
   if (gitDirArg !== undefined) {
     // setup_explicit_git_dir: the work tree is GIT_WORK_TREE, core.worktree, or (unless bare) here.
-    const gitDir = resolve(here, gitDirArg);
+    // GIT_DIR may name a `gitdir: <path>` file too (git's read_gitfile).
+    const named = resolve(here, gitDirArg);
+    const gitDir = gitFileTarget(named) ?? named;
     if (!existsSync(join(gitDir, 'HEAD'))) throw new PackwrightError('REPO_NOT_FOUND', `not a git repository: '${gitDirArg}'`);
+
     const commonDir = commonDirOf(gitDir);
     const config = GitConfig.read(join(commonDir, 'config'));
     const configured = config.get('core.worktree');
@@ -72,7 +75,8 @@ export function setupRepository(cwd: string, gitDirArg?: string, workTreeArg?: s
     }
     const insideWorkTree = workTree !== undefined && isInside(workTree, here);
     return {
-      gitDir, commonDir, gitDirVariable: gitDirArg, workTree, prefix,
+      // Through a gitdir file, git's idea of GIT_DIR is where the file points.
+      gitDir, commonDir, gitDirVariable: gitDir !== named ? gitDir : gitDirArg, workTree, prefix,
       bare: config.getBool('core.bare') === true && workTree === undefined,
       insideGitDir: isInside(gitDir, here), insideWorkTree, cwd: insideWorkTree ? (workTree as string) : here,
     };
