@@ -335,6 +335,13 @@ test('global --work-tree and a GIT_DIR that is a gitdir file, as git sets them u
   sameAsGit(repo, ['--git-dir=.git', '--work-tree=dir', 'rev-parse', 'HEAD:./file.txt']);
   sameAsGit(repo, ['--git-dir=.git', '--work-tree=.', 'rev-parse', 'HEAD:./file.txt']);
   sameAsGit(join(repo, 'dir'), ['--git-dir=../.git', '--work-tree=..', 'rev-parse', '--show-prefix', 'HEAD:./sub']);
+  // A work tree that passes through a directory that is not there dies; one that only ends in one does not.
+  for (const workTree of ['/.invalid/work/tree', join(dir.path, 'not-yet')]) {
+    const env = { ...ENV, GIT_WORK_TREE: workTree };
+    const p = spawnSync(process.execPath, [CLI, 'rev-parse', '--is-inside-work-tree'], { cwd: repo, env });
+    const g = spawnSync('git', ['rev-parse', '--is-inside-work-tree'], { cwd: repo, env });
+    assert.deepEqual([p.status, p.stdout.toString(), p.stderr.toString()], [g.status, g.stdout.toString(), g.stderr.toString()], workTree);
+  }
   // GIT_DIR naming a "gitdir: <path>" file.
   writeFileSync(join(dir.path, 'gitfile'), `gitdir: ${join(repo, '.git')}\n`);
   for (const args of [['rev-parse', '--git-common-dir'], ['rev-parse', '--verify', 'HEAD'], ['cat-file', '-t', 'HEAD']]) {

@@ -54,6 +54,7 @@ function coreBare(commonDir: string): boolean | undefined {
  */
 export function setupRepository(cwd: string, gitDirArg?: string, workTreeArg?: string, env: Record<string, string | undefined> = process.env): RepositorySetup {
   const here = resolve(cwd);
+  if (workTreeArg !== undefined && workTreeArg !== '') checkWorkTreePath(resolve(here, workTreeArg));
   if (gitDirArg !== undefined) {
     // setup_explicit_git_dir: the work tree is GIT_WORK_TREE, core.worktree, or (unless bare) here.
     // GIT_DIR may name a `gitdir: <path>` file too (git's read_gitfile).
@@ -82,6 +83,9 @@ export function setupRepository(cwd: string, gitDirArg?: string, workTreeArg?: s
     };
   }
   const location = discoverRepository(here, env);
+  // setup_discovered_git_dir: with GIT_WORK_TREE set, the git directory found is taken as if
+  // GIT_DIR had named it (relative to here, as git passes it on).
+  if (workTreeArg !== undefined && workTreeArg !== '') return setupRepository(cwd, relative(here, location.gitDir) || '.', workTreeArg, env);
   const gitDir = location.gitDir;
   const commonDir = location.commonDir;
   if (location.workTree === undefined) {
@@ -109,4 +113,17 @@ export function setupRepository(cwd: string, gitDirArg?: string, workTreeArg?: s
     gitDir, commonDir, gitDirVariable: viaFile, workTree: top, prefix: r === '' ? undefined : `${r.split(sep).join('/')}/`,
     bare: false, insideGitDir: false, insideWorkTree: true, cwd: top,
   };
+}
+
+/**
+ * git's set_git_work_tree takes the work tree's real path, which may end in a name that does not
+ * exist yet, but not pass through one (strbuf_realpath): `/.invalid/work/tree` dies naming `/.invalid`.
+ */
+function checkWorkTreePath(path: string): void {
+  const parts = path.split(sep).filter((p) => p !== '');
+  let at: string = sep;
+  for (let i = 0; i < parts.length - 1; i++) {
+    at = join(at, parts[i] as string);
+    if (!existsSync(at)) throw new PackwrightError('INVALID_ARGUMENT', `Invalid path '${at}': No such file or directory`);
+  }
 }
