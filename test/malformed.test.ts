@@ -1,9 +1,10 @@
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { writeFileSync, readFileSync, mkdirSync } from 'node:fs';
+import { writeFileSync, readFileSync, mkdirSync, rmSync, chmodSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
 import { deflateSync } from 'node:zlib';
 import { join } from 'node:path';
-import { tempDir, makeRepo, git, fileEndingIn } from './helpers/git.js';
+import { CLI, tempDir, makeRepo, git, fileEndingIn } from './helpers/git.js';
 import { buildPack, makeDelta } from './helpers/pack-builder.js';
 import { Repository } from '../src/repo/index.js';
 import { encodeOfsDistance } from '../src/pack/entry-header.js';
@@ -231,5 +232,90 @@ describe('delta application', () => {
     const out = Buffer.alloc(105);
     applyDelta(base, 0, 200, delta, 0, delta.length, out, 0);
     assert.equal(out.toString(), 'abc' + base.toString('latin1', 50, 150) + '12');
+  });
+});
+
+describe('a damaged pack entry is read from another copy, as git recovers (t5303)', () => {
+  // Three blobs, each a delta on the one before (git picks the first, biggest, as the base).
+  const setup = (dir: string, refDelta: boolean): { repo: string; pack: string; ids: string[]; files: string[] } => {
+    const repo = join(dir, `repo-${refDelta ? 'ref' : 'ofs'}`);
+    git(dir, ['init', '-q', repo]);
+    let seed = 3;
+    const random = (n: number): string => {
+      let s = '';
+      for (let i = 0; i < n; i++) {
+        seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
+        s += String.fromCharCode(97 + ((seed >>> 16) % 26));
+      }
+      return s;
+    };
+    const common = random(1800);
+    const contents = [`${common}${random(200)} base\n`, `${common} delta1\n${random(150)}`, `${common} delta delta2\n${random(100)}`];
+    const files = contents.map((c, i) => {
+      const f = join(repo, `file_${i + 1}`);
+      writeFileSync(f, c);
+      return f;
+    });
+    const ids = files.map((f) => git(repo, ['hash-object', '-w', f]).toString().trim());
+    const name = git(repo, ['pack-objects', ...(refDelta ? [] : ['--delta-base-offset']), join(repo, '.git', 'objects', 'pack', 'pack')], ids.join('\n') + '\n').toString().trim();
+    git(repo, ['prune-packed']);
+    return { repo, pack: join(repo, '.git', 'objects', 'pack', `pack-${name}`), ids, files };
+  };
+  const offsetOf = (repo: string, pack: string, id: string): number =>
+    Number(git(repo, ['show-index'], readFileSync(`${pack}.idx`)).toString().split('\n').find((l) => l.includes(id))?.split(' ')[0]);
+  /** `cat-file blob` of each id, by git and by packwright: the same exit status and bytes. */
+  const same = (repo: string, ids: string[], context: string): boolean[] => ids.map((id) => {
+    const g = spawnSync('git', ['cat-file', 'blob', id], { cwd: repo });
+    const p = spawnSync(process.execPath, [CLI, 'cat-file', 'blob', id], { cwd: repo });
+    assert.equal(p.status === 0, g.status === 0, `${context}: cat-file blob ${id}: ${p.stderr}`);
+    if (g.status === 0) assert.ok(p.stdout.equals(g.stdout), `${context}: ${id} bytes`);
+    return g.status === 0;
+  });
+  /** A loose copy of `file`, written while the pack's index is away (so hash-object writes it). */
+  const looseCopy = (repo: string, pack: string, file: string): void => {
+    const idx = readFileSync(`${pack}.idx`);
+    rmSync(`${pack}.idx`, { force: true });
+    git(repo, ['hash-object', '-w', file]);
+    writeFileSync(`${pack}.idx`, idx, { mode: 0o444 });
+  };
+  const corrupt = (pack: string, at: number, bytes: Buffer): void => {
+    chmodSync(`${pack}.pack`, 0o644);
+    const data = readFileSync(`${pack}.pack`);
+    bytes.copy(data, at);
+    writeFileSync(`${pack}.pack`, data);
+  };
+
+  for (const refDelta of [false, true]) {
+    test(`a corrupt base header, then a loose base or a loose first delta (${refDelta ? 'REF' : 'OFS'} deltas)`, () => {
+      using dir = tempDir();
+      const { repo, pack, ids, files } = setup(dir.path, refDelta);
+      const base = ids.find((id) => !git(repo, ['verify-pack', '-v', `${pack}.idx`]).toString().split('\n').some((l) => l.startsWith(id) && l.split(/\s+/).length > 6)) as string;
+      corrupt(pack, offsetOf(repo, pack, base), Buffer.from([0]));
+      assert.deepEqual(same(repo, ids, 'corrupt base'), [false, false, false], 'no copy of the base: nothing built on it reads');
+      // The base loose: everything reads again.
+      looseCopy(repo, pack, files[ids.indexOf(base)] as string);
+      assert.deepEqual(same(repo, ids, 'loose base'), [true, true, true]);
+      // Only a delta loose: it and what is based on it read, the base does not.
+      git(repo, ['prune-packed']);
+      const others = ids.filter((id) => id !== base);
+      looseCopy(repo, pack, files[ids.indexOf(others[0] as string)] as string);
+      same(repo, ids, 'loose delta');
+    });
+  }
+
+  test('a REF_DELTA naming a base that is not there, and a loose copy of the object', () => {
+    using dir = tempDir();
+    const { repo, pack, ids, files } = setup(dir.path, true);
+    // The first delta's base id (right after its entry header) made wrong.
+    const lines = git(repo, ['verify-pack', '-v', `${pack}.idx`]).toString().split('\n').map((l) => l.split(/\s+/));
+    const delta = lines.find((f) => f.length > 6 && ids.includes(f[0] as string)) as string[];
+    const at = Number(delta[4]);
+    const raw = readFileSync(`${pack}.pack`);
+    let header = 1;
+    while (((raw[at + header - 1] as number) & 0x80) !== 0) header++;
+    corrupt(pack, at + header, Buffer.from([0x00]));
+    same(repo, ids, 'bad REF base');
+    looseCopy(repo, pack, files[ids.indexOf(delta[0] as string)] as string);
+    assert.deepEqual(same(repo, ids, 'loose copy of the delta'), [true, true, true]);
   });
 });

@@ -42,6 +42,9 @@ export interface LookupOptions {
 /** Rescans one miss may cause: a directory that changes under every listing cannot hold a lookup forever. */
 const MAX_RESCANS_PER_MISS = 3;
 
+/** Errors that say a stored copy is damaged (another copy may still be sound). */
+const CORRUPTION: ReadonlySet<string> = new Set(['PACK_CORRUPT', 'DELTA_CORRUPT', 'OBJECT_CORRUPT', 'PACK_TRUNCATED', 'LOOSE_CORRUPT']);
+
 /**
  * A view of a store for one user (a request, a worker, a batch tool): the catalog as it was when
  * the handle last refreshed, searched in git's order (multi-pack-indexes and packs, then loose
@@ -245,7 +248,7 @@ export class StoreHandle {
       if (location.kind === 'pack') return location.pack.read(location.position);
       return readLoose(location.path, this.store.inflater);
     } catch (e) {
-      return this.readAt(this.relocate(location, e));
+      return this.otherCopyAfter(location, e) ?? this.readAt(this.relocate(location, e));
     }
   }
 
@@ -255,8 +258,48 @@ export class StoreHandle {
       if (location.kind === 'pack') return location.pack.readTransient(location.position);
       return readLoose(location.path, this.store.inflater);
     } catch (e) {
-      return this.readTransientAt(this.relocate(location, e));
+      return this.otherCopyAfter(location, e) ?? this.readTransientAt(this.relocate(location, e));
     }
+  }
+
+  /**
+   * A packed copy that turned out corrupt: another copy of the object, from another pack or a
+   * loose file, as git's read_object marks the packed one bad and looks again. Undefined when the
+   * error is not corruption (the caller's relocation decides) ; the error again when no copy reads.
+   */
+  private otherCopyAfter(location: ObjectLocation, e: unknown): StoredObject | undefined {
+    if (location.kind !== 'pack' || !isPackwrightError(e) || !CORRUPTION.has(e.code)) return undefined;
+    const id = location.pack.idAt(location.position);
+    const copy = id === undefined ? undefined : this.readCopyOutside(id, location.pack);
+    if (copy === undefined) throw e;
+    return copy;
+  }
+
+  /** The object from any pack but `except`, or a loose file; undefined when none holds a copy that reads. */
+  readCopyOutside(id: Uint8Array, except: StorePack): StoredObject | undefined {
+    if (!this.view.listed) this.ensureListed();
+    for (const pack of this.view.packs) {
+      if (pack === except) continue;
+      const index = pack.tryIndex();
+      const position = index === undefined ? -1 : index.find(id);
+      if (position < 0 || !pack.tryOpen()) continue;
+      try {
+        return pack.read(position);
+      } catch (e) {
+        if (!isPackwrightError(e)) throw e;
+      }
+    }
+    const hex = toHex(id);
+    for (const dir of this.view.looseDirs) {
+      const path = join(dir, hex.slice(0, 2), hex.slice(2));
+      if (!existsSync(path)) continue;
+      try {
+        return readLoose(path, this.store.inflater);
+      } catch (e) {
+        if (!isPackwrightError(e)) throw e;
+      }
+    }
+    return undefined;
   }
 
   /**
@@ -278,6 +321,12 @@ export class StoreHandle {
       try {
         return location.pack.info(location.position, want, into);
       } catch (e) {
+        const copy = this.otherCopyAfter(location, e);
+        if (copy !== undefined) {
+          const info = into ?? { type: 0, size: 0, diskSize: -1, deltaBase: undefined };
+          Object.assign(info, { type: copy.type, size: copy.data.length, diskSize: -1, deltaBase: undefined });
+          return info;
+        }
         return this.infoAt(this.relocate(location, e), want, into);
       }
     }
@@ -305,7 +354,7 @@ export class StoreHandle {
       if (location.kind === 'pack') return location.pack.typeAt(location.position);
       return readLooseHeader(location.path, this.store.inflater).type;
     } catch (e) {
-      return this.typeAt(this.relocate(location, e));
+      return this.otherCopyAfter(location, e)?.type ?? this.typeAt(this.relocate(location, e));
     }
   }
 

@@ -34,6 +34,11 @@ export interface PackContext {
   readonly cache: DeltaBaseCache;
   readonly packFileOptions: Omit<PackFileOptions, 'hashLength'>;
   readonly indexOptions: PackIndexOpenOptions;
+  /**
+   * Another copy of an object than the one in `except` (another pack, a loose file), for an entry
+   * of `except` that cannot be read: how git recovers from a corrupt pack (the store sets it).
+   */
+  otherCopy?: (id: Uint8Array, except: StorePack) => StoredObject | undefined;
 }
 
 /** Files git keeps beside a pack that say something about it (gitrepository-layout). */
@@ -187,7 +192,11 @@ export class StorePack {
     this.reader = new PackReader(this.pack(), this.context.cache, (id) => {
       const pos = index.find(id);
       return pos < 0 ? -1 : index.offset(pos);
-    }, this.identity);
+    }, this.identity, (offset) => {
+      // A base entry here that cannot be read: its id, from the index, and a copy elsewhere.
+      const pos = index.positionOfOffset(offset);
+      return pos < 0 ? undefined : this.context.otherCopy?.(index.id(pos), this);
+    });
     return this.reader;
   }
 

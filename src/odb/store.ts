@@ -108,6 +108,14 @@ export class Store {
     if (options.denseAfter !== undefined) packFileOptions.denseAfter = options.denseAfter;
     const indexOptions: PackIndexOpenOptions = options.lazyIndexMin !== undefined ? { lazyMin: options.lazyIndexMin } : {};
     const context: PackContext = { hashLength: this.hashLength, cache: this.cache, packFileOptions, indexOptions };
+    context.otherCopy = (id, except) => {
+      const handle = this.handle();
+      try {
+        return handle.readCopyOutside(id, except);
+      } finally {
+        handle.close();
+      }
+    };
     const multiPackIndex = options.multiPackIndex ?? true;
     this.catalog = new Catalog(objectsDir, context, { multiPackIndex }, (slot) => this.cache.forgetSlot(slot));
     // What a worker thread needs to open its own store on the same files with the same options.

@@ -1,4 +1,4 @@
-import { PackwrightError } from '../errors/packwright-error.js';
+import { isPackwrightError, PackwrightError } from '../errors/packwright-error.js';
 import { toHex } from '../hash/hex.js';
 import { OBJ_OFS_DELTA } from './entry-header.js';
 import { applyDelta, DeltaFormatError, readDeltaHeader } from '../delta/apply-delta.js';
@@ -57,6 +57,12 @@ export class PackReader {
     private readonly findRefBase: RefBaseLookup,
     /** Distinguishes this pack's entries in a cache shared by several packs. */
     readonly identity: PackIdentity = { slot: 0, generation: 0 },
+    /**
+     * The object whose entry starts at `offset`, from another copy (loose, another pack), for a
+     * delta whose base entry here cannot be read: git's unpack_entry fetches the base "from
+     * another pack or loose" rather than failing outright.
+     */
+    private readonly baseElsewhere?: (offset: number) => PackObject | undefined,
   ) {}
 
   /**
@@ -110,24 +116,49 @@ export class PackReader {
     sizes.length = 0;
     let cur = offset;
     let base: CachedObject | undefined;
+    /** Why a level of the chain could not be read, while a copy from elsewhere may still save it. */
+    let failure: unknown;
     for (;;) {
       if (offsets.length > 0) {
         base = cache.get(cache.key(this.identity, cur));
         if (base !== undefined) break;
       }
-      file.readEntryHeader(cur, h);
-      if (h.type < OBJ_OFS_DELTA) {
-        if (offsets.length === 0) {
-          const out = (this.pending = this.output(h.size, transient, keep));
-          file.inflate(cur, cur + h.headerLength, h.size, out, 0);
-          return this.finish(offset, h.type, out, h.size, keep);
+      if (offsets.length > 0 && this.baseElsewhere !== undefined) {
+        // A base that cannot be read here may be read elsewhere (git's unpack_entry).
+        try {
+          file.readEntryHeader(cur, h);
+          if (h.type < OBJ_OFS_DELTA) {
+            const backing = (this.pending = cache.allocate(h.size + 1));
+            file.inflate(cur, cur + h.headerLength, h.size, backing, 0);
+            base = { type: h.type, data: backing.subarray(0, h.size), backing };
+            cache.set(cache.key(this.identity, cur), base);
+            this.pending = undefined;
+            break;
+          }
+        } catch (e) {
+          if (!isPackwrightError(e)) throw e;
+          if (this.pending !== undefined) cache.release(this.pending);
+          this.pending = undefined;
+          const copy = this.baseElsewhere(cur);
+          failure = e;
+          base = copy === undefined ? undefined : { type: copy.type, data: copy.data };
+          break;
         }
-        const backing = (this.pending = cache.allocate(h.size + 1));
-        file.inflate(cur, cur + h.headerLength, h.size, backing, 0);
-        base = { type: h.type, data: backing.subarray(0, h.size), backing };
-        cache.set(cache.key(this.identity, cur), base);
-        this.pending = undefined;
-        break;
+      } else {
+        file.readEntryHeader(cur, h);
+        if (h.type < OBJ_OFS_DELTA) {
+          if (offsets.length === 0) {
+            const out = (this.pending = this.output(h.size, transient, keep));
+            file.inflate(cur, cur + h.headerLength, h.size, out, 0);
+            return this.finish(offset, h.type, out, h.size, keep);
+          }
+          const backing = (this.pending = cache.allocate(h.size + 1));
+          file.inflate(cur, cur + h.headerLength, h.size, backing, 0);
+          base = { type: h.type, data: backing.subarray(0, h.size), backing };
+          cache.set(cache.key(this.identity, cur), base);
+          this.pending = undefined;
+          break;
+        }
       }
       offsets.push(cur);
       dataOffsets.push(cur + h.headerLength);
@@ -135,24 +166,60 @@ export class PackReader {
       if (offsets.length > file.objectCount) {
         throw new PackwrightError('PACK_CORRUPT', `${file.path}: delta chain from offset ${offset} loops (REF_DELTA cycle)`, { file: file.path, offset });
       }
-      cur = h.type === OBJ_OFS_DELTA ? h.baseOffset : this.refBase(cur, h.baseId as Buffer);
+      if (h.type === OBJ_OFS_DELTA) {
+        cur = h.baseOffset;
+        continue;
+      }
+      try {
+        cur = this.refBase(cur, h.baseId as Buffer);
+      } catch (e) {
+        // A delta here whose base is nowhere in the pack: above the requested object, the object
+        // at `cur` may still be had elsewhere, and the levels above it made from that.
+        if (this.baseElsewhere === undefined || offsets.length < 2 || !isPackwrightError(e)) throw e;
+        offsets.pop();
+        dataOffsets.pop();
+        sizes.pop();
+        const copy = this.baseElsewhere(cur);
+        failure = e;
+        base = copy === undefined ? undefined : { type: copy.type, data: copy.data };
+        break;
+      }
     }
     for (let i = offsets.length - 1; i >= 0; i--) {
       const at = offsets[i] as number;
       const size = sizes[i] as number;
-      if (this.scratch.length < size + 1) this.scratch = this.grow(this.scratch, size + 1, base);
-      file.inflate(at, dataOffsets[i] as number, size, this.scratch, 0);
-      const resultSize = this.deltaResultSize(at, this.scratch, size, base.data.length);
-      if (i === 0) {
-        const out = (this.pending = this.output(resultSize, transient, keep, base));
-        this.applyAt(at, base.data, this.scratch, size, out);
-        return this.finish(offset, base.type, out, resultSize, keep);
+      if (base === undefined && i < offsets.length - 1) {
+        // The level below could not be made: its object may still be had elsewhere (git's
+        // unpack_entry asks for each missing base by id, level by level).
+        const copy = this.baseElsewhere?.(offsets[i + 1] as number);
+        if (copy !== undefined) base = { type: copy.type, data: copy.data };
       }
-      const backing: Buffer = (this.pending = cache.allocate(resultSize + 1, base));
-      this.applyAt(at, base.data, this.scratch, size, backing);
-      base = { type: base.type, data: backing.subarray(0, resultSize), backing };
-      cache.set(cache.key(this.identity, at), base);
-      this.pending = undefined;
+      if (base === undefined) {
+        if (i === 0) throw failure;
+        continue;
+      }
+      try {
+        if (this.scratch.length < size + 1) this.scratch = this.grow(this.scratch, size + 1, base);
+        file.inflate(at, dataOffsets[i] as number, size, this.scratch, 0);
+        const resultSize = this.deltaResultSize(at, this.scratch, size, base.data.length);
+        if (i === 0) {
+          const out = (this.pending = this.output(resultSize, transient, keep, base));
+          this.applyAt(at, base.data, this.scratch, size, out);
+          return this.finish(offset, base.type, out, resultSize, keep);
+        }
+        const backing: Buffer = (this.pending = cache.allocate(resultSize + 1, base));
+        this.applyAt(at, base.data, this.scratch, size, backing);
+        base = { type: base.type, data: backing.subarray(0, resultSize), backing };
+        cache.set(cache.key(this.identity, at), base);
+        this.pending = undefined;
+      } catch (e) {
+        // Without a way to look elsewhere, or at the top, the damage is the answer.
+        if (this.baseElsewhere === undefined || i === 0 || !isPackwrightError(e)) throw e;
+        if (this.pending !== undefined) cache.release(this.pending);
+        this.pending = undefined;
+        failure = e;
+        base = undefined;
+      }
     }
     throw new Error('unreachable: a delta chain always ends in a base');
   }
