@@ -1,6 +1,6 @@
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { writeFileSync, readFileSync, mkdirSync, rmSync, chmodSync } from 'node:fs';
+import { writeFileSync, readFileSync, mkdirSync, rmSync, chmodSync, readdirSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import { deflateSync } from 'node:zlib';
 import { join } from 'node:path';
@@ -318,4 +318,55 @@ describe('a damaged pack entry is read from another copy, as git recovers (t5303
     looseCopy(repo, pack, files[ids.indexOf(delta[0] as string)] as string);
     assert.deepEqual(same(repo, ids, 'loose copy of the delta'), [true, true, true]);
   });
+});
+
+test('a pack whose header does not match its index: its objects are listed "missing" and read from another copy, as git does (t5313)', () => {
+  using dir = tempDir();
+  const repo = makeRepo(dir.path, 'sha1', 3);
+  git(repo, ['repack', '-adq']);
+  const packDir = join(repo, '.git', 'objects', 'pack');
+  const name = fileEndingIn(packDir, '.pack');
+  const backup = readFileSync(join(packDir, name));
+  const idx = readFileSync(join(packDir, name.replace(/\.pack$/, '.idx')));
+  chmodSync(join(packDir, name), 0o644);
+  const bad = Buffer.from(backup);
+  Buffer.from([0xff, 0, 0, 0]).copy(bad, 8);
+  writeFileSync(join(packDir, name), bad);
+  const run = (cmd: string, args: string[]): { status: number | null; out: string } => {
+    const r = spawnSync(cmd, args, { cwd: repo });
+    return { status: r.status, out: r.stdout.toString() };
+  };
+  const both = (args: string[]): void => {
+    const g = run('git', args);
+    const p = run(process.execPath, [CLI, ...args]);
+    assert.deepEqual(p, g, args.join(' '));
+  };
+  both(['cat-file', '--batch-all-objects', '--batch-check']);
+  const head = git(repo, ['rev-parse', 'HEAD']).toString().trim();
+  both(['cat-file', '-t', head]);
+  // The same objects in a sound second pack: read from there.
+  writeFileSync(join(packDir, 'pack-copy.pack'), backup);
+  writeFileSync(join(packDir, 'pack-copy.idx'), idx);
+  both(['cat-file', '-t', head]);
+  both(['cat-file', 'commit', head]);
+});
+
+test('index-pack dies of a REF delta its base would resolve twice (the base twice in the pack), as git does (t5309)', async () => {
+  const { buildPack } = await import('./helpers/pack-builder.js');
+  const { createDelta } = await import('../src/delta/index.js');
+  const { createHash } = await import('node:crypto');
+  using dir = tempDir();
+  const repo = join(dir.path, 'repo');
+  git(dir.path, ['init', '-q', repo]);
+  const a = Buffer.from('object A\n'.repeat(20));
+  const b = Buffer.from('object B\n'.repeat(20));
+  const id = (data: Buffer): Buffer => createHash('sha1').update(`blob ${data.length}\0`).update(data).digest();
+  const delta = (base: Buffer, target: Buffer): Buffer => createDelta(base, target) as Buffer;
+  const { pack } = buildPack([{ refTo: id(b), delta: delta(b, a) }, { refTo: id(a), delta: delta(a, b) }, { type: 3, data: a }]);
+  const g = spawnSync('git', ['index-pack', '--fix-thin', '--stdin'], { cwd: repo, input: pack });
+  const p = spawnSync(process.execPath, [CLI, 'index-pack', '--fix-thin', '--stdin'], { cwd: repo, input: pack });
+  assert.equal(g.status, 128);
+  assert.equal(p.status, g.status, p.stderr.toString());
+  assert.match(p.stderr.toString(), /^fatal: REF_DELTA at offset \d+ already resolved \(duplicate base [0-9a-f]{40}\?\)$/m);
+  assert.deepEqual(readdirSync(join(repo, '.git', 'objects', 'pack')).filter((f) => !f.startsWith('tmp_')), []);
 });

@@ -213,7 +213,7 @@ export async function catFile(openRepo: () => Repository, args: string[]): Promi
       if (fmt.needInfo || batch === 'batch') for (const pack of store.packs()) if (pack.tryIndex() !== undefined && pack.tryOpen()) pack.loadInfoTable();
       const pack = batch === 'check' && fmt.isDefault && !unordered ? onlyPack(store) : undefined;
       if (pack !== undefined) printer.printPackDefault(pack);
-      else forEachObject(store, { unordered }, (id, location) => printer.print(id, location, ''));
+      else forEachObject(store, { unordered, withUnopenedPacks: true }, (id, location) => printer.print(id, location, ''));
       out.flush();
       return 0;
     }
@@ -412,14 +412,35 @@ class BatchPrinter {
     const location = this.store.locate(this.replaced(id));
     if (location === undefined) { this.out.string(`${name} missing\n`); return; }
     try {
-      this.print(id, location, m?.[2] ?? '');
+      this.print(id, location, m?.[2] ?? '', name);
     } catch (e) {
       this.out.flush();
       throw gitReadError(e, id, `Not a valid object name ${name}`);
     }
   }
 
-  print(id: Buffer, location: ObjectLocation, rest: string): void {
+  /**
+   * One object's line (and contents). An object whose header cannot be read (a pack that does not
+   * open, a damaged entry with no other copy) is `<name> missing`, as git's batch_one_object
+   * prints it when oid_object_info fails; contents that fail after a sound header are fatal.
+   */
+  print(id: Buffer, location: ObjectLocation, rest: string, name = toHex(id)): void {
+    try {
+      this.printObject(id, location, rest);
+    } catch (e) {
+      // Loose objects keep git's own words (an unknown type is fatal there).
+      if (!isPackwrightError(e) || location.kind !== 'pack') throw e;
+      try {
+        this.store.infoAt(location, {}, this.info);
+      } catch {
+        this.out.string(`${name} missing\n`);
+        return;
+      }
+      throw e;
+    }
+  }
+
+  private printObject(id: Buffer, location: ObjectLocation, rest: string): void {
     const ctx = this.ctx;
     const fmt = this.format;
     ctx.id = id;

@@ -14,7 +14,9 @@ export function onlyPack(handle: StoreHandle): StorePack | undefined {
   const packs = handle.packs();
   if (packs.length !== 1) return undefined;
   for (const dir of handle.looseDirs()) if (handle.looseIds(dir).length > 0) return undefined;
-  return packs[0];
+  // A pack that does not open is listed object by object (each one "missing"), as git lists it.
+  const pack = packs[0] as StorePack;
+  return pack.tryIndex() !== undefined && pack.tryOpen() ? pack : undefined;
 }
 
 /** One object of the store as `objects` yields it; the same object each time, refilled. */
@@ -45,7 +47,16 @@ interface Cursor {
  * allocation per object): copy them to keep them. A generator, so a caller can stop, or pause
  * between objects (see `forEachObjectAsync`).
  */
-export function* objects(handle: StoreHandle, options: { unordered?: boolean } = {}): Generator<ObjectEntry, void, undefined> {
+export interface ObjectsOptions {
+  unordered?: boolean;
+  /**
+   * Also list the objects of a pack whose index loads but whose pack does not open (git's
+   * --batch-all-objects lists them, and each is then "missing"); reading them fails.
+   */
+  withUnopenedPacks?: boolean;
+}
+
+export function* objects(handle: StoreHandle, options: ObjectsOptions = {}): Generator<ObjectEntry, void, undefined> {
   const packs = handle.packs();
   const looseDirs = handle.looseDirs();
   const H = handle.hashLength;
@@ -59,7 +70,7 @@ export function* objects(handle: StoreHandle, options: { unordered?: boolean } =
     entry.id = id;
     entry.location = loose;
   };
-  const usable = packs.filter((p) => p.tryIndex() !== undefined && p.tryOpen());
+  const usable = packs.filter((p) => p.tryIndex() !== undefined && (p.tryOpen() || options.withUnopenedPacks === true));
   if (options.unordered) {
     // An id comes once: skipped where an earlier source (loose directories first, then the packs
     // in order) has it. That costs a lookup in each earlier index, and no set of every id seen
@@ -169,7 +180,7 @@ export function* objects(handle: StoreHandle, options: { unordered?: boolean } =
 /**
  * Visits every object of the store once (see `objects`): `visit` gets the reused id and location.
  */
-export function forEachObject(handle: StoreHandle, options: { unordered?: boolean }, visit: (id: Buffer, location: ObjectLocation) => void): void {
+export function forEachObject(handle: StoreHandle, options: ObjectsOptions, visit: (id: Buffer, location: ObjectLocation) => void): void {
   for (const e of objects(handle, options)) visit(e.id, e.location);
 }
 

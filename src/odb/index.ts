@@ -9,6 +9,7 @@ export type { CatalogView, Source } from './catalog.js';
 export { parseRefreshPolicy, DEFAULT_REFRESH } from './refresh-policy.js';
 export type { RefreshPolicy } from './refresh-policy.js';
 export { forEachObject, forEachObjectAsync, objects, onlyPack } from './all-objects.js';
+export type { ObjectsOptions } from './all-objects.js';
 export type { ObjectEntry } from './all-objects.js';
 export { readAlternates } from './alternates.js';
 export { countObjects, humaniseBytes } from './count-objects.js';

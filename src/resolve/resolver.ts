@@ -357,8 +357,14 @@ export class Resolver {
     for (let i = s.childStart[k] as number; i < end; i++) kids.push(s.childList[i] as number);
     if (this.refCount > 0) {
       const group = findRefGroup(s.refBaseIds, this.refCount, this.H, s.ids, k * this.H);
-      // A duplicate object in the pack must not resolve the same REF deltas twice.
-      if (group >= 0 && Atomics.compareExchange(s.refClaims, group, 0, 1) === 0) {
+      if (group >= 0) {
+        if (Atomics.compareExchange(s.refClaims, group, 0, 1) !== 0) {
+          // Another copy of this object already resolved them: git's index-pack dies of a
+          // duplicate base rather than resolve the same REF deltas twice.
+          const first = this.groupMembers(group)[0] as number;
+          const id = Buffer.from(s.ids.subarray(k * this.H, (k + 1) * this.H)).toString('hex');
+          throw new PackwrightError('PACK_CORRUPT', `REF_DELTA at offset ${s.offsets[first]} already resolved (duplicate base ${id}?)`, { file: s.name, offset: s.offsets[first] as number });
+        }
         for (const r of this.groupMembers(group)) kids.push(r);
       }
     }
