@@ -123,28 +123,7 @@ export class PackReader {
         base = cache.get(cache.key(this.identity, cur));
         if (base !== undefined) break;
       }
-      if (offsets.length > 0 && this.baseElsewhere !== undefined) {
-        // A base that cannot be read here may be read elsewhere (git's unpack_entry).
-        try {
-          file.readEntryHeader(cur, h);
-          if (h.type < OBJ_OFS_DELTA) {
-            const backing = (this.pending = cache.allocate(h.size + 1));
-            file.inflate(cur, cur + h.headerLength, h.size, backing, 0);
-            base = { type: h.type, data: backing.subarray(0, h.size), backing };
-            cache.set(cache.key(this.identity, cur), base);
-            this.pending = undefined;
-            break;
-          }
-        } catch (e) {
-          if (!isPackwrightError(e)) throw e;
-          if (this.pending !== undefined) cache.release(this.pending);
-          this.pending = undefined;
-          const copy = this.baseElsewhere(cur);
-          failure = e;
-          base = copy === undefined ? undefined : { type: copy.type, data: copy.data };
-          break;
-        }
-      } else {
+      try {
         file.readEntryHeader(cur, h);
         if (h.type < OBJ_OFS_DELTA) {
           if (offsets.length === 0) {
@@ -159,6 +138,16 @@ export class PackReader {
           this.pending = undefined;
           break;
         }
+      } catch (e) {
+        // A base that cannot be read here may be read elsewhere (git's unpack_entry); the
+        // requested object's own entry is the caller's to look for elsewhere.
+        if (offsets.length === 0 || this.baseElsewhere === undefined || !isPackwrightError(e)) throw e;
+        if (this.pending !== undefined) cache.release(this.pending);
+        this.pending = undefined;
+        const copy = this.baseElsewhere(cur);
+        failure = e;
+        base = copy === undefined ? undefined : { type: copy.type, data: copy.data };
+        break;
       }
       offsets.push(cur);
       dataOffsets.push(cur + h.headerLength);
