@@ -1,10 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { PackwrightError } from '../errors/packwright-error.js';
+import { CHUNK_TABLE_ROW, readChunkTable, type Chunk } from '../encoding/chunk-table.js';
 
 /** `CGPH`, version 1 (gitformat-commit-graph). */
 const SIGNATURE = 0x43475048;
 const HEADER = 8;
-const CHUNK_ENTRY = 12;
 const OIDF = 0x4f494446;
 const OIDL = 0x4f49444c;
 const CDAT = 0x43444154;
@@ -44,42 +44,33 @@ export class CommitGraphFile {
     };
     this.hashLength = hashLength;
     this.baseCount = baseCount;
-    if (data.length < HEADER + CHUNK_ENTRY + hashLength) fail('commit-graph file is too small');
+    if (data.length < HEADER + CHUNK_TABLE_ROW + hashLength) fail('commit-graph file is too small');
     const signature = data.readUInt32BE(0);
     if (signature !== SIGNATURE) fail(`commit-graph signature ${signature.toString(16).toUpperCase()} does not match signature ${SIGNATURE.toString(16).toUpperCase()}`);
     if (data[4] !== 1) fail(`commit-graph version ${(data[4] as number).toString(16).toUpperCase()} does not match version 1`);
     const hashVersion = hashLength === 20 ? 1 : 2;
     if (data[5] !== hashVersion) fail(`commit-graph hash version ${(data[5] as number).toString(16).toUpperCase()} does not match version ${hashVersion}`);
     const chunks = data[6] as number;
-    if (data.length < HEADER + (chunks + 1) * CHUNK_ENTRY + hashLength) fail(`commit-graph file is too small to hold ${chunks} chunks`);
-    const found = new Map<number, [number, number]>();
-    const dataEnd = data.length - hashLength;
-    for (let c = 0; c < chunks; c++) {
-      const at = HEADER + c * CHUNK_ENTRY;
-      const id = data.readUInt32BE(at);
-      const start = Number(data.readBigUInt64BE(at + 4));
-      const end = Number(data.readBigUInt64BE(at + CHUNK_ENTRY + 4));
-      if (start > end || end > dataEnd) fail(`commit-graph improper chunk offset ${start.toString(16).padStart(16, '0')}`);
-      found.set(id, [start, end]);
-    }
-    const chunk = (id: number, what: string): [number, number] => found.get(id) ?? fail(`commit-graph required ${what} chunk missing or corrupted`);
-    const [fanout, fanoutEnd] = chunk(OIDF, 'OID fanout');
-    if (fanoutEnd - fanout !== 256 * 4) fail('commit-graph required OID fanout chunk missing or corrupted');
-    this.fanout = fanout;
-    this.count = data.readUInt32BE(fanout + 255 * 4);
-    const [ids, idsEnd] = chunk(OIDL, 'OID lookup');
-    if (idsEnd - ids !== this.count * hashLength) fail('commit-graph required OID lookup chunk missing or corrupted');
-    this.ids = ids;
-    const [commits, commitsEnd] = chunk(CDAT, 'commit data');
-    if (commitsEnd - commits !== this.count * (hashLength + 16)) fail('commit-graph required commit data chunk missing or corrupted');
-    this.commits = commits;
+    if (data.length < HEADER + (chunks + 1) * CHUNK_TABLE_ROW + hashLength) fail(`commit-graph file is too small to hold ${chunks} chunks`);
+    const found = readChunkTable(data, HEADER, chunks, data.length - hashLength, (message) => fail(message));
+    const chunk = (id: number, what: string): Chunk => found.get(id) ?? fail(`commit-graph required ${what} chunk missing or corrupted`);
+    const fanout = chunk(OIDF, 'OID fanout');
+    if (fanout.size !== 256 * 4) fail('commit-graph required OID fanout chunk missing or corrupted');
+    this.fanout = fanout.start;
+    this.count = data.readUInt32BE(fanout.start + 255 * 4);
+    const ids = chunk(OIDL, 'OID lookup');
+    if (ids.size !== this.count * hashLength) fail('commit-graph required OID lookup chunk missing or corrupted');
+    this.ids = ids.start;
+    const commits = chunk(CDAT, 'commit data');
+    if (commits.size !== this.count * (hashLength + 16)) fail('commit-graph required commit data chunk missing or corrupted');
+    this.commits = commits.start;
     const edges = found.get(EDGE);
-    this.edges = edges?.[0] ?? -1;
-    this.edgesEnd = edges?.[1] ?? -1;
+    this.edges = edges?.start ?? -1;
+    this.edgesEnd = edges === undefined ? -1 : edges.start + edges.size;
     const generations = found.get(GDA2);
-    this.hasGenerationData = generations !== undefined && generations[1] - generations[0] === 4 * this.count;
-    this.generationData = this.hasGenerationData ? (generations as [number, number])[0] : -1;
-    this.generationOverflow = found.get(GDO2)?.[0] ?? -1;
+    this.hasGenerationData = generations !== undefined && generations.size === 4 * this.count;
+    this.generationData = this.hasGenerationData ? (generations as Chunk).start : -1;
+    this.generationOverflow = found.get(GDO2)?.start ?? -1;
   }
 
   /**

@@ -1,4 +1,5 @@
 import { PackwrightError } from '../errors/packwright-error.js';
+import { CHUNK_TABLE_ROW, readChunkTable, type Chunk } from '../encoding/chunk-table.js';
 import type { ObjectIndex } from '../idx/object-index.js';
 import { compareBytes, findId, findPrefixRange, type IdPosition } from '../idx/sorted-ids.js';
 import { readFileIfPresent } from '../io/read-file-if-present.js';
@@ -27,14 +28,8 @@ export const CHUNK_OOFF = 0x4f4f4646;
 export const CHUNK_LOFF = 0x4c4f4646;
 export const CHUNK_RIDX = 0x52494458;
 export const MIDX_HEADER_LENGTH = 12;
-const TOC_ROW = 12;
 /** OOFF offsets with this bit set index LOFF, when there is a LOFF chunk. */
 export const MIDX_LARGE_OFFSET_NEEDED = 0x80000000;
-
-interface Chunk {
-  start: number;
-  size: number;
-}
 
 export class MultiPackIndex implements ObjectIndex {
   readonly path: string;
@@ -61,7 +56,7 @@ export class MultiPackIndex implements ObjectIndex {
     const fail = (what: string, offset?: number): never => {
       throw new PackwrightError('MIDX_CORRUPT', `${what} (${path})`, offset === undefined ? { file: path } : { file: path, offset });
     };
-    if (bytes.length < MIDX_HEADER_LENGTH + TOC_ROW + H) fail(`multi-pack-index file is too small (${bytes.length} bytes)`);
+    if (bytes.length < MIDX_HEADER_LENGTH + CHUNK_TABLE_ROW + H) fail(`multi-pack-index file is too small (${bytes.length} bytes)`);
     const signature = this.view.getUint32(0);
     if (signature !== MIDX_SIGNATURE) fail(`multi-pack-index signature 0x${signature.toString(16).padStart(8, '0')} does not match signature 0x${MIDX_SIGNATURE.toString(16)}`, 0);
     if (bytes[4] !== 1) fail(`multi-pack-index version ${bytes[4]} not recognized`, 4);
@@ -71,7 +66,7 @@ export class MultiPackIndex implements ObjectIndex {
     const chunkCount = bytes[6] as number;
     if (bytes[7] !== 0) fail(`multi-pack-index names ${bytes[7]} base multi-pack-indexes (incremental files are not version 1)`, 7);
     const packCount = this.view.getUint32(8);
-    const chunks = this.readTableOfContents(chunkCount, fail);
+    const chunks = readChunkTable(bytes, MIDX_HEADER_LENGTH, chunkCount, bytes.length - H, fail);
     const required = (id: number, name: string): Chunk => chunks.get(id) ?? fail(`multi-pack-index missing required ${name} chunk`);
     const pnam = required(CHUNK_PNAM, 'pack-name');
     const oidf = required(CHUNK_OIDF, 'OID fanout');
@@ -115,33 +110,6 @@ export class MultiPackIndex implements ObjectIndex {
   /** A multi-pack-index from bytes already read (tests, the fuzzer, `verify`). */
   static fromBytes(path: string, bytes: Buffer, hashLength: number): MultiPackIndex {
     return new MultiPackIndex(path, bytes, hashLength);
-  }
-
-  private readTableOfContents(chunkCount: number, fail: (what: string, offset?: number) => never): Map<number, Chunk> {
-    const chunks = new Map<number, Chunk>();
-    const H = this.hashLength;
-    const end = this.bytes.length - H;
-    const tocEnd = MIDX_HEADER_LENGTH + (chunkCount + 1) * TOC_ROW;
-    if (tocEnd > end) fail(`table of contents of ${chunkCount} chunks runs past the end of the file`, MIDX_HEADER_LENGTH);
-    const offsetAt = (row: number): number => {
-      const at = MIDX_HEADER_LENGTH + row * TOC_ROW + 4;
-      return this.view.getUint32(at) * 2 ** 32 + this.view.getUint32(at + 4);
-    };
-    for (let row = 0; row < chunkCount; row++) {
-      const at = MIDX_HEADER_LENGTH + row * TOC_ROW;
-      const id = this.view.getUint32(at);
-      if (id === 0) fail('terminating chunk id appears earlier than expected', at);
-      const start = offsetAt(row);
-      const next = offsetAt(row + 1);
-      if (next < start || next > end) fail(`improper chunk offset(s) ${start.toString(16)} and ${next.toString(16)}`, at);
-      if (chunks.has(id)) fail(`duplicate chunk ID ${id.toString(16)} found`, at);
-      chunks.set(id, { start, size: next - start });
-    }
-    const last = this.view.getUint32(MIDX_HEADER_LENGTH + chunkCount * TOC_ROW);
-    if (last !== 0) fail(`final chunk has non-zero id ${last.toString(16)}`, MIDX_HEADER_LENGTH + chunkCount * TOC_ROW);
-    // Checked after the rows, in git's order of complaints: a chunk may not overlap the table.
-    for (const c of chunks.values()) if (c.start < tocEnd) fail(`improper chunk offset(s) ${c.start.toString(16)} and ${(c.start + c.size).toString(16)}`, MIDX_HEADER_LENGTH);
-    return chunks;
   }
 
   private readPackNames(pnam: Chunk, packCount: number, fail: (what: string, offset?: number) => never): string[] {
