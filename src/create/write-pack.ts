@@ -1,3 +1,4 @@
+import type { Hash } from 'node:crypto';
 import { crc32 } from 'node:zlib';
 import { PackwrightError, isPackwrightError } from '../errors/packwright-error.js';
 import { toHex } from '../hash/hex.js';
@@ -101,7 +102,8 @@ export async function writePack(options: WritePackOptions): Promise<WrittenPack>
   const { handle, table, locations, plan, deltas, split } = options;
   const H = table.hashLength;
   const total = plan.order.length;
-  let hasher = nodeCrypto().createHash(H === 20 ? 'sha1' : 'sha256');
+  const newHasher = (): Hash => nodeCrypto().createHash(H === 20 ? 'sha1' : 'sha256');
+  let hasher = newHasher();
   let sink = split !== undefined ? split.begin(0) : options.sink;
   const offsets = new Float64Array(table.count).fill(-1);
   const crcs = new Uint32Array(table.count);
@@ -238,7 +240,7 @@ export async function writePack(options: WritePackOptions): Promise<WrittenPack>
     part++;
     declared = total - count;
     inPart = 0;
-    hasher = nodeCrypto().createHash(H === 20 ? 'sha1' : 'sha256');
+    hasher = newHasher();
     sink = splitting.begin(part);
     position = 0;
     putHeader(declared);

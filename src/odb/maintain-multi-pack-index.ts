@@ -1,4 +1,4 @@
-import { opendirSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { opendirSync, readdirSync, rmSync, statSync, type Stats } from 'node:fs';
 import { writeFileAtomic } from '../io/write-file-atomic.js';
 import { join } from 'node:path';
 import { PackwrightError, isPackwrightError } from '../errors/packwright-error.js';
@@ -27,6 +27,15 @@ export interface MidxWriteResult {
   written: boolean;
   packs: number;
   objects: number;
+}
+
+/** The file's status, or undefined when it is not there. */
+function statIfPresent(path: string): Stats | undefined {
+  try {
+    return statSync(path);
+  } catch {
+    return undefined;
+  }
 }
 
 /** `.idx` names of a pack directory in the order the directory lists them (git's readdir order). */
@@ -263,14 +272,7 @@ export function expireMultiPackIndex(store: Store, options: MidxWriteOptions = {
     progress('Finding and deleting unreferenced packfiles', i + 1, midx.packNames.length);
     if (counts[i] !== 0) return;
     const base = join(packDir, name.slice(0, -4));
-    const exists = (ext: string): boolean => {
-      try {
-        statSync(`${base}${ext}`);
-        return true;
-      } catch {
-        return false;
-      }
-    };
+    const exists = (ext: string): boolean => statIfPresent(`${base}${ext}`) !== undefined;
     if (!exists('.pack') || exists('.keep') || exists('.mtimes')) return;
     drop.add(name);
     // The index first: a pack without its index is invisible to every reader.
@@ -315,13 +317,7 @@ export function selectPacksToRepack(store: Store, options: MidxRepackSelectOptio
     for (let i = 0; i < midx.count; i++) referenced[midx.packOf(i)]!++;
     const packs = names.map((name, i) => {
       const base = join(packDir, name.slice(0, -4));
-      const stat = (ext: string): ReturnType<typeof statSync> | undefined => {
-        try {
-          return statSync(`${base}${ext}`);
-        } catch {
-          return undefined;
-        }
-      };
+      const stat = (ext: string): Stats | undefined => statIfPresent(`${base}${ext}`);
       const pack = stat('.pack');
       let objects = 0;
       if (pack !== undefined) {

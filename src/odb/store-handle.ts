@@ -206,9 +206,11 @@ export class StoreHandle {
       return found;
     }
     const hex = toHex(id);
+    const name = hex.slice(2);
     for (const dir of this.view.looseDirs) {
-      if (quick ? !this.looseListing(dir, id[0] as number, hex).has(hex.slice(2)) : !existsSync(join(dir, hex.slice(0, 2), hex.slice(2)))) continue;
-      return { kind: 'loose', path: join(dir, hex.slice(0, 2), hex.slice(2)) };
+      // A quick lookup joins no path until it has a hit (it runs once per object of a pack).
+      if (quick ? !this.looseListing(dir, id[0] as number, hex).has(name) : !existsSync(join(dir, hex.slice(0, 2), name))) continue;
+      return { kind: 'loose', path: join(dir, hex.slice(0, 2), name) };
     }
     return undefined;
   }
@@ -265,7 +267,7 @@ export class StoreHandle {
   /**
    * A packed copy that turned out corrupt: another copy of the object, from another pack or a
    * loose file, as git's read_object marks the packed one bad and looks again. Undefined when the
-   * error is not corruption (the caller's relocation decides) ; the error again when no copy reads.
+   * error is not corruption (the caller's relocation decides); the error again when no copy reads.
    */
   private otherCopyAfter(location: ObjectLocation, e: unknown): StoredObject | undefined {
     if (location.kind !== 'pack' || !isPackwrightError(e) || !CORRUPTION.has(e.code)) return undefined;

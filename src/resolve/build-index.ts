@@ -25,10 +25,10 @@ export function buildIndex(scan: PackScan, format: ObjectFormat, name: string, s
   const sortedIds = new Uint8Array(n * H);
   const sortedOffsets = new Float64Array(n);
   const sortedCrc = new Uint32Array(n);
+  const ids = scan.ids;
   for (let i = 0; i < n; i++) {
     const k = order[i] as number;
     // A byte loop: a subarray and a set per id cost ~150 ns (11 ms of 76k ids).
-    const ids = scan.ids;
     for (let j = 0, from = k * H, to = i * H; j < H; j++) sortedIds[to + j] = ids[from + j] as number;
     sortedOffsets[i] = scan.offsets[k] as number;
     sortedCrc[i] = scan.crc32[k] as number;

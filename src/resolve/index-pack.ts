@@ -192,6 +192,11 @@ export async function indexPack(input: string | Readable | Uint8Array, options: 
   }
 }
 
+/** Room for a whole pack: in shared memory when worker threads read it too. */
+function packBuffer(size: number, shared: boolean): Buffer {
+  return shared ? Buffer.from(new SharedArrayBuffer(Math.max(1, size)), 0, size) : Buffer.allocUnsafeSlow(size);
+}
+
 /** A `.keep` or `.promisor` file: the message and a newline (nothing for none); one already there stays, as in git. */
 function writeSpecialFile(path: string, message: string): void {
   if (existsSync(path)) return;
@@ -297,7 +302,7 @@ class IndexPackJob {
       source = fileSource(this.readFd);
       if (options.verify === true && options.extentsFromIndex === true && size <= memoryLimit) return this.scanWithIndex(size);
       if (size <= memoryLimit) {
-        const buffer = pool !== undefined ? Buffer.from(new SharedArrayBuffer(Math.max(1, size)), 0, size) : Buffer.allocUnsafeSlow(size);
+        const buffer = packBuffer(size, pool !== undefined);
         const whole: WholePack = { buffer };
         if (pool !== undefined && size >= (options.parallelScanMinSize ?? PARALLEL_SCAN_MIN)) {
           split = splitScan(pool, { format, path: input, buffer, dataEnd: size - this.H });
@@ -338,7 +343,7 @@ class IndexPackJob {
         // been: one read here instead of a pread per entry (~6 µs each) while resolving
         // (gitoxide.pack from stdin at --threads=1: 6.5 s -> 4.9 s).
         const shared = pool !== undefined;
-        const data = shared ? Buffer.from(new SharedArrayBuffer(Math.max(1, scan.end)), 0, scan.end) : Buffer.allocUnsafeSlow(scan.end);
+        const data = packBuffer(scan.end, shared);
         // Written by this process: ending early means it shrank while being indexed.
         readExactly(this.writeFd, data, 0, scan.end, 0, this.packPath, 'PACK_TRUNCATED');
         scan.data = data;
@@ -351,7 +356,7 @@ class IndexPackJob {
   private scanWithIndex(size: number): PackScan {
     const { options, name, pool } = this;
     const indexPath = options.indexPath ?? this.packPath.replace(/\.pack$/, '.idx');
-    const buffer = pool !== undefined ? Buffer.from(new SharedArrayBuffer(Math.max(1, size)), 0, size) : Buffer.allocUnsafeSlow(size);
+    const buffer = packBuffer(size, pool !== undefined);
     readExactly(this.readFd as number, buffer, 0, size, 0, name, 'PACK_TRUNCATED');
     // Kept (and closed with the job unless it is the caller's): the ids are checked against it after pass 2.
     this.indexGuide = options.existingIndex ?? PackIndex.open(indexPath, this.H, { lazyMin: Infinity });
