@@ -91,9 +91,14 @@ const STAGE_ROOTS = 1;
 const STAGE_HELP = 2;
 const STAGE_DONE = 3;
 
-/** Pack read-back cache per thread: 64 blocks of 128 KiB = 8 MiB. */
-const BLOCK = 128 * 1024;
-const BLOCKS = 64;
+/**
+ * Pack read-back cache per thread (a pack not held in memory): 512 blocks of 16 KiB = 8 MiB.
+ * Small blocks, because the walk's reads are scattered: gitoxide.pack (111 MB, 226k entries) at
+ * --threads=1 took 39k misses with 128 KiB blocks (5 GB read back, pass 2 3.2 s) and 45k with
+ * 16 KiB blocks (0.7 GB, 2.5 s), against 2.3 s from a resident copy.
+ */
+const BLOCK = 16 * 1024;
+const BLOCKS = 512;
 /** Shared counters are updated once per this many objects (an atomic per object costs too much). */
 const BATCH = 256;
 
