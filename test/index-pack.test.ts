@@ -287,13 +287,16 @@ describe('index-pack in parallel', () => {
     }
   });
 
-  test('pass 1 split across 2 and 3 threads gives git\'s idx, and errors keep their offsets', async () => {
+  test('pass 1 split across 2 and 3 threads gives git\'s idx, and errors keep their offsets, with the pack in memory or not', async () => {
     const { work, repo, pack } = repackedCopy(join(dir.path, 'split'), 30, ['-c', 'pack.threads=1', 'repack', '-adfq']);
     git(work, ['index-pack', '-o', join(work, 'git.idx'), pack]);
-    for (const threads of [2, 3]) {
-      const r = await indexPack(pack, { indexPath: join(work, `t${threads}.idx`), threads, parallelScanMinSize: 0 });
-      assert.deepEqual(readFileSync(join(work, `t${threads}.idx`)), readFileSync(join(work, 'git.idx')), `threads ${threads}`);
-      assert.equal(r.objectCount, Number(/\d+/.exec(git(repo, ['count-objects', '-v']).toString().split('in-pack: ')[1] ?? '')?.[0]));
+    // memoryLimit 1: helpers read their regions into buffers of their own, the main thread hashes the rest.
+    for (const memoryLimit of [undefined, 1]) {
+      for (const threads of [2, 3]) {
+        const r = await indexPack(pack, { indexPath: join(work, `t${threads}.idx`), threads, parallelScanMinSize: 0, ...(memoryLimit !== undefined ? { memoryLimit } : {}) });
+        assert.deepEqual(readFileSync(join(work, `t${threads}.idx`)), readFileSync(join(work, 'git.idx')), `threads ${threads}, memoryLimit ${memoryLimit}`);
+        assert.equal(r.objectCount, Number(/\d+/.exec(git(repo, ['count-objects', '-v']).toString().split('in-pack: ')[1] ?? '')?.[0]));
+      }
     }
     // Damage an entry in the second half: the helper gives up and the main scan reports it.
     const bytes = readFileSync(pack);
@@ -303,9 +306,11 @@ describe('index-pack in parallel', () => {
     bytes[victim] = 0x50 | (bytes[victim] as number & 0x0f); // type 5
     const bad = join(work, 'bad.pack');
     writeFileSync(bad, bytes);
-    await assert.rejects(indexPack(bad, { indexPath: join(work, 'bad.idx'), threads: 2, parallelScanMinSize: 0 }),
-      (e: unknown) => (e as { code?: string; offset?: number }).code === 'PACK_CORRUPT' && (e as { offset?: number }).offset === victim);
-    assert.equal(existsSync(join(work, 'bad.idx')), false);
+    for (const memoryLimit of [undefined, 1]) {
+      await assert.rejects(indexPack(bad, { indexPath: join(work, 'bad.idx'), threads: 2, parallelScanMinSize: 0, ...(memoryLimit !== undefined ? { memoryLimit } : {}) }),
+        (e: unknown) => (e as { code?: string; offset?: number }).code === 'PACK_CORRUPT' && (e as { offset?: number }).offset === victim);
+      assert.equal(existsSync(join(work, 'bad.idx')), false);
+    }
   });
   test('a thread that never shows up (a worker killed) fails the others instead of hanging them', async () => {
     const { pack } = buildPack([{ type: 3, data: Buffer.from('base object') }, { ofsTo: 0, delta: makeDelta(11, 4, [0x90, 4]) }]);

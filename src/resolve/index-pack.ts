@@ -313,6 +313,9 @@ class IndexPackJob {
           whole.claim = (from, to) => takeChunks(states, from, to);
         }
         scanOptions.whole = whole;
+      } else if (pool !== undefined && size >= (options.parallelScanMinSize ?? PARALLEL_SCAN_MIN)) {
+        // Not held in memory: helpers read their regions into buffers of their own.
+        split = splitScan(pool, { format, path: input, dataEnd: size - this.H });
       }
     } else {
       const dir = options.packPath !== undefined ? dirname(options.packPath) : options.packDir ?? tmpdir();

@@ -230,10 +230,12 @@ export class PackScanner {
   /**
    * Appends a helper's region if it starts exactly where this scan stands (otherwise it may have
    * started at a false entry boundary, and is ignored). The helper's bytes are already in the
-   * shared buffer.
+   * shared buffer, or are read again here to be hashed.
    */
-  adopt(region: RegionScan): boolean {
+  async adopt(region: RegionScan): Promise<boolean> {
     if (!region.ok || region.start !== this.pos || this.k + region.count > this.declared) return false;
+    // The helper read these bytes from the file, so only a file that shrank ends before them.
+    if (this.options.whole === undefined && !(await this.w.skipTo(region.end))) throw earlyEof(this.name, this.w.start + this.w.end);
     const H = this.H;
     const k0 = this.k;
     const scan = this.room(k0 + region.count - 1);
@@ -258,7 +260,7 @@ export class PackScanner {
     }
     this.k = k0 + region.count;
     this.pos = region.end;
-    this.w.adoptRead(region.readUpTo);
+    if (this.options.whole !== undefined) this.w.adoptRead(region.readUpTo);
     return true;
   }
 

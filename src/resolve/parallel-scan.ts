@@ -4,7 +4,10 @@ import { PackScanner, type PackScan, type RegionScan } from './pack-scan.js';
 import type { ResolveTasks } from './resolve-tasks.js';
 import { CLAIM_MAIN, type RegionsRequest } from './scan-region.js';
 
-/** Pass 1 regions: about this many bytes each (at most 256 regions). */
+/**
+ * Pass 1 regions: about this many bytes each; at most 256 regions in a shared whole-pack buffer,
+ * any number when helpers read regions into buffers of their own (which stay this small).
+ */
 const REGION_BYTES = 2 << 20;
 
 /** The helpers of a parallel pass 1, started before this thread's own scan. */
@@ -18,13 +21,14 @@ export interface SplitScan {
 }
 
 /**
- * Starts the helpers of a parallel pass 1 over `[PACK_HEADER_LENGTH, dataEnd)` of `buffer`: many
+ * Starts the helpers of a parallel pass 1 over `[PACK_HEADER_LENGTH, dataEnd)` of the pack: many
  * small regions, which this thread claims from the front as its scan reaches them and helpers
  * claim from the back (see scanRegionsFromTheBack).
  */
 export function splitScan(pool: WorkerPool<ResolveTasks>, base: Omit<RegionsRequest, 'bounds' | 'claims'>): SplitScan {
   const span = base.dataEnd - PACK_HEADER_LENGTH;
-  const count = Math.max(pool.size + 1, Math.min(256, Math.ceil(span / REGION_BYTES)));
+  const regions = Math.ceil(span / REGION_BYTES);
+  const count = Math.max(pool.size + 1, base.buffer !== undefined ? Math.min(256, regions) : regions);
   const bounds = new Float64Array(new SharedArrayBuffer(8 * (count + 1)));
   for (let i = 0; i <= count; i++) bounds[i] = PACK_HEADER_LENGTH + Math.floor((span * i) / count);
   const claims = new Int32Array(new SharedArrayBuffer(4 * count));
@@ -72,7 +76,7 @@ export async function scanWithHelpers(scanner: PackScanner, split: SplitScan): P
     await scanner.scanUntil(bounds[i] as number);
     if (Atomics.compareExchange(claims, i, 0, CLAIM_MAIN) === 0) continue;
     const r = await split.result(i);
-    if (r !== undefined) scanner.adopt(r);
+    if (r !== undefined) await scanner.adopt(r);
   }
   const scan = await scanner.finish();
   await split.done;

@@ -15,8 +15,14 @@ const SEARCH_MAX_SIZE = 8 << 20;
 export interface RegionRequest {
   format: ObjectFormat;
   path: string;
-  /** The shared buffer that holds (will hold) the whole pack, offset 0 = pack offset 0. */
-  buffer: Uint8Array;
+  /**
+   * The shared buffer that holds (will hold) the whole pack, offset 0 = pack offset 0; without
+   * it, the region is read into a buffer of the helper's own (`scratch`) and the main thread reads
+   * the bytes again as it hashes them (a pack not held in memory).
+   */
+  buffer?: Uint8Array;
+  /** The helper's own buffer, reused from region to region (grown as needed). */
+  scratch?: { buf: Uint8Array };
   from: number;
   /** Stop at the first entry that starts at or after this. */
   to: number;
@@ -25,8 +31,8 @@ export interface RegionRequest {
 }
 
 /**
- * A helper's share of pass 1 for a pack held in memory: read `[from, to)` of the file into the
- * shared buffer, find the first entry boundary at or after `from` (a candidate must have a valid
+ * A helper's share of pass 1: read `[from, to)` of the file into the shared buffer (or its own),
+ * find the first entry boundary at or after `from` (a candidate must have a valid
  * header and a zlib stream that inflates to exactly its declared size and passes its Adler-32
  * check, so a false boundary is all but impossible, and the main thread only adopts a region that
  * starts exactly where its own scan ended), then scan entries like the main thread does. Any
@@ -36,16 +42,26 @@ export interface RegionRequest {
 export function scanRegion(req: RegionRequest): RegionScan {
   const H = hashLength(req.format);
   const fd = openSync(req.path, 'r');
-  const buf = req.buffer;
+  // Pack offset p is at buf[p - base]: base 0 in the shared buffer, `from` in the helper's own.
+  const own = req.buffer === undefined;
+  const scratch = req.scratch ?? { buf: new Uint8Array(0) };
+  let buf = req.buffer ?? scratch.buf;
+  const base = own ? req.from : 0;
+  const fileEnd = req.dataEnd + H;
   let readUpTo = req.from;
-  // The buffer is the file's size: a short read means the file shrank, and the helper gives up.
+  // A short read means the file shrank, and the helper gives up.
   const readTo = (end: number): void => {
-    end = Math.min(end, buf.length);
+    end = Math.min(end, fileEnd);
     if (end <= readUpTo) return;
-    readExactly(fd, buf, readUpTo, end - readUpTo, readUpTo, req.path, 'PACK_TRUNCATED');
+    if (own && end - base > buf.length) {
+      const bigger = new Uint8Array(Math.max(end - base, buf.length * 2));
+      bigger.set(buf.subarray(0, readUpTo - base));
+      buf = scratch.buf = bigger;
+    }
+    readExactly(fd, buf, readUpTo - base, end - readUpTo, readUpTo, req.path, 'PACK_TRUNCATED');
     readUpTo = end;
   };
-  const es = new EntryScanner(req.format, req.path, req.buffer.length);
+  const es = new EntryScanner(req.format, req.path, fileEnd);
   // Capacity from the region's size: an entry takes at least 2 bytes... but most take far more;
   // grow as needed instead of reserving for the worst case.
   let capacity = 1024;
@@ -59,15 +75,15 @@ export function scanRegion(req: RegionRequest): RegionScan {
     let start = -1;
     const searchEnd = Math.min(req.to, req.from + SEARCH_LIMIT);
     for (let q = req.from; q < searchEnd && start < 0; q++) {
-      if (!plausible(buf, q, readUpTo, H)) continue;
+      if (!plausible(buf, q - base, readUpTo - base, H)) continue;
       try {
         for (;;) {
-          const n = es.scan(buf, q, readUpTo, q, idScratch, 0);
+          const n = es.scan(buf, q - base, readUpTo - base, q, idScratch, 0);
           if (n !== NEED_MORE) {
             if (n > 0) start = q;
             break;
           }
-          if (readUpTo >= buf.length) break;
+          if (readUpTo >= fileEnd) break;
           readTo(readUpTo + Math.max(1 << 20, h.size + (h.size >>> 3) + 64));
         }
       } catch (e) {
@@ -85,8 +101,8 @@ export function scanRegion(req: RegionRequest): RegionScan {
       }
       let n: number;
       for (;;) {
-        n = es.scan(buf, pos, readUpTo, pos, r.ids, k * H);
-        if (n !== NEED_MORE || readUpTo >= buf.length) break;
+        n = es.scan(buf, pos - base, readUpTo - base, pos, r.ids, k * H);
+        if (n !== NEED_MORE || readUpTo >= fileEnd) break;
         readTo(readUpTo + Math.max(1 << 20, h.size + (h.size >>> 3) + 64));
       }
       if (n === NEED_MORE) return failed();
@@ -114,7 +130,8 @@ export function scanRegion(req: RegionRequest): RegionScan {
 export interface RegionsRequest {
   format: ObjectFormat;
   path: string;
-  buffer: Uint8Array;
+  /** As in RegionRequest: the shared whole-pack buffer, or none (each helper reads into its own). */
+  buffer?: Uint8Array;
   /** Region boundaries: region i is `[bounds[i], bounds[i + 1])`. */
   bounds: Float64Array;
   /** Who scans each region: 0 nobody yet, 1 the main thread, 2 a helper. */
@@ -133,12 +150,13 @@ const CLAIM_HELPER = 2;
  */
 export function scanRegionsFromTheBack(req: RegionsRequest, onRegion: (index: number, r: RegionScan) => void): void {
   const count = req.bounds.length - 1;
+  const scratch = { buf: new Uint8Array(0) };
   for (let i = count - 1; i >= 1; i--) {
     const was = Atomics.compareExchange(req.claims, i, 0, CLAIM_HELPER);
     if (was === CLAIM_MAIN) break;
     if (was !== 0) continue;
     const r = scanRegion({
-      format: req.format, path: req.path, buffer: req.buffer,
+      format: req.format, path: req.path, ...(req.buffer !== undefined ? { buffer: req.buffer } : { scratch }),
       from: req.bounds[i] as number, to: req.bounds[i + 1] as number, dataEnd: req.dataEnd,
     });
     onRegion(i, r);

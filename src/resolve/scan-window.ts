@@ -71,6 +71,15 @@ export class ScanWindow {
     this.flushedUpTo = pos;
   }
 
+  /**
+   * Moves over bytes a helper thread has scanned from the file (a pack not held in memory): they
+   * are read again here only to be hashed, a window at a time. False if the input ends first.
+   */
+  async skipTo(pos: number): Promise<boolean> {
+    while (this.start + this.end < pos && !this.eof) await this.fill(this.start + this.end, 1);
+    return this.start + this.end >= pos;
+  }
+
   /** Slides the window to start at `pos` and reads until `need` bytes are there or input ends. */
   async fill(pos: number, need: number): Promise<void> {
     this.flush(pos);
