@@ -2,12 +2,17 @@ import type { ObjectFormat } from '../hash/object-format.js';
 import { hashBytes } from '../hash/hash-object.js';
 
 export interface IndexEntries {
-  /** Ids of all objects, sorted, H bytes each, back to back. */
+  /** Ids of all objects, H bytes each, back to back: sorted, or in any order with `order`. */
   ids: Uint8Array;
-  /** Pack offsets in the same (sorted-id) order. */
+  /** Pack offsets in the same order as `ids`. */
   offsets: Float64Array;
   /** CRC32 of each raw entry, same order (v2 only). */
   crc32: Uint32Array;
+  /**
+   * `order[i]`: the entry whose id sorts i-th, when the arrays are not sorted themselves
+   * (index-pack's, in pack order): the index is gathered from them, with no sorted copies.
+   */
+  order?: Uint32Array;
 }
 
 export interface WriteIndexOptions {
@@ -26,13 +31,15 @@ export interface WriteIndexOptions {
  */
 export function writeIndex(format: ObjectFormat, entries: IndexEntries, packHash: Uint8Array, options: WriteIndexOptions = {}): Buffer {
   const H = packHash.length;
-  const n = entries.offsets.length;
+  const order = entries.order;
+  const n = order?.length ?? entries.offsets.length;
+  const offsets = order === undefined ? entries.offsets : gather(entries.offsets, order);
   const limit = options.largeOffsetLimit ?? 0x7fffffff;
   const needsLarge = (offset: number): boolean => offset >= 2 ** 31 || offset > limit;
   let maxOffset = 0;
   let largeCount = 0;
   for (let i = 0; i < n; i++) {
-    const o = entries.offsets[i] as number;
+    const o = offsets[i] as number;
     if (o > maxOffset) maxOffset = o;
     if (needsLarge(o)) largeCount++;
   }
@@ -49,27 +56,30 @@ export function writeIndex(format: ObjectFormat, entries: IndexEntries, packHash
     p = 8;
   }
   const ids = entries.ids;
+  // Where the i-th sorted id starts in `ids`.
+  const idAt = (i: number): number => (order === undefined ? i : (order[i] as number)) * H;
   let k = 0;
   for (let b = 0; b < 256; b++) {
-    while (k < n && (ids[k * H] as number) <= b) k++;
+    while (k < n && (ids[idAt(k)] as number) <= b) k++;
     out.writeUInt32BE(k, p + 4 * b);
   }
   p += 1024;
   if (version === 1) {
     for (let i = 0; i < n; i++) {
-      out.writeUInt32BE(entries.offsets[i] as number, p);
-      out.set(ids.subarray(i * H, i * H + H), p + 4);
+      out.writeUInt32BE(offsets[i] as number, p);
+      copyId(ids, idAt(i), out, p + 4, H);
       p += H + 4;
     }
   } else {
-    out.set(ids.subarray(0, n * H), p);
+    if (order === undefined) out.set(ids.subarray(0, n * H), p);
+    else for (let i = 0; i < n; i++) copyId(ids, idAt(i), out, p + i * H, H);
     p += n * H;
-    for (let i = 0; i < n; i++) out.writeUInt32BE(entries.crc32[i] as number, p + 4 * i);
+    for (let i = 0; i < n; i++) out.writeUInt32BE(entries.crc32[order === undefined ? i : (order[i] as number)] as number, p + 4 * i);
     p += 4 * n;
     const largeStart = p + 4 * n;
     let large = 0;
     for (let i = 0; i < n; i++) {
-      const o = entries.offsets[i] as number;
+      const o = offsets[i] as number;
       if (needsLarge(o)) {
         out.writeUInt32BE((0x80000000 | large) >>> 0, p + 4 * i);
         const q = largeStart + 8 * large;
@@ -86,4 +96,16 @@ export function writeIndex(format: ObjectFormat, entries: IndexEntries, packHash
   p += H;
   hashBytes(format, out.subarray(0, p)).copy(out, p);
   return out;
+}
+
+/** `values` in `order` (8 bytes an entry, for the offsets: the one sorted copy index-pack makes). */
+function gather(values: Float64Array, order: Uint32Array): Float64Array {
+  const out = new Float64Array(order.length);
+  for (let i = 0; i < order.length; i++) out[i] = values[order[i] as number] as number;
+  return out;
+}
+
+/** A byte loop: a subarray and a set per id cost ~150 ns (11 ms of 76k ids). */
+function copyId(from: Uint8Array, at: number, to: Uint8Array, toAt: number, H: number): void {
+  for (let j = 0; j < H; j++) to[toAt + j] = from[at + j] as number;
 }

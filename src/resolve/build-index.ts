@@ -22,24 +22,17 @@ export function buildIndex(scan: PackScan, format: ObjectFormat, name: string, s
   const H = hashLength(format);
   const n = scan.count;
   const order = sorted ?? sortIds(scan.ids, n, H);
-  const sortedIds = new Uint8Array(n * H);
-  const sortedOffsets = new Float64Array(n);
-  const sortedCrc = new Uint32Array(n);
   const ids = scan.ids;
-  for (let i = 0; i < n; i++) {
-    const k = order[i] as number;
-    // A byte loop: a subarray and a set per id cost ~150 ns (11 ms of 76k ids).
-    for (let j = 0, from = k * H, to = i * H; j < H; j++) sortedIds[to + j] = ids[from + j] as number;
-    sortedOffsets[i] = scan.offsets[k] as number;
-    sortedCrc[i] = scan.crc32[k] as number;
-  }
   if (strict) {
     for (let i = 1; i < n; i++) {
-      if (compareBytes(sortedIds, (i - 1) * H, sortedIds, i * H, H) === 0) {
-        throw new PackwrightError('PACK_DUPLICATE_OBJECT', `${name}: the same object ${toHex(sortedIds.subarray(i * H, i * H + H))} appears twice in the pack`, { file: name, offset: sortedOffsets[i] as number });
+      const a = (order[i - 1] as number) * H;
+      const b = (order[i] as number) * H;
+      if (compareBytes(ids, a, ids, b, H) === 0) {
+        throw new PackwrightError('PACK_DUPLICATE_OBJECT', `${name}: the same object ${toHex(ids.subarray(b, b + H))} appears twice in the pack`, { file: name, offset: scan.offsets[order[i] as number] as number });
       }
     }
   }
-  const index = writeIndex(format, { ids: sortedIds, offsets: sortedOffsets, crc32: sortedCrc }, scan.packHash, writeOptions);
+  // Gathered in sorted order straight from the scan's tables (in pack order): no sorted copies.
+  const index = writeIndex(format, { ids, offsets: scan.offsets.subarray(0, n), crc32: scan.crc32, order }, scan.packHash, writeOptions);
   return { index, order };
 }
