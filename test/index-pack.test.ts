@@ -8,7 +8,7 @@ import { CLI, git, packwright, packwrightFails, tempDir, makeRepo, type Format, 
 import { buildPack, makeDelta } from './helpers/pack-builder.js';
 import { seededRandom, testSeed } from './helpers/random.js';
 import { encodeOfsDistance } from '../src/pack/entry-header.js';
-import { indexPack, resolveDeltas, scanPack } from '../src/resolve/index.js';
+import { bytesPerObject, indexPack, planIndexPackMemory, resolveDeltas, scanPack } from '../src/resolve/index.js';
 import { WorkerPool } from '../src/workers/index.js';
 import type { ResolveTasks } from '../src/resolve/resolve-tasks.js';
 import { bufferSource, fileSource } from '../src/resolve/pack-source.js';
@@ -285,6 +285,43 @@ describe('index-pack in parallel', () => {
       const m = await indexPack(Readable.from([readFileSync(pack)]), { packPath: join(work, `m${threads}.pack`), threads });
       assert.deepEqual(readFileSync(m.indexPath as string), expected, `stream in memory, ${threads} threads`);
     }
+  });
+
+  test('maxMemory: a ceiling drops threads and keeps the pack out of memory, with git\'s idx; --max-memory and packwright.maxMemory', async () => {
+    const { work, pack } = manyFilesPack(join(dir.path, 'ceiling'));
+    git(work, ['index-pack', '-o', join(work, 'git.idx'), pack]);
+    const expected = readFileSync(join(work, 'git.idx'));
+    const size = statSync(pack).size;
+    const run = async (name: string, maxMemory: number | undefined): Promise<[number, boolean]> => {
+      const r = await indexPack(pack, { indexPath: join(work, `${name}.idx`), threads: 2, ...(maxMemory !== undefined ? { maxMemory } : {}) });
+      assert.deepEqual(readFileSync(join(work, `${name}.idx`)), expected, name);
+      return [r.stats.threads, r.stats.resident];
+    };
+    // The default holds a small pack whole, on the threads asked for.
+    assert.deepEqual(await run('default', undefined), [2, true]);
+    // Below what the runtime and the tables need: one thread, the pack read back through blocks.
+    assert.deepEqual(await run('tight', 1 << 20), [1, false]);
+    // The plan's own figures decide: room for the pack to the byte holds it, a byte less does not.
+    const objects = readFileSync(pack).readUInt32BE(8);
+    const roomy = planIndexPackMemory({ maxMemory: 1 << 30, format: 'sha1', threads: 2, objects });
+    const exact = (1 << 30) - roomy.residentLimit + size;
+    assert.equal(planIndexPackMemory({ maxMemory: exact, format: 'sha1', threads: 2, objects }).residentLimit, size);
+    assert.deepEqual(await run('exact', exact), [2, true]);
+    assert.deepEqual(await run('short', exact - 1), [2, false]);
+    assert.ok(roomy.fixed >= objects * bytesPerObject('sha1'), 'the tables are charged');
+    // The CLI: the flag, the config key (0: no ceiling), and git's words for a bad magnitude.
+    for (const args of [['--max-memory=1k'], ['-c', 'packwright.maxMemory=1m'], ['-c', 'packwright.maxMemory=0']]) {
+      const cmd = args[0] === '-c' ? [...args, 'index-pack'] : ['index-pack', ...args];
+      packwright(work, [...cmd, '-o', join(work, 'cli.idx'), pack]);
+      assert.deepEqual(readFileSync(join(work, 'cli.idx')), expected, args.join(' '));
+      rmSync(join(work, 'cli.idx'));
+    }
+    const bad = packwrightFails(work, ['index-pack', '--max-memory=lots', pack]);
+    assert.equal(bad.status, 129);
+    assert.match(bad.stderr, /option `max-memory' expects a non-negative integer value with an optional k\/m\/g suffix/);
+    copyFileSync(pack, join(work, 'v.pack'));
+    copyFileSync(join(work, 'git.idx'), join(work, 'v.idx'));
+    assert.match(packwright(work, ['verify-pack', '-v', '--max-memory=2m', 'v.idx']).toString(), /v\.pack: ok\n$/);
   });
 
   test('pass 1 split across 2 and 3 threads gives git\'s idx, and errors keep their offsets, with the pack in memory or not', async () => {

@@ -8,9 +8,10 @@ import { Output } from './output.js';
 import { interruptible } from './interruptible.js';
 import { Progress } from './progress.js';
 import { configFromParameters, objectFormatOption, tryOpenRepository, type GlobalOptions } from './global-options.js';
+import { maxMemoryOf } from './max-memory.js';
 import { helpRequested, indexVersionOption, integerOption, UsageError } from './usage-error.js';
 
-const USAGE = 'usage: packwright index-pack [-v] [-o <index-file>] [--keep | --keep=<msg>] [--promisor[=<msg>]] [--rev-index] [--verify] [--strict[=<msg-types>]] [--fsck-objects] [--fix-thin] [--threads=<n>] [--index-version=<v>[,<limit>]] [--object-format=<fmt>] [--max-input-size=<n>] (<pack-file> | --stdin [<pack-file>])';
+const USAGE = 'usage: packwright index-pack [-v] [-o <index-file>] [--keep | --keep=<msg>] [--promisor[=<msg>]] [--rev-index] [--verify] [--strict[=<msg-types>]] [--fsck-objects] [--fix-thin] [--threads=<n>] [--index-version=<v>[,<limit>]] [--object-format=<fmt>] [--max-input-size=<n>] [--max-memory=<n>] (<pack-file> | --stdin [<pack-file>])';
 
 const TITLES: Record<IndexPackPhase, string> = {
   receiving: 'Receiving objects', indexing: 'Indexing objects', resolving: 'Resolving deltas', writing: 'Writing index',
@@ -25,6 +26,7 @@ export async function indexPackCommand(ctx: GlobalOptions, args: string[]): Prom
   let progress = process.stderr.isTTY === true;
   let format: ObjectFormat | undefined;
   let packArg: string | undefined;
+  let maxMemory: string | undefined;
   const help = helpRequested(args, USAGE);
   if (help !== undefined) return help;
   for (let i = 0; i < args.length; i++) {
@@ -62,6 +64,7 @@ export async function indexPackCommand(ctx: GlobalOptions, args: string[]): Prom
       options.idxVersion = version;
       if (largeOffsetLimit !== undefined) options.largeOffsetLimit = largeOffsetLimit;
     } else if (a.startsWith('--max-input-size=')) options.maxInputSize = integerOption(a, a.slice(17));
+    else if (a.startsWith('--max-memory=')) maxMemory = a.slice(13);
     else if (a.startsWith('-')) throw new UsageError(`unknown option '${a}'\n${USAGE}`);
     else if (packArg === undefined) packArg = resolve(ctx.cwd, a);
     else throw new UsageError(USAGE);
@@ -76,10 +79,12 @@ export async function indexPackCommand(ctx: GlobalOptions, args: string[]): Prom
   const repo = tryOpenRepository(ctx);
   // pack.writeReverseIndex (git 2.39's default: false), when neither --rev-index nor
   // --no-rev-index is given; -c values apply without a repository too.
+  const config = repo?.config ?? configFromParameters(ctx.configParameters);
   if (options.revIndex === undefined) {
-    const config = repo?.config ?? configFromParameters(ctx.configParameters);
     options.revIndex = process.env['GIT_TEST_WRITE_REV_INDEX'] === '1' || config.getBool('pack.writeReverseIndex') === true;
   }
+  const ceiling = maxMemoryOf(maxMemory, config, USAGE);
+  if (ceiling !== undefined) options.maxMemory = ceiling;
   options.objectFormat = format ?? repo?.format ?? 'sha1';
   // git's --verify rebuilds the index with the version and 64-bit threshold of the one on disk.
   if (options.verify && !stdin && packArg !== undefined) {

@@ -7,9 +7,10 @@ import { verifyPack } from '../resolve/index.js';
 import { Output } from './output.js';
 import { interruptible } from './interruptible.js';
 import { helpRequested, UsageError } from './usage-error.js';
-import { objectFormatOption, tryOpenRepository, type GlobalOptions } from './global-options.js';
+import { configFromParameters, objectFormatOption, tryOpenRepository, type GlobalOptions } from './global-options.js';
+import { maxMemoryOf } from './max-memory.js';
 
-const USAGE = 'usage: packwright verify-pack [-v | --verbose] [-s | --stat-only] [--object-format=<fmt>] <pack>.idx...';
+const USAGE = 'usage: packwright verify-pack [-v | --verbose] [-s | --stat-only] [--object-format=<fmt>] [--max-memory=<n>] <pack>.idx...';
 
 /**
  * `git verify-pack`: rebuilds each pack's index and compares it byte for byte with the one on
@@ -22,6 +23,7 @@ export async function verifyPackCommand(ctx: GlobalOptions, args: string[]): Pro
   let statOnly = false;
   let format: ObjectFormat | undefined;
   const idxs: string[] = [];
+  let maxMemory: string | undefined;
   const help = helpRequested(args, USAGE);
   if (help !== undefined) return help;
   for (const a of args) {
@@ -37,13 +39,15 @@ export async function verifyPackCommand(ctx: GlobalOptions, args: string[]): Pro
         return 1;
       }
     }
+    else if (a.startsWith('--max-memory=')) maxMemory = a.slice(13);
     else if (a.startsWith('-')) throw new UsageError(USAGE);
     else idxs.push(a);
   }
   if (idxs.length === 0) throw new UsageError(USAGE);
-  if (format === undefined) {
-    format = tryOpenRepository(ctx)?.format ?? 'sha1';
-  }
+  const repo = tryOpenRepository(ctx);
+  format ??= repo?.format ?? 'sha1';
+  const ceiling = maxMemoryOf(maxMemory, repo?.config ?? configFromParameters(ctx.configParameters), USAGE);
+  repo?.close();
   const H = hashLength(format);
   const out = new Output();
   let failed = 0;
@@ -53,7 +57,7 @@ export async function verifyPackCommand(ctx: GlobalOptions, args: string[]): Pro
     const base = resolve(ctx.cwd, arg).replace(/\.(idx|pack)$/, '');
     const idxPath = `${base}.idx`;
     try {
-      const r = await interruptible((signal) => verifyPack(idxPath, format as ObjectFormat, { signal }));
+      const r = await interruptible((signal) => verifyPack(idxPath, format as ObjectFormat, { signal, ...(ceiling !== undefined ? { maxMemory: ceiling } : {}) }));
       if (verbose || statOnly) {
         const s = r.scan;
         const deepest = r.stats.chainHistogram.length - 1;

@@ -364,8 +364,11 @@ class FsckRun {
           // Unless told, index-pack's rule: git's thread count, one thread for a small pack.
           ...(this.o.threads !== undefined ? { threads: this.o.threads } : {}),
           visitor: { name: PACK_CHECKER, types: CHECKED_TYPES, options },
-          // git's verify_packfile walks the entries the index lists: so does this pass 1.
+          // git's verify_packfile walks the entries the index lists: so does this pass 1, which
+          // needs the pack held whole (up to index-pack's memoryLimit, 1 GiB): fsck is not under
+          // index-pack's ceiling (git's fsck holds a struct for every object as well).
           extentsFromIndex: true,
+          maxMemory: Infinity,
           existingIndex: index,
           workerScript: FSCK_WORKER,
           ...(this.o.signal !== undefined ? { signal: this.o.signal } : {}),

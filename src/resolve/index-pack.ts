@@ -1,4 +1,4 @@
-import { closeSync, existsSync, fstatSync, fsyncSync, openSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
+import { closeSync, existsSync, fstatSync, fsyncSync, openSync, readFileSync, readSync, renameSync, rmSync, statSync } from 'node:fs';
 import { writeFully } from '../io/write-fully.js';
 import { cpus, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -17,6 +17,8 @@ import { WorkerPool } from '../workers/worker-pool.js';
 import { buildIndex } from './build-index.js';
 import { completeThinPack } from './complete-thin-pack.js';
 import { scanWithHelpers, splitScan, type SplitScan } from './parallel-scan.js';
+import { DEFAULT_MAX_MEMORY, planIndexPackMemory } from './memory-plan.js';
+import { PACK_HEADER_LENGTH } from '../pack/pack-header.js';
 import { PackScanner, scanPack, type PackScan, type ScanOptions, type WholePack } from './pack-scan.js';
 import { orderFromIndex, scanPackWithIndex } from './scan-with-index.js';
 import { bufferSource, fileSource, streamSource, type PackSource } from './pack-source.js';
@@ -78,8 +80,15 @@ export interface IndexPackOptions {
    */
   existingIndex?: PackIndex;
   /**
-   * Packs up to this size are held in memory while indexing (pass 2 then reads entries without a
-   * system call each); larger ones are read back from the file. Default 1 GiB.
+   * The ceiling on what the run holds, in bytes (default DEFAULT_MAX_MEMORY, 256 MiB; Infinity for
+   * none): see memory-plan.ts. Threads are dropped when their working sets would not fit, and the
+   * pack is held in memory only when what is left holds it whole.
+   */
+  maxMemory?: number;
+  /**
+   * Packs up to this size, and that `maxMemory` leaves room for, are held in memory while indexing
+   * (pass 2 then reads entries without a system call each); larger ones are read back from the
+   * file through block caches. Default 1 GiB.
    */
   memoryLimit?: number;
   /** Packs from this size up (default 8 MiB) have pass 1 split across threads. */
@@ -137,7 +146,10 @@ export interface IndexPackResult {
     deltas: number;
     chainHistogram: number[];
     peakLiveBytes: number;
+    /** Threads that ran (fewer than asked when `maxMemory` could not hold them all). */
     threads: number;
+    /** The pack was held whole in memory (`maxMemory`, `memoryLimit`). */
+    resident: boolean;
     /** Deltas each thread resolved. */
     perThread: number[];
     /** Children resolved from branches offered by another thread. */
@@ -179,17 +191,45 @@ export async function indexPack(input: string | Readable | Uint8Array, options: 
   const name = typeof input === 'string' ? input : '<stdin>';
   // Starting a worker costs ~45 ms: below a few MiB one thread finishes first (unless asked).
   const small = typeof input === 'string' ? fileSize(input) < SMALL_PACK : input instanceof Uint8Array && input.length < SMALL_PACK;
-  const threads = Math.max(1, options.threads ?? (small ? 1 : defaultThreads()));
+  const maxMemory = options.maxMemory ?? DEFAULT_MAX_MEMORY;
+  const objects = declaredObjects(input);
+  const { threads } = planIndexPackMemory({ maxMemory, format, threads: Math.max(1, options.threads ?? (small ? 1 : defaultThreads())), objects });
+  // Planned again once a stream's count is known (its header is read by pass 1).
+  const residentLimit = (count: number): number => Math.min(options.memoryLimit ?? DEFAULT_MEMORY_LIMIT, planIndexPackMemory({ maxMemory, format, threads, objects: count }).residentLimit);
   // `threads` counts this thread, like git's. Workers boot while the pack is read and scanned
   // (~45 ms each).
   const pool = threads > 1 ? new WorkerPool<ResolveTasks>(options.workerScript ?? RESOLVE_WORKER, threads - 1) : undefined;
-  const job = new IndexPackJob(input, options, format, name, pool);
+  const job = new IndexPackJob(input, options, format, name, pool, residentLimit(objects), residentLimit);
   try {
     return await job.run(threads);
   } finally {
     job.close();
     await pool?.close();
   }
+}
+
+/**
+ * The object count a pack's header declares, to plan memory before the run (0 when it cannot be
+ * read here, or from a stream: pass 1 reports a bad header in its own words).
+ */
+function declaredObjects(input: string | Readable | Uint8Array): number {
+  let header: Uint8Array | undefined;
+  if (input instanceof Uint8Array) header = input.subarray(0, PACK_HEADER_LENGTH);
+  else if (typeof input === 'string') {
+    header = new Uint8Array(PACK_HEADER_LENGTH);
+    try {
+      const fd = openSync(input, 'r');
+      try {
+        if (readSync(fd, header, 0, PACK_HEADER_LENGTH, 0) < PACK_HEADER_LENGTH) return 0;
+      } finally {
+        closeSync(fd);
+      }
+    } catch {
+      return 0;
+    }
+  }
+  if (header === undefined || header.length < PACK_HEADER_LENGTH) return 0;
+  return new DataView(header.buffer, header.byteOffset, PACK_HEADER_LENGTH).getUint32(8);
 }
 
 /** Room for a whole pack: in shared memory when worker threads read it too. */
@@ -224,6 +264,12 @@ class IndexPackJob {
     private readonly format: ObjectFormat,
     private readonly name: string,
     private readonly pool: WorkerPool<ResolveTasks> | undefined,
+    /**
+     * The largest pack held whole in memory: memoryLimit, within what the memory plan leaves
+     * (for a stream, whose count is not known yet, planned again after pass 1).
+     */
+    private readonly memoryLimit: number,
+    private readonly residentLimit: (objects: number) => number,
   ) {
     this.H = hashLength(format);
   }
@@ -258,7 +304,7 @@ class IndexPackJob {
       packHash: scan.packHash, ...paths, objectCount: scan.count, localObjects: usedExternal.length,
       trailing: scan.trailing, index, scan, depths: stats.depths, visits: stats.visits,
       stats: {
-        countsByType, deltas: stats.deltas, chainHistogram: stats.chainHistogram, peakLiveBytes: stats.peakLiveBytes, threads,
+        countsByType, deltas: stats.deltas, chainHistogram: stats.chainHistogram, peakLiveBytes: stats.peakLiveBytes, threads, resident: scan.data !== undefined,
         perThread: stats.perThread, stolen: stats.stolen, phases: this.phases,
       },
     };
@@ -286,8 +332,7 @@ class IndexPackJob {
    * temporary pack as it is scanned, and read back whole afterwards when it fits.
    */
   private async scan(): Promise<PackScan> {
-    const { input, options, name, pool, format } = this;
-    const memoryLimit = options.memoryLimit ?? DEFAULT_MEMORY_LIMIT;
+    const { input, options, name, pool, format, memoryLimit } = this;
     const scanOptions: ScanOptions = { format, name, shared: pool !== undefined };
     let source: PackSource;
     let split: SplitScan | undefined;
@@ -341,7 +386,7 @@ class IndexPackJob {
     }
     if (this.writeFd !== undefined) {
       fsyncSync(this.writeFd);
-      if (scan.data === undefined && scan.end <= memoryLimit) {
+      if (scan.data === undefined && scan.end <= this.residentLimit(scan.count)) {
         // A received pack that fits is read back whole for pass 2, as a pack file would have
         // been: one read here instead of a pread per entry (~6 µs each) while resolving
         // (gitoxide.pack from stdin at --threads=1: 6.5 s -> 4.9 s).

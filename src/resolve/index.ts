@@ -5,6 +5,8 @@ export type { PackScan, ScanOptions } from './pack-scan.js';
 export { resolveDeltas } from './resolve-deltas.js';
 export type { ResolveStats, ResolveOptions, ExternalBaseLookup } from './resolve-deltas.js';
 export { sortIds } from './sort-ids.js';
+export { DEFAULT_MAX_MEMORY, bytesPerObject, planIndexPackMemory } from './memory-plan.js';
+export type { MemoryPlan, MemoryPlanInput } from './memory-plan.js';
 export { verifyPack, indexOptionsOf } from './verify-pack.js';
 export { registerPackVisitor } from './pack-visitor.js';
 export type { PackVisitor, PackVisitorSpec } from './pack-visitor.js';

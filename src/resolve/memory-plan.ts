@@ -1,0 +1,80 @@
+import { hashLength, type ObjectFormat } from '../hash/object-format.js';
+
+/**
+ * The default ceiling on what index-pack and verify-pack hold (`--max-memory`, `maxMemory`,
+ * `packwright.maxMemory`): peak RSS stays under it for any pack of up to about a million objects,
+ * whatever its size. git's own index-pack peaked at 78 MB on an 850k-object pack.
+ */
+export const DEFAULT_MAX_MEMORY = 256 * 1024 * 1024;
+
+/**
+ * What the plan charges, measured on this project's machines (RSS by /usr/bin/time):
+ * - the runtime: `packwright index-pack --threads=1` of a 50-object pack peaks at 54 MB (Node,
+ *   the bundle, V8's heap);
+ * - each more thread, idle: 6-9 MB (60 MB at --threads=2, 69 MB at 3);
+ * - each resolving thread at work: its buffer pool's first arena (16 MiB, more only for bases
+ *   larger than that), half its board slots (4 x 4 MiB of shared memory, touched only by the
+ *   branches it offers), the inflate and pass-1 region buffers (2-4 MiB), and, for a pack not held
+ *   in memory, its read-back block cache (8 MiB, resolver.ts).
+ */
+const RUNTIME = 56 << 20;
+const PER_WORKER = 8 << 20;
+const PER_THREAD = 28 << 20;
+const BLOCK_CACHE = 8 << 20;
+/**
+ * Kept free for what the garbage collector has not given back yet: runs of the same plan peak a
+ * few MB apart (gitoxide.pack held whole at --threads=2: 250-255 MiB against 256 planned).
+ */
+const SLACK = 16 << 20;
+
+/**
+ * Bytes an object costs at the peak, for an id of H bytes:
+ * - pass 1's tables (pack-scan.ts): 27 + H, and H more for REF delta bases when the pack has any
+ *   (counted always: a thin pack is all REF deltas);
+ * - pass 2: depths 4, the delta tree's child lists and roots 12 (its 8-byte weights are gone by then);
+ * - the index: the sorted order 4, the sort's keys 8, the gathered offsets 8, and the `.idx`
+ *   itself H + 8 (v2).
+ * For SHA-1: 131 bytes (226k objects: 28 MB; 1M: 125 MB). The first four items outlive pass 2; the
+ * tree's arrays are in shared memory that only the garbage collector gives back, so they are
+ * counted as live to the end.
+ */
+export function bytesPerObject(format: ObjectFormat): number {
+  const H = hashLength(format);
+  return 27 + 2 * H + 4 + 12 + 4 + 8 + 8 + H + 8;
+}
+
+export interface MemoryPlanInput {
+  /** The ceiling in bytes (Infinity: none). */
+  maxMemory: number;
+  format: ObjectFormat;
+  /** Threads asked for (this one included). */
+  threads: number;
+  /** Objects the pack declares (0 when not known yet: a stream). */
+  objects: number;
+}
+
+export interface MemoryPlan {
+  /** Threads to run: fewer than asked when the ceiling cannot hold the working sets of all. */
+  threads: number;
+  /** Bytes charged before the pack's own: runtime, threads and tables. */
+  fixed: number;
+  /** The largest pack that may be held whole in memory (0: none). */
+  residentLimit: number;
+}
+
+/**
+ * How index-pack spends a ceiling: first the runtime, the tables every object needs and each
+ * thread's working set (threads are dropped, down to one, until they fit), then the pack itself if
+ * what is left holds all of it. A pack not held is read back through each thread's block cache
+ * (about 5% slower in pass 2; pass 1 reads it once either way). The tables are the floor: a
+ * ceiling below them is exceeded by that much, as git's own index-pack would need them too.
+ */
+export function planIndexPackMemory(input: MemoryPlanInput): MemoryPlan {
+  const { maxMemory } = input;
+  const tables = input.objects * bytesPerObject(input.format);
+  const cost = (threads: number): number => RUNTIME + (threads - 1) * PER_WORKER + threads * PER_THREAD + tables;
+  let threads = Math.max(1, input.threads);
+  while (threads > 1 && cost(threads) + threads * BLOCK_CACHE > maxMemory) threads--;
+  const fixed = cost(threads);
+  return { threads, fixed, residentLimit: Math.max(0, maxMemory - fixed - SLACK) };
+}
