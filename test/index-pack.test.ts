@@ -292,8 +292,8 @@ describe('index-pack in parallel', () => {
     git(work, ['index-pack', '-o', join(work, 'git.idx'), pack]);
     const expected = readFileSync(join(work, 'git.idx'));
     const size = statSync(pack).size;
-    const run = async (name: string, maxMemory: number | undefined): Promise<[number, boolean]> => {
-      const r = await indexPack(pack, { indexPath: join(work, `${name}.idx`), threads: 2, ...(maxMemory !== undefined ? { maxMemory } : {}) });
+    const run = async (name: string, maxMemory: number | undefined, threads = 2): Promise<[number, boolean]> => {
+      const r = await indexPack(pack, { indexPath: join(work, `${name}.idx`), threads, ...(maxMemory !== undefined ? { maxMemory } : {}) });
       assert.deepEqual(readFileSync(join(work, `${name}.idx`)), expected, name);
       return [r.stats.threads, r.stats.resident];
     };
@@ -301,13 +301,18 @@ describe('index-pack in parallel', () => {
     assert.deepEqual(await run('default', undefined), [2, true]);
     // Below what the runtime and the tables need: one thread, the pack read back through blocks.
     assert.deepEqual(await run('tight', 1 << 20), [1, false]);
-    // The plan's own figures decide: room for the pack to the byte holds it, a byte less does not.
+    // The plan's own figures decide: room for the pack to the byte holds it, a byte less does not
+    // (on one thread, which the plan never drops).
     const objects = readFileSync(pack).readUInt32BE(8);
-    const roomy = planIndexPackMemory({ maxMemory: 1 << 30, format: 'sha1', threads: 2, objects });
+    const roomy = planIndexPackMemory({ maxMemory: 1 << 30, format: 'sha1', threads: 1, objects });
     const exact = (1 << 30) - roomy.residentLimit + size;
-    assert.equal(planIndexPackMemory({ maxMemory: exact, format: 'sha1', threads: 2, objects }).residentLimit, size);
-    assert.deepEqual(await run('exact', exact), [2, true]);
-    assert.deepEqual(await run('short', exact - 1), [2, false]);
+    assert.equal(planIndexPackMemory({ maxMemory: exact, format: 'sha1', threads: 1, objects }).residentLimit, size);
+    assert.deepEqual(await run('exact', exact, 1), [1, true]);
+    assert.deepEqual(await run('short', exact - 1, 1), [1, false]);
+    // Two threads where the plan has room for both working sets, one where it has not.
+    const two = planIndexPackMemory({ maxMemory: 1 << 30, format: 'sha1', threads: 2, objects });
+    assert.equal(two.threads, 2);
+    assert.equal(planIndexPackMemory({ maxMemory: two.fixed, format: 'sha1', threads: 2, objects }).threads, 1);
     assert.ok(roomy.fixed >= objects * bytesPerObject('sha1').indexing, 'the tables are charged');
     // The CLI: the flag, the config key (0: no ceiling), and git's words for a bad magnitude.
     for (const args of [['--max-memory=1k'], ['-c', 'packwright.maxMemory=1m'], ['-c', 'packwright.maxMemory=0']]) {
