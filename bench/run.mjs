@@ -19,6 +19,8 @@ const work = join(tmpdir(), 'packwright-bench');
 const args = process.argv.slice(2);
 const pairs = Number(args.find((a) => a.startsWith('--pairs='))?.slice(8) ?? 3);
 const filter = args.find((a) => !a.startsWith('--')) ?? '';
+// --scale adds the 10M-object and ~5 GiB synthetic packs (minutes each, and ~6 GiB of disk).
+const scale = args.includes('--scale');
 
 /**
  * Runs one command under /usr/bin/time, hashing its stdout as it streams (outputs reach 2 GB);
@@ -139,6 +141,52 @@ function indexPackCases(label, packPath) {
 for (const name of ['gitoxide', 'isomorphic-git']) {
   const pack = join(shared, `${name}.pack`);
   if (existsSync(pack)) indexPackCases(`${name}.pack`, () => pack);
+}
+// Synthetic packs (bench/make-pack.mjs), written once into the work directory.
+function syntheticPack(name, options) {
+  const pack = join(work, `${name}.pack`);
+  if (!existsSync(pack)) {
+    mkdirSync(work, { recursive: true });
+    console.log(`writing ${pack} (${options.join(' ')})`);
+    execFileSync(process.execPath, [join(here, 'make-pack.mjs'), pack, ...options], { stdio: 'inherit' });
+  }
+  return pack;
+}
+// 1M objects, 355 MB: 100k incompressible 3.2 KB blobs, each the base of a chain of 9 deltas (OFS, every 5th REF).
+indexPackCases('synthetic, 1M objects, 355 MB', () => syntheticPack('synthetic-1m', ['--groups=100000', '--chain=10', '--size=3200', '--random', '--level=0', '--ref-every=5']));
+if (scale) {
+  // 10M small objects (2M chains of 5, every 4th delta REF), and ~5 GiB of 16 MiB incompressible
+  // blobs with deltas on bases from both sides of the 4 GiB mark.
+  indexPackCases('synthetic, 10M objects', () => syntheticPack('synthetic-10m', ['--groups=2000000', '--chain=5', '--size=120', '--ref-every=4', '--level=1']));
+  indexPackCases('synthetic, 5 GiB', () => syntheticPack('synthetic-5g', ['--groups=320', '--chain=2', '--size=16777216', '--random', '--level=0', '--tail-deltas=200', '--ref-every=1']));
+}
+// The memory ceiling (--max-memory) against time, on gitoxide.pack at --threads=2 (0: none); git
+// has no such option, so its side is the same run each time.
+if (existsSync(join(shared, 'gitoxide.pack'))) {
+  for (const ceiling of ['64m', '128m', '256m', '512m', '0']) {
+    cases.push({
+      name: `index-pack --threads=2 --max-memory=${ceiling} (gitoxide.pack)`,
+      setup: () => join(shared, 'gitoxide.pack'),
+      outputFile: () => join(work, 'ceiling.bench.idx'),
+      packwright: (p) => [process.execPath, [cli, 'index-pack', '--threads=2', `--max-memory=${ceiling}`, '-o', join(work, 'ceiling.bench.idx'), p], work],
+      git: (p) => ['git', ['index-pack', '--threads=2', '-o', join(work, 'ceiling.bench.idx'), p], work],
+    });
+  }
+  // verify-pack -v: the listing in pack order and the chain histogram, byte for byte.
+  cases.push({
+    name: 'verify-pack -v (gitoxide.pack)',
+    setup: () => {
+      const dir = join(work, 'verify');
+      if (!existsSync(join(dir, 'p.idx'))) {
+        mkdirSync(dir, { recursive: true });
+        execFileSync('cp', [join(shared, 'gitoxide.pack'), join(dir, 'p.pack')]);
+        execFileSync('git', ['index-pack', join(dir, 'p.pack')], { stdio: 'ignore' });
+      }
+      return join(dir, 'p.idx');
+    },
+    packwright: (idx) => [process.execPath, [cli, 'verify-pack', '-v', idx], work],
+    git: (idx) => ['git', ['verify-pack', '-v', idx], work],
+  });
 }
 // index-pack --stdin, the way fetch and receive-pack run it: the pack arrives on stdin and is
 // written to <pack-file> (which must not exist yet, for git).
@@ -344,7 +392,7 @@ for (const r of results) {
 }
 
 // index-pack: time against threads, scaling efficiency T1 / (N · TN), RSS against revisions.
-const ip = results.filter((r) => r.name.startsWith('index-pack') && !r.name.includes('--stdin'));
+const ip = results.filter((r) => r.name.startsWith('index-pack') && !r.name.includes('--stdin') && !r.name.includes('--max-memory'));
 const parse = (r) => ({ threads: Number(/threads=(\d+)/.exec(r.name)?.[1]), input: /\((.*)\)/.exec(r.name)?.[1] ?? '' });
 const inputs = [...new Set(ip.map((r) => parse(r).input))];
 if (ip.length > 0) {
@@ -377,6 +425,22 @@ if (ip.length > 0) {
     }));
     md += '\n![index-pack RSS against revisions](index-pack-rss.svg)\n';
   }
+}
+// index-pack under a memory ceiling: time and peak RSS against --max-memory (0, none, drawn at 1024).
+const ceil = results.filter((r) => r.name.includes('--max-memory='));
+if (ceil.length > 0) {
+  const mb = (r) => { const v = /--max-memory=(\d+)([mg]?)/.exec(r.name); const n = Number(v[1]) * (v[2] === 'g' ? 1024 : 1); return n === 0 ? 1024 : n; };
+  md += '\n## index-pack under a memory ceiling (gitoxide.pack, --threads=2)\n\n| --max-memory | packwright s | ratio to git | packwright RSS MB |\n|---|---|---|---|\n';
+  for (const r of ceil) md += `| ${/--max-memory=(\S+)/.exec(r.name)[1]} | ${r.packwright.wall.toFixed(2)} | ${r.ratio.toFixed(2)} | ${r.packwright.rss.toFixed(0)} |\n`;
+  writeFileSync(join(reportDir, 'index-pack-ceiling.svg'), lineChart({
+    title: 'index-pack on gitoxide.pack against --max-memory (1024: none)', xLabel: '--max-memory, MB', yLabel: 'seconds / 100 MB',
+    series: [
+      { name: 'packwright time (s)', points: ceil.map((r) => [mb(r), r.packwright.wall]) },
+      { name: 'git time (s)', points: ceil.map((r) => [mb(r), r.git.wall]) },
+      { name: 'packwright RSS (100 MB)', points: ceil.map((r) => [mb(r), r.packwright.rss / 100]) },
+    ],
+  }));
+  md += '\n![index-pack time against the memory ceiling](index-pack-ceiling.svg)\n';
 }
 // pack-objects --no-reuse-delta: time against threads, both tools, each corpus repository.
 const po = results.filter((r) => r.name.startsWith('pack-objects --no-reuse-delta'));
