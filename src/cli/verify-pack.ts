@@ -3,7 +3,7 @@ import { isPackwrightError } from '../errors/index.js';
 import { hashLength, type ObjectFormat } from '../hash/index.js';
 import { typeName } from '../objects/index.js';
 import { OBJ_OFS_DELTA } from '../pack/index.js';
-import { verifyPack } from '../resolve/index.js';
+import { refBaseAt, verifyPack } from '../resolve/index.js';
 import { Output } from './output.js';
 import { interruptible } from './interruptible.js';
 import { helpRequested, UsageError } from './usage-error.js';
@@ -67,7 +67,7 @@ export async function verifyPackCommand(ctx: GlobalOptions, args: string[]): Pro
             const size = s.sizes[k] as number;
             out.string(`${toHexAt(s.ids, k, H)} ${typeName(s.resolvedTypes[k] as number).padEnd(6)} ${size} ${(s.offsets[k + 1] as number) - (s.offsets[k] as number)} ${s.offsets[k]}`);
             if ((s.types[k] as number) >= OBJ_OFS_DELTA) {
-              const baseId = s.types[k] === OBJ_OFS_DELTA ? toHexAt(s.ids, s.ofsBase[k] as number, H) : toHexAt(s.refIds, k, H);
+              const baseId = s.types[k] === OBJ_OFS_DELTA ? toHexAt(s.ids, s.ofsBase[k] as number, H) : toHexAt(s.refs.ids, refBaseAt(s.refs, k, H) / H, H);
               out.string(` ${r.depths[k]} ${baseId}`);
             }
             out.string('\n');

@@ -56,15 +56,7 @@ export function buildDeltaTree(scan: PackScan, shared: boolean): DeltaTree {
   const refBaseIds = allocArray(Uint8Array, refCount * H, shared);
   const refClaims = allocArray(Int32Array, refCount, shared);
   if (refCount > 0) {
-    const entries = new Int32Array(refCount);
-    const ids = new Uint8Array(refCount * H);
-    let r = 0;
-    for (let k = 0; k < n; k++) {
-      if (types[k] !== OBJ_REF_DELTA) continue;
-      entries[r] = k;
-      ids.set(scan.refIds.subarray(k * H, k * H + H), r * H);
-      r++;
-    }
+    const { entries, ids } = scan.refs;
     const order = sortIds(ids, refCount, H);
     for (let i = 0; i < refCount; i++) {
       const j = order[i] as number;

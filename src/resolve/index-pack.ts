@@ -17,7 +17,7 @@ import { WorkerPool } from '../workers/worker-pool.js';
 import { buildIndex } from './build-index.js';
 import { completeThinPack } from './complete-thin-pack.js';
 import { scanWithHelpers, splitScan, type SplitScan } from './parallel-scan.js';
-import { DEFAULT_MAX_MEMORY, planIndexPackMemory } from './memory-plan.js';
+import { DEFAULT_MAX_MEMORY, planIndexPackMemory, type MemoryPlan } from './memory-plan.js';
 import { PACK_HEADER_LENGTH } from '../pack/pack-header.js';
 import { PackScanner, scanPack, type PackScan, type ScanOptions, type WholePack } from './pack-scan.js';
 import { orderFromIndex, scanPackWithIndex } from './scan-with-index.js';
@@ -146,7 +146,7 @@ export interface IndexPackResult {
     deltas: number;
     chainHistogram: number[];
     peakLiveBytes: number;
-    /** Threads that ran (fewer than asked when `maxMemory` could not hold them all). */
+    /** Threads that resolved (fewer than asked when `maxMemory` could not hold them all). */
     threads: number;
     /** The pack was held whole in memory (`maxMemory`, `memoryLimit`). */
     resident: boolean;
@@ -194,14 +194,16 @@ export async function indexPack(input: string | Readable | Uint8Array, options: 
   const maxMemory = options.maxMemory ?? DEFAULT_MAX_MEMORY;
   const objects = declaredObjects(input);
   const { threads } = planIndexPackMemory({ maxMemory, format, threads: Math.max(1, options.threads ?? (small ? 1 : defaultThreads())), objects });
-  // Planned again once a stream's count is known (its header is read by pass 1).
-  const residentLimit = (count: number): number => Math.min(options.memoryLimit ?? DEFAULT_MEMORY_LIMIT, planIndexPackMemory({ maxMemory, format, threads, objects: count }).residentLimit);
+  // Planned again once a stream's count is known (its header is read by pass 1), and pass 2 once
+  // pass 1 has counted the REF deltas (planMemory).
+  const planMemory = (count: number, refDeltas?: number): MemoryPlan => planIndexPackMemory({ maxMemory, format, threads, objects: count, ...(refDeltas !== undefined ? { refDeltas } : {}) });
+  const residentLimit = (count: number): number => Math.min(options.memoryLimit ?? DEFAULT_MEMORY_LIMIT, planMemory(count).residentLimit);
   // `threads` counts this thread, like git's. Workers boot while the pack is read and scanned
   // (~45 ms each).
   const pool = threads > 1 ? new WorkerPool<ResolveTasks>(options.workerScript ?? RESOLVE_WORKER, threads - 1) : undefined;
-  const job = new IndexPackJob(input, options, format, name, pool, residentLimit(objects), residentLimit);
+  const job = new IndexPackJob(input, options, format, name, pool, residentLimit(objects), residentLimit, planMemory);
   try {
-    return await job.run(threads);
+    return await job.run();
   } finally {
     job.close();
     await pool?.close();
@@ -270,11 +272,12 @@ class IndexPackJob {
      */
     private readonly memoryLimit: number,
     private readonly residentLimit: (objects: number) => number,
+    private readonly planMemory: (objects: number, refDeltas: number) => MemoryPlan,
   ) {
     this.H = hashLength(format);
   }
 
-  async run(threads: number): Promise<IndexPackResult> {
+  async run(): Promise<IndexPackResult> {
     const { options, name } = this;
     let scan = await this.scan();
     this.lap('scan');
@@ -304,7 +307,7 @@ class IndexPackJob {
       packHash: scan.packHash, ...paths, objectCount: scan.count, localObjects: usedExternal.length,
       trailing: scan.trailing, index, scan, depths: stats.depths, visits: stats.visits,
       stats: {
-        countsByType, deltas: stats.deltas, chainHistogram: stats.chainHistogram, peakLiveBytes: stats.peakLiveBytes, threads, resident: scan.data !== undefined,
+        countsByType, deltas: stats.deltas, chainHistogram: stats.chainHistogram, peakLiveBytes: stats.peakLiveBytes, threads: stats.perThread.length, resident: scan.data !== undefined,
         perThread: stats.perThread, stolen: stats.stolen, phases: this.phases,
       },
     };
@@ -415,7 +418,10 @@ class IndexPackJob {
   private resolve(scan: PackScan, usedExternal: Buffer[]): ReturnType<typeof resolveDeltas> {
     const { options } = this;
     const resolveOptions: ResolveOptions = { name: this.name, usedExternal };
-    if (this.pool !== undefined) resolveOptions.pool = this.pool;
+    if (this.pool !== undefined) {
+      resolveOptions.pool = this.pool;
+      resolveOptions.threads = this.planMemory(scan.count, scan.refs.count).threads;
+    }
     if (options.signal !== undefined) resolveOptions.signal = options.signal;
     if (options.sliceMs !== undefined) resolveOptions.sliceMs = options.sliceMs;
     const external = options.fixThin ?? options.thinBases;

@@ -1,7 +1,7 @@
 export { indexPack, defaultThreads } from './index-pack.js';
 export type { IndexPackOptions, IndexPackResult, IndexPackPhase, IndexedPack } from './index-pack.js';
-export { scanPack } from './pack-scan.js';
-export type { PackScan, ScanOptions } from './pack-scan.js';
+export { refBaseAt, scanPack } from './pack-scan.js';
+export type { PackScan, RefDeltas, ScanOptions } from './pack-scan.js';
 export { resolveDeltas } from './resolve-deltas.js';
 export type { ResolveStats, ResolveOptions, ExternalBaseLookup } from './resolve-deltas.js';
 export { sortIds } from './sort-ids.js';

@@ -29,19 +29,19 @@ const SLACK = 16 << 20;
 
 /**
  * Bytes an object costs, for an id of H bytes:
- * - while resolving: pass 1's tables (pack-scan.ts) 27 + H, and H more for REF delta bases when
- *   the pack has any (counted always: a thin pack is all REF deltas); depths 4; the delta tree's
- *   child lists and roots 12 (its 8-byte weights are gone by then). For SHA-1: 83 bytes.
+ * - while resolving: pass 1's tables (pack-scan.ts) 27 + H; depths 4; the delta tree's child lists
+ *   and roots 12 (its 8-byte weights are gone by then). For SHA-1: 63 bytes.
  * - then, to write the index: the sorted order 4, the gathered offsets 8 and the `.idx` itself
- *   H + 8 (v2). For SHA-1: 40 bytes more, 123 in all (226k objects: 27 MB; 1M: 117 MB).
+ *   H + 8 (v2). For SHA-1: 40 bytes more, 103 in all (226k objects: 22 MB; 1M: 98 MB).
+ * - each REF delta: its entry and base id in pass 1's list (4 + H), and in the tree's list sorted
+ *   by base id, with its claim (8 + H). For SHA-1: 52 bytes.
  * Nothing of the first phase is given back before the second: the tree's arrays are in shared
  * memory that only the garbage collector frees, and the exited worker threads' heaps stay in the
  * allocator's arenas (measured: 1M objects peaked 32 MB higher at --threads=2 than at 1).
  */
-export function bytesPerObject(format: ObjectFormat): { resolving: number; indexing: number } {
+export function bytesPerObject(format: ObjectFormat): { object: number; refDelta: number } {
   const H = hashLength(format);
-  const resolving = 27 + 2 * H + 4 + 12;
-  return { resolving, indexing: resolving + 4 + 8 + H + 8 };
+  return { object: 27 + H + 4 + 12 + 4 + 8 + H + 8, refDelta: 4 + H + 8 + H };
 }
 
 export interface MemoryPlanInput {
@@ -52,6 +52,12 @@ export interface MemoryPlanInput {
   threads: number;
   /** Objects the pack declares (0 when not known yet: a stream). */
   objects: number;
+  /**
+   * REF deltas among them, once pass 1 has counted them. Before that, threads are planned as if
+   * there were none (pass 2 is planned again with the count) and the pack's residence as if all
+   * were (it is read into memory during pass 1).
+   */
+  refDeltas?: number;
 }
 
 export interface MemoryPlan {
@@ -72,10 +78,12 @@ export interface MemoryPlan {
  */
 export function planIndexPackMemory(input: MemoryPlanInput): MemoryPlan {
   const { maxMemory } = input;
-  const tables = input.objects * bytesPerObject(input.format).indexing;
-  const cost = (threads: number): number => RUNTIME + (threads - 1) * PER_WORKER + threads * PER_THREAD + tables;
+  const perObject = bytesPerObject(input.format);
+  const tables = (refDeltas: number): number => input.objects * perObject.object + refDeltas * perObject.refDelta;
+  const cost = (threads: number, refDeltas: number): number => RUNTIME + (threads - 1) * PER_WORKER + threads * PER_THREAD + tables(refDeltas);
   let threads = Math.max(1, input.threads);
-  while (threads > 1 && cost(threads) + threads * BLOCK_CACHE + SLACK > maxMemory) threads--;
-  const fixed = cost(threads);
+  const known = input.refDeltas ?? 0;
+  while (threads > 1 && cost(threads, known) + threads * BLOCK_CACHE + SLACK > maxMemory) threads--;
+  const fixed = cost(threads, input.refDeltas ?? input.objects);
   return { threads, fixed, residentLimit: Math.max(0, maxMemory - fixed - SLACK) };
 }

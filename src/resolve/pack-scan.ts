@@ -14,9 +14,49 @@ import { SLICE_MS, yieldToEventLoop } from './slices.js';
 export type { WholePack } from './scan-window.js';
 
 /**
+ * The REF deltas of a pack, in pack order: their entry numbers and their base ids (H bytes each),
+ * so that a pack with few or none pays for none (4 + H bytes a REF delta).
+ */
+export interface RefDeltas {
+  count: number;
+  entries: Int32Array;
+  ids: Uint8Array;
+}
+
+/** Records entry `k` as a REF delta whose base id is `src[at..at+H)` (entries come in pack order). */
+export function addRefDelta(refs: RefDeltas, k: number, src: Uint8Array, at: number, H: number): void {
+  if (refs.count === refs.entries.length) {
+    const room = Math.max(64, refs.count * 2);
+    const entries = new Int32Array(room);
+    entries.set(refs.entries);
+    const ids = new Uint8Array(room * H);
+    ids.set(refs.ids);
+    refs.entries = entries;
+    refs.ids = ids;
+  }
+  refs.entries[refs.count] = k;
+  for (let j = 0; j < H; j++) refs.ids[refs.count * H + j] = src[at + j] as number;
+  refs.count++;
+}
+
+/** Where entry `k`'s base id starts in `refs.ids`, or -1 if it is no REF delta. */
+export function refBaseAt(refs: RefDeltas, k: number, H: number): number {
+  let lo = 0;
+  let hi = refs.count;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    const v = refs.entries[mid] as number;
+    if (v === k) return mid * H;
+    if (v < k) lo = mid + 1;
+    else hi = mid;
+  }
+  return -1;
+}
+
+/**
  * What pass 1 learns about every entry, in flat typed arrays indexed by entry number (pack order).
- * Cost per entry: 8 offset + 8 size + 4 crc + 4 base + 1 type + 1 header + H id = 46-58 bytes:
- * 10M entries fit in about 600 MB.
+ * Cost per entry: 8 offset + 8 size + 4 crc + 4 base + 1 type + 1 resolved type + 1 header + H id
+ * = 27 + H bytes (47 for SHA-1), and 4 + H more for each REF delta (`refs`).
  */
 export interface PackScan {
   format: ObjectFormat;
@@ -32,8 +72,8 @@ export interface PackScan {
   crc32: Uint32Array;
   /** OFS_DELTA: entry number of the base (-1 otherwise, -2 when the offset hits no entry start). */
   ofsBase: Int32Array;
-  /** REF_DELTA base ids, H bytes per entry (zero for others). */
-  refIds: Uint8Array;
+  /** The REF deltas and their base ids. */
+  refs: RefDeltas;
   /** Object ids, H bytes per entry; filled for non-deltas by pass 1, for deltas by pass 2. */
   ids: Uint8Array;
   /**
@@ -125,7 +165,6 @@ export class PackScanner {
   private readonly entries: EntryScanner;
   private readonly shared: boolean;
   private scan: PackScan | undefined;
-  private refIds: Uint8Array | undefined;
   private k = 0;
   private pos = PACK_HEADER_LENGTH;
   /** When the scan next gives the event loop a turn (see slices.ts). */
@@ -167,11 +206,6 @@ export class PackScanner {
   private room(k: number): PackScan {
     const scan = this.scan as PackScan;
     if (k >= scan.capacity) growScan(scan, Math.min(scan.count, Math.max(k + 1, scan.capacity * 2)), this.shared);
-    if (this.refIds !== undefined && this.refIds.length < scan.capacity * this.H) {
-      const bigger = new Uint8Array(scan.capacity * this.H);
-      bigger.set(this.refIds);
-      this.refIds = bigger;
-    }
     return scan;
   }
 
@@ -216,8 +250,7 @@ export class PackScanner {
         // Bases precede their deltas, so a binary search over the offsets seen so far finds it.
         scan.ofsBase[k] = findOffset(scan.offsets, k, h.baseOffset);
       } else if (h.type === OBJ_REF_DELTA) {
-        this.refIds ??= new Uint8Array(scan.capacity * H);
-        this.refIds.set(w.buf.subarray(h.baseIdPosition, h.baseIdPosition + H), k * H);
+        addRefDelta(scan.refs, k, w.buf, h.baseIdPosition, H);
       } else {
         scan.resolvedTypes[k] = h.type;
       }
@@ -251,8 +284,7 @@ export class PackScanner {
       if (t === OBJ_OFS_DELTA) {
         scan.ofsBase[k] = findOffset(scan.offsets, k, region.baseOffsets[i] as number);
       } else if (t === OBJ_REF_DELTA) {
-        this.refIds ??= new Uint8Array(scan.capacity * H);
-        this.refIds.set(region.refIds.subarray(i * H, i * H + H), k * H);
+        addRefDelta(scan.refs, k, region.refIds, i * H, H);
       } else {
         scan.resolvedTypes[k] = t;
       }
@@ -294,7 +326,6 @@ export class PackScanner {
     }
     scan.trailing = Buffer.concat(rest);
     if (this.options.whole !== undefined) scan.data = w.buf.subarray(0, scan.end);
-    if (this.refIds !== undefined) scan.refIds = this.refIds;
     this.options.onProgress?.(scan.count, scan.count, scan.end);
     return scan;
   }
@@ -318,7 +349,7 @@ export function allocScan(format: ObjectFormat, capacity: number, shared: boolea
     headerLengths: allocArray(Uint8Array, capacity, shared),
     crc32: new Uint32Array(capacity),
     ofsBase: new Int32Array(capacity).fill(-1),
-    refIds: new Uint8Array(0),
+    refs: { count: 0, entries: new Int32Array(0), ids: new Uint8Array(0) },
     ids: allocArray(Uint8Array, capacity * H, shared),
     packHash: Buffer.alloc(H),
     end: 0,
@@ -331,11 +362,6 @@ export function allocScan(format: ObjectFormat, capacity: number, shared: boolea
 export function growScanTo(scan: PackScan, capacity: number): PackScan {
   const grown = { ...scan };
   growScan(grown, capacity, false);
-  if (grown.refIds.length > 0) {
-    const refIds = new Uint8Array(capacity * hashLength(scan.format));
-    refIds.set(scan.refIds.subarray(0, Math.min(scan.refIds.length, refIds.length)));
-    grown.refIds = refIds;
-  }
   return grown;
 }
 
@@ -353,7 +379,7 @@ function growScan(scan: PackScan, capacity: number, shared: boolean): void {
   copy(next.crc32, scan.crc32);
   copy(next.ofsBase, scan.ofsBase);
   copy(next.ids, scan.ids);
-  Object.assign(scan, { ...next, count: scan.count, inflatedBytes: scan.inflatedBytes, refIds: scan.refIds });
+  Object.assign(scan, { ...next, count: scan.count, inflatedBytes: scan.inflatedBytes, refs: scan.refs });
 }
 
 function earlyEof(name: string, offset: number): PackwrightError {

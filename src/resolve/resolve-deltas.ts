@@ -6,7 +6,7 @@ import type { WorkerPool } from '../workers/worker-pool.js';
 import type { ResolveTasks } from './resolve-tasks.js';
 import { buildDeltaTree, findRefGroup } from './delta-tree.js';
 import { createBoard } from './offer-board.js';
-import { allocArray, type PackScan } from './pack-scan.js';
+import { allocArray, refBaseAt, type PackScan } from './pack-scan.js';
 import { SLICE_MS, yieldToEventLoop } from './slices.js';
 import { createPackVisitor, type PackVisitorSpec } from './pack-visitor.js';
 import { CONTROL_ABORT, CONTROL_LENGTH, CONTROL_RESOLVED, CONTROL_STARTED, CONTROL_WORKERS, Resolver, type ResolverStats, type ResolveState } from './resolver.js';
@@ -46,6 +46,8 @@ export interface ResolveOptions {
    * memory); without it, resolution runs in the calling thread alone.
    */
   pool?: WorkerPool<ResolveTasks>;
+  /** Threads to resolve on, this one included (default: every worker of `pool`, and this one). */
+  threads?: number;
   /**
    * Show every object of the types it names to a visitor in the thread that resolves it (the
    * workers' script must register it: see pack-visitor.ts).
@@ -64,7 +66,9 @@ export async function resolveDeltas(packPath: string, scan: PackScan, options: R
   const n = scan.count;
   const pool = options.pool;
   const shared = pool !== undefined;
-  const threads = (pool?.size ?? 0) + 1;
+  // The pool's first `workers` threads resolve (index-pack's memory plan may use fewer than it has).
+  const workers = Math.min(pool?.size ?? 0, (options.threads ?? Infinity) - 1);
+  const threads = workers + 1;
   const tree = buildDeltaTree(scan, shared);
   const state: ResolveState = {
     format: scan.format, name, packPath, packEnd: scan.end, pack: scan.data,
@@ -97,14 +101,14 @@ export async function resolveDeltas(packPath: string, scan: PackScan, options: R
   const local = new Resolver(state, onBatch, visitor);
   try {
     if (pool !== undefined) {
-      const running = pool.runAll('resolve', state);
+      const running = pool.runAll('resolve', state, workers);
       // A thread that fails or dies (its request rejects; heard between this thread's slices)
       // stops the others at once; its own error is the one reported below.
       running.catch(() => Atomics.store(state.control, CONTROL_ABORT, 1));
       // Start together: a worker still booting would find the roots gone (~50 ms at most; they
       // were started before pass 1).
       const deadline = Date.now() + 500;
-      for (let started = Atomics.load(state.control, CONTROL_STARTED); started < pool.size && Date.now() < deadline; started = Atomics.load(state.control, CONTROL_STARTED)) {
+      for (let started = Atomics.load(state.control, CONTROL_STARTED); started < workers && Date.now() < deadline; started = Atomics.load(state.control, CONTROL_STARTED)) {
         Atomics.wait(state.control, CONTROL_STARTED, started, 20);
       }
       let localError: unknown;
@@ -134,9 +138,10 @@ export async function resolveDeltas(packPath: string, scan: PackScan, options: R
     let externalBases = 0;
     const refCount = tree.refEntries.length;
     if (options.externalBase !== undefined && refCount > 0) {
-      for (let k = 0; k < n; k++) {
-        if (scan.types[k] !== OBJ_REF_DELTA || scan.resolvedTypes[k] !== 0) continue;
-        const g = findRefGroup(tree.refBaseIds, refCount, H, scan.refIds, k * H);
+      const refs = scan.refs;
+      for (let r = 0; r < refs.count; r++) {
+        if (scan.resolvedTypes[refs.entries[r] as number] !== 0) continue;
+        const g = findRefGroup(tree.refBaseIds, refCount, H, refs.ids, r * H);
         if (g < 0 || Atomics.load(tree.refClaims, g) !== 0) continue;
         const id = Buffer.from(tree.refBaseIds.subarray(g * H, g * H + H));
         const ext = options.externalBase(id);
@@ -202,7 +207,8 @@ function unresolved(scan: PackScan, name: string, H: number, count: number): Pac
   for (let k = 0; k < scan.count && missing.length < 3; k++) {
     if ((scan.types[k] as number) < OBJ_OFS_DELTA || scan.resolvedTypes[k] !== 0) continue;
     if (missing.length === 0) firstOffset = scan.offsets[k] as number;
-    missing.push(scan.types[k] === OBJ_REF_DELTA ? `offset ${scan.offsets[k]} (base ${toHex(scan.refIds.subarray(k * H, k * H + H))})` : `offset ${scan.offsets[k]}`);
+    const at = scan.types[k] === OBJ_REF_DELTA ? refBaseAt(scan.refs, k, H) : -1;
+    missing.push(at >= 0 ? `offset ${scan.offsets[k]} (base ${toHex(scan.refs.ids.subarray(at, at + H))})` : `offset ${scan.offsets[k]}`);
   }
   return new PackwrightError('PACK_UNRESOLVED_DELTAS', `${name}: pack has ${count} unresolved deltas (first at ${missing.join(', ')})`, { file: name, offset: firstOffset });
 }

@@ -6,7 +6,7 @@ import { EntryHeader, HEADER_INCOMPLETE, OBJ_OFS_DELTA, OBJ_REF_DELTA, parseEntr
 import { PACK_HEADER_LENGTH, parsePackHeader } from '../pack/pack-header.js';
 import { MAX_INFLATE_RATIO } from './entry-scanner.js';
 import { compareBytes } from '../idx/sorted-ids.js';
-import { allocArray, allocScan, findOffset, type PackScan } from './pack-scan.js';
+import { addRefDelta, allocArray, allocScan, findOffset, type PackScan } from './pack-scan.js';
 
 /**
  * Pass 1 for a pack whose index is at hand, as git's fsck verifies packs (verify_packfile): the
@@ -47,7 +47,6 @@ export function scanPackWithIndex(pack: Uint8Array, index: PackIndex, format: Ob
   // A v2 index's CRCs, in pack order: pass 2 checks each entry's raw bytes against them as it
   // inflates the entry (on every thread). A v1 index has none, and a rebuilt one needs none.
   const crcs = index.version === 2 ? allocArray(Uint32Array, n, shared) : undefined;
-  let refIds: Uint8Array | undefined;
   for (let k = 0; k < n; k++) {
     const at = idxOffsets[k] as number;
     const next = k + 1 < n ? (idxOffsets[k + 1] as number) : dataEnd;
@@ -75,8 +74,7 @@ export function scanPackWithIndex(pack: Uint8Array, index: PackIndex, format: Ob
     if (h.type === OBJ_OFS_DELTA) {
       scan.ofsBase[k] = findOffset(scan.offsets, k, h.baseOffset);
     } else if (h.type === OBJ_REF_DELTA) {
-      refIds ??= new Uint8Array(n * H);
-      refIds.set(pack.subarray(h.baseIdPosition, h.baseIdPosition + H), k * H);
+      addRefDelta(scan.refs, k, pack, h.baseIdPosition, H);
     } else {
       scan.resolvedTypes[k] = h.type;
     }
@@ -84,7 +82,6 @@ export function scanPackWithIndex(pack: Uint8Array, index: PackIndex, format: Ob
   }
   scan.offsets[n] = dataEnd;
   if (crcs !== undefined) scan.crc32 = scan.expectedCrc32 = crcs;
-  if (refIds !== undefined) scan.refIds = refIds;
   scan.packHash = Buffer.from(trailer);
   scan.end = end;
   scan.data = pack;

@@ -81,12 +81,12 @@ export class WorkerPool<Tasks extends TaskRegistry> {
   }
 
   /**
-   * Runs `task` with the same request on every worker and resolves with each one's reply. When
+   * Runs `task` with the same request on every worker (or the first `count`) and resolves with each one's reply. When
    * some fail, it rejects with the first real error: a failing task makes its peers stop with
    * ABORTED, and that is not the news.
    */
-  async runAll<K extends keyof Tasks & string>(task: K, request: RequestOf<Tasks[K]>): Promise<ReplyOf<Tasks[K]>[]> {
-    const settled = await Promise.allSettled(this.threads.map((_, i) => this.run(i, task, request)));
+  async runAll<K extends keyof Tasks & string>(task: K, request: RequestOf<Tasks[K]>, count = this.size): Promise<ReplyOf<Tasks[K]>[]> {
+    const settled = await Promise.allSettled(this.threads.slice(0, count).map((_, i) => this.run(i, task, request)));
     const failures = settled.filter((r): r is PromiseRejectedResult => r.status === 'rejected').map((r) => r.reason as unknown);
     if (failures.length > 0) throw failures.find((e) => !isPackwrightError(e, 'ABORTED')) ?? failures[0];
     return settled.map((r) => (r as PromiseFulfilledResult<ReplyOf<Tasks[K]>>).value);
