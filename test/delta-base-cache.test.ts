@@ -113,6 +113,24 @@ test('BufferPool: grows by whole arenas when full and reuses released blocks ins
   assert.equal(pool.size, 3 << 20);
 });
 
+test('BufferPool: buffers above the largest block are reused when released, within a bound, and foreign ones are ignored', () => {
+  const pool = new BufferPool(1 << 20);
+  const big = pool.acquire(3 << 20);
+  assert.ok(big.length >= 3 << 20 && big.length <= (3 << 20) * 1.125, `rounded up by at most an eighth: ${big.length}`);
+  pool.release(big);
+  const again = pool.acquire((3 << 20) - 1000);
+  assert.equal(again.buffer, big.buffer, 'the released buffer serves the next request that fits');
+  assert.notEqual(pool.acquire(3 << 20).buffer, big.buffer, 'a buffer in use is not handed out twice');
+  const foreign = Buffer.alloc(4 << 20);
+  pool.release(foreign);
+  assert.notEqual(pool.acquire(4 << 20).buffer, foreign.buffer, 'a buffer the pool did not make is not taken in');
+  // Released beyond the bound (48 MiB), the oldest are let go.
+  const many = Array.from({ length: 8 }, () => pool.acquire(10 << 20));
+  for (const b of many) pool.release(b);
+  const kept = new Set(Array.from({ length: 8 }, () => pool.acquire(10 << 20).buffer));
+  assert.equal(many.filter((b) => kept.has(b.buffer)).length, 4, 'four 10 MiB buffers fit the bound');
+});
+
 test('DeltaBaseCache: a slot reused by another pack (a new generation) never serves the old pack\'s bases', () => {
   const cache = new DeltaBaseCache(1 << 20);
   const old = { slot: 3, generation: 0 };

@@ -48,6 +48,11 @@ export class BuddyAllocator {
     for (let i = units - perTop; i >= 0; i -= perTop) this.push(i, maxShift - minShift);
   }
 
+  /** The largest block an allocator of `size` bytes has with the default shifts. */
+  static largestBlockFor(size: number, minShift = 8): number {
+    return 2 ** Math.min(23, Math.max(minShift, Math.floor(Math.log2(Math.max(1, size)))));
+  }
+
   /** Number of smallest blocks: the range of block indices. */
   get units(): number {
     return this.freeOrder.length;
