@@ -29,10 +29,10 @@ const SLACK = 16 << 20;
 
 /**
  * Bytes an object costs, for an id of H bytes:
- * - while resolving: pass 1's tables (pack-scan.ts) 27 + H; depths 4; the delta tree's child lists
- *   and roots 12 (its 8-byte weights are gone by then). For SHA-1: 63 bytes.
- * - then, to write the index: the sorted order 4, the gathered offsets 8 and the `.idx` itself
- *   H + 8 (v2). For SHA-1: 40 bytes more, 103 in all (226k objects: 22 MB; 1M: 98 MB).
+ * - while resolving: pass 1's tables (pack-scan.ts) 23 + H; depths 4; the delta tree's child lists
+ *   and roots 12 (its 8-byte weights are gone by then). For SHA-1: 59 bytes.
+ * - then, to write the index: the sorted order 4 and the `.idx` itself H + 8 (v2). For SHA-1: 32
+ *   bytes more, 91 in all (226k objects: 20 MB; 1M: 87 MB).
  * - each REF delta: its entry and base id in pass 1's list (4 + H), and in the tree's list sorted
  *   by base id, with its claim (8 + H). For SHA-1: 52 bytes.
  * Nothing of the first phase is given back before the second: the tree's arrays are in shared
@@ -41,7 +41,7 @@ const SLACK = 16 << 20;
  */
 export function bytesPerObject(format: ObjectFormat): { object: number; refDelta: number } {
   const H = hashLength(format);
-  return { object: 27 + H + 4 + 12 + 4 + 8 + H + 8, refDelta: 4 + H + 8 + H };
+  return { object: 23 + H + 4 + 12 + 4 + H + 8, refDelta: 4 + H + 8 + H };
 }
 
 export interface MemoryPlanInput {

@@ -55,8 +55,8 @@ export function refBaseAt(refs: RefDeltas, k: number, H: number): number {
 
 /**
  * What pass 1 learns about every entry, in flat typed arrays indexed by entry number (pack order).
- * Cost per entry: 8 offset + 8 size + 4 crc + 4 base + 1 type + 1 resolved type + 1 header + H id
- * = 27 + H bytes (47 for SHA-1), and 4 + H more for each REF delta (`refs`).
+ * Cost per entry: 8 offset + 4 size + 4 crc + 4 base + 1 type + 1 resolved type + 1 header + H id
+ * = 23 + H bytes (43 for SHA-1), and 4 + H more for each REF delta (`refs`).
  */
 export interface PackScan {
   format: ObjectFormat;
@@ -66,8 +66,8 @@ export interface PackScan {
   /** Stored type (1-4, 6 OFS, 7 REF); after resolving, `resolvedTypes` holds the object type. */
   types: Uint8Array;
   resolvedTypes: Uint8Array;
-  /** Inflated size of the entry's data (delta data for deltas). */
-  sizes: Float64Array;
+  /** Inflated size of the entry's data (delta data for deltas); pass 1 refuses sizes of 4 GiB and more. */
+  sizes: Uint32Array;
   headerLengths: Uint8Array;
   crc32: Uint32Array;
   /** OFS_DELTA: entry number of the base (-1 otherwise, -2 when the offset hits no entry start). */
@@ -136,7 +136,7 @@ export interface RegionScan {
   count: number;
   offsets: Float64Array;
   types: Uint8Array;
-  sizes: Float64Array;
+  sizes: Uint32Array;
   headerLengths: Uint8Array;
   crc32: Uint32Array;
   ids: Uint8Array;
@@ -345,7 +345,7 @@ export function allocScan(format: ObjectFormat, capacity: number, shared: boolea
     offsets: allocArray(Float64Array, capacity + 1, shared),
     types: allocArray(Uint8Array, capacity, shared),
     resolvedTypes: allocArray(Uint8Array, capacity, shared),
-    sizes: allocArray(Float64Array, capacity, shared),
+    sizes: allocArray(Uint32Array, capacity, shared),
     headerLengths: allocArray(Uint8Array, capacity, shared),
     crc32: new Uint32Array(capacity),
     ofsBase: new Int32Array(capacity).fill(-1),

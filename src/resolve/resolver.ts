@@ -23,7 +23,7 @@ export interface ResolveState extends Omit<DeltaTree, 'deltaCount'> {
   pack: Uint8Array | undefined;
   offsets: Float64Array;
   types: Uint8Array;
-  sizes: Float64Array;
+  sizes: Uint32Array;
   headerLengths: Uint8Array;
   ids: Uint8Array;
   resolvedTypes: Uint8Array;

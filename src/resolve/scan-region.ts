@@ -200,7 +200,7 @@ function alloc(capacity: number, H: number): RegionScan {
     ok: false, start: -1, end: -1, count: 0, readUpTo: 0,
     offsets: new Float64Array(capacity),
     types: new Uint8Array(capacity),
-    sizes: new Float64Array(capacity),
+    sizes: new Uint32Array(capacity),
     headerLengths: new Uint8Array(capacity),
     crc32: new Uint32Array(capacity),
     ids: new Uint8Array(capacity * H),
