@@ -57,7 +57,7 @@ export async function verifyPackCommand(ctx: GlobalOptions, args: string[]): Pro
     const base = resolve(ctx.cwd, arg).replace(/\.(idx|pack)$/, '');
     const idxPath = `${base}.idx`;
     try {
-      const r = await interruptible((signal) => verifyPack(idxPath, format as ObjectFormat, { signal, ...(ceiling !== undefined ? { maxMemory: ceiling } : {}) }));
+      const r = await interruptible((signal) => verifyPack(idxPath, format as ObjectFormat, { signal, depths: verbose, ...(ceiling !== undefined ? { maxMemory: ceiling } : {}) }));
       if (verbose || statOnly) {
         const s = r.scan;
         const deepest = r.stats.chainHistogram.length - 1;
@@ -68,7 +68,7 @@ export async function verifyPackCommand(ctx: GlobalOptions, args: string[]): Pro
             out.string(`${toHexAt(s.ids, k, H)} ${typeName(s.resolvedTypes[k] as number).padEnd(6)} ${size} ${(s.offsets[k + 1] as number) - (s.offsets[k] as number)} ${s.offsets[k]}`);
             if ((s.types[k] as number) >= OBJ_OFS_DELTA) {
               const baseId = s.types[k] === OBJ_OFS_DELTA ? toHexAt(s.ids, s.ofsBase[k] as number, H) : toHexAt(s.refs.ids, refBaseAt(s.refs, k, H) / H, H);
-              out.string(` ${r.depths[k]} ${baseId}`);
+              out.string(` ${(r.depths as Uint32Array)[k]} ${baseId}`);
             }
             out.string('\n');
           }

@@ -2,7 +2,6 @@ import { readFileSync } from 'node:fs';
 import { ObjectTable } from '../create/object-table.js';
 import { PackwrightError } from '../errors/packwright-error.js';
 import { hashLength } from '../hash/object-format.js';
-import { PackIndex } from '../idx/pack-index.js';
 import { checkObject } from '../objects/check-object.js';
 import { FsckRules, fsckMessageId, type FsckMessageKey } from '../objects/fsck-messages.js';
 import { OBJ_BLOB, TYPE_NAMES } from '../objects/object-type.js';
@@ -81,14 +80,12 @@ function setMessageTypes(rules: FsckRules, values: string, hexLength: number): v
 /** The objects of a pack just indexed, read back from its file by entry number or by id. */
 class IndexedObjects {
   readonly H: number;
-  private readonly index: PackIndex;
   private objectTable: ObjectTable | undefined;
   private file: PackFile | undefined;
   private reader: PackReader | undefined;
 
   constructor(readonly pack: IndexedPack) {
     this.H = hashLength(pack.scan.format);
-    this.index = new PackIndex(pack.index, this.H);
   }
 
   /** The pack's ids numbered, with their types (made on first use: only --strict needs it). */
@@ -108,29 +105,16 @@ class IndexedObjects {
 
   /** Entry number of `id` in pack order, or -1. */
   entryOf(id: Uint8Array): number {
-    const i = this.index.find(id);
-    if (i < 0) return -1;
-    const offset = this.index.offset(i);
-    const offsets = this.pack.scan.offsets;
-    let lo = 0;
-    let hi = this.pack.scan.count - 1;
-    while (lo <= hi) {
-      const mid = (lo + hi) >>> 1;
-      const v = offsets[mid] as number;
-      if (v === offset) return mid;
-      if (v < offset) lo = mid + 1;
-      else hi = mid - 1;
-    }
-    return -1;
+    return this.pack.findEntry(id);
   }
 
   read(k: number): { type: number; data: Buffer } {
     if (this.reader === undefined) {
-      const index = this.index;
+      const { scan } = this.pack;
       this.file = PackFile.open(this.pack.packPath, { hashLength: this.H });
       this.reader = new PackReader(this.file, new DeltaBaseCache(), (id) => {
-        const i = index.find(id);
-        return i < 0 ? -1 : index.offset(i);
+        const k = this.pack.findEntry(id);
+        return k < 0 ? -1 : (scan.offsets[k] as number);
       });
     }
     return this.reader.read(this.pack.scan.offsets[k] as number);

@@ -2,21 +2,23 @@ import { PackwrightError } from '../errors/packwright-error.js';
 import { toHex } from '../hash/hex.js';
 import { hashLength, type ObjectFormat } from '../hash/object-format.js';
 import { compareBytes } from '../idx/sorted-ids.js';
-import { writeIndex, type WriteIndexOptions } from '../idx/write-index.js';
+import { streamIndex, type IndexSink, type WriteIndexOptions } from '../idx/write-index.js';
 import type { PackScan } from './pack-scan.js';
 import { sortIds } from './sort-ids.js';
 
 export interface BuiltIndex {
-  /** The `.idx` bytes. */
-  index: Buffer;
   /** `order[i]`: the entry (pack order) whose id is i-th in sorted order. */
   order: Uint32Array;
+  /** Hands the `.idx` bytes to `sink` a chunk at a time (see streamIndex): no copy of it all is made. */
+  stream(sink: IndexSink): void;
+  /** The entry number of the object `id`, or -1 (binary search through `order`). */
+  findEntry(id: Uint8Array): number;
 }
 
 /**
- * Sorts the scanned ids and lays out the `.idx` (ids, CRCs, offsets) as git's `write_idx_file`
- * does. With `strict`, a duplicate object is PACK_DUPLICATE_OBJECT (git's --strict). `sorted` is
- * the order when it is known already (checked against an existing index: orderFromIndex).
+ * Sorts the scanned ids for the `.idx` (ids, CRCs, offsets) git's `write_idx_file` writes. With
+ * `strict`, a duplicate object is PACK_DUPLICATE_OBJECT (git's --strict). `sorted` is the order
+ * when it is known already (checked against an existing index: orderFromIndex).
  */
 export function buildIndex(scan: PackScan, format: ObjectFormat, name: string, strict: boolean, writeOptions: WriteIndexOptions, sorted?: Uint32Array): BuiltIndex {
   const H = hashLength(format);
@@ -33,6 +35,22 @@ export function buildIndex(scan: PackScan, format: ObjectFormat, name: string, s
     }
   }
   // Gathered in sorted order straight from the scan's tables (in pack order): no sorted copies.
-  const index = writeIndex(format, { ids, offsets: scan.offsets.subarray(0, n), crc32: scan.crc32, order }, scan.packHash, writeOptions);
-  return { index, order };
+  const entries = { ids, offsets: scan.offsets.subarray(0, n), crc32: scan.crc32, order };
+  return {
+    order,
+    stream: (sink) => streamIndex(format, entries, scan.packHash, writeOptions, sink),
+    findEntry(id) {
+      let lo = 0;
+      let hi = n;
+      while (lo < hi) {
+        const mid = (lo + hi) >>> 1;
+        const k = order[mid] as number;
+        const c = compareBytes(ids, k * H, id, 0, H);
+        if (c === 0) return k;
+        if (c < 0) lo = mid + 1;
+        else hi = mid;
+      }
+      return -1;
+    },
+  };
 }

@@ -14,7 +14,7 @@ import type { WriteIndexOptions } from '../idx/write-index.js';
 import { TYPE_NAMES } from '../objects/object-type.js';
 import { PREFAULT_CHUNK, prefaultStates, takeChunks } from '../workers/prefault.js';
 import { WorkerPool } from '../workers/worker-pool.js';
-import { buildIndex } from './build-index.js';
+import { buildIndex, type BuiltIndex } from './build-index.js';
 import { completeThinPack } from './complete-thin-pack.js';
 import { scanWithHelpers, splitScan, type SplitScan } from './parallel-scan.js';
 import { DEFAULT_MAX_MEMORY, planIndexPackMemory, type MemoryPlan } from './memory-plan.js';
@@ -59,6 +59,8 @@ export interface IndexPackOptions {
   packPath?: string;
   /** For stream or buffer input: write `pack-<hash>.pack` (and its companions) in this directory. */
   packDir?: string;
+  /** Record each entry's delta depth (`IndexPackResult.depths`, for verify-pack -v): 4 bytes an object. */
+  depths?: boolean;
   /** Reject duplicate objects (git's `--strict` does that among its checks). */
   strict?: boolean;
   /** Complete a thin pack with bases from this lookup (git's `--fix-thin`). */
@@ -111,15 +113,15 @@ export interface IndexPackOptions {
   workerScript?: URL;
 }
 
-/** What `beforeWrite` is shown: the pack's entries, its index, and what the visitor found. */
+/** What `beforeWrite` is shown: the pack's entries (ids included) and what the visitor found. */
 export interface IndexedPack {
   scan: PackScan;
-  /** The `.idx` bytes about to be written. */
-  index: Buffer;
   /** What each thread's visitor found (`visitor`). */
   visits: unknown[];
   /** Where the pack's bytes are until they are renamed into place (its objects can be read there). */
   packPath: string;
+  /** The entry number (pack order) of the object `id`, or -1: a search of the sorted ids. */
+  findEntry(id: Uint8Array): number;
 }
 
 export interface IndexPackResult {
@@ -133,12 +135,17 @@ export interface IndexPackResult {
   localObjects: number;
   /** Bytes that followed the pack's trailer in the input (git echoes them for `--stdin`). */
   trailing: Buffer;
-  /** The `.idx` bytes. */
-  index: Buffer;
+  /**
+   * The `.idx` bytes: read back from `indexPath` when first asked for (the run streams the index to
+   * its file and holds no copy: 280 MB at 10M objects), or the bytes themselves when there is no
+   * file to write (a stream with neither `packPath` nor `packDir`).
+   */
+  readonly index: Buffer;
   /** Per-entry facts in pack order (for `verify-pack -v`). */
   scan: PackScan;
   /** Delta depth of each entry in pack order. */
-  depths: Uint32Array;
+  /** With `depths`: the delta depth of each entry in pack order. */
+  depths: Uint32Array | undefined;
   /** What each thread's visitor found (`visitor`). */
   visits: unknown[];
   stats: {
@@ -294,9 +301,10 @@ class IndexPackJob {
     if (options.idxVersion !== undefined) writeOptions.version = options.idxVersion;
     if (options.largeOffsetLimit !== undefined) writeOptions.largeOffsetLimit = options.largeOffsetLimit;
     const sorted = this.indexGuide !== undefined ? orderFromIndex(scan, this.indexGuide, name) : undefined;
-    const { index, order } = buildIndex(scan, this.format, name, options.strict === true, writeOptions, sorted);
-    await options.beforeWrite?.({ scan, index, visits: stats.visits, packPath: this.packPath });
-    const paths = this.writeFiles(scan, index, order);
+    const built = buildIndex(scan, this.format, name, options.strict === true, writeOptions, sorted);
+    await options.beforeWrite?.({ scan, visits: stats.visits, packPath: this.packPath, findEntry: (id) => built.findEntry(id) });
+    const { inMemory, ...paths } = this.writeFiles(scan, built);
+    let indexBytes = inMemory;
     this.lap('write');
     const countsByType: Record<string, number> = { commit: 0, tree: 0, blob: 0, tag: 0 };
     for (let k = 0; k < scan.count; k++) {
@@ -305,7 +313,10 @@ class IndexPackJob {
     }
     return {
       packHash: scan.packHash, ...paths, objectCount: scan.count, localObjects: usedExternal.length,
-      trailing: scan.trailing, index, scan, depths: stats.depths, visits: stats.visits,
+      trailing: scan.trailing, scan, depths: stats.depths, visits: stats.visits,
+      get index(): Buffer {
+        return (indexBytes ??= readFileSync(paths.indexPath as string));
+      },
       stats: {
         countsByType, deltas: stats.deltas, chainHistogram: stats.chainHistogram, peakLiveBytes: stats.peakLiveBytes, threads: stats.perThread.length, resident: scan.data !== undefined,
         perThread: stats.perThread, stolen: stats.stolen, phases: this.phases,
@@ -427,6 +438,7 @@ class IndexPackJob {
     const external = options.fixThin ?? options.thinBases;
     if (external !== undefined) resolveOptions.externalBase = external;
     if (options.visitor !== undefined) resolveOptions.visitor = options.visitor;
+    if (options.depths === true) resolveOptions.depths = true;
     if (options.onProgress !== undefined) {
       const p = options.onProgress;
       resolveOptions.onProgress = (d, n) => p('resolving', d, n);
@@ -439,8 +451,9 @@ class IndexPackJob {
    * index last: a pack is visible once it is complete). Each is written to a temporary name and
    * renamed, so a failure leaves nothing half-written.
    */
-  private writeFiles(scan: PackScan, index: Buffer, order: Uint32Array): Pick<IndexPackResult, 'packPath' | 'indexPath' | 'revPath' | 'keepPath'> {
+  private writeFiles(scan: PackScan, built: BuiltIndex): Pick<IndexPackResult, 'packPath' | 'indexPath' | 'revPath' | 'keepPath'> & { inMemory?: Buffer } {
     const { input, options, name } = this;
+    const { order } = built;
     const basePath = typeof input === 'string'
       ? input.replace(/\.pack$/, '')
       : options.packPath?.replace(/\.pack$/, '') ?? (options.packDir !== undefined ? join(options.packDir, `pack-${scan.packHash.toString('hex')}`) : undefined);
@@ -450,9 +463,10 @@ class IndexPackJob {
     let keepPath: string | undefined;
     if (options.verify) {
       if (indexPath === undefined || !existsSync(indexPath)) throw new PackwrightError('INVALID_ARGUMENT', `${name}: no index to verify against`);
-      // git's words for a file that differs from the one it would write (csum-file.c).
-      const existing = options.existingIndex?.data ?? readFileSync(indexPath);
-      if (!existing.equals(index)) throw new PackwrightError('IDX_MISMATCH', `sha1 file '${indexPath}' validation error: the index does not match the one built from ${name}`, { file: indexPath });
+      if (!this.sameIndex(indexPath, built)) {
+        // git's words for a file that differs from the one it would write (csum-file.c).
+        throw new PackwrightError('IDX_MISMATCH', `sha1 file '${indexPath}' validation error: the index does not match the one built from ${name}`, { file: indexPath });
+      }
       if (options.revIndex) {
         revPath = indexPath.replace(/\.idx$/, '') + '.rev';
         if (!existsSync(revPath)) throw new PackwrightError('REV_CORRUPT', `unable to open '${revPath}': No such file or directory`, { file: revPath });
@@ -462,24 +476,80 @@ class IndexPackJob {
       }
       return { packPath, indexPath, revPath, keepPath };
     }
-    if (options.keep !== undefined && basePath !== undefined) {
-      keepPath = `${basePath}.keep`;
-      writeSpecialFile(keepPath, options.keep);
+    if (indexPath === undefined) {
+      // Nowhere to write it: the caller gets the bytes.
+      const parts: Buffer[] = [];
+      built.stream((chunk) => parts.push(Buffer.from(chunk)));
+      return { packPath, indexPath, revPath, keepPath, inMemory: Buffer.concat(parts) };
     }
-    if (options.promisor !== undefined && basePath !== undefined) writeSpecialFile(`${basePath}.promisor`, options.promisor);
-    if (this.tmpPack !== undefined && basePath !== undefined) {
-      closeSync(this.writeFd as number);
-      this.writeFd = undefined;
-      packPath = `${basePath}.pack`;
-      renameSync(this.tmpPack, packPath);
-      this.tmpPack = undefined;
+    // The index goes to its temporary file first (nothing is visible yet), renamed last.
+    const tmpIndex = temporaryPathBeside(indexPath);
+    const fd = openSync(tmpIndex, 'wx', 0o444);
+    try {
+      built.stream((chunk) => writeFully(fd, chunk, tmpIndex));
+      fsyncSync(fd);
+    } catch (e) {
+      closeSync(fd);
+      rmSync(tmpIndex, { force: true });
+      throw e;
     }
-    if (options.revIndex && indexPath !== undefined) {
-      revPath = indexPath.replace(/\.idx$/, '') + '.rev';
-      writeFileAtomic(revPath, this.revBytes(scan, order));
+    closeSync(fd);
+    try {
+      if (options.keep !== undefined && basePath !== undefined) {
+        keepPath = `${basePath}.keep`;
+        writeSpecialFile(keepPath, options.keep);
+      }
+      if (options.promisor !== undefined && basePath !== undefined) writeSpecialFile(`${basePath}.promisor`, options.promisor);
+      if (this.tmpPack !== undefined && basePath !== undefined) {
+        closeSync(this.writeFd as number);
+        this.writeFd = undefined;
+        packPath = `${basePath}.pack`;
+        renameSync(this.tmpPack, packPath);
+        this.tmpPack = undefined;
+      }
+      if (options.revIndex) {
+        revPath = indexPath.replace(/\.idx$/, '') + '.rev';
+        writeFileAtomic(revPath, this.revBytes(scan, order));
+      }
+      renameSync(tmpIndex, indexPath);
+    } catch (e) {
+      rmSync(tmpIndex, { force: true });
+      throw e;
     }
-    if (indexPath !== undefined) writeFileAtomic(indexPath, index);
     return { packPath, indexPath, revPath, keepPath };
+  }
+
+  /**
+   * Whether the index rebuilt is byte for byte the one at `indexPath` (or `existingIndex`, already
+   * in memory), compared a chunk at a time as it is produced.
+   */
+  private sameIndex(indexPath: string, built: BuiltIndex): boolean {
+    const existing = this.options.existingIndex?.data;
+    const fd = existing === undefined ? openForReading(indexPath, 'IDX_CORRUPT') : -1;
+    const size = existing?.length ?? fstatSync(fd).size;
+    const theirs = Buffer.allocUnsafe(existing === undefined ? 1 << 20 : 0);
+    let at = 0;
+    let same = true;
+    try {
+      built.stream((chunk) => {
+        if (!same) return;
+        if (at + chunk.length > size) {
+          same = false;
+          return;
+        }
+        let other: Uint8Array;
+        if (existing !== undefined) other = existing.subarray(at, at + chunk.length);
+        else {
+          readExactly(fd, theirs, 0, chunk.length, at, indexPath, 'IDX_CORRUPT');
+          other = theirs.subarray(0, chunk.length);
+        }
+        same = Buffer.compare(chunk, other) === 0;
+        at += chunk.length;
+      });
+    } finally {
+      if (fd >= 0) closeSync(fd);
+    }
+    return same && at === size;
   }
 
   /** The `.rev` of the pack: in pack order, each entry's idx position (the inverse of `order`). */

@@ -19,17 +19,20 @@ export type { WholePack } from './scan-window.js';
  */
 export interface RefDeltas {
   count: number;
+  /** Room for more than `count`: the lists grow by doubling. */
   entries: Int32Array;
   ids: Uint8Array;
+  /** Grown in shared memory (worker threads read them in pass 2). */
+  shared: boolean;
 }
 
 /** Records entry `k` as a REF delta whose base id is `src[at..at+H)` (entries come in pack order). */
 export function addRefDelta(refs: RefDeltas, k: number, src: Uint8Array, at: number, H: number): void {
   if (refs.count === refs.entries.length) {
     const room = Math.max(64, refs.count * 2);
-    const entries = new Int32Array(room);
+    const entries = allocArray(Int32Array, room, refs.shared);
     entries.set(refs.entries);
-    const ids = new Uint8Array(room * H);
+    const ids = allocArray(Uint8Array, room * H, refs.shared);
     ids.set(refs.ids);
     refs.entries = entries;
     refs.ids = ids;
@@ -349,7 +352,7 @@ export function allocScan(format: ObjectFormat, capacity: number, shared: boolea
     headerLengths: allocArray(Uint8Array, capacity, shared),
     crc32: new Uint32Array(capacity),
     ofsBase: new Int32Array(capacity).fill(-1),
-    refs: { count: 0, entries: new Int32Array(0), ids: new Uint8Array(0) },
+    refs: { count: 0, entries: allocArray(Int32Array, 0, shared), ids: allocArray(Uint8Array, 0, shared), shared },
     ids: allocArray(Uint8Array, capacity * H, shared),
     packHash: Buffer.alloc(H),
     end: 0,

@@ -20,7 +20,8 @@ export interface ResolveStats {
   /** Deltas whose base came from outside the pack (thin packs). */
   externalBases: number;
   /** Delta depth of every entry (0 for non-deltas), in pack order. */
-  depths: Uint32Array;
+  /** Each entry's delta depth (with `depths`). */
+  depths: Uint32Array | undefined;
   /** Objects each thread resolved (one entry when run in-process). */
   perThread: number[];
   /** Children resolved by a thread other than the one that resolved their base's branch. */
@@ -46,6 +47,8 @@ export interface ResolveOptions {
    * memory); without it, resolution runs in the calling thread alone.
    */
   pool?: WorkerPool<ResolveTasks>;
+  /** Record each entry's delta depth (`ResolveStats.depths`: 4 bytes an entry). */
+  depths?: boolean;
   /** Threads to resolve on, this one included (default: every worker of `pool`, and this one). */
   threads?: number;
   /**
@@ -75,7 +78,7 @@ export async function resolveDeltas(packPath: string, scan: PackScan, options: R
     offsets: scan.offsets, types: scan.types, sizes: scan.sizes, headerLengths: scan.headerLengths,
     ids: scan.ids, resolvedTypes: scan.resolvedTypes, unhashed: scan.unhashed === true,
     ...(scan.expectedCrc32 !== undefined ? { expectedCrc32: scan.expectedCrc32 } : {}),
-    depths: allocArray(Uint32Array, n, shared),
+    ...(options.depths === true ? { depths: allocArray(Uint32Array, n, shared) } : {}),
     ...tree,
     control: new Int32Array(new SharedArrayBuffer(CONTROL_LENGTH * 4)),
     // Up to four offered branches per thread, bases up to 4 MiB each: the budget for shared bases.
@@ -136,14 +139,15 @@ export async function resolveDeltas(packPath: string, scan: PackScan, options: R
     // fix_unresolved_deltas, take them in pack order and skip any that an earlier external base
     // already resolved: a base that is also a delta inside the pack must not be appended too.
     let externalBases = 0;
-    const refCount = tree.refEntries.length;
+    const refCount = tree.refOrder.length;
     if (options.externalBase !== undefined && refCount > 0) {
       const refs = scan.refs;
       for (let r = 0; r < refs.count; r++) {
         if (scan.resolvedTypes[refs.entries[r] as number] !== 0) continue;
-        const g = findRefGroup(tree.refBaseIds, refCount, H, refs.ids, r * H);
+        const g = findRefGroup(tree.refBaseIds, tree.refOrder, H, refs.ids, r * H);
         if (g < 0 || Atomics.load(tree.refClaims, g) !== 0) continue;
-        const id = Buffer.from(tree.refBaseIds.subarray(g * H, g * H + H));
+        const at = (tree.refOrder[g] as number) * H;
+        const id = Buffer.from(tree.refBaseIds.subarray(at, at + H));
         const ext = options.externalBase(id);
         if (ext === undefined) continue;
         if (local.resolveExternal(g, ext.type, ext.data)) {

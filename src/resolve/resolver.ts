@@ -7,7 +7,7 @@ import { hashInto, MAX_HEADER_LENGTH, writeHeaderBefore } from '../hash/hash-obj
 import { hashLength, type ObjectFormat } from '../hash/object-format.js';
 import { BufferPool } from '../memory/buffer-pool.js';
 import { Inflater, inflateCodeName } from '../zlib/inflater.js';
-import { findRefGroup, type DeltaTree } from './delta-tree.js';
+import { findRefGroup, mayBeRefBase, refGroupMembers, type DeltaTree } from './delta-tree.js';
 import { acquire, DEPTH, field, offer, release, slotCount, slotData, takeChild, TYPE, type OfferBoard } from './offer-board.js';
 import type { PackVisitor, PackVisitorSpec } from './pack-visitor.js';
 
@@ -27,7 +27,8 @@ export interface ResolveState extends Omit<DeltaTree, 'deltaCount'> {
   headerLengths: Uint8Array;
   ids: Uint8Array;
   resolvedTypes: Uint8Array;
-  depths: Uint32Array;
+  /** Each entry's delta depth, when asked for (verify-pack -v); the walk itself keeps depths in its frames. */
+  depths?: Uint32Array;
   control: Int32Array;
   /** Branches offered to idle threads. */
   board: OfferBoard;
@@ -130,6 +131,8 @@ export class Resolver {
   private readonly fCursor: number[] = [];
   private readonly fBacking: Buffer[] = [];
   private readonly fData: Buffer[] = [];
+  /** Delta depth of each frame's object (0 for a root). */
+  private readonly fDepth: number[] = [];
   /** How many of a frame's kids come from the OFS child list (they come first). */
   private readonly fCsrCount: number[] = [];
   /** The board slot a frame's remaining OFS children were offered in, or -1. */
@@ -155,7 +158,7 @@ export class Resolver {
     this.H = hashLength(s.format);
     this.visitTypes = visitor !== undefined ? (s.visitor?.types ?? 0) : 0;
     this.ids = Buffer.from(s.ids.buffer, s.ids.byteOffset, s.ids.byteLength);
-    this.refCount = s.refEntries.length;
+    this.refCount = s.refOrder.length;
     this.fd = s.pack === undefined ? openSync(s.packPath, 'r') : -1;
     this.deltaData = this.pool.acquire(1 << 16);
   }
@@ -202,7 +205,7 @@ export class Resolver {
           this.pool.release(backing);
           continue;
         }
-        this.push(root, kids, backing, data);
+        this.push(root, kids, backing, data, 0);
         if (!this.walk()) return false;
       }
       if (!this.visitLeaves()) return false;
@@ -288,7 +291,7 @@ export class Resolver {
           // A stolen branch is finished before the slice may end (this thread counts as busy).
           const sliceEnd = this.sliceEnd;
           this.sliceEnd = Infinity;
-          this.descend(child, out);
+          this.descend(child, out, field(board, slot, DEPTH) + 1);
           this.sliceEnd = sliceEnd;
           worked = true;
         } else {
@@ -321,16 +324,16 @@ export class Resolver {
   resolveExternal(group: number, type: number, data: Buffer): boolean {
     this.sliceEnd = Infinity;
     if (Atomics.compareExchange(this.s.refClaims, group, 0, 1) !== 0) return false;
-    for (const c of this.groupMembers(group)) this.descend(c, this.resolveChild(c, data, type, 0));
+    for (const c of this.groupMembers(group)) this.descend(c, this.resolveChild(c, data, type, 0), 1);
     this.flushProgress();
     return true;
   }
 
-  /** Resolves everything below `child`, whose object `resolveChild` just put in `out`. */
-  private descend(child: number, out: Buffer): void {
+  /** Resolves everything below `child` (at `depth`), whose object `resolveChild` just put in `out`. */
+  private descend(child: number, out: Buffer, depth: number): void {
     const next = this.kidsOf(child);
     if (next.length > 0) {
-      this.push(child, next, out, out.subarray(HEAD_ROOM, HEAD_ROOM + this.objectSize));
+      this.push(child, next, out, out.subarray(HEAD_ROOM, HEAD_ROOM + this.objectSize), depth);
       this.walk();
     } else {
       this.pool.release(out);
@@ -344,14 +347,7 @@ export class Resolver {
   }
 
   private groupMembers(group: number): number[] {
-    const { refBaseIds, refEntries } = this.s;
-    const H = this.H;
-    const members: number[] = [];
-    for (let i = group; i < this.refCount; i++) {
-      if (i > group && Buffer.compare(refBaseIds.subarray(i * H, i * H + H), refBaseIds.subarray(group * H, group * H + H)) !== 0) break;
-      members.push(refEntries[i] as number);
-    }
-    return members;
+    return refGroupMembers(this.s, group, this.H);
   }
 
   /** OFS children from the child list, plus the REF group waiting for this object's id (claimed). */
@@ -360,8 +356,8 @@ export class Resolver {
     const kids: number[] = [];
     const end = s.childStart[k + 1] as number;
     for (let i = s.childStart[k] as number; i < end; i++) kids.push(s.childList[i] as number);
-    if (this.refCount > 0) {
-      const group = findRefGroup(s.refBaseIds, this.refCount, this.H, s.ids, k * this.H);
+    if (this.refCount > 0 && mayBeRefBase(s.refFilter, s.ids, k * this.H)) {
+      const group = findRefGroup(s.refBaseIds, s.refOrder, this.H, s.ids, k * this.H);
       if (group >= 0) {
         if (Atomics.compareExchange(s.refClaims, group, 0, 1) !== 0) {
           // Another copy of this object already resolved them: git's index-pack dies of a
@@ -466,7 +462,7 @@ export class Resolver {
     const start = writeHeaderBefore(out, HEAD_ROOM, type, resultSize);
     hashInto(s.format, out.subarray(start, HEAD_ROOM + resultSize), this.ids, c * this.H);
     s.resolvedTypes[c] = type;
-    s.depths[c] = baseDepth + 1;
+    if (s.depths !== undefined) s.depths[c] = baseDepth + 1;
     if (this.visitTypes & (1 << type)) this.visitor?.visit(c, type, out.subarray(HEAD_ROOM, HEAD_ROOM + resultSize));
     const h = this.stats.histogram;
     h[baseDepth + 1] = (h[baseDepth + 1] ?? 0) + 1;
@@ -484,7 +480,8 @@ export class Resolver {
     if (Atomics.load(this.s.control, CONTROL_ABORT) !== 0) throw new PackwrightError('ABORTED', 'Operation aborted');
   }
 
-  private push(k: number, kids: number[], backing: Buffer, data: Buffer): void {
+  private push(k: number, kids: number[], backing: Buffer, data: Buffer, depth: number): void {
+    this.fDepth.push(depth);
     this.fCsrCount.push((this.s.childStart[k + 1] as number) - (this.s.childStart[k] as number));
     this.fSlot.push(-1);
     this.fNode.push(k);
@@ -497,6 +494,7 @@ export class Resolver {
   }
 
   private pop(): void {
+    this.fDepth.pop();
     this.fCsrCount.pop();
     this.fSlot.pop();
     this.fNode.pop();
@@ -541,11 +539,12 @@ export class Resolver {
         c = kids[cursor] as number;
         last = cursor + 1 >= kids.length;
       }
-      const out = this.resolveChild(c, this.fData[top] as Buffer, s.resolvedTypes[parent] as number, s.depths[parent] as number);
+      const depth = this.fDepth[top] as number;
+      const out = this.resolveChild(c, this.fData[top] as Buffer, s.resolvedTypes[parent] as number, depth);
       // The base is no longer needed once its last child has its result.
       if (last) this.pop();
       const next = this.kidsOf(c);
-      if (next.length > 0) this.push(c, next, out, out.subarray(HEAD_ROOM, HEAD_ROOM + this.objectSize));
+      if (next.length > 0) this.push(c, next, out, out.subarray(HEAD_ROOM, HEAD_ROOM + this.objectSize), depth + 1);
       else this.pool.release(out);
     }
     return true;
@@ -556,7 +555,7 @@ export class Resolver {
     const s = this.s;
     const first = (s.childStart[parent] as number) + cursor;
     const end = (s.childStart[parent] as number) + csr;
-    const slot = offer(s.board, parent, s.resolvedTypes[parent] as number, s.depths[parent] as number, this.fData[top] as Buffer, first, end);
+    const slot = offer(s.board, parent, s.resolvedTypes[parent] as number, this.fDepth[top] as number, this.fData[top] as Buffer, first, end);
     if (slot < 0) return false;
     this.fSlot[top] = slot;
     this.fCursor[top] = csr;
