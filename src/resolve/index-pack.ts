@@ -200,10 +200,11 @@ export async function indexPack(input: string | Readable | Uint8Array, options: 
   const small = typeof input === 'string' ? fileSize(input) < SMALL_PACK : input instanceof Uint8Array && input.length < SMALL_PACK;
   const maxMemory = options.maxMemory ?? DEFAULT_MAX_MEMORY;
   const objects = declaredObjects(input);
-  const { threads } = planIndexPackMemory({ maxMemory, format, threads: Math.max(1, options.threads ?? (small ? 1 : defaultThreads())), objects });
+  const depths = options.depths === true;
+  const { threads } = planIndexPackMemory({ maxMemory, format, threads: Math.max(1, options.threads ?? (small ? 1 : defaultThreads())), objects, depths });
   // Planned again once a stream's count is known (its header is read by pass 1), and pass 2 once
   // pass 1 has counted the REF deltas (planMemory).
-  const planMemory = (count: number, refDeltas?: number): MemoryPlan => planIndexPackMemory({ maxMemory, format, threads, objects: count, ...(refDeltas !== undefined ? { refDeltas } : {}) });
+  const planMemory = (count: number, refDeltas?: number): MemoryPlan => planIndexPackMemory({ maxMemory, format, threads, objects: count, depths, ...(refDeltas !== undefined ? { refDeltas } : {}) });
   const residentLimit = (count: number): number => Math.min(options.memoryLimit ?? DEFAULT_MEMORY_LIMIT, planMemory(count).residentLimit);
   // `threads` counts this thread, like git's. Workers boot while the pack is read and scanned
   // (~45 ms each).

@@ -28,20 +28,23 @@ const BLOCK_CACHE = 8 << 20;
 const SLACK = 16 << 20;
 
 /**
- * Bytes an object costs, for an id of H bytes:
- * - while resolving: pass 1's tables (pack-scan.ts) 23 + H; depths 4; the delta tree's child lists
- *   and roots 12 (its 8-byte weights are gone by then). For SHA-1: 59 bytes.
- * - then, to write the index: the sorted order 4 and the `.idx` itself H + 8 (v2). For SHA-1: 32
- *   bytes more, 91 in all (226k objects: 20 MB; 1M: 87 MB).
- * - each REF delta: its entry and base id in pass 1's list (4 + H), and in the tree's list sorted
- *   by base id, with its claim (8 + H). For SHA-1: 52 bytes.
- * Nothing of the first phase is given back before the second: the tree's arrays are in shared
- * memory that only the garbage collector frees, and the exited worker threads' heaps stay in the
- * allocator's arenas (measured: 1M objects peaked 32 MB higher at --threads=2 than at 1).
+ * Bytes an object costs, for an id of H bytes, at the peak (measured: synthetic 10M objects peaked
+ * at 733 MiB on one thread, 655 MiB of it once pass 1's tables and the delta tree existed):
+ * - pass 1's tables (pack-scan.ts): 23 + H;
+ * - the delta tree: child starts 4, child lists 4 a delta, roots 4 a root, and while it is built
+ *   32-bit subtree weights 4 and the roots' sort keys 8 a non-delta (counted as 16 in all);
+ * - to write the index, the sorted order 4 (the `.idx` is streamed to its file);
+ * - with `depths` (verify-pack -v), 4 more.
+ * For SHA-1: 63 bytes, 67 with depths (1M objects: 60 MB).
+ * - each REF delta: its entry and base id in pass 1's list (4 + H), its position in the tree's
+ *   order and its claim (8). For SHA-1: 32 bytes.
+ * Nothing of one phase is given back before the next: the tree's arrays are in shared memory that
+ * only the garbage collector frees, and the exited worker threads' heaps stay in the allocator's
+ * arenas (1M objects peaked 32 MB higher at --threads=2 than at 1).
  */
-export function bytesPerObject(format: ObjectFormat): { object: number; refDelta: number } {
+export function bytesPerObject(format: ObjectFormat, depths = false): { object: number; refDelta: number } {
   const H = hashLength(format);
-  return { object: 23 + H + 4 + 12 + 4 + H + 8, refDelta: 4 + H + 8 + H };
+  return { object: 23 + H + 16 + 4 + (depths ? 4 : 0), refDelta: 4 + H + 8 };
 }
 
 export interface MemoryPlanInput {
@@ -52,6 +55,8 @@ export interface MemoryPlanInput {
   threads: number;
   /** Objects the pack declares (0 when not known yet: a stream). */
   objects: number;
+  /** Each entry's depth is recorded (IndexPackOptions.depths). */
+  depths?: boolean;
   /**
    * REF deltas among them, once pass 1 has counted them. Before that, threads are planned as if
    * there were none (pass 2 is planned again with the count) and the pack's residence as if all
@@ -78,7 +83,7 @@ export interface MemoryPlan {
  */
 export function planIndexPackMemory(input: MemoryPlanInput): MemoryPlan {
   const { maxMemory } = input;
-  const perObject = bytesPerObject(input.format);
+  const perObject = bytesPerObject(input.format, input.depths === true);
   const tables = (refDeltas: number): number => input.objects * perObject.object + refDeltas * perObject.refDelta;
   const cost = (threads: number, refDeltas: number): number => RUNTIME + (threads - 1) * PER_WORKER + threads * PER_THREAD + tables(refDeltas);
   let threads = Math.max(1, input.threads);
