@@ -41,8 +41,24 @@ const MAX_OFFSET = 2 ** 40;
 /** Arena bytes per byte of limit (see above). */
 const ARENA_FACTOR = 1.5;
 
+/** An entry, linked into the cache's recency list. */
+interface Slot {
+  key: number;
+  value: CachedObject;
+  older: Slot | undefined;
+  newer: Slot | undefined;
+}
+
 export class DeltaBaseCache {
-  private readonly map = new Map<number, CachedObject>();
+  /**
+   * Entries by key, and a list of them from least to most recently used. A Map's own order served
+   * once (re-inserting on each hit), but finding its oldest entry walks the holes its deletions
+   * leave at the front until the next rehash: with small objects (800k of them in 96 MiB) each
+   * eviction walked hundreds of thousands, and cat-file --batch over 10M objects never finished.
+   */
+  private readonly map = new Map<number, Slot>();
+  private oldest: Slot | undefined;
+  private newest: Slot | undefined;
   private bytes = 0;
   /**
    * The arena, and the cache key of the entry in each of its blocks (by block index; NaN when
@@ -94,7 +110,7 @@ export class DeltaBaseCache {
   forgetSlot(slot: number): void {
     const from = slot * MAX_OFFSET;
     const to = from + MAX_OFFSET;
-    for (const k of [...this.map.keys()]) if (k >= from && k < to) this.evict(k);
+    for (const k of [...this.map.keys()]) if (k >= from && k < to) this.evict(this.map.get(k) as Slot);
     this.generations[slot] = -1;
   }
 
@@ -111,12 +127,12 @@ export class DeltaBaseCache {
     // Evicting the oldest entries one by one rarely frees a large enough block (their blocks are
     // scattered), so free a whole region around one of the oldest, if all of it is evictable.
     let tries = 0;
-    for (const v of this.map.values()) {
-      if (++tries > 16) break;
+    for (let slot = this.oldest; slot !== undefined && ++tries <= 16; slot = slot.newer) {
+      const v = slot.value;
       if (v === keep || v.backing === undefined || !arena.owns(v.backing)) continue;
       const around = arena.blocksAround(v.backing, size);
-      if (!around.every((i) => !Number.isNaN(owners[i] as number) && this.map.get(owners[i] as number) !== keep)) continue;
-      for (const i of around) this.evict(owners[i] as number);
+      if (!around.every((i) => !Number.isNaN(owners[i] as number) && this.map.get(owners[i] as number)?.value !== keep)) continue;
+      for (const i of around) this.evict(this.map.get(owners[i] as number) as Slot);
       const freed = arena.alloc(size);
       if (freed !== undefined) return freed;
     }
@@ -138,15 +154,15 @@ export class DeltaBaseCache {
       return undefined;
     }
     this.hits++;
-    // Re-insert to mark as most recently used (Map keeps insertion order).
-    this.map.delete(key);
-    this.map.set(key, hit);
-    return hit;
+    // Now the most recently used.
+    this.unlink(hit);
+    this.link(hit);
+    return hit.value;
   }
 
   /** Looks without counting or reordering (for header-only walks). */
   peek(key: number): CachedObject | undefined {
-    return this.map.get(key);
+    return this.map.get(key)?.value;
   }
 
   set(key: number, value: CachedObject): void {
@@ -158,10 +174,13 @@ export class DeltaBaseCache {
     const old = this.map.get(key);
     if (old !== undefined) {
       this.map.delete(key);
-      this.bytes -= DeltaBaseCache.cost(old);
-      if (old.backing !== undefined && old.backing !== value.backing) this.release(old.backing);
+      this.unlink(old);
+      this.bytes -= DeltaBaseCache.cost(old.value);
+      if (old.value.backing !== undefined && old.value.backing !== value.backing) this.release(old.value.backing);
     }
-    this.map.set(key, value);
+    const slot: Slot = { key, value, older: undefined, newer: undefined };
+    this.map.set(key, slot);
+    this.link(slot);
     this.bytes += cost;
     const space = this.space;
     if (value.backing !== undefined && space !== undefined && space.arena.owns(value.backing)) space.owners[space.arena.indexOf(value.backing)] = key;
@@ -176,6 +195,7 @@ export class DeltaBaseCache {
 
   clear(): void {
     this.map.clear();
+    this.oldest = this.newest = undefined;
     this.space = undefined;
     this.bytes = 0;
   }
@@ -187,18 +207,34 @@ export class DeltaBaseCache {
 
   /** Evicts the least recently used entry other than `keep`; false when there is none. */
   private evictOldest(keep: CachedObject | undefined): boolean {
-    for (const [k, v] of this.map) {
-      if (v === keep) continue;
-      this.evict(k);
-      return true;
-    }
-    return false;
+    let slot = this.oldest;
+    if (slot !== undefined && slot.value === keep) slot = slot.newer;
+    if (slot === undefined) return false;
+    this.evict(slot);
+    return true;
   }
 
-  private evict(key: number): void {
-    const v = this.map.get(key) as CachedObject;
-    this.map.delete(key);
-    this.bytes -= DeltaBaseCache.cost(v);
-    if (v.backing !== undefined) this.release(v.backing);
+  private evict(slot: Slot): void {
+    this.map.delete(slot.key);
+    this.unlink(slot);
+    this.bytes -= DeltaBaseCache.cost(slot.value);
+    if (slot.value.backing !== undefined) this.release(slot.value.backing);
+  }
+
+  /** Appends `slot` as the most recently used. */
+  private link(slot: Slot): void {
+    slot.older = this.newest;
+    slot.newer = undefined;
+    if (this.newest !== undefined) this.newest.newer = slot;
+    else this.oldest = slot;
+    this.newest = slot;
+  }
+
+  private unlink(slot: Slot): void {
+    if (slot.older !== undefined) slot.older.newer = slot.newer;
+    else this.oldest = slot.newer;
+    if (slot.newer !== undefined) slot.newer.older = slot.older;
+    else this.newest = slot.older;
+    slot.older = slot.newer = undefined;
   }
 }
