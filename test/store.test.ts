@@ -154,6 +154,24 @@ describe('store: refresh policies', () => {
     r.close();
     r2.close();
   });
+
+  test('core.deltaBaseCacheLimit in git config sizes the delta-base cache, as in git', async () => {
+    using dir = tempDir();
+    const repo = makeRepo(dir.path, 'sha1', 3);
+    const { Repository } = await import('../src/repo/index.js');
+    const before = Repository.open(repo);
+    assert.equal(before.store.cache.limit, 96 * 1024 * 1024);
+    before.close();
+    git(repo, ['config', 'core.deltaBaseCacheLimit', '8m']);
+    const r = Repository.open(repo);
+    assert.equal(r.store.cache.limit, 8 * 1024 * 1024);
+    // Every object still reads back as git's.
+    for (const line of git(repo, ['cat-file', '--batch-all-objects', '--batch-check=%(objectname) %(objecttype)']).toString().trim().split('\n')) {
+      const [id, type] = line.split(' ') as [string, string];
+      assert.deepEqual(r.objects.read(Buffer.from(id, 'hex')).data, git(repo, ['cat-file', type, id]), id);
+    }
+    r.close();
+  });
 });
 
 describe('store: files changing underneath (git repack -ad, gc, multi-pack-index)', () => {

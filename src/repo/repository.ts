@@ -250,6 +250,9 @@ function storeOptionsFrom(config: GitConfig): OpenStoreOptions {
   const options: OpenStoreOptions = {};
   const refresh = config.get('packwright.refreshAfter');
   if (typeof refresh === 'string') options.refresh = parseRefreshPolicy(refresh, 'packwright.refreshAfter');
+  // git's own key and unit suffixes; the cache holds up to this many bytes of delta bases.
+  const cacheLimit = config.getInt('core.deltaBaseCacheLimit');
+  if (cacheLimit !== undefined && cacheLimit >= 0) options.deltaBaseCacheLimit = cacheLimit;
   const midx = config.getBool('core.multiPackIndex');
   if (midx !== undefined) options.multiPackIndex = midx;
   const level = config.getInt('core.looseCompression') ?? config.getInt('core.compression');
