@@ -16,5 +16,5 @@
 export { readExactly } from './read-exactly.js';
 export { openForReading, systemMessage } from './open-for-reading.js';
 export { readFileIfPresent } from './read-file-if-present.js';
-export { writeFileAtomic, temporaryPathBeside } from './write-file-atomic.js';
+export { writeFileAtomic, writeTemporaryFile, temporaryPathBeside } from './write-file-atomic.js';
 export { writeFully } from './write-fully.js';

@@ -11,17 +11,32 @@ import { nodeCrypto } from '../hash/node-crypto.js';
  */
 export function writeFileAtomic(path: string, data: Uint8Array, mode = 0o444, tempPath?: string): void {
   const tmp = tempPath ?? temporaryPathBeside(path);
+  writeTemporaryFile(tmp, (fd) => writeFully(fd, data, tmp), mode);
+  try {
+    renameSync(tmp, path);
+  } catch (e) {
+    rmSync(tmp, { force: true });
+    throw e;
+  }
+}
+
+/**
+ * Creates `tmp` exclusively, has `write` fill it, fsyncs and closes it, and returns its name for
+ * the caller to rename when it is time (index-pack renames the index last); on failure the file
+ * is removed and the error passed on.
+ */
+export function writeTemporaryFile(tmp: string, write: (fd: number) => void, mode = 0o444): string {
   const fd = openSync(tmp, 'wx', mode);
   try {
-    writeFully(fd, data, tmp);
+    write(fd);
     fsyncSync(fd);
     closeSync(fd);
-    renameSync(tmp, path);
   } catch (e) {
     try { closeSync(fd); } catch { /* already closed */ }
     rmSync(tmp, { force: true });
     throw e;
   }
+  return tmp;
 }
 
 /**

@@ -7,7 +7,7 @@ import { PackwrightError } from '../errors/packwright-error.js';
 import { hashLength, type ObjectFormat } from '../hash/object-format.js';
 import { readExactly } from '../io/read-exactly.js';
 import { openForReading } from '../io/open-for-reading.js';
-import { temporaryPathBeside, writeFileAtomic } from '../io/write-file-atomic.js';
+import { temporaryPathBeside, writeFileAtomic, writeTemporaryFile } from '../io/write-file-atomic.js';
 import { PackIndex } from '../idx/pack-index.js';
 import { writeRevIndex } from '../idx/rev-index.js';
 import type { WriteIndexOptions } from '../idx/write-index.js';
@@ -18,7 +18,7 @@ import { buildIndex, type BuiltIndex } from './build-index.js';
 import { completeThinPack } from './complete-thin-pack.js';
 import { scanWithHelpers, splitScan, type SplitScan } from './parallel-scan.js';
 import { DEFAULT_MAX_MEMORY, planIndexPackMemory, type MemoryPlan } from './memory-plan.js';
-import { PACK_HEADER_LENGTH } from '../pack/pack-header.js';
+import { PACK_HEADER_LENGTH, parsePackHeader } from '../pack/pack-header.js';
 import { PackScanner, scanPack, type PackScan, type ScanOptions, type WholePack } from './pack-scan.js';
 import { orderFromIndex, scanPackWithIndex } from './scan-with-index.js';
 import { bufferSource, fileSource, streamSource, type PackSource } from './pack-source.js';
@@ -205,11 +205,10 @@ export async function indexPack(input: string | Readable | Uint8Array, options: 
   // Planned again once a stream's count is known (its header is read by pass 1), and pass 2 once
   // pass 1 has counted the REF deltas (planMemory).
   const planMemory = (count: number, refDeltas?: number): MemoryPlan => planIndexPackMemory({ maxMemory, format, threads, objects: count, depths, ...(refDeltas !== undefined ? { refDeltas } : {}) });
-  const residentLimit = (count: number): number => Math.min(options.memoryLimit ?? DEFAULT_MEMORY_LIMIT, planMemory(count).residentLimit);
   // `threads` counts this thread, like git's. Workers boot while the pack is read and scanned
   // (~45 ms each).
   const pool = threads > 1 ? new WorkerPool<ResolveTasks>(options.workerScript ?? RESOLVE_WORKER, threads - 1) : undefined;
-  const job = new IndexPackJob(input, options, format, name, pool, residentLimit(objects), residentLimit, planMemory);
+  const job = new IndexPackJob(input, options, format, name, pool, objects, planMemory);
   try {
     return await job.run();
   } finally {
@@ -223,23 +222,19 @@ export async function indexPack(input: string | Readable | Uint8Array, options: 
  * read here, or from a stream: pass 1 reports a bad header in its own words).
  */
 function declaredObjects(input: string | Readable | Uint8Array): number {
-  let header: Uint8Array | undefined;
-  if (input instanceof Uint8Array) header = input.subarray(0, PACK_HEADER_LENGTH);
-  else if (typeof input === 'string') {
-    header = new Uint8Array(PACK_HEADER_LENGTH);
+  try {
+    if (input instanceof Uint8Array) return parsePackHeader(input.subarray(0, PACK_HEADER_LENGTH)).objectCount;
+    if (typeof input !== 'string') return 0;
+    const header = new Uint8Array(PACK_HEADER_LENGTH);
+    const fd = openSync(input, 'r');
     try {
-      const fd = openSync(input, 'r');
-      try {
-        if (readSync(fd, header, 0, PACK_HEADER_LENGTH, 0) < PACK_HEADER_LENGTH) return 0;
-      } finally {
-        closeSync(fd);
-      }
-    } catch {
-      return 0;
+      return parsePackHeader(header.subarray(0, readSync(fd, header, 0, PACK_HEADER_LENGTH, 0))).objectCount;
+    } finally {
+      closeSync(fd);
     }
+  } catch {
+    return 0;
   }
-  if (header === undefined || header.length < PACK_HEADER_LENGTH) return 0;
-  return new DataView(header.buffer, header.byteOffset, PACK_HEADER_LENGTH).getUint32(8);
 }
 
 /** Room for a whole pack: in shared memory when worker threads read it too. */
@@ -274,13 +269,10 @@ class IndexPackJob {
     private readonly format: ObjectFormat,
     private readonly name: string,
     private readonly pool: WorkerPool<ResolveTasks> | undefined,
-    /**
-     * The largest pack held whole in memory: memoryLimit, within what the memory plan leaves
-     * (for a stream, whose count is not known yet, planned again after pass 1).
-     */
-    private readonly memoryLimit: number,
-    private readonly residentLimit: (objects: number) => number,
-    private readonly planMemory: (objects: number, refDeltas: number) => MemoryPlan,
+    /** Objects the pack's header declares (0 for a stream: pass 1 reads its header). */
+    private readonly declared: number,
+    /** The memory plan for this many objects (and REF deltas, once counted): memory-plan.ts. */
+    private readonly planMemory: (objects: number, refDeltas?: number) => MemoryPlan,
   ) {
     this.H = hashLength(format);
   }
@@ -347,7 +339,8 @@ class IndexPackJob {
    * temporary pack as it is scanned, and read back whole afterwards when it fits.
    */
   private async scan(): Promise<PackScan> {
-    const { input, options, name, pool, format, memoryLimit } = this;
+    const { input, options, name, pool, format } = this;
+    const memoryLimit = this.residentLimit(this.declared);
     const scanOptions: ScanOptions = { format, name, shared: pool !== undefined };
     let source: PackSource;
     let split: SplitScan | undefined;
@@ -361,10 +354,13 @@ class IndexPackJob {
       scanOptions.size = size;
       source = fileSource(this.readFd);
       if (options.verify === true && options.extentsFromIndex === true && size <= memoryLimit) return this.scanWithIndex(size);
+      // Pass 1 split across threads: helpers scan regions into the shared copy, or, for a pack not
+      // held in memory, into buffers of their own.
+      const parallel = pool !== undefined && size >= (options.parallelScanMinSize ?? PARALLEL_SCAN_MIN);
       if (size <= memoryLimit) {
         const buffer = packBuffer(size, pool !== undefined);
         const whole: WholePack = { buffer };
-        if (pool !== undefined && size >= (options.parallelScanMinSize ?? PARALLEL_SCAN_MIN)) {
+        if (parallel) {
           split = splitScan(pool, { format, path: input, buffer, dataEnd: size - this.H });
         } else if (pool !== undefined && size > 2 * PREFAULT_CHUNK) {
           const states = prefaultStates(size);
@@ -373,8 +369,7 @@ class IndexPackJob {
           whole.claim = (from, to) => takeChunks(states, from, to);
         }
         scanOptions.whole = whole;
-      } else if (pool !== undefined && size >= (options.parallelScanMinSize ?? PARALLEL_SCAN_MIN)) {
-        // Not held in memory: helpers read their regions into buffers of their own.
+      } else if (parallel) {
         split = splitScan(pool, { format, path: input, dataEnd: size - this.H });
       }
     } else {
@@ -413,6 +408,11 @@ class IndexPackJob {
       }
     }
     return scan;
+  }
+
+  /** The largest pack held whole in memory: memoryLimit, within what the memory plan leaves. */
+  private residentLimit(objects: number): number {
+    return Math.min(this.options.memoryLimit ?? DEFAULT_MEMORY_LIMIT, this.planMemory(objects).residentLimit);
   }
 
   /** Pass 1 from the existing index (`extentsFromIndex`): the pack is read whole, nothing inflated. */
@@ -485,16 +485,7 @@ class IndexPackJob {
     }
     // The index goes to its temporary file first (nothing is visible yet), renamed last.
     const tmpIndex = temporaryPathBeside(indexPath);
-    const fd = openSync(tmpIndex, 'wx', 0o444);
-    try {
-      built.stream((chunk) => writeFully(fd, chunk, tmpIndex));
-      fsyncSync(fd);
-    } catch (e) {
-      closeSync(fd);
-      rmSync(tmpIndex, { force: true });
-      throw e;
-    }
-    closeSync(fd);
+    writeTemporaryFile(tmpIndex, (fd) => built.stream((chunk) => writeFully(fd, chunk, tmpIndex)));
     try {
       if (options.keep !== undefined && basePath !== undefined) {
         keepPath = `${basePath}.keep`;
@@ -528,7 +519,7 @@ class IndexPackJob {
     const existing = this.options.existingIndex?.data;
     const fd = existing === undefined ? openForReading(indexPath, 'IDX_CORRUPT') : -1;
     const size = existing?.length ?? fstatSync(fd).size;
-    const theirs = Buffer.allocUnsafe(existing === undefined ? 1 << 20 : 0);
+    let theirs = Buffer.allocUnsafe(0);
     let at = 0;
     let same = true;
     try {
@@ -541,6 +532,7 @@ class IndexPackJob {
         let other: Uint8Array;
         if (existing !== undefined) other = existing.subarray(at, at + chunk.length);
         else {
+          if (theirs.length < chunk.length) theirs = Buffer.allocUnsafe(chunk.length);
           readExactly(fd, theirs, 0, chunk.length, at, indexPath, 'IDX_CORRUPT');
           other = theirs.subarray(0, chunk.length);
         }
