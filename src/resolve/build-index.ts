@@ -1,7 +1,7 @@
 import { PackwrightError } from '../errors/packwright-error.js';
 import { toHex } from '../hash/hex.js';
 import { hashLength, type ObjectFormat } from '../hash/object-format.js';
-import { compareBytes } from '../idx/sorted-ids.js';
+import { compareBytes, lowerBound } from '../idx/sorted-ids.js';
 import { streamIndex, type IndexSink, type WriteIndexOptions } from '../idx/write-index.js';
 import type { PackScan } from './pack-scan.js';
 import { sortIds } from './sort-ids.js';
@@ -36,21 +36,13 @@ export function buildIndex(scan: PackScan, format: ObjectFormat, name: string, s
   }
   // Gathered in sorted order straight from the scan's tables (in pack order): no sorted copies.
   const entries = { ids, offsets: scan.offsets.subarray(0, n), crc32: scan.crc32, order };
+  const idAt = (i: number): number => (order[i] as number) * H;
   return {
     order,
     stream: (sink) => streamIndex(format, entries, scan.packHash, writeOptions, sink),
     findEntry(id) {
-      let lo = 0;
-      let hi = n;
-      while (lo < hi) {
-        const mid = (lo + hi) >>> 1;
-        const k = order[mid] as number;
-        const c = compareBytes(ids, k * H, id, 0, H);
-        if (c === 0) return k;
-        if (c < 0) lo = mid + 1;
-        else hi = mid;
-      }
-      return -1;
+      const i = lowerBound(ids, idAt, 0, n, id, 0, 0, H);
+      return i < n && compareBytes(ids, idAt(i), id, 0, H) === 0 ? (order[i] as number) : -1;
     },
   };
 }

@@ -1,5 +1,6 @@
 import { OBJ_OFS_DELTA, OBJ_REF_DELTA } from '../pack/entry-header.js';
 import { compareBytes } from '../hash/hex.js';
+import { lowerBound } from '../idx/sorted-ids.js';
 import { hashLength } from '../hash/object-format.js';
 import { PackwrightError } from '../errors/packwright-error.js';
 import { allocArray, type PackScan } from './pack-scan.js';
@@ -118,14 +119,18 @@ export function buildDeltaTree(scan: PackScan, shared: boolean): DeltaTree {
   return { childStart, childList, refBaseIds, refEntries, refOrder, refClaims, refFilter, roots, deltaCount };
 }
 
+/** An id's first 24 bits. */
+function prefix24(id: Uint8Array, at: number): number {
+  return ((id[at] as number) << 16) | ((id[at + 1] as number) << 8) | (id[at + 2] as number);
+}
+
 /** 2 MiB: one bit for each value of an id's first 24 bits. */
 const FILTER_BYTES = 1 << 21;
 
 function buildRefFilter(refBaseIds: Uint8Array, refCount: number, H: number, shared: boolean): Uint8Array {
   const filter = allocArray(Uint8Array, refCount > 0 ? FILTER_BYTES : 0, shared);
   for (let r = 0; r < refCount; r++) {
-    const p = r * H;
-    const top = ((refBaseIds[p] as number) << 16) | ((refBaseIds[p + 1] as number) << 8) | (refBaseIds[p + 2] as number);
+    const top = prefix24(refBaseIds, r * H);
     filter[top >>> 3] = (filter[top >>> 3] as number) | (1 << (top & 7));
   }
   return filter;
@@ -137,7 +142,7 @@ function buildRefFilter(refBaseIds: Uint8Array, refCount: number, H: number, sha
  * objects with 2M REF deltas, 6 s of pass 2 without this test; 1 in 8 objects still searches).
  */
 export function mayBeRefBase(refFilter: Uint8Array, id: Uint8Array, at: number): boolean {
-  const top = ((id[at] as number) << 16) | ((id[at + 1] as number) << 8) | (id[at + 2] as number);
+  const top = prefix24(id, at);
   return ((refFilter[top >>> 3] as number) & (1 << (top & 7))) !== 0;
 }
 
@@ -146,14 +151,9 @@ export function mayBeRefBase(refFilter: Uint8Array, id: Uint8Array, at: number):
  * first member, or -1. Members follow it while their ids are equal (see `refGroupMembers`).
  */
 export function findRefGroup(refBaseIds: Uint8Array, refOrder: Int32Array, H: number, id: Uint8Array, at: number): number {
-  let lo = 0;
-  let hi = refOrder.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (compareBytes(refBaseIds, (refOrder[mid] as number) * H, id, at, H) < 0) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo < refOrder.length && compareBytes(refBaseIds, (refOrder[lo] as number) * H, id, at, H) === 0 ? lo : -1;
+  const idAt = (i: number): number => (refOrder[i] as number) * H;
+  const i = lowerBound(refBaseIds, idAt, 0, refOrder.length, id, at, 0, H);
+  return i < refOrder.length && compareBytes(refBaseIds, idAt(i), id, at, H) === 0 ? i : -1;
 }
 
 /** The entries of the REF group at `group` (from findRefGroup), in pack order. */
