@@ -1,0 +1,96 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Sha1dc, sha1dc } from '../src/hash/sha1dc/sha1dc.js';
+import { DISTURBANCE_VECTORS, messageDifference } from '../src/hash/sha1dc/disturbance-vectors.js';
+import { conditionTableSource } from '../src/hash/sha1dc/condition-table.js';
+import { seededRandom, testSeed } from './helpers/random.js';
+import { git, tempDir } from './helpers/git.js';
+
+const root = resolve(fileURLToPath(new URL('.', import.meta.url)), '../..');
+const shattered = join(root, '../shared/collision/shattered-1.pdf');
+
+test('sha1dc gives plain SHA-1 digests for any input, in any pieces', () => {
+  const seed = testSeed();
+  const random = seededRandom(seed);
+  for (let n = 0; n < 300; n++) {
+    const length = n < 200 ? n : Math.floor(random() * 20000);
+    const data = Buffer.alloc(length);
+    for (let i = 0; i < length; i++) data[i] = random() * 256;
+    const h = new Sha1dc();
+    for (let at = 0; at < length;) {
+      const take = Math.min(length - at, 1 + Math.floor(random() * 150));
+      h.update(data.subarray(at, at + take));
+      at += take;
+    }
+    const expected = createHash('sha1').update(data).digest('hex');
+    assert.equal(h.digest().toString('hex'), expected, `length ${length} (seed ${seed})`);
+    assert.equal(h.collision, false);
+  }
+});
+
+test('sha1dc raises no alarm on 16 MiB of random data, which runs about 25,000 recompressions', () => {
+  const random = seededRandom(7);
+  const data = Buffer.alloc(16 << 20);
+  for (let i = 0; i < data.length; i += 4) data.writeUInt32LE((random() * 2 ** 32) >>> 0, i);
+  const { digest, collision } = sha1dc(data);
+  assert.equal(collision, false);
+  assert.equal(digest.toString('hex'), createHash('sha1').update(data).digest('hex'));
+});
+
+test('sha1dc flags shattered-1.pdf, half of the SHAttered collision, and still gives its plain digest', (t) => {
+  if (!existsSync(shattered)) {
+    t.skip(`${shattered} is not here (it comes with ../shared)`);
+    return;
+  }
+  const data = readFileSync(shattered);
+  const { digest, collision } = sha1dc(data);
+  assert.equal(collision, true);
+  assert.equal(digest.toString('hex'), '38762cf7f55934b34d179ae6a4c80cadccbb7f0a');
+  // Any split of the input is flagged the same way.
+  const h = new Sha1dc();
+  for (let at = 0; at < data.length; at += 1000) h.update(data.subarray(at, at + 1000));
+  assert.equal(h.collision, true);
+});
+
+test('the same bytes as a blob are no attack: the header moves the colliding blocks, and git agrees on the id', (t) => {
+  if (!existsSync(shattered)) {
+    t.skip(`${shattered} is not here (it comes with ../shared)`);
+    return;
+  }
+  using dir = tempDir();
+  const data = readFileSync(shattered);
+  writeFileSync(join(dir.path, 'f'), data);
+  const h = new Sha1dc().update(Buffer.from(`blob ${data.length}\0`)).update(data);
+  assert.equal(h.digest().toString('hex'), git(dir.path, ['hash-object', 'f']).toString().trim());
+  assert.equal(h.collision, false);
+});
+
+test('each disturbance vector obeys the message expansion and has a quiet recompression step', () => {
+  assert.equal(DISTURBANCE_VECTORS.length, 32);
+  for (const v of DISTURBANCE_VECTORS) {
+    const dm = messageDifference(v.type, v.k, v.b);
+    for (let i = 16; i < 80; i++) {
+      const x = dm[i - 3]! ^ dm[i - 8]! ^ dm[i - 14]! ^ dm[i - 16]!;
+      assert.equal(dm[i], (x << 1) | (x >>> 31), `${v.name} word ${i}`);
+    }
+    for (let t = v.step - 5; t < v.step; t++) assert.equal(v.disturbances[t + 5], 0, `${v.name} is quiet before step ${v.step}`);
+  }
+});
+
+test('the committed condition table is what the derivation gives', () => {
+  const committed = readFileSync(join(root, 'src/hash/sha1dc/unavoidable-conditions.ts'), 'utf8');
+  assert.equal(committed, conditionTableSource(), 'run `npm run build && node scripts/derive-sha1dc.mjs`');
+});
+
+test('the committed WebAssembly module is what its AssemblyScript source builds to', async () => {
+  const build = (await import(join(root, 'scripts/sha1dc-wasm-build.mjs'))) as {
+    buildSha1dcWasm(): Promise<Buffer>;
+    wasmModuleSource(bytes: Buffer): string;
+  };
+  const committed = readFileSync(join(root, 'src/hash/sha1dc/sha1dc-wasm.ts'), 'utf8');
+  assert.equal(committed, build.wasmModuleSource(await build.buildSha1dcWasm()), 'run `node scripts/build-sha1dc-wasm.mjs`');
+});
