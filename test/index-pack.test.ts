@@ -66,11 +66,11 @@ function repackedCopy(work: string, revisions: number, repackArgs: string[]): { 
 /** Names the idx files of each comparison apart. */
 let comparisons = 0;
 
-/** git's idx (and rev) for `pack` with the given flags, next to ours; asserts identical bytes. */
-function assertSameIndex(work: string, pack: string, flags: string[] = []): void {
+/** git's idx (and rev) for `pack` with the given flags, next to ours (given `ourFlags` too); asserts identical bytes. */
+function assertSameIndex(work: string, pack: string, flags: string[] = [], ourFlags: string[] = []): void {
   const ours = join(work, `ours-${++comparisons}.idx`);
   const theirs = ours.replace('ours-', 'git-');
-  const printed = packwright(work, ['index-pack', ...flags, '-o', ours, pack]).toString();
+  const printed = packwright(work, ['index-pack', ...flags, ...ourFlags, '-o', ours, pack]).toString();
   const gitPrinted = git(work, ['index-pack', ...flags, '-o', theirs, pack]).toString();
   assert.equal(printed, gitPrinted);
   assert.deepEqual(readFileSync(ours), readFileSync(theirs), `idx differs for ${flags.join(' ')}`);
@@ -104,6 +104,7 @@ for (const format of ['sha1', 'sha256'] as Format[]) {
     test('idx v1 identical to git', () => assertSameIndex(work, ofsPack, [...fmt, '--index-version=1']));
     test('forced 64-bit offsets identical to git', () => assertSameIndex(work, ofsPack, [...fmt, '--index-version=2,0x200']));
     test('.rev identical to git', () => assertSameIndex(work, refPack, [...fmt, '--rev-index']));
+    test('with collision detection: identical to git, no false alarm', () => assertSameIndex(work, refPack, fmt, ['--collision-detection']));
     test('verify-pack -v and -s print what git prints, and a damaged index fails', () => {
       const idx = join(work, 'verify.idx');
       git(work, ['index-pack', ...fmt, '-o', idx, refPack]);
@@ -284,6 +285,21 @@ describe('index-pack in parallel', () => {
       // And the default: a received pack that fits is read back whole for pass 2.
       const m = await indexPack(Readable.from([readFileSync(pack)]), { packPath: join(work, `m${threads}.pack`), threads });
       assert.deepEqual(readFileSync(m.indexPath as string), expected, `stream in memory, ${threads} threads`);
+    }
+  });
+
+  test('with collision detection, ids and trailer by sha1dc give git\'s idx at 1 and 2 threads, pass 1 split or not, in memory or not', async () => {
+    const { work, pack } = repackedCopy(join(dir.path, 'sha1dc'), 20, ['repack', '-adfq']);
+    git(work, ['index-pack', '-o', join(work, 'git.idx'), pack]);
+    const expected = readFileSync(join(work, 'git.idx'));
+    for (const threads of [1, 2]) {
+      for (const memoryLimit of [1, Infinity]) {
+        const indexPath = join(work, `dc-${threads}-${memoryLimit}.idx`);
+        await indexPack(pack, { indexPath, threads, memoryLimit, parallelScanMinSize: 1, detectCollisions: true });
+        assert.deepEqual(readFileSync(indexPath), expected, `${threads} threads, memoryLimit ${memoryLimit}`);
+      }
+      const r = await indexPack(Readable.from([readFileSync(pack)]), { packPath: join(work, `dc-s${threads}.pack`), threads, detectCollisions: true });
+      assert.deepEqual(readFileSync(r.indexPath as string), expected, `stream, ${threads} threads`);
     }
   });
 

@@ -10,7 +10,7 @@ import { helpRequested, UsageError } from './usage-error.js';
 import { configFromParameters, objectFormatOption, tryOpenRepository, type GlobalOptions } from './global-options.js';
 import { maxMemoryOf } from './max-memory.js';
 
-const USAGE = 'usage: packwright verify-pack [-v | --verbose] [-s | --stat-only] [--object-format=<fmt>] [--max-memory=<n>] <pack>.idx...';
+const USAGE = 'usage: packwright verify-pack [-v | --verbose] [-s | --stat-only] [--object-format=<fmt>] [--max-memory=<n>] [--collision-detection] <pack>.idx...';
 
 /**
  * `git verify-pack`: rebuilds each pack's index and compares it byte for byte with the one on
@@ -24,6 +24,7 @@ export async function verifyPackCommand(ctx: GlobalOptions, args: string[]): Pro
   let format: ObjectFormat | undefined;
   const idxs: string[] = [];
   let maxMemory: string | undefined;
+  let detectCollisions = false;
   const help = helpRequested(args, USAGE);
   if (help !== undefined) return help;
   for (const a of args) {
@@ -40,6 +41,8 @@ export async function verifyPackCommand(ctx: GlobalOptions, args: string[]): Pro
       }
     }
     else if (a.startsWith('--max-memory=')) maxMemory = a.slice(13);
+    else if (a === '--collision-detection') detectCollisions = true;
+    else if (a === '--no-collision-detection') detectCollisions = false;
     else if (a.startsWith('-')) throw new UsageError(USAGE);
     else idxs.push(a);
   }
@@ -57,7 +60,7 @@ export async function verifyPackCommand(ctx: GlobalOptions, args: string[]): Pro
     const base = resolve(ctx.cwd, arg).replace(/\.(idx|pack)$/, '');
     const idxPath = `${base}.idx`;
     try {
-      const r = await interruptible((signal) => verifyPack(idxPath, format as ObjectFormat, { signal, depths: verbose, ...(ceiling !== undefined ? { maxMemory: ceiling } : {}) }));
+      const r = await interruptible((signal) => verifyPack(idxPath, format as ObjectFormat, { signal, depths: verbose, ...(ceiling !== undefined ? { maxMemory: ceiling } : {}), ...(detectCollisions ? { detectCollisions } : {}) }));
       if (verbose || statOnly) {
         const s = r.scan;
         const deepest = r.stats.chainHistogram.length - 1;

@@ -34,6 +34,7 @@ export type ErrorCode =
   | 'CONFIG_INVALID'
   | 'INDEX_CORRUPT'
   | 'REFLOG_SHORT'
+  | 'COLLISION_ATTACK'
   | 'ABORTED'
   | 'WORKER_FAILED';
 

@@ -1,4 +1,5 @@
 import { nodeCrypto } from './node-crypto.js';
+import { sha1dcInto } from './sha1dc/sha1dc.js';
 import type { ObjectFormat } from './object-format.js';
 import { TYPE_NAMES } from '../objects/object-type.js';
 
@@ -38,10 +39,16 @@ export function hashBytes(format: ObjectFormat, data: Uint8Array): Buffer {
   return Buffer.from(digestString(format, data), 'latin1');
 }
 
-/** Writes the digest of `data` into `out` at `at`, for callers filling an id table. */
-export function hashInto(format: ObjectFormat, data: Uint8Array, out: Uint8Array, at: number): void {
+/**
+ * Writes the digest of `data` into `out` at `at`, for callers filling an id table. With
+ * `detectCollisions` a SHA-1 digest comes from sha1dc (hash/sha1dc), and the result says whether
+ * `data` holds half of a collision attack; otherwise it is false.
+ */
+export function hashInto(format: ObjectFormat, data: Uint8Array, out: Uint8Array, at: number, detectCollisions = false): boolean {
+  if (detectCollisions && format === 'sha1') return sha1dcInto(data, out, at);
   const digest = digestString(format, data);
   for (let i = 0; i < digest.length; i++) out[at + i] = digest.charCodeAt(i);
+  return false;
 }
 
 function digestString(format: ObjectFormat, data: Uint8Array): string {

@@ -1,5 +1,6 @@
 import { crc32 } from 'node:zlib';
 import { PackwrightError } from '../errors/packwright-error.js';
+import { collisionAttack } from '../hash/collision-attack.js';
 import { hashInto, MAX_HEADER_LENGTH, writeHeaderBefore } from '../hash/hash-object.js';
 import { OBJ_OFS_DELTA } from '../pack/entry-header.js';
 import { hashLength, type ObjectFormat } from '../hash/object-format.js';
@@ -27,8 +28,9 @@ export class EntryScanner {
   /**
    * `inputSize`: where the input ends, when known (a file's size, or --max-input-size). A declared
    * size is then checked against what the bytes left could inflate to before room is made for it.
+   * `detectCollisions`: ids are SHA-1 with collision detection (sha1dc), and a flagged object fails.
    */
-  constructor(private readonly format: ObjectFormat, private readonly name: string, private readonly inputSize = Infinity) {
+  constructor(private readonly format: ObjectFormat, private readonly name: string, private readonly inputSize = Infinity, private readonly detectCollisions = false) {
     this.H = hashLength(format);
   }
 
@@ -64,7 +66,9 @@ export class EntryScanner {
     this.crc = crc32(buf.subarray(at, at + total));
     if (h.type < OBJ_OFS_DELTA) {
       const start = writeHeaderBefore(this.scratch, MAX_HEADER_LENGTH, h.type, size);
-      hashInto(this.format, this.scratch.subarray(start, MAX_HEADER_LENGTH + size), ids, idAt);
+      if (hashInto(this.format, this.scratch.subarray(start, MAX_HEADER_LENGTH + size), ids, idAt, this.detectCollisions)) {
+        throw collisionAttack(ids.subarray(idAt, idAt + this.H), { file: this.name, offset: pos });
+      }
     }
     return total;
   }

@@ -97,6 +97,12 @@ export interface IndexPackOptions {
   parallelScanMinSize?: number;
   /** Refuse packs larger than this many bytes (`--max-input-size`). */
   maxInputSize?: number;
+  /**
+   * Compute SHA-1 ids (and the trailer) with collision detection, as git always does (its sha1dc):
+   * half of a collision attack fails the run with COLLISION_ATTACK. About 2.5× the hashing time, so
+   * off by default here; the CLI turns it on for data from outside (`--stdin`, `--fix-thin`).
+   */
+  detectCollisions?: boolean;
   signal?: AbortSignal;
   /**
    * How long (ms) this thread works between turns of its event loop (default 40, see slices.ts):
@@ -341,7 +347,8 @@ class IndexPackJob {
   private async scan(): Promise<PackScan> {
     const { input, options, name, pool, format } = this;
     const memoryLimit = this.residentLimit(this.declared);
-    const scanOptions: ScanOptions = { format, name, shared: pool !== undefined };
+    const detect = options.detectCollisions === true ? { detectCollisions: true } : {};
+    const scanOptions: ScanOptions = { format, name, shared: pool !== undefined, ...detect };
     let source: PackSource;
     let split: SplitScan | undefined;
     if (typeof input === 'string') {
@@ -361,7 +368,7 @@ class IndexPackJob {
         const buffer = packBuffer(size, pool !== undefined);
         const whole: WholePack = { buffer };
         if (parallel) {
-          split = splitScan(pool, { format, path: input, buffer, dataEnd: size - this.H });
+          split = splitScan(pool, { format, ...detect, path: input, buffer, dataEnd: size - this.H });
         } else if (pool !== undefined && size > 2 * PREFAULT_CHUNK) {
           const states = prefaultStates(size);
           // Help only: if it fails, pass 1 touches the pages itself.
@@ -370,7 +377,7 @@ class IndexPackJob {
         }
         scanOptions.whole = whole;
       } else if (parallel) {
-        split = splitScan(pool, { format, path: input, dataEnd: size - this.H });
+        split = splitScan(pool, { format, ...detect, path: input, dataEnd: size - this.H });
       }
     } else {
       const dir = options.packPath !== undefined ? dirname(options.packPath) : options.packDir ?? tmpdir();
@@ -430,6 +437,7 @@ class IndexPackJob {
   private resolve(scan: PackScan, usedExternal: Buffer[]): ReturnType<typeof resolveDeltas> {
     const { options } = this;
     const resolveOptions: ResolveOptions = { name: this.name, usedExternal };
+    if (options.detectCollisions === true) resolveOptions.detectCollisions = true;
     if (this.pool !== undefined) {
       resolveOptions.pool = this.pool;
       resolveOptions.threads = this.planMemory(scan.count, scan.refs.count).threads;

@@ -1,5 +1,5 @@
-import type { Hash } from 'node:crypto';
-import { nodeCrypto } from '../hash/node-crypto.js';
+import { collisionAttack } from '../hash/collision-attack.js';
+import { createDigester, type Digester } from '../hash/digester.js';
 import { PackwrightError, throwIfAborted } from '../errors/packwright-error.js';
 import { OBJ_OFS_DELTA, OBJ_REF_DELTA } from '../pack/entry-header.js';
 import type { ObjectFormat } from '../hash/object-format.js';
@@ -116,6 +116,8 @@ export interface ScanOptions {
   sink?: (bytes: Uint8Array) => void;
   /** Read the whole pack into this buffer and keep it (`PackScan.data`). */
   whole?: WholePack;
+  /** SHA-1 with collision detection (sha1dc) for object ids and the trailer: an attack fails the scan. */
+  detectCollisions?: boolean;
 }
 
 type TypedArrayConstructor<T> = { new (buffer: ArrayBufferLike, byteOffset?: number, length?: number): T; BYTES_PER_ELEMENT: number };
@@ -163,7 +165,7 @@ export interface RegionScan {
 export class PackScanner {
   private readonly name: string;
   private readonly H: number;
-  private readonly packHash: Hash;
+  private readonly packHash: Digester;
   private readonly w: ScanWindow;
   private readonly entries: EntryScanner;
   private readonly shared: boolean;
@@ -176,9 +178,9 @@ export class PackScanner {
   constructor(source: PackSource, private readonly options: ScanOptions) {
     this.name = options.name ?? '<pack>';
     this.H = hashLength(options.format);
-    this.packHash = nodeCrypto().createHash(options.format);
+    this.packHash = createDigester(options.format, options.detectCollisions === true);
     this.w = new ScanWindow(source, this.packHash, options.sink, options.maxInputSize, this.name, options.whole);
-    this.entries = new EntryScanner(options.format, this.name, options.size ?? options.maxInputSize ?? Infinity);
+    this.entries = new EntryScanner(options.format, this.name, options.size ?? options.maxInputSize ?? Infinity, options.detectCollisions === true);
     this.shared = options.shared === true;
   }
 
@@ -313,6 +315,7 @@ export class PackScanner {
     if (w.available(pos) < H) throw earlyEof(name, pos);
     w.flush(pos);
     const computed = this.packHash.digest();
+    if (this.packHash.collision === true) throw collisionAttack(computed, { file: name, offset: pos });
     const trailer = w.buf.subarray(pos - w.start, pos - w.start + H);
     if (!computed.equals(trailer)) {
       throw new PackwrightError('PACK_CHECKSUM', `${name}: pack is corrupted (${this.options.format === 'sha1' ? 'SHA1' : 'SHA256'} mismatch) at offset ${pos}`, { file: name, offset: pos });

@@ -47,6 +47,8 @@ export interface ResolveOptions {
    * memory); without it, resolution runs in the calling thread alone.
    */
   pool?: WorkerPool<ResolveTasks>;
+  /** Ids by SHA-1 with collision detection (sha1dc): a flagged object fails with COLLISION_ATTACK. */
+  detectCollisions?: boolean;
   /** Record each entry's delta depth (`ResolveStats.depths`: 4 bytes an entry). */
   depths?: boolean;
   /** Threads to resolve on, this one included (default: every worker of `pool`, and this one). */
@@ -77,6 +79,7 @@ export async function resolveDeltas(packPath: string, scan: PackScan, options: R
     format: scan.format, name, packPath, packEnd: scan.end, pack: scan.data,
     offsets: scan.offsets, types: scan.types, sizes: scan.sizes, headerLengths: scan.headerLengths,
     ids: scan.ids, resolvedTypes: scan.resolvedTypes, unhashed: scan.unhashed === true,
+    ...(options.detectCollisions === true ? { detectCollisions: true } : {}),
     ...(scan.expectedCrc32 !== undefined ? { expectedCrc32: scan.expectedCrc32 } : {}),
     ...(options.depths === true ? { depths: allocArray(Uint32Array, n, shared) } : {}),
     ...tree,

@@ -3,6 +3,7 @@ import { closeSync, openSync } from 'node:fs';
 import { readExactly } from '../io/read-exactly.js';
 import { PackwrightError } from '../errors/packwright-error.js';
 import { applyDelta, DeltaFormatError, readDeltaHeader } from '../delta/apply-delta.js';
+import { collisionAttack } from '../hash/collision-attack.js';
 import { hashInto, MAX_HEADER_LENGTH, writeHeaderBefore } from '../hash/hash-object.js';
 import { hashLength, type ObjectFormat } from '../hash/object-format.js';
 import { BufferPool } from '../memory/buffer-pool.js';
@@ -14,6 +15,8 @@ import type { PackVisitor, PackVisitorSpec } from './pack-visitor.js';
 /** Everything a resolver thread reads or fills; all arrays may live in shared memory. */
 export interface ResolveState extends Omit<DeltaTree, 'deltaCount'> {
   format: ObjectFormat;
+  /** Ids by SHA-1 with collision detection (sha1dc): a flagged object fails the run. */
+  detectCollisions?: boolean;
   name: string;
   /** The pack file: entries are read back with positioned reads (pass 1 learned their extents)... */
   packPath: string;
@@ -197,7 +200,7 @@ export class Resolver {
         const data = backing.subarray(HEAD_ROOM, HEAD_ROOM + size);
         if (kids === undefined) {
           // Hashed before its REF children are looked up: they are found by this id.
-          hashInto(s.format, backing.subarray(writeHeaderBefore(backing, HEAD_ROOM, type, size), HEAD_ROOM + size), this.ids, root * this.H);
+          this.hashId(root, backing.subarray(writeHeaderBefore(backing, HEAD_ROOM, type, size), HEAD_ROOM + size));
           kids = this.kidsOf(root);
         }
         if (this.visitTypes & (1 << type)) this.visitor?.visit(root, type, data);
@@ -351,6 +354,14 @@ export class Resolver {
   }
 
   /** OFS children from the child list, plus the REF group waiting for this object's id (claimed). */
+  /** Writes entry k's id from its "<type> <size>\0" + data; fails if sha1dc flags it. */
+  private hashId(k: number, object: Uint8Array): void {
+    const s = this.s;
+    if (hashInto(s.format, object, this.ids, k * this.H, s.detectCollisions === true)) {
+      throw collisionAttack(this.ids.subarray(k * this.H, (k + 1) * this.H), { file: s.name, offset: s.offsets[k] as number });
+    }
+  }
+
   private kidsOf(k: number): number[] {
     const s = this.s;
     const kids: number[] = [];
@@ -460,7 +471,7 @@ export class Resolver {
       throw new PackwrightError('DELTA_CORRUPT', `${s.name}: failed to apply delta at offset ${s.offsets[c]}: ${e.message}`, { file: s.name, offset: s.offsets[c] as number, cause: e });
     }
     const start = writeHeaderBefore(out, HEAD_ROOM, type, resultSize);
-    hashInto(s.format, out.subarray(start, HEAD_ROOM + resultSize), this.ids, c * this.H);
+    this.hashId(c, out.subarray(start, HEAD_ROOM + resultSize));
     s.resolvedTypes[c] = type;
     if (s.depths !== undefined) s.depths[c] = baseDepth + 1;
     if (this.visitTypes & (1 << type)) this.visitor?.visit(c, type, out.subarray(HEAD_ROOM, HEAD_ROOM + resultSize));

@@ -14,6 +14,8 @@ const SEARCH_MAX_SIZE = 8 << 20;
 
 export interface RegionRequest {
   format: ObjectFormat;
+  /** Ids by SHA-1 with collision detection; a flagged object fails the region (the main thread then meets it). */
+  detectCollisions?: boolean;
   path: string;
   /**
    * The shared buffer that holds (will hold) the whole pack, offset 0 = pack offset 0; without
@@ -61,7 +63,7 @@ export function scanRegion(req: RegionRequest): RegionScan {
     readExactly(fd, buf, readUpTo - base, end - readUpTo, readUpTo, req.path, 'PACK_TRUNCATED');
     readUpTo = end;
   };
-  const es = new EntryScanner(req.format, req.path, fileEnd);
+  const es = new EntryScanner(req.format, req.path, fileEnd, req.detectCollisions === true);
   // Capacity from the region's size: an entry takes at least 2 bytes... but most take far more;
   // grow as needed instead of reserving for the worst case.
   let capacity = 1024;
@@ -129,6 +131,7 @@ export function scanRegion(req: RegionRequest): RegionScan {
 
 export interface RegionsRequest {
   format: ObjectFormat;
+  detectCollisions?: boolean;
   path: string;
   /** As in RegionRequest: the shared whole-pack buffer, or none (each helper reads into its own). */
   buffer?: Uint8Array;
@@ -156,7 +159,7 @@ export function scanRegionsFromTheBack(req: RegionsRequest, onRegion: (index: nu
     if (was === CLAIM_MAIN) break;
     if (was !== 0) continue;
     const r = scanRegion({
-      format: req.format, path: req.path, ...(req.buffer !== undefined ? { buffer: req.buffer } : { scratch }),
+      format: req.format, ...(req.detectCollisions === true ? { detectCollisions: true } : {}), path: req.path, ...(req.buffer !== undefined ? { buffer: req.buffer } : { scratch }),
       from: req.bounds[i] as number, to: req.bounds[i + 1] as number, dataEnd: req.dataEnd,
     });
     onRegion(i, r);

@@ -1,4 +1,4 @@
-import type { Hash } from 'node:crypto';
+import type { Digester } from '../hash/digester.js';
 import { PackwrightError } from '../errors/packwright-error.js';
 import type { PackSource } from './pack-source.js';
 
@@ -33,7 +33,7 @@ export class ScanWindow {
 
   constructor(
     private readonly source: PackSource,
-    private readonly hash: Hash,
+    private readonly hash: Digester,
     private readonly sink: ((bytes: Uint8Array) => void) | undefined,
     private readonly max: number | undefined,
     private readonly name: string,

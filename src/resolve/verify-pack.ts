@@ -7,7 +7,7 @@ import { indexPack, type IndexPackOptions, type IndexPackResult } from './index-
  * object) with the version and 64-bit threshold read from the existing one (git's
  * `read_idx_option`) and requires identical bytes. Throws IDX_MISMATCH or the pack's error.
  */
-export async function verifyPack(idxPath: string, format: ObjectFormat, options: Pick<IndexPackOptions, 'signal' | 'onProgress' | 'threads' | 'maxMemory' | 'depths' | 'visitor' | 'workerScript' | 'extentsFromIndex' | 'existingIndex'> = {}): Promise<IndexPackResult> {
+export async function verifyPack(idxPath: string, format: ObjectFormat, options: Pick<IndexPackOptions, 'signal' | 'onProgress' | 'threads' | 'maxMemory' | 'depths' | 'visitor' | 'workerScript' | 'extentsFromIndex' | 'existingIndex' | 'detectCollisions'> = {}): Promise<IndexPackResult> {
   const existing = options.existingIndex !== undefined ? indexOptionsFrom(options.existingIndex) : indexOptionsOf(idxPath, format);
   const opts: IndexPackOptions = { ...options, ...existing, objectFormat: format, verify: true, indexPath: idxPath };
   return indexPack(idxPath.replace(/\.idx$/, '.pack'), opts);
