@@ -142,6 +142,21 @@ for (const name of ['gitoxide', 'isomorphic-git']) {
   const pack = join(shared, `${name}.pack`);
   if (existsSync(pack)) indexPackCases(`${name}.pack`, () => pack);
 }
+// The same with collision detection (sha1dc), which git always does: the fair comparison; its cost
+// against plain SHA-1 is the difference from the cases above.
+for (const name of ['gitoxide', 'isomorphic-git']) {
+  const pack = join(shared, `${name}.pack`);
+  if (!existsSync(pack)) continue;
+  for (const threads of [1, 2]) {
+    cases.push({
+      name: `index-pack --collision-detection --threads=${threads} (${name}.pack)`,
+      setup: () => pack,
+      outputFile: (p) => p + `.bench.idx`,
+      packwright: (p) => [process.execPath, [cli, 'index-pack', '--collision-detection', `--threads=${threads}`, '-o', p + '.bench.idx', p], work],
+      git: (p) => ['git', ['index-pack', `--threads=${threads}`, '-o', p + '.bench.idx', p], work],
+    });
+  }
+}
 // Synthetic packs (bench/make-pack.mjs), written once into the work directory.
 function syntheticPack(name, options) {
   const pack = join(work, `${name}.pack`);
@@ -189,7 +204,7 @@ if (existsSync(join(shared, 'gitoxide.pack'))) {
   });
 }
 // index-pack --stdin, the way fetch and receive-pack run it: the pack arrives on stdin and is
-// written to <pack-file> (which must not exist yet, for git).
+// written to <pack-file> (which must not exist yet, for git). Collision detection is on, by default.
 if (existsSync(join(shared, 'gitoxide.pack'))) {
   for (const threads of [1, 2]) {
     const received = join(work, 'stdin-received.pack');

@@ -86,11 +86,15 @@ test('the committed condition table is what the derivation gives', () => {
   assert.equal(committed, conditionTableSource(), 'run `npm run build && node scripts/derive-sha1dc.mjs`');
 });
 
-test('the committed WebAssembly module is what its AssemblyScript source builds to', async () => {
+test('the committed condition check and WebAssembly module are what their sources build to', async () => {
   const build = (await import(join(root, 'scripts/sha1dc-wasm-build.mjs'))) as {
-    buildSha1dcWasm(): Promise<Buffer>;
+    conditionsSource(): Promise<string>;
+    buildSha1dcWasm(conditions: string): Promise<Buffer>;
     wasmModuleSource(bytes: Buffer): string;
   };
+  const conditions = await build.conditionsSource();
+  const hint = 'run `npm run build && node scripts/build-sha1dc-wasm.mjs`';
+  assert.equal(readFileSync(join(root, 'src/hash/sha1dc/assembly/conditions.ts'), 'utf8'), conditions, hint);
   const committed = readFileSync(join(root, 'src/hash/sha1dc/sha1dc-wasm.ts'), 'utf8');
-  assert.equal(committed, build.wasmModuleSource(await build.buildSha1dcWasm()), 'run `node scripts/build-sha1dc-wasm.mjs`');
+  assert.equal(committed, build.wasmModuleSource(await build.buildSha1dcWasm(conditions)), hint);
 });

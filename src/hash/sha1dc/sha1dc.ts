@@ -1,7 +1,5 @@
-import { CONDITION_STRIDE } from './condition-table.js';
 import { DISTURBANCE_VECTORS } from './disturbance-vectors.js';
 import { SHA1DC_WASM } from './sha1dc-wasm.js';
-import { UNAVOIDABLE_CONDITIONS } from './unavoidable-conditions.js';
 
 /**
  * SHA-1 with collision detection, the method of git's sha1dc (Stevens, "Counter-cryptanalysis",
@@ -21,7 +19,7 @@ import { UNAVOIDABLE_CONDITIONS } from './unavoidable-conditions.js';
  */
 
 /** Where the WebAssembly side keeps things (assembly/sha1dc.ts has the same map). */
-const IHV = 0, FOUND = 20, STEPS = 1024, DM = 1152, CONDITIONS = 11392, W = 128;
+const IHV = 0, FOUND = 20, STEPS = 1024, DM = 1152;
 /** Input is copied in chunks of this size. */
 const CHUNK = 1 << 20;
 
@@ -38,7 +36,7 @@ const wasm = (globalThis as unknown as { WebAssembly: WasmApi }).WebAssembly;
 interface Exports {
   memory: { buffer: ArrayBuffer; grow(pages: number): number };
   INPUT: { value: number };
-  setup(vectors: number, conditions: number): void;
+  setup(vectors: number): void;
   blocks(at: number, count: number): void;
 }
 
@@ -64,16 +62,7 @@ function load(): Engine {
     words[STEPS / 4 + i] = v.step;
     words.set(v.messageDifference, (DM + 320 * i) / 4);
   });
-  const c = UNAVOIDABLE_CONDITIONS;
-  const count = c.length / CONDITION_STRIDE;
-  for (let r = 0; r < count; r++) {
-    const from = r * CONDITION_STRIDE, to = CONDITIONS / 4 + 4 * r;
-    words[to] = W + 4 * c[from]!;
-    words[to + 1] = W + 4 * c[from + 2]!;
-    words[to + 2] = c[from + 1]! | (c[from + 3]! << 8) | (c[from + 4]! << 16);
-    words[to + 3] = c[from + 5]!;
-  }
-  x.setup(DISTURBANCE_VECTORS.length, count);
+  x.setup(DISTURBANCE_VECTORS.length);
   return { x, input, bytes: new Uint8Array(x.memory.buffer), words };
 }
 

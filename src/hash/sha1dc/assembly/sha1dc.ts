@@ -1,9 +1,9 @@
 // The block function of the collision-detecting SHA-1 (../sha1dc.ts explains the method), in
 // AssemblyScript: WebAssembly has 32-bit rotations and loads without a typed array's checks, which
-// makes it about 3× as fast as the same loops in JavaScript (240 against 84 MB/s here). Built by
-// scripts/build-sha1dc-wasm.mjs into ../sha1dc-wasm.ts. The caller writes the vectors' message
-// differences and the conditions into memory at start and keeps the chaining value at IHV, so that
-// the derivation stays in TypeScript, in one place.
+// makes it about 3× as fast as the same loops in JavaScript. Built by scripts/build-sha1dc-wasm.mjs
+// into ../sha1dc-wasm.ts, with conditions.ts, which that script writes from the derived conditions
+// (../unavoidable-conditions.ts). The caller writes the vectors' message differences into memory at
+// start and keeps the chaining value at IHV.
 
 // Memory map, in bytes.
 const IHV: usize = 0; //         5 words: the chaining value
@@ -13,16 +13,15 @@ const W: usize = 128; //         80 words: the expanded block
 const W2: usize = 448; //        80 words: the partner block of a recompression
 const STEPS: usize = 1024; //    32 words: each vector's recompression step
 const DM: usize = 1152; //       32 × 80 words: each vector's message difference
-const CONDITIONS: usize = 11392; // 4 words a condition: offset of W[a], of W[b], (aBit | bBit << 8 | differ << 16), vectors
 export const INPUT: usize = 32768; // where the caller puts the blocks to hash
 
-let vectorCount: i32 = 0;
-let conditionCount: i32 = 0;
+import { vectorsToCheck } from './conditions';
 
-/** Called once the tables are in memory. */
-export function setup(vectors: i32, conditions: i32): void {
+let vectorCount: i32 = 0;
+
+/** Called once the message differences are in memory. */
+export function setup(vectors: i32): void {
   vectorCount = vectors;
-  conditionCount = conditions;
 }
 
 /** Hashes `count` 64-byte blocks from `at` into the chaining value at IHV; sets FOUND on a collision. */
@@ -42,7 +41,7 @@ function block(at: usize): void {
     store<i32>(p, rol(load<i32>(p - 12) ^ load<i32>(p - 32) ^ load<i32>(p - 56) ^ load<i32>(p - 64), 1));
   }
   compress();
-  const mask = vectorsToCheck();
+  const mask = vectorsToCheck(W);
   if (mask != 0 && recompressionMatches(mask)) store<i32>(FOUND, 1);
 }
 
@@ -81,26 +80,6 @@ function compress(): void {
   store<i32>(IHV, load<i32>(IHV, 8) + c, 8);
   store<i32>(IHV, load<i32>(IHV, 12) + d, 12);
   store<i32>(IHV, load<i32>(IHV, 16) + e, 16);
-}
-
-/**
- * The mask of vectors whose conditions the block meets. Without branches inside a group: each
- * condition is a coin toss on ordinary data, and mispredicted branches cost more than the test.
- */
-function vectorsToCheck(): i32 {
-  let mask: i32 = -1;
-  let p: usize = CONDITIONS;
-  const end: usize = CONDITIONS + (<usize>conditionCount << 4);
-  while (p < end) {
-    const group = min<usize>(p + 8 * 16, end);
-    for (; p < group; p += 16) {
-      const packed = load<i32>(p, 8);
-      const bit = ((load<i32>(load<i32>(p)) >>> (packed & 31)) ^ (load<i32>(load<i32>(p, 4)) >>> ((packed >> 8) & 31)) ^ (packed >> 16)) & 1;
-      mask &= (bit - 1) | ~load<i32>(p, 12);
-    }
-    if (mask == 0) return 0;
-  }
-  return mask;
 }
 
 // @ts-ignore: decorator
