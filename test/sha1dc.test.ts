@@ -5,6 +5,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Sha1dc, sha1dc } from '../src/hash/sha1dc/sha1dc.js';
+import { Sha1dcLanes } from '../src/hash/sha1dc/sha1dc-lanes.js';
 import { DISTURBANCE_VECTORS, messageDifference } from '../src/hash/sha1dc/disturbance-vectors.js';
 import { conditionTableSource } from '../src/hash/sha1dc/condition-table.js';
 import { seededRandom, testSeed } from './helpers/random.js';
@@ -41,6 +42,32 @@ test('sha1dc raises no alarm on 16 MiB of random data, which runs about 25,000 r
   assert.equal(digest.toString('hex'), createHash('sha1').update(data).digest('hex'));
 });
 
+test('four lanes at once give the digests one at a time gives, for messages of any length, big ones included', () => {
+  const seed = testSeed();
+  const random = seededRandom(seed);
+  const lanes = new Sha1dcLanes();
+  const owner = {};
+  const messages: Buffer[] = [];
+  for (let i = 0; i < 400; i++) {
+    const length = i === 7 ? 3 << 20 : i === 8 ? (1 << 20) + 64 : Math.floor(random() ** 3 * 100000);
+    const m = Buffer.alloc(length);
+    for (let k = 0; k < length; k += 4096) m[k] = random() * 256;
+    messages.push(m);
+  }
+  const out = Buffer.alloc(20 * messages.length);
+  const flagged: number[] = [];
+  messages.forEach((m, i) => lanes.submit(m, out, 20 * i, owner, () => flagged.push(i)));
+  // A message dropped before it is done writes nothing.
+  const other = {};
+  const untouched = Buffer.alloc(20);
+  lanes.submit(Buffer.alloc(5000), untouched, 0, other, () => flagged.push(-1));
+  lanes.discard(other);
+  lanes.flush();
+  messages.forEach((m, i) => assert.equal(out.subarray(20 * i, 20 * i + 20).toString('hex'), createHash('sha1').update(m).digest('hex'), `message ${i} (seed ${seed})`));
+  assert.deepEqual(flagged, []);
+  assert.deepEqual(untouched, Buffer.alloc(20));
+});
+
 test('sha1dc flags shattered-1.pdf, half of the SHAttered collision, and still gives its plain digest', (t) => {
   if (!existsSync(shattered)) {
     t.skip(`${shattered} is not here (it comes with ../shared)`);
@@ -54,6 +81,16 @@ test('sha1dc flags shattered-1.pdf, half of the SHAttered collision, and still g
   const h = new Sha1dc();
   for (let at = 0; at < data.length; at += 1000) h.update(data.subarray(at, at + 1000));
   assert.equal(h.collision, true);
+  // And so do the lanes, whichever lane it is in.
+  const lanes = new Sha1dcLanes();
+  const out = Buffer.alloc(20 * 6);
+  const flagged: string[] = [];
+  for (let i = 0; i < 6; i++) {
+    const m = i === 4 ? data : Buffer.alloc(1000 * (i + 1), i);
+    lanes.submit(m, out, 20 * i, data, (d) => flagged.push(`${i} ${Buffer.from(d).toString('hex')}`));
+  }
+  lanes.flush();
+  assert.deepEqual(flagged, ['4 38762cf7f55934b34d179ae6a4c80cadccbb7f0a']);
 });
 
 test('the same bytes as a blob are no attack: the header moves the colliding blocks, and git agrees on the id', (t) => {

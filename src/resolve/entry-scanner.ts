@@ -1,6 +1,7 @@
 import { crc32 } from 'node:zlib';
 import { PackwrightError } from '../errors/packwright-error.js';
 import { collisionAttack } from '../hash/collision-attack.js';
+import { threadLanes, type Sha1dcLanes } from '../hash/sha1dc/sha1dc-lanes.js';
 import { hashInto, MAX_HEADER_LENGTH, writeHeaderBefore } from '../hash/hash-object.js';
 import { OBJ_OFS_DELTA } from '../pack/entry-header.js';
 import { hashLength, type ObjectFormat } from '../hash/object-format.js';
@@ -29,10 +30,15 @@ export class EntryScanner {
    * `inputSize`: where the input ends, when known (a file's size, or --max-input-size). A declared
    * size is then checked against what the bytes left could inflate to before room is made for it.
    * `detectCollisions`: ids are SHA-1 with collision detection (sha1dc), and a flagged object fails.
+   * They are then hashed four at a time (Sha1dcLanes): an id is in `ids` after `flush`, which the
+   * caller runs before it reads ids or moves the table.
    */
-  constructor(private readonly format: ObjectFormat, private readonly name: string, private readonly inputSize = Infinity, private readonly detectCollisions = false) {
+  constructor(private readonly format: ObjectFormat, private readonly name: string, private readonly inputSize = Infinity, detectCollisions = false) {
     this.H = hashLength(format);
+    this.lanes = detectCollisions && format === 'sha1' ? threadLanes() : undefined;
   }
+
+  private readonly lanes: Sha1dcLanes | undefined;
 
   /**
    * Scans the entry at pack offset `pos`, found at `buf[at]`, with valid bytes up to `buf[end]`.
@@ -66,14 +72,23 @@ export class EntryScanner {
     this.crc = crc32(buf.subarray(at, at + total));
     if (h.type < OBJ_OFS_DELTA) {
       const start = writeHeaderBefore(this.scratch, MAX_HEADER_LENGTH, h.type, size);
-      if (hashInto(this.format, this.scratch.subarray(start, MAX_HEADER_LENGTH + size), ids, idAt, this.detectCollisions)) {
-        throw collisionAttack(ids.subarray(idAt, idAt + this.H), { file: this.name, offset: pos });
+      const object = this.scratch.subarray(start, MAX_HEADER_LENGTH + size);
+      if (this.lanes === undefined) hashInto(this.format, object, ids, idAt);
+      else {
+        const file = this.name;
+        this.lanes.submit(object, ids, idAt, this, (digest) => { throw collisionAttack(digest, { file, offset: pos }); });
       }
     }
     return total;
   }
 
+  /** Writes every id still being hashed (and fails if one is half of a collision attack). */
+  flush(): void {
+    this.lanes?.flush();
+  }
+
   close(): void {
+    this.lanes?.discard(this);
     this.inflater.close();
   }
 }

@@ -210,7 +210,10 @@ export class PackScanner {
 
   private room(k: number): PackScan {
     const scan = this.scan as PackScan;
-    if (k >= scan.capacity) growScan(scan, Math.min(scan.count, Math.max(k + 1, scan.capacity * 2)), this.shared);
+    if (k >= scan.capacity) {
+      this.entries.flush(); // ids still being hashed go to the table before it moves
+      growScan(scan, Math.min(scan.count, Math.max(k + 1, scan.capacity * 2)), this.shared);
+    }
     return scan;
   }
 
@@ -309,6 +312,7 @@ export class PackScanner {
     const scan = this.scan as PackScan;
     const pos = this.pos;
     const name = this.name;
+    this.entries.flush();
     this.entries.close();
     scan.offsets[scan.count] = pos;
     if (w.available(pos) < H && !w.eof) await w.fill(pos, H);

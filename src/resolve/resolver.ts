@@ -4,6 +4,7 @@ import { readExactly } from '../io/read-exactly.js';
 import { PackwrightError } from '../errors/packwright-error.js';
 import { applyDelta, DeltaFormatError, readDeltaHeader } from '../delta/apply-delta.js';
 import { collisionAttack } from '../hash/collision-attack.js';
+import { threadLanes, type Sha1dcLanes } from '../hash/sha1dc/sha1dc-lanes.js';
 import { hashInto, MAX_HEADER_LENGTH, writeHeaderBefore } from '../hash/hash-object.js';
 import { hashLength, type ObjectFormat } from '../hash/object-format.js';
 import { BufferPool } from '../memory/buffer-pool.js';
@@ -122,6 +123,8 @@ export class Resolver {
   private readonly fd: number;
   private readonly ids: Buffer;
   private readonly refCount: number;
+  /** Set when ids are hashed four at a time (see the constructor). */
+  private readonly lanes: Sha1dcLanes | undefined;
   private live = 0;
   private unreported = 0;
   /** Size of the object `resolveChild` produced last. */
@@ -162,6 +165,9 @@ export class Resolver {
     this.visitTypes = visitor !== undefined ? (s.visitor?.types ?? 0) : 0;
     this.ids = Buffer.from(s.ids.buffer, s.ids.byteOffset, s.ids.byteLength);
     this.refCount = s.refOrder.length;
+    // Ids are hashed four at a time when nothing reads one before the thread is done: no REF delta
+    // looks for its base by id, and no visitor is shown objects (it may name them by id).
+    if (s.detectCollisions === true && s.format === 'sha1' && this.refCount === 0 && this.visitTypes === 0) this.lanes = threadLanes();
     this.fd = s.pack === undefined ? openSync(s.packPath, 'r') : -1;
     this.deltaData = this.pool.acquire(1 << 16);
   }
@@ -216,6 +222,7 @@ export class Resolver {
     }
     if (this.stage === STAGE_HELP) {
       if (!this.help()) return false;
+      this.lanes?.flush();
       this.flushProgress();
       this.stage = STAGE_DONE;
     }
@@ -344,6 +351,7 @@ export class Resolver {
   }
 
   close(): void {
+    this.lanes?.discard(this);
     if (this.fd >= 0) closeSync(this.fd);
     this.inflater.close();
     this.pool.clear();
@@ -357,8 +365,11 @@ export class Resolver {
   /** Writes entry k's id from its "<type> <size>\0" + data; fails if sha1dc flags it. */
   private hashId(k: number, object: Uint8Array): void {
     const s = this.s;
-    if (hashInto(s.format, object, this.ids, k * this.H, s.detectCollisions === true)) {
-      throw collisionAttack(this.ids.subarray(k * this.H, (k + 1) * this.H), { file: s.name, offset: s.offsets[k] as number });
+    const offset = s.offsets[k] as number;
+    if (this.lanes !== undefined) {
+      this.lanes.submit(object, this.ids, k * this.H, this, (digest) => { throw collisionAttack(digest, { file: s.name, offset }); });
+    } else if (hashInto(s.format, object, this.ids, k * this.H, s.detectCollisions === true)) {
+      throw collisionAttack(this.ids.subarray(k * this.H, (k + 1) * this.H), { file: s.name, offset });
     }
   }
 

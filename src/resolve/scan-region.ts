@@ -98,6 +98,7 @@ export function scanRegion(req: RegionRequest): RegionScan {
     let k = 0;
     while (pos < req.to && pos < req.dataEnd) {
       if (k >= capacity) {
+        es.flush(); // ids still being hashed go to the table before it moves
         capacity *= 2;
         r = grow(r, capacity, H);
       }
@@ -119,6 +120,7 @@ export function scanRegion(req: RegionRequest): RegionScan {
       k++;
     }
     if (pos > req.dataEnd) return failed();
+    es.flush();
     return { ...r, ok: true, end: pos, count: k, readUpTo };
   } catch (e) {
     if (!isPackwrightError(e)) throw e;

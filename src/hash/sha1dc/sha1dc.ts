@@ -1,5 +1,4 @@
-import { DISTURBANCE_VECTORS } from './disturbance-vectors.js';
-import { SHA1DC_WASM } from './sha1dc-wasm.js';
+import { CHUNK, FOUND, IHV, INITIAL_IHV, threadEngine } from './engine.js';
 
 /**
  * SHA-1 with collision detection, the method of git's sha1dc (Stevens, "Counter-cryptanalysis",
@@ -12,64 +11,15 @@ import { SHA1DC_WASM } from './sha1dc-wasm.js';
  * `collision` says whether a block was flagged.
  *
  * The block function is WebAssembly (assembly/sha1dc.ts, built into sha1dc-wasm.ts), one instance per
- * thread, shared by every hasher of that thread: a hasher keeps its chaining value here and lends it
- * to the instance for each update. Cost: one compression a block, a few dozen of the message-bit
+ * thread (engine.ts), shared by every hasher of that thread: a hasher keeps its chaining value here
+ * and lends it to the instance for each update. Many messages at once go faster through
+ * Sha1dcLanes (sha1dc-lanes.ts). Cost: one compression a block, a few dozen of the message-bit
  * conditions (most blocks fail every vector within them), and a recompression for about one block in
  * ten; about 2.5× the time of Node's SHA-1, which does no detection.
  */
 
-/** Where the WebAssembly side keeps things (assembly/sha1dc.ts has the same map). */
-const IHV = 0, FOUND = 20, STEPS = 1024, DM = 1152;
-/** Input is copied in chunks of this size. */
-const CHUNK = 1 << 20;
-
-/**
- * The part of WebAssembly's JavaScript interface used here. Node has all of it at run time, but
- * @types/node 20 declares none of it, and lib "dom" would declare a browser.
- */
-interface WasmApi {
-  Module: new (bytes: Uint8Array) => object;
-  Instance: new (module: object, imports: object) => { exports: unknown };
-}
-const wasm = (globalThis as unknown as { WebAssembly: WasmApi }).WebAssembly;
-
-interface Exports {
-  memory: { buffer: ArrayBuffer; grow(pages: number): number };
-  INPUT: { value: number };
-  setup(vectors: number): void;
-  blocks(at: number, count: number): void;
-}
-
-interface Engine {
-  x: Exports;
-  input: number;
-  bytes: Uint8Array;
-  words: Int32Array;
-}
-
-let engine: Engine | undefined;
-
-function load(): Engine {
-  const module = new wasm.Module(Buffer.from(SHA1DC_WASM, 'base64'));
-  const x = new wasm.Instance(module, {
-    env: { abort: () => { throw new Error('sha1dc: WebAssembly abort'); } },
-  }).exports as unknown as Exports;
-  const input = x.INPUT.value;
-  const need = input + CHUNK + 128;
-  if (x.memory.buffer.byteLength < need) x.memory.grow(Math.ceil((need - x.memory.buffer.byteLength) / 65536));
-  const words = new Int32Array(x.memory.buffer);
-  DISTURBANCE_VECTORS.forEach((v, i) => {
-    words[STEPS / 4 + i] = v.step;
-    words.set(v.messageDifference, (DM + 320 * i) / 4);
-  });
-  x.setup(DISTURBANCE_VECTORS.length);
-  return { x, input, bytes: new Uint8Array(x.memory.buffer), words };
-}
-
-const INITIAL = [0x67452301, 0xefcdab89 | 0, 0x98badcfe | 0, 0x10325476, 0xc3d2e1f0 | 0];
-
 export class Sha1dc {
-  private readonly ihv = Int32Array.from(INITIAL);
+  private readonly ihv = Int32Array.from(INITIAL_IHV);
   private readonly pending = new Uint8Array(128);
   private pendingLength = 0;
   private total = 0;
@@ -82,7 +32,7 @@ export class Sha1dc {
 
   /** Starts over, as a new hasher. */
   reset(): this {
-    this.ihv.set(INITIAL);
+    this.ihv.set(INITIAL_IHV);
     this.pendingLength = 0;
     this.total = 0;
     this.found = false;
@@ -136,7 +86,7 @@ export class Sha1dc {
 
   /** Hashes data[from, to), a whole number of blocks, through the thread's instance. */
   private run(data: Uint8Array, from: number, to: number): void {
-    const e = (engine ??= load());
+    const e = threadEngine();
     e.words.set(this.ihv, IHV / 4);
     e.words[FOUND / 4] = 0;
     for (let at = from; at < to; at += CHUNK) {

@@ -1,0 +1,64 @@
+import { DISTURBANCE_VECTORS } from './disturbance-vectors.js';
+import { SHA1DC_WASM } from './sha1dc-wasm.js';
+
+/** Where the WebAssembly side keeps things (assembly/sha1dc.ts has the same map). */
+export const IHV = 0, FOUND = 20, STEPS = 1024, DM = 1152;
+/** The four-lane function's chaining values (5 × 4 words, word-major) and flags (4 words). */
+export const IHV4 = 11392, FOUND4 = 11472;
+/** Input is copied in chunks of this size, to INPUT. */
+export const CHUNK = 1 << 20;
+/** Each of the four lanes holds one whole message (padding included) of up to this many bytes, after INPUT's chunk. */
+export const LANE_BYTES = (1 << 20) + 128;
+
+/**
+ * The part of WebAssembly's JavaScript interface used here. Node has all of it at run time, but
+ * @types/node 20 declares none of it, and lib "dom" would declare a browser.
+ */
+interface WasmApi {
+  Module: new (bytes: Uint8Array) => object;
+  Instance: new (module: object, imports: object) => { exports: unknown };
+}
+const wasm = (globalThis as unknown as { WebAssembly: WasmApi }).WebAssembly;
+
+export interface Exports {
+  memory: { buffer: ArrayBuffer; grow(pages: number): number };
+  INPUT: { value: number };
+  setup(vectors: number): void;
+  blocks(at: number, count: number): void;
+  blocks4(p0: number, p1: number, p2: number, p3: number, count: number): void;
+}
+
+export interface Engine {
+  x: Exports;
+  input: number;
+  /** Where lane i's message starts: lanes + i * LANE_BYTES. */
+  lanes: number;
+  bytes: Uint8Array;
+  words: Int32Array;
+}
+
+let engine: Engine | undefined;
+
+/** This thread's instance, made on first use. */
+export function threadEngine(): Engine {
+  return (engine ??= load());
+}
+
+function load(): Engine {
+  const module = new wasm.Module(Buffer.from(SHA1DC_WASM, 'base64'));
+  const x = new wasm.Instance(module, {
+    env: { abort: () => { throw new Error('sha1dc: WebAssembly abort'); } },
+  }).exports as unknown as Exports;
+  const input = x.INPUT.value;
+  const need = input + CHUNK + 4 * LANE_BYTES;
+  if (x.memory.buffer.byteLength < need) x.memory.grow(Math.ceil((need - x.memory.buffer.byteLength) / 65536));
+  const words = new Int32Array(x.memory.buffer);
+  DISTURBANCE_VECTORS.forEach((v, i) => {
+    words[STEPS / 4 + i] = v.step;
+    words.set(v.messageDifference, (DM + 320 * i) / 4);
+  });
+  x.setup(DISTURBANCE_VECTORS.length);
+  return { x, input, lanes: input + CHUNK, bytes: new Uint8Array(x.memory.buffer), words };
+}
+
+export const INITIAL_IHV = [0x67452301, 0xefcdab89 | 0, 0x98badcfe | 0, 0x10325476, 0xc3d2e1f0 | 0];
