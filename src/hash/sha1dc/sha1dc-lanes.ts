@@ -14,21 +14,21 @@ import { sha1dcInto } from './sha1dc.js';
  * caller that gives up (an error) can drop what it left (`discard`).
  */
 
-interface Job {
-  out: Uint8Array;
-  at: number;
-  owner: object;
-  /** Called with the digest if the message holds half of a collision attack. */
-  onCollision: (digest: Uint8Array) => void;
-  /** Blocks left, and where the next one is in the engine's memory. */
-  blocks: number;
-  next: number;
-}
+/** What a lane holds; four of each, kept in place (a submit allocates nothing). */
+const LANES = 4;
 
 export class Sha1dcLanes {
-  private readonly jobs: Array<Job | undefined> = [undefined, undefined, undefined, undefined];
   private readonly e: Engine = threadEngine();
   private readonly digest = new Uint8Array(20);
+  private busy = 0;
+  private readonly outs: Array<Uint8Array | undefined> = new Array(LANES).fill(undefined);
+  private readonly ats = new Float64Array(LANES);
+  private readonly owners: Array<object | undefined> = new Array(LANES).fill(undefined);
+  /** Called with the digest if the message holds half of a collision attack. */
+  private readonly reports: Array<((digest: Uint8Array) => void) | undefined> = new Array(LANES).fill(undefined);
+  /** Blocks left in each lane, and where its next block is in the engine's memory. */
+  private readonly blocks = new Float64Array(LANES);
+  private readonly next = new Float64Array(LANES);
 
   submit(data: Uint8Array, out: Uint8Array, at: number, owner: object, onCollision: (digest: Uint8Array) => void): void {
     const n = data.length;
@@ -37,11 +37,9 @@ export class Sha1dcLanes {
       if (sha1dcInto(data, out, at)) onCollision(out.subarray(at, at + 20));
       return;
     }
-    let lane = this.jobs.indexOf(undefined);
-    while (lane < 0) {
-      this.advance();
-      lane = this.jobs.indexOf(undefined);
-    }
+    while (this.busy === LANES) this.advance();
+    let lane = 0;
+    while (this.outs[lane] !== undefined) lane++;
     const { bytes, words } = this.e;
     const base = this.e.lanes + lane * LANE_BYTES;
     bytes.set(data, base);
@@ -54,67 +52,79 @@ export class Sha1dcLanes {
     bytes[end - 4] = low >>> 24; bytes[end - 3] = low >>> 16; bytes[end - 2] = low >>> 8; bytes[end - 1] = low;
     for (let i = 0; i < 5; i++) words[IHV4 / 4 + 4 * i + lane] = INITIAL_IHV[i]!;
     words[FOUND4 / 4 + lane] = 0;
-    this.jobs[lane] = { out, at, owner, onCollision, blocks: padded >>> 6, next: base };
+    this.outs[lane] = out;
+    this.ats[lane] = at;
+    this.owners[lane] = owner;
+    this.reports[lane] = onCollision;
+    this.blocks[lane] = padded >>> 6;
+    this.next[lane] = base;
+    this.busy++;
   }
 
   /** Finishes every message submitted. */
   flush(): void {
-    for (;;) {
-      const busy = this.jobs.filter((j) => j !== undefined).length;
-      if (busy === 0) return;
-      if (busy === 1) {
-        this.finishAlone(this.jobs.findIndex((j) => j !== undefined));
-        return;
-      }
-      this.advance();
-    }
+    while (this.busy > 1) this.advance();
+    if (this.busy === 1) this.finishAlone();
   }
 
   /** Drops what `owner` submitted and has not been finished: no digest is written, no collision reported. */
   discard(owner: object): void {
-    for (let i = 0; i < 4; i++) if (this.jobs[i]?.owner === owner) this.jobs[i] = undefined;
+    for (let i = 0; i < LANES; i++) {
+      if (this.outs[i] !== undefined && this.owners[i] === owner) this.free(i);
+    }
   }
 
   /** Runs the busy lanes until the shortest ends (idle lanes repeat a busy one's blocks, unused). */
   private advance(): void {
-    const jobs = this.jobs;
-    let count = Infinity, any: Job | undefined;
-    for (const j of jobs) {
-      if (j !== undefined && j.blocks < count) [count, any] = [j.blocks, j];
+    const { blocks, next } = this;
+    let count = Infinity, any = 0;
+    for (let i = 0; i < LANES; i++) {
+      if (this.outs[i] !== undefined && blocks[i]! < count) [count, any] = [blocks[i]!, i];
     }
-    if (any === undefined) return;
-    const at = (i: number): number => (jobs[i] ?? (any as Job)).next;
+    if (count === Infinity) return;
+    const at = (i: number): number => (this.outs[i] !== undefined ? next[i]! : next[any]!);
     this.e.x.blocks4(at(0), at(1), at(2), at(3), count);
-    for (let i = 0; i < 4; i++) {
-      const j = jobs[i];
-      if (j === undefined) continue;
-      j.blocks -= count;
-      j.next += count * 64;
-      if (j.blocks === 0) this.finish(i, j, (k) => this.e.words[IHV4 / 4 + 4 * k + i]!, this.e.words[FOUND4 / 4 + i] !== 0);
+    const words = this.e.words;
+    for (let i = 0; i < LANES; i++) {
+      if (this.outs[i] === undefined) continue;
+      blocks[i] = blocks[i]! - count;
+      next[i] = next[i]! + count * 64;
+      if (blocks[i] === 0) {
+        for (let k = 0; k < 5; k++) words[IHV / 4 + k] = words[IHV4 / 4 + 4 * k + i]!;
+        this.finish(i, words[FOUND4 / 4 + i] !== 0);
+      }
     }
   }
 
   /** The last busy lane, through the one-message function: the four-lane one would do 4× the work for it. */
-  private finishAlone(lane: number): void {
-    const j = this.jobs[lane] as Job;
+  private finishAlone(): void {
+    let lane = 0;
+    while (this.outs[lane] === undefined) lane++;
     const { words, x } = this.e;
-    for (let i = 0; i < 5; i++) words[IHV / 4 + i] = words[IHV4 / 4 + 4 * i + lane]!;
+    for (let k = 0; k < 5; k++) words[IHV / 4 + k] = words[IHV4 / 4 + 4 * k + lane]!;
     words[FOUND / 4] = words[FOUND4 / 4 + lane]!;
-    x.blocks(j.next, j.blocks);
-    this.finish(lane, j, (k) => words[IHV / 4 + k]!, words[FOUND / 4] !== 0);
+    x.blocks(this.next[lane]!, this.blocks[lane]!);
+    this.finish(lane, words[FOUND / 4] !== 0);
   }
 
-  private finish(lane: number, j: Job, word: (k: number) => number, collision: boolean): void {
-    this.jobs[lane] = undefined;
-    const { out, at } = j;
+  /** Writes lane `lane`'s digest (left at IHV) where it was asked for. */
+  private finish(lane: number, collision: boolean): void {
+    const out = this.outs[lane] as Uint8Array, at = this.ats[lane]!, report = this.reports[lane]!;
+    this.free(lane);
+    const words = this.e.words;
     for (let k = 0; k < 5; k++) {
-      const v = word(k);
+      const v = words[IHV / 4 + k]!;
       out[at + 4 * k] = v >>> 24; out[at + 4 * k + 1] = v >>> 16; out[at + 4 * k + 2] = v >>> 8; out[at + 4 * k + 3] = v;
     }
     if (collision) {
       this.digest.set(out.subarray(at, at + 20));
-      j.onCollision(this.digest);
+      report(this.digest);
     }
+  }
+
+  private free(lane: number): void {
+    this.outs[lane] = this.owners[lane] = this.reports[lane] = undefined;
+    this.busy--;
   }
 }
 
