@@ -207,10 +207,11 @@ export async function indexPack(input: string | Readable | Uint8Array, options: 
   const maxMemory = options.maxMemory ?? DEFAULT_MAX_MEMORY;
   const objects = declaredObjects(input);
   const depths = options.depths === true;
-  const { threads } = planIndexPackMemory({ maxMemory, format, threads: Math.max(1, options.threads ?? (small ? 1 : defaultThreads())), objects, depths });
+  const detectCollisions = options.detectCollisions === true;
+  const { threads } = planIndexPackMemory({ maxMemory, format, threads: Math.max(1, options.threads ?? (small ? 1 : defaultThreads())), objects, depths, detectCollisions });
   // Planned again once a stream's count is known (its header is read by pass 1), and pass 2 once
   // pass 1 has counted the REF deltas (planMemory).
-  const planMemory = (count: number, refDeltas?: number): MemoryPlan => planIndexPackMemory({ maxMemory, format, threads, objects: count, depths, ...(refDeltas !== undefined ? { refDeltas } : {}) });
+  const planMemory = (count: number, refDeltas?: number): MemoryPlan => planIndexPackMemory({ maxMemory, format, threads, objects: count, depths, detectCollisions, ...(refDeltas !== undefined ? { refDeltas } : {}) });
   // `threads` counts this thread, like git's. Workers boot while the pack is read and scanned
   // (~45 ms each).
   const pool = threads > 1 ? new WorkerPool<ResolveTasks>(options.workerScript ?? RESOLVE_WORKER, threads - 1) : undefined;

@@ -1,4 +1,6 @@
 import { hashLength, type ObjectFormat } from '../hash/object-format.js';
+import { ENGINE_BYTES } from '../hash/sha1dc/engine.js';
+import { STREAMED_BUDGET } from '../hash/sha1dc/sha1dc-lanes.js';
 
 /**
  * The default ceiling on what index-pack and verify-pack hold (`--max-memory`, `maxMemory`,
@@ -21,6 +23,8 @@ const RUNTIME = 56 << 20;
 const PER_WORKER = 8 << 20;
 const PER_THREAD = 28 << 20;
 const BLOCK_CACHE = 8 << 20;
+/** With collision detection, each thread's sha1dc instance and the copies of long objects its lanes hold. */
+const SHA1DC = ENGINE_BYTES + STREAMED_BUDGET;
 /**
  * Kept free for what the garbage collector has not given back yet: runs of the same plan peak a
  * few MB apart (gitoxide.pack held whole at --threads=2: 250-255 MiB against 256 planned).
@@ -63,6 +67,8 @@ export interface MemoryPlanInput {
    * were (it is read into memory during pass 1).
    */
   refDeltas?: number;
+  /** Ids by sha1dc (IndexPackOptions.detectCollisions). */
+  detectCollisions?: boolean;
 }
 
 export interface MemoryPlan {
@@ -85,7 +91,8 @@ export function planIndexPackMemory(input: MemoryPlanInput): MemoryPlan {
   const { maxMemory } = input;
   const perObject = bytesPerObject(input.format, input.depths === true);
   const tables = (refDeltas: number): number => input.objects * perObject.object + refDeltas * perObject.refDelta;
-  const cost = (threads: number, refDeltas: number): number => RUNTIME + (threads - 1) * PER_WORKER + threads * PER_THREAD + tables(refDeltas);
+  const perThread = PER_THREAD + (input.detectCollisions === true && input.format === 'sha1' ? SHA1DC : 0);
+  const cost = (threads: number, refDeltas: number): number => RUNTIME + (threads - 1) * PER_WORKER + threads * perThread + tables(refDeltas);
   let threads = Math.max(1, input.threads);
   const known = input.refDeltas ?? 0;
   while (threads > 1 && cost(threads, known) + threads * BLOCK_CACHE + SLACK > maxMemory) threads--;

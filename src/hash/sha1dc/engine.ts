@@ -9,6 +9,8 @@ export const IHV4 = 11392, FOUND4 = 11472;
 export const CHUNK = 1 << 20;
 /** Each of the four lanes holds one whole message (padding included) of up to this many bytes, after INPUT's chunk. */
 export const LANE_BYTES = (1 << 20) + 128;
+/** The instance's memory: ~5 MiB (index-pack's memory plan charges it to each thread that hashes with it). */
+export const ENGINE_BYTES = (16 << 10) + CHUNK + 4 * LANE_BYTES;
 
 /**
  * The part of WebAssembly's JavaScript interface used here. Node has all of it at run time, but
