@@ -113,6 +113,7 @@ for (const format of ['sha1', 'sha256'] as Format[]) {
       for (const flag of ['-v', '-s']) {
         assert.equal(packwright(work, ['verify-pack', ...fmt, flag, 'verify.idx']).toString(), git(work, ['verify-pack', ...fmt, flag, 'verify.idx']).toString());
       }
+      assert.equal(packwright(work, ['verify-pack', ...fmt, '--collision-detection', '-v', 'verify.idx']).toString(), git(work, ['verify-pack', ...fmt, '-v', 'verify.idx']).toString());
       const bytes = readFileSync(idx);
       bytes.writeUInt8((bytes[8 + 1024 + 5] as number) ^ 1, 8 + 1024 + 5);
       writeFileSync(idx, bytes);

@@ -73,7 +73,7 @@ export async function indexPackCommand(ctx: GlobalOptions, args: string[]): Prom
     else throw new UsageError(USAGE);
   }
   if (fixThin && !stdin) throw new UsageError('fatal: the option --fix-thin requires --stdin');
-  // git hashes everything with sha1dc; here it costs about 2.5× the hashing time, so it is on for
+  // git hashes everything with sha1dc; here it costs about 2.4× the hashing time, so it is on for
   // what comes from outside (a pack on standard input: a fetch or a push) unless turned off.
   if (detectCollisions ?? stdin) options.detectCollisions = true;
   if (!stdin && packArg === undefined) throw new UsageError(USAGE);

@@ -99,7 +99,7 @@ export interface IndexPackOptions {
   maxInputSize?: number;
   /**
    * Compute SHA-1 ids (and the trailer) with collision detection, as git always does (its sha1dc):
-   * half of a collision attack fails the run with COLLISION_ATTACK. About 2.5× the hashing time, so
+   * half of a collision attack fails the run with COLLISION_ATTACK. About 2.4× the hashing time, so
    * off by default here; the CLI turns it on for data from outside (`--stdin`, `--fix-thin`).
    */
   detectCollisions?: boolean;

@@ -1,9 +1,6 @@
 import { deriveAllConditions } from './derive-conditions.js';
 import { DISTURBANCE_VECTORS } from './disturbance-vectors.js';
 
-/** Ints per condition in the table: word a, bit a, word b, bit b, parity wanted, vector mask. */
-export const CONDITION_STRIDE = 6;
-
 /**
  * The TypeScript source of unavoidable-conditions.ts: every distinct condition once, with the mask of
  * the vectors that need it. The check stops once no vector is left, and each condition fails half of
