@@ -23,6 +23,8 @@ const LANES = 4;
 const WINDOW = LANE_BYTES & ~63;
 /** What the copies of long messages may hold at once, per thread. */
 export const STREAMED_BUDGET = 16 << 20;
+/** A lane keeps its copy buffer for the next long message up to this size (no garbage for most). */
+const KEPT_COPY = 4 << 20;
 
 export class Sha1dcLanes {
   private readonly e: Engine = threadEngine();
@@ -42,6 +44,8 @@ export class Sha1dcLanes {
   /** A long message's padded copy, and how far its windows have been taken. */
   private readonly sources: Array<Uint8Array | undefined> = new Array(LANES).fill(undefined);
   private readonly taken = new Float64Array(LANES);
+  /** Each lane's buffer for copies, kept between long messages. */
+  private readonly copies: Array<Buffer | undefined> = new Array(LANES).fill(undefined);
 
   submit(data: Uint8Array, out: Uint8Array, at: number, owner: object, onCollision: (digest: Uint8Array) => void): void {
     const n = data.length;
@@ -56,7 +60,12 @@ export class Sha1dcLanes {
     while (this.outs[lane] !== undefined) lane++;
     const base = this.e.lanes + lane * LANE_BYTES;
     if (long) {
-      const copy = Buffer.allocUnsafeSlow(padded);
+      let buffer = this.copies[lane];
+      if (buffer === undefined || buffer.length < padded) {
+        buffer = Buffer.allocUnsafeSlow(Math.max(padded, Math.min(KEPT_COPY, 2 * (buffer?.length ?? 0))));
+        if (buffer.length <= KEPT_COPY) this.copies[lane] = buffer;
+      }
+      const copy = buffer.subarray(0, padded);
       copy.set(data, 0);
       pad(copy, 0, n, padded);
       this.sources[lane] = copy;
