@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { Sha1dc, sha1dc } from '../src/hash/sha1dc/sha1dc.js';
 import { Sha1dcLanes } from '../src/hash/sha1dc/sha1dc-lanes.js';
 import { DISTURBANCE_VECTORS, messageDifference } from '../src/hash/sha1dc/disturbance-vectors.js';
+import { deriveConditions } from '../src/hash/sha1dc/derive-conditions.js';
 import { conditionTableSource } from '../src/hash/sha1dc/condition-table.js';
 import { seededRandom, testSeed } from './helpers/random.js';
 import { git, tempDir } from './helpers/git.js';
@@ -105,6 +106,28 @@ test('the same bytes as a blob are no attack: the header moves the colliding blo
   const h = new Sha1dc().update(Buffer.from(`blob ${data.length}\0`)).update(data);
   assert.equal(h.digest().toString('hex'), git(dir.path, ['hash-object', 'f']).toString().trim());
   assert.equal(h.collision, false);
+});
+
+test('the attack blocks of shattered-1.pdf meet every condition derived for their vector, II(52,0), from step 20 to 73', (t) => {
+  if (!existsSync(shattered)) {
+    t.skip(`${shattered} is not here (it comes with ../shared)`);
+    return;
+  }
+  const data = readFileSync(shattered);
+  const v = DISTURBANCE_VECTORS.find((d) => d.name === 'II(52,0)')!;
+  const conditions = deriveConditions(v, 20, 73);
+  assert.ok(conditions.length > deriveConditions(v).length);
+  for (const block of [3, 4]) {
+    const w = new Int32Array(80);
+    for (let i = 0; i < 16; i++) w[i] = data.readInt32BE(64 * block + 4 * i);
+    for (let i = 16; i < 80; i++) {
+      const x = w[i - 3]! ^ w[i - 8]! ^ w[i - 14]! ^ w[i - 16]!;
+      w[i] = (x << 1) | (x >>> 31);
+    }
+    for (const c of conditions) {
+      assert.equal(((w[c.a]! >>> c.aBit) ^ (w[c.b]! >>> c.bBit)) & 1, c.differ ? 1 : 0, `block ${block}: W${c.a}[${c.aBit}] against W${c.b}[${c.bBit}]`);
+    }
+  }
 });
 
 test('each disturbance vector obeys the message expansion and has a quiet recompression step', () => {

@@ -25,8 +25,9 @@ import { DISTURBANCE_VECTORS, type DisturbanceVector } from './disturbance-vecto
  * modification and neutral bits, and sha1dc's own conditions start at 35 too. Up to the vector's
  * recompression step: the detection already assumes that the pair follows the vector there, while after
  * it a near-collision attack may accept several end differences (so it may take carries or other signs).
- * On the two public attacks (11 blocks of SHAttered and SHA-mbles, both along II(52,0)) every condition
- * derived this way holds, even with the window stretched from step 20 to step 73.
+ * On the two public attacks (22 blocks: both halves of SHAttered's and of SHA-mbles' pairs, all along
+ * II(52,0)) every condition derived this way holds, even with the window stretched from step 20 to
+ * step 73 (26 conditions instead of 15); to step 79, 26 of them break: the end is the attack's to choose.
  */
 
 export interface Condition {

@@ -1,6 +1,12 @@
 import { DISTURBANCE_VECTORS } from './disturbance-vectors.js';
 import { SHA1DC_WASM } from './sha1dc-wasm.js';
 
+/**
+ * The WebAssembly instance behind Sha1dc and Sha1dcLanes: one a thread, made on first use (the
+ * module compiles in about a millisecond), its memory holding the vectors' message differences, the
+ * state of the message in work, an input chunk and the four lanes' messages.
+ */
+
 /** Where the WebAssembly side keeps things (assembly/sha1dc.ts has the same map). */
 export const IHV = 0, FOUND = 20, STEPS = 1024, DM = 1152;
 /** The four-lane function's chaining values (5 × 4 words, word-major) and flags (4 words). */
