@@ -6,7 +6,7 @@ import { interruptible } from './interruptible.js';
 import { Progress } from './progress.js';
 import { integerOption, UsageError } from './usage-error.js';
 
-const USAGE = 'usage: packwright unpack-objects [-n] [-q] [-r] [--strict]';
+const USAGE = 'usage: packwright unpack-objects [-n] [-q] [-r] [--strict] [--no-collision-detection]';
 
 /**
  * `git unpack-objects`: a pack on stdin becomes loose objects (`-n`: checked, not written; `-q`:
@@ -15,13 +15,16 @@ const USAGE = 'usage: packwright unpack-objects [-n] [-q] [-r] [--strict]';
  * the pack go to stdout, as git does.
  */
 export async function unpackObjectsCommand(open: () => Repository, args: string[]): Promise<number> {
-  const options: UnpackObjectsOptions = {};
+  // What unpack-objects reads comes from outside (a fetch, a push): ids by sha1dc, as git computes them.
+  const options: UnpackObjectsOptions = { detectCollisions: true };
   let quiet = process.stderr.isTTY !== true;
   let strict: string | undefined;
   for (const a of args) {
     if (a === '-n') options.dryRun = true;
     else if (a === '-q') quiet = true;
     else if (a === '-r') options.recover = true;
+    else if (a === '--no-collision-detection') options.detectCollisions = false;
+    else if (a === '--collision-detection') options.detectCollisions = true;
     else if (a === '--strict') strict = '';
     else if (a.startsWith('--strict=')) strict = a.slice(9);
     else if (a.startsWith('--max-input-size=')) options.maxInputSize = integerOption('--max-input-size', a.slice(17));

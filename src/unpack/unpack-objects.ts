@@ -30,6 +30,8 @@ export interface UnpackObjectsOptions {
   threads?: number;
   /** Refuse packs larger than this (`--max-input-size`). */
   maxInputSize?: number;
+  /** Ids by SHA-1 with collision detection (IndexPackOptions.detectCollisions; the CLI's default). */
+  detectCollisions?: boolean;
   /** The pack's header was already read by the caller (`--pack_header=<version>,<count>`, as receive-pack passes it). */
   packHeader?: { version: number; count: number };
   signal?: AbortSignal;
@@ -90,6 +92,7 @@ export async function unpackObjects(store: Store, input: Readable | Uint8Array, 
         }
       },
       ...(options.maxInputSize !== undefined ? { maxInputSize: options.maxInputSize } : {}),
+      ...(options.detectCollisions === true ? { detectCollisions: true } : {}),
       ...(options.signal !== undefined ? { signal: options.signal } : {}),
       ...(options.onProgress !== undefined ? { onProgress: (phase: string, done: number, total: number) => { if (phase === 'resolving' || phase === 'receiving') options.onProgress?.(done, total); } } : {}),
     });
