@@ -93,6 +93,14 @@ test('sha1dc flags shattered-1.pdf, half of the SHAttered collision, and still g
   }
   lanes.flush();
   assert.deepEqual(flagged, ['4 38762cf7f55934b34d179ae6a4c80cadccbb7f0a']);
+  // A report that throws (as index-pack's does) leaves the other lanes' messages right.
+  const others = [Buffer.alloc(300000, 1), Buffer.alloc(2 << 20, 2), Buffer.alloc(500, 3)];
+  const got = Buffer.alloc(20 * others.length);
+  lanes.submit(data, Buffer.alloc(20), 0, data, () => { throw new Error('attack'); });
+  others.forEach((m, i) => lanes.submit(m, got, 20 * i, others, () => assert.fail('no attack here')));
+  assert.throws(() => lanes.flush(), /attack/);
+  lanes.flush();
+  others.forEach((m, i) => assert.equal(got.subarray(20 * i, 20 * i + 20).toString('hex'), createHash('sha1').update(m).digest('hex')));
 });
 
 test('the same bytes as a blob are no attack: the header moves the colliding blocks, and git agrees on the id', (t) => {

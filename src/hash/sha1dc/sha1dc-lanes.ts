@@ -124,12 +124,16 @@ export class Sha1dcLanes {
     if (count === Infinity) return;
     const at = (i: number): number => (this.outs[i] !== undefined ? next[i]! : next[any]!);
     this.e.x.blocks4(at(0), at(1), at(2), at(3), count);
-    const words = this.e.words;
+    // Every lane's count first: a collision reported below throws, and the others must stay right.
     for (let i = 0; i < LANES; i++) {
       if (this.outs[i] === undefined) continue;
       blocks[i] = blocks[i]! - count;
       windowBlocks[i] = windowBlocks[i]! - count;
       next[i] = next[i]! + count * 64;
+    }
+    const words = this.e.words;
+    for (let i = 0; i < LANES; i++) {
+      if (this.outs[i] === undefined) continue;
       if (blocks[i] === 0) {
         for (let k = 0; k < 5; k++) words[IHV / 4 + k] = words[IHV4 / 4 + 4 * k + i]!;
         this.finish(i, words[FOUND4 / 4 + i] !== 0);
