@@ -495,6 +495,10 @@ describe('index-pack on bad packs fails like git and leaves no file', () => {
     ['an overflowing OFS offset', () => buildPack([{ type: 3, data: Buffer.from('abcdef') }, { ofsTo: 0, delta: makeDelta(6, 2, [0x90, 2]), rawOffset: Buffer.from([0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x7f]) }]).pack, /overflow/],
     ['a delta with opcode 0', () => buildPack([{ type: 3, data: Buffer.from('abcdef') }, { ofsTo: 0, delta: makeDelta(6, 2, [1, 0x41, 0]) }]).pack, /opcode 0/],
     ['a delta with trailing instructions', () => buildPack([{ type: 3, data: Buffer.from('abcdef') }, { ofsTo: 0, delta: makeDelta(6, 2, [0x90, 2, 1, 0x41]) }]).pack, /past the declared result size/],
+    // FORMATS.md's remaining entry and delta cases: type 0, a copy out of the base, an insert past the delta's end.
+    ['type 0', () => buildPack([{ raw: Buffer.from([0x00 | 3, 0x78, 0x9c, 0x03, 0x00]) }]).pack, /type 0/],
+    ['a delta copying past the end of its base', () => buildPack([{ type: 3, data: Buffer.from('abcdef') }, { ofsTo: 0, delta: makeDelta(6, 4, [0x91, 5, 4]) }]).pack, /delta/],
+    ['a delta with fewer literals than its insert says', () => buildPack([{ type: 3, data: Buffer.from('abcdef') }, { ofsTo: 0, delta: makeDelta(6, 4, [4, 0x41]) }]).pack, /delta/],
   ];
   for (const [what, make, pattern] of cases) {
     test(what, () => {
