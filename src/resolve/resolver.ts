@@ -361,7 +361,6 @@ export class Resolver {
     return refGroupMembers(this.s, group, this.H);
   }
 
-  /** OFS children from the child list, plus the REF group waiting for this object's id (claimed). */
   /** Writes entry k's id from its "<type> <size>\0" + data; fails if sha1dc flags it. */
   private hashId(k: number, object: Uint8Array): void {
     const s = this.s;
@@ -373,6 +372,7 @@ export class Resolver {
     }
   }
 
+  /** OFS children from the child list, plus the REF group waiting for this object's id (claimed). */
   private kidsOf(k: number): number[] {
     const s = this.s;
     const kids: number[] = [];
