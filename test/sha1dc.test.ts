@@ -10,7 +10,8 @@ import { DISTURBANCE_VECTORS, messageDifference } from '../src/hash/sha1dc/distu
 import { deriveConditions } from '../src/hash/sha1dc/derive-conditions.js';
 import { conditionTableSource } from '../src/hash/sha1dc/condition-table.js';
 import { seededRandom, testSeed } from './helpers/random.js';
-import { git, tempDir } from './helpers/git.js';
+import { git, packwright, tempDir } from './helpers/git.js';
+import { hashObject } from '../src/hash/hash-object.js';
 
 const root = resolve(fileURLToPath(new URL('.', import.meta.url)), '../..');
 const shattered = join(root, '../shared/collision/shattered-1.pdf');
@@ -114,6 +115,24 @@ test('the same bytes as a blob are no attack: the header moves the colliding blo
   const h = new Sha1dc().update(Buffer.from(`blob ${data.length}\0`)).update(data);
   assert.equal(h.digest().toString('hex'), git(dir.path, ['hash-object', 'f']).toString().trim());
   assert.equal(h.collision, false);
+  assert.equal(hashObject('sha1', 3, data, true).toString('hex'), git(dir.path, ['hash-object', 'f']).toString().trim());
+});
+
+test('hash-object --collision-detection (-w too) gives git\'s ids', () => {
+  using dir = tempDir();
+  git(dir.path, ['init', '-q']);
+  const random = seededRandom(3);
+  const files: string[] = [];
+  for (let i = 0; i < 20; i++) {
+    const data = Buffer.alloc(Math.floor(random() * 300000));
+    for (let k = 0; k < data.length; k += 97) data[k] = random() * 256;
+    files.push(`f${i}`);
+    writeFileSync(join(dir.path, `f${i}`), data);
+  }
+  const theirs = git(dir.path, ['hash-object', ...files]).toString();
+  assert.equal(packwright(dir.path, ['hash-object', '--collision-detection', ...files]).toString(), theirs);
+  assert.equal(packwright(dir.path, ['hash-object', '-w', '--collision-detection', ...files]).toString(), theirs);
+  git(dir.path, ['fsck', '--strict']);
 });
 
 test('the attack blocks of shattered-1.pdf meet every condition derived for their vector, II(52,0), from step 20 to 73', (t) => {

@@ -8,7 +8,7 @@ import { tryOpenRepository, type GlobalOptions } from './global-options.js';
 import { readLines } from './read-lines.js';
 import { UsageError } from './usage-error.js';
 
-const USAGE = `usage: packwright hash-object [-t <type>] [-w] [--path=<file> | --no-filters]
+const USAGE = `usage: packwright hash-object [-t <type>] [-w] [--path=<file> | --no-filters] [--collision-detection]
                               [--stdin [--literally]] [--] <file>...
    or: packwright hash-object [-t <type>] [-w] --stdin-paths [--no-filters]`;
 
@@ -26,6 +26,7 @@ export function hashObjectCommand(global: GlobalOptions, args: string[]): number
   let stdinPaths = false;
   let noFilters = false;
   let literally = false;
+  let detectCollisions = false;
   let path: string | undefined;
   const files: string[] = [];
   let options = true;
@@ -41,6 +42,7 @@ export function hashObjectCommand(global: GlobalOptions, args: string[]): number
     else if (a === '--stdin-paths') stdinPaths = true;
     else if (a === '--no-filters') noFilters = true;
     else if (a === '--literally') literally = true;
+    else if (a === '--collision-detection') detectCollisions = true;
     else if (a === '--path') path = args[++i] ?? usage(`error: option \`path' requires a value`);
     else if (a.startsWith('--path=')) path = a.slice(7);
     else usage(`error: unknown option \`${a.replace(/^--?/, '')}'`);
@@ -86,7 +88,7 @@ export function hashObjectCommand(global: GlobalOptions, args: string[]): number
         flush();
         throw new PackwrightError('OBJECT_CORRUPT', bad);
       }
-      id = write ? (repo as Repository).store.writeLoose(typeNo, data) : hashObject(format, typeNo, data);
+      id = write ? (repo as Repository).store.writeLoose(typeNo, data, detectCollisions) : hashObject(format, typeNo, data, detectCollisions);
     }
     out.push(`${toHex(id)}\n`);
   };

@@ -1,5 +1,6 @@
 import { nodeCrypto } from './node-crypto.js';
-import { sha1dcInto } from './sha1dc/sha1dc.js';
+import { collisionAttack } from './collision-attack.js';
+import { Sha1dc, sha1dcInto } from './sha1dc/sha1dc.js';
 import type { ObjectFormat } from './object-format.js';
 import { TYPE_NAMES } from '../objects/object-type.js';
 
@@ -55,9 +56,18 @@ function digestString(format: ObjectFormat, data: Uint8Array): string {
   return nodeCrypto().hash(format, data, 'binary');
 }
 
-/** The object id of `data` as an object of `type`. */
-export function hashObject(format: ObjectFormat, type: number, data: Uint8Array): Buffer {
+/**
+ * The object id of `data` as an object of `type`. With `detectCollisions`, a SHA-1 id comes from
+ * sha1dc, and an object that holds half of a collision attack fails with COLLISION_ATTACK.
+ */
+export function hashObject(format: ObjectFormat, type: number, data: Uint8Array, detectCollisions = false): Buffer {
   const header = objectHeader(type, data.length);
+  if (detectCollisions && format === 'sha1') {
+    const h = new Sha1dc().update(header).update(data);
+    const id = h.digest();
+    if (h.collision) throw collisionAttack(id);
+    return id;
+  }
   if (data.length < 1 << 16) {
     const joined = Buffer.allocUnsafe(header.length + data.length);
     header.copy(joined, 0);

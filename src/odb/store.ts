@@ -166,10 +166,11 @@ export class Store {
 
   /**
    * Writes an object as a loose file unless the store already has it (git's rule: an existing
-   * object is never rewritten), and returns its id.
+   * object is never rewritten), and returns its id. With `detectCollisions`, the id comes from
+   * sha1dc (hashObject), and half of a collision attack is refused.
    */
-  writeLoose(type: number, data: Uint8Array): Buffer {
-    const id = hashObject(this.format, type, data);
+  writeLoose(type: number, data: Uint8Array, detectCollisions = false): Buffer {
+    const id = hashObject(this.format, type, data, detectCollisions);
     if (this.objects.has(id, { refresh: false })) return id;
     writeLoose(this.objectsDir, toHex(id), type, data, this.looseOptions);
     return id;
