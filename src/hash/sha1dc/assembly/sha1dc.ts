@@ -86,7 +86,7 @@ export function blocks(at: usize, count: i32): void {
  * Four messages at once, one in each 32-bit lane of the 128-bit vectors: `count` blocks from each
  * of p0..p3, chaining values at IHV4. SHA-1's steps are serial within a message, not across
  * messages, so this does four blocks' work in little more than the time of one (575 MB/s against
- * 250 here). A lane whose block meets a vector's conditions is checked by the scalar code.
+ * 380 for one message here). A lane whose block meets a vector's conditions is checked by the scalar code.
  */
 export function blocks4(p0: usize, p1: usize, p2: usize, p3: usize, count: i32): void {
   for (let n = 0; n < count; n++) {
