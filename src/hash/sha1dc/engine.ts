@@ -11,12 +11,13 @@ import { SHA1DC_WASM } from './sha1dc-wasm.js';
 export const IHV = 0, FOUND = 20, STEPS = 1024, DM = 1152;
 /** The four-lane function's chaining values (5 × 4 words, word-major) and flags (4 words). */
 export const IHV4 = 11392, FOUND4 = 11472;
-/** Input is copied in chunks of this size, to INPUT. */
+/** Where input goes (the module's INPUT), in chunks of CHUNK bytes; the four lanes follow. */
+const INPUT = 16 << 10;
 export const CHUNK = 1 << 20;
 /** Each of the four lanes holds one whole message (padding included) of up to this many bytes, after INPUT's chunk. */
 export const LANE_BYTES = (1 << 20) + 128;
 /** The instance's memory: ~5 MiB (index-pack's memory plan charges it to each thread that hashes with it). */
-export const ENGINE_BYTES = (16 << 10) + CHUNK + 4 * LANE_BYTES;
+export const ENGINE_BYTES = INPUT + CHUNK + 4 * LANE_BYTES;
 
 /**
  * The part of WebAssembly's JavaScript interface used here. Node has all of it at run time, but
@@ -57,16 +58,36 @@ function load(): Engine {
   const x = new wasm.Instance(module, {
     env: { abort: () => { throw new Error('sha1dc: WebAssembly abort'); } },
   }).exports as unknown as Exports;
-  const input = x.INPUT.value;
-  const need = input + CHUNK + 4 * LANE_BYTES;
-  if (x.memory.buffer.byteLength < need) x.memory.grow(Math.ceil((need - x.memory.buffer.byteLength) / 65536));
+  if (x.INPUT.value !== INPUT) throw new Error(`sha1dc: the module's input is at ${x.INPUT.value}, not ${INPUT}`);
+  if (x.memory.buffer.byteLength < ENGINE_BYTES) x.memory.grow(Math.ceil((ENGINE_BYTES - x.memory.buffer.byteLength) / 65536));
   const words = new Int32Array(x.memory.buffer);
   DISTURBANCE_VECTORS.forEach((v, i) => {
     words[STEPS / 4 + i] = v.step;
     words.set(v.messageDifference, (DM + 320 * i) / 4);
   });
   x.setup(DISTURBANCE_VECTORS.length);
-  return { x, input, lanes: input + CHUNK, bytes: new Uint8Array(x.memory.buffer), words };
+  return { x, input: INPUT, lanes: INPUT + CHUNK, bytes: new Uint8Array(x.memory.buffer), words };
+}
+
+/**
+ * SHA-1's padding after a message's last `n` bytes, which are at `at`: 0x80, zeros, and the length
+ * of the whole message (`length` bytes) in bits, big-endian, ending at `end`.
+ */
+export function pad(bytes: Uint8Array, at: number, n: number, end: number, length: number): void {
+  bytes[at + n] = 0x80;
+  bytes.fill(0, at + n + 1, end - 8);
+  const bits = length * 8;
+  const high = Math.floor(bits / 0x100000000), low = bits >>> 0;
+  bytes[end - 8] = high >>> 24; bytes[end - 7] = high >>> 16; bytes[end - 6] = high >>> 8; bytes[end - 5] = high;
+  bytes[end - 4] = low >>> 24; bytes[end - 3] = low >>> 16; bytes[end - 2] = low >>> 8; bytes[end - 1] = low;
+}
+
+/** The digest: the five words of a chaining value at `words[from]`, big-endian, into `out` at `at`. */
+export function writeDigest(words: Int32Array, from: number, out: Uint8Array, at: number): void {
+  for (let k = 0; k < 5; k++) {
+    const v = words[from + k]!;
+    out[at + 4 * k] = v >>> 24; out[at + 4 * k + 1] = v >>> 16; out[at + 4 * k + 2] = v >>> 8; out[at + 4 * k + 3] = v;
+  }
 }
 
 export const INITIAL_IHV = [0x67452301, 0xefcdab89 | 0, 0x98badcfe | 0, 0x10325476, 0xc3d2e1f0 | 0];

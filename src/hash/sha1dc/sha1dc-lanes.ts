@@ -1,4 +1,4 @@
-import { FOUND, FOUND4, IHV, IHV4, INITIAL_IHV, LANE_BYTES, threadEngine, type Engine } from './engine.js';
+import { FOUND, FOUND4, IHV, IHV4, INITIAL_IHV, LANE_BYTES, pad, threadEngine, writeDigest, type Engine } from './engine.js';
 import { sha1dcInto } from './sha1dc.js';
 
 /**
@@ -67,14 +67,14 @@ export class Sha1dcLanes {
       }
       const copy = buffer.subarray(0, padded);
       copy.set(data, 0);
-      pad(copy, 0, n, padded);
+      pad(copy, 0, n, padded, n);
       this.sources[lane] = copy;
       this.streamed += padded;
       this.taken[lane] = 0;
       this.refill(lane);
     } else {
       this.e.bytes.set(data, base);
-      pad(this.e.bytes, base, n, padded);
+      pad(this.e.bytes, base, n, base + padded, n);
       this.windowBlocks[lane] = padded >>> 6;
       this.next[lane] = base;
     }
@@ -135,7 +135,7 @@ export class Sha1dcLanes {
     for (let i = 0; i < LANES; i++) {
       if (this.outs[i] === undefined) continue;
       if (blocks[i] === 0) {
-        for (let k = 0; k < 5; k++) words[IHV / 4 + k] = words[IHV4 / 4 + 4 * k + i]!;
+        this.laneToScalar(i);
         this.finish(i, words[FOUND4 / 4 + i] !== 0);
       } else if (windowBlocks[i] === 0) this.refill(i);
     }
@@ -146,7 +146,7 @@ export class Sha1dcLanes {
     let lane = 0;
     while (this.outs[lane] === undefined) lane++;
     const { words, x } = this.e;
-    for (let k = 0; k < 5; k++) words[IHV / 4 + k] = words[IHV4 / 4 + 4 * k + lane]!;
+    this.laneToScalar(lane);
     words[FOUND / 4] = words[FOUND4 / 4 + lane]!;
     for (;;) {
       x.blocks(this.next[lane]!, this.windowBlocks[lane]!);
@@ -157,15 +157,17 @@ export class Sha1dcLanes {
     this.finish(lane, words[FOUND / 4] !== 0);
   }
 
+  /** Moves lane `lane`'s chaining value to the one-message function's (IHV). */
+  private laneToScalar(lane: number): void {
+    const words = this.e.words;
+    for (let k = 0; k < 5; k++) words[IHV / 4 + k] = words[IHV4 / 4 + 4 * k + lane]!;
+  }
+
   /** Writes lane `lane`'s digest (left at IHV) where it was asked for. */
   private finish(lane: number, collision: boolean): void {
     const out = this.outs[lane] as Uint8Array, at = this.ats[lane]!, report = this.reports[lane]!;
     this.free(lane);
-    const words = this.e.words;
-    for (let k = 0; k < 5; k++) {
-      const v = words[IHV / 4 + k]!;
-      out[at + 4 * k] = v >>> 24; out[at + 4 * k + 1] = v >>> 16; out[at + 4 * k + 2] = v >>> 8; out[at + 4 * k + 3] = v;
-    }
+    writeDigest(this.e.words, IHV / 4, out, at);
     if (collision) {
       this.digest.set(out.subarray(at, at + 20));
       report(this.digest);
@@ -178,17 +180,6 @@ export class Sha1dcLanes {
     this.outs[lane] = this.owners[lane] = this.reports[lane] = this.sources[lane] = undefined;
     this.busy--;
   }
-}
-
-/** Appends SHA-1's padding to the `n` message bytes at `at`, up to `padded` bytes in all. */
-function pad(bytes: Uint8Array, at: number, n: number, padded: number): void {
-  bytes[at + n] = 0x80;
-  bytes.fill(0, at + n + 1, at + padded - 8);
-  const bits = n * 8;
-  const high = Math.floor(bits / 0x100000000), low = bits >>> 0;
-  const end = at + padded;
-  bytes[end - 8] = high >>> 24; bytes[end - 7] = high >>> 16; bytes[end - 6] = high >>> 8; bytes[end - 5] = high;
-  bytes[end - 4] = low >>> 24; bytes[end - 3] = low >>> 16; bytes[end - 2] = low >>> 8; bytes[end - 1] = low;
 }
 
 let lanes: Sha1dcLanes | undefined;

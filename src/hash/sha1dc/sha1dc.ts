@@ -1,4 +1,4 @@
-import { CHUNK, FOUND, IHV, INITIAL_IHV, threadEngine } from './engine.js';
+import { CHUNK, FOUND, IHV, INITIAL_IHV, pad, threadEngine, writeDigest } from './engine.js';
 
 /**
  * SHA-1 with collision detection, the method of git's sha1dc (Stevens, "Counter-cryptanalysis",
@@ -68,21 +68,11 @@ export class Sha1dc {
   }
 
   digestInto(out: Uint8Array, at: number): void {
-    const p = this.pending;
-    let n = this.pendingLength;
-    p[n++] = 0x80;
-    const end = n > 56 ? 128 : 64;
-    p.fill(0, n, end - 8);
-    const bits = this.total * 8;
-    const high = Math.floor(bits / 0x100000000), low = bits >>> 0;
-    p[end - 8] = high >>> 24; p[end - 7] = high >>> 16; p[end - 6] = high >>> 8; p[end - 5] = high;
-    p[end - 4] = low >>> 24; p[end - 3] = low >>> 16; p[end - 2] = low >>> 8; p[end - 1] = low;
-    this.run(p, 0, end);
+    const end = this.pendingLength + 1 > 56 ? 128 : 64;
+    pad(this.pending, 0, this.pendingLength, end, this.total);
+    this.run(this.pending, 0, end);
     this.pendingLength = 0;
-    for (let i = 0; i < 5; i++) {
-      const x = this.ihv[i]!;
-      out[at + 4 * i] = x >>> 24; out[at + 4 * i + 1] = x >>> 16; out[at + 4 * i + 2] = x >>> 8; out[at + 4 * i + 3] = x;
-    }
+    writeDigest(this.ihv, 0, out, at);
   }
 
   /** Hashes data[from, to), a whole number of blocks, through the thread's instance. */

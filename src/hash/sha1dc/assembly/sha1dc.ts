@@ -40,7 +40,7 @@ export function blocks(at: usize, count: i32): void {
       compress(W4 + (<usize>lane << 2), 16);
       const m = laneOf(mask, lane);
       if (m != 0) {
-        for (let i: usize = 0; i < 80; i++) store<i32>(W + (i << 2), load<i32>(W4 + (i << 4) + (<usize>lane << 2)));
+        blockOfLane(lane);
         if (recompressionMatches(m)) store<i32>(FOUND, 1);
       }
     }
@@ -146,10 +146,17 @@ function compress4(): void {
   v128.store(IHV4, i32x4.add(v128.load(IHV4, 64), e), 64);
 }
 
-/** Lane `lane`'s block, state and output copied out, then the scalar check of sha1dc.ts. */
-function laneMatches(lane: i32, mask: i32): bool {
+/** Lane `lane`'s expanded block, copied from W4 to W for the one-message check. */
+// @ts-ignore: decorator
+@inline function blockOfLane(lane: i32): void {
   const o: usize = <usize>lane << 2;
   for (let i: usize = 0; i < 80; i++) store<i32>(W + (i << 2), load<i32>(W4 + (i << 4) + o));
+}
+
+/** Lane `lane`'s block, state and output copied out, then the one-message check (recompressionMatches). */
+function laneMatches(lane: i32, mask: i32): bool {
+  const o: usize = <usize>lane << 2;
+  blockOfLane(lane);
   for (let i: usize = 0; i < 10; i++) store<i32>(STATES + (i << 2), load<i32>(STATES4 + (i << 4) + o));
   for (let i: usize = 0; i < 5; i++) store<i32>(IHV + (i << 2), load<i32>(IHV4 + (i << 4) + o));
   return recompressionMatches(mask);
