@@ -1,4 +1,4 @@
-import type { ObjectFormat } from './object-format.js';
+import { detectsCollisions, type ObjectFormat } from './object-format.js';
 import { nodeCrypto } from './node-crypto.js';
 import { Sha1dc } from './sha1dc/sha1dc.js';
 
@@ -12,5 +12,5 @@ export interface Digester {
 
 /** A streaming hash of `format`; with `detectCollisions`, SHA-1 is sha1dc. */
 export function createDigester(format: ObjectFormat, detectCollisions = false): Digester {
-  return detectCollisions && format === 'sha1' ? new Sha1dc() : nodeCrypto().createHash(format);
+  return detectsCollisions(format, detectCollisions) ? new Sha1dc() : nodeCrypto().createHash(format);
 }

@@ -1,7 +1,7 @@
 import { nodeCrypto } from './node-crypto.js';
 import { collisionAttack } from './collision-attack.js';
 import { Sha1dc, sha1dcInto } from './sha1dc/sha1dc.js';
-import type { ObjectFormat } from './object-format.js';
+import { detectsCollisions, type ObjectFormat } from './object-format.js';
 import { TYPE_NAMES } from '../objects/object-type.js';
 
 /** `"<type> <size>\0"` as bytes; at most 7 + 1 + 20 + 1 bytes. */
@@ -46,7 +46,7 @@ export function hashBytes(format: ObjectFormat, data: Uint8Array): Buffer {
  * `data` holds half of a collision attack; otherwise it is false.
  */
 export function hashInto(format: ObjectFormat, data: Uint8Array, out: Uint8Array, at: number, detectCollisions = false): boolean {
-  if (detectCollisions && format === 'sha1') return sha1dcInto(data, out, at);
+  if (detectsCollisions(format, detectCollisions)) return sha1dcInto(data, out, at);
   const digest = digestString(format, data);
   for (let i = 0; i < digest.length; i++) out[at + i] = digest.charCodeAt(i);
   return false;
@@ -62,7 +62,7 @@ function digestString(format: ObjectFormat, data: Uint8Array): string {
  */
 export function hashObject(format: ObjectFormat, type: number, data: Uint8Array, detectCollisions = false): Buffer {
   const header = objectHeader(type, data.length);
-  if (detectCollisions && format === 'sha1') {
+  if (detectsCollisions(format, detectCollisions)) {
     const h = new Sha1dc().update(header).update(data);
     const id = h.digest();
     if (h.collision) throw collisionAttack(id);

@@ -11,6 +11,14 @@ export function formatForHashLength(length: number): ObjectFormat {
   throw new RangeError(`No object format has ${length}-byte ids`);
 }
 
+/**
+ * Whether collision detection, when asked for, applies to `format`: sha1dc is SHA-1's (git has none
+ * for SHA-256, against which no attack is known).
+ */
+export function detectsCollisions(format: ObjectFormat, asked: boolean | undefined): boolean {
+  return asked === true && format === 'sha1';
+}
+
 /** The hash id stored in .rev, .midx and commit-graph headers: 1 = SHA-1, 2 = SHA-256. */
 export function formatId(format: ObjectFormat): 1 | 2 {
   return format === 'sha1' ? 1 : 2;

@@ -4,7 +4,7 @@ import { collisionAttack } from '../hash/collision-attack.js';
 import { threadLanes, type Sha1dcLanes } from '../hash/sha1dc/sha1dc-lanes.js';
 import { hashInto, MAX_HEADER_LENGTH, writeHeaderBefore } from '../hash/hash-object.js';
 import { OBJ_OFS_DELTA } from '../pack/entry-header.js';
-import { hashLength, type ObjectFormat } from '../hash/object-format.js';
+import { detectsCollisions, hashLength, type ObjectFormat } from '../hash/object-format.js';
 import { EntryHeader, HEADER_INCOMPLETE, parseEntryHeader } from '../pack/entry-header.js';
 import { Inflater, INFLATE_INPUT_ENDED, inflateCodeName } from '../zlib/inflater.js';
 
@@ -35,7 +35,7 @@ export class EntryScanner {
    */
   constructor(private readonly format: ObjectFormat, private readonly name: string, private readonly inputSize = Infinity, detectCollisions = false) {
     this.H = hashLength(format);
-    this.lanes = detectCollisions && format === 'sha1' ? threadLanes() : undefined;
+    this.lanes = detectsCollisions(format, detectCollisions) ? threadLanes() : undefined;
   }
 
   private readonly lanes: Sha1dcLanes | undefined;

@@ -1,4 +1,4 @@
-import { hashLength, type ObjectFormat } from '../hash/object-format.js';
+import { detectsCollisions, hashLength, type ObjectFormat } from '../hash/object-format.js';
 import { ENGINE_BYTES } from '../hash/sha1dc/engine.js';
 import { STREAMED_BUDGET } from '../hash/sha1dc/sha1dc-lanes.js';
 
@@ -91,7 +91,7 @@ export function planIndexPackMemory(input: MemoryPlanInput): MemoryPlan {
   const { maxMemory } = input;
   const perObject = bytesPerObject(input.format, input.depths === true);
   const tables = (refDeltas: number): number => input.objects * perObject.object + refDeltas * perObject.refDelta;
-  const perThread = PER_THREAD + (input.detectCollisions === true && input.format === 'sha1' ? SHA1DC : 0);
+  const perThread = PER_THREAD + (detectsCollisions(input.format, input.detectCollisions) ? SHA1DC : 0);
   const cost = (threads: number, refDeltas: number): number => RUNTIME + (threads - 1) * PER_WORKER + threads * perThread + tables(refDeltas);
   let threads = Math.max(1, input.threads);
   const known = input.refDeltas ?? 0;

@@ -6,7 +6,7 @@ import { applyDelta, DeltaFormatError, readDeltaHeader } from '../delta/apply-de
 import { collisionAttack } from '../hash/collision-attack.js';
 import { threadLanes, type Sha1dcLanes } from '../hash/sha1dc/sha1dc-lanes.js';
 import { hashInto, MAX_HEADER_LENGTH, writeHeaderBefore } from '../hash/hash-object.js';
-import { hashLength, type ObjectFormat } from '../hash/object-format.js';
+import { detectsCollisions, hashLength, type ObjectFormat } from '../hash/object-format.js';
 import { BufferPool } from '../memory/buffer-pool.js';
 import { Inflater, inflateCodeName } from '../zlib/inflater.js';
 import { findRefGroup, mayBeRefBase, refGroupMembers, type DeltaTree } from './delta-tree.js';
@@ -167,7 +167,7 @@ export class Resolver {
     this.refCount = s.refOrder.length;
     // Ids are hashed four at a time when nothing reads one before the thread is done: no REF delta
     // looks for its base by id, and no visitor is shown objects (it may name them by id).
-    if (s.detectCollisions === true && s.format === 'sha1' && this.refCount === 0 && this.visitTypes === 0) this.lanes = threadLanes();
+    if (detectsCollisions(s.format, s.detectCollisions) && this.refCount === 0 && this.visitTypes === 0) this.lanes = threadLanes();
     this.fd = s.pack === undefined ? openSync(s.packPath, 'r') : -1;
     this.deltaData = this.pool.acquire(1 << 16);
   }
