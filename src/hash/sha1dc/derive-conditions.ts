@@ -1,4 +1,4 @@
-import { DISTURBANCE_VECTORS, type DisturbanceVector } from './disturbance-vectors.js';
+import { disturbanceVectors, type DisturbanceVector } from './disturbance-vectors.js';
 
 /**
  * Which message bit relations an attack along a disturbance vector cannot avoid: the "unavoidable bit
@@ -205,7 +205,7 @@ export function deriveConditions(v: DisturbanceVector, first = FIRST_CONDITION_S
 /** Every vector's conditions, merged: each distinct condition with the mask of the vectors it applies to. */
 export function deriveAllConditions(): Array<Condition & { vectors: number }> {
   const merged = new Map<string, Condition & { vectors: number }>();
-  DISTURBANCE_VECTORS.forEach((v, i) => {
+  disturbanceVectors().forEach((v, i) => {
     for (const c of deriveConditions(v)) {
       const key = `${c.a}.${c.aBit}.${c.b}.${c.bBit}.${c.differ}`;
       const seen = merged.get(key);

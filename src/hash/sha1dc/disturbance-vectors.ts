@@ -109,5 +109,12 @@ function makeVector(type: DisturbanceVectorType, k: number, b: number): Disturba
   return { name, type, k, b, messageDifference: dm, disturbances, step };
 }
 
-/** The 32 vectors, built once (about 0.2 ms). */
-export const DISTURBANCE_VECTORS: readonly DisturbanceVector[] = VECTORS.map(([type, k, b]) => makeVector(type, k, b));
+let built: readonly DisturbanceVector[] | undefined;
+
+/**
+ * The 32 vectors, built on first use (a few milliseconds): not at load, since everything that
+ * hashes imports this module, and most commands never detect collisions.
+ */
+export function disturbanceVectors(): readonly DisturbanceVector[] {
+  return (built ??= VECTORS.map(([type, k, b]) => makeVector(type, k, b)));
+}

@@ -1,4 +1,4 @@
-import { DISTURBANCE_VECTORS } from './disturbance-vectors.js';
+import { disturbanceVectors } from './disturbance-vectors.js';
 import { SHA1DC_WASM } from './sha1dc-wasm.js';
 
 /**
@@ -61,11 +61,11 @@ function load(): Engine {
   if (x.INPUT.value !== INPUT) throw new Error(`sha1dc: the module's input is at ${x.INPUT.value}, not ${INPUT}`);
   if (x.memory.buffer.byteLength < ENGINE_BYTES) x.memory.grow(Math.ceil((ENGINE_BYTES - x.memory.buffer.byteLength) / 65536));
   const words = new Int32Array(x.memory.buffer);
-  DISTURBANCE_VECTORS.forEach((v, i) => {
+  disturbanceVectors().forEach((v, i) => {
     words[STEPS / 4 + i] = v.step;
     words.set(v.messageDifference, (DM + 320 * i) / 4);
   });
-  x.setup(DISTURBANCE_VECTORS.length);
+  x.setup(disturbanceVectors().length);
   return { x, input: INPUT, lanes: INPUT + CHUNK, bytes: new Uint8Array(x.memory.buffer), words };
 }
 
