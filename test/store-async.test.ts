@@ -70,7 +70,7 @@ describe('store: info tables over threads', () => {
       assert.deepEqual([...got.types], [...expected.types]);
       assert.deepEqual([...got.sizes], [...expected.sizes]);
       assert.deepEqual([...got.basePositions], [...expected.basePositions]);
-      assert.deepEqual([...got.isBase], [...expected.isBase]);
+      assert.deepEqual([...got.children], [...expected.children]);
     } finally {
       store.close();
     }

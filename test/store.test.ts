@@ -2,7 +2,9 @@ import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { git, tempDir, makeRepo, type Format, fileEndingIn } from './helpers/git.js';
+import { git, packwright, packwrightFails, tempDir, makeRepo, type Format, fileEndingIn } from './helpers/git.js';
+import { seededRandom } from './helpers/random.js';
+import { WindowPool } from '../src/pack/index.js';
 import { writeObjectsPack } from './helpers/pack-builder.js';
 import { Store, MidxSource, forEachObject, type RefreshPolicy } from '../src/odb/index.js';
 import { hashObject } from '../src/hash/index.js';
@@ -159,9 +161,15 @@ describe('store: refresh policies', () => {
     using dir = tempDir();
     const repo = makeRepo(dir.path, 'sha1', 3);
     const { Repository } = await import('../src/repo/index.js');
+    // Under the default ceiling (256 MiB) the cache gets a third of what the runtime leaves.
     const before = Repository.open(repo);
-    assert.equal(before.store.cache.limit, 96 * 1024 * 1024);
+    assert.ok(before.store.cache.limit > 32 * 1024 * 1024 && before.store.cache.limit < 96 * 1024 * 1024, String(before.store.cache.limit));
     before.close();
+    // Without a ceiling, git's 96 MiB.
+    git(repo, ['config', 'packwright.maxMemory', '0']);
+    const unbounded = Repository.open(repo);
+    assert.equal(unbounded.store.cache.limit, 96 * 1024 * 1024);
+    unbounded.close();
     git(repo, ['config', 'core.deltaBaseCacheLimit', '8m']);
     const r = Repository.open(repo);
     assert.equal(r.store.cache.limit, 8 * 1024 * 1024);
@@ -570,5 +578,114 @@ describe('store: streams', () => {
     const s = store.objects.readStream(id);
     await assert.rejects(async () => { for await (const _ of s.stream) { /* drain */ } }, (e: unknown) => isPackwrightError(e, 'OBJECT_CORRUPT'));
     store.close();
+  });
+});
+
+/**
+ * A bare repository whose one pack is a few MB of random text with deltas: 48 files of 112 KiB,
+ * each rewritten four times with a few lines changed.
+ */
+function incompressibleRepo(dir: string, format: Format): string {
+  const repo = join(dir, `wide-${format}.git`);
+  git(dir, ['init', '-q', '--bare', `--object-format=${format}`, repo]);
+  const random = seededRandom(7);
+  const word = (): string => Math.floor(random() * 2 ** 52).toString(36).padStart(11, '0');
+  const files = Array.from({ length: 48 }, () => Array.from({ length: 2048 }, () => `${word()}${word()}${word()}${word()}${word()}\n`));
+  const parts: string[] = [];
+  for (let rev = 0; rev < 5; rev++) {
+    const msg = `rev ${rev}\n`;
+    parts.push(`commit refs/heads/main\nmark :${rev + 1}\ncommitter A U Thor <author@example.com> ${1700000000 + rev} +0000\ndata ${msg.length}\n${msg}` + (rev ? `from :${rev}\n` : ''));
+    files.forEach((lines, f) => {
+      if (rev > 0) for (let k = 0; k < 3; k++) lines[Math.floor(random() * lines.length)] = `edit ${rev}.${k}\n`;
+      const data = lines.join('');
+      parts.push(`M 100644 inline f${f}.txt\ndata ${data.length}\n${data}\n`);
+    });
+  }
+  git(repo, ['fast-import', '--quiet'], parts.join(''));
+  git(repo, ['repack', '-adfq']);
+  return repo;
+}
+
+describe('store: a memory ceiling', () => {
+  test('the window pool evicts the least recently used window of any pack, and reuses only buffers no one can hold', () => {
+    const dropped: string[] = [];
+    const owner = (name: string): { dropWindow(): void } => ({ dropWindow: () => { dropped.push(name); } });
+    const a = owner('a');
+    const b = owner('b');
+    const pool = new WindowPool(100);
+    const wa = { start: 0, bytes: pool.allocate(40), used: 0, owner: a, recyclable: true };
+    pool.add(wa);
+    const wb = { start: 0, bytes: pool.allocate(40), used: 0, owner: b, recyclable: false };
+    pool.add(wb);
+    pool.touch(wa);
+    assert.equal(pool.heldBytes, 80);
+    assert.ok(pool.fits(20, a) && !pool.fits(61, b) && pool.fits(60, b));
+    // b's window is the older one now: it goes, and its buffer (not recyclable) is not handed out.
+    const third = pool.allocate(40);
+    assert.deepEqual(dropped, ['b']);
+    assert.notEqual(third.buffer, wb.bytes.buffer);
+    pool.add({ start: 40, bytes: third, used: 0, owner: b, recyclable: true });
+    // a's window goes next; its buffer is the next of that size.
+    const fourth = pool.allocate(40);
+    assert.deepEqual(dropped, ['b', 'a']);
+    assert.equal(fourth, wa.bytes);
+    assert.equal(pool.heldBytes, 40);
+  });
+
+  for (const format of ['sha1', 'sha256'] as const) {
+    test(`${format}: a pack larger than its window budget reads every object as git does, in any order, within the budget`, () => {
+      using dir = tempDir();
+      const repo = incompressibleRepo(dir.path, format);
+      const packDir = join(repo, 'objects', 'pack');
+      const packSize = statSync(join(packDir, fileEndingIn(packDir, '.pack'))).size;
+      assert.ok(packSize > 3 << 20, `pack of ${packSize} bytes`);
+      const expected = git(repo, ['cat-file', '--batch-all-objects', '--batch']);
+      // Room for one large window (1 MiB, the least) and a small cache: the pack is never held whole.
+      const store = Store.open(repo, { maxMemory: Infinity, windowBudget: 1 << 20, deltaBaseCacheLimit: 256 << 10 });
+      try {
+        const h = store.handle();
+        const read = (order: Buffer[]): Map<string, Buffer> => {
+          const out = new Map<string, Buffer>();
+          for (const id of order) {
+            const o = h.read(id);
+            out.set(id.toString('hex'), o.data);
+            // The budget, less the tables charged, may be below one window of the least size (1 MiB): then one is held.
+            assert.ok(store.windows.heldBytes <= Math.max(store.windows.budget, 1 << 20), `${store.windows.heldBytes} bytes of windows held`);
+          }
+          return out;
+        };
+        const sorted: Buffer[] = [];
+        forEachObject(h, {}, (id) => sorted.push(Buffer.from(id)));
+        const packOrder: Buffer[] = [];
+        forEachObject(h, { unordered: true }, (id) => packOrder.push(Buffer.from(id)));
+        const random = seededRandom(11);
+        const shuffled = [...sorted].sort(() => random() - 0.5);
+        for (const order of [packOrder, sorted, shuffled]) {
+          const got = read(order);
+          const lines: Buffer[] = [];
+          for (const id of sorted) {
+            const data = got.get(id.toString('hex')) as Buffer;
+            const type = h.info(id).type;
+            lines.push(Buffer.from(`${id.toString('hex')} ${['', 'commit', 'tree', 'blob', 'tag'][type]} ${data.length}\n`), data, Buffer.from('\n'));
+          }
+          assert.ok(Buffer.concat(lines).equals(expected));
+        }
+        assert.equal(h.packs()[0]?.open().file.wholeBytes(), undefined);
+      } finally {
+        store.close();
+      }
+    });
+  }
+
+  test('cat-file --max-memory and packwright.maxMemory bound the store, with the same output', () => {
+    using dir = tempDir();
+    const repo = incompressibleRepo(dir.path, 'sha1');
+    const expected = git(repo, ['cat-file', '--batch-all-objects', '--batch', '--unordered']);
+    assert.ok(packwright(repo, ['cat-file', '--batch-all-objects', '--batch', '--unordered', '--max-memory=80m']).equals(expected));
+    assert.ok(packwright(repo, ['-c', 'packwright.maxMemory=80m', 'cat-file', '--batch-all-objects', '--batch', '--unordered']).equals(expected));
+    assert.ok(packwright(repo, ['cat-file', '--batch-all-objects', '--batch', '--max-memory=0']).equals(git(repo, ['cat-file', '--batch-all-objects', '--batch'])));
+    const bad = packwrightFails(repo, ['cat-file', '--batch-all-objects', '--batch', '--max-memory=lots']);
+    assert.equal(bad.status, 129);
+    assert.match(bad.stderr, /max-memory/);
   });
 });

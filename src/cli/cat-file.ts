@@ -1,7 +1,8 @@
 import { PackwrightError, isPackwrightError } from '../errors/index.js';
 import { OBJ_BLOB, OBJ_COMMIT, OBJ_TAG, OBJ_TREE, TYPE_NAME_BYTES, TYPE_NAMES, typeName, typeNumber, parseCommit, parseTag, formatTree, findTreeEntry } from '../objects/index.js';
 import { forEachObject, onlyPack, type ObjectInfo, type ObjectLocation, type StoreHandle, type StorePack } from '../odb/index.js';
-import { convertToWorkTree, textconv, type Repository } from '../repo/index.js';
+import { convertToWorkTree, textconv, type OpenRepositoryOptions, type Repository } from '../repo/index.js';
+import { maxMemoryOf } from './max-memory.js';
 import { Output, writeDecimal, writeHex } from './output.js';
 import { BIG_SIZE, objectSize } from '../pack/index.js';
 import { readLines } from './read-lines.js';
@@ -16,7 +17,7 @@ const USAGE = `usage: packwright cat-file <type> <object>
    or: packwright cat-file (-t | -s) [--allow-unknown-type] <object>
    or: packwright cat-file (--batch | --batch-check | --batch-command) [--batch-all-objects]
                            [--buffer] [--follow-symlinks] [--unordered]
-                           [--textconv | --filters] [-z]
+                           [--textconv | --filters] [-z] [--max-memory=<n>]
    or: packwright cat-file (--textconv | --filters)
                            [<rev>:<path|tree-ish> | --path=<path|tree-ish> <rev>]`;
 
@@ -89,7 +90,7 @@ const CMDMODES: Record<string, [string, string, string]> = {
  * `--batch[=<format>]`, `--batch-check[=<format>]`, `--batch-command[=<format>]` (`contents`,
  * `info`, `flush` with `--buffer`), with `--batch-all-objects`, `--unordered`, `--buffer`, `-z`.
  */
-export async function catFile(openRepo: () => Repository, args: string[]): Promise<number> {
+export async function catFile(openRepo: (options?: OpenRepositoryOptions) => Repository, args: string[]): Promise<number> {
   const help = helpRequested(args, USAGE);
   if (help !== undefined) return help;
   let cmdmode: [string, string, string] | undefined;
@@ -101,6 +102,7 @@ export async function catFile(openRepo: () => Repository, args: string[]): Promi
   let followSymlinks = false;
   let unknownType = false;
   let forcePath: string | undefined;
+  let maxMemory: string | undefined;
   const positional: string[] = [];
   const usage = (message: string, prefix = 'fatal'): never => { throw new UsageError(`${prefix}: ${message}\n\n${USAGE}`); };
   let options = true;
@@ -130,6 +132,7 @@ export async function catFile(openRepo: () => Repository, args: string[]): Promi
     else if (a === '--no-follow-symlinks') followSymlinks = false;
     else if (a === '--allow-unknown-type') unknownType = true;
     else if (a.startsWith('--path=')) forcePath = a.slice(7);
+    else if (a.startsWith('--max-memory=')) maxMemory = a.slice(13);
     else if (a === '--path') forcePath = args[++i] ?? usage("option `path' requires a value", 'error');
     else if (/^-[epts]{2,}$/.test(a)) {
       // Bundled short cmdmodes: each one counts, as in git.
@@ -166,7 +169,9 @@ export async function catFile(openRepo: () => Repository, args: string[]): Promi
     }
     if (unknownType && opt !== 't' && opt !== 's') throw new PackwrightError('INVALID_ARGUMENT', 'git cat-file --allow-unknown-type: use with -s or -t');
   }
-  const repo = openRepo();
+  // packwright's own: the store's ceiling (else packwright.maxMemory, else the default).
+  const ceiling = maxMemory === undefined ? undefined : maxMemoryOf(maxMemory, undefined, USAGE);
+  const repo = openRepo(ceiling === undefined ? {} : { maxMemory: ceiling });
   const store = repo.objects;
   const out = new Output();
   // git reads an object through refs/replace/<id> unless told not to (not with --batch-all-objects).

@@ -2,7 +2,7 @@ import type { GitConfig } from '../config/index.js';
 import { magnitudeOption } from './usage-error.js';
 
 /**
- * The memory ceiling of index-pack and verify-pack: `--max-memory=<n>[k|m|g]`, else the config's
+ * The memory ceiling of index-pack, verify-pack and cat-file: `--max-memory=<n>[k|m|g]`, else the config's
  * `packwright.maxMemory`, else the library's default (256 MiB). 0 means no ceiling, as 0 means
  * unlimited for git's pack.windowMemory.
  */

@@ -54,7 +54,7 @@ export async function run(argv: string[]): Promise<number> {
   try {
     switch (command) {
       case 'cat-file':
-        return await catFile(() => openRepository(global), args);
+        return await catFile((options) => openRepository(global, options), args);
       case 'index-pack':
         return await indexPackCommand(global, args);
       case 'verify-pack':

@@ -209,6 +209,11 @@ export class PackIndex implements ObjectIndex {
     return this.bytes;
   }
 
+  /** The index file's size: what it holds in memory once every section is read. */
+  get fileSize(): number {
+    return this.bytes.length;
+  }
+
   /** Whether the index still holds its file open (sections remain to be read). */
   get holdsFile(): boolean {
     return this.fd !== undefined;

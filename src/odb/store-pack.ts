@@ -3,7 +3,7 @@ import { PackwrightError, isPackwrightError } from '../errors/packwright-error.j
 import { PackIndex, type PackIndexOpenOptions } from '../idx/pack-index.js';
 import { PackFile, type PackFileOptions } from '../pack/pack-file.js';
 import { PackReader } from '../pack/pack-reader.js';
-import { buildInfoTable, objectSize, type PackInfoTable } from '../pack/pack-info-table.js';
+import { buildInfoTable, MAX_CHILDREN, objectSize, type PackInfoTable } from '../pack/pack-info-table.js';
 import type { DeltaBaseCache, PackIdentity } from '../pack/delta-base-cache.js';
 import { fileStamp } from './file-stamp.js';
 import { bufferStream, packEntryStream, type ObjectStream } from './object-stream.js';
@@ -39,6 +39,8 @@ export interface PackContext {
    * of `except` that cannot be read: how git recovers from a corrupt pack (the store sets it).
    */
   otherCopy?: (id: Uint8Array, except: StorePack) => StoredObject | undefined;
+  /** Counts bytes of tables built for a pack against the store's ceiling (Store.charge). */
+  charge?: (bytes: number) => void;
 }
 
 /** Files git keeps beside a pack that say something about it (gitrepository-layout). */
@@ -50,6 +52,9 @@ export interface PackMarkers {
   /** `.mtimes`: a cruft pack, with a modification time per object. */
   mtimes: boolean;
 }
+
+/** Bytes an object of an info table (PackInfoTable's arrays, and the scan's sizeKnown). */
+const INFO_TABLE_BYTES = 11;
 
 /** Header-only lookups in one pack after which its info table is built (see `loadInfoTable`). */
 const INFO_TABLE_AFTER = 4096;
@@ -71,6 +76,15 @@ export class StorePack {
   private table: PackInfoTable | undefined;
   private diskSizes: Uint32Array | Float64Array | undefined;
   private infoCalls = 0;
+  /**
+   * Per object, its deltas not read yet by `readTransient` (from the info table's children), and
+   * their sum: a pass over every object (`--batch-all-objects --batch`) then holds in the base
+   * cache only the bases it will still use, and lets each go after its last delta instead of when
+   * the cache is full. A read that repeats a delta counts it again (a base may then go early, and
+   * costs a walk down its chain); once every count is spent, the next read starts them over.
+   */
+  private unread: Uint8Array | undefined;
+  private unreadTotal = 0;
   private header: EntryHeader | undefined;
   private failure: { error: PackwrightError; stamps: string } | undefined;
   /** Views of the catalog that list this pack and are still held (see Catalog). */
@@ -101,6 +115,8 @@ export class StorePack {
     try {
       this.loadedIndex = PackIndex.open(this.idxPath, this.context.hashLength, { ...this.context.indexOptions, revPath: `${this.idxPath.slice(0, -4)}.rev` });
       this.failure = undefined;
+      // The sections it may read, and its pack order (8 bytes an object), once something asks.
+      this.context.charge?.(this.loadedIndex.fileSize + 8 * this.loadedIndex.count);
       return this.loadedIndex;
     } catch (e) {
       throw this.fail(e);
@@ -210,7 +226,10 @@ export class StorePack {
    * from the table, and pack-order reads keep delta bases cached.
    */
   loadInfoTable(): PackInfoTable {
-    this.table ??= buildInfoTable(this.pack(), this.index);
+    if (this.table === undefined) {
+      this.table = buildInfoTable(this.pack(), this.index);
+      this.context.charge?.(INFO_TABLE_BYTES * this.index.count);
+    }
     return this.table;
   }
 
@@ -221,13 +240,16 @@ export class StorePack {
 
   /** Installs an info table built elsewhere (on worker threads: Store.loadInfoTables). */
   setInfoTable(table: PackInfoTable): void {
+    if (this.table === undefined) this.context.charge?.(INFO_TABLE_BYTES * this.index.count);
     this.table = table;
+    this.unread = undefined;
   }
 
   /** Bytes of each entry by idx position, made on the first question about disk sizes. */
   private entrySizes(): Uint32Array | Float64Array {
     if (this.diskSizes === undefined) {
       this.diskSizes = this.index.entrySizes(this.pack().dataEnd);
+      this.context.charge?.(this.diskSizes.byteLength);
     }
     return this.diskSizes;
   }
@@ -239,9 +261,34 @@ export class StorePack {
     return this.open().resolvedType(this.index.offset(position));
   }
 
-  /** See `PackReader.readTransient`: the data is valid until the next read from this pack. */
+  /**
+   * See `PackReader.readTransient`: the data is valid until the next read from this pack. With an
+   * info table, an object that deltas still to be read are based on is kept in the base cache,
+   * and dropped from it once the last of them has been read (see `unread`).
+   */
   readTransient(position: number): StoredObject {
-    return this.open().readTransient(this.index.offset(position), this.table?.isBase[position] === 1);
+    const t = this.table;
+    const reader = this.open();
+    const index = this.index;
+    if (t === undefined) return reader.readTransient(index.offset(position), false);
+    let unread = this.unread;
+    if (unread === undefined || this.unreadTotal === 0) {
+      unread = this.unread = t.children.slice();
+      this.unreadTotal = 0;
+      for (let p = 0; p < unread.length; p++) if ((unread[p] as number) < MAX_CHILDREN) this.unreadTotal += unread[p] as number;
+    }
+    const base = t.basePositions[position] as number;
+    const baseOffset = base >= 0 ? index.offset(base) : -1;
+    const obj = reader.readTransient(index.offset(position), (unread[position] as number) > 0, baseOffset);
+    // The base has one delta fewer to come; after its last, nothing in a pass needs it cached.
+    // A count that saturated (MAX_CHILDREN) is not exact and never drops.
+    const left = base >= 0 ? (unread[base] as number) : 0;
+    if (left > 0 && left < MAX_CHILDREN) {
+      unread[base] = left - 1;
+      this.unreadTotal--;
+      if (left === 1) reader.forget(baseOffset);
+    }
+    return obj;
   }
 
   /**
@@ -342,6 +389,7 @@ export class StorePack {
     this.file = undefined;
     this.reader = undefined;
     this.table = undefined;
+    this.unread = undefined;
     this.diskSizes = undefined;
     if (this.loadedIndex?.holdsFile) {
       this.loadedIndex.close();
@@ -362,6 +410,7 @@ export class StorePack {
     this.loadedIndex?.close();
     this.loadedIndex = undefined;
     this.table = undefined;
+    this.unread = undefined;
     this.diskSizes = undefined;
   }
 }

@@ -13,6 +13,8 @@ export interface StoreKey {
   refresh: RefreshPolicy;
   multiPackIndex: boolean;
   deltaBaseCacheLimit: number;
+  /** The worker store's share of the pack windows (see OpenStoreOptions.windowBudget). */
+  windowBudget: number;
 }
 
 export interface IdsRequest {
@@ -65,7 +67,7 @@ export function storeForKey(key: StoreKey): Store {
   const name = JSON.stringify(key);
   let store = stores.get(name);
   if (store === undefined) {
-    store = Store.open(key.objectsDir, { objectFormat: key.format, refresh: key.refresh, multiPackIndex: key.multiPackIndex, deltaBaseCacheLimit: key.deltaBaseCacheLimit });
+    store = Store.open(key.objectsDir, { objectFormat: key.format, refresh: key.refresh, multiPackIndex: key.multiPackIndex, deltaBaseCacheLimit: key.deltaBaseCacheLimit, windowBudget: key.windowBudget, maxMemory: Infinity });
     stores.set(name, store);
   }
   return store;

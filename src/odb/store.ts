@@ -6,6 +6,9 @@ import { hashLiterally, hashObject } from '../hash/hash-object.js';
 import { toHex } from '../hash/hex.js';
 import type { PackIndexOpenOptions } from '../idx/pack-index.js';
 import { DeltaBaseCache, DEFAULT_DELTA_BASE_CACHE_LIMIT } from '../pack/delta-base-cache.js';
+import { WindowPool } from '../pack/window-pool.js';
+import { DEFAULT_MAX_MEMORY } from '../memory/ceiling.js';
+import { planStoreMemory } from './store-memory-plan.js';
 import { writeLoose } from '../loose/write-loose.js';
 import { Inflater } from '../zlib/inflater.js';
 import { GitConfig } from '../config/git-config.js';
@@ -29,8 +32,16 @@ const PARALLEL_TABLE_MIN = 1_000_000;
 export interface OpenStoreOptions {
   /** SHA-1 or SHA-256; by default what the git directory's config says (extensions.objectformat). */
   objectFormat?: ObjectFormat;
-  /** Bytes of resolved delta bases to keep (git's core.deltaBaseCacheLimit, 96 MiB). */
+  /** Bytes of resolved delta bases to keep (git's core.deltaBaseCacheLimit, 96 MiB), at most (see maxMemory). */
   deltaBaseCacheLimit?: number;
+  /**
+   * The ceiling on what the store holds, in bytes (default DEFAULT_MAX_MEMORY, 256 MiB; Infinity
+   * for none): it sizes the delta base cache and the pack windows, whole packs included, and the
+   * tables the store builds are charged against it (see planStoreMemory).
+   */
+  maxMemory?: number;
+  /** Bytes of pack windows, in place of what maxMemory gives them (a worker thread's share). */
+  windowBudget?: number;
   /** Window size for pack reads (see PackFile); tests lower it to exercise windowed reads. */
   windowSize?: number;
   /** Reads through small windows before a pack is read in big ones (see PackFileOptions). */
@@ -78,6 +89,12 @@ export class Store {
   readonly format: ObjectFormat;
   readonly hashLength: number;
   readonly cache: DeltaBaseCache;
+  /** The budget of every pack's large windows (see WindowPool). */
+  readonly windows: WindowPool;
+  /** Bytes of windows the plan gave, before tables were charged. */
+  private readonly plannedWindows: number;
+  /** Bytes of tables charged so far (see `charge`). */
+  private charged = 0;
   readonly inflater = new Inflater();
   readonly policy: RefreshPolicy;
   private readonly catalog: Catalog;
@@ -100,14 +117,17 @@ export class Store {
     this.objectsDir = objectsDir;
     this.format = format;
     this.hashLength = hashLength(format);
-    this.cache = new DeltaBaseCache(options.deltaBaseCacheLimit ?? DEFAULT_DELTA_BASE_CACHE_LIMIT);
+    const plan = planStoreMemory(options.maxMemory ?? DEFAULT_MAX_MEMORY, options.deltaBaseCacheLimit ?? DEFAULT_DELTA_BASE_CACHE_LIMIT);
+    this.cache = new DeltaBaseCache(plan.cacheLimit);
+    this.plannedWindows = options.windowBudget ?? plan.windowBudget;
+    this.windows = new WindowPool(this.plannedWindows);
     this.policy = options.refresh ?? DEFAULT_REFRESH;
     this.now = options.now ?? (() => performance.now());
-    const packFileOptions: PackContext['packFileOptions'] = {};
+    const packFileOptions: PackContext['packFileOptions'] = { pool: this.windows };
     if (options.windowSize !== undefined) packFileOptions.windowSize = options.windowSize;
     if (options.denseAfter !== undefined) packFileOptions.denseAfter = options.denseAfter;
     const indexOptions: PackIndexOpenOptions = options.lazyIndexMin !== undefined ? { lazyMin: options.lazyIndexMin } : {};
-    const context: PackContext = { hashLength: this.hashLength, cache: this.cache, packFileOptions, indexOptions };
+    const context: PackContext = { hashLength: this.hashLength, cache: this.cache, packFileOptions, indexOptions, charge: (bytes) => this.charge(bytes) };
     context.otherCopy = (id, except) => {
       const handle = this.handle();
       try {
@@ -119,8 +139,13 @@ export class Store {
     const multiPackIndex = options.multiPackIndex ?? true;
     this.catalog = new Catalog(objectsDir, context, { multiPackIndex }, (slot) => this.cache.forgetSlot(slot));
     // What a worker thread needs to open its own store on the same files with the same options.
-    this.key = { objectsDir, format, refresh: this.policy, multiPackIndex, deltaBaseCacheLimit: this.cache.limit };
     this.threads = Math.max(1, options.threads ?? Math.min(4, availableParallelism()));
+    // Each worker's store gets its share of the cache and of the windows.
+    this.key = {
+      objectsDir, format, refresh: this.policy, multiPackIndex,
+      deltaBaseCacheLimit: Math.floor(this.cache.limit / this.threads),
+      windowBudget: this.plannedWindows / this.threads,
+    };
     this.looseOptions = {};
     if (options.looseCompression !== undefined) this.looseOptions.compression = options.looseCompression;
     if (options.fsyncLooseObjects !== undefined) this.looseOptions.fsync = options.fsyncLooseObjects;
@@ -140,6 +165,15 @@ export class Store {
     const formatDir = isGitDir ? dir : dirname(dir);
     const format = options.objectFormat ?? (existsSync(join(formatDir, 'config')) ? objectFormatOf(formatDir) : 'sha1');
     return new Store(objectsDir, format, options);
+  }
+
+  /**
+   * Counts `bytes` of tables the store built (an index read, an info table) against its ceiling:
+   * the pack windows get that much less.
+   */
+  charge(bytes: number): void {
+    this.charged += bytes;
+    this.windows.budget = Math.max(0, this.plannedWindows - this.charged);
   }
 
   /** A new handle, with the catalog's current view. Close it (or let it go) when done. */

@@ -38,8 +38,8 @@ export interface PackIdentity {
 export const MAX_PACK_SLOTS = 2 ** 13;
 /** Offsets the cache can key: 1 TiB. */
 const MAX_OFFSET = 2 ** 40;
-/** Arena bytes per byte of limit (see above). */
-const ARENA_FACTOR = 1.5;
+/** Arena bytes per byte of limit (see above): what a memory plan charges for the cache. */
+export const ARENA_FACTOR = 1.5;
 
 /** An entry, linked into the cache's recency list. */
 interface Slot {
@@ -158,6 +158,12 @@ export class DeltaBaseCache {
     this.unlink(hit);
     this.link(hit);
     return hit.value;
+  }
+
+  /** Drops the entry under `key`, if any: its object is not needed again (PackReader.forget). */
+  drop(key: number): void {
+    const slot = this.map.get(key);
+    if (slot !== undefined) this.evict(slot);
   }
 
   /** Looks without counting or reordering (for header-only walks). */

@@ -1,5 +1,7 @@
 export { PackFile, DEFAULT_WINDOW_SIZE } from './pack-file.js';
 export type { PackFileOptions } from './pack-file.js';
+export { WindowPool } from './window-pool.js';
+export type { PooledWindow, WindowOwner } from './window-pool.js';
 export { PackReader } from './pack-reader.js';
 export type { PackObject, PackObjectInfo, RefBaseLookup } from './pack-reader.js';
 export { DeltaBaseCache, DEFAULT_DELTA_BASE_CACHE_LIMIT, MAX_PACK_SLOTS } from './delta-base-cache.js';

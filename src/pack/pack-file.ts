@@ -5,14 +5,21 @@ import { PackwrightError } from '../errors/packwright-error.js';
 import { Inflater, INFLATE_INPUT_ENDED, inflateCodeName } from '../zlib/inflater.js';
 import { EntryHeader, HEADER_INCOMPLETE, MAX_ENTRY_HEADER, parseEntryHeader } from './entry-header.js';
 import { PACK_HEADER_LENGTH, parsePackHeader } from './pack-header.js';
+import { WindowPool, type PooledWindow, type WindowOwner } from './window-pool.js';
 
 export interface PackFileOptions {
   hashLength: number;
   /**
-   * Packs up to this size are read into memory whole, on first use; larger ones through windows of
-   * this size, so packs beyond 4 GiB (the limit of one Buffer) are readable. Offsets are numbers.
+   * Packs up to this size may be read into memory whole (when the pool has room for them); larger
+   * ones through windows no larger than this, so packs beyond 4 GiB (the limit of one Buffer) are
+   * readable. Offsets are numbers.
    */
   windowSize?: number;
+  /**
+   * The budget of large windows this pack shares with the other packs of its store (see
+   * WindowPool); default: a pool of its own, without a limit.
+   */
+  pool?: WindowPool;
   /**
    * Reads made through small windows (or one-off) before the pack is read in big windows or
    * whole; default: as many as it takes to read the pack's size in small windows.
@@ -20,10 +27,25 @@ export interface PackFileOptions {
   denseAfter?: number;
 }
 
-/** 1 GiB: one read for every pack below it, windows of 1 GiB above. */
+/** 1 GiB: packs below it may be read whole. */
 export const DEFAULT_WINDOW_SIZE = 1 << 30;
-/** Windows kept open at once for a windowed pack. */
+/** Large windows kept at once by one pack (the pool may hold fewer). */
 const MAX_WINDOWS = 4;
+/**
+ * Large windows are an eighth of the pool's budget, within these bounds: a pread from the page
+ * cache runs at several GB/s, so 32 MiB costs a few ms and the syscalls of a sequential read are
+ * lost in its inflates; larger windows would only cost memory.
+ */
+const LARGE_WINDOW_MIN = 1 << 20;
+const LARGE_WINDOW_MAX = 32 << 20;
+/**
+ * Misses in a row, each at or just past the end of the range read before it, after which a pack
+ * that is not held whole is taken to be read front to back and read in large windows
+ * (`--batch-all-objects --unordered`, pack-objects reusing entries). Random reads (a walk of
+ * trees, lookups by id) keep to small windows: a large window read for every object would read
+ * the pack many times over.
+ */
+const SEQUENTIAL_RUN = 3;
 /**
  * Until a pack is read densely, it is read through small windows: a lookup of one object must not
  * read a whole 100 MB pack (git mmaps it, so it pays only for the pages it touches).
@@ -51,11 +73,16 @@ interface Window {
   own?: Buffer;
 }
 
+/** The kind of window `view` chose for a miss. */
+const SMALL = 0;
+const LARGE = 1;
+const ONE_OFF = 2;
+
 /**
  * Random access to one `.pack` file: its header, entry headers and zlib streams. Decoding of delta
  * chains is in `PackReader`; this class only knows bytes.
  */
-export class PackFile {
+export class PackFile implements WindowOwner {
   readonly path: string;
   readonly size: number;
   readonly version: number;
@@ -65,7 +92,17 @@ export class PackFile {
   readonly dataEnd: number;
   private fd: number;
   private readonly windowSize: number;
-  private windows: Window[] = [];
+  private readonly pool: WindowPool;
+  /** Windows counted by the pool (large ones, or the whole pack), most recently used first. */
+  private large: PooledWindow[] = [];
+  /** Small windows (their buffers reused), most recently used first. */
+  private small: Window[] = [];
+  /** `SMALL_WINDOW`, or the window size when that is smaller (tests exercise tiny windows). */
+  private readonly smallSize: number;
+  /** The range the last miss read, and how many misses in a row read forward from the one before. */
+  private lastStart = -1;
+  private lastEnd = -1;
+  private forwardRun = 0;
   /** Windows read for header questions only (see `headerWindow`). */
   private headerWindows: Window[] = [];
   /** Reads made so far in small windows or one-off; past `denseAfter`, the pack is read in big windows. */
@@ -79,6 +116,8 @@ export class PackFile {
     this.size = size;
     this.hashLength = options.hashLength;
     this.windowSize = options.windowSize ?? DEFAULT_WINDOW_SIZE;
+    this.pool = options.pool ?? new WindowPool();
+    this.smallSize = Math.min(SMALL_WINDOW, this.windowSize);
     this.version = header.version;
     this.objectCount = header.objectCount;
     this.dataEnd = size - options.hashLength;
@@ -116,7 +155,8 @@ export class PackFile {
   close(): void {
     if (this.fd >= 0) closeSync(this.fd);
     this.fd = -1;
-    this.windows = [];
+    this.dropLarge();
+    this.small = [];
     this.headerWindows = [];
     this.inflater.close();
   }
@@ -127,14 +167,34 @@ export class PackFile {
    */
   adoptWhole(bytes: Buffer): void {
     if (bytes.length !== this.size) throw new PackwrightError('INVALID_ARGUMENT', `${this.path}: ${bytes.length} bytes offered for a ${this.size}-byte pack`, { file: this.path });
-    this.windows = [{ start: 0, bytes }];
+    this.dropLarge();
+    this.small = [];
+    this.addLarge(0, bytes, false);
     this.smallLoads = Math.max(this.smallLoads, this.denseAfter);
   }
 
   /** The whole pack when it is held in memory as one window (a dense read of a pack that fits one), else undefined. */
   wholeBytes(): Buffer | undefined {
-    for (const w of this.windows) if (w.start === 0 && w.bytes.length === this.size) return w.bytes;
+    for (const w of this.large) if (w.start === 0 && w.bytes.length === this.size) return w.bytes;
     return undefined;
+  }
+
+  /** WindowOwner: the pool took `window` away to make room for another pack's. */
+  dropWindow(window: PooledWindow): void {
+    const i = this.large.indexOf(window);
+    if (i >= 0) this.large.splice(i, 1);
+  }
+
+  private dropLarge(): void {
+    for (const w of this.large) this.pool.release(w);
+    this.large = [];
+  }
+
+  private addLarge(start: number, bytes: Buffer, recyclable: boolean): PooledWindow {
+    const w: PooledWindow = { start, bytes, used: 0, owner: this, recyclable };
+    this.pool.add(w);
+    this.large.unshift(w);
+    return w;
   }
 
   /**
@@ -149,39 +209,89 @@ export class PackFile {
   /**
    * Returns a buffer and the file offset of its first byte, covering at least
    * `[offset, min(offset + length, size))`.
+   *
+   * Where a miss reads from: header questions, before the pack is read densely, from 8 KiB header
+   * windows; a pack read densely that the pool has room for, whole; a span larger than half a
+   * small window, by a one-off read (or a large window when reads run forward); else a small
+   * window, or a large one when the last misses each read on from the one before (see
+   * SEQUENTIAL_RUN).
    */
   view(offset: number, length: number, headerOnly = false): Window {
     if (offset < 0 || offset >= this.size) {
       throw new PackwrightError('PACK_CORRUPT', `${this.path}: offset ${offset} is outside the ${this.size}-byte pack`, { file: this.path, offset });
     }
     const wanted = Math.min(offset + length, this.size);
-    for (let i = 0; i < this.windows.length; i++) {
-      const w = this.windows[i] as Window;
+    const large = this.large;
+    for (let i = 0; i < large.length; i++) {
+      const w = large[i] as PooledWindow;
+      if (w.start <= offset && w.start + w.bytes.length >= wanted) {
+        this.pool.touch(w);
+        if (i > 0) {
+          large.splice(i, 1);
+          large.unshift(w);
+        }
+        return w;
+      }
+    }
+    const small = this.small;
+    for (let i = 0; i < small.length; i++) {
+      const w = small[i] as Window;
       if (w.start <= offset && w.start + w.bytes.length >= wanted) {
         if (i > 0) {
-          this.windows.splice(i, 1);
-          this.windows.unshift(w);
+          small.splice(i, 1);
+          small.unshift(w);
         }
         return w;
       }
     }
     const dense = this.smallLoads >= this.denseAfter;
     if (headerOnly && !dense && wanted - offset <= HEADER_WINDOW / 2) return this.headerWindow(offset, wanted);
-    if (dense && this.size <= this.windowSize) {
-      this.windows = [];
-      return this.load(0, this.size, 1);
-    }
-    const windowSize = dense ? this.windowSize : SMALL_WINDOW;
-    if (wanted - offset > windowSize / 2) {
-      // Larger than half a window: a one-off read, not cached.
-      if (!dense) this.smallLoads++;
-      return { start: offset, bytes: this.readAt(offset, wanted - offset) };
+    if (dense && this.size <= this.windowSize && this.pool.fits(this.size, this)) {
+      this.dropLarge();
+      this.small = [];
+      return this.addLarge(0, this.readInto(this.pool.allocate(this.size), 0, this.size), false);
     }
     if (!dense) this.smallLoads++;
-    // Windows start on half-window boundaries so any span up to half a window fits in one.
-    const half = Math.floor(windowSize / 2);
+    const span = wanted - offset;
+    const largeSize = Math.min(this.windowSize, Math.max(LARGE_WINDOW_MIN, Math.min(LARGE_WINDOW_MAX, Math.floor(this.pool.budget / 8))));
+    const forward = offset >= this.lastStart && offset <= this.lastEnd + this.smallSize;
+    this.forwardRun = forward ? this.forwardRun + 1 : 0;
+    const kind = this.forwardRun >= SEQUENTIAL_RUN && span <= largeSize / 2 ? LARGE : span > this.smallSize / 2 ? ONE_OFF : SMALL;
+    let w: Window;
+    if (kind === LARGE) {
+      // A little before `offset` too, for the bases just behind it: spans up to half the window fit.
+      const behind = Math.min(this.smallSize, largeSize >>> 2);
+      const start = Math.max(0, Math.floor(offset / behind) * behind - behind);
+      const length = Math.min(largeSize, this.size - start);
+      while (large.length >= MAX_WINDOWS) this.pool.release(large.pop() as PooledWindow);
+      w = this.addLarge(start, this.readInto(this.pool.allocate(length), start, length), length === largeSize);
+    } else if (kind === ONE_OFF) {
+      w = { start: offset, bytes: this.readInto(Buffer.allocUnsafeSlow(span), offset, span) };
+    } else {
+      w = this.loadSmall(offset);
+    }
+    this.lastStart = w.start;
+    this.lastEnd = w.start + w.bytes.length;
+    return w;
+  }
+
+  /**
+   * A small window on a half-window boundary (so any span up to half a window fits in one), first
+   * in its LRU. It takes over the buffer of the window it evicts: views of windows never leave
+   * this class (readEntryHeader, inflatePrefix and inflate use them and let go), and fresh
+   * buffers would cost first-touch faults on every read.
+   */
+  private loadSmall(offset: number): Window {
+    const size = this.smallSize;
+    const half = size >>> 1;
     const start = Math.floor(offset / half) * half;
-    return this.load(start, Math.min(windowSize, this.size - start), dense ? MAX_WINDOWS : MAX_SMALL_WINDOWS);
+    const length = Math.min(size, this.size - start);
+    const reuse = this.small.length >= MAX_SMALL_WINDOWS ? (this.small.pop() as Window).own : undefined;
+    const own = reuse ?? Buffer.allocUnsafeSlow(size);
+    this.readInto(own, start, length);
+    const w = { start, bytes: own.subarray(0, length), own };
+    this.small.unshift(w);
+    return w;
   }
 
   /**
@@ -213,40 +323,12 @@ export class PackFile {
   }
 
   /**
-   * Reads a window and puts it first in the LRU. A small window takes over the buffer of the one it
-   * evicts: views of windows never leave this class (readEntryHeader, inflatePrefix and inflate use
-   * them and let go), and fresh buffers would cost first-touch faults on every read.
-   */
-  private load(start: number, length: number, keep: number): Window {
-    let recycled: Buffer | undefined;
-    while (this.windows.length >= keep) {
-      const evicted = this.windows.pop() as Window;
-      if (evicted.own?.length === SMALL_WINDOW) recycled = evicted.own;
-    }
-    let w: Window;
-    if (length <= SMALL_WINDOW && keep === MAX_SMALL_WINDOWS) {
-      const own = recycled ?? Buffer.allocUnsafeSlow(SMALL_WINDOW);
-      this.readInto(own, start, length);
-      w = { start, bytes: own.subarray(0, length), own };
-    } else {
-      w = { start, bytes: this.readAt(start, length) };
-    }
-    this.windows.unshift(w);
-    return w;
-  }
-
-  private readAt(position: number, length: number): Buffer {
-    const buf = Buffer.allocUnsafeSlow(length);
-    this.readInto(buf, position, length);
-    return buf;
-  }
-
-  /**
    * Reads `length` bytes of the pack at `position` into `buf` (from its start), through the file
    * this PackFile holds: for callers that read the pack their own way (the info table).
    */
-  readInto(buf: Uint8Array, position: number, length: number): void {
+  readInto<T extends Uint8Array>(buf: T, position: number, length: number): T {
     readExactly(this.fd, buf, 0, length, position, this.path, 'PACK_TRUNCATED');
+    return buf;
   }
 
   /** Parses the entry header at `offset` into `out` (REF ids are copied into `out.baseId`). */

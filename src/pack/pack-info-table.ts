@@ -32,9 +32,15 @@ export interface PackInfoTable {
   bigSizes: Map<number, number>;
   /** Idx position of the delta base, or -1. */
   basePositions: Int32Array;
-  /** 1 for objects that are the base of some delta in the pack. */
-  isBase: Uint8Array;
+  /**
+   * How many deltas of the pack have this object as their base, up to MAX_CHILDREN (a count that
+   * reached it means "many", and is not exact).
+   */
+  children: Uint8Array;
 }
+
+/** Where `PackInfoTable.children` stops counting. Below 255 by more than the threads that may count at once. */
+export const MAX_CHILDREN = 248;
 
 /** In `sizes`: the size is in `bigSizes`. */
 export const BIG_SIZE = 0xffffffff;
@@ -85,7 +91,7 @@ export function emptyInfoTable(n: number, alloc: (bytes: number) => ArrayBufferL
     sizes: new Uint32Array(alloc(n * 4)),
     bigSizes: new Map(),
     basePositions,
-    isBase: new Uint8Array(alloc(n)),
+    children: new Uint8Array(alloc(n)),
     sizeKnown: new Uint8Array(alloc(n)),
   };
 }
@@ -147,7 +153,8 @@ export function scanInfoRange(pack: PackFile, index: PackIndex, table: PackInfoT
         if (base < 0) throw new PackwrightError('PACK_CORRUPT', `${path}: REF_DELTA at offset ${off} has its base outside the pack`, { file: path, offset: off });
       }
       table.basePositions[pos] = base;
-      table.isBase[base] = 1;
+      // Atomics: threads scanning ranges of one shared table may count children of one base.
+      if ((table.children[base] as number) < MAX_CHILDREN) Atomics.add(table.children, base, 1);
       if (sizeKnown[pos] === 1) continue;
       const got = inflater.inflatePrefix(buf, at + hl, Math.min(end, next - start), prefix, 0, Math.min(h.size, 20));
       if (got < 0) throw new PackwrightError('PACK_CORRUPT', `${path}: cannot inflate the delta at offset ${off}: ${inflater.lastError}`, { file: path, offset: off });

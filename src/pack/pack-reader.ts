@@ -78,11 +78,17 @@ export class PackReader {
    * Like `read`, but the data is decoded into a buffer the reader reuses: valid only until the
    * next call on this reader. Printing or hashing every object this way touches no new memory.
    */
-  readTransient(offset: number, keepAsBase = false): PackObject {
+  readTransient(offset: number, keepAsBase = false, baseHint = -1): PackObject {
     // The caller knows this object is the base of deltas still to be read (pack order): decode it
     // into a block of the base cache and keep it there, so each of those deltas costs one
-    // delta application instead of a walk down the chain.
-    return this.decode(offset, true, keepAsBase);
+    // delta application instead of a walk down the chain. `baseHint`: the offset of its base, when
+    // the caller knows it (an info table), which spares a REF delta its search of the index.
+    return this.decode(offset, true, keepAsBase, baseHint);
+  }
+
+  /** Drops the object at `offset` from the base cache: the caller knows no delta will need it again. */
+  forget(offset: number): void {
+    this.cache.drop(this.cache.key(this.identity, offset));
   }
 
   private output(size: number, transient: boolean, keep: boolean, base?: CachedObject): Buffer {
@@ -92,9 +98,9 @@ export class PackReader {
     return this.result;
   }
 
-  private decode(offset: number, transient: boolean, keep = false): PackObject {
+  private decode(offset: number, transient: boolean, keep = false, baseHint = -1): PackObject {
     try {
-      return this.decodeChain(offset, transient, keep);
+      return this.decodeChain(offset, transient, keep, baseHint);
     } catch (e) {
       // A corrupt entry must not cost the cache the block it was being decoded into.
       if (this.pending !== undefined) this.cache.release(this.pending);
@@ -104,7 +110,7 @@ export class PackReader {
     }
   }
 
-  private decodeChain(offset: number, transient: boolean, keep: boolean): PackObject {
+  private decodeChain(offset: number, transient: boolean, keep: boolean, baseHint: number): PackObject {
     const file = this.file;
     const cache = this.cache;
     const h = this.header;
@@ -160,7 +166,7 @@ export class PackReader {
         continue;
       }
       try {
-        cur = this.refBase(cur, h.baseId as Buffer);
+        cur = offsets.length === 1 && baseHint >= 0 ? baseHint : this.refBase(cur, h.baseId as Buffer);
       } catch (e) {
         // A delta here whose base is nowhere in the pack: above the requested object, the object
         // at `cur` may still be had elsewhere, and the levels above it made from that.

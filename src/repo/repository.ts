@@ -115,6 +115,7 @@ export class Repository implements RevisionContext {
   /**
    * The object store (`objects/` of the common directory, or GIT_OBJECT_DIRECTORY, with its alternates), opened on first
    * use with what the configuration says where the options do not: `packwright.refreshAfter`,
+   * `packwright.maxMemory`, `core.deltaBaseCacheLimit`,
    * `core.multiPackIndex`, `core.looseCompression` (else `core.compression`), `core.fsync`.
    */
   get store(): Store {
@@ -253,6 +254,9 @@ function storeOptionsFrom(config: GitConfig): OpenStoreOptions {
   // git's own key and unit suffixes; the cache holds up to this many bytes of delta bases.
   const cacheLimit = config.getInt('core.deltaBaseCacheLimit');
   if (cacheLimit !== undefined && cacheLimit >= 0) options.deltaBaseCacheLimit = cacheLimit;
+  // packwright's own key, as index-pack and verify-pack read it: 0 for no ceiling.
+  const ceiling = config.getInt('packwright.maxMemory');
+  if (ceiling !== undefined) options.maxMemory = ceiling <= 0 ? Infinity : ceiling;
   const midx = config.getBool('core.multiPackIndex');
   if (midx !== undefined) options.multiPackIndex = midx;
   const level = config.getInt('core.looseCompression') ?? config.getInt('core.compression');

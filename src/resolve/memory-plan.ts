@@ -1,35 +1,24 @@
 import { detectsCollisions, hashLength, type ObjectFormat } from '../hash/object-format.js';
 import { ENGINE_BYTES } from '../hash/sha1dc/engine.js';
 import { STREAMED_BUDGET } from '../hash/sha1dc/sha1dc-lanes.js';
+import { RUNTIME_BYTES, SLACK_BYTES } from '../memory/ceiling.js';
+
+export { DEFAULT_MAX_MEMORY } from '../memory/ceiling.js';
 
 /**
- * The default ceiling on what index-pack and verify-pack hold (`--max-memory`, `maxMemory`,
- * `packwright.maxMemory`): peak RSS stays under it for any pack of up to about a million objects,
- * whatever its size. git's own index-pack peaked at 78 MB on an 850k-object pack.
- */
-export const DEFAULT_MAX_MEMORY = 256 * 1024 * 1024;
-
-/**
- * What the plan charges, measured on this project's machines (RSS by /usr/bin/time):
- * - the runtime: `packwright index-pack --threads=1` of a 50-object pack peaks at 54 MB (Node,
- *   the bundle, V8's heap);
+ * What the plan charges, measured on this project's machines (RSS by /usr/bin/time), beside the
+ * runtime (RUNTIME_BYTES) and the slack (SLACK_BYTES) of memory/ceiling.ts:
  * - each more thread, idle: 6-9 MB (60 MB at --threads=2, 69 MB at 3);
  * - each resolving thread at work: its buffer pool's first arena (16 MiB, more only for bases
  *   larger than that), half its board slots (4 x 4 MiB of shared memory, touched only by the
  *   branches it offers), the inflate and pass-1 region buffers (2-4 MiB), and, for a pack not held
  *   in memory, its read-back block cache (8 MiB, resolver.ts).
  */
-const RUNTIME = 56 << 20;
 const PER_WORKER = 8 << 20;
 const PER_THREAD = 28 << 20;
 const BLOCK_CACHE = 8 << 20;
 /** With collision detection, each thread's sha1dc instance and the copies of long objects its lanes hold. */
 const SHA1DC = ENGINE_BYTES + STREAMED_BUDGET;
-/**
- * Kept free for what the garbage collector has not given back yet: runs of the same plan peak a
- * few MB apart (gitoxide.pack held whole at --threads=2: 250-255 MiB against 256 planned).
- */
-const SLACK = 16 << 20;
 
 /**
  * Bytes an object costs, for an id of H bytes, at the peak (measured: synthetic 10M objects peaked
@@ -92,10 +81,10 @@ export function planIndexPackMemory(input: MemoryPlanInput): MemoryPlan {
   const perObject = bytesPerObject(input.format, input.depths === true);
   const tables = (refDeltas: number): number => input.objects * perObject.object + refDeltas * perObject.refDelta;
   const perThread = PER_THREAD + (detectsCollisions(input.format, input.detectCollisions) ? SHA1DC : 0);
-  const cost = (threads: number, refDeltas: number): number => RUNTIME + (threads - 1) * PER_WORKER + threads * perThread + tables(refDeltas);
+  const cost = (threads: number, refDeltas: number): number => RUNTIME_BYTES + (threads - 1) * PER_WORKER + threads * perThread + tables(refDeltas);
   let threads = Math.max(1, input.threads);
   const known = input.refDeltas ?? 0;
-  while (threads > 1 && cost(threads, known) + threads * BLOCK_CACHE + SLACK > maxMemory) threads--;
+  while (threads > 1 && cost(threads, known) + threads * BLOCK_CACHE + SLACK_BYTES > maxMemory) threads--;
   const fixed = cost(threads, input.refDeltas ?? input.objects);
-  return { threads, fixed, residentLimit: Math.max(0, maxMemory - fixed - SLACK) };
+  return { threads, fixed, residentLimit: Math.max(0, maxMemory - fixed - SLACK_BYTES) };
 }

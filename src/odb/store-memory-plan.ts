@@ -1,0 +1,32 @@
+import { RUNTIME_BYTES, SLACK_BYTES } from '../memory/ceiling.js';
+import { ARENA_FACTOR } from '../pack/delta-base-cache.js';
+
+export interface StoreMemoryPlan {
+  /** Bytes of delta bases the cache may hold (its arena is ARENA_FACTOR times as large). */
+  cacheLimit: number;
+  /** Bytes of pack windows, whole packs included (WindowPool), before the tables are charged. */
+  windowBudget: number;
+}
+
+/**
+ * Share of what the runtime leaves that the delta base cache's arena may take under a ceiling.
+ * The rest goes to pack windows, so that a pack of about 40% of the ceiling (gitoxide.pack's
+ * 111 MB under the default 256 MiB) can still be held whole: walks that jump about the pack
+ * (trees, commits, pack-objects) read it from memory, and a pack read front to back loses
+ * nothing to large windows instead.
+ */
+const CACHE_SHARE = 1 / 3;
+
+/**
+ * How a store spends a ceiling: the runtime and the slack first; then the delta base cache, at
+ * most its configured limit (git's core.deltaBaseCacheLimit) and at most CACHE_SHARE of what is
+ * left; then pack windows, less the tables the store builds as it goes (indexes, info tables,
+ * pack orders: `Store.charge`). Tables beyond the ceiling are a floor it cannot lower; windows
+ * then shrink to their minimum, one large window at a time (see PackFile).
+ */
+export function planStoreMemory(maxMemory: number, cacheLimit: number): StoreMemoryPlan {
+  if (maxMemory === Infinity) return { cacheLimit, windowBudget: Infinity };
+  const room = Math.max(0, maxMemory - RUNTIME_BYTES - SLACK_BYTES);
+  const arena = Math.min(cacheLimit * ARENA_FACTOR, room * CACHE_SHARE);
+  return { cacheLimit: Math.floor(arena / ARENA_FACTOR), windowBudget: Math.floor(room - arena) };
+}
