@@ -4,7 +4,8 @@ import { mkdirSync, readFileSync, rmSync, truncateSync, statSync, writeFileSync 
 import { join } from 'node:path';
 import { git, makeRepo, tempDir, type Format, fileEndingIn } from './helpers/git.js';
 import { Repository } from '../src/repo/index.js';
-import { PackIndex } from '../src/idx/index.js';
+import { PackIndex, findId } from '../src/idx/index.js';
+import { seededRandom } from './helpers/random.js';
 import { PackFile } from '../src/pack/index.js';
 import { forEachObject } from '../src/odb/index.js';
 import { hashObject } from '../src/hash/index.js';
@@ -224,5 +225,37 @@ test('packOrder sorts offsets of any size: 32-bit, 64-bit packed beside position
     const want = Array.from({ length: n }, (_, i) => i).sort((a, b) => (offsets[a] as number) - (offsets[b] as number));
     assert.deepEqual(Array.from(order.positions), want, `positions, offsets below ${top}`);
     assert.deepEqual(Array.from(order.offsets), want.map((i) => offsets[i]), `offsets below ${top}`);
+  }
+});
+
+test('findId (interpolation with a bisection fallback) finds what a linear scan finds, for even, clustered and adversarial ids', () => {
+  const H = 20;
+  const shapes: Record<string, (i: number, random: () => number) => Buffer> = {
+    // Hashes: even over every bucket.
+    even: (_i, random) => Buffer.from(Array.from({ length: H }, () => Math.floor(random() * 256))),
+    // One bucket, ids that share 17 bytes and differ in the last three: every guess from bytes 1..3 is wrong.
+    clustered: (_i, random) => Buffer.concat([Buffer.alloc(17, 0xab), Buffer.from([Math.floor(random() * 256), Math.floor(random() * 256), Math.floor(random() * 256)])]),
+    // Half the ids packed at the bottom of a bucket, half spread: guesses land far from the key.
+    skewed: (i, random) => { const b = Buffer.from(Array.from({ length: H }, () => Math.floor(random() * 256))); b[0] = 7; if (i % 2) b[1] = 0; return b; },
+  };
+  for (const [shape, make] of Object.entries(shapes)) {
+    const random = seededRandom(99);
+    const set = new Map<string, Buffer>();
+    for (let i = 0; i < 20000; i++) { const id = make(i, random); set.set(id.toString('hex'), id); }
+    const sorted = [...set.values()].sort(Buffer.compare);
+    const ids = Buffer.concat(sorted);
+    const fan = Buffer.alloc(1024);
+    for (let b = 0, k = 0; b < 256; b++) {
+      while (k < sorted.length && (sorted[k] as Buffer)[0] === b) k++;
+      fan.writeUInt32BE(k, 4 * b);
+    }
+    const view = new DataView(fan.buffer, fan.byteOffset, fan.byteLength);
+    const idAt = (i: number): number => i * H;
+    for (let q = 0; q < 4000; q++) {
+      const present = q % 2 === 0;
+      const key = present ? (sorted[Math.floor(random() * sorted.length)] as Buffer) : make(q, random);
+      const expected = sorted.findIndex((id) => id.equals(key));
+      assert.equal(findId(ids, idAt, view, 0, key, 0, H), expected, `${shape}: ${key.toString('hex')}`);
+    }
   }
 });

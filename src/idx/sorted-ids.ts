@@ -51,15 +51,63 @@ export function lowerBound(
   return lo;
 }
 
+/** Ranges of at most this many ids are searched by bisection only (a few cache lines). */
+const INTERPOLATE_MIN = 16;
+
+/** Bytes 1..3 of the id at `p`: where it lies in its fan-out bucket, as a 24-bit number. */
+function bucketValue(ids: Uint8Array, p: number): number {
+  return ((ids[p + 1] as number) << 16) | ((ids[p + 2] as number) << 8) | (ids[p + 3] as number);
+}
+
 /**
  * The sorted position of the `length`-byte id at `key[keyOffset]` among the ids at `at` of a
- * fan-out table, or -1.
+ * fan-out table, or -1 (the first such position, should an index list an id twice).
+ *
+ * Ids are hashes, spread evenly over their fan-out bucket, so each probe guesses where the key
+ * lies between the values at the ends of the range (interpolation search) instead of halving it:
+ * in a 10M-object index, ~5 probes instead of ~16, and each probe of a large index is a cache
+ * miss (REF-delta bases of a 10M-object pack: 5.7 s of lookups by bisection). A guess that leaves
+ * more than half of the range is followed by a bisection, so ids chosen to defeat the guesses
+ * still cost at most twice bisection's probes.
  */
 export function findId(ids: Uint8Array, idAt: IdPosition, fanout: DataView, fanoutAt: number, key: Uint8Array, keyOffset: number, length: number): number {
   const first = key[keyOffset] as number;
-  const hi = fanoutEnd(fanout, fanoutAt, first);
-  const i = lowerBound(ids, idAt, fanoutStart(fanout, fanoutAt, first), hi, key, keyOffset, 1, length);
-  if (i >= hi) return -1;
+  let lo = fanoutStart(fanout, fanoutAt, first);
+  let hi = fanoutEnd(fanout, fanoutAt, first);
+  const end = hi;
+  const target = bucketValue(key, keyOffset);
+  // The ids in [lo, hi) have bucket values in [below, above].
+  let below = 0;
+  let above = 0xffffff;
+  let bisect = false;
+  while (hi - lo > INTERPOLATE_MIN) {
+    const span = hi - lo;
+    let mid: number;
+    if (bisect) {
+      mid = (lo + hi) >>> 1;
+    } else {
+      mid = lo + Math.floor(((target - below) / (above - below + 1)) * span);
+      if (mid < lo) mid = lo;
+      else if (mid >= hi) mid = hi - 1;
+    }
+    const p = idAt(mid);
+    let cmp = 0;
+    for (let k = 1; k < length; k++) {
+      cmp = (ids[p + k] as number) - (key[keyOffset + k] as number);
+      if (cmp !== 0) break;
+    }
+    const value = bucketValue(ids, p);
+    if (cmp < 0) {
+      lo = mid + 1;
+      below = value;
+    } else {
+      hi = mid;
+      above = value;
+    }
+    bisect = !bisect && hi - lo > span >>> 1;
+  }
+  const i = lowerBound(ids, idAt, lo, hi, key, keyOffset, 1, length);
+  if (i >= end) return -1;
   const p = idAt(i);
   return compareBytes(ids, p + 1, key, keyOffset + 1, length - 1) === 0 ? i : -1;
 }
