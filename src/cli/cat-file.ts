@@ -429,7 +429,7 @@ class BatchPrinter {
    * open, a damaged entry with no other copy) is `<name> missing`, as git's batch_one_object
    * prints it when oid_object_info fails; contents that fail after a sound header are fatal.
    */
-  print(id: Buffer, location: ObjectLocation, rest: string, name = toHex(id)): void {
+  print(id: Buffer, location: ObjectLocation, rest: string, name?: string): void {
     try {
       this.printObject(id, location, rest);
     } catch (e) {
@@ -438,7 +438,8 @@ class BatchPrinter {
       try {
         this.store.infoAt(location, {}, this.info);
       } catch {
-        this.out.string(`${name} missing\n`);
+        // The name is made only here: a hex string per object would cost ~0.4 us each of millions.
+        this.out.string(`${name ?? toHex(id)} missing\n`);
         return;
       }
       throw e;
