@@ -167,12 +167,38 @@ function syntheticPack(name, options) {
   }
   return pack;
 }
+/** A bare repository holding a synthetic pack (indexed by git), for the store's cases. */
+function syntheticRepo(name, pack) {
+  const repo = join(work, `${name}.git`);
+  const packDir = join(repo, 'objects', 'pack');
+  if (!existsSync(join(packDir, 'pack-synthetic.idx'))) {
+    execFileSync('git', ['init', '-q', '--bare', repo]);
+    execFileSync('cp', [pack, join(packDir, 'pack-synthetic.pack')]);
+    execFileSync('git', ['index-pack', join(packDir, 'pack-synthetic.pack')], { stdio: 'ignore' });
+  }
+  return repo;
+}
+// Every object of a synthetic pack through cat-file, in pack order, under the default ceiling.
+function catFileCases(label, name, makePack) {
+  for (const extra of [['--batch-check'], ['--batch']]) {
+    cases.push({
+      name: `cat-file --batch-all-objects ${extra[0]} --unordered (${label})`,
+      setup: () => syntheticRepo(name, makePack()),
+      packwright: (repo) => [process.execPath, [cli, 'cat-file', '--batch-all-objects', ...extra, '--unordered'], repo],
+      git: (repo) => ['git', ['cat-file', '--batch-all-objects', ...extra, '--unordered'], repo],
+    });
+  }
+}
 // 1M objects, 355 MB: 100k incompressible 3.2 KB blobs, each the base of a chain of 9 deltas (OFS, every 5th REF).
-indexPackCases('synthetic, 1M objects, 355 MB', () => syntheticPack('synthetic-1m', ['--groups=100000', '--chain=10', '--size=3200', '--random', '--level=0', '--ref-every=5']));
+const synthetic1m = () => syntheticPack('synthetic-1m', ['--groups=100000', '--chain=10', '--size=3200', '--random', '--level=0', '--ref-every=5']);
+indexPackCases('synthetic, 1M objects, 355 MB', synthetic1m);
+catFileCases('synthetic, 1M objects, 355 MB', 'synthetic-1m', synthetic1m);
 if (scale) {
   // 10M small objects (2M chains of 5, every 4th delta REF), and ~5 GiB of 16 MiB incompressible
   // blobs with deltas on bases from both sides of the 4 GiB mark.
-  indexPackCases('synthetic, 10M objects', () => syntheticPack('synthetic-10m', ['--groups=2000000', '--chain=5', '--size=120', '--ref-every=4', '--level=1']));
+  const synthetic10m = () => syntheticPack('synthetic-10m', ['--groups=2000000', '--chain=5', '--size=120', '--ref-every=4', '--level=1']);
+  indexPackCases('synthetic, 10M objects', synthetic10m);
+  catFileCases('synthetic, 10M objects', 'synthetic-10m', synthetic10m);
   indexPackCases('synthetic, 5 GiB', () => syntheticPack('synthetic-5g', ['--groups=320', '--chain=2', '--size=16777216', '--random', '--level=0', '--tail-deltas=200', '--ref-every=1']));
 }
 // The memory ceiling (--max-memory) against time, on gitoxide.pack at --threads=2 (0: none); git
