@@ -73,6 +73,21 @@ interface Window {
   own?: Buffer;
 }
 
+/** The window of `list` (most recently used first) that covers `[offset, wanted)`, moved to the front; undefined if none. */
+function windowCovering<W extends Window>(list: W[], offset: number, wanted: number): W | undefined {
+  for (let i = 0; i < list.length; i++) {
+    const w = list[i] as W;
+    if (w.start <= offset && w.start + w.bytes.length >= wanted) {
+      if (i > 0) {
+        list.splice(i, 1);
+        list.unshift(w);
+      }
+      return w;
+    }
+  }
+  return undefined;
+}
+
 /** The kind of window `view` chose for a miss. */
 const SMALL = 0;
 const LARGE = 1;
@@ -222,28 +237,13 @@ export class PackFile implements WindowOwner {
     }
     const wanted = Math.min(offset + length, this.size);
     const large = this.large;
-    for (let i = 0; i < large.length; i++) {
-      const w = large[i] as PooledWindow;
-      if (w.start <= offset && w.start + w.bytes.length >= wanted) {
-        this.pool.touch(w);
-        if (i > 0) {
-          large.splice(i, 1);
-          large.unshift(w);
-        }
-        return w;
-      }
+    const hit = windowCovering(large, offset, wanted);
+    if (hit !== undefined) {
+      this.pool.touch(hit);
+      return hit;
     }
-    const small = this.small;
-    for (let i = 0; i < small.length; i++) {
-      const w = small[i] as Window;
-      if (w.start <= offset && w.start + w.bytes.length >= wanted) {
-        if (i > 0) {
-          small.splice(i, 1);
-          small.unshift(w);
-        }
-        return w;
-      }
-    }
+    const smallHit = windowCovering(this.small, offset, wanted);
+    if (smallHit !== undefined) return smallHit;
     const dense = this.smallLoads >= this.denseAfter;
     if (headerOnly && !dense && wanted - offset <= HEADER_WINDOW / 2) return this.headerWindow(offset, wanted);
     if (dense && this.size <= this.windowSize && this.pool.fits(this.size, this)) {
@@ -301,16 +301,8 @@ export class PackFile implements WindowOwner {
    */
   private headerWindow(offset: number, wanted: number): Window {
     const list = this.headerWindows;
-    for (let i = 0; i < list.length; i++) {
-      const w = list[i] as Window;
-      if (w.start <= offset && w.start + w.bytes.length >= wanted) {
-        if (i > 0) {
-          list.splice(i, 1);
-          list.unshift(w);
-        }
-        return w;
-      }
-    }
+    const hit = windowCovering(list, offset, wanted);
+    if (hit !== undefined) return hit;
     const half = HEADER_WINDOW / 2;
     const start = Math.floor(offset / half) * half;
     const length = Math.min(HEADER_WINDOW, this.size - start);
