@@ -12,7 +12,7 @@ import type { Store } from '../odb/store.js';
  * the store, or later in the pack for a REF delta) and reporting the others. An entry whose zlib
  * stream is damaged ends the walk (where the next entry starts is then unknown).
  */
-export function salvagePack(store: Store, pack: Uint8Array, options: { dryRun: boolean; onError?: (message: string) => void }): { objects: number; written: number; trailing: Buffer } {
+export function salvagePack(store: Store, pack: Uint8Array, options: { dryRun: boolean; onError?: (message: string) => void; detectCollisions?: boolean }): { objects: number; written: number; trailing: Buffer } {
   const H = store.hashLength;
   const say = options.onError ?? (() => {});
   const inflater = store.inflater;
@@ -33,7 +33,8 @@ export function salvagePack(store: Store, pack: Uint8Array, options: { dryRun: b
     }
   };
   const got = (offset: number, type: number, data: Buffer): void => {
-    const id = hashObject(store.format, type, data);
+    // With detection, half of a collision attack fails the salvage too (COLLISION_ATTACK), as git dies.
+    const id = hashObject(store.format, type, data, options.detectCollisions === true);
     objects++;
     if (!options.dryRun && !store.objects.has(id, { refresh: false }) && writeLoose(store.objectsDir, toHex(id), type, data, store.looseOptions)) written++;
     byOffset.set(offset, { id, type, data: options.dryRun ? data : undefined });

@@ -97,9 +97,14 @@ export async function unpackObjects(store: Store, input: Readable | Uint8Array, 
       ...(options.onProgress !== undefined ? { onProgress: (phase: string, done: number, total: number) => { if (phase === 'resolving' || phase === 'receiving') options.onProgress?.(done, total); } } : {}),
     });
   } catch (e) {
-    if (options.recover !== true || !isPackwrightError(e) || e.code === 'ABORTED') throw unpackError(e);
+    // An attack is not damage to recover from: git's sha1dc dies on it, -r or not.
+    if (options.recover !== true || !isPackwrightError(e) || e.code === 'ABORTED' || e.code === 'COLLISION_ATTACK') throw unpackError(e);
     options.onError?.(`error: ${e.message}`);
-    const salvaged = salvagePack(store, source as Uint8Array, { dryRun: options.dryRun === true, ...(options.onError !== undefined ? { onError: options.onError } : {}) });
+    const salvaged = salvagePack(store, source as Uint8Array, {
+      dryRun: options.dryRun === true,
+      ...(options.onError !== undefined ? { onError: options.onError } : {}),
+      ...(options.detectCollisions === true ? { detectCollisions: true } : {}),
+    });
     return { ...salvaged, hadErrors: true };
   }
   const threads = result.visits as UnpackThreadResult[];
