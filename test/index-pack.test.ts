@@ -321,16 +321,18 @@ describe('index-pack in parallel', () => {
     // The plan's own figures decide: room for the pack to the byte holds it, a byte less does not
     // (on one thread, which the plan never drops).
     const objects = readFileSync(pack).readUInt32BE(8);
-    const roomy = planIndexPackMemory({ maxMemory: 1 << 30, format: 'sha1', threads: 1, objects });
+    const roomy = planIndexPackMemory({ maxMemory: 1 << 30, format: 'sha1', threads: 1, objects, packSize: size });
     const exact = (1 << 30) - roomy.residentLimit + size;
-    assert.equal(planIndexPackMemory({ maxMemory: exact, format: 'sha1', threads: 1, objects }).residentLimit, size);
+    assert.equal(planIndexPackMemory({ maxMemory: exact, format: 'sha1', threads: 1, objects, packSize: size }).residentLimit, size);
     assert.deepEqual(await run('exact', exact, 1), [1, true]);
     assert.deepEqual(await run('short', exact - 1, 1), [1, false]);
     // Two threads where the plan has room for both working sets, one where it has not.
-    const two = planIndexPackMemory({ maxMemory: 1 << 30, format: 'sha1', threads: 2, objects });
+    const two = planIndexPackMemory({ maxMemory: 1 << 30, format: 'sha1', threads: 2, objects, packSize: size });
     assert.equal(two.threads, 2);
-    assert.equal(planIndexPackMemory({ maxMemory: two.fixed, format: 'sha1', threads: 2, objects }).threads, 1);
-    assert.ok(roomy.fixed >= objects * (bytesPerObject('sha1').object + bytesPerObject('sha1').refDelta), 'the tables are charged, as if every delta were REF before pass 1 counts them');
+    assert.equal(planIndexPackMemory({ maxMemory: two.fixed, format: 'sha1', threads: 2, objects, packSize: size }).threads, 1);
+    assert.ok(roomy.fixed >= objects * (bytesPerObject('sha1', false, false).object + bytesPerObject('sha1').refDelta), 'the tables are charged, as if every delta were REF before pass 1 counts them');
+    // A file under 4 GiB has 32-bit offsets: 4 bytes an object fewer than a stream's.
+    assert.equal(planIndexPackMemory({ maxMemory: 1 << 30, format: 'sha1', threads: 1, objects }).fixed - roomy.fixed, 4 * objects);
     // The CLI: the flag, the config key (0: no ceiling), and git's words for a bad magnitude.
     for (const args of [['--max-memory=1k'], ['-c', 'packwright.maxMemory=1m'], ['-c', 'packwright.maxMemory=0']]) {
       const cmd = args[0] === '-c' ? [...args, 'index-pack'] : ['index-pack', ...args];

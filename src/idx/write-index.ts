@@ -6,7 +6,8 @@ export interface IndexEntries {
   /** Ids of all objects, H bytes each, back to back: sorted, or in any order with `order`. */
   ids: Uint8Array;
   /** Pack offsets in the same order as `ids`. */
-  offsets: Float64Array;
+  /** Entry offsets by entry number (32-bit or doubles, see PackScan.offsets). */
+  offsets: Float64Array | Uint32Array;
   /** CRC32 of each raw entry, same order (v2 only). */
   crc32: Uint32Array;
   /**

@@ -203,15 +203,17 @@ export async function indexPack(input: string | Readable | Uint8Array, options: 
   const format = options.objectFormat ?? 'sha1';
   const name = typeof input === 'string' ? input : '<stdin>';
   // Starting a worker costs ~45 ms: below a few MiB one thread finishes first (unless asked).
-  const small = typeof input === 'string' ? fileSize(input) < SMALL_PACK : input instanceof Uint8Array && input.length < SMALL_PACK;
+  const packSize = typeof input === 'string' ? fileSize(input) : input instanceof Uint8Array ? input.length : undefined;
+  const small = packSize !== undefined && packSize < SMALL_PACK;
   const maxMemory = options.maxMemory ?? DEFAULT_MAX_MEMORY;
   const objects = declaredObjects(input);
   const depths = options.depths === true;
   const detectCollisions = options.detectCollisions === true;
-  const { threads } = planIndexPackMemory({ maxMemory, format, threads: Math.max(1, options.threads ?? (small ? 1 : defaultThreads())), objects, depths, detectCollisions });
+  const sized = packSize !== undefined ? { packSize } : {};
+  const { threads } = planIndexPackMemory({ maxMemory, format, threads: Math.max(1, options.threads ?? (small ? 1 : defaultThreads())), objects, depths, detectCollisions, ...sized });
   // Planned again once a stream's count is known (its header is read by pass 1), and pass 2 once
   // pass 1 has counted the REF deltas (planMemory).
-  const planMemory = (count: number, refDeltas?: number): MemoryPlan => planIndexPackMemory({ maxMemory, format, threads, objects: count, depths, detectCollisions, ...(refDeltas !== undefined ? { refDeltas } : {}) });
+  const planMemory = (count: number, refDeltas?: number): MemoryPlan => planIndexPackMemory({ maxMemory, format, threads, objects: count, depths, detectCollisions, ...sized, ...(refDeltas !== undefined ? { refDeltas } : {}) });
   // `threads` counts this thread, like git's. Workers boot while the pack is read and scanned
   // (~45 ms each).
   const pool = threads > 1 ? new WorkerPool<ResolveTasks>(options.workerScript ?? RESOLVE_WORKER, threads - 1) : undefined;

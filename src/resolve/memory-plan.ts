@@ -2,6 +2,7 @@ import { detectsCollisions, hashLength, type ObjectFormat } from '../hash/object
 import { ENGINE_BYTES } from '../hash/sha1dc/engine.js';
 import { STREAMED_BUDGET } from '../hash/sha1dc/sha1dc-lanes.js';
 import { RUNTIME_BYTES, SLACK_BYTES } from '../memory/ceiling.js';
+import { needsWideOffsets } from './pack-scan.js';
 
 export { DEFAULT_MAX_MEMORY } from '../memory/ceiling.js';
 
@@ -23,21 +24,21 @@ const SHA1DC = ENGINE_BYTES + STREAMED_BUDGET;
 /**
  * Bytes an object costs, for an id of H bytes, at the peak (measured: synthetic 10M objects peaked
  * at 733 MiB on one thread, 655 MiB of it once pass 1's tables and the delta tree existed):
- * - pass 1's tables (pack-scan.ts): 23 + H;
+ * - pass 1's tables (pack-scan.ts): 23 + H, or 19 + H with 32-bit offsets (a file under 4 GiB);
  * - the delta tree: child starts 4, child lists 4 a delta, roots 4 a root, and while it is built
  *   32-bit subtree weights 4 and the roots' sort keys 8 a non-delta (counted as 16 in all);
  * - to write the index, the sorted order 4 (the `.idx` is streamed to its file);
  * - with `depths` (verify-pack -v), 4 more.
- * For SHA-1: 63 bytes, 67 with depths (1M objects: 60 MB).
+ * For SHA-1: 63 bytes (59 with 32-bit offsets), 67 with depths (1M objects: 60 MB).
  * - each REF delta: its entry and base id in pass 1's list (4 + H), its position in the tree's
  *   order and its claim (8). For SHA-1: 32 bytes.
  * Nothing of one phase is given back before the next: the tree's arrays are in shared memory that
  * only the garbage collector frees, and the exited worker threads' heaps stay in the allocator's
  * arenas (1M objects peaked 32 MB higher at --threads=2 than at 1).
  */
-export function bytesPerObject(format: ObjectFormat, depths = false): { object: number; refDelta: number } {
+export function bytesPerObject(format: ObjectFormat, depths = false, wideOffsets = true): { object: number; refDelta: number } {
   const H = hashLength(format);
-  return { object: 23 + H + 16 + 4 + (depths ? 4 : 0), refDelta: 4 + H + 8 };
+  return { object: (wideOffsets ? 23 : 19) + H + 16 + 4 + (depths ? 4 : 0), refDelta: 4 + H + 8 };
 }
 
 export interface MemoryPlanInput {
@@ -48,6 +49,8 @@ export interface MemoryPlanInput {
   threads: number;
   /** Objects the pack declares (0 when not known yet: a stream). */
   objects: number;
+  /** The pack's size when known (a file): under 4 GiB, its offsets take 32 bits (PackScan.offsets). */
+  packSize?: number;
   /** Each entry's depth is recorded (IndexPackOptions.depths). */
   depths?: boolean;
   /**
@@ -78,7 +81,7 @@ export interface MemoryPlan {
  */
 export function planIndexPackMemory(input: MemoryPlanInput): MemoryPlan {
   const { maxMemory } = input;
-  const perObject = bytesPerObject(input.format, input.depths === true);
+  const perObject = bytesPerObject(input.format, input.depths === true, needsWideOffsets(input.packSize));
   const tables = (refDeltas: number): number => input.objects * perObject.object + refDeltas * perObject.refDelta;
   const perThread = PER_THREAD + (detectsCollisions(input.format, input.detectCollisions) ? SHA1DC : 0);
   const cost = (threads: number, refDeltas: number): number => RUNTIME_BYTES + (threads - 1) * PER_WORKER + threads * perThread + tables(refDeltas);

@@ -64,8 +64,12 @@ export function refBaseAt(refs: RefDeltas, k: number, H: number): number {
 export interface PackScan {
   format: ObjectFormat;
   count: number;
-  /** Entry start offsets; `offsets[count]` is where the trailer begins. */
-  offsets: Float64Array;
+  /**
+   * Entry start offsets; `offsets[count]` is where the trailer begins. 32-bit when the pack's size
+   * is known to be under 4 GiB (a file: 4 bytes an object fewer, 40 MB at 10M objects), else
+   * doubles (a stream, or a larger file).
+   */
+  offsets: EntryOffsets;
   /** Stored type (1-4, 6 OFS, 7 REF); after resolving, `resolvedTypes` holds the object type. */
   types: Uint8Array;
   resolvedTypes: Uint8Array;
@@ -204,7 +208,7 @@ export class PackScanner {
     if (size !== undefined && count > (size - PACK_HEADER_LENGTH) / 2) {
       throw new PackwrightError('PACK_TRUNCATED', `${name}: early EOF: the header declares ${count} objects, more than ${size} bytes can hold`, { file: name, offset: 8 });
     }
-    this.scan = allocScan(this.options.format, size !== undefined ? count : Math.min(count, 1 << 16), this.shared);
+    this.scan = allocScan(this.options.format, size !== undefined ? count : Math.min(count, 1 << 16), this.shared, needsWideOffsets(size));
     this.scan.count = count;
   }
 
@@ -348,11 +352,19 @@ export async function scanPack(source: PackSource, options: ScanOptions): Promis
   return scanner.finish();
 }
 
-export function allocScan(format: ObjectFormat, capacity: number, shared: boolean): PackScan {
+/** `PackScan.offsets`: 32-bit for packs known to be under 4 GiB. */
+export type EntryOffsets = Float64Array | Uint32Array;
+
+/** Whether a pack of `size` bytes (undefined: not known, a stream) needs offsets beyond 32 bits. */
+export function needsWideOffsets(size: number | undefined): boolean {
+  return size === undefined || size > 0xffffffff;
+}
+
+export function allocScan(format: ObjectFormat, capacity: number, shared: boolean, wideOffsets = true): PackScan {
   const H = hashLength(format);
   return {
     format, count: 0, capacity,
-    offsets: allocArray(Float64Array, capacity + 1, shared),
+    offsets: wideOffsets ? allocArray(Float64Array, capacity + 1, shared) : allocArray(Uint32Array, capacity + 1, shared),
     types: allocArray(Uint8Array, capacity, shared),
     resolvedTypes: allocArray(Uint8Array, capacity, shared),
     sizes: allocArray(Uint32Array, capacity, shared),
@@ -368,20 +380,23 @@ export function allocScan(format: ObjectFormat, capacity: number, shared: boolea
   };
 }
 
-/** A copy of `scan` with room for `capacity` entries (non-shared), for appending entries. */
+/**
+ * A copy of `scan` with room for `capacity` entries (non-shared), for appending entries. Its
+ * offsets are doubles: what is appended (the bases of a thin pack) may take the pack past 4 GiB.
+ */
 export function growScanTo(scan: PackScan, capacity: number): PackScan {
   const grown = { ...scan };
-  growScan(grown, capacity, false);
+  growScan(grown, capacity, false, true);
   return grown;
 }
 
 /** Grows every per-entry array to `capacity` (a stream's declared count is not trusted up front). */
-function growScan(scan: PackScan, capacity: number, shared: boolean): void {
-  const next = allocScan(scan.format, capacity, shared);
+function growScan(scan: PackScan, capacity: number, shared: boolean, wideOffsets = scan.offsets instanceof Float64Array): void {
+  const next = allocScan(scan.format, capacity, shared, wideOffsets);
   const copy = <T extends { length: number; set(a: T): void; subarray(a: number, b: number): T }>(to: T, from: T): void => {
     to.set(from.subarray(0, Math.min(from.length, to.length)));
   };
-  copy(next.offsets, scan.offsets);
+  next.offsets.set(scan.offsets.subarray(0, Math.min(scan.offsets.length, next.offsets.length)));
   copy(next.types, scan.types);
   copy(next.resolvedTypes, scan.resolvedTypes);
   copy(next.sizes, scan.sizes);
@@ -397,7 +412,7 @@ function earlyEof(name: string, offset: number): PackwrightError {
 }
 
 /** Entry number whose start is exactly `offset` among the first `n`, or -2. */
-export function findOffset(offsets: Float64Array, n: number, offset: number): number {
+export function findOffset(offsets: EntryOffsets, n: number, offset: number): number {
   let lo = 0;
   let hi = n;
   while (lo < hi) {

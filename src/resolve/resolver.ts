@@ -12,6 +12,7 @@ import { Inflater, inflateCodeName } from '../zlib/inflater.js';
 import { findRefGroup, mayBeRefBase, refGroupMembers, type DeltaTree } from './delta-tree.js';
 import { acquire, DEPTH, field, offer, release, slotCount, slotData, takeChild, TYPE, type OfferBoard } from './offer-board.js';
 import type { PackVisitor, PackVisitorSpec } from './pack-visitor.js';
+import type { EntryOffsets } from './pack-scan.js';
 
 /** Everything a resolver thread reads or fills; all arrays may live in shared memory. */
 export interface ResolveState extends Omit<DeltaTree, 'deltaCount'> {
@@ -25,7 +26,7 @@ export interface ResolveState extends Omit<DeltaTree, 'deltaCount'> {
   packEnd: number;
   /** ...unless the whole pack is in (shared) memory. */
   pack: Uint8Array | undefined;
-  offsets: Float64Array;
+  offsets: EntryOffsets;
   types: Uint8Array;
   sizes: Uint32Array;
   headerLengths: Uint8Array;

@@ -6,7 +6,7 @@ import { EntryHeader, HEADER_INCOMPLETE, OBJ_OFS_DELTA, OBJ_REF_DELTA, parseEntr
 import { PACK_HEADER_LENGTH, parsePackHeader } from '../pack/pack-header.js';
 import { MAX_INFLATE_RATIO } from './entry-scanner.js';
 import { compareBytes } from '../idx/sorted-ids.js';
-import { addRefDelta, allocArray, allocScan, findOffset, type PackScan } from './pack-scan.js';
+import { addRefDelta, allocArray, allocScan, findOffset, needsWideOffsets, type PackScan } from './pack-scan.js';
 
 /**
  * Pass 1 for a pack whose index is at hand, as git's fsck verifies packs (verify_packfile): the
@@ -41,7 +41,7 @@ export function scanPackWithIndex(pack: Uint8Array, index: PackIndex, format: Ob
   }
 
   const { offsets: idxOffsets, positions } = index.packOrder();
-  const scan = allocScan(format, n, shared);
+  const scan = allocScan(format, n, shared, needsWideOffsets(pack.length));
   scan.count = n;
   const h = new EntryHeader();
   // A v2 index's CRCs, in pack order: pass 2 checks each entry's raw bytes against them as it
