@@ -78,13 +78,15 @@ export class StorePack {
   private infoCalls = 0;
   /**
    * Per object, its deltas not read yet by `readTransient` (from the info table's children), and
-   * their sum: a pass over every object (`--batch-all-objects --batch`) then holds in the base
+   * the sum of the counts that can run out (below MAX_CHILDREN): a pass over every object (`--batch-all-objects --batch`) then holds in the base
    * cache only the bases it will still use, and lets each go after its last delta instead of when
    * the cache is full. A read that repeats a delta counts it again (a base may then go early, and
    * costs a walk down its chain); once every count is spent, the next read starts them over.
    */
   private unread: Uint8Array | undefined;
   private unreadTotal = 0;
+  /** `unreadTotal` when the counts were copied: 0 means they never run out, and are copied once. */
+  private unreadFull = 0;
   private header: EntryHeader | undefined;
   private failure: { error: PackwrightError; stamps: string } | undefined;
   /** Views of the catalog that list this pack and are still held (see Catalog). */
@@ -272,10 +274,13 @@ export class StorePack {
     const index = this.index;
     if (t === undefined) return reader.readTransient(index.offset(position), false);
     let unread = this.unread;
-    if (unread === undefined || this.unreadTotal === 0) {
+    // Copied again only once they are all spent (an O(n) copy a pass, never one a read: a pack
+    // without deltas, or whose bases all saturate, has nothing to spend).
+    if (unread === undefined || (this.unreadTotal === 0 && this.unreadFull > 0)) {
       unread = this.unread = t.children.slice();
-      this.unreadTotal = 0;
-      for (let p = 0; p < unread.length; p++) if ((unread[p] as number) < MAX_CHILDREN) this.unreadTotal += unread[p] as number;
+      let total = 0;
+      for (let p = 0; p < unread.length; p++) if ((unread[p] as number) < MAX_CHILDREN) total += unread[p] as number;
+      this.unreadTotal = this.unreadFull = total;
     }
     const base = t.basePositions[position] as number;
     const baseOffset = base >= 0 ? index.offset(base) : -1;
