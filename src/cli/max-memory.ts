@@ -1,4 +1,5 @@
 import type { GitConfig } from '../config/index.js';
+import { ceilingFrom } from '../memory/ceiling.js';
 import { magnitudeOption } from './usage-error.js';
 
 /**
@@ -8,6 +9,5 @@ import { magnitudeOption } from './usage-error.js';
  */
 export function maxMemoryOf(flag: string | undefined, config: GitConfig | undefined, usage: string): number | undefined {
   const n = flag !== undefined ? magnitudeOption('max-memory', flag, usage) : config?.getInt('packwright.maxMemory');
-  if (n === undefined) return undefined;
-  return n <= 0 ? Infinity : n;
+  return n === undefined ? undefined : ceilingFrom(n);
 }

@@ -13,6 +13,14 @@
 export const DEFAULT_MAX_MEMORY = 256 * 1024 * 1024;
 
 /**
+ * A ceiling as `--max-memory` and `packwright.maxMemory` state it: 0 (or less) means none, as 0
+ * means unlimited for git's pack.windowMemory.
+ */
+export function ceilingFrom(bytes: number): number {
+  return bytes <= 0 ? Infinity : bytes;
+}
+
+/**
  * The runtime before any work: `packwright index-pack --threads=1` of a 50-object pack peaks at
  * 54 MB (Node, the bundle, V8's heap), measured by /usr/bin/time.
  */

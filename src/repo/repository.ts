@@ -11,6 +11,7 @@ import { parseRefreshPolicy, type RefreshPolicy } from '../odb/refresh-policy.js
 import { RefStore } from '../refs/ref-store.js';
 import { resolveRevision, treeishColon, type RevisionContext } from '../refs/resolve-revision.js';
 import { commonDirOf, discoverRepository, gitFileTarget, type RepositoryLocation } from './discover.js';
+import { ceilingFrom } from '../memory/ceiling.js';
 
 export interface OpenRepositoryOptions extends OpenStoreOptions {
   /**
@@ -256,7 +257,7 @@ function storeOptionsFrom(config: GitConfig): OpenStoreOptions {
   if (cacheLimit !== undefined && cacheLimit >= 0) options.deltaBaseCacheLimit = cacheLimit;
   // packwright's own key, as index-pack and verify-pack read it: 0 for no ceiling.
   const ceiling = config.getInt('packwright.maxMemory');
-  if (ceiling !== undefined) options.maxMemory = ceiling <= 0 ? Infinity : ceiling;
+  if (ceiling !== undefined) options.maxMemory = ceilingFrom(ceiling);
   const midx = config.getBool('core.multiPackIndex');
   if (midx !== undefined) options.multiPackIndex = midx;
   const level = config.getInt('core.looseCompression') ?? config.getInt('core.compression');
