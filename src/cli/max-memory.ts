@@ -1,5 +1,5 @@
 import type { GitConfig } from '../config/index.js';
-import { ceilingFrom } from '../memory/ceiling.js';
+import { ceilingFrom } from '../odb/index.js';
 import { magnitudeOption } from './usage-error.js';
 
 /**

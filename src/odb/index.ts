@@ -1,6 +1,7 @@
 export { Store, notFound, objectFormatOf } from './store.js';
 export type { OpenStoreOptions, StoreCounters } from './store.js';
 export { planStoreMemory } from './store-memory-plan.js';
+export { ceilingFrom } from '../memory/ceiling.js';
 export type { StoreMemoryPlan } from './store-memory-plan.js';
 export { StoreHandle } from './store-handle.js';
 export type { ObjectLocation, PrefixMatch, ObjectHeader, LookupOptions } from './store-handle.js';
