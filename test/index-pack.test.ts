@@ -11,7 +11,9 @@ import { encodeOfsDistance } from '../src/pack/entry-header.js';
 import { bytesPerObject, indexPack, planIndexPackMemory, resolveDeltas, scanPack } from '../src/resolve/index.js';
 import { WorkerPool } from '../src/workers/index.js';
 import type { ResolveTasks } from '../src/resolve/resolve-tasks.js';
-import { bufferSource, fileSource } from '../src/resolve/pack-source.js';
+import { bufferSource, fileSource, type PackSource } from '../src/resolve/pack-source.js';
+import { REGIONS_AHEAD, scanWithHelpers, splitScan } from '../src/resolve/parallel-scan.js';
+import { PackScanner } from '../src/resolve/pack-scan.js';
 import { buildDeltaTree } from '../src/resolve/delta-tree.js';
 import { createBoard } from '../src/resolve/offer-board.js';
 import { CONTROL_LENGTH, CONTROL_WORKERS, Resolver } from '../src/resolve/resolver.js';
@@ -372,6 +374,40 @@ describe('index-pack in parallel', () => {
         (e: unknown) => (e as { code?: string; offset?: number }).code === 'PACK_CORRUPT' && (e as { offset?: number }).offset === victim);
       assert.equal(existsSync(join(work, 'bad.idx')), false);
     }
+  });
+  test('pass 1 split into many more regions than helpers scan ahead gives the one-thread scan', async () => {
+    const { work, pack } = repackedCopy(join(dir.path, 'regions'), 30, ['-c', 'pack.threads=1', 'repack', '-adfq']);
+    const size = statSync(pack).size;
+    const one = await scanPack(fileSource(openSync(pack, 'r')), { format: 'sha1', size });
+    const pool = new WorkerPool<ResolveTasks>(new URL('../src/resolve/resolve-worker.js', import.meta.url), 2);
+    try {
+      // 256-byte regions: dozens of them, while the helpers stay within REGIONS_AHEAD of this thread.
+      const regionBytes = 256;
+      assert.ok(size / regionBytes > 2 * REGIONS_AHEAD * pool.size, `${size} bytes`);
+      for (const buffer of [undefined, Buffer.from(new SharedArrayBuffer(size))]) {
+        const split = splitScan(pool, { format: 'sha1', path: pack, dataEnd: size - 20, ...(buffer !== undefined ? { buffer } : {}) }, regionBytes);
+        // This thread reads slowly (64 bytes a ms), so the helpers, booting meanwhile, get regions.
+        const file = fileSource(openSync(pack, 'r'));
+        const slow: PackSource = { read: async (buf, offset, length, position) => {
+          await new Promise((done) => setTimeout(done, 1));
+          return file.read(buf, offset, Math.min(length, 64), position);
+        } };
+        const scanner = new PackScanner(slow, { format: 'sha1', size, shared: true, ...(buffer !== undefined ? { whole: { buffer } } : {}) });
+        const scan = await scanWithHelpers(scanner, split);
+        assert.equal(scan.count, one.count);
+        assert.deepEqual(Array.from(scan.offsets.subarray(0, scan.count + 1)), Array.from(one.offsets.subarray(0, one.count + 1)));
+        assert.deepEqual(Buffer.from(scan.ids.subarray(0, scan.count * 20)), Buffer.from(one.ids.subarray(0, one.count * 20)));
+        assert.deepEqual(Array.from(scan.crc32.subarray(0, scan.count)), Array.from(one.crc32.subarray(0, one.count)));
+        assert.deepEqual(Array.from(scan.ofsBase.subarray(0, scan.count)), Array.from(one.ofsBase.subarray(0, one.count)));
+        // Helpers did scan regions, and none was left claimed by nobody.
+        const claims = Array.from(split.claims);
+        assert.ok(claims.includes(2), 'a helper claimed regions');
+        assert.ok(!claims.includes(0), 'every region was claimed');
+      }
+    } finally {
+      await pool.close();
+    }
+    rmSync(work, { recursive: true, force: true });
   });
   test('a thread that never shows up (a worker killed) fails the others instead of hanging them', async () => {
     const { pack } = buildPack([{ type: 3, data: Buffer.from('base object') }, { ofsTo: 0, delta: makeDelta(11, 4, [0x90, 4]) }]);

@@ -9,11 +9,20 @@ import { CLAIM_MAIN, type RegionsRequest } from './scan-region.js';
  * any number when helpers read regions into buffers of their own (which stay this small).
  */
 const REGION_BYTES = 2 << 20;
+/**
+ * Regions each helper may scan ahead of the main thread (scanRegionsAhead). The scans wait for the
+ * main thread to adopt them: a region's scan takes up to 66 bytes an entry (twice that as its
+ * arrays grow), 4.3 MB for 2 MiB of small objects, so this bounds pass 1's extra memory at about
+ * 35 MB a helper.
+ */
+export const REGIONS_AHEAD = 8;
 
 /** The helpers of a parallel pass 1, started before this thread's own scan. */
 export interface SplitScan {
   bounds: Float64Array;
   claims: Int32Array;
+  /** RegionsRequest.front: the main thread's region. */
+  front: Int32Array;
   /** The helper's scan of region i, or undefined if there is none (failed or crashed helper). */
   result(i: number): Promise<RegionScan | undefined>;
   /** Settles when every helper has finished. */
@@ -22,17 +31,18 @@ export interface SplitScan {
 
 /**
  * Starts the helpers of a parallel pass 1 over `[PACK_HEADER_LENGTH, dataEnd)` of the pack: many
- * small regions, which this thread claims from the front as its scan reaches them and helpers
- * claim from the back (see scanRegionsFromTheBack).
+ * small regions, which this thread claims as its scan reaches them and helpers claim a little
+ * ahead of it (see scanRegionsAhead).
  */
-export function splitScan(pool: WorkerPool<ResolveTasks>, base: Omit<RegionsRequest, 'bounds' | 'claims'>): SplitScan {
+export function splitScan(pool: WorkerPool<ResolveTasks>, base: Omit<RegionsRequest, 'bounds' | 'claims' | 'front' | 'window'>, regionBytes = REGION_BYTES): SplitScan {
   const span = base.dataEnd - PACK_HEADER_LENGTH;
-  const regions = Math.ceil(span / REGION_BYTES);
+  const regions = Math.ceil(span / regionBytes);
   const count = Math.max(pool.size + 1, base.buffer !== undefined ? Math.min(256, regions) : regions);
   const bounds = new Float64Array(new SharedArrayBuffer(8 * (count + 1)));
   for (let i = 0; i <= count; i++) bounds[i] = PACK_HEADER_LENGTH + Math.floor((span * i) / count);
   const claims = new Int32Array(new SharedArrayBuffer(4 * count));
   claims[0] = CLAIM_MAIN;
+  const front = new Int32Array(new SharedArrayBuffer(4));
   const results = new Map<number, RegionScan>();
   const waiters = new Map<number, (r: RegionScan | undefined) => void>();
   let finished = false;
@@ -44,7 +54,7 @@ export function splitScan(pool: WorkerPool<ResolveTasks>, base: Omit<RegionsRequ
       w(r);
     }
   };
-  const request: RegionsRequest = { ...base, bounds, claims };
+  const request: RegionsRequest = { ...base, bounds, claims, front, window: REGIONS_AHEAD * pool.size };
   const helpers = Array.from({ length: pool.size }, (_, j) => pool.run(j, 'scan-regions', request, (m) => deliver(m.index, m.region)));
   const done = Promise.allSettled(helpers).then(() => {
     finished = true;
@@ -52,7 +62,7 @@ export function splitScan(pool: WorkerPool<ResolveTasks>, base: Omit<RegionsRequ
     waiters.clear();
   });
   return {
-    bounds, claims, done,
+    bounds, claims, front, done,
     result(i) {
       const r = results.get(i);
       if (r !== undefined || finished) {
@@ -70,15 +80,25 @@ export function splitScan(pool: WorkerPool<ResolveTasks>, base: Omit<RegionsRequ
  * reports any error in it at its real offset).
  */
 export async function scanWithHelpers(scanner: PackScanner, split: SplitScan): Promise<PackScan> {
-  await scanner.begin();
-  const { bounds, claims } = split;
-  for (let i = 1; i < claims.length; i++) {
-    await scanner.scanUntil(bounds[i] as number);
-    if (Atomics.compareExchange(claims, i, 0, CLAIM_MAIN) === 0) continue;
-    const r = await split.result(i);
-    if (r !== undefined) await scanner.adopt(r);
+  const { bounds, claims, front } = split;
+  const moveFront = (i: number): void => {
+    Atomics.store(front, 0, i);
+    Atomics.notify(front, 0);
+  };
+  try {
+    await scanner.begin();
+    for (let i = 1; i < claims.length; i++) {
+      await scanner.scanUntil(bounds[i] as number);
+      moveFront(i);
+      if (Atomics.compareExchange(claims, i, 0, CLAIM_MAIN) === 0) continue;
+      const r = await split.result(i);
+      if (r !== undefined) await scanner.adopt(r);
+    }
+    const scan = await scanner.finish();
+    await split.done;
+    return scan;
+  } finally {
+    // Helpers waiting for the front to move stop (this one failed, or all regions are done).
+    moveFront(claims.length);
   }
-  const scan = await scanner.finish();
-  await split.done;
-  return scan;
 }

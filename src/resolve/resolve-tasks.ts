@@ -2,10 +2,10 @@ import type { Task } from '../workers/task.js';
 import { prefault } from '../workers/prefault.js';
 import { CONTROL_ABORT, Resolver, type ResolverStats, type ResolveState } from './resolver.js';
 import { createPackVisitor } from './pack-visitor.js';
-import { scanRegionsFromTheBack, type RegionsRequest } from './scan-region.js';
+import { scanRegionsAhead, type RegionsRequest } from './scan-region.js';
 import type { RegionScan } from './pack-scan.js';
 
-/** A helper's scan of one region of pass 1 (see `scanRegionsFromTheBack`). */
+/** A helper's scan of one region of pass 1 (see `scanRegionsAhead`). */
 export interface RegionItem {
   index: number;
   region: RegionScan;
@@ -14,7 +14,7 @@ export interface RegionItem {
 /**
  * The tasks index-pack's worker threads host (resolve/resolve-worker.ts runs them):
  * - `prefault`: touch a shared pack buffer's pages ahead of pass 1 (workers/prefault.ts);
- * - `scan-regions`: scan regions of an in-memory pack for pass 1 from the back, one item per region;
+ * - `scan-regions`: scan regions of pass 1 ahead of the main thread's scan, one item per region;
  * - `resolve`: take roots of the delta tree until none are left; reply with statistics (and what
  *   a visitor found, when the state names one).
  */
@@ -26,9 +26,9 @@ export const resolveTasks = {
   } satisfies Task<{ buffer: Uint8Array; states: Int32Array }, void>,
   'scan-regions': {
     run(request: RegionsRequest, emit): void {
-      scanRegionsFromTheBack(request, (index, r) => {
-        const transfer = [r.offsets, r.types, r.sizes, r.headerLengths, r.crc32, r.ids, r.baseOffsets, r.refIds].map((a) => a.buffer as ArrayBuffer);
-        emit({ index, region: r }, transfer);
+      scanRegionsAhead(request, (index, r) => {
+        // The tables are views of one buffer (scan-region.ts alloc).
+        emit({ index, region: r }, [r.offsets.buffer as ArrayBuffer]);
       });
     },
   } satisfies Task<RegionsRequest, void, RegionItem>,

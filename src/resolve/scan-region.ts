@@ -64,9 +64,9 @@ export function scanRegion(req: RegionRequest): RegionScan {
     readUpTo = end;
   };
   const es = new EntryScanner(req.format, req.path, fileEnd, req.detectCollisions === true);
-  // Capacity from the region's size: an entry takes at least 2 bytes... but most take far more;
-  // grow as needed instead of reserving for the worst case.
-  let capacity = 1024;
+  // Capacity for entries of 64 bytes on average (what most packs' entries exceed), grown as needed
+  // instead of reserving for the worst case of 2 bytes an entry.
+  let capacity = Math.max(1024, Math.ceil((req.to - req.from) / 64));
   let r = alloc(capacity, H);
   const failed = (): RegionScan => ({ ...r, ok: false, count: 0, readUpTo });
   try {
@@ -141,25 +141,45 @@ export interface RegionsRequest {
   bounds: Float64Array;
   /** Who scans each region: 0 nobody yet, 1 the main thread, 2 a helper. */
   claims: Int32Array;
+  /**
+   * `front[0]`: the region the main thread's scan is in (it scans or adopts regions in order);
+   * the region count once it has stopped, for whatever reason. Waited on by idle helpers.
+   */
+  front: Int32Array;
+  /** Helpers claim regions at most this far past `front[0]`. */
+  window: number;
   dataEnd: number;
 }
 
 export const CLAIM_MAIN = 1;
 const CLAIM_HELPER = 2;
+/** How long an idle helper sleeps before it looks at the front again (it is also woken when it moves). */
+const IDLE_WAIT_MS = 50;
 
 /**
- * A helper's share of a pass 1 split into many small regions: the main thread claims regions from
- * the front as its scan reaches them, helpers claim them from the back, so the work balances
- * however the cost is spread over the pack. A helper stops at the first region the main thread
- * has claimed (everything before it is the main thread's too).
+ * A helper's share of a pass 1 split into many small regions. The main thread scans regions in
+ * order and adopts a helper's scan of one when it gets there; helpers claim regions within
+ * `window` of the main thread's, the farthest unclaimed first, so that the main thread rarely
+ * reaches one still being scanned. A scan waits for the main thread to adopt it, so the window
+ * bounds what waits: claiming from the back of the whole pack balanced as well, but held the
+ * scans of half a pack (200 MB at 10M objects) until the main thread reached them.
  */
-export function scanRegionsFromTheBack(req: RegionsRequest, onRegion: (index: number, r: RegionScan) => void): void {
+export function scanRegionsAhead(req: RegionsRequest, onRegion: (index: number, r: RegionScan) => void): void {
   const count = req.bounds.length - 1;
+  const { claims, front } = req;
   const scratch = { buf: new Uint8Array(0) };
-  for (let i = count - 1; i >= 1; i--) {
-    const was = Atomics.compareExchange(req.claims, i, 0, CLAIM_HELPER);
-    if (was === CLAIM_MAIN) break;
-    if (was !== 0) continue;
+  for (;;) {
+    const at = Atomics.load(front, 0);
+    if (at >= count - 1) return;
+    const last = Math.min(count - 1, at + req.window);
+    let i = last;
+    while (i > at && !(Atomics.load(claims, i) === 0 && Atomics.compareExchange(claims, i, 0, CLAIM_HELPER) === 0)) i--;
+    if (i === at) {
+      // Nothing to claim: everything left is taken, or the window is full until the front moves.
+      if (last === count - 1) return;
+      Atomics.wait(front, 0, at, IDLE_WAIT_MS);
+      continue;
+    }
     const r = scanRegion({
       format: req.format, ...(req.detectCollisions === true ? { detectCollisions: true } : {}), path: req.path, ...(req.buffer !== undefined ? { buffer: req.buffer } : { scratch }),
       from: req.bounds[i] as number, to: req.bounds[i + 1] as number, dataEnd: req.dataEnd,
@@ -200,17 +220,34 @@ function plausible(buf: Uint8Array, q: number, end: number, H: number): boolean 
   return (cmf & 0x0f) === 8 && cmf >> 4 <= 7 && ((cmf << 8) | flg) % 31 === 0;
 }
 
+/** Bytes a region's scan takes per entry of capacity (alloc). */
+const regionEntryBytes = (H: number): number => 8 + 8 + 4 + 4 + 1 + 1 + H + H;
+
+/**
+ * A region's tables as views of one buffer: at 1 MiB and more it is a mapping of its own, handed
+ * back to the system when freed (the CLI's mmap threshold, cli/huge-pages.ts), where eight small
+ * arrays a region left their pages in the allocator's heaps (10M objects at --threads=2: 78 MB
+ * more resident when pass 2 began). It is also one buffer to transfer.
+ */
 function alloc(capacity: number, H: number): RegionScan {
+  const buffer = new ArrayBuffer(capacity * regionEntryBytes(H));
+  let at = 0;
+  const take = <T>(Ctor: new (b: ArrayBuffer, o: number, n: number) => T, n: number, size: number): T => {
+    const view = new Ctor(buffer, at, n);
+    at += n * size;
+    return view;
+  };
   return {
     ok: false, start: -1, end: -1, count: 0, readUpTo: 0,
-    offsets: new Float64Array(capacity),
-    types: new Uint8Array(capacity),
-    sizes: new Uint32Array(capacity),
-    headerLengths: new Uint8Array(capacity),
-    crc32: new Uint32Array(capacity),
-    ids: new Uint8Array(capacity * H),
-    baseOffsets: new Float64Array(capacity),
-    refIds: new Uint8Array(capacity * H),
+    // Widest first, so that every view is aligned.
+    offsets: take(Float64Array, capacity, 8),
+    baseOffsets: take(Float64Array, capacity, 8),
+    sizes: take(Uint32Array, capacity, 4),
+    crc32: take(Uint32Array, capacity, 4),
+    types: take(Uint8Array, capacity, 1),
+    headerLengths: take(Uint8Array, capacity, 1),
+    ids: take(Uint8Array, capacity * H, 1),
+    refIds: take(Uint8Array, capacity * H, 1),
   };
 }
 
