@@ -77,7 +77,10 @@ export interface PackScan {
   sizes: Uint32Array;
   headerLengths: Uint8Array;
   crc32: Uint32Array;
-  /** OFS_DELTA: entry number of the base (-1 otherwise, -2 when the offset hits no entry start). */
+  /**
+   * OFS_DELTA: entry number of the base (-1 otherwise, -2 when the offset hits no entry start).
+   * Emptied by pass 2 once its delta tree holds them, unless it records depths (resolveDeltas).
+   */
   ofsBase: Int32Array;
   /** The REF deltas and their base ids. */
   refs: RefDeltas;

@@ -74,7 +74,9 @@ export async function resolveDeltas(packPath: string, scan: PackScan, options: R
   // The pool's first `workers` threads resolve (index-pack's memory plan may use fewer than it has).
   const workers = Math.min(pool?.size ?? 0, (options.threads ?? Infinity) - 1);
   const threads = workers + 1;
-  const tree = buildDeltaTree(scan, shared);
+  // Once the tree holds the OFS links, their table goes (4 bytes an entry, 40 MB at 10M objects)
+  // unless depths are asked for, whose listing (verify-pack -v) names each delta's base.
+  const tree = buildDeltaTree(scan, shared, options.depths !== true);
   const state: ResolveState = {
     format: scan.format, name, packPath, packEnd: scan.end, pack: scan.data,
     offsets: scan.offsets, types: scan.types, sizes: scan.sizes, headerLengths: scan.headerLengths,
