@@ -26,7 +26,9 @@ const SHA1DC = ENGINE_BYTES + STREAMED_BUDGET;
  * at 733 MiB on one thread, 655 MiB of it once pass 1's tables and the delta tree existed):
  * - pass 1's tables (pack-scan.ts): 23 + H, or 19 + H with 32-bit offsets (a file under 4 GiB);
  * - the delta tree: child starts 4, child lists 4 a delta, roots 4 a root, and while it is built
- *   32-bit subtree weights 4 and the roots' sort keys 8 a non-delta (counted as 16 in all);
+ *   32-bit subtree weights 4 and the roots' sort keys 8 a non-delta (counted as 16 in all; the
+ *   weights now take the buffer of pass 1's OFS base table unless depths are recorded, which this
+ *   still charges: the plan has not been redone phase by phase yet);
  * - to write the index, the sorted order 4 (the `.idx` is streamed to its file);
  * - with `depths` (verify-pack -v), 4 more.
  * For SHA-1: 63 bytes (59 with 32-bit offsets), 67 with depths (1M objects: 60 MB).

@@ -127,7 +127,7 @@ export interface ScanOptions {
   detectCollisions?: boolean;
 }
 
-type TypedArrayConstructor<T> = { new (buffer: ArrayBufferLike, byteOffset?: number, length?: number): T; BYTES_PER_ELEMENT: number };
+export type TypedArrayConstructor<T> = { new (buffer: ArrayBufferLike, byteOffset?: number, length?: number): T; BYTES_PER_ELEMENT: number };
 
 /**
  * A typed array of exactly `n` elements, in a SharedArrayBuffer when `shared` (the buffer has

@@ -32,7 +32,8 @@ export interface SplitScan {
 /**
  * Starts the helpers of a parallel pass 1 over `[PACK_HEADER_LENGTH, dataEnd)` of the pack: many
  * small regions, which this thread claims as its scan reaches them and helpers claim a little
- * ahead of it (see scanRegionsAhead).
+ * ahead of it (see scanRegionsAhead). `regionBytes` is the regions' size (tests make it small to
+ * have many regions in a small pack).
  */
 export function splitScan(pool: WorkerPool<ResolveTasks>, base: Omit<RegionsRequest, 'bounds' | 'claims' | 'front' | 'window'>, regionBytes = REGION_BYTES): SplitScan {
   const span = base.dataEnd - PACK_HEADER_LENGTH;

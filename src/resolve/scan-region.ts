@@ -5,7 +5,7 @@ import { hashLength, type ObjectFormat } from '../hash/object-format.js';
 import { isPackwrightError } from '../errors/packwright-error.js';
 import { EntryScanner, NEED_MORE } from './entry-scanner.js';
 import { readSizeVarint, sizeVarintEnd } from '../encoding/size-varint.js';
-import type { RegionScan } from './pack-scan.js';
+import type { RegionScan, TypedArrayConstructor } from './pack-scan.js';
 
 /** How far past its region start a helper looks for the first entry before giving up. */
 const SEARCH_LIMIT = 1 << 20;
@@ -232,22 +232,22 @@ const regionEntryBytes = (H: number): number => 8 + 8 + 4 + 4 + 1 + 1 + H + H;
 function alloc(capacity: number, H: number): RegionScan {
   const buffer = new ArrayBuffer(capacity * regionEntryBytes(H));
   let at = 0;
-  const take = <T>(Ctor: new (b: ArrayBuffer, o: number, n: number) => T, n: number, size: number): T => {
+  const take = <T>(Ctor: TypedArrayConstructor<T>, n: number): T => {
     const view = new Ctor(buffer, at, n);
-    at += n * size;
+    at += n * Ctor.BYTES_PER_ELEMENT;
     return view;
   };
   return {
     ok: false, start: -1, end: -1, count: 0, readUpTo: 0,
     // Widest first, so that every view is aligned.
-    offsets: take(Float64Array, capacity, 8),
-    baseOffsets: take(Float64Array, capacity, 8),
-    sizes: take(Uint32Array, capacity, 4),
-    crc32: take(Uint32Array, capacity, 4),
-    types: take(Uint8Array, capacity, 1),
-    headerLengths: take(Uint8Array, capacity, 1),
-    ids: take(Uint8Array, capacity * H, 1),
-    refIds: take(Uint8Array, capacity * H, 1),
+    offsets: take(Float64Array, capacity),
+    baseOffsets: take(Float64Array, capacity),
+    sizes: take(Uint32Array, capacity),
+    crc32: take(Uint32Array, capacity),
+    types: take(Uint8Array, capacity),
+    headerLengths: take(Uint8Array, capacity),
+    ids: take(Uint8Array, capacity * H),
+    refIds: take(Uint8Array, capacity * H),
   };
 }
 
