@@ -8,7 +8,7 @@ import { CLI, git, packwright, packwrightFails, tempDir, makeRepo, type Format, 
 import { buildPack, makeDelta } from './helpers/pack-builder.js';
 import { seededRandom, testSeed } from './helpers/random.js';
 import { encodeOfsDistance } from '../src/pack/entry-header.js';
-import { bytesPerObject, indexPack, planIndexPackMemory, resolveDeltas, scanPack } from '../src/resolve/index.js';
+import { bytesPerObject, DEFAULT_MAX_MEMORY, defaultMaxMemory, indexPack, planIndexPackMemory, resolveDeltas, scanPack } from '../src/resolve/index.js';
 import { WorkerPool } from '../src/workers/index.js';
 import type { ResolveTasks } from '../src/resolve/resolve-tasks.js';
 import { bufferSource, fileSource, type PackSource } from '../src/resolve/pack-source.js';
@@ -350,6 +350,36 @@ describe('index-pack in parallel', () => {
     assert.match(packwright(work, ['verify-pack', '-v', '--max-memory=2m', 'v.idx']).toString(), /v\.pack: ok\n$/);
   });
 
+
+  test('the plan charges the peak of the phases, and the default ceiling grows past a million objects', () => {
+    const MiB = 1 << 20;
+    assert.equal(defaultMaxMemory(0), DEFAULT_MAX_MEMORY);
+    assert.equal(defaultMaxMemory(1_000_000), DEFAULT_MAX_MEMORY);
+    assert.equal(defaultMaxMemory(10_000_000), DEFAULT_MAX_MEMORY + 48 * 9_000_000);
+    // The synthetic 10M-object pack of the bench (2M chains of 5, every 4th delta REF, 411 MB):
+    // two threads fit its default ceiling once pass 1 has counted the deltas (measured: 646-665
+    // MiB at two threads, against 668 MiB), and before, for the kindest mix of deltas.
+    const input = { maxMemory: defaultMaxMemory(10_000_000), format: 'sha1' as const, threads: 2, objects: 10_000_000, packSize: 411e6 };
+    const counted = planIndexPackMemory({ ...input, deltas: 8_000_000, refDeltas: 2_000_000 });
+    assert.equal(counted.threads, 2);
+    assert.equal(planIndexPackMemory(input).threads, 2);
+    // The phases' peak, not their sum: the tables alone are ~440 MB (39 bytes an object and the REF
+    // list), the runtime 56 MiB; the two threads, the tree and the sorted order are not all added.
+    assert.ok(counted.fixed < 640 * MiB, `${counted.fixed / MiB} MiB`);
+    assert.ok(counted.fixed > 10_000_000 * 39 + 2_000_000 * 24 + 56 * MiB);
+    // Before pass 1 the pack's residence is planned for the worst mix, so never above what the
+    // counted mix needs; with depths (verify-pack -v) the OFS table stays and depths are kept.
+    assert.ok(planIndexPackMemory(input).fixed >= counted.fixed);
+    assert.ok(planIndexPackMemory({ ...input, deltas: 8_000_000, refDeltas: 2_000_000, depths: true }).fixed > counted.fixed);
+    // The plan is monotone: more objects never free memory, more threads never cost less.
+    let last = 0;
+    for (const objects of [0, 1000, 100_000, 1_000_000, 5_000_000]) {
+      const plan = planIndexPackMemory({ ...input, maxMemory: Infinity, objects, threads: 1 });
+      assert.ok(plan.fixed >= last);
+      last = plan.fixed;
+      assert.ok(planIndexPackMemory({ ...input, maxMemory: Infinity, objects, threads: 3 }).fixed > plan.fixed);
+    }
+  });
   test('pass 1 split across 2 and 3 threads gives git\'s idx, and errors keep their offsets, with the pack in memory or not', async () => {
     const { work, repo, pack } = repackedCopy(join(dir.path, 'split'), 30, ['-c', 'pack.threads=1', 'repack', '-adfq']);
     git(work, ['index-pack', '-o', join(work, 'git.idx'), pack]);

@@ -12,6 +12,24 @@
  */
 export const DEFAULT_MAX_MEMORY = 256 * 1024 * 1024;
 
+/** Objects the default ceiling holds everything for; each one past them adds PER_MORE_OBJECT. */
+const DEFAULT_OBJECTS = 1_000_000;
+/**
+ * What the default grants an object past the first million: about half of what git's index-pack
+ * takes (828 MiB at 10M objects, ~85 bytes an object). index-pack's tables peak at 50-56 bytes an
+ * object for SHA-1 (resolve/memory-plan.ts), and the first million's share covers the difference.
+ */
+const PER_MORE_OBJECT = 48;
+
+/**
+ * The ceiling when none is given, for work on `objects` objects: DEFAULT_MAX_MEMORY up to a
+ * million, and 48 bytes more for each one past that (10M objects: 668 MiB), so that a pack of
+ * many small objects is indexed on the threads asked for instead of on one.
+ */
+export function defaultMaxMemory(objects: number): number {
+  return DEFAULT_MAX_MEMORY + PER_MORE_OBJECT * Math.max(0, objects - DEFAULT_OBJECTS);
+}
+
 /**
  * A ceiling as `--max-memory` and `packwright.maxMemory` state it: 0 (or less) means none, as 0
  * means unlimited for git's pack.windowMemory.

@@ -17,8 +17,9 @@ import { WorkerPool } from '../workers/worker-pool.js';
 import { buildIndex, type BuiltIndex } from './build-index.js';
 import { completeThinPack } from './complete-thin-pack.js';
 import { scanWithHelpers, splitScan, type SplitScan } from './parallel-scan.js';
-import { DEFAULT_MAX_MEMORY, planIndexPackMemory, type MemoryPlan } from './memory-plan.js';
+import { defaultMaxMemory, planIndexPackMemory, type MemoryPlan } from './memory-plan.js';
 import { PACK_HEADER_LENGTH, parsePackHeader } from '../pack/pack-header.js';
+import { OBJ_OFS_DELTA } from '../pack/entry-header.js';
 import { PackScanner, scanPack, type PackScan, type ScanOptions, type WholePack } from './pack-scan.js';
 import { orderFromIndex, scanPackWithIndex } from './scan-with-index.js';
 import { bufferSource, fileSource, streamSource, type PackSource } from './pack-source.js';
@@ -82,8 +83,9 @@ export interface IndexPackOptions {
    */
   existingIndex?: PackIndex;
   /**
-   * The ceiling on what the run holds, in bytes (default DEFAULT_MAX_MEMORY, 256 MiB; Infinity for
-   * none): see memory-plan.ts. Threads are dropped when their working sets would not fit, and the
+   * The ceiling on what the run holds, in bytes (Infinity for none; default `defaultMaxMemory` of
+   * the pack's object count: 256 MiB up to a million objects, 48 bytes more for each one past
+   * that): see memory-plan.ts. Threads are dropped when their working sets would not fit, and the
    * pack is held in memory only when what is left holds it whole.
    */
   maxMemory?: number;
@@ -205,15 +207,15 @@ export async function indexPack(input: string | Readable | Uint8Array, options: 
   // Starting a worker costs ~45 ms: below a few MiB one thread finishes first (unless asked).
   const packSize = typeof input === 'string' ? fileSize(input) : input instanceof Uint8Array ? input.length : undefined;
   const small = packSize !== undefined && packSize < SMALL_PACK;
-  const maxMemory = options.maxMemory ?? DEFAULT_MAX_MEMORY;
   const objects = declaredObjects(input);
+  const ceiling = (count: number): number => options.maxMemory ?? defaultMaxMemory(count);
   const depths = options.depths === true;
   const detectCollisions = options.detectCollisions === true;
   const sized = packSize !== undefined ? { packSize } : {};
-  const { threads } = planIndexPackMemory({ maxMemory, format, threads: Math.max(1, options.threads ?? (small ? 1 : defaultThreads())), objects, depths, detectCollisions, ...sized });
+  const { threads } = planIndexPackMemory({ maxMemory: ceiling(objects), format, threads: Math.max(1, options.threads ?? (small ? 1 : defaultThreads())), objects, depths, detectCollisions, ...sized });
   // Planned again once a stream's count is known (its header is read by pass 1), and pass 2 once
-  // pass 1 has counted the REF deltas (planMemory).
-  const planMemory = (count: number, refDeltas?: number): MemoryPlan => planIndexPackMemory({ maxMemory, format, threads, objects: count, depths, detectCollisions, ...sized, ...(refDeltas !== undefined ? { refDeltas } : {}) });
+  // pass 1 has counted the deltas (planMemory).
+  const planMemory = (count: number, counted?: PassOneCounts): MemoryPlan => planIndexPackMemory({ maxMemory: ceiling(count), format, threads, objects: count, depths, detectCollisions, ...sized, ...counted });
   // `threads` counts this thread, like git's. Workers boot while the pack is read and scanned
   // (~45 ms each).
   const pool = threads > 1 ? new WorkerPool<ResolveTasks>(options.workerScript ?? RESOLVE_WORKER, threads - 1) : undefined;
@@ -244,6 +246,19 @@ function declaredObjects(input: string | Readable | Uint8Array): number {
   } catch {
     return 0;
   }
+}
+
+/** What pass 1 counted that pass 2's memory depends on. */
+interface PassOneCounts {
+  deltas: number;
+  refDeltas: number;
+}
+
+function countDeltas(scan: PackScan): PassOneCounts {
+  const types = scan.types;
+  let deltas = 0;
+  for (let k = 0; k < scan.count; k++) if ((types[k] as number) >= OBJ_OFS_DELTA) deltas++;
+  return { deltas, refDeltas: scan.refs.count };
 }
 
 /** Room for a whole pack: in shared memory when worker threads read it too. */
@@ -280,8 +295,8 @@ class IndexPackJob {
     private readonly pool: WorkerPool<ResolveTasks> | undefined,
     /** Objects the pack's header declares (0 for a stream: pass 1 reads its header). */
     private readonly declared: number,
-    /** The memory plan for this many objects (and REF deltas, once counted): memory-plan.ts. */
-    private readonly planMemory: (objects: number, refDeltas?: number) => MemoryPlan,
+    /** The memory plan for this many objects (and its deltas, once counted): memory-plan.ts. */
+    private readonly planMemory: (objects: number, counted?: PassOneCounts) => MemoryPlan,
   ) {
     this.H = hashLength(format);
   }
@@ -443,7 +458,7 @@ class IndexPackJob {
     if (options.detectCollisions === true) resolveOptions.detectCollisions = true;
     if (this.pool !== undefined) {
       resolveOptions.pool = this.pool;
-      resolveOptions.threads = this.planMemory(scan.count, scan.refs.count).threads;
+      resolveOptions.threads = this.planMemory(scan.count, countDeltas(scan)).threads;
     }
     if (options.signal !== undefined) resolveOptions.signal = options.signal;
     if (options.sliceMs !== undefined) resolveOptions.sliceMs = options.sliceMs;

@@ -5,7 +5,7 @@ export type { PackScan, RefDeltas, ScanOptions } from './pack-scan.js';
 export { resolveDeltas } from './resolve-deltas.js';
 export type { ResolveStats, ResolveOptions, ExternalBaseLookup } from './resolve-deltas.js';
 export { sortIds } from './sort-ids.js';
-export { DEFAULT_MAX_MEMORY, bytesPerObject, planIndexPackMemory } from './memory-plan.js';
+export { DEFAULT_MAX_MEMORY, defaultMaxMemory, bytesPerObject, planIndexPackMemory } from './memory-plan.js';
 export type { MemoryPlan, MemoryPlanInput } from './memory-plan.js';
 export { verifyPack, indexOptionsOf } from './verify-pack.js';
 export { registerPackVisitor } from './pack-visitor.js';

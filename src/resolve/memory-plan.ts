@@ -4,43 +4,37 @@ import { STREAMED_BUDGET } from '../hash/sha1dc/sha1dc-lanes.js';
 import { RUNTIME_BYTES, SLACK_BYTES } from '../memory/ceiling.js';
 import { needsWideOffsets } from './pack-scan.js';
 
-export { DEFAULT_MAX_MEMORY } from '../memory/ceiling.js';
+export { DEFAULT_MAX_MEMORY, defaultMaxMemory } from '../memory/ceiling.js';
 
 /**
  * What the plan charges, measured on this project's machines (RSS by /usr/bin/time), beside the
  * runtime (RUNTIME_BYTES) and the slack (SLACK_BYTES) of memory/ceiling.ts:
  * - each more thread, idle: 6-9 MB (60 MB at --threads=2, 69 MB at 3);
- * - each resolving thread at work: its buffer pool's first arena (16 MiB, more only for bases
- *   larger than that), half its board slots (4 x 4 MiB of shared memory, touched only by the
- *   branches it offers), the inflate and pass-1 region buffers (2-4 MiB), and, for a pack not held
- *   in memory, its read-back block cache (8 MiB, resolver.ts).
+ * - each thread at work: in pass 1, a helper's regions ahead of the main thread (REGIONS_AHEAD of
+ *   2 MiB, their tables and, for a pack not held, their own read buffers); in pass 2, its buffer
+ *   pool's first arena (16 MiB, more only for bases larger than that), half its board slots
+ *   (4 x 4 MiB of shared memory, touched only by the branches it offers) and the inflate buffers
+ *   (2-4 MiB); and, for a pack not held in memory, its read-back block cache (8 MiB, resolver.ts).
  */
 const PER_WORKER = 8 << 20;
 const PER_THREAD = 28 << 20;
 const BLOCK_CACHE = 8 << 20;
 /** With collision detection, each thread's sha1dc instance and the copies of long objects its lanes hold. */
 const SHA1DC = ENGINE_BYTES + STREAMED_BUDGET;
+/** The REF filter of the delta tree (delta-tree.ts), made when the pack has REF deltas. */
+const REF_FILTER = 2 << 20;
 
 /**
- * Bytes an object costs, for an id of H bytes, at the peak (measured: synthetic 10M objects peaked
- * at 733 MiB on one thread, 655 MiB of it once pass 1's tables and the delta tree existed):
- * - pass 1's tables (pack-scan.ts): 23 + H, or 19 + H with 32-bit offsets (a file under 4 GiB);
- * - the delta tree: child starts 4, child lists 4 a delta, roots 4 a root, and while it is built
- *   32-bit subtree weights 4 and the roots' sort keys 8 a non-delta (counted as 16 in all; the
- *   weights now take the buffer of pass 1's OFS base table unless depths are recorded, which this
- *   still charges: the plan has not been redone phase by phase yet);
- * - to write the index, the sorted order 4 (the `.idx` is streamed to its file);
- * - with `depths` (verify-pack -v), 4 more.
- * For SHA-1: 63 bytes (59 with 32-bit offsets), 67 with depths (1M objects: 60 MB).
- * - each REF delta: its entry and base id in pass 1's list (4 + H), its position in the tree's
- *   order and its claim (8). For SHA-1: 32 bytes.
- * Nothing of one phase is given back before the next: the tree's arrays are in shared memory that
- * only the garbage collector frees, and the exited worker threads' heaps stay in the allocator's
- * arenas (1M objects peaked 32 MB higher at --threads=2 than at 1).
+ * Bytes an object costs in the tables that live from pass 1 to the end, for an id of H bytes
+ * (pack-scan.ts): offsets 4 (8 for a stream or a file over 4 GiB), size 4, CRC 4, OFS base 4,
+ * stored and resolved type 2, header length 1, and the id: 19 + H with 32-bit offsets, 39 for
+ * SHA-1. A REF delta adds its entry number and base id to pass 1's list (4 + H; the list grows by
+ * doubling, which `refListBytes` counts), then its place in the tree's order and its claim (8).
+ * With `depths` (verify-pack -v), each entry's depth takes 4 more in pass 2.
  */
 export function bytesPerObject(format: ObjectFormat, depths = false, wideOffsets = true): { object: number; refDelta: number } {
   const H = hashLength(format);
-  return { object: (wideOffsets ? 23 : 19) + H + 16 + 4 + (depths ? 4 : 0), refDelta: 4 + H + 8 };
+  return { object: (wideOffsets ? 23 : 19) + H + (depths ? 4 : 0), refDelta: 4 + H + 8 };
 }
 
 export interface MemoryPlanInput {
@@ -53,13 +47,15 @@ export interface MemoryPlanInput {
   objects: number;
   /** The pack's size when known (a file): under 4 GiB, its offsets take 32 bits (PackScan.offsets). */
   packSize?: number;
-  /** Each entry's depth is recorded (IndexPackOptions.depths). */
+  /** Each entry's delta depth is recorded (IndexPackOptions.depths). */
   depths?: boolean;
   /**
-   * REF deltas among them, once pass 1 has counted them. Before that, threads are planned as if
-   * there were none (pass 2 is planned again with the count) and the pack's residence as if all
-   * were (it is read into memory during pass 1).
+   * Deltas among them, and REF deltas among those, once pass 1 has counted them. Before that,
+   * threads are planned for the kindest mix (pass 2 is planned again with the counts) and the
+   * pack's residence for the worst (it is read into memory during pass 1): no REF delta and every
+   * object a delta, against every object a REF delta and the tree's build at its largest.
    */
+  deltas?: number;
   refDeltas?: number;
   /** Ids by sha1dc (IndexPackOptions.detectCollisions). */
   detectCollisions?: boolean;
@@ -68,28 +64,85 @@ export interface MemoryPlanInput {
 export interface MemoryPlan {
   /** Threads to run: fewer than asked when the ceiling cannot hold the working sets of all. */
   threads: number;
-  /** Bytes charged before the pack's own: runtime, threads and tables. */
+  /** The peak of the phases without the pack's own bytes: runtime, threads and tables. */
   fixed: number;
   /** The largest pack that may be held whole in memory (0: none). */
   residentLimit: number;
 }
 
+/** The counts the phases are charged for. */
+interface Mix {
+  objects: number;
+  deltas: number;
+  refDeltas: number;
+}
+
 /**
- * How index-pack spends a ceiling: first the runtime, the tables every object needs and each
- * thread's working set (threads are dropped, down to one, until they fit), then the pack itself if
- * what is left holds all of it. A pack not held is read back through each thread's block cache
- * (about 5% slower in pass 2; pass 1 reads it once either way). The tables are the floor: a
- * ceiling below them is exceeded by that much, as git's own index-pack would need them too.
+ * Room pass 1's REF list ends with: it starts at 64 entries and doubles when full (pack-scan.ts
+ * `addRefDelta`), so it holds up to twice what it needs.
+ */
+function refListBytes(refDeltas: number, H: number): number {
+  if (refDeltas === 0) return 0;
+  let room = 64;
+  while (room < refDeltas) room *= 2;
+  return room * (4 + H);
+}
+
+/**
+ * The peak of index-pack's memory on `threads` threads, without the pack's bytes or the read-back
+ * block caches: the largest of its phases, not their sum, since each phase's working memory is
+ * gone before the next one's biggest part is made (measured at 10M objects, two threads: 646-665
+ * MiB, against 620-628 MiB charged here before the slack).
+ * - pass 1: every thread scanning (helpers scan regions ahead of the main thread) and the tables;
+ * - the delta tree, built on this thread while the workers wait: child starts 4 an object, child
+ *   lists 4 a delta, roots 4 a root (a non-delta), the roots' sort keys 8 a non-delta, the REF
+ *   order and claims 8 a REF delta (and its sort's 4), the REF filter; the subtree weights (4 an
+ *   object) take the OFS base table's buffer, unless depths keep that table;
+ * - pass 2: every thread resolving, the tables less the OFS bases (emptied once the tree holds
+ *   them, unless depths keep them, which then cost 4 more an object), the tree less its sort keys;
+ * - the write: the threads are gone (their heaps stay in the allocator), the tree's shared arrays
+ *   wait for the collector, and the index's sorted order takes 4 an object.
+ */
+function peakWithout(input: MemoryPlanInput, threads: number, mix: Mix): number {
+  const H = hashLength(input.format);
+  const { objects: n, deltas: d, refDeltas: r } = mix;
+  const depths = input.depths === true;
+  const depthTable = depths ? 4 * n : 0;
+  const perThread = PER_THREAD + (detectsCollisions(input.format, input.detectCollisions) ? SHA1DC : 0);
+  const idle = RUNTIME_BYTES + (threads - 1) * PER_WORKER;
+  const tables = n * bytesPerObject(input.format, false, needsWideOffsets(input.packSize)).object + refListBytes(r, H);
+  const ofsBase = depths ? 0 : 4 * n;
+  const tree = 4 * (n + 1) + 4 * d + 4 * (n - d) + 8 * r + (r > 0 ? REF_FILTER : 0);
+  const building = 8 * (n - d) + 4 * r + (depths ? 4 * n : 0);
+  const pass1 = idle + threads * perThread + tables;
+  const build = idle + perThread + tables + tree + building;
+  const pass2 = idle + threads * perThread + tables - ofsBase + tree + depthTable;
+  const write = idle + tables - ofsBase + tree + depthTable + 4 * n;
+  return Math.max(pass1, build, pass2, write);
+}
+
+/**
+ * How index-pack spends a ceiling: the runtime, the tables every object needs and each thread's
+ * working set, at the peak of its phases (threads are dropped, down to one, until it fits), then
+ * the pack itself if what is left holds all of it. A pack not held is read back through each
+ * thread's block cache (about 5% slower in pass 2; pass 1 reads it once either way). The tables
+ * are the floor: a ceiling below them is exceeded by that much, as git's own index-pack would
+ * need them too.
  */
 export function planIndexPackMemory(input: MemoryPlanInput): MemoryPlan {
   const { maxMemory } = input;
-  const perObject = bytesPerObject(input.format, input.depths === true, needsWideOffsets(input.packSize));
-  const tables = (refDeltas: number): number => input.objects * perObject.object + refDeltas * perObject.refDelta;
-  const perThread = PER_THREAD + (detectsCollisions(input.format, input.detectCollisions) ? SHA1DC : 0);
-  const cost = (threads: number, refDeltas: number): number => RUNTIME_BYTES + (threads - 1) * PER_WORKER + threads * perThread + tables(refDeltas);
+  const n = input.objects;
+  const counted = input.deltas !== undefined;
+  // Threads for the mix counted, else the kindest one: a pass 2 that then does not fit runs on
+  // fewer threads (resolveDeltas' `threads`).
+  const kind: Mix = { objects: n, deltas: input.deltas ?? n, refDeltas: input.refDeltas ?? 0 };
+  // The pack's residence for the mix counted, else the worst: the tree's build is largest with no
+  // delta, pass 1's REF list with every object a REF delta (each phase takes its own worst).
+  const worst = (threads: number): number => counted
+    ? peakWithout(input, threads, kind)
+    : Math.max(peakWithout(input, threads, { objects: n, deltas: 0, refDeltas: 0 }), peakWithout(input, threads, { objects: n, deltas: n, refDeltas: n }));
   let threads = Math.max(1, input.threads);
-  const known = input.refDeltas ?? 0;
-  while (threads > 1 && cost(threads, known) + threads * BLOCK_CACHE + SLACK_BYTES > maxMemory) threads--;
-  const fixed = cost(threads, input.refDeltas ?? input.objects);
+  while (threads > 1 && peakWithout(input, threads, kind) + threads * BLOCK_CACHE + SLACK_BYTES > maxMemory) threads--;
+  const fixed = worst(threads);
   return { threads, fixed, residentLimit: Math.max(0, maxMemory - fixed - SLACK_BYTES) };
 }
