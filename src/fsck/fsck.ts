@@ -99,7 +99,10 @@ const PROMISOR = 16;
 const IN_PACK = 32;
 const LISTED = 64;
 
-/** Where one object's recorded links are: a chunk of records and an offset in it. */
+/**
+ * Where one object's recorded links are: a chunk of records (a block of a thread's LinkRecords) and
+ * an offset in it. Chunks are numbered in 16 bits: 65535 blocks of 256 KiB hold 2^31 links.
+ */
 interface LinkChunk {
   records: Int32Array;
   /** Object number of each `k` in the records (pack index or loose list index -> table number). */
@@ -448,9 +451,12 @@ class FsckRun {
     for (const part of parts) {
       for (const id of part.gitmodules) this.gitmodules.add(id);
       for (const id of part.gitattributes) this.gitattributes.add(id);
-      this.chunks.push({ records: part.links.records, numberOf, unknown: this.internUnknown(part.links) });
-      if (promisor) this.promisorChunks.add(this.chunks.length - 1);
-      if (this.o.root === true || this.o.tags === true) this.rootsAndTags(this.chunks.length - 1, tagNames, idHex, shown);
+      const unknown = this.internUnknown(part.links);
+      for (const records of part.links.records) {
+        this.chunks.push({ records, numberOf, unknown });
+        if (promisor) this.promisorChunks.add(this.chunks.length - 1);
+        if (this.o.root === true || this.o.tags === true) this.rootsAndTags(this.chunks.length - 1, tagNames, idHex, shown);
+      }
     }
     for (const [, kind, text, id] of shown.sort((a, b) => a[0] - b[0])) this.say(kind, text, { id });
   }

@@ -11,6 +11,7 @@ import { PackReader } from '../pack/pack-reader.js';
 import type { Repository } from '../repo/repository.js';
 import type { IndexedPack, IndexPackOptions } from '../resolve/index-pack.js';
 import { CHECKED_TYPES, FSCK_WORKER, mergeCheckFindings, PACK_CHECKER, type CheckFindings, type ObjectFinding, type PackCheckOptions } from './pack-checker.js';
+import { forEachRecord } from './link-records.js';
 
 export interface IndexPackCheckOptions {
   /**
@@ -167,14 +168,14 @@ function reportFindings(objects: IndexedObjects, found: CheckFindings, rules: Fs
  */
 function checkLinks(objects: IndexedObjects, found: CheckFindings, repo: Repository | undefined): void {
   const H = objects.H;
-  const { records, unknown } = found.links;
+  const { unknown } = found.links;
   if (found.treeErrors.length > 0) {
     const [k] = found.treeErrors[0] as [number, string];
     throw new PackwrightError('OBJECT_CORRUPT', `Not all child objects of ${objects.hex(k)} are reachable`);
   }
   const outside = new ObjectTable(H, 1024);
   const store = repo?.objects;
-  for (let p = 0; p < records.length;) {
+  forEachRecord(found.links, (records, p) => {
     const links = records[p + 1] as number;
     for (let i = 0; i < links; i++) {
       const target = records[p + 2 + 2 * i] as number;
@@ -195,8 +196,7 @@ function checkLinks(objects: IndexedObjects, found: CheckFindings, repo: Reposit
       }
       outside.types[n] = type;
     }
-    p += 2 + 2 * links;
-  }
+  });
 }
 
 /**

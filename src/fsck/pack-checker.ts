@@ -5,7 +5,7 @@ import { FsckRules, fsckMessageId, type FsckMessageKey } from '../objects/fsck-m
 import { OBJ_COMMIT, OBJ_TAG, OBJ_TREE } from '../objects/object-type.js';
 import { registerPackVisitor, type PackVisitor } from '../resolve/pack-visitor.js';
 import type { ResolveState } from '../resolve/resolver.js';
-import { LinkRecorder, type LinkRecords } from './link-records.js';
+import { forEachRecord, LinkRecorder, type LinkRecords } from './link-records.js';
 
 /** One finding of the object checks, for the object at `k` in the pack (or in a list of loose ones). */
 export interface ObjectFinding {
@@ -110,36 +110,26 @@ function tagName(data: Uint8Array): string {
  */
 export function mergeCheckFindings(visits: CheckFindings[], H: number): CheckFindings {
   if (visits.length === 1) return visits[0] as CheckFindings;
-  let records = 0;
   let unknownBytes = 0;
-  for (const v of visits) {
-    records += v.links.records.length;
-    unknownBytes += v.links.unknown.length;
-  }
-  const merged = new Int32Array(records);
+  for (const v of visits) unknownBytes += v.links.unknown.length;
   const unknown = new Uint8Array(unknownBytes);
-  let at = 0;
   let unknownAt = 0;
   for (const v of visits) {
-    const r = v.links.records;
-    merged.set(r, at);
+    // The blocks are this caller's now: renumbered in place.
     const shift = unknownAt / H;
     if (shift > 0) {
-      for (let p = at; p < at + r.length;) {
-        const links = merged[p + 1] as number;
-        for (let i = 0; i < links; i++) {
-          const t = merged[p + 2 + 2 * i] as number;
-          if (t < 0) merged[p + 2 + 2 * i] = t - shift;
+      forEachRecord(v.links, (block, p) => {
+        for (let i = p + 2, end = p + 2 + 2 * (block[p + 1] as number); i < end; i += 2) {
+          const t = block[i] as number;
+          if (t < 0) block[i] = t - shift;
         }
-        p += 2 + 2 * links;
-      }
+      });
     }
-    at += r.length;
     unknown.set(v.links.unknown, unknownAt);
     unknownAt += v.links.unknown.length;
   }
   return {
-    links: { records: merged, unknown },
+    links: { records: visits.flatMap((v) => v.links.records), unknown },
     findings: visits.flatMap((v) => v.findings),
     treeErrors: visits.flatMap((v) => v.treeErrors),
     gitmodules: visits.flatMap((v) => v.gitmodules),

@@ -2,6 +2,7 @@ import { Readable } from 'node:stream';
 import { ObjectTable } from '../create/object-table.js';
 import { isPackwrightError, PackwrightError } from '../errors/packwright-error.js';
 import { mergeCheckFindings, type CheckFindings } from '../fsck/pack-checker.js';
+import { forEachRecord } from '../fsck/link-records.js';
 import { toHex } from '../hash/hex.js';
 import { hashLength } from '../hash/object-format.js';
 import { writeLoose } from '../loose/write-loose.js';
@@ -133,8 +134,8 @@ function writeChecked(store: Store, result: IndexPackResult, threads: UnpackThre
   // The pack's own objects and their types.
   const inPack = new Map<string, number>();
   for (let k = 0; k < scan.count; k++) inPack.set(idHex(k), scan.resolvedTypes[k] as number);
-  const { records, unknown } = checks.links;
-  for (let p = 0; p < records.length;) {
+  const { unknown } = checks.links;
+  forEachRecord(checks.links, (records, p) => {
     const k = records[p] as number;
     const links = records[p + 1] as number;
     for (let i = 0; i < links; i++) {
@@ -154,8 +155,7 @@ function writeChecked(store: Store, result: IndexPackResult, threads: UnpackThre
       }
       if (type !== 0 && actual !== type) throw new PackwrightError('OBJECT_CORRUPT', `object type mismatch (${hex} is a ${TYPE_NAMES[actual] ?? 'unknown'}, ${idHex(k)} says ${TYPE_NAMES[type]})`);
     }
-    p += 2 + 2 * links;
-  }
+  });
   // fsck_finish: blobs named .gitmodules / .gitattributes.
   const report = (hex: string) => (key: FsckMessageKey, message: string): boolean => {
     const severity = rules.severity(key);
