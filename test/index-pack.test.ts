@@ -8,7 +8,7 @@ import { CLI, git, packwright, packwrightFails, tempDir, makeRepo, type Format, 
 import { buildPack, makeDelta } from './helpers/pack-builder.js';
 import { seededRandom, testSeed } from './helpers/random.js';
 import { encodeOfsDistance } from '../src/pack/entry-header.js';
-import { bytesPerObject, DEFAULT_MAX_MEMORY, defaultMaxMemory, indexPack, planIndexPackMemory, resolveDeltas, scanPack } from '../src/resolve/index.js';
+import { bytesPerObject, DEFAULT_MAX_MEMORY, defaultMaxMemory, indexPack, planIndexPackMemory, planPackHolding, resolveDeltas, scanPack } from '../src/resolve/index.js';
 import { WorkerPool } from '../src/workers/index.js';
 import type { ResolveTasks } from '../src/resolve/resolve-tasks.js';
 import { bufferSource, fileSource, type PackSource } from '../src/resolve/pack-source.js';
@@ -350,6 +350,36 @@ describe('index-pack in parallel', () => {
     assert.match(packwright(work, ['verify-pack', '-v', '--max-memory=2m', 'v.idx']).toString(), /v\.pack: ok\n$/);
   });
 
+
+  test('pass 1 keeps the deltas\' data for pass 2 where the plan has room, before the pack itself, with git\'s idx', async () => {
+    const { work, pack } = manyFilesPack(join(dir.path, 'kept'));
+    git(work, ['index-pack', '-o', join(work, 'git.idx'), pack]);
+    const expected = readFileSync(join(work, 'git.idx'));
+    const run = async (name: string, input: string | Readable, options: Parameters<typeof indexPack>[1]) => {
+      const indexPath = join(work, `${name}.idx`);
+      const r = await indexPack(input, { indexPath, ...(typeof input === 'string' ? {} : { packPath: join(work, `${name}.pack`) }), ...options });
+      assert.deepEqual(readFileSync(typeof input === 'string' ? indexPath : (r.indexPath as string)), expected, name);
+      return r.stats;
+    };
+    // Room for all: every delta's data comes from pass 1, from a file and from a stream, and on
+    // two threads (a pack this small is scanned by one, the workers read the kept data).
+    for (const [name, input, threads] of [['file', pack, 1], ['stream', Readable.from([readFileSync(pack)]), 1], ['two', pack, 2]] as const) {
+      const stats = await run(name, input, { threads, maxMemory: 1 << 30 });
+      assert.ok(stats.deltas > 100, 'the pack has deltas');
+      assert.equal(stats.keptDeltas, stats.deltas, name);
+    }
+    // No room (memoryLimit leaves none): all inflated again, the same idx.
+    assert.equal((await run('none', pack, { threads: 1, memoryLimit: 1 })).keptDeltas, 0);
+    // The plan: the deltas' room first (up to twice the pack), the pack held beside it if it fits;
+    // a pass 1 split across threads keeps none; less than a MiB of room keeps none.
+    const MiB = 1 << 20;
+    const big = planPackHolding(200 * MiB, 1000, 100 * MiB, 1, true);
+    assert.ok(big.keepDeltas > 190 * MiB && big.keepDeltas < 200 * MiB);
+    assert.equal(big.holdPack, false);
+    assert.deepEqual(planPackHolding(200 * MiB, 1000, 10 * MiB, 1, true), { keepDeltas: 20 * MiB, holdPack: true });
+    assert.deepEqual(planPackHolding(200 * MiB, 1000, 100 * MiB, 2, false), { keepDeltas: 0, holdPack: true });
+    assert.deepEqual(planPackHolding(9 * MiB, 1000, 100 * MiB, 1, true), { keepDeltas: 0, holdPack: false });
+  });
 
   test('the plan charges the peak of the phases, and the default ceiling grows past a million objects', () => {
     const MiB = 1 << 20;

@@ -7,6 +7,7 @@ import { OBJ_OFS_DELTA } from '../pack/entry-header.js';
 import { detectsCollisions, hashLength, type ObjectFormat } from '../hash/object-format.js';
 import { EntryHeader, HEADER_INCOMPLETE, parseEntryHeader } from '../pack/entry-header.js';
 import { Inflater, INFLATE_INPUT_ENDED, inflateCodeName } from '../zlib/inflater.js';
+import type { KeptDeltas } from './kept-deltas.js';
 
 /** deflate's best ratio, rounded up (zlib's technical notes: 1032:1). */
 export const MAX_INFLATE_RATIO = 1033;
@@ -39,6 +40,10 @@ export class EntryScanner {
   }
 
   private readonly lanes: Sha1dcLanes | undefined;
+  /** Where deltas are kept for pass 2 (kept-deltas.ts), while they fit. */
+  kept: KeptDeltas | undefined;
+  /** Where the last entry's data went in `kept.data`, plus one (0: not kept): the caller commits it. */
+  keptAt = 0;
 
   /**
    * Scans the entry at pack offset `pos`, found at `buf[at]`, with valid bytes up to `buf[end]`.
@@ -50,6 +55,10 @@ export class EntryScanner {
     const n = parseEntryHeader(buf, at, end, pos, this.H, h, this.name);
     if (n === HEADER_INCOMPLETE) return NEED_MORE;
     const size = h.size;
+    // A delta that the kept store has room for is inflated straight into it (committed by the
+    // caller with `keptAt`); anything else into the scratch buffer.
+    const kept = this.kept;
+    const keep = kept !== undefined && h.type >= OBJ_OFS_DELTA && kept.used + size + 1 <= kept.data.length;
     // Room for the header, the data and the one spare byte inflateExact needs to see the end.
     const need = MAX_HEADER_LENGTH + size + 1;
     if (need > this.scratch.length) {
@@ -60,10 +69,13 @@ export class EntryScanner {
         throw new PackwrightError('PACK_CORRUPT', `${this.name}: object at offset ${pos} declares ${size} bytes, more than the ${this.inputSize - pos} bytes left can inflate to`, { file: this.name, offset: pos });
       }
       if (size > 0xffffffff) throw new PackwrightError('PACK_TOO_LARGE', `${this.name}: object at offset ${pos} declares ${size} bytes`, { file: this.name, offset: pos });
-      this.scratch = Buffer.allocUnsafeSlow(Math.max(need, this.scratch.length * 2));
+      if (!keep) this.scratch = Buffer.allocUnsafeSlow(Math.max(need, this.scratch.length * 2));
     }
-    // Leave room before the data for "<type> <size>\0" so the object hashes as one range.
-    const used = this.inflater.inflateExact(buf, at + n, end, this.scratch, MAX_HEADER_LENGTH, size);
+    this.keptAt = keep ? kept.used + 1 : 0;
+    // In the scratch buffer, room before the data for "<type> <size>\0" makes the object hash as one range.
+    const used = keep
+      ? this.inflater.inflateExact(buf, at + n, end, kept.data, kept.used, size)
+      : this.inflater.inflateExact(buf, at + n, end, this.scratch, MAX_HEADER_LENGTH, size);
     if (used === INFLATE_INPUT_ENDED) return NEED_MORE;
     if (used < 0) {
       throw new PackwrightError('PACK_CORRUPT', `${this.name}: inflate failed for the object at offset ${pos}: ${inflateCodeName(used)} (${this.inflater.lastError})`, { file: this.name, offset: pos });

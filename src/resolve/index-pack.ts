@@ -17,7 +17,7 @@ import { WorkerPool } from '../workers/worker-pool.js';
 import { buildIndex, type BuiltIndex } from './build-index.js';
 import { completeThinPack } from './complete-thin-pack.js';
 import { scanWithHelpers, splitScan, type SplitScan } from './parallel-scan.js';
-import { defaultMaxMemory, planIndexPackMemory, type MemoryPlan } from './memory-plan.js';
+import { defaultMaxMemory, planIndexPackMemory, planPackHolding, type MemoryPlan } from './memory-plan.js';
 import { PACK_HEADER_LENGTH, parsePackHeader } from '../pack/pack-header.js';
 import { OBJ_OFS_DELTA } from '../pack/entry-header.js';
 import { PackScanner, scanPack, type PackScan, type ScanOptions, type WholePack } from './pack-scan.js';
@@ -90,9 +90,11 @@ export interface IndexPackOptions {
    */
   maxMemory?: number;
   /**
-   * Packs up to this size, and that `maxMemory` leaves room for, are held in memory while indexing
-   * (pass 2 then reads entries without a system call each); larger ones are read back from the
-   * file through block caches. Default 1 GiB.
+   * What pass 1 may hold for pass 2 beside the tables, within what `maxMemory` leaves (default 1
+   * GiB): the deltas' data as pass 1 inflates them, when one thread scans the whole pack (pass 2
+   * then does not inflate them again), then the pack itself if it still fits (pass 2 then reads
+   * entries without a system call each); otherwise entries are read back from the file through
+   * block caches (memory-plan.ts `planPackHolding`).
    */
   memoryLimit?: number;
   /** Packs from this size up (default 8 MiB) have pass 1 split across threads. */
@@ -165,6 +167,8 @@ export interface IndexPackResult {
     threads: number;
     /** The pack was held whole in memory (`maxMemory`, `memoryLimit`). */
     resident: boolean;
+    /** Deltas whose data pass 1 kept for pass 2, which did not inflate them again (kept-deltas.ts). */
+    keptDeltas: number;
     /** Deltas each thread resolved. */
     perThread: number[];
     /** Children resolved from branches offered by another thread. */
@@ -261,6 +265,18 @@ function countDeltas(scan: PackScan): PassOneCounts {
   return { deltas, refDeltas: scan.refs.count };
 }
 
+function countKept(scan: PackScan): number {
+  const at = scan.kept?.at;
+  let n = 0;
+  if (at !== undefined) for (let k = 0; k < scan.count; k++) if (at[k] !== 0) n++;
+  return n;
+}
+
+/** What the deltas pass 1 kept take: the data used and the table. */
+function keptBytes(scan: PackScan): number {
+  return scan.kept === undefined ? 0 : scan.kept.used + scan.kept.at.byteLength;
+}
+
 /** Room for a whole pack: in shared memory when worker threads read it too. */
 function packBuffer(size: number, shared: boolean): Buffer {
   return shared ? Buffer.from(new SharedArrayBuffer(Math.max(1, size)), 0, size) : Buffer.allocUnsafeSlow(size);
@@ -307,6 +323,9 @@ class IndexPackJob {
     this.lap('scan');
     const usedExternal: Buffer[] = [];
     const stats = await this.resolve(scan, usedExternal);
+    const keptDeltas = countKept(scan);
+    // Pass 2 was their only reader.
+    delete scan.kept;
     // The threads are done: let their memory go before the index is built.
     await this.pool?.close();
     this.lap('resolve');
@@ -335,7 +354,7 @@ class IndexPackJob {
         return (indexBytes ??= readFileSync(paths.indexPath as string));
       },
       stats: {
-        countsByType, deltas: stats.deltas, chainHistogram: stats.chainHistogram, peakLiveBytes: stats.peakLiveBytes, threads: stats.perThread.length, resident: scan.data !== undefined,
+        countsByType, deltas: stats.deltas, chainHistogram: stats.chainHistogram, peakLiveBytes: stats.peakLiveBytes, threads: stats.perThread.length, resident: scan.data !== undefined, keptDeltas,
         perThread: stats.perThread, stolen: stats.stolen, phases: this.phases,
       },
     };
@@ -382,7 +401,9 @@ class IndexPackJob {
       // Pass 1 split across threads: helpers scan regions into the shared copy, or, for a pack not
       // held in memory, into buffers of their own.
       const parallel = pool !== undefined && size >= (options.parallelScanMinSize ?? PARALLEL_SCAN_MIN);
-      if (size <= memoryLimit) {
+      const holding = planPackHolding(memoryLimit, this.declared, size, this.threads, !parallel);
+      scanOptions.keepDeltas = () => holding.keepDeltas;
+      if (holding.holdPack) {
         const buffer = packBuffer(size, pool !== undefined);
         const whole: WholePack = { buffer };
         if (parallel) {
@@ -403,6 +424,8 @@ class IndexPackJob {
       const fd = (this.writeFd = openSync(this.tmpPack, 'wx+', 0o444));
       this.packPath = this.tmpPack;
       source = input instanceof Uint8Array ? bufferSource(input) : streamSource(input, options.signal);
+      // The pack is read back whole after pass 1 if it fits beside the deltas kept (below).
+      scanOptions.keepDeltas = (count) => planPackHolding(this.residentLimit(count), count, undefined, this.threads, true).keepDeltas;
       scanOptions.sink = (bytes) => {
         writeFully(fd, bytes, this.tmpPack as string);
       };
@@ -421,7 +444,7 @@ class IndexPackJob {
     }
     if (this.writeFd !== undefined) {
       fsyncSync(this.writeFd);
-      if (scan.data === undefined && scan.end <= this.residentLimit(scan.count)) {
+      if (scan.data === undefined && scan.end <= this.residentLimit(scan.count) - keptBytes(scan)) {
         // A received pack that fits is read back whole for pass 2, as a pack file would have
         // been: one read here instead of a pread per entry (~6 µs each) while resolving
         // (gitoxide.pack from stdin at --threads=1: 6.5 s -> 4.9 s).
@@ -433,6 +456,11 @@ class IndexPackJob {
       }
     }
     return scan;
+  }
+
+  /** Threads this run has (this one and the pool's). */
+  private get threads(): number {
+    return (this.pool?.size ?? 0) + 1;
   }
 
   /** The largest pack held whole in memory: memoryLimit, within what the memory plan leaves. */

@@ -6,6 +6,7 @@ import type { ObjectFormat } from '../hash/object-format.js';
 import { hashLength } from '../hash/object-format.js';
 import { MAX_ENTRY_HEADER } from '../pack/entry-header.js';
 import { EntryScanner, NEED_MORE } from './entry-scanner.js';
+import { allocKeptDeltas, commitKeptDelta, growKeptDeltas, type KeptDeltas } from './kept-deltas.js';
 import type { PackSource } from './pack-source.js';
 import { PACK_HEADER_LENGTH, parsePackHeader } from '../pack/pack-header.js';
 import { ScanWindow, type WholePack } from './scan-window.js';
@@ -96,6 +97,8 @@ export interface PackScan {
   packHash: Buffer;
   /** Offset just past the trailer. */
   end: number;
+  /** Deltas' data as pass 1 inflated them, for pass 2 (`ScanOptions.keepDeltas`). */
+  kept?: KeptDeltas;
   /** Input that followed the trailer (not part of the pack). */
   trailing: Buffer;
   /** The pack's bytes, when scanned with `whole`. */
@@ -119,6 +122,11 @@ export interface ScanOptions {
   size?: number;
   /** Refuse packs larger than this. */
   maxInputSize?: number;
+  /**
+   * Bytes of deltas' data to keep for pass 2 (kept-deltas.ts), for a pack of this many objects:
+   * asked once the header is read (0, or absent: none).
+   */
+  keepDeltas?: (objects: number) => number;
   /** Receives the pack's bytes, in order, as they are consumed (to write a pack read from a stream). */
   sink?: (bytes: Uint8Array) => void;
   /** Read the whole pack into this buffer and keep it (`PackScan.data`). */
@@ -213,6 +221,8 @@ export class PackScanner {
     }
     this.scan = allocScan(this.options.format, size !== undefined ? count : Math.min(count, 1 << 16), this.shared, needsWideOffsets(size));
     this.scan.count = count;
+    const keep = this.options.keepDeltas?.(count) ?? 0;
+    if (keep > 0) this.scan.kept = this.entries.kept = allocKeptDeltas(this.scan.capacity, keep, this.shared);
   }
 
   private room(k: number): PackScan {
@@ -261,6 +271,7 @@ export class PackScanner {
       scan.sizes[k] = h.size;
       scan.headerLengths[k] = h.headerLength;
       scan.crc32[k] = es.crc;
+      if (es.keptAt !== 0) commitKeptDelta(scan.kept as KeptDeltas, k, es.keptAt, h.size);
       if (h.type === OBJ_OFS_DELTA) {
         // Bases precede their deltas, so a binary search over the offsets seen so far finds it.
         scan.ofsBase[k] = findOffset(scan.offsets, k, h.baseOffset);
@@ -407,7 +418,8 @@ function growScan(scan: PackScan, capacity: number, shared: boolean, wideOffsets
   copy(next.crc32, scan.crc32);
   copy(next.ofsBase, scan.ofsBase);
   copy(next.ids, scan.ids);
-  Object.assign(scan, { ...next, count: scan.count, inflatedBytes: scan.inflatedBytes, refs: scan.refs });
+  if (scan.kept !== undefined) growKeptDeltas(scan.kept, capacity, shared);
+  Object.assign(scan, { ...next, count: scan.count, inflatedBytes: scan.inflatedBytes, refs: scan.refs, ...(scan.kept !== undefined ? { kept: scan.kept } : {}) });
 }
 
 function earlyEof(name: string, offset: number): PackwrightError {

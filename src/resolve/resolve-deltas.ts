@@ -83,6 +83,7 @@ export async function resolveDeltas(packPath: string, scan: PackScan, options: R
     ids: scan.ids, resolvedTypes: scan.resolvedTypes, unhashed: scan.unhashed === true,
     ...(options.detectCollisions === true ? { detectCollisions: true } : {}),
     ...(scan.expectedCrc32 !== undefined ? { expectedCrc32: scan.expectedCrc32 } : {}),
+    ...(scan.kept !== undefined ? { kept: scan.kept } : {}),
     ...(options.depths === true ? { depths: allocArray(Uint32Array, n, shared) } : {}),
     ...tree,
     control: new Int32Array(new SharedArrayBuffer(CONTROL_LENGTH * 4)),

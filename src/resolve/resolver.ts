@@ -13,6 +13,7 @@ import { findRefGroup, mayBeRefBase, refGroupMembers, type DeltaTree } from './d
 import { acquire, DEPTH, field, offer, release, slotCount, slotData, takeChild, TYPE, type OfferBoard } from './offer-board.js';
 import type { PackVisitor, PackVisitorSpec } from './pack-visitor.js';
 import type { EntryOffsets } from './pack-scan.js';
+import type { KeptDeltas } from './kept-deltas.js';
 
 /** Everything a resolver thread reads or fills; all arrays may live in shared memory. */
 export interface ResolveState extends Omit<DeltaTree, 'deltaCount'> {
@@ -50,6 +51,8 @@ export interface ResolveState extends Omit<DeltaTree, 'deltaCount'> {
   unhashed?: boolean;
   /** With `unhashed`: each entry's CRC32 as a v2 index gives it, checked as the entry is inflated. */
   expectedCrc32?: Uint32Array;
+  /** Deltas' data as pass 1 inflated them (kept-deltas.ts): not inflated again. */
+  kept?: KeptDeltas;
 }
 
 /** Slots of `ResolveState.control`. */
@@ -465,19 +468,28 @@ export class Resolver {
   private resolveChild(c: number, base: Buffer, type: number, baseDepth: number): Buffer {
     const s = this.s;
     const dsize = s.sizes[c] as number;
-    if (this.deltaData.length < dsize + 1) {
-      // From the pool, so delta and objects share the arena and copies need no views (applyDelta).
-      this.pool.release(this.deltaData);
-      this.deltaData = this.pool.acquire(Math.max(dsize + 1, this.deltaData.length * 2));
+    // Kept from pass 1, or inflated again.
+    const keptAt = s.kept !== undefined ? (s.kept.at[c] as number) : 0;
+    let delta: Uint8Array;
+    let from = 0;
+    if (keptAt !== 0) {
+      delta = (s.kept as KeptDeltas).data;
+      from = keptAt - 1;
+    } else {
+      if (this.deltaData.length < dsize + 1) {
+        // From the pool, so delta and objects share the arena and copies need no views (applyDelta).
+        this.pool.release(this.deltaData);
+        this.deltaData = this.pool.acquire(Math.max(dsize + 1, this.deltaData.length * 2));
+      }
+      delta = this.deltaData;
+      this.inflateEntry(c, this.deltaData);
     }
-    const delta = this.deltaData;
-    this.inflateEntry(c, delta);
     let resultSize: number;
     let out: Buffer;
     try {
-      resultSize = readDeltaHeader(delta, 0, dsize, base.length).resultSize;
+      resultSize = readDeltaHeader(delta, from, from + dsize, base.length).resultSize;
       out = this.pool.acquire(HEAD_ROOM + resultSize + 1);
-      applyDelta(base, 0, base.length, delta, 0, dsize, out, HEAD_ROOM);
+      applyDelta(base, 0, base.length, delta, from, from + dsize, out, HEAD_ROOM);
     } catch (e) {
       if (!(e instanceof DeltaFormatError)) throw e;
       throw new PackwrightError('DELTA_CORRUPT', `${s.name}: failed to apply delta at offset ${s.offsets[c]}: ${e.message}`, { file: s.name, offset: s.offsets[c] as number, cause: e });
