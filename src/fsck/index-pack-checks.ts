@@ -78,6 +78,9 @@ function setMessageTypes(rules: FsckRules, values: string, hexLength: number): v
   }
 }
 
+/** Bytes of resolved bases kept while a pack just indexed is read back (IndexedObjects). */
+const BASE_CACHE = 16 << 20;
+
 /** The objects of a pack just indexed, read back from its file by entry number or by id. */
 class IndexedObjects {
   readonly H: number;
@@ -110,15 +113,26 @@ class IndexedObjects {
   }
 
   read(k: number): { type: number; data: Buffer } {
+    return this.packReader().read(this.pack.scan.offsets[k] as number);
+  }
+
+  /** Like `read`, but the data is lent until the next read (no fresh buffer for each object). */
+  readTransient(k: number): { type: number; data: Buffer } {
+    return this.packReader().readTransient(this.pack.scan.offsets[k] as number);
+  }
+
+  private packReader(): PackReader {
     if (this.reader === undefined) {
       const { scan } = this.pack;
       this.file = PackFile.open(this.pack.packPath, { hashLength: this.H });
-      this.reader = new PackReader(this.file, new DeltaBaseCache(), (id) => {
+      // Reads come in pack order, where a delta's base is mostly a recent read: a cache of
+      // BASE_CACHE is enough, and fresh memory costs a fault a page (memory/index.ts).
+      this.reader = new PackReader(this.file, new DeltaBaseCache(BASE_CACHE), (id) => {
         const k = this.pack.findEntry(id);
         return k < 0 ? -1 : (scan.offsets[k] as number);
       });
     }
-    return this.reader.read(this.pack.scan.offsets[k] as number);
+    return this.reader;
   }
 
   close(): void {
@@ -209,9 +223,11 @@ function checkCollisions(objects: IndexedObjects, repo: Repository): void {
   const store = repo.objects;
   for (let k = 0; k < scan.count; k++) {
     const id = scan.ids.subarray(k * H, k * H + H);
-    if (!store.has(id, { refresh: false })) continue;
-    const theirs = store.read(id);
-    const ours = objects.read(k);
+    const where = store.locate(id, { refresh: false });
+    if (where === undefined) continue;
+    // Both lent until the next read of their own reader: no buffer is made for either.
+    const theirs = store.readTransientAt(where);
+    const ours = objects.readTransient(k);
     if (theirs.type !== ours.type || !theirs.data.equals(ours.data)) {
       throw new PackwrightError('OBJECT_CORRUPT', `SHA1 COLLISION FOUND WITH ${objects.hex(k)} !`, { file: objects.pack.packPath, offset: scan.offsets[k] as number });
     }
