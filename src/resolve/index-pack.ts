@@ -85,14 +85,14 @@ export interface IndexPackOptions {
   /**
    * The ceiling on what the run holds, in bytes (Infinity for none; default `defaultMaxMemory` of
    * the pack's object count: 256 MiB up to a million objects, 48 bytes more for each one past
-   * that): see memory-plan.ts. Threads are dropped when their working sets would not fit, and the
-   * pack is held in memory only when what is left holds it whole.
+   * that): see memory-plan.ts. Threads are dropped when their working sets would not fit, and what
+   * is left holds the deltas pass 1 keeps, then the pack itself if it still fits (`memoryLimit`).
    */
   maxMemory?: number;
   /**
    * What pass 1 may hold for pass 2 beside the tables, within what `maxMemory` leaves (default 1
-   * GiB): the deltas' data as pass 1 inflates them, when one thread scans the whole pack (pass 2
-   * then does not inflate them again), then the pack itself if it still fits (pass 2 then reads
+   * GiB): the deltas' data as pass 1 inflates them, when one thread scans the whole file or resolves
+   * a stream (pass 2 then does not inflate them again), then the pack itself if it still fits (pass 2 then reads
    * entries without a system call each); otherwise entries are read back from the file through
    * block caches (memory-plan.ts `planPackHolding`).
    */
@@ -265,6 +265,7 @@ function countDeltas(scan: PackScan): PassOneCounts {
   return { deltas, refDeltas: scan.refs.count };
 }
 
+/** Deltas whose data pass 1 kept (`IndexPackResult.stats.keptDeltas`). */
 function countKept(scan: PackScan): number {
   const at = scan.kept?.at;
   let n = 0;

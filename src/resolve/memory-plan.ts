@@ -91,8 +91,9 @@ function refListBytes(refDeltas: number, H: number): number {
 /**
  * The peak of index-pack's memory on `threads` threads, without the pack's bytes or the read-back
  * block caches: the largest of its phases, not their sum, since each phase's working memory is
- * gone before the next one's biggest part is made (measured at 10M objects, two threads: 646-665
- * MiB, against 620-628 MiB charged here before the slack).
+ * gone before the next one's biggest part is made (the bench's 10M-object pack at two threads
+ * peaked at 641 MiB by /usr/bin/time, 646-665 MiB in earlier runs, against 628 MiB charged here
+ * before the slack).
  * - pass 1: every thread scanning (helpers scan regions ahead of the main thread) and the tables;
  * - the delta tree, built on this thread while the workers wait: child starts 4 an object, child
  *   lists 4 a delta, roots 4 a root (a non-delta), the roots' sort keys 8 a non-delta, the REF
