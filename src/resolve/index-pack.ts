@@ -265,14 +265,6 @@ function countDeltas(scan: PackScan): PassOneCounts {
   return { deltas, refDeltas: scan.refs.count };
 }
 
-/** Deltas whose data pass 1 kept (`IndexPackResult.stats.keptDeltas`). */
-function countKept(scan: PackScan): number {
-  const at = scan.kept?.at;
-  let n = 0;
-  if (at !== undefined) for (let k = 0; k < scan.count; k++) if (at[k] !== 0) n++;
-  return n;
-}
-
 /** What the deltas pass 1 kept take: the data used and the table. */
 function keptBytes(scan: PackScan): number {
   return scan.kept === undefined ? 0 : scan.kept.used + scan.kept.at.byteLength;
@@ -324,7 +316,7 @@ class IndexPackJob {
     this.lap('scan');
     const usedExternal: Buffer[] = [];
     const stats = await this.resolve(scan, usedExternal);
-    const keptDeltas = countKept(scan);
+    const keptDeltas = scan.kept?.count ?? 0;
     // Pass 2 was their only reader.
     delete scan.kept;
     // The threads are done: let their memory go before the index is built.

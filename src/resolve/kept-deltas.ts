@@ -12,11 +12,13 @@ export interface KeptDeltas {
   data: Uint8Array;
   /** Bytes of `data` in use. */
   used: number;
+  /** Deltas kept. */
+  count: number;
 }
 
 /** Room for `budget` bytes of deltas of `capacity` entries, in shared memory when workers read them. */
 export function allocKeptDeltas(capacity: number, budget: number, shared: boolean): KeptDeltas {
-  return { at: entryTable(capacity, shared), data: new Uint8Array(shared ? new SharedArrayBuffer(budget) : new ArrayBuffer(budget)), used: 0 };
+  return { at: entryTable(capacity, shared), data: new Uint8Array(shared ? new SharedArrayBuffer(budget) : new ArrayBuffer(budget)), used: 0, count: 0 };
 }
 
 function entryTable(capacity: number, shared: boolean): Uint32Array {
@@ -27,6 +29,7 @@ function entryTable(capacity: number, shared: boolean): Uint32Array {
 export function commitKeptDelta(kept: KeptDeltas, k: number, at: number, size: number): void {
   kept.at[k] = at;
   kept.used = at - 1 + size;
+  kept.count++;
 }
 
 /** Grows the table to `capacity` entries (a stream's count is not trusted up front). */

@@ -419,7 +419,7 @@ function growScan(scan: PackScan, capacity: number, shared: boolean, wideOffsets
   copy(next.ofsBase, scan.ofsBase);
   copy(next.ids, scan.ids);
   if (scan.kept !== undefined) growKeptDeltas(scan.kept, capacity, shared);
-  Object.assign(scan, { ...next, count: scan.count, inflatedBytes: scan.inflatedBytes, refs: scan.refs, ...(scan.kept !== undefined ? { kept: scan.kept } : {}) });
+  Object.assign(scan, { ...next, count: scan.count, inflatedBytes: scan.inflatedBytes, refs: scan.refs });
 }
 
 function earlyEof(name: string, offset: number): PackwrightError {
