@@ -392,6 +392,38 @@ describe('store: loose writes and prefixes', () => {
     });
   }
 
+  test('isEmpty: a new repository is; one loose object, a pack, or an alternate with objects is not', () => {
+    using dir = tempDir();
+    const repo = join(dir.path, 'new.git');
+    git(dir.path, ['init', '-q', '--bare', repo]);
+    const open = (): boolean => {
+      const store = Store.open(repo, { refresh: 'on-miss' });
+      try {
+        return store.objects.isEmpty();
+      } finally {
+        store.close();
+      }
+    };
+    assert.equal(open(), true);
+    // A stray file in a fan-out directory is no object.
+    mkdirSync(join(repo, 'objects', 'ab'));
+    writeFileSync(join(repo, 'objects', 'ab', 'not-an-object'), '');
+    assert.equal(open(), true);
+    const id = git(repo, ['hash-object', '-w', '--stdin'], 'one\n').toString().trim();
+    assert.equal(open(), false);
+    // Unreachable, so packed by hand (repack would leave it loose), then its loose copy pruned.
+    git(repo, ['pack-objects', '-q', join(repo, 'objects', 'pack', 'pack')], `${id}\n`);
+    git(repo, ['prune-packed']);
+    assert.equal(existsSync(join(repo, 'objects', id.slice(0, 2), id.slice(2))), false, 'the object is only packed now');
+    assert.equal(open(), false);
+    const borrower = join(dir.path, 'borrower.git');
+    git(dir.path, ['init', '-q', '--bare', borrower]);
+    writeFileSync(join(borrower, 'objects', 'info', 'alternates'), `${join(repo, 'objects')}\n`);
+    const store = Store.open(borrower);
+    assert.equal(store.objects.isEmpty(), false);
+    store.close();
+  });
+
   test('resolvePrefix: unique, ambiguous and missing, as git rev-parse sees them', () => {
     using dir = tempDir();
     const repo = makeRepo(dir.path, 'sha1', 12);

@@ -10,7 +10,8 @@ import { PackFile } from '../pack/pack-file.js';
 import { PackReader } from '../pack/pack-reader.js';
 import type { Repository } from '../repo/repository.js';
 import type { IndexedPack, IndexPackOptions } from '../resolve/index-pack.js';
-import { CHECKED_TYPES, FSCK_WORKER, mergeCheckFindings, PACK_CHECKER, type CheckFindings, type ObjectFinding, type PackCheckOptions } from './pack-checker.js';
+import { FSCK_WORKER, mergeCheckFindings, type CheckFindings, type ObjectFinding } from './pack-checker.js';
+import { COMPARE_BYTES_PER_THREAD, INDEX_PACK_VISITOR, indexPackVisitorTypes, type IndexPackVisitorOptions } from './index-pack-visitor.js';
 import { forEachRecord } from './link-records.js';
 
 export interface IndexPackCheckOptions {
@@ -35,7 +36,7 @@ export interface IndexPackCheckOptions {
  * (`--strict`), and incoming objects compared with the repository's copies. All of it runs
  * before anything is written, so a pack that fails leaves nothing behind.
  */
-export function indexPackChecks(options: IndexPackCheckOptions): Pick<IndexPackOptions, 'visitor' | 'workerScript' | 'beforeWrite'> {
+export function indexPackChecks(options: IndexPackCheckOptions): Pick<IndexPackOptions, 'visitor' | 'workerScript' | 'beforeWrite' | 'visitorBytes'> {
   const fsckObjects = options.fsckObjects === true || options.strict === true;
   const say = options.onMessage ?? ((): void => undefined);
   const rules = FsckRules.defaults(false);
@@ -43,21 +44,30 @@ export function indexPackChecks(options: IndexPackCheckOptions): Pick<IndexPackO
   // does not carry is someone else's to check.
   rules.set('gitmodulesMissing', 'ignore');
   if (options.messageTypes !== undefined) setMessageTypes(rules, options.messageTypes, options.repo !== undefined ? 2 * hashLength(options.repo.format) : 40);
-  const result: Pick<IndexPackOptions, 'visitor' | 'workerScript' | 'beforeWrite'> = {};
-  if (fsckObjects) {
-    const check: PackCheckOptions = { rules: rules.toJSON(), tagNames: false };
-    result.visitor = { name: PACK_CHECKER, types: CHECKED_TYPES, options: check };
+  const result: Pick<IndexPackOptions, 'visitor' | 'workerScript' | 'beforeWrite' | 'visitorBytes'> = {};
+  // Both run on the resolver's threads with each object in hand: the checks, and the comparison
+  // with the repository's copy (git's sha1_object), which then reads only the stored copy.
+  const visitorOptions: IndexPackVisitorOptions = {};
+  if (fsckObjects) visitorOptions.check = { rules: rules.toJSON(), tagNames: false };
+  // A repository with no object yet (a clone's) has nothing to compare with: no visitor for it,
+  // which would take the ids before the resolver's sha1dc lanes deliver them (resolver.ts).
+  if (options.repo !== undefined && !options.repo.objects.isEmpty()) {
+    const store = options.repo.store;
+    visitorOptions.compare = { objectsDir: store.objectsDir, format: options.repo.format, multiPackIndex: store.key.multiPackIndex };
+    result.visitorBytes = COMPARE_BYTES_PER_THREAD;
+  }
+  const types = indexPackVisitorTypes(visitorOptions);
+  if (types !== 0) {
+    result.visitor = { name: INDEX_PACK_VISITOR, types, options: visitorOptions };
     result.workerScript = FSCK_WORKER;
   }
   result.beforeWrite = (pack) => {
+    if (!fsckObjects) return;
     const objects = new IndexedObjects(pack);
     try {
-      if (fsckObjects) {
-        const found = mergeCheckFindings(pack.visits as CheckFindings[], objects.H);
-        reportFindings(objects, found, rules, say);
-        if (options.strict === true) checkLinks(objects, found, options.repo);
-      }
-      if (options.repo !== undefined) checkCollisions(objects, options.repo);
+      const found = mergeCheckFindings(pack.visits as CheckFindings[], objects.H);
+      reportFindings(objects, found, rules, say);
+      if (options.strict === true) checkLinks(objects, found, options.repo);
     } finally {
       objects.close();
     }
@@ -78,8 +88,11 @@ function setMessageTypes(rules: FsckRules, values: string, hexLength: number): v
   }
 }
 
-/** Bytes of resolved bases kept while a pack just indexed is read back (IndexedObjects). */
-const BASE_CACHE = 16 << 20;
+/**
+ * Bytes of resolved bases kept while a pack just indexed is read back (IndexedObjects): only the
+ * `.gitmodules` and `.gitattributes` blobs its trees name are, a few objects.
+ */
+const BASE_CACHE = 4 << 20;
 
 /** The objects of a pack just indexed, read back from its file by entry number or by id. */
 class IndexedObjects {
@@ -116,17 +129,10 @@ class IndexedObjects {
     return this.packReader().read(this.pack.scan.offsets[k] as number);
   }
 
-  /** Like `read`, but the data is lent until the next read (no fresh buffer for each object). */
-  readTransient(k: number): { type: number; data: Buffer } {
-    return this.packReader().readTransient(this.pack.scan.offsets[k] as number);
-  }
-
   private packReader(): PackReader {
     if (this.reader === undefined) {
       const { scan } = this.pack;
       this.file = PackFile.open(this.pack.packPath, { hashLength: this.H });
-      // Reads come in pack order, where a delta's base is mostly a recent read: a cache of
-      // BASE_CACHE is enough, and fresh memory costs a fault a page (memory/index.ts).
       this.reader = new PackReader(this.file, new DeltaBaseCache(BASE_CACHE), (id) => {
         const k = this.pack.findEntry(id);
         return k < 0 ? -1 : (scan.offsets[k] as number);
@@ -211,27 +217,6 @@ function checkLinks(objects: IndexedObjects, found: CheckFindings, repo: Reposit
       outside.types[n] = type;
     }
   });
-}
-
-/**
- * An incoming object the repository already has must be the same object: same type, size and
- * bytes (git's sha1_object, for every object when index-pack runs in a repository).
- */
-function checkCollisions(objects: IndexedObjects, repo: Repository): void {
-  const scan = objects.pack.scan;
-  const H = objects.H;
-  const store = repo.objects;
-  for (let k = 0; k < scan.count; k++) {
-    const id = scan.ids.subarray(k * H, k * H + H);
-    const where = store.locate(id, { refresh: false });
-    if (where === undefined) continue;
-    // Both lent until the next read of their own reader: no buffer is made for either.
-    const theirs = store.readTransientAt(where);
-    const ours = objects.readTransient(k);
-    if (theirs.type !== ours.type || !theirs.data.equals(ours.data)) {
-      throw new PackwrightError('OBJECT_CORRUPT', `SHA1 COLLISION FOUND WITH ${objects.hex(k)} !`, { file: objects.pack.packPath, offset: scan.offsets[k] as number });
-    }
-  }
 }
 
 function hexAt(bytes: Uint8Array, at: number, H: number): string {

@@ -103,6 +103,22 @@ export class StoreHandle {
     return this.view.looseDirs;
   }
 
+  /**
+   * Whether the store has no object at all: no pack lists one and no loose directory holds one
+   * (a repository just made by `git init`, into which a clone indexes its first pack).
+   */
+  isEmpty(): boolean {
+    if (this.packs().some((p) => (p.tryIndex()?.count ?? 1) > 0)) return false;
+    const width = this.hashLength * 2 - 2;
+    for (const dir of this.looseDirs()) {
+      for (const sub of listDir(dir)) {
+        if (sub.length !== 2 || !isHex(sub)) continue;
+        if (listDir(join(dir, sub)).some((name) => name.length === width && isHex(name))) return false;
+      }
+    }
+    return true;
+  }
+
   /** The sources in lookup order (multi-pack-indexes, then packs none covers). */
   sources(): readonly Source[] {
     this.ensureListed();
@@ -254,13 +270,17 @@ export class StoreHandle {
     }
   }
 
-  /** Like `readAt`, but packed data is lent until the next read from the same pack. */
-  readTransientAt(location: ObjectLocation): StoredObject {
+  /**
+   * Like `readAt`, but packed data is lent until the next read from the same pack. `baseSoon`:
+   * the caller will read deltas based on this object next (it walks a delta tree), so a packed
+   * object is kept in the delta base cache, where those reads find it.
+   */
+  readTransientAt(location: ObjectLocation, baseSoon = false): StoredObject {
     try {
-      if (location.kind === 'pack') return location.pack.readTransient(location.position);
+      if (location.kind === 'pack') return location.pack.readTransient(location.position, baseSoon);
       return readLoose(location.path, this.store.inflater);
     } catch (e) {
-      return this.otherCopyAfter(location, e) ?? this.readTransientAt(this.relocate(location, e));
+      return this.otherCopyAfter(location, e) ?? this.readTransientAt(this.relocate(location, e), baseSoon);
     }
   }
 

@@ -266,13 +266,14 @@ export class StorePack {
   /**
    * See `PackReader.readTransient`: the data is valid until the next read from this pack. With an
    * info table, an object that deltas still to be read are based on is kept in the base cache,
-   * and dropped from it once the last of them has been read (see `unread`).
+   * and dropped from it once the last of them has been read (see `unread`). `baseSoon`: the caller
+   * knows deltas on this object come next (StoreHandle.readTransientAt), so it is kept too.
    */
-  readTransient(position: number): StoredObject {
+  readTransient(position: number, baseSoon = false): StoredObject {
     const t = this.table;
     const reader = this.open();
     const index = this.index;
-    if (t === undefined) return reader.readTransient(index.offset(position), false);
+    if (t === undefined) return reader.readTransient(index.offset(position), baseSoon);
     let unread = this.unread;
     // Copied again only once they are all spent (an O(n) copy a pass, never one a read: a pack
     // without deltas, or whose bases all saturate, has nothing to spend).
@@ -284,7 +285,7 @@ export class StorePack {
     }
     const base = t.basePositions[position] as number;
     const baseOffset = base >= 0 ? index.offset(base) : -1;
-    const obj = reader.readTransient(index.offset(position), (unread[position] as number) > 0, baseOffset);
+    const obj = reader.readTransient(index.offset(position), baseSoon || (unread[position] as number) > 0, baseOffset);
     // The base has one delta fewer to come; after its last, nothing in a pass needs it cached.
     // A count that saturated (MAX_CHILDREN) is not exact and never drops.
     const left = base >= 0 ? (unread[base] as number) : 0;

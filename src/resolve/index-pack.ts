@@ -121,6 +121,8 @@ export interface IndexPackOptions {
    */
   visitor?: PackVisitorSpec;
   workerScript?: URL;
+  /** Bytes the visitor holds on each resolving thread (a store of its own, say): charged by the memory plan. */
+  visitorBytes?: number;
 }
 
 /** What `beforeWrite` is shown: the pack's entries (ids included) and what the visitor found. */
@@ -215,11 +217,12 @@ export async function indexPack(input: string | Readable | Uint8Array, options: 
   const ceiling = (count: number): number => options.maxMemory ?? defaultMaxMemory(count);
   const depths = options.depths === true;
   const detectCollisions = options.detectCollisions === true;
+  const visitorBytes = options.visitor !== undefined && options.visitorBytes !== undefined ? { visitorBytes: options.visitorBytes } : {};
   const sized = packSize !== undefined ? { packSize } : {};
-  const { threads } = planIndexPackMemory({ maxMemory: ceiling(objects), format, threads: Math.max(1, options.threads ?? (small ? 1 : defaultThreads())), objects, depths, detectCollisions, ...sized });
+  const { threads } = planIndexPackMemory({ maxMemory: ceiling(objects), format, threads: Math.max(1, options.threads ?? (small ? 1 : defaultThreads())), objects, depths, detectCollisions, ...visitorBytes, ...sized });
   // Planned again once a stream's count is known (its header is read by pass 1), and pass 2 once
   // pass 1 has counted the deltas (planMemory).
-  const planMemory = (count: number, counted?: PassOneCounts): MemoryPlan => planIndexPackMemory({ maxMemory: ceiling(count), format, threads, objects: count, depths, detectCollisions, ...sized, ...counted });
+  const planMemory = (count: number, counted?: PassOneCounts): MemoryPlan => planIndexPackMemory({ maxMemory: ceiling(count), format, threads, objects: count, depths, detectCollisions, ...visitorBytes, ...sized, ...counted });
   // `threads` counts this thread, like git's. Workers boot while the pack is read and scanned
   // (~45 ms each).
   const pool = threads > 1 ? new WorkerPool<ResolveTasks>(options.workerScript ?? RESOLVE_WORKER, threads - 1) : undefined;

@@ -59,6 +59,8 @@ export interface MemoryPlanInput {
   refDeltas?: number;
   /** Ids by sha1dc (IndexPackOptions.detectCollisions). */
   detectCollisions?: boolean;
+  /** What a visitor holds on each thread while pass 2 resolves (IndexPackOptions.visitorBytes). */
+  visitorBytes?: number;
 }
 
 export interface MemoryPlan {
@@ -99,8 +101,9 @@ function refListBytes(refDeltas: number, H: number): number {
  *   lists 4 a delta, roots 4 a root (a non-delta), the roots' sort keys 8 a non-delta, the REF
  *   order and claims 8 a REF delta (and its sort's 4), the REF filter; the subtree weights (4 an
  *   object) take the OFS base table's buffer, unless depths keep that table;
- * - pass 2: every thread resolving, the tables less the OFS bases (emptied once the tree holds
- *   them, unless depths keep them, which then cost 4 more an object), the tree less its sort keys;
+ * - pass 2: every thread resolving (with what its visitor holds), the tables less the OFS bases
+ *   (emptied once the tree holds them, unless depths keep them, which then cost 4 more an
+ *   object), the tree less its sort keys;
  * - the write: the threads are gone (their heaps stay in the allocator), the tree's shared arrays
  *   wait for the collector, and the index's sorted order takes 4 an object.
  */
@@ -117,7 +120,7 @@ function peakWithout(input: MemoryPlanInput, threads: number, mix: Mix): number 
   const building = 8 * (n - d) + 4 * r + (depths ? 4 * n : 0);
   const pass1 = idle + threads * perThread + tables;
   const build = idle + perThread + tables + tree + building;
-  const pass2 = idle + threads * perThread + tables - ofsBase + tree + depthTable;
+  const pass2 = idle + threads * (perThread + (input.visitorBytes ?? 0)) + tables - ofsBase + tree + depthTable;
   const write = idle + tables - ofsBase + tree + depthTable + 4 * n;
   return Math.max(pass1, build, pass2, write);
 }
