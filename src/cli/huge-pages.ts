@@ -20,11 +20,20 @@ import type { GlobalOptions } from './global-options.js';
  */
 const TUNABLE = 'glibc.malloc.hugetlb=1';
 /**
- * Set with it: allocations of 1 MiB and more get mappings of their own, returned to the system
- * when freed instead of staying in glibc's heap. With huge pages, memory kept in the heap is kept
- * 2 MiB at a time: index-pack --threads=2 on gitoxide.pack peaked at 262 MB without this, 252 with.
+ * Set with it for the store's commands: allocations of 1 MiB and more get mappings of their own,
+ * returned to the system when freed instead of staying in glibc's heap, where huge pages keep
+ * memory 2 MiB at a time (cat-file --batch-all-objects --batch on gitoxide: 281 MB with it, 294
+ * without).
  */
 const MMAP_THRESHOLD = 'glibc.malloc.mmap_threshold=1048576';
+/**
+ * Commands that resolve packs on worker threads, for which the threshold costs more than it saves:
+ * the buffers they free and allocate again (pass 1's regions, the resolvers' arenas) each come back
+ * as fresh pages. On gitoxide.pack, without it: index-pack --threads=2 3.51-3.75 -> 3.13-3.27 s
+ * (RSS 137-147 -> 151-164 MB), --threads=1 3.58 -> 3.50 s (median of 5), verify-pack -v 3.53 ->
+ * 3.03-3.11 s, fsck 4.03 -> 3.32-3.39 s.
+ */
+const RESOLVING = new Set(['index-pack', 'verify-pack', 'fsck']);
 const MIN_BYTES = 64 * 1024 * 1024;
 
 /**
@@ -40,7 +49,7 @@ export async function relaunchWithHugePages(global: GlobalOptions, rest: string[
   if ((!always && packBytesTouched(global, rest) < MIN_BYTES) || !hugePagesOnRequest() || !isGlibc()) return undefined;
   const script = process.argv[1];
   if (script === undefined) return undefined;
-  const ours = tunables?.includes('glibc.malloc.mmap_threshold') === true ? TUNABLE : `${TUNABLE}:${MMAP_THRESHOLD}`;
+  const ours = tunables?.includes('glibc.malloc.mmap_threshold') === true || RESOLVING.has(rest[0] ?? '') ? TUNABLE : `${TUNABLE}:${MMAP_THRESHOLD}`;
   // PACKWRIGHT_PARENT_PID: the child aborts its work if this process dies (interruptible.ts).
   const env = { ...process.env, GLIBC_TUNABLES: tunables === undefined || tunables === '' ? ours : `${tunables}:${ours}`, PACKWRIGHT_PARENT_PID: String(process.pid) };
   // The same big work makes many short-lived views and records: a 4 MiB young generation (16 by
