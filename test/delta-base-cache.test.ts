@@ -97,6 +97,42 @@ test('DeltaBaseCache: a block given back after a failed decode is reusable, and 
   cache.set(1, { type: 3, data: big.subarray(0, 9 << 20), backing: big });
   assert.equal(cache.peek(1), undefined, 'larger than the limit: not kept');
   assert.equal(cache.size, 0);
+  const own = Buffer.alloc(100);
+  cache.set(2, { type: 3, data: own, backing: own });
+  assert.equal(cache.peek(2), undefined, 'a buffer of its own, outside the arena the plans charge: not kept');
+});
+
+test('DeltaBaseCache: when the arena is too scattered for a block, the oldest entries go until one forms, never `keep`', () => {
+  // 1 MiB of arena in 1 KiB blocks. The first 20 regions of 16 KiB each hold a block in use that
+  // is not cached (a reader's scratch) and the 300 oldest entries; the rest hold newer entries.
+  const cache = new DeltaBaseCache(1 << 20);
+  const pins: Buffer[] = [];
+  const entries: CachedObject[] = [];
+  let key = 0;
+  for (let region = 0; region < 64; region++) {
+    for (let i = 0; i < 16; i++) {
+      const backing = cache.allocate(1024);
+      if (region < 20 && i === 0) {
+        backing.fill(0xee);
+        pins.push(backing);
+        continue;
+      }
+      backing.fill(key & 0xff);
+      const obj = { type: 3, data: backing.subarray(0, 1000), backing };
+      cache.set(key++, obj);
+      entries.push(obj);
+    }
+  }
+  const keep = entries[400] as CachedObject;
+  // No region around the 16 oldest entries can be freed (each has a pin): the oldest go one by one.
+  const big = cache.allocate(16 << 10, keep);
+  assert.equal(big.length, 16 << 10);
+  assert.equal(big.buffer, (pins[0] as Buffer).buffer, 'a block of the arena, not a buffer of its own');
+  assert.ok(!pins.some((p) => p.buffer === big.buffer && p.byteOffset >= big.byteOffset && p.byteOffset < big.byteOffset + big.length), 'no pin inside it');
+  assert.ok(pins.every((p) => p.every((x) => x === 0xee)), 'the pins are untouched');
+  assert.ok(cache.peek(400) !== undefined && keep.data.every((x) => x === (400 & 0xff)), 'keep survived');
+  assert.ok(cache.peek(key - 1) !== undefined, 'the newest entries were not needed');
+  assert.equal(cache.peek(0), undefined, 'the oldest went first');
 });
 
 test('BufferPool: grows by whole arenas when full and reuses released blocks instead of growing again', () => {
@@ -136,7 +172,12 @@ test('DeltaBaseCache: a slot reused by another pack (a new generation) never ser
   const old = { slot: 3, generation: 0 };
   const next = { slot: 3, generation: 1 };
   const other = { slot: 4, generation: 0 };
-  const entry = (text: string): CachedObject => ({ type: 3, data: Buffer.from(text) });
+  // In the cache's own blocks, as PackReader makes them (a buffer of its own is not kept).
+  const entry = (text: string): CachedObject => {
+    const backing = cache.allocate(text.length + 1);
+    backing.write(text, 'latin1');
+    return { type: 3, data: backing.subarray(0, text.length), backing };
+  };
   cache.set(cache.key(old, 100), entry('old pack'));
   cache.set(cache.key(other, 100), entry('other pack'));
   assert.equal(cache.get(cache.key(old, 100))?.data.toString(), 'old pack');

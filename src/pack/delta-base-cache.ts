@@ -136,6 +136,18 @@ export class DeltaBaseCache {
       const freed = arena.alloc(size);
       if (freed !== undefined) return freed;
     }
+    // Then from the oldest on until a block forms, at worst everything but `keep` (rare: a few
+    // times in cat-file --batch-all-objects over gitoxide). A buffer of its own would be memory
+    // beyond the arena that the memory plans charge, garbage until the collector runs.
+    for (let slot = this.oldest; slot !== undefined;) {
+      const newer = slot.newer;
+      if (slot.value !== keep) {
+        this.evict(slot);
+        const freed = arena.alloc(size);
+        if (freed !== undefined) return freed;
+      }
+      slot = newer;
+    }
     return Buffer.allocUnsafeSlow(size);
   }
 
@@ -173,10 +185,11 @@ export class DeltaBaseCache {
 
   set(key: number, value: CachedObject): void {
     const cost = DeltaBaseCache.cost(value);
-    if (cost > this.limit) {
-      // Only a buffer of its own can be this large: the garbage collector takes it.
-      return;
-    }
+    // Only the arena's blocks are kept: the cache's memory is the arena, which is what the memory
+    // plans charge (a buffer of its own, larger than any block or made when `keep` pinned the
+    // arena, is the garbage collector's).
+    const space = this.space;
+    if (cost > this.limit || value.backing === undefined || space === undefined || !space.arena.owns(value.backing)) return;
     const old = this.map.get(key);
     if (old !== undefined) {
       this.map.delete(key);
@@ -188,8 +201,7 @@ export class DeltaBaseCache {
     this.map.set(key, slot);
     this.link(slot);
     this.bytes += cost;
-    const space = this.space;
-    if (value.backing !== undefined && space !== undefined && space.arena.owns(value.backing)) space.owners[space.arena.indexOf(value.backing)] = key;
+    space.owners[space.arena.indexOf(value.backing)] = key;
     while (this.bytes > this.limit && this.evictOldest(value)) {
       // evictOldest did the work.
     }

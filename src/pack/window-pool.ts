@@ -71,10 +71,10 @@ export class WindowPool {
       w.owner.dropWindow(w);
     }
     const spare = this.spare;
-    if (spare !== undefined && spare.length === bytes) {
-      this.spare = undefined;
-      return spare;
-    }
+    // Taken, or let go: a spare of another size would otherwise stay alive beside the new buffer,
+    // outside the budget (a pack read whole after two 15 MB windows kept one of them all along).
+    this.spare = undefined;
+    if (spare !== undefined && spare.length === bytes) return spare;
     return Buffer.allocUnsafeSlow(bytes);
   }
 
