@@ -8,6 +8,8 @@ import { CLI, git, packwright, packwrightFails, tempDir, makeRepo, type Format, 
 import { buildPack, makeDelta } from './helpers/pack-builder.js';
 import { seededRandom, testSeed } from './helpers/random.js';
 import { encodeOfsDistance } from '../src/pack/entry-header.js';
+import { writeIndex } from '../src/idx/write-index.js';
+import { crc32 } from 'node:zlib';
 import { bytesPerObject, DEFAULT_MAX_MEMORY, defaultMaxMemory, indexPack, planIndexPackMemory, planPackHolding, resolveDeltas, scanPack } from '../src/resolve/index.js';
 import { WorkerPool } from '../src/workers/index.js';
 import type { ResolveTasks } from '../src/resolve/resolve-tasks.js';
@@ -811,6 +813,39 @@ describe('index-pack checks objects as git does: --fsck-objects, --strict, and o
       assert.equal(r.pw.status, r.git.status);
       assert.deepEqual(r.pw.err, [`fatal: SHA1 COLLISION FOUND WITH ${blob} !`]);
       assert.deepEqual(r.pw.err, r.git.err);
+    }
+  });
+
+  test('an incoming object whose stored copy is packed with other bytes is a collision; a repository that has every object the same is not', () => {
+    using work = tempDir();
+    const src = makeRepo(work.path, 'sha1', 6);
+    const pack = git(src, ['pack-objects', '--all', '--stdout', '-q']);
+    const blob = git(src, ['rev-parse', 'HEAD:file.txt']).toString().trim();
+    // A repository whose only pack says it holds that blob, with other bytes under its id: the
+    // store reads packed objects without hashing them, as git's read_object_file does.
+    const repo = join(work.path, 'lying');
+    git(work.path, ['init', '-q', repo]);
+    const { pack: lying } = buildPack([{ type: 3, data: Buffer.from('other bytes\n') }]);
+    const packHash = lying.subarray(lying.length - 20);
+    const base = join(repo, '.git', 'objects', 'pack', `pack-${packHash.toString('hex')}`);
+    writeFileSync(`${base}.pack`, lying);
+    const entries = { ids: Buffer.from(blob, 'hex'), offsets: Float64Array.of(12), crc32: Uint32Array.of(crc32(lying.subarray(12, lying.length - 20))) };
+    writeFileSync(`${base}.idx`, writeIndex('sha1', entries, packHash));
+    for (const threads of ['1', '2']) {
+      const r = both(work.path, repo, ['index-pack', `--threads=${threads}`, '--stdin'], pack);
+      assert.notEqual(r.git.status, 0);
+      assert.equal(r.pw.status, r.git.status);
+      assert.deepEqual(r.pw.err, [`fatal: SHA1 COLLISION FOUND WITH ${blob} !`]);
+      assert.deepEqual(r.pw.err, r.git.err);
+      assert.deepEqual(r.pw.packDir, r.git.packDir);
+    }
+    // Indexed again inside the repository it came from (every object there, packed, the same).
+    git(src, ['repack', '-adq']);
+    const own = readdirSync(join(src, '.git', 'objects', 'pack')).find((f) => f.endsWith('.pack')) as string;
+    for (const threads of ['1', '2']) {
+      const out = join(work.path, `again-${threads}.idx`);
+      packwright(src, ['index-pack', `--threads=${threads}`, '-o', out, join(src, '.git', 'objects', 'pack', own)]);
+      assert.deepEqual(readFileSync(out), readFileSync(join(src, '.git', 'objects', 'pack', own.replace(/\.pack$/, '.idx'))));
     }
   });
 
