@@ -2,7 +2,7 @@ import { PackwrightError } from '../errors/packwright-error.js';
 import { toHex } from '../hash/hex.js';
 import { hashLength, type ObjectFormat } from '../hash/object-format.js';
 import { Store } from '../odb/store.js';
-import { registerPackVisitor, type PackVisitor } from '../resolve/pack-visitor.js';
+import { ALL_VISITED_TYPES, registerPackVisitor, type PackVisitor } from '../resolve/pack-visitor.js';
 import type { ResolveState } from '../resolve/resolver.js';
 import { CHECKED_TYPES, ObjectChecker, type CheckFindings, type PackCheckOptions } from './pack-checker.js';
 
@@ -22,12 +22,10 @@ export interface IndexPackVisitorOptions {
 
 export const INDEX_PACK_VISITOR = 'index-pack';
 
-/** Every type: any incoming object may already be in the repository. */
-const ALL_TYPES = 0b11110;
-
 /** The types the visitor must be shown for these options. */
 export function indexPackVisitorTypes(options: IndexPackVisitorOptions): number {
-  return (options.compare !== undefined ? ALL_TYPES : 0) | (options.check !== undefined ? CHECKED_TYPES : 0);
+  // Every type for the comparison: any incoming object may already be in the repository.
+  return (options.compare !== undefined ? ALL_VISITED_TYPES : 0) | (options.check !== undefined ? CHECKED_TYPES : 0);
 }
 
 /**
@@ -69,9 +67,10 @@ registerPackVisitor(INDEX_PACK_VISITOR, (raw: unknown, state: ResolveState): Pac
         throw new PackwrightError('OBJECT_CORRUPT', `SHA1 COLLISION FOUND WITH ${toHex(id)} !`, { file: state.name, offset: state.offsets[k] as number });
       }
     },
-    finish(): CheckFindings | undefined {
+    finish: (): CheckFindings | undefined => checker?.finish(),
+    close(): void {
       store?.close();
-      return checker?.finish();
+      store = undefined;
     },
   };
 });

@@ -10,6 +10,8 @@ export interface PackVisitor {
   visit(k: number, type: number, data: Uint8Array): void;
   /** What this thread found, handed back to the caller once the pack is done. */
   finish(): unknown;
+  /** Lets go of what the visitor holds (files, a store): called last, whether the pack was done or failed. */
+  close?(): void;
 }
 
 /**
@@ -18,10 +20,13 @@ export interface PackVisitor {
  */
 export interface PackVisitorSpec {
   name: string;
-  /** Entry types it wants to see: bit `1 << type`. */
+  /** Entry types it wants to see: bit `1 << type` (ALL_VISITED_TYPES for all four). */
   types: number;
   options: unknown;
 }
+
+/** `PackVisitorSpec.types` for every object: bits 1 to 4 (commit, tree, blob, tag). */
+export const ALL_VISITED_TYPES = 0b11110;
 
 type Factory = (options: unknown, state: ResolveState) => PackVisitor;
 const factories = new Map<string, Factory>();

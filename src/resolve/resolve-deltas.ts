@@ -182,6 +182,7 @@ export async function resolveDeltas(packPath: string, scan: PackScan, options: R
     return { deltas: tree.deltaCount, chainHistogram: histogram, peakLiveBytes: peak, externalBases, depths: state.depths, perThread, stolen, visits };
   } finally {
     local.close();
+    visitor?.close?.();
   }
 }
 

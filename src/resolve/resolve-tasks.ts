@@ -1,7 +1,7 @@
 import type { Task } from '../workers/task.js';
 import { prefault } from '../workers/prefault.js';
 import { CONTROL_ABORT, Resolver, type ResolverStats, type ResolveState } from './resolver.js';
-import { createPackVisitor } from './pack-visitor.js';
+import { createPackVisitor, type PackVisitor } from './pack-visitor.js';
 import { scanRegionsAhead, type RegionsRequest } from './scan-region.js';
 import type { RegionScan } from './pack-scan.js';
 
@@ -35,8 +35,9 @@ export const resolveTasks = {
   resolve: {
     run(state: ResolveState): ResolverStats {
       let resolver: Resolver | undefined;
+      let visitor: PackVisitor | undefined;
       try {
-        const visitor = state.visitor !== undefined ? createPackVisitor(state.visitor, state) : undefined;
+        visitor = state.visitor !== undefined ? createPackVisitor(state.visitor, state) : undefined;
         resolver = new Resolver(state, undefined, visitor);
         resolver.run();
         if (visitor !== undefined) resolver.stats.visited = visitor.finish();
@@ -47,6 +48,7 @@ export const resolveTasks = {
         throw e;
       } finally {
         resolver?.close();
+        visitor?.close?.();
       }
     },
   } satisfies Task<ResolveState, ResolverStats>,

@@ -11,8 +11,9 @@ import { FsckRules, fsckMessageId, type FsckMessageKey } from '../objects/fsck-m
 import { OBJ_BLOB, TYPE_NAMES } from '../objects/object-type.js';
 import type { Store } from '../odb/store.js';
 import { indexPack, type IndexPackResult } from '../resolve/index-pack.js';
+import { ALL_VISITED_TYPES } from '../resolve/pack-visitor.js';
 import { salvagePack } from './salvage-pack.js';
-import { ALL_TYPES, UNPACK_VISITOR, type UnpackThreadResult, type UnpackVisitorOptions } from './unpack-visitor.js';
+import { UNPACK_VISITOR, type UnpackThreadResult, type UnpackVisitorOptions } from './unpack-visitor.js';
 
 /** The worker script: index-pack's tasks with the unpack visitor registered (unpack-worker.ts). */
 const UNPACK_WORKER = new URL('./unpack-worker.js', import.meta.url);
@@ -82,7 +83,8 @@ export async function unpackObjects(store: Store, input: Readable | Uint8Array, 
     result = await indexPack(source, {
       objectFormat: store.format,
       ...(options.threads !== undefined ? { threads: options.threads } : {}),
-      visitor: { name: UNPACK_VISITOR, types: ALL_TYPES, options: visitorOptions },
+      // Every type: unpack-objects writes blobs too.
+      visitor: { name: UNPACK_VISITOR, types: ALL_VISITED_TYPES, options: visitorOptions },
       workerScript: UNPACK_WORKER,
       thinBases: (id) => {
         try {

@@ -27,9 +27,6 @@ export interface UnpackThreadResult {
 
 export const UNPACK_VISITOR = 'unpack-objects';
 
-/** Every type: unpack-objects writes blobs too. */
-export const ALL_TYPES = 0b11110;
-
 registerPackVisitor(UNPACK_VISITOR, (raw: unknown, state: ResolveState): PackVisitor => {
   const o = raw as UnpackVisitorOptions;
   const H = hashLength(o.format);
@@ -56,9 +53,10 @@ registerPackVisitor(UNPACK_VISITOR, (raw: unknown, state: ResolveState): PackVis
       if (store.objects.has(id, { refresh: false })) return;
       if (writeLoose(o.objectsDir, toHex(id), type, data, o.loose)) written++;
     },
-    finish(): UnpackThreadResult {
+    finish: (): UnpackThreadResult => ({ written, checks: checker?.finish(), held }),
+    close(): void {
       store?.close();
-      return { written, checks: checker?.finish(), held };
+      store = undefined;
     },
   };
 });
