@@ -2,6 +2,7 @@ import { PackwrightError } from '../errors/packwright-error.js';
 import { toHex } from '../hash/hex.js';
 import { hashLength, type ObjectFormat } from '../hash/object-format.js';
 import { Store } from '../odb/store.js';
+import { ARENA_FACTOR } from '../pack/delta-base-cache.js';
 import { ALL_VISITED_TYPES, registerPackVisitor, type PackVisitor } from '../resolve/pack-visitor.js';
 import type { ResolveState } from '../resolve/resolver.js';
 import { CHECKED_TYPES, ObjectChecker, type CheckFindings, type PackCheckOptions } from './pack-checker.js';
@@ -35,7 +36,7 @@ export function indexPackVisitorTypes(options: IndexPackVisitorOptions): number 
  */
 const COMPARE_CACHE = 8 << 20;
 const COMPARE_WINDOWS = 32 << 20;
-export const COMPARE_BYTES_PER_THREAD = Math.ceil(COMPARE_CACHE * 1.5) + COMPARE_WINDOWS;
+export const COMPARE_BYTES_PER_THREAD = Math.ceil(COMPARE_CACHE * ARENA_FACTOR) + COMPARE_WINDOWS;
 
 registerPackVisitor(INDEX_PACK_VISITOR, (raw: unknown, state: ResolveState): PackVisitor => {
   const o = raw as IndexPackVisitorOptions;
