@@ -19,6 +19,7 @@ import { PackScanner } from '../src/resolve/pack-scan.js';
 import { buildDeltaTree } from '../src/resolve/delta-tree.js';
 import { createBoard } from '../src/resolve/offer-board.js';
 import { CONTROL_LENGTH, CONTROL_WORKERS, Resolver } from '../src/resolve/resolver.js';
+import { COMPARE_BYTES_PER_THREAD } from '../src/fsck/index-pack-visitor.js';
 
 /** A fast-import stream: `files` files of 200 lines, each edited in a few places in each of `revs` commits. */
 function manyFilesStream(files: number, revs: number): string {
@@ -352,6 +353,14 @@ describe('index-pack in parallel', () => {
     assert.match(packwright(work, ['verify-pack', '-v', '--max-memory=2m', 'v.idx']).toString(), /v\.pack: ok\n$/);
   });
 
+
+  test('the default ceiling keeps two threads for index-pack --stdin into a repository, with detection and the comparison, on a pack like gitoxide\'s', () => {
+    // 226k objects in 111 MB: what a fetch of gitoxide brings. The working sets charged per thread
+    // (sha1dc's lanes and the comparison's store among them) once took this to one thread.
+    const pack = { format: 'sha1' as const, objects: 226_225, packSize: 111_203_819, detectCollisions: true, visitorBytes: COMPARE_BYTES_PER_THREAD };
+    assert.equal(planIndexPackMemory({ ...pack, maxMemory: defaultMaxMemory(pack.objects), threads: 2 }).threads, 2);
+    assert.equal(planIndexPackMemory({ ...pack, maxMemory: defaultMaxMemory(pack.objects), threads: 2, deltas: 140_042, refDeltas: 0 }).threads, 2);
+  });
 
   test('pass 1 keeps the deltas\' data for pass 2 where the plan has room, before the pack itself, with git\'s idx', async () => {
     const { work, pack } = manyFilesPack(join(dir.path, 'kept'));

@@ -32,10 +32,12 @@ export function indexPackVisitorTypes(options: IndexPackVisitorOptions): number 
 /**
  * What a resolving thread's store for the comparisons may hold: bases of the repository's delta
  * chains (incoming objects come in delta-tree order, so the base of the copy just compared is
- * mostly the previous one) and pack windows. Charged to each thread by index-pack's memory plan.
+ * mostly the previous one) and pack windows. Charged to each thread by index-pack's memory plan:
+ * with 32 MiB of windows, index-pack --stdin with collision detection in a repository ran on one
+ * thread under the default ceiling; a stored copy outside the windows costs a read, not a failure.
  */
 const COMPARE_CACHE = 8 << 20;
-const COMPARE_WINDOWS = 32 << 20;
+const COMPARE_WINDOWS = 16 << 20;
 export const COMPARE_BYTES_PER_THREAD = Math.ceil(COMPARE_CACHE * ARENA_FACTOR) + COMPARE_WINDOWS;
 
 registerPackVisitor(INDEX_PACK_VISITOR, (raw: unknown, state: ResolveState): PackVisitor => {
