@@ -231,25 +231,40 @@ if (existsSync(join(shared, 'gitoxide.pack'))) {
 }
 // index-pack --stdin, the way fetch and receive-pack run it: the pack arrives on stdin and is
 // written to <pack-file> (which must not exist yet, for git). Collision detection is on, by default.
+// Into an empty repository (a clone's first pack), and into one that already has objects (a
+// fetch's), where each incoming object is looked up among the stored ones, as git does.
 if (existsSync(join(shared, 'gitoxide.pack'))) {
-  for (const threads of [1, 2]) {
-    const received = join(work, 'stdin-received.pack');
-    const run = (p) => {
-      rmSync(received, { force: true });
-      return [['index-pack', '--stdin', `--threads=${threads}`, '-o', join(work, 'stdin.bench.idx'), received], join(work, 'stdin-repo'), p];
-    };
-    cases.push({
-      name: `index-pack --stdin --threads=${threads} (gitoxide.pack)`,
-      setup: () => {
-        // git wants a repository for --stdin (for its object format and for thin packs).
-        const repo = join(work, 'stdin-repo');
-        if (!existsSync(repo)) execFileSync('git', ['init', '-q', '--bare', repo]);
-        return join(shared, 'gitoxide.pack');
-      },
-      outputFile: () => join(work, 'stdin.bench.idx'),
-      packwright: (p) => { const [argv, cwd, input] = run(p); return [process.execPath, [cli, ...argv], cwd, input]; },
-      git: (p) => { const [argv, cwd, input] = run(p); return ['git', argv, cwd, input]; },
-    });
+  for (const [kind, repoName] of [['', 'stdin-repo'], [' into a non-empty repository', 'stdin-repo-full']]) {
+    for (const threads of [1, 2]) {
+      const received = join(work, 'stdin-received.pack');
+      const run = (p) => {
+        rmSync(received, { force: true });
+        return [['index-pack', '--stdin', `--threads=${threads}`, '-o', join(work, 'stdin.bench.idx'), received], join(work, repoName), p];
+      };
+      cases.push({
+        name: `index-pack --stdin --threads=${threads}${kind} (gitoxide.pack)`,
+        setup: () => {
+          // git wants a repository for --stdin (for its object format and for thin packs).
+          const repo = join(work, repoName);
+          if (!existsSync(repo)) {
+            execFileSync('git', ['init', '-q', '--bare', repo]);
+            // A commit of 100 files of its own, in a pack (fast-import writes one): the lookups
+            // then go to a pack index, as in a fetch.
+            if (kind !== '') {
+              let stream = '';
+              for (let i = 1; i <= 100; i++) stream += `blob\nmark :${i}\ndata <<END\nstored file ${i}\nEND\n`;
+              stream += 'commit refs/heads/main\ncommitter A <a@example.com> 0 +0000\ndata 4\nbase\n';
+              for (let i = 1; i <= 100; i++) stream += `M 100644 :${i} file-${i}\n`;
+              execFileSync('git', ['fast-import', '--quiet'], { cwd: repo, input: stream + '\n' });
+            }
+          }
+          return join(shared, 'gitoxide.pack');
+        },
+        outputFile: () => join(work, 'stdin.bench.idx'),
+        packwright: (p) => { const [argv, cwd, input] = run(p); return [process.execPath, [cli, ...argv], cwd, input]; },
+        git: (p) => { const [argv, cwd, input] = run(p); return ['git', argv, cwd, input]; },
+      });
+    }
   }
 }
 // Reference: isomorphic-git's indexPack (pure JS), on the same pack, alternating with the others.
