@@ -6,7 +6,9 @@ import { git, packwright, packwrightFails, tempDir, makeRepo, type Format, fileE
 import { seededRandom } from './helpers/random.js';
 import { WindowPool } from '../src/pack/index.js';
 import { writeObjectsPack } from './helpers/pack-builder.js';
-import { Store, MidxSource, forEachObject, type RefreshPolicy } from '../src/odb/index.js';
+import { Store, MidxSource, forEachObject, planStoreMemory, type RefreshPolicy } from '../src/odb/index.js';
+import { ARENA_FACTOR } from '../src/pack/delta-base-cache.js';
+import { DEFAULT_MAX_MEMORY } from '../src/memory/ceiling.js';
 import { hashObject } from '../src/hash/index.js';
 import { isPackwrightError } from '../src/errors/index.js';
 import { MultiPackIndex } from '../src/midx/index.js';
@@ -161,9 +163,9 @@ describe('store: refresh policies', () => {
     using dir = tempDir();
     const repo = makeRepo(dir.path, 'sha1', 3);
     const { Repository } = await import('../src/repo/index.js');
-    // Under the default ceiling (256 MiB) the cache gets a third of what the runtime leaves.
+    // Under the default ceiling (256 MiB) the cache's arena gets a quarter of what the runtime leaves.
     const before = Repository.open(repo);
-    assert.ok(before.store.cache.limit > 32 * 1024 * 1024 && before.store.cache.limit < 96 * 1024 * 1024, String(before.store.cache.limit));
+    assert.ok(before.store.cache.limit > 16 * 1024 * 1024 && before.store.cache.limit < 96 * 1024 * 1024, String(before.store.cache.limit));
     before.close();
     // Without a ceiling, git's 96 MiB.
     git(repo, ['config', 'packwright.maxMemory', '0']);
@@ -708,6 +710,18 @@ describe('store: a memory ceiling', () => {
       }
     });
   }
+
+  test('the default ceiling keeps room for a pack of 45% of it whole, after the runtime a walk grows to and the cache', () => {
+    // gitoxide.pack (106 MiB) must stay whole under 256 MiB: read through windows instead, sorted
+    // cat-file --batch-all-objects --batch took a third longer.
+    const plan = planStoreMemory(DEFAULT_MAX_MEMORY, 96 << 20);
+    assert.ok(plan.windowBudget >= 0.45 * DEFAULT_MAX_MEMORY, `windows ${plan.windowBudget}`);
+    assert.ok(plan.cacheLimit >= 16 << 20, `cache ${plan.cacheLimit}`);
+    // What the store may hold, with the runtime (56 MiB at start, more after a long walk) and slack.
+    assert.ok(plan.windowBudget + plan.cacheLimit * ARENA_FACTOR <= DEFAULT_MAX_MEMORY - (56 + 24 + 16) * (1 << 20));
+    // Without a ceiling, nothing is cut.
+    assert.deepEqual(planStoreMemory(Infinity, 96 << 20), { cacheLimit: 96 << 20, windowBudget: Infinity });
+  });
 
   test('cat-file --max-memory and packwright.maxMemory bound the store, with the same output', () => {
     using dir = tempDir();
