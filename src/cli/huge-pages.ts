@@ -11,12 +11,17 @@ import type { GlobalOptions } from './global-options.js';
  * here (DESIGN.md): 0.3 s for a 111 MB pack before any work is done. Where transparent huge pages
  * are given only on request (`madvise`, Debian's default), glibc asks for them on its large
  * allocations when started with `GLIBC_TUNABLES=glibc.malloc.hugetlb=1`, and one fault then maps
- * 2 MiB. Measured on gitoxide.pack: index-pack --threads=1 4.8 s → 4.2 s, cat-file
- * --batch-all-objects --batch --unordered 4.7 s → 3.8 s. Tunables are read when a process starts,
- * and Node cannot madvise, so the only way to get them is to start again with the variable set.
- * That costs one Node startup (~0.1 s, ~40 MB for the waiting parent), so it happens only for
- * work that touches at least MIN_BYTES of pack. `PACKWRIGHT_HUGE_PAGES=0` turns it off; `=1`
- * relaunches whatever the size (tests use it to run the relaunch path on small repositories).
+ * 2 MiB. Measured on gitoxide: cat-file --batch-all-objects --batch --unordered 3.30-3.38 s → 3.20-3.21 s,
+ * 213-216 MB → 188-189 MB.
+ * Tunables are read when a process starts, and Node cannot madvise, so the only way to get them is
+ * to start again with the variable set. That costs one Node startup (~0.1 s, ~40 MB for the
+ * waiting parent), so it happens only for the store's commands that read at least MIN_BYTES of
+ * pack. Not for index-pack, verify-pack or fsck: once pass 1 kept the deltas for pass 2 and the
+ * resolvers reused their buffers, the relaunch made index-pack --threads=2 of gitoxide.pack slower
+ * (3.01-3.10 s against 2.83-2.87 s) and verify-pack -v too (2.85-2.92 s against 2.72-2.77 s),
+ * and --threads=1 no faster (3.78 s against 3.77 s, medians of 3). `PACKWRIGHT_HUGE_PAGES=0`
+ * turns it off; `=1` relaunches whatever the command and size (tests use it to run the relaunch
+ * path on small repositories).
  */
 const TUNABLE = 'glibc.malloc.hugetlb=1';
 /**
@@ -26,14 +31,6 @@ const TUNABLE = 'glibc.malloc.hugetlb=1';
  * without).
  */
 const MMAP_THRESHOLD = 'glibc.malloc.mmap_threshold=1048576';
-/**
- * Commands that resolve packs on worker threads, for which the threshold costs more than it saves:
- * the buffers they free and allocate again (pass 1's regions, the resolvers' arenas) each come back
- * as fresh pages. On gitoxide.pack, without it: index-pack --threads=2 3.51-3.75 -> 3.13-3.27 s
- * (RSS 137-147 -> 151-164 MB), --threads=1 3.58 -> 3.50 s (median of 5), verify-pack -v 3.53 ->
- * 3.03-3.11 s, fsck 4.03 -> 3.32-3.39 s.
- */
-const RESOLVING = new Set(['index-pack', 'verify-pack', 'fsck']);
 const MIN_BYTES = 64 * 1024 * 1024;
 
 /**
@@ -49,7 +46,7 @@ export async function relaunchWithHugePages(global: GlobalOptions, rest: string[
   if ((!always && packBytesTouched(global, rest) < MIN_BYTES) || !hugePagesOnRequest() || !isGlibc()) return undefined;
   const script = process.argv[1];
   if (script === undefined) return undefined;
-  const ours = tunables?.includes('glibc.malloc.mmap_threshold') === true || RESOLVING.has(rest[0] ?? '') ? TUNABLE : `${TUNABLE}:${MMAP_THRESHOLD}`;
+  const ours = tunables?.includes('glibc.malloc.mmap_threshold') === true ? TUNABLE : `${TUNABLE}:${MMAP_THRESHOLD}`;
   // PACKWRIGHT_PARENT_PID: the child aborts its work if this process dies (interruptible.ts).
   const env = { ...process.env, GLIBC_TUNABLES: tunables === undefined || tunables === '' ? ours : `${tunables}:${ours}`, PACKWRIGHT_PARENT_PID: String(process.pid) };
   // The same big work makes many short-lived views and records: a 4 MiB young generation (16 by
@@ -80,26 +77,7 @@ export async function relaunchWithHugePages(global: GlobalOptions, rest: string[
 /** How many bytes of pack the command will read: 0 when unknown or small work. */
 function packBytesTouched(global: GlobalOptions, rest: string[]): number {
   const [command, ...args] = rest;
-  const sizeOf = (path: string): number => {
-    try {
-      return statSync(resolve(global.cwd, path)).size;
-    } catch {
-      return 0;
-    }
-  };
   switch (command) {
-    case 'index-pack': {
-      if (args.includes('--stdin')) return 0;
-      let total = 0;
-      for (let i = 0; i < args.length; i++) {
-        const a = args[i] as string;
-        if (a === '-o') i++;
-        else if (!a.startsWith('-')) total += sizeOf(a);
-      }
-      return total;
-    }
-    case 'verify-pack':
-      return args.filter((a) => !a.startsWith('-')).reduce((sum, a) => sum + sizeOf(`${a.replace(/\.(idx|pack)$/, '')}.pack`), 0);
     case 'cat-file':
       // Only reading every object's content is big work; --batch-check over all objects is not.
       if (!args.includes('--batch-all-objects') || !args.some((a) => a === '--batch' || a.startsWith('--batch='))) return 0;
