@@ -118,9 +118,16 @@ test('config files: any text reads, or fails with CONFIG_INVALID', async (t) => 
 test('wildmatch answers any pattern quickly, stars and all', async (t) => {
   const piece = fc.constantFrom('*', '**', '?', '/', 'a', 'b', '[', ']', '!', '-', '\\', '[:alpha:]');
   await fuzz(t, 'wildmatch', fc.property(fc.array(piece, { maxLength: 14 }), fc.stringMatching(/^[ab/]{0,30}$/), (pattern, text) => {
-    const started = performance.now();
-    wildmatch(pattern.join(''), text, { pathname: true });
-    assert.ok(performance.now() - started < 50, `slow on ${pattern.join('')} ~ ${text}`);
+    // The best of three, so that a stall of the process (a collection, the scheduler, a long run
+    // stopped and resumed: the hour-long run once failed that way on a case of microseconds) is
+    // not taken for a pattern that backtracks without end.
+    let best = Infinity;
+    for (let i = 0; i < 3 && best >= 50; i++) {
+      const started = performance.now();
+      wildmatch(pattern.join(''), text, { pathname: true });
+      best = Math.min(best, performance.now() - started);
+    }
+    assert.ok(best < 50, `slow on ${pattern.join('')} ~ ${text}`);
   }), RUNS);
 });
 
