@@ -33,11 +33,13 @@ export function indexPackVisitorTypes(options: IndexPackVisitorOptions): number 
  * What a resolving thread's store for the comparisons may hold: bases of the repository's delta
  * chains (incoming objects come in delta-tree order, so the base of the copy just compared is
  * mostly the previous one) and pack windows. Charged to each thread by index-pack's memory plan:
- * with 32 MiB of windows, index-pack --stdin with collision detection in a repository ran on one
- * thread under the default ceiling; a stored copy outside the windows costs a read, not a failure.
+ * with 32 MiB of windows, index-pack --stdin with collision detection (the default) in a
+ * repository ran on one thread under the default ceiling, on a pack like gitoxide's. A stored copy
+ * outside the windows costs a read, not a failure, and a fetch's pack holds few objects the
+ * repository already has.
  */
 const COMPARE_CACHE = 8 << 20;
-const COMPARE_WINDOWS = 16 << 20;
+const COMPARE_WINDOWS = 8 << 20;
 export const COMPARE_BYTES_PER_THREAD = Math.ceil(COMPARE_CACHE * ARENA_FACTOR) + COMPARE_WINDOWS;
 
 registerPackVisitor(INDEX_PACK_VISITOR, (raw: unknown, state: ResolveState): PackVisitor => {
