@@ -30,11 +30,11 @@ const WALK_RUNTIME_BYTES = 24 << 20;
 const CACHE_SHARE = 1 / 4;
 
 /**
- * How a store spends a ceiling: the runtime (with a walk's growth) and the slack first; then the delta base cache, at
- * most its configured limit (git's core.deltaBaseCacheLimit) and at most CACHE_SHARE of what is
- * left; then pack windows, less the tables the store builds as it goes (indexes, info tables,
- * pack orders: `Store.charge`). Tables beyond the ceiling are a floor it cannot lower; windows
- * then shrink to their minimum, one large window at a time (see PackFile).
+ * How a store spends a ceiling: the runtime (with a walk's growth) and the slack first; then the
+ * delta base cache, at most its configured limit (git's core.deltaBaseCacheLimit) and at most
+ * CACHE_SHARE of what is left; then pack windows, less the tables the store builds as it goes
+ * (indexes, info tables, pack orders: `Store.charge`). Tables beyond the ceiling are a floor it
+ * cannot lower; windows then shrink to their minimum, one large window at a time (see PackFile).
  */
 export function planStoreMemory(maxMemory: number, cacheLimit: number): StoreMemoryPlan {
   if (maxMemory === Infinity) return { cacheLimit, windowBudget: Infinity };
