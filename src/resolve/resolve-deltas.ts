@@ -115,10 +115,17 @@ export async function resolveDeltas(packPath: string, scan: PackScan, options: R
       // stops the others at once; its own error is the one reported below.
       running.catch(() => Atomics.store(state.control, CONTROL_ABORT, 1));
       // Start together: a worker still booting would find the roots gone (~50 ms at most; they
-      // were started before pass 1).
+      // were started before pass 1). The wait lets the event loop turn, so an abort from a timer
+      // is heard meanwhile (a loaded machine can take far longer to boot a thread).
       const deadline = Date.now() + 500;
       for (let started = Atomics.load(state.control, CONTROL_STARTED); started < workers && Date.now() < deadline; started = Atomics.load(state.control, CONTROL_STARTED)) {
-        Atomics.wait(state.control, CONTROL_STARTED, started, 20);
+        // A timer, not Atomics.waitAsync: Node does not count that wait as pending work, and would
+        // end the event loop under it.
+        await new Promise((resolve) => setTimeout(resolve, 1));
+        if (signal?.aborted) {
+          Atomics.store(state.control, CONTROL_ABORT, 1);
+          break;
+        }
       }
       let localError: unknown;
       try {
@@ -127,6 +134,11 @@ export async function resolveDeltas(packPath: string, scan: PackScan, options: R
         Atomics.store(state.control, CONTROL_ABORT, 1);
         localError = e;
       }
+      // The caller's abort is the news: do not wait for the other threads to hear it too (a
+      // thread's reply takes a scheduler turn, tens of milliseconds on a loaded machine). They
+      // stop at their next check of the flag and the caller's pool terminates them; `running`
+      // already has its handler.
+      if (signal?.aborted && isPackwrightError(localError, 'ABORTED')) throw localError;
       let workerError: unknown;
       try {
         threadStats.push(...(await running));
