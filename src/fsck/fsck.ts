@@ -196,6 +196,10 @@ class FsckRun {
     this.time('links');
     this.heads(lostFound ? false : o.reflogs !== false);
     this.time('heads');
+    // Objects not checked above are read to walk their links: all of them with --connectivity-only,
+    // every tree and commit when names are wanted. That is most of each pack, so read it in big
+    // windows (whole when it fits) from the start, not entry by entry first.
+    if (connectivityOnly || o.nameObjects === true) this.handle.preferDenseReads();
     this.traverse();
     if (connectivityOnly && (o.dangling !== false || lostFound)) this.markUnreachableReferents();
     this.report(lostFound);
