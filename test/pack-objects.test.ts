@@ -6,7 +6,9 @@ import { join } from 'node:path';
 import { CLI, git, makeHistoryRepo, packwright, packwrightFails, tempDir, type Format, fileEndingIn } from './helpers/git.js';
 import { Repository } from '../src/repo/index.js';
 import { RevArgs } from '../src/refs/index.js';
-import { createPack } from '../src/create/index.js';
+import { createPack, walkObjects } from '../src/create/index.js';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { applyDelta, createDelta, DeltaIndex } from '../src/delta/index.js';
 import fc from 'fast-check';
 
@@ -303,6 +305,37 @@ for (const format of FORMATS) {
     assert.equal(run(shallow, ['rev-list', '--count', 'HEAD']).trim(), '3');
   });
 }
+
+test('a walk over most of the store charges its tables against the store ceiling, and gives them back when collected', async () => {
+  using tmp = tempDir();
+  const repo = makeHistoryRepo(tmp.path, 'sha1', 20);
+  // More tips than a walk takes to be a small one: the walk covers the store.
+  const head = git(repo, ['rev-parse', 'main']).toString().trim();
+  git(repo, ['update-ref', '--stdin'], Array.from({ length: 300 }, (_, i) => `create refs/tags/many-${i} ${head}\n`).join(''));
+  const r = Repository.open(repo);
+  const store = r.objects.store;
+  // The indexes are charged when loaded: load them first, so what changes below is the walk's.
+  r.objects.preferDenseReads();
+  const before = store.windows.budget;
+  let objects = 0;
+  for (const p of r.objects.packs()) objects += p.tryIndex()?.count ?? 0;
+  const revs = new RevArgs(r);
+  revs.add('--all');
+  let walked: ReturnType<typeof walkObjects> | undefined = walkObjects(r.objects, revs.tips);
+  const listed = walked.order.length;
+  const during = store.windows.budget;
+  assert.ok(before - during >= objects * 16, `windows ${before} -> ${during} for ${objects} objects`);
+  assert.equal(listed, git(repo, ['rev-list', '--objects', '--all']).toString().trim().split('\n').length, 'every object listed, as git lists them');
+  walked = undefined;
+  setFlagsFromString('--expose-gc');
+  const gc = runInNewContext('gc') as () => void;
+  for (let i = 0; i < 50 && store.windows.budget !== before; i++) {
+    gc();
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  assert.equal(store.windows.budget, before, 'given back');
+  r.close();
+});
 
 test('createPack stops with ABORTED when its signal fires, at 1 and 2 threads, and leaves no file behind', async () => {
   using tmp = tempDir();
