@@ -130,8 +130,10 @@ const charged = new WeakSet<RevWalk>();
 
 /**
  * The walk is taken to cover much of the store: its tables are charged against the store's
- * ceiling (before any pack is read whole, so the windows get that much less), and the packs are
- * read in big windows from the next read on.
+ * ceiling, and the packs are read through recycled windows from the next read on, never whole:
+ * the walk touches scattered parts of each pack (its trees and commits), about once each (see
+ * PackFile.preferDense; rev-list --objects --all on gitoxide: 2.16-2.45 s either way, 226 -> 183
+ * MB; pack-objects --revs --all on isomorphic-git: 1.25-1.55 -> 1.10-1.29 s, 172 -> 131 MB).
  */
 function coverStore(handle: StoreHandle, walk: RevWalk): void {
   if (!charged.has(walk)) {
@@ -142,7 +144,7 @@ function coverStore(handle: StoreHandle, walk: RevWalk): void {
     handle.store.charge(bytes);
     walkCharges.register(walk, { handle, bytes });
   }
-  handle.preferDenseReads();
+  handle.preferDenseReads({ whole: false });
 }
 
 /** The pass over the indexes, then the listed objects less the missing ones (or the error for one). */

@@ -128,13 +128,15 @@ export class StoreHandle {
   /**
    * Tells every pack of the view that most of it will be read (a walk of the whole history): its
    * index is loaded whole and the pack read in big windows (whole, when it fits one) from the
-   * next read on, instead of first reading it piece by piece and then again whole.
+   * next read on, instead of first reading it piece by piece and then again whole. With
+   * `whole: false` (a walk of trees and commits, which reads scattered parts of each pack once),
+   * through recycled 1 MiB windows instead, never whole (see PackFile.preferDense).
    */
-  preferDenseReads(): void {
+  preferDenseReads(options: { whole?: boolean } = {}): void {
     for (const pack of this.packs()) {
       if (pack.tryIndex() === undefined || !pack.tryOpen()) continue;
       pack.index.loadAll();
-      pack.open().file.preferDense();
+      pack.open().file.preferDense(options.whole !== false);
     }
   }
 

@@ -38,6 +38,8 @@ const MAX_WINDOWS = 4;
  */
 const LARGE_WINDOW_MIN = 1 << 20;
 const LARGE_WINDOW_MAX = 32 << 20;
+/** Large windows of a pack read in scattered places (see `wholeAllowed`). */
+const SCATTERED_WINDOW = 1 << 20;
 /**
  * Misses in a row, each at or just past the end of the range read before it, after which a pack
  * that is not held whole is taken to be read front to back and read in large windows
@@ -217,9 +219,20 @@ export class PackFile implements WindowOwner {
    * if many small reads had been made: for a caller that knows it will touch most of the pack
    * (a count of every object), which saves reading it twice.
    */
-  preferDense(): void {
+  preferDense(whole = true): void {
     this.smallLoads = Math.max(this.smallLoads, this.denseAfter);
+    this.wholeAllowed = whole;
   }
+
+  /**
+   * False for a reader that will touch scattered parts of most of the pack, each about once (a
+   * walk of every tree): it reads through large windows of at most SCATTERED_WINDOW, recycled,
+   * and never the pack whole. Reading a pack whole means first touching as much fresh memory,
+   * ~3 ms a MB on 4 KiB pages, where a window read again from the page cache costs ~0.1: rev-list
+   * --objects --all on isomorphic-git took 0.78-0.84 s with the pack whole and 0.65-0.67 s through
+   * 1 MiB windows (2, 4, 8 MiB: 0.66-0.74, 0.72-0.74, 0.76-0.81 s), 152 against 107 MB.
+   */
+  private wholeAllowed = true;
 
   /**
    * Returns a buffer and the file offset of its first byte, covering at least
@@ -246,14 +259,16 @@ export class PackFile implements WindowOwner {
     if (smallHit !== undefined) return smallHit;
     const dense = this.smallLoads >= this.denseAfter;
     if (headerOnly && !dense && wanted - offset <= HEADER_WINDOW / 2) return this.headerWindow(offset, wanted);
-    if (dense && this.size <= this.windowSize && this.pool.fits(this.size, this)) {
+    if (dense && this.wholeAllowed && this.size <= this.windowSize && this.pool.fits(this.size, this)) {
       this.dropLarge();
       this.small = [];
       return this.addLarge(0, this.readInto(this.pool.allocate(this.size), 0, this.size), false);
     }
     if (!dense) this.smallLoads++;
     const span = wanted - offset;
-    const largeSize = Math.min(this.windowSize, Math.max(LARGE_WINDOW_MIN, Math.min(LARGE_WINDOW_MAX, Math.floor(this.pool.budget / 8))));
+    const largeSize = this.wholeAllowed
+      ? Math.min(this.windowSize, Math.max(LARGE_WINDOW_MIN, Math.min(LARGE_WINDOW_MAX, Math.floor(this.pool.budget / 8))))
+      : Math.min(this.windowSize, SCATTERED_WINDOW);
     const forward = offset >= this.lastStart && offset <= this.lastEnd + this.smallSize;
     this.forwardRun = forward ? this.forwardRun + 1 : 0;
     const kind = this.forwardRun >= SEQUENTIAL_RUN && span <= largeSize / 2 ? LARGE : span > this.smallSize / 2 ? ONE_OFF : SMALL;
