@@ -17,10 +17,12 @@ import type { GlobalOptions } from './global-options.js';
  * to start again with the variable set. That costs one Node startup (~0.1 s, ~40 MB for the
  * waiting parent), so it happens only for the store's commands that read at least MIN_BYTES of
  * pack: `cat-file --batch-all-objects --batch`, and walks of every ref's trees (`rev-list --objects
- * --all`, `pack-objects --revs --all`), whose reads of tree entries across the whole pack also
- * miss the TLB far less with 2 MiB pages. On gitoxide, alternating runs of the child alone:
- * rev-list 2.60-3.65 s → 2.14-2.38 s, 309-312 → 285-290 MB; pack-objects median of 5 3.23 →
- * 3.00 s, 336 → 296 MB (the parent's start, ~0.1 s, comes on top).
+ * --all`, `pack-objects --revs --all`), whose reads of tree entries across the pack also miss
+ * the TLB far less with 2 MiB pages. On gitoxide, alternating runs of the child alone, when those
+ * walks still read the pack whole: rev-list 2.60-3.65 s → 2.14-2.38 s, 309-312 → 285-290 MB;
+ * pack-objects median of 5 3.23 → 3.00 s, 336 → 296 MB. Now that they read it through windows
+ * (walk-objects.ts), rev-list with the relaunch (the parent's start included) takes the same
+ * time as without (2.18-2.70 s against 2.00-2.87) in 185 MB instead of 209.
  * Not for index-pack, verify-pack or fsck: once pass 1 kept the deltas for pass 2 and the
  * resolvers reused their buffers, the relaunch made index-pack --threads=2 of gitoxide.pack slower
  * (3.01-3.10 s against 2.83-2.87 s) and verify-pack -v too (2.85-2.92 s against 2.72-2.77 s),
