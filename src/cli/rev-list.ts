@@ -51,15 +51,31 @@ export function revListCommand(open: () => Repository, args: string[]): number {
   // indexes has said it is there.
   let arena = Buffer.allocUnsafe(1 << 16);
   let used = 0;
-  const starts: number[] = [];
-  const ends: number[] = [];
+  // By object number (met in any order): where its path starts in the arena, NO_PATH, or
+  // UNLISTED; typed arrays, since a JS array written out of order turns into a dictionary
+  // (~0.5 µs a write on gitoxide's 226k objects).
+  const UNLISTED = -2;
+  const NO_PATH = -1;
+  let starts = new Int32Array(1 << 16).fill(UNLISTED);
+  let ends = new Int32Array(1 << 16);
+  const room = (n: number): void => {
+    if (n < starts.length) return;
+    const size = Math.max(n + 1, starts.length * 2);
+    const s2 = new Int32Array(size).fill(UNLISTED);
+    s2.set(starts);
+    const e2 = new Int32Array(size);
+    e2.set(ends);
+    starts = s2;
+    ends = e2;
+  };
   const { table, order, missing: absent } = walkObjects(repo.objects, revs.tips, {
     missing,
     paths: withObjects,
     visit: (n, type, path) => {
       if (!withObjects && type !== OBJ_COMMIT) return;
+      room(n);
       if (path === undefined || type === OBJ_COMMIT) {
-        starts[n] = -1;
+        starts[n] = NO_PATH;
         return;
       }
       if (used + path.length > arena.length) {
@@ -77,14 +93,14 @@ export function revListCommand(open: () => Repository, args: string[]): number {
   if (count) {
     // git's --count: how many lines the listing would have (missing objects not among them).
     let lines = 0;
-    for (const n of order) if (starts[n] !== undefined) lines++;
+    for (const n of order) if (n < starts.length && starts[n] !== UNLISTED) lines++;
     out.string(`${lines}\n`);
     out.flush();
     return 0;
   }
   for (const n of order) {
-    const start = starts[n];
-    if (start === undefined) continue;
+    const start = n < starts.length ? (starts[n] as number) : UNLISTED;
+    if (start === UNLISTED) continue;
     out.hex(table.id(n));
     if (start >= 0 && names) {
       out.byte(0x20);
