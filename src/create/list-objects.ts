@@ -71,9 +71,11 @@ export class TreeLister {
       this.path = grown;
     }
     let p = end;
-    if (slash) this.path[p++] = SLASH;
-    this.path.set(src.subarray(start, stop), p);
-    return p + (stop - start);
+    const path = this.path;
+    if (slash) path[p++] = SLASH;
+    // A name is a few bytes: copied by hand, without a view object per entry.
+    for (let i = start; i < stop; i++) path[p++] = src[i] as number;
+    return p;
   }
 
   /** Reads a tree, shows it and makes it the current frame; false when it is missing (and allowed). */

@@ -105,8 +105,12 @@ export class ObjectTable {
       }
     }
     const n = this.count++;
-    if (n * this.hashLength + this.hashLength > this.ids.length) this.growArrays();
-    this.ids.set(src.subarray(at, at + this.hashLength), n * this.hashLength);
+    const H = this.hashLength;
+    if (n * H + H > this.ids.length) this.growArrays();
+    // Byte by byte: `set(src.subarray(…))` makes a view object per new id, garbage for the
+    // collector on every object a walk meets for the first time.
+    const ids = this.ids;
+    for (let i = 0, p = n * H; i < H; i++) ids[p + i] = src[at + i] as number;
     slots[s] = n + 1;
     if (this.count * 2 > slots.length) this.rehash();
     this.added = true;
