@@ -90,7 +90,7 @@ function packBytesTouched(global: GlobalOptions, rest: string[]): number {
       if (!args.includes('--batch-all-objects') || !args.some((a) => a === '--batch' || a.startsWith('--batch='))) return 0;
       return repositoryPackBytes(global);
     case 'rev-list':
-      // A walk of every tree from every ref reads most of the pack (held whole when it fits).
+      // A walk of every tree from every ref reads scattered parts of most of the pack.
       return args.includes('--objects') && args.includes('--all') ? repositoryPackBytes(global) : 0;
     case 'pack-objects':
       return args.includes('--revs') && args.includes('--all') ? repositoryPackBytes(global) : 0;
