@@ -231,18 +231,18 @@ function compress(w: usize, stride: usize): void {
     a += 0x8f1bbcdc + load<i32>(p + <usize>4 * stride) + ((c & d) | (c & e) | (d & e)) + rol(b, 5); c = rol(c, 30);
   }
   // Steps 55 to 59, with the state at the start of step 58 kept (three steps in, a is in c).
-    e += 0x8f1bbcdc + load<i32>(p) + ((b & c) | (b & d) | (c & d)) + rol(a, 5); b = rol(b, 30);
-    d += 0x8f1bbcdc + load<i32>(p + <usize>1 * stride) + ((a & b) | (a & c) | (b & c)) + rol(e, 5); a = rol(a, 30);
-    c += 0x8f1bbcdc + load<i32>(p + <usize>2 * stride) + ((e & a) | (e & b) | (a & b)) + rol(d, 5); e = rol(e, 30);
+  e += 0x8f1bbcdc + load<i32>(p) + ((b & c) | (b & d) | (c & d)) + rol(a, 5); b = rol(b, 30);
+  d += 0x8f1bbcdc + load<i32>(p + <usize>1 * stride) + ((a & b) | (a & c) | (b & c)) + rol(e, 5); a = rol(a, 30);
+  c += 0x8f1bbcdc + load<i32>(p + <usize>2 * stride) + ((e & a) | (e & b) | (a & b)) + rol(d, 5); e = rol(e, 30);
   store<i32>(STATES, c); store<i32>(STATES, d, 4); store<i32>(STATES, e, 8); store<i32>(STATES, a, 12); store<i32>(STATES, b, 16);
-    b += 0x8f1bbcdc + load<i32>(p + <usize>3 * stride) + ((d & e) | (d & a) | (e & a)) + rol(c, 5); d = rol(d, 30);
-    a += 0x8f1bbcdc + load<i32>(p + <usize>4 * stride) + ((c & d) | (c & e) | (d & e)) + rol(b, 5); c = rol(c, 30);
+  b += 0x8f1bbcdc + load<i32>(p + <usize>3 * stride) + ((d & e) | (d & a) | (e & a)) + rol(c, 5); d = rol(d, 30);
+  a += 0x8f1bbcdc + load<i32>(p + <usize>4 * stride) + ((c & d) | (c & e) | (d & e)) + rol(b, 5); c = rol(c, 30);
   p += 5 * stride;
-    e += 0xca62c1d6 + load<i32>(p) + (b ^ c ^ d) + rol(a, 5); b = rol(b, 30);
-    d += 0xca62c1d6 + load<i32>(p + <usize>1 * stride) + (a ^ b ^ c) + rol(e, 5); a = rol(a, 30);
-    c += 0xca62c1d6 + load<i32>(p + <usize>2 * stride) + (e ^ a ^ b) + rol(d, 5); e = rol(e, 30);
-    b += 0xca62c1d6 + load<i32>(p + <usize>3 * stride) + (d ^ e ^ a) + rol(c, 5); d = rol(d, 30);
-    a += 0xca62c1d6 + load<i32>(p + <usize>4 * stride) + (c ^ d ^ e) + rol(b, 5); c = rol(c, 30);
+  e += 0xca62c1d6 + load<i32>(p) + (b ^ c ^ d) + rol(a, 5); b = rol(b, 30);
+  d += 0xca62c1d6 + load<i32>(p + <usize>1 * stride) + (a ^ b ^ c) + rol(e, 5); a = rol(a, 30);
+  c += 0xca62c1d6 + load<i32>(p + <usize>2 * stride) + (e ^ a ^ b) + rol(d, 5); e = rol(e, 30);
+  b += 0xca62c1d6 + load<i32>(p + <usize>3 * stride) + (d ^ e ^ a) + rol(c, 5); d = rol(d, 30);
+  a += 0xca62c1d6 + load<i32>(p + <usize>4 * stride) + (c ^ d ^ e) + rol(b, 5); c = rol(c, 30);
   p += 5 * stride;
   store<i32>(STATES, a, 20); store<i32>(STATES, b, 24); store<i32>(STATES, c, 28); store<i32>(STATES, d, 32); store<i32>(STATES, e, 36);
   for (let i = 65; i < 80; i += 5, p += 5 * stride) {
