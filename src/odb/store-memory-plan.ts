@@ -20,9 +20,9 @@ const WALK_RUNTIME_BYTES = 24 << 20;
 /**
  * Share of what the runtime leaves that the delta base cache's arena may take under a ceiling.
  * The rest goes to pack windows, so that a pack of about 45% of the ceiling (gitoxide.pack's
- * 111 MB under the default 256 MiB) can still be held whole: walks that jump about the pack
- * (trees, commits, pack-objects) read it from memory, and a pack read front to back loses
- * nothing to large windows instead. Holding the pack matters more than the cache's last
+ * 111 MB under the default 256 MiB) can still be held whole: reads that jump about the pack
+ * (cat-file in id order) come from memory, and a pack read front to back loses nothing to large
+ * windows instead. (Walks of trees and commits read through 1 MiB windows instead: walk-objects.ts.) Holding the pack matters more than the cache's last
  * megabytes: sorted `cat-file --batch-all-objects --batch` on gitoxide took 10.0 s with a 41 MB
  * cache and the pack whole, 11.2 s with a 24 MB cache, and 13.4 s with the 41 MB cache and the pack
  * read through windows.

@@ -125,6 +125,15 @@ export class PackFile implements WindowOwner {
   /** Reads made so far in small windows or one-off; past `denseAfter`, the pack is read in big windows. */
   private smallLoads = 0;
   private readonly denseAfter: number;
+  /**
+   * False for a reader that will touch scattered parts of most of the pack, each about once (a
+   * walk of every tree): it reads through large windows of at most SCATTERED_WINDOW, recycled,
+   * and never the pack whole. Reading a pack whole means first touching as much fresh memory,
+   * ~3 ms a MB on 4 KiB pages, where a window read again from the page cache costs ~0.1: rev-list
+   * --objects --all on isomorphic-git took 0.78-0.84 s with the pack whole and 0.65-0.67 s through
+   * 1 MiB windows (2, 4, 8 MiB: 0.66-0.74, 0.72-0.74, 0.76-0.81 s), 152 against 107 MB.
+   */
+  private wholeAllowed = true;
   private readonly inflater = new Inflater();
 
   private constructor(path: string, fd: number, size: number, options: PackFileOptions, header: { version: number; objectCount: number }) {
@@ -217,7 +226,8 @@ export class PackFile implements WindowOwner {
   /**
    * Reads from now on in big windows (a pack up to the window size: whole, at the next read), as
    * if many small reads had been made: for a caller that knows it will touch most of the pack
-   * (a count of every object), which saves reading it twice.
+   * (a count of every object), which saves reading it twice. With `whole` false, never whole
+   * (see `wholeAllowed`).
    */
   preferDense(whole = true): void {
     this.smallLoads = Math.max(this.smallLoads, this.denseAfter);
@@ -225,21 +235,12 @@ export class PackFile implements WindowOwner {
   }
 
   /**
-   * False for a reader that will touch scattered parts of most of the pack, each about once (a
-   * walk of every tree): it reads through large windows of at most SCATTERED_WINDOW, recycled,
-   * and never the pack whole. Reading a pack whole means first touching as much fresh memory,
-   * ~3 ms a MB on 4 KiB pages, where a window read again from the page cache costs ~0.1: rev-list
-   * --objects --all on isomorphic-git took 0.78-0.84 s with the pack whole and 0.65-0.67 s through
-   * 1 MiB windows (2, 4, 8 MiB: 0.66-0.74, 0.72-0.74, 0.76-0.81 s), 152 against 107 MB.
-   */
-  private wholeAllowed = true;
-
-  /**
    * Returns a buffer and the file offset of its first byte, covering at least
    * `[offset, min(offset + length, size))`.
    *
    * Where a miss reads from: header questions, before the pack is read densely, from 8 KiB header
-   * windows; a pack read densely that the pool has room for, whole; a span larger than half a
+   * windows; a pack read densely that the pool has room for, whole (unless `wholeAllowed` is
+   * false); a span larger than half a
    * small window, by a one-off read (or a large window when reads run forward); else a small
    * window, or a large one when the last misses each read on from the one before (see
    * SEQUENTIAL_RUN).
