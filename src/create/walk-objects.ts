@@ -1,5 +1,6 @@
 import type { RevTip } from '../refs/rev-args.js';
 import type { StoreHandle } from '../odb/store-handle.js';
+import { listedObjects } from '../odb/store-pack.js';
 import { PackwrightError } from '../errors/packwright-error.js';
 import { checkMissing, listObjects, listSteps, type ListVisitor } from './list-objects.js';
 import { locateObjects, type ObjectLocations } from './locate-objects.js';
@@ -138,9 +139,7 @@ const charged = new WeakSet<RevWalk>();
 function coverStore(handle: StoreHandle, walk: RevWalk): void {
   if (!charged.has(walk)) {
     charged.add(walk);
-    let objects = 0;
-    for (const p of handle.packs()) objects += p.tryIndex()?.count ?? 0;
-    const bytes = objects * WALK_BYTES_PER_OBJECT;
+    const bytes = listedObjects(handle.packs()) * WALK_BYTES_PER_OBJECT;
     handle.store.charge(bytes);
     walkCharges.register(walk, { handle, bytes });
   }

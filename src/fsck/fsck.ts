@@ -12,7 +12,7 @@ import { verifyMultiPackIndex } from '../odb/maintain-multi-pack-index.js';
 import { verifyCommitGraph, type CommitLookup } from '../commit-graph/verify-commit-graph.js';
 import { parseCommit } from '../objects/commit.js';
 import type { StoreHandle } from '../odb/store-handle.js';
-import type { StorePack } from '../odb/store-pack.js';
+import { listedObjects, type StorePack } from '../odb/store-pack.js';
 import { verifyPack } from '../resolve/verify-pack.js';
 import { parseIndexFile } from '../repo/index-file.js';
 import { parseReflog } from '../refs/reflog.js';
@@ -239,8 +239,7 @@ class FsckRun {
         }
       }
     }
-    let capacity = loose.length;
-    for (const p of packs) capacity += p.tryIndex()?.count ?? 0;
+    const capacity = loose.length + listedObjects(packs);
     const table = (this.table = ObjectTable.shared(H, capacity + 1));
     this.flags = new Uint8Array(capacity + 1);
     for (const p of packs) {
@@ -352,8 +351,7 @@ class FsckRun {
   /** Every pack verified with index-pack's resolver, its objects checked by the pack checker on all threads. */
   private async checkPacks(): Promise<void> {
     const packs = this.handle.packs();
-    let total = 0;
-    for (const p of packs) total += p.tryIndex()?.count ?? 0;
+    const total = listedObjects(packs);
     let before = 0;
     for (const pack of packs) {
       throwIfAborted(this.o.signal);

@@ -5,7 +5,7 @@ export { ceilingFrom } from '../memory/ceiling.js';
 export type { StoreMemoryPlan } from './store-memory-plan.js';
 export { StoreHandle } from './store-handle.js';
 export type { ObjectLocation, PrefixMatch, ObjectHeader, LookupOptions } from './store-handle.js';
-export { StorePack } from './store-pack.js';
+export { StorePack, listedObjects } from './store-pack.js';
 export type { StoredObject, ObjectInfo, InfoRequest, PackMarkers } from './store-pack.js';
 export { Catalog, MidxSource } from './catalog.js';
 export type { CatalogView, Source } from './catalog.js';

@@ -5,7 +5,7 @@ import { isHex, toHex } from '../hash/hex.js';
 import { readLoose, readLooseHeader } from '../loose/read-loose.js';
 import { MidxSource, type CatalogView, type Source } from './catalog.js';
 import type { Store } from './store.js';
-import type { InfoRequest, ObjectInfo, StorePack, StoredObject } from './store-pack.js';
+import { listedObjects, type InfoRequest, type ObjectInfo, type StorePack, type StoredObject } from './store-pack.js';
 import { notFound } from './store.js';
 import { looseStream, type ObjectStream } from './object-stream.js';
 import { objects } from './all-objects.js';
@@ -473,8 +473,7 @@ export class StoreHandle {
     const hex = Buffer.from(id.buffer, id.byteOffset, id.byteLength).toString('hex');
     let len = minLength;
     if (len < 0) {
-      let count = 0;
-      for (const pack of this.packs()) count += pack.tryIndex()?.count ?? 0;
+      const count = listedObjects(this.packs());
       len = Math.max(7, Math.ceil((count > 0 ? Math.floor(Math.log2(count)) + 1 : 1) / 2));
     }
     if (len === 0 || len >= hex.length) return hex;

@@ -60,6 +60,16 @@ const INFO_TABLE_BYTES = 11;
 const INFO_TABLE_AFTER = 4096;
 
 /**
+ * How many objects the indexes of `packs` list: an object in two packs counts twice, a pack whose
+ * index cannot be read counts none (a size to plan by, not a count of distinct objects).
+ */
+export function listedObjects(packs: readonly StorePack[]): number {
+  let count = 0;
+  for (const p of packs) count += p.tryIndex()?.count ?? 0;
+  return count;
+}
+
+/**
  * One pack of a store, found through its `.idx`. Nothing is opened when it is listed: the index
  * loads on the first lookup that reaches it, the pack on the first read, each exactly once (the
  * store is used from one thread; async callers share the loaded result). A load that fails is
