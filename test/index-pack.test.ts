@@ -119,6 +119,10 @@ for (const format of ['sha1', 'sha256'] as Format[]) {
         assert.equal(packwright(work, ['verify-pack', ...fmt, flag, 'verify.idx']).toString(), git(work, ['verify-pack', ...fmt, flag, 'verify.idx']).toString());
       }
       assert.equal(packwright(work, ['verify-pack', ...fmt, '--collision-detection', '-v', 'verify.idx']).toString(), git(work, ['verify-pack', ...fmt, '-v', 'verify.idx']).toString());
+      // OFS deltas name their base through the pack's own entries, REF deltas through pass 1's list.
+      git(work, ['index-pack', ...fmt, '-o', join(work, 'verify-ofs.idx'), ofsPack]);
+      copyFileSync(ofsPack, join(work, 'verify-ofs.pack'));
+      assert.equal(packwright(work, ['verify-pack', ...fmt, '-v', 'verify-ofs.idx']).toString(), git(work, ['verify-pack', ...fmt, '-v', 'verify-ofs.idx']).toString());
       const bytes = readFileSync(idx);
       bytes.writeUInt8((bytes[8 + 1024 + 5] as number) ^ 1, 8 + 1024 + 5);
       writeFileSync(idx, bytes);

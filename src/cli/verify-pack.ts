@@ -3,8 +3,8 @@ import { isPackwrightError } from '../errors/index.js';
 import { hashLength, type ObjectFormat } from '../hash/index.js';
 import { typeName } from '../objects/index.js';
 import { OBJ_OFS_DELTA } from '../pack/index.js';
-import { refBaseAt, verifyPack } from '../resolve/index.js';
-import { Output } from './output.js';
+import { refBaseAt, verifyPack, type PackScan } from '../resolve/index.js';
+import { Output, writeDecimal, writeHex } from './output.js';
 import { interruptible } from './interruptible.js';
 import { helpRequested, UsageError } from './usage-error.js';
 import { configFromParameters, objectFormatOption, tryOpenRepository, type GlobalOptions } from './global-options.js';
@@ -64,18 +64,7 @@ export async function verifyPackCommand(ctx: GlobalOptions, args: string[]): Pro
       if (verbose || statOnly) {
         const s = r.scan;
         const deepest = r.stats.chainHistogram.length - 1;
-        if (verbose) {
-          for (let k = 0; k < s.count; k++) {
-            // Like git: the size stored in the entry header (delta data size for deltas).
-            const size = s.sizes[k] as number;
-            out.string(`${toHexAt(s.ids, k, H)} ${typeName(s.resolvedTypes[k] as number).padEnd(6)} ${size} ${(s.offsets[k + 1] as number) - (s.offsets[k] as number)} ${s.offsets[k]}`);
-            if ((s.types[k] as number) >= OBJ_OFS_DELTA) {
-              const baseId = s.types[k] === OBJ_OFS_DELTA ? toHexAt(s.ids, s.ofsBase[k] as number, H) : toHexAt(s.refs.ids, refBaseAt(s.refs, k, H) / H, H);
-              out.string(` ${(r.depths as Uint32Array)[k]} ${baseId}`);
-            }
-            out.string('\n');
-          }
-        }
+        if (verbose) listObjects(out, r.scan, r.depths as Uint32Array, H);
         const nonDelta = r.stats.chainHistogram[0] ?? 0;
         if (nonDelta) out.string(`non delta: ${nonDelta} object${nonDelta === 1 ? '' : 's'}\n`);
         for (let d = 1; d <= deepest; d++) {
@@ -97,7 +86,50 @@ export async function verifyPackCommand(ctx: GlobalOptions, args: string[]): Pro
   return failed ? 1 : 0;
 }
 
-function toHexAt(ids: Uint8Array, k: number, H: number): string {
-  return Buffer.from(ids.buffer, ids.byteOffset + k * H, H).toString('hex');
-}
+/** git's `%-6s` of each type: the name padded to six columns, as bytes. */
+const PADDED_TYPES = [1, 2, 3, 4].map((t) => Buffer.from(typeName(t).padEnd(6), 'latin1'));
+/** The longest line: two ids, five numbers of up to 20 digits, the type and six separators. */
+const lineBytes = (H: number): number => 4 * H + 5 * 20 + 6 + 6;
 
+/**
+ * verify-pack -v's listing, one line an object in pack order, as git prints it:
+ * `<id> <type padded to 6> <size> <size in pack> <offset>`, and for a delta ` <depth> <base id>`
+ * (the size is the one in the entry header: the delta data's for a delta). Written straight into
+ * the output buffer: formatting each line as a string took ~1.7 µs (gitoxide.pack's 226k lines:
+ * ~390 ms, an eighth of the whole command).
+ */
+function listObjects(out: Output, s: PackScan, depths: Uint32Array, H: number): void {
+  const buf = out.buffer;
+  const view = out.bufferView;
+  const refIds = s.refs.ids;
+  for (let k = 0; k < s.count; k++) {
+    let p = out.reserve(lineBytes(H));
+    p = writeHex(view, p, s.ids, k * H, (k + 1) * H);
+    buf[p++] = 0x20;
+    const name = PADDED_TYPES[(s.resolvedTypes[k] as number) - 1] as Buffer;
+    buf.set(name, p);
+    p += name.length;
+    buf[p++] = 0x20;
+    p = writeDecimal(buf, p, s.sizes[k] as number);
+    buf[p++] = 0x20;
+    const offset = s.offsets[k] as number;
+    p = writeDecimal(buf, p, (s.offsets[k + 1] as number) - offset);
+    buf[p++] = 0x20;
+    p = writeDecimal(buf, p, offset);
+    const type = s.types[k] as number;
+    if (type >= OBJ_OFS_DELTA) {
+      buf[p++] = 0x20;
+      p = writeDecimal(buf, p, depths[k] as number);
+      buf[p++] = 0x20;
+      if (type === OBJ_OFS_DELTA) {
+        const base = s.ofsBase[k] as number;
+        p = writeHex(view, p, s.ids, base * H, (base + 1) * H);
+      } else {
+        const at = refBaseAt(s.refs, k, H);
+        p = writeHex(view, p, refIds, at, at + H);
+      }
+    }
+    buf[p++] = 0x0a;
+    out.commit(p);
+  }
+}
