@@ -64,6 +64,25 @@ for (const format of FORMATS) {
       ['--objects', '--no-object-names', '--object-names', 'main'], ['--end-of-options', '--output=yikes']]) {
       assert.equal(packwright(repo, ['rev-list', ...args]).toString(), git(repo, ['rev-list', ...args]).toString(), args.join(' '));
     }
+    // --header (raw commits, NUL after each) and --max-count in its four spellings, on commits
+    // whose messages start and end with blank lines, carry trailing whitespace, lack a final
+    // newline or are missing, with a multi-line header, and in Latin-1 (re-encoded, header dropped).
+    const tree = git(repo, ['rev-parse', 'main^{tree}']).toString().trim();
+    const who = 'author A <a@example.com> 1 +0000\ncommitter A <a@example.com> 1 +0000\n';
+    let parent = git(repo, ['rev-parse', 'main']).toString().trim();
+    for (const body of [
+      Buffer.from('\n\n  \ntitle   \n\n\nbody line\t \n   \n\n'),
+      Buffer.from('gpgsig -----BEGIN\n continued\n -----END\n\nno newline at end'),
+      Buffer.from(''),
+      Buffer.concat([Buffer.from('encoding ISO-8859-1\n\ncaf'), Buffer.from([0xe9]), Buffer.from(' \n')]),
+    ]) {
+      const text = Buffer.concat([Buffer.from(`tree ${tree}\nparent ${parent}\n${who}`), body]);
+      parent = execFileSync('git', ['hash-object', '-t', 'commit', '-w', '--literally', '--stdin'], { cwd: repo, input: text }).toString().trim();
+    }
+    for (const args of [['--header', parent], ['--header', '--max-count=3', parent], ['--header', '-n', '2', '--objects', parent],
+      ['-n3', parent], ['-4', '--objects', 'main'], ['--max-count=0', 'main'], ['-n', '-1', 'main~3'], ['--header', '-2', 'v0.5..main']]) {
+      assert.equal(packwright(repo, ['rev-list', ...args]).toString('latin1'), git(repo, ['rev-list', ...args]).toString('latin1'), args.join(' '));
+    }
   });
 
   test(`pack-objects --revs: git accepts the pack, and it holds what rev-list lists, at 1 and 2 threads and without reuse (${format})`, () => {

@@ -6,7 +6,13 @@ import { Output } from './output.js';
 import { readLines } from './read-lines.js';
 import { helpRequested, UsageError } from './usage-error.js';
 
-const USAGE = 'usage: packwright rev-list [--objects] [--[no-]object-names] [--count] [--missing=(error|allow-any|allow-promisor|print)] [--stdin] [--end-of-options] <revs>... (--all, --branches, --tags, --remotes, --not, ^<rev>, <a>..<b>)';
+const USAGE = 'usage: packwright rev-list [--objects] [--[no-]object-names] [--count] [--header] [-n <n> | --max-count=<n> | -<n>] [--missing=(error|allow-any|allow-promisor|print)] [--stdin] [--end-of-options] <revs>... (--all, --branches, --tags, --remotes, --not, ^<rev>, <a>..<b>)';
+
+/** C's atoi, as git reads --max-count: leading blanks, a sign, then digits up to the first other character (none: 0). */
+function atoi(s: string): number {
+  const m = /^[ \t\n\v\f\r]*([+-]?\d+)/.exec(s);
+  return m === null ? 0 : Number.parseInt(m[1] as string, 10);
+}
 
 const MISSING = new Set(['error', 'allow-any', 'allow-promisor', 'print']);
 
@@ -26,9 +32,21 @@ export function revListCommand(open: () => Repository, args: string[]): number {
   let literal = false;
   let names = true;
   let count = false;
-  for (const a of args) {
+  let header = false;
+  let maxCount = -1;
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i] as string;
     if (onlyRevs || literal) revArgs.push([a, literal]);
     else if (a === '--objects') withObjects = true;
+    else if (a === '--header') header = true;
+    // git's --max-count=<n>, --max-count <n>, -n <n>, -n<n> and -<n> (atoi: a negative count is no limit).
+    else if (a.startsWith('--max-count=')) maxCount = atoi(a.slice(12));
+    else if (a === '--max-count' || a === '-n') {
+      const v = args[++i];
+      if (v === undefined) throw new UsageError(`fatal: ${a === '-n' ? 'switch `n\'' : 'option `max-count\''} requires a value`);
+      maxCount = atoi(v);
+    } else if (/^-n./.test(a)) maxCount = atoi(a.slice(2));
+    else if (/^-\d/.test(a)) maxCount = atoi(a.slice(1));
     else if (a === '--object-names') names = true;
     else if (a === '--no-object-names') names = false;
     else if (a === '--count') count = true;
@@ -70,6 +88,7 @@ export function revListCommand(open: () => Repository, args: string[]): number {
   };
   const { table, order, missing: absent } = walkObjects(repo.objects, revs.tips, {
     missing,
+    maxCount,
     paths: withObjects,
     visit: (n, type, path) => {
       if (!withObjects && type !== OBJ_COMMIT) return;
@@ -102,6 +121,12 @@ export function revListCommand(open: () => Repository, args: string[]): number {
     const start = n < starts.length ? (starts[n] as number) : UNLISTED;
     if (start === UNLISTED) continue;
     out.hex(table.id(n));
+    if (header && start === NO_PATH && table.types[n] === OBJ_COMMIT) {
+      out.byte(0x0a);
+      out.bytes(rawCommit(repo.objects.read(table.id(n)).data));
+      out.byte(0);
+      continue;
+    }
     if (start >= 0 && names) {
       out.byte(0x20);
       // git prints a path up to its first newline (show_object_with_name).
@@ -121,4 +146,71 @@ export function revListCommand(open: () => Repository, args: string[]): number {
   }
   out.flush();
   return 0;
+}
+
+const isSpace = (c: number): boolean => c === 0x20 || (c >= 0x09 && c <= 0x0d);
+
+/**
+ * A commit as `rev-list --header` prints it (git's CMIT_FMT_RAW, pretty.c): the header lines as
+ * stored, a blank line, then the message from its first non-blank line, each line indented by four
+ * spaces with its trailing whitespace cut, the whole trimmed at the end and closed by one newline.
+ * Like git, the object's text ends at its first NUL, and a commit in another encoding (its
+ * `encoding` header) is first re-encoded to UTF-8 with that header dropped (logmsg_reencode); an
+ * encoding this runtime does not know leaves it as stored.
+ */
+function rawCommit(data: Uint8Array): Buffer {
+  const nul = data.indexOf(0);
+  const text = reencoded(nul >= 0 ? data.subarray(0, nul) : data);
+  const parts: Uint8Array[] = [];
+  // The headers, up to the empty line (or the end).
+  let p = 0;
+  while (p < text.length) {
+    const nl = text.indexOf(0x0a, p);
+    const end = nl < 0 ? text.length : nl + 1;
+    if (text[p] === 0x0a) {
+      p = end;
+      break;
+    }
+    parts.push(text.subarray(p, end));
+    p = end;
+  }
+  parts.push(Buffer.from('\n'));
+  const indent = Buffer.from('    ');
+  const newline = Buffer.from('\n');
+  // Message lines, each cut of its trailing whitespace; blank lines before the first are skipped.
+  let started = false;
+  while (p < text.length) {
+    const nl = text.indexOf(0x0a, p);
+    const end = nl < 0 ? text.length : nl + 1;
+    let cut = end;
+    while (cut > p && isSpace(text[cut - 1] as number)) cut--;
+    if (cut > p) started = true;
+    if (started) parts.push(indent, text.subarray(p, cut), newline);
+    p = end;
+  }
+  // git trims the whole buffer's trailing whitespace (blank lines at the end included), then ends
+  // it with one newline.
+  const joined = Buffer.concat(parts);
+  let last = joined.length;
+  while (last > 0 && isSpace(joined[last - 1] as number)) last--;
+  return Buffer.concat([joined.subarray(0, last), newline]);
+}
+
+/** `text` in UTF-8 without its `encoding` header, when that header names another encoding (see rawCommit). */
+function reencoded(text: Uint8Array): Uint8Array {
+  const latin = Buffer.from(text.buffer, text.byteOffset, text.byteLength).toString('latin1');
+  const headersEnd = latin.indexOf('\n\n');
+  const m = /(?:^|\n)encoding ([^\n]*)\n/.exec(headersEnd < 0 ? latin : latin.slice(0, headersEnd + 1));
+  if (m === null) return text;
+  const label = m[1] as string;
+  if (/^utf-?8$/i.test(label)) return text;
+  let decoded: string;
+  try {
+    decoded = new TextDecoder(label).decode(text);
+  } catch {
+    return text;
+  }
+  const start = m.index + (m[0].startsWith('\n') ? 1 : 0);
+  // The header is ASCII, so its place is the same in the decoded text.
+  return Buffer.from(decoded.slice(0, start) + decoded.slice(start + m[0].length - (m[0].startsWith('\n') ? 1 : 0)), 'utf8');
 }

@@ -54,6 +54,11 @@ export class RevWalk extends ObjectReader {
       tagObjects?: boolean;
       /** Commits whose parents the walk must not follow (a shallow repository's boundary). */
       shallow?: readonly Uint8Array[];
+      /**
+       * Keep only the first this many included commits of the output order (git's --max-count;
+       * negative: no limit). Only their trees are listed; excluded commits still mark edges.
+       */
+      maxCount?: number;
     } = {},
   ) {
     super(objects, new ObjectTable(objects.hashLength));
@@ -148,7 +153,11 @@ export class RevWalk extends ObjectReader {
       listed.push(n);
     }
     this.onUninteresting = undefined;
-    for (const n of listed) if (!t.is(n, Flag.UNINTERESTING)) this.commits.push(n);
+    const max = this.options.maxCount ?? -1;
+    for (const n of listed) {
+      if (max >= 0 && this.commits.length >= max) break;
+      if (!t.is(n, Flag.UNINTERESTING)) this.commits.push(n);
+    }
     if (this.limited) this.markEdges(listed);
   }
 

@@ -15,6 +15,8 @@ export interface WalkObjectsOptions {
   missing?: MissingAction;
   /** Commits whose parents are not followed (a shallow boundary: `--shallow` lines, the shallow file). */
   shallow?: readonly Uint8Array[];
+  /** List only the first this many included commits (git's --max-count; negative: all). */
+  maxCount?: number;
   /** Give the visitor each object's path. */
   paths?: boolean;
   /** Called for each object listed, in git's order (missing objects included; see `missing`). */
@@ -106,7 +108,7 @@ const DENSE_TIPS = 256;
 const DENSE_COMMITS = 2048;
 
 function walkCommits(handle: StoreHandle, tips: readonly RevTip[], options: WalkObjectsOptions): RevWalk {
-  const walk = new RevWalk(handle, { tagObjects: true, shallow: options.shallow ?? [] });
+  const walk = new RevWalk(handle, { tagObjects: true, shallow: options.shallow ?? [], ...(options.maxCount !== undefined ? { maxCount: options.maxCount } : {}) });
   throwIfAborted(options.signal);
   if (tips.length > DENSE_TIPS) coverStore(handle, walk);
   walk.addTips(tips);
