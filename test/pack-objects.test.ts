@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
-import { chmodSync, existsSync, readFileSync, readdirSync, writeFileSync, openSync, readSync, writeSync, closeSync, rmSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync, openSync, readSync, writeSync, closeSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { CLI, git, makeHistoryRepo, packwright, packwrightFails, tempDir, type Format, fileEndingIn } from './helpers/git.js';
 import { Repository } from '../src/repo/index.js';
@@ -83,6 +83,26 @@ for (const format of FORMATS) {
       ['-n3', parent], ['-4', '--objects', 'main'], ['--max-count=0', 'main'], ['-n', '-1', 'main~3'], ['--header', '-2', 'v0.5..main']]) {
       assert.equal(packwright(repo, ['rev-list', ...args]).toString('latin1'), git(repo, ['rev-list', ...args]).toString('latin1'), args.join(' '));
     }
+  });
+
+  test(`rev-list and pack-objects --indexed-objects: the index's blobs, then its cache tree's valid trees, as git lists them (${format})`, () => {
+    using tmp = tempDir();
+    const work = join(tmp.path, 'work');
+    git(tmp.path, ['init', '-q', `--object-format=${format}`, work]);
+    writeFileSync(join(work, 'one'), 'frotz\n');
+    mkdirSync(join(work, 'two', 'deep'), { recursive: true });
+    writeFileSync(join(work, 'two', 'three'), 'frotz\n');
+    writeFileSync(join(work, 'two', 'deep', 'four'), 'four\n');
+    git(work, ['add', '.']);
+    git(work, ['commit', '-q', '-m', 'that']);
+    // A new file invalidates the root's cache tree; two/ and two/deep/ stay valid.
+    writeFileSync(join(work, 'only-in-index'), 'only\n');
+    git(work, ['add', 'only-in-index']);
+    const cases = [['--objects', '--indexed-objects'], ['--objects', 'HEAD', '--not', '--indexed-objects'], ['--objects', '--all', '--indexed-objects'], ['--indexed-objects', '--objects', '^HEAD']];
+    for (const args of cases) assert.equal(packwright(work, ['rev-list', ...args]).toString(), git(work, ['rev-list', ...args]).toString(), args.join(' '));
+    // What git repack passes: the pack holds exactly what rev-list lists.
+    const pack = packwright(work, ['pack-objects', '--all', '--indexed-objects', '--stdout', '-q'], '');
+    assert.deepEqual(packIds(tmp.path, pack, format), revListIds(work, ['--all', '--indexed-objects']));
   });
 
   test(`pack-objects --revs: git accepts the pack, and it holds what rev-list lists, at 1 and 2 threads and without reuse (${format})`, () => {

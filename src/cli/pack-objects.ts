@@ -14,6 +14,7 @@ import { helpRequested, indexVersionOption, integerOption, magnitudeOption, Usag
 const USAGE = `usage: packwright pack-objects [<options>] [<base-name> | --stdout]
     --revs                read revisions from stdin (and --all, --not, --shallow <id> lines)
     --all                 with --revs: all refs
+    --indexed-objects     with --revs: the index's blobs and cache-tree trees
     --stdout              write the pack to stdout
     --thin                deltas may refer to objects the receiver has
     --delta-base-offset   OFS_DELTA references
@@ -50,6 +51,7 @@ export async function packObjectsCommand(global: GlobalOptions, open: () => Repo
   let stdout = false;
   let revs = false;
   let all = false;
+  let indexed = false;
   let progress = process.stderr.isTTY === true;
   let base: string | undefined;
   let stdinPacks = false;
@@ -61,6 +63,7 @@ export async function packObjectsCommand(global: GlobalOptions, open: () => Repo
     if (a === '--stdout') stdout = true;
     else if (a === '--revs') revs = true;
     else if (a === '--all') all = true;
+    else if (a === '--indexed-objects') indexed = true;
     else if (a === '--stdin-packs') stdinPacks = true;
     else if (a === '--unpacked') unpacked = true;
     // git's parse-options reads --stdin as an abbreviation it refuses (of --stdin-packs).
@@ -100,7 +103,7 @@ export async function packObjectsCommand(global: GlobalOptions, open: () => Repo
   }
   if (stdout === (base !== undefined)) throw new UsageError(USAGE);
   // --all (like git's other internal rev-list options) walks revisions, and stdin is revisions too.
-  if (all) revs = true;
+  if (all || indexed) revs = true;
   if (stdinPacks && options.filter !== undefined) throw new PackwrightError('INVALID_ARGUMENT', 'cannot use --filter with --stdin-packs');
   if (stdinPacks && revs) throw new PackwrightError('INVALID_ARGUMENT', 'cannot use internal rev list with --stdin-packs');
   const repo = open();
@@ -149,6 +152,7 @@ export async function packObjectsCommand(global: GlobalOptions, open: () => Repo
   } else if (revs) {
     tips = new RevArgs(repo);
     if (all) tips.add('--all');
+    if (indexed) tips.add('--indexed-objects');
     const revArgs = tips;
     // git stops at an empty line (upload-pack ends its list with one).
     let ended = false;

@@ -1,7 +1,7 @@
 import { PackwrightError } from '../errors/packwright-error.js';
 import { toHex } from '../hash/hex.js';
 import { parseCommit, parseTag } from '../objects/commit.js';
-import { OBJ_COMMIT, OBJ_TAG, OBJ_TREE, typeName } from '../objects/object-type.js';
+import { OBJ_BLOB, OBJ_COMMIT, OBJ_TAG, OBJ_TREE, typeName } from '../objects/object-type.js';
 import { TreeCursor } from '../objects/tree.js';
 import type { StoreHandle } from '../odb/store-handle.js';
 import type { RevTip } from '../refs/rev-args.js';
@@ -76,6 +76,12 @@ export class RevWalk extends ObjectReader {
       t.mark(n, flags);
       // A tree or blob tip is listed under its path (git's object context): '' but for <rev>:<path>.
       let name = tip.path ?? '';
+      if (tip.blob === true) {
+        // An index entry: a blob by its mode; a missing one is met when the listing looks for it.
+        if (t.types[n] === 0) t.types[n] = OBJ_BLOB;
+        if (!flags) this.pending.push({ n, name });
+        continue;
+      }
       for (let depth = 0; ; depth++) {
         const obj = this.readTip(n);
         if (obj === undefined) {

@@ -18,6 +18,18 @@ export interface RevisionContext {
   readonly config?: { get(key: string): string | null | undefined };
   /** Where git's warnings go (a reflog that does not go back far enough); none: dropped. */
   readonly onWarning?: ((message: string) => void) | undefined;
+  /**
+   * The objects the index holds, for `--indexed-objects` (a repository provides it): its blobs with
+   * their paths (not submodule commits), then the cache tree's valid trees, then resolve-undo's blobs.
+   */
+  indexedObjects?(): IndexedObject[];
+}
+
+/** An object of the index (RevisionContext.indexedObjects): a blob or a tree, and its path. */
+export interface IndexedObject {
+  id: Buffer;
+  path: string;
+  tree: boolean;
 }
 
 /** git's RFC 2822 date (show_date with DATE_RFC2822) of a timestamp in its own zone (`+hhmm`). */

@@ -10,11 +10,13 @@ export interface RevTip {
   name: string;
   /** The path a tree or blob tip is listed under: `<rev>:<path>` gives one, anything else ''. */
   path?: string;
+  /** Known to be a blob (an index entry): the walk takes it as one without reading it, as git does. */
+  blob?: boolean;
 }
 
 /**
  * Reads `git rev-list`-style arguments into tips: revisions (`A`, `^B`, `A..B`, `A..`, `..B`), and
- * `--all`, `--branches[=<glob>]`, `--tags[=<glob>]`, `--remotes[=<glob>]`, `--not` (which flips
+ * `--all`, `--branches[=<glob>]`, `--tags[=<glob>]`, `--remotes[=<glob>]`, `--indexed-objects`, `--not` (which flips
  * exclusion for what follows, as in git). Options it does not know are INVALID_ARGUMENT, a name
  * that resolves to nothing REF_NOT_FOUND.
  */
@@ -41,6 +43,12 @@ export class RevArgs {
       this.addRefs('refs/', undefined);
       const head = this.ctx.refs.resolve('HEAD');
       if (head !== undefined) this.tips.push({ id: head, uninteresting: this.negated, name: 'HEAD' });
+      return;
+    }
+    if (arg === '--indexed-objects') {
+      const objects = this.ctx.indexedObjects?.();
+      if (objects === undefined) throw new PackwrightError('INVALID_ARGUMENT', '--indexed-objects needs a repository');
+      for (const o of objects) this.tips.push({ id: o.id, uninteresting: this.negated, name: o.path, path: o.path, ...(o.tree ? {} : { blob: true }) });
       return;
     }
     const kinds: Record<string, string> = { '--branches': 'refs/heads/', '--tags': 'refs/tags/', '--remotes': 'refs/remotes/' };

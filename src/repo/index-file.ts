@@ -14,6 +14,7 @@ export interface IndexEntry {
 
 /** One node of the cache tree (`TREE` extension): the tree an index directory would write, when still valid. */
 export interface CacheTreeNode {
+  /** The directory's path from the top ('' for the root), as git's add_cache_tree builds it. */
   path: string;
   /** Entries it covers; -1 when invalidated (then it has no id). */
   entryCount: number;
@@ -106,13 +107,24 @@ export function parseIndexFile(data: Buffer, format: ObjectFormat, file = 'index
 
 function readCacheTree(ext: Buffer, H: number, out: CacheTreeNode[], fail: (what: string) => never): void {
   let p = 0;
+  // Nodes come depth first, each naming its own directory and how many subtrees follow it: the
+  // directories still waiting for subtrees give a node's full path.
+  const open: { path: string; left: number }[] = [];
   while (p < ext.length) {
     const nul = ext.indexOf(0, p);
     const nl = ext.indexOf(0x0a, nul);
     if (nul < 0 || nl < 0) fail('bad cache tree');
-    const path = ext.toString('utf8', p, nul);
-    const [entries] = ext.toString('latin1', nul + 1, nl).split(' ');
+    const name = ext.toString('utf8', p, nul);
+    const [entries, subtrees] = ext.toString('latin1', nul + 1, nl).split(' ');
     const entryCount = Number(entries);
+    while (open.length > 0 && (open[open.length - 1] as { left: number }).left === 0) open.pop();
+    const parent = open[open.length - 1];
+    let path = name;
+    if (parent !== undefined) {
+      parent.left--;
+      if (parent.path !== '') path = `${parent.path}/${name}`;
+    }
+    open.push({ path, left: Math.max(0, Number(subtrees) || 0) });
     p = nl + 1;
     let id: Buffer | undefined;
     if (entryCount >= 0) {

@@ -9,7 +9,7 @@ import { Store, objectFormatOf, type OpenStoreOptions } from '../odb/store.js';
 import type { StoreHandle } from '../odb/store-handle.js';
 import { parseRefreshPolicy, type RefreshPolicy } from '../odb/refresh-policy.js';
 import { RefStore } from '../refs/ref-store.js';
-import { resolveRevision, treeishColon, type RevisionContext } from '../refs/resolve-revision.js';
+import { resolveRevision, treeishColon, type IndexedObject, type RevisionContext } from '../refs/resolve-revision.js';
 import { commonDirOf, discoverRepository, gitFileTarget, type RepositoryLocation } from './discover.js';
 import { ceilingFrom } from '../memory/ceiling.js';
 
@@ -173,7 +173,7 @@ export class Repository implements RevisionContext {
       }
       let entries: { path: string; stage: number }[] = [];
       try {
-        const file = this.options.env?.['GIT_INDEX_FILE'] ?? process.env['GIT_INDEX_FILE'] ?? join(this.gitDir, 'index');
+        const file = this.indexFile;
         entries = parseIndexFile(readFileSync(file), this.format, file).entries;
       } catch {
         entries = [];
@@ -219,6 +219,33 @@ export class Repository implements RevisionContext {
   }
 
   /** A path of a revision from the top of the work tree: `./` and `../` ones start at the prefix. */
+  /**
+   * The index's objects for `--indexed-objects`, as git's add_index_objects_to_pending takes them
+   * from this worktree's index: entries (not submodules), the cache tree's valid trees (depth first,
+   * with their paths), resolve-undo's regular files. No index: none. (git also reads the other
+   * worktrees' indexes; this does not.)
+   */
+  indexedObjects(): IndexedObject[] {
+    const file = this.indexFile;
+    if (!existsSync(file)) return [];
+    const index = parseIndexFile(readFileSync(file), this.format, file);
+    const out: IndexedObject[] = [];
+    for (const e of index.entries) if ((e.mode & 0o170000) !== 0o160000) out.push({ id: e.id, path: e.path, tree: false });
+    for (const node of index.cacheTree) if (node.entryCount >= 0 && node.id !== undefined) out.push({ id: node.id, path: node.path, tree: true });
+    for (const ru of index.resolveUndo) {
+      ru.modes.forEach((mode, stage) => {
+        const id = ru.ids[stage];
+        if (id !== undefined && (mode & 0o170000) === 0o100000) out.push({ id, path: ru.path, tree: false });
+      });
+    }
+    return out;
+  }
+
+  /** The index file: GIT_INDEX_FILE (the options' environment, then the process's), else `<gitDir>/index`. */
+  private get indexFile(): string {
+    return this.options.env?.['GIT_INDEX_FILE'] ?? process.env['GIT_INDEX_FILE'] ?? join(this.gitDir, 'index');
+  }
+
   private fromPrefix(path: string): string {
     if (!/^\.\.?(\/|$)/.test(path)) return path;
     if (this.outsideWorkTree) throw new PackwrightError('INVALID_ARGUMENT', "relative path syntax can't be used outside working tree");
@@ -229,7 +256,7 @@ export class Repository implements RevisionContext {
   }
 
   private indexEntry(path: string, stage: number, revision: string): Buffer {
-    const file = this.options.env?.['GIT_INDEX_FILE'] ?? process.env['GIT_INDEX_FILE'] ?? join(this.gitDir, 'index');
+    const file = this.indexFile;
     let data: Buffer;
     try {
       data = readFileSync(file);
