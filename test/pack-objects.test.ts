@@ -80,7 +80,10 @@ for (const format of FORMATS) {
       parent = execFileSync('git', ['hash-object', '-t', 'commit', '-w', '--literally', '--stdin'], { cwd: repo, input: text }).toString().trim();
     }
     for (const args of [['--header', parent], ['--header', '--max-count=3', parent], ['--header', '-n', '2', '--objects', parent],
-      ['-n3', parent], ['-4', '--objects', 'main'], ['--max-count=0', 'main'], ['-n', '-1', 'main~3'], ['--header', '-2', 'v0.5..main']]) {
+      ['-n3', parent], ['-4', '--objects', 'main'], ['--max-count=0', 'main'], ['-n', '-1', 'main~3'], ['--header', '-2', 'v0.5..main'],
+      // --first-parent: included commits' first parents only; an excluded one still excludes all of its parents.
+      ['--first-parent', 'main'], ['--first-parent', '--objects', 'main', '^topic'], ['--first-parent', 'v0.5..main'], ['--first-parent', '-3', '--all'],
+      ['--first-parent', 'main', '--not', 'oct-a']]) {
       assert.equal(packwright(repo, ['rev-list', ...args]).toString('latin1'), git(repo, ['rev-list', ...args]).toString('latin1'), args.join(' '));
     }
   });

@@ -59,6 +59,8 @@ export class RevWalk extends ObjectReader {
        * negative: no limit). Only their trees are listed; excluded commits still mark edges.
        */
       maxCount?: number;
+      /** Follow only the first parent of included commits (git's --first-parent; excluded ones still exclude all their parents). */
+      firstParent?: boolean;
     } = {},
   ) {
     super(objects, new ObjectTable(objects.hashLength));
@@ -199,9 +201,11 @@ export class RevWalk extends ObjectReader {
         this.parsed(p, obj.data);
       }
       if (excluded) this.markParentsUninteresting(p);
-      if (t.is(p, Flag.SEEN)) continue;
-      t.mark(p, Flag.SEEN);
-      push(p);
+      if (!t.is(p, Flag.SEEN)) {
+        t.mark(p, Flag.SEEN);
+        push(p);
+      }
+      if (!excluded && this.options.firstParent === true) break;
     }
   }
 

@@ -17,6 +17,8 @@ export interface WalkObjectsOptions {
   shallow?: readonly Uint8Array[];
   /** List only the first this many included commits (git's --max-count; negative: all). */
   maxCount?: number;
+  /** Follow only included commits' first parents (git's --first-parent). */
+  firstParent?: boolean;
   /** Give the visitor each object's path. */
   paths?: boolean;
   /** Called for each object listed, in git's order (missing objects included; see `missing`). */
@@ -108,7 +110,7 @@ const DENSE_TIPS = 256;
 const DENSE_COMMITS = 2048;
 
 function walkCommits(handle: StoreHandle, tips: readonly RevTip[], options: WalkObjectsOptions): RevWalk {
-  const walk = new RevWalk(handle, { tagObjects: true, shallow: options.shallow ?? [], ...(options.maxCount !== undefined ? { maxCount: options.maxCount } : {}) });
+  const walk = new RevWalk(handle, { tagObjects: true, shallow: options.shallow ?? [], ...(options.maxCount !== undefined ? { maxCount: options.maxCount } : {}), ...(options.firstParent === true ? { firstParent: true } : {}) });
   throwIfAborted(options.signal);
   if (tips.length > DENSE_TIPS) coverStore(handle, walk);
   walk.addTips(tips);
