@@ -83,7 +83,10 @@ for (const format of FORMATS) {
       ['-n3', parent], ['-4', '--objects', 'main'], ['--max-count=0', 'main'], ['-n', '-1', 'main~3'], ['--header', '-2', 'v0.5..main'],
       // --first-parent: included commits' first parents only; an excluded one still excludes all of its parents.
       ['--first-parent', 'main'], ['--first-parent', '--objects', 'main', '^topic'], ['--first-parent', 'v0.5..main'], ['--first-parent', '-3', '--all'],
-      ['--first-parent', 'main', '--not', 'oct-a']]) {
+      ['--first-parent', 'main', '--not', 'oct-a'],
+      // --bisect: the commit halfway (git's find_bisection: merges counted by walking, ties oldest first).
+      ['--bisect', 'main'], ['--bisect', '--first-parent', 'main'], ['--bisect', 'main', '^topic'], ['--bisect', '--all'], ['--bisect', 'main', '--not', 'oct-a'],
+      ['--bisect', 'main~1..main'], ['--bisect', 'main~2..main'], ['--bisect', 'main~3..main'], ['--bisect', '--objects', 'main~41..main~2'], ['--bisect', 'main..main']]) {
       assert.equal(packwright(repo, ['rev-list', ...args]).toString('latin1'), git(repo, ['rev-list', ...args]).toString('latin1'), args.join(' '));
     }
   });

@@ -6,7 +6,7 @@ import { Output } from './output.js';
 import { readLines } from './read-lines.js';
 import { helpRequested, UsageError } from './usage-error.js';
 
-const USAGE = 'usage: packwright rev-list [--objects] [--[no-]object-names] [--count] [--header] [--first-parent] [-n <n> | --max-count=<n> | -<n>] [--missing=(error|allow-any|allow-promisor|print)] [--stdin] [--end-of-options] <revs>... (--all, --branches, --tags, --remotes, --not, ^<rev>, <a>..<b>)';
+const USAGE = 'usage: packwright rev-list [--objects] [--[no-]object-names] [--count] [--header] [--first-parent] [--bisect] [-n <n> | --max-count=<n> | -<n>] [--missing=(error|allow-any|allow-promisor|print)] [--stdin] [--end-of-options] <revs>... (--all, --branches, --tags, --remotes, --not, ^<rev>, <a>..<b>)';
 
 /** C's atoi, as git reads --max-count: leading blanks, a sign, then digits up to the first other character (none: 0). */
 function atoi(s: string): number {
@@ -34,6 +34,7 @@ export function revListCommand(open: () => Repository, args: string[]): number {
   let count = false;
   let header = false;
   let firstParent = false;
+  let bisect = false;
   let maxCount = -1;
   for (let i = 0; i < args.length; i++) {
     const a = args[i] as string;
@@ -41,6 +42,7 @@ export function revListCommand(open: () => Repository, args: string[]): number {
     else if (a === '--objects') withObjects = true;
     else if (a === '--header') header = true;
     else if (a === '--first-parent') firstParent = true;
+    else if (a === '--bisect') bisect = true;
     // git's --max-count=<n>, --max-count <n>, -n <n>, -n<n> and -<n> (atoi: a negative count is no limit).
     else if (a.startsWith('--max-count=')) maxCount = atoi(a.slice(12));
     else if (a === '--max-count' || a === '-n') {
@@ -92,6 +94,7 @@ export function revListCommand(open: () => Repository, args: string[]): number {
     missing,
     maxCount,
     firstParent,
+    bisect,
     paths: withObjects,
     visit: (n, type, path) => {
       if (!withObjects && type !== OBJ_COMMIT) return;

@@ -61,6 +61,8 @@ export class RevWalk extends ObjectReader {
       maxCount?: number;
       /** Follow only the first parent of included commits (git's --first-parent; excluded ones still exclude all their parents). */
       firstParent?: boolean;
+      /** Keep only the commit halfway between the included and excluded ones (git's --bisect: `bisect`). */
+      bisect?: boolean;
     } = {},
   ) {
     super(objects, new ObjectTable(objects.hashLength));
@@ -161,11 +163,13 @@ export class RevWalk extends ObjectReader {
       listed.push(n);
     }
     this.onUninteresting = undefined;
-    const max = this.options.maxCount ?? -1;
-    for (const n of listed) {
-      if (max >= 0 && this.commits.length >= max) break;
-      if (!t.is(n, Flag.UNINTERESTING)) this.commits.push(n);
+    let included = listed.filter((n) => !t.is(n, Flag.UNINTERESTING));
+    if (this.options.bisect === true) {
+      const best = bisect(included, (n) => this.parentsOf(n), (n) => t.is(n, Flag.UNINTERESTING), this.options.firstParent === true);
+      included = best === undefined ? [] : [best];
     }
+    const max = this.options.maxCount ?? -1;
+    this.commits.push(...(max >= 0 ? included.slice(0, max) : included));
     if (this.limited) this.markEdges(listed);
   }
 
@@ -393,4 +397,85 @@ class DateQueue {
   private before(t1: number, s1: number, t2: number, s2: number): boolean {
     return t1 > t2 || (t1 === t2 && s1 < s2);
   }
+}
+
+/**
+ * git's find_bisection (bisect.c) over the included commits in output order: the commit that
+ * reaches closest to half of them. Weights (how many of the commits each reaches, itself
+ * included) are counted oldest first: a commit with no included parent weighs 1, a merge is counted
+ * by a walk of its ancestry, a commit with one included parent weighs one more than it; the first
+ * commit found exactly halfway (2w - n in -1..1) wins at once, else the one with the largest
+ * min(w, n - w), the oldest first on ties. With `firstParent` only first parents count.
+ */
+function bisect(commits: readonly number[], parentsOf: (n: number) => Int32Array, excluded: (n: number) => boolean, firstParent: boolean): number | undefined {
+  const list = [...commits].reverse();
+  const nr = list.length;
+  if (nr === 0) return undefined;
+  const position = new Map<number, number>();
+  list.forEach((n, i) => position.set(n, i));
+  const weights = new Int32Array(nr);
+  const weightOf = (n: number): number => {
+    const i = position.get(n);
+    return i === undefined ? -1 : (weights[i] as number);
+  };
+  const halfway = (w: number): boolean => Math.abs(2 * w - nr) <= 1;
+  const parents = (n: number): Int32Array => {
+    const all = parentsOf(n);
+    return firstParent ? all.subarray(0, 1) : all;
+  };
+  let counted = 0;
+  for (let i = 0; i < nr; i++) {
+    let interesting = 0;
+    for (const p of parents(list[i] as number)) if (!excluded(p)) interesting++;
+    weights[i] = interesting === 0 ? 1 : interesting === 1 ? -1 : -2;
+    if (interesting === 0) counted++;
+  }
+  // Merges: count what each reaches (count_distance), a fresh walk each.
+  for (let i = 0; i < nr; i++) {
+    if (weights[i] !== -2) continue;
+    const seen = new Set<number>();
+    const stack = [list[i] as number];
+    while (stack.length > 0) {
+      const c = stack.pop() as number;
+      if (excluded(c) || seen.has(c)) continue;
+      seen.add(c);
+      for (const p of parentsOf(c)) stack.push(p);
+    }
+    weights[i] = seen.size;
+    if (halfway(seen.size)) return list[i];
+    counted++;
+  }
+  // A single strand: one more than the parent. (A pass that finds nothing new ends the loop
+  // where git's would spin: an included parent that is not among the commits.)
+  for (let progress = true; counted < nr && progress;) {
+    progress = false;
+    for (let i = 0; i < nr; i++) {
+      if ((weights[i] as number) >= 0) continue;
+      let known = -1;
+      for (const p of parents(list[i] as number)) {
+        if (excluded(p)) continue;
+        const w = weightOf(p);
+        if (w >= 0) {
+          known = w;
+          break;
+        }
+      }
+      if (known < 0) continue;
+      weights[i] = known + 1;
+      counted++;
+      progress = true;
+      if (halfway(known + 1)) return list[i];
+    }
+  }
+  let best = list[0] as number;
+  let bestDistance = -1;
+  for (let i = 0; i < nr; i++) {
+    const w = weights[i] as number;
+    const distance = Math.min(w, nr - w);
+    if (distance > bestDistance) {
+      best = list[i] as number;
+      bestDistance = distance;
+    }
+  }
+  return best;
 }

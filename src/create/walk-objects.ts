@@ -19,6 +19,8 @@ export interface WalkObjectsOptions {
   maxCount?: number;
   /** Follow only included commits' first parents (git's --first-parent). */
   firstParent?: boolean;
+  /** Keep only the bisection point of the included commits (git's --bisect). */
+  bisect?: boolean;
   /** Give the visitor each object's path. */
   paths?: boolean;
   /** Called for each object listed, in git's order (missing objects included; see `missing`). */
@@ -110,7 +112,7 @@ const DENSE_TIPS = 256;
 const DENSE_COMMITS = 2048;
 
 function walkCommits(handle: StoreHandle, tips: readonly RevTip[], options: WalkObjectsOptions): RevWalk {
-  const walk = new RevWalk(handle, { tagObjects: true, shallow: options.shallow ?? [], ...(options.maxCount !== undefined ? { maxCount: options.maxCount } : {}), ...(options.firstParent === true ? { firstParent: true } : {}) });
+  const walk = new RevWalk(handle, { tagObjects: true, shallow: options.shallow ?? [], ...(options.maxCount !== undefined ? { maxCount: options.maxCount } : {}), ...(options.firstParent === true ? { firstParent: true } : {}), ...(options.bisect === true ? { bisect: true } : {}) });
   throwIfAborted(options.signal);
   if (tips.length > DENSE_TIPS) coverStore(handle, walk);
   walk.addTips(tips);
