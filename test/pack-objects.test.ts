@@ -75,6 +75,8 @@ for (const format of FORMATS) {
       Buffer.from('gpgsig -----BEGIN\n continued\n -----END\n\nno newline at end'),
       Buffer.from(''),
       Buffer.concat([Buffer.from('encoding ISO-8859-1\n\ncaf'), Buffer.from([0xe9]), Buffer.from(' \n')]),
+      // Shift_JIS, with two-byte characters before the encoding header (in the author) and after it.
+      Buffer.concat([Buffer.from('author '), Buffer.from([0x93, 0xfa, 0x96, 0x7b]), Buffer.from(' <j@example.com> 2 +0900\nencoding Shift_JIS\n\n'), Buffer.from([0x82, 0xa0, 0x82, 0xa2]), Buffer.from('\n')]),
     ]) {
       const text = Buffer.concat([Buffer.from(`tree ${tree}\nparent ${parent}\n${who}`), body]);
       parent = execFileSync('git', ['hash-object', '-t', 'commit', '-w', '--literally', '--stdin'], { cwd: repo, input: text }).toString().trim();

@@ -2,6 +2,7 @@ import { walkObjects, type MissingAction } from '../create/index.js';
 import { RevArgs } from '../refs/index.js';
 import type { Repository } from '../repo/index.js';
 import { OBJ_COMMIT } from '../objects/index.js';
+import { TextDecoder } from 'node:util';
 import { Output } from './output.js';
 import { readLines } from './read-lines.js';
 import { helpRequested, UsageError } from './usage-error.js';
@@ -210,13 +211,14 @@ function reencoded(text: Uint8Array): Uint8Array {
   if (m === null) return text;
   const label = m[1] as string;
   if (/^utf-?8$/i.test(label)) return text;
-  let decoded: string;
+  let decoder: TextDecoder;
   try {
-    decoded = new TextDecoder(label).decode(text);
+    decoder = new TextDecoder(label);
   } catch {
     return text;
   }
+  // latin1 gives a character per byte: the header's place in the string is its place in the bytes.
   const start = m.index + (m[0].startsWith('\n') ? 1 : 0);
-  // The header is ASCII, so its place is the same in the decoded text.
-  return Buffer.from(decoded.slice(0, start) + decoded.slice(start + m[0].length - (m[0].startsWith('\n') ? 1 : 0)), 'utf8');
+  const end = m.index + m[0].length;
+  return Buffer.from(decoder.decode(Buffer.concat([text.subarray(0, start), text.subarray(end)])), 'utf8');
 }
