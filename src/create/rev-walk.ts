@@ -58,11 +58,11 @@ export class RevWalk extends ObjectReader {
        * Keep only the first this many included commits of the output order (git's --max-count;
        * negative: no limit). Only their trees are listed; excluded commits still mark edges.
        */
-      maxCount?: number;
+      maxCount?: number | undefined;
       /** Follow only the first parent of included commits (git's --first-parent; excluded ones still exclude all their parents). */
-      firstParent?: boolean;
+      firstParent?: boolean | undefined;
       /** Keep only the commit halfway between the included and excluded ones (git's --bisect: `bisect`). */
-      bisect?: boolean;
+      bisect?: boolean | undefined;
     } = {},
   ) {
     super(objects, new ObjectTable(objects.hashLength));

@@ -112,7 +112,7 @@ const DENSE_TIPS = 256;
 const DENSE_COMMITS = 2048;
 
 function walkCommits(handle: StoreHandle, tips: readonly RevTip[], options: WalkObjectsOptions): RevWalk {
-  const walk = new RevWalk(handle, { tagObjects: true, shallow: options.shallow ?? [], ...(options.maxCount !== undefined ? { maxCount: options.maxCount } : {}), ...(options.firstParent === true ? { firstParent: true } : {}), ...(options.bisect === true ? { bisect: true } : {}) });
+  const walk = new RevWalk(handle, { tagObjects: true, shallow: options.shallow ?? [], maxCount: options.maxCount, firstParent: options.firstParent, bisect: options.bisect });
   throwIfAborted(options.signal);
   if (tips.length > DENSE_TIPS) coverStore(handle, walk);
   walk.addTips(tips);

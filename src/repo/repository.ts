@@ -218,7 +218,6 @@ export class Repository implements RevisionContext {
     return `path '${path}' does not exist in '${treeish}'`;
   }
 
-  /** A path of a revision from the top of the work tree: `./` and `../` ones start at the prefix. */
   /**
    * The index's objects for `--indexed-objects`, as git's add_index_objects_to_pending takes them
    * from this worktree's index: entries (not submodules), the cache tree's valid trees (depth first,
@@ -246,6 +245,7 @@ export class Repository implements RevisionContext {
     return this.options.env?.['GIT_INDEX_FILE'] ?? process.env['GIT_INDEX_FILE'] ?? join(this.gitDir, 'index');
   }
 
+  /** A path of a revision from the top of the work tree: `./` and `../` ones start at the prefix. */
   private fromPrefix(path: string): string {
     if (!/^\.\.?(\/|$)/.test(path)) return path;
     if (this.outsideWorkTree) throw new PackwrightError('INVALID_ARGUMENT', "relative path syntax can't be used outside working tree");
