@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { cpSync, existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { inflateSync } from 'node:zlib';
 import { createHash } from 'node:crypto';
@@ -42,9 +42,9 @@ function makeSource(dir: string): string {
 }
 
 /** Runs packwright in `cwd` and kills it after `ms` (or lets it finish first). */
-function runAndKill(cwd: string, args: string[], input: Buffer | undefined, ms: number): Promise<{ killed: boolean; status: number | null }> {
+function runAndKill(cwd: string, args: string[], input: Buffer | undefined, ms: number, env = process.env): Promise<{ killed: boolean; status: number | null }> {
   return new Promise((done) => {
-    const child = spawn(process.execPath, [CLI, ...args], { cwd, stdio: [input === undefined ? 'ignore' : 'pipe', 'ignore', 'pipe'] });
+    const child = spawn(process.execPath, [CLI, ...args], { cwd, env, stdio: [input === undefined ? 'ignore' : 'pipe', 'ignore', 'pipe'] });
     let killed = false;
     const timer = setTimeout(() => {
       killed = child.kill('SIGKILL');
@@ -98,9 +98,9 @@ function assertNothingHalfWritten(repo: string, context: string): void {
 }
 
 /** How long the operation takes when left alone, so kills land all along it. */
-function timed(cwd: string, args: string[], input?: Buffer): number {
+function timed(cwd: string, args: string[], input: Buffer | undefined, env = process.env): number {
   const t = performance.now();
-  const r = spawnSync(process.execPath, [CLI, ...args], { cwd, input, stdio: [input === undefined ? 'ignore' : 'pipe', 'ignore', 'pipe'] });
+  const r = spawnSync(process.execPath, [CLI, ...args], { cwd, input, env, stdio: [input === undefined ? 'ignore' : 'pipe', 'ignore', 'pipe'] });
   assert.equal(r.status, 0, r.stderr?.toString());
   return performance.now() - t;
 }
@@ -161,10 +161,14 @@ test('SIGKILL at random points while writing leaves no half-written file, and gi
     seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
     return seed / 2 ** 32;
   };
+  // The runs' temporary directory: nothing may be left there either (no git prune looks at it).
+  const osTmp = join(dir.path, 'os-tmp');
+  mkdirSync(osTmp);
+  const env = { ...process.env, TMPDIR: osTmp };
   const counts: string[] = [];
   for (const s of scenarios) {
     const probe = s.prepare(dir.path);
-    const full = timed(probe.repo, s.args, probe.input);
+    const full = timed(probe.repo, s.args, probe.input, env);
     assertNothingHalfWritten(probe.repo, `${s.name} left alone`);
     let kills = 0;
     for (let i = 0; i < RUNS; i++) {
@@ -173,10 +177,11 @@ test('SIGKILL at random points while writing leaves no half-written file, and gi
       git(repo, ['hash-object', '-w', '--stdin'], 'written before\n');
       // From process start to a little past the end: the kill lands anywhere in the run.
       const at = random() * full * 1.1;
-      const r = await runAndKill(repo, s.args, input, at);
+      const r = await runAndKill(repo, s.args, input, at, env);
       if (r.killed) kills++;
       else assert.equal(r.status, 0, `${s.name} finished, but failed`);
       assertNothingHalfWritten(repo, `${s.name} killed after ${at.toFixed(0)} ms`);
+      assert.deepEqual(readdirSync(osTmp), [], `${s.name} killed after ${at.toFixed(0)} ms: nothing left in the temporary directory`);
       assert.equal(git(repo, ['cat-file', '-p', git(repo, ['hash-object', '--stdin'], 'written before\n').toString().trim()]).toString(), 'written before\n');
     }
     counts.push(`${s.name}: ${kills} killed of ${RUNS} (runs take ${full.toFixed(0)} ms)`);

@@ -60,6 +60,12 @@ export interface IndexPackOptions {
   packPath?: string;
   /** For stream or buffer input: write `pack-<hash>.pack` (and its companions) in this directory. */
   packDir?: string;
+  /**
+   * For stream input with neither `packPath` nor `packDir`: the directory the received pack is
+   * written to while it is indexed, and removed from afterwards (default: the OS temp directory).
+   * unpack-objects gives its pack directory, so a file a killed run leaves is git prune's to clean.
+   */
+  spoolDir?: string;
   /** Record each entry's delta depth (`IndexPackResult.depths`, for verify-pack -v): 4 bytes an object. */
   depths?: boolean;
   /** Reject duplicate objects (git's `--strict` does that among its checks). */
@@ -155,7 +161,6 @@ export interface IndexPackResult {
   readonly index: Buffer;
   /** Per-entry facts in pack order (for `verify-pack -v`). */
   scan: PackScan;
-  /** Delta depth of each entry in pack order. */
   /** With `depths`: the delta depth of each entry in pack order. */
   depths: Uint32Array | undefined;
   /** What each thread's visitor found (`visitor`). */
@@ -418,7 +423,7 @@ class IndexPackJob {
         split = splitScan(pool, { format, ...detect, path: input, dataEnd: size - this.H });
       }
     } else {
-      const dir = options.packPath !== undefined ? dirname(options.packPath) : options.packDir ?? tmpdir();
+      const dir = options.packPath !== undefined ? dirname(options.packPath) : options.packDir ?? options.spoolDir ?? tmpdir();
       this.tmpPack = temporaryPathBeside(join(dir, 'incoming.pack'));
       const fd = (this.writeFd = openSync(this.tmpPack, 'wx+', 0o444));
       this.packPath = this.tmpPack;

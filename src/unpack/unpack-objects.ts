@@ -1,3 +1,5 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { ObjectTable } from '../create/object-table.js';
 import { isPackwrightError, PackwrightError } from '../errors/packwright-error.js';
@@ -78,6 +80,7 @@ export async function unpackObjects(store: Store, input: Readable | Uint8Array, 
     // Links are looked up on the main thread afterwards (the pack's ids are not known before it is read).
     check: strict === undefined ? undefined : { rules: strict.toJSON(), table: ObjectTable.shared(H, 1).sharedParts, tagNames: false },
   };
+  const spoolDir = join(store.objectsDir, 'pack');
   let result: IndexPackResult;
   try {
     result = await indexPack(source, {
@@ -86,6 +89,8 @@ export async function unpackObjects(store: Store, input: Readable | Uint8Array, 
       // Every type: unpack-objects writes blobs too.
       visitor: { name: UNPACK_VISITOR, types: ALL_VISITED_TYPES, options: visitorOptions },
       workerScript: UNPACK_WORKER,
+      // The pack is spooled where git's index-pack receives one (a dry run writes nothing there).
+      ...(options.dryRun !== true && existsSync(spoolDir) ? { spoolDir } : {}),
       thinBases: (id) => {
         try {
           return handle.read(id);
