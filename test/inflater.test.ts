@@ -3,10 +3,10 @@ import assert from 'node:assert/strict';
 import { readFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { tempDir, makeRepo, git, fileEndingIn } from './helpers/git.js';
-import { Deflater, deflateBound, Inflater, INFLATE_INPUT_ENDED, INFLATE_TOO_LONG, INFLATE_TOO_SHORT } from '../src/zlib/index.js';
+import { crc32, Deflater, deflateBound, Inflater, INFLATE_INPUT_ENDED, INFLATE_TOO_LONG, INFLATE_TOO_SHORT } from '../src/zlib/index.js';
 import { PackIndex } from '../src/idx/index.js';
 import { EntryHeader, parseEntryHeader } from '../src/pack/index.js';
-import { deflateSync, inflateSync } from 'node:zlib';
+import { crc32 as zlibCrc32, deflateSync, inflateSync } from 'node:zlib';
 import fc from 'fast-check';
 
 test('the reused native handle and the documented inflateSync path agree on every entry of a git pack', () => {
@@ -70,4 +70,15 @@ test('Deflater: one reused native handle makes zlib streams that inflate back, a
     );
     d.close();
   }
+});
+
+test('crc32: the table loop (short ranges) and zlib (long ones) give zlib\'s CRC-32 for any range of any bytes', () => {
+  fc.assert(fc.property(fc.uint8Array({ maxLength: 700 }), fc.nat(), fc.nat(), (bytes, a, b) => {
+    const from = bytes.length === 0 ? 0 : a % (bytes.length + 1);
+    const to = from + (b % (bytes.length - from + 1));
+    assert.equal(crc32(bytes, from, to), zlibCrc32(bytes.subarray(from, to)));
+    assert.equal(crc32(bytes), zlibCrc32(bytes));
+  }), { numRuns: 2000 });
+  assert.equal(crc32(new Uint8Array(0)), 0);
+  assert.equal(crc32(Buffer.from('123456789')), 0xcbf43926);
 });

@@ -380,6 +380,7 @@ class FsckRun {
           ...(progress !== undefined ? { onProgress: (_phase: string, done: number) => progress('checking objects', base + Math.min(done, index.count), total) } : {}),
         });
         this.ms['verify'] = (this.ms['verify'] ?? 0) + performance.now() - started;
+        for (const [phase, ms] of Object.entries(result.stats.phases)) this.ms[`verify ${phase}`] = (this.ms[`verify ${phase}`] ?? 0) + ms;
         const scan = result.scan;
         const H = this.H;
         const numberOf = new Int32Array(scan.count);

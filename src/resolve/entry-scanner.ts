@@ -1,4 +1,3 @@
-import { crc32 } from 'node:zlib';
 import { PackwrightError } from '../errors/packwright-error.js';
 import { collisionAttack } from '../hash/collision-attack.js';
 import { threadLanes, type Sha1dcLanes } from '../hash/sha1dc/sha1dc-lanes.js';
@@ -6,6 +5,7 @@ import { hashInto, MAX_HEADER_LENGTH, writeHeaderBefore } from '../hash/hash-obj
 import { OBJ_OFS_DELTA } from '../pack/entry-header.js';
 import { detectsCollisions, hashLength, type ObjectFormat } from '../hash/object-format.js';
 import { EntryHeader, HEADER_INCOMPLETE, parseEntryHeader } from '../pack/entry-header.js';
+import { crc32 } from '../zlib/crc32.js';
 import { Inflater, INFLATE_INPUT_ENDED, inflateCodeName } from '../zlib/inflater.js';
 import type { KeptDeltas } from './kept-deltas.js';
 
@@ -81,7 +81,7 @@ export class EntryScanner {
       throw new PackwrightError('PACK_CORRUPT', `${this.name}: inflate failed for the object at offset ${pos}: ${inflateCodeName(used)} (${this.inflater.lastError})`, { file: this.name, offset: pos });
     }
     const total = n + used;
-    this.crc = crc32(buf.subarray(at, at + total));
+    this.crc = crc32(buf, at, at + total);
     if (h.type < OBJ_OFS_DELTA) {
       const start = writeHeaderBefore(this.scratch, MAX_HEADER_LENGTH, h.type, size);
       const object = this.scratch.subarray(start, MAX_HEADER_LENGTH + size);

@@ -1,4 +1,3 @@
-import { crc32 } from 'node:zlib';
 import { closeSync, openSync } from 'node:fs';
 import { readExactly } from '../io/read-exactly.js';
 import { PackwrightError } from '../errors/packwright-error.js';
@@ -8,6 +7,7 @@ import { threadLanes, type Sha1dcLanes } from '../hash/sha1dc/sha1dc-lanes.js';
 import { hashInto, MAX_HEADER_LENGTH, writeHeaderBefore } from '../hash/hash-object.js';
 import { detectsCollisions, hashLength, type ObjectFormat } from '../hash/object-format.js';
 import { BufferPool } from '../memory/buffer-pool.js';
+import { crc32 } from '../zlib/crc32.js';
 import { Inflater, inflateCodeName } from '../zlib/inflater.js';
 import { findRefGroup, mayBeRefBase, refGroupMembers, type DeltaTree } from './delta-tree.js';
 import { acquire, DEPTH, field, offer, release, slotCount, slotData, takeChild, TYPE, type OfferBoard } from './offer-board.js';
@@ -412,7 +412,7 @@ export class Resolver {
     const expected = s.expectedCrc32;
     // Checked first, as git does: damage is then named as such, not as a zlib error. The whole
     // pack is in memory in this mode (scan-with-index.ts).
-    if (expected !== undefined && s.pack !== undefined && crc32(s.pack.subarray(s.offsets[k] as number, end)) !== expected[k]) {
+    if (expected !== undefined && s.pack !== undefined && crc32(s.pack, s.offsets[k] as number, end) !== expected[k]) {
       throw new PackwrightError('PACK_CORRUPT', `${s.name}: index CRC mismatch for the object at offset ${s.offsets[k]}`, { file: s.name, offset: s.offsets[k] as number });
     }
     const blockIndex = Math.floor(start / BLOCK);
