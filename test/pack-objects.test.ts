@@ -113,6 +113,42 @@ for (const format of FORMATS) {
     assert.deepEqual(packIds(tmp.path, pack, format), revListIds(work, ['--all', '--indexed-objects']));
   });
 
+  test(`rev-list and pack-objects --reflog: both sides of every reflog entry, a pruned one warned about once a reflog, as git does (${format})`, () => {
+    using tmp = tempDir();
+    const work = join(tmp.path, 'work');
+    git(tmp.path, ['init', '-q', '-b', 'main', `--object-format=${format}`, work]);
+    const commit = (file: string, text: string, at: number, extra: string[] = []): void => {
+      writeFileSync(join(work, file), text);
+      git(work, ['add', file]);
+      execFileSync('git', ['commit', '-q', '-m', `${file} ${text.trim()}`, ...extra], { cwd: work, env: { ...process.env, GIT_COMMITTER_DATE: `${1700000000 + at} +0000`, GIT_AUTHOR_DATE: `${1700000000 + at} +0000` } });
+    };
+    commit('a', 'one\n', 1);
+    commit('b', 'two\n', 2);
+    // Amended and dropped: the old commits are named by reflogs only.
+    commit('b', 'amended\n', 3, ['--amend']);
+    git(work, ['checkout', '-q', '-b', 'side']);
+    commit('s', 'side\n', 4);
+    git(work, ['checkout', '-q', 'main']);
+    git(work, ['branch', '-q', '-D', 'side']);
+    git(work, ['update-ref', '-m', 'tagged', '--create-reflog', 'refs/tags/v1', 'HEAD~1']);
+    for (const args of [['--reflog'], ['--reflog', '--objects'], ['--objects', '--reflog', '--not', '--all'], ['main', '--not', '--reflog'], ['--reflog', '--count']]) {
+      assert.equal(packwright(work, ['rev-list', ...args]).toString(), git(work, ['rev-list', ...args]).toString(), args.join(' '));
+    }
+    // What git repack passes: the pack holds what rev-list lists.
+    const pack = packwright(work, ['pack-objects', '--all', '--reflog', '--indexed-objects', '--stdout', '-q'], '');
+    assert.deepEqual(packIds(tmp.path, pack, format), revListIds(work, ['--all', '--reflog', '--indexed-objects']));
+    // An entry naming an object that is gone (twice in one reflog: one warning for it).
+    const gone = 'e'.repeat(format === 'sha1' ? 40 : 64);
+    const zero = '0'.repeat(gone.length);
+    writeFileSync(join(work, '.git', 'logs', 'HEAD'), `${zero} ${gone} A <a@example.com> 1700000009 +0000\tx\n${gone} ${gone} A <a@example.com> 1700000010 +0000\ty\n`, { flag: 'a' });
+    const theirs = spawnSync('git', ['rev-list', '--reflog'], { cwd: work });
+    const ours = spawnSync(process.execPath, [CLI, 'rev-list', '--reflog'], { cwd: work });
+    assert.equal(ours.status, theirs.status);
+    assert.equal(ours.stdout.toString(), theirs.stdout.toString());
+    assert.equal(ours.stderr.toString(), theirs.stderr.toString());
+    assert.match(ours.stderr.toString(), /^warning: reflog of 'HEAD' references pruned commits\n$/);
+  });
+
   test(`pack-objects --revs: git accepts the pack, and it holds what rev-list lists, at 1 and 2 threads and without reuse (${format})`, () => {
     using tmp = tempDir();
     const repo = makeHistoryRepo(tmp.path, format);

@@ -14,6 +14,7 @@ import { helpRequested, indexVersionOption, integerOption, magnitudeOption, Usag
 const USAGE = `usage: packwright pack-objects [<options>] [<base-name> | --stdout]
     --revs                read revisions from stdin (and --all, --not, --shallow <id> lines)
     --all                 with --revs: all refs
+    --reflog              with --revs: the objects every reflog names
     --indexed-objects     with --revs: the index's blobs and cache-tree trees
     --stdout              write the pack to stdout
     --thin                deltas may refer to objects the receiver has
@@ -52,6 +53,7 @@ export async function packObjectsCommand(global: GlobalOptions, open: () => Repo
   let revs = false;
   let all = false;
   let indexed = false;
+  let reflog = false;
   let progress = process.stderr.isTTY === true;
   let base: string | undefined;
   let stdinPacks = false;
@@ -64,6 +66,7 @@ export async function packObjectsCommand(global: GlobalOptions, open: () => Repo
     else if (a === '--revs') revs = true;
     else if (a === '--all') all = true;
     else if (a === '--indexed-objects') indexed = true;
+    else if (a === '--reflog') reflog = true;
     else if (a === '--stdin-packs') stdinPacks = true;
     else if (a === '--unpacked') unpacked = true;
     // git's parse-options reads --stdin as an abbreviation it refuses (of --stdin-packs).
@@ -103,10 +106,11 @@ export async function packObjectsCommand(global: GlobalOptions, open: () => Repo
   }
   if (stdout === (base !== undefined)) throw new UsageError(USAGE);
   // --all (like git's other internal rev-list options) walks revisions, and stdin is revisions too.
-  if (all || indexed) revs = true;
+  if (all || reflog || indexed) revs = true;
   if (stdinPacks && options.filter !== undefined) throw new PackwrightError('INVALID_ARGUMENT', 'cannot use --filter with --stdin-packs');
   if (stdinPacks && revs) throw new PackwrightError('INVALID_ARGUMENT', 'cannot use internal rev list with --stdin-packs');
   const repo = open();
+  repo.onWarning = (message) => void process.stderr.write(`warning: ${message}\n`);
   const objects = repo.objects;
   // git's pack settings from config, under what the command line said.
   const config = repo.config;
@@ -152,6 +156,7 @@ export async function packObjectsCommand(global: GlobalOptions, open: () => Repo
   } else if (revs) {
     tips = new RevArgs(repo);
     if (all) tips.add('--all');
+    if (reflog) tips.add('--reflog');
     if (indexed) tips.add('--indexed-objects');
     const revArgs = tips;
     // git stops at an empty line (upload-pack ends its list with one).

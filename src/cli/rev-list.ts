@@ -7,7 +7,7 @@ import { Output } from './output.js';
 import { readLines } from './read-lines.js';
 import { helpRequested, UsageError } from './usage-error.js';
 
-const USAGE = 'usage: packwright rev-list [--objects] [--[no-]object-names] [--count] [--header] [--first-parent] [--bisect] [-n <n> | --max-count=<n> | -<n>] [--missing=(error|allow-any|allow-promisor|print)] [--stdin] [--end-of-options] <revs>... (--all, --branches, --tags, --remotes, --not, ^<rev>, <a>..<b>)';
+const USAGE = 'usage: packwright rev-list [--objects] [--[no-]object-names] [--count] [--header] [--first-parent] [--bisect] [-n <n> | --max-count=<n> | -<n>] [--missing=(error|allow-any|allow-promisor|print)] [--stdin] [--end-of-options] <revs>... (--all, --branches, --tags, --remotes, --reflog, --indexed-objects, --not, ^<rev>, <a>..<b>)';
 
 /** C's atoi, as git reads --max-count: leading blanks, a sign, then digits up to the first other character (none: 0). */
 function atoi(s: string): number {
@@ -66,6 +66,7 @@ export function revListCommand(open: () => Repository, args: string[]): number {
     else revArgs.push([a, false]);
   }
   const repo = open();
+  repo.onWarning = (message) => void process.stderr.write(`warning: ${message}\n`);
   const revs = new RevArgs(repo);
   for (const [a, asRevision] of revArgs) revs.add(a, asRevision);
   if (stdin) readLines(0, (line) => line !== '' && revs.add(line), () => {});

@@ -15,7 +15,7 @@ import type { StoreHandle } from '../odb/store-handle.js';
 import { listedObjects, type StorePack } from '../odb/store-pack.js';
 import { verifyPack } from '../resolve/verify-pack.js';
 import { parseIndexFile } from '../repo/index-file.js';
-import { parseReflog } from '../refs/reflog.js';
+import { parseReflog, reflogFiles, type ReflogFile } from '../refs/reflog.js';
 import type { Repository } from '../repo/repository.js';
 import type { LinkRecords } from './link-records.js';
 import { CHECKED_TYPES, FSCK_WORKER, ObjectChecker, PACK_CHECKER, type CheckFindings, type PackCheckOptions } from './pack-checker.js';
@@ -1090,7 +1090,7 @@ interface Worktree {
   refName: string;
   gitDir: string;
   /** Its reflogs: ref name (as git names it from here) and file. */
-  reflogs: { name: string; path: string }[];
+  reflogs: ReflogFile[];
 }
 
 /** The main worktree and every linked one, with their HEADs' names as seen from this repository. */
@@ -1098,26 +1098,10 @@ function worktrees(repo: Repository): Worktree[] {
   const common = repo.commonDir;
   const inLinked = repo.gitDir !== common;
   const list: Worktree[] = [];
-  const logsOf = (gitDir: string, prefix: string, shared: boolean): { name: string; path: string }[] => {
-    const out: { name: string; path: string }[] = [];
-    const walk = (dir: string, name: string): void => {
-      let entries: import('node:fs').Dirent[];
-      try {
-        entries = readdirSync(dir, { withFileTypes: true });
-      } catch {
-        return;
-      }
-      entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-      for (const d of entries) {
-        const child = name === '' ? d.name : `${name}/${d.name}`;
-        if (d.isDirectory()) walk(join(dir, d.name), child);
-        else out.push({ name: child, path: join(dir, d.name) });
-      }
-    };
+  const logsOf = (gitDir: string, prefix: string, shared: boolean): ReflogFile[] => {
     // The worktree's own: HEAD; the shared ones (refs/...) only for the main worktree.
-    const head = join(gitDir, 'logs', 'HEAD');
-    out.push({ name: `${prefix}HEAD`, path: head });
-    if (shared) walk(join(common, 'logs', 'refs'), 'refs');
+    const out = [{ name: `${prefix}HEAD`, path: join(gitDir, 'logs', 'HEAD') }];
+    if (shared) out.push(...reflogFiles(join(common, 'logs', 'refs'), 'refs'));
     return out;
   };
   list.push({ refName: inLinked ? 'main-worktree/HEAD' : 'HEAD', gitDir: common, reflogs: logsOf(common, inLinked ? 'main-worktree/' : '', true) });

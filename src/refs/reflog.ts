@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, type Dirent } from 'node:fs';
 import { join } from 'node:path';
 
 /** One reflog line: `<old> <new> <ident> <time> <tz>\t<message>`. */
@@ -42,4 +42,47 @@ export function parseReflog(text: string, hashLength: number): ReflogEntry[] {
 /** Whether `name` has a reflog file (empty or not): git resolves `<ref>@{...}` only then. */
 export function reflogExists(gitDir: string, commonDir: string, name: string): boolean {
   return existsSync(join(perWorktree(name) ? gitDir : commonDir, 'logs', name));
+}
+
+/** A reflog file and the ref it logs. */
+export interface ReflogFile {
+  name: string;
+  path: string;
+}
+
+/**
+ * The reflog files under `dir` (a `logs/` folder or one below it), named from `name` (the ref
+ * prefix `dir` stands for, '' for `logs/` itself), depth first in byte order of their names.
+ */
+export function reflogFiles(dir: string, name: string): ReflogFile[] {
+  const out: ReflogFile[] = [];
+  const walk = (at: string, prefix: string): void => {
+    let entries: Dirent[];
+    try {
+      entries = readdirSync(at, { withFileTypes: true });
+    } catch {
+      return;
+    }
+    entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    for (const d of entries) {
+      const child = prefix === '' ? d.name : `${prefix}/${d.name}`;
+      if (d.isDirectory()) walk(join(at, d.name), child);
+      else out.push({ name: child, path: join(at, d.name) });
+    }
+  };
+  walk(dir, name);
+  return out;
+}
+
+/**
+ * Every reflog this worktree sees, as git's for_each_reflog gives them: HEAD's, the shared refs'
+ * (`<commonDir>/logs/refs/`), and a linked worktree's own (`<gitDir>/logs/refs/`, its bisect and
+ * worktree refs).
+ */
+export function allReflogs(gitDir: string, commonDir: string): ReflogFile[] {
+  const head = join(gitDir, 'logs', 'HEAD');
+  const list: ReflogFile[] = existsSync(head) ? [{ name: 'HEAD', path: head }] : [];
+  list.push(...reflogFiles(join(commonDir, 'logs', 'refs'), 'refs'));
+  if (gitDir !== commonDir) list.push(...reflogFiles(join(gitDir, 'logs', 'refs'), 'refs'));
+  return list;
 }

@@ -1,5 +1,7 @@
 import { PackwrightError } from '../errors/packwright-error.js';
 import { wildmatch } from '../config/wildmatch.js';
+import { readFileSync } from 'node:fs';
+import { allReflogs, parseReflog } from './reflog.js';
 import { resolveRevision, type RevisionContext } from './resolve-revision.js';
 
 /** A starting point of a history walk: an object to include, or one whose history to leave out. */
@@ -16,7 +18,7 @@ export interface RevTip {
 
 /**
  * Reads `git rev-list`-style arguments into tips: revisions (`A`, `^B`, `A..B`, `A..`, `..B`), and
- * `--all`, `--branches[=<glob>]`, `--tags[=<glob>]`, `--remotes[=<glob>]`, `--indexed-objects`, `--not` (which flips
+ * `--all`, `--branches[=<glob>]`, `--tags[=<glob>]`, `--remotes[=<glob>]`, `--reflog`, `--indexed-objects`, `--not` (which flips
  * exclusion for what follows, as in git). Options it does not know are INVALID_ARGUMENT, a name
  * that resolves to nothing REF_NOT_FOUND.
  */
@@ -43,6 +45,10 @@ export class RevArgs {
       this.addRefs('refs/', undefined);
       const head = this.ctx.refs.resolve('HEAD');
       if (head !== undefined) this.tips.push({ id: head, uninteresting: this.negated, name: 'HEAD' });
+      return;
+    }
+    if (arg === '--reflog') {
+      this.addReflogs();
       return;
     }
     if (arg === '--indexed-objects') {
@@ -72,6 +78,34 @@ export class RevArgs {
     const name = excluded ? arg.slice(1) : arg;
     const colon = name.indexOf(':');
     this.tips.push({ id: this.resolve(name), uninteresting: excluded !== this.negated, name, path: colon > 0 ? name.slice(colon + 1) : '' });
+  }
+
+  /**
+   * `--reflog`: both sides of every reflog entry (git's add_reflogs_to_pending), the null id left
+   * out; an object no longer there is skipped with git's warning, once a reflog.
+   */
+  private addReflogs(): void {
+    const refs = this.ctx.refs;
+    const H = this.ctx.objects.hashLength;
+    for (const log of allReflogs(refs.gitDir, refs.commonDir)) {
+      let text: string;
+      try {
+        text = readFileSync(log.path, 'utf8');
+      } catch {
+        continue;
+      }
+      let warned = false;
+      for (const e of parseReflog(text, H)) {
+        for (const id of [e.old, e.new]) {
+          if (id.every((b) => b === 0)) continue;
+          if (this.ctx.objects.has(id)) this.tips.push({ id, uninteresting: this.negated, name: '' });
+          else if (!warned) {
+            warned = true;
+            this.ctx.onWarning?.(`reflog of '${log.name}' references pruned commits`);
+          }
+        }
+      }
+    }
   }
 
   private resolve(rev: string): Buffer {
