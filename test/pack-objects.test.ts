@@ -536,3 +536,67 @@ function spawnSyncPw(cwd: string, args: string[], input: Buffer): { status: numb
   const r = spawnSync(process.execPath, [CLI, ...args], { cwd, input });
   return { status: r.status ?? -1, stdout: r.stdout.toString(), stderr: r.stderr.toString() };
 }
+
+test('--keep-pack, --honor-pack-keep, --incremental and --local leave out what git leaves out', () => {
+  using dir = tempDir();
+  const base = join(dir.path, 'base.git');
+  const repo = join(dir.path, 'repo.git');
+  git(dir.path, ['init', '-q', '--bare', '-b', 'main', base]);
+  git(base, ['fast-import', '--quiet'], 'commit refs/heads/main\ncommitter A <a@example.com> 1700000000 +0000\ndata 2\nc0\nM 100644 inline a\ndata 4\none\n\n');
+  git(base, ['repack', '-adq']);
+  // The repository borrows base's objects (an alternate) and adds two packs of its own.
+  git(dir.path, ['clone', '-q', '--bare', '--shared', base, repo]);
+  const packOf = (input: string): string => {
+    git(repo, ['fast-import', '--quiet'], input);
+    const loose = git(repo, ['rev-list', '--objects', '--all']).toString().split('\n').filter(Boolean).map((l) => l.slice(0, 40));
+    const name = git(repo, ['pack-objects', '--incremental', '-q', 'objects/pack/pack'], loose.join('\n') + '\n').toString().trim();
+    git(repo, ['prune-packed']);
+    return `pack-${name}.pack`;
+  };
+  const first = packOf('commit refs/heads/main\ncommitter A <a@example.com> 1700000001 +0000\ndata 2\nc1\nfrom refs/heads/main^0\nM 100644 inline b\ndata 4\ntwo\n\n');
+  packOf('commit refs/heads/main\ncommitter A <a@example.com> 1700000002 +0000\ndata 2\nc2\nfrom refs/heads/main^0\nM 100644 inline c\ndata 6\nthree\n\n');
+  git(repo, ['hash-object', '-w', '--stdin'], 'loose only\n');
+  const all = git(repo, ['rev-list', '--objects', '--all']).toString() + git(repo, ['hash-object', '--stdin'], 'loose only\n').toString();
+  writeFileSync(join(repo, 'objects', 'pack', first.replace(/\.pack$/, '.keep')), '');
+  const idsOf = (pack: Buffer): string[] => packIds(dir.path, pack, 'sha1');
+  for (const flags of [[`--keep-pack=${first}`], ['--honor-pack-keep'], ['--incremental'], ['--local'], ['--local', `--keep-pack=${first}`], ['--keep-pack=pack-nothing.pack']]) {
+    const ours = packwright(repo, ['pack-objects', '--stdout', '-q', ...flags], all);
+    const theirs = execFileSync('git', ['pack-objects', '--stdout', '-q', ...flags], { cwd: repo, input: all });
+    assert.deepEqual(idsOf(ours), idsOf(theirs), flags.join(' '));
+  }
+  // --non-empty with nothing left to pack (every object listed is in a pack): no bytes and no
+  // file, as git (git repack passes it).
+  const packed = git(repo, ['rev-list', '--objects', '--all']).toString();
+  for (const out of [['--stdout'], [join(dir.path, 'empty')]]) {
+    const ours = packwright(repo, ['pack-objects', '--non-empty', '--incremental', '-q', ...out], packed);
+    const theirs = execFileSync('git', ['pack-objects', '--non-empty', '--incremental', '-q', ...out], { cwd: repo, input: packed });
+    assert.equal(ours.length, 0);
+    assert.equal(theirs.length, 0);
+  }
+  assert.deepEqual(readdirSync(dir.path).filter((f) => f.startsWith('empty')), []);
+  assert.ok(packwright(repo, ['pack-objects', '--incremental', '-q', '--stdout'], packed).length > 0, 'without --non-empty: an empty pack');
+});
+
+test('--window-memory: the oldest objects leave the window once it holds more bytes, down to one, as in git\'s find_deltas', async () => {
+  const { searchSegment } = await import('../src/create/delta-window.js');
+  const text = (seed: number): Buffer => Buffer.from(Array.from({ length: 80 }, (_, i) => `line ${i} of ${seed}\n`).join(''));
+  const a = text(1);
+  // c is a with one line changed; b is unrelated: only a makes c a good delta.
+  const c = Buffer.from(a.toString().replace('line 40 of 1', 'line 40 of X'));
+  const b = text(2);
+  const data = [a, b, c];
+  const segment = (windowMemory: number) => ({
+    types: new Uint8Array([3, 3, 3]), sizes: Float64Array.from(data.map((d) => d.length)), storedWhole: new Uint8Array(3), packs: new Int32Array([-1, -1, -1]),
+    heights: new Uint16Array(3), window: 10, windowMemory, warm: 0, baseOnly: new Uint8Array(3), maxDepth: 50, hashLength: 20, compression: -1,
+  });
+  const run = (windowMemory: number) => searchSegment(segment(windowMemory), (i) => data[i] as Buffer, () => false);
+  const unlimited = run(0);
+  assert.deepEqual([...unlimited.targets], [2]);
+  assert.deepEqual([...unlimited.bases], [0], 'c is a delta of a');
+  // Room for about two objects and an index: a has left the window by the time c is tried.
+  const tight = run(a.length + b.length);
+  assert.ok(![...tight.bases].includes(0), 'a is gone from the window');
+  // A limit under one object still tries the object just before.
+  const tiny = run(1);
+  assert.ok(tiny.targets.every((t, i) => tiny.bases[i] === t - 1));
+});

@@ -21,6 +21,7 @@ const USAGE = `usage: packwright pack-objects [<options>] [<base-name> | --stdou
     --delta-base-offset   OFS_DELTA references
     --include-tag         include annotated tags of packed objects
     --window=<n>          objects tried as delta bases (default 10)
+    --window-memory=<n>   bytes the window may hold (k/m/g; pack.windowMemory; 0: no limit)
     --depth=<n>           longest delta chain (default 50)
     --threads=<n>         threads for delta compression
     --no-reuse-delta      compute every delta anew
@@ -30,10 +31,11 @@ const USAGE = `usage: packwright pack-objects [<options>] [<base-name> | --stdou
     --rev-index           with <base-name>: also write the .rev
     --index-version=<v>[,<limit>]  .idx version (1 or 2) and the 64-bit offset threshold
     --max-pack-size=<n>   with <base-name>: packs of at most n bytes (k/m/g; pack.packSizeLimit)
+    --local, --incremental, --honor-pack-keep, --keep-pack=<pack-name>  leave out objects in such packs
     -q, --progress, --all-progress`;
 
 /** Options git's upload-pack and repack pass that change nothing here (packwright has no bitmaps, no keep-pack rules). */
-const ACCEPTED = new Set(['--shallow', '--keep-true-parents', '--non-empty', '--use-bitmap-index', '--no-use-bitmap-index', '--write-bitmap-index', '--no-write-bitmap-index', '--all-progress-implied', '--no-sparse', '--sparse']);
+const ACCEPTED = new Set(['--shallow', '--keep-true-parents', '--use-bitmap-index', '--no-use-bitmap-index', '--write-bitmap-index', '--no-write-bitmap-index', '--all-progress-implied', '--no-sparse', '--sparse']);
 
 /** A signed option value clamped to 0 (git clamps a negative --window or --depth). */
 function clampedOption(option: string, value: string): number {
@@ -78,6 +80,7 @@ export async function packObjectsCommand(global: GlobalOptions, open: () => Repo
     else if (a === '--no-reuse-object') options.reuseObject = false;
     else if (a === '--rev-index') options.writeReverseIndex = true;
     else if (a === '--incremental') options.incremental = true;
+    else if (a === '--non-empty') options.nonEmpty = true;
     else if (name === '--index-version' && value !== undefined) {
       const { version, largeOffsetLimit } = indexVersionOption(a);
       options.indexVersion = version;
@@ -87,6 +90,8 @@ export async function packObjectsCommand(global: GlobalOptions, open: () => Repo
     else if (a === '-q' || a === '--quiet') progress = false;
     else if (a === '--progress' || a === '--all-progress') progress = true;
     else if (name === '--window' && value !== undefined) options.window = clampedOption(a, value);
+    else if (name === '--window-memory' && value !== undefined) options.windowMemory = magnitudeOption('window-memory', value, USAGE);
+    else if (name === '--keep-pack' && value !== undefined) options.keepPacks = [...(options.keepPacks ?? []), value];
     else if (name === '--depth' && value !== undefined) options.depth = Math.min(clampedOption(a, value), 4095);
     else if (name === '--threads' && value !== undefined) options.threads = integerOption(a, value) || defaultThreads();
     else if (name === '--compression' && value !== undefined) options.compression = integerOption(a, value);
@@ -118,6 +123,8 @@ export async function packObjectsCommand(global: GlobalOptions, open: () => Repo
   if (options.compression === undefined && compression !== undefined) options.compression = compression;
   const window = config.getInt('pack.window');
   if (options.window === undefined && window !== undefined) options.window = Math.max(0, window);
+  const windowMemory = config.getInt('pack.windowMemory');
+  if (options.windowMemory === undefined && windowMemory !== undefined) options.windowMemory = Math.max(0, windowMemory);
   const depth = config.getInt('pack.depth');
   if (options.depth === undefined && depth !== undefined) options.depth = Math.min(Math.max(0, depth), 4095);
   const configThreads = config.getInt('pack.threads');
@@ -232,6 +239,8 @@ export async function packObjectsCommand(global: GlobalOptions, open: () => Repo
   });
   bar.finish();
   const s = result.stats;
+  // --non-empty with nothing to pack: git stops before writing, and says nothing more.
+  if (options.nonEmpty === true && result.packs.length === 0 && s.objects === 0) return 0;
   if (progress) {
     const deltas = s.copiedDeltas + s.thinDeltas + s.newDeltas;
     process.stderr.write(`Total ${s.objects} (delta ${deltas}), reused ${s.copied + s.copiedDeltas + s.thinDeltas} (delta ${s.copiedDeltas + s.thinDeltas}), pack-reused 0\n`);

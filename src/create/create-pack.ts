@@ -1,7 +1,7 @@
 import { closeSync, fstatSync, fsyncSync, openSync, renameSync, rmSync } from 'node:fs';
 import { hashFileRange } from '../hash/hash-file.js';
 import { writeFully } from '../io/write-fully.js';
-import { sep } from 'node:path';
+import { basename, sep } from 'node:path';
 import type { StorePack } from '../odb/store-pack.js';
 import { constants as zlibConstants } from 'node:zlib';
 import { PackwrightError } from '../errors/packwright-error.js';
@@ -68,6 +68,11 @@ export interface CreatePackOptions {
   refs?: RefStore;
   /** Objects tried as bases for each new delta (git's --window, default 10; 0 computes none). */
   window?: number;
+  /**
+   * Bytes the delta window may hold, objects and their delta indexes (git's --window-memory and
+   * pack.windowMemory; default 0, no limit): the oldest leave the window first.
+   */
+  windowMemory?: number;
   /** Longest delta chain (git's --depth, default 50). */
   depth?: number;
   threads?: number;
@@ -81,8 +86,12 @@ export interface CreatePackOptions {
   incremental?: boolean;
   /** Leave out objects in packs of alternates (git's --local). */
   local?: boolean;
+  /** With nothing to pack, write nothing (git's --non-empty): no file, no byte to `sink`, no `packs`. */
+  nonEmpty?: boolean;
   /** Leave out objects in packs with a `.keep` file (git's --honor-pack-keep). */
   honorPackKeep?: boolean;
+  /** Leave out objects in these local packs, by file name (`pack-<hash>.pack`), as if kept (git's --keep-pack). */
+  keepPacks?: readonly string[];
   /** Keep stored deltas (default true). */
   reuseDelta?: boolean;
   /** Copy stored data at all (default true; false recompresses everything and implies no delta reuse). */
@@ -195,12 +204,15 @@ async function createPackWith(options: CreatePackOptions, pools: LazyPool, threa
       listed = Int32Array.from([...listed, ...extra]);
     }
   }
-  if (options.incremental || options.local || options.honorPackKeep) listed = leaveOutPacked(handle, listed, locations, options);
+  if (options.incremental || options.local || options.honorPackKeep || (options.keepPacks?.length ?? 0) > 0) listed = leaveOutPacked(handle, listed, locations, options);
   if (options.filter !== undefined) listed = applyFilter(handle, table, listed, locations, options.filter, counted.tips);
   const inputObjects = listed.length + missing;
   progress?.('counting', listed.length, listed.length);
   check();
   times.counting = lap();
+  if (options.nonEmpty === true && listed.length === 0) {
+    return { hash: Buffer.alloc(0), packs: [], stats: { inputObjects, objects: 0, copied: 0, copiedDeltas: 0, thinDeltas: 0, recompressed: 0, newDeltas: 0, badCrc: 0, missing, times } };
+  }
 
   // Planning: what stored data to copy.
   const reuseObject = options.reuseObject !== false;
@@ -224,6 +236,7 @@ async function createPackWith(options: CreatePackOptions, pools: LazyPool, threa
       plan,
       listed,
       window,
+      ...(options.windowMemory !== undefined ? { windowMemory: options.windowMemory } : {}),
       depth: options.depth ?? 50,
       threads,
       ...(threads > 1 ? { pool: async () => { const pool = pools.get(); await shareWholePacks(pool, threads, handle, locations); return pool; } } : {}),
@@ -440,15 +453,17 @@ function applyFilter(handle: StoreHandle, table: ObjectTable, listed: Int32Array
 }
 
 /**
- * git's --incremental, --local and --honor-pack-keep: an object with a copy in a pack (any pack;
- * one of an alternate; one with a `.keep` file) is not packed again.
+ * git's --incremental, --local, --honor-pack-keep and --keep-pack: an object with a copy in a pack
+ * (any pack; one of an alternate; one with a `.keep` file; a local one named) is not packed again.
  */
 function leaveOutPacked(handle: StoreHandle, listed: Int32Array, locations: ObjectLocations, options: CreatePackOptions): Int32Array {
   const own = handle.store.objectsDir + sep;
+  const named = new Set(options.keepPacks ?? []);
   const excludes = (k: number): boolean => {
     if (k < 0) return false;
     const pack = locations.packs[k] as StorePack;
-    return options.incremental === true || (options.local === true && !pack.packPath.startsWith(own)) || (options.honorPackKeep === true && pack.markers.keep);
+    const local = pack.packPath.startsWith(own);
+    return options.incremental === true || (options.local === true && !local) || (options.honorPackKeep === true && pack.markers.keep) || (local && named.has(basename(pack.packPath)));
   };
   return listed.filter((o) => {
     if (excludes(locations.pack[o] as number)) return false;

@@ -17,6 +17,8 @@ export interface DeltaSearchOptions {
   plan: PackPlan;
   listed: Int32Array;
   window: number;
+  /** git's --window-memory (0: no limit): see DeltaSegment.windowMemory. */
+  windowMemory?: number;
   depth: number;
   threads: number;
   compression: number;
@@ -101,7 +103,7 @@ export async function searchDeltas(options: DeltaSearchOptions): Promise<void> {
     const n = to - from;
     const seg: DeltaSegment = {
       types: new Uint8Array(n), sizes: new Float64Array(n), storedWhole: new Uint8Array(n), packs: new Int32Array(n), heights: new Uint16Array(n),
-      window: options.window, warm: start - from, baseOnly: new Uint8Array(n), maxDepth: options.depth, hashLength: table.hashLength, compression: options.compression,
+      window: options.window, windowMemory: options.windowMemory ?? 0, warm: start - from, baseOnly: new Uint8Array(n), maxDepth: options.depth, hashLength: table.hashLength, compression: options.compression,
     };
     for (let i = 0; i < n; i++) {
       const o = pool[from + i] as number;

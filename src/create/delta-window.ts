@@ -15,6 +15,11 @@ export interface DeltaSegment {
   /** Copied deltas stacked on the object (see deltaHeights): its own delta must leave room for them. */
   heights: Uint16Array;
   window: number;
+  /**
+   * Bytes the window may hold (git's --window-memory; 0: no limit): objects' data and their delta
+   * indexes, the oldest let go first before each target, down to one object.
+   */
+  windowMemory: number;
   /** The first `warm` objects only fill the window (the end of the segment before): no target among them. */
   warm: number;
   /** 1 for objects that are bases only (the receiver has them: a thin pack's preferred bases). */
@@ -75,15 +80,23 @@ export function* searchSteps(seg: DeltaSegment, read: (i: number) => Buffer, sho
   const chunks: Buffer[] = [];
   const ends: number[] = [];
   let used = 0;
+  // Bytes the window's objects hold (data and delta index), for windowMemory.
+  let held = 0;
+  const free = (slot: Slot): void => {
+    held -= (slot.data?.length ?? 0) + (slot.index?.memory ?? 0);
+    slot.data = undefined;
+    slot.index = undefined;
+  };
   for (let t = 0; t < n; t++) {
     if (t % STEP === STEP - 1) {
       if (shouldStop()) break;
       yield t;
     }
     const target: Slot = { i: t, data: undefined, index: undefined };
+    while (seg.windowMemory > 0 && held > seg.windowMemory && window.length > 1) free(window.shift() as Slot);
     if (t < seg.warm || seg.baseOnly[t] === 1) {
       window.push(target);
-      if (window.length > seg.window) window.shift();
+      if (window.length > seg.window) free(window.shift() as Slot);
       continue;
     }
     const trgSize = seg.sizes[t] as number;
@@ -107,9 +120,18 @@ export function* searchSteps(seg: DeltaSegment, read: (i: number) => Buffer, sho
       const sizeDiff = srcSize < trgSize ? trgSize - srcSize : 0;
       if (sizeDiff >= maxSize) continue;
       if (trgSize < srcSize / 32) continue;
-      target.data ??= read(t);
-      src.data ??= read(s);
-      src.index ??= new DeltaIndex(src.data);
+      if (target.data === undefined) {
+        target.data = read(t);
+        held += target.data.length;
+      }
+      if (src.data === undefined) {
+        src.data = read(s);
+        held += src.data.length;
+      }
+      if (src.index === undefined) {
+        src.index = new DeltaIndex(src.data);
+        held += src.index.memory;
+      }
       const delta = src.index.createDelta(target.data, maxSize);
       if (delta !== undefined && (best === undefined || delta.length < best.length)) {
         best = delta;
@@ -127,11 +149,7 @@ export function* searchSteps(seg: DeltaSegment, read: (i: number) => Buffer, sho
       ends.push(used);
     }
     window.push(target);
-    if (window.length > seg.window) {
-      const dropped = window.shift() as Slot;
-      dropped.data = undefined;
-      dropped.index = undefined;
-    }
+    if (window.length > seg.window) free(window.shift() as Slot);
   }
   deflater.close();
   const data = new Uint8Array(used);
