@@ -30,7 +30,7 @@ const GROUPS = [
   { commands: PLUMBING, scripts: ['t5303-pack-corruption-resilience.sh', 't5309-pack-delta-cycles.sh', 't5313-pack-bounds-checks.sh'] },
   { commands: 'multi-pack-index', scripts: ['t5319-multi-pack-index.sh'] },
   { commands: 'pack-objects', scripts: ['t5300-pack-object.sh', 't5315-pack-objects-compression.sh', 't5316-pack-delta-depth.sh'] },
-  { commands: 'rev-list', scripts: ['t6000-rev-list-misc.sh'] },
+  { commands: 'rev-list', scripts: ['t6000-rev-list-misc.sh', 't6004-rev-list-path-optim.sh'] },
   { commands: 'fsck', scripts: ['t1450-fsck.sh', 't5318-commit-graph.sh'] },
   { commands: 'hash-object', scripts: ['t1007-hash-object.sh'] },
   { commands: 'unpack-objects', scripts: ['t5300-pack-object.sh'] },

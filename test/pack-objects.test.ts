@@ -93,6 +93,69 @@ for (const format of FORMATS) {
     }
   });
 
+  test(`rev-list -- <paths>: history simplified to the commits that change them, trees listed only where they lead, as git (${format})`, () => {
+    using tmp = tempDir();
+    const repo = makeHistoryRepo(tmp.path, format);
+    const specs = [['src'], ['src/lib/x.h'], ['doc', 'Makefile'], ['src/'], ['doc/api/'], ['README/'], ['*.h'], ['src/*'], ['src/[ab].c'], ['s*/lib'],
+      ['moved'], ['vendor'], ['vendor/sub'], ['nothing-here'], ['.'], ['./src/../doc']];
+    const revs = [['main'], ['--all'], ['main', '^topic'], ['v0.5..main'], ['--first-parent', 'main'], ['-5', 'main'], ['main', '--not', 'oct-a']];
+    for (const spec of specs) {
+      for (const rev of revs) {
+        for (const extra of [[], ['--objects'], ['--count']]) {
+          const args = [...extra, ...rev, '--', ...spec];
+          assert.equal(packwright(repo, ['rev-list', ...args]).toString(), git(repo, ['rev-list', ...args]).toString(), args.join(' '));
+        }
+      }
+    }
+    // A merge that keeps the second parent's version of a path is followed down that parent only;
+    // one that changes the path against both parents is listed.
+    const work = join(tmp.path, 'merges');
+    git(tmp.path, ['init', '-q', '-b', 'main', `--object-format=${format}`, work]);
+    const commitAll = (message: string): void => {
+      git(work, ['add', '-A']);
+      git(work, ['commit', '-q', '--allow-empty', '-m', message]);
+    };
+    mkdirSync(join(work, 'dir'));
+    writeFileSync(join(work, 'dir', 'f'), 'base\n');
+    writeFileSync(join(work, 'other'), 'o\n');
+    commitAll('base');
+    git(work, ['checkout', '-q', '-b', 'side']);
+    writeFileSync(join(work, 'dir', 'f'), 'side\n');
+    commitAll('side changes f');
+    writeFileSync(join(work, 'other'), 'side other\n');
+    commitAll('side changes other');
+    git(work, ['checkout', '-q', 'main']);
+    writeFileSync(join(work, 'other'), 'main other\n');
+    commitAll('main changes other');
+    commitAll('empty');
+    // dir/f as the side branch had it: the merge is TREESAME to its second parent there.
+    git(work, ['merge', '-q', '-X', 'theirs', '--no-edit', 'side']);
+    git(work, ['checkout', '-q', '-b', 'third', 'main~1']);
+    writeFileSync(join(work, 'dir', 'f'), 'third\n');
+    commitAll('third changes f');
+    git(work, ['checkout', '-q', 'main']);
+    // dir/f unlike either parent's.
+    git(work, ['merge', '-q', '--no-commit', '-X', 'ours', 'third']);
+    writeFileSync(join(work, 'dir', 'f'), 'both\n');
+    commitAll('merge third, f changed');
+    for (const args of [['main', '--', 'dir'], ['main', '--', 'other'], ['main', '--', 'dir/f', 'other'], ['--objects', 'main', '--', 'dir'], ['main', '--'],
+      ['main', '--', '.'], ['side..main', '--', 'dir'], ['--first-parent', 'main', '--', 'other'], ['main', 'dir'], ['main', 'other', 'dir/f'], ['--objects', 'main', 'dir']]) {
+      assert.equal(packwright(work, ['rev-list', ...args]).toString(), git(work, ['rev-list', ...args]).toString(), args.join(' '));
+    }
+    // In a subdirectory, paths are taken from there; without `--`, an argument that is neither a
+    // revision nor a path, or is both, is git's error.
+    const sub = join(work, 'dir');
+    assert.equal(packwright(sub, ['rev-list', 'main', '--', 'f']).toString(), git(sub, ['rev-list', 'main', '--', 'f']).toString());
+    assert.equal(packwright(sub, ['rev-list', 'main', 'f']).toString(), git(sub, ['rev-list', 'main', 'f']).toString());
+    writeFileSync(join(work, 'main'), 'a file named like the branch\n');
+    for (const [cwd, args] of [[work, ['main']], [work, ['nosuch']], [work, ['main', 'nosuch']], [work, ['main', 'dir', '--objects']], [work, ['main', '--', '../x']]] as const) {
+      const ours = spawnSync(process.execPath, [CLI, 'rev-list', ...args], { cwd });
+      const theirs = spawnSync('git', ['rev-list', ...args], { cwd });
+      assert.equal(ours.status, theirs.status, args.join(' '));
+      assert.equal(ours.stderr.toString().split('\n')[0], theirs.stderr.toString().split('\n')[0], args.join(' '));
+    }
+  });
+
   test(`rev-list and pack-objects --indexed-objects: the index's blobs, then its cache tree's valid trees, as git lists them (${format})`, () => {
     using tmp = tempDir();
     const work = join(tmp.path, 'work');

@@ -3,11 +3,15 @@ import { RevArgs } from '../refs/index.js';
 import type { Repository } from '../repo/index.js';
 import { OBJ_COMMIT } from '../objects/index.js';
 import { TextDecoder } from 'node:util';
+import { lstatSync } from 'node:fs';
+import { join } from 'node:path';
+import { isPackwrightError, PackwrightError } from '../errors/index.js';
+import { Pathspec } from '../objects/index.js';
 import { Output } from './output.js';
 import { readLines } from './read-lines.js';
 import { helpRequested, UsageError } from './usage-error.js';
 
-const USAGE = 'usage: packwright rev-list [--objects] [--[no-]object-names] [--count] [--header] [--first-parent] [--bisect] [-n <n> | --max-count=<n> | -<n>] [--missing=(error|allow-any|allow-promisor|print)] [--stdin] [--end-of-options] <revs>... (--all, --branches, --tags, --remotes, --reflog, --indexed-objects, --not, ^<rev>, <a>..<b>)';
+const USAGE = 'usage: packwright rev-list [--objects] [--[no-]object-names] [--count] [--header] [--first-parent] [--bisect] [-n <n> | --max-count=<n> | -<n>] [--missing=(error|allow-any|allow-promisor|print)] [--stdin] [--end-of-options] <revs>... (--all, --branches, --tags, --remotes, --reflog, --indexed-objects, --not, ^<rev>, <a>..<b>) [--] [<path>...]';
 
 /** C's atoi, as git reads --max-count: leading blanks, a sign, then digits up to the first other character (none: 0). */
 function atoi(s: string): number {
@@ -17,19 +21,45 @@ function atoi(s: string): number {
 
 const MISSING = new Set(['error', 'allow-any', 'allow-promisor', 'print']);
 
+/** git's message for an argument that is neither clearly a revision nor clearly a path. */
+function ambiguous(what: string): PackwrightError {
+  return new PackwrightError('REF_NOT_FOUND', `${what}\nUse '--' to separate paths from revisions, like this:\n'git <command> [<revision>...] -- [<file>...]'`);
+}
+
+/** Whether `arg` names something in the work tree, from the directory the command runs in (git's check_filename). */
+function inWorkTree(repo: Repository, arg: string): boolean {
+  if (repo.workTree === undefined) return false;
+  try {
+    lstatSync(join(repo.workTree, repo.prefix, arg));
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** git's verify_filename: a path given without `--` must be there. */
+function verifyFilename(repo: Repository, arg: string): void {
+  if (arg.startsWith('-')) throw new UsageError(`fatal: option '${arg}' must come before non-option arguments`);
+  if (!inWorkTree(repo, arg)) throw ambiguous(`ambiguous argument '${arg}': unknown revision or path not in the working tree.`);
+}
+
 /**
  * `git rev-list [--objects] <revs>`: the commits (and with --objects the trees, blobs and tags,
  * each with its path) reachable from the revisions, in git's order. The counting phase of
  * pack-objects, on its own.
  */
-export function revListCommand(open: () => Repository, args: string[]): number {
+export function revListCommand(open: () => Repository, argv: string[]): number {
+  let args = argv;
   const help = helpRequested(args, USAGE);
   if (help !== undefined) return help;
   let withObjects = false;
   let missing: MissingAction = 'error';
   let stdin = false;
   const revArgs: [string, boolean][] = [];
-  let onlyRevs = false;
+  // git's `--`: what follows are paths (git finds the first one before reading any option).
+  const dashdash = args.indexOf('--');
+  const paths = dashdash >= 0 ? args.slice(dashdash + 1) : [];
+  if (dashdash >= 0) args = args.slice(0, dashdash);
   let literal = false;
   let names = true;
   let count = false;
@@ -39,7 +69,7 @@ export function revListCommand(open: () => Repository, args: string[]): number {
   let maxCount = -1;
   for (let i = 0; i < args.length; i++) {
     const a = args[i] as string;
-    if (onlyRevs || literal) revArgs.push([a, literal]);
+    if (literal) revArgs.push([a, literal]);
     else if (a === '--objects') withObjects = true;
     else if (a === '--header') header = true;
     else if (a === '--first-parent') firstParent = true;
@@ -62,13 +92,27 @@ export function revListCommand(open: () => Repository, args: string[]): number {
       if (!MISSING.has(v)) throw new UsageError(`fatal: invalid value for '--missing': '${v}'`);
       missing = v as MissingAction;
     } else if (a === '--stdin') stdin = true;
-    else if (a === '--') onlyRevs = true;
     else revArgs.push([a, false]);
   }
   const repo = open();
   repo.onWarning = (message) => void process.stderr.write(`warning: ${message}\n`);
   const revs = new RevArgs(repo);
-  for (const [a, asRevision] of revArgs) revs.add(a, asRevision);
+  for (let j = 0; j < revArgs.length; j++) {
+    const [a, asRevision] = revArgs[j] as [string, boolean];
+    try {
+      revs.add(a, asRevision);
+    } catch (e) {
+      // git's setup_revisions: without `--`, what is not a revision starts the paths, and each of
+      // them must be there in the work tree.
+      if (!isPackwrightError(e, 'REF_NOT_FOUND') || dashdash >= 0 || asRevision || a.startsWith('^')) throw e;
+      for (const [rest] of revArgs.slice(j)) verifyFilename(repo, rest);
+      paths.push(...revArgs.slice(j).map(([rest]) => rest));
+      break;
+    }
+    if (dashdash < 0 && !asRevision && !a.startsWith('-') && inWorkTree(repo, a)) throw ambiguous(`ambiguous argument '${a}': both revision and filename`);
+  }
+  if (paths.length > 0 && bisect) throw new PackwrightError('INVALID_ARGUMENT', '--bisect with paths is not supported');
+  const pathspec = paths.length > 0 ? Pathspec.parse(paths, repo.prefix, repo.workTree) : undefined;
   if (stdin) readLines(0, (line) => line !== '' && revs.add(line), () => {});
   if (revs.tips.length === 0 && !stdin) throw new UsageError(USAGE);
   // Paths go into one arena while listing: an object is printed only once the pass over the
@@ -98,6 +142,7 @@ export function revListCommand(open: () => Repository, args: string[]): number {
     firstParent,
     bisect,
     paths: withObjects,
+    ...(pathspec !== undefined ? { pathspec } : {}),
     visit: (n, type, path) => {
       if (!withObjects && type !== OBJ_COMMIT) return;
       room(n);

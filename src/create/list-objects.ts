@@ -3,6 +3,7 @@ import { toHex } from '../hash/hex.js';
 import { OBJ_BLOB, OBJ_COMMIT, OBJ_TAG, OBJ_TREE, typeName } from '../objects/object-type.js';
 import { TreeCursor } from '../objects/tree.js';
 import { Flag, foldNameHash, nameHash, type ObjectTable } from './object-table.js';
+import { ALL_INTERESTING, NOT_INTERESTING, type Pathspec } from '../objects/pathspec.js';
 import { notFoundError, type MissingAction, type RevWalk } from './rev-walk.js';
 
 /**
@@ -15,6 +16,8 @@ export interface ListObjectsOptions {
   /** Build each object's path for the visitor (rev-list prints them; a pack needs only the hash). */
   paths?: boolean;
   missing?: MissingAction;
+  /** List only the tree entries these paths want (git's process_tree with the walk's pathspec). */
+  pathspec?: Pathspec;
 }
 
 const SLASH = 0x2f;
@@ -32,6 +35,10 @@ interface Frame {
   prefixHash: number;
   /** The tree is in a promisor pack: what it names may be missing (--missing=allow-promisor). */
   promisor: boolean;
+  /** The pathspec wants everything under this tree (or there is none): entries are not checked. */
+  all: boolean;
+  /** This tree's path as the pathspec sees a base ('' at the top, else ending in '/'), when it is checked. */
+  base: string;
 }
 
 /** What listing trees needs of a walk: the table, and reading trees (the store of this thread). */
@@ -54,6 +61,9 @@ export class TreeLister {
   private path = new Uint8Array(256);
   private readonly frames: Frame[] = [];
   private depth = 0;
+  /** Paths are built for the visitor, or for the pathspec to match. */
+  private readonly buildPaths: boolean;
+  private readonly spec: Pathspec | undefined;
 
   constructor(
     private readonly source: TreeSource,
@@ -61,7 +71,12 @@ export class TreeLister {
     private readonly withPaths: boolean,
     /** A tree the store lacks: throw, or note it (see checkMissing). */
     private readonly onMissing: (n: number, fromPromisor: boolean) => void,
-  ) {}
+    /** Only the entries it wants are listed (and not marked: another path may want one). */
+    spec?: Pathspec,
+  ) {
+    this.spec = spec?.limits === true ? spec : undefined;
+    this.buildPaths = withPaths || this.spec !== undefined;
+  }
 
   private setPath(end: number, src: Uint8Array, start: number, stop: number, slash: boolean): number {
     const need = end + 1 + (stop - start);
@@ -79,7 +94,7 @@ export class TreeLister {
   }
 
   /** Reads a tree, shows it and makes it the current frame; false when it is missing (and allowed). */
-  private enter(n: number, pathEnd: number, hash: number, fromPromisor: boolean): boolean {
+  private enter(n: number, pathEnd: number, hash: number, fromPromisor: boolean, all: boolean): boolean {
     const t = this.source.table;
     t.mark(n, Flag.SEEN);
     const obj = this.source.readTyped(n, OBJ_TREE, true);
@@ -93,7 +108,7 @@ export class TreeLister {
     this.visit(n, OBJ_TREE, this.withPaths ? this.path.subarray(0, pathEnd) : undefined);
     let frame = this.frames[this.depth];
     if (frame === undefined) {
-      frame = { cursor: new TreeCursor(this.source.hashLength), data: Buffer.alloc(0), view: Buffer.alloc(0), pathEnd: 0, prefixHash: 0, promisor: false };
+      frame = { cursor: new TreeCursor(this.source.hashLength), data: Buffer.alloc(0), view: Buffer.alloc(0), pathEnd: 0, prefixHash: 0, promisor: false, all: true, base: '' };
       this.frames[this.depth] = frame;
     }
     // The read is transient (the store's buffer, reused by the next read): keep a copy in the
@@ -107,6 +122,8 @@ export class TreeLister {
     frame.pathEnd = pathEnd;
     frame.prefixHash = pathEnd > 0 ? foldNameHash(hash, SLASH) : 0;
     frame.promisor = this.source.lastFromPromisor;
+    frame.all = all;
+    if (!all) frame.base = pathEnd > 0 ? `${Buffer.from(this.path.buffer, this.path.byteOffset, pathEnd).toString('utf8')}/` : '';
     this.depth++;
     return true;
   }
@@ -115,12 +132,15 @@ export class TreeLister {
   listTree(root: number, rootPath: Uint8Array): void {
     const t = this.source.table;
     const withPaths = this.withPaths;
+    const buildPaths = this.buildPaths;
+    const spec = this.spec;
     if (t.is(root, Flag.SEEN | Flag.UNINTERESTING)) return;
     // Without paths, an end of 1 stands for "some path": only whether a path is empty matters.
-    const rootEnd = withPaths ? this.setPath(0, rootPath, 0, rootPath.length, false) : Math.min(rootPath.length, 1);
+    const rootEnd = buildPaths ? this.setPath(0, rootPath, 0, rootPath.length, false) : Math.min(rootPath.length, 1);
     // A tip's name counts in its entries' hashes, as git's path does; a commit's root is "".
     const rootHash = rootPath.length > 0 ? nameHash(rootPath) : 0;
-    if (!this.enter(root, rootEnd, rootHash, t.is(root, Flag.PROMISOR))) return;
+    // The root is listed whatever the pathspec says (git shows it before looking at entries).
+    if (!this.enter(root, rootEnd, rootHash, t.is(root, Flag.PROMISOR), spec === undefined)) return;
     while (this.depth > 0) {
       const frame = this.frames[this.depth - 1] as Frame;
       const c = frame.cursor;
@@ -129,13 +149,22 @@ export class TreeLister {
         const type = c.objectType;
         if (type === OBJ_COMMIT) continue; // a submodule: not in this repository
         const data = frame.view;
+        let all = true;
+        if (!frame.all) {
+          // Before the object is looked at: one the pathspec does not want here is not marked,
+          // so the same object met under a wanted path is listed there (git's process_tree, whose
+          // pathspec is not recursive: a glob enters only the directories its literal start names).
+          const interest = (spec as Pathspec).interest(frame.base, data.toString('utf8', c.nameStart, c.nameEnd), type === OBJ_TREE, false, false);
+          if (interest === NOT_INTERESTING) continue;
+          all = interest === ALL_INTERESTING;
+        }
+        const end = buildPaths ? this.setPath(frame.pathEnd, data, c.nameStart, c.nameEnd, frame.pathEnd > 0) : 1;
         const n = t.intern(data, c.idStart);
         if (t.types[n] === 0) t.types[n] = type;
         if (t.is(n, Flag.SEEN | Flag.UNINTERESTING)) continue;
         const hash = nameHash(data, c.nameStart, c.nameEnd, frame.prefixHash);
-        const end = withPaths ? this.setPath(frame.pathEnd, data, c.nameStart, c.nameEnd, frame.pathEnd > 0) : 1;
         if (type === OBJ_TREE) {
-          if (this.enter(n, end, hash, frame.promisor)) {
+          if (this.enter(n, end, hash, frame.promisor, all)) {
             descended = true;
             break;
           }
@@ -169,7 +198,7 @@ export function* listSteps(walk: RevWalk, visit: ListVisitor, options: ListObjec
   const withPaths = options.paths === true;
   const missing = options.missing ?? 'error';
   const empty = new Uint8Array(0);
-  const lister = new TreeLister(walk, visit, withPaths, (n, fromPromisor) => checkMissing(walk.table, n, missing, fromPromisor));
+  const lister = new TreeLister(walk, visit, withPaths, (n, fromPromisor) => checkMissing(walk.table, n, missing, fromPromisor), options.pathspec);
   listCommitsAndPending(walk, visit, withPaths, lister);
   for (const n of walk.commits) {
     lister.listTree(walk.treeOf(n), empty);

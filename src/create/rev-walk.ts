@@ -7,6 +7,8 @@ import type { StoreHandle } from '../odb/store-handle.js';
 import type { RevTip } from '../refs/rev-args.js';
 import { Flag, ObjectTable } from './object-table.js';
 import { ObjectReader } from './object-reader.js';
+import type { Pathspec } from '../objects/pathspec.js';
+import { changedWithin } from './pathspec-diff.js';
 
 /** What the walk does with objects it cannot find. */
 export type MissingAction = 'error' | 'allow-any' | 'allow-promisor' | 'print';
@@ -43,6 +45,10 @@ export class RevWalk extends ObjectReader {
   private readonly commitParents = new Map<number, Int32Array>();
   private readonly commitTime = new Map<number, number>();
   private readonly initial: number[] = [];
+  /** Commits that change nothing the pathspec names (git's TREESAME): walked, not listed. */
+  private readonly treesame = new Set<number>();
+  /** Excluded commits given as tips (git's BOTTOM): still relevant parents when simplifying. */
+  private readonly bottoms = new Set<number>();
   private limited = false;
   private readonly cursor: TreeCursor;
   private readonly shallow: ObjectTable;
@@ -63,6 +69,12 @@ export class RevWalk extends ObjectReader {
       firstParent?: boolean | undefined;
       /** Keep only the commit halfway between the included and excluded ones (git's --bisect: `bisect`). */
       bisect?: boolean | undefined;
+      /**
+       * Limit the history to these paths (git's `-- <paths>`): a commit is listed only if it
+       * changes what they name, and a merge that leaves them as one parent had them is followed
+       * down that parent only (git's default history simplification, try_to_simplify_commit).
+       */
+      paths?: Pathspec | undefined;
     } = {},
   ) {
     super(objects, new ObjectTable(objects.hashLength));
@@ -108,6 +120,7 @@ export class RevWalk extends ObjectReader {
           if (flags) {
             this.markParentsUninteresting(n);
             this.limited = true;
+            this.bottoms.add(n);
           }
           if (!t.is(n, Flag.SEEN)) {
             t.mark(n, Flag.SEEN);
@@ -163,7 +176,7 @@ export class RevWalk extends ObjectReader {
       listed.push(n);
     }
     this.onUninteresting = undefined;
-    let included = listed.filter((n) => !t.is(n, Flag.UNINTERESTING));
+    let included = listed.filter((n) => !t.is(n, Flag.UNINTERESTING) && !this.treesame.has(n));
     if (this.options.bisect === true) {
       const best = bisect(included, (n) => this.parentsOf(n), (n) => t.is(n, Flag.UNINTERESTING), this.options.firstParent === true);
       included = best === undefined ? [] : [best];
@@ -194,6 +207,7 @@ export class RevWalk extends ObjectReader {
   private processParents(n: number, push: (n: number) => void): void {
     const t = this.table;
     const excluded = (t.flags[n] as number) & Flag.UNINTERESTING;
+    if (!excluded && this.options.paths !== undefined) this.simplify(n, this.options.paths);
     for (const p of this.parentsOf(n)) {
       if (excluded && !t.is(p, Flag.UNINTERESTING)) this.setUninteresting(p);
       if (!this.commitTree.has(p)) {
@@ -211,6 +225,47 @@ export class RevWalk extends ObjectReader {
       }
       if (!excluded && this.options.firstParent === true) break;
     }
+  }
+
+  /**
+   * git's try_to_simplify_commit for an included commit: TREESAME when it changes nothing `paths`
+   * names (a root commit: when they name nothing in it). A merge TREESAME to a relevant parent
+   * (included, or an excluded tip) keeps only that parent; a merge counts as changed only against
+   * its relevant parents when it has any.
+   */
+  private simplify(n: number, paths: Pathspec): void {
+    const t = this.table;
+    const parents = this.parentsOf(n);
+    const tree = this.treeOf(n);
+    if (parents.length === 0) {
+      if (!changedWithin(this, paths, -1, tree)) this.treesame.add(n);
+      return;
+    }
+    let relevantParents = 0;
+    let relevantChange = false;
+    let irrelevantChange = false;
+    for (let i = 0; i < parents.length; i++) {
+      const p = parents[i] as number;
+      const relevant = !t.is(p, Flag.UNINTERESTING) || this.bottoms.has(p);
+      if (relevant) relevantParents++;
+      // With --first-parent only the first parent is compared (git: a side branch that brought
+      // the paths' content must not derail the walk).
+      if (i === 1 && this.options.firstParent === true) break;
+      if (!this.commitTree.has(p)) {
+        const obj = this.readTyped(p, OBJ_COMMIT, true);
+        if (obj === undefined) throw notFoundError(t, p, 'commit');
+        this.parsed(p, obj.data);
+      }
+      if (!changedWithin(this, paths, this.treeOf(p), tree)) {
+        if (!relevant) continue;
+        this.commitParents.set(n, Int32Array.of(p));
+        this.treesame.add(n);
+        return;
+      }
+      if (relevant) relevantChange = true;
+      else irrelevantChange = true;
+    }
+    if (relevantParents > 0 ? !relevantChange : !irrelevantChange) this.treesame.add(n);
   }
 
   /** git's mark_parents_uninteresting: excludes the parsed ancestry of `n` (its parents onwards). */

@@ -1,4 +1,5 @@
 import type { RevTip } from '../refs/rev-args.js';
+import type { Pathspec } from '../objects/pathspec.js';
 import type { StoreHandle } from '../odb/store-handle.js';
 import { listedObjects } from '../odb/store-pack.js';
 import { PackwrightError } from '../errors/packwright-error.js';
@@ -23,6 +24,8 @@ export interface WalkObjectsOptions {
   bisect?: boolean;
   /** Give the visitor each object's path. */
   paths?: boolean;
+  /** Limit history and trees to these paths (git's `-- <paths>`; see RevWalk and TreeLister). */
+  pathspec?: Pathspec;
   /** Called for each object listed, in git's order (missing objects included; see `missing`). */
   visit?: ListVisitor;
   /** Called now and then with the number of objects listed so far. */
@@ -56,7 +59,7 @@ export function walkObjects(handle: StoreHandle, tips: readonly RevTip[], option
       if ((listed.length & 4095) === 0) options.onProgress?.(listed.length);
       visit?.(n, type, path);
     },
-    { paths: options.paths === true, missing: options.missing ?? 'error' },
+    { paths: options.paths === true, missing: options.missing ?? 'error', ...(options.pathspec !== undefined ? { pathspec: options.pathspec } : {}) },
   );
   return locateListed(handle, walk, listed, options);
 }
@@ -69,7 +72,7 @@ const SLICE_MS = 20;
  * same order, the tree walk broken into slices between commits' trees, with a turn of the event
  * loop and an abort check after each. (The commit walk before it runs in one go.)
  */
-export async function walkObjectsSliced(handle: StoreHandle, tips: readonly RevTip[], options: Omit<WalkObjectsOptions, 'visit' | 'paths'> = {}): Promise<WalkedObjects> {
+export async function walkObjectsSliced(handle: StoreHandle, tips: readonly RevTip[], options: Omit<WalkObjectsOptions, 'visit' | 'paths' | 'pathspec'> = {}): Promise<WalkedObjects> {
   const walk = walkCommits(handle, tips, options);
   const listed: number[] = [];
   const visit = (n: number): void => {
@@ -92,7 +95,7 @@ export async function walkObjectsSliced(handle: StoreHandle, tips: readonly RevT
  * in the same order. No visitor: what needs paths walks sequentially.
  */
 export async function walkObjectsParallel(
-  handle: StoreHandle, tips: readonly RevTip[], pool: WorkerPool<CreateTasks>, threads: number, options: Omit<WalkObjectsOptions, 'visit' | 'paths'> = {},
+  handle: StoreHandle, tips: readonly RevTip[], pool: WorkerPool<CreateTasks>, threads: number, options: Omit<WalkObjectsOptions, 'visit' | 'paths' | 'pathspec'> = {},
 ): Promise<WalkedObjects> {
   // The workers that will list (this thread lists too) open their stores and read the packs
   // while this thread walks the commits.
@@ -112,7 +115,8 @@ const DENSE_TIPS = 256;
 const DENSE_COMMITS = 2048;
 
 function walkCommits(handle: StoreHandle, tips: readonly RevTip[], options: WalkObjectsOptions): RevWalk {
-  const walk = new RevWalk(handle, { tagObjects: true, shallow: options.shallow ?? [], maxCount: options.maxCount, firstParent: options.firstParent, bisect: options.bisect });
+  const paths = options.pathspec?.limits === true ? options.pathspec : undefined;
+  const walk = new RevWalk(handle, { tagObjects: true, shallow: options.shallow ?? [], maxCount: options.maxCount, firstParent: options.firstParent, bisect: options.bisect, paths });
   throwIfAborted(options.signal);
   if (tips.length > DENSE_TIPS) coverStore(handle, walk);
   walk.addTips(tips);

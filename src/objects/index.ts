@@ -8,3 +8,5 @@ export { checkObject, checkCommit, checkTree, checkTag, checkSpecialBlob, object
 export type { FsckReport, SpecialBlobs, LinkSink } from './check-object.js';
 export { FsckRules, fsckMessageId } from './fsck-messages.js';
 export type { FsckSeverity, FsckMessageKey } from './fsck-messages.js';
+export { Pathspec, NOT_INTERESTING, INTERESTING, ALL_INTERESTING } from './pathspec.js';
+export type { Interest } from './pathspec.js';

@@ -1,0 +1,91 @@
+import { toHex } from '../hash/hex.js';
+import { OBJ_COMMIT, OBJ_TREE } from '../objects/object-type.js';
+import { ALL_INTERESTING, NOT_INTERESTING, type Pathspec } from '../objects/pathspec.js';
+import { TreeCursor } from '../objects/tree.js';
+import type { TreeSource } from './list-objects.js';
+
+/** One side of the comparison: a tree's entries, read into a copy of its own. */
+interface Side {
+  cursor: TreeCursor;
+  data: Buffer;
+  more: boolean;
+}
+
+/**
+ * Whether the trees `a` and `b` (object numbers; -1 for none, the empty tree) differ within
+ * `spec`: an entry the pathspec wants added, removed or changed (git's rev_compare_tree, whose
+ * quick diff stops at the first change). Equal subtrees are not entered; a missing tree reads as
+ * empty. This is what decides a commit TREESAME to a parent in a path-limited walk.
+ */
+export function changedWithin(source: TreeSource, spec: Pathspec, a: number, b: number): boolean {
+  return differ(source, spec, a, b, '', false);
+}
+
+function open(source: TreeSource, n: number): Side {
+  const cursor = new TreeCursor(source.hashLength);
+  const obj = n < 0 ? undefined : source.readTyped(n, OBJ_TREE, true);
+  // The read is transient: the comparison goes on reading subtrees while this one is walked.
+  const data = obj === undefined ? Buffer.alloc(0) : Buffer.from(obj.data);
+  cursor.reset(data, () => toHex(source.table.id(n)));
+  return { cursor, data, more: cursor.next() };
+}
+
+/** git's base_name_compare: names in byte order, a tree's as if it ended in '/'. */
+function compareEntries(x: Side, y: Side): number {
+  const cx = x.cursor;
+  const cy = y.cursor;
+  const lx = cx.nameEnd - cx.nameStart;
+  const ly = cy.nameEnd - cy.nameStart;
+  const len = Math.min(lx, ly);
+  for (let i = 0; i < len; i++) {
+    const d = (x.data[cx.nameStart + i] as number) - (y.data[cy.nameStart + i] as number);
+    if (d !== 0) return d;
+  }
+  const ex = lx > len ? (x.data[cx.nameStart + len] as number) : cx.objectType === OBJ_TREE ? 0x2f : 0;
+  const ey = ly > len ? (y.data[cy.nameStart + len] as number) : cy.objectType === OBJ_TREE ? 0x2f : 0;
+  return ex - ey;
+}
+
+function sameEntry(x: Side, y: Side, H: number): boolean {
+  if (x.cursor.mode !== y.cursor.mode) return false;
+  return x.data.compare(y.data, y.cursor.idStart, y.cursor.idStart + H, x.cursor.idStart, x.cursor.idStart + H) === 0;
+}
+
+function differ(source: TreeSource, spec: Pathspec, a: number, b: number, base: string, all: boolean): boolean {
+  const x = open(source, a);
+  const y = open(source, b);
+  const H = source.hashLength;
+  const table = source.table;
+  const name = (s: Side): string => s.data.toString('utf8', s.cursor.nameStart, s.cursor.nameEnd);
+  // Whether the entry at the cursor of `s` is one the pathspec wants (and, for a tree, all of it);
+  // the comparison is recursive, as git's pruning diff is.
+  const interest = (s: Side): number => (all ? ALL_INTERESTING : spec.interest(base, name(s), s.cursor.objectType === OBJ_TREE, s.cursor.objectType === OBJ_COMMIT, true));
+  while (x.more || y.more) {
+    const c = !x.more ? 1 : !y.more ? -1 : compareEntries(x, y);
+    if (c !== 0) {
+      // Only on one side: added or removed, if wanted (a tree counts when anything under it is).
+      const s = c < 0 ? x : y;
+      const i = interest(s);
+      if (i !== NOT_INTERESTING) {
+        if (i === ALL_INTERESTING || s.cursor.objectType !== OBJ_TREE) return true;
+        const n = table.intern(s.data, s.cursor.idStart);
+        if (c < 0 ? differ(source, spec, n, -1, `${base}${name(s)}/`, false) : differ(source, spec, -1, n, `${base}${name(s)}/`, false)) return true;
+      }
+      s.more = s.cursor.next();
+      continue;
+    }
+    if (!sameEntry(x, y, H)) {
+      const i = interest(y);
+      if (i !== NOT_INTERESTING) {
+        const bothTrees = x.cursor.objectType === OBJ_TREE && y.cursor.objectType === OBJ_TREE;
+        if (!bothTrees) return true;
+        const nx = table.intern(x.data, x.cursor.idStart);
+        const ny = table.intern(y.data, y.cursor.idStart);
+        if (differ(source, spec, nx, ny, `${base}${name(y)}/`, i === ALL_INTERESTING)) return true;
+      }
+    }
+    x.more = x.cursor.next();
+    y.more = y.cursor.next();
+  }
+  return false;
+}
