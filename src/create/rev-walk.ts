@@ -8,7 +8,7 @@ import type { RevTip } from '../refs/rev-args.js';
 import { Flag, ObjectTable } from './object-table.js';
 import { ObjectReader } from './object-reader.js';
 import type { Pathspec } from '../objects/pathspec.js';
-import { changedWithin } from './pathspec-diff.js';
+import { changedWithin, TreeCache } from './pathspec-diff.js';
 
 /** What the walk does with objects it cannot find. */
 export type MissingAction = 'error' | 'allow-any' | 'allow-promisor' | 'print';
@@ -49,6 +49,8 @@ export class RevWalk extends ObjectReader {
   private readonly treesame = new Set<number>();
   /** Excluded commits given as tips (git's BOTTOM): still relevant parents when simplifying. */
   private readonly bottoms = new Set<number>();
+  /** The trees simplification compared last (see TreeCache). */
+  private readonly trees = new TreeCache();
   private limited = false;
   private readonly cursor: TreeCursor;
   private readonly shallow: ObjectTable;
@@ -238,7 +240,7 @@ export class RevWalk extends ObjectReader {
     const parents = this.parentsOf(n);
     const tree = this.treeOf(n);
     if (parents.length === 0) {
-      if (!changedWithin(this, paths, -1, tree)) this.treesame.add(n);
+      if (!changedWithin(this, paths, -1, tree, this.trees)) this.treesame.add(n);
       return;
     }
     let relevantParents = 0;
@@ -256,7 +258,7 @@ export class RevWalk extends ObjectReader {
         if (obj === undefined) throw notFoundError(t, p, 'commit');
         this.parsed(p, obj.data);
       }
-      if (!changedWithin(this, paths, this.treeOf(p), tree)) {
+      if (!changedWithin(this, paths, this.treeOf(p), tree, this.trees)) {
         if (!relevant) continue;
         this.commitParents.set(n, Int32Array.of(p));
         this.treesame.add(n);

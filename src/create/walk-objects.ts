@@ -118,7 +118,9 @@ function walkCommits(handle: StoreHandle, tips: readonly RevTip[], options: Walk
   const paths = options.pathspec?.limits === true ? options.pathspec : undefined;
   const walk = new RevWalk(handle, { tagObjects: true, shallow: options.shallow ?? [], maxCount: options.maxCount, firstParent: options.firstParent, bisect: options.bisect, paths });
   throwIfAborted(options.signal);
-  if (tips.length > DENSE_TIPS) coverStore(handle, walk);
+  // A path-limited walk reads every commit's trees down the paths, and its parents' too: most of
+  // the packs' trees, scattered (rev-list HEAD -- src gix/src on gitoxide: 1.60 -> 1.05 s).
+  if (tips.length > DENSE_TIPS || paths !== undefined) coverStore(handle, walk);
   walk.addTips(tips);
   walk.walk();
   if (walk.commits.length > DENSE_COMMITS) coverStore(handle, walk);
