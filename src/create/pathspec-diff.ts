@@ -36,7 +36,11 @@ export class TreeCache {
     if (data !== undefined) return data;
     const obj = source.readTyped(n, OBJ_TREE, true);
     // The read is transient: the comparison goes on reading subtrees while this one is walked.
-    data = obj === undefined ? EMPTY : Buffer.from(obj.data);
+    if (obj === undefined) data = EMPTY;
+    else {
+      data = Buffer.allocUnsafe(obj.data.length);
+      obj.data.copy(data);
+    }
     if (this.trees.size >= this.capacity) this.trees.delete(this.trees.keys().next().value as number);
     this.trees.set(n, data);
     return data;

@@ -246,10 +246,15 @@ class FsckRun {
       const index = p.tryIndex();
       if (index === undefined) continue;
       const bits = IN_PACK | LISTED | (p.markers.promisor ? PROMISOR : 0);
+      // Each id's number, by its position in the index: the pack check finds its objects by it.
+      const numbers = new Int32Array(index.count);
+      this.packNumbers.set(p, numbers);
+      let at = 0;
       // In blocks of ids (a view of the index once loaded): no Buffer per id.
       for (const { count, ids } of index.idBlocks(4096)) {
         for (let i = 0; i < count; i++) {
           const n = table.intern(ids, i * H);
+          numbers[at++] = n;
           this.flags[n] = (this.flags[n] as number) | bits;
         }
       }
@@ -262,6 +267,8 @@ class FsckRun {
   }
 
   private cruft: string[] = [];
+  /** Table numbers of each pack's objects, by index position (list). */
+  private readonly packNumbers = new Map<StorePack, Int32Array>();
   private looseList: { dir: string; hex: string; path: string; n: number }[] = [];
 
   // ---- loose objects -------------------------------------------------------------------------
@@ -384,8 +391,11 @@ class FsckRun {
         const scan = result.scan;
         const H = this.H;
         const numberOf = new Int32Array(scan.count);
+        // The verify checked each entry's id against the index at its position (pack order).
+        const numbers = this.packNumbers.get(pack);
+        const { positions } = index.packOrder();
         for (let k = 0; k < scan.count; k++) {
-          const n = this.table.find(scan.ids, k * H);
+          const n = numbers !== undefined ? (numbers[positions[k] as number] as number) : this.table.find(scan.ids, k * H);
           numberOf[k] = n;
           if (n < 0) continue;
           this.flags[n] = (this.flags[n] as number) | HAS_OBJ;
