@@ -422,7 +422,6 @@ class FsckRun {
     }
   }
 
-  /** Reports a checker's findings in order and keeps its links. */
   /** Special blobs found in a pack after (or in) the one whose tree named them. */
   private readonly specialInPack = new Set<string>();
 

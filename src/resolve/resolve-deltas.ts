@@ -19,8 +19,7 @@ export interface ResolveStats {
   peakLiveBytes: number;
   /** Deltas whose base came from outside the pack (thin packs). */
   externalBases: number;
-  /** Delta depth of every entry (0 for non-deltas), in pack order. */
-  /** Each entry's delta depth (with `depths`). */
+  /** With `depths`: every entry's delta depth (0 for non-deltas), in pack order. */
   depths: Uint32Array | undefined;
   /** Objects each thread resolved (one entry when run in-process). */
   perThread: number[];
