@@ -148,9 +148,14 @@ for (const format of FORMATS) {
     assert.equal(packwright(sub, ['rev-list', 'main', '--', 'f']).toString(), git(sub, ['rev-list', 'main', '--', 'f']).toString());
     assert.equal(packwright(sub, ['rev-list', 'main', 'f']).toString(), git(sub, ['rev-list', 'main', 'f']).toString());
     writeFileSync(join(work, 'main'), 'a file named like the branch\n');
-    for (const [cwd, args] of [[work, ['main']], [work, ['nosuch']], [work, ['main', 'nosuch']], [work, ['main', 'dir', '--objects']], [work, ['main', '--', '../x']]] as const) {
-      const ours = spawnSync(process.execPath, [CLI, 'rev-list', ...args], { cwd });
-      const theirs = spawnSync('git', ['rev-list', ...args], { cwd });
+    // --stdin: revisions up to an empty line, paths after a `--` line (git 2.39 refuses other options there).
+    for (const input of ['main\n--\ndir\n', 'main\n\n--\ndir\n', 'main\n--\ndir/f\nother\n', 'side\n--\n']) {
+      assert.equal(packwright(work, ['rev-list', '--stdin'], input).toString(), git(work, ['rev-list', '--stdin'], input).toString(), JSON.stringify(input));
+    }
+    for (const [cwd, args, input] of [[work, ['main'], ''], [work, ['nosuch'], ''], [work, ['main', 'nosuch'], ''], [work, ['main', 'dir', '--objects'], ''], [work, ['main', '--', '../x'], ''],
+      [work, ['main', '--', ''], ''], [work, ['--stdin'], '--not\nmain\n'], [work, ['--stdin'], 'main\n--\ndir\n\n']] as const) {
+      const ours = spawnSync(process.execPath, [CLI, 'rev-list', ...args], { cwd, input });
+      const theirs = spawnSync('git', ['rev-list', ...args], { cwd, input });
       assert.equal(ours.status, theirs.status, args.join(' '));
       assert.equal(ours.stderr.toString().split('\n')[0], theirs.stderr.toString().split('\n')[0], args.join(' '));
     }

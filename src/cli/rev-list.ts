@@ -111,9 +111,22 @@ export function revListCommand(open: () => Repository, argv: string[]): number {
     }
     if (dashdash < 0 && !asRevision && !a.startsWith('-') && inWorkTree(repo, a)) throw ambiguous(`ambiguous argument '${a}': both revision and filename`);
   }
+  if (stdin) {
+    // git 2.39's read_revisions_from_stdin: revisions up to an empty line; a `--` line, and
+    // every line after it is a path; any other option is refused.
+    let ended = false;
+    let pathLines = false;
+    readLines(0, (line) => {
+      if (pathLines) paths.push(line);
+      else if (ended) return;
+      else if (line === '') ended = true;
+      else if (line === '--') pathLines = true;
+      else if (line.startsWith('-')) throw new PackwrightError('INVALID_ARGUMENT', 'options not supported in --stdin mode');
+      else revs.add(line);
+    }, () => {});
+  }
   if (paths.length > 0 && bisect) throw new PackwrightError('INVALID_ARGUMENT', '--bisect with paths is not supported');
   const pathspec = paths.length > 0 ? Pathspec.parse(paths, repo.prefix, repo.workTree) : undefined;
-  if (stdin) readLines(0, (line) => line !== '' && revs.add(line), () => {});
   if (revs.tips.length === 0 && !stdin) throw new UsageError(USAGE);
   // Paths go into one arena while listing: an object is printed only once the pass over the
   // indexes has said it is there.

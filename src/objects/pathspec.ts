@@ -40,6 +40,7 @@ export class Pathspec {
   static parse(paths: readonly string[], prefix = '', top?: string): Pathspec {
     const items: Item[] = [];
     for (const given of paths) {
+      if (given === '') throw new PackwrightError('INVALID_ARGUMENT', 'empty string is not a valid pathspec. please use . instead if you meant to match all paths');
       if (given.startsWith(':')) throw new PackwrightError('INVALID_ARGUMENT', `pathspec magic is not supported: '${given}'`);
       const parts: string[] = [];
       for (const part of `${prefix}${given}`.split('/')) {
