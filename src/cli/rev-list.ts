@@ -105,8 +105,10 @@ export function revListCommand(open: () => Repository, argv: string[]): number {
       // git's setup_revisions: without `--`, what is not a revision starts the paths, and each of
       // them must be there in the work tree.
       if (!isPackwrightError(e, 'REF_NOT_FOUND') || dashdash >= 0 || asRevision || a.startsWith('^')) throw e;
-      for (const [rest] of revArgs.slice(j)) verifyFilename(repo, rest);
-      paths.push(...revArgs.slice(j).map(([rest]) => rest));
+      for (const [rest] of revArgs.slice(j)) {
+        verifyFilename(repo, rest);
+        paths.push(rest);
+      }
       break;
     }
     if (dashdash < 0 && !asRevision && !a.startsWith('-') && inWorkTree(repo, a)) throw ambiguous(`ambiguous argument '${a}': both revision and filename`);

@@ -212,13 +212,9 @@ export class RevWalk extends ObjectReader {
     if (!excluded && this.options.paths !== undefined) this.simplify(n, this.options.paths);
     for (const p of this.parentsOf(n)) {
       if (excluded && !t.is(p, Flag.UNINTERESTING)) this.setUninteresting(p);
-      if (!this.commitTree.has(p)) {
-        const obj = this.readTyped(p, OBJ_COMMIT, true);
-        if (obj === undefined) {
-          if (excluded) continue;
-          throw notFoundError(t, p, 'commit');
-        }
-        this.parsed(p, obj.data);
+      if (!this.parseCommit(p)) {
+        if (excluded) continue;
+        throw notFoundError(t, p, 'commit');
       }
       if (excluded) this.markParentsUninteresting(p);
       if (!t.is(p, Flag.SEEN)) {
@@ -253,11 +249,7 @@ export class RevWalk extends ObjectReader {
       // With --first-parent only the first parent is compared (git: a side branch that brought
       // the paths' content must not derail the walk).
       if (i === 1 && this.options.firstParent === true) break;
-      if (!this.commitTree.has(p)) {
-        const obj = this.readTyped(p, OBJ_COMMIT, true);
-        if (obj === undefined) throw notFoundError(t, p, 'commit');
-        this.parsed(p, obj.data);
-      }
+      if (!this.parseCommit(p)) throw notFoundError(t, p, 'commit');
       if (!changedWithin(this, paths, this.treeOf(p), tree, this.trees)) {
         if (!relevant) continue;
         this.commitParents.set(n, Int32Array.of(p));
@@ -329,6 +321,15 @@ export class RevWalk extends ObjectReader {
         if (type === OBJ_TREE) stack.push(c);
       }
     }
+  }
+
+  /** Reads and parses commit `n` unless the walk has already; false when the store lacks it. */
+  private parseCommit(n: number): boolean {
+    if (this.commitTree.has(n)) return true;
+    const obj = this.readTyped(n, OBJ_COMMIT, true);
+    if (obj === undefined) return false;
+    this.parsed(n, obj.data);
+    return true;
   }
 
   private parsed(n: number, data: Uint8Array): void {

@@ -15,7 +15,7 @@ import type { StoreHandle } from '../odb/store-handle.js';
 import { listedObjects, type StorePack } from '../odb/store-pack.js';
 import { verifyPack } from '../resolve/verify-pack.js';
 import { parseIndexFile } from '../repo/index-file.js';
-import { parseReflog, reflogFiles, type ReflogFile } from '../refs/reflog.js';
+import { readReflogFile, reflogFiles, type ReflogFile } from '../refs/reflog.js';
 import type { Repository } from '../repo/repository.js';
 import type { LinkRecords } from './link-records.js';
 import { CHECKED_TYPES, FSCK_WORKER, ObjectChecker, PACK_CHECKER, type CheckFindings, type PackCheckOptions } from './pack-checker.js';
@@ -751,13 +751,7 @@ class FsckRun {
   /** Every entry of the worktree's reflogs (git's fsck_handle_reflog). */
   private reflogs(wt: Worktree): void {
     for (const { name, path } of wt.reflogs) {
-      let text: string;
-      try {
-        text = readFileSync(path, 'utf8');
-      } catch {
-        continue;
-      }
-      for (const e of parseReflog(text, this.H)) {
+      for (const e of readReflogFile(path, this.H)) {
         this.reflogId(name, e.old, 0);
         this.reflogId(name, e.new, e.timestamp);
       }

@@ -17,9 +17,14 @@ function perWorktree(name: string): boolean {
 
 /** The reflog of `name`, oldest first (empty when it has none); lines git could not parse are skipped, as git skips them. */
 export function readReflog(gitDir: string, commonDir: string, name: string, hashLength: number): ReflogEntry[] {
+  return readReflogFile(join(perWorktree(name) ? gitDir : commonDir, 'logs', name), hashLength);
+}
+
+/** The entries of the reflog file at `path`, oldest first (empty when it cannot be read). */
+export function readReflogFile(path: string, hashLength: number): ReflogEntry[] {
   let text: string;
   try {
-    text = readFileSync(join(perWorktree(name) ? gitDir : commonDir, 'logs', name), 'utf8');
+    text = readFileSync(path, 'utf8');
   } catch {
     return [];
   }

@@ -1,7 +1,6 @@
 import { PackwrightError } from '../errors/packwright-error.js';
 import { wildmatch } from '../config/wildmatch.js';
-import { readFileSync } from 'node:fs';
-import { allReflogs, parseReflog } from './reflog.js';
+import { allReflogs, readReflogFile } from './reflog.js';
 import { resolveRevision, type RevisionContext } from './resolve-revision.js';
 
 /** A starting point of a history walk: an object to include, or one whose history to leave out. */
@@ -88,14 +87,8 @@ export class RevArgs {
     const refs = this.ctx.refs;
     const H = this.ctx.objects.hashLength;
     for (const log of allReflogs(refs.gitDir, refs.commonDir)) {
-      let text: string;
-      try {
-        text = readFileSync(log.path, 'utf8');
-      } catch {
-        continue;
-      }
       let warned = false;
-      for (const e of parseReflog(text, H)) {
+      for (const e of readReflogFile(log.path, H)) {
         for (const id of [e.old, e.new]) {
           if (id.every((b) => b === 0)) continue;
           if (this.ctx.objects.has(id)) this.tips.push({ id, uninteresting: this.negated, name: '' });
