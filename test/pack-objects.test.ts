@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync, openSync, readSync, writeSync, closeSync, rmSync } from 'node:fs';
+import { chmodSync, cpSync, existsSync, mkdirSync, readFileSync, readdirSync, statSync, utimesSync, writeFileSync, openSync, readSync, writeSync, closeSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { CLI, git, makeHistoryRepo, packwright, packwrightFails, tempDir, type Format, fileEndingIn } from './helpers/git.js';
 import { Repository } from '../src/repo/index.js';
@@ -668,3 +668,80 @@ test('--window-memory: the oldest objects leave the window once it holds more by
   const tiny = run(1);
   assert.ok(tiny.targets.every((t, i) => tiny.bases[i] === t - 1));
 });
+
+for (const format of FORMATS) {
+  test(`--unpack-unreachable, --keep-unreachable and --pack-loose-unreachable do what git's do, as repack -A and -k ask (${format})`, () => {
+    using dir = tempDir();
+    const origin = join(dir.path, 'origin.git');
+    git(dir.path, ['init', '-q', '--bare', '-b', 'main', `--object-format=${format}`, origin]);
+    const commit = (ref: string, n: number, from?: number): string =>
+      `commit ${ref}\nmark :${n + 1}\ncommitter A <a@example.com> ${1700000000 + n} +0000\ndata 3\nc${n}\n${from !== undefined ? `from :${from + 1}\n` : ''}M 100644 inline f${n}\ndata 6\nblob${n}\n\n`;
+    git(origin, ['fast-import', '--quiet'], commit('refs/heads/main', 0) + commit('refs/heads/main', 1, 0) + commit('refs/heads/side', 2, 1) + commit('refs/heads/gone', 3, 1));
+    git(origin, ['repack', '-adq']);
+    // A pack with a .keep holding an object that is unreachable too: it is never loosened.
+    const keptBlob = git(origin, ['hash-object', '-w', '--stdin'], 'kept and unreachable\n').toString().trim();
+    const kept = git(origin, ['pack-objects', '-q', 'objects/pack/pack'], `${keptBlob}\n`).toString().trim();
+    writeFileSync(join(origin, 'objects', 'pack', `pack-${kept}.keep`), '');
+    git(origin, ['prune-packed']);
+    // side and gone become unreachable (no reflogs in a bare repository), gone's objects in an old pack.
+    git(origin, ['update-ref', '-d', 'refs/heads/side']);
+    git(origin, ['update-ref', '-d', 'refs/heads/gone']);
+    const old = (Date.now() / 1000) - 400 * 86400;
+    for (const f of readdirSync(join(origin, 'objects', 'pack'))) if (f.endsWith('.pack')) utimesSync(join(origin, 'objects', 'pack', f), old, old);
+    // A loose unreachable blob, and a recent loose tree that names gone's blob (so that one is kept).
+    git(origin, ['hash-object', '-w', '--stdin'], 'loose and unreachable\n');
+    const goneFile = git(origin, ['hash-object', '--stdin'], 'blob3\n').toString().trim();
+    git(origin, ['mktree'], `100644 blob ${goneFile}\tkeepme\n`);
+
+    const looseFiles = (repo: string): string[] => readdirSync(join(repo, 'objects')).filter((d) => /^[0-9a-f]{2}$/.test(d))
+      .flatMap((d) => readdirSync(join(repo, 'objects', d)).map((f) => `${d}${f} ${Math.floor(statSync(join(repo, 'objects', d, f)).mtimeMs / 1000) === Math.floor(old) ? 'old' : 'new'}`)).sort();
+    const packedIds = (repo: string, prefix: string): string[] => readdirSync(join(repo, 'objects', 'pack')).filter((f) => f.startsWith(`${prefix}-`) && f.endsWith('.idx'))
+      .flatMap((f) => git(repo, ['show-index', `--object-format=${format}`], readFileSync(join(repo, 'objects', 'pack', f))).toString().trim().split('\n').map((l) => l.split(' ')[1] as string)).sort();
+    const cases: string[][] = [
+      ['--unpack-unreachable'],
+      ['--unpack-unreachable=1.year.ago'],
+      ['--unpack-unreachable=never'],
+      ['--unpack-unreachable=1.year.ago', '--honor-pack-keep', `--keep-pack=pack-${kept}.pack`],
+      ['--keep-unreachable'],
+      ['--keep-unreachable', '--pack-loose-unreachable'],
+      ['--pack-loose-unreachable'],
+    ];
+    const loose: string[][] = [];
+    const packed: string[][] = [];
+    for (const [i, flags] of cases.entries()) {
+      const g = join(dir.path, `git-${i}.git`);
+      const p = join(dir.path, `pw-${i}.git`);
+      cpSync(origin, g, { recursive: true, preserveTimestamps: true });
+      cpSync(origin, p, { recursive: true, preserveTimestamps: true });
+      const args = ['pack-objects', '--all', '--reflog', '--indexed-objects', '--non-empty', '-q', ...flags, 'objects/pack/new'];
+      const gitOut = git(g, args, '').toString();
+      const ours = spawnSyncPw(p, args, Buffer.alloc(0));
+      assert.equal(ours.status, 0, `${flags.join(' ')}: ${ours.stderr}`);
+      assert.equal(ours.stdout.length, gitOut.length, `${flags.join(' ')}: one pack name printed`);
+      assert.deepEqual(packedIds(p, 'new'), packedIds(g, 'new'), `${flags.join(' ')}: the objects packed`);
+      assert.deepEqual(looseFiles(p), looseFiles(g), `${flags.join(' ')}: the loose objects and their times`);
+      execFileSync('git', ['verify-pack', join(p, 'objects', 'pack', `new-${ours.stdout.trim()}.idx`)], { cwd: p });
+      loose.push(looseFiles(p));
+      packed.push(packedIds(p, 'new'));
+    }
+    // The cases differ where they should: side's and gone's objects loosened with the pack's
+    // time, gone's old ones dropped past the date but for the blob a recent tree names; the kept
+    // blob never loosened; with -k they are packed instead.
+    const before = looseFiles(origin);
+    assert.equal((loose[0] as string[]).length, before.length + 6, 'side and gone: a commit, a tree and a blob each');
+    assert.ok((loose[0] as string[]).filter((l) => l.endsWith(' old')).length === 6);
+    assert.equal((loose[1] as string[]).length, before.length + 1, 'past the date: only the blob the recent tree names');
+    assert.deepEqual(loose[2], loose[0]);
+    assert.ok((packed[4] as string[]).length === (packed[0] as string[]).length + 6, '-k packs them');
+    assert.ok((packed[5] as string[]).length === (packed[4] as string[]).length + 2, 'and the loose ones with --pack-loose-unreachable');
+    const both = packwrightFails(origin, ['pack-objects', '--all', '--keep-unreachable', '--unpack-unreachable', '--stdout'], '');
+    let gitBoth = '';
+    try {
+      git(origin, ['pack-objects', '--all', '--keep-unreachable', '--unpack-unreachable', '--stdout'], '');
+    } catch (e) {
+      gitBoth = (e as { stderr: Buffer }).stderr.toString();
+    }
+    assert.equal(both.stderr, gitBoth);
+    assert.equal(both.status, 128);
+  });
+}

@@ -3,7 +3,7 @@ import { createPack, objectsOfPacks, parseObjectFilter, type CreatePackOptions, 
 import { resolve } from 'node:path';
 import { PackwrightError } from '../errors/index.js';
 import { fromHex, toHex } from '../hash/index.js';
-import { RevArgs } from '../refs/index.js';
+import { approxidate, RevArgs } from '../refs/index.js';
 import type { Repository } from '../repo/index.js';
 import { defaultThreads } from '../resolve/index.js';
 import type { GlobalOptions } from './global-options.js';
@@ -32,6 +32,10 @@ const USAGE = `usage: packwright pack-objects [<options>] [<base-name> | --stdou
     --index-version=<v>[,<limit>]  .idx version (1 or 2) and the 64-bit offset threshold
     --max-pack-size=<n>   with <base-name>: packs of at most n bytes (k/m/g; pack.packSizeLimit)
     --local, --incremental, --honor-pack-keep, --keep-pack=<pack-name>  leave out objects in such packs
+    --keep-unreachable    also pack the unreachable objects of the local packs (repack -k)
+    --pack-loose-unreachable  also pack the loose objects
+    --unpack-unreachable[=<time>]  write the unreachable objects of the local packs as loose
+                          objects, but those of packs older than <time> (repack -A)
     -q, --progress, --all-progress`;
 
 /** Options git's upload-pack and repack pass that change nothing here (packwright has no bitmaps, no keep-pack rules). */
@@ -60,6 +64,8 @@ export async function packObjectsCommand(global: GlobalOptions, open: () => Repo
   let base: string | undefined;
   let stdinPacks = false;
   let unpacked = false;
+  // git's --unpack-unreachable: off (undefined), on for every object (0), or from a date on.
+  let unpackExpiration: number | undefined;
   // git writes REF_DELTA unless told the receiver reads OFS_DELTA (the library's default is OFS).
   const options: Partial<CreatePackOptions> = { deltaBaseOffset: false };
   for (const a of args) {
@@ -81,6 +87,13 @@ export async function packObjectsCommand(global: GlobalOptions, open: () => Repo
     else if (a === '--rev-index') options.writeReverseIndex = true;
     else if (a === '--incremental') options.incremental = true;
     else if (a === '--non-empty') options.nonEmpty = true;
+    else if (a === '--keep-unreachable') options.keepUnreachable = true;
+    else if (a === '--no-keep-unreachable') options.keepUnreachable = false;
+    else if (a === '--pack-loose-unreachable') options.packLooseUnreachable = true;
+    else if (a === '--no-pack-loose-unreachable') options.packLooseUnreachable = false;
+    else if (a === '--unpack-unreachable') unpackExpiration = 0;
+    else if (a === '--no-unpack-unreachable') unpackExpiration = undefined;
+    else if (name === '--unpack-unreachable' && value !== undefined) unpackExpiration = expirationOption(value);
     else if (name === '--index-version' && value !== undefined) {
       const { version, largeOffsetLimit } = indexVersionOption(a);
       options.indexVersion = version;
@@ -110,8 +123,17 @@ export async function packObjectsCommand(global: GlobalOptions, open: () => Repo
     else throw new UsageError(USAGE);
   }
   if (stdout === (base !== undefined)) throw new UsageError(USAGE);
-  // --all (like git's other internal rev-list options) walks revisions, and stdin is revisions too.
-  if (all || reflog || indexed) revs = true;
+  if (options.keepUnreachable === true && unpackExpiration !== undefined) {
+    throw new PackwrightError('INVALID_ARGUMENT', "options '--keep-unreachable' and '--unpack-unreachable' cannot be used together");
+  }
+  if (unpackExpiration !== undefined) {
+    // git keeps the date only when the walk started from everything that can name an object:
+    // otherwise "unreachable" says nothing, and every object is loosened.
+    options.unpackUnreachable = { expiration: all && reflog && indexed ? unpackExpiration : 0 };
+  }
+  // --all (like git's other internal rev-list options) walks revisions, and stdin is revisions too;
+  // so do the unreachable options (git's use_internal_rev_list).
+  if (all || reflog || indexed || options.keepUnreachable === true || options.packLooseUnreachable === true || unpackExpiration !== undefined) revs = true;
   if (stdinPacks && options.filter !== undefined) throw new PackwrightError('INVALID_ARGUMENT', 'cannot use --filter with --stdin-packs');
   if (stdinPacks && revs) throw new PackwrightError('INVALID_ARGUMENT', 'cannot use internal rev list with --stdin-packs');
   const repo = open();
@@ -248,6 +270,17 @@ export async function packObjectsCommand(global: GlobalOptions, open: () => Repo
   // One line per pack written (several with a size limit), as git prints them.
   for (const p of result.packs) process.stdout.write(`${toHex(p.hash)}\n`);
   return 0;
+}
+
+/**
+ * The date of --unpack-unreachable=<time>, in seconds since the epoch, as git's approxidate reads
+ * it ('2.weeks.ago', 'now', a date); 'never' is 0, which keeps every object.
+ */
+function expirationOption(value: string): number {
+  if (value === 'never') return 0;
+  const t = approxidate(value);
+  if (t === undefined) throw new PackwrightError('INVALID_ARGUMENT', `--unpack-unreachable: not a date: '${value}'`);
+  return t;
 }
 
 /** Writes a chunk to fd 1, waiting out a non-blocking pipe's EAGAIN. */

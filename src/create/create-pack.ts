@@ -21,6 +21,7 @@ import { Flag, nameHash, ObjectTable } from './object-table.js';
 import { planPack } from './pack-plan.js';
 import type { MissingAction } from './rev-walk.js';
 import { walkObjectsParallel, walkObjectsSliced } from './walk-objects.js';
+import { addLooseObjects, addObjectsOfRepackedPacks, loosenUnusedObjects, recentObjects } from './unreachable-objects.js';
 import { WorkerPool } from '../workers/worker-pool.js';
 import type { CreateTasks } from './create-tasks.js';
 import { CREATE_WORKER } from './delta-search.js';
@@ -92,6 +93,21 @@ export interface CreatePackOptions {
   honorPackKeep?: boolean;
   /** Leave out objects in these local packs, by file name (`pack-<hash>.pack`), as if kept (git's --keep-pack). */
   keepPacks?: readonly string[];
+  /**
+   * Also pack every object of the packs a repack replaces (local, no `.keep`, not in `keepPacks`)
+   * that the walk did not reach (git's --keep-unreachable, what `git repack -k` asks for).
+   */
+  keepUnreachable?: boolean;
+  /** Also pack every loose object of the repository's own objects directory (git's --pack-loose-unreachable). */
+  packLooseUnreachable?: boolean;
+  /**
+   * Write each object of the packs a repack replaces that the new pack leaves out (and no kept or
+   * alternate pack holds) as a loose object with its pack's time, so that deleting the old packs
+   * loses nothing (git's --unpack-unreachable, what `git repack -A` and `git gc` ask for).
+   * `expiration` (seconds since the epoch; 0 or absent: none): objects of packs not newer than
+   * this are dropped instead, unless an object newer than it reaches them.
+   */
+  unpackUnreachable?: { expiration?: number };
   /** Keep stored deltas (default true). */
   reuseDelta?: boolean;
   /** Copy stored data at all (default true; false recompresses everything and implies no delta reuse). */
@@ -120,6 +136,8 @@ export interface CreatePackStats extends EntryCounts {
   objects: number;
   /** Missing objects left out (as `missing` allowed). */
   missing: number;
+  /** Objects written as loose objects (`unpackUnreachable`). */
+  loosened: number;
   /** Milliseconds per phase. */
   times: { counting: number; planning: number; compressing: number; writing: number };
 }
@@ -204,14 +222,34 @@ async function createPackWith(options: CreatePackOptions, pools: LazyPool, threa
       listed = Int32Array.from([...listed, ...extra]);
     }
   }
-  if (options.incremental || options.local || options.honorPackKeep || (options.keepPacks?.length ?? 0) > 0) listed = leaveOutPacked(handle, listed, locations, options);
+  const keepPacks = new Set(options.keepPacks ?? []);
+  if (options.keepUnreachable === true || options.packLooseUnreachable === true) {
+    const extra = [
+      ...(options.keepUnreachable === true ? addObjectsOfRepackedPacks(handle, table, keepPacks) : []),
+      ...(options.packLooseUnreachable === true ? addLooseObjects(handle, table) : []),
+    ];
+    if (extra.length > 0) {
+      locations = locateAdded(handle, table, locations);
+      listed = Int32Array.from([...listed, ...extra]);
+    }
+  }
+  if (options.incremental || options.local || options.honorPackKeep || keepPacks.size > 0) listed = leaveOutPacked(handle, listed, locations, options);
   if (options.filter !== undefined) listed = applyFilter(handle, table, listed, locations, options.filter, counted.tips);
   const inputObjects = listed.length + missing;
+  let loosened = 0;
+  if (options.unpackUnreachable !== undefined) {
+    const packed = new Uint8Array(table.count);
+    for (const o of listed) packed[o] = 1;
+    const inPack = (n: number): boolean => packed[n] === 1;
+    const expiration = options.unpackUnreachable.expiration ?? 0;
+    const recent = expiration > 0 ? recentObjects(handle, table, inPack, expiration) : undefined;
+    loosened = loosenUnusedObjects(handle, table, inPack, { keepPacks, expiration, ...(recent !== undefined ? { recent } : {}) });
+  }
   progress?.('counting', listed.length, listed.length);
   check();
   times.counting = lap();
   if (options.nonEmpty === true && listed.length === 0) {
-    return { hash: Buffer.alloc(0), packs: [], stats: { inputObjects, objects: 0, copied: 0, copiedDeltas: 0, thinDeltas: 0, recompressed: 0, newDeltas: 0, badCrc: 0, missing, times } };
+    return { hash: Buffer.alloc(0), packs: [], stats: { inputObjects, objects: 0, copied: 0, copiedDeltas: 0, thinDeltas: 0, recompressed: 0, newDeltas: 0, badCrc: 0, missing, loosened, times } };
   }
 
   // Planning: what stored data to copy.
@@ -295,7 +333,7 @@ async function createPackWith(options: CreatePackOptions, pools: LazyPool, threa
   };
   const result: CreatePackResult = {
     hash: Buffer.alloc(0),
-    stats: { inputObjects, objects: listed.length, copied: 0, copiedDeltas: 0, thinDeltas: 0, recompressed: 0, newDeltas: 0, badCrc: 0, missing, times },
+    stats: { inputObjects, objects: listed.length, copied: 0, copiedDeltas: 0, thinDeltas: 0, recompressed: 0, newDeltas: 0, badCrc: 0, missing, loosened, times },
     packs: [],
   };
   try {

@@ -1,4 +1,4 @@
-import { closeSync, fsyncSync, linkSync, mkdirSync, openSync, renameSync, rmSync } from 'node:fs';
+import { closeSync, fsyncSync, futimesSync, linkSync, mkdirSync, openSync, renameSync, rmSync } from 'node:fs';
 import { writeFully } from '../io/write-fully.js';
 import { join } from 'node:path';
 import { constants } from 'node:zlib';
@@ -12,6 +12,12 @@ export interface WriteLooseOptions {
   compression?: number;
   /** fsync the file before it is linked into place (git's core.fsync with loose-object). */
   fsync?: boolean;
+  /**
+   * Access and modification time (seconds since the epoch) the new file gets: pack-objects
+   * --unpack-unreachable gives an object loosened from a pack the pack's time, as git does, so
+   * that `git prune --expire` sees it as old as the pack it came from.
+   */
+  mtime?: number;
 }
 
 /**
@@ -49,6 +55,7 @@ export function writeLoose(objectsDir: string, hex: string, type: number | strin
     }
     try {
       writeFully(fd, body, tmp);
+      if (options.mtime !== undefined) futimesSync(fd, options.mtime, options.mtime);
       if (options.fsync) fsyncSync(fd);
     } finally {
       closeSync(fd);

@@ -1,0 +1,178 @@
+import { existsSync, statSync } from 'node:fs';
+import { basename, join, sep } from 'node:path';
+import { toHex } from '../hash/hex.js';
+import { writeLoose } from '../loose/write-loose.js';
+import { parseCommit, parseTag } from '../objects/commit.js';
+import { OBJ_COMMIT, OBJ_TAG, OBJ_TREE } from '../objects/object-type.js';
+import { TreeCursor } from '../objects/tree.js';
+import type { StoreHandle } from '../odb/store-handle.js';
+import type { StorePack } from '../odb/store-pack.js';
+import { Flag, ObjectTable } from './object-table.js';
+
+/**
+ * What `git repack -A` and `-k` ask of pack-objects beyond the objects reachable from the refs
+ * (builtin/pack-objects.c: add_objects_in_unpacked_packs, add_unreachable_loose_objects,
+ * loosen_unused_packed_objects): the unreachable objects of the packs about to be deleted are
+ * either packed too (--keep-unreachable, --pack-loose-unreachable) or written out as loose
+ * objects (--unpack-unreachable), so that `repack -d` loses nothing `git prune` would not.
+ */
+
+/** The packs git's FOR_EACH_OBJECT_LOCAL_ONLY with both SKIP_*_KEPT_PACKS flags walks: local, no `.keep`, not named by --keep-pack. */
+function isRepacked(handle: StoreHandle, pack: StorePack, keepPacks: ReadonlySet<string>): boolean {
+  return isLocal(handle, pack) && !pack.markers.keep && !keepPacks.has(basename(pack.packPath));
+}
+
+function isLocal(handle: StoreHandle, pack: StorePack): boolean {
+  return pack.packPath.startsWith(handle.store.objectsDir + sep);
+}
+
+/** A pack's modification time in whole seconds, as git's `p->mtime`. */
+function packSeconds(pack: StorePack): number {
+  return Math.floor(pack.mtime / 1000);
+}
+
+/**
+ * git's --keep-unreachable: every object of the packs being repacked that the table does not list
+ * yet, in pack order (packs in the store's order). Each is interned and marked LISTED with its
+ * type; the new object numbers are returned.
+ */
+export function addObjectsOfRepackedPacks(handle: StoreHandle, table: ObjectTable, keepPacks: ReadonlySet<string>): number[] {
+  const added: number[] = [];
+  for (const pack of handle.packs()) {
+    if (!isRepacked(handle, pack, keepPacks)) continue;
+    const index = pack.tryIndex();
+    if (index === undefined) continue;
+    for (const position of index.packOrder().positions) add(table, index.id(position), () => pack.typeAt(position), added);
+  }
+  return added;
+}
+
+/** git's --pack-loose-unreachable: every loose object of the repository's own objects directory the table does not list yet. */
+export function addLooseObjects(handle: StoreHandle, table: ObjectTable): number[] {
+  const added: number[] = [];
+  const dir = handle.looseDirs()[0];
+  if (dir === undefined) return added;
+  for (const id of handle.looseIds(dir)) {
+    add(table, id, () => {
+      const at = handle.locate(id, { refresh: false });
+      return at === undefined ? -1 : handle.typeAt(at);
+    }, added);
+  }
+  return added;
+}
+
+function add(table: ObjectTable, id: Uint8Array, typeOf: () => number, added: number[]): void {
+  const n = table.intern(id);
+  if (table.is(n, Flag.LISTED)) return;
+  const type = typeOf();
+  // Gone since it was listed (a concurrent prune): nothing to pack.
+  if (type < 0) return;
+  table.types[n] = type;
+  table.unmark(n, Flag.MISSING);
+  table.mark(n, Flag.LISTED);
+  added.push(n);
+}
+
+/**
+ * The objects git's add_unseen_recent_objects_to_traversal and the walk after it record as recent:
+ * every local object not in the pack whose file (loose) or pack is newer than `expiration`
+ * (seconds), and everything it reaches that is not in the pack either. A missing link is passed
+ * over (git's ignore_missing_links). Objects the pack holds are not followed: all they reach is
+ * in it too.
+ */
+export function recentObjects(handle: StoreHandle, table: ObjectTable, inPack: (n: number) => boolean, expiration: number): ObjectTable {
+  const H = handle.hashLength;
+  const recent = new ObjectTable(H, 1024);
+  const queue: Uint8Array[] = [];
+  const cursor = new TreeCursor(H);
+  const push = (id: Uint8Array): void => {
+    const n = table.find(id);
+    if (n >= 0 && inPack(n)) return;
+    recent.intern(id);
+    if (recent.added) queue.push(Buffer.from(id));
+  };
+  const dir = handle.looseDirs()[0];
+  if (dir !== undefined) {
+    for (const id of handle.looseIds(dir)) {
+      const hex = toHex(id);
+      let mtime: number;
+      try {
+        mtime = Math.floor(statSync(join(dir, hex.slice(0, 2), hex.slice(2))).mtimeMs / 1000);
+      } catch {
+        continue; // removed meanwhile (git: ENOENT is fine)
+      }
+      if (mtime > expiration) push(id);
+    }
+  }
+  for (const pack of handle.packs()) {
+    if (!isLocal(handle, pack) || packSeconds(pack) <= expiration) continue;
+    const index = pack.tryIndex();
+    if (index === undefined) continue;
+    for (let i = 0; i < index.count; i++) push(index.id(i));
+  }
+  while (queue.length > 0) {
+    const id = queue.pop() as Uint8Array;
+    const at = handle.locate(id, { refresh: false });
+    if (at === undefined) continue;
+    const type = handle.typeAt(at);
+    if (type !== OBJ_COMMIT && type !== OBJ_TREE && type !== OBJ_TAG) continue;
+    const { data } = handle.readAt(at);
+    if (type === OBJ_COMMIT) {
+      const c = parseCommit(data, H, toHex(id));
+      push(c.tree);
+      for (const p of c.parents) push(p);
+    } else if (type === OBJ_TAG) {
+      push(parseTag(data, H, toHex(id)).object);
+    } else {
+      cursor.reset(data, () => toHex(id));
+      // Submodule commits (gitlinks) are another repository's.
+      while (cursor.next()) if (cursor.mode !== 0o160000) push(data.subarray(cursor.idStart, cursor.idStart + H));
+    }
+  }
+  return recent;
+}
+
+export interface LoosenOptions {
+  /** Local packs named as kept (--keep-pack), besides those with a `.keep` file. */
+  keepPacks: ReadonlySet<string>;
+  /**
+   * git's --unpack-unreachable=<time>, in seconds: an object of a pack not newer than this, and
+   * not reachable from a recent object, is not worth keeping (git prune would remove it anyway).
+   * 0: every object is loosened.
+   */
+  expiration: number;
+  /** The recent objects (`recentObjects`), with an expiration. */
+  recent?: ObjectTable;
+}
+
+/**
+ * git's --unpack-unreachable (loosen_unused_packed_objects): each object of the packs being
+ * repacked that the new pack does not hold, nor a kept or non-local pack, is written as a loose
+ * object with its pack's modification time, unless it is too old to keep (`expiration`) or a loose
+ * copy exists. Returns how many were written.
+ */
+export function loosenUnusedObjects(handle: StoreHandle, table: ObjectTable, inPack: (n: number) => boolean, options: LoosenOptions): number {
+  const packs = handle.packs();
+  const keepers = packs.filter((p) => !isLocal(handle, p) || p.markers.keep || options.keepPacks.has(basename(p.packPath)));
+  const dirs = handle.looseDirs();
+  const objectsDir = handle.store.objectsDir;
+  let loosened = 0;
+  for (const pack of packs) {
+    if (!isRepacked(handle, pack, options.keepPacks)) continue;
+    const index = pack.tryIndex();
+    if (index === undefined) continue;
+    const mtime = packSeconds(pack);
+    for (let i = 0; i < index.count; i++) {
+      const id = index.id(i);
+      const n = table.find(id);
+      if (n >= 0 && inPack(n)) continue;
+      if (keepers.some((k) => (k.tryIndex()?.find(id) ?? -1) >= 0)) continue;
+      if (options.expiration !== 0 && mtime <= options.expiration && (options.recent?.find(id) ?? -1) < 0) continue;
+      const hex = toHex(id);
+      if (dirs.some((d) => existsSync(join(d, hex.slice(0, 2), hex.slice(2))))) continue;
+      const { type, data } = pack.read(i);
+      if (writeLoose(objectsDir, hex, type, data, { mtime })) loosened++;
+    }
+  }
+  return loosened;
+}
