@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { sortIds } from '../src/resolve/sort-ids.js';
+import { sortIds } from '../src/idx/sort-ids.js';
 import { compareBytes } from '../src/hash/hex.js';
 
 /** The order by a plain comparator: ids, then entry number. */

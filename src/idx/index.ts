@@ -6,3 +6,4 @@ export type { IdPosition } from './sorted-ids.js';
 export { streamIndex, writeIndex } from './write-index.js';
 export type { IndexEntries, IndexSink, WriteIndexOptions } from './write-index.js';
 export { writeRevIndex, readRevIndex } from './rev-index.js';
+export { sortIds } from './sort-ids.js';

@@ -4,7 +4,7 @@ import { hashLength, type ObjectFormat } from '../hash/object-format.js';
 import { compareBytes, lowerBound } from '../idx/sorted-ids.js';
 import { streamIndex, type IndexSink, type WriteIndexOptions } from '../idx/write-index.js';
 import type { PackScan } from './pack-scan.js';
-import { sortIds } from './sort-ids.js';
+import { sortIds } from '../idx/sort-ids.js';
 
 export interface BuiltIndex {
   /** `order[i]`: the entry (pack order) whose id is i-th in sorted order. */

@@ -4,7 +4,7 @@ import { lowerBound } from '../idx/sorted-ids.js';
 import { hashLength } from '../hash/object-format.js';
 import { PackwrightError } from '../errors/packwright-error.js';
 import { allocArray, type PackScan } from './pack-scan.js';
-import { sortIds } from './sort-ids.js';
+import { sortIds } from '../idx/sort-ids.js';
 
 /**
  * The delta tree of a scanned pack, in flat arrays that worker threads share.

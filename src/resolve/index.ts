@@ -4,7 +4,7 @@ export { refBaseAt, scanPack } from './pack-scan.js';
 export type { PackScan, RefDeltas, ScanOptions } from './pack-scan.js';
 export { resolveDeltas } from './resolve-deltas.js';
 export type { ResolveStats, ResolveOptions, ExternalBaseLookup } from './resolve-deltas.js';
-export { sortIds } from './sort-ids.js';
+export { sortIds } from '../idx/sort-ids.js';
 export { DEFAULT_MAX_MEMORY, defaultMaxMemory, bytesPerObject, planIndexPackMemory, planPackHolding } from './memory-plan.js';
 export type { MemoryPlan, MemoryPlanInput, PackHolding } from './memory-plan.js';
 export { verifyPack, indexOptionsOf } from './verify-pack.js';
