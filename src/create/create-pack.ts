@@ -7,6 +7,7 @@ import { constants as zlibConstants } from 'node:zlib';
 import { PackwrightError } from '../errors/packwright-error.js';
 import { toHex } from '../hash/hex.js';
 import { writeIndex } from '../idx/write-index.js';
+import { sortIds } from '../idx/sort-ids.js';
 import { writeRevIndex } from '../idx/rev-index.js';
 import { temporaryPathBeside, writeFileAtomic } from '../io/write-file-atomic.js';
 import { parseTag } from '../objects/commit.js';
@@ -450,7 +451,9 @@ async function countForPack(options: CreatePackOptions, pools: LazyPool, threads
 function writePackFiles(options: CreatePackOptions, base: string, tmpPath: string, table: ObjectTable, listed: Int32Array, w: WrittenPack): WrittenPackFiles {
   const H = table.hashLength;
   const name = `${base}-${toHex(w.hash)}`;
-  const sorted = [...listed].sort((a, b) => Buffer.compare(table.id(a), table.id(b)));
+  // A radix sort of the ids: a comparator sort of 76k objects by Buffer.compare took ~250 ms.
+  const order = sortIds(table.idsOf(listed), listed.length, H);
+  const sorted = Int32Array.from(order, (i) => listed[i] as number);
   const ids = table.idsOf(sorted);
   const offsets = Float64Array.from(sorted, (o) => w.offsets[o] as number);
   const crcs = Uint32Array.from(sorted, (o) => w.crcs[o] as number);
