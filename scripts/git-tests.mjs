@@ -6,13 +6,16 @@
 // packwright stood in for, failed/tests, and the names of the failing tests. Every `git <cmd>` a
 // script runs itself goes to packwright for the listed commands; git's internal children (fetch
 // running index-pack, say) stay git's. The stand-in is a wrapper in GITSRC/bin-wrappers/git,
-// restored when the run ends (or by hand: cp bin-wrappers/git.real bin-wrappers/git).
+// restored when the run ends (or by hand: cp bin-wrappers/git.real bin-wrappers/git). A group marked
+// `internal` stands in for git's internal children too (git repack running pack-objects): its
+// bin-wrappers/git points GIT_EXEC_PATH at GITSRC/packwright-exec, a copy of the exec path whose
+// `git` sends the group's commands to packwright.
 //
 // Build git once (about 5 minutes on 2 cores):
 //   git clone --branch v2.39.5 --depth 1 https://github.com/git/git GITSRC
 //   make -C GITSRC -j2 NO_CURL=1 NO_EXPAT=1 NO_GETTEXT=1 NO_TCLTK=1 NO_PERL=1 NO_PYTHON=1
 import { spawn } from 'node:child_process';
-import { chmodSync, copyFileSync, existsSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -30,6 +33,8 @@ const GROUPS = [
   { commands: PLUMBING, scripts: ['t5303-pack-corruption-resilience.sh', 't5309-pack-delta-cycles.sh', 't5313-pack-bounds-checks.sh'] },
   { commands: 'multi-pack-index', scripts: ['t5319-multi-pack-index.sh'] },
   { commands: 'pack-objects', scripts: ['t5300-pack-object.sh', 't5315-pack-objects-compression.sh', 't5316-pack-delta-depth.sh'] },
+  // git repack and git gc run pack-objects themselves (-a, -A with --unpack-unreachable, -k).
+  { commands: 'pack-objects', internal: true, scripts: ['t7700-repack.sh', 't6500-gc.sh'] },
   { commands: 'rev-list', scripts: ['t6000-rev-list-misc.sh', 't6004-rev-list-path-optim.sh'] },
   { commands: 'fsck', scripts: ['t1450-fsck.sh', 't5318-commit-graph.sh'] },
   { commands: 'hash-object', scripts: ['t1007-hash-object.sh'] },
@@ -77,6 +82,21 @@ exec "${join(wrappers, 'git.real')}" "$@"
 `;
 }
 
+/**
+ * For an `internal` group: GITSRC/packwright-exec, every entry of the exec path (GITSRC) linked,
+ * but `git`, which dispatches like wrapperText to packwright or GITSRC/git; and the text of a
+ * bin-wrappers/git that uses it as GIT_EXEC_PATH.
+ */
+function internalWrapperText(commands) {
+  const exec = join(src, 'packwright-exec');
+  rmSync(exec, { recursive: true, force: true });
+  mkdirSync(exec);
+  for (const name of readdirSync(src)) if (name !== 'git' && name !== 'packwright-exec') symlinkSync(join(src, name), join(exec, name));
+  writeFileSync(join(exec, 'git'), wrapperText(commands).replace(join(wrappers, 'git.real'), join(src, 'git')));
+  chmodSync(join(exec, 'git'), 0o755);
+  return readFileSync(realGit, 'utf8').replace(/^GIT_EXEC_PATH='[^']*'$/m, `GIT_EXEC_PATH='${exec}'`);
+}
+
 /** Runs one script; resolves to its counts and the names of its failing tests. */
 function runScript(script) {
   return new Promise((done) => {
@@ -114,7 +134,7 @@ try {
   for (const group of GROUPS) {
     const scripts = group.scripts.filter((s) => only.size === 0 || only.has(s) || only.has(s.replace(/-.*$/, '')));
     if (scripts.length === 0) continue;
-    writeFileSync(join(wrappers, 'git'), wrapperText(group.commands));
+    writeFileSync(join(wrappers, 'git'), group.internal === true ? internalWrapperText(group.commands) : wrapperText(group.commands));
     chmodSync(join(wrappers, 'git'), 0o755);
     // Scripts run side by side: each works in its own trash directory.
     const queue = [...scripts];

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
-import { chmodSync, cpSync, existsSync, mkdirSync, readFileSync, readdirSync, statSync, utimesSync, writeFileSync, openSync, readSync, writeSync, closeSync, rmSync } from 'node:fs';
+import { chmodSync, cpSync, existsSync, mkdirSync, readFileSync, readdirSync, statSync, symlinkSync, utimesSync, writeFileSync, openSync, readSync, writeSync, closeSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { CLI, git, makeHistoryRepo, packwright, packwrightFails, tempDir, type Format, fileEndingIn } from './helpers/git.js';
 import { Repository } from '../src/repo/index.js';
@@ -745,3 +745,45 @@ for (const format of FORMATS) {
     assert.equal(both.status, 128);
   });
 }
+
+test("--local leaves out an alternate's loose objects; --honor-pack-keep counts only with a local .keep; an alternate that is the objects directory is none (as git)", () => {
+  using dir = tempDir();
+  const repo = join(dir.path, 'repo');
+  const alt = join(dir.path, 'alt');
+  git(dir.path, ['init', '-q', '-b', 'main', repo]);
+  const commit = (n: number, from?: number): string =>
+    `commit refs/heads/main\nmark :${n + 1}\ncommitter A <a@example.com> ${1700000000 + n} +0000\ndata 3\nc${n}\n${from !== undefined ? `from :${from + 1}\n` : ''}M 100644 inline f${n}\ndata 6\nblob${n}\n\n`;
+  git(repo, ['fast-import', '--quiet'], commit(0) + commit(1, 0) + commit(2, 1));
+  const objects = join(repo, '.git', 'objects');
+  // The alternate: a kept pack with c0's objects, and c1's blob as a loose object.
+  mkdirSync(join(alt, 'pack'), { recursive: true });
+  const c0 = git(repo, ['rev-list', '--objects', 'main~2']).toString();
+  const kept = git(repo, ['pack-objects', '-q', join(alt, 'pack', 'pack')], c0).toString().trim();
+  writeFileSync(join(alt, 'pack', `pack-${kept}.keep`), '');
+  const blob1 = git(repo, ['rev-parse', 'main~1:f1']).toString().trim();
+  mkdirSync(join(alt, blob1.slice(0, 2)), { recursive: true });
+  cpSync(join(objects, blob1.slice(0, 2), blob1.slice(2)), join(alt, blob1.slice(0, 2), blob1.slice(2)));
+  writeFileSync(join(objects, 'info', 'alternates'), `${alt}\n`);
+  const run = (args: string[], prefix: string): string[] => {
+    const name = (prefix === 'git' ? git(repo, ['pack-objects', '-q', ...args, `${prefix}`], '') : packwright(repo, ['pack-objects', '-q', ...args, `${prefix}`], '')).toString().trim();
+    return git(repo, ['show-index'], readFileSync(join(repo, `${prefix}-${name}.idx`))).toString().trim().split('\n').map((l) => l.split(' ')[1] as string).sort();
+  };
+  const cases: string[][] = [['--local'], ['--honor-pack-keep'], ['--local', '--honor-pack-keep']];
+  for (const flags of cases) {
+    const args = ['--all', '--reflog', '--indexed-objects', ...flags];
+    assert.deepEqual(run(args, 'pw'), run(args, 'git'), flags.join(' '));
+  }
+  // A local kept pack makes --honor-pack-keep count, the alternate's kept pack included.
+  const local = git(repo, ['pack-objects', '-q', join(objects, 'pack', 'pack')], git(repo, ['rev-list', '--objects', 'main', '^main~1']).toString()).toString().trim();
+  writeFileSync(join(objects, 'pack', `pack-${local}.keep`), '');
+  const honored = run(['--all', '--honor-pack-keep'], 'pw2');
+  assert.deepEqual(honored, run(['--all', '--honor-pack-keep'], 'git2'));
+  assert.ok(!honored.includes(git(repo, ['rev-parse', 'main~2']).toString().trim()), "the alternate's kept commit is left out");
+  // The objects directory named as its own alternate through a symbolic link: not an alternate.
+  rmSync(join(objects, 'pack', `pack-${local}.keep`));
+  symlinkSync(objects, join(repo, '.git', 'same'));
+  writeFileSync(join(objects, 'info', 'alternates'), `${join(repo, '.git', 'same')}\n`);
+  const own = run(['--all', '--local'], 'pw3');
+  assert.deepEqual(own, run(['--all', '--local'], 'git3'));
+  assert.ok(own.length > 0);
+});

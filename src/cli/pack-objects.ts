@@ -39,7 +39,7 @@ const USAGE = `usage: packwright pack-objects [<options>] [<base-name> | --stdou
     -q, --progress, --all-progress`;
 
 /** Options git's upload-pack and repack pass that change nothing here (packwright has no bitmaps, no keep-pack rules). */
-const ACCEPTED = new Set(['--shallow', '--keep-true-parents', '--use-bitmap-index', '--no-use-bitmap-index', '--write-bitmap-index', '--no-write-bitmap-index', '--all-progress-implied', '--no-sparse', '--sparse']);
+const ACCEPTED = new Set(['--shallow', '--keep-true-parents', '--use-bitmap-index', '--no-use-bitmap-index', '--write-bitmap-index', '--write-bitmap-index-quiet', '--no-write-bitmap-index', '--all-progress-implied', '--no-sparse', '--sparse']);
 
 /** A signed option value clamped to 0 (git clamps a negative --window or --depth). */
 function clampedOption(option: string, value: string): number {

@@ -234,7 +234,7 @@ async function createPackWith(options: CreatePackOptions, pools: LazyPool, threa
       listed = Int32Array.from([...listed, ...extra]);
     }
   }
-  if (options.incremental || options.local || options.honorPackKeep || keepPacks.size > 0) listed = leaveOutPacked(handle, listed, locations, options);
+  if (options.incremental || options.local || options.honorPackKeep || keepPacks.size > 0) listed = leaveOutPacked(handle, table, listed, locations, options);
   if (options.filter !== undefined) listed = applyFilter(handle, table, listed, locations, options.filter, counted.tips);
   const inputObjects = listed.length + missing;
   let loosened = 0;
@@ -495,21 +495,33 @@ function applyFilter(handle: StoreHandle, table: ObjectTable, listed: Int32Array
 
 /**
  * git's --incremental, --local, --honor-pack-keep and --keep-pack: an object with a copy in a pack
- * (any pack; one of an alternate; one with a `.keep` file; a local one named) is not packed again.
+ * (any pack; one of an alternate, or a loose file there; one with a `.keep` file; a local one
+ * named) is not packed again.
  */
-function leaveOutPacked(handle: StoreHandle, listed: Int32Array, locations: ObjectLocations, options: CreatePackOptions): Int32Array {
+function leaveOutPacked(handle: StoreHandle, table: ObjectTable, listed: Int32Array, locations: ObjectLocations, options: CreatePackOptions): Int32Array {
   const own = handle.store.objectsDir + sep;
   const named = new Set(options.keepPacks ?? []);
+  // As in git, --honor-pack-keep counts only when a local pack has a .keep file; then every kept
+  // pack counts, an alternate's too.
+  const honorKeep = options.honorPackKeep === true && handle.packs().some((p) => p.packPath.startsWith(own) && p.markers.keep);
   const excludes = (k: number): boolean => {
     if (k < 0) return false;
     const pack = locations.packs[k] as StorePack;
     const local = pack.packPath.startsWith(own);
-    return options.incremental === true || (options.local === true && !local) || (options.honorPackKeep === true && pack.markers.keep) || (local && named.has(basename(pack.packPath)));
+    return options.incremental === true || (options.local === true && !local) || (honorKeep && pack.markers.keep) || (local && named.has(basename(pack.packPath)));
   };
+  // --local also leaves out what an alternate holds as a loose object (git's want_object_in_pack:
+  // has_loose_object_nonlocal), wherever else it is stored.
+  let alternateLoose: ObjectTable | undefined;
+  if (options.local === true) {
+    for (const dir of handle.looseDirs().slice(1)) {
+      for (const id of handle.looseIds(dir)) (alternateLoose ??= new ObjectTable(handle.hashLength)).intern(id);
+    }
+  }
   return listed.filter((o) => {
     if (excludes(locations.pack[o] as number)) return false;
     for (const c of locations.otherCopies.get(o) ?? []) if (excludes(c.pack)) return false;
-    return true;
+    return alternateLoose === undefined || alternateLoose.find(table.id(o)) < 0;
   });
 }
 

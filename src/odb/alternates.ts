@@ -1,4 +1,4 @@
-import { statSync } from 'node:fs';
+import { realpathSync, statSync } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
 import { readFileIfPresent } from '../io/read-file-if-present.js';
 
@@ -29,13 +29,15 @@ function unquote(line: string): string {
 
 /**
  * All object directories reachable through `objects/info/alternates`, depth first in file order,
- * without `objectsDir` itself and without duplicates; relative entries resolve from the objects
+ * without `objectsDir` itself and without duplicates, each by its real path (symbolic links
+ * resolved, as git's link_alt_odb_entry does: an alternate that is the objects directory under
+ * another name is the objects directory, and left out); relative entries resolve from the objects
  * directory that names them. As in git, what cannot be used is left out with a warning (git
  * prints them as `error:` lines and carries on): a directory that does not exist, and alternates
  * nested deeper than five.
  */
 export function readAlternates(objectsDir: string): { dirs: string[]; warnings: string[] } {
-  const seen = new Set<string>([resolve(objectsDir)]);
+  const seen = new Set<string>([realPath(resolve(objectsDir))]);
   const dirs: string[] = [];
   const warnings: string[] = [];
   const visit = (dir: string, depth: number): void => {
@@ -50,19 +52,30 @@ export function readAlternates(objectsDir: string): { dirs: string[]; warnings: 
       if (raw === '' || raw.startsWith('#')) continue;
       const path = unquote(raw.trimEnd());
       if (path === '') continue;
-      const full = resolve(isAbsolute(path) ? path : join(dir, path));
-      if (seen.has(full)) continue;
-      seen.add(full);
-      if (!isDirectory(full)) {
-        warnings.push(`object directory ${full} does not exist; check ${file}`);
+      const named = resolve(isAbsolute(path) ? path : join(dir, path));
+      if (!isDirectory(named)) {
+        if (!seen.has(named)) warnings.push(`object directory ${named} does not exist; check ${file}`);
+        seen.add(named);
         continue;
       }
+      const full = realPath(named);
+      if (seen.has(full)) continue;
+      seen.add(full);
       dirs.push(full);
       visit(full, depth + 1);
     }
   };
   visit(objectsDir, 0);
   return { dirs, warnings };
+}
+
+/** `path` with symbolic links resolved, or as it is when that fails. */
+function realPath(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return path;
+  }
 }
 
 function isDirectory(path: string): boolean {
