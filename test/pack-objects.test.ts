@@ -368,6 +368,13 @@ for (const format of FORMATS) {
     const malformed = packwrightFails(repo, ['pack-objects', '--revs', '--stdout', '-q'], `${badCommit}\n`);
     assert.equal(malformed.status, 128);
     assert.match(malformed.stderr, new RegExp(`tree ${badTree} is malformed`));
+    // A missing tree: git's own words (process_tree), as git's t5317 greps for them.
+    const lostTree = git(repo, ['mktree'], `100644 blob ${git(repo, ['hash-object', '-w', '--stdin'], 'in a lost tree\n').toString().trim()}\tf\n`).toString().trim();
+    const lostCommit = git(repo, ['commit-tree', lostTree, '-m', 'lost tree']).toString().trim();
+    rmSync(join(repo, 'objects', lostTree.slice(0, 2), lostTree.slice(2)));
+    const lost = packwrightFails(repo, ['pack-objects', '--revs', '--stdout', '-q'], `${lostCommit}\n`);
+    assert.equal(lost.status, 128);
+    assert.equal(lost.stderr, `fatal: bad tree object ${lostTree}\n`);
   });
 
   test(`a stored entry whose CRC does not match is recompressed from the object; a corrupt object is a clear error (${format})`, () => {

@@ -237,5 +237,7 @@ export function checkMissing(t: ObjectTable, n: number, missing: MissingAction, 
   t.mark(n, Flag.MISSING);
   if (missing === 'allow-any' || missing === 'print' || (missing === 'allow-promisor' && fromPromisor)) return;
   if (missing === 'allow-promisor') throw new PackwrightError('OBJECT_NOT_FOUND', `unexpected missing ${typeName(t.types[n] || OBJ_BLOB)} object '${toHex(t.id(n))}'`);
+  // git's process_tree dies of a tree it cannot read in its own words.
+  if (t.types[n] === OBJ_TREE) throw new PackwrightError('OBJECT_NOT_FOUND', `bad tree object ${toHex(t.id(n))}`);
   throw notFoundError(t, n, 'object');
 }
