@@ -47,6 +47,9 @@ const GROUPS = [
       't5317-pack-objects-filter-objects.sh', 't5321-pack-large-objects.sh', 't5322-pack-objects-sparse.sh',
     ],
   },
+  // fetch, clone and receive-pack run index-pack (--stdin --fix-thin --pack_header
+  // --check-self-contained-and-connected ...) or unpack-objects on what they receive.
+  { commands: 'index-pack unpack-objects', internal: true, scripts: ['t5500-fetch-pack.sh', 't5601-clone.sh', 't5510-fetch.sh', 't5504-fetch-receive-strict.sh', 't5516-fetch-push.sh'] },
   { commands: 'rev-list', scripts: ['t6000-rev-list-misc.sh', 't6004-rev-list-path-optim.sh'] },
   { commands: 'fsck', scripts: ['t1450-fsck.sh', 't5318-commit-graph.sh'] },
   { commands: 'hash-object', scripts: ['t1007-hash-object.sh'] },

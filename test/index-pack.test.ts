@@ -671,6 +671,63 @@ describe('index-pack --fix-thin', () => {
   });
 });
 
+describe('index-pack as git fetch-pack runs it', () => {
+  test('--pack_header, --check-self-contained-and-connected, --report-end-of-input and --progress-title: the same files, output and exit status as git', () => {
+    const work = join(dir.path, 'fetch-pack');
+    mkdirSync(work);
+    const repo = makeRepo(work, 'sha1', 8);
+    const full = execFileSync('git', ['pack-objects', '--stdout', '--revs', '-q'], { cwd: repo, input: 'HEAD\n' });
+    const thin = execFileSync('git', ['pack-objects', '--thin', '--stdout', '--revs', '-q'], { cwd: repo, input: 'HEAD\n^HEAD~3\n' });
+    const run = (who: 'git' | 'pw', receiver: string, pack: Buffer, extra: string[]): { status: number; stdout: string; stderr: string; files: string[] } => {
+      // fetch-pack reads the header itself and passes what it said.
+      const header = `--pack_header=${pack.readUInt32BE(4)},${pack.readUInt32BE(8)}`;
+      const args = ['index-pack', '--stdin', header, '--check-self-contained-and-connected', '--report-end-of-input', '--progress-title', 'Receiving', ...extra];
+      const r = who === 'git'
+        ? spawnSync('git', args, { cwd: receiver, input: pack.subarray(12) })
+        : spawnSync(process.execPath, [CLI, ...args], { cwd: receiver, input: pack.subarray(12) });
+      const packDir = join(receiver, 'objects', 'pack');
+      return { status: r.status ?? -1, stdout: r.stdout.toString(), stderr: r.stderr.toString(), files: readdirSync(packDir).sort().map((f) => `${f} ${readFileSync(join(packDir, f)).toString('hex').slice(0, 64)}`) };
+    };
+    const receivers = (name: string, base?: string): [string, string] => ['git', 'pw'].map((who) => {
+      const r = join(work, `${name}-${who}.git`);
+      if (base === undefined) git(work, ['init', '-q', '--bare', r]);
+      else git(work, ['clone', '-q', '--bare', '--no-local', base, r]);
+      return r;
+    }) as [string, string];
+    // A whole pack into an empty repository: self-contained (exit 0).
+    const [g, p] = receivers('empty');
+    const ours = run('pw', p, full, []);
+    const theirs = run('git', g, full, []);
+    assert.equal(ours.status, 0, ours.stderr);
+    assert.equal(theirs.status, 0);
+    assert.equal(ours.stdout, theirs.stdout);
+    assert.deepEqual(ours.files, theirs.files);
+    assert.equal(ours.stderr.split('\0').length, 2, 'one NUL once the input ended');
+    // A thin pack completed from the repository: not self-contained (exit 1), the same pack kept.
+    const receiver = join(work, 'has-old.git');
+    git(work, ['clone', '-q', '--bare', '--no-local', repo, receiver]);
+    git(receiver, ['update-ref', 'refs/heads/main', git(repo, ['rev-parse', 'HEAD~3']).toString().trim()]);
+    git(receiver, ['-c', 'gc.reflogExpire=now', 'reflog', 'expire', '--all']);
+    git(receiver, ['-c', 'pack.threads=1', 'repack', '-adq']);
+    git(receiver, ['prune', '--expire=now']);
+    const [g2, p2] = receivers('thin', receiver);
+    const ours2 = run('pw', p2, thin, ['--fix-thin']);
+    const theirs2 = run('git', g2, thin, ['--fix-thin']);
+    assert.equal(theirs2.status, 1);
+    assert.equal(ours2.status, 1, ours2.stderr);
+    // The bases appended to complete it need not come in git's order (as in --fix-thin above): the same objects.
+    const objectsOf = (r: string, out: string): string[] => {
+      const name = /^pack\t([0-9a-f]{40})\n$/.exec(out)?.[1];
+      assert.ok(name, out);
+      return git(r, ['show-index'], readFileSync(join(r, 'objects', 'pack', `pack-${name}.idx`))).toString().trim().split('\n').map((l) => l.split(' ')[1] as string).sort();
+    };
+    assert.deepEqual(objectsOf(p2, ours2.stdout), objectsOf(g2, theirs2.stdout));
+    // A bad header argument, as git says it.
+    const bad = packwrightFails(p, ['index-pack', '--stdin', '--pack_header=2;3'], Buffer.alloc(0));
+    assert.match(bad.stderr, /bad --pack_header=2;3/);
+  });
+});
+
 describe('index-pack: the reverse index, as git decides it', () => {
   test('pack.writeReverseIndex (from config or -c) writes a .rev unless --no-rev-index; --verify checks one', () => {
     using dir = tempDir();

@@ -11,7 +11,7 @@ import { configFromParameters, objectFormatOption, tryOpenRepository, type Globa
 import { maxMemoryOf } from './max-memory.js';
 import { helpRequested, indexVersionOption, integerOption, UsageError } from './usage-error.js';
 
-const USAGE = 'usage: packwright index-pack [-v] [-o <index-file>] [--keep | --keep=<msg>] [--promisor[=<msg>]] [--rev-index] [--verify] [--strict[=<msg-types>]] [--fsck-objects] [--fix-thin] [--threads=<n>] [--index-version=<v>[,<limit>]] [--object-format=<fmt>] [--max-input-size=<n>] [--max-memory=<n>] [--[no-]collision-detection] (<pack-file> | --stdin [<pack-file>])';
+const USAGE = 'usage: packwright index-pack [-v] [-o <index-file>] [--keep | --keep=<msg>] [--promisor[=<msg>]] [--rev-index] [--verify] [--strict[=<msg-types>]] [--fsck-objects] [--check-self-contained-and-connected] [--fix-thin] [--threads=<n>] [--index-version=<v>[,<limit>]] [--object-format=<fmt>] [--max-input-size=<n>] [--max-memory=<n>] [--[no-]collision-detection] [--pack_header=<version>,<count>] [--report-end-of-input] [--progress-title <title>] [--show-resolving-progress] (<pack-file> | --stdin [<pack-file>])';
 
 const TITLES: Record<IndexPackPhase, string> = {
   receiving: 'Receiving objects', indexing: 'Indexing objects', resolving: 'Resolving deltas', writing: 'Writing index',
@@ -28,6 +28,12 @@ export async function indexPackCommand(ctx: GlobalOptions, args: string[]): Prom
   let packArg: string | undefined;
   let maxMemory: string | undefined;
   let detectCollisions: boolean | undefined;
+  // git's fetch-pack and receive-pack: whether the pack named only its own objects (exit 1 when
+  // not), where the input ended (a NUL on stderr), the title of the first progress line.
+  let selfContained: boolean | undefined;
+  let reportEndOfInput = false;
+  let progressTitle: string | undefined;
+  let showResolving = false;
   const help = helpRequested(args, USAGE);
   if (help !== undefined) return help;
   for (let i = 0; i < args.length; i++) {
@@ -47,6 +53,21 @@ export async function indexPackCommand(ctx: GlobalOptions, args: string[]): Prom
       options.strict = checks.strict = checks.fsckObjects = true;
       if (a.length > 8) checks.messageTypes = checks.messageTypes === undefined ? a.slice(9) : `${checks.messageTypes},${a.slice(9)}`;
     } else if (a === '--fsck-objects') checks.fsckObjects = true;
+    else if (a === '--check-self-contained-and-connected') {
+      // git's strict mode without fsck's checks: links, and a duplicate object is an error.
+      options.strict = checks.selfContained = true;
+      checks.onSelfContained = (ok) => (selfContained = ok);
+    } else if (a.startsWith('--pack_header=')) {
+      const m = /^(\d+),(\d+)$/.exec(a.slice(14));
+      if (m === null) throw new PackwrightError('INVALID_ARGUMENT', `bad ${a}`);
+      options.packHeader = { version: Number(m[1]), count: Number(m[2]) };
+    } else if (a === '--report-end-of-input') reportEndOfInput = true;
+    else if (a === '--show-resolving-progress') showResolving = true;
+    else if (a === '--progress-title') {
+      const v = args[++i];
+      if (v === undefined || progressTitle !== undefined) throw new UsageError(USAGE);
+      progressTitle = v;
+    }
     else if (a === '--promisor') options.promisor = '';
     else if (a.startsWith('--promisor=')) options.promisor = a.slice(11);
     else if (a === '--verify') options.verify = true;
@@ -96,8 +117,21 @@ export async function indexPackCommand(ctx: GlobalOptions, args: string[]): Prom
   if (options.verify && !stdin && packArg !== undefined) {
     Object.assign(options, indexOptionsOf(options.indexPath ?? packArg.replace(/\.pack$/, '.idx'), options.objectFormat));
   }
+  if (options.packHeader !== undefined && !stdin) throw new PackwrightError('INVALID_ARGUMENT', '--pack_header is for a pack on standard input');
   const bar = new Progress(progress);
-  options.onProgress = (phase, done, total, bytes) => bar.update(TITLES[phase], done, total, phase === 'receiving' ? bytes : undefined);
+  const resolvingBar = showResolving && !progress ? new Progress(true) : undefined;
+  let inputEnded = false;
+  options.onProgress = (phase, done, total, bytes) => {
+    const first = phase === 'receiving' || phase === 'indexing';
+    // git writes a NUL once the whole pack is read (receive-pack waits for it to stop its keepalives).
+    if (reportEndOfInput && !first && !inputEnded) {
+      inputEnded = true;
+      process.stderr.write('\0');
+    }
+    const title = first && progressTitle !== undefined ? progressTitle : TITLES[phase];
+    bar.update(title, done, total, phase === 'receiving' ? bytes : undefined);
+    if (phase === 'resolving') resolvingBar?.update(title, done, total);
+  };
   if (fixThin) {
     if (repo === undefined) throw new PackwrightError('REPO_NOT_FOUND', '--fix-thin needs a repository to take bases from');
     const store = repo.objects;
@@ -121,7 +155,9 @@ export async function indexPackCommand(ctx: GlobalOptions, args: string[]): Prom
     Object.assign(options, indexPackChecks(checks));
   }
   const result = await interruptible((signal) => indexPack(input as string, { ...options, signal }));
+  if (reportEndOfInput && !inputEnded) process.stderr.write('\0');
   bar.finish();
+  resolvingBar?.finish();
   const out = new Output();
   const hex = result.packHash.toString('hex');
   if (result.localObjects > 0) process.stderr.write(`completed with ${result.localObjects} local objects\n`);
@@ -129,5 +165,6 @@ export async function indexPackCommand(ctx: GlobalOptions, args: string[]): Prom
   if (stdin && result.trailing.length > 0) out.bytes(result.trailing);
   out.flush();
   repo?.close();
-  return 0;
+  // "Let the caller know this pack is not self contained" (git): fetch-pack then checks connectivity itself.
+  return selfContained === false ? 1 : 0;
 }

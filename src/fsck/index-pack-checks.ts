@@ -24,6 +24,13 @@ export interface IndexPackCheckOptions {
   fsckObjects?: boolean;
   /** git's `--strict`: `fsckObjects`, and every object a commit, tree or tag names is in the pack or the repository. */
   strict?: boolean;
+  /**
+   * git's `--check-self-contained-and-connected`: every object a commit, tree or tag of the pack
+   * names must be in the pack or the repository (as with `strict`, without fsck's other checks),
+   * and `onSelfContained` is told whether all of them are in the pack.
+   */
+  selfContained?: boolean;
+  onSelfContained?: (selfContained: boolean) => void;
   /** Severities for message ids, git's `--strict=<id>=<type>[,...]` (and `skiplist=<file>`). */
   messageTypes?: string;
   /** Lines for stderr, in git's words: the warnings, and the error that ends the run. */
@@ -48,7 +55,10 @@ export function indexPackChecks(options: IndexPackCheckOptions): Pick<IndexPackO
   // Both run on the resolver's threads with each object in hand: the checks, and the comparison
   // with the repository's copy (git's sha1_object), which then reads only the stored copy.
   const visitorOptions: IndexPackVisitorOptions = {};
+  const linksChecked = options.strict === true || options.selfContained === true;
   if (fsckObjects) visitorOptions.check = { rules: rules.toJSON(), tagNames: false };
+  // Links are recorded by the checker; only objects that do not parse fail it then.
+  else if (linksChecked) visitorOptions.check = { rules: FsckRules.parseOnly().toJSON(), tagNames: false };
   // A repository with no object yet (a clone's) has nothing to compare with: no visitor for it,
   // which would take the ids before the resolver's sha1dc lanes deliver them (resolver.ts).
   if (options.repo !== undefined && !options.repo.objects.isEmpty()) {
@@ -62,12 +72,15 @@ export function indexPackChecks(options: IndexPackCheckOptions): Pick<IndexPackO
     result.workerScript = FSCK_WORKER;
   }
   result.beforeWrite = (pack) => {
-    if (!fsckObjects) return;
+    if (!fsckObjects && !linksChecked) return;
     const objects = new IndexedObjects(pack);
     try {
       const found = mergeCheckFindings(pack.visits as CheckFindings[], objects.H);
-      reportFindings(objects, found, rules, say);
-      if (options.strict === true) checkLinks(objects, found, options.repo);
+      if (fsckObjects) reportFindings(objects, found, rules, say);
+      if (linksChecked) {
+        const outside = checkLinks(objects, found, options.repo);
+        if (options.selfContained === true) options.onSelfContained?.(outside === 0);
+      }
     } finally {
       objects.close();
     }
@@ -185,8 +198,9 @@ function reportFindings(objects: IndexedObjects, found: CheckFindings, rules: Fs
 /**
  * `--strict`: every object a commit, tree or tag of the pack names is in the pack with the type
  * the link says, or in the repository (git's mark_link and check_objects, in their words).
+ * Returns how many named objects are outside the pack (git's foreign_nr).
  */
-function checkLinks(objects: IndexedObjects, found: CheckFindings, repo: Repository | undefined): void {
+function checkLinks(objects: IndexedObjects, found: CheckFindings, repo: Repository | undefined): number {
   const H = objects.H;
   const { unknown } = found.links;
   if (found.treeErrors.length > 0) {
@@ -217,6 +231,7 @@ function checkLinks(objects: IndexedObjects, found: CheckFindings, repo: Reposit
       outside.types[n] = type;
     }
   });
+  return outside.count;
 }
 
 function hexAt(bytes: Uint8Array, at: number, H: number): string {

@@ -66,6 +66,17 @@ export class FsckRules {
     return new FsckRules(levels, new Set(), strict);
   }
 
+  /**
+   * Every message ignored but the fatal ones (an object that does not parse): how git's index-pack
+   * looks at objects it only walks for their links (--check-self-contained-and-connected, without
+   * --strict or --fsck-objects).
+   */
+  static parseOnly(): FsckRules {
+    const levels = new Uint8Array(MESSAGES.length);
+    MESSAGES.forEach(([, s], i) => { levels[i] = SEVERITIES.indexOf(s === 'fatal' ? 'fatal' : 'ignore'); });
+    return new FsckRules(levels, new Set(), false);
+  }
+
   /** Rules made from `from()`'s input in another thread. */
   static from(data: { levels: Uint8Array; skip: string[]; strict: boolean }): FsckRules {
     return new FsckRules(Uint8Array.from(data.levels), new Set(data.skip), data.strict);

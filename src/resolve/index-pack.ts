@@ -22,7 +22,7 @@ import { PACK_HEADER_LENGTH, parsePackHeader } from '../pack/pack-header.js';
 import { OBJ_OFS_DELTA } from '../pack/entry-header.js';
 import { PackScanner, scanPack, type PackScan, type ScanOptions, type WholePack } from './pack-scan.js';
 import { orderFromIndex, scanPackWithIndex } from './scan-with-index.js';
-import { bufferSource, fileSource, streamSource, type PackSource } from './pack-source.js';
+import { bufferSource, fileSource, streamSource, withPackHeader, type ConsumedPackHeader, type PackSource } from './pack-source.js';
 import { resolveDeltas, type ExternalBaseLookup, type ResolveOptions } from './resolve-deltas.js';
 import type { ResolveTasks } from './resolve-tasks.js';
 import type { PackVisitorSpec } from './pack-visitor.js';
@@ -107,6 +107,12 @@ export interface IndexPackOptions {
   parallelScanMinSize?: number;
   /** Refuse packs larger than this many bytes (`--max-input-size`). */
   maxInputSize?: number;
+  /**
+   * For a stream or buffer: the caller read the pack's 12-byte header already and says what it
+   * held (git's `--pack_header=<version>,<count>`, which fetch-pack passes); the input starts
+   * after it.
+   */
+  packHeader?: ConsumedPackHeader;
   /**
    * Compute SHA-1 ids (and the trailer) with collision detection, as git always does (its sha1dc):
    * half of a collision attack fails the run with COLLISION_ATTACK. About 2.4× the hashing time, so
@@ -213,6 +219,10 @@ export function defaultThreads(): number {
  * renamed in git's order (.keep, .pack, .rev, .idx), byte-identical to git's.
  */
 export async function indexPack(input: string | Readable | Uint8Array, options: IndexPackOptions = {}): Promise<IndexPackResult> {
+  if (options.packHeader !== undefined) {
+    if (typeof input === 'string') throw new PackwrightError('INVALID_ARGUMENT', 'packHeader is for a stream or buffer whose header was read already, not a file');
+    input = withPackHeader(input, options.packHeader);
+  }
   const format = options.objectFormat ?? 'sha1';
   const name = typeof input === 'string' ? input : '<stdin>';
   // Starting a worker costs ~45 ms: below a few MiB one thread finishes first (unless asked).

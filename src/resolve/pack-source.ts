@@ -1,6 +1,7 @@
 import { readSync } from 'node:fs';
 import { PackwrightError } from '../errors/packwright-error.js';
-import type { Readable } from 'node:stream';
+import { Readable } from 'node:stream';
+import { PACK_HEADER_LENGTH } from '../pack/pack-header.js';
 
 /**
  * Where pass 1 reads a pack from, front to back. `read` fills `buf[offset..offset+length)` as far
@@ -77,4 +78,27 @@ function abortable<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
       (e: unknown) => { signal.removeEventListener('abort', onAbort); reject(e); },
     );
   });
+}
+
+/** A pack header the caller already read from the input (git's `--pack_header=<version>,<count>`). */
+export interface ConsumedPackHeader {
+  version: number;
+  count: number;
+}
+
+/**
+ * `input` with the 12 bytes of a pack header put back in front: git's fetch-pack reads the header
+ * itself (to choose between index-pack and unpack-objects) and passes what it said on the command
+ * line. The pack is then received, hashed and written as if the header had come with it.
+ */
+export function withPackHeader(input: Readable | Uint8Array, header: ConsumedPackHeader): Readable | Uint8Array {
+  const bytes = Buffer.alloc(PACK_HEADER_LENGTH);
+  bytes.write('PACK', 0, 'latin1');
+  bytes.writeUInt32BE(header.version, 4);
+  bytes.writeUInt32BE(header.count, 8);
+  if (input instanceof Uint8Array) return Buffer.concat([bytes, input]);
+  return Readable.from((async function* () {
+    yield bytes;
+    for await (const chunk of input) yield chunk as Buffer;
+  })());
 }

@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { Readable } from 'node:stream';
+import type { Readable } from 'node:stream';
 import { ObjectTable } from '../create/object-table.js';
 import { isPackwrightError, PackwrightError } from '../errors/packwright-error.js';
 import { mergeCheckFindings, type CheckFindings } from '../fsck/pack-checker.js';
@@ -14,6 +14,7 @@ import { OBJ_BLOB, TYPE_NAMES } from '../objects/object-type.js';
 import type { Store } from '../odb/store.js';
 import { indexPack, type IndexPackResult } from '../resolve/index-pack.js';
 import { ALL_VISITED_TYPES } from '../resolve/pack-visitor.js';
+import { withPackHeader, type ConsumedPackHeader } from '../resolve/pack-source.js';
 import { salvagePack } from './salvage-pack.js';
 import { UNPACK_VISITOR, type UnpackThreadResult, type UnpackVisitorOptions } from './unpack-visitor.js';
 
@@ -37,7 +38,7 @@ export interface UnpackObjectsOptions {
   /** Ids by SHA-1 with collision detection (IndexPackOptions.detectCollisions; the CLI's default). */
   detectCollisions?: boolean;
   /** The pack's header was already read by the caller (`--pack_header=<version>,<count>`, as receive-pack passes it). */
-  packHeader?: { version: number; count: number };
+  packHeader?: ConsumedPackHeader;
   signal?: AbortSignal;
   onProgress?: (done: number, total: number) => void;
   /** Errors found along the way, in git's words (`error: …` lines); the recovering mode goes on after them. */
@@ -62,14 +63,7 @@ export interface UnpackObjectsResult {
  */
 export async function unpackObjects(store: Store, input: Readable | Uint8Array, options: UnpackObjectsOptions = {}): Promise<UnpackObjectsResult> {
   const H = hashLength(store.format);
-  let source: Readable | Uint8Array = input;
-  if (options.packHeader !== undefined) {
-    const header = Buffer.alloc(12);
-    header.write('PACK', 0, 'latin1');
-    header.writeUInt32BE(options.packHeader.version, 4);
-    header.writeUInt32BE(options.packHeader.count, 8);
-    source = input instanceof Uint8Array ? Buffer.concat([header, input]) : Readable.from(prepend(header, input));
-  }
+  let source: Readable | Uint8Array = options.packHeader !== undefined ? withPackHeader(input, options.packHeader) : input;
   // Recovering needs the bytes again after a failure: keep them.
   if (options.recover === true && !(source instanceof Uint8Array)) source = await readAll(source);
   const handle = store.objects;
@@ -205,11 +199,6 @@ function writeChecked(store: Store, result: IndexPackResult, threads: UnpackThre
 function unpackError(e: unknown): unknown {
   if (isPackwrightError(e, 'PACK_UNRESOLVED_DELTAS')) return new PackwrightError('PACK_UNRESOLVED_DELTAS', `unresolved deltas left after unpacking (${e.message})`, { cause: e });
   return e;
-}
-
-async function* prepend(header: Buffer, input: Readable): AsyncGenerator<Buffer> {
-  yield header;
-  for await (const chunk of input) yield chunk as Buffer;
 }
 
 async function readAll(input: Readable): Promise<Buffer> {
