@@ -123,6 +123,12 @@ for (const format of ['sha1', 'sha256'] as Format[]) {
       git(work, ['index-pack', ...fmt, '-o', join(work, 'verify-ofs.idx'), ofsPack]);
       copyFileSync(ofsPack, join(work, 'verify-ofs.pack'));
       assert.equal(packwright(work, ['verify-pack', ...fmt, '-v', 'verify-ofs.idx']).toString(), git(work, ['verify-pack', ...fmt, '-v', 'verify-ofs.idx']).toString());
+      // What git's verify-pack runs: index-pack --verify-stat(-only) prints the same listing.
+      for (const flag of ['--verify-stat', '--verify-stat-only']) {
+        for (const p of ['verify.pack', 'verify-ofs.pack']) {
+          assert.equal(packwright(work, ['index-pack', ...fmt, flag, p]).toString(), git(work, ['index-pack', ...fmt, flag, p]).toString(), `${flag} ${p}`);
+        }
+      }
       const bytes = readFileSync(idx);
       bytes.writeUInt8((bytes[8 + 1024 + 5] as number) ^ 1, 8 + 1024 + 5);
       writeFileSync(idx, bytes);

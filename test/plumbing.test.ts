@@ -1,12 +1,13 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { tmpdir } from 'node:os';
 import { CLI, git, makeRepo, tempDir } from './helpers/git.js';
 import { Repository, convertToGit } from '../src/repo/index.js';
 import { hashObject } from '../src/hash/index.js';
+import { parseAlternateList } from '../src/odb/index.js';
 
 const ENV = {
   ...process.env,
@@ -351,4 +352,59 @@ test('global --work-tree and a GIT_DIR that is a gitdir file, as git sets them u
     assert.equal(p.status, g.status, args.join(' '));
     assert.equal(p.stdout.toString(), g.stdout.toString(), args.join(' '));
   }
+});
+
+test("receive-pack's quarantine: GIT_OBJECT_DIRECTORY takes what index-pack and unpack-objects write, GIT_ALTERNATE_OBJECT_DIRECTORIES is read first, as in git", () => {
+  using dir = tempDir();
+  const repo = makeRepo(dir.path, 'sha1', 6);
+  const objects = join(repo, 'objects');
+  const pack = spawnSync('git', ['pack-objects', '--stdout', '--revs', '-q'], { cwd: repo, env: ENV, input: 'HEAD\n^HEAD~2\n' }).stdout;
+  for (const [command, args] of [['index-pack', ['--stdin']], ['unpack-objects', ['-q']]] as const) {
+    const quarantine: Record<string, string> = {};
+    const outs: Run[] = [];
+    for (const who of ['git', 'pw']) {
+      const incoming = join(dir.path, `incoming-${command}-${who}`);
+      mkdirSync(incoming);
+      quarantine[who] = incoming;
+      const env = { ...ENV, GIT_OBJECT_DIRECTORY: incoming, GIT_ALTERNATE_OBJECT_DIRECTORIES: objects };
+      const r = who === 'git'
+        ? spawnSync('git', [command, ...args], { cwd: repo, env, input: pack })
+        : spawnSync(process.execPath, [CLI, command, ...args], { cwd: repo, env, input: pack });
+      outs.push({ status: r.status ?? -1, stdout: r.stdout.toString(), stderr: r.stderr.toString() });
+    }
+    assert.deepEqual(outs[1], { ...(outs[0] as Run), stderr: (outs[1] as Run).stderr }, command);
+    const files = (d: string): string[] => readdirSync(d, { recursive: true }).map(String).sort();
+    assert.deepEqual(files(quarantine['pw'] as string), files(quarantine['git'] as string), `${command}: what the quarantine holds`);
+    assert.ok(files(quarantine['pw'] as string).length > 0, `${command} wrote into the quarantine`);
+  }
+  // An object only in the alternate the variable names, found through it.
+  const alt = join(dir.path, 'alt');
+  mkdirSync(alt);
+  const id = spawnSync('git', ['hash-object', '-w', '--stdin'], { cwd: repo, env: { ...ENV, GIT_OBJECT_DIRECTORY: alt }, input: 'only in the alternate\n' }).stdout.toString().trim();
+  const env = { ...ENV, GIT_ALTERNATE_OBJECT_DIRECTORIES: `"${alt}":/does/not/exist` };
+  const p = spawnSync(process.execPath, [CLI, 'cat-file', '-p', id], { cwd: repo, env });
+  const g = spawnSync('git', ['cat-file', '-p', id], { cwd: repo, env });
+  assert.equal(p.stdout.toString(), 'only in the alternate\n');
+  assert.equal(p.stdout.toString(), g.stdout.toString());
+  assert.deepEqual(parseAlternateList('"/a:b\\"c":/d::e'), ['/a:b"c', '/d', 'e']);
+});
+
+test('unpack-objects --strict reads no fsck.* configuration, as git (receive-pack passes its own with --strict=)', () => {
+  using dir = tempDir();
+  const src = join(dir.path, 'src');
+  git(dir.path, ['init', '-q', src]);
+  const tree = git(src, ['mktree'], '').toString().trim();
+  const bad = git(src, ['hash-object', '-t', 'commit', '-w', '--stdin'], `tree ${tree}\nauthor A <a> 1 +0000\ncommitter no-email 1 +0000\n\nbad\n`).toString().trim();
+  const pack = spawnSync('git', ['pack-objects', '--stdout', '-q'], { cwd: src, env: ENV, input: `${bad}\n${tree}\n` }).stdout;
+  const dst = join(dir.path, 'dst');
+  git(dir.path, ['init', '-q', dst]);
+  writeFileSync(join(dst, 'SKIP'), `${bad}\n`);
+  git(dst, ['config', 'fsck.skipList', 'SKIP']);
+  git(dst, ['config', 'fsck.missingEmail', 'ignore']);
+  sameAsGit(dst, ['unpack-objects', '-q', '--strict'], pack);
+  // skiplist= in the option itself counts, and a file that is not there is git's error.
+  sameAsGit(dst, ['unpack-objects', '-q', '--strict=skiplist=does-not-exist'], pack);
+  const missing = run(process.execPath, [CLI, 'unpack-objects', '-q', '--strict=skiplist=does-not-exist'], dst, pack);
+  assert.match(missing.stderr, /could not open object name list: does-not-exist/);
+  sameAsGit(dst, ['unpack-objects', '-q', `--strict=skiplist=${join(dst, 'SKIP')}`], pack);
 });

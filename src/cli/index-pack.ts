@@ -1,17 +1,18 @@
 import { join, resolve } from 'node:path';
 import { mkdirSync } from 'node:fs';
 import { PackwrightError } from '../errors/index.js';
-import type { ObjectFormat } from '../hash/index.js';
+import { hashLength, type ObjectFormat } from '../hash/index.js';
 import { indexOptionsOf, indexPack, type IndexPackOptions, type IndexPackPhase } from '../resolve/index.js';
 import { indexPackChecks, type IndexPackCheckOptions } from '../fsck/index.js';
 import { Output } from './output.js';
+import { writePackStats } from './verify-pack.js';
 import { interruptible } from './interruptible.js';
 import { Progress } from './progress.js';
 import { configFromParameters, objectFormatOption, tryOpenRepository, type GlobalOptions } from './global-options.js';
 import { maxMemoryOf } from './max-memory.js';
 import { helpRequested, indexVersionOption, integerOption, UsageError } from './usage-error.js';
 
-const USAGE = 'usage: packwright index-pack [-v] [-o <index-file>] [--keep | --keep=<msg>] [--promisor[=<msg>]] [--rev-index] [--verify] [--strict[=<msg-types>]] [--fsck-objects] [--check-self-contained-and-connected] [--fix-thin] [--threads=<n>] [--index-version=<v>[,<limit>]] [--object-format=<fmt>] [--max-input-size=<n>] [--max-memory=<n>] [--[no-]collision-detection] [--pack_header=<version>,<count>] [--report-end-of-input] [--progress-title <title>] [--show-resolving-progress] (<pack-file> | --stdin [<pack-file>])';
+const USAGE = 'usage: packwright index-pack [-v] [-o <index-file>] [--keep | --keep=<msg>] [--promisor[=<msg>]] [--rev-index] [--verify | --verify-stat | --verify-stat-only] [--strict[=<msg-types>]] [--fsck-objects] [--check-self-contained-and-connected] [--fix-thin] [--threads=<n>] [--index-version=<v>[,<limit>]] [--object-format=<fmt>] [--max-input-size=<n>] [--max-memory=<n>] [--[no-]collision-detection] [--pack_header=<version>,<count>] [--report-end-of-input] [--progress-title <title>] [--show-resolving-progress] (<pack-file> | --stdin [<pack-file>])';
 
 const TITLES: Record<IndexPackPhase, string> = {
   receiving: 'Receiving objects', indexing: 'Indexing objects', resolving: 'Resolving deltas', writing: 'Writing index',
@@ -34,6 +35,7 @@ export async function indexPackCommand(ctx: GlobalOptions, args: string[]): Prom
   let reportEndOfInput = false;
   let progressTitle: string | undefined;
   let showResolving = false;
+  let stat: 'full' | 'only' | undefined;
   const help = helpRequested(args, USAGE);
   if (help !== undefined) return help;
   for (let i = 0; i < args.length; i++) {
@@ -71,6 +73,12 @@ export async function indexPackCommand(ctx: GlobalOptions, args: string[]): Prom
     else if (a === '--promisor') options.promisor = '';
     else if (a.startsWith('--promisor=')) options.promisor = a.slice(11);
     else if (a === '--verify') options.verify = true;
+    else if (a === '--verify-stat' || a === '--verify-stat-only') {
+      // What git's verify-pack -v and -s run: the check, then show_pack_info's listing.
+      options.verify = true;
+      stat = a === '--verify-stat' ? 'full' : 'only';
+      if (stat === 'full') options.depths = true;
+    }
     else if (a === '-v' || a === '--progress') progress = true;
     else if (a === '-q' || a === '--no-progress') progress = false;
     else if (a.startsWith('--threads=')) {
@@ -143,7 +151,8 @@ export async function indexPackCommand(ctx: GlobalOptions, args: string[]): Prom
     if (packArg !== undefined) options.packPath = packArg;
     else {
       if (repo === undefined) throw new PackwrightError('REPO_NOT_FOUND', '--stdin requires a git repository');
-      options.packDir = join(repo.commonDir, 'objects', 'pack');
+      // The store's objects directory: GIT_OBJECT_DIRECTORY when set (receive-pack's quarantine).
+      options.packDir = join(repo.store.objectsDir, 'pack');
       mkdirSync(options.packDir, { recursive: true });
     }
   } else {
@@ -162,6 +171,7 @@ export async function indexPackCommand(ctx: GlobalOptions, args: string[]): Prom
   const hex = result.packHash.toString('hex');
   if (result.localObjects > 0) process.stderr.write(`completed with ${result.localObjects} local objects\n`);
   if (!options.verify) out.string(stdin ? `${options.keep !== undefined ? 'keep' : 'pack'}\t${hex}\n` : `${hex}\n`);
+  if (stat !== undefined) writePackStats(out, result, hashLength(options.objectFormat), stat === 'only');
   if (stdin && result.trailing.length > 0) out.bytes(result.trailing);
   out.flush();
   repo?.close();

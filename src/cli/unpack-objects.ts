@@ -1,4 +1,5 @@
-import { fsckRulesFromConfig } from '../fsck/index.js';
+import { addSkipListFile } from '../fsck/index.js';
+import { FsckRules } from '../objects/index.js';
 import { PackwrightError } from '../errors/index.js';
 import type { Repository } from '../repo/index.js';
 import { unpackObjects, type UnpackObjectsOptions } from '../unpack/index.js';
@@ -37,13 +38,15 @@ export async function unpackObjectsCommand(open: () => Repository, args: string[
   const repo = open();
   try {
     if (strict !== undefined) {
-      const rules = fsckRulesFromConfig(repo.config, repo.store.hashLength * 2, false);
+      // git's unpack-objects checks with FSCK_OPTIONS_STRICT (warnings are errors) and reads no
+      // fsck.* configuration: receive-pack and fetch-pack pass their own settings as --strict=.
+      const rules = FsckRules.defaults(true);
       // git's fsck_set_msg_types: `id=type` pairs separated by spaces, commas or bars.
       for (const part of strict.split(/[ ,|]/).filter((p) => p !== '')) {
         const eq = part.search(/[=:]/);
         if (eq < 0) throw new PackwrightError('INVALID_ARGUMENT', `Missing '=': '${part}'`);
         const id = part.slice(0, eq).toLowerCase();
-        if (id === 'skiplist') rules.addSkipList((await import('node:fs')).readFileSync(part.slice(eq + 1), 'utf8'), part.slice(eq + 1), repo.store.hashLength * 2);
+        if (id === 'skiplist') addSkipListFile(rules, part.slice(eq + 1), repo.store.hashLength * 2);
         else rules.set(id, part.slice(eq + 1));
       }
       options.strict = rules;

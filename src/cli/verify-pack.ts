@@ -3,7 +3,7 @@ import { isPackwrightError } from '../errors/index.js';
 import { hashLength, type ObjectFormat } from '../hash/index.js';
 import { typeName } from '../objects/index.js';
 import { OBJ_OFS_DELTA } from '../pack/index.js';
-import { refBaseAt, verifyPack, type PackScan } from '../resolve/index.js';
+import { refBaseAt, verifyPack, type IndexPackResult, type PackScan } from '../resolve/index.js';
 import { Output, writeDecimal, writeHex } from './output.js';
 import { interruptible } from './interruptible.js';
 import { helpRequested, UsageError } from './usage-error.js';
@@ -62,15 +62,7 @@ export async function verifyPackCommand(ctx: GlobalOptions, args: string[]): Pro
     try {
       const r = await interruptible((signal) => verifyPack(idxPath, format as ObjectFormat, { signal, depths: verbose, ...(ceiling !== undefined ? { maxMemory: ceiling } : {}), ...(detectCollisions ? { detectCollisions } : {}) }));
       if (verbose || statOnly) {
-        const s = r.scan;
-        const deepest = r.stats.chainHistogram.length - 1;
-        if (verbose) listObjects(out, r.scan, r.depths as Uint32Array, H);
-        const nonDelta = r.stats.chainHistogram[0] ?? 0;
-        if (nonDelta) out.string(`non delta: ${nonDelta} object${nonDelta === 1 ? '' : 's'}\n`);
-        for (let d = 1; d <= deepest; d++) {
-          const c = r.stats.chainHistogram[d] ?? 0;
-          if (c) out.string(`chain length = ${d}: ${c} object${c === 1 ? '' : 's'}\n`);
-        }
+        writePackStats(out, r, H, !verbose);
         // git 2.39 prints the verdict after the listing, not after the statistics alone.
         if (!statOnly) out.string(`${shown}: ok\n`);
       }
@@ -84,6 +76,21 @@ export async function verifyPackCommand(ctx: GlobalOptions, args: string[]): Pro
   }
   out.flush();
   return failed ? 1 : 0;
+}
+
+/**
+ * git's show_pack_info (index-pack --verify-stat, what verify-pack -v prints): each object in
+ * pack order (unless `statOnly`), then the delta chain histogram. The result must have `depths`
+ * unless `statOnly`.
+ */
+export function writePackStats(out: Output, r: IndexPackResult, H: number, statOnly: boolean): void {
+  if (!statOnly) listObjects(out, r.scan, r.depths as Uint32Array, H);
+  const nonDelta = r.stats.chainHistogram[0] ?? 0;
+  if (nonDelta) out.string(`non delta: ${nonDelta} object${nonDelta === 1 ? '' : 's'}\n`);
+  for (let d = 1; d < r.stats.chainHistogram.length; d++) {
+    const c = r.stats.chainHistogram[d] ?? 0;
+    if (c) out.string(`chain length = ${d}: ${c} object${c === 1 ? '' : 's'}\n`);
+  }
 }
 
 /** git's `%-6s` of each type: the name padded to six columns, as bytes. */

@@ -12,15 +12,7 @@ export function fsckRulesFromConfig(config: GitConfig, hexLength: number, strict
     const id = entry.key.slice(5);
     if (id === 'skiplist') {
       if (entry.value === null) continue;
-      const file = entry.value.startsWith('~/') ? join(process.env['HOME'] ?? '', entry.value.slice(2)) : entry.value;
-      let text: string;
-      try {
-        text = readFileSync(file, 'utf8');
-      } catch (e) {
-        // git 2.39's oidset_parse_file, word for word (the system's reason is not part of it).
-        throw new PackwrightError('CONFIG_INVALID', `could not open object name list: ${file}`, { file, cause: e });
-      }
-      rules.addSkipList(text, file, hexLength);
+      addSkipListFile(rules, entry.value.startsWith('~/') ? join(process.env['HOME'] ?? '', entry.value.slice(2)) : entry.value, hexLength);
       continue;
     }
     rules.set(id, entry.value ?? '');
@@ -28,3 +20,18 @@ export function fsckRulesFromConfig(config: GitConfig, hexLength: number, strict
   return rules;
 }
 
+
+/**
+ * Adds the object ids of a skip list file (`fsck.skipList`, or `skiplist=<file>` in --strict=),
+ * failing as git's oidset_parse_file does when it cannot be read.
+ */
+export function addSkipListFile(rules: FsckRules, file: string, hexLength: number): void {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (e) {
+    // git 2.39's oidset_parse_file, word for word (the system's reason is not part of it).
+    throw new PackwrightError('CONFIG_INVALID', `could not open object name list: ${file}`, { file, cause: e });
+  }
+  rules.addSkipList(text, file, hexLength);
+}

@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs';
 import { ObjectTable } from '../create/object-table.js';
 import { PackwrightError } from '../errors/packwright-error.js';
 import { hashLength } from '../hash/object-format.js';
@@ -13,6 +12,7 @@ import type { IndexedPack, IndexPackOptions } from '../resolve/index-pack.js';
 import { FSCK_WORKER, mergeCheckFindings, type CheckFindings, type ObjectFinding } from './pack-checker.js';
 import { COMPARE_BYTES_PER_THREAD, INDEX_PACK_VISITOR, indexPackVisitorTypes, type IndexPackVisitorOptions } from './index-pack-visitor.js';
 import { forEachRecord } from './link-records.js';
+import { addSkipListFile } from './config-rules.js';
 
 export interface IndexPackCheckOptions {
   /**
@@ -63,7 +63,7 @@ export function indexPackChecks(options: IndexPackCheckOptions): Pick<IndexPackO
   // which would take the ids before the resolver's sha1dc lanes deliver them (resolver.ts).
   if (options.repo !== undefined && !options.repo.objects.isEmpty()) {
     const store = options.repo.store;
-    visitorOptions.compare = { objectsDir: store.objectsDir, format: options.repo.format, multiPackIndex: store.key.multiPackIndex };
+    visitorOptions.compare = { objectsDir: store.objectsDir, format: options.repo.format, multiPackIndex: store.key.multiPackIndex, alternates: store.key.alternates };
     result.visitorBytes = COMPARE_BYTES_PER_THREAD;
   }
   const types = indexPackVisitorTypes(visitorOptions);
@@ -96,7 +96,7 @@ function setMessageTypes(rules: FsckRules, values: string, hexLength: number): v
     if (eq < 0) throw new PackwrightError('INVALID_ARGUMENT', `Missing '=': '${part}'`);
     const id = part.slice(0, eq);
     const type = part.slice(eq + 1);
-    if (id.toLowerCase() === 'skiplist') rules.addSkipList(readFileSync(type, 'utf8'), type, hexLength);
+    if (id.toLowerCase() === 'skiplist') addSkipListFile(rules, type, hexLength);
     else rules.set(id, type);
   }
 }

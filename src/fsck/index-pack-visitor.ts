@@ -12,6 +12,8 @@ export interface CompareWith {
   objectsDir: string;
   format: ObjectFormat;
   multiPackIndex: boolean;
+  /** OpenStoreOptions.alternates (GIT_ALTERNATE_OBJECT_DIRECTORIES). */
+  alternates: readonly string[];
 }
 
 export interface IndexPackVisitorOptions {
@@ -58,7 +60,7 @@ registerPackVisitor(INDEX_PACK_VISITOR, (raw: unknown, state: ResolveState): Pac
       if (compare === undefined) return;
       store ??= Store.open(compare.objectsDir, {
         objectFormat: compare.format, multiPackIndex: compare.multiPackIndex, refresh: 'never', threads: 1,
-        deltaBaseCacheLimit: COMPARE_CACHE, windowBudget: COMPARE_WINDOWS, maxMemory: Infinity,
+        deltaBaseCacheLimit: COMPARE_CACHE, windowBudget: COMPARE_WINDOWS, maxMemory: Infinity, alternates: compare.alternates,
       });
       const objects = store.objects;
       const where = objects.locate(id, { refresh: false });

@@ -36,10 +36,24 @@ function unquote(line: string): string {
  * prints them as `error:` lines and carries on): a directory that does not exist, and alternates
  * nested deeper than five.
  */
-export function readAlternates(objectsDir: string): { dirs: string[]; warnings: string[] } {
+export function readAlternates(objectsDir: string, first: readonly string[] = []): { dirs: string[]; warnings: string[] } {
   const seen = new Set<string>([realPath(resolve(objectsDir))]);
   const dirs: string[] = [];
   const warnings: string[] = [];
+  // `path` named by `base` (relative to it; to the working directory when undefined).
+  const add = (path: string, base: string | undefined, file: string, depth: number): void => {
+    const named = resolve(isAbsolute(path) || base === undefined ? path : join(base, path));
+    if (!isDirectory(named)) {
+      if (!seen.has(named)) warnings.push(`object directory ${named} does not exist; check ${file}`);
+      seen.add(named);
+      return;
+    }
+    const full = realPath(named);
+    if (seen.has(full)) return;
+    seen.add(full);
+    dirs.push(full);
+    visit(full, depth + 1);
+  };
   const visit = (dir: string, depth: number): void => {
     const file = join(dir, 'info', 'alternates');
     const bytes = readFileIfPresent(file, 'alternates file');
@@ -51,20 +65,11 @@ export function readAlternates(objectsDir: string): { dirs: string[]; warnings: 
     for (const raw of bytes.toString('utf8').split('\n')) {
       if (raw === '' || raw.startsWith('#')) continue;
       const path = unquote(raw.trimEnd());
-      if (path === '') continue;
-      const named = resolve(isAbsolute(path) ? path : join(dir, path));
-      if (!isDirectory(named)) {
-        if (!seen.has(named)) warnings.push(`object directory ${named} does not exist; check ${file}`);
-        seen.add(named);
-        continue;
-      }
-      const full = realPath(named);
-      if (seen.has(full)) continue;
-      seen.add(full);
-      dirs.push(full);
-      visit(full, depth + 1);
+      if (path !== '') add(path, dir, file, depth);
     }
   };
+  // Those of GIT_ALTERNATE_OBJECT_DIRECTORIES come first, as in git's prepare_alt_odb.
+  for (const path of first) add(path, undefined, 'GIT_ALTERNATE_OBJECT_DIRECTORIES', 0);
   visit(objectsDir, 0);
   return { dirs, warnings };
 }
@@ -84,4 +89,28 @@ function isDirectory(path: string): boolean {
   } catch {
     return false;
   }
+}
+
+/**
+ * The directories of a GIT_ALTERNATE_OBJECT_DIRECTORIES value: separated by colons, an entry that
+ * starts with a double quote being C-quoted (git's parse_alt_odb_entry), so that it may hold one.
+ */
+export function parseAlternateList(value: string): string[] {
+  const out: string[] = [];
+  let i = 0;
+  while (i < value.length) {
+    if (value[i] === '"') {
+      // The closing quote: the first one not escaped.
+      let j = i + 1;
+      while (j < value.length && value[j] !== '"') j += value[j] === '\\' ? 2 : 1;
+      out.push(unquote(value.slice(i, j + 1)));
+      i = j + 1;
+      if (value[i] === ':') i++;
+      continue;
+    }
+    const end = value.indexOf(':', i);
+    out.push(value.slice(i, end < 0 ? value.length : end));
+    i = end < 0 ? value.length : end + 1;
+  }
+  return out.filter((p) => p !== '');
 }

@@ -71,6 +71,8 @@ export interface CatalogView {
 export interface CatalogOptions {
   /** Use each directory's multi-pack-index (git's core.multiPackIndex, default true). */
   multiPackIndex: boolean;
+  /** Alternates before those of `objects/info/alternates` (OpenStoreOptions.alternates), absolute. */
+  alternates: readonly string[];
 }
 
 interface MidxEntry {
@@ -120,7 +122,7 @@ export class Catalog {
    */
   scan(): CatalogView {
     this.scans++;
-    const { dirs, warnings } = readAlternates(this.objectsDir);
+    const { dirs, warnings } = readAlternates(this.objectsDir, this.options.alternates);
     const looseDirs = [this.objectsDir, ...dirs];
     const midxSources: MidxSource[] = [];
     const uncovered: StorePack[] = [];

@@ -14,7 +14,7 @@ export type { RefreshPolicy } from './refresh-policy.js';
 export { forEachObject, forEachObjectAsync, objects, onlyPack } from './all-objects.js';
 export type { ObjectsOptions } from './all-objects.js';
 export type { ObjectEntry } from './all-objects.js';
-export { readAlternates } from './alternates.js';
+export { parseAlternateList, readAlternates } from './alternates.js';
 export { countObjects, humaniseBytes } from './count-objects.js';
 export type { ObjectCounts, GarbageFile } from './count-objects.js';
 export { odbStats } from './odb-stats.js';

@@ -142,7 +142,7 @@ async function extraLookup(handle: StoreHandle, stats: OdbStats, options: OdbSta
     sizes.push(info.size);
   });
   const threads = options.threads ?? 2;
-  const cold = Store.open(handle.store.objectsDir, { objectFormat: handle.format, refresh: 'on-miss', threads: Math.max(1, threads) });
+  const cold = Store.open(handle.store.objectsDir, { objectFormat: handle.format, refresh: 'on-miss', threads: Math.max(1, threads), alternates: handle.store.key.alternates });
   try {
     let got: { types: Uint8Array; sizes: Float64Array };
     if (threads > 1) {

@@ -15,6 +15,8 @@ export interface StoreKey {
   deltaBaseCacheLimit: number;
   /** The worker store's share of the pack windows (see OpenStoreOptions.windowBudget). */
   windowBudget: number;
+  /** OpenStoreOptions.alternates. */
+  alternates: readonly string[];
 }
 
 export interface IdsRequest {
@@ -67,7 +69,7 @@ export function storeForKey(key: StoreKey): Store {
   const name = JSON.stringify(key);
   let store = stores.get(name);
   if (store === undefined) {
-    store = Store.open(key.objectsDir, { objectFormat: key.format, refresh: key.refresh, multiPackIndex: key.multiPackIndex, deltaBaseCacheLimit: key.deltaBaseCacheLimit, windowBudget: key.windowBudget, maxMemory: Infinity });
+    store = Store.open(key.objectsDir, { objectFormat: key.format, refresh: key.refresh, multiPackIndex: key.multiPackIndex, deltaBaseCacheLimit: key.deltaBaseCacheLimit, windowBudget: key.windowBudget, maxMemory: Infinity, alternates: key.alternates });
     stores.set(name, store);
   }
   return store;

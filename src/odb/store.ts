@@ -60,6 +60,12 @@ export interface OpenStoreOptions {
   fsyncLooseObjects?: boolean;
   /** Worker threads of the async reads (`readMany`, `readAsync`, `headerMany`); default: the CPUs, at most 4. */
   threads?: number;
+  /**
+   * Object directories searched as alternates before those `objects/info/alternates` names (git's
+   * GIT_ALTERNATE_OBJECT_DIRECTORIES, which Repository passes: receive-pack's quarantine names the
+   * repository's own objects so). Relative ones are taken from the working directory.
+   */
+  alternates?: readonly string[];
 }
 
 /** Counters of a store's work since it opened (`odb stats`, the refresh benches). */
@@ -137,7 +143,8 @@ export class Store {
       }
     };
     const multiPackIndex = options.multiPackIndex ?? true;
-    this.catalog = new Catalog(objectsDir, context, { multiPackIndex }, (slot) => this.cache.forgetSlot(slot));
+    const alternates = (options.alternates ?? []).map((p) => resolve(p));
+    this.catalog = new Catalog(objectsDir, context, { multiPackIndex, alternates }, (slot) => this.cache.forgetSlot(slot));
     // What a worker thread needs to open its own store on the same files with the same options.
     this.threads = Math.max(1, options.threads ?? Math.min(4, availableParallelism()));
     // Each worker's store gets its share of the cache and of the windows.
@@ -145,6 +152,7 @@ export class Store {
       objectsDir, format, refresh: this.policy, multiPackIndex,
       deltaBaseCacheLimit: Math.floor(this.cache.limit / this.threads),
       windowBudget: this.plannedWindows / this.threads,
+      alternates,
     };
     this.looseOptions = {};
     if (options.looseCompression !== undefined) this.looseOptions.compression = options.looseCompression;

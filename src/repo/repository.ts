@@ -8,6 +8,7 @@ import { hashLength, type ObjectFormat } from '../hash/object-format.js';
 import { Store, objectFormatOf, type OpenStoreOptions } from '../odb/store.js';
 import type { StoreHandle } from '../odb/store-handle.js';
 import { parseRefreshPolicy, type RefreshPolicy } from '../odb/refresh-policy.js';
+import { parseAlternateList } from '../odb/alternates.js';
 import { RefStore } from '../refs/ref-store.js';
 import { resolveRevision, treeishColon, type IndexedObject, type RevisionContext } from '../refs/resolve-revision.js';
 import { commonDirOf, discoverRepository, gitFileTarget, type RepositoryLocation } from './discover.js';
@@ -127,6 +128,9 @@ export class Repository implements RevisionContext {
       // GIT_OBJECT_DIRECTORY replaces the repository's own objects directory, as in git.
       const env = this.options.env ?? process.env;
       const objectsDir = env['GIT_OBJECT_DIRECTORY'] !== undefined && env['GIT_OBJECT_DIRECTORY'] !== '' ? resolvePath(env['GIT_OBJECT_DIRECTORY']) : join(this.commonDir, 'objects');
+      // GIT_ALTERNATE_OBJECT_DIRECTORIES adds alternates before the repository's own.
+      const alternates = env['GIT_ALTERNATE_OBJECT_DIRECTORIES'];
+      if (alternates !== undefined && alternates !== '' && options.alternates === undefined) options.alternates = parseAlternateList(alternates);
       this.openStore = Store.open(objectsDir, options);
     }
     return this.openStore;

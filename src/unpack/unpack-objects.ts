@@ -69,7 +69,7 @@ export async function unpackObjects(store: Store, input: Readable | Uint8Array, 
   const handle = store.objects;
   const strict = options.strict;
   const visitorOptions: UnpackVisitorOptions = {
-    objectsDir: store.objectsDir, format: store.format, dryRun: options.dryRun === true,
+    objectsDir: store.objectsDir, format: store.format, alternates: store.key.alternates, dryRun: options.dryRun === true,
     loose: store.looseOptions,
     // Links are looked up on the main thread afterwards (the pack's ids are not known before it is read).
     check: strict === undefined ? undefined : { rules: strict.toJSON(), table: ObjectTable.shared(H, 1).sharedParts, tagNames: false },

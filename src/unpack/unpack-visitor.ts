@@ -10,6 +10,8 @@ import { ObjectChecker, type CheckFindings, type PackCheckOptions } from '../fsc
 export interface UnpackVisitorOptions {
   objectsDir: string;
   format: ObjectFormat;
+  /** OpenStoreOptions.alternates: what they hold is not written again. */
+  alternates: readonly string[];
   /** Write nothing (`-n`). */
   dryRun: boolean;
   loose: WriteLooseOptions;
@@ -49,7 +51,7 @@ registerPackVisitor(UNPACK_VISITOR, (raw: unknown, state: ResolveState): PackVis
         }
       }
       if (o.dryRun) return;
-      store ??= Store.open(o.objectsDir, { objectFormat: o.format, refresh: 'never' });
+      store ??= Store.open(o.objectsDir, { objectFormat: o.format, refresh: 'never', alternates: o.alternates });
       if (store.objects.has(id, { refresh: false })) return;
       if (writeLoose(o.objectsDir, toHex(id), type, data, o.loose)) written++;
     },
