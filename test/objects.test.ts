@@ -6,6 +6,8 @@ import { git, makeRepo, tempDir, type Format } from './helpers/git.js';
 import { Repository } from '../src/repo/index.js';
 import { TreeCursor, formatTree, parseCommit, parseTag, parseTree, OBJ_TREE, OBJ_COMMIT, OBJ_BLOB, modeObjectType } from '../src/objects/index.js';
 import { isPackwrightError } from '../src/errors/index.js';
+import { idFromHexBytes } from '../src/hash/hex.js';
+import fc from 'fast-check';
 
 for (const format of ['sha1', 'sha256'] as Format[]) {
   test(`${format}: commits, trees and tags parse to what git says of them, ids as bytes`, () => {
@@ -90,4 +92,16 @@ test('malformed trees, commits and tags are OBJECT_CORRUPT, saying where', () =>
   assert.throws(() => parseCommit(Buffer.from(''), 20), corrupt(/no tree line/));
   assert.deepEqual(parseCommit(Buffer.from(`tree ${tree}\nauthor x\n\nparent ${tree}\n`), 20).parents, [], 'parents come right after the tree');
   assert.throws(() => parseTag(Buffer.from(`object ${tree}\ntype spoon\n\n`), 20), corrupt(/valid object or type/));
+});
+
+test('idFromHexBytes reads what Node\'s hex decoder reads, in either case, and refuses any other byte', () => {
+  fc.assert(fc.property(fc.uint8Array({ minLength: 20, maxLength: 20 }), fc.boolean(), fc.nat(39), fc.integer({ min: 0, max: 255 }), (id, upper, at, byte) => {
+    let hex = Buffer.from(id).toString('hex');
+    if (upper) hex = hex.toUpperCase();
+    const bytes = Buffer.from(`xx${hex}`, 'latin1');
+    assert.deepEqual(idFromHexBytes(bytes, 2, 20), Buffer.from(id));
+    bytes[2 + at] = byte;
+    const valid = /[0-9a-fA-F]/.test(String.fromCharCode(byte));
+    assert.equal(idFromHexBytes(bytes, 2, 20) === undefined, !valid);
+  }));
 });

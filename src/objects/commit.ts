@@ -1,5 +1,6 @@
 import { PackwrightError } from '../errors/packwright-error.js';
 import { typeNumber } from './object-type.js';
+import { idFromHexBytes } from '../hash/hex.js';
 
 /**
  * Commit and tag headers with ids as bytes (hex only at the edges): what walking history needs.
@@ -30,9 +31,7 @@ export interface TagHeader {
 /** Parses the hex id at `data[at..at+2H)`, or undefined when it is not one. */
 function idAt(data: Uint8Array, at: number, end: number, hashLength: number): Buffer | undefined {
   if (at + 2 * hashLength > end) return undefined;
-  const hex = Buffer.from(data.buffer, data.byteOffset + at, 2 * hashLength).toString('latin1');
-  const id = Buffer.from(hex, 'hex');
-  return id.length === hashLength ? id : undefined;
+  return idFromHexBytes(data, at, hashLength);
 }
 
 /**
