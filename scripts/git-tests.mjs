@@ -32,17 +32,17 @@ const GROUPS = [
   { commands: 'multi-pack-index', scripts: ['t5319-multi-pack-index.sh'] },
   { commands: 'pack-objects', scripts: ['t5300-pack-object.sh', 't5315-pack-objects-compression.sh', 't5316-pack-delta-depth.sh'] },
   // git repack and git gc run pack-objects themselves (-a, -A with --unpack-unreachable, -k,
-  // --geometric with --stdin-packs), as prune and the tests' own calls do. Known failures: bitmaps
-  // (t7700: 2) and cruft packs (t7700: 2, t6500: 4), which packwright does not write; sparse:oid
-  // filters (t5317: 2), refused; --sparse's reachability shortcut (t5322: 2), which packwright
-  // does not take (its packs hold what the full walk gives).
+  // --geometric with --stdin-packs, --cruft), as prune and the tests' own calls do. Known
+  // failures: bitmaps (t7700: 2), which packwright does not write; sparse:oid filters (t5317: 2),
+  // refused; --sparse's reachability shortcut (t5322: 2), which packwright does not take (its
+  // packs hold what the full walk gives).
   {
     commands: 'pack-objects',
     internal: true,
     scripts: [
       't7700-repack.sh', 't7701-repack-unpack-unreachable.sh', 't7702-repack-cyclic-alternate.sh', 't7703-repack-geometric.sh', 't6500-gc.sh',
       't5304-prune.sh', 't5305-include-tag.sh', 't5306-pack-nobase.sh', 't5307-pack-missing-commit.sh', 't5314-pack-cycle-detection.sh',
-      't5317-pack-objects-filter-objects.sh', 't5321-pack-large-objects.sh', 't5322-pack-objects-sparse.sh',
+      't5317-pack-objects-filter-objects.sh', 't5321-pack-large-objects.sh', 't5322-pack-objects-sparse.sh', 't5329-pack-objects-cruft.sh',
     ],
   },
   // fetch, clone and receive-pack run index-pack (--stdin --fix-thin --pack_header

@@ -7,6 +7,7 @@ import { CLI, git, makeHistoryRepo, packwright, packwrightFails, tempDir, type F
 import { Repository } from '../src/repo/index.js';
 import { RevArgs } from '../src/refs/index.js';
 import { createPack, walkObjects } from '../src/create/index.js';
+import { readMtimes } from '../src/idx/index.js';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { applyDelta, createDelta, DeltaIndex } from '../src/delta/index.js';
@@ -794,3 +795,62 @@ test("--local leaves out an alternate's loose objects; --honor-pack-keep counts 
   assert.deepEqual(own, run(['--all', '--local'], 'git3'));
   assert.ok(own.length > 0);
 });
+
+for (const format of FORMATS) {
+  test(`--cruft and --cruft-expiration: the objects and the .mtimes git writes for them (${format})`, () => {
+    using dir = tempDir();
+    const origin = join(dir.path, 'origin.git');
+    git(dir.path, ['init', '-q', '--bare', '-b', 'main', `--object-format=${format}`, origin]);
+    const commit = (ref: string, n: number, from?: number): string =>
+      `commit ${ref}\nmark :${n + 1}\ncommitter A <a@example.com> ${1700000000 + n} +0000\ndata 3\nc${n}\n${from !== undefined ? `from :${from + 1}\n` : ''}M 100644 inline f${n}\ndata 6\nblob${n}\n\n`;
+    git(origin, ['fast-import', '--quiet'], commit('refs/heads/main', 0) + commit('refs/heads/main', 1, 0) + commit('refs/heads/gone', 2, 1) + commit('refs/heads/old', 3, 1));
+    git(origin, ['repack', '-adq']);
+    const packDir = join(origin, 'objects', 'pack');
+    const old = readdirSync(packDir).find((f) => f.endsWith('.pack')) as string;
+    git(origin, ['update-ref', '-d', 'refs/heads/gone']);
+    git(origin, ['update-ref', '-d', 'refs/heads/old']);
+    // The repack's new pack of what is reachable, the old one to be deleted, an unreachable loose blob.
+    const fresh = `pack-${git(origin, ['pack-objects', '--all', '-q', join(packDir, 'pack')], '').toString().trim()}.pack`;
+    const loose = git(origin, ['hash-object', '-w', '--stdin'], 'loose and unreachable\n').toString().trim();
+    const now = Math.floor(Date.now() / 1000);
+    utimesSync(join(origin, 'objects', loose.slice(0, 2), loose.slice(2)), now - 100, now - 100);
+    utimesSync(join(packDir, old), now - 10 * 86400, now - 10 * 86400);
+    const input = `${fresh}\n-${old}\n`;
+    const cruftOf = (repo: string, out: string): Map<string, number> => {
+      const name = out.trim();
+      const idx = join(repo, 'objects', 'pack', `cruft-${name}.idx`);
+      const ids = git(repo, ['show-index', `--object-format=${format}`], readFileSync(idx)).toString().trim().split('\n').map((l) => l.split(' ')[1] as string).sort();
+      const times = readMtimes(idx.replace(/\.idx$/, '.mtimes'), format, ids.length);
+      return new Map(ids.map((id, i) => [id, times[i] as number]));
+    };
+    const results: Map<string, number>[] = [];
+    for (const [i, flags] of [['--cruft'], ['--cruft-expiration=5.days.ago'], ['--cruft-expiration=never'], ['--cruft-expiration=1.minute.ago']].entries()) {
+      const g = join(dir.path, `git-${i}.git`);
+      const p = join(dir.path, `pw-${i}.git`);
+      cpSync(origin, g, { recursive: true, preserveTimestamps: true });
+      cpSync(origin, p, { recursive: true, preserveTimestamps: true });
+      const args = ['pack-objects', '--honor-pack-keep', '--non-empty', '--max-pack-size=0', '-q', ...flags, 'objects/pack/cruft'];
+      const theirs = git(g, args, input).toString();
+      const ours = spawnSyncPw(p, args, Buffer.from(input));
+      assert.equal(ours.status, 0, `${flags.join(' ')}: ${ours.stderr}`);
+      if (theirs === '') {
+        // Nothing recent enough: --non-empty writes nothing.
+        assert.equal(ours.stdout, '', flags.join(' '));
+        assert.deepEqual(readdirSync(join(p, 'objects', 'pack')).filter((f) => f.startsWith('cruft-')), []);
+        results.push(new Map());
+        continue;
+      }
+      const mine = cruftOf(p, ours.stdout);
+      assert.deepEqual([...mine].sort(), [...cruftOf(g, theirs)].sort(), `${flags.join(' ')}: the objects and their times`);
+      execFileSync('git', ['verify-pack', join(p, 'objects', 'pack', `cruft-${ours.stdout.trim()}.idx`)], { cwd: p });
+      results.push(mine);
+    }
+    // The cases differ where they should: all of it, then past the date only the recent loose blob.
+    assert.equal(results[0]?.size, 7, 'gone and old: a commit, a tree and a blob each, and the loose blob');
+    assert.deepEqual([...(results[1] as Map<string, number>).keys()], [loose]);
+    assert.equal(results[2]?.size, 7);
+    assert.equal(results[3]?.size, 0, 'past a minute ago: nothing');
+    const bad = packwrightFails(origin, ['pack-objects', '--cruft', '--all', 'objects/pack/x'], '');
+    assert.match(bad.stderr, /cannot use internal rev list with --cruft/);
+  });
+}

@@ -36,6 +36,8 @@ const USAGE = `usage: packwright pack-objects [<options>] [<base-name> | --stdou
     --pack-loose-unreachable  also pack the loose objects
     --unpack-unreachable[=<time>]  write the unreachable objects of the local packs as loose
                           objects, but those of packs older than <time> (repack -A)
+    --cruft, --cruft-expiration=<time>  a cruft pack of the packs named on stdin (-<name>: to be
+                          deleted) and the loose objects, with their times (repack --cruft)
     -q, --progress, --all-progress`;
 
 /** Options git's upload-pack and repack pass that change nothing here (packwright has no bitmaps, no keep-pack rules). */
@@ -66,6 +68,8 @@ export async function packObjectsCommand(global: GlobalOptions, open: () => Repo
   let unpacked = false;
   // git's --unpack-unreachable: off (undefined), on for every object (0), or from a date on.
   let unpackExpiration: number | undefined;
+  // git's --cruft[-expiration]: off (undefined), on without a date (0), or with one.
+  let cruftExpiration: number | undefined;
   // git writes REF_DELTA unless told the receiver reads OFS_DELTA (the library's default is OFS).
   const options: Partial<CreatePackOptions> = { deltaBaseOffset: false };
   for (const a of args) {
@@ -94,6 +98,10 @@ export async function packObjectsCommand(global: GlobalOptions, open: () => Repo
     else if (a === '--unpack-unreachable') unpackExpiration = 0;
     else if (a === '--no-unpack-unreachable') unpackExpiration = undefined;
     else if (name === '--unpack-unreachable' && value !== undefined) unpackExpiration = expirationOption(value);
+    else if (a === '--cruft') cruftExpiration ??= 0;
+    else if (a === '--no-cruft' || a === '--no-cruft-expiration') cruftExpiration = undefined;
+    else if (a === '--cruft-expiration') cruftExpiration ??= 0;
+    else if (name === '--cruft-expiration' && value !== undefined) cruftExpiration = expirationOption(value);
     else if (name === '--index-version' && value !== undefined) {
       const { version, largeOffsetLimit } = indexVersionOption(a);
       options.indexVersion = version;
@@ -134,6 +142,11 @@ export async function packObjectsCommand(global: GlobalOptions, open: () => Repo
   // --all (like git's other internal rev-list options) walks revisions, and stdin is revisions too;
   // so do the unreachable options (git's use_internal_rev_list).
   if (all || reflog || indexed || options.keepUnreachable === true || options.packLooseUnreachable === true || unpackExpiration !== undefined) revs = true;
+  if (cruftExpiration !== undefined) {
+    if (revs) throw new PackwrightError('INVALID_ARGUMENT', 'cannot use internal rev list with --cruft');
+    if (stdinPacks) throw new PackwrightError('INVALID_ARGUMENT', 'cannot use --stdin-packs with --cruft');
+    if (options.maxPackSize !== undefined && options.maxPackSize > 0) throw new PackwrightError('INVALID_ARGUMENT', 'cannot use --max-pack-size with --cruft');
+  }
   if (stdinPacks && options.filter !== undefined) throw new PackwrightError('INVALID_ARGUMENT', 'cannot use --filter with --stdin-packs');
   if (stdinPacks && revs) throw new PackwrightError('INVALID_ARGUMENT', 'cannot use internal rev list with --stdin-packs');
   const repo = open();
@@ -158,7 +171,7 @@ export async function packObjectsCommand(global: GlobalOptions, open: () => Repo
   const bigFileThreshold = config.getInt('core.bigFileThreshold');
   // pack.packSizeLimit applies to packs written to files only; --max-pack-size wins, and git
   // raises any limit below 1 MiB to 1 MiB.
-  if (!stdout && options.maxPackSize === undefined) {
+  if (!stdout && options.maxPackSize === undefined && cruftExpiration === undefined) {
     const limit = config.getInt('pack.packSizeLimit');
     if (limit !== undefined && limit > 0) options.maxPackSize = limit;
   }
@@ -173,7 +186,17 @@ export async function packObjectsCommand(global: GlobalOptions, open: () => Repo
   let tips: RevArgs | undefined;
   const ids: { id: Uint8Array; name?: string }[] = [];
   const preferredBases: Buffer[] = [];
-  if (stdinPacks) {
+  if (cruftExpiration !== undefined) {
+    // Pack names: those to leave alone (fresh, kept), and -<name> for those about to be deleted.
+    const freshPacks: string[] = [];
+    const discardPacks: string[] = [];
+    readLines(0, (line) => {
+      if (line === '') return;
+      if (line.startsWith('-')) discardPacks.push(line.slice(1));
+      else freshPacks.push(line);
+    }, () => {});
+    options.cruft = { freshPacks, discardPacks, expiration: cruftExpiration };
+  } else if (stdinPacks) {
     const included: string[] = [];
     const excluded: string[] = [];
     readLines(0, (line) => {
@@ -236,7 +259,7 @@ export async function packObjectsCommand(global: GlobalOptions, open: () => Repo
     objects,
     refs: repo.refs,
     threads,
-    ...(tips !== undefined ? { tips: tips.tips, shallow } : { ids }),
+    ...(tips !== undefined ? { tips: tips.tips, shallow } : options.cruft !== undefined ? {} : { ids }),
     ...(stdout ? { sink: writeAll } : {}),
     ...(base !== undefined ? { packBase: base } : {}),
     onProgress: (phase, done, total, bytes) => {

@@ -9,6 +9,8 @@ import { toHex } from '../hash/hex.js';
 import { writeIndex } from '../idx/write-index.js';
 import { sortIds } from '../idx/sort-ids.js';
 import { writeRevIndex } from '../idx/rev-index.js';
+import { writeMtimes } from '../idx/mtimes.js';
+import { enumerateCruft, type CruftOptions } from './cruft-objects.js';
 import { temporaryPathBeside, writeFileAtomic } from '../io/write-file-atomic.js';
 import { parseTag } from '../objects/commit.js';
 import { OBJ_BLOB, OBJ_TAG, OBJ_TREE } from '../objects/object-type.js';
@@ -109,6 +111,12 @@ export interface CreatePackOptions {
    * this are dropped instead, unless an object newer than it reaches them.
    */
   unpackUnreachable?: { expiration?: number };
+  /**
+   * Make a cruft pack instead of walking (git's --cruft, what `git repack --cruft` and `git gc
+   * --cruft` ask for): the unreachable objects of the packs a repack deletes, and the loose ones,
+   * with their modification times in a `.mtimes` file beside the pack (needs `packBase`).
+   */
+  cruft?: CruftOptions;
   /** Keep stored deltas (default true). */
   reuseDelta?: boolean;
   /** Copy stored data at all (default true; false recompresses everything and implies no delta reuse). */
@@ -149,6 +157,8 @@ export interface WrittenPackFiles {
   packPath: string;
   indexPath: string;
   reverseIndexPath?: string;
+  /** A cruft pack's `.mtimes` (CreatePackOptions.cruft). */
+  mtimesPath?: string;
 }
 
 export interface CreatePackResult {
@@ -212,8 +222,14 @@ async function createPackWith(options: CreatePackOptions, pools: LazyPool, threa
     if (options.signal?.aborted) throw new PackwrightError('ABORTED', 'making the pack was aborted');
   };
 
-  // Counting.
-  const counted = await countForPack(options, pools, threads);
+  // Counting (or, for a cruft pack, gathering the unreachable objects and their times).
+  if (options.cruft !== undefined && (options.packBase === undefined || options.maxPackSize !== undefined)) {
+    throw new PackwrightError('INVALID_ARGUMENT', 'a cruft pack is written under a base name, in one pack');
+  }
+  const cruft = options.cruft !== undefined ? enumerateCruft(handle, options.cruft) : undefined;
+  const counted = cruft !== undefined
+    ? { table: cruft.table, listed: Int32Array.from(cruft.order), locations: locateObjects(handle, cruft.table), missing: 0, tips: new Set<number>() }
+    : await countForPack(options, pools, threads);
   const { table, missing } = counted;
   let { listed, locations } = counted;
   if (options.includeTag) {
@@ -365,7 +381,7 @@ async function createPackWith(options: CreatePackOptions, pools: LazyPool, threa
       // Each pack under its name in order, its objects' entries in its own index.
       for (let p = 0; p < hashes.length; p++) {
         const objects = split === undefined ? listed : listed.filter((o) => w.partOf[o] === p);
-        const files = writePackFiles(options, options.packBase, (temporaries[p] as { path: string }).path, table, objects, { ...w, hash: hashes[p] as Buffer });
+        const files = writePackFiles(options, options.packBase, (temporaries[p] as { path: string }).path, table, objects, { ...w, hash: hashes[p] as Buffer }, cruft?.mtimes);
         (temporaries[p] as { path: string }).path = '';
         result.packs.push(files);
       }
@@ -448,7 +464,7 @@ async function countForPack(options: CreatePackOptions, pools: LazyPool, threads
  * `<base>-<hash>.pack`, then the `.rev` (when asked) and the `.idx`, each through a temporary file
  * (git's order: the index, which makes the pack visible, comes last).
  */
-function writePackFiles(options: CreatePackOptions, base: string, tmpPath: string, table: ObjectTable, listed: Int32Array, w: WrittenPack): WrittenPackFiles {
+function writePackFiles(options: CreatePackOptions, base: string, tmpPath: string, table: ObjectTable, listed: Int32Array, w: WrittenPack, mtimes?: readonly number[]): WrittenPackFiles {
   const H = table.hashLength;
   const name = `${base}-${toHex(w.hash)}`;
   // A radix sort of the ids: a comparator sort of 76k objects by Buffer.compare took ~250 ms.
@@ -470,6 +486,11 @@ function writePackFiles(options: CreatePackOptions, base: string, tmpPath: strin
     byOffset.forEach((i, k) => (rank[k] = i));
     writeFileAtomic(`${name}.rev`, writeRevIndex(format, rank, w.hash));
     out.reverseIndexPath = `${name}.rev`;
+  }
+  // A cruft pack's times, in index order, before the index makes the pack visible (git's order).
+  if (mtimes !== undefined) {
+    writeFileAtomic(`${name}.mtimes`, writeMtimes(format, Uint32Array.from(sorted, (o) => mtimes[o] as number), w.hash));
+    out.mtimesPath = `${name}.mtimes`;
   }
   writeFileAtomic(`${name}.idx`, index);
   return out;

@@ -22,12 +22,12 @@ function isRepacked(handle: StoreHandle, pack: StorePack, keepPacks: ReadonlySet
   return isLocal(handle, pack) && !pack.markers.keep && !keepPacks.has(basename(pack.packPath));
 }
 
-function isLocal(handle: StoreHandle, pack: StorePack): boolean {
+export function isLocal(handle: StoreHandle, pack: StorePack): boolean {
   return pack.packPath.startsWith(handle.store.objectsDir + sep);
 }
 
 /** A pack's modification time in whole seconds, as git's `p->mtime`. */
-function packSeconds(pack: StorePack): number {
+export function packSeconds(pack: StorePack): number {
   return Math.floor(pack.mtime / 1000);
 }
 
@@ -76,45 +76,68 @@ function add(table: ObjectTable, id: Uint8Array, typeOf: () => number, added: nu
 /**
  * The objects git's add_unseen_recent_objects_to_traversal and the walk after it record as recent:
  * every local object not in the pack whose file (loose) or pack is newer than `expiration`
- * (seconds), and everything it reaches that is not in the pack either. A missing link is passed
- * over (git's ignore_missing_links). Objects the pack holds are not followed: all they reach is
- * in it too.
+ * (seconds), and everything it reaches that is not in the pack either. Objects the pack holds are
+ * not followed: all they reach is in it too.
  */
 export function recentObjects(handle: StoreHandle, table: ObjectTable, inPack: (n: number) => boolean, expiration: number): ObjectTable {
-  const H = handle.hashLength;
-  const recent = new ObjectTable(H, 1024);
-  const queue: Uint8Array[] = [];
-  const cursor = new TreeCursor(H);
-  const push = (id: Uint8Array): void => {
+  const recent = new ObjectTable(handle.hashLength, 1024);
+  const packed = (id: Uint8Array): boolean => {
     const n = table.find(id);
-    if (n >= 0 && inPack(n)) return;
-    recent.intern(id);
-    if (recent.added) queue.push(Buffer.from(id));
+    return n >= 0 && inPack(n);
   };
+  const tips: Uint8Array[] = [];
   const dir = handle.looseDirs()[0];
   if (dir !== undefined) {
     for (const id of handle.looseIds(dir)) {
-      const hex = toHex(id);
-      let mtime: number;
-      try {
-        mtime = Math.floor(statSync(join(dir, hex.slice(0, 2), hex.slice(2))).mtimeMs / 1000);
-      } catch {
-        continue; // removed meanwhile (git: ENOENT is fine)
-      }
-      if (mtime > expiration) push(id);
+      const mtime = looseSeconds(dir, id);
+      if (mtime !== undefined && mtime > expiration && !packed(id)) tips.push(id);
     }
   }
   for (const pack of handle.packs()) {
     if (!isLocal(handle, pack) || packSeconds(pack) <= expiration) continue;
     const index = pack.tryIndex();
     if (index === undefined) continue;
-    for (let i = 0; i < index.count; i++) push(index.id(i));
+    for (let i = 0; i < index.count; i++) {
+      const id = index.id(i);
+      if (!packed(id)) tips.push(id);
+    }
   }
+  walkReachable(handle, tips, packed, (id) => void recent.intern(id));
+  return recent;
+}
+
+/** A loose object's modification time in whole seconds, or undefined when it is gone. */
+export function looseSeconds(dir: string, id: Uint8Array): number | undefined {
+  const hex = toHex(id);
+  try {
+    return Math.floor(statSync(join(dir, hex.slice(0, 2), hex.slice(2))).mtimeMs / 1000);
+  } catch {
+    return undefined; // removed meanwhile (git: ENOENT is fine)
+  }
+}
+
+/**
+ * Every object reachable from `tips` (them included), each shown once with its type, without
+ * going into those `stop` says (git's include_check) and passing over what the store lacks (git's
+ * ignore_missing_links). Submodule commits (gitlinks) are another repository's.
+ */
+export function walkReachable(handle: StoreHandle, tips: readonly Uint8Array[], stop: (id: Uint8Array) => boolean, show: (id: Uint8Array, type: number) => void): void {
+  const H = handle.hashLength;
+  const seen = new ObjectTable(H, 1024);
+  const queue: Uint8Array[] = [];
+  const cursor = new TreeCursor(H);
+  const push = (id: Uint8Array): void => {
+    if (stop(id)) return;
+    seen.intern(id);
+    if (seen.added) queue.push(Buffer.from(id));
+  };
+  for (const id of tips) push(id);
   while (queue.length > 0) {
     const id = queue.pop() as Uint8Array;
     const at = handle.locate(id, { refresh: false });
     if (at === undefined) continue;
     const type = handle.typeAt(at);
+    show(id, type);
     if (type !== OBJ_COMMIT && type !== OBJ_TREE && type !== OBJ_TAG) continue;
     const { data } = handle.readAt(at);
     if (type === OBJ_COMMIT) {
@@ -125,11 +148,9 @@ export function recentObjects(handle: StoreHandle, table: ObjectTable, inPack: (
       push(parseTag(data, H, toHex(id)).object);
     } else {
       cursor.reset(data, () => toHex(id));
-      // Submodule commits (gitlinks) are another repository's.
       while (cursor.next()) if (cursor.mode !== 0o160000) push(data.subarray(cursor.idStart, cursor.idStart + H));
     }
   }
-  return recent;
 }
 
 export interface LoosenOptions {

@@ -27,6 +27,7 @@ export type ErrorCode =
   | 'IDX_MISMATCH'
   | 'IDX_MISSING'
   | 'REV_CORRUPT'
+  | 'MTIMES_CORRUPT'
   | 'MIDX_CORRUPT'
   | 'COMMIT_GRAPH_CORRUPT'
   | 'LOOSE_CORRUPT'

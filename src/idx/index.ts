@@ -7,3 +7,4 @@ export { streamIndex, writeIndex } from './write-index.js';
 export type { IndexEntries, IndexSink, WriteIndexOptions } from './write-index.js';
 export { writeRevIndex, readRevIndex } from './rev-index.js';
 export { sortIds } from './sort-ids.js';
+export { readMtimes, writeMtimes } from './mtimes.js';
