@@ -4,7 +4,7 @@ import { mkdirSync, readFileSync, rmSync, truncateSync, statSync, writeFileSync 
 import { join } from 'node:path';
 import { git, makeRepo, tempDir, type Format, fileEndingIn } from './helpers/git.js';
 import { Repository } from '../src/repo/index.js';
-import { PackIndex, findId } from '../src/idx/index.js';
+import { PackIndex, findId, readMtimes, writeMtimes } from '../src/idx/index.js';
 import { seededRandom } from './helpers/random.js';
 import { PackFile } from '../src/pack/index.js';
 import { forEachObject } from '../src/odb/index.js';
@@ -258,4 +258,24 @@ test('findId (interpolation with a bisection fallback) finds what a linear scan 
       assert.equal(findId(ids, idAt, view, 0, key, 0, H), expected, `${shape}: ${key.toString('hex')}`);
     }
   }
+});
+
+test('a .mtimes round-trips, and one that does not fit is MTIMES_CORRUPT, saying where', () => {
+  using dir = tempDir();
+  const packHash = Buffer.alloc(20, 7);
+  const times = Uint32Array.from([1700000000, 0, 0xffffffff]);
+  const path = join(dir.path, 'p.mtimes');
+  const bytes = writeMtimes('sha1', times, packHash);
+  writeFileSync(path, bytes);
+  assert.deepEqual(readMtimes(path, 'sha1', 3, packHash), times);
+  const corrupt = (mutate: (b: Buffer) => Buffer, count: number, pattern: RegExp, format: 'sha1' | 'sha256' = 'sha1'): void => {
+    writeFileSync(path, mutate(Buffer.from(bytes)));
+    assert.throws(() => readMtimes(path, format, count, packHash), (e: unknown) => isPackwrightError(e, 'MTIMES_CORRUPT') && e.file === path && pattern.test(e.message));
+  };
+  corrupt((b) => b.subarray(0, b.length - 1), 3, /bytes, expected/);
+  corrupt((b) => b, 4, /bytes, expected/);
+  corrupt((b) => { b[0] = 0x58; return b; }, 3, /unknown signature/);
+  corrupt((b) => { b.writeUInt32BE(2, 4); return b; }, 3, /unsupported version 2/);
+  corrupt((b) => { b.writeUInt32BE(2, 8); return b; }, 3, /unsupported hash id 2/);
+  corrupt((b) => { b[12 + 12] = (b[12 + 12] as number) ^ 1; return b; }, 3, /another pack/);
 });
