@@ -274,7 +274,7 @@ test('a .mtimes round-trips, and one that does not fit is MTIMES_CORRUPT, saying
   };
   corrupt((b) => b.subarray(0, b.length - 1), 3, /bytes, expected/);
   corrupt((b) => b, 4, /bytes, expected/);
-  corrupt((b) => { b[0] = 0x58; return b; }, 3, /unknown signature/);
+  corrupt((b) => { b[0] = 0x58; return b; }, 3, /bad signature/);
   corrupt((b) => { b.writeUInt32BE(2, 4); return b; }, 3, /unsupported version 2/);
   corrupt((b) => { b.writeUInt32BE(2, 8); return b; }, 3, /unsupported hash id 2/);
   corrupt((b) => { b[12 + 12] = (b[12 + 12] as number) ^ 1; return b; }, 3, /another pack/);
