@@ -854,3 +854,27 @@ for (const format of FORMATS) {
     assert.match(bad.stderr, /cannot use internal rev list with --cruft/);
   });
 }
+
+test('--stdin-packs [--unpacked]: the objects of the packs named, less those of the ^excluded ones, as git packs them', () => {
+  using dir = tempDir();
+  const repo = join(dir.path, 'repo.git');
+  git(dir.path, ['init', '-q', '--bare', '-b', 'main', repo]);
+  const packs: string[] = [];
+  for (let n = 0; n < 3; n++) {
+    git(repo, ['fast-import', '--quiet'], `commit refs/heads/main\ncommitter A <a@example.com> ${1700000000 + n} +0000\ndata 3\nc${n}\n${n > 0 ? 'from refs/heads/main^0\n' : ''}M 100644 inline f\ndata 6\nblob${n}\n\n`);
+    const all = git(repo, ['rev-list', '--objects', '--all']).toString();
+    packs.push(`pack-${git(repo, ['pack-objects', '-q', join(repo, 'objects', 'pack', 'pack')], all).toString().trim()}.pack`);
+  }
+  git(repo, ['hash-object', '-w', '--stdin'], 'loose\n');
+  const ids = (out: Buffer, who: string): string[] => {
+    const name = out.toString().trim();
+    return git(repo, ['show-index'], readFileSync(join(repo, `${who}-${name}.idx`))).toString().trim().split('\n').map((l) => l.split(' ')[1] as string).sort();
+  };
+  for (const [input, flags] of [[`${packs[2]}\n^${packs[1]}\n`, []], [`${packs[2]}\n^${packs[0]}\n`, ['--unpacked']], [`${packs[0]}\n${packs[1]}\n`, []]] as const) {
+    const args = ['pack-objects', '--stdin-packs', '-q', ...flags];
+    const ours = ids(packwright(repo, [...args, 'pw'], input), 'pw');
+    assert.deepEqual(ours, ids(git(repo, [...args, 'git'], input), 'git'), input);
+    assert.ok(ours.length > 0);
+  }
+  assert.match(packwrightFails(repo, ['pack-objects', '--stdin-packs', '--stdout'], 'pack-nothing.pack\n').stderr, /could not find pack 'pack-nothing.pack'/);
+});

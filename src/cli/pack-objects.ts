@@ -188,22 +188,10 @@ export async function packObjectsCommand(global: GlobalOptions, open: () => Repo
   const preferredBases: Buffer[] = [];
   if (cruftExpiration !== undefined) {
     // Pack names: those to leave alone (fresh, kept), and -<name> for those about to be deleted.
-    const freshPacks: string[] = [];
-    const discardPacks: string[] = [];
-    readLines(0, (line) => {
-      if (line === '') return;
-      if (line.startsWith('-')) discardPacks.push(line.slice(1));
-      else freshPacks.push(line);
-    }, () => {});
+    const [freshPacks, discardPacks] = readPackNames('-');
     options.cruft = { freshPacks, discardPacks, expiration: cruftExpiration };
   } else if (stdinPacks) {
-    const included: string[] = [];
-    const excluded: string[] = [];
-    readLines(0, (line) => {
-      if (line === '') return;
-      if (line.startsWith('^')) excluded.push(line.slice(1));
-      else included.push(line);
-    }, () => {});
+    const [included, excluded] = readPackNames('^');
     for (const id of objectsOfPacks(objects, included, excluded, { unpacked })) ids.push({ id });
   } else if (revs) {
     tips = new RevArgs(repo);
@@ -293,6 +281,18 @@ export async function packObjectsCommand(global: GlobalOptions, open: () => Repo
   // One line per pack written (several with a size limit), as git prints them.
   for (const p of result.packs) process.stdout.write(`${toHex(p.hash)}\n`);
   return 0;
+}
+
+/** Pack names on stdin, one a line: those without `mark` in front, then those with it (the mark taken off). */
+function readPackNames(mark: string): [string[], string[]] {
+  const plain: string[] = [];
+  const marked: string[] = [];
+  readLines(0, (line) => {
+    if (line === '') return;
+    if (line.startsWith(mark)) marked.push(line.slice(1));
+    else plain.push(line);
+  }, () => {});
+  return [plain, marked];
 }
 
 /**
