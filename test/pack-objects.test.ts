@@ -878,3 +878,24 @@ test('--stdin-packs [--unpacked]: the objects of the packs named, less those of 
   }
   assert.match(packwrightFails(repo, ['pack-objects', '--stdin-packs', '--stdout'], 'pack-nothing.pack\n').stderr, /could not find pack 'pack-nothing.pack'/);
 });
+
+test('--exclude-promisor-objects in a partial clone: rev-list and pack-objects leave out what the promisor remote has, as git', () => {
+  using dir = tempDir();
+  const origin = join(dir.path, 'origin');
+  git(dir.path, ['init', '-q', '-b', 'main', origin]);
+  git(origin, ['fast-import', '--quiet'], [0, 1, 2].map((n) => `commit refs/heads/main\nmark :${n + 1}\ncommitter A <a@example.com> ${1700000000 + n} +0000\ndata 3\nc${n}\n${n > 0 ? `from :${n}\n` : ''}M 100644 inline a\ndata 3\na${n}\nM 100644 inline b\ndata 3\nb${n}\nM 100644 inline d/c\ndata 3\nc${n}\n\n`).join(''));
+  git(origin, ['config', 'uploadpack.allowFilter', 'true']);
+  const clone = join(dir.path, 'clone');
+  git(dir.path, ['clone', '-q', '--filter=blob:none', '--no-local', `file://${origin}`, clone]);
+  // A local commit: its tree names blobs the clone never fetched (promisor objects, missing here).
+  writeFileSync(join(clone, 'a'), 'local\n');
+  git(clone, ['commit', '-qam', 'local']);
+  const revList = ['rev-list', '--objects', '--all', '--exclude-promisor-objects'];
+  assert.equal(packwright(clone, revList).toString(), git(clone, revList).toString());
+  const args = ['pack-objects', '--all', '--reflog', '--indexed-objects', '--exclude-promisor-objects', '--stdout', '-q'];
+  const ours = packIds(dir.path, packwright(clone, args, ''), 'sha1');
+  assert.deepEqual(ours, packIds(dir.path, git(clone, args, ''), 'sha1'));
+  assert.equal(ours.length, 3, 'the local commit, its tree and its new blob');
+  // Without the option the unfetched blobs are missing, as for git.
+  assert.equal(packwrightFails(clone, ['pack-objects', '--all', '--stdout', '-q'], '').status, 128);
+});

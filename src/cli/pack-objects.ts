@@ -27,6 +27,7 @@ const USAGE = `usage: packwright pack-objects [<options>] [<base-name> | --stdou
     --no-reuse-delta      compute every delta anew
     --no-reuse-object     recompress every object
     --missing=<action>    error, allow-any, allow-promisor
+    --exclude-promisor-objects  leave out what promisor packs hold (repack in a partial clone)
     --filter=<spec>       blob:none, blob:limit=<n>[kmg], tree:0 (a partial clone)
     --rev-index           with <base-name>: also write the .rev
     --index-version=<v>[,<limit>]  .idx version (1 or 2) and the 64-bit offset threshold
@@ -91,6 +92,7 @@ export async function packObjectsCommand(global: GlobalOptions, open: () => Repo
     else if (a === '--rev-index') options.writeReverseIndex = true;
     else if (a === '--incremental') options.incremental = true;
     else if (a === '--non-empty') options.nonEmpty = true;
+    else if (a === '--exclude-promisor-objects') options.excludePromisor = true;
     else if (a === '--keep-unreachable') options.keepUnreachable = true;
     else if (a === '--no-keep-unreachable') options.keepUnreachable = false;
     else if (a === '--pack-loose-unreachable') options.packLooseUnreachable = true;
@@ -141,7 +143,7 @@ export async function packObjectsCommand(global: GlobalOptions, open: () => Repo
   }
   // --all (like git's other internal rev-list options) walks revisions, and stdin is revisions too;
   // so do the unreachable options (git's use_internal_rev_list).
-  if (all || reflog || indexed || options.keepUnreachable === true || options.packLooseUnreachable === true || unpackExpiration !== undefined) revs = true;
+  if (all || reflog || indexed || options.excludePromisor === true || options.keepUnreachable === true || options.packLooseUnreachable === true || unpackExpiration !== undefined) revs = true;
   if (cruftExpiration !== undefined) {
     if (revs) throw new PackwrightError('INVALID_ARGUMENT', 'cannot use internal rev list with --cruft');
     if (stdinPacks) throw new PackwrightError('INVALID_ARGUMENT', 'cannot use --stdin-packs with --cruft');

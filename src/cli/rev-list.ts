@@ -11,7 +11,7 @@ import { Output } from './output.js';
 import { readLines } from './read-lines.js';
 import { helpRequested, UsageError } from './usage-error.js';
 
-const USAGE = 'usage: packwright rev-list [--objects] [--[no-]object-names] [--count] [--header] [--first-parent] [--bisect] [-n <n> | --max-count=<n> | -<n>] [--missing=(error|allow-any|allow-promisor|print)] [--stdin] [--end-of-options] <revs>... (--all, --branches, --tags, --remotes, --reflog, --indexed-objects, --not, ^<rev>, <a>..<b>) [--] [<path>...]';
+const USAGE = 'usage: packwright rev-list [--objects] [--[no-]object-names] [--count] [--header] [--first-parent] [--bisect] [-n <n> | --max-count=<n> | -<n>] [--missing=(error|allow-any|allow-promisor|print)] [--exclude-promisor-objects] [--stdin] [--end-of-options] <revs>... (--all, --branches, --tags, --remotes, --reflog, --indexed-objects, --not, ^<rev>, <a>..<b>) [--] [<path>...]';
 
 /** C's atoi, as git reads --max-count: leading blanks, a sign, then digits up to the first other character (none: 0). */
 function atoi(s: string): number {
@@ -54,6 +54,7 @@ export function revListCommand(open: () => Repository, argv: string[]): number {
   if (help !== undefined) return help;
   let withObjects = false;
   let missing: MissingAction = 'error';
+  let excludePromisor = false;
   let stdin = false;
   const revArgs: [string, boolean][] = [];
   // git's `--`: what follows are paths (git finds the first one before reading any option).
@@ -92,6 +93,7 @@ export function revListCommand(open: () => Repository, argv: string[]): number {
       if (!MISSING.has(v)) throw new UsageError(`fatal: invalid value for '--missing': '${v}'`);
       missing = v as MissingAction;
     } else if (a === '--stdin') stdin = true;
+    else if (a === '--exclude-promisor-objects') excludePromisor = true;
     else revArgs.push([a, false]);
   }
   const repo = open();
@@ -153,6 +155,7 @@ export function revListCommand(open: () => Repository, argv: string[]): number {
   };
   const { table, order, missing: absent } = walkObjects(repo.objects, revs.tips, {
     missing,
+    ...(excludePromisor ? { excludePromisor } : {}),
     maxCount,
     firstParent,
     bisect,

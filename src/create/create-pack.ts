@@ -122,6 +122,12 @@ export interface CreatePackOptions {
   /** Copy stored data at all (default true; false recompresses everything and implies no delta reuse). */
   reuseObject?: boolean;
   missing?: MissingAction;
+  /**
+   * Leave out what promisor packs hold (a partial clone's remote has it) and do not walk past it;
+   * an object missing here that they name is no error (git's --exclude-promisor-objects, which
+   * `git repack` passes in a partial clone).
+   */
+  excludePromisor?: boolean;
   /** Leave out blobs or trees as a partial clone asks (git's --filter). */
   filter?: ObjectFilter;
   /** A shallow boundary: commits whose parents are not sent. */
@@ -437,6 +443,7 @@ async function countForPack(options: CreatePackOptions, pools: LazyPool, threads
     const walkOptions = {
       missing: missingAction,
       shallow: options.shallow ?? [],
+      ...(options.excludePromisor === true ? { excludePromisor: true } : {}),
       ...(progress === undefined ? {} : { onProgress: (n: number) => progress('counting', n, 0) }),
       ...(options.signal === undefined ? {} : { signal: options.signal }),
     };

@@ -1,7 +1,7 @@
 import type { StoreKey } from '../odb/store-tasks.js';
 import type { WorkerPool } from '../workers/worker-pool.js';
 import type { CreateTasks, ListReply } from './create-tasks.js';
-import { checkMissing, listCommitsAndPending, TreeLister } from './list-objects.js';
+import { listCommitsAndPending, missingHandler, TreeLister } from './list-objects.js';
 import { Flag } from './object-table.js';
 import { OBJ_TREE } from '../objects/object-type.js';
 import type { MissingAction, RevWalk } from './rev-walk.js';
@@ -23,7 +23,7 @@ export async function listObjectsParallel(walk: RevWalk, pool: WorkerPool<Create
   const t = walk.table;
   const H = walk.hashLength;
   const listed: number[] = [];
-  const onMissing = (n: number, fromPromisor: boolean): void => checkMissing(t, n, missing, fromPromisor);
+  const onMissing = missingHandler(walk, missing);
   const lister = new TreeLister(walk, (n) => listed.push(n), false, onMissing);
   listCommitsAndPending(walk, (n) => listed.push(n), false, lister);
   const commits = walk.commits;

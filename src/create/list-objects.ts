@@ -198,7 +198,7 @@ export function* listSteps(walk: RevWalk, visit: ListVisitor, options: ListObjec
   const withPaths = options.paths === true;
   const missing = options.missing ?? 'error';
   const empty = new Uint8Array(0);
-  const lister = new TreeLister(walk, visit, withPaths, (n, fromPromisor) => checkMissing(walk.table, n, missing, fromPromisor), options.pathspec);
+  const lister = new TreeLister(walk, visit, withPaths, missingHandler(walk, missing), options.pathspec);
   listCommitsAndPending(walk, visit, withPaths, lister);
   for (const n of walk.commits) {
     lister.listTree(walk.treeOf(n), empty);
@@ -230,6 +230,18 @@ export function listCommitsAndPending(walk: RevWalk, visit: ListVisitor, withPat
       visit(n, type, withPaths ? name : undefined);
     }
   }
+}
+
+/**
+ * What a walk does with a tree or blob the store lacks: nothing when the promisor remote has it
+ * and the walk excludes promisor objects (git's pre-filter in process_tree and process_blob),
+ * else `checkMissing`.
+ */
+export function missingHandler(walk: RevWalk, missing: MissingAction): (n: number, fromPromisor: boolean) => void {
+  return (n, fromPromisor) => {
+    if (walk.isPromisorObject(n)) walk.table.mark(n, Flag.MISSING);
+    else checkMissing(walk.table, n, missing, fromPromisor);
+  };
 }
 
 /** Throws for a missing object unless `missing` allows it (git's finish_object__ma). */

@@ -9,6 +9,7 @@ import { Flag, ObjectTable } from './object-table.js';
 import { ObjectReader } from './object-reader.js';
 import type { Pathspec } from '../objects/pathspec.js';
 import { changedWithin, TreeCache } from './pathspec-diff.js';
+import { promisorObjects } from './promisor-objects.js';
 
 /** What the walk does with objects it cannot find. */
 export type MissingAction = 'error' | 'allow-any' | 'allow-promisor' | 'print';
@@ -77,6 +78,11 @@ export class RevWalk extends ObjectReader {
        * down that parent only (git's default history simplification, try_to_simplify_commit).
        */
       paths?: Pathspec | undefined;
+      /**
+       * git's --exclude-promisor-objects: the objects of promisor packs are not walked (the caller
+       * marks them, markPromisorPacks), and an object missing here that they name is no error.
+       */
+      excludePromisor?: boolean | undefined;
     } = {},
   ) {
     super(objects, new ObjectTable(objects.hashLength));
@@ -103,8 +109,9 @@ export class RevWalk extends ObjectReader {
       for (let depth = 0; ; depth++) {
         const obj = this.readTip(n);
         if (obj === undefined) {
-          // An excluded tip that is not here is no loss (git: handle_commit returns NULL).
-          if (flags) break;
+          // An excluded tip that is not here is no loss (git: handle_commit returns NULL), nor one
+          // the promisor remote has, with --exclude-promisor-objects (get_reference).
+          if (flags || this.isPromisorObject(n)) break;
           throw notFoundError(t, n, 'object');
         }
         if (obj.type === OBJ_TAG) {
@@ -213,7 +220,7 @@ export class RevWalk extends ObjectReader {
     for (const p of this.parentsOf(n)) {
       if (excluded && !t.is(p, Flag.UNINTERESTING)) this.setUninteresting(p);
       if (!this.parseCommit(p)) {
-        if (excluded) continue;
+        if (excluded || this.isPromisorObject(p)) continue;
         throw notFoundError(t, p, 'commit');
       }
       if (excluded) this.markParentsUninteresting(p);
@@ -366,6 +373,21 @@ export class RevWalk extends ObjectReader {
     if (type === OBJ_TAG || type === OBJ_COMMIT) return this.readTypedAt(n, location, type, true);
     this.table.types[n] = type;
     return { type, data: EMPTY_DATA };
+  }
+
+  private promisor: ObjectTable | undefined;
+
+  /**
+   * With `excludePromisor`: whether object `n` is one the promisor remote has (git's
+   * is_promisor_object), so that its absence here is no error.
+   */
+  isPromisorObject(n: number): boolean {
+    if (this.options.excludePromisor !== true) return false;
+    if (this.promisor === undefined) {
+      this.promisor = new ObjectTable(this.hashLength, 1024);
+      promisorObjects(this.objects, this.promisor);
+    }
+    return this.promisor.find(this.table.id(n)) >= 0;
   }
 
   /** The walk notes what the store lacks (for `--missing=print`, and to report it once). */

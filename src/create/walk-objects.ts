@@ -2,6 +2,7 @@ import type { RevTip } from '../refs/rev-args.js';
 import type { Pathspec } from '../objects/pathspec.js';
 import type { StoreHandle } from '../odb/store-handle.js';
 import { listedObjects } from '../odb/store-pack.js';
+import { markPromisorPacks } from './promisor-objects.js';
 import { PackwrightError } from '../errors/packwright-error.js';
 import { checkMissing, listObjects, listSteps, type ListVisitor } from './list-objects.js';
 import { locateObjects, type ObjectLocations } from './locate-objects.js';
@@ -24,6 +25,8 @@ export interface WalkObjectsOptions {
   bisect?: boolean;
   /** Give the visitor each object's path. */
   paths?: boolean;
+  /** git's --exclude-promisor-objects (see RevWalk's option and markPromisorPacks). */
+  excludePromisor?: boolean;
   /** Limit history and trees to these paths (git's `-- <paths>`; see RevWalk and TreeLister). */
   pathspec?: Pathspec;
   /** Called for each object listed, in git's order (missing objects included; see `missing`). */
@@ -116,7 +119,8 @@ const DENSE_COMMITS = 2048;
 
 function walkCommits(handle: StoreHandle, tips: readonly RevTip[], options: WalkObjectsOptions): RevWalk {
   const paths = options.pathspec?.limits === true ? options.pathspec : undefined;
-  const walk = new RevWalk(handle, { tagObjects: true, shallow: options.shallow ?? [], maxCount: options.maxCount, firstParent: options.firstParent, bisect: options.bisect, paths });
+  const walk = new RevWalk(handle, { tagObjects: true, shallow: options.shallow ?? [], maxCount: options.maxCount, firstParent: options.firstParent, bisect: options.bisect, paths, excludePromisor: options.excludePromisor });
+  if (options.excludePromisor === true) markPromisorPacks(handle, walk.table);
   throwIfAborted(options.signal);
   // A path-limited walk reads every commit's trees down the paths, and its parents' too: most of
   // the packs' trees, scattered (rev-list HEAD -- src gix/src on gitoxide: 1.60 -> 1.05 s).
@@ -170,7 +174,8 @@ function locateListed(handle: StoreHandle, walk: RevWalk, listed: readonly numbe
   const order = new Int32Array(listed.length);
   for (const n of listed) {
     if (table.is(n, Flag.MISSING)) {
-      if (!known.has(n)) {
+      // One the promisor remote has is passed over unreported (--exclude-promisor-objects).
+      if (!known.has(n) && !walk.isPromisorObject(n)) {
         checkMissing(table, n, missingAction, table.is(n, Flag.PROMISOR));
         missing.push(n);
       }
