@@ -1,7 +1,7 @@
 import { closeSync, fstatSync, fsyncSync, openSync, renameSync, rmSync } from 'node:fs';
 import { hashFileRange } from '../hash/hash-file.js';
 import { writeFully } from '../io/write-fully.js';
-import { basename, sep } from 'node:path';
+import { basename } from 'node:path';
 import type { StorePack } from '../odb/store-pack.js';
 import { constants as zlibConstants } from 'node:zlib';
 import { PackwrightError } from '../errors/packwright-error.js';
@@ -24,7 +24,7 @@ import { Flag, nameHash, ObjectTable } from './object-table.js';
 import { planPack } from './pack-plan.js';
 import type { MissingAction } from './rev-walk.js';
 import { walkObjectsParallel, walkObjectsSliced } from './walk-objects.js';
-import { addLooseObjects, addObjectsOfRepackedPacks, loosenUnusedObjects, recentObjects } from './unreachable-objects.js';
+import { addLooseObjects, addObjectsOfRepackedPacks, isLocal, loosenUnusedObjects, recentObjects } from './unreachable-objects.js';
 import { WorkerPool } from '../workers/worker-pool.js';
 import type { CreateTasks } from './create-tasks.js';
 import { CREATE_WORKER } from './delta-search.js';
@@ -527,15 +527,14 @@ function applyFilter(handle: StoreHandle, table: ObjectTable, listed: Int32Array
  * named) is not packed again.
  */
 function leaveOutPacked(handle: StoreHandle, table: ObjectTable, listed: Int32Array, locations: ObjectLocations, options: CreatePackOptions): Int32Array {
-  const own = handle.store.objectsDir + sep;
   const named = new Set(options.keepPacks ?? []);
   // As in git, --honor-pack-keep counts only when a local pack has a .keep file; then every kept
   // pack counts, an alternate's too.
-  const honorKeep = options.honorPackKeep === true && handle.packs().some((p) => p.packPath.startsWith(own) && p.markers.keep);
+  const honorKeep = options.honorPackKeep === true && handle.packs().some((p) => isLocal(handle, p) && p.markers.keep);
   const excludes = (k: number): boolean => {
     if (k < 0) return false;
     const pack = locations.packs[k] as StorePack;
-    const local = pack.packPath.startsWith(own);
+    const local = isLocal(handle, pack);
     return options.incremental === true || (options.local === true && !local) || (honorKeep && pack.markers.keep) || (local && named.has(basename(pack.packPath)));
   };
   // --local also leaves out what an alternate holds as a loose object (git's want_object_in_pack:

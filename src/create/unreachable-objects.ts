@@ -22,6 +22,7 @@ function isRepacked(handle: StoreHandle, pack: StorePack, keepPacks: ReadonlySet
   return isLocal(handle, pack) && !pack.markers.keep && !keepPacks.has(basename(pack.packPath));
 }
 
+/** A pack of the store's own objects directory, not an alternate's (git's pack_local). */
 export function isLocal(handle: StoreHandle, pack: StorePack): boolean {
   return pack.packPath.startsWith(handle.store.objectsDir + sep);
 }
