@@ -33,17 +33,18 @@ const GROUPS = [
   { commands: 'pack-objects', scripts: ['t5300-pack-object.sh', 't5315-pack-objects-compression.sh', 't5316-pack-delta-depth.sh'] },
   // git repack and git gc run pack-objects themselves (-a, -A with --unpack-unreachable, -k,
   // --geometric with --stdin-packs, --cruft, --exclude-promisor-objects in a partial clone), as
-  // prune and the tests' own calls do. Known failures: bitmaps (t7700: 2; t0410: 1, where writing
-  // one must fail), which packwright does not write; sparse:oid filters (t5317: 2),
-  // refused; --sparse's reachability shortcut (t5322: 2), which packwright does not take (its
-  // packs hold what the full walk gives).
+  // prune, upload-pack (t5700, t5530, t5616) and the tests' own calls do. Known failures: bitmaps
+  // (t7700: 2; t0410: 1, where writing one must fail), which packwright does not write; filters it
+  // refuses (sparse:oid, combine:, tree:<depth>: t5317 2, t5616 4); git's trace2 output (t5616: 1);
+  // --sparse's reachability shortcut (t5322: 2), which packwright does not take (its packs hold
+  // what the full walk gives).
   {
     commands: 'pack-objects',
     internal: true,
     scripts: [
       't7700-repack.sh', 't7701-repack-unpack-unreachable.sh', 't7702-repack-cyclic-alternate.sh', 't7703-repack-geometric.sh', 't6500-gc.sh',
       't5304-prune.sh', 't5305-include-tag.sh', 't5306-pack-nobase.sh', 't5307-pack-missing-commit.sh', 't5314-pack-cycle-detection.sh',
-      't5317-pack-objects-filter-objects.sh', 't5321-pack-large-objects.sh', 't5322-pack-objects-sparse.sh', 't5329-pack-objects-cruft.sh', 't0410-partial-clone.sh',
+      't5317-pack-objects-filter-objects.sh', 't5321-pack-large-objects.sh', 't5322-pack-objects-sparse.sh', 't5329-pack-objects-cruft.sh', 't0410-partial-clone.sh', 't5616-partial-clone.sh', 't5700-protocol-v1.sh', 't5530-upload-pack-error.sh',
     ],
   },
   // fetch, clone and receive-pack run index-pack (--stdin --fix-thin --pack_header

@@ -444,6 +444,7 @@ async function countForPack(options: CreatePackOptions, pools: LazyPool, threads
       missing: missingAction,
       shallow: options.shallow ?? [],
       ...(options.excludePromisor === true ? { excludePromisor: true } : {}),
+      blobError: 'pack-objects' as const,
       ...(progress === undefined ? {} : { onProgress: (n: number) => progress('counting', n, 0) }),
       ...(options.signal === undefined ? {} : { signal: options.signal }),
     };

@@ -4,6 +4,8 @@ import type { StoreHandle } from '../odb/store-handle.js';
 import { listedObjects } from '../odb/store-pack.js';
 import { markPromisorPacks } from './promisor-objects.js';
 import { PackwrightError } from '../errors/packwright-error.js';
+import { toHex } from '../hash/hex.js';
+import { OBJ_BLOB } from '../objects/object-type.js';
 import { checkMissing, listObjects, listSteps, type ListVisitor } from './list-objects.js';
 import { locateObjects, type ObjectLocations } from './locate-objects.js';
 import { Flag, type ObjectTable } from './object-table.js';
@@ -25,6 +27,11 @@ export interface WalkObjectsOptions {
   bisect?: boolean;
   /** Give the visitor each object's path. */
   paths?: boolean;
+  /**
+   * How a missing blob is an error (with `missing` 'error'): rev-list's "missing blob object
+   * '<id>'" (default), or pack-objects' "unable to read <id>", which git's dies of when it writes.
+   */
+  blobError?: 'rev-list' | 'pack-objects';
   /** git's --exclude-promisor-objects (see RevWalk's option and markPromisorPacks). */
   excludePromisor?: boolean;
   /** Limit history and trees to these paths (git's `-- <paths>`; see RevWalk and TreeLister). */
@@ -176,6 +183,9 @@ function locateListed(handle: StoreHandle, walk: RevWalk, listed: readonly numbe
     if (table.is(n, Flag.MISSING)) {
       // One the promisor remote has is passed over unreported (--exclude-promisor-objects).
       if (!known.has(n) && !walk.isPromisorObject(n)) {
+        if (options.blobError === 'pack-objects' && missingAction === 'error' && table.types[n] === OBJ_BLOB) {
+          throw new PackwrightError('OBJECT_NOT_FOUND', `unable to read ${toHex(table.id(n))}`);
+        }
         checkMissing(table, n, missingAction, table.is(n, Flag.PROMISOR));
         missing.push(n);
       }
