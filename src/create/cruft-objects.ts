@@ -4,7 +4,7 @@ import { readMtimes } from '../idx/mtimes.js';
 import type { StoreHandle } from '../odb/store-handle.js';
 import type { StorePack } from '../odb/store-pack.js';
 import { Flag, ObjectTable } from './object-table.js';
-import { isLocal, looseSeconds, packSeconds, walkReachable } from './unreachable-objects.js';
+import { isLocal, looseSeconds, packSeconds, storedType, walkReachable } from './unreachable-objects.js';
 
 /**
  * What a cruft pack is made of (git's --cruft, builtin/pack-objects.c read_cruft_objects): the
@@ -53,7 +53,6 @@ export function enumerateCruft(handle: StoreHandle, options: CruftOptions): Cruf
   const table = new ObjectTable(H, 1024);
   const order: number[] = [];
   const mtimes: number[] = [];
-  const objectsDir = handle.store.objectsDir;
   // git's add_cruft_object_entry: a new object unless a kept pack has it (want_object_in_pack), a
   // later sighting only raising its time. (A blob that no pack and no loose file holds, which git
   // also leaves out, is never shown: the walk passes over what it cannot find.)
@@ -79,11 +78,7 @@ export function enumerateCruft(handle: StoreHandle, options: CruftOptions): Cruf
     }
     return (mtimeTables.get(pack) as Uint32Array)[position] as number;
   };
-  const looseDir = handle.looseDirs()[0] ?? objectsDir;
-  const looseType = (id: Uint8Array): number => {
-    const at = handle.locate(id, { refresh: false });
-    return at === undefined ? -1 : handle.typeAt(at);
-  };
+  const looseDir = handle.store.objectsDir;
   const expiration = options.expiration ?? 0;
 
   if (expiration === 0) {
@@ -96,7 +91,7 @@ export function enumerateCruft(handle: StoreHandle, options: CruftOptions): Cruf
     }
     for (const id of handle.looseIds(looseDir)) {
       const mtime = looseSeconds(looseDir, id);
-      const type = looseType(id);
+      const type = storedType(handle, id);
       if (mtime !== undefined && type > 0) add(id, type, mtime);
     }
     return { table, order, mtimes };
@@ -106,7 +101,7 @@ export function enumerateCruft(handle: StoreHandle, options: CruftOptions): Cruf
   const tips: Uint8Array[] = [];
   for (const id of handle.looseIds(looseDir)) {
     const mtime = looseSeconds(looseDir, id);
-    const type = looseType(id);
+    const type = storedType(handle, id);
     if (mtime === undefined || type <= 0 || mtime <= expiration || inKept(id)) continue;
     add(id, type, mtime);
     tips.push(id);

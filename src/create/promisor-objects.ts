@@ -1,9 +1,8 @@
-import { toHex } from '../hash/hex.js';
-import { parseCommit, parseTag } from '../objects/commit.js';
 import { OBJ_COMMIT, OBJ_TAG, OBJ_TREE } from '../objects/object-type.js';
 import { TreeCursor } from '../objects/tree.js';
 import type { StoreHandle } from '../odb/store-handle.js';
 import { Flag, type ObjectTable } from './object-table.js';
+import { forEachLink } from './unreachable-objects.js';
 
 /**
  * git's --exclude-promisor-objects, before the walk (prepare_revision_walk): every object of a
@@ -26,8 +25,8 @@ export function markPromisorPacks(handle: StoreHandle, table: ObjectTable): void
  * tag of those packs.
  */
 export function promisorObjects(handle: StoreHandle, into: ObjectTable): void {
-  const H = handle.hashLength;
-  const cursor = new TreeCursor(H);
+  const cursor = new TreeCursor(handle.hashLength);
+  const link = (src: Uint8Array, at: number): void => void into.intern(src, at);
   for (const pack of handle.packs()) {
     if (!pack.markers.promisor) continue;
     const index = pack.tryIndex();
@@ -36,18 +35,7 @@ export function promisorObjects(handle: StoreHandle, into: ObjectTable): void {
       const id = index.id(i);
       into.intern(id);
       const type = pack.typeAt(i);
-      if (type !== OBJ_COMMIT && type !== OBJ_TREE && type !== OBJ_TAG) continue;
-      const { data } = pack.read(i);
-      if (type === OBJ_COMMIT) {
-        const c = parseCommit(data, H, toHex(id));
-        into.intern(c.tree);
-        for (const p of c.parents) into.intern(p);
-      } else if (type === OBJ_TAG) {
-        into.intern(parseTag(data, H, toHex(id)).object);
-      } else {
-        cursor.reset(data, () => toHex(id));
-        while (cursor.next()) if (cursor.mode !== 0o160000) into.intern(data, cursor.idStart);
-      }
+      if (type === OBJ_COMMIT || type === OBJ_TREE || type === OBJ_TAG) forEachLink(id, type, pack.read(i).data, cursor, link);
     }
   }
 }

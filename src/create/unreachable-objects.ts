@@ -54,12 +54,15 @@ export function addLooseObjects(handle: StoreHandle, table: ObjectTable): number
   const dir = handle.looseDirs()[0];
   if (dir === undefined) return added;
   for (const id of handle.looseIds(dir)) {
-    add(table, id, () => {
-      const at = handle.locate(id, { refresh: false });
-      return at === undefined ? -1 : handle.typeAt(at);
-    }, added);
+    add(table, id, () => storedType(handle, id), added);
   }
   return added;
+}
+
+/** The type of the stored object `id` (found without listing the directories again), or -1. */
+export function storedType(handle: StoreHandle, id: Uint8Array): number {
+  const at = handle.locate(id, { refresh: false });
+  return at === undefined ? -1 : handle.typeAt(at);
 }
 
 function add(table: ObjectTable, id: Uint8Array, typeOf: () => number, added: number[]): void {
@@ -127,7 +130,8 @@ export function walkReachable(handle: StoreHandle, tips: readonly Uint8Array[], 
   const seen = new ObjectTable(H, 1024);
   const queue: Uint8Array[] = [];
   const cursor = new TreeCursor(H);
-  const push = (id: Uint8Array): void => {
+  const push = (src: Uint8Array, at = 0): void => {
+    const id = src.subarray(at, at + H);
     if (stop(id)) return;
     seen.intern(id);
     if (seen.added) queue.push(Buffer.from(id));
@@ -139,18 +143,26 @@ export function walkReachable(handle: StoreHandle, tips: readonly Uint8Array[], 
     if (at === undefined) continue;
     const type = handle.typeAt(at);
     show(id, type);
-    if (type !== OBJ_COMMIT && type !== OBJ_TREE && type !== OBJ_TAG) continue;
-    const { data } = handle.readAt(at);
-    if (type === OBJ_COMMIT) {
-      const c = parseCommit(data, H, toHex(id));
-      push(c.tree);
-      for (const p of c.parents) push(p);
-    } else if (type === OBJ_TAG) {
-      push(parseTag(data, H, toHex(id)).object);
-    } else {
-      cursor.reset(data, () => toHex(id));
-      while (cursor.next()) if (cursor.mode !== 0o160000) push(data.subarray(cursor.idStart, cursor.idStart + H));
-    }
+    if (type === OBJ_COMMIT || type === OBJ_TREE || type === OBJ_TAG) forEachLink(id, type, handle.readAt(at).data, cursor, push);
+  }
+}
+
+/**
+ * Calls `link(src, at)` for each object the commit, tree or tag `id` names, its id at
+ * `src[at..at+H)`: a commit's tree and parents, a tag's object, a tree's entries but submodule
+ * commits (gitlinks), which are another repository's.
+ */
+export function forEachLink(id: Uint8Array, type: number, data: Uint8Array, cursor: TreeCursor, link: (src: Uint8Array, at: number) => void): void {
+  const H = cursor.hashLength;
+  if (type === OBJ_COMMIT) {
+    const c = parseCommit(data, H, toHex(id));
+    link(c.tree, 0);
+    for (const p of c.parents) link(p, 0);
+  } else if (type === OBJ_TAG) {
+    link(parseTag(data, H, toHex(id)).object, 0);
+  } else if (type === OBJ_TREE) {
+    cursor.reset(data, () => toHex(id));
+    while (cursor.next()) if (cursor.mode !== 0o160000) link(data, cursor.idStart);
   }
 }
 
