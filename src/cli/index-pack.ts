@@ -10,7 +10,7 @@ import { interruptible } from './interruptible.js';
 import { Progress } from './progress.js';
 import { configFromParameters, objectFormatOption, tryOpenRepository, type GlobalOptions } from './global-options.js';
 import { maxMemoryOf } from './max-memory.js';
-import { helpRequested, indexVersionOption, integerOption, UsageError } from './usage-error.js';
+import { helpRequested, indexVersionOption, integerOption, packHeaderOption, UsageError } from './usage-error.js';
 
 const USAGE = 'usage: packwright index-pack [-v] [-o <index-file>] [--keep | --keep=<msg>] [--promisor[=<msg>]] [--rev-index] [--verify | --verify-stat | --verify-stat-only] [--strict[=<msg-types>]] [--fsck-objects] [--check-self-contained-and-connected] [--fix-thin] [--threads=<n>] [--index-version=<v>[,<limit>]] [--object-format=<fmt>] [--max-input-size=<n>] [--max-memory=<n>] [--[no-]collision-detection] [--pack_header=<version>,<count>] [--report-end-of-input] [--progress-title <title>] [--show-resolving-progress] (<pack-file> | --stdin [<pack-file>])';
 
@@ -59,11 +59,8 @@ export async function indexPackCommand(ctx: GlobalOptions, args: string[]): Prom
       // git's strict mode without fsck's checks: links, and a duplicate object is an error.
       options.strict = checks.selfContained = true;
       checks.onSelfContained = (ok) => (selfContained = ok);
-    } else if (a.startsWith('--pack_header=')) {
-      const m = /^(\d+),(\d+)$/.exec(a.slice(14));
-      if (m === null) throw new PackwrightError('INVALID_ARGUMENT', `bad ${a}`);
-      options.packHeader = { version: Number(m[1]), count: Number(m[2]) };
-    } else if (a === '--report-end-of-input') reportEndOfInput = true;
+    } else if (a.startsWith('--pack_header=')) options.packHeader = packHeaderOption(a);
+    else if (a === '--report-end-of-input') reportEndOfInput = true;
     else if (a === '--show-resolving-progress') showResolving = true;
     else if (a === '--progress-title') {
       const v = args[++i];

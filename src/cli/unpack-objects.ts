@@ -5,7 +5,7 @@ import type { Repository } from '../repo/index.js';
 import { unpackObjects, type UnpackObjectsOptions } from '../unpack/index.js';
 import { interruptible } from './interruptible.js';
 import { Progress } from './progress.js';
-import { integerOption, UsageError } from './usage-error.js';
+import { integerOption, packHeaderOption, UsageError } from './usage-error.js';
 
 const USAGE = 'usage: packwright unpack-objects [-n] [-q] [-r] [--strict] [--no-collision-detection]';
 
@@ -29,11 +29,8 @@ export async function unpackObjectsCommand(open: () => Repository, args: string[
     else if (a === '--strict') strict = '';
     else if (a.startsWith('--strict=')) strict = a.slice(9);
     else if (a.startsWith('--max-input-size=')) options.maxInputSize = integerOption('--max-input-size', a.slice(17));
-    else if (a.startsWith('--pack_header=')) {
-      const m = /^(\d+),(\d+)$/.exec(a.slice(14));
-      if (m === null) throw new PackwrightError('INVALID_ARGUMENT', `bad ${a}`);
-      options.packHeader = { version: Number(m[1]), count: Number(m[2]) };
-    } else throw new UsageError(USAGE);
+    else if (a.startsWith('--pack_header=')) options.packHeader = packHeaderOption(a);
+    else throw new UsageError(USAGE);
   }
   const repo = open();
   try {

@@ -35,6 +35,13 @@ export function indexVersionOption(option: string): { version: 1 | 2; largeOffse
   return limit === undefined ? { version } : { version, largeOffsetLimit: integerOption(option, limit) };
 }
 
+/** git's `--pack_header=<version>,<count>` (index-pack and unpack-objects, from fetch-pack and receive-pack). */
+export function packHeaderOption(option: string): { version: number; count: number } {
+  const m = /^(\d+),(\d+)$/.exec(option.slice(option.indexOf('=') + 1));
+  if (m === null) throw new PackwrightError('INVALID_ARGUMENT', `bad ${option}`);
+  return { version: Number(m[1]), count: Number(m[2]) };
+}
+
 /** git's OPT_MAGNITUDE: a non-negative integer with an optional k/m/g suffix (powers of 1024). */
 export function magnitudeOption(name: string, value: string, usage: string): number {
   const m = /^([0-9]+)([kmg]?)$/i.exec(value);
