@@ -29,6 +29,7 @@ export type ErrorCode =
   | 'REV_CORRUPT'
   | 'MTIMES_CORRUPT'
   | 'MIDX_CORRUPT'
+  | 'BITMAP_CORRUPT'
   | 'COMMIT_GRAPH_CORRUPT'
   | 'LOOSE_CORRUPT'
   | 'IO_ERROR'
