@@ -350,6 +350,31 @@ for (const [label, name] of [['gitoxide', 'gitoxide'], ['isomorphic-git', 'isomo
   }
 }
 
+// Counting from a reachability bitmap (the wide repository's pack has one, as git gc leaves in a
+// bare repository): rev-list --use-bitmap-index, and pack-objects --stdout, which both git and
+// packwright count from the bitmap by default.
+{
+  const wide = () => {
+    const repo = join(work, 'wide');
+    if (!existsSync(join(repo, 'objects', 'pack'))) execFileSync(process.execPath, [join(here, 'make-wide-repo.mjs'), repo], { stdio: 'ignore' });
+    return repo;
+  };
+  cases.push({
+    name: 'rev-list --objects --all --use-bitmap-index (wide, bitmapped)',
+    setup: wide,
+    packwright: (repo) => [process.execPath, [cli, 'rev-list', '--objects', '--all', '--use-bitmap-index'], repo],
+    git: (repo) => ['git', ['rev-list', '--objects', '--all', '--use-bitmap-index'], repo],
+  });
+  const pack = ['pack-objects', '--revs', '--all', '--stdout', '-q', '--delta-base-offset'];
+  cases.push({
+    name: 'pack-objects --revs --all --stdout, counted from the bitmap (wide, bitmapped)',
+    setup: wide,
+    differentOutput: true,
+    packwright: (repo) => [process.execPath, [cli, ...pack], repo, '/dev/null'],
+    git: (repo) => ['git', pack, repo, '/dev/null'],
+  });
+}
+
 // Writing loose objects: hash-object -w of 10k files named on stdin, and unpack-objects of the
 // isomorphic-git pack, each run into a fresh repository (an object already there is not written).
 {

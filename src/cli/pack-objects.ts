@@ -41,8 +41,8 @@ const USAGE = `usage: packwright pack-objects [<options>] [<base-name> | --stdou
                           deleted) and the loose objects, with their times (repack --cruft)
     -q, --progress, --all-progress`;
 
-/** Options git's upload-pack and repack pass that change nothing here (packwright has no bitmaps, no keep-pack rules). */
-const ACCEPTED = new Set(['--shallow', '--keep-true-parents', '--use-bitmap-index', '--no-use-bitmap-index', '--write-bitmap-index', '--write-bitmap-index-quiet', '--no-write-bitmap-index', '--all-progress-implied', '--no-sparse', '--sparse']);
+/** Options git's upload-pack and repack pass that change nothing here (packwright writes no bitmaps). */
+const ACCEPTED = new Set(['--shallow', '--keep-true-parents', '--no-write-bitmap-index', '--all-progress-implied', '--no-sparse', '--sparse']);
 
 /** A signed option value clamped to 0 (git clamps a negative --window or --depth). */
 function clampedOption(option: string, value: string): number {
@@ -71,6 +71,10 @@ export async function packObjectsCommand(global: GlobalOptions, open: () => Repo
   let unpackExpiration: number | undefined;
   // git's --cruft[-expiration]: off (undefined), on without a date (0), or with one.
   let cruftExpiration: number | undefined;
+  // git's --[no-]use-bitmap-index (undefined: pack.useBitmaps, for --stdout only), and
+  // --write-bitmap-index, which turns it off for a pack written to disk.
+  let useBitmap: boolean | undefined;
+  let writeBitmap = false;
   // git writes REF_DELTA unless told the receiver reads OFS_DELTA (the library's default is OFS).
   const options: Partial<CreatePackOptions> = { deltaBaseOffset: false };
   for (const a of args) {
@@ -108,7 +112,10 @@ export async function packObjectsCommand(global: GlobalOptions, open: () => Repo
       const { version, largeOffsetLimit } = indexVersionOption(a);
       options.indexVersion = version;
       if (largeOffsetLimit !== undefined) options.largeOffsetLimit = largeOffsetLimit;
-    } else if (a === '--local') options.local = true;
+    } else if (a === '--use-bitmap-index') useBitmap = true;
+    else if (a === '--no-use-bitmap-index') useBitmap = false;
+    else if (a === '--write-bitmap-index' || a === '--write-bitmap-index-quiet') writeBitmap = true;
+    else if (a === '--local') options.local = true;
     else if (a === '--honor-pack-keep') options.honorPackKeep = true;
     else if (a === '-q' || a === '--quiet') progress = false;
     else if (a === '--progress' || a === '--all-progress') progress = true;
@@ -171,6 +178,10 @@ export async function packObjectsCommand(global: GlobalOptions, open: () => Repo
   const deltaCacheSize = config.getInt('pack.deltaCacheSize');
   if (deltaCacheSize !== undefined) options.deltaCacheSize = deltaCacheSize;
   const bigFileThreshold = config.getInt('core.bigFileThreshold');
+  // git's rules (cmd_pack_objects): bitmaps by default only for a pack to stdout, never for one
+  // that is to get a bitmap written, nor in a shallow repository (the walk then takes that case).
+  useBitmap ??= stdout && (config.getBool('pack.useBitmaps') ?? true);
+  if (!stdout && writeBitmap) useBitmap = false;
   // pack.packSizeLimit applies to packs written to files only; --max-pack-size wins, and git
   // raises any limit below 1 MiB to 1 MiB.
   if (!stdout && options.maxPackSize === undefined && cruftExpiration === undefined) {
@@ -249,6 +260,8 @@ export async function packObjectsCommand(global: GlobalOptions, open: () => Repo
     objects,
     refs: repo.refs,
     threads,
+    useBitmapIndex: useBitmap,
+    onWarning: (message) => void process.stderr.write(`warning: ${message}\n`),
     ...(tips !== undefined ? { tips: tips.tips, shallow } : options.cruft !== undefined ? {} : { ids }),
     ...(stdout ? { sink: writeAll } : {}),
     ...(base !== undefined ? { packBase: base } : {}),

@@ -1,4 +1,4 @@
-import { walkObjects, type MissingAction } from '../create/index.js';
+import { walkObjects, walkObjectsWithBitmap, type MissingAction, type WalkedObjects } from '../create/index.js';
 import { RevArgs } from '../refs/index.js';
 import type { Repository } from '../repo/index.js';
 import { OBJ_COMMIT } from '../objects/index.js';
@@ -11,7 +11,7 @@ import { Output } from './output.js';
 import { readLines } from './read-lines.js';
 import { helpRequested, UsageError } from './usage-error.js';
 
-const USAGE = 'usage: packwright rev-list [--objects] [--[no-]object-names] [--count] [--header] [--first-parent] [--bisect] [-n <n> | --max-count=<n> | -<n>] [--missing=(error|allow-any|allow-promisor|print)] [--exclude-promisor-objects] [--stdin] [--end-of-options] <revs>... (--all, --branches, --tags, --remotes, --reflog, --indexed-objects, --not, ^<rev>, <a>..<b>) [--] [<path>...]';
+const USAGE = 'usage: packwright rev-list [--objects] [--[no-]object-names] [--count] [--header] [--first-parent] [--bisect] [-n <n> | --max-count=<n> | -<n>] [--missing=(error|allow-any|allow-promisor|print)] [--exclude-promisor-objects] [--use-bitmap-index] [--stdin] [--end-of-options] <revs>... (--all, --branches, --tags, --remotes, --reflog, --indexed-objects, --not, ^<rev>, <a>..<b>) [--] [<path>...]';
 
 /** C's atoi, as git reads --max-count: leading blanks, a sign, then digits up to the first other character (none: 0). */
 function atoi(s: string): number {
@@ -68,6 +68,7 @@ export function revListCommand(open: () => Repository, argv: string[]): number {
   let firstParent = false;
   let bisect = false;
   let maxCount = -1;
+  let useBitmap = false;
   for (let i = 0; i < args.length; i++) {
     const a = args[i] as string;
     if (literal) revArgs.push([a, literal]);
@@ -94,6 +95,7 @@ export function revListCommand(open: () => Repository, argv: string[]): number {
       missing = v as MissingAction;
     } else if (a === '--stdin') stdin = true;
     else if (a === '--exclude-promisor-objects') excludePromisor = true;
+    else if (a === '--use-bitmap-index') useBitmap = true;
     else revArgs.push([a, false]);
   }
   const repo = open();
@@ -132,6 +134,17 @@ export function revListCommand(open: () => Repository, argv: string[]): number {
   if (paths.length > 0 && bisect) throw new PackwrightError('INVALID_ARGUMENT', '--bisect with paths is not supported');
   const pathspec = paths.length > 0 ? Pathspec.parse(paths, repo.prefix, repo.workTree) : undefined;
   if (revs.tips.length === 0 && !stdin) throw new UsageError(USAGE);
+  // git's try_bitmap_count and try_bitmap_traversal: a count (of commits, or with --objects of
+  // everything, then without a commit limit), or the objects without a commit limit; never with
+  // paths. The walks packwright does not take through bitmaps (--first-parent, --bisect, promisor
+  // exclusion, --missing=print) walk as usual: the same set, in the walk's order.
+  const bitmapCount = count && !(maxCount >= 0 && withObjects);
+  const bitmapList = !count && withObjects && maxCount < 0;
+  if (useBitmap && (bitmapCount || bitmapList) && pathspec === undefined && !firstParent && !bisect && !excludePromisor && missing !== 'print') {
+    const warn = repo.onWarning;
+    const walked = walkObjectsWithBitmap(repo.objects, revs.tips, { missing, ...(warn !== undefined ? { onWarning: warn } : {}) });
+    if (walked !== undefined) return printBitmapWalk(walked, bitmapCount, withObjects, maxCount);
+  }
   // Paths go into one arena while listing: an object is printed only once the pass over the
   // indexes has said it is there.
   let arena = Buffer.allocUnsafe(1 << 16);
@@ -212,6 +225,27 @@ export function revListCommand(open: () => Repository, argv: string[]): number {
     for (const n of absent) {
       out.byte(0x3f);
       out.hex(table.id(n));
+      out.byte(0x0a);
+    }
+  }
+  out.flush();
+  return 0;
+}
+
+/**
+ * What rev-list prints from a bitmap walk: the count (commits only without --objects, at most
+ * --max-count of them), or each object's id alone in the bitmap's order (git's show_object_fast).
+ */
+function printBitmapWalk(walked: WalkedObjects, count: boolean, withObjects: boolean, maxCount: number): number {
+  const out = new Output(1);
+  const { table, order } = walked;
+  if (count) {
+    let n = 0;
+    for (const o of order) if (withObjects || table.types[o] === OBJ_COMMIT) n++;
+    out.string(`${maxCount >= 0 ? Math.min(n, maxCount) : n}\n`);
+  } else {
+    for (const o of order) {
+      out.hex(table.id(o));
       out.byte(0x0a);
     }
   }

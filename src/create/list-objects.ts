@@ -18,6 +18,11 @@ export interface ListObjectsOptions {
   missing?: MissingAction;
   /** List only the tree entries these paths want (git's process_tree with the walk's pathspec). */
   pathspec?: Pathspec;
+  /**
+   * Asked of each tree before it is read: false leaves it out, unread and marked seen, with
+   * what it holds (git's include_check_obj; the bitmap walk skips trees a bitmap covers).
+   */
+  includeTree?: (n: number) => boolean;
 }
 
 const SLASH = 0x2f;
@@ -73,6 +78,7 @@ export class TreeLister {
     private readonly onMissing: (n: number, fromPromisor: boolean) => void,
     /** Only the entries it wants are listed (and not marked: another path may want one). */
     spec?: Pathspec,
+    private readonly includeTree?: (n: number) => boolean,
   ) {
     this.spec = spec?.limits === true ? spec : undefined;
     this.buildPaths = withPaths || this.spec !== undefined;
@@ -135,6 +141,10 @@ export class TreeLister {
     const buildPaths = this.buildPaths;
     const spec = this.spec;
     if (t.is(root, Flag.SEEN | Flag.UNINTERESTING)) return;
+    if (this.includeTree !== undefined && !this.includeTree(root)) {
+      t.mark(root, Flag.SEEN);
+      return;
+    }
     // Without paths, an end of 1 stands for "some path": only whether a path is empty matters.
     const rootEnd = buildPaths ? this.setPath(0, rootPath, 0, rootPath.length, false) : Math.min(rootPath.length, 1);
     // A tip's name counts in its entries' hashes, as git's path does; a commit's root is "".
@@ -164,6 +174,10 @@ export class TreeLister {
         if (t.is(n, Flag.SEEN | Flag.UNINTERESTING)) continue;
         const hash = nameHash(data, c.nameStart, c.nameEnd, frame.prefixHash);
         if (type === OBJ_TREE) {
+          if (this.includeTree !== undefined && !this.includeTree(n)) {
+            t.mark(n, Flag.SEEN);
+            continue;
+          }
           if (this.enter(n, end, hash, frame.promisor, all)) {
             descended = true;
             break;
@@ -198,7 +212,7 @@ export function* listSteps(walk: RevWalk, visit: ListVisitor, options: ListObjec
   const withPaths = options.paths === true;
   const missing = options.missing ?? 'error';
   const empty = new Uint8Array(0);
-  const lister = new TreeLister(walk, visit, withPaths, missingHandler(walk, missing), options.pathspec);
+  const lister = new TreeLister(walk, visit, withPaths, missingHandler(walk, missing), options.pathspec, options.includeTree);
   listCommitsAndPending(walk, visit, withPaths, lister);
   for (const n of walk.commits) {
     lister.listTree(walk.treeOf(n), empty);

@@ -205,6 +205,12 @@ export class RevWalk extends ObjectReader {
     return this.commitParents.get(n) ?? EMPTY;
   }
 
+  /**
+   * Asked of each commit as it leaves the queue: false stops the walk there, its parents not
+   * queued (git's include_check; the bitmap walk stops at commits a bitmap covers).
+   */
+  include: ((n: number) => boolean) | undefined;
+
   private onUninteresting: ((n: number) => void) | undefined;
 
   private setUninteresting(n: number): void {
@@ -214,6 +220,7 @@ export class RevWalk extends ObjectReader {
 
   /** git's process_parents: queue a commit's parents, passing on its exclusion. */
   private processParents(n: number, push: (n: number) => void): void {
+    if (this.include !== undefined && !this.include(n)) return;
     const t = this.table;
     const excluded = (t.flags[n] as number) & Flag.UNINTERESTING;
     if (!excluded && this.options.paths !== undefined) this.simplify(n, this.options.paths);

@@ -170,7 +170,7 @@ function coverStore(handle: StoreHandle, walk: RevWalk): void {
 }
 
 /** The pass over the indexes, then the listed objects less the missing ones (or the error for one). */
-function locateListed(handle: StoreHandle, walk: RevWalk, listed: readonly number[], options: WalkObjectsOptions): WalkedObjects {
+export function locateListed(handle: StoreHandle, walk: RevWalk, listed: readonly number[], options: WalkObjectsOptions): WalkedObjects {
   throwIfAborted(options.signal);
   const missingAction = options.missing ?? 'error';
   const table = walk.table;

@@ -1,0 +1,184 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import fc from 'fast-check';
+import { CLI, fileEndingIn, git, makeHistoryRepo, packwright, tempDir, type Format } from './helpers/git.js';
+import { Bitset, decodeEwah, EwahFormatError, PackBitmap } from '../src/bitmap/index.js';
+import { walkObjectsWithBitmap } from '../src/create/index.js';
+import { RevArgs } from '../src/refs/index.js';
+import { Repository } from '../src/repo/index.js';
+
+const FORMATS: Format[] = ['sha1', 'sha256'];
+
+/**
+ * An EWAH stream as git writes one (test-only encoder): runs of all-0 or all-1 words, each run
+ * followed by the literal words up to the next run, big-endian.
+ */
+function encodeEwah(words: bigint[], bitSize: number): Buffer {
+  const out: bigint[] = [];
+  let i = 0;
+  while (i < words.length) {
+    const w = words[i] as bigint;
+    let run = 0;
+    let bit = 0n;
+    if (w === 0n || w === 0xffffffffffffffffn) {
+      bit = w === 0n ? 0n : 1n;
+      while (i < words.length && words[i] === w) {
+        run++;
+        i++;
+      }
+    }
+    const literals: bigint[] = [];
+    while (i < words.length && words[i] !== 0n && words[i] !== 0xffffffffffffffffn) literals.push(words[i++] as bigint);
+    out.push(bit | (BigInt(run) << 1n) | (BigInt(literals.length) << 33n), ...literals);
+  }
+  const buf = Buffer.alloc(8 + 8 * out.length + 4);
+  buf.writeUInt32BE(bitSize, 0);
+  buf.writeUInt32BE(out.length, 4);
+  out.forEach((w, k) => buf.writeBigUInt64BE(w, 8 + 8 * k));
+  buf.writeUInt32BE(Math.max(0, out.length - 1), 8 + 8 * out.length);
+  return buf;
+}
+
+test('EWAH streams decode to the bits they encode, and runs past their size are refused', () => {
+  fc.assert(fc.property(fc.array(fc.oneof(fc.constant(0n), fc.constant(0xffffffffffffffffn), fc.bigInt({ min: 0n, max: 0xffffffffffffffffn })), { maxLength: 40 }), (words) => {
+    const bitSize = words.length * 64;
+    const stream = encodeEwah(words, bitSize);
+    const decoded = decodeEwah(stream, 0, stream.length, bitSize);
+    assert.equal(decoded.end, stream.length);
+    assert.equal(decoded.bitSize, bitSize);
+    for (let i = 0; i < bitSize; i++) assert.equal(decoded.bits.get(i), ((words[i >> 6] as bigint) >> BigInt(i & 63) & 1n) === 1n, `bit ${i}`);
+  }));
+  // A run of 3 words in a 64-bit bitmap, a stated size past what the pack has, cut data.
+  const run = encodeEwah([0xffffffffffffffffn, 0xffffffffffffffffn, 0xffffffffffffffffn], 64);
+  assert.throws(() => decodeEwah(run, 0, run.length, 64), (e: unknown) => e instanceof EwahFormatError && /run of 3 words/.test(e.message));
+  const big = encodeEwah([1n, 1n], 128);
+  assert.throws(() => decodeEwah(big, 0, big.length, 10), /more than the 10 objects/);
+  assert.throws(() => decodeEwah(big, 0, big.length - 6, 128), /corrupt ewah bitmap: eof in data/);
+  assert.throws(() => decodeEwah(big, 0, 3, 128), /eof before bit size/);
+});
+
+test('Bitset: or, xor, andNot, count and ordered iteration over a mask', () => {
+  const a = new Bitset(10);
+  for (const i of [1, 5, 31, 32, 70, 100]) a.set(i);
+  const b = new Bitset(200);
+  for (const i of [5, 32, 150]) b.set(i);
+  const seen: number[] = [];
+  a.forEachAnd(b, (i) => seen.push(i));
+  assert.deepEqual(seen, [5, 32]);
+  a.or(b);
+  assert.equal(a.count(), 7);
+  assert.equal(a.count(40), 4);
+  a.andNot(b);
+  assert.deepEqual([1, 5, 31, 32, 70, 100, 150].filter((i) => a.get(i)), [1, 31, 70, 100]);
+  a.xor(b);
+  assert.deepEqual([1, 5, 31, 32, 70, 100, 150].filter((i) => a.get(i)), [1, 5, 31, 32, 70, 100, 150]);
+});
+
+/**
+ * The history repository repacked by git with a bitmap (and, with `lookupTable`, the commit
+ * lookup table git 2.39 can write), then two commits made after it (loose objects: what only a
+ * walk finds, git's extended index).
+ */
+function bitmapRepo(dir: string, format: Format, lookupTable: boolean): string {
+  const repo = makeHistoryRepo(dir, format, 80);
+  git(repo, ['-c', `pack.writeBitmapLookupTable=${lookupTable}`, 'repack', '-adbq']);
+  let parent = git(repo, ['rev-parse', 'main']).toString().trim();
+  for (let i = 0; i < 2; i++) {
+    const blob = git(repo, ['hash-object', '-w', '--stdin'], `after the repack ${i}\n`).toString().trim();
+    const tree = git(repo, ['mktree'], `100644 blob ${blob}\tafter-${i}.txt\n`).toString().trim();
+    parent = git(repo, ['commit-tree', tree, '-p', parent, '-m', `after ${i}`]).toString().trim();
+  }
+  git(repo, ['update-ref', 'refs/heads/after', parent]);
+  git(repo, ['tag', '-a', '-m', 'on a loose commit', 'after-tag', parent]);
+  return repo;
+}
+
+const REVISIONS = [
+  ['--all'],
+  ['main'],
+  ['after'],
+  ['after', '^main'],
+  ['main', '^topic'],
+  ['v0.5..main'],
+  ['--tags'],
+  ['nested', 'tree-tag', 'blob-tag'],
+  ['after-tag', '^v1.0'],
+  ['main', '--not', 'v0.5', 'oct-a'],
+];
+
+for (const format of FORMATS) {
+  for (const lookupTable of [false, true]) {
+    test(`rev-list --use-bitmap-index prints what git's does, in its order (${format}${lookupTable ? ', lookup table' : ''})`, () => {
+      using tmp = tempDir();
+      const repo = bitmapRepo(tmp.path, format, lookupTable);
+      for (const revs of REVISIONS) {
+        const args = ['rev-list', '--use-bitmap-index', ...revs];
+        assert.equal(packwright(repo, [...args, '--objects']).toString(), git(repo, [...args, '--objects']).toString(), `--objects ${revs.join(' ')}`);
+        assert.equal(packwright(repo, [...args, '--count']).toString(), git(repo, [...args, '--count']).toString(), `--count ${revs.join(' ')}`);
+        assert.equal(packwright(repo, [...args, '--count', '--objects']).toString(), git(repo, [...args, '--count', '--objects']).toString(), `--count --objects ${revs.join(' ')}`);
+      }
+      // Bitmap order is not the walk's: the listing above came through the bitmap.
+      assert.notEqual(git(repo, ['rev-list', '--objects', '--all']).toString(), git(repo, ['rev-list', '--objects', '--all', '--use-bitmap-index']).toString());
+    });
+  }
+
+  test(`pack-objects --stdout counts from the bitmap: the objects git's rev-list gives, in a pack git accepts (${format})`, () => {
+    using tmp = tempDir();
+    const repo = bitmapRepo(tmp.path, format, false);
+    const repository = Repository.open(repo);
+    try {
+      for (const revs of [['--all'], ['after', '^v0.5'], ['main', '^topic']]) {
+        const tips = new RevArgs(repository);
+        for (const r of revs) tips.add(r);
+        const walked = walkObjectsWithBitmap(repository.objects, tips.tips);
+        assert.ok(walked !== undefined, `the bitmap is used for ${revs.join(' ')}`);
+        const expected = git(repo, ['rev-list', '--objects', ...revs]).toString().split('\n').filter(Boolean).map((l) => l.slice(0, 2 * (format === 'sha1' ? 20 : 32))).sort();
+        assert.deepEqual(Array.from(walked.order, (n) => Buffer.from(walked.table.id(n)).toString('hex')).sort(), expected, revs.join(' '));
+        const input = revs.map((r) => (r.startsWith('^') ? `--not\n${r.slice(1)}\n` : `${r}\n`)).join('').replace(/^--all\n/, '');
+        const pack = packwright(repo, ['pack-objects', '--revs', '--stdout', '-q', ...(revs[0] === '--all' ? ['--all'] : [])], input);
+        const check = join(tmp.path, `check-${format}-${revs.join('').replace(/[^a-z0-9]/g, '')}.git`);
+        git(tmp.path, ['init', '-q', '--bare', `--object-format=${format}`, check]);
+        const path = join(check, 'objects', 'pack', 'in.pack');
+        writeFileSync(path, pack);
+        git(check, ['index-pack', path]);
+        const got = git(check, ['verify-pack', '-v', path.replace(/\.pack$/, '.idx')]).toString().split('\n').filter((l) => /^[0-9a-f]{40,64} /.test(l)).map((l) => l.split(' ')[0] as string).sort();
+        assert.deepEqual(got, expected, `pack of ${revs.join(' ')}`);
+      }
+    } finally {
+      repository.close();
+    }
+  });
+}
+
+test('a damaged bitmap is reported and passed over: the walk gives git\'s objects', () => {
+  using tmp = tempDir();
+  const repo = bitmapRepo(tmp.path, 'sha1', false);
+  const path = join(repo, 'objects', 'pack', fileEndingIn(join(repo, 'objects', 'pack'), '.bitmap'));
+  const good = readFileSync(path);
+  const expected = git(repo, ['rev-list', '--objects', '--all']).toString();
+  const objectCount = Number(/in-pack: (\d+)/.exec(git(repo, ['count-objects', '-v']).toString())?.[1]);
+  const flipped = Buffer.from(good);
+  flipped[flipped.length - 100] = (flipped[flipped.length - 100] as number) ^ 0x10;
+  const version = Buffer.from(good);
+  version.writeUInt16BE(2, 4);
+  const damaged: [string, Buffer, RegExp][] = [
+    ['cut short in a set', good.subarray(0, 256), /corrupted bitmap index|corrupt ewah bitmap/],
+    ['cut short in the hash cache', good.subarray(0, 512), /corrupted bitmap index|corrupt ewah bitmap/],
+    ['a flipped bit', flipped, /checksum mismatch/],
+    ['a wrong signature', Buffer.concat([Buffer.from('BITX'), good.subarray(4)]), /wrong header/],
+    ['an unknown version', version, /unsupported version '2'/],
+    ['empty', Buffer.alloc(0), /too small/],
+  ];
+  for (const [what, bytes, message] of damaged) {
+    writeFileSync(path, bytes);
+    const run = spawnSync(process.execPath, [CLI, 'rev-list', '--objects', '--all', '--use-bitmap-index'], { cwd: repo, encoding: 'utf8' });
+    assert.equal(run.status, 0, what);
+    assert.match(run.stderr, message, what);
+    // The walk's order, since the bitmap was not used.
+    assert.equal(run.stdout, expected, what);
+    assert.throws(() => PackBitmap.open(path, { objectCount, hashLength: 20 }), (e: unknown) => (e as { code?: string }).code === 'BITMAP_CORRUPT', what);
+  }
+});
