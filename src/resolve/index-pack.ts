@@ -103,7 +103,10 @@ export interface IndexPackOptions {
    * block caches (memory-plan.ts `planPackHolding`).
    */
   memoryLimit?: number;
-  /** Packs from this size up (default 8 MiB) have pass 1 split across threads. */
+  /**
+   * Packs from this size up (default 8 MiB) have pass 1 split across threads, unless their entries
+   * average over 256 KiB or the memory plan has no room for what a split leaves behind.
+   */
   parallelScanMinSize?: number;
   /** Refuse packs larger than this many bytes (`--max-input-size`). */
   maxInputSize?: number;
@@ -429,7 +432,7 @@ class IndexPackJob {
       // Pass 1 split across threads: helpers scan regions into the shared copy, or, for a pack not
       // held in memory, into buffers of their own.
       const parallel = pool !== undefined && size >= (options.parallelScanMinSize ?? PARALLEL_SCAN_MIN) && size <= this.declared * SPLIT_MAX_ENTRY_BYTES
-        && this.declared * SPLIT_RETAINED_PER_OBJECT <= memoryLimit;
+        && this.declared * SPLIT_RETAINED_PER_OBJECT <= this.planMemory(this.declared).residentLimit;
       const holding = planPackHolding(memoryLimit, this.declared, size, this.threads, !parallel);
       scanOptions.keepDeltas = () => holding.keepDeltas;
       if (holding.holdPack) {
