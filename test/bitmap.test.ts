@@ -117,9 +117,18 @@ for (const format of FORMATS) {
       for (const revs of REVISIONS) {
         const args = ['rev-list', '--use-bitmap-index', ...revs];
         assert.equal(packwright(repo, [...args, '--objects']).toString(), git(repo, [...args, '--objects']).toString(), `--objects ${revs.join(' ')}`);
+        assert.equal(packwright(repo, args).toString(), git(repo, args).toString(), `commits of ${revs.join(' ')}`);
         assert.equal(packwright(repo, [...args, '--count']).toString(), git(repo, [...args, '--count']).toString(), `--count ${revs.join(' ')}`);
         assert.equal(packwright(repo, [...args, '--count', '--objects']).toString(), git(repo, [...args, '--count', '--objects']).toString(), `--count --objects ${revs.join(' ')}`);
       }
+      // --test-bitmap: a bitmapped commit's set is what the walk finds; a commit made after the
+      // repack has no bitmap, which is git's error.
+      const tested = spawnSync(process.execPath, [CLI, 'rev-list', '--test-bitmap', 'main'], { cwd: repo, encoding: 'utf8' });
+      assert.equal(tested.status, 0, tested.stderr);
+      assert.match(tested.stderr, /OK!/);
+      const none = spawnSync(process.execPath, [CLI, 'rev-list', '--test-bitmap', 'after'], { cwd: repo, encoding: 'utf8' });
+      assert.equal(none.status, 128);
+      assert.match(none.stderr, /doesn't have an indexed bitmap/);
       // Bitmap order is not the walk's: the listing above came through the bitmap.
       assert.notEqual(git(repo, ['rev-list', '--objects', '--all']).toString(), git(repo, ['rev-list', '--objects', '--all', '--use-bitmap-index']).toString());
     });

@@ -62,6 +62,15 @@ export class Bitset {
     return total;
   }
 
+  /** Whether both hold the same positions below `bits`. */
+  equals(other: Bitset, bits: number): boolean {
+    for (let i = 0; i < bits; i += 32) {
+      const keep = bits - i >= 32 ? 0xffffffff : (1 << (bits - i)) - 1;
+      if ((((this.words[i >>> 5] ?? 0) ^ (other.words[i >>> 5] ?? 0)) & keep) !== 0) return false;
+    }
+    return true;
+  }
+
   /** Calls `each` with every position set both here and in `mask`, in increasing order. */
   forEachAnd(mask: Bitset, each: (i: number) => void): void {
     const w = this.words;

@@ -1,4 +1,6 @@
-import { walkObjects, walkObjectsWithBitmap, type MissingAction, type WalkedObjects } from '../create/index.js';
+import { checkCommitBitmap, walkObjects, walkObjectsWithBitmap, type MissingAction, type WalkedObjects } from '../create/index.js';
+import { toHex } from '../hash/index.js';
+import type { RevTip } from '../refs/index.js';
 import { RevArgs } from '../refs/index.js';
 import type { Repository } from '../repo/index.js';
 import { OBJ_COMMIT } from '../objects/index.js';
@@ -69,6 +71,7 @@ export function revListCommand(open: () => Repository, argv: string[]): number {
   let bisect = false;
   let maxCount = -1;
   let useBitmap = false;
+  let testBitmap = false;
   for (let i = 0; i < args.length; i++) {
     const a = args[i] as string;
     if (literal) revArgs.push([a, literal]);
@@ -96,6 +99,7 @@ export function revListCommand(open: () => Repository, argv: string[]): number {
     } else if (a === '--stdin') stdin = true;
     else if (a === '--exclude-promisor-objects') excludePromisor = true;
     else if (a === '--use-bitmap-index') useBitmap = true;
+    else if (a === '--test-bitmap') testBitmap = true;
     else revArgs.push([a, false]);
   }
   const repo = open();
@@ -134,12 +138,14 @@ export function revListCommand(open: () => Repository, argv: string[]): number {
   if (paths.length > 0 && bisect) throw new PackwrightError('INVALID_ARGUMENT', '--bisect with paths is not supported');
   const pathspec = paths.length > 0 ? Pathspec.parse(paths, repo.prefix, repo.workTree) : undefined;
   if (revs.tips.length === 0 && !stdin) throw new UsageError(USAGE);
+  if (testBitmap) return testBitmapCommand(repo, revs.tips);
   // git's try_bitmap_count and try_bitmap_traversal: a count (of commits, or with --objects of
-  // everything, then without a commit limit), or the objects without a commit limit; never with
-  // paths. The walks packwright does not take through bitmaps (--first-parent, --bisect, promisor
-  // exclusion, --missing=print) walk as usual: the same set, in the walk's order.
+  // everything, then without a commit limit), or the commits (with --objects, every object)
+  // without a commit limit; never with paths. The walks packwright does not take through bitmaps
+  // (--first-parent, --bisect, promisor exclusion, --missing=print, --header) walk as usual: the
+  // same set, in the walk's order.
   const bitmapCount = count && !(maxCount >= 0 && withObjects);
-  const bitmapList = !count && withObjects && maxCount < 0;
+  const bitmapList = !count && maxCount < 0 && !header;
   if (useBitmap && (bitmapCount || bitmapList) && pathspec === undefined && !firstParent && !bisect && !excludePromisor && missing !== 'print') {
     const warn = repo.onWarning;
     const walked = walkObjectsWithBitmap(repo.objects, revs.tips, { missing, ...(warn !== undefined ? { onWarning: warn } : {}) });
@@ -233,6 +239,22 @@ export function revListCommand(open: () => Repository, argv: string[]): number {
 }
 
 /**
+ * git's rev-list --test-bitmap <commit>: the commit's stored bitmap against a walk of everything
+ * it reaches; "OK!" on stderr when they agree, else git's fatal error.
+ */
+function testBitmapCommand(repo: Repository, tips: readonly RevTip[]): number {
+  const tip = tips[0];
+  if (tips.length !== 1 || tip === undefined) throw new PackwrightError('INVALID_ARGUMENT', 'you must specify exactly one commit to test');
+  const check = checkCommitBitmap(repo.objects, tip.id);
+  process.stderr.write(`Bitmap v1 test (${check.entries} entries loaded)\n`);
+  if (check.bits === undefined) throw new PackwrightError('OBJECT_NOT_FOUND', `commit '${toHex(tip.id)}' doesn't have an indexed bitmap`);
+  process.stderr.write(`Found bitmap for '${toHex(tip.id)}'. ${check.bits} objects\n`);
+  if (!check.same) throw new PackwrightError('BITMAP_CORRUPT', 'mismatch in bitmap results');
+  process.stderr.write('OK!\n');
+  return 0;
+}
+
+/**
  * What rev-list prints from a bitmap walk: the count (commits only without --objects, at most
  * --max-count of them), or each object's id alone in the bitmap's order (git's show_object_fast).
  */
@@ -245,6 +267,7 @@ function printBitmapWalk(walked: WalkedObjects, count: boolean, withObjects: boo
     out.string(`${maxCount >= 0 ? Math.min(n, maxCount) : n}\n`);
   } else {
     for (const o of order) {
+      if (!withObjects && table.types[o] !== OBJ_COMMIT) continue;
       out.hex(table.id(o));
       out.byte(0x0a);
     }

@@ -11,7 +11,7 @@ import type { RevTip } from '../refs/rev-args.js';
 import { listObjects } from './list-objects.js';
 import { Flag, ObjectTable } from './object-table.js';
 import { RevWalk, type MissingAction } from './rev-walk.js';
-import { locateListed, type WalkedObjects } from './walk-objects.js';
+import { locateListed, walkObjects, type WalkedObjects } from './walk-objects.js';
 
 export interface BitmapWalkOptions {
   /** What to do with missing trees and blobs met outside the bitmapped pack (default 'error'). */
@@ -114,6 +114,36 @@ export function walkObjectsWithBitmap(handle: StoreHandle, tips: readonly RevTip
     if (result.get(N + e)) add(index.ext.id(e), index.ext.types[e] as number, index.ext.nameHashes[e] as number);
   }
   return locateListed(handle, walk, listed, { missing, ...(options.blobError !== undefined ? { blobError: options.blobError } : {}), ...(options.signal !== undefined ? { signal: options.signal } : {}) });
+}
+
+export interface CommitBitmapCheck {
+  /** Entries (bitmapped commits) in the bitmap. */
+  entries: number;
+  /** Objects the commit's stored set holds; undefined when the commit has none. */
+  bits?: number;
+  /** Whether the stored set is exactly what a walk from the commit finds. */
+  same: boolean;
+}
+
+/**
+ * git's `rev-list --test-bitmap`: the stored set of `commit` against a walk of everything it
+ * reaches. BITMAP_CORRUPT when the repository has no bitmap that can be read.
+ */
+export function checkCommitBitmap(handle: StoreHandle, commit: Uint8Array, onWarning?: (message: string) => void): CommitBitmapCheck {
+  const index = openBitmap(handle, onWarning ?? (() => {}));
+  if (index === undefined) throw new PackwrightError('BITMAP_CORRUPT', 'failed to load bitmap indexes');
+  const entries = index.bitmap.entryCount;
+  const stored = index.commitSet(commit);
+  if (stored === undefined) return { entries, same: false };
+  const walked = walkObjects(handle, [{ id: Buffer.from(commit), uninteresting: false, name: toHex(commit) }]);
+  const found = new Bitset(index.count);
+  let outside = false;
+  for (const n of walked.order) {
+    const pos = index.position(walked.table.id(n));
+    if (pos < 0 || pos >= index.count) outside = true;
+    else found.set(pos);
+  }
+  return { entries, bits: stored.count(index.count), same: !outside && found.equals(stored, index.count) };
 }
 
 /** A tip of one side, tags peeled into roots of their own. */

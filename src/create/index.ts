@@ -7,8 +7,8 @@ export { locateObjects, locateAdded, LOOSE, NOWHERE } from './locate-objects.js'
 export type { ObjectLocations } from './locate-objects.js';
 export { walkObjects, walkObjectsSliced, walkObjectsParallel } from './walk-objects.js';
 export type { WalkObjectsOptions, WalkedObjects } from './walk-objects.js';
-export { walkObjectsWithBitmap } from './bitmap-walk.js';
-export type { BitmapWalkOptions } from './bitmap-walk.js';
+export { walkObjectsWithBitmap, checkCommitBitmap } from './bitmap-walk.js';
+export type { BitmapWalkOptions, CommitBitmapCheck } from './bitmap-walk.js';
 export { createPack } from './create-pack.js';
 export type { CreatePackOptions, CreatePackResult, CreatePackStats, CreatePackPhase } from './create-pack.js';
 export { planPack, Entry } from './pack-plan.js';
