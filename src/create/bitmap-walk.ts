@@ -103,10 +103,17 @@ export function walkObjectsWithBitmap(handle: StoreHandle, tips: readonly RevTip
   const bitmap = index.bitmap;
   const positions = index.order;
   const packIndex = index.pack.index;
+  t.reserve(result.count());
+  // Ids straight from the index's bytes: no view object per id.
+  const idData = packIndex.idData();
   for (const [type, ofType] of [[OBJ_COMMIT, bitmap.commits], [OBJ_TREE, bitmap.trees], [OBJ_BLOB, bitmap.blobs], [OBJ_TAG, bitmap.tags]] as const) {
     result.forEachAnd(ofType, (k) => {
       const i = positions[k] as number;
-      add(packIndex.id(i), type, bitmap.hashes?.[i] ?? 0);
+      const n = t.intern(idData, packIndex.idPosition(i));
+      t.types[n] = type;
+      t.nameHashes[n] = bitmap.hashes?.[i] ?? 0;
+      t.mark(n, Flag.SEEN | Flag.LISTED);
+      listed.push(n);
     });
   }
   const N = index.count;

@@ -143,8 +143,22 @@ export class ObjectTable {
     return this.ids.subarray(n * this.hashLength, (n + 1) * this.hashLength);
   }
 
-  private growArrays(): void {
-    const capacity = Math.max(1024, this.types.length * 2);
+  /**
+   * Makes room for `more` objects at once, for a caller that knows how many it will add (the
+   * bitmap walk: every object of a pack), instead of growing and rehashing by doubling.
+   */
+  reserve(more: number): void {
+    const want = this.count + more;
+    if (want > this.types.length) this.growArrays(want);
+    if (want * 2 > this.slots.length) {
+      let size = this.slots.length;
+      while (size < want * 2) size *= 2;
+      this.rehash(size);
+    }
+  }
+
+  private growArrays(atLeast = 0): void {
+    const capacity = Math.max(1024, this.types.length * 2, atLeast);
     const grow = <T extends Uint8Array | Uint32Array>(a: T, make: (n: number) => T, width = 1): T => {
       const b = make(capacity * width);
       b.set(a);
@@ -156,8 +170,7 @@ export class ObjectTable {
     this.nameHashes = grow(this.nameHashes, (n) => new Uint32Array(n));
   }
 
-  private rehash(): void {
-    const size = this.slots.length * 2;
+  private rehash(size = this.slots.length * 2): void {
     const slots = new Int32Array(size);
     this.mask = size - 1;
     for (let n = 0; n < this.count; n++) {
