@@ -52,8 +52,7 @@ const GROUPS = [
   { commands: 'index-pack unpack-objects', internal: true, scripts: ['t5500-fetch-pack.sh', 't5601-clone.sh', 't5510-fetch.sh', 't5504-fetch-receive-strict.sh', 't5516-fetch-push.sh'] },
   { commands: 'rev-list', scripts: ['t6000-rev-list-misc.sh', 't6004-rev-list-path-optim.sh'] },
   // Reading reachability bitmaps (git's repack writes them): the script's own rev-list
-  // --use-bitmap-index and pack-objects calls. Known failures: symmetric differences (A...B),
-  // which packwright's revision arguments do not take (8), and git's whole-pack reuse, which
+  // --use-bitmap-index and pack-objects calls. Known failures: git's whole-pack reuse, which
   // prints 'pack-reused N' (2).
   { commands: 'rev-list pack-objects', scripts: ['t5310-pack-bitmaps.sh'] },
   { commands: 'fsck', scripts: ['t1450-fsck.sh', 't5318-commit-graph.sh'] },

@@ -54,6 +54,10 @@ for (const format of FORMATS) {
       ['main:src', 'main~4:doc'],
       ['tree-tag', 'blob-tag'],
       ['loose', '^main~10'],
+      ['main...topic'],
+      ['unmerged...main'],
+      ['oct-a...oct-b', '^v0.5'],
+      ['loose...'],
     ];
     for (const revs of cases) {
       assert.equal(packwright(repo, ['rev-list', '--objects', ...revs]).toString(), git(repo, ['rev-list', '--objects', ...revs]).toString(), revs.join(' '));

@@ -1,7 +1,7 @@
 import { existsSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { wildmatch } from '../config/index.js';
-import { approxidate, DWIM_RULES, symbolicFullName } from '../refs/index.js';
+import { approxidate, DWIM_RULES, mergeBases, symbolicFullName } from '../refs/index.js';
 import { isPackwrightError, PackwrightError } from '../errors/index.js';
 import { parseCommit } from '../objects/index.js';
 import { Repository, gitFileTarget, parseIndexFile, setupRepository, type RepositorySetup } from '../repo/index.js';
@@ -391,7 +391,7 @@ function tryRange(repo: Repository, arg: string): { reversed: boolean; id: Buffe
     const ib = resolveOr(b);
     if (ia === undefined || ib === undefined) return undefined;
     if (three < 0) return [{ reversed: false, id: ib, name: b }, { reversed: true, id: ia, name: a }];
-    const bases = mergeBases(repo, ia, ib);
+    const bases = mergeBasesOf(repo, ia, ib);
     if (bases === undefined) return undefined;
     return [{ reversed: false, id: ib, name: b }, { reversed: false, id: ia, name: a }, ...bases.map((id) => ({ reversed: true, id, name: id.toString('hex') }))];
   }
@@ -417,10 +417,10 @@ function tryRange(repo: Repository, arg: string): { reversed: boolean; id: Buffe
 }
 
 /**
- * The merge bases of two commits (peeled from whatever names them): the common ancestors that are
- * no other common ancestor's ancestor. Undefined when one is not a commit-ish.
+ * The merge bases of two commits (peeled from whatever names them; refs/merge-bases.ts).
+ * Undefined when one is not a commit-ish.
  */
-function mergeBases(repo: Repository, a: Buffer, b: Buffer): Buffer[] | undefined {
+function mergeBasesOf(repo: Repository, a: Buffer, b: Buffer): Buffer[] | undefined {
   let ca: Buffer;
   let cb: Buffer;
   try {
@@ -430,31 +430,7 @@ function mergeBases(repo: Repository, a: Buffer, b: Buffer): Buffer[] | undefine
     if (isPackwrightError(e)) return undefined;
     throw e;
   }
-  const ancestors = (start: Buffer): Set<string> => {
-    const seen = new Set<string>();
-    const stack = [start];
-    while (stack.length > 0) {
-      const id = stack.pop() as Buffer;
-      const hex = id.toString('hex');
-      if (seen.has(hex)) continue;
-      seen.add(hex);
-      try {
-        stack.push(...parseCommit(repo.objects.read(id).data, repo.store.hashLength).parents);
-      } catch (e) {
-        if (!isPackwrightError(e)) throw e;
-      }
-    }
-    return seen;
-  };
-  const fromA = ancestors(ca);
-  const common = [...ancestors(cb)].filter((h) => fromA.has(h));
-  const commonSet = new Set(common);
-  // A common ancestor that another common ancestor reaches is not a merge base.
-  const reached = new Set<string>();
-  for (const h of common) {
-    for (const anc of ancestors(Buffer.from(h, 'hex'))) if (anc !== h && commonSet.has(anc)) reached.add(anc);
-  }
-  return common.filter((h) => !reached.has(h)).map((h) => Buffer.from(h, 'hex'));
+  return mergeBases(repo.objects, ca, cb);
 }
 
 /** The full ref name a name stands for (git's dwim_ref, with @{-n} and @{upstream}), or undefined when it names no ref. */

@@ -8,3 +8,4 @@ export { isValidRefname } from './refname.js';
 export { approxidate } from './approxidate.js';
 export { readReflog, parseReflog } from './reflog.js';
 export type { ReflogEntry } from './reflog.js';
+export { mergeBases } from './merge-bases.js';

@@ -1,6 +1,7 @@
 import { PackwrightError } from '../errors/packwright-error.js';
 import { wildmatch } from '../config/wildmatch.js';
 import { allReflogs, readReflogFile } from './reflog.js';
+import { mergeBases } from './merge-bases.js';
 import { resolveRevision, type RevisionContext } from './resolve-revision.js';
 
 /** A starting point of a history walk: an object to include, or one whose history to leave out. */
@@ -17,7 +18,7 @@ export interface RevTip {
 
 /**
  * Reads `git rev-list`-style arguments into tips: revisions (`A`, `^B`, `A..B`, `A..`, `..B`), and
- * `--all`, `--branches[=<glob>]`, `--tags[=<glob>]`, `--remotes[=<glob>]`, `--reflog`, `--indexed-objects`, `--not` (which flips
+ * `A...B`, `--all`, `--branches[=<glob>]`, `--tags[=<glob>]`, `--remotes[=<glob>]`, `--reflog`, `--indexed-objects`, `--not` (which flips
  * exclusion for what follows, as in git). Options it does not know are INVALID_ARGUMENT, a name
  * that resolves to nothing REF_NOT_FOUND.
  */
@@ -64,7 +65,20 @@ export class RevArgs {
       return;
     }
     if (arg.startsWith('-')) throw new PackwrightError('INVALID_ARGUMENT', `unknown revision option '${arg}'`);
-    if (arg.includes('...')) throw new PackwrightError('INVALID_ARGUMENT', `symmetric differences (${arg}) are not supported`);
+    const three = arg.indexOf('...');
+    if (three >= 0) {
+      // git's A...B: both sides, less what their merge bases reach (those first, as git adds them).
+      const left = arg.slice(0, three) || 'HEAD';
+      const right = arg.slice(three + 3) || 'HEAD';
+      const a = this.resolve(left);
+      const b = this.resolve(right);
+      for (const base of mergeBases(this.ctx.objects, this.resolve(`${left}^{commit}`), this.resolve(`${right}^{commit}`))) {
+        this.tips.push({ id: base, uninteresting: !this.negated, name: base.toString('hex') });
+      }
+      this.tips.push({ id: a, uninteresting: this.negated, name: left });
+      this.tips.push({ id: b, uninteresting: this.negated, name: right });
+      return;
+    }
     const dots = arg.indexOf('..');
     if (dots >= 0) {
       const from = arg.slice(0, dots) || 'HEAD';
