@@ -25,6 +25,32 @@ export interface DecodedEwah {
   end: number;
 }
 
+/** Where an EWAH bitmap's parts lie: its stated bit count, its words, and where it ends. */
+export interface EwahExtent {
+  bitSize: number;
+  wordCount: number;
+  wordsAt: number;
+  end: number;
+}
+
+/**
+ * The extent of the EWAH bitmap at `data[at..]`, its sizes checked against `end` (what a reader
+ * that skips over a bitmap needs, and the start of decoding one).
+ */
+export function ewahExtent(data: Uint8Array, at: number, end: number): EwahExtent {
+  const view = new DataView(data.buffer, data.byteOffset, data.byteLength);
+  // Messages in git's words (ewah_read_mmap): its tests look for "corrupt ewah bitmap".
+  if (end - at < 4) throw new EwahFormatError('corrupt ewah bitmap: eof before bit size', at);
+  if (end - at < 8) throw new EwahFormatError('corrupt ewah bitmap: eof before length', at + 4);
+  const bitSize = view.getUint32(at);
+  const wordCount = view.getUint32(at + 4);
+  const wordsAt = at + 8;
+  if (wordCount * 8 > end - wordsAt) throw new EwahFormatError(`corrupt ewah bitmap: eof in data (${wordCount * 8 - (end - wordsAt)} bytes short)`, at + 4);
+  if (wordCount * 8 + 4 > end - wordsAt) throw new EwahFormatError('corrupt ewah bitmap: eof before rlw', wordsAt + wordCount * 8);
+  // The position of the last run-length word follows (for appending; a reader has no use for it).
+  return { bitSize, wordCount, wordsAt, end: wordsAt + 8 * wordCount + 4 };
+}
+
 /**
  * Decodes the EWAH bitmap at `data[at..]`, which must end by `end`, into a dense set. `maxBits`
  * bounds what it may hold (the objects of the pack): a larger stated size or a run past it is an
@@ -32,16 +58,9 @@ export interface DecodedEwah {
  */
 export function decodeEwah(data: Uint8Array, at: number, end: number, maxBits: number): DecodedEwah {
   const view = new DataView(data.buffer, data.byteOffset, data.byteLength);
-  // Messages in git's words (ewah_read_mmap): its tests look for "corrupt ewah bitmap".
-  if (end - at < 4) throw new EwahFormatError('corrupt ewah bitmap: eof before bit size', at);
-  if (end - at < 8) throw new EwahFormatError('corrupt ewah bitmap: eof before length', at + 4);
-  const bitSize = view.getUint32(at);
-  const wordCount = view.getUint32(at + 4);
+  const { bitSize, wordCount, wordsAt, end: next } = ewahExtent(data, at, end);
   // git's writer states whole words (its sets' bit counts are multiples of 64).
   if (bitSize > Math.ceil(maxBits / 64) * 64) throw new EwahFormatError(`corrupt ewah bitmap: ${bitSize} bits, more than the ${maxBits} objects it covers`, at);
-  const wordsAt = at + 8;
-  if (wordCount * 8 > end - wordsAt) throw new EwahFormatError(`corrupt ewah bitmap: eof in data (${wordCount * 8 - (end - wordsAt)} bytes short)`, at + 4);
-  if (wordCount * 8 + 4 > end - wordsAt) throw new EwahFormatError('corrupt ewah bitmap: eof before rlw', wordsAt + wordCount * 8);
   // Whole 64-bit words the bits fill: runs and literals must stay inside them.
   const limit = Math.ceil(bitSize / 64);
   const bits = new Bitset(limit * 64);
@@ -67,6 +86,5 @@ export function decodeEwah(data: Uint8Array, at: number, end: number, maxBits: n
       out[2 * word] = view.getUint32(w + 4);
     }
   }
-  // The position of the last run-length word (for appending; a reader has no use for it).
-  return { bits, bitSize, end: wordsAt + 8 * wordCount + 4 };
+  return { bits, bitSize, end: next };
 }

@@ -17,7 +17,7 @@ import { PackwrightError } from '../errors/packwright-error.js';
 import { hashBytes } from '../hash/hash-object.js';
 import { formatForHashLength } from '../hash/object-format.js';
 import { Bitset } from './bitset.js';
-import { decodeEwah, EwahFormatError } from './ewah.js';
+import { decodeEwah, ewahExtent, EwahFormatError } from './ewah.js';
 
 const SIGNATURE = 0x4249544d; // "BITM"
 const OPT_FULL_DAG = 0x1;
@@ -106,7 +106,7 @@ export class PackBitmap {
       const position = view.getUint32(at);
       const xor = view.getUint8(at + 4);
       if (position >= N) this.fail(`corrupt ewah bitmap: commit index ${position} out of range`, at);
-      const set = this.decodeSizes(at + 6, end, i);
+      const set = this.ewah(i, () => ewahExtent(data, at + 6, end).end);
       if (xor > MAX_XOR_OFFSET || xor > i) this.fail(`corrupted bitmap pack index (entry ${i} has XOR offset ${xor})`, at + 4);
       if (this.byPosition.has(position)) this.fail(`duplicate entry in bitmap index: index position ${position}`, at);
       this.byPosition.set(position, i);
@@ -122,15 +122,6 @@ export class PackBitmap {
     if (options.packHash !== undefined && !Buffer.from(data.buffer, data.byteOffset + 12, H).equals(options.packHash)) {
       this.fail('corrupted bitmap index file (it names another pack)', 12);
     }
-  }
-
-  /** Where the EWAH set at `at` ends, its sizes checked against the bytes up to `end`. */
-  private decodeSizes(at: number, end: number, entry: number): number {
-    const view = new DataView(this.data.buffer, this.data.byteOffset, this.data.byteLength);
-    if (end - at < 8) this.fail(`corrupt ewah bitmap: eof before length (entry ${entry})`, at);
-    const words = view.getUint32(at + 4);
-    if (words * 8 + 12 > end - at) this.fail(`corrupt ewah bitmap: eof in data (entry ${entry}, ${words * 8 + 12 - (end - at)} bytes short)`, at + 4);
-    return at + 12 + 8 * words;
   }
 
   /** Reads and checks `path`, the bitmap of a pack of `options.objectCount` objects. */
@@ -184,8 +175,13 @@ export class PackBitmap {
   }
 
   private decodeAt(at: number, end: number, entry: number): { bits: Bitset; end: number } {
+    return this.ewah(entry, () => decodeEwah(this.data, at, end, this.options.objectCount));
+  }
+
+  /** `read` of an EWAH set, its format errors BITMAP_CORRUPT naming the entry (-1: a type set). */
+  private ewah<T>(entry: number, read: () => T): T {
     try {
-      return decodeEwah(this.data, at, end, this.options.objectCount);
+      return read();
     } catch (e) {
       if (!(e instanceof EwahFormatError)) throw e;
       return this.fail(`${entry >= 0 ? `bitmap entry ${entry}` : 'type bitmap'}: ${e.message}`, e.position);
