@@ -11,7 +11,7 @@ import type { RevTip } from '../refs/rev-args.js';
 import { listObjects } from './list-objects.js';
 import { Flag, ObjectTable } from './object-table.js';
 import { RevWalk, type MissingAction } from './rev-walk.js';
-import { locateListed, walkObjects, type WalkedObjects } from './walk-objects.js';
+import { locateListed, throwIfAborted, walkObjects, type WalkedObjects } from './walk-objects.js';
 
 export interface BitmapWalkOptions {
   /** What to do with missing trees and blobs met outside the bitmapped pack (default 'error'). */
@@ -93,8 +93,9 @@ export function walkObjectsWithBitmap(handle: StoreHandle, tips: readonly RevTip
   const t = walk.table;
   for (let n = 0; n < t.count; n++) t.unmark(n, Flag.LISTED);
   const listed: number[] = [];
-  const add = (id: Uint8Array, type: number, hash: number): void => {
-    const n = t.intern(id);
+  /** Lists the object whose id is at `ids[at..]`; ids are read in place, with no view object each. */
+  const add = (ids: Uint8Array, at: number, type: number, hash: number): void => {
+    const n = t.intern(ids, at);
     t.types[n] = type;
     t.nameHashes[n] = hash;
     t.mark(n, Flag.SEEN | Flag.LISTED);
@@ -104,21 +105,17 @@ export function walkObjectsWithBitmap(handle: StoreHandle, tips: readonly RevTip
   const positions = index.order;
   const packIndex = index.pack.index;
   t.reserve(result.count());
-  // Ids straight from the index's bytes: no view object per id.
   const idData = packIndex.idData();
   for (const [type, ofType] of [[OBJ_COMMIT, bitmap.commits], [OBJ_TREE, bitmap.trees], [OBJ_BLOB, bitmap.blobs], [OBJ_TAG, bitmap.tags]] as const) {
     result.forEachAnd(ofType, (k) => {
       const i = positions[k] as number;
-      const n = t.intern(idData, packIndex.idPosition(i));
-      t.types[n] = type;
-      t.nameHashes[n] = bitmap.hashes?.[i] ?? 0;
-      t.mark(n, Flag.SEEN | Flag.LISTED);
-      listed.push(n);
+      add(idData, packIndex.idPosition(i), type, bitmap.hashes?.[i] ?? 0);
     });
   }
   const N = index.count;
-  for (let e = 0; e < index.ext.count; e++) {
-    if (result.get(N + e)) add(index.ext.id(e), index.ext.types[e] as number, index.ext.nameHashes[e] as number);
+  const ext = index.ext;
+  for (let e = 0; e < ext.count; e++) {
+    if (result.get(N + e)) add(ext.ids, e * ext.hashLength, ext.types[e] as number, ext.nameHashes[e] as number);
   }
   return locateListed(handle, walk, listed, { missing, ...(options.blobError !== undefined ? { blobError: options.blobError } : {}), ...(options.signal !== undefined ? { signal: options.signal } : {}) });
 }
@@ -288,8 +285,4 @@ function openBitmap(handle: StoreHandle, warn: (message: string) => void): Bitma
     }
   }
   return found;
-}
-
-function throwIfAborted(signal: AbortSignal | undefined): void {
-  if (signal?.aborted) throw new PackwrightError('ABORTED', 'the walk was aborted');
 }

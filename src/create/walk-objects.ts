@@ -196,6 +196,7 @@ export function locateListed(handle: StoreHandle, walk: RevWalk, listed: readonl
   return { walk, table, order: order.subarray(0, kept), locations, missing };
 }
 
-function throwIfAborted(signal: AbortSignal | undefined): void {
+/** The walks' abort check (a walk's own words; the bitmap walk shares it). */
+export function throwIfAborted(signal: AbortSignal | undefined): void {
   if (signal?.aborted) throw new PackwrightError('ABORTED', 'the walk was aborted');
 }
