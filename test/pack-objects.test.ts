@@ -32,6 +32,14 @@ function checkRepo(dir: string, format: Format): string {
   return at;
 }
 
+/**
+ * A fast-import commit `n` (mark n + 1, its own file f<n>, one second after commit n - 1) on
+ * `ref`, from commit `from` when given: the small histories of the unreachable and cruft tests.
+ */
+function fastImportCommit(ref: string, n: number, from?: number): string {
+  return `commit ${ref}\nmark :${n + 1}\ncommitter A <a@example.com> ${1700000000 + n} +0000\ndata 3\nc${n}\n${from !== undefined ? `from :${from + 1}\n` : ''}M 100644 inline f${n}\ndata 6\nblob${n}\n\n`;
+}
+
 function revListIds(repo: string, revs: string[]): string[] {
   return git(repo, ['rev-list', '--objects', ...revs]).toString().split('\n').filter(Boolean).map((l) => l.slice(0, l.indexOf(' ') < 0 ? l.length : l.indexOf(' '))).sort();
 }
@@ -688,9 +696,7 @@ for (const format of FORMATS) {
     using dir = tempDir();
     const origin = join(dir.path, 'origin.git');
     git(dir.path, ['init', '-q', '--bare', '-b', 'main', `--object-format=${format}`, origin]);
-    const commit = (ref: string, n: number, from?: number): string =>
-      `commit ${ref}\nmark :${n + 1}\ncommitter A <a@example.com> ${1700000000 + n} +0000\ndata 3\nc${n}\n${from !== undefined ? `from :${from + 1}\n` : ''}M 100644 inline f${n}\ndata 6\nblob${n}\n\n`;
-    git(origin, ['fast-import', '--quiet'], commit('refs/heads/main', 0) + commit('refs/heads/main', 1, 0) + commit('refs/heads/side', 2, 1) + commit('refs/heads/gone', 3, 1));
+    git(origin, ['fast-import', '--quiet'], fastImportCommit('refs/heads/main', 0) + fastImportCommit('refs/heads/main', 1, 0) + fastImportCommit('refs/heads/side', 2, 1) + fastImportCommit('refs/heads/gone', 3, 1));
     git(origin, ['repack', '-adq']);
     // A pack with a .keep holding an object that is unreachable too: it is never loosened.
     const keptBlob = git(origin, ['hash-object', '-w', '--stdin'], 'kept and unreachable\n').toString().trim();
@@ -807,9 +813,7 @@ for (const format of FORMATS) {
     using dir = tempDir();
     const origin = join(dir.path, 'origin.git');
     git(dir.path, ['init', '-q', '--bare', '-b', 'main', `--object-format=${format}`, origin]);
-    const commit = (ref: string, n: number, from?: number): string =>
-      `commit ${ref}\nmark :${n + 1}\ncommitter A <a@example.com> ${1700000000 + n} +0000\ndata 3\nc${n}\n${from !== undefined ? `from :${from + 1}\n` : ''}M 100644 inline f${n}\ndata 6\nblob${n}\n\n`;
-    git(origin, ['fast-import', '--quiet'], commit('refs/heads/main', 0) + commit('refs/heads/main', 1, 0) + commit('refs/heads/gone', 2, 1) + commit('refs/heads/old', 3, 1));
+    git(origin, ['fast-import', '--quiet'], fastImportCommit('refs/heads/main', 0) + fastImportCommit('refs/heads/main', 1, 0) + fastImportCommit('refs/heads/gone', 2, 1) + fastImportCommit('refs/heads/old', 3, 1));
     git(origin, ['repack', '-adq']);
     const packDir = join(origin, 'objects', 'pack');
     const old = readdirSync(packDir).find((f) => f.endsWith('.pack')) as string;
