@@ -9,7 +9,7 @@ function reference(ids: Uint8Array, n: number, H: number): number[] {
   return Array.from({ length: n }, (_, i) => i).sort((a, b) => compareBytes(ids, a * H, ids, b * H, H) || a - b);
 }
 
-test('sortIds orders ids as a comparator does, by both of its methods, prefixes shared and ids repeated', () => {
+test('sortIds orders ids as a comparator does, by both of its methods and into a given table, prefixes shared and ids repeated', () => {
   // Ids drawn from a few prefixes, so buckets, shared four- and six-byte runs and duplicates all occur.
   const id = (H: number): fc.Arbitrary<number[]> => fc.tuple(fc.constantFrom(0, 1, 255), fc.constantFrom(0, 7), fc.array(fc.integer({ min: 0, max: 3 }), { minLength: H - 2, maxLength: H - 2 }))
     .map(([a, b, rest]) => [a, b, ...rest]);
@@ -18,7 +18,14 @@ test('sortIds orders ids as a comparator does, by both of its methods, prefixes 
       const ids = Uint8Array.from(list.flat());
       const want = reference(ids, list.length, H);
       assert.deepEqual(Array.from(sortIds(ids, list.length, H)), want);
-      assert.deepEqual(Array.from(sortIds(ids, list.length, H, 0)), want);
+      assert.deepEqual(Array.from(sortIds(ids, list.length, H, { bucketedFrom: 0 })), want);
+      // Into a caller's table, longer than needed and not zeroed, by both methods.
+      for (const bucketedFrom of [0, Infinity]) {
+        const into = new Uint32Array(list.length + 3).fill(0xdeadbeef);
+        const got = sortIds(ids, list.length, H, { into, bucketedFrom });
+        assert.equal(got.buffer, into.buffer);
+        assert.deepEqual(Array.from(got), want);
+      }
     }), { numRuns: 300 });
   }
 });

@@ -7,15 +7,26 @@ import { compareBytes } from '../hash/hex.js';
  */
 const BUCKETED_FROM = 2 ** 16;
 
+export interface SortIdsOptions {
+  /**
+   * Write the order into this table (its first n entries) instead of a new one: a caller with a
+   * table it no longer needs spares the collector a copy (at 10M entries, 38 MiB).
+   */
+  into?: Uint32Array;
+  /** Sort by buckets from this many entries (default 2^16; tests lower it). */
+  bucketedFrom?: number;
+}
+
 /**
  * Returns entry numbers ordered by id (ties by entry number, i.e. by pack offset). Packs the first
  * 32 bits of each id with the entry number into one double and lets the native numeric sort do
  * the bulk; only runs sharing those 32 bits are then compared in full. The entry number must fit
  * beside the 32 bits in a double's 53 (2^21 entries); from 2^16 on, `sortIdsBucketed` does the work.
  */
-export function sortIds(ids: Uint8Array, n: number, H: number, bucketedFrom = BUCKETED_FROM): Uint32Array {
-  if (n >= bucketedFrom) return sortIdsBucketed(ids, n, H);
-  const order = new Uint32Array(n);
+export function sortIds(ids: Uint8Array, n: number, H: number, options: SortIdsOptions = {}): Uint32Array {
+  const order = options.into?.subarray(0, n) ?? new Uint32Array(n);
+  if (order.length < n) throw new RangeError(`sortIds: room for ${order.length} entries, not ${n}`);
+  if (n >= (options.bucketedFrom ?? BUCKETED_FROM)) return sortIdsBucketed(ids, n, H, order);
   const cmp = (a: number, b: number): number => compareBytes(ids, a * H, ids, b * H, H) || a - b;
   const bits = Math.max(1, Math.ceil(Math.log2(n + 1)));
   const scale = 2 ** bits;
@@ -49,7 +60,7 @@ export function sortIds(ids: Uint8Array, n: number, H: number, bucketedFrom = BU
  * only runs equal in all six bytes compared in full. At 10M ids: buckets of ~150, no comparator
  * over the whole (which would take ~10 s).
  */
-function sortIdsBucketed(ids: Uint8Array, n: number, H: number): Uint32Array {
+function sortIdsBucketed(ids: Uint8Array, n: number, H: number, order: Uint32Array): Uint32Array {
   const starts = new Uint32Array(65537);
   for (let i = 0; i < n; i++) {
     const b = ((ids[i * H] as number) << 8) | (ids[i * H + 1] as number);
@@ -60,7 +71,6 @@ function sortIdsBucketed(ids: Uint8Array, n: number, H: number): Uint32Array {
     largest = Math.max(largest, starts[b + 1] as number);
     starts[b + 1] = (starts[b + 1] as number) + (starts[b] as number);
   }
-  const order = new Uint32Array(n);
   const fill = starts.slice(0, 65536);
   for (let i = 0; i < n; i++) {
     const b = ((ids[i * H] as number) << 8) | (ids[i * H + 1] as number);

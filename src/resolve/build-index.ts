@@ -23,7 +23,9 @@ export interface BuiltIndex {
 export function buildIndex(scan: PackScan, format: ObjectFormat, name: string, strict: boolean, writeOptions: WriteIndexOptions, sorted?: Uint32Array): BuiltIndex {
   const H = hashLength(format);
   const n = scan.count;
-  const order = sorted ?? sortIds(scan.ids, n, H);
+  const order = sorted ?? sortIds(scan.ids, n, H, scan.spare !== undefined && scan.spare.length >= n ? { into: scan.spare } : {});
+  // Now the order's own: the scan must not hand it out again.
+  delete scan.spare;
   const ids = scan.ids;
   if (strict) {
     for (let i = 1; i < n; i++) {

@@ -28,8 +28,8 @@ const REF_FILTER = 2 << 20;
  * Bytes an object costs in the tables that live from pass 1 to the end, for an id of H bytes
  * (pack-scan.ts): offsets 4 (8 for a stream or a file over 4 GiB), size 4, CRC 4, OFS base 4,
  * stored and resolved type 2, header length 1, and the id: 19 + H with 32-bit offsets, 39 for
- * SHA-1. A REF delta adds its entry number and base id to pass 1's list (4 + H; the list grows by
- * doubling, which `refListBytes` counts), then its place in the tree's order and its claim (8).
+ * SHA-1. A REF delta adds its entry number and base id to pass 1's list (4 + H, more for a stream:
+ * `refListBytes`), then its place in the tree's order and its claim (8).
  * With `depths` (verify-pack -v), each entry's depth takes 4 more in pass 2.
  */
 export function bytesPerObject(format: ObjectFormat, depths = false, wideOffsets = true): { object: number; refDelta: number } {
@@ -80,11 +80,14 @@ interface Mix {
 }
 
 /**
- * Room pass 1's REF list ends with: it starts at 64 entries and doubles when full (pack-scan.ts
- * `addRefDelta`), so it holds up to twice what it needs.
+ * What pass 1's REF list holds at the end (pack-scan.ts `addRefDelta`): for a file, room for
+ * every entry from the first REF delta on, touched only as it is used; for a stream, a list that
+ * starts at 64 entries and doubles when full, so that its written pages and the copies it left
+ * behind for the collector add up to about its room.
  */
-function refListBytes(refDeltas: number, H: number): number {
+function refListBytes(refDeltas: number, H: number, file: boolean): number {
   if (refDeltas === 0) return 0;
+  if (file) return refDeltas * (4 + H);
   let room = 64;
   while (room < refDeltas) room *= 2;
   return room * (4 + H);
@@ -99,13 +102,14 @@ function refListBytes(refDeltas: number, H: number): number {
  * - pass 1: every thread scanning (helpers scan regions ahead of the main thread) and the tables;
  * - the delta tree, built on this thread while the workers wait: child starts 4 an object, child
  *   lists 4 a delta, roots 4 a root (a non-delta), the roots' sort keys 8 a non-delta, the REF
- *   order and claims 8 a REF delta (and its sort's 4), the REF filter; the subtree weights (4 an
+ *   order (sorted in place) and claims 8 a REF delta, the REF filter; the subtree weights (4 an
  *   object) take the OFS base table's buffer, unless depths keep that table;
- * - pass 2: every thread resolving (with what its visitor holds), the tables less the OFS bases
- *   (emptied once the tree holds them, unless depths keep them, which then cost 4 more an
- *   object), the tree less its sort keys;
+ * - pass 2: every thread resolving (with what its visitor holds), the tables (the OFS bases'
+ *   table kept for the index's sorted order once the tree holds its links, or for the chain
+ *   depths, which then cost 4 more an object), the tree less its sort keys;
  * - the write: the threads are gone (their heaps stay in the allocator), the tree's shared arrays
- *   wait for the collector, and the index's sorted order takes 4 an object.
+ *   wait for the collector, and the index's sorted order takes the OFS bases' table (4 an object
+ *   more when depths keep that).
  */
 function peakWithout(input: MemoryPlanInput, threads: number, mix: Mix): number {
   const H = hashLength(input.format);
@@ -114,14 +118,13 @@ function peakWithout(input: MemoryPlanInput, threads: number, mix: Mix): number 
   const depthTable = depths ? 4 * n : 0;
   const perThread = PER_THREAD + (detectsCollisions(input.format, input.detectCollisions) ? SHA1DC : 0);
   const idle = RUNTIME_BYTES + (threads - 1) * PER_WORKER;
-  const tables = n * bytesPerObject(input.format, false, needsWideOffsets(input.packSize)).object + refListBytes(r, H);
-  const ofsBase = depths ? 0 : 4 * n;
+  const tables = n * bytesPerObject(input.format, false, needsWideOffsets(input.packSize)).object + refListBytes(r, H, input.packSize !== undefined);
   const tree = 4 * (n + 1) + 4 * d + 4 * (n - d) + 8 * r + (r > 0 ? REF_FILTER : 0);
-  const building = 8 * (n - d) + 4 * r + (depths ? 4 * n : 0);
+  const building = 8 * (n - d) + (depths ? 4 * n : 0);
   const pass1 = idle + threads * perThread + tables;
   const build = idle + perThread + tables + tree + building;
-  const pass2 = idle + threads * (perThread + (input.visitorBytes ?? 0)) + tables - ofsBase + tree + depthTable;
-  const write = idle + tables - ofsBase + tree + depthTable + 4 * n;
+  const pass2 = idle + threads * (perThread + (input.visitorBytes ?? 0)) + tables + tree + depthTable;
+  const write = idle + tables + tree + depthTable + (depths ? 4 * n : 0);
   return Math.max(pass1, build, pass2, write);
 }
 

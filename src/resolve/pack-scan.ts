@@ -20,17 +20,26 @@ export type { WholePack } from './scan-window.js';
  */
 export interface RefDeltas {
   count: number;
-  /** Room for more than `count`: the lists grow by doubling. */
+  /** Room for more than `count`. */
   entries: Int32Array;
   ids: Uint8Array;
   /** Grown in shared memory (worker threads read them in pass 2). */
   shared: boolean;
+  /**
+   * The pack's entry count, when the tables were sized from it (a file): the first REF delta
+   * then takes room for every entry from it to the end, and the lists never move. Pages are
+   * touched only as they are written, so room costs nothing until used, where a list grown by
+   * doubling leaves each smaller copy to the garbage collector, whose timing no plan can count
+   * on (at 10M objects with 2M REF deltas, 48 MiB still held at the peak of pass 2).
+   * Otherwise (a stream) the lists grow by doubling.
+   */
+  bound?: number;
 }
 
 /** Records entry `k` as a REF delta whose base id is `src[at..at+H)` (entries come in pack order). */
 export function addRefDelta(refs: RefDeltas, k: number, src: Uint8Array, at: number, H: number): void {
   if (refs.count === refs.entries.length) {
-    const room = Math.max(64, refs.count * 2);
+    const room = refs.bound !== undefined && refs.bound > k ? refs.count + refs.bound - k : Math.max(64, refs.count * 2);
     const entries = allocArray(Int32Array, room, refs.shared);
     entries.set(refs.entries);
     const ids = allocArray(Uint8Array, room * H, refs.shared);
@@ -85,6 +94,13 @@ export interface PackScan {
   ofsBase: Int32Array;
   /** The REF deltas and their base ids. */
   refs: RefDeltas;
+  /**
+   * A table of 4 bytes an entry that is no longer needed: `ofsBase`'s, once the delta tree holds
+   * its links (buildDeltaTree). The index's sorted order is written into it (build-index.ts):
+   * a new table there would leave this one to the garbage collector, whose timing no memory
+   * plan can count on (at 10M objects, 38 MiB twice over at the peak of the write).
+   */
+  spare?: Uint32Array;
   /** Object ids, H bytes per entry; filled for non-deltas by pass 1, for deltas by pass 2. */
   ids: Uint8Array;
   /**
@@ -219,7 +235,7 @@ export class PackScanner {
     if (size !== undefined && count > (size - PACK_HEADER_LENGTH) / 2) {
       throw new PackwrightError('PACK_TRUNCATED', `${name}: early EOF: the header declares ${count} objects, more than ${size} bytes can hold`, { file: name, offset: 8 });
     }
-    this.scan = allocScan(this.options.format, size !== undefined ? count : Math.min(count, 1 << 16), this.shared, needsWideOffsets(size));
+    this.scan = allocScan(this.options.format, size !== undefined ? count : Math.min(count, 1 << 16), this.shared, needsWideOffsets(size), size !== undefined);
     this.scan.count = count;
     const keep = this.options.keepDeltas?.(count) ?? 0;
     if (keep > 0) this.scan.kept = this.entries.kept = allocKeptDeltas(this.scan.capacity, keep, this.shared);
@@ -374,8 +390,14 @@ export function needsWideOffsets(size: number | undefined): boolean {
   return size === undefined || size > 0xffffffff;
 }
 
-export function allocScan(format: ObjectFormat, capacity: number, shared: boolean, wideOffsets = true): PackScan {
+/**
+ * Tables for `capacity` entries; `sized` when that is the pack's own count (a file), not room
+ * that may grow (a stream): the REF list is then sized once too (RefDeltas.bound).
+ */
+export function allocScan(format: ObjectFormat, capacity: number, shared: boolean, wideOffsets = true, sized = false): PackScan {
   const H = hashLength(format);
+  const refs: RefDeltas = { count: 0, entries: allocArray(Int32Array, 0, shared), ids: allocArray(Uint8Array, 0, shared), shared };
+  if (sized) refs.bound = capacity;
   return {
     format, count: 0, capacity,
     offsets: wideOffsets ? allocArray(Float64Array, capacity + 1, shared) : allocArray(Uint32Array, capacity + 1, shared),
@@ -385,7 +407,7 @@ export function allocScan(format: ObjectFormat, capacity: number, shared: boolea
     headerLengths: allocArray(Uint8Array, capacity, shared),
     crc32: new Uint32Array(capacity),
     ofsBase: new Int32Array(capacity).fill(-1),
-    refs: { count: 0, entries: allocArray(Int32Array, 0, shared), ids: allocArray(Uint8Array, 0, shared), shared },
+    refs,
     ids: allocArray(Uint8Array, capacity * H, shared),
     packHash: Buffer.alloc(H),
     end: 0,

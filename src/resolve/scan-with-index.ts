@@ -41,7 +41,7 @@ export function scanPackWithIndex(pack: Uint8Array, index: PackIndex, format: Ob
   }
 
   const { offsets: idxOffsets, positions } = index.packOrder();
-  const scan = allocScan(format, n, shared, needsWideOffsets(pack.length));
+  const scan = allocScan(format, n, shared, needsWideOffsets(pack.length), true);
   scan.count = n;
   const h = new EntryHeader();
   // A v2 index's CRCs, in pack order: pass 2 checks each entry's raw bytes against them as it
