@@ -227,10 +227,13 @@ const regionEntryBytes = (H: number): number => 8 + 8 + 4 + 4 + 1 + 1 + H + H;
  * A region's tables as views of one buffer: at 1 MiB and more it is a mapping of its own, handed
  * back to the system when freed (the CLI's mmap threshold, cli/huge-pages.ts), where eight small
  * arrays a region left their pages in the allocator's heaps (10M objects at --threads=2: 78 MB
- * more resident when pass 2 began). It is also one buffer to transfer.
+ * more resident when pass 2 began). It is also one buffer to transfer. It is not zeroed: only
+ * the first `count` entries of each table are read, and a zeroed buffer that the allocator takes
+ * from its heap is written whole (2 MB a region at the default capacity), where each page costs
+ * a fault on first touch.
  */
 function alloc(capacity: number, H: number): RegionScan {
-  const buffer = new ArrayBuffer(capacity * regionEntryBytes(H));
+  const buffer = Buffer.allocUnsafeSlow(capacity * regionEntryBytes(H)).buffer;
   let at = 0;
   const take = <T>(Ctor: TypedArrayConstructor<T>, n: number): T => {
     const view = new Ctor(buffer, at, n);
