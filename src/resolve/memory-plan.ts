@@ -97,8 +97,11 @@ function refListBytes(refDeltas: number, H: number, file: boolean): number {
  * The peak of index-pack's memory on `threads` threads, without the pack's bytes or the read-back
  * block caches: the largest of its phases, not their sum, since each phase's working memory is
  * gone before the next one's biggest part is made (the bench's 10M-object pack at two threads
- * peaked at 641 MiB by /usr/bin/time, 646-665 MiB in earlier runs, against 628 MiB charged here
- * before the slack).
+ * peaked at 632-642 MiB in pass 2 and 622 in the write, by the kernel's high-water mark per phase,
+ * against 631 MiB charged here before the slack). That holds only while no phase leaves large
+ * buffers behind for the garbage collector: when it frees them is not this plan's to know, and
+ * before pass 1's REF list was sized once and the index's order reused a table, 100-150 MiB of
+ * them took the same run to 687-715 MiB.
  * - pass 1: every thread scanning (helpers scan regions ahead of the main thread) and the tables;
  * - the delta tree, built on this thread while the workers wait: child starts 4 an object, child
  *   lists 4 a delta, roots 4 a root (a non-delta), the roots' sort keys 8 a non-delta, the REF

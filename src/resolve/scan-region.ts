@@ -116,6 +116,8 @@ export function scanRegion(req: RegionRequest): RegionScan {
       r.crc32[k] = es.crc;
       r.baseOffsets[k] = h.type === OBJ_OFS_DELTA ? h.baseOffset : -1;
       if (h.type === OBJ_REF_DELTA) r.refIds.set(buf.subarray(h.baseIdPosition, h.baseIdPosition + H), k * H);
+      // A delta's id is pass 2's to find; until then it reads as zeros, as in the main thread's table.
+      if (h.type >= OBJ_OFS_DELTA) r.ids.fill(0, k * H, k * H + H);
       pos += n;
       k++;
     }
@@ -227,10 +229,10 @@ const regionEntryBytes = (H: number): number => 8 + 8 + 4 + 4 + 1 + 1 + H + H;
  * A region's tables as views of one buffer: at 1 MiB and more it is a mapping of its own, handed
  * back to the system when freed (the CLI's mmap threshold, cli/huge-pages.ts), where eight small
  * arrays a region left their pages in the allocator's heaps (10M objects at --threads=2: 78 MB
- * more resident when pass 2 began). It is also one buffer to transfer. It is not zeroed: only
- * the first `count` entries of each table are read, and a zeroed buffer that the allocator takes
- * from its heap is written whole (2 MB a region at the default capacity), where each page costs
- * a fault on first touch.
+ * more resident when pass 2 began). It is also one buffer to transfer. It is not zeroed (every
+ * field of the first `count` entries is written, a delta's id as zeros): a zeroed buffer that the
+ * allocator takes from its heap is written whole (2 MB a region at the default capacity), where
+ * each page costs a fault on first touch.
  */
 function alloc(capacity: number, H: number): RegionScan {
   const buffer = Buffer.allocUnsafeSlow(capacity * regionEntryBytes(H)).buffer;
