@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { chmodSync, readdirSync, readFileSync, mkdirSync, rmSync, writeFileSync, existsSync, copyFileSync, openSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { totalmem } from 'node:os';
 import { Readable } from 'node:stream';
 import { CLI, git, packwright, packwrightFails, tempDir, makeRepo, type Format, fileEndingIn } from './helpers/git.js';
 import { buildPack, makeDelta } from './helpers/pack-builder.js';
@@ -15,7 +16,7 @@ import { WorkerPool } from '../src/workers/index.js';
 import type { ResolveTasks } from '../src/resolve/resolve-tasks.js';
 import { bufferSource, fileSource, type PackSource } from '../src/resolve/pack-source.js';
 import { REGIONS_AHEAD, scanWithHelpers, splitScan } from '../src/resolve/parallel-scan.js';
-import { PackScanner } from '../src/resolve/pack-scan.js';
+import { PackScanner, sizedFromHeader } from '../src/resolve/pack-scan.js';
 import { buildDeltaTree } from '../src/resolve/delta-tree.js';
 import { createBoard } from '../src/resolve/offer-board.js';
 import { CONTROL_LENGTH, CONTROL_WORKERS, Resolver } from '../src/resolve/resolver.js';
@@ -346,12 +347,8 @@ describe('index-pack in parallel', () => {
     assert.equal(two.threads, 2);
     assert.equal(planIndexPackMemory({ maxMemory: two.fixed, format: 'sha1', threads: 2, objects, packSize: size }).threads, 1);
     assert.ok(roomy.fixed >= objects * (bytesPerObject('sha1', false, false).object + bytesPerObject('sha1').refDelta), 'the tables are charged, as if every delta were REF before pass 1 counts them');
-    // A file under 4 GiB has 32-bit offsets: 4 bytes an object fewer than a stream's. A stream's
-    // REF list (charged here as if every object were a REF delta) grows by doubling, to a power
-    // of two from 64, where a file's is sized once.
-    let room = 64;
-    while (room < objects) room *= 2;
-    assert.equal(planIndexPackMemory({ maxMemory: 1 << 30, format: 'sha1', threads: 1, objects }).fixed - roomy.fixed, 4 * objects + (room - objects) * (4 + 20));
+    // A file under 4 GiB has 32-bit offsets: 4 bytes an object fewer than a stream's.
+    assert.equal(planIndexPackMemory({ maxMemory: 1 << 30, format: 'sha1', threads: 1, objects }).fixed - roomy.fixed, 4 * objects);
     // The CLI: the flag, the config key (0: no ceiling), and git's words for a bad magnitude.
     for (const args of [['--max-memory=1k'], ['-c', 'packwright.maxMemory=1m'], ['-c', 'packwright.maxMemory=0']]) {
       const cmd = args[0] === '-c' ? [...args, 'index-pack'] : ['index-pack', ...args];
@@ -638,6 +635,32 @@ describe('index-pack on bad packs fails like git and leaves no file', () => {
       assert.deepEqual(readdirSync(sub).sort(), ['bad.pack'], 'no file left behind');
     });
   }
+  test('a stream is sized from its header\'s count, unless no machine here could hold it; one that ends early is early EOF, as in git', async () => {
+    // A count this machine could hold sizes a stream's tables once (10M objects: 430 MB of
+    // tables, where growing them by doubling left as much again to the collector); a file's size
+    // bounds its count.
+    assert.equal(sizedFromHeader('sha1', 10_000_000, undefined), totalmem() >= 4 * 430_000_000);
+    assert.equal(sizedFromHeader('sha256', 0xffffffff, undefined), false);
+    assert.equal(sizedFromHeader('sha1', 0xffffffff, 2 ** 40), true);
+    const sized = await scanPack(bufferSource(good), { format: 'sha1' });
+    assert.equal(sized.capacity, sized.count);
+    // Declaring more than the stream holds: 1000 (sized), and 2^32 - 1 (grown as entries come);
+    // the stream ends after its last entry (no trailer, which would read as an entry).
+    for (const declared of [1000, 0xffffffff]) {
+      const repoDir = join(work, `count-${declared}.git`);
+      git(work, ['init', '-q', '--bare', repoDir]);
+      const b = Buffer.from(good.subarray(0, good.length - 20));
+      b.writeUInt32BE(declared, 8);
+      const ours = packwrightFails(repoDir, ['index-pack', '--stdin'], b);
+      // Nothing written (git leaves its tmp_pack_* behind: checked before it runs).
+      assert.deepEqual(readdirSync(join(repoDir, 'objects', 'pack')), []);
+      const theirs = spawnSync('git', ['index-pack', '--stdin'], { cwd: repoDir, input: b, encoding: 'utf8' });
+      assert.equal(ours.status, theirs.status, `${declared}: ${theirs.stderr}`);
+      assert.match(ours.stderr, /early EOF/, String(declared));
+      // git 2.39 refuses 2^32 - 1 before reading on ("size_t overflow" sizing its table).
+      assert.match(theirs.stderr, declared === 1000 ? /early EOF/ : /overflow/, String(declared));
+    }
+  });
   test('--stdin cut at random points fails with early EOF and writes nothing', () => {
     const repoDir = join(work, 'cut.git');
     git(work, ['init', '-q', '--bare', repoDir]);

@@ -32,6 +32,7 @@ export function completeThinPack(fd: number, path: string, scan: PackScan, ids: 
     grown.offsets[k] = offset;
     grown.types[k] = obj.type;
     grown.resolvedTypes[k] = obj.type;
+    grown.ofsBase[k] = -1;
     grown.sizes[k] = obj.data.length;
     grown.crc32[k] = crc32(entry);
     grown.ids.set(hashBytes(format, Buffer.concat([objectHeader(obj.type, obj.data.length), obj.data])), k * H);

@@ -2,7 +2,7 @@ import { detectsCollisions, hashLength, type ObjectFormat } from '../hash/object
 import { ENGINE_BYTES } from '../hash/sha1dc/engine.js';
 import { STREAMED_BUDGET } from '../hash/sha1dc/sha1dc-lanes.js';
 import { RUNTIME_BYTES, SLACK_BYTES } from '../memory/ceiling.js';
-import { needsWideOffsets } from './pack-scan.js';
+import { needsWideOffsets, sizedFromHeader } from './pack-scan.js';
 
 export { DEFAULT_MAX_MEMORY, defaultMaxMemory } from '../memory/ceiling.js';
 
@@ -80,14 +80,15 @@ interface Mix {
 }
 
 /**
- * What pass 1's REF list holds at the end (pack-scan.ts `addRefDelta`): for a file, room for
- * every entry from the first REF delta on, touched only as it is used; for a stream, a list that
- * starts at 64 entries and doubles when full, so that its written pages and the copies it left
- * behind for the collector add up to about its room.
+ * What pass 1's REF list holds at the end (pack-scan.ts `addRefDelta`): with tables sized from
+ * the header (`sized`: a file, or a stream of a count this machine could hold), room for every
+ * entry from the first REF delta on, touched only as it is used; otherwise a list that starts at
+ * 64 entries and doubles when full, so that its written pages and the copies it left behind for
+ * the collector add up to about its room.
  */
-function refListBytes(refDeltas: number, H: number, file: boolean): number {
+function refListBytes(refDeltas: number, H: number, sized: boolean): number {
   if (refDeltas === 0) return 0;
-  if (file) return refDeltas * (4 + H);
+  if (sized) return refDeltas * (4 + H);
   let room = 64;
   while (room < refDeltas) room *= 2;
   return room * (4 + H);
@@ -121,7 +122,7 @@ function peakWithout(input: MemoryPlanInput, threads: number, mix: Mix): number 
   const depthTable = depths ? 4 * n : 0;
   const perThread = PER_THREAD + (detectsCollisions(input.format, input.detectCollisions) ? SHA1DC : 0);
   const idle = RUNTIME_BYTES + (threads - 1) * PER_WORKER;
-  const tables = n * bytesPerObject(input.format, false, needsWideOffsets(input.packSize)).object + refListBytes(r, H, input.packSize !== undefined);
+  const tables = n * bytesPerObject(input.format, false, needsWideOffsets(input.packSize)).object + refListBytes(r, H, sizedFromHeader(input.format, n, input.packSize));
   const tree = 4 * (n + 1) + 4 * d + 4 * (n - d) + 8 * r + (r > 0 ? REF_FILTER : 0);
   const building = 8 * (n - d) + (depths ? 4 * n : 0);
   const pass1 = idle + threads * perThread + tables;

@@ -3,6 +3,7 @@ import { createDigester, type Digester } from '../hash/digester.js';
 import { PackwrightError, throwIfAborted } from '../errors/packwright-error.js';
 import { OBJ_OFS_DELTA, OBJ_REF_DELTA } from '../pack/entry-header.js';
 import type { ObjectFormat } from '../hash/object-format.js';
+import { totalmem } from 'node:os';
 import { hashLength } from '../hash/object-format.js';
 import { MAX_ENTRY_HEADER } from '../pack/entry-header.js';
 import { EntryScanner, NEED_MORE } from './entry-scanner.js';
@@ -229,13 +230,11 @@ export class PackScanner {
     const name = this.name;
     await this.w.fill(0, PACK_HEADER_LENGTH);
     const { objectCount: count } = parsePackHeader(this.w.buf.subarray(0, Math.min(this.w.end, PACK_HEADER_LENGTH)), name);
-    // A declared count must not size allocations by itself: every entry takes at least 2 bytes,
-    // and without a known size the arrays start small and grow.
     const size = this.options.size;
     if (size !== undefined && count > (size - PACK_HEADER_LENGTH) / 2) {
       throw new PackwrightError('PACK_TRUNCATED', `${name}: early EOF: the header declares ${count} objects, more than ${size} bytes can hold`, { file: name, offset: 8 });
     }
-    this.scan = allocScan(this.options.format, size !== undefined ? count : Math.min(count, 1 << 16), this.shared, needsWideOffsets(size), size !== undefined);
+    this.scan = allocScanFor(this.options.format, count, size, this.shared);
     this.scan.count = count;
     const keep = this.options.keepDeltas?.(count) ?? 0;
     if (keep > 0) this.scan.kept = this.entries.kept = allocKeptDeltas(this.scan.capacity, keep, this.shared);
@@ -288,14 +287,10 @@ export class PackScanner {
       scan.headerLengths[k] = h.headerLength;
       scan.crc32[k] = es.crc;
       if (es.keptAt !== 0) commitKeptDelta(scan.kept as KeptDeltas, k, es.keptAt, h.size);
-      if (h.type === OBJ_OFS_DELTA) {
-        // Bases precede their deltas, so a binary search over the offsets seen so far finds it.
-        scan.ofsBase[k] = findOffset(scan.offsets, k, h.baseOffset);
-      } else if (h.type === OBJ_REF_DELTA) {
-        addRefDelta(scan.refs, k, w.buf, h.baseIdPosition, H);
-      } else {
-        scan.resolvedTypes[k] = h.type;
-      }
+      // Bases precede their deltas, so a binary search over the offsets seen so far finds it.
+      scan.ofsBase[k] = h.type === OBJ_OFS_DELTA ? findOffset(scan.offsets, k, h.baseOffset) : -1;
+      if (h.type === OBJ_REF_DELTA) addRefDelta(scan.refs, k, w.buf, h.baseIdPosition, H);
+      else if (h.type !== OBJ_OFS_DELTA) scan.resolvedTypes[k] = h.type;
       scan.inflatedBytes += h.size;
       this.pos = pos + n;
       this.k = k + 1;
@@ -323,13 +318,9 @@ export class PackScanner {
     for (let i = 0; i < region.count; i++) {
       const k = k0 + i;
       const t = region.types[i] as number;
-      if (t === OBJ_OFS_DELTA) {
-        scan.ofsBase[k] = findOffset(scan.offsets, k, region.baseOffsets[i] as number);
-      } else if (t === OBJ_REF_DELTA) {
-        addRefDelta(scan.refs, k, region.refIds, i * H, H);
-      } else {
-        scan.resolvedTypes[k] = t;
-      }
+      scan.ofsBase[k] = t === OBJ_OFS_DELTA ? findOffset(scan.offsets, k, region.baseOffsets[i] as number) : -1;
+      if (t === OBJ_REF_DELTA) addRefDelta(scan.refs, k, region.refIds, i * H, H);
+      else if (t !== OBJ_OFS_DELTA) scan.resolvedTypes[k] = t;
       scan.inflatedBytes += region.sizes[i] as number;
     }
     this.k = k0 + region.count;
@@ -390,9 +381,42 @@ export function needsWideOffsets(size: number | undefined): boolean {
   return size === undefined || size > 0xffffffff;
 }
 
+/** Bytes an entry takes in the tables allocScan makes, for ids of H bytes. */
+const tableBytes = (H: number, wideOffsets: boolean): number => (wideOffsets ? 8 : 4) + 1 + 1 + 4 + 1 + 4 + 4 + H;
+
 /**
- * Tables for `capacity` entries; `sized` when that is the pack's own count (a file), not room
- * that may grow (a stream): the REF list is then sized once too (RefDeltas.bound).
+ * Whether pass 1's tables are sized from the count a pack's header declares, for a pack of `size`
+ * bytes (undefined: a stream). A file's size bounds the count (every entry takes at least 2
+ * bytes). A stream's is taken at its word while the tables would take at most a quarter of this
+ * machine's memory: their pages are touched only as entries arrive, so a stream that ends early
+ * costs what it delivered, where tables grown by doubling leave each smaller copy to the garbage
+ * collector, which frees them when it likes (10M objects: 410 MB of tables, and as much again
+ * of copies). Beyond that, no real pack (a header no machine here could index), the tables start
+ * small and grow.
+ */
+export function sizedFromHeader(format: ObjectFormat, count: number, size: number | undefined): boolean {
+  return size !== undefined || count * tableBytes(hashLength(format), true) <= totalmem() / 4;
+}
+
+/** Pass 1's tables for a pack whose header declares `count` entries (see sizedFromHeader). */
+function allocScanFor(format: ObjectFormat, count: number, size: number | undefined, shared: boolean): PackScan {
+  const wide = needsWideOffsets(size);
+  if (sizedFromHeader(format, count, size)) {
+    try {
+      return allocScan(format, count, shared, wide, true);
+    } catch (e) {
+      // Room the system would not give (an address-space limit): grow as the entries come.
+      if (!(e instanceof RangeError) || size !== undefined) throw e;
+    }
+  }
+  return allocScan(format, Math.min(count, 1 << 16), shared, wide);
+}
+
+/**
+ * Tables for `capacity` entries; `sized` when that is the pack's own count, not room that may
+ * grow: the REF list is then sized once too (RefDeltas.bound). Nothing is written to them here:
+ * pages are touched as entries are recorded (every field of an entry is written then, `ofsBase`
+ * -1 for an entry that is no OFS delta).
  */
 export function allocScan(format: ObjectFormat, capacity: number, shared: boolean, wideOffsets = true, sized = false): PackScan {
   const H = hashLength(format);
@@ -406,7 +430,7 @@ export function allocScan(format: ObjectFormat, capacity: number, shared: boolea
     sizes: allocArray(Uint32Array, capacity, shared),
     headerLengths: allocArray(Uint8Array, capacity, shared),
     crc32: new Uint32Array(capacity),
-    ofsBase: new Int32Array(capacity).fill(-1),
+    ofsBase: new Int32Array(capacity),
     refs,
     ids: allocArray(Uint8Array, capacity * H, shared),
     packHash: Buffer.alloc(H),

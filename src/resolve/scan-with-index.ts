@@ -71,13 +71,9 @@ export function scanPackWithIndex(pack: Uint8Array, index: PackIndex, format: Ob
     scan.sizes[k] = h.size;
     scan.headerLengths[k] = headerLength;
     if (crcs !== undefined) crcs[k] = index.crc32(positions[k] as number);
-    if (h.type === OBJ_OFS_DELTA) {
-      scan.ofsBase[k] = findOffset(scan.offsets, k, h.baseOffset);
-    } else if (h.type === OBJ_REF_DELTA) {
-      addRefDelta(scan.refs, k, pack, h.baseIdPosition, H);
-    } else {
-      scan.resolvedTypes[k] = h.type;
-    }
+    scan.ofsBase[k] = h.type === OBJ_OFS_DELTA ? findOffset(scan.offsets, k, h.baseOffset) : -1;
+    if (h.type === OBJ_REF_DELTA) addRefDelta(scan.refs, k, pack, h.baseIdPosition, H);
+    else if (h.type !== OBJ_OFS_DELTA) scan.resolvedTypes[k] = h.type;
     scan.inflatedBytes += h.size;
   }
   scan.offsets[n] = dataEnd;
