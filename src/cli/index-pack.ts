@@ -141,6 +141,9 @@ export async function indexPackCommand(ctx: GlobalOptions, args: string[]): Prom
     if (repo === undefined) throw new PackwrightError('REPO_NOT_FOUND', '--fix-thin needs a repository to take bases from');
     const store = repo.objects;
     options.fixThin = (id) => (store.has(id) ? store.read(id) : undefined);
+    // git deflates the bases it appends at zlib_compression_level (config.c sets it from these).
+    const level = repo.config.getInt('core.looseCompression') ?? repo.config.getInt('core.compression');
+    if (level !== undefined) options.fixThinCompression = level;
   }
   let input: string | NodeJS.ReadableStream;
   if (stdin) {
@@ -162,11 +165,13 @@ export async function indexPackCommand(ctx: GlobalOptions, args: string[]): Prom
   }
   const result = await interruptible((signal) => indexPack(input as string, { ...options, signal }));
   if (reportEndOfInput && !inputEnded) process.stderr.write('\0');
-  bar.finish();
-  resolvingBar?.finish();
+  // As git ends its "Resolving deltas" line after --fix-thin (only where progress is shown).
+  const n = result.localObjects;
+  const ending = n > 0 ? `completed with ${n} local object${n === 1 ? '' : 's'}` : undefined;
+  bar.finish(ending);
+  resolvingBar?.finish(ending);
   const out = new Output();
   const hex = result.packHash.toString('hex');
-  if (result.localObjects > 0) process.stderr.write(`completed with ${result.localObjects} local objects\n`);
   if (!options.verify) out.string(stdin ? `${options.keep !== undefined ? 'keep' : 'pack'}\t${hex}\n` : `${hex}\n`);
   if (stat !== undefined) writePackStats(out, result, hashLength(options.objectFormat), stat === 'only');
   if (stdin && result.trailing.length > 0) out.bytes(result.trailing);

@@ -40,9 +40,10 @@ export class Progress {
     return line;
   }
 
-  finish(): void {
+  /** Ends the line with `, <message>.` (git's stop_progress_msg; "done" unless told). */
+  finish(message = 'done'): void {
     if (!this.enabled || this.title === '') return;
-    process.stderr.write(`\r${this.line()}, done.\n`);
+    process.stderr.write(`\r${this.line()}, ${message}.\n`);
     this.title = '';
   }
 }

@@ -7,7 +7,7 @@ import { hashBytes, objectHeader } from '../hash/hash-object.js';
 import { toHex } from '../hash/hex.js';
 import { hashLength, type ObjectFormat } from '../hash/object-format.js';
 import { encodeEntryHeader } from '../pack/entry-header.js';
-import { deflate } from '../zlib/deflate.js';
+import { loadReferenceDeflate } from '../zlib/reference-deflate.js';
 import { growScanTo, type PackScan } from './pack-scan.js';
 import type { ExternalBaseLookup } from './resolve-deltas.js';
 
@@ -15,9 +15,12 @@ import type { ExternalBaseLookup } from './resolve-deltas.js';
  * `--fix-thin`: appends each external base as a whole object after the last entry (over the old
  * trailer) of the pack file open as `fd`, rewrites the object count, re-hashes the file and writes
  * the new trailer, as git's `fix_unresolved_deltas` + `fixup_pack_header_footer` do; the scan
- * grows to cover the new entries.
+ * grows to cover the new entries. `ids` come in git's order (resolve-deltas.ts), and each base is
+ * deflated at `level` (git's core.loosecompression, else core.compression, else 1) as reference
+ * zlib does, so the completed pack, and with it the index, are the bytes git writes.
  */
-export function completeThinPack(fd: number, path: string, scan: PackScan, ids: Buffer[], lookup: ExternalBaseLookup, format: ObjectFormat): PackScan {
+export async function completeThinPack(fd: number, path: string, scan: PackScan, ids: Buffer[], lookup: ExternalBaseLookup, format: ObjectFormat, level: number): Promise<PackScan> {
+  const referenceDeflate = await loadReferenceDeflate();
   const H = hashLength(format);
   const first = scan.count;
   const n = first + ids.length;
@@ -27,7 +30,7 @@ export function completeThinPack(fd: number, path: string, scan: PackScan, ids: 
     const id = ids[i] as Buffer;
     const obj = lookup(id);
     if (obj === undefined) throw new PackwrightError('OBJECT_NOT_FOUND', `base ${toHex(id)} vanished while completing the thin pack`);
-    const entry = Buffer.concat([encodeEntryHeader(obj.type, obj.data.length), deflate(obj.data)]);
+    const entry = Buffer.concat([encodeEntryHeader(obj.type, obj.data.length), referenceDeflate(obj.data, level)]);
     const k = first + i;
     grown.offsets[k] = offset;
     grown.types[k] = obj.type;

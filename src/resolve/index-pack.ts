@@ -72,6 +72,11 @@ export interface IndexPackOptions {
   strict?: boolean;
   /** Complete a thin pack with bases from this lookup (git's `--fix-thin`). */
   fixThin?: ExternalBaseLookup;
+  /**
+   * zlib level, -1 to 9, of the bases `fixThin` appends: git's core.loosecompression, else
+   * core.compression, else 1 (Z_BEST_SPEED), which this defaults to.
+   */
+  fixThinCompression?: number;
   /** Resolve a thin pack's deltas against bases from this lookup without adding them to the pack (unpack-objects). */
   thinBases?: ExternalBaseLookup;
   /** Do not write anything: build the index and compare it with the existing `.idx`. */
@@ -240,6 +245,10 @@ export async function indexPack(input: string | Readable | Uint8Array, options: 
     if (typeof input === 'string') throw new PackwrightError('INVALID_ARGUMENT', 'packHeader is for a stream or buffer whose header was read already, not a file');
     input = withPackHeader(input, options.packHeader);
   }
+  const level = options.fixThinCompression;
+  if (level !== undefined && !(Number.isInteger(level) && level >= -1 && level <= 9)) {
+    throw new PackwrightError('INVALID_ARGUMENT', `bad zlib compression level ${level}`);
+  }
   const format = options.objectFormat ?? 'sha1';
   const name = typeof input === 'string' ? input : '<stdin>';
   // Starting a worker costs ~45 ms: below a few MiB one thread finishes first (unless asked).
@@ -362,7 +371,7 @@ class IndexPackJob {
     this.lap('resolve');
     if (usedExternal.length > 0 && options.fixThin !== undefined) {
       if (this.writeFd === undefined) throw new PackwrightError('INVALID_ARGUMENT', `${name}: a thin pack can only be completed from a stream (--stdin)`);
-      scan = completeThinPack(this.writeFd, this.packPath, scan, usedExternal, options.fixThin, this.format);
+      scan = await completeThinPack(this.writeFd, this.packPath, scan, usedExternal, options.fixThin, this.format, options.fixThinCompression ?? 1);
     }
     const writeOptions: WriteIndexOptions = {};
     if (options.idxVersion !== undefined) writeOptions.version = options.idxVersion;
