@@ -139,6 +139,12 @@ test('packed refs are found by bisection in a sorted packed-refs, and by a full 
       for (const missing of ['refs/heads/b/0', 'refs/heads/a', 'refs/heads/b/zzz', 'refs/tags/t1', 'refs/zzz', 'refs/heads/b']) {
         assert.equal(repo.refs.resolve(missing), undefined, missing);
       }
+      // A listing under a prefix is the run of records the bisection lands on (or the full parse's).
+      for (const prefix of ['refs/', 'refs/heads/', 'refs/heads/b/', 'refs/tags/', 'refs/a/', 'refs/zzz/', 'refs/heads/b/z/']) {
+        const listed = repo.refs.list(prefix).map((r) => `${r.name} ${r.id.toString('hex')} ${r.peeled?.toString('hex') ?? ''}`);
+        const want = git(work, ['for-each-ref', '--format=%(refname) %(objectname) %(*objectname)', prefix]).toString().split('\n').filter((l) => l !== '');
+        assert.deepEqual(listed, want, prefix);
+      }
       repo.close();
     }
   } finally {
