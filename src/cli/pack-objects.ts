@@ -28,7 +28,8 @@ const USAGE = `usage: packwright pack-objects [<options>] [<base-name> | --stdou
     --no-reuse-object     recompress every object
     --missing=<action>    error, allow-any, allow-promisor
     --exclude-promisor-objects  leave out what promisor packs hold (repack in a partial clone)
-    --filter=<spec>       blob:none, blob:limit=<n>[kmg], tree:0 (a partial clone)
+    --filter=<spec>       blob:none, blob:limit=<n>[kmg], tree:<depth>, object:type=<type>,
+                          combine:<spec>+<spec>... (a partial clone)
     --rev-index           with <base-name>: also write the .rev
     --index-version=<v>[,<limit>]  .idx version (1 or 2) and the 64-bit offset threshold
     --max-pack-size=<n>   with <base-name>: packs of at most n bytes (k/m/g; pack.packSizeLimit)
@@ -129,6 +130,8 @@ export async function packObjectsCommand(global: GlobalOptions, open: () => Repo
       if (value !== 'error' && value !== 'allow-any' && value !== 'allow-promisor') throw new UsageError(`fatal: invalid value for '--missing': '${value}'`);
       options.missing = value as MissingAction;
     } else if (name === '--filter' && value !== undefined) {
+      // The last one counts: git 2.39's pack-objects sets up a new filter for each --filter
+      // (po_filter_revs_init), where rev-list would combine them.
       options.filter = parseObjectFilter(value);
     } else if (a === '--no-filter') {
       delete options.filter;

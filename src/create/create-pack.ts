@@ -15,6 +15,7 @@ import { temporaryPathBeside, writeFileAtomic } from '../io/write-file-atomic.js
 import { parseTag } from '../objects/commit.js';
 import { OBJ_BLOB, OBJ_TAG, OBJ_TREE } from '../objects/object-type.js';
 import type { ObjectFilter } from './object-filter.js';
+import { filterObjects, keepsNoTrees, type FilterContext } from './filter-objects.js';
 import { markPreferredBases } from './preferred-bases.js';
 import type { StoreHandle } from '../odb/store-handle.js';
 import type { RefStore } from '../refs/ref-store.js';
@@ -22,8 +23,8 @@ import type { RevTip } from '../refs/rev-args.js';
 import { locateAdded, locateObjects, type ObjectLocations } from './locate-objects.js';
 import { Flag, nameHash, ObjectTable } from './object-table.js';
 import { planPack } from './pack-plan.js';
-import type { MissingAction } from './rev-walk.js';
-import { walkObjectsParallel, walkObjectsSliced } from './walk-objects.js';
+import type { MissingAction, RevWalk } from './rev-walk.js';
+import { leaveOutMissing, walkObjectsParallel, walkObjectsSliced } from './walk-objects.js';
 import { walkObjectsWithBitmap } from './bitmap-walk.js';
 import { addLooseObjects, addObjectsOfRepackedPacks, isLocal, loosenUnusedObjects, recentObjects } from './unreachable-objects.js';
 import { WorkerPool } from '../workers/worker-pool.js';
@@ -245,10 +246,20 @@ async function createPackWith(options: CreatePackOptions, pools: LazyPool, threa
   }
   const cruft = options.cruft !== undefined ? enumerateCruft(handle, options.cruft) : undefined;
   const counted = cruft !== undefined
-    ? { table: cruft.table, listed: Int32Array.from(cruft.order), locations: locateObjects(handle, cruft.table), missing: 0, tips: new Set<number>() }
+    ? { table: cruft.table, listed: Int32Array.from(cruft.order), locations: locateObjects(handle, cruft.table), missing: 0, filterContext: { given: new Set<number>(), rootTrees: () => [] }, walk: undefined }
     : await countForPack(options, pools, threads);
-  const { table, missing } = counted;
-  let { listed, locations } = counted;
+  const { table } = counted;
+  let { listed, locations, missing } = counted;
+  // Before tags are included: git includes a tag only when what it points at is in the pack.
+  if (options.filter !== undefined) {
+    listed = filterObjects(handle, table, listed, locations, options.filter, counted.filterContext);
+    // Missing blobs the filter kept are errors (or allowed) now, as git finds them when it writes.
+    if (counted.walk !== undefined) {
+      const found: number[] = [];
+      listed = leaveOutMissing(counted.walk, listed, { missing: options.missing ?? 'error', blobError: 'pack-objects' }, found);
+      missing += found.length;
+    }
+  }
   if (options.includeTag) {
     const extra = includeTags(handle, table, options.refs);
     if (extra.length > 0) {
@@ -268,7 +279,6 @@ async function createPackWith(options: CreatePackOptions, pools: LazyPool, threa
     }
   }
   if (options.incremental || options.local || options.honorPackKeep || keepPacks.size > 0) listed = leaveOutPacked(handle, table, listed, locations, options);
-  if (options.filter !== undefined) listed = applyFilter(handle, table, listed, locations, options.filter, counted.tips);
   const inputObjects = listed.length + missing;
   let loosened = 0;
   if (options.unpackUnreachable !== undefined) {
@@ -419,7 +429,7 @@ async function createPackWith(options: CreatePackOptions, pools: LazyPool, threa
 }
 
 /** The objects of the pack: walked from tips (or given as ids), located, missing ones dealt with. */
-async function countForPack(options: CreatePackOptions, pools: LazyPool, threads: number): Promise<{ table: ObjectTable; listed: Int32Array; locations: ObjectLocations; missing: number; tips: Set<number> }> {
+async function countForPack(options: CreatePackOptions, pools: LazyPool, threads: number): Promise<{ table: ObjectTable; listed: Int32Array; locations: ObjectLocations; missing: number; filterContext: FilterContext; walk: RevWalk | undefined }> {
   const handle = options.objects;
   const H = handle.hashLength;
   const progress = options.onProgress;
@@ -430,6 +440,8 @@ async function countForPack(options: CreatePackOptions, pools: LazyPool, threads
   let missing = 0;
   // Objects asked for by name: a filter does not leave them out.
   const tips = new Set<number>();
+  let rootTrees = (): Iterable<number> => [];
+  let walk: RevWalk | undefined;
   if (options.ids !== undefined) {
     table = new ObjectTable(H, options.ids.length);
     const order: number[] = [];
@@ -456,18 +468,30 @@ async function countForPack(options: CreatePackOptions, pools: LazyPool, threads
       shallow: options.shallow ?? [],
       ...(options.excludePromisor === true ? { excludePromisor: true } : {}),
       blobError: 'pack-objects' as const,
+      ...(options.filter !== undefined ? { deferMissingBlobs: true } : {}),
+      ...(options.filter !== undefined && keepsNoTrees(options.filter) ? { trees: 'tips' as const } : {}),
       ...(progress === undefined ? {} : { onProgress: (n: number) => progress('counting', n, 0) }),
       ...(options.signal === undefined ? {} : { signal: options.signal }),
     };
-    const countThreads = Math.min(threads, options.countThreads ?? (threads > 2 ? threads : 1));
+    const countThreads = walkOptions.trees === 'tips' ? 1 : Math.min(threads, options.countThreads ?? (threads > 2 ? threads : 1));
     const walked = (bitmapAllowed(options) ? walkObjectsWithBitmap(handle, options.tips ?? [], { ...walkOptions, ...(options.onWarning !== undefined ? { onWarning: options.onWarning } : {}) }) : undefined)
       ?? (countThreads > 1
         ? await walkObjectsParallel(handle, options.tips ?? [], pools.get(), countThreads, walkOptions)
         : await walkObjectsSliced(handle, options.tips ?? [], walkOptions));
+    // (A walk that lists no trees, `trees: 'tips'`, has nothing to share out: countThreads is 1.)
     table = walked.table;
     listed = walked.order;
     missing = walked.missing.length;
-    for (const p of walked.walk.pending) tips.add(p.n);
+    const revWalk = walked.walk;
+    walk = revWalk;
+    rootTrees = () => revWalk.commits.map((c) => revWalk.treeOf(c));
+    if (options.filter !== undefined) {
+      // git flags the walked commits' root trees as not given before it lists the tips (do_traverse),
+      // so a tree tip that is also one (a tag of a commit's tree) is filtered like any root tree.
+      const roots = new Set(rootTrees());
+      for (const p of revWalk.pending) if (!(table.types[p.n] === OBJ_TREE && roots.has(p.n))) tips.add(p.n);
+      for (const n of revWalk.givenCommits) tips.add(n);
+    }
     // git's thin packs delta against the trees of excluded boundary commits (at most `window` of them).
     if (options.thin && (options.window ?? 10) > 0 && walked.walk.edges.length > 0) {
       markPreferredBases(handle, table, walked.walk.edges.slice(0, options.window ?? 10).map((c) => walked.walk.treeOf(c)));
@@ -476,7 +500,7 @@ async function countForPack(options: CreatePackOptions, pools: LazyPool, threads
       locations = walked.locations;
     }
   }
-  return { table, listed, locations, missing, tips };
+  return { table, listed, locations, missing, filterContext: { given: tips, rootTrees }, walk };
 }
 
 /** Whether counting may take the bitmap walk (see CreatePackOptions.useBitmapIndex). */
@@ -525,23 +549,6 @@ function writePackFiles(options: CreatePackOptions, base: string, tmpPath: strin
   return out;
 }
 
-
-/**
- * git's --filter on the counted objects: blobs (all, or those of at least the limit, their sizes
- * from entry headers) or trees and blobs are left out, except objects named as tips.
- */
-function applyFilter(handle: StoreHandle, table: ObjectTable, listed: Int32Array, locations: ObjectLocations, filter: ObjectFilter, tips: ReadonlySet<number>): Int32Array {
-  return listed.filter((o) => {
-    const type = table.types[o] as number;
-    if (tips.has(o) || (type !== OBJ_BLOB && type !== OBJ_TREE)) return true;
-    if (filter.kind === 'tree:0') return false;
-    if (type !== OBJ_BLOB) return true;
-    if (filter.kind === 'blob:none') return false;
-    const k = locations.pack[o] as number;
-    const size = k >= 0 ? (locations.packs[k] as StorePack).info(locations.position[o] as number).size : handle.info(table.id(o)).size;
-    return size < filter.bytes;
-  });
-}
 
 /**
  * git's --incremental, --local, --honor-pack-keep and --keep-pack: an object with a copy in a pack

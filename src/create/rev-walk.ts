@@ -195,6 +195,11 @@ export class RevWalk extends ObjectReader {
     if (this.limited) this.markEdges(listed);
   }
 
+  /** The commits named as tips, or that tags named as tips peel to (git's USER_GIVEN commits; the excluded ones too). */
+  get givenCommits(): readonly number[] {
+    return this.initial;
+  }
+
   /** The tree of a parsed commit. */
   treeOf(n: number): number {
     return this.commitTree.get(n) as number;

@@ -34,6 +34,19 @@ export interface WalkObjectsOptions {
   blobError?: 'rev-list' | 'pack-objects';
   /** git's --exclude-promisor-objects (see RevWalk's option and markPromisorPacks). */
   excludePromisor?: boolean;
+  /**
+   * Leave missing blobs in `order`, unreported, for the caller to settle with `leaveOutMissing`
+   * once a filter has had its say: git never looks for a blob its filter leaves out, so a partial
+   * clone can serve a `blob:none` fetch.
+   */
+  deferMissingBlobs?: boolean;
+  /**
+   * 'tips': list no tree but those named as tips, and not what they hold either; their blobs
+   * still are. For a filter that keeps no other tree (tree:0, object:type=commit): git skips every
+   * tree it meets (LOFR_SKIP_TREE), so a treeless clone reads no trees at all. A tip that is also a
+   * walked commit's root tree is left out too, as git's filter leaves it out (see filterObjects).
+   */
+  trees?: 'all' | 'tips';
   /** Limit history and trees to these paths (git's `-- <paths>`; see RevWalk and TreeLister). */
   pathspec?: Pathspec;
   /** Called for each object listed, in git's order (missing objects included; see `missing`). */
@@ -90,7 +103,8 @@ export async function walkObjectsSliced(handle: StoreHandle, tips: readonly RevT
     if ((listed.length & 4095) === 0) options.onProgress?.(listed.length);
   };
   let sliceStart = performance.now();
-  for (const _ of listSteps(walk, visit, { missing: options.missing ?? 'error' })) {
+  const includeTree = options.trees === 'tips' ? tipTreesOnly(walk) : undefined;
+  for (const _ of listSteps(walk, visit, { missing: options.missing ?? 'error', ...(includeTree !== undefined ? { includeTree } : {}) })) {
     if (performance.now() - sliceStart >= SLICE_MS) {
       await new Promise<void>((resolve) => setImmediate(resolve));
       throwIfAborted(options.signal);
@@ -98,6 +112,13 @@ export async function walkObjectsSliced(handle: StoreHandle, tips: readonly RevT
     }
   }
   return locateListed(handle, walk, listed, options);
+}
+
+/** The `includeTree` of `trees: 'tips'`: a tree named as a tip that no walked commit has for its root. */
+function tipTreesOnly(walk: RevWalk): (n: number) => boolean {
+  const roots = new Set(walk.commits.map((c) => walk.treeOf(c)));
+  const tips = new Set(walk.pending.map((p) => p.n).filter((n) => !roots.has(n)));
+  return (n) => tips.has(n);
 }
 
 /**
@@ -172,28 +193,41 @@ function coverStore(handle: StoreHandle, walk: RevWalk): void {
 /** The pass over the indexes, then the listed objects less the missing ones (or the error for one). */
 export function locateListed(handle: StoreHandle, walk: RevWalk, listed: readonly number[], options: WalkObjectsOptions): WalkedObjects {
   throwIfAborted(options.signal);
-  const missingAction = options.missing ?? 'error';
   const table = walk.table;
   const locations = locateObjects(handle, table);
   const missing: number[] = [...walk.missing];
-  const known = new Set(walk.missing);
+  const order = leaveOutMissing(walk, listed, options, missing, new Set(walk.missing));
+  return { walk, table, order, locations, missing };
+}
+
+/**
+ * `listed` without its missing objects, each an error or (as `missing` allows) added to
+ * `missing`; `reported` are missing ones already settled, and those the promisor remote has are
+ * passed over unreported (--exclude-promisor-objects). With `deferMissingBlobs`, missing blobs stay.
+ */
+export function leaveOutMissing(walk: RevWalk, listed: ArrayLike<number>, options: WalkObjectsOptions, missing: number[], reported: ReadonlySet<number> = new Set()): Int32Array {
+  const missingAction = options.missing ?? 'error';
+  const table = walk.table;
   let kept = 0;
   const order = new Int32Array(listed.length);
-  for (const n of listed) {
+  for (let i = 0; i < listed.length; i++) {
+    const n = listed[i] as number;
     if (table.is(n, Flag.MISSING)) {
-      // One the promisor remote has is passed over unreported (--exclude-promisor-objects).
-      if (!known.has(n) && !walk.isPromisorObject(n)) {
-        if (options.blobError === 'pack-objects' && missingAction === 'error' && table.types[n] === OBJ_BLOB) {
-          throw new PackwrightError('OBJECT_NOT_FOUND', `unable to read ${toHex(table.id(n))}`);
-        }
-        checkMissing(table, n, missingAction, table.is(n, Flag.PROMISOR));
-        missing.push(n);
+      if (reported.has(n) || walk.isPromisorObject(n)) continue;
+      if (options.deferMissingBlobs === true && table.types[n] === OBJ_BLOB) {
+        order[kept++] = n;
+        continue;
       }
+      if (options.blobError === 'pack-objects' && missingAction === 'error' && table.types[n] === OBJ_BLOB) {
+        throw new PackwrightError('OBJECT_NOT_FOUND', `unable to read ${toHex(table.id(n))}`);
+      }
+      checkMissing(table, n, missingAction, table.is(n, Flag.PROMISOR));
+      missing.push(n);
       continue;
     }
     order[kept++] = n;
   }
-  return { walk, table, order: order.subarray(0, kept), locations, missing };
+  return order.subarray(0, kept);
 }
 
 /** The walks' abort check (a walk's own words; the bitmap walk shares it). */
