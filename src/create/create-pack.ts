@@ -24,7 +24,7 @@ import { locateAdded, locateObjects, type ObjectLocations } from './locate-objec
 import { Flag, nameHash, ObjectTable } from './object-table.js';
 import { planPack } from './pack-plan.js';
 import type { MissingAction, RevWalk } from './rev-walk.js';
-import { leaveOutMissing, walkObjectsParallel, walkObjectsSliced } from './walk-objects.js';
+import { givenObjects, leaveOutMissing, walkObjectsParallel, walkObjectsSliced } from './walk-objects.js';
 import { walkObjectsWithBitmap } from './bitmap-walk.js';
 import { addLooseObjects, addObjectsOfRepackedPacks, isLocal, loosenUnusedObjects, recentObjects } from './unreachable-objects.js';
 import { WorkerPool } from '../workers/worker-pool.js';
@@ -473,25 +473,19 @@ async function countForPack(options: CreatePackOptions, pools: LazyPool, threads
       ...(progress === undefined ? {} : { onProgress: (n: number) => progress('counting', n, 0) }),
       ...(options.signal === undefined ? {} : { signal: options.signal }),
     };
+    // A walk that lists no trees (`trees: 'tips'`) has nothing to share out among threads.
     const countThreads = walkOptions.trees === 'tips' ? 1 : Math.min(threads, options.countThreads ?? (threads > 2 ? threads : 1));
     const walked = (bitmapAllowed(options) ? walkObjectsWithBitmap(handle, options.tips ?? [], { ...walkOptions, ...(options.onWarning !== undefined ? { onWarning: options.onWarning } : {}) }) : undefined)
       ?? (countThreads > 1
         ? await walkObjectsParallel(handle, options.tips ?? [], pools.get(), countThreads, walkOptions)
         : await walkObjectsSliced(handle, options.tips ?? [], walkOptions));
-    // (A walk that lists no trees, `trees: 'tips'`, has nothing to share out: countThreads is 1.)
     table = walked.table;
     listed = walked.order;
     missing = walked.missing.length;
     const revWalk = walked.walk;
     walk = revWalk;
     rootTrees = () => revWalk.commits.map((c) => revWalk.treeOf(c));
-    if (options.filter !== undefined) {
-      // git flags the walked commits' root trees as not given before it lists the tips (do_traverse),
-      // so a tree tip that is also one (a tag of a commit's tree) is filtered like any root tree.
-      const roots = new Set(rootTrees());
-      for (const p of revWalk.pending) if (!(table.types[p.n] === OBJ_TREE && roots.has(p.n))) tips.add(p.n);
-      for (const n of revWalk.givenCommits) tips.add(n);
-    }
+    if (options.filter !== undefined) for (const n of givenObjects(revWalk)) tips.add(n);
     // git's thin packs delta against the trees of excluded boundary commits (at most `window` of them).
     if (options.thin && (options.window ?? 10) > 0 && walked.walk.edges.length > 0) {
       markPreferredBases(handle, table, walked.walk.edges.slice(0, options.window ?? 10).map((c) => walked.walk.treeOf(c)));

@@ -5,7 +5,7 @@ import { listedObjects } from '../odb/store-pack.js';
 import { markPromisorPacks } from './promisor-objects.js';
 import { PackwrightError } from '../errors/packwright-error.js';
 import { toHex } from '../hash/hex.js';
-import { OBJ_BLOB } from '../objects/object-type.js';
+import { OBJ_BLOB, OBJ_TREE } from '../objects/object-type.js';
 import { checkMissing, listObjects, listSteps, type ListVisitor } from './list-objects.js';
 import { locateObjects, type ObjectLocations } from './locate-objects.js';
 import { Flag, type ObjectTable } from './object-table.js';
@@ -114,11 +114,22 @@ export async function walkObjectsSliced(handle: StoreHandle, tips: readonly RevT
   return locateListed(handle, walk, listed, options);
 }
 
-/** The `includeTree` of `trees: 'tips'`: a tree named as a tip that no walked commit has for its root. */
-function tipTreesOnly(walk: RevWalk): (n: number) => boolean {
+/**
+ * What the caller named, which no filter leaves out (git's USER_GIVEN): the tips' tags, trees and
+ * blobs and the commits they name. A tree tip that a walked commit also has for its root is not
+ * one: git flags the root trees as not given (do_traverse) before it lists the tips.
+ */
+export function givenObjects(walk: RevWalk): Set<number> {
   const roots = new Set(walk.commits.map((c) => walk.treeOf(c)));
-  const tips = new Set(walk.pending.map((p) => p.n).filter((n) => !roots.has(n)));
-  return (n) => tips.has(n);
+  const given = new Set<number>(walk.givenCommits);
+  for (const p of walk.pending) if (!(walk.table.types[p.n] === OBJ_TREE && roots.has(p.n))) given.add(p.n);
+  return given;
+}
+
+/** The `includeTree` of `trees: 'tips'`: only a tree that is given (see givenObjects). */
+function tipTreesOnly(walk: RevWalk): (n: number) => boolean {
+  const given = givenObjects(walk);
+  return (n) => given.has(n);
 }
 
 /**
