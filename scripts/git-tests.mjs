@@ -34,8 +34,8 @@ const GROUPS = [
   // git repack and git gc run pack-objects themselves (-a, -A with --unpack-unreachable, -k,
   // --geometric with --stdin-packs, --cruft, --exclude-promisor-objects in a partial clone), as
   // prune, upload-pack (t5700, t5530, t5616) and the tests' own calls do. Known failures: bitmaps
-  // (t7700: 2; t0410: 1, where writing one must fail), which packwright does not write; filters it
-  // refuses (sparse:oid, combine:, tree:<depth>: t5317 2, t5616 4); git's trace2 output (t5616: 1);
+  // (t7700: 2; t0410: 1, where writing one must fail), which packwright does not write; the filter it
+  // refuses (sparse:oid: t5317 2, t5616 2); git's trace2 output (t5616: 1);
   // --sparse's reachability shortcut (t5322: 2), which packwright does not take (its packs hold
   // what the full walk gives).
   {
