@@ -111,15 +111,15 @@ const REVISIONS = [
 
 for (const format of FORMATS) {
   for (const lookupTable of [false, true]) {
-    test(`rev-list --use-bitmap-index prints what git's does, in its order (${format}${lookupTable ? ', lookup table' : ''})`, () => {
+    test(`rev-list --use-bitmap-index prints what git's does, in its order (${format}${lookupTable ? ', lookup table' : ''})`, async () => {
       using tmp = tempDir();
       const repo = bitmapRepo(tmp.path, format, lookupTable);
       for (const revs of REVISIONS) {
         const args = ['rev-list', '--use-bitmap-index', ...revs];
-        assert.equal(packwright(repo, [...args, '--objects']).toString(), git(repo, [...args, '--objects']).toString(), `--objects ${revs.join(' ')}`);
-        assert.equal(packwright(repo, args).toString(), git(repo, args).toString(), `commits of ${revs.join(' ')}`);
-        assert.equal(packwright(repo, [...args, '--count']).toString(), git(repo, [...args, '--count']).toString(), `--count ${revs.join(' ')}`);
-        assert.equal(packwright(repo, [...args, '--count', '--objects']).toString(), git(repo, [...args, '--count', '--objects']).toString(), `--count --objects ${revs.join(' ')}`);
+        assert.equal((await packwright(repo, [...args, '--objects'])).toString(), git(repo, [...args, '--objects']).toString(), `--objects ${revs.join(' ')}`);
+        assert.equal((await packwright(repo, args)).toString(), git(repo, args).toString(), `commits of ${revs.join(' ')}`);
+        assert.equal((await packwright(repo, [...args, '--count'])).toString(), git(repo, [...args, '--count']).toString(), `--count ${revs.join(' ')}`);
+        assert.equal((await packwright(repo, [...args, '--count', '--objects'])).toString(), git(repo, [...args, '--count', '--objects']).toString(), `--count --objects ${revs.join(' ')}`);
       }
       // --test-bitmap: a bitmapped commit's set is what the walk finds; a commit made after the
       // repack has no bitmap, which is git's error.
@@ -134,7 +134,7 @@ for (const format of FORMATS) {
     });
   }
 
-  test(`pack-objects --stdout counts from the bitmap: the objects git's rev-list gives, in a pack git accepts (${format})`, () => {
+  test(`pack-objects --stdout counts from the bitmap: the objects git's rev-list gives, in a pack git accepts (${format})`, async () => {
     using tmp = tempDir();
     const repo = bitmapRepo(tmp.path, format, false);
     const repository = Repository.open(repo);
@@ -147,7 +147,7 @@ for (const format of FORMATS) {
         const expected = git(repo, ['rev-list', '--objects', ...revs]).toString().split('\n').filter(Boolean).map((l) => l.slice(0, 2 * (format === 'sha1' ? 20 : 32))).sort();
         assert.deepEqual(Array.from(walked.order, (n) => Buffer.from(walked.table.id(n)).toString('hex')).sort(), expected, revs.join(' '));
         const input = revs.map((r) => (r.startsWith('^') ? `--not\n${r.slice(1)}\n` : `${r}\n`)).join('').replace(/^--all\n/, '');
-        const pack = packwright(repo, ['pack-objects', '--revs', '--stdout', '-q', ...(revs[0] === '--all' ? ['--all'] : [])], input);
+        const pack = await packwright(repo, ['pack-objects', '--revs', '--stdout', '-q', ...(revs[0] === '--all' ? ['--all'] : [])], input);
         const check = join(tmp.path, `check-${format}-${revs.join('').replace(/[^a-z0-9]/g, '')}.git`);
         git(tmp.path, ['init', '-q', '--bare', `--object-format=${format}`, check]);
         const path = join(check, 'objects', 'pack', 'in.pack');

@@ -48,19 +48,19 @@ for (const format of ['sha1', 'sha256'] as Format[]) {
       });
       after(() => dir[Symbol.dispose]());
 
-      test('--batch-all-objects --batch prints exactly what git prints', () => {
-        assert.deepEqual(packwright(repo, ['cat-file', '--batch-all-objects', '--batch']), git(repo, ['cat-file', '--batch-all-objects', '--batch']));
+      test('--batch-all-objects --batch prints exactly what git prints', async () => {
+        assert.deepEqual(await packwright(repo, ['cat-file', '--batch-all-objects', '--batch']), git(repo, ['cat-file', '--batch-all-objects', '--batch']));
       });
-      test('--batch-all-objects --batch-check prints exactly what git prints', () => {
-        assert.deepEqual(packwright(repo, ['cat-file', '--batch-all-objects', '--batch-check']), git(repo, ['cat-file', '--batch-all-objects', '--batch-check']));
+      test('--batch-all-objects --batch-check prints exactly what git prints', async () => {
+        assert.deepEqual(await packwright(repo, ['cat-file', '--batch-all-objects', '--batch-check']), git(repo, ['cat-file', '--batch-all-objects', '--batch-check']));
       });
-      test('disk sizes and delta bases match git', () => {
-        assert.equal(packwright(repo, ['cat-file', '--batch-all-objects', FULL]).toString('latin1'), git(repo, ['cat-file', '--batch-all-objects', FULL]).toString('latin1'));
-        assert.equal(packwright(repo, ['cat-file', '--batch-all-objects', CHECK_FULL]).toString(), git(repo, ['cat-file', '--batch-all-objects', CHECK_FULL]).toString());
+      test('disk sizes and delta bases match git', async () => {
+        assert.equal((await packwright(repo, ['cat-file', '--batch-all-objects', FULL])).toString('latin1'), git(repo, ['cat-file', '--batch-all-objects', FULL]).toString('latin1'));
+        assert.equal((await packwright(repo, ['cat-file', '--batch-all-objects', CHECK_FULL])).toString(), git(repo, ['cat-file', '--batch-all-objects', CHECK_FULL]).toString());
       });
-      test('--unordered prints the same records as git', () => {
+      test('--unordered prints the same records as git', async () => {
         const lines = (b: Buffer): string[] => b.toString().trim().split('\n').sort();
-        assert.deepEqual(lines(packwright(repo, ['cat-file', '--batch-all-objects', '--batch-check', '--unordered'])), lines(git(repo, ['cat-file', '--batch-all-objects', '--batch-check', '--unordered'])));
+        assert.deepEqual(lines(await packwright(repo, ['cat-file', '--batch-all-objects', '--batch-check', '--unordered'])), lines(git(repo, ['cat-file', '--batch-all-objects', '--batch-check', '--unordered'])));
       });
       test('every object read through the library has the id it was asked for', () => {
         const store = Repository.open(repo).objects;
@@ -101,22 +101,22 @@ for (const format of ['sha1', 'sha256'] as Format[]) {
         }
       });
       if (variant === 'a pack with OFS_DELTA' || variant === 'loose objects only') {
-        test('the CLI\'s -t, -s, -e, -p and <type> <object> behave like git (smoke test)', () => {
+        test('the CLI\'s -t, -s, -e, -p and <type> <object> behave like git (smoke test)', async () => {
           for (const [mode, rev] of [['-p', 'HEAD'], ['-t', 'v1.0'], ['-s', 'HEAD:file.txt'], ['-p', 'HEAD^{tree}'], ['tree', 'HEAD'], ['commit', 'v1.0']] as const) {
-            assert.deepEqual(packwright(repo, ['cat-file', mode, rev]), git(repo, ['cat-file', mode, rev]), `${mode} ${rev}`);
+            assert.deepEqual(await packwright(repo, ['cat-file', mode, rev]), git(repo, ['cat-file', mode, rev]), `${mode} ${rev}`);
           }
           const head = git(repo, ['rev-parse', 'HEAD']).toString().trim();
-          assert.deepEqual(packwright(repo, ['cat-file', '-p', head.slice(0, 8)]), git(repo, ['cat-file', '-p', head]));
-          assert.equal(packwrightFails(repo, ['cat-file', '-e', 'f'.repeat(format === 'sha1' ? 40 : 64)]).status, 1);
-          packwright(repo, ['cat-file', '-e', 'HEAD']);
-          assert.equal(packwrightFails(repo, ['cat-file', '-p', 'no-such-ref']).status, 128);
+          assert.deepEqual(await packwright(repo, ['cat-file', '-p', head.slice(0, 8)]), git(repo, ['cat-file', '-p', head]));
+          assert.equal((await packwrightFails(repo, ['cat-file', '-e', 'f'.repeat(format === 'sha1' ? 40 : 64)])).status, 1);
+          await packwright(repo, ['cat-file', '-e', 'HEAD']);
+          assert.equal((await packwrightFails(repo, ['cat-file', '-p', 'no-such-ref'])).status, 128);
         });
       }
-      test('--batch reads names from stdin, with missing ones reported like git', () => {
+      test('--batch reads names from stdin, with missing ones reported like git', async () => {
         const input = 'HEAD\nv1.0 rest of line\nHEAD:file.txt\nnope\nHEAD~1^{tree}\n';
-        assert.deepEqual(packwright(repo, ['cat-file', '--batch'], input), git(repo, ['cat-file', '--batch'], input));
+        assert.deepEqual(await packwright(repo, ['cat-file', '--batch'], input), git(repo, ['cat-file', '--batch'], input));
         const fmt = '--batch-check=%(objecttype) %(rest)';
-        assert.deepEqual(packwright(repo, ['cat-file', fmt], input), git(repo, ['cat-file', fmt], input));
+        assert.deepEqual(await packwright(repo, ['cat-file', fmt], input), git(repo, ['cat-file', fmt], input));
       });
     });
   }
@@ -135,11 +135,11 @@ describe('cat-file on a delta chain deeper than 1000', () => {
     const depths = [...stats.matchAll(/chain length = (\d+)/g)].map((m) => Number(m[1]));
     assert.ok(Math.max(...depths) > 1000, stats);
   });
-  test('--batch and --batch-check match git, sorted and in pack order', () => {
-    assert.deepEqual(packwright(repo, ['cat-file', '--batch-all-objects', '--batch']), git(repo, ['cat-file', '--batch-all-objects', '--batch']));
-    assert.deepEqual(packwright(repo, ['cat-file', '--batch-all-objects', CHECK_FULL]), git(repo, ['cat-file', '--batch-all-objects', CHECK_FULL]));
+  test('--batch and --batch-check match git, sorted and in pack order', async () => {
+    assert.deepEqual(await packwright(repo, ['cat-file', '--batch-all-objects', '--batch']), git(repo, ['cat-file', '--batch-all-objects', '--batch']));
+    assert.deepEqual(await packwright(repo, ['cat-file', '--batch-all-objects', CHECK_FULL]), git(repo, ['cat-file', '--batch-all-objects', CHECK_FULL]));
     const lines = (b: Buffer): string[] => b.toString().trim().split('\n').sort();
-    assert.deepEqual(lines(packwright(repo, ['cat-file', '--batch-all-objects', '--batch-check', '--unordered'])), lines(git(repo, ['cat-file', '--batch-all-objects', '--batch-check'])));
+    assert.deepEqual(lines(await packwright(repo, ['cat-file', '--batch-all-objects', '--batch-check', '--unordered'])), lines(git(repo, ['cat-file', '--batch-all-objects', '--batch-check'])));
   });
   test('reads through tiny windows, small windows only, and a tiny base cache give the same objects', () => {
     // Big windows of 4 KiB once reads are dense; or never dense: 64 KiB windows and one-off
@@ -206,7 +206,7 @@ test('--batch-all-objects --unordered lists an object once wherever it is stored
   const lines = (b: Buffer): string[] => b.toString().trim().split('\n').sort();
   for (const loose of [false, true]) {
     if (loose) git(repo, ['hash-object', '-w', '--stdin'], blob);
-    const ours = lines(packwright(repo, ['cat-file', '--batch-all-objects', '--batch-check', '--unordered']));
+    const ours = lines(await packwright(repo, ['cat-file', '--batch-all-objects', '--batch-check', '--unordered']));
     assert.deepEqual(ours, lines(git(repo, ['cat-file', '--batch-all-objects', '--batch-check', '--unordered'])));
     assert.equal(new Set(ours).size, ours.length, 'each id once');
   }

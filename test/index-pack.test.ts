@@ -73,10 +73,10 @@ function repackedCopy(work: string, revisions: number, repackArgs: string[]): { 
 let comparisons = 0;
 
 /** git's idx (and rev) for `pack` with the given flags, next to ours (given `ourFlags` too); asserts identical bytes. */
-function assertSameIndex(work: string, pack: string, flags: string[] = [], ourFlags: string[] = []): void {
+async function assertSameIndex(work: string, pack: string, flags: string[] = [], ourFlags: string[] = []): Promise<void> {
   const ours = join(work, `ours-${++comparisons}.idx`);
   const theirs = ours.replace('ours-', 'git-');
-  const printed = packwright(work, ['index-pack', ...flags, ...ourFlags, '-o', ours, pack]).toString();
+  const printed = (await packwright(work, ['index-pack', ...flags, ...ourFlags, '-o', ours, pack])).toString();
   const gitPrinted = git(work, ['index-pack', ...flags, '-o', theirs, pack]).toString();
   assert.equal(printed, gitPrinted);
   assert.deepEqual(readFileSync(ours), readFileSync(theirs), `idx differs for ${flags.join(' ')}`);
@@ -111,29 +111,29 @@ for (const format of ['sha1', 'sha256'] as Format[]) {
     test('forced 64-bit offsets identical to git', () => assertSameIndex(work, ofsPack, [...fmt, '--index-version=2,0x200']));
     test('.rev identical to git', () => assertSameIndex(work, refPack, [...fmt, '--rev-index']));
     test('with collision detection: identical to git, no false alarm', () => assertSameIndex(work, refPack, fmt, ['--collision-detection']));
-    test('verify-pack -v and -s print what git prints, and a damaged index fails', () => {
+    test('verify-pack -v and -s print what git prints, and a damaged index fails', async () => {
       const idx = join(work, 'verify.idx');
       git(work, ['index-pack', ...fmt, '-o', idx, refPack]);
       const pack = idx.replace(/\.idx$/, '.pack');
       copyFileSync(refPack, pack);
       for (const flag of ['-v', '-s']) {
-        assert.equal(packwright(work, ['verify-pack', ...fmt, flag, 'verify.idx']).toString(), git(work, ['verify-pack', ...fmt, flag, 'verify.idx']).toString());
+        assert.equal((await packwright(work, ['verify-pack', ...fmt, flag, 'verify.idx'])).toString(), git(work, ['verify-pack', ...fmt, flag, 'verify.idx']).toString());
       }
-      assert.equal(packwright(work, ['verify-pack', ...fmt, '--collision-detection', '-v', 'verify.idx']).toString(), git(work, ['verify-pack', ...fmt, '-v', 'verify.idx']).toString());
+      assert.equal((await packwright(work, ['verify-pack', ...fmt, '--collision-detection', '-v', 'verify.idx'])).toString(), git(work, ['verify-pack', ...fmt, '-v', 'verify.idx']).toString());
       // OFS deltas name their base through the pack's own entries, REF deltas through pass 1's list.
       git(work, ['index-pack', ...fmt, '-o', join(work, 'verify-ofs.idx'), ofsPack]);
       copyFileSync(ofsPack, join(work, 'verify-ofs.pack'));
-      assert.equal(packwright(work, ['verify-pack', ...fmt, '-v', 'verify-ofs.idx']).toString(), git(work, ['verify-pack', ...fmt, '-v', 'verify-ofs.idx']).toString());
+      assert.equal((await packwright(work, ['verify-pack', ...fmt, '-v', 'verify-ofs.idx'])).toString(), git(work, ['verify-pack', ...fmt, '-v', 'verify-ofs.idx']).toString());
       // What git's verify-pack runs: index-pack --verify-stat(-only) prints the same listing.
       for (const flag of ['--verify-stat', '--verify-stat-only']) {
         for (const p of ['verify.pack', 'verify-ofs.pack']) {
-          assert.equal(packwright(work, ['index-pack', ...fmt, flag, p]).toString(), git(work, ['index-pack', ...fmt, flag, p]).toString(), `${flag} ${p}`);
+          assert.equal((await packwright(work, ['index-pack', ...fmt, flag, p])).toString(), git(work, ['index-pack', ...fmt, flag, p]).toString(), `${flag} ${p}`);
         }
       }
       const bytes = readFileSync(idx);
       bytes.writeUInt8((bytes[8 + 1024 + 5] as number) ^ 1, 8 + 1024 + 5);
       writeFileSync(idx, bytes);
-      assert.equal(packwrightFails(work, ['verify-pack', ...fmt, 'verify.idx']).status, 1);
+      assert.equal((await packwrightFails(work, ['verify-pack', ...fmt, 'verify.idx'])).status, 1);
       assert.throws(() => git(work, ['verify-pack', ...fmt, 'verify.idx']));
     });
     test('--progress reports phases on stderr like git', () => {
@@ -146,8 +146,8 @@ for (const format of ['sha1', 'sha256'] as Format[]) {
       const quiet = spawnSync(process.execPath, [CLI, 'index-pack', ...fmt, '-o', join(work, 'quiet.idx'), ofsPack], { cwd: work });
       assert.equal(quiet.stderr.toString(), '', 'quiet when stderr is not a terminal');
     });
-    test('the same result with 1, 2, 3 and 8 threads', () => {
-      for (const t of [1, 2, 3, 8]) assertSameIndex(work, ofsPack, [...fmt, `--threads=${t}`]);
+    test('the same result with 1, 2, 3 and 8 threads', async () => {
+      for (const t of [1, 2, 3, 8]) await assertSameIndex(work, ofsPack, [...fmt, `--threads=${t}`]);
     });
     test('--stdin in small random chunks writes the pack into the repository like git', async () => {
       const repoDir = join(work, `stdin-${Date.now()}`);
@@ -182,13 +182,13 @@ for (const format of ['sha1', 'sha256'] as Format[]) {
 }
 
 describe('index-pack on special packs', () => {
-  test('an empty pack', () => {
+  test('an empty pack', async () => {
     const work = join(dir.path, 'empty');
     mkdirSync(work);
     git(work, ['init', '-q', '--bare', 'r.git']);
     const pack = execFileSync('git', ['pack-objects', '--stdout'], { cwd: join(work, 'r.git'), input: '' });
     writeFileSync(join(work, 'empty.pack'), pack);
-    assertSameIndex(work, join(work, 'empty.pack'));
+    await assertSameIndex(work, join(work, 'empty.pack'));
   });
   test('a REF_DELTA whose base comes later in the pack', async () => {
     const work = join(dir.path, 'forward');
@@ -198,7 +198,7 @@ describe('index-pack on special packs', () => {
     const delta = makeDelta(base.length, 8, [0x90, 4, 4, 0x21, 0x21, 0x21, 0x21]);
     const { pack } = buildPack([{ refTo: Buffer.from(baseId, 'hex'), delta }, { type: 3, data: base }]);
     writeFileSync(join(work, 'fwd.pack'), pack);
-    assertSameIndex(work, join(work, 'fwd.pack'));
+    await assertSameIndex(work, join(work, 'fwd.pack'));
     const r = await indexPack(join(work, 'fwd.pack'), { indexPath: join(work, 'api.idx') });
     assert.equal(r.stats.deltas, 1);
     assert.deepEqual(r.stats.chainHistogram, [1, 1]);
@@ -224,7 +224,7 @@ describe('index-pack on special packs', () => {
     }
     const pack = join(work, 'deep.pack');
     writeFileSync(pack, buildPack(entries).pack);
-    assertSameIndex(work, pack);
+    await assertSameIndex(work, pack);
     const r = await indexPack(pack, { indexPath: join(work, 'api.idx') });
     assert.equal(r.stats.chainHistogram.length - 1, 4100);
     // A resolver that kept ancestors would hold 4100 × 100 KB = 410 MB.
@@ -233,38 +233,38 @@ describe('index-pack on special packs', () => {
 });
 
 describe('index-pack options', () => {
-  test('--stdin echoes the bytes after the trailer, like git', () => {
+  test('--stdin echoes the bytes after the trailer, like git', async () => {
     const work = join(dir.path, 'echo');
     mkdirSync(work);
     git(work, ['init', '-q', '--bare', 'a.git']);
     git(work, ['init', '-q', '--bare', 'b.git']);
     const { pack } = buildPack([{ type: 3, data: Buffer.from('echo me\n') }]);
     const input = Buffer.concat([pack, Buffer.from('after the pack')]);
-    const ours = packwright(join(work, 'a.git'), ['index-pack', '--stdin'], input).toString();
+    const ours = (await packwright(join(work, 'a.git'), ['index-pack', '--stdin'], input)).toString();
     const theirs = git(join(work, 'b.git'), ['index-pack', '--stdin'], input).toString();
     assert.equal(ours, theirs);
     assert.ok(ours.endsWith('after the pack'));
   });
-  test('--max-input-size refuses a larger pack and writes nothing', () => {
+  test('--max-input-size refuses a larger pack and writes nothing', async () => {
     const work = join(dir.path, 'max');
     mkdirSync(work);
     const { pack } = buildPack([{ type: 3, data: Buffer.alloc(5000, 1) }, { type: 3, data: Buffer.alloc(5000, 2) }]);
     writeFileSync(join(work, 'm.pack'), pack);
-    const r = packwrightFails(work, ['index-pack', '--max-input-size=20', 'm.pack']);
+    const r = await packwrightFails(work, ['index-pack', '--max-input-size=20', 'm.pack']);
     assert.match(r.stderr, /maximum allowed size/);
     assert.throws(() => git(work, ['index-pack', '--max-input-size=20', 'm.pack']));
     git(work, ['init', '-q', '--bare', 'r.git']);
-    assert.match(packwrightFails(join(work, 'r.git'), ['index-pack', '--stdin', '--max-input-size=20'], pack).stderr, /maximum allowed size/);
+    assert.match((await packwrightFails(join(work, 'r.git'), ['index-pack', '--stdin', '--max-input-size=20'], pack)).stderr, /maximum allowed size/);
     assert.deepEqual(readdirSync(join(work, 'r.git', 'objects', 'pack')), []);
     assert.deepEqual(readdirSync(work).sort(), ['m.pack', 'r.git']);
   });
-  test('a duplicate object is indexed twice like git, and refused with --strict', () => {
+  test('a duplicate object is indexed twice like git, and refused with --strict', async () => {
     const work = join(dir.path, 'dup');
     mkdirSync(work);
     const blob = Buffer.from('the same object twice\n');
     writeFileSync(join(work, 'd.pack'), buildPack([{ type: 3, data: blob }, { type: 3, data: Buffer.from('other\n') }, { type: 3, data: blob }]).pack);
-    assertSameIndex(work, join(work, 'd.pack'));
-    const r = packwrightFails(work, ['index-pack', '--strict', '-o', 'strict.idx', 'd.pack']);
+    await assertSameIndex(work, join(work, 'd.pack'));
+    const r = await packwrightFails(work, ['index-pack', '--strict', '-o', 'strict.idx', 'd.pack']);
     assert.match(r.stderr, /appears twice/);
     assert.equal(existsSync(join(work, 'strict.idx')), false);
   });
@@ -352,16 +352,16 @@ describe('index-pack in parallel', () => {
     // The CLI: the flag, the config key (0: no ceiling), and git's words for a bad magnitude.
     for (const args of [['--max-memory=1k'], ['-c', 'packwright.maxMemory=1m'], ['-c', 'packwright.maxMemory=0']]) {
       const cmd = args[0] === '-c' ? [...args, 'index-pack'] : ['index-pack', ...args];
-      packwright(work, [...cmd, '-o', join(work, 'cli.idx'), pack]);
+      await packwright(work, [...cmd, '-o', join(work, 'cli.idx'), pack]);
       assert.deepEqual(readFileSync(join(work, 'cli.idx')), expected, args.join(' '));
       rmSync(join(work, 'cli.idx'));
     }
-    const bad = packwrightFails(work, ['index-pack', '--max-memory=lots', pack]);
+    const bad = await packwrightFails(work, ['index-pack', '--max-memory=lots', pack]);
     assert.equal(bad.status, 129);
     assert.match(bad.stderr, /option `max-memory' expects a non-negative integer value with an optional k\/m\/g suffix/);
     copyFileSync(pack, join(work, 'v.pack'));
     copyFileSync(join(work, 'git.idx'), join(work, 'v.idx'));
-    assert.match(packwright(work, ['verify-pack', '-v', '--max-memory=2m', 'v.idx']).toString(), /v\.pack: ok\n$/);
+    assert.match((await packwright(work, ['verify-pack', '-v', '--max-memory=2m', 'v.idx'])).toString(), /v\.pack: ok\n$/);
   });
 
 
@@ -622,12 +622,12 @@ describe('index-pack on bad packs fails like git and leaves no file', () => {
     ['a delta with fewer literals than its insert says', () => buildPack([{ type: 3, data: Buffer.from('abcdef') }, { ofsTo: 0, delta: makeDelta(6, 4, [4, 0x41]) }]).pack, /delta/],
   ];
   for (const [what, make, pattern] of cases) {
-    test(what, () => {
+    test(what, async () => {
       const sub = join(work, what.replace(/\W+/g, '-'));
       mkdirSync(sub);
       const pack = join(sub, 'bad.pack');
       writeFileSync(pack, make());
-      const ours = packwrightFails(sub, ['index-pack', pack]);
+      const ours = await packwrightFails(sub, ['index-pack', pack]);
       assert.equal(ours.status, 128);
       assert.match(ours.stderr, pattern);
       assert.equal(ours.stderr.trim().split('\n').length, 1, ours.stderr);
@@ -651,7 +651,7 @@ describe('index-pack on bad packs fails like git and leaves no file', () => {
       git(work, ['init', '-q', '--bare', repoDir]);
       const b = Buffer.from(good.subarray(0, good.length - 20));
       b.writeUInt32BE(declared, 8);
-      const ours = packwrightFails(repoDir, ['index-pack', '--stdin'], b);
+      const ours = await packwrightFails(repoDir, ['index-pack', '--stdin'], b);
       // Nothing written (git leaves its tmp_pack_* behind: checked before it runs).
       assert.deepEqual(readdirSync(join(repoDir, 'objects', 'pack')), []);
       const theirs = spawnSync('git', ['index-pack', '--stdin'], { cwd: repoDir, input: b, encoding: 'utf8' });
@@ -661,14 +661,14 @@ describe('index-pack on bad packs fails like git and leaves no file', () => {
       assert.match(theirs.stderr, declared === 1000 ? /early EOF/ : /overflow/, String(declared));
     }
   });
-  test('--stdin cut at random points fails with early EOF and writes nothing', () => {
+  test('--stdin cut at random points fails with early EOF and writes nothing', async () => {
     const repoDir = join(work, 'cut.git');
     git(work, ['init', '-q', '--bare', repoDir]);
     const seed = testSeed();
     const random = seededRandom(seed);
     for (let i = 0; i < 5; i++) {
       const cut = 12 + Math.floor(random() * (good.length - 40));
-      const r = packwrightFails(repoDir, ['index-pack', '--stdin'], good.subarray(0, cut));
+      const r = await packwrightFails(repoDir, ['index-pack', '--stdin'], good.subarray(0, cut));
       assert.equal(r.status, 128, `cut at ${cut} (PACKWRIGHT_SEED=${seed})`);
       assert.match(r.stderr, /early EOF|mismatch/, `cut at ${cut} (PACKWRIGHT_SEED=${seed})`);
     }
@@ -681,7 +681,7 @@ describe('index-pack --fix-thin', () => {
   // core.loosecompression (else core.compression, else 1) by reference zlib: the completed pack
   // and its index are git's bytes, whatever the level.
   for (const format of ['sha1', 'sha256'] as Format[]) {
-    test(`completes a thin pack from the repository into git's very bytes (${format})`, () => {
+    test(`completes a thin pack from the repository into git's very bytes (${format})`, async () => {
       const work = join(dir.path, `thin-${format}`);
       mkdirSync(work);
       const repo = makeRepo(work, format, 8);
@@ -695,18 +695,18 @@ describe('index-pack --fix-thin', () => {
       git(receiver, ['prune', '--expire=now']);
       const levels: [string, string[]][] = [['default', []], ['core.compression=9', ['core.compression', '9']], ['core.looseCompression=0', ['core.looseCompression', '0']], ['core.compression=-1', ['core.compression', '-1']]];
       for (const [label, config] of levels) {
-        const [ours, theirs] = ['pw', 'git'].map((who) => {
+        const [ours, theirs] = await Promise.all(['pw', 'git'].map(async (who) => {
           const r = join(work, `${label}-${who}.git`);
           git(work, ['clone', '-q', '--bare', '--no-local', receiver, r]);
           // A level for packs only, which git's index-pack does not use for the bases it appends.
           git(r, ['config', 'pack.compression', '4']);
           if (config.length > 0) git(r, ['config', ...config]);
-          const out = who === 'pw' ? packwright(r, ['index-pack', '--stdin', '--fix-thin'], thin).toString() : git(r, ['index-pack', '--stdin', '--fix-thin'], thin).toString();
+          const out = who === 'pw' ? (await packwright(r, ['index-pack', '--stdin', '--fix-thin'], thin)).toString() : git(r, ['index-pack', '--stdin', '--fix-thin'], thin).toString();
           const hash = new RegExp(`^pack\t([0-9a-f]{${format === 'sha1' ? 40 : 64}})\n$`).exec(out)?.[1];
           assert.ok(hash, out);
           const base = join(r, 'objects', 'pack', `pack-${hash}`);
           return { out, pack: readFileSync(`${base}.pack`), idx: readFileSync(`${base}.idx`), repo: r };
-        }) as [{ out: string; pack: Buffer; idx: Buffer; repo: string }, { out: string; pack: Buffer; idx: Buffer; repo: string }];
+        })) as [{ out: string; pack: Buffer; idx: Buffer; repo: string }, { out: string; pack: Buffer; idx: Buffer; repo: string }];
         assert.ok(ours.pack.readUInt32BE(8) >= thin.readUInt32BE(8) + 2, `${label}: more than one base appended`);
         assert.equal(ours.out, theirs.out, label);
         assert.ok(ours.pack.equals(theirs.pack), `${label}: the completed pack is git's`);
@@ -722,7 +722,7 @@ describe('index-pack --fix-thin', () => {
 });
 
 describe('index-pack as git fetch-pack runs it', () => {
-  test('--pack_header, --check-self-contained-and-connected, --report-end-of-input and --progress-title: the same files, output and exit status as git', () => {
+  test('--pack_header, --check-self-contained-and-connected, --report-end-of-input and --progress-title: the same files, output and exit status as git', async () => {
     const work = join(dir.path, 'fetch-pack');
     mkdirSync(work);
     const repo = makeRepo(work, 'sha1', 8);
@@ -769,13 +769,13 @@ describe('index-pack as git fetch-pack runs it', () => {
     assert.equal(ours2.stdout, theirs2.stdout);
     assert.deepEqual(ours2.files, theirs2.files);
     // A bad header argument, as git says it.
-    const bad = packwrightFails(p, ['index-pack', '--stdin', '--pack_header=2;3'], Buffer.alloc(0));
+    const bad = await packwrightFails(p, ['index-pack', '--stdin', '--pack_header=2;3'], Buffer.alloc(0));
     assert.match(bad.stderr, /bad --pack_header=2;3/);
   });
 });
 
 describe('index-pack: the reverse index, as git decides it', () => {
-  test('pack.writeReverseIndex (from config or -c) writes a .rev unless --no-rev-index; --verify checks one', () => {
+  test('pack.writeReverseIndex (from config or -c) writes a .rev unless --no-rev-index; --verify checks one', async () => {
     using dir = tempDir();
     const repo = makeRepo(dir.path, 'sha1', 4);
     git(repo, ['repack', '-adq']);
@@ -783,10 +783,10 @@ describe('index-pack: the reverse index, as git decides it', () => {
     const pack = join(packDir, fileEndingIn(packDir, '.pack'));
     const idx = pack.replace(/\.pack$/, '.idx');
     const rev = pack.replace(/\.pack$/, '.rev');
-    const run = (global: string[], args: string[]): void => {
+    const run = async (global: string[], args: string[]): Promise<void> => {
       rmSync(idx, { force: true });
       rmSync(rev, { force: true });
-      packwright(repo, [...global, 'index-pack', ...args, pack]);
+      await packwright(repo, [...global, 'index-pack', ...args, pack]);
     };
     for (const [global, args, wanted] of [
       [[], [], false],
@@ -796,25 +796,25 @@ describe('index-pack: the reverse index, as git decides it', () => {
       [['-c', 'pack.writeReverseIndex=true'], ['--no-rev-index'], false],
       [['-c', 'pack.writeReverseIndex=false'], ['--rev-index'], true],
     ] as [string[], string[], boolean][]) {
-      run(global, args);
+      await run(global, args);
       assert.equal(existsSync(rev), wanted, `${global.join(' ')} ${args.join(' ')}`);
     }
     git(repo, ['config', 'pack.writeReverseIndex', 'true']);
-    run([], []);
+    await run([], []);
     assert.ok(existsSync(rev), 'from the repository config');
-    packwright(repo, ['index-pack', '--rev-index', '--verify', pack]);
+    await packwright(repo, ['index-pack', '--rev-index', '--verify', pack]);
     const bytes = readFileSync(rev);
     bytes.write('xxxx', 0, 'latin1');
     chmodSync(rev, 0o644);
     writeFileSync(rev, bytes);
-    const r = packwrightFails(repo, ['index-pack', '--rev-index', '--verify', pack]);
+    const r = await packwrightFails(repo, ['index-pack', '--rev-index', '--verify', pack]);
     assert.equal(r.status, 128);
     assert.match(r.stderr, /validation error/);
   });
 });
 
 describe('index-pack --verify, with the options of the index on disk', () => {
-  test('an idx v1 and a v2 with forced 64-bit offsets verify as git verifies them', () => {
+  test('an idx v1 and a v2 with forced 64-bit offsets verify as git verifies them', async () => {
     using dir = tempDir();
     const repo = makeRepo(dir.path, 'sha1', 6);
     git(repo, ['repack', '-adq']);
@@ -827,14 +827,14 @@ describe('index-pack --verify, with the options of the index on disk', () => {
       rmSync(idx, { force: true });
       git(repo, ['index-pack', version, '-o', idx, copy]);
       git(repo, ['index-pack', '--verify', copy]);
-      packwright(repo, ['index-pack', '--verify', copy]);
+      await packwright(repo, ['index-pack', '--verify', copy]);
       // One changed byte of the index's last offset (or CRC) and it no longer verifies.
       const bytes = readFileSync(idx);
       const at = bytes.length - 41;
       bytes[at] = (bytes[at] as number) ^ 1;
       chmodSync(idx, 0o644);
       writeFileSync(idx, bytes);
-      assert.equal(packwrightFails(repo, ['index-pack', '--verify', copy]).status, 128, version);
+      assert.equal((await packwrightFails(repo, ['index-pack', '--verify', copy])).status, 128, version);
     }
   });
 });
@@ -938,7 +938,7 @@ describe('index-pack checks objects as git does: --fsck-objects, --strict, and o
     collidesLikeGit(work.path, repo, pack, blob);
   });
 
-  test('an incoming object whose stored copy is packed with other bytes is a collision; a repository that has every object the same is not', () => {
+  test('an incoming object whose stored copy is packed with other bytes is a collision; a repository that has every object the same is not', async () => {
     using work = tempDir();
     const src = makeRepo(work.path, 'sha1', 6);
     const pack = git(src, ['pack-objects', '--all', '--stdout', '-q']);
@@ -959,12 +959,12 @@ describe('index-pack checks objects as git does: --fsck-objects, --strict, and o
     const own = readdirSync(join(src, '.git', 'objects', 'pack')).find((f) => f.endsWith('.pack')) as string;
     for (const threads of ['1', '2']) {
       const out = join(work.path, `again-${threads}.idx`);
-      packwright(src, ['index-pack', `--threads=${threads}`, '-o', out, join(src, '.git', 'objects', 'pack', own)]);
+      await packwright(src, ['index-pack', `--threads=${threads}`, '-o', out, join(src, '.git', 'objects', 'pack', own)]);
       assert.deepEqual(readFileSync(out), readFileSync(join(src, '.git', 'objects', 'pack', own.replace(/\.pack$/, '.idx'))));
     }
   });
 
-  test('--promisor[=<msg>] writes the .promisor file git writes', () => {
+  test('--promisor[=<msg>] writes the .promisor file git writes', async () => {
     using work = tempDir();
     const repo = makeRepo(work.path, 'sha1', 3);
     git(repo, ['repack', '-adq']);
@@ -978,7 +978,7 @@ describe('index-pack checks objects as git does: --fsck-objects, --strict, and o
       writeFileSync(at(g), pack);
       writeFileSync(at(p), pack);
       git(g, ['index-pack', flag, at(g)]);
-      packwright(p, ['index-pack', flag, at(p)]);
+      await packwright(p, ['index-pack', flag, at(p)]);
       assert.deepEqual(readFileSync(join(p, 'p.promisor')), readFileSync(join(g, 'p.promisor')));
     }
   });

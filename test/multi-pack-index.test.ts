@@ -24,7 +24,7 @@ function repoWithDuplicates(dir: string, format: Format): string {
 }
 
 /** Runs git's and packwright's `multi-pack-index <args>` in the same directory (same readdir order) and returns both files. */
-function bothWrite(repo: string, args: string[], prepare?: () => void): { git: Buffer; ours: Buffer } {
+async function bothWrite(repo: string, args: string[], prepare?: () => void): Promise<{ git: Buffer; ours: Buffer }> {
   const path = join(packDirOf(repo), 'multi-pack-index');
   const saved = existsSync(path) ? readFileSync(path) : undefined;
   prepare?.();
@@ -33,50 +33,50 @@ function bothWrite(repo: string, args: string[], prepare?: () => void): { git: B
   rmSync(path);
   if (saved !== undefined) writeFileSync(path, saved);
   prepare?.();
-  packwright(repo, ['multi-pack-index', ...args]);
+  await packwright(repo, ['multi-pack-index', ...args]);
   return { git: theirs, ours: readFileSync(path) };
 }
 
 describe('multi-pack-index write, byte-identical to git', () => {
   for (const format of ['sha1', 'sha256'] as Format[]) {
-    test(`${format}: duplicates across packs with the same mtime, then with different mtimes`, () => {
+    test(`${format}: duplicates across packs with the same mtime, then with different mtimes`, async () => {
       using dir = tempDir();
       const repo = repoWithDuplicates(dir.path, format);
-      let r = bothWrite(repo, ['write']);
+      let r = await bothWrite(repo, ['write']);
       assert.ok(r.git.equals(r.ours), 'same second');
       const packs = readdirSync(packDirOf(repo)).filter((f) => f.endsWith('.pack'));
       packs.forEach((p, i) => utimesSync(join(packDirOf(repo), p), 1_700_000_000 + 1000 * ((i * 7) % packs.length), 1_700_000_000 + 1000 * ((i * 7) % packs.length)));
       rmSync(join(packDirOf(repo), 'multi-pack-index'));
-      r = bothWrite(repo, ['write']);
+      r = await bothWrite(repo, ['write']);
       assert.ok(r.git.equals(r.ours), 'different mtimes');
     });
 
-    test(`${format}: --preferred-pack, by .pack and by .idx name`, () => {
+    test(`${format}: --preferred-pack, by .pack and by .idx name`, async () => {
       using dir = tempDir();
       const repo = repoWithDuplicates(dir.path, format);
       const packs = readdirSync(packDirOf(repo)).filter((f) => f.endsWith('.pack')).sort();
       for (const preferred of [packs[0] as string, (packs[1] as string).replace(/\.pack$/, '.idx')]) {
-        const r = bothWrite(repo, ['write', `--preferred-pack=${preferred}`], () => rmSync(join(packDirOf(repo), 'multi-pack-index'), { force: true }));
+        const r = await bothWrite(repo, ['write', `--preferred-pack=${preferred}`], () => rmSync(join(packDirOf(repo), 'multi-pack-index'), { force: true }));
         assert.ok(r.git.equals(r.ours), preferred);
       }
     });
   }
 
-  test('rewriting over an existing file keeps its choices and adds the new pack', () => {
+  test('rewriting over an existing file keeps its choices and adds the new pack', async () => {
     using dir = tempDir();
     const repo = repoWithDuplicates(dir.path, 'sha1');
     git(repo, ['multi-pack-index', 'write']);
     git(repo, ['commit', '-q', '--allow-empty', '-m', 'one more']);
     git(repo, ['-c', 'pack.threads=1', 'repack', '-aq']);
-    const r = bothWrite(repo, ['write']);
+    const r = await bothWrite(repo, ['write']);
     assert.ok(r.git.equals(r.ours));
     // Nothing new: git writes nothing, and neither does packwright.
     const before = readFileSync(join(packDirOf(repo), 'multi-pack-index'));
-    packwright(repo, ['multi-pack-index', 'write']);
+    await packwright(repo, ['multi-pack-index', 'write']);
     assert.ok(readFileSync(join(packDirOf(repo), 'multi-pack-index')).equals(before));
   });
 
-  test('expire deletes the packs no object is chosen from, keeps .keep packs, and rewrites as git does', () => {
+  test('expire deletes the packs no object is chosen from, keeps .keep packs, and rewrites as git does', async () => {
     using dir = tempDir();
     const repo = repoWithDuplicates(dir.path, 'sha1');
     const packDir = packDirOf(repo);
@@ -95,23 +95,23 @@ describe('multi-pack-index write, byte-identical to git', () => {
     assert.ok(gitFiles.length < filesBefore.length, 'git expired something');
     for (const f of readdirSync(packDir)) rmSync(join(packDir, f));
     for (const [f, bytes] of saved) writeFileSync(join(packDir, f), bytes);
-    packwright(repo, ['multi-pack-index', 'expire']);
+    await packwright(repo, ['multi-pack-index', 'expire']);
     assert.deepEqual(readdirSync(packDir).sort(), gitFiles);
     assert.ok(readFileSync(join(packDir, 'multi-pack-index')).equals(gitMidx));
-    assert.equal(packwright(repo, ['multi-pack-index', 'verify']).toString(), '');
+    assert.equal((await packwright(repo, ['multi-pack-index', 'verify'])).toString(), '');
   });
 
-  test('verify finds what git finds: a bad checksum and a wrong offset', () => {
+  test('verify finds what git finds: a bad checksum and a wrong offset', async () => {
     using dir = tempDir();
     const repo = repoWithDuplicates(dir.path, 'sha1');
     git(repo, ['multi-pack-index', 'write']);
     const path = join(packDirOf(repo), 'multi-pack-index');
     const good = readFileSync(path);
-    assert.equal(packwright(repo, ['multi-pack-index', 'verify']).toString(), '');
+    assert.equal((await packwright(repo, ['multi-pack-index', 'verify'])).toString(), '');
     const bad = Buffer.from(good);
     bad.writeUInt8((bad[bad.length - 1] as number) ^ 1, bad.length - 1);
     writeFileSync(path, bad);
-    let r = packwrightFails(repo, ['multi-pack-index', 'verify']);
+    let r = await packwrightFails(repo, ['multi-pack-index', 'verify']);
     assert.equal(r.status, 1);
     assert.match(r.stderr, /incorrect checksum/);
     // The first object's offset, one off (git's t5319 "incorrect object offset").
@@ -120,18 +120,18 @@ describe('multi-pack-index write, byte-identical to git', () => {
     const ooff = toc(0x4f4f4646);
     wrong.writeUInt32BE(wrong.readUInt32BE(ooff + 4) + 1, ooff + 4);
     writeFileSync(path, wrong);
-    r = packwrightFails(repo, ['multi-pack-index', 'verify']);
+    r = await packwrightFails(repo, ['multi-pack-index', 'verify']);
     assert.equal(r.status, 1);
     assert.match(r.stderr, /incorrect object offset for oid\[0\]/);
   });
 
-  test('the store searches a file it wrote itself and finds every object', () => {
+  test('the store searches a file it wrote itself and finds every object', async () => {
     using dir = tempDir();
     const repo = repoWithDuplicates(dir.path, 'sha1');
     const store = Store.open(join(repo, '.git'));
     const h = store.handle();
     assert.ok(!(h.sources()[0] instanceof MidxSource));
-    packwright(repo, ['multi-pack-index', 'write']);
+    await packwright(repo, ['multi-pack-index', 'write']);
     h.refresh();
     assert.ok(h.sources()[0] instanceof MidxSource);
     const ids = git(repo, ['cat-file', '--batch-all-objects', '--batch-check=%(objectname)']).toString().trim().split('\n');
@@ -189,7 +189,7 @@ describe('multi-pack-index repack, as git chooses and combines packs', () => {
     git(repo, ['show-index'], readFileSync(join(packDirOf(repo), f))).toString().trim().split('\n').map((l) => l.split(' ')[1]).sort().join(',')).sort();
 
   for (const format of ['sha1', 'sha256'] as Format[]) {
-    test(`--batch-size=0, a batch size, and a size too small: the packs git makes, then expire (${format})`, () => {
+    test(`--batch-size=0, a batch size, and a size too small: the packs git makes, then expire (${format})`, async () => {
       using dir = tempDir();
       const base = fivePacks(dir.path, format);
       const sizes = readdirSync(packDirOf(base)).filter((f) => f.endsWith('.pack')).map((f) => readFileSync(join(packDirOf(base), f)).length).sort((a, b) => a - b);
@@ -198,8 +198,8 @@ describe('multi-pack-index repack, as git chooses and combines packs', () => {
         const theirs = join(dir.path, `theirs-${batch}`);
         for (const [to, run] of [[ours, packwright], [theirs, git]] as const) {
           execCopy(base, to);
-          run(to, ['multi-pack-index', 'repack', `--batch-size=${batch}`]);
-          run(to, ['multi-pack-index', 'verify']);
+          await run(to, ['multi-pack-index', 'repack', `--batch-size=${batch}`]);
+          await run(to, ['multi-pack-index', 'verify']);
         }
         assert.deepEqual(packContents(ours), packContents(theirs), `repack --batch-size=${batch}`);
         for (const repo of [ours, theirs]) git(repo, ['multi-pack-index', 'expire']);
@@ -209,16 +209,16 @@ describe('multi-pack-index repack, as git chooses and combines packs', () => {
     });
   }
 
-  test('kept packs are left alone unless repack.packKeptObjects, and a bad --batch-size is a usage error', () => {
+  test('kept packs are left alone unless repack.packKeptObjects, and a bad --batch-size is a usage error', async () => {
     using dir = tempDir();
     const repo = fivePacks(dir.path, 'sha1');
     for (const f of readdirSync(packDirOf(repo)).filter((n) => n.endsWith('.pack'))) writeFileSync(join(packDirOf(repo), f.replace(/\.pack$/, '.keep')), '');
     const before = packContents(repo);
-    packwright(repo, ['multi-pack-index', 'repack', '--batch-size=0']);
+    await packwright(repo, ['multi-pack-index', 'repack', '--batch-size=0']);
     assert.deepEqual(packContents(repo), before);
-    packwright(repo, ['-c', 'repack.packKeptObjects=true', 'multi-pack-index', 'repack', '--batch-size=0']);
+    await packwright(repo, ['-c', 'repack.packKeptObjects=true', 'multi-pack-index', 'repack', '--batch-size=0']);
     assert.equal(packContents(repo).length, before.length + 1);
-    const bad = packwrightFails(repo, ['multi-pack-index', 'repack', '--batch-size=lots']);
+    const bad = await packwrightFails(repo, ['multi-pack-index', 'repack', '--batch-size=lots']);
     assert.equal(bad.status, 129);
     assert.match(bad.stderr, /expects a non-negative integer value with an optional k\/m\/g suffix/);
   });

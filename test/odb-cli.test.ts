@@ -20,7 +20,7 @@ function gitTypeCounts(repo: string): { byType: Record<string, number>; bytes: n
 
 describe('count-objects and odb stats against git', () => {
   for (const format of ['sha1', 'sha256'] as Format[]) {
-    test(`${format}: count-objects -v, -H and plain print what git prints`, () => {
+    test(`${format}: count-objects -v, -H and plain print what git prints`, async () => {
       using dir = tempDir();
       const repo = makeRepo(dir.path, format, 8);
       git(repo, ['repack', '-dq']);
@@ -36,11 +36,11 @@ describe('count-objects and odb stats against git', () => {
       mkdirSync(join(repo, '.git', 'objects', 'ab'), { recursive: true });
       writeFileSync(join(repo, '.git', 'objects', 'ab', 'not-an-object'), 'yyy');
       for (const args of [['count-objects', '-v'], ['count-objects'], ['count-objects', '-vH'], ['count-objects', '-H']]) {
-        assert.equal(packwright(repo, args).toString(), git(repo, args).toString(), args.join(' '));
+        assert.equal((await packwright(repo, args)).toString(), git(repo, args).toString(), args.join(' '));
       }
     });
 
-    test(`${format}: odb stats counts what git's cat-file --batch-all-objects lists`, () => {
+    test(`${format}: odb stats counts what git's cat-file --batch-all-objects lists`, async () => {
       using dir = tempDir();
       const repo = makeRepo(dir.path, format, 10);
       git(repo, ['repack', '-dq']);
@@ -48,7 +48,7 @@ describe('count-objects and odb stats against git', () => {
       git(repo, ['repack', '-q']);
       git(repo, ['commit', '-q', '--allow-empty', '-m', 'loose']);
       const expected = gitTypeCounts(repo);
-      const s = JSON.parse(packwright(repo, ['odb', 'stats', '--json', '--extra-header-lookup']).toString()) as {
+      const s = JSON.parse((await packwright(repo, ['odb', 'stats', '--json', '--extra-header-lookup'])).toString()) as {
         objects: number; byType: Record<string, number>; bytes: number; loose: number; packed: number; deltas: number; chainLengths: number[]; missing: string[]; lookedUp: number;
       };
       assert.equal(s.objects, expected.objects);
@@ -60,7 +60,7 @@ describe('count-objects and odb stats against git', () => {
       assert.deepEqual(s.missing, []);
       assert.equal(s.lookedUp, s.objects);
       // verify-pack -v's histogram of the same packs agrees on the deltas.
-      const text = packwright(repo, ['odb', 'stats']).toString();
+      const text = (await packwright(repo, ['odb', 'stats'])).toString();
       assert.match(text, new RegExp(`^objects: ${expected.objects} `));
     });
   }

@@ -45,7 +45,7 @@ function revListIds(repo: string, revs: string[]): string[] {
 }
 
 for (const format of FORMATS) {
-  test(`rev-list --objects matches git line for line (${format})`, () => {
+  test(`rev-list --objects matches git line for line (${format})`, async () => {
     using tmp = tempDir();
     const repo = makeHistoryRepo(tmp.path, format);
     const cases = [
@@ -68,14 +68,14 @@ for (const format of FORMATS) {
       ['loose...'],
     ];
     for (const revs of cases) {
-      assert.equal(packwright(repo, ['rev-list', '--objects', ...revs]).toString(), git(repo, ['rev-list', '--objects', ...revs]).toString(), revs.join(' '));
-      assert.equal(packwright(repo, ['rev-list', ...revs]).toString(), git(repo, ['rev-list', ...revs]).toString(), `commits of ${revs.join(' ')}`);
+      assert.equal((await packwright(repo, ['rev-list', '--objects', ...revs])).toString(), git(repo, ['rev-list', '--objects', ...revs]).toString(), revs.join(' '));
+      assert.equal((await packwright(repo, ['rev-list', ...revs])).toString(), git(repo, ['rev-list', ...revs]).toString(), `commits of ${revs.join(' ')}`);
     }
     // --count, --[no-]object-names (the last one wins) and --end-of-options, as git prints them.
     git(repo, ['update-ref', 'refs/heads/--output=yikes', 'main']);
     for (const args of [['--count', 'main'], ['--count', '--objects', 'v0.5..main'], ['--objects', '--no-object-names', '--all'],
       ['--objects', '--no-object-names', '--object-names', 'main'], ['--end-of-options', '--output=yikes']]) {
-      assert.equal(packwright(repo, ['rev-list', ...args]).toString(), git(repo, ['rev-list', ...args]).toString(), args.join(' '));
+      assert.equal((await packwright(repo, ['rev-list', ...args])).toString(), git(repo, ['rev-list', ...args]).toString(), args.join(' '));
     }
     // --header (raw commits, NUL after each) and --max-count in its four spellings, on commits
     // whose messages start and end with blank lines, carry trailing whitespace, lack a final
@@ -102,11 +102,11 @@ for (const format of FORMATS) {
       // --bisect: the commit halfway (git's find_bisection: merges counted by walking, ties oldest first).
       ['--bisect', 'main'], ['--bisect', '--first-parent', 'main'], ['--bisect', 'main', '^topic'], ['--bisect', '--all'], ['--bisect', 'main', '--not', 'oct-a'],
       ['--bisect', 'main~1..main'], ['--bisect', 'main~2..main'], ['--bisect', 'main~3..main'], ['--bisect', '--objects', 'main~41..main~2'], ['--bisect', 'main..main']]) {
-      assert.equal(packwright(repo, ['rev-list', ...args]).toString('latin1'), git(repo, ['rev-list', ...args]).toString('latin1'), args.join(' '));
+      assert.equal((await packwright(repo, ['rev-list', ...args])).toString('latin1'), git(repo, ['rev-list', ...args]).toString('latin1'), args.join(' '));
     }
   });
 
-  test(`rev-list -- <paths>: history simplified to the commits that change them, trees listed only where they lead, as git (${format})`, () => {
+  test(`rev-list -- <paths>: history simplified to the commits that change them, trees listed only where they lead, as git (${format})`, async () => {
     using tmp = tempDir();
     const repo = makeHistoryRepo(tmp.path, format);
     const specs = [['src'], ['src/lib/x.h'], ['doc', 'Makefile'], ['src/'], ['doc/api/'], ['README/'], ['*.h'], ['src/*'], ['src/[ab].c'], ['s*/lib'],
@@ -116,7 +116,7 @@ for (const format of FORMATS) {
       for (const rev of revs) {
         for (const extra of [[], ['--objects'], ['--count']]) {
           const args = [...extra, ...rev, '--', ...spec];
-          assert.equal(packwright(repo, ['rev-list', ...args]).toString(), git(repo, ['rev-list', ...args]).toString(), args.join(' '));
+          assert.equal((await packwright(repo, ['rev-list', ...args])).toString(), git(repo, ['rev-list', ...args]).toString(), args.join(' '));
         }
       }
     }
@@ -153,17 +153,17 @@ for (const format of FORMATS) {
     commitAll('merge third, f changed');
     for (const args of [['main', '--', 'dir'], ['main', '--', 'other'], ['main', '--', 'dir/f', 'other'], ['--objects', 'main', '--', 'dir'], ['main', '--'],
       ['main', '--', '.'], ['side..main', '--', 'dir'], ['--first-parent', 'main', '--', 'other'], ['main', 'dir'], ['main', 'other', 'dir/f'], ['--objects', 'main', 'dir']]) {
-      assert.equal(packwright(work, ['rev-list', ...args]).toString(), git(work, ['rev-list', ...args]).toString(), args.join(' '));
+      assert.equal((await packwright(work, ['rev-list', ...args])).toString(), git(work, ['rev-list', ...args]).toString(), args.join(' '));
     }
     // In a subdirectory, paths are taken from there; without `--`, an argument that is neither a
     // revision nor a path, or is both, is git's error.
     const sub = join(work, 'dir');
-    assert.equal(packwright(sub, ['rev-list', 'main', '--', 'f']).toString(), git(sub, ['rev-list', 'main', '--', 'f']).toString());
-    assert.equal(packwright(sub, ['rev-list', 'main', 'f']).toString(), git(sub, ['rev-list', 'main', 'f']).toString());
+    assert.equal((await packwright(sub, ['rev-list', 'main', '--', 'f'])).toString(), git(sub, ['rev-list', 'main', '--', 'f']).toString());
+    assert.equal((await packwright(sub, ['rev-list', 'main', 'f'])).toString(), git(sub, ['rev-list', 'main', 'f']).toString());
     writeFileSync(join(work, 'main'), 'a file named like the branch\n');
     // --stdin: revisions up to an empty line, paths after a `--` line (git 2.39 refuses other options there).
     for (const input of ['main\n--\ndir\n', 'main\n\n--\ndir\n', 'main\n--\ndir/f\nother\n', 'side\n--\n']) {
-      assert.equal(packwright(work, ['rev-list', '--stdin'], input).toString(), git(work, ['rev-list', '--stdin'], input).toString(), JSON.stringify(input));
+      assert.equal((await packwright(work, ['rev-list', '--stdin'], input)).toString(), git(work, ['rev-list', '--stdin'], input).toString(), JSON.stringify(input));
     }
     for (const [cwd, args, input] of [[work, ['main'], ''], [work, ['nosuch'], ''], [work, ['main', 'nosuch'], ''], [work, ['main', 'dir', '--objects'], ''], [work, ['main', '--', '../x'], ''],
       [work, ['main', '--', ''], ''], [work, ['--stdin'], '--not\nmain\n'], [work, ['--stdin'], 'main\n--\ndir\n\n']] as const) {
@@ -174,7 +174,7 @@ for (const format of FORMATS) {
     }
   });
 
-  test(`rev-list and pack-objects --indexed-objects: the index's blobs, then its cache tree's valid trees, as git lists them (${format})`, () => {
+  test(`rev-list and pack-objects --indexed-objects: the index's blobs, then its cache tree's valid trees, as git lists them (${format})`, async () => {
     using tmp = tempDir();
     const work = join(tmp.path, 'work');
     git(tmp.path, ['init', '-q', `--object-format=${format}`, work]);
@@ -188,13 +188,13 @@ for (const format of FORMATS) {
     writeFileSync(join(work, 'only-in-index'), 'only\n');
     git(work, ['add', 'only-in-index']);
     const cases = [['--objects', '--indexed-objects'], ['--objects', 'HEAD', '--not', '--indexed-objects'], ['--objects', '--all', '--indexed-objects'], ['--indexed-objects', '--objects', '^HEAD']];
-    for (const args of cases) assert.equal(packwright(work, ['rev-list', ...args]).toString(), git(work, ['rev-list', ...args]).toString(), args.join(' '));
+    for (const args of cases) assert.equal((await packwright(work, ['rev-list', ...args])).toString(), git(work, ['rev-list', ...args]).toString(), args.join(' '));
     // What git repack passes: the pack holds exactly what rev-list lists.
-    const pack = packwright(work, ['pack-objects', '--all', '--indexed-objects', '--stdout', '-q'], '');
+    const pack = await packwright(work, ['pack-objects', '--all', '--indexed-objects', '--stdout', '-q'], '');
     assert.deepEqual(packIds(tmp.path, pack, format), revListIds(work, ['--all', '--indexed-objects']));
   });
 
-  test(`rev-list and pack-objects --reflog: both sides of every reflog entry, a pruned one warned about once a reflog, as git does (${format})`, () => {
+  test(`rev-list and pack-objects --reflog: both sides of every reflog entry, a pruned one warned about once a reflog, as git does (${format})`, async () => {
     using tmp = tempDir();
     const work = join(tmp.path, 'work');
     git(tmp.path, ['init', '-q', '-b', 'main', `--object-format=${format}`, work]);
@@ -213,10 +213,10 @@ for (const format of FORMATS) {
     git(work, ['branch', '-q', '-D', 'side']);
     git(work, ['update-ref', '-m', 'tagged', '--create-reflog', 'refs/tags/v1', 'HEAD~1']);
     for (const args of [['--reflog'], ['--reflog', '--objects'], ['--objects', '--reflog', '--not', '--all'], ['main', '--not', '--reflog'], ['--reflog', '--count']]) {
-      assert.equal(packwright(work, ['rev-list', ...args]).toString(), git(work, ['rev-list', ...args]).toString(), args.join(' '));
+      assert.equal((await packwright(work, ['rev-list', ...args])).toString(), git(work, ['rev-list', ...args]).toString(), args.join(' '));
     }
     // What git repack passes: the pack holds what rev-list lists.
-    const pack = packwright(work, ['pack-objects', '--all', '--reflog', '--indexed-objects', '--stdout', '-q'], '');
+    const pack = await packwright(work, ['pack-objects', '--all', '--reflog', '--indexed-objects', '--stdout', '-q'], '');
     assert.deepEqual(packIds(tmp.path, pack, format), revListIds(work, ['--all', '--reflog', '--indexed-objects']));
     // An entry naming an object that is gone (twice in one reflog: one warning for it).
     const gone = 'e'.repeat(format === 'sha1' ? 40 : 64);
@@ -230,21 +230,21 @@ for (const format of FORMATS) {
     assert.match(ours.stderr.toString(), /^warning: reflog of 'HEAD' references pruned commits\n$/);
   });
 
-  test(`pack-objects --revs: git accepts the pack, and it holds what rev-list lists, at 1 and 2 threads and without reuse (${format})`, () => {
+  test(`pack-objects --revs: git accepts the pack, and it holds what rev-list lists, at 1 and 2 threads and without reuse (${format})`, async () => {
     using tmp = tempDir();
     const repo = makeHistoryRepo(tmp.path, format);
     const want = revListIds(repo, ['--all']);
     for (const flags of [['--threads=1'], ['--threads=2'], ['--no-reuse-delta'], ['--no-reuse-object', '--threads=2'], ['--window=0'], ['--depth=3']]) {
-      const pack = packwright(repo, ['pack-objects', '--revs', '--all', '--stdout', '-q', '--delta-base-offset', ...flags], '');
+      const pack = await packwright(repo, ['pack-objects', '--revs', '--all', '--stdout', '-q', '--delta-base-offset', ...flags], '');
       assert.deepEqual(packIds(tmp.path, pack, format), want, flags.join(' '));
     }
     // Without --delta-base-offset every delta names its base by id (REF_DELTA), as old clients need.
-    const refPack = packwright(repo, ['pack-objects', '--revs', '--stdout', '-q'], 'main\n');
+    const refPack = await packwright(repo, ['pack-objects', '--revs', '--stdout', '-q'], 'main\n');
     assert.deepEqual(packIds(tmp.path, refPack, format), revListIds(repo, ['main']));
-    const ofsPack = packwright(repo, ['pack-objects', '--revs', '--stdout', '-q', '--delta-base-offset'], 'main\n');
+    const ofsPack = await packwright(repo, ['pack-objects', '--revs', '--stdout', '-q', '--delta-base-offset'], 'main\n');
     assert.ok(refPack.length > ofsPack.length, `REF_DELTA pack (${refPack.length}) larger than OFS_DELTA (${ofsPack.length})`);
     // --depth is a bound git checks with verify-pack's chain histogram.
-    const shallowChains = packwright(repo, ['pack-objects', '--revs', '--all', '--stdout', '-q', '--no-reuse-delta', '--depth=2'], '');
+    const shallowChains = await packwright(repo, ['pack-objects', '--revs', '--all', '--stdout', '-q', '--no-reuse-delta', '--depth=2'], '');
     const path = join(checkRepo(tmp.path, format), 'depth.pack');
     writeFileSync(path, shallowChains);
     git(checkRepo(tmp.path, format), ['index-pack', path]);
@@ -252,12 +252,12 @@ for (const format of FORMATS) {
     assert.ok(!/chain length = [3-9]/.test(histogram), histogram);
   });
 
-  test(`pack-objects <base-name> writes .pack and .idx (byte-identical to git index-pack's) and prints the hash (${format})`, () => {
+  test(`pack-objects <base-name> writes .pack and .idx (byte-identical to git index-pack's) and prints the hash (${format})`, async () => {
     using tmp = tempDir();
     const repo = makeHistoryRepo(tmp.path, format);
     const base = join(tmp.path, 'out', 'pack');
     execFileSync('mkdir', ['-p', join(tmp.path, 'out')]);
-    const hash = packwright(repo, ['pack-objects', '--revs', '-q', '--rev-index', base], 'main\n^v0.5\n').toString().trim();
+    const hash = (await packwright(repo, ['pack-objects', '--revs', '-q', '--rev-index', base], 'main\n^v0.5\n')).toString().trim();
     assert.match(hash, format === 'sha1' ? /^[0-9a-f]{40}$/ : /^[0-9a-f]{64}$/);
     const files = readdirSync(join(tmp.path, 'out')).sort();
     assert.deepEqual(files, [`pack-${hash}.idx`, `pack-${hash}.pack`, `pack-${hash}.rev`]);
@@ -267,15 +267,15 @@ for (const format of FORMATS) {
     assert.deepEqual(packIds(tmp.path, readFileSync(`${base}-${hash}.pack`), format), revListIds(repo, ['main', '^v0.5']));
   });
 
-  test(`a --thin pack is completed by git index-pack --fix-thin where the excluded history is (${format})`, () => {
+  test(`a --thin pack is completed by git index-pack --fix-thin where the excluded history is (${format})`, async () => {
     using tmp = tempDir();
     const repo = makeHistoryRepo(tmp.path, format);
     const clone = join(tmp.path, 'clone.git');
     git(tmp.path, ['init', '-q', '--bare', `--object-format=${format}`, clone]);
     const old = git(repo, ['rev-parse', 'main~8']).toString().trim();
-    const oldPack = packwright(repo, ['pack-objects', '--revs', '--stdout', '-q'], `${old}\n`);
+    const oldPack = await packwright(repo, ['pack-objects', '--revs', '--stdout', '-q'], `${old}\n`);
     git(clone, ['index-pack', '--stdin', '--fix-thin'], oldPack);
-    const thin = packwright(repo, ['pack-objects', '--revs', '--stdout', '-q', '--thin', '--delta-base-offset'], `main\n--not\n${old}\n`);
+    const thin = await packwright(repo, ['pack-objects', '--revs', '--stdout', '-q', '--thin', '--delta-base-offset'], `main\n--not\n${old}\n`);
     assert.throws(() => git(clone, ['index-pack', '--stdin'], thin), /unresolved deltas|missing|bad/, 'the pack is thin');
     git(clone, ['index-pack', '--stdin', '--fix-thin'], thin);
     git(clone, ['update-ref', 'refs/heads/main', git(repo, ['rev-parse', 'main']).toString().trim()]);
@@ -316,7 +316,7 @@ for (const format of FORMATS) {
     using tmp = tempDir();
     const repo = makeHistoryRepo(tmp.path, format);
     const v05 = git(repo, ['rev-parse', 'v0.5']).toString().trim();
-    const withTags = packIds(tmp.path, packwright(repo, ['pack-objects', '--revs', '--stdout', '-q', '--include-tag'], 'main\n'), format);
+    const withTags = packIds(tmp.path, await packwright(repo, ['pack-objects', '--revs', '--stdout', '-q', '--include-tag'], 'main\n'), format);
     assert.ok(withTags.includes(v05));
     assert.ok(withTags.includes(git(repo, ['rev-parse', 'nested']).toString().trim()), 'a tag of an included tag');
     const r = Repository.open(repo);
@@ -356,7 +356,7 @@ for (const format of FORMATS) {
     r.close();
   });
 
-  test(`--filter: blob:none, blob:limit, tree:<depth>, object:type and combine: keep what git's pack-objects keeps, tips whatever the filter (${format})`, () => {
+  test(`--filter: blob:none, blob:limit, tree:<depth>, object:type and combine: keep what git's pack-objects keeps, tips whatever the filter (${format})`, async () => {
     using tmp = tempDir();
     const repo = makeHistoryRepo(tmp.path, format, 60);
     // Blobs over and under the limits, one a near-copy of another (a small blob may be stored as a
@@ -386,7 +386,7 @@ for (const format of FORMATS) {
       for (const filter of filters) {
         const flags = [...revArgs, ...filter];
         const what = `${flags.join(' ')} with ${JSON.stringify(revs)}`;
-        const ours = packwright(repo, ['pack-objects', '--revs', '--stdout', '-q', '--delta-base-offset', ...flags], revs);
+        const ours = await packwright(repo, ['pack-objects', '--revs', '--stdout', '-q', '--delta-base-offset', ...flags], revs);
         // packIds runs git index-pack without --fix-thin: a delta against a left-out base fails there.
         assert.deepEqual(packIds(tmp.path, ours, format), packIds(tmp.path, gitPack(flags, revs), format), what);
       }
@@ -394,54 +394,54 @@ for (const format of FORMATS) {
     // --include-tag adds a tag only when what it points at is in the filtered pack (object:type=blob drops the commits).
     for (const flags of [['--filter=object:type=blob'], ['--filter=tree:0']]) {
       const args = ['--include-tag', ...flags];
-      assert.deepEqual(packIds(tmp.path, packwright(repo, ['pack-objects', '--revs', '--stdout', '-q', ...args], 'main\n'), format), packIds(tmp.path, gitPack(args, 'main\n'), format), args.join(' '));
+      assert.deepEqual(packIds(tmp.path, await packwright(repo, ['pack-objects', '--revs', '--stdout', '-q', ...args], 'main\n'), format), packIds(tmp.path, gitPack(args, 'main\n'), format), args.join(' '));
     }
     // Bad specs: git's messages, its exit status.
     for (const spec of ['tree:x', 'tree:-1', 'blob:limit=5q', 'object:type=bob', 'combine:', 'combine:tree:1+blob none', 'sparse:path=x', 'nope']) {
-      const ours = packwrightFails(repo, ['pack-objects', '--revs', '--stdout', '-q', `--filter=${spec}`], 'main\n');
+      const ours = await packwrightFails(repo, ['pack-objects', '--revs', '--stdout', '-q', `--filter=${spec}`], 'main\n');
       const theirs = spawnSync('git', ['pack-objects', '--revs', '--stdout', '-q', `--filter=${spec}`], { cwd: repo, input: 'main\n' });
       assert.equal(ours.status, theirs.status, spec);
       assert.equal(ours.stderr.trim(), theirs.stderr.toString().trim(), spec);
     }
   });
 
-  test(`bad input: unknown revs, missing objects, corrupt stored data (${format})`, () => {
+  test(`bad input: unknown revs, missing objects, corrupt stored data (${format})`, async () => {
     using tmp = tempDir();
     const repo = makeHistoryRepo(tmp.path, format);
     const out = join(tmp.path, 'out');
     execFileSync('mkdir', ['-p', out]);
-    const bad = packwrightFails(repo, ['pack-objects', '--revs', '-q', join(out, 'p')], 'no-such-branch\n');
+    const bad = await packwrightFails(repo, ['pack-objects', '--revs', '-q', join(out, 'p')], 'no-such-branch\n');
     assert.equal(bad.status, 128);
     assert.match(bad.stderr, /bad revision 'no-such-branch'/);
     assert.deepEqual(readdirSync(out), [], 'nothing written');
-    assert.match(packwrightFails(repo, ['pack-objects', '--revs', '--stdout'], '--bogus\n').stderr, /not a rev '--bogus'/);
+    assert.match((await packwrightFails(repo, ['pack-objects', '--revs', '--stdout'], '--bogus\n')).stderr, /not a rev '--bogus'/);
     // A missing blob (the loose one): an error naming it, or left out with --missing=allow-any.
     const blob = git(repo, ['rev-parse', 'loose:loose.txt']).toString().trim();
     rmSync(join(repo, 'objects', blob.slice(0, 2), blob.slice(2)));
-    const missing = packwrightFails(repo, ['pack-objects', '--revs', '-q', join(out, 'p')], 'loose\n');
+    const missing = await packwrightFails(repo, ['pack-objects', '--revs', '-q', join(out, 'p')], 'loose\n');
     // git's pack-objects dies of it as it writes ("unable to read"); its rev-list names it missing.
     assert.equal(missing.stderr, `fatal: unable to read ${blob}\n`);
-    assert.match(packwrightFails(repo, ['rev-list', '--objects', 'loose']).stderr, new RegExp(`missing blob object '${blob}'`));
+    assert.match((await packwrightFails(repo, ['rev-list', '--objects', 'loose'])).stderr, new RegExp(`missing blob object '${blob}'`));
     assert.deepEqual(readdirSync(out), []);
-    const allowed = packIds(tmp.path, packwright(repo, ['pack-objects', '--revs', '--stdout', '-q', '--missing=allow-any'], 'loose\n'), format);
+    const allowed = packIds(tmp.path, await packwright(repo, ['pack-objects', '--revs', '--stdout', '-q', '--missing=allow-any'], 'loose\n'), format);
     assert.ok(!allowed.includes(blob) && allowed.length === revListIds(repo, ['main']).length + 2);
-    assert.equal(packwright(repo, ['rev-list', '--objects', '--missing=print', 'loose', '^main']).toString().trim().split('\n').pop(), `?${blob}`);
+    assert.equal((await packwright(repo, ['rev-list', '--objects', '--missing=print', 'loose', '^main'])).toString().trim().split('\n').pop(), `?${blob}`);
     // A malformed tree (written with --literally) reached by a commit: a clear error naming it.
     const badTree = git(repo, ['hash-object', '-t', 'tree', '--literally', '-w', '--stdin'], '100644 no-nul-after-this-name').toString().trim();
     const badCommit = git(repo, ['commit-tree', badTree, '-m', 'bad tree']).toString().trim();
-    const malformed = packwrightFails(repo, ['pack-objects', '--revs', '--stdout', '-q'], `${badCommit}\n`);
+    const malformed = await packwrightFails(repo, ['pack-objects', '--revs', '--stdout', '-q'], `${badCommit}\n`);
     assert.equal(malformed.status, 128);
     assert.match(malformed.stderr, new RegExp(`tree ${badTree} is malformed`));
     // A missing tree: git's own words (process_tree), as git's t5317 greps for them.
     const lostTree = git(repo, ['mktree'], `100644 blob ${git(repo, ['hash-object', '-w', '--stdin'], 'in a lost tree\n').toString().trim()}\tf\n`).toString().trim();
     const lostCommit = git(repo, ['commit-tree', lostTree, '-m', 'lost tree']).toString().trim();
     rmSync(join(repo, 'objects', lostTree.slice(0, 2), lostTree.slice(2)));
-    const lost = packwrightFails(repo, ['pack-objects', '--revs', '--stdout', '-q'], `${lostCommit}\n`);
+    const lost = await packwrightFails(repo, ['pack-objects', '--revs', '--stdout', '-q'], `${lostCommit}\n`);
     assert.equal(lost.status, 128);
     assert.equal(lost.stderr, `fatal: bad tree object ${lostTree}\n`);
   });
 
-  test(`a stored entry whose CRC does not match is recompressed from the object; a corrupt object is a clear error (${format})`, () => {
+  test(`a stored entry whose CRC does not match is recompressed from the object; a corrupt object is a clear error (${format})`, async () => {
     using tmp = tempDir();
     const repo = makeHistoryRepo(tmp.path, format);
     git(repo, ['repack', '-adq']);
@@ -455,7 +455,7 @@ for (const format of FORMATS) {
     data[crcAt] = (data[crcAt] as number) ^ 0xff;
     chmodSync(idx, 0o644);
     writeFileSync(idx, data);
-    const pack = packwright(repo, ['pack-objects', '--revs', '--all', '--stdout', '-q'], '');
+    const pack = await packwright(repo, ['pack-objects', '--revs', '--all', '--stdout', '-q'], '');
     assert.deepEqual(packIds(tmp.path, pack, format), revListIds(repo, ['--all']));
     // Now damage the compressed bytes of a whole blob in the pack: nothing can rebuild it.
     const packPath = idx.replace(/\.idx$/, '.pack');
@@ -468,14 +468,14 @@ for (const format of FORMATS) {
     b[0] = (b[0] as number) ^ 0x55;
     writeSync(fd, b, 0, 1, offset + 8);
     closeSync(fd);
-    const failed = packwrightFails(repo, ['pack-objects', '--revs', '--all', '--stdout', '-q'], '');
+    const failed = await packwrightFails(repo, ['pack-objects', '--revs', '--all', '--stdout', '-q'], '');
     assert.equal(failed.status, 128);
     assert.match(failed.stderr, new RegExp(`object ${big} cannot be read for the pack`));
     // A loose copy of the object (git hash-object -w, with the pack hidden) lets the pack be made.
     execFileSync('mv', [idx, `${idx}.hidden`]);
     git(repo, ['hash-object', '-w', '--stdin'], content);
     execFileSync('mv', [`${idx}.hidden`, idx]);
-    const recovered = packwright(repo, ['pack-objects', '--revs', '--all', '--stdout', '-q'], '');
+    const recovered = await packwright(repo, ['pack-objects', '--revs', '--all', '--stdout', '-q'], '');
     assert.deepEqual(packIds(tmp.path, recovered, format), revListIds(repo, ['--all']));
   });
 
@@ -618,7 +618,7 @@ test('createDelta: applyDelta rebuilds the target from the base, and the delta i
   assert.equal(index.createDelta(Buffer.from(Array.from({ length: 4000 }, (_, i) => i & 0xff)), 100), undefined, 'over the size limit');
 });
 
-test('--max-pack-size and pack.packSizeLimit split the pack as git does: the same number of packs, no delta across them', () => {
+test('--max-pack-size and pack.packSizeLimit split the pack as git does: the same number of packs, no delta across them', async () => {
   using dir = tempDir();
   const repo = join(dir.path, 'repo');
   git(dir.path, ['init', '-q', repo]);
@@ -667,7 +667,7 @@ test('--max-pack-size and pack.packSizeLimit split the pack as git does: the sam
     }
     assert.deepEqual(objectsOf(`pw-${name}`), objectsOf(`git-${name}`));
   }
-  const stdout = packwrightFails(repo, ['pack-objects', '--stdout', '--max-pack-size=1m'], list);
+  const stdout = await packwrightFails(repo, ['pack-objects', '--stdout', '--max-pack-size=1m'], list);
   assert.match(stdout.stderr, /--max-pack-size cannot be used to build a pack for transfer/);
 });
 
@@ -676,7 +676,7 @@ function spawnSyncPw(cwd: string, args: string[], input: Buffer): { status: numb
   return { status: r.status ?? -1, stdout: r.stdout.toString(), stderr: r.stderr.toString() };
 }
 
-test('--keep-pack, --honor-pack-keep, --incremental and --local leave out what git leaves out', () => {
+test('--keep-pack, --honor-pack-keep, --incremental and --local leave out what git leaves out', async () => {
   using dir = tempDir();
   const base = join(dir.path, 'base.git');
   const repo = join(dir.path, 'repo.git');
@@ -699,7 +699,7 @@ test('--keep-pack, --honor-pack-keep, --incremental and --local leave out what g
   writeFileSync(join(repo, 'objects', 'pack', first.replace(/\.pack$/, '.keep')), '');
   const idsOf = (pack: Buffer): string[] => packIds(dir.path, pack, 'sha1');
   for (const flags of [[`--keep-pack=${first}`], ['--honor-pack-keep'], ['--incremental'], ['--local'], ['--local', `--keep-pack=${first}`], ['--keep-pack=pack-nothing.pack']]) {
-    const ours = packwright(repo, ['pack-objects', '--stdout', '-q', ...flags], all);
+    const ours = await packwright(repo, ['pack-objects', '--stdout', '-q', ...flags], all);
     const theirs = execFileSync('git', ['pack-objects', '--stdout', '-q', ...flags], { cwd: repo, input: all });
     assert.deepEqual(idsOf(ours), idsOf(theirs), flags.join(' '));
   }
@@ -707,13 +707,13 @@ test('--keep-pack, --honor-pack-keep, --incremental and --local leave out what g
   // file, as git (git repack passes it).
   const packed = git(repo, ['rev-list', '--objects', '--all']).toString();
   for (const out of [['--stdout'], [join(dir.path, 'empty')]]) {
-    const ours = packwright(repo, ['pack-objects', '--non-empty', '--incremental', '-q', ...out], packed);
+    const ours = await packwright(repo, ['pack-objects', '--non-empty', '--incremental', '-q', ...out], packed);
     const theirs = execFileSync('git', ['pack-objects', '--non-empty', '--incremental', '-q', ...out], { cwd: repo, input: packed });
     assert.equal(ours.length, 0);
     assert.equal(theirs.length, 0);
   }
   assert.deepEqual(readdirSync(dir.path).filter((f) => f.startsWith('empty')), []);
-  assert.ok(packwright(repo, ['pack-objects', '--incremental', '-q', '--stdout'], packed).length > 0, 'without --non-empty: an empty pack');
+  assert.ok((await packwright(repo, ['pack-objects', '--incremental', '-q', '--stdout'], packed)).length > 0, 'without --non-empty: an empty pack');
 });
 
 test('--window-memory: the oldest objects leave the window once it holds more bytes, down to one, as in git\'s find_deltas', async () => {
@@ -741,7 +741,7 @@ test('--window-memory: the oldest objects leave the window once it holds more by
 });
 
 for (const format of FORMATS) {
-  test(`--unpack-unreachable, --keep-unreachable and --pack-loose-unreachable do what git's do, as repack -A and -k ask (${format})`, () => {
+  test(`--unpack-unreachable, --keep-unreachable and --pack-loose-unreachable do what git's do, as repack -A and -k ask (${format})`, async () => {
     using dir = tempDir();
     const origin = join(dir.path, 'origin.git');
     git(dir.path, ['init', '-q', '--bare', '-b', 'main', `--object-format=${format}`, origin]);
@@ -803,7 +803,7 @@ for (const format of FORMATS) {
     assert.deepEqual(loose[2], loose[0]);
     assert.ok((packed[4] as string[]).length === (packed[0] as string[]).length + 6, '-k packs them');
     assert.ok((packed[5] as string[]).length === (packed[4] as string[]).length + 2, 'and the loose ones with --pack-loose-unreachable');
-    const both = packwrightFails(origin, ['pack-objects', '--all', '--keep-unreachable', '--unpack-unreachable', '--stdout'], '');
+    const both = await packwrightFails(origin, ['pack-objects', '--all', '--keep-unreachable', '--unpack-unreachable', '--stdout'], '');
     let gitBoth = '';
     try {
       git(origin, ['pack-objects', '--all', '--keep-unreachable', '--unpack-unreachable', '--stdout'], '');
@@ -815,7 +815,7 @@ for (const format of FORMATS) {
   });
 }
 
-test("--local leaves out an alternate's loose objects; --honor-pack-keep counts only with a local .keep; an alternate that is the objects directory is none (as git)", () => {
+test("--local leaves out an alternate's loose objects; --honor-pack-keep counts only with a local .keep; an alternate that is the objects directory is none (as git)", async () => {
   using dir = tempDir();
   const repo = join(dir.path, 'repo');
   const alt = join(dir.path, 'alt');
@@ -833,32 +833,32 @@ test("--local leaves out an alternate's loose objects; --honor-pack-keep counts 
   mkdirSync(join(alt, blob1.slice(0, 2)), { recursive: true });
   cpSync(join(objects, blob1.slice(0, 2), blob1.slice(2)), join(alt, blob1.slice(0, 2), blob1.slice(2)));
   writeFileSync(join(objects, 'info', 'alternates'), `${alt}\n`);
-  const run = (args: string[], prefix: string): string[] => {
-    const name = (prefix === 'git' ? git(repo, ['pack-objects', '-q', ...args, `${prefix}`], '') : packwright(repo, ['pack-objects', '-q', ...args, `${prefix}`], '')).toString().trim();
+  const run = async (args: string[], prefix: string): Promise<string[]> => {
+    const name = (prefix === 'git' ? git(repo, ['pack-objects', '-q', ...args, `${prefix}`], '') : await packwright(repo, ['pack-objects', '-q', ...args, `${prefix}`], '')).toString().trim();
     return git(repo, ['show-index'], readFileSync(join(repo, `${prefix}-${name}.idx`))).toString().trim().split('\n').map((l) => l.split(' ')[1] as string).sort();
   };
   const cases: string[][] = [['--local'], ['--honor-pack-keep'], ['--local', '--honor-pack-keep']];
   for (const flags of cases) {
     const args = ['--all', '--reflog', '--indexed-objects', ...flags];
-    assert.deepEqual(run(args, 'pw'), run(args, 'git'), flags.join(' '));
+    assert.deepEqual(await run(args, 'pw'), await run(args, 'git'), flags.join(' '));
   }
   // A local kept pack makes --honor-pack-keep count, the alternate's kept pack included.
   const local = git(repo, ['pack-objects', '-q', join(objects, 'pack', 'pack')], git(repo, ['rev-list', '--objects', 'main', '^main~1']).toString()).toString().trim();
   writeFileSync(join(objects, 'pack', `pack-${local}.keep`), '');
-  const honored = run(['--all', '--honor-pack-keep'], 'pw2');
-  assert.deepEqual(honored, run(['--all', '--honor-pack-keep'], 'git2'));
+  const honored = await run(['--all', '--honor-pack-keep'], 'pw2');
+  assert.deepEqual(honored, await run(['--all', '--honor-pack-keep'], 'git2'));
   assert.ok(!honored.includes(git(repo, ['rev-parse', 'main~2']).toString().trim()), "the alternate's kept commit is left out");
   // The objects directory named as its own alternate through a symbolic link: not an alternate.
   rmSync(join(objects, 'pack', `pack-${local}.keep`));
   symlinkSync(objects, join(repo, '.git', 'same'));
   writeFileSync(join(objects, 'info', 'alternates'), `${join(repo, '.git', 'same')}\n`);
-  const own = run(['--all', '--local'], 'pw3');
-  assert.deepEqual(own, run(['--all', '--local'], 'git3'));
+  const own = await run(['--all', '--local'], 'pw3');
+  assert.deepEqual(own, await run(['--all', '--local'], 'git3'));
   assert.ok(own.length > 0);
 });
 
 for (const format of FORMATS) {
-  test(`--cruft and --cruft-expiration: the objects and the .mtimes git writes for them (${format})`, () => {
+  test(`--cruft and --cruft-expiration: the objects and the .mtimes git writes for them (${format})`, async () => {
     using dir = tempDir();
     const origin = join(dir.path, 'origin.git');
     git(dir.path, ['init', '-q', '--bare', '-b', 'main', `--object-format=${format}`, origin]);
@@ -909,12 +909,12 @@ for (const format of FORMATS) {
     assert.deepEqual([...(results[1] as Map<string, number>).keys()], [loose]);
     assert.equal(results[2]?.size, 7);
     assert.equal(results[3]?.size, 0, 'past a minute ago: nothing');
-    const bad = packwrightFails(origin, ['pack-objects', '--cruft', '--all', 'objects/pack/x'], '');
+    const bad = await packwrightFails(origin, ['pack-objects', '--cruft', '--all', 'objects/pack/x'], '');
     assert.match(bad.stderr, /cannot use internal rev list with --cruft/);
   });
 }
 
-test('--stdin-packs [--unpacked]: the objects of the packs named, less those of the ^excluded ones, as git packs them', () => {
+test('--stdin-packs [--unpacked]: the objects of the packs named, less those of the ^excluded ones, as git packs them', async () => {
   using dir = tempDir();
   const repo = join(dir.path, 'repo.git');
   git(dir.path, ['init', '-q', '--bare', '-b', 'main', repo]);
@@ -931,14 +931,14 @@ test('--stdin-packs [--unpacked]: the objects of the packs named, less those of 
   };
   for (const [input, flags] of [[`${packs[2]}\n^${packs[1]}\n`, []], [`${packs[2]}\n^${packs[0]}\n`, ['--unpacked']], [`${packs[0]}\n${packs[1]}\n`, []]] as const) {
     const args = ['pack-objects', '--stdin-packs', '-q', ...flags];
-    const ours = ids(packwright(repo, [...args, 'pw'], input), 'pw');
+    const ours = ids(await packwright(repo, [...args, 'pw'], input), 'pw');
     assert.deepEqual(ours, ids(git(repo, [...args, 'git'], input), 'git'), input);
     assert.ok(ours.length > 0);
   }
-  assert.match(packwrightFails(repo, ['pack-objects', '--stdin-packs', '--stdout'], 'pack-nothing.pack\n').stderr, /could not find pack 'pack-nothing.pack'/);
+  assert.match((await packwrightFails(repo, ['pack-objects', '--stdin-packs', '--stdout'], 'pack-nothing.pack\n')).stderr, /could not find pack 'pack-nothing.pack'/);
 });
 
-test('--exclude-promisor-objects in a partial clone: rev-list and pack-objects leave out what the promisor remote has, as git', () => {
+test('--exclude-promisor-objects in a partial clone: rev-list and pack-objects leave out what the promisor remote has, as git', async () => {
   using dir = tempDir();
   const origin = join(dir.path, 'origin');
   git(dir.path, ['init', '-q', '-b', 'main', origin]);
@@ -950,11 +950,11 @@ test('--exclude-promisor-objects in a partial clone: rev-list and pack-objects l
   writeFileSync(join(clone, 'a'), 'local\n');
   git(clone, ['commit', '-qam', 'local']);
   const revList = ['rev-list', '--objects', '--all', '--exclude-promisor-objects'];
-  assert.equal(packwright(clone, revList).toString(), git(clone, revList).toString());
+  assert.equal((await packwright(clone, revList)).toString(), git(clone, revList).toString());
   const args = ['pack-objects', '--all', '--reflog', '--indexed-objects', '--exclude-promisor-objects', '--stdout', '-q'];
-  const ours = packIds(dir.path, packwright(clone, args, ''), 'sha1');
+  const ours = packIds(dir.path, await packwright(clone, args, ''), 'sha1');
   assert.deepEqual(ours, packIds(dir.path, git(clone, args, ''), 'sha1'));
   assert.equal(ours.length, 3, 'the local commit, its tree and its new blob');
   // Without the option the unfetched blobs are missing, as for git.
-  assert.equal(packwrightFails(clone, ['pack-objects', '--all', '--stdout', '-q'], '').status, 128);
+  assert.equal((await packwrightFails(clone, ['pack-objects', '--all', '--stdout', '-q'], '')).status, 128);
 });

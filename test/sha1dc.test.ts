@@ -123,7 +123,7 @@ test('the same bytes as a blob are no attack: the header moves the colliding blo
   assert.equal(hashObject('sha1', 3, data, true).toString('hex'), git(dir.path, ['hash-object', 'f']).toString().trim());
 });
 
-test('hash-object --collision-detection (-w too) gives git\'s ids', () => {
+test('hash-object --collision-detection (-w too) gives git\'s ids', async () => {
   using dir = tempDir();
   git(dir.path, ['init', '-q']);
   const random = seededRandom(3);
@@ -135,8 +135,8 @@ test('hash-object --collision-detection (-w too) gives git\'s ids', () => {
     writeFileSync(join(dir.path, `f${i}`), data);
   }
   const theirs = git(dir.path, ['hash-object', ...files]).toString();
-  assert.equal(packwright(dir.path, ['hash-object', '--collision-detection', ...files]).toString(), theirs);
-  assert.equal(packwright(dir.path, ['hash-object', '-w', '--collision-detection', ...files]).toString(), theirs);
+  assert.equal((await packwright(dir.path, ['hash-object', '--collision-detection', ...files])).toString(), theirs);
+  assert.equal((await packwright(dir.path, ['hash-object', '-w', '--collision-detection', ...files])).toString(), theirs);
   git(dir.path, ['fsck', '--strict']);
 });
 

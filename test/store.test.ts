@@ -723,14 +723,14 @@ describe('store: a memory ceiling', () => {
     assert.deepEqual(planStoreMemory(Infinity, 96 << 20), { cacheLimit: 96 << 20, windowBudget: Infinity });
   });
 
-  test('cat-file --max-memory and packwright.maxMemory bound the store, with the same output', () => {
+  test('cat-file --max-memory and packwright.maxMemory bound the store, with the same output', async () => {
     using dir = tempDir();
     const repo = incompressibleRepo(dir.path, 'sha1');
     const expected = git(repo, ['cat-file', '--batch-all-objects', '--batch', '--unordered']);
-    assert.ok(packwright(repo, ['cat-file', '--batch-all-objects', '--batch', '--unordered', '--max-memory=80m']).equals(expected));
-    assert.ok(packwright(repo, ['-c', 'packwright.maxMemory=80m', 'cat-file', '--batch-all-objects', '--batch', '--unordered']).equals(expected));
-    assert.ok(packwright(repo, ['cat-file', '--batch-all-objects', '--batch', '--max-memory=0']).equals(git(repo, ['cat-file', '--batch-all-objects', '--batch'])));
-    const bad = packwrightFails(repo, ['cat-file', '--batch-all-objects', '--batch', '--max-memory=lots']);
+    assert.ok((await packwright(repo, ['cat-file', '--batch-all-objects', '--batch', '--unordered', '--max-memory=80m'])).equals(expected));
+    assert.ok((await packwright(repo, ['-c', 'packwright.maxMemory=80m', 'cat-file', '--batch-all-objects', '--batch', '--unordered'])).equals(expected));
+    assert.ok((await packwright(repo, ['cat-file', '--batch-all-objects', '--batch', '--max-memory=0'])).equals(git(repo, ['cat-file', '--batch-all-objects', '--batch'])));
+    const bad = await packwrightFails(repo, ['cat-file', '--batch-all-objects', '--batch', '--max-memory=lots']);
     assert.equal(bad.status, 129);
     assert.match(bad.stderr, /max-memory/);
   });

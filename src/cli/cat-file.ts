@@ -11,6 +11,7 @@ import { readLooseHeaderLiterally } from '../loose/index.js';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { helpRequested, UsageError } from './usage-error.js';
+import type { CommandIO, CommandOutput } from './command-io.js';
 
 const USAGE = `usage: packwright cat-file <type> <object>
    or: packwright cat-file (-e | -p) <object>
@@ -90,8 +91,8 @@ const CMDMODES: Record<string, [string, string, string]> = {
  * `--batch[=<format>]`, `--batch-check[=<format>]`, `--batch-command[=<format>]` (`contents`,
  * `info`, `flush` with `--buffer`), with `--batch-all-objects`, `--unordered`, `--buffer`, `-z`.
  */
-export async function catFile(openRepo: (options?: OpenRepositoryOptions) => Repository, args: string[]): Promise<number> {
-  const help = helpRequested(args, USAGE);
+export async function catFile(io: CommandIO, openRepo: (options?: OpenRepositoryOptions) => Repository, args: string[]): Promise<number> {
+  const help = helpRequested(args, USAGE, io.stdout);
   if (help !== undefined) return help;
   let cmdmode: [string, string, string] | undefined;
   let batch: 'batch' | 'check' | 'command' | undefined;
@@ -173,20 +174,20 @@ export async function catFile(openRepo: (options?: OpenRepositoryOptions) => Rep
   const ceiling = maxMemory === undefined ? undefined : maxMemoryOf(maxMemory, undefined, USAGE);
   const repo = openRepo(ceiling === undefined ? {} : { maxMemory: ceiling });
   const store = repo.objects;
-  const out = new Output();
+  const out = new Output(io.stdout);
   // git reads an object through refs/replace/<id> unless told not to (not with --batch-all-objects).
-  const replaced = all ? (id: Buffer): Buffer => id : replacer(repo);
+  const replaced = all ? (id: Buffer): Buffer => id : replacer(repo, io.env);
   if (batch !== undefined) {
     const fmt = compileFormat(format);
     const bufferedOutput = buffered ?? all;
     if (batch === 'command') {
-      const printers = { contents: new BatchPrinter(repo, out, fmt, true, replaced, followSymlinks), info: new BatchPrinter(repo, out, fmt, false, replaced, followSymlinks) };
+      const printers = { contents: new BatchPrinter(repo, out, fmt, true, replaced, followSymlinks, io.stderr), info: new BatchPrinter(repo, out, fmt, false, replaced, followSymlinks, io.stderr) };
       const queued: [BatchPrinter, string][] = [];
       const fail = (message: string): never => {
         out.flush();
         throw new PackwrightError('INVALID_ARGUMENT', message);
       };
-      readLines(0, (line) => {
+      readLines(io.stdin, (line) => {
         if (line === '') fail('empty command in input');
         if (/^\s/.test(line)) fail(`whitespace before command: '${line}'`);
         const m = /^(contents|info|flush)(.*)$/s.exec(line);
@@ -207,11 +208,11 @@ export async function catFile(openRepo: (options?: OpenRepositoryOptions) => Rep
         if (!bufferedOutput) out.flush();
       }, nul);
       // git's test hook: what is queued at the end is dropped instead of answered.
-      if (!/^(1|true|yes|on)$/i.test(process.env['GIT_TEST_CAT_FILE_NO_FLUSH_ON_EXIT'] ?? '')) for (const [printer, arg] of queued) printer.printName(arg);
+      if (!/^(1|true|yes|on)$/i.test(io.env['GIT_TEST_CAT_FILE_NO_FLUSH_ON_EXIT'] ?? '')) for (const [printer, arg] of queued) printer.printName(arg);
       out.flush();
       return 0;
     }
-    const printer = new BatchPrinter(repo, out, fmt, batch === 'batch', replaced, followSymlinks);
+    const printer = new BatchPrinter(repo, out, fmt, batch === 'batch', replaced, followSymlinks, io.stderr);
     if (all) {
       // Over all objects, one sequential pass per pack answers every header question, and tells
       // which objects are delta bases worth keeping while reading contents.
@@ -224,7 +225,7 @@ export async function catFile(openRepo: (options?: OpenRepositoryOptions) => Rep
     }
     // Without --buffer, answers are flushed after each read of input, so a caller that writes a
     // name and waits for its answer gets it (git flushes after every object).
-    readLines(0, (line) => printer.printName(line), () => {
+    readLines(io.stdin, (line) => printer.printName(line), () => {
       if (!bufferedOutput) out.flush();
     }, nul);
     out.flush();
@@ -278,7 +279,7 @@ export async function catFile(openRepo: (options?: OpenRepositoryOptions) => Rep
       out.bytes(obj.type === OBJ_TREE ? formatTree(obj.data, store.hashLength) : obj.data);
     }
   } catch (e) {
-    throw gitReadError(e, id, opt === 'p' ? `Not a valid object name ${name}` : 'git cat-file: could not get object info');
+    throw gitReadError(e, id, io.stderr, opt === 'p' ? `Not a valid object name ${name}` : 'git cat-file: could not get object info');
   }
   out.flush();
   return 0;
@@ -288,11 +289,11 @@ export async function catFile(openRepo: (options?: OpenRepositoryOptions) => Rep
  * git's words when an object cannot be read: an unknown type name is "invalid object type"; a
  * header over 32 bytes is reported as too long, then `fatal` is what the command says.
  */
-function gitReadError(e: unknown, id: Buffer, fatal: string): unknown {
+function gitReadError(e: unknown, id: Buffer, stderr: CommandOutput, fatal: string): unknown {
   if (!isPackwrightError(e)) return e;
   if (e.code === 'LOOSE_CORRUPT' && e.message.includes('unknown type')) return new PackwrightError('OBJECT_CORRUPT', 'invalid object type', { cause: e });
   if (e.code === 'LOOSE_CORRUPT' && e.message.includes('not terminated within 32 bytes')) {
-    process.stderr.write(`error: header for ${toHex(id)} too long, exceeds 32 bytes\n`);
+    stderr.write(`error: header for ${toHex(id)} too long, exceeds 32 bytes\n`);
     return new PackwrightError('OBJECT_CORRUPT', fatal, { cause: e });
   }
   if (e.code === 'OBJECT_NOT_FOUND') return new PackwrightError('OBJECT_NOT_FOUND', fatal, { cause: e });
@@ -313,9 +314,9 @@ function looseHeaderLiterally(store: StoreHandle, id: Buffer): { typeName: strin
  * git's replace refs for reading (`refs/replace/<id>` names the object to read instead), unless
  * GIT_NO_REPLACE_OBJECTS is set or core.useReplaceRefs is false; listed once.
  */
-function replacer(repo: Repository): (id: Buffer) => Buffer {
-  if (process.env['GIT_NO_REPLACE_OBJECTS'] !== undefined || repo.config.getBool('core.useReplaceRefs') === false) return (id) => id;
-  const base = process.env['GIT_REPLACE_REF_BASE'] ?? 'refs/replace/';
+function replacer(repo: Repository, env: CommandIO['env']): (id: Buffer) => Buffer {
+  if (env['GIT_NO_REPLACE_OBJECTS'] !== undefined || repo.config.getBool('core.useReplaceRefs') === false) return (id) => id;
+  const base = env['GIT_REPLACE_REF_BASE'] ?? 'refs/replace/';
   const prefix = base.endsWith('/') ? base : `${base}/`;
   const map = new Map<string, Buffer>();
   for (const ref of repo.refs.list(prefix)) map.set(ref.name.slice(prefix.length), ref.id);
@@ -355,8 +356,9 @@ class BatchPrinter {
     private readonly out: Output,
     private readonly format: BatchFormat,
     private readonly contents: boolean,
-    private readonly replaced: (id: Buffer) => Buffer = (id) => id,
-    private readonly followSymlinks = false,
+    private readonly replaced: (id: Buffer) => Buffer,
+    private readonly followSymlinks: boolean,
+    private readonly stderr: CommandOutput,
   ) {
     this.store = repo.objects;
     this.ctx = { id: Buffer.alloc(0), type: 0, size: 0, diskSize: 0, deltaBase: undefined, rest: '', zero: '0'.repeat(this.store.hashLength * 2) };
@@ -420,7 +422,7 @@ class BatchPrinter {
       this.print(id, location, m?.[2] ?? '', name);
     } catch (e) {
       this.out.flush();
-      throw gitReadError(e, id, `Not a valid object name ${name}`);
+      throw gitReadError(e, id, this.stderr, `Not a valid object name ${name}`);
     }
   }
 

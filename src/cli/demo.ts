@@ -9,6 +9,7 @@ import { fsck } from '../fsck/index.js';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { CommandIO } from './command-io.js';
 
 /**
  * The README's first command: on the repository (this checkout by default), count the
@@ -16,7 +17,7 @@ import { join } from 'node:path';
  * index and compare it with git's (verify-pack), check it as `git fsck` does next to git's, make a pack of every reachable object next to
  * `git pack-objects`, and index a pack of all its objects next to `git index-pack`, with timings.
  */
-export async function demo(repo: Repository, _args: string[]): Promise<number> {
+export async function demo(io: CommandIO, repo: Repository, _args: string[]): Promise<number> {
   const t0 = performance.now();
   const store = repo.objects;
   const counts: Record<string, number> = { commit: 0, tree: 0, blob: 0, tag: 0 };
@@ -30,7 +31,7 @@ export async function demo(repo: Repository, _args: string[]): Promise<number> {
     counts[typeName(obj.type)] = (counts[typeName(obj.type)] ?? 0) + 1;
     if (!hashObject(store.format, obj.type, obj.data).equals(id)) {
       bad++;
-      process.stderr.write(`object ${id.toString('hex')} does not hash to its id\n`);
+      io.stderr.write(`object ${id.toString('hex')} does not hash to its id\n`);
     }
   });
   const t1 = performance.now();
@@ -44,7 +45,7 @@ export async function demo(repo: Repository, _args: string[]): Promise<number> {
   const checked = await fsckAgainstGit(repo);
   const packed = await packAgainstGit(repo);
   const indexed = await indexAgainstGit(repo.gitDir);
-  process.stdout.write(
+  io.stdout.write(
     `repository ${repo.gitDir} (${store.format}), ${packs.length} pack(s)\n` +
       `read and verified ${n} objects (${Object.entries(counts).map(([k, v]) => `${v} ${k}s`).join(', ')}), ${(bytes / 1e6).toFixed(1)} MB, in ${(t1 - t0).toFixed(0)} ms\n` +
       (bad ? `${bad} objects failed verification\n` : 'all objects hash to their ids\n') +

@@ -1,8 +1,8 @@
 import { fsck, type FsckOptions } from '../fsck/index.js';
 import type { Repository } from '../repo/index.js';
-import { interruptible } from './interruptible.js';
 import { Progress } from './progress.js';
 import { helpRequested, UsageError } from './usage-error.js';
+import type { CommandIO } from './command-io.js';
 
 const USAGE = `usage: packwright fsck [--tags] [--root] [--unreachable] [--cache] [--no-reflogs]
                        [--[no-]full] [--strict] [--verbose] [--lost-found]
@@ -21,8 +21,8 @@ const FLAGS: Record<string, keyof FsckOptions | 'progress' | 'json' | 'verbose'>
  * connectivity from refs, HEADs, reflogs and the index, with git's messages on git's streams and
  * git's exit status. `--json` prints the findings as one JSON document on stdout instead.
  */
-export async function fsckCommand(open: () => Repository, args: string[]): Promise<number> {
-  const help = helpRequested(args, USAGE);
+export async function fsckCommand(io: CommandIO, open: () => Repository, args: string[]): Promise<number> {
+  const help = helpRequested(args, USAGE, io.stdout);
   if (help !== undefined) return help;
   const options: FsckOptions = {};
   const flags: Record<string, boolean> = {};
@@ -53,20 +53,20 @@ export async function fsckCommand(open: () => Repository, args: string[]): Promi
   if (objects.length > 0) options.objects = objects;
   const json = flags['json'] === true;
   // git: progress when stderr is a terminal, unless --no-progress (or --verbose) says otherwise.
-  const progress = new Progress(!json && flags['verbose'] !== true && (flags['progress'] ?? process.stderr.isTTY === true));
+  const progress = new Progress(!json && flags['verbose'] !== true && (flags['progress'] ?? io.stderr.isTTY), io.stderr);
   if (!json) {
     options.onMessage = (m) => {
-      const stream = m.stream === 'stdout' ? process.stdout : process.stderr;
+      const stream = m.stream === 'stdout' ? io.stdout : io.stderr;
       stream.write(`${m.text}\n`);
     };
   }
   options.onProgress = (phase, done, total) => progress.update(phase === 'checking objects' ? 'Checking objects' : 'Checking connectivity', done, total);
   const repo = open();
   try {
-    const result = await interruptible((signal) => fsck(repo, { ...options, signal }));
+    const result = await io.interruptible((signal) => fsck(repo, { ...options, cwd: io.cwd, signal }));
     progress.finish();
     if (json) {
-      process.stdout.write(`${JSON.stringify({
+      io.stdout.write(`${JSON.stringify({
         status: result.status, objects: result.objects, checked: result.checked, reachable: result.reachable,
         messages: result.messages, ms: result.ms,
       }, null, 2)}\n`);

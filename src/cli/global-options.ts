@@ -3,10 +3,13 @@ import { Repository, type OpenRepositoryOptions } from '../repo/index.js';
 import { GitConfig } from '../config/index.js';
 import { PackwrightError } from '../errors/index.js';
 import type { ObjectFormat } from '../hash/index.js';
+import type { CommandIO } from './command-io.js';
 
 /** Options that come before the command, as in `git -C <path> --git-dir=<dir> <command>`. */
 export interface GlobalOptions {
   cwd: string;
+  /** The environment the command sees: the caller's, with what the options set (`--work-tree`, `--no-replace-objects`). */
+  env: Readonly<Record<string, string | undefined>>;
   gitDir: string | undefined;
   verbose: boolean;
   /** `-c name=value`, in order. */
@@ -15,10 +18,13 @@ export interface GlobalOptions {
   shallowFile?: string;
   /** `--no-replace-objects`: refs/replace/ is not used to read objects (git sets GIT_NO_REPLACE_OBJECTS). */
   noReplaceObjects?: boolean;
+  /** The repositories the command opened (openRepository): run() closes them when the command ends, so one run in-process leaves no file or thread open. */
+  opened: Repository[];
 }
 
-export function parseGlobalOptions(argv: string[]): { global: GlobalOptions; rest: string[] } {
-  const global: GlobalOptions = { cwd: process.cwd(), gitDir: process.env['GIT_DIR'], verbose: false, configParameters: [] };
+export function parseGlobalOptions(argv: string[], io: Pick<CommandIO, 'cwd' | 'env'>): { global: GlobalOptions; rest: string[] } {
+  const env = { ...io.env };
+  const global: GlobalOptions = { cwd: io.cwd, env, gitDir: io.env['GIT_DIR'], verbose: false, configParameters: [], opened: [] };
   let i = 0;
   for (; i < argv.length; i++) {
     const a = argv[i] as string;
@@ -29,10 +35,14 @@ export function parseGlobalOptions(argv: string[]): { global: GlobalOptions; res
     else if (a === '-c') global.configParameters.push(argv[++i] ?? '');
     else if (a === '--shallow-file') global.shallowFile = argv[++i] ?? '';
     else if (a.startsWith('--shallow-file=')) global.shallowFile = a.slice(15);
-    else if (a === '--no-replace-objects') global.noReplaceObjects = true;
+    else if (a === '--no-replace-objects') {
+      // As git does, for this command and what it runs.
+      global.noReplaceObjects = true;
+      env['GIT_NO_REPLACE_OBJECTS'] = '1';
+    }
     // git's --work-tree sets GIT_WORK_TREE for the command (and what it runs).
-    else if (a.startsWith('--work-tree=')) process.env['GIT_WORK_TREE'] = a.slice(12);
-    else if (a === '--work-tree') process.env['GIT_WORK_TREE'] = argv[++i] ?? '';
+    else if (a.startsWith('--work-tree=')) env['GIT_WORK_TREE'] = a.slice(12);
+    else if (a === '--work-tree') env['GIT_WORK_TREE'] = argv[++i] ?? '';
     else break;
   }
   return { global, rest: argv.slice(i) };
@@ -46,8 +56,10 @@ export function repositoryPath(global: GlobalOptions): string {
 /** The repository as git finds it: the git directory `--git-dir` names, or a search up from `-C`. */
 export function openRepository(global: GlobalOptions, extra: OpenRepositoryOptions = {}): Repository {
   // git lists the pack directory again on every miss; so does the CLI, unless config says otherwise.
-  const options: OpenRepositoryOptions = { defaultRefresh: 'on-miss', configParameters: global.configParameters, ...extra };
-  return global.gitDir !== undefined ? Repository.openGitDir(resolve(global.cwd, global.gitDir), options) : Repository.open(global.cwd, options);
+  const options: OpenRepositoryOptions = { defaultRefresh: 'on-miss', configParameters: global.configParameters, env: global.env, ...extra };
+  const repo = global.gitDir !== undefined ? Repository.openGitDir(resolve(global.cwd, global.gitDir), options) : Repository.open(global.cwd, options);
+  global.opened.push(repo);
+  return repo;
 }
 
 /**

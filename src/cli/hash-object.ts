@@ -5,8 +5,9 @@ import { hashLiterally, hashObject, toHex, type ObjectFormat } from '../hash/ind
 import { objectFormatError, OBJ_BLOB, typeNumber } from '../objects/index.js';
 import { Attributes, convertToGit, type Repository } from '../repo/index.js';
 import { tryOpenRepository, type GlobalOptions } from './global-options.js';
-import { readLines } from './read-lines.js';
+import { readAll, readLines } from './read-lines.js';
 import { UsageError } from './usage-error.js';
+import type { CommandIO } from './command-io.js';
 
 const USAGE = `usage: packwright hash-object [-t <type>] [-w] [--path=<file> | --no-filters] [--collision-detection]
                               [--stdin [--literally]] [--] <file>...
@@ -19,7 +20,7 @@ const USAGE = `usage: packwright hash-object [-t <type>] [-w] [--path=<file> | -
  * in a work tree (the file, or `--path`) is converted as git stores it (CRLF and ident by
  * gitattributes and core.autocrlf; not external filter drivers) unless `--no-filters`.
  */
-export function hashObjectCommand(global: GlobalOptions, args: string[]): number {
+export function hashObjectCommand(io: CommandIO, global: GlobalOptions, args: string[]): number {
   let type = 'blob';
   let write = false;
   let stdin = 0;
@@ -34,7 +35,7 @@ export function hashObjectCommand(global: GlobalOptions, args: string[]): number
     const a = args[i] as string;
     if (!options || !a.startsWith('-') || a === '-') files.push(a);
     else if (a === '--') options = false;
-    else if (a === '-h' || a === '--help') { process.stdout.write(`${USAGE}\n`); return a === '-h' ? 129 : 0; }
+    else if (a === '-h' || a === '--help') { io.stdout.write(`${USAGE}\n`); return a === '-h' ? 129 : 0; }
     else if (a === '-t') type = args[++i] ?? usage(`error: switch \`t' requires a value`);
     else if (a.startsWith('-t')) type = a.slice(2);
     else if (a === '-w') write = true;
@@ -66,11 +67,11 @@ export function hashObjectCommand(global: GlobalOptions, args: string[]): number
   const hashLen = format === 'sha1' ? 20 : 32;
   const out: string[] = [];
   const flush = (): void => {
-    if (out.length > 0) process.stdout.write(out.join(''));
+    if (out.length > 0) io.stdout.write(out.join(''));
     out.length = 0;
   };
   // Attribute-driven conversion (CRLF, ident) for blobs hashed under a path in a work tree.
-  const attributes = repo?.workTree !== undefined ? new Attributes(repo.workTree, repo.gitDir, repo.config) : undefined;
+  const attributes = repo?.workTree !== undefined ? new Attributes(repo.workTree, repo.gitDir, repo.config, repo.env) : undefined;
   const filtered = (data: Buffer, vpath: string | undefined): Buffer => {
     if (vpath === undefined || noFilters || literally || typeNo !== OBJ_BLOB || repo === undefined || attributes === undefined) return data;
     const rel = relative(repo.workTree as string, resolve(global.cwd, vpath)).split('\\').join('/');
@@ -101,10 +102,10 @@ export function hashObjectCommand(global: GlobalOptions, args: string[]): number
     }
   };
   try {
-    if (stdin > 0) one(readStdin(), path);
+    if (stdin > 0) one(readAll(io.stdin), path);
     for (const file of files) one(readFile(file), path ?? file);
     if (stdinPaths) {
-      readLines(0, (line) => {
+      readLines(io.stdin, (line) => {
         const file = line.startsWith('"') ? unquoteC(line) : line;
         one(readFile(file), file);
       }, flush);
@@ -120,19 +121,6 @@ function usage(message: string): never {
   throw new UsageError(`${message}\n${USAGE}`);
 }
 
-function readStdin(): Buffer {
-  try {
-    return readFileSync(0);
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'EAGAIN') {
-      // A non-blocking stdin (a TTY or pipe set so by a parent): read until EOF.
-      const chunks: Buffer[] = [];
-      readLines(0, (l) => chunks.push(Buffer.from(`${l}\n`)), () => {});
-      return Buffer.concat(chunks);
-    }
-    throw e;
-  }
-}
 
 /** git's unquote_c_style for a `"..."` path line. */
 function unquoteC(line: string): string {

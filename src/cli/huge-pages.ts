@@ -44,24 +44,24 @@ const MIN_BYTES = 64 * 1024 * 1024;
  * Runs this command again in a child process with huge pages requested, when it is worth it.
  * Resolves to the child's exit code, or undefined when the caller should run the command itself.
  */
-export async function relaunchWithHugePages(global: GlobalOptions, rest: string[]): Promise<number | undefined> {
-  if (process.platform !== 'linux' || process.env['PACKWRIGHT_HUGE_PAGES'] === '0') return undefined;
-  const tunables = process.env['GLIBC_TUNABLES'];
+export async function relaunchWithHugePages(global: GlobalOptions, rest: string[], env: Readonly<Record<string, string | undefined>>): Promise<number | undefined> {
+  if (process.platform !== 'linux' || env['PACKWRIGHT_HUGE_PAGES'] === '0') return undefined;
+  const tunables = env['GLIBC_TUNABLES'];
   // Already set (by us in the parent, or by the user): never relaunch twice.
   if (tunables?.includes('glibc.malloc.hugetlb') === true) return undefined;
-  const always = process.env['PACKWRIGHT_HUGE_PAGES'] === '1';
+  const always = env['PACKWRIGHT_HUGE_PAGES'] === '1';
   if ((!always && packBytesTouched(global, rest) < MIN_BYTES) || !hugePagesOnRequest() || !isGlibc()) return undefined;
   const script = process.argv[1];
   if (script === undefined) return undefined;
   const ours = tunables?.includes('glibc.malloc.mmap_threshold') === true ? TUNABLE : `${TUNABLE}:${MMAP_THRESHOLD}`;
   // PACKWRIGHT_PARENT_PID: the child aborts its work if this process dies (interruptible.ts).
-  const env = { ...process.env, GLIBC_TUNABLES: tunables === undefined || tunables === '' ? ours : `${tunables}:${ours}`, PACKWRIGHT_PARENT_PID: String(process.pid) };
+  const childEnv = { ...env, GLIBC_TUNABLES: tunables === undefined || tunables === '' ? ours : `${tunables}:${ours}`, PACKWRIGHT_PARENT_PID: String(process.pid) };
   // The same big work makes many short-lived views and records: a 4 MiB young generation (16 by
   // default) keeps ~40 MB less resident for cat-file --batch at no cost in time. Flags given to
   // this process come after it, so they win.
   // Loaded only to relaunch: at the top of the bundle every command would load it at start.
   const { spawn } = await import('node:child_process');
-  const child = spawn(process.execPath, ['--max-semi-space-size=4', ...process.execArgv, script, ...process.argv.slice(2)], { stdio: 'inherit', env });
+  const child = spawn(process.execPath, ['--max-semi-space-size=4', ...process.execArgv, script, ...process.argv.slice(2)], { stdio: 'inherit', env: childEnv });
   // The child shares our terminal, so it gets ^C itself; signals sent to us alone are passed on.
   const signals = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
   const forward = (signal: NodeJS.Signals): void => {

@@ -6,7 +6,7 @@ import { indexOptionsOf, indexPack, type IndexPackOptions, type IndexPackPhase }
 import { indexPackChecks, type IndexPackCheckOptions } from '../fsck/index.js';
 import { Output } from './output.js';
 import { writePackStats } from './verify-pack.js';
-import { interruptible } from './interruptible.js';
+import type { CommandIO } from './command-io.js';
 import { Progress } from './progress.js';
 import { configFromParameters, objectFormatOption, tryOpenRepository, type GlobalOptions } from './global-options.js';
 import { maxMemoryOf } from './max-memory.js';
@@ -19,12 +19,12 @@ const TITLES: Record<IndexPackPhase, string> = {
 };
 
 
-export async function indexPackCommand(ctx: GlobalOptions, args: string[]): Promise<number> {
+export async function indexPackCommand(io: CommandIO, ctx: GlobalOptions, args: string[]): Promise<number> {
   const options: IndexPackOptions = {};
-  const checks: IndexPackCheckOptions = { onMessage: (line) => process.stderr.write(`${line}\n`) };
+  const checks: IndexPackCheckOptions = { onMessage: (line) => io.stderr.write(`${line}\n`) };
   let stdin = false;
   let fixThin = false;
-  let progress = process.stderr.isTTY === true;
+  let progress = io.stderr.isTTY;
   let format: ObjectFormat | undefined;
   let packArg: string | undefined;
   let maxMemory: string | undefined;
@@ -36,7 +36,7 @@ export async function indexPackCommand(ctx: GlobalOptions, args: string[]): Prom
   let progressTitle: string | undefined;
   let showResolving = false;
   let stat: 'full' | 'only' | undefined;
-  const help = helpRequested(args, USAGE);
+  const help = helpRequested(args, USAGE, io.stdout);
   if (help !== undefined) return help;
   for (let i = 0; i < args.length; i++) {
     const a = args[i] as string;
@@ -113,7 +113,7 @@ export async function indexPackCommand(ctx: GlobalOptions, args: string[]): Prom
   // --no-rev-index is given; -c values apply without a repository too.
   const config = repo?.config ?? configFromParameters(ctx.configParameters);
   if (options.revIndex === undefined) {
-    options.revIndex = process.env['GIT_TEST_WRITE_REV_INDEX'] === '1' || config.getBool('pack.writeReverseIndex') === true;
+    options.revIndex = io.env['GIT_TEST_WRITE_REV_INDEX'] === '1' || config.getBool('pack.writeReverseIndex') === true;
   }
   const ceiling = maxMemoryOf(maxMemory, config, USAGE);
   if (ceiling !== undefined) options.maxMemory = ceiling;
@@ -123,15 +123,15 @@ export async function indexPackCommand(ctx: GlobalOptions, args: string[]): Prom
     Object.assign(options, indexOptionsOf(options.indexPath ?? packArg.replace(/\.pack$/, '.idx'), options.objectFormat));
   }
   if (options.packHeader !== undefined && !stdin) throw new PackwrightError('INVALID_ARGUMENT', '--pack_header is for a pack on standard input');
-  const bar = new Progress(progress);
-  const resolvingBar = showResolving && !progress ? new Progress(true) : undefined;
+  const bar = new Progress(progress, io.stderr);
+  const resolvingBar = showResolving && !progress ? new Progress(true, io.stderr) : undefined;
   let inputEnded = false;
   options.onProgress = (phase, done, total, bytes) => {
     const first = phase === 'receiving' || phase === 'indexing';
     // git writes a NUL once the whole pack is read (receive-pack waits for it to stop its keepalives).
     if (reportEndOfInput && !first && !inputEnded) {
       inputEnded = true;
-      process.stderr.write('\0');
+      io.stderr.write('\0');
     }
     const title = first && progressTitle !== undefined ? progressTitle : TITLES[phase];
     bar.update(title, done, total, phase === 'receiving' ? bytes : undefined);
@@ -147,7 +147,7 @@ export async function indexPackCommand(ctx: GlobalOptions, args: string[]): Prom
   }
   let input: string | NodeJS.ReadableStream;
   if (stdin) {
-    input = process.stdin;
+    input = io.stdin.stream();
     if (packArg !== undefined) options.packPath = packArg;
     else {
       if (repo === undefined) throw new PackwrightError('REPO_NOT_FOUND', '--stdin requires a git repository');
@@ -163,14 +163,14 @@ export async function indexPackCommand(ctx: GlobalOptions, args: string[]): Prom
     if (repo !== undefined) checks.repo = repo;
     Object.assign(options, indexPackChecks(checks));
   }
-  const result = await interruptible((signal) => indexPack(input as string, { ...options, signal }));
-  if (reportEndOfInput && !inputEnded) process.stderr.write('\0');
+  const result = await io.interruptible((signal) => indexPack(input as string, { ...options, signal }));
+  if (reportEndOfInput && !inputEnded) io.stderr.write('\0');
   // As git ends its "Resolving deltas" line after --fix-thin (only where progress is shown).
   const n = result.localObjects;
   const ending = n > 0 ? `completed with ${n} local object${n === 1 ? '' : 's'}` : undefined;
   bar.finish(ending);
   resolvingBar?.finish(ending);
-  const out = new Output();
+  const out = new Output(io.stdout);
   const hex = result.packHash.toString('hex');
   if (!options.verify) out.string(stdin ? `${options.keep !== undefined ? 'keep' : 'pack'}\t${hex}\n` : `${hex}\n`);
   if (stat !== undefined) writePackStats(out, result, hashLength(options.objectFormat), stat === 'only');

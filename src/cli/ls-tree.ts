@@ -8,6 +8,7 @@ import type { GlobalOptions } from './global-options.js';
 import { quoteCStyle } from './quote-path.js';
 import { relativePath } from './relative-path.js';
 import { UsageError } from './usage-error.js';
+import type { CommandIO } from './command-io.js';
 
 const USAGE = 'usage: packwright ls-tree [<options>] <tree-ish> [<path>...]';
 
@@ -26,7 +27,7 @@ const FORMATS: Record<Mode, string> = {
  * directory inside a work tree), with `-r`, `-d`, `-t`, `-l`, `-z`, `--name-only`/`--name-status`,
  * `--object-only`, `--full-name`, `--full-tree`, `--abbrev` and `--format`.
  */
-export function lsTreeCommand(global: GlobalOptions, open: () => Repository, args: string[]): number {
+export function lsTreeCommand(io: CommandIO, global: GlobalOptions, open: () => Repository, args: string[]): number {
   let recursive = false, treesOnly = false, showTrees = false, nul = false, fullName = false, fullTree = false;
   let mode: Mode | undefined;
   // git's cmdmode: --name-only and --name-status list the same, but are two modes that conflict.
@@ -44,7 +45,7 @@ export function lsTreeCommand(global: GlobalOptions, open: () => Repository, arg
     const a = args[i] as string;
     if (!options || !a.startsWith('-') || a === '-') { rest.push(a); continue; }
     if (a === '--') { options = false; continue; }
-    if (a === '-h' || a === '--help') { process.stdout.write(`${USAGE}\n`); return a === '-h' ? 129 : 0; }
+    if (a === '-h' || a === '--help') { io.stdout.write(`${USAGE}\n`); return a === '-h' ? 129 : 0; }
     if (/^-[drtzl]+$/.test(a)) {
       for (const c of a.slice(1)) {
         if (c === 'd') treesOnly = true;
@@ -99,7 +100,7 @@ export function lsTreeCommand(global: GlobalOptions, open: () => Repository, arg
     const out: string[] = [];
     let bytes = 0;
     const flush = (): void => {
-      if (out.length > 0) process.stdout.write(Buffer.from(out.join(''), 'latin1'));
+      if (out.length > 0) io.stdout.write(Buffer.from(out.join(''), 'latin1'));
       out.length = 0;
       bytes = 0;
     };

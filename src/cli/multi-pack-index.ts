@@ -1,3 +1,4 @@
+import { readAll } from './read-lines.js';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { Progress } from './progress.js';
@@ -9,6 +10,7 @@ import { repackMultiPackIndex, type CreatePackPhase } from '../create/index.js';
 /** pack-objects' progress titles, as git's child prints them during a repack. */
 const PACK_PHASES: Record<CreatePackPhase, string> = { counting: 'Enumerating objects', compressing: 'Compressing objects', writing: 'Writing objects' };
 import type { GlobalOptions } from './global-options.js';
+import type { CommandIO } from './command-io.js';
 
 const USAGE = `usage: packwright multi-pack-index [<options>] write [--preferred-pack=<pack>]
    or: packwright multi-pack-index [<options>] verify
@@ -19,13 +21,13 @@ const USAGE = `usage: packwright multi-pack-index [<options>] write [--preferred
     --[no-]progress       force progress reporting`;
 
 /** `git multi-pack-index write|verify|expire|repack` (without bitmaps). */
-export async function multiPackIndexCommand(ctx: GlobalOptions, open: () => Repository, args: string[]): Promise<number> {
-  const help = helpRequested(args, USAGE);
+export async function multiPackIndexCommand(io: CommandIO, ctx: GlobalOptions, open: () => Repository, args: string[]): Promise<number> {
+  const help = helpRequested(args, USAGE, io.stdout);
   if (help !== undefined) return help;
   let objectDir: string | undefined;
   let preferredPack: string | undefined;
   let sub: string | undefined;
-  let showProgress = process.stderr.isTTY === true;
+  let showProgress = io.stderr.isTTY;
   let stdinPacks = false;
   let batchSize = 0;
   for (let i = 0; i < args.length; i++) {
@@ -49,20 +51,20 @@ export async function multiPackIndexCommand(ctx: GlobalOptions, open: () => Repo
   if (sub === undefined) throw new UsageError(`need a subcommand\n${USAGE}`);
   if (sub !== 'write' && sub !== 'verify' && sub !== 'expire' && sub !== 'repack') throw new UsageError(`unrecognized subcommand: ${sub}\n${USAGE}`);
   const store = objectDir !== undefined ? Store.open(resolve(ctx.cwd, objectDir), { objectFormat: open().format }) : open().store;
-  const onWarning = (m: string): void => void process.stderr.write(`warning: ${m}\n`);
-  const progress = new Progress(showProgress);
+  const onWarning = (m: string): void => void io.stderr.write(`warning: ${m}\n`);
+  const progress = new Progress(showProgress, io.stderr);
   const onProgress = (phase: string, done: number, total: number): void => progress.update(phase, done, total);
   try {
     switch (sub) {
       case 'write': {
-        const include = stdinPacks ? new Set(readFileSync(0, 'utf8').split('\n').map((l) => l.trim()).filter((l) => l !== '')) : undefined;
+        const include = stdinPacks ? new Set(readAll(io.stdin).toString('utf8').split('\n').map((l) => l.trim()).filter((l) => l !== '')) : undefined;
         writeMultiPackIndexFile(store, { ...(preferredPack !== undefined ? { preferredPack } : {}), ...(include !== undefined ? { include } : {}), onWarning, onProgress });
         return 0;
       }
       case 'verify': {
         const errors = verifyMultiPackIndex(store, { onProgress });
         progress.finish();
-        for (const e of errors) process.stderr.write(`error: ${e}\n`);
+        for (const e of errors) io.stderr.write(`error: ${e}\n`);
         return errors.length > 0 ? 1 : 0;
       }
       case 'expire':

@@ -1,7 +1,7 @@
 import { odbStats } from '../odb/index.js';
 import type { OpenRepositoryOptions, Repository } from '../repo/index.js';
-import { interruptible } from './interruptible.js';
 import { helpRequested, integerOption, UsageError } from './usage-error.js';
+import type { CommandIO } from './command-io.js';
 
 const USAGE = 'usage: packwright odb stats [--extra-header-lookup] [--threads <n>] [--json]';
 
@@ -10,8 +10,8 @@ const USAGE = 'usage: packwright odb stats [--extra-header-lookup] [--threads <n
  * chain-length histogram, sizes, and the time of each phase. `--extra-header-lookup` then looks
  * every id up again through a cold store and exits 1 naming each one it could not find.
  */
-export async function odbCommand(open: (options?: OpenRepositoryOptions) => Repository, args: string[]): Promise<number> {
-  const help = helpRequested(args, USAGE);
+export async function odbCommand(io: CommandIO, open: (options?: OpenRepositoryOptions) => Repository, args: string[]): Promise<number> {
+  const help = helpRequested(args, USAGE, io.stdout);
   if (help !== undefined) return help;
   const [sub, ...rest] = args;
   if (sub !== 'stats') throw new UsageError(USAGE);
@@ -27,20 +27,20 @@ export async function odbCommand(open: (options?: OpenRepositoryOptions) => Repo
     else throw new UsageError(USAGE);
   }
   const repo = open(threads !== undefined ? { threads: Math.max(1, threads) } : {});
-  const s = await interruptible((signal) => odbStats(repo.objects, { extraHeaderLookup, signal, ...(threads !== undefined ? { threads: Math.max(1, threads) } : {}) }));
+  const s = await io.interruptible((signal) => odbStats(repo.objects, { extraHeaderLookup, signal, ...(threads !== undefined ? { threads: Math.max(1, threads) } : {}) }));
   if (json) {
-    process.stdout.write(`${JSON.stringify(s, null, 2)}\n`);
+    io.stdout.write(`${JSON.stringify(s, null, 2)}\n`);
   } else {
     const types = Object.entries(s.byType).map(([t, n]) => `${t} ${n}`).join(', ');
     const chains = s.chainLengths.map((n, d) => `  ${d}: ${n}\n`).filter((_, d) => (s.chainLengths[d] as number) > 0).join('');
     const ms = Object.entries(s.timings).map(([p, t]) => `${p} ${t.toFixed(1)} ms`).join(', ');
-    process.stdout.write(
+    io.stdout.write(
       `objects: ${s.objects} (${types})\nloose: ${s.loose}\npacked: ${s.packed} in ${s.packs} packs, ${s.deltas} deltas\n` +
       `chain length:\n${chains}size: ${s.bytes} bytes, ${s.diskBytes} on disk\ntime: ${ms}\n` +
       (extraHeaderLookup ? `extra header lookup: ${s.lookedUp} found, ${s.missing.length} missing, ${s.wrong.length} wrong\n` : ''),
     );
   }
-  for (const id of s.missing) process.stderr.write(`error: ${id}: not found by the extra header lookup\n`);
-  for (const id of s.wrong) process.stderr.write(`error: ${id}: another type or size in the extra header lookup\n`);
+  for (const id of s.missing) io.stderr.write(`error: ${id}: not found by the extra header lookup\n`);
+  for (const id of s.wrong) io.stderr.write(`error: ${id}: another type or size in the extra header lookup\n`);
   return s.missing.length > 0 || s.wrong.length > 0 ? 1 : 0;
 }

@@ -1,4 +1,4 @@
-import { readFileSync, writeSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { createPack, objectsOfPacks, parseObjectFilter, type CreatePackOptions, type MissingAction } from '../create/index.js';
 import { resolve } from 'node:path';
 import { PackwrightError } from '../errors/index.js';
@@ -10,6 +10,7 @@ import type { GlobalOptions } from './global-options.js';
 import { Progress } from './progress.js';
 import { readLines } from './read-lines.js';
 import { helpRequested, indexVersionOption, integerOption, magnitudeOption, UsageError } from './usage-error.js';
+import type { CommandIO } from './command-io.js';
 
 const USAGE = `usage: packwright pack-objects [<options>] [<base-name> | --stdout]
     --revs                read revisions from stdin (and --all, --not, --shallow <id> lines)
@@ -56,15 +57,15 @@ function clampedOption(option: string, value: string): number {
  * in `<base-name>-<hash>.pack` with its index (then the hash is printed, as git prints it). This is
  * what `git upload-pack` runs to serve a clone or fetch (`uploadpack.packObjectsHook`).
  */
-export async function packObjectsCommand(global: GlobalOptions, open: () => Repository, args: string[]): Promise<number> {
-  const help = helpRequested(args, USAGE);
+export async function packObjectsCommand(io: CommandIO, global: GlobalOptions, open: () => Repository, args: string[]): Promise<number> {
+  const help = helpRequested(args, USAGE, io.stdout);
   if (help !== undefined) return help;
   let stdout = false;
   let revs = false;
   let all = false;
   let indexed = false;
   let reflog = false;
-  let progress = process.stderr.isTTY === true;
+  let progress = io.stderr.isTTY;
   let base: string | undefined;
   let stdinPacks = false;
   let unpacked = false;
@@ -162,7 +163,7 @@ export async function packObjectsCommand(global: GlobalOptions, open: () => Repo
   if (stdinPacks && options.filter !== undefined) throw new PackwrightError('INVALID_ARGUMENT', 'cannot use --filter with --stdin-packs');
   if (stdinPacks && revs) throw new PackwrightError('INVALID_ARGUMENT', 'cannot use internal rev list with --stdin-packs');
   const repo = open();
-  repo.onWarning = (message) => void process.stderr.write(`warning: ${message}\n`);
+  repo.onWarning = (message) => void io.stderr.write(`warning: ${message}\n`);
   const objects = repo.objects;
   // git's pack settings from config, under what the command line said.
   const config = repo.config;
@@ -194,7 +195,7 @@ export async function packObjectsCommand(global: GlobalOptions, open: () => Repo
   if (stdout && options.maxPackSize !== undefined) throw new PackwrightError('INVALID_ARGUMENT', '--max-pack-size cannot be used to build a pack for transfer');
   if (options.maxPackSize === 0) delete options.maxPackSize;
   if (options.maxPackSize !== undefined && options.maxPackSize < 1 << 20) {
-    process.stderr.write('warning: minimum pack size limit is 1 MiB\n');
+    io.stderr.write('warning: minimum pack size limit is 1 MiB\n');
     options.maxPackSize = 1 << 20;
   }
   if (bigFileThreshold !== undefined) options.bigFileThreshold = bigFileThreshold;
@@ -204,10 +205,10 @@ export async function packObjectsCommand(global: GlobalOptions, open: () => Repo
   const preferredBases: Buffer[] = [];
   if (cruftExpiration !== undefined) {
     // Pack names: those to leave alone (fresh, kept), and -<name> for those about to be deleted.
-    const [freshPacks, discardPacks] = readPackNames('-');
+    const [freshPacks, discardPacks] = readPackNames(io, '-');
     options.cruft = { freshPacks, discardPacks, expiration: cruftExpiration };
   } else if (stdinPacks) {
-    const [included, excluded] = readPackNames('^');
+    const [included, excluded] = readPackNames(io, '^');
     for (const id of objectsOfPacks(objects, included, excluded, { unpacked })) ids.push({ id });
   } else if (revs) {
     tips = new RevArgs(repo);
@@ -217,7 +218,7 @@ export async function packObjectsCommand(global: GlobalOptions, open: () => Repo
     const revArgs = tips;
     // git stops at an empty line (upload-pack ends its list with one).
     let ended = false;
-    readLines(0, (line) => {
+    readLines(io.stdin, (line) => {
       if (ended) return;
       if (line === '') {
         ended = true;
@@ -234,7 +235,7 @@ export async function packObjectsCommand(global: GlobalOptions, open: () => Repo
       }
     }, () => {});
   } else {
-    readLines(0, (line) => {
+    readLines(io.stdin, (line) => {
       // "-<id>": an object the receiver has, a base for thin deltas (git's preferred base).
       const preferred = line.startsWith('-');
       const text = preferred ? line.slice(1) : line;
@@ -253,7 +254,7 @@ export async function packObjectsCommand(global: GlobalOptions, open: () => Repo
       options.preferredBases = preferredBases;
     }
   }
-  const bar = new Progress(progress);
+  const bar = new Progress(progress, io.stderr);
   const titles = { counting: 'Enumerating objects', compressing: 'Compressing objects', writing: 'Writing objects' } as const;
   const threads = options.threads ?? defaultThreads();
   let counted = -1;
@@ -264,9 +265,9 @@ export async function packObjectsCommand(global: GlobalOptions, open: () => Repo
     refs: repo.refs,
     threads,
     useBitmapIndex: useBitmap,
-    onWarning: (message) => void process.stderr.write(`warning: ${message}\n`),
+    onWarning: (message) => void io.stderr.write(`warning: ${message}\n`),
     ...(tips !== undefined ? { tips: tips.tips, shallow } : options.cruft !== undefined ? {} : { ids }),
-    ...(stdout ? { sink: writeAll } : {}),
+    ...(stdout ? { sink: (chunk: Buffer) => io.stdout.write(chunk) } : {}),
     ...(base !== undefined ? { packBase: base } : {}),
     onProgress: (phase, done, total, bytes) => {
       if (phase === 'counting') {
@@ -282,7 +283,7 @@ export async function packObjectsCommand(global: GlobalOptions, open: () => Repo
         counted = -1;
       }
       if (phase === 'compressing' && !announced && progress) {
-        process.stderr.write(`Delta compression using up to ${threads} threads\n`);
+        io.stderr.write(`Delta compression using up to ${threads} threads\n`);
         announced = true;
       }
       bar.update(titles[phase], done, total, phase === 'writing' ? bytes : undefined);
@@ -294,18 +295,18 @@ export async function packObjectsCommand(global: GlobalOptions, open: () => Repo
   if (options.nonEmpty === true && result.packs.length === 0 && s.objects === 0) return 0;
   if (progress) {
     const deltas = s.copiedDeltas + s.thinDeltas + s.newDeltas;
-    process.stderr.write(`Total ${s.objects} (delta ${deltas}), reused ${s.copied + s.copiedDeltas + s.thinDeltas} (delta ${s.copiedDeltas + s.thinDeltas}), pack-reused 0\n`);
+    io.stderr.write(`Total ${s.objects} (delta ${deltas}), reused ${s.copied + s.copiedDeltas + s.thinDeltas} (delta ${s.copiedDeltas + s.thinDeltas}), pack-reused 0\n`);
   }
   // One line per pack written (several with a size limit), as git prints them.
-  for (const p of result.packs) process.stdout.write(`${toHex(p.hash)}\n`);
+  for (const p of result.packs) io.stdout.write(`${toHex(p.hash)}\n`);
   return 0;
 }
 
 /** Pack names on stdin, one a line: those without `mark` in front, then those with it (the mark taken off). */
-function readPackNames(mark: string): [string[], string[]] {
+function readPackNames(io: CommandIO, mark: string): [string[], string[]] {
   const plain: string[] = [];
   const marked: string[] = [];
-  readLines(0, (line) => {
+  readLines(io.stdin, (line) => {
     if (line === '') return;
     if (line.startsWith(mark)) marked.push(line.slice(1));
     else plain.push(line);
@@ -322,20 +323,6 @@ function expirationOption(value: string): number {
   const t = approxidate(value);
   if (t === undefined) throw new PackwrightError('INVALID_ARGUMENT', `--unpack-unreachable: not a date: '${value}'`);
   return t;
-}
-
-/** Writes a chunk to fd 1, waiting out a non-blocking pipe's EAGAIN. */
-function writeAll(chunk: Buffer): void {
-  const sleeper = new Int32Array(new SharedArrayBuffer(4));
-  let done = 0;
-  while (done < chunk.length) {
-    try {
-      done += writeSync(1, chunk, done, chunk.length - done);
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code !== 'EAGAIN') throw e;
-      Atomics.wait(sleeper, 0, 0, 1);
-    }
-  }
 }
 
 /**

@@ -1,3 +1,5 @@
+import type { CommandOutput } from './command-io.js';
+
 /**
  * git-style progress on stderr ("Indexing objects:  42% (95/226), done."): only when stderr is a
  * TTY or `--progress` was given, and at most a few updates a second.
@@ -10,7 +12,7 @@ export class Progress {
   private bytes: number | undefined;
   private started = 0;
 
-  constructor(private readonly enabled: boolean) {}
+  constructor(private readonly enabled: boolean, private readonly stderr: CommandOutput) {}
 
   update(title: string, done: number, total: number, bytes?: number): void {
     if (!this.enabled) return;
@@ -25,7 +27,7 @@ export class Progress {
     const now = Date.now();
     if (now - this.last < 200 && done !== total) return;
     this.last = now;
-    process.stderr.write(`\r${this.line()}`);
+    this.stderr.write(`\r${this.line()}`);
   }
 
   private line(): string {
@@ -43,7 +45,7 @@ export class Progress {
   /** Ends the line with `, <message>.` (git's stop_progress_msg; "done" unless told). */
   finish(message = 'done'): void {
     if (!this.enabled || this.title === '') return;
-    process.stderr.write(`\r${this.line()}, ${message}.\n`);
+    this.stderr.write(`\r${this.line()}, ${message}.\n`);
     this.title = '';
   }
 }

@@ -12,6 +12,7 @@ import { Pathspec } from '../objects/index.js';
 import { Output } from './output.js';
 import { readLines } from './read-lines.js';
 import { helpRequested, UsageError } from './usage-error.js';
+import type { CommandIO } from './command-io.js';
 
 const USAGE = 'usage: packwright rev-list [--objects] [--[no-]object-names] [--count] [--header] [--first-parent] [--bisect] [-n <n> | --max-count=<n> | -<n>] [--missing=(error|allow-any|allow-promisor|print)] [--exclude-promisor-objects] [--use-bitmap-index] [--stdin] [--end-of-options] <revs>... (--all, --branches, --tags, --remotes, --reflog, --indexed-objects, --not, ^<rev>, <a>..<b>) [--] [<path>...]';
 
@@ -50,9 +51,9 @@ function verifyFilename(repo: Repository, arg: string): void {
  * each with its path) reachable from the revisions, in git's order. The counting phase of
  * pack-objects, on its own.
  */
-export function revListCommand(open: () => Repository, argv: string[]): number {
+export function revListCommand(io: CommandIO, open: () => Repository, argv: string[]): number {
   let args = argv;
-  const help = helpRequested(args, USAGE);
+  const help = helpRequested(args, USAGE, io.stdout);
   if (help !== undefined) return help;
   let withObjects = false;
   let missing: MissingAction = 'error';
@@ -103,7 +104,7 @@ export function revListCommand(open: () => Repository, argv: string[]): number {
     else revArgs.push([a, false]);
   }
   const repo = open();
-  repo.onWarning = (message) => void process.stderr.write(`warning: ${message}\n`);
+  repo.onWarning = (message) => void io.stderr.write(`warning: ${message}\n`);
   const revs = new RevArgs(repo);
   for (let j = 0; j < revArgs.length; j++) {
     const [a, asRevision] = revArgs[j] as [string, boolean];
@@ -126,7 +127,7 @@ export function revListCommand(open: () => Repository, argv: string[]): number {
     // every line after it is a path; any other option is refused.
     let ended = false;
     let pathLines = false;
-    readLines(0, (line) => {
+    readLines(io.stdin, (line) => {
       if (pathLines) paths.push(line);
       else if (ended) return;
       else if (line === '') ended = true;
@@ -138,7 +139,7 @@ export function revListCommand(open: () => Repository, argv: string[]): number {
   if (paths.length > 0 && bisect) throw new PackwrightError('INVALID_ARGUMENT', '--bisect with paths is not supported');
   const pathspec = paths.length > 0 ? Pathspec.parse(paths, repo.prefix, repo.workTree) : undefined;
   if (revs.tips.length === 0 && !stdin) throw new UsageError(USAGE);
-  if (testBitmap) return testBitmapCommand(repo, revs.tips);
+  if (testBitmap) return testBitmapCommand(io, repo, revs.tips);
   // git's try_bitmap_count and try_bitmap_traversal: a count (of commits, or with --objects of
   // everything, then without a commit limit), or the commits (with --objects, every object)
   // without a commit limit; never with paths. The walks packwright does not take through bitmaps
@@ -149,7 +150,7 @@ export function revListCommand(open: () => Repository, argv: string[]): number {
   if (useBitmap && (bitmapCount || bitmapList) && pathspec === undefined && !firstParent && !bisect && !excludePromisor && missing !== 'print') {
     const warn = repo.onWarning;
     const walked = walkObjectsWithBitmap(repo.objects, revs.tips, { missing, ...(warn !== undefined ? { onWarning: warn } : {}) });
-    if (walked !== undefined) return printBitmapWalk(walked, bitmapCount, withObjects, maxCount);
+    if (walked !== undefined) return printBitmapWalk(io, walked, bitmapCount, withObjects, maxCount);
   }
   // Paths go into one arena while listing: an object is printed only once the pass over the
   // indexes has said it is there.
@@ -198,7 +199,7 @@ export function revListCommand(open: () => Repository, argv: string[]): number {
       ends[n] = used;
     },
   });
-  const out = new Output(1);
+  const out = new Output(io.stdout);
   if (count) {
     // git's --count: how many lines the listing would have (missing objects not among them).
     let lines = 0;
@@ -242,15 +243,15 @@ export function revListCommand(open: () => Repository, argv: string[]): number {
  * git's rev-list --test-bitmap <commit>: the commit's stored bitmap against a walk of everything
  * it reaches; "OK!" on stderr when they agree, else git's fatal error.
  */
-function testBitmapCommand(repo: Repository, tips: readonly RevTip[]): number {
+function testBitmapCommand(io: CommandIO, repo: Repository, tips: readonly RevTip[]): number {
   const tip = tips[0];
   if (tips.length !== 1 || tip === undefined) throw new PackwrightError('INVALID_ARGUMENT', 'you must specify exactly one commit to test');
   const check = checkCommitBitmap(repo.objects, tip.id);
-  process.stderr.write(`Bitmap v1 test (${check.entries} entries loaded)\n`);
+  io.stderr.write(`Bitmap v1 test (${check.entries} entries loaded)\n`);
   if (check.bits === undefined) throw new PackwrightError('OBJECT_NOT_FOUND', `commit '${toHex(tip.id)}' doesn't have an indexed bitmap`);
-  process.stderr.write(`Found bitmap for '${toHex(tip.id)}'. ${check.bits} objects\n`);
+  io.stderr.write(`Found bitmap for '${toHex(tip.id)}'. ${check.bits} objects\n`);
   if (!check.same) throw new PackwrightError('BITMAP_CORRUPT', 'mismatch in bitmap results');
-  process.stderr.write('OK!\n');
+  io.stderr.write('OK!\n');
   return 0;
 }
 
@@ -258,8 +259,8 @@ function testBitmapCommand(repo: Repository, tips: readonly RevTip[]): number {
  * What rev-list prints from a bitmap walk: the count (commits only without --objects, at most
  * --max-count of them), or each object's id alone in the bitmap's order (git's show_object_fast).
  */
-function printBitmapWalk(walked: WalkedObjects, count: boolean, withObjects: boolean, maxCount: number): number {
-  const out = new Output(1);
+function printBitmapWalk(io: CommandIO, walked: WalkedObjects, count: boolean, withObjects: boolean, maxCount: number): number {
+  const out = new Output(io.stdout);
   const { table, order } = walked;
   if (count) {
     let n = 0;

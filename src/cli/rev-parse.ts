@@ -8,6 +8,7 @@ import { Repository, gitFileTarget, parseIndexFile, setupRepository, type Reposi
 import { abbrevOption, configuredAbbrev } from './abbrev.js';
 import { relativePath } from './relative-path.js';
 import type { GlobalOptions } from './global-options.js';
+import type { CommandIO } from './command-io.js';
 
 /** git's local_repo_env: the variables a command in another repository must not inherit. */
 const LOCAL_ENV = [
@@ -52,30 +53,30 @@ function realpathForgiving(path: string): string {
  * `--show-superproject-working-tree`, `--resolve-git-dir`, `--local-env-vars`, `--sq-quote`,
  * `--since`/`--until` (ISO dates and timestamps). Other flags and file names are passed through, as git does.
  */
-export function revParseCommand(global: GlobalOptions, args: string[]): number {
+export function revParseCommand(io: CommandIO, global: GlobalOptions, args: string[]): number {
   const out: string[] = [];
   try {
-    const status = revParse(global, args, out);
-    process.stdout.write(out.join(''));
+    const status = revParse(io, global, args, out);
+    io.stdout.write(out.join(''));
     return status;
   } catch (e) {
-    process.stdout.write(out.join(''));
+    io.stdout.write(out.join(''));
     if (e instanceof Stop) {
-      if (e.fatal !== undefined) process.stderr.write(`fatal: ${e.fatal}\n`);
+      if (e.fatal !== undefined) io.stderr.write(`fatal: ${e.fatal}\n`);
       return e.status;
     }
     throw e;
   }
 }
 
-function revParse(global: GlobalOptions, args: string[], out: string[]): number {
+function revParse(io: CommandIO, global: GlobalOptions, args: string[], out: string[]): number {
   const puts = (s: string): void => { out.push(`${s}\n`); };
   if (args[0] === '--sq-quote') {
     puts(args.slice(1).map((a) => ` ${sq(a)}`).join(''));
     return 0;
   }
   if (args[0] === '-h') {
-    process.stdout.write('usage: packwright rev-parse --parseopt [<options>] -- [<args>...]\n   or: packwright rev-parse --sq-quote [<arg>...]\n   or: packwright rev-parse [<options>] [<arg>...]\n');
+    io.stdout.write('usage: packwright rev-parse --parseopt [<options>] -- [<args>...]\n   or: packwright rev-parse --sq-quote [<arg>...]\n   or: packwright rev-parse [<options>] [<arg>...]\n');
     return 129;
   }
   const hasDashDash = args.includes('--');
@@ -84,7 +85,7 @@ function revParse(global: GlobalOptions, args: string[], out: string[]): number 
   const needSetup = (): RepositorySetup => {
     if (setup === undefined) {
       try {
-        setup = setupRepository(global.cwd, global.gitDir, process.env['GIT_WORK_TREE']);
+        setup = setupRepository(global.cwd, global.gitDir, io.env['GIT_WORK_TREE'], io.env);
       } catch (e) {
         if (isPackwrightError(e, 'REPO_NOT_FOUND')) throw new Stop('not a git repository (or any of the parent directories): .git');
         throw e;
@@ -94,8 +95,10 @@ function revParse(global: GlobalOptions, args: string[], out: string[]): number 
   };
   const needRepo = (): Repository => {
     if (repo === undefined) {
-      repo = global.gitDir !== undefined ? Repository.openGitDir(resolve(global.cwd, global.gitDir), { configParameters: global.configParameters }) : Repository.open(global.cwd, { configParameters: global.configParameters });
-      repo.onWarning = (message) => { if (!quiet) process.stderr.write(`warning: ${message}\n`); };
+      const options = { configParameters: global.configParameters, env: global.env };
+      repo = global.gitDir !== undefined ? Repository.openGitDir(resolve(global.cwd, global.gitDir), options) : Repository.open(global.cwd, options);
+      global.opened.push(repo);
+      repo.onWarning = (message) => { if (!quiet) io.stderr.write(`warning: ${message}\n`); };
       if (prefixOverride !== undefined) repo.prefix = prefixOverride;
       const s = needSetup();
       // With --git-dir (or GIT_DIR), where the work tree is comes from the setup, not a search.
@@ -297,7 +300,7 @@ function revParse(global: GlobalOptions, args: string[], out: string[]): number 
       } else if (arg === '--is-inside-git-dir') puts(String(s.insideGitDir));
       else if (arg === '--is-inside-work-tree') puts(String(s.insideWorkTree));
       else if (arg === '--is-bare-repository') puts(String(s.bare));
-      else if (arg === '--is-shallow-repository') puts(String(isShallow(s)));
+      else if (arg === '--is-shallow-repository') puts(String(isShallow(s, io.env)));
       else if (arg.startsWith('--since=') || arg.startsWith('--after=')) show(`--max-age=${dateArg(arg.slice(arg.indexOf('=') + 1))}`);
       else if (arg.startsWith('--before=') || arg.startsWith('--until=')) show(`--min-age=${dateArg(arg.slice(arg.indexOf('=') + 1))}`);
       else if ((v = value('--show-object-format')) !== null) {
@@ -512,8 +515,8 @@ function gitPath(s: RepositorySetup, path: string): string {
   return `${dir}/${path}`.replace(/^\.\/(?=.)/, '');
 }
 
-function isShallow(s: RepositorySetup): boolean {
-  const file = process.env['GIT_SHALLOW_FILE'] ?? join(s.commonDir, 'shallow');
+function isShallow(s: RepositorySetup, env: CommandIO['env']): boolean {
+  const file = env['GIT_SHALLOW_FILE'] ?? join(s.commonDir, 'shallow');
   try {
     return statSync(file).size > 0;
   } catch {

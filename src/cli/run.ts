@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { isPackwrightError } from '../errors/index.js';
 import { catFile } from './cat-file.js';
 import { indexPackCommand } from './index-pack.js';
@@ -17,6 +17,7 @@ import { lsTreeCommand } from './ls-tree.js';
 import { revParseCommand } from './rev-parse.js';
 import { UsageError } from './usage-error.js';
 import { openRepository, parseGlobalOptions } from './global-options.js';
+import { withIO, type CommandIO } from './command-io.js';
 
 const USAGE = `usage: packwright [--version] [-C <path>] [--git-dir=<path>] <command> [<args>]
 
@@ -38,79 +39,93 @@ commands:
   rev-list       list commits, and with --objects every object, reachable from revisions (git rev-list)
   demo           count, verify and read every object of the repository here, with timings`;
 
-/** The version in package.json, two levels up from both dist/cli/ and the bundle's dist/bin/. */
+/** The version in package.json: two levels up from the bundle's dist/bin/, three from the tests' dist-test/src/cli/. */
 function packageVersion(): string {
-  const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+  const near = new URL('../../package.json', import.meta.url);
+  const path = existsSync(near) ? near : new URL('../../../package.json', import.meta.url);
+  const pkg = JSON.parse(readFileSync(path, 'utf8')) as { version: string };
   return pkg.version;
 }
 
 
-/** Runs one packwright command; returns the exit code (128 for errors, 129 for usage, like git). */
-export async function run(argv: string[]): Promise<number> {
-  const { global, rest } = parseGlobalOptions(argv);
+/**
+ * Runs one packwright command with `io` as its standard streams, environment and directory;
+ * resolves to the exit code (128 for errors, 129 for usage, like git). Throws only for a bug.
+ */
+export async function run(argv: string[], callerIO: CommandIO): Promise<number> {
+  const { global, rest } = parseGlobalOptions(argv, callerIO);
+  const io = withIO(callerIO, { env: global.env, cwd: global.cwd });
   const [command, ...args] = rest;
-  // As git does, for this process and what it runs.
-  if (global.noReplaceObjects === true) process.env['GIT_NO_REPLACE_OBJECTS'] = '1';
   try {
     switch (command) {
       case 'cat-file':
-        return await catFile((options) => openRepository(global, options), args);
+        return await catFile(io, (options) => openRepository(global, options), args);
       case 'index-pack':
-        return await indexPackCommand(global, args);
+        return await indexPackCommand(io, global, args);
       case 'verify-pack':
-        return await verifyPackCommand(global, args);
+        return await verifyPackCommand(io, global, args);
       case 'count-objects':
-        return countObjectsCommand(() => openRepository(global), args);
+        return countObjectsCommand(io, () => openRepository(global), args);
       case 'multi-pack-index':
-        return await multiPackIndexCommand(global, () => openRepository(global), args);
+        return await multiPackIndexCommand(io, global, () => openRepository(global), args);
       case 'pack-objects':
-        return await packObjectsCommand(global, () => openRepository(global), args);
+        return await packObjectsCommand(io, global, () => openRepository(global), args);
       case 'fsck':
-        return await fsckCommand(() => openRepository(global), args);
+        return await fsckCommand(io, () => openRepository(global), args);
       case 'hash-object':
-        return hashObjectCommand(global, args);
+        return hashObjectCommand(io, global, args);
       case 'unpack-objects':
-        return await unpackObjectsCommand(() => openRepository(global), args);
+        return await unpackObjectsCommand(io, () => openRepository(global), args);
       case 'ls-tree':
-        return lsTreeCommand(global, () => openRepository(global), args);
+        return lsTreeCommand(io, global, () => openRepository(global), args);
       case 'rev-parse':
-        return revParseCommand(global, args);
+        return revParseCommand(io, global, args);
       case 'show-index':
-        return showIndexCommand(global, args);
+        return showIndexCommand(io, global, args);
       case 'show-ref':
-        return showRefCommand(() => openRepository(global), args);
+        return showRefCommand(io, () => openRepository(global), args);
       case 'rev-list':
-        return revListCommand(() => openRepository(global), args);
+        return revListCommand(io, () => openRepository(global), args);
       case 'odb':
-        return await odbCommand((options) => openRepository(global, options), args);
+        return await odbCommand(io, (options) => openRepository(global, options), args);
       case 'demo': {
         const { demo } = await import('./demo.js');
-        return await demo(openRepository(global), args);
+        return await demo(io, openRepository(global), args);
       }
       case '--version':
       case 'version':
-        process.stdout.write(`packwright version ${packageVersion()}\n`);
+        io.stdout.write(`packwright version ${packageVersion()}\n`);
         return 0;
       case undefined:
       case '-h':
       case '--help':
-        process.stderr.write(USAGE + '\n');
+        io.stderr.write(USAGE + '\n');
         return command === undefined ? 129 : 0;
       default:
         // git: "git: 'foo' is not a git command. See 'git --help'." and exit status 1.
-        process.stderr.write(`packwright: '${command}' is not a packwright command. See 'packwright --help'.\n`);
+        io.stderr.write(`packwright: '${command}' is not a packwright command. See 'packwright --help'.\n`);
         return 1;
     }
   } catch (e) {
     if (e instanceof UsageError) {
-      process.stderr.write(`${e.message}\n`);
+      io.stderr.write(`${e.message}\n`);
       return 129;
     }
     if (isPackwrightError(e)) {
-      process.stderr.write(`fatal: ${e.message}\n`);
-      if (global.verbose && e.stack) process.stderr.write(e.stack + '\n');
+      io.stderr.write(`fatal: ${e.message}\n`);
+      if (global.verbose && e.stack) io.stderr.write(e.stack + '\n');
+      return 128;
+    }
+    const sys = e as NodeJS.ErrnoException;
+    if (typeof sys.code === 'string' && typeof sys.syscall === 'string') {
+      // A system call failed somewhere the library did not turn it into a typed error: still one
+      // fatal line naming the file, and git's status for a fatal error.
+      const what = sys.path !== undefined ? `'${sys.path}'` : sys.syscall;
+      io.stderr.write(`fatal: cannot ${sys.syscall} ${what}: ${sys.message.replace(/^[A-Z]+: ([^,]*).*$/, '$1')}\n`);
       return 128;
     }
     throw e;
+  } finally {
+    for (const repo of global.opened) repo.close();
   }
 }

@@ -1,8 +1,10 @@
+import { readAll } from './read-lines.js';
 import { readFileSync } from 'node:fs';
 import { PackwrightError } from '../errors/index.js';
 import { hashLength, type ObjectFormat } from '../hash/index.js';
 import { objectFormatOption, tryOpenRepository, type GlobalOptions } from './global-options.js';
 import { UsageError } from './usage-error.js';
+import type { CommandIO } from './command-io.js';
 
 const USAGE = 'usage: packwright show-index [--object-format=<hash-algorithm>]';
 
@@ -12,11 +14,11 @@ const USAGE = 'usage: packwright show-index [--object-format=<hash-algorithm>]';
  * with git's words for a short or inconsistent file. The object format is the repository's, or
  * `--object-format`, or SHA-1.
  */
-export function showIndexCommand(global: GlobalOptions, args: string[]): number {
+export function showIndexCommand(io: CommandIO, global: GlobalOptions, args: string[]): number {
   let format: ObjectFormat | undefined;
   for (let i = 0; i < args.length; i++) {
     const a = args[i] as string;
-    if (a === '-h' || a === '--help') { process.stdout.write(`${USAGE}\n`); return a === '-h' ? 129 : 0; }
+    if (a === '-h' || a === '--help') { io.stdout.write(`${USAGE}\n`); return a === '-h' ? 129 : 0; }
     if (a === '--object-format') format = formatOption(args[++i] ?? '');
     else if (a.startsWith('--object-format=')) format = formatOption(a.slice(16));
     else throw new UsageError(`error: unknown option \`${a.replace(/^--?/, '')}'\n${USAGE}`);
@@ -27,7 +29,7 @@ export function showIndexCommand(global: GlobalOptions, args: string[]): number 
     repo?.close();
   }
   const H = hashLength(format);
-  const input = readFileSync(0);
+  const input = readAll(io.stdin);
   let pos = 0;
   const take = (n: number, what: string): Buffer => {
     if (pos + n > input.length) throw new PackwrightError('IDX_CORRUPT', what);
@@ -36,7 +38,7 @@ export function showIndexCommand(global: GlobalOptions, args: string[]): number 
     return b;
   };
   const out: string[] = [];
-  const flush = (): void => { process.stdout.write(out.join('')); out.length = 0; };
+  const flush = (): void => { io.stdout.write(out.join('')); out.length = 0; };
   try {
     const head = take(8, 'unable to read header');
     let fanout: Buffer;

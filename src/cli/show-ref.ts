@@ -5,6 +5,7 @@ import type { Repository } from '../repo/index.js';
 import { abbrevOption, configuredAbbrev } from './abbrev.js';
 import { readLines } from './read-lines.js';
 import { helpRequested, UsageError } from './usage-error.js';
+import type { CommandIO } from './command-io.js';
 
 const USAGE = `usage: git show-ref [-q | --quiet] [--verify] [--head] [-d | --dereference]
              [-s | --hash[=<n>]] [--abbrev[=<n>]] [--tags]
@@ -16,8 +17,8 @@ const USAGE = `usage: git show-ref [-q | --quiet] [--verify] [--head] [-d | --de
  * with their ids (abbreviated on request) and with `-d` what annotated tags peel to; `--verify`
  * takes exact names; `--exclude-existing` filters names from stdin. Exit 1 when nothing matched.
  */
-export function showRefCommand(open: () => Repository, args: string[]): number {
-  const help = args.length === 1 && args[0] === '-h' ? helpRequested(args, USAGE) : args.includes('--help') ? helpRequested(['--help'], USAGE) : undefined;
+export function showRefCommand(io: CommandIO, open: () => Repository, args: string[]): number {
+  const help = args.length === 1 && args[0] === '-h' ? helpRequested(args, USAGE, io.stdout) : args.includes('--help') ? helpRequested(['--help'], USAGE, io.stdout) : undefined;
   if (help !== undefined) return help;
   let quiet = false, verify = false, showHead = false, deref = false, hashOnly = false, tags = false, heads = false;
   let abbrev: number | 'default' = 0;
@@ -47,11 +48,11 @@ export function showRefCommand(open: () => Repository, args: string[]): number {
   try {
     const hexLength = repo.store.hashLength * 2;
     const length = abbrev === 'default' ? configuredAbbrev(repo.config, hexLength) : Math.min(abbrev, hexLength);
-    if (exclude !== null) return excludeExisting(repo, exclude);
+    if (exclude !== null) return excludeExisting(io, repo, exclude);
     const out: string[] = [];
     const show = (name: string, id: Buffer): void => {
       if (!repo.objects.has(id)) {
-        process.stdout.write(out.join(''));
+        io.stdout.write(out.join(''));
         throw Object.assign(new Error(), { fatal: `git show-ref: bad ref ${name} (${id.toString('hex')})` });
       }
       if (quiet) return;
@@ -64,7 +65,7 @@ export function showRefCommand(open: () => Repository, args: string[]): number {
     try {
       if (verify) {
         if (patterns.length === 0) {
-          process.stderr.write('fatal: --verify requires a reference\n');
+          io.stderr.write('fatal: --verify requires a reference\n');
           return 128;
         }
         for (const name of patterns) {
@@ -72,14 +73,14 @@ export function showRefCommand(open: () => Repository, args: string[]): number {
           if (id !== undefined) {
             show(name, id);
           } else if (!quiet) {
-            process.stdout.write(out.join(''));
-            process.stderr.write(`fatal: '${name}' - not a valid ref\n`);
+            io.stdout.write(out.join(''));
+            io.stderr.write(`fatal: '${name}' - not a valid ref\n`);
             return 128;
           } else {
             return 1;
           }
         }
-        process.stdout.write(out.join(''));
+        io.stdout.write(out.join(''));
         return 0;
       }
       let found = 0;
@@ -94,12 +95,12 @@ export function showRefCommand(open: () => Repository, args: string[]): number {
       }
       const lists = heads || tags ? [...(heads ? ['refs/heads/'] : []), ...(tags ? ['refs/tags/'] : [])] : ['refs/'];
       for (const prefix of lists) for (const ref of repo.refs.list(prefix)) consider(ref.name, ref.id);
-      process.stdout.write(out.join(''));
+      io.stdout.write(out.join(''));
       return found === 0 ? 1 : 0;
     } catch (e) {
       const fatal = (e as { fatal?: string }).fatal;
       if (fatal === undefined) throw e;
-      process.stderr.write(`fatal: ${fatal}\n`);
+      io.stderr.write(`fatal: ${fatal}\n`);
       return 128;
     }
   } finally {
@@ -127,21 +128,21 @@ function peelTag(repo: Repository, id: Buffer): Buffer | undefined {
 }
 
 /** `--exclude-existing[=<pattern>]`: lines from stdin naming refs this repository does not have. */
-function excludeExisting(repo: Repository, match: string | undefined): number {
+function excludeExisting(io: CommandIO, repo: Repository, match: string | undefined): number {
   const existing = new Set(repo.refs.list('refs/').map((r) => r.name));
   const out: string[] = [];
   const lines: string[] = [];
-  readLines(0, (l) => lines.push(l), () => {});
+  readLines(io.stdin, (l) => lines.push(l), () => {});
   for (let line of lines) {
     if (line.endsWith('^{}')) line = line.slice(0, -3);
     const ref = line.slice(line.search(/\S*$/));
     if (match !== undefined && (ref.length < match.length || !ref.startsWith(match))) continue;
     if (!isValidRefname(ref)) {
-      process.stderr.write(`warning: ref '${ref}' ignored\n`);
+      io.stderr.write(`warning: ref '${ref}' ignored\n`);
       continue;
     }
     if (!existing.has(ref)) out.push(`${line}\n`);
   }
-  process.stdout.write(out.join(''));
+  io.stdout.write(out.join(''));
   return 0;
 }

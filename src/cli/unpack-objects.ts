@@ -3,9 +3,9 @@ import { FsckRules } from '../objects/index.js';
 import { PackwrightError } from '../errors/index.js';
 import type { Repository } from '../repo/index.js';
 import { unpackObjects, type UnpackObjectsOptions } from '../unpack/index.js';
-import { interruptible } from './interruptible.js';
 import { Progress } from './progress.js';
 import { integerOption, packHeaderOption, UsageError } from './usage-error.js';
+import type { CommandIO } from './command-io.js';
 
 const USAGE = 'usage: packwright unpack-objects [-n] [-q] [-r] [--strict] [--no-collision-detection]';
 
@@ -15,10 +15,10 @@ const USAGE = 'usage: packwright unpack-objects [-n] [-q] [-r] [--strict] [--no-
  * fsck rules, and every link present, before commits, trees and tags are written). Bytes after
  * the pack go to stdout, as git does.
  */
-export async function unpackObjectsCommand(open: () => Repository, args: string[]): Promise<number> {
+export async function unpackObjectsCommand(io: CommandIO, open: () => Repository, args: string[]): Promise<number> {
   // What unpack-objects reads comes from outside (a fetch, a push): ids by sha1dc, as git computes them.
   const options: UnpackObjectsOptions = { detectCollisions: true };
-  let quiet = process.stderr.isTTY !== true;
+  let quiet = !io.stderr.isTTY;
   let strict: string | undefined;
   for (const a of args) {
     if (a === '-n') options.dryRun = true;
@@ -48,12 +48,12 @@ export async function unpackObjectsCommand(open: () => Repository, args: string[
       }
       options.strict = rules;
     }
-    const progress = new Progress(!quiet);
+    const progress = new Progress(!quiet, io.stderr);
     options.onProgress = (done, total) => progress.update('Unpacking objects', done, total);
-    options.onError = (message) => process.stderr.write(`${message}\n`);
-    const result = await interruptible((signal) => unpackObjects(repo.store, process.stdin, { ...options, signal }));
+    options.onError = (message) => io.stderr.write(`${message}\n`);
+    const result = await io.interruptible((signal) => unpackObjects(repo.store, io.stdin.stream(), { ...options, signal }));
     progress.finish();
-    if (result.trailing.length > 0) process.stdout.write(result.trailing);
+    if (result.trailing.length > 0) io.stdout.write(result.trailing);
     return result.hadErrors ? 1 : 0;
   } finally {
     repo.close();

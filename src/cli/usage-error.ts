@@ -1,4 +1,5 @@
 import { PackwrightError } from '../errors/index.js';
+import type { CommandOutput } from './command-io.js';
 
 /** A command line that cannot be run as given; the CLI prints it and exits 129 like git. */
 export class UsageError extends Error {
@@ -9,11 +10,11 @@ export class UsageError extends Error {
  * `<command> -h` prints the command's usage on stdout and exits 129, as git's parse-options does;
  * `--help` (which in git opens the manual) prints it and exits 0. Undefined when neither is asked.
  */
-export function helpRequested(args: string[], usage: string): number | undefined {
+export function helpRequested(args: string[], usage: string, stdout: CommandOutput): number | undefined {
   const h = args[0] === '-h' && args.length === 1;
   const help = args.includes('--help');
   if (!h && !help) return undefined;
-  process.stdout.write(`${usage}\n`);
+  stdout.write(`${usage}\n`);
   return h ? 129 : 0;
 }
 

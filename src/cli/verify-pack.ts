@@ -5,10 +5,10 @@ import { typeName } from '../objects/index.js';
 import { OBJ_OFS_DELTA } from '../pack/index.js';
 import { refBaseAt, verifyPack, type IndexPackResult, type PackScan } from '../resolve/index.js';
 import { Output, writeDecimal, writeHex } from './output.js';
-import { interruptible } from './interruptible.js';
 import { helpRequested, UsageError } from './usage-error.js';
 import { configFromParameters, objectFormatOption, tryOpenRepository, type GlobalOptions } from './global-options.js';
 import { maxMemoryOf } from './max-memory.js';
+import type { CommandIO } from './command-io.js';
 
 const USAGE = 'usage: packwright verify-pack [-v | --verbose] [-s | --stat-only] [--object-format=<fmt>] [--max-memory=<n>] [--collision-detection] <pack>.idx...';
 
@@ -18,14 +18,14 @@ const USAGE = 'usage: packwright verify-pack [-v | --verbose] [-s | --stat-only]
  * checking every object's hash on the way. `-v` lists objects in pack order, `-s` only the
  * chain-length histogram.
  */
-export async function verifyPackCommand(ctx: GlobalOptions, args: string[]): Promise<number> {
+export async function verifyPackCommand(io: CommandIO, ctx: GlobalOptions, args: string[]): Promise<number> {
   let verbose = false;
   let statOnly = false;
   let format: ObjectFormat | undefined;
   const idxs: string[] = [];
   let maxMemory: string | undefined;
   let detectCollisions = false;
-  const help = helpRequested(args, USAGE);
+  const help = helpRequested(args, USAGE, io.stdout);
   if (help !== undefined) return help;
   for (const a of args) {
     if (a === '-v' || a === '--verbose') verbose = true;
@@ -36,7 +36,7 @@ export async function verifyPackCommand(ctx: GlobalOptions, args: string[]): Pro
         format = objectFormatOption(a.slice(16));
       } catch (e) {
         if (!isPackwrightError(e)) throw e;
-        process.stderr.write(`fatal: ${e.message}\n`);
+        io.stderr.write(`fatal: ${e.message}\n`);
         return 1;
       }
     }
@@ -52,7 +52,7 @@ export async function verifyPackCommand(ctx: GlobalOptions, args: string[]): Pro
   const ceiling = maxMemoryOf(maxMemory, repo?.config ?? configFromParameters(ctx.configParameters), USAGE);
   repo?.close();
   const H = hashLength(format);
-  const out = new Output();
+  const out = new Output(io.stdout);
   let failed = 0;
   for (const arg of idxs) {
     // Paths are printed as given, like git; files are opened relative to -C.
@@ -60,7 +60,7 @@ export async function verifyPackCommand(ctx: GlobalOptions, args: string[]): Pro
     const base = resolve(ctx.cwd, arg).replace(/\.(idx|pack)$/, '');
     const idxPath = `${base}.idx`;
     try {
-      const r = await interruptible((signal) => verifyPack(idxPath, format as ObjectFormat, { signal, depths: verbose, ...(ceiling !== undefined ? { maxMemory: ceiling } : {}), ...(detectCollisions ? { detectCollisions } : {}) }));
+      const r = await io.interruptible((signal) => verifyPack(idxPath, format as ObjectFormat, { signal, depths: verbose, ...(ceiling !== undefined ? { maxMemory: ceiling } : {}), ...(detectCollisions ? { detectCollisions } : {}) }));
       if (verbose || statOnly) {
         writePackStats(out, r, H, !verbose);
         // git 2.39 prints the verdict after the listing, not after the statistics alone.
@@ -69,7 +69,7 @@ export async function verifyPackCommand(ctx: GlobalOptions, args: string[]): Pro
     } catch (e) {
       if (!isPackwrightError(e)) throw e;
       out.flush();
-      process.stderr.write(`error: ${e.message}\n`);
+      io.stderr.write(`error: ${e.message}\n`);
       if (verbose || statOnly) out.string(`${shown}: bad\n`);
       failed++;
     }

@@ -57,6 +57,8 @@ export interface FsckOptions {
   objects?: readonly string[];
   /** Threads for the pack checks, this one included (default: git's index-pack rule). */
   threads?: number;
+  /** The directory file paths in messages are shown relative to, as git shows them (default: the process's). */
+  cwd?: string;
   signal?: AbortSignal;
   onProgress?: (phase: 'checking objects' | 'checking connectivity', done: number, total: number) => void;
   /** Each message as it is found (also collected in the result). */
@@ -277,7 +279,7 @@ class FsckRun {
   private checkLoose(): void {
     const checker = new ObjectChecker(this.H, this.checkOptions());
     const found: { n: number; k: number }[] = [];
-    for (const cruft of this.cruft) this.say('error', `bad sha1 file: ${displayPath(cruft)}`);
+    for (const cruft of this.cruft) this.say('error', `bad sha1 file: ${displayPath(cruft, this.o.cwd)}`);
     this.looseList.forEach((l, k) => {
       const obj = this.readLooseForCheck(l.path, l.hex);
       if (obj === undefined) {
@@ -298,7 +300,7 @@ class FsckRun {
 
   /** git's read_loose_object and its error lines; undefined when the object failed. */
   private readLooseForCheck(path: string, hex: string): { type: number; data: Buffer } | undefined {
-    const shown = displayPath(path);
+    const shown = displayPath(path, this.o.cwd);
     let file: Buffer;
     try {
       file = readFileSync(path);
@@ -1011,8 +1013,8 @@ class FsckRun {
 }
 
 /** git's printed paths: relative to the working directory, as its object directory path is. */
-function displayPath(path: string): string {
-  const r = relative(process.cwd(), path);
+function displayPath(path: string, cwd = process.cwd()): string {
+  const r = relative(cwd, path);
   if (r.startsWith('..')) return path;
   return r.startsWith('.') ? r : `./${r}`;
 }

@@ -81,7 +81,7 @@ function lineEndings(data: Uint8Array): { loneLf: number; loneCr: number; crlf: 
  * `working-tree-encoding` are not applied.
  */
 export function convertToGit(repo: Repository, path: string, data: Buffer, attributes?: Attributes, checkIndex = false): Buffer {
-  const attrs = (attributes ?? new Attributes(repo.workTree, repo.gitDir, repo.config)).get(path, ['text', 'crlf', 'eol', 'ident']);
+  const attrs = (attributes ?? new Attributes(repo.workTree, repo.gitDir, repo.config, repo.env)).get(path, ['text', 'crlf', 'eol', 'ident']);
   let out = data;
   const { kind } = crlfAction(repo, attrs);
   if (kind !== 'binary' && out.length > 0 && out.includes(0x0d)) {
@@ -135,7 +135,7 @@ function collapseIdent(data: Buffer): Buffer {
  * working-tree-encoding are not applied.
  */
 export function convertToWorkTree(repo: Repository, path: string, data: Buffer, blobHex: string, attributes?: Attributes): Buffer {
-  const attrs = (attributes ?? new Attributes(repo.workTree, repo.gitDir, repo.config)).get(path, ['text', 'crlf', 'eol', 'ident']);
+  const attrs = (attributes ?? new Attributes(repo.workTree, repo.gitDir, repo.config, repo.env)).get(path, ['text', 'crlf', 'eol', 'ident']);
   let out = data;
   if (attrs.get('ident') === true && out.includes('$Id$')) out = Buffer.from(out.toString('latin1').replace(/\$Id\$/g, `$Id: ${blobHex} $`), 'latin1');
   const { kind, crlf } = crlfAction(repo, attrs);
@@ -158,7 +158,7 @@ export function convertToWorkTree(repo: Repository, path: string, data: Buffer, 
  * file of the contents), or the contents as they are when it has none.
  */
 export function textconv(repo: Repository, path: string, data: Buffer, attributes?: Attributes): Buffer {
-  const driver = (attributes ?? new Attributes(repo.workTree, repo.gitDir, repo.config)).get(path, ['diff']).get('diff');
+  const driver = (attributes ?? new Attributes(repo.workTree, repo.gitDir, repo.config, repo.env)).get(path, ['diff']).get('diff');
   if (typeof driver !== 'string') return data;
   const command = repo.config.get(`diff.${driver}.textconv`);
   if (typeof command !== 'string') return data;
@@ -166,7 +166,7 @@ export function textconv(repo: Repository, path: string, data: Buffer, attribute
   try {
     const file = join(dir, basename(path) || 'blob');
     writeFileSync(file, data);
-    return execFileSync('/bin/sh', ['-c', `${command} "$@"`, command, file], { cwd: repo.workTree ?? repo.gitDir, maxBuffer: 1 << 30 });
+    return execFileSync('/bin/sh', ['-c', `${command} "$@"`, command, file], { cwd: repo.workTree ?? repo.gitDir, env: repo.env, maxBuffer: 1 << 30 });
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -105,6 +105,11 @@ export class Repository implements RevisionContext {
     return new Repository({ gitDir: dir, commonDir: commonDirOf(dir), workTree: undefined }, options);
   }
 
+  /** The environment git's variables are read from: the options' `env`, else the process's. */
+  get env(): Readonly<Record<string, string | undefined>> {
+    return this.options.env ?? process.env;
+  }
+
   /** The configuration git would use here (read on first use). */
   get config(): GitConfig {
     if (this.cachedConfig === undefined) {
@@ -126,7 +131,7 @@ export class Repository implements RevisionContext {
       const options: OpenStoreOptions = { ...storeOptionsFrom(this.config), ...explicit, objectFormat: this.format };
       if (options.refresh === undefined && defaultRefresh !== undefined) options.refresh = defaultRefresh;
       // GIT_OBJECT_DIRECTORY replaces the repository's own objects directory, as in git.
-      const env = this.options.env ?? process.env;
+      const env = this.env;
       const objectsDir = env['GIT_OBJECT_DIRECTORY'] !== undefined && env['GIT_OBJECT_DIRECTORY'] !== '' ? resolvePath(env['GIT_OBJECT_DIRECTORY']) : join(this.commonDir, 'objects');
       // GIT_ALTERNATE_OBJECT_DIRECTORIES adds alternates before the repository's own.
       const alternates = env['GIT_ALTERNATE_OBJECT_DIRECTORIES'];
@@ -244,9 +249,9 @@ export class Repository implements RevisionContext {
     return out;
   }
 
-  /** The index file: GIT_INDEX_FILE (the options' environment, then the process's), else `<gitDir>/index`. */
+  /** The index file: GIT_INDEX_FILE (from the options' environment, by default the process's), else `<gitDir>/index`. */
   private get indexFile(): string {
-    return this.options.env?.['GIT_INDEX_FILE'] ?? process.env['GIT_INDEX_FILE'] ?? join(this.gitDir, 'index');
+    return this.env['GIT_INDEX_FILE'] ?? join(this.gitDir, 'index');
   }
 
   /** A path of a revision from the top of the work tree: `./` and `../` ones start at the prefix. */

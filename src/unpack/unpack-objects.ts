@@ -41,7 +41,10 @@ export interface UnpackObjectsOptions {
   packHeader?: ConsumedPackHeader;
   signal?: AbortSignal;
   onProgress?: (done: number, total: number) => void;
-  /** Errors found along the way, in git's words (`error: …` lines); the recovering mode goes on after them. */
+  /**
+   * Errors found along the way, and `strict`'s findings, in git's words (`error: …` and `warning: …`
+   * lines); the recovering mode goes on after errors.
+   */
   onError?: (message: string) => void;
 }
 
@@ -111,7 +114,7 @@ export async function unpackObjects(store: Store, input: Readable | Uint8Array, 
   }
   const threads = result.visits as UnpackThreadResult[];
   let written = threads.reduce((a, t) => a + t.written, 0);
-  if (strict !== undefined) written += writeChecked(store, result, threads, strict, options.dryRun === true);
+  if (strict !== undefined) written += writeChecked(store, result, threads, strict, options.dryRun === true, options.onError ?? (() => {}));
   return { objects: result.objectCount, written, trailing: result.trailing, hadErrors: false };
 }
 
@@ -120,14 +123,14 @@ export async function unpackObjects(store: Store, input: Readable | Uint8Array, 
  * unpack, every link of a held commit, tree or tag must name an object of the pack or of the store
  * of the type the link says; then the held objects are written.
  */
-function writeChecked(store: Store, result: IndexPackResult, threads: UnpackThreadResult[], rules: FsckRules, dryRun: boolean): number {
+function writeChecked(store: Store, result: IndexPackResult, threads: UnpackThreadResult[], rules: FsckRules, dryRun: boolean, say: (line: string) => void): number {
   const H = hashLength(store.format);
   const scan = result.scan;
   const checks = mergeCheckFindings(threads.map((t) => t.checks as CheckFindings), H);
   const idHex = (k: number): string => toHex(scan.ids.subarray(k * H, k * H + H));
   let failed = false;
   for (const f of checks.findings.sort((a, b) => a.k - b.k)) {
-    process.stderr.write(`${f.severity === 'error' ? 'error' : 'warning'}: object ${idHex(f.k)}: ${f.msgId}: ${f.message}\n`);
+    say(`${f.severity === 'error' ? 'error' : 'warning'}: object ${idHex(f.k)}: ${f.msgId}: ${f.message}`);
     if (f.severity === 'error') failed = true;
   }
   if (failed) throw new PackwrightError('OBJECT_CORRUPT', 'fsck error in packed object');
@@ -162,7 +165,7 @@ function writeChecked(store: Store, result: IndexPackResult, threads: UnpackThre
     const severity = rules.severity(key);
     if (severity === 'ignore' || rules.skip.has(hex)) return false;
     const error = severity === 'error' || severity === 'fatal';
-    process.stderr.write(`${error ? 'error' : 'warning'}: object ${hex}: ${fsckMessageId(key)}: ${message}\n`);
+    say(`${error ? 'error' : 'warning'}: object ${hex}: ${fsckMessageId(key)}: ${message}`);
     return error;
   };
   for (const [kind, list] of [['gitmodules', checks.gitmodules], ['gitattributes', checks.gitattributes]] as const) {

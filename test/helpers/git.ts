@@ -1,7 +1,9 @@
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { cpSync, mkdtempSync, readdirSync, rmSync, writeFileSync, mkdirSync, symlinkSync, chmodSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { run } from '../../src/cli/run.js';
+import { memoryIO } from '../../src/cli/command-io.js';
 
 /** The executable as shipped (the bundle `npm run build` makes; npm test builds first). */
 export const CLI = new URL('../../../dist/bin/packwright.js', import.meta.url).pathname;
@@ -17,19 +19,44 @@ export function git(cwd: string, args: string[], input?: Buffer | string): Buffe
   return execFileSync('git', args, { cwd, env: GIT_ENV, input, maxBuffer: 1 << 30, stdio: ['pipe', 'pipe', 'pipe'] });
 }
 
-export function packwright(cwd: string, args: string[], input?: Buffer | string): Buffer {
-  return execFileSync(process.execPath, [CLI, ...args], { cwd, input, maxBuffer: 1 << 30, stdio: ['pipe', 'pipe', 'pipe'] });
+/** Runs the real bin in a process of its own (for tests of the process: start-up, relaunch, signals); its outcome. */
+export function packwrightProcess(cwd: string, args: string[], input?: Buffer | string): CommandOutcome {
+  const r = spawnSync(process.execPath, [CLI, ...args], { cwd, input, maxBuffer: 1 << 30, stdio: ['pipe', 'pipe', 'pipe'] });
+  if (r.error !== undefined) throw r.error;
+  return { status: r.status ?? 128, stdout: r.stdout, stderr: r.stderr.toString() };
 }
 
-/** Runs packwright expecting failure; returns its exit status and stderr. */
-export function packwrightFails(cwd: string, args: string[], input?: Buffer | string): { status: number; stderr: string } {
-  try {
-    execFileSync(process.execPath, [CLI, ...args], { cwd, input, maxBuffer: 1 << 30, stdio: ['pipe', 'pipe', 'pipe'] });
-  } catch (e) {
-    const err = e as { status: number; stderr: Buffer };
-    return { status: err.status, stderr: err.stderr.toString() };
-  }
-  throw new Error(`packwright ${args.join(' ')} succeeded but should have failed`);
+/** What one packwright command did: its exit status and what it wrote. */
+export interface CommandOutcome {
+  status: number;
+  stdout: Buffer;
+  stderr: string;
+}
+
+/**
+ * Runs a packwright command in this process, as the bin would run it (the same `run`, with `cwd`
+ * as its directory and this process's environment unless `env` is given), and resolves to its
+ * outcome. A command costs milliseconds this way where a process costs ~0.1 s; tests of the
+ * process itself (start-up, signals, exit of a bug) spawn `CLI`.
+ */
+export async function runPackwright(cwd: string, args: string[], options: { input?: Buffer | string | undefined; env?: Record<string, string | undefined> } = {}): Promise<CommandOutcome> {
+  const io = memoryIO({ cwd, env: options.env ?? { ...process.env }, stdin: options.input });
+  const status = await run(args, io);
+  return { status, stdout: io.stdout.bytes(), stderr: io.stderr.text() };
+}
+
+/** Runs packwright in-process expecting success; resolves to its stdout. */
+export async function packwright(cwd: string, args: string[], input?: Buffer | string): Promise<Buffer> {
+  const r = await runPackwright(cwd, args, { input });
+  if (r.status !== 0) throw new Error(`packwright ${args.join(' ')} exited ${r.status}: ${r.stderr}`);
+  return r.stdout;
+}
+
+/** Runs packwright in-process expecting failure; resolves to its exit status and stderr. */
+export async function packwrightFails(cwd: string, args: string[], input?: Buffer | string): Promise<{ status: number; stderr: string }> {
+  const r = await runPackwright(cwd, args, { input });
+  if (r.status === 0) throw new Error(`packwright ${args.join(' ')} succeeded but should have failed`);
+  return { status: r.status, stderr: r.stderr };
 }
 
 /** The name of the first file in `dir` ending in `ext` (a pack directory's `.pack` or `.idx`). */
