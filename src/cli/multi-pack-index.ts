@@ -1,5 +1,4 @@
 import { readAll } from './read-lines.js';
-import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { Progress } from './progress.js';
 import { expireMultiPackIndex, Store, verifyMultiPackIndex, writeMultiPackIndexFile } from '../odb/index.js';

@@ -1,5 +1,4 @@
 import { readAll } from './read-lines.js';
-import { readFileSync } from 'node:fs';
 import { PackwrightError } from '../errors/index.js';
 import { hashLength, type ObjectFormat } from '../hash/index.js';
 import { objectFormatOption, tryOpenRepository, type GlobalOptions } from './global-options.js';

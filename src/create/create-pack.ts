@@ -13,7 +13,7 @@ import { writeMtimes } from '../idx/mtimes.js';
 import { enumerateCruft, type CruftOptions } from './cruft-objects.js';
 import { temporaryPathBeside, writeFileAtomic } from '../io/write-file-atomic.js';
 import { parseTag } from '../objects/commit.js';
-import { OBJ_BLOB, OBJ_TAG, OBJ_TREE } from '../objects/object-type.js';
+import { OBJ_TAG } from '../objects/object-type.js';
 import type { ObjectFilter } from './object-filter.js';
 import { filterObjects, keepsNoTrees, type FilterContext } from './filter-objects.js';
 import { markPreferredBases } from './preferred-bases.js';
