@@ -159,6 +159,11 @@ export class DeltaBaseCache {
     space.arena.free(buf);
   }
 
+  /** Whether `set` would keep an object of `size` bytes decoded into a block from `allocate`. */
+  keeps(size: number): boolean {
+    return size <= this.limit && this.blocks().arena.blockSize(size + 1) >= 0;
+  }
+
   get(key: number): CachedObject | undefined {
     const hit = this.map.get(key);
     if (hit === undefined) {

@@ -40,6 +40,8 @@ export class PackReader {
    * the bases, so applyDelta copies within one buffer (see SHORT_COPY_WITHIN there).
    */
   private scratch = EMPTY;
+  /** levelBuffer's two buffers, held only while one chain is decoded (dropped by `decode`). */
+  private readonly levels: (Buffer | undefined)[] = [undefined, undefined];
   private result = EMPTY;
   /** The start of a delta, for header-only reads (which need no arena). */
   private readonly prefix = Buffer.allocUnsafeSlow(64);
@@ -107,6 +109,7 @@ export class PackReader {
       throw e;
     } finally {
       this.pending = undefined;
+      this.levels[0] = this.levels[1] = undefined;
     }
   }
 
@@ -202,7 +205,10 @@ export class PackReader {
           this.applyAt(at, base.data, this.scratch, size, out);
           return this.finish(offset, base.type, out, resultSize, keep);
         }
-        const backing: Buffer = (this.pending = cache.allocate(resultSize + 1, base));
+        // A level the cache will not keep (larger than its limit) goes to one of two buffers of
+        // this read's own, in turn: a fresh buffer a level cost a deep chain of large objects
+        // under a small cache ~4x the delta application itself in first touches of memory.
+        const backing: Buffer = cache.keeps(resultSize) ? (this.pending = cache.allocate(resultSize + 1, base)) : this.levelBuffer(resultSize + 1, base);
         this.applyAt(at, base.data, this.scratch, size, backing);
         base = { type: base.type, data: backing.subarray(0, resultSize), backing };
         cache.set(cache.key(this.identity, at), base);
@@ -217,6 +223,16 @@ export class PackReader {
       }
     }
     throw new Error('unreachable: a delta chain always ends in a base');
+  }
+
+  /** One of the two buffers for levels of a chain the cache does not keep: the one `base` is not in. */
+  private levelBuffer(size: number, base: CachedObject): Buffer {
+    const i = this.levels[0] !== undefined && base.data.buffer === this.levels[0].buffer ? 1 : 0;
+    const have = this.levels[i];
+    if (have !== undefined && have.length >= size) return have;
+    const fresh = Buffer.allocUnsafeSlow(Math.max(size, (have?.length ?? 0) * 2));
+    this.levels[i] = fresh;
+    return fresh;
   }
 
   /** A larger replacement for a scratch buffer, from the cache's arena (never evicting `keep`). */
