@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { CLI, fileEndingIn, git, makeHistoryRepo, packwright, tempDir, type Format } from './helpers/git.js';
 import { Bitset, decodeEwah, EwahFormatError, PackBitmap } from '../src/bitmap/index.js';
-import { walkObjectsWithBitmap } from '../src/create/index.js';
+import { walkObjectsWithBitmap } from '../src/walk/index.js';
 import { RevArgs } from '../src/refs/index.js';
 import { Repository } from '../src/repo/index.js';
 

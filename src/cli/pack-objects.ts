@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
-import { createPack, objectsOfPacks, parseObjectFilter, type CreatePackOptions, type MissingAction } from '../create/index.js';
+import { createPack, objectsOfPacks, type CreatePackOptions } from '../create/index.js';
+import { parseObjectFilter, type MissingAction } from '../walk/index.js';
 import { resolve } from 'node:path';
 import { PackwrightError } from '../errors/index.js';
 import { fromHex, toHex } from '../hash/index.js';

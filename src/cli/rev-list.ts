@@ -1,4 +1,4 @@
-import { checkCommitBitmap, walkObjects, walkObjectsWithBitmap, type MissingAction, type WalkedObjects } from '../create/index.js';
+import { checkCommitBitmap, walkObjects, walkObjectsWithBitmap, type MissingAction, type WalkedObjects } from '../walk/index.js';
 import { toHex } from '../hash/index.js';
 import type { RevTip } from '../refs/index.js';
 import { RevArgs } from '../refs/index.js';

@@ -3,8 +3,8 @@ import { PackwrightError } from '../errors/packwright-error.js';
 import { readMtimes } from '../idx/mtimes.js';
 import type { StoreHandle } from '../odb/store-handle.js';
 import type { StorePack } from '../odb/store-pack.js';
-import { Flag, ObjectTable } from './object-table.js';
-import { isLocal, looseSeconds, packSeconds, storedType, walkReachable } from './unreachable-objects.js';
+import { Flag, ObjectTable } from '../walk/object-table.js';
+import { isLocal, looseSeconds, packSeconds, storedType, walkReachable } from '../walk/unreachable-objects.js';
 
 /**
  * What a cruft pack is made of (git's --cruft, builtin/pack-objects.c read_cruft_objects): the

@@ -1,14 +1,4 @@
-export { ObjectTable, Flag, nameHash, foldNameHash } from './object-table.js';
-export { RevWalk } from './rev-walk.js';
-export type { MissingAction } from './rev-walk.js';
-export { listObjects } from './list-objects.js';
-export type { ListVisitor, ListObjectsOptions } from './list-objects.js';
-export { locateObjects, locateAdded, LOOSE, NOWHERE } from './locate-objects.js';
-export type { ObjectLocations } from './locate-objects.js';
-export { walkObjects, walkObjectsSliced, walkObjectsParallel } from './walk-objects.js';
-export type { WalkObjectsOptions, WalkedObjects } from './walk-objects.js';
-export { walkObjectsWithBitmap, checkCommitBitmap } from './bitmap-walk.js';
-export type { BitmapWalkOptions, CommitBitmapCheck } from './bitmap-walk.js';
+// Pack generation: count (on the walk layer, ../walk/) → plan → deltas → write.
 export { createPack } from './create-pack.js';
 export type { CreatePackOptions, CreatePackResult, CreatePackStats, CreatePackPhase } from './create-pack.js';
 export { planPack, Entry } from './pack-plan.js';
@@ -16,7 +6,5 @@ export type { PackPlan, PlanOptions } from './pack-plan.js';
 export type { PackSink } from './write-pack.js';
 export { objectsOfPacks } from './pack-list.js';
 export type { PackListOptions } from './pack-list.js';
-export { parseObjectFilter } from './object-filter.js';
-export type { ObjectFilter } from './object-filter.js';
 export { repackMultiPackIndex } from './repack-multi-pack-index.js';
 export type { MidxRepackOptions, MidxRepackResult } from './repack-multi-pack-index.js';

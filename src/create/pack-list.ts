@@ -1,7 +1,7 @@
 import { basename } from 'node:path';
 import { PackwrightError } from '../errors/packwright-error.js';
 import type { StoreHandle } from '../odb/store-handle.js';
-import { ObjectTable } from './object-table.js';
+import { ObjectTable } from '../walk/object-table.js';
 
 export interface PackListOptions {
   /** Also every loose object of the store (git's --stdin-packs --unpacked). */

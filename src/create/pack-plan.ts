@@ -1,8 +1,8 @@
 import { EntryHeader, OBJ_OFS_DELTA, OBJ_REF_DELTA } from '../pack/entry-header.js';
 import { isPackwrightError } from '../errors/packwright-error.js';
 import type { StorePack } from '../odb/store-pack.js';
-import { Flag, type ObjectTable } from './object-table.js';
-import { LOOSE, type ObjectLocations } from './locate-objects.js';
+import { Flag, type ObjectTable } from '../walk/object-table.js';
+import { LOOSE, type ObjectLocations } from '../walk/locate-objects.js';
 
 /** How an object goes into the pack being made. */
 export const Entry = {

@@ -1,7 +1,7 @@
 import { OBJ_COMMIT, OBJ_TREE } from '../objects/object-type.js';
 import { TreeCursor } from '../objects/tree.js';
 import type { StoreHandle } from '../odb/store-handle.js';
-import { Flag, foldNameHash, type ObjectTable } from './object-table.js';
+import { Flag, foldNameHash, type ObjectTable } from '../walk/object-table.js';
 
 const SLASH = 0x2f;
 

@@ -1,6 +1,6 @@
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { ObjectTable } from '../create/object-table.js';
+import { ObjectTable } from '../walk/object-table.js';
 import { isPackwrightError, throwIfAborted } from '../errors/packwright-error.js';
 import { hashBytes } from '../hash/hash-object.js';
 import { fromHex, isHex } from '../hash/hex.js';

@@ -1,4 +1,4 @@
-import { ObjectTable } from '../create/object-table.js';
+import { ObjectTable } from '../walk/object-table.js';
 import { PackwrightError } from '../errors/packwright-error.js';
 import { hashLength } from '../hash/object-format.js';
 import { checkObject } from '../objects/check-object.js';

@@ -1,4 +1,4 @@
-import type { ObjectTable } from '../create/object-table.js';
+import type { ObjectTable } from '../walk/object-table.js';
 
 /** Entries of the recent-ids cache (a power of two). */
 const RECENT = 4096;

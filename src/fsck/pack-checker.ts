@@ -1,4 +1,4 @@
-import { ObjectTable, type SharedTableParts } from '../create/object-table.js';
+import { ObjectTable, type SharedTableParts } from '../walk/object-table.js';
 import { hashLength } from '../hash/object-format.js';
 import { checkObject, objectLinks, type SpecialBlobs, type TreeLinks } from '../objects/check-object.js';
 import { FsckRules, fsckMessageId, type FsckMessageKey } from '../objects/fsck-messages.js';

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
-import { ObjectTable } from '../create/object-table.js';
+import { ObjectTable } from '../walk/object-table.js';
 import { isPackwrightError, PackwrightError } from '../errors/packwright-error.js';
 import { mergeCheckFindings, type CheckFindings } from '../fsck/pack-checker.js';
 import { forEachRecord } from '../fsck/link-records.js';

@@ -11,7 +11,7 @@ import { locateObjects, type ObjectLocations } from './locate-objects.js';
 import { Flag, type ObjectTable } from './object-table.js';
 import { RevWalk, type MissingAction } from './rev-walk.js';
 import { listObjectsParallel } from './list-objects-parallel.js';
-import type { CreateTasks } from './create-tasks.js';
+import type { WalkTasks } from './walk-tasks.js';
 import type { WorkerPool } from '../workers/worker-pool.js';
 
 export interface WalkObjectsOptions {
@@ -137,7 +137,7 @@ function tipTreesOnly(walk: RevWalk): (n: number) => boolean {
  * in the same order. No visitor: what needs paths walks sequentially.
  */
 export async function walkObjectsParallel(
-  handle: StoreHandle, tips: readonly RevTip[], pool: WorkerPool<CreateTasks>, threads: number, options: Omit<WalkObjectsOptions, 'visit' | 'paths' | 'pathspec'> = {},
+  handle: StoreHandle, tips: readonly RevTip[], pool: WorkerPool<WalkTasks>, threads: number, options: Omit<WalkObjectsOptions, 'visit' | 'paths' | 'pathspec'> = {},
 ): Promise<WalkedObjects> {
   // The workers that will list (this thread lists too) open their stores and read the packs
   // while this thread walks the commits.

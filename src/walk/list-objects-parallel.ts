@@ -1,6 +1,6 @@
 import type { StoreKey } from '../odb/store-tasks.js';
 import type { WorkerPool } from '../workers/worker-pool.js';
-import type { CreateTasks, ListReply } from './create-tasks.js';
+import type { ListReply, WalkTasks } from './walk-tasks.js';
 import { listCommitsAndPending, missingHandler, TreeLister } from './list-objects.js';
 import { Flag } from './object-table.js';
 import { OBJ_TREE } from '../objects/object-type.js';
@@ -19,7 +19,7 @@ const PARALLEL_MIN_COMMITS = 64;
  * reaches, an object a later run lists again is one an earlier run has, and the merged list is
  * the sequential walk's, in its order, with the same path-name hashes.
  */
-export async function listObjectsParallel(walk: RevWalk, pool: WorkerPool<CreateTasks>, threads: number, store: StoreKey, missing: MissingAction): Promise<number[]> {
+export async function listObjectsParallel(walk: RevWalk, pool: WorkerPool<WalkTasks>, threads: number, store: StoreKey, missing: MissingAction): Promise<number[]> {
   const t = walk.table;
   const H = walk.hashLength;
   const listed: number[] = [];
