@@ -8,7 +8,7 @@ import type { GlobalOptions } from './global-options.js';
  *
  * Reading a pack means touching a lot of fresh memory: the pack held whole, object buffers, the
  * delta-base cache. On Linux the first write to each 4 KiB page costs a fault (the first-touch cost, memory/index.ts)
- * here (DESIGN.md): 0.3 s for a 111 MB pack before any work is done. Where transparent huge pages
+ * here (docs/ARCHITECTURE.md, measured facts): 0.3 s for a 111 MB pack before any work is done. Where transparent huge pages
  * are given only on request (`madvise`, Debian's default), glibc asks for them on its large
  * allocations when started with `GLIBC_TUNABLES=glibc.malloc.hugetlb=1`, and one fault then maps
  * 2 MiB. Measured on gitoxide: cat-file --batch-all-objects --batch --unordered 3.30-3.38 s → 3.20-3.21 s,

@@ -12,7 +12,7 @@ export function objectHeader(type: number, size: number): Buffer {
 /**
  * Writes `"<type> <size>\0"` ending exactly at `end` in `buf` and returns where it starts. Callers
  * that keep a few spare bytes in front of an object's data can then hash header + data as one
- * contiguous range, which is what makes `crypto.hash` the fastest path (DESIGN.md).
+ * contiguous range, which is what makes `crypto.hash` the fastest path (docs/ARCHITECTURE.md, measured facts).
  */
 export function writeHeaderBefore(buf: Uint8Array, end: number, type: number, size: number): number {
   const name = TYPE_NAMES[type] as string;

@@ -1,8 +1,8 @@
 import { PackwrightError } from '../errors/packwright-error.js';
 
 /**
- * What a store does on a miss once every index it knows is loaded (DESIGN.md, "The dynamic
- * store"): list the pack directories again on every miss, as git does (`'on-miss'`); at most once
+ * What a store does on a miss once every index it knows is loaded (docs/ARCHITECTURE.md, "A
+ * read"): list the pack directories again on every miss, as git does (`'on-miss'`); at most once
  * per window of `afterMs` milliseconds (`{ afterMs }`: 0 is on-miss); or never again after the
  * first listing (`'never'`). An explicit `store.refresh()`, a pack that vanished and a listing
  * that failed are retried at once whatever the window.

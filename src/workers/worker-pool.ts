@@ -28,7 +28,7 @@ interface Thread {
 
 /**
  * Worker threads running one script that hosts a registry of tasks (`hostTasks`), started ahead of
- * need: a worker takes ~45 ms to boot (DESIGN.md), so index-pack starts them before pass 1 and
+ * need: a worker takes ~45 ms to boot (docs/ARCHITECTURE.md, measured facts), so index-pack starts them before pass 1 and
  * they are ready when the delta tree is. Requests are typed by the registry: `run('resolve', …)`
  * takes that task's request and resolves with its reply.
  *

@@ -13,7 +13,7 @@ export function deflateBound(n: number): number {
 
 /**
  * Compresses many small buffers with one native zlib handle, reset between streams, as `Inflater`
- * does for inflate (see there, and DESIGN.md): `deflateSync` makes and closes a handle per call,
+ * does for inflate (see there, and docs/ARCHITECTURE.md): `deflateSync` makes and closes a handle per call,
  * ~15 µs each, which for a pack of 200k recompressed objects is seconds. Falls back to
  * `deflateSync` when the internals are absent.
  */
