@@ -19,7 +19,8 @@ import { REGIONS_AHEAD, scanWithHelpers, splitScan } from '../src/resolve/parall
 import { PackScanner, sizedFromHeader } from '../src/resolve/pack-scan.js';
 import { buildDeltaTree } from '../src/resolve/delta-tree.js';
 import { createBoard } from '../src/resolve/offer-board.js';
-import { CONTROL_LENGTH, CONTROL_WORKERS, Resolver } from '../src/resolve/resolver.js';
+import { Resolver } from '../src/resolve/resolver.js';
+import { CONTROL_LENGTH, CONTROL_WORKERS } from '../src/resolve/resolve-state.js';
 import { COMPARE_BYTES_PER_THREAD } from '../src/fsck/index-pack-visitor.js';
 
 /** A fast-import stream: `files` files of 200 lines, each edited in a few places in each of `revs` commits. */

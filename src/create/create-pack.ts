@@ -10,185 +10,30 @@ import { writeIndex } from '../idx/write-index.js';
 import { sortIds } from '../idx/sort-ids.js';
 import { writeRevIndex } from '../idx/rev-index.js';
 import { writeMtimes } from '../idx/mtimes.js';
-import { enumerateCruft, type CruftOptions } from './cruft-objects.js';
+import { enumerateCruft } from './cruft-objects.js';
 import { temporaryPathBeside, writeFileAtomic } from '../io/write-file-atomic.js';
 import { parseTag } from '../objects/commit.js';
 import { OBJ_TAG } from '../objects/object-type.js';
-import type { ObjectFilter } from '../walk/object-filter.js';
 import { filterObjects, keepsNoTrees, type FilterContext } from '../walk/filter-objects.js';
 import { markPreferredBases } from './preferred-bases.js';
 import type { StoreHandle } from '../odb/store-handle.js';
 import type { RefStore } from '../refs/ref-store.js';
-import type { RevTip } from '../refs/rev-args.js';
 import { locateAdded, locateObjects, type ObjectLocations } from '../walk/locate-objects.js';
 import { Flag, nameHash, ObjectTable } from '../walk/object-table.js';
 import { planPack } from './pack-plan.js';
-import type { MissingAction, RevWalk } from '../walk/rev-walk.js';
+import type { RevWalk } from '../walk/rev-walk.js';
 import { givenObjects, leaveOutMissing, walkObjectsParallel, walkObjectsSliced } from '../walk/walk-objects.js';
 import { walkObjectsWithBitmap } from '../walk/bitmap-walk.js';
 import { addLooseObjects, addObjectsOfRepackedPacks, isLocal, loosenUnusedObjects, recentObjects } from '../walk/unreachable-objects.js';
 import { WorkerPool } from '../workers/worker-pool.js';
 import type { CreateTasks } from './create-tasks.js';
 import { CREATE_WORKER } from './delta-search.js';
-import { writePack, type EntryCounts, type NewDeltas, type PackSink, type PackSplit, type WrittenPack } from './write-pack.js';
+import { writePack, type NewDeltas, type PackSink, type PackSplit, type WrittenPack } from './write-pack.js';
 import { searchDeltas } from './delta-search.js';
+import type { CreatePackOptions, CreatePackResult, WrittenPackFiles } from './create-pack-options.js';
 
-export type CreatePackPhase = 'counting' | 'compressing' | 'writing';
+export type { CreatePackOptions, CreatePackPhase, CreatePackResult, CreatePackStats, WrittenPackFiles } from './create-pack-options.js';
 
-export interface CreatePackOptions {
-  /** Where the objects come from. */
-  objects: StoreHandle;
-  /** Walk from these (git's `--revs` input), or… */
-  tips?: readonly RevTip[];
-  /** …pack exactly these objects (git's input without `--revs`), each with the path it is known by. */
-  ids?: readonly { id: Uint8Array; name?: string }[];
-  /**
-   * With `ids`: objects the receiver has (git's `-<id>` lines), trees with all they reach; with
-   * `thin`, stored deltas against them are kept as REF_DELTA.
-   */
-  preferredBases?: readonly Uint8Array[];
-  /** The pack's bytes go here, in order. */
-  sink?: PackSink;
-  /**
-   * Also (or instead) write `<packBase>-<hash>.pack` and its `.idx` (and `.rev` with
-   * writeReverseIndex), each through a temporary file renamed into place, the index last.
-   */
-  packBase?: string;
-  /**
-   * With `packBase` alone: packs of at most this many bytes, as many as it takes (git's
-   * --max-pack-size and pack.packSizeLimit; git raises anything below 1 MiB to 1 MiB, and so does
-   * the CLI). An object bigger than the limit gets a pack of its own.
-   */
-  maxPackSize?: number;
-  writeReverseIndex?: boolean;
-  /** `.idx` version for file output (default 2; 1 becomes 2 if an offset needs 64 bits), as git's --index-version. */
-  indexVersion?: 1 | 2;
-  /** Offsets above this go to the v2 index's 64-bit table (default 0x7fffffff). */
-  largeOffsetLimit?: number;
-  /** Deltas against objects the tips exclude may stay in the pack (the receiver has the bases). */
-  thin?: boolean;
-  /** OFS_DELTA references (default true; false writes REF_DELTA, for very old clients). */
-  deltaBaseOffset?: boolean;
-  /** Also pack annotated tags of `refs` whose object is packed (git's --include-tag). */
-  includeTag?: boolean;
-  refs?: RefStore;
-  /** Objects tried as bases for each new delta (git's --window, default 10; 0 computes none). */
-  window?: number;
-  /**
-   * Bytes the delta window may hold, objects and their delta indexes (git's --window-memory and
-   * pack.windowMemory; default 0, no limit): the oldest leave the window first.
-   */
-  windowMemory?: number;
-  /** Longest delta chain (git's --depth, default 50). */
-  depth?: number;
-  threads?: number;
-  /**
-   * Threads for counting (default: `threads` from 3 up, else 1). With fewer, this thread's share
-   * of the tree walk is about all there is: on 2 cores, listing with one worker beside this thread
-   * measured no faster than alone (gitoxide: 1.09-1.18 s against 1.04 s).
-   */
-  countThreads?: number;
-  /** Leave out objects already in a pack (git's --incremental). */
-  incremental?: boolean;
-  /** Leave out objects in packs of alternates (git's --local). */
-  local?: boolean;
-  /** With nothing to pack, write nothing (git's --non-empty): no file, no byte to `sink`, no `packs`. */
-  nonEmpty?: boolean;
-  /** Leave out objects in packs with a `.keep` file (git's --honor-pack-keep). */
-  honorPackKeep?: boolean;
-  /** Leave out objects in these local packs, by file name (`pack-<hash>.pack`), as if kept (git's --keep-pack). */
-  keepPacks?: readonly string[];
-  /**
-   * Also pack every object of the packs a repack replaces (local, no `.keep`, not in `keepPacks`)
-   * that the walk did not reach (git's --keep-unreachable, what `git repack -k` asks for).
-   */
-  keepUnreachable?: boolean;
-  /** Also pack every loose object of the repository's own objects directory (git's --pack-loose-unreachable). */
-  packLooseUnreachable?: boolean;
-  /**
-   * Write each object of the packs a repack replaces that the new pack leaves out (and no kept or
-   * alternate pack holds) as a loose object with its pack's time, so that deleting the old packs
-   * loses nothing (git's --unpack-unreachable, what `git repack -A` and `git gc` ask for).
-   * `expiration` (seconds since the epoch; 0 or absent: none): objects of packs not newer than
-   * this are dropped instead, unless an object newer than it reaches them.
-   */
-  unpackUnreachable?: { expiration?: number };
-  /**
-   * Make a cruft pack instead of walking (git's --cruft, what `git repack --cruft` and `git gc
-   * --cruft` ask for): the unreachable objects of the packs a repack deletes, and the loose ones,
-   * with their modification times in a `.mtimes` file beside the pack (needs `packBase`).
-   */
-  cruft?: CruftOptions;
-  /** Keep stored deltas (default true). */
-  reuseDelta?: boolean;
-  /** Copy stored data at all (default true; false recompresses everything and implies no delta reuse). */
-  reuseObject?: boolean;
-  missing?: MissingAction;
-  /**
-   * Leave out what promisor packs hold (a partial clone's remote has it) and do not walk past it;
-   * an object missing here that they name is no error (git's --exclude-promisor-objects, which
-   * `git repack` passes in a partial clone).
-   */
-  excludePromisor?: boolean;
-  /** Leave out blobs or trees as a partial clone asks (git's --filter). */
-  filter?: ObjectFilter;
-  /** A shallow boundary: commits whose parents are not sent. */
-  shallow?: readonly Uint8Array[];
-  /** zlib level for what is compressed anew (git's pack.compression; default -1, zlib's 6). */
-  compression?: number;
-  /** Bytes of compressed new deltas kept for writing; beyond, they are computed again (pack.deltaCacheSize, 256 MiB). */
-  deltaCacheSize?: number;
-  /** Objects larger than this are never delta'd (core.bigFileThreshold, default 512 MiB). */
-  bigFileThreshold?: number;
-  /**
-   * Count from the repository's reachability bitmap when it has one (git's --use-bitmap-index and
-   * pack.useBitmaps; default: when the pack goes only to `sink`, as git's default for --stdout).
-   * The same objects as the walk, far sooner when the tips have bitmaps. Not with a shallow
-   * boundary, a filter, promisor exclusion, the unreachable options, or a thin pack with excluded
-   * tips (its delta bases come from the walk's edges): those walk.
-   */
-  useBitmapIndex?: boolean;
-  /** Told why a bitmap the repository has could not be used. */
-  onWarning?: (message: string) => void;
-  signal?: AbortSignal;
-  /** Progress: objects counted (total 0 while counting), compressed, written (with the bytes written). */
-  onProgress?: (phase: CreatePackPhase, done: number, total: number, bytes?: number) => void;
-}
-
-/** What went into the pack and how (gitoxide reports the same counts). */
-export interface CreatePackStats extends EntryCounts {
-  /** Objects the walk (or the id list) gave. */
-  inputObjects: number;
-  /** Objects in the pack. */
-  objects: number;
-  /** Missing objects left out (as `missing` allowed). */
-  missing: number;
-  /** Objects written as loose objects (`unpackUnreachable`). */
-  loosened: number;
-  /** Milliseconds per phase. */
-  times: { counting: number; planning: number; compressing: number; writing: number };
-}
-
-/** One pack written under `packBase`. */
-export interface WrittenPackFiles {
-  hash: Buffer;
-  packPath: string;
-  indexPath: string;
-  reverseIndexPath?: string;
-  /** A cruft pack's `.mtimes` (CreatePackOptions.cruft). */
-  mtimesPath?: string;
-}
-
-export interface CreatePackResult {
-  /** The pack's trailer hash (its name); the last pack's with `maxPackSize`. */
-  hash: Buffer;
-  stats: CreatePackStats;
-  packPath?: string;
-  indexPath?: string;
-  reverseIndexPath?: string;
-  /** Every pack written under `packBase`, in order (several with `maxPackSize`). */
-  packs: WrittenPackFiles[];
-}
 
 /**
  * Makes a pack as `git pack-objects` does: counts the objects (a walk from tips, or a given list),

@@ -4,7 +4,7 @@ import { hashLength, type ObjectFormat } from '../hash/object-format.js';
 import { Store } from '../odb/store.js';
 import { ARENA_FACTOR } from '../pack/delta-base-cache.js';
 import { ALL_VISITED_TYPES, registerPackVisitor, type PackVisitor } from '../resolve/pack-visitor.js';
-import type { ResolveState } from '../resolve/resolver.js';
+import type { PackView } from '../resolve/pack-visitor.js';
 import { CHECKED_TYPES, ObjectChecker, type CheckFindings, type PackCheckOptions } from './pack-checker.js';
 
 /** The repository whose copies incoming objects are compared with, as plain data for worker threads. */
@@ -44,7 +44,7 @@ const COMPARE_CACHE = 8 << 20;
 const COMPARE_WINDOWS = 8 << 20;
 export const COMPARE_BYTES_PER_THREAD = Math.ceil(COMPARE_CACHE * ARENA_FACTOR) + COMPARE_WINDOWS;
 
-registerPackVisitor(INDEX_PACK_VISITOR, (raw: unknown, state: ResolveState): PackVisitor => {
+registerPackVisitor(INDEX_PACK_VISITOR, (raw: unknown, state: PackView): PackVisitor => {
   const o = raw as IndexPackVisitorOptions;
   const H = hashLength(state.format);
   const ids = state.ids;

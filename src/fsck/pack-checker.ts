@@ -4,7 +4,7 @@ import { checkObject, objectLinks, type SpecialBlobs, type TreeLinks } from '../
 import { FsckRules, fsckMessageId, type FsckMessageKey } from '../objects/fsck-messages.js';
 import { OBJ_COMMIT, OBJ_TAG, OBJ_TREE } from '../objects/object-type.js';
 import { registerPackVisitor, type PackVisitor } from '../resolve/pack-visitor.js';
-import type { ResolveState } from '../resolve/resolver.js';
+import type { PackView } from '../resolve/pack-visitor.js';
 import { forEachRecord, LinkRecorder, type LinkRecords } from './link-records.js';
 
 /** One finding of the object checks, for the object at `k` in the pack (or in a list of loose ones). */
@@ -146,7 +146,7 @@ export const PACK_CHECKER = 'fsck';
 /** The worker script that hosts index-pack's resolver with the pack checker registered. */
 export const FSCK_WORKER = new URL('./fsck-worker.js', import.meta.url);
 
-registerPackVisitor(PACK_CHECKER, (options: unknown, state: ResolveState): PackVisitor => {
+registerPackVisitor(PACK_CHECKER, (options: unknown, state: PackView): PackVisitor => {
   const H = hashLength(state.format);
   const checker = new ObjectChecker(H, options as PackCheckOptions);
   const ids = state.ids;

@@ -7,19 +7,12 @@ import { formatForHashLength } from '../hash/object-format.js';
 import { readExactly } from '../io/read-exactly.js';
 import { openForReading } from '../io/open-for-reading.js';
 import { findId, findPrefixRange, type IdPosition } from './sorted-ids.js';
+import { packOrderOf32, packOrderOfLarge, type PackOrder } from './pack-order.js';
+
+export type { PackOrder } from './pack-order.js';
 
 const IDX_V2_MAGIC = 0xff744f63; // "\377tOc"
 const FANOUT_BYTES = 256 * 4;
-
-/**
- * The entries of a pack in offset order: `offsets[k]` is the k-th entry's offset and
- * `positions[k]` the idx position of its id (an in-memory `.rev`). Offsets are 32-bit integers
- * for packs under 4 GiB, doubles beyond.
- */
-export interface PackOrder {
-  offsets: Uint32Array | Float64Array;
-  positions: Uint32Array;
-}
 
 export interface PackIndexOpenOptions {
   /**
@@ -393,7 +386,6 @@ export class PackIndex implements ObjectIndex {
     return findPrefixRange(this.bytes, this.idInMemory, this.view, this.fanoutStart, this.count, prefix, limit);
   }
 
-  /** Entry offsets in pack order, and for each the sorted position of its id (an in-memory `.rev`). */
   /**
    * Installs a pack order computed elsewhere for this same index (another thread's, passed in
    * shared memory), so it is not sorted twice.
@@ -405,6 +397,7 @@ export class PackIndex implements ObjectIndex {
     this.order = order;
   }
 
+  /** Entry offsets in pack order, and for each the sorted position of its id (an in-memory `.rev`): the `.rev` when there is one, else sorted here (pack-order.ts). */
   packOrder(): PackOrder {
     if (this.order === undefined) {
       this.need(OFFSETS);
@@ -413,8 +406,8 @@ export class PackIndex implements ObjectIndex {
       if (fromRev !== undefined) return (this.order = fromRev);
       let maxOffset = 0;
       if (this.largeCount > 0) for (let i = 0; i < n; i++) maxOffset = Math.max(maxOffset, this.offset(i));
-      if (maxOffset < 2 ** 32) this.order = this.packOrderRadix();
-      else this.order = this.packOrderLarge(maxOffset);
+      const offsetOf = (i: number): number => this.offset(i);
+      this.order = maxOffset < 2 ** 32 ? packOrderOf32(n, offsetOf) : packOrderOfLarge(n, maxOffset, offsetOf);
     }
     return this.order;
   }
@@ -439,105 +432,6 @@ export class PackIndex implements ObjectIndex {
       previous = offset;
     }
     return { offsets, positions };
-  }
-
-  /**
-   * Offsets below 4 GiB: a least-significant-digit radix sort over two 16-bit digits (~10× faster
-   * than a numeric sort), reading offsets straight from the idx. Fresh memory is what costs here
-   * (the first-touch cost, memory/index.ts), so nothing is
-   * copied out first, and offsets are 32-bit integers: half the size of doubles, and read back as
-   * small integers, which even unoptimized code handles without allocating.
-   */
-  private packOrderRadix(): PackOrder {
-    const n = this.count;
-    // Keys (offsets) travel with their idx positions, so every pass reads both arrays in order
-    // and no pass looks an offset up at random (10M objects: 0.9 s instead of 4.0 s with two
-    // 16-bit passes that looked offsets up by position). Three 11-bit digits: 2048 write streams
-    // a pass stay within the CPU's caches and TLB, where 65536 did not. Transiently 16 bytes an
-    // object; the result keeps 8.
-    let keys = new Uint32Array(n);
-    let order = new Uint32Array(n);
-    for (let i = 0; i < n; i++) {
-      keys[i] = this.offset(i);
-      order[i] = i;
-    }
-    let keysOut = new Uint32Array(n);
-    let orderOut = new Uint32Array(n);
-    const counts = new Uint32Array(RADIX);
-    for (let shift = 0; shift < 32; shift += RADIX_BITS) {
-      counts.fill(0);
-      for (let j = 0; j < n; j++) {
-        const d = ((keys[j] as number) >>> shift) & RADIX_MASK;
-        counts[d] = (counts[d] as number) + 1;
-      }
-      prefixSums(counts);
-      for (let j = 0; j < n; j++) {
-        const key = keys[j] as number;
-        const d = (key >>> shift) & RADIX_MASK;
-        const at = counts[d] as number;
-        counts[d] = at + 1;
-        keysOut[at] = key;
-        orderOut[at] = order[j] as number;
-      }
-      [keys, keysOut] = [keysOut, keys];
-      [order, orderOut] = [orderOut, order];
-    }
-    return { offsets: keys, positions: order };
-  }
-
-  /** Offsets past 4 GiB (packs with a 64-bit offset table): doubles, sorted natively. */
-  private packOrderLarge(maxOffset: number): PackOrder {
-    const n = this.count;
-    const sorted = new Float64Array(n);
-    const positions = new Uint32Array(n);
-    const bits = Math.max(1, Math.ceil(Math.log2(n + 1)));
-    if (maxOffset * 2 ** bits < 2 ** 53) {
-      // Pack (offset, position) into one exactly representable number and let the native
-      // numeric sort do the work: ~10× faster than a comparator over 226k entries.
-      const scale = 2 ** bits;
-      for (let i = 0; i < n; i++) sorted[i] = this.offset(i) * scale + i;
-      sorted.sort();
-      for (let i = 0; i < n; i++) {
-        const key = sorted[i] as number;
-        const pos = key % scale;
-        positions[i] = pos;
-        sorted[i] = (key - pos) / scale;
-      }
-    } else {
-      // Too many entries to pack beside offsets this large (10M objects past 512 GiB, say): a
-      // least-significant-digit radix sort over 16-bit digits, three of them below 2^48.
-      const offsets = new Float64Array(n);
-      for (let i = 0; i < n; i++) offsets[i] = this.offset(i);
-      let from = new Uint32Array(n);
-      for (let i = 0; i < n; i++) from[i] = i;
-      let to = positions;
-      const counts = new Uint32Array(65536);
-      const digits = maxOffset < 2 ** 48 ? 3 : 4;
-      for (let digit = 0; digit < digits; digit++) {
-        const unit = 2 ** (16 * digit);
-        const digitOf = (i: number): number => Math.floor((offsets[i] as number) / unit) % 65536;
-        counts.fill(0);
-        for (let j = 0; j < n; j++) {
-          const d = digitOf(from[j] as number);
-          counts[d] = (counts[d] as number) + 1;
-        }
-        prefixSums(counts);
-        for (let j = 0; j < n; j++) {
-          const i = from[j] as number;
-          const d = digitOf(i);
-          const at = counts[d] as number;
-          counts[d] = at + 1;
-          to[at] = i;
-        }
-        [from, to] = [to, from];
-      }
-      // After the last pass's swap, the result is in `from` (which may be `positions` itself).
-      for (let k = 0; k < n; k++) {
-        positions[k] = from[k] as number;
-        sorted[k] = offsets[positions[k] as number] as number;
-      }
-    }
-    return { offsets: sorted, positions };
   }
 
   /**
@@ -596,20 +490,5 @@ export class PackIndex implements ObjectIndex {
       else hi = mid;
     }
     return lo < offsets.length ? (offsets[lo] as number) : dataEnd;
-  }
-}
-
-/** Turns counts into the start index of each digit's run. */
-/** Digits of the pack order's radix sort (packOrderRadix). */
-const RADIX_BITS = 11;
-const RADIX = 1 << RADIX_BITS;
-const RADIX_MASK = RADIX - 1;
-
-function prefixSums(counts: Uint32Array): void {
-  let sum = 0;
-  for (let d = 0; d < counts.length; d++) {
-    const c = counts[d] as number;
-    counts[d] = sum;
-    sum += c;
   }
 }

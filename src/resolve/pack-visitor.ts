@@ -1,4 +1,5 @@
-import type { ResolveState } from './resolver.js';
+import type { ObjectFormat } from '../hash/object-format.js';
+import type { EntryOffsets } from './pack-scan.js';
 
 /**
  * Something that sees every object of a pack with its contents as index-pack resolves it, in
@@ -25,18 +26,30 @@ export interface PackVisitorSpec {
   options: unknown;
 }
 
+/**
+ * What a visitor may know of the pack being resolved: its name and object format, every entry's
+ * offset, and the ids (by entry, `hashLength` bytes each) as they are resolved. The resolver's
+ * state is a superset; visitors see no more than this.
+ */
+export interface PackView {
+  readonly format: ObjectFormat;
+  readonly name: string;
+  readonly offsets: EntryOffsets;
+  readonly ids: Uint8Array;
+}
+
 /** `PackVisitorSpec.types` for every object: bits 1 to 4 (commit, tree, blob, tag). */
 export const ALL_VISITED_TYPES = 0b11110;
 
-type Factory = (options: unknown, state: ResolveState) => PackVisitor;
+type Factory = (options: unknown, pack: PackView) => PackVisitor;
 const factories = new Map<string, Factory>();
 
 export function registerPackVisitor(name: string, factory: Factory): void {
   factories.set(name, factory);
 }
 
-export function createPackVisitor(spec: PackVisitorSpec, state: ResolveState): PackVisitor {
+export function createPackVisitor(spec: PackVisitorSpec, pack: PackView): PackVisitor {
   const factory = factories.get(spec.name);
   if (factory === undefined) throw new Error(`no pack visitor '${spec.name}' is registered in this thread (import its module in the worker script)`);
-  return factory(spec.options, state);
+  return factory(spec.options, pack);
 }

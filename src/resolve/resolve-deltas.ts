@@ -9,7 +9,8 @@ import { createBoard } from './offer-board.js';
 import { allocArray, refBaseAt, type PackScan } from './pack-scan.js';
 import { SLICE_MS, yieldToEventLoop } from './slices.js';
 import { createPackVisitor, type PackVisitorSpec } from './pack-visitor.js';
-import { CONTROL_ABORT, CONTROL_LENGTH, CONTROL_RESOLVED, CONTROL_STARTED, CONTROL_WORKERS, Resolver, type ResolverStats, type ResolveState } from './resolver.js';
+import { Resolver, type ResolverStats } from './resolver.js';
+import { CONTROL_ABORT, CONTROL_LENGTH, CONTROL_RESOLVED, CONTROL_STARTED, CONTROL_WORKERS, type ResolveState } from './resolve-state.js';
 
 export interface ResolveStats {
   deltas: number;

@@ -1,6 +1,7 @@
 import type { Task } from '../workers/task.js';
 import { prefault } from '../workers/prefault.js';
-import { CONTROL_ABORT, Resolver, type ResolverStats, type ResolveState } from './resolver.js';
+import { Resolver, type ResolverStats } from './resolver.js';
+import { CONTROL_ABORT, type ResolveState } from './resolve-state.js';
 import { createPackVisitor, type PackVisitor } from './pack-visitor.js';
 import { scanRegionsAhead, type RegionsRequest } from './scan-region.js';
 import type { RegionScan } from './pack-scan.js';

@@ -4,7 +4,7 @@ import { OBJ_BLOB } from '../objects/object-type.js';
 import { writeLoose, type WriteLooseOptions } from '../loose/write-loose.js';
 import { Store } from '../odb/store.js';
 import { registerPackVisitor, type PackVisitor } from '../resolve/pack-visitor.js';
-import type { ResolveState } from '../resolve/resolver.js';
+import type { PackView } from '../resolve/pack-visitor.js';
 import { ObjectChecker, type CheckFindings, type PackCheckOptions } from '../fsck/pack-checker.js';
 
 export interface UnpackVisitorOptions {
@@ -29,7 +29,7 @@ export interface UnpackThreadResult {
 
 export const UNPACK_VISITOR = 'unpack-objects';
 
-registerPackVisitor(UNPACK_VISITOR, (raw: unknown, state: ResolveState): PackVisitor => {
+registerPackVisitor(UNPACK_VISITOR, (raw: unknown, state: PackView): PackVisitor => {
   const o = raw as UnpackVisitorOptions;
   const H = hashLength(o.format);
   const ids = state.ids;
