@@ -4,7 +4,7 @@ import { writeFully } from '../io/write-fully.js';
 import { basename } from 'node:path';
 import type { StorePack } from '../odb/store-pack.js';
 import { constants as zlibConstants } from 'node:zlib';
-import { PackwrightError } from '../errors/packwright-error.js';
+import { PackwrightError, throwIfAborted } from '../errors/packwright-error.js';
 import { toHex } from '../hash/hex.js';
 import { writeIndex } from '../idx/write-index.js';
 import { sortIds } from '../idx/sort-ids.js';
@@ -82,7 +82,7 @@ async function createPackWith(options: CreatePackOptions, pools: LazyPool, threa
   const progress = options.onProgress;
   // Between phases (and inside each, see there) an abort stops the work; nothing is renamed.
   const check = (): void => {
-    if (options.signal?.aborted) throw new PackwrightError('ABORTED', 'making the pack was aborted');
+    throwIfAborted(options.signal, 'making the pack');
   };
 
   // Counting (or, for a cruft pack, gathering the unreachable objects and their times).

@@ -1,4 +1,4 @@
-import { PackwrightError, isPackwrightError } from '../errors/packwright-error.js';
+import { isPackwrightError, throwIfAborted } from '../errors/packwright-error.js';
 import type { StoreHandle } from '../odb/store-handle.js';
 import type { StorePack } from '../odb/store-pack.js';
 import { WorkerPool } from '../workers/worker-pool.js';
@@ -158,7 +158,7 @@ export async function searchDeltas(options: DeltaSearchOptions): Promise<void> {
         sliceStart = performance.now();
       }
     }
-    if (options.signal?.aborted) throw new PackwrightError('ABORTED', 'delta compression was aborted');
+    throwIfAborted(options.signal, 'delta compression');
     apply(0, r);
     options.onProgress?.(total, total);
     return;
@@ -188,7 +188,7 @@ export async function searchDeltas(options: DeltaSearchOptions): Promise<void> {
       Atomics.store(stop, 0, 1);
       throw e;
     })));
-    if (options.signal?.aborted) throw new PackwrightError('ABORTED', 'delta compression was aborted');
+    throwIfAborted(options.signal, 'delta compression');
     // A chain may run across a cut (its base was a delta in the segment before): hold --depth.
     for (const o of breakLongChains(plan, listed, options.depth)) deltas.delete(o);
   } finally {

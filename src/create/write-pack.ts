@@ -1,6 +1,6 @@
 import type { Hash } from 'node:crypto';
 import { crc32 } from 'node:zlib';
-import { PackwrightError, isPackwrightError } from '../errors/packwright-error.js';
+import { isPackwrightError, PackwrightError, throwIfAborted } from '../errors/packwright-error.js';
 import { toHex } from '../hash/hex.js';
 import { nodeCrypto } from '../hash/node-crypto.js';
 import { encodeEntryHeader, encodeOfsDistance, OBJ_OFS_DELTA, OBJ_REF_DELTA } from '../pack/entry-header.js';
@@ -300,7 +300,7 @@ export async function writePack(options: WritePackOptions): Promise<WrittenPack>
         await w;
       }
       if ((count & 1023) === 0) {
-        if (options.signal?.aborted) throw new PackwrightError('ABORTED', 'writing the pack was aborted');
+        throwIfAborted(options.signal, 'writing the pack');
         options.onProgress?.(count, total, position);
       }
     }

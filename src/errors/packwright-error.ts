@@ -108,7 +108,16 @@ export function serializeError(e: unknown): SerializedError {
   return { name: 'Error', code: 'WORKER_FAILED', message: String(e), file: undefined, offset: undefined };
 }
 
-/** Throws `ABORTED` if the signal fired. Cheap enough to call once per batch of work. */
-export function throwIfAborted(signal: AbortSignal | undefined): void {
-  if (signal?.aborted) throw new PackwrightError('ABORTED', 'Operation aborted', { cause: signal.reason });
+/**
+ * Throws if the signal fired: the library's one abort contract, from every entry point. The error
+ * is a PackwrightError with code `ABORTED` ("<what> was aborted") whose `cause` is the signal's
+ * reason, never the reason itself. Cheap enough to call once per batch of work.
+ */
+export function throwIfAborted(signal: AbortSignal | undefined, what = 'the operation'): void {
+  if (signal?.aborted) throw abortedError(signal, what);
+}
+
+/** The error `throwIfAborted` throws, for callers that must reject rather than throw. */
+export function abortedError(signal: AbortSignal, what = 'the operation'): PackwrightError {
+  return new PackwrightError('ABORTED', `${what} was aborted`, { cause: signal.reason });
 }

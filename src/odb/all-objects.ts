@@ -1,6 +1,6 @@
 import { compareBytes } from '../idx/sorted-ids.js';
 import { join } from 'node:path';
-import { PackwrightError } from '../errors/packwright-error.js';
+import { throwIfAborted } from '../errors/packwright-error.js';
 import { MidxSource } from './catalog.js';
 import type { ObjectLocation, StoreHandle } from './store-handle.js';
 import type { StorePack } from './store-pack.js';
@@ -196,17 +196,14 @@ export async function forEachObjectAsync(
 ): Promise<void> {
   const sliceMs = options.sliceMs ?? 40;
   const { signal } = options;
-  const aborted = (): never => {
-    throw new PackwrightError('ABORTED', 'reading every object was aborted', signal?.reason === undefined ? {} : { cause: signal.reason });
-  };
-  if (signal?.aborted) aborted();
+  throwIfAborted(signal, 'reading every object');
   let sliceEnd = performance.now() + sliceMs;
   let n = 0;
   for (const e of objects(handle, options)) {
     visit(e.id, e.location);
     if ((++n & 63) === 0 && performance.now() >= sliceEnd) {
       await new Promise<void>((resolve) => setImmediate(resolve));
-      if (signal?.aborted) aborted();
+      throwIfAborted(signal, 'reading every object');
       sliceEnd = performance.now() + sliceMs;
     }
   }

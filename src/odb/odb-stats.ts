@@ -1,3 +1,4 @@
+import { throwIfAborted } from '../errors/packwright-error.js';
 import { statSync } from 'node:fs';
 import { toHex } from '../hash/hex.js';
 import { readLooseHeader } from '../loose/read-loose.js';
@@ -78,7 +79,7 @@ export async function odbStats(handle: StoreHandle, options: OdbStatsOptions = {
   if ((options.threads ?? 2) > 1) await store.loadInfoTables({ ...(signal !== undefined ? { signal } : {}) });
   const facts = new Map<StorePack, PackFacts>();
   for (const pack of packs) {
-    signal?.throwIfAborted();
+    throwIfAborted(signal, 'odb stats');
     const table = pack.loadInfoTable();
     facts.set(pack, { table, sizes: pack.index.entrySizes(pack.open().file.dataEnd), depth: chainDepths(table.basePositions, pack.index.count) });
   }
@@ -104,7 +105,7 @@ export async function odbStats(handle: StoreHandle, options: OdbStatsOptions = {
     let seen = 0;
     forEachObject(handle, { unordered: true }, (_id, location) => {
       if ((++seen & 0xffff) === 0) {
-        signal?.throwIfAborted();
+        throwIfAborted(signal, 'odb stats');
         onProgress?.('headers', seen, 0);
       }
       stats.objects++;

@@ -1,4 +1,4 @@
-import { PackwrightError } from '../errors/packwright-error.js';
+import { PackwrightError, throwIfAborted } from '../errors/packwright-error.js';
 import { WorkerPool } from '../workers/worker-pool.js';
 import type { StoredObject } from './store-pack.js';
 import type { HeadersReply, ObjectsItem, StoreKey, StoreTasks } from './store-tasks.js';
@@ -79,7 +79,7 @@ export class StoreWorkers {
     try {
       while (next < chunks && inFlight.length < depth) inFlight.push(send(next++));
       for (let c = 0; c < chunks; c++) {
-        options.signal?.throwIfAborted();
+        throwIfAborted(options.signal, 'reading on worker threads');
         const items = await (inFlight.shift() as Promise<ObjectsItem[]>);
         if (next < chunks) inFlight.push(send(next++));
         const base = c * CHUNK;
@@ -112,7 +112,7 @@ export class StoreWorkers {
     let done = 0;
     const worker = async (w: number): Promise<void> => {
       for (;;) {
-        options.signal?.throwIfAborted();
+        throwIfAborted(options.signal, 'reading on worker threads');
         const c = next++;
         if (c >= chunks) return;
         const packed = packChunk(ids, c, hashLength);

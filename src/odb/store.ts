@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { PackwrightError, isPackwrightError } from '../errors/packwright-error.js';
+import { isPackwrightError, PackwrightError, throwIfAborted } from '../errors/packwright-error.js';
 import { hashLength, type ObjectFormat } from '../hash/object-format.js';
 import { hashLiterally, hashObject } from '../hash/hash-object.js';
 import { toHex } from '../hash/hex.js';
@@ -258,7 +258,7 @@ export class Store {
    */
   async loadInfoTables(options: { signal?: AbortSignal; parallelMin?: number; chunk?: number } = {}): Promise<void> {
     for (const pack of this.objects.packs()) {
-      options.signal?.throwIfAborted();
+      throwIfAborted(options.signal, 'loading info tables');
       if (pack.hasInfoTable || pack.tryIndex() === undefined || !pack.tryOpen()) continue;
       if (this.threads < 2 || pack.index.count < (options.parallelMin ?? PARALLEL_TABLE_MIN)) pack.loadInfoTable();
       else pack.setInfoTable(await this.workers().infoTable(pack.open().file, pack.idxPath, pack.index, options.chunk));

@@ -1,5 +1,5 @@
 import { readSync } from 'node:fs';
-import { PackwrightError } from '../errors/packwright-error.js';
+import { abortedError } from '../errors/packwright-error.js';
 import { Readable } from 'node:stream';
 import { PACK_HEADER_LENGTH } from '../pack/pack-header.js';
 
@@ -69,9 +69,9 @@ export function streamSource(stream: Readable | AsyncIterable<Uint8Array>, signa
 
 /** `promise`, or ABORTED as soon as `signal` fires. */
 function abortable<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(new PackwrightError('ABORTED', 'Operation aborted', { cause: signal.reason }));
+  if (signal.aborted) return Promise.reject(abortedError(signal, 'reading the pack'));
   return new Promise<T>((resolve, reject) => {
-    const onAbort = (): void => reject(new PackwrightError('ABORTED', 'Operation aborted', { cause: signal.reason }));
+    const onAbort = (): void => reject(abortedError(signal, 'reading the pack'));
     signal.addEventListener('abort', onAbort, { once: true });
     promise.then(
       (v) => { signal.removeEventListener('abort', onAbort); resolve(v); },

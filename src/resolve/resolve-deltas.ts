@@ -1,4 +1,4 @@
-import { isPackwrightError, PackwrightError, throwIfAborted } from '../errors/packwright-error.js';
+import { abortedError, isPackwrightError, PackwrightError, throwIfAborted } from '../errors/packwright-error.js';
 import { OBJ_OFS_DELTA, OBJ_REF_DELTA } from '../pack/entry-header.js';
 import { hashLength } from '../hash/object-format.js';
 import { toHex } from '../hash/hex.js';
@@ -138,7 +138,7 @@ export async function resolveDeltas(packPath: string, scan: PackScan, options: R
       // thread's reply takes a scheduler turn, tens of milliseconds on a loaded machine). They
       // stop at their next check of the flag and the caller's pool terminates them; `running`
       // already has its handler.
-      if (signal?.aborted && isPackwrightError(localError, 'ABORTED')) throw localError;
+      if (signal?.aborted && isPackwrightError(localError, 'ABORTED')) throw abortedError(signal, 'resolving deltas');
       let workerError: unknown;
       try {
         threadStats.push(...(await running));

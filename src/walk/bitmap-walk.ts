@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { Bitset } from '../bitmap/bitset.js';
 import { PackBitmap } from '../bitmap/pack-bitmap.js';
-import { isPackwrightError, PackwrightError } from '../errors/packwright-error.js';
+import { isPackwrightError, PackwrightError, throwIfAborted } from '../errors/packwright-error.js';
 import { toHex } from '../hash/hex.js';
 import { parseTag } from '../objects/commit.js';
 import { OBJ_BLOB, OBJ_COMMIT, OBJ_TAG, OBJ_TREE } from '../objects/object-type.js';
@@ -11,7 +11,7 @@ import type { RevTip } from '../refs/rev-args.js';
 import { listObjects } from './list-objects.js';
 import { Flag, ObjectTable } from './object-table.js';
 import { RevWalk, type MissingAction } from './rev-walk.js';
-import { locateListed, throwIfAborted, walkObjects, type WalkedObjects } from './walk-objects.js';
+import { locateListed, walkObjects, type WalkedObjects } from './walk-objects.js';
 
 export interface BitmapWalkOptions {
   /** What to do with missing trees and blobs met outside the bitmapped pack (default 'error'). */
@@ -77,7 +77,7 @@ export function walkObjectsWithBitmap(handle: StoreHandle, tips: readonly RevTip
         throw e;
       }
     }
-    throwIfAborted(options.signal);
+    throwIfAborted(options.signal, 'the walk');
     result = findObjects(index, wants, havesSet, walk, missing);
     if (havesSet !== undefined) result.andNot(havesSet);
   } catch (e) {
@@ -87,7 +87,7 @@ export function walkObjectsWithBitmap(handle: StoreHandle, tips: readonly RevTip
     options.onWarning?.(e.message);
     return undefined;
   }
-  throwIfAborted(options.signal);
+  throwIfAborted(options.signal, 'the walk');
   // The result in git's order, numbered in the walk's table: what the walk listed but the
   // excluded side has is not sent.
   const t = walk.table;

@@ -3,7 +3,7 @@ import type { Pathspec } from '../objects/pathspec.js';
 import type { StoreHandle } from '../odb/store-handle.js';
 import { listedObjects } from '../odb/store-pack.js';
 import { markPromisorPacks } from './promisor-objects.js';
-import { PackwrightError } from '../errors/packwright-error.js';
+import { PackwrightError, throwIfAborted } from '../errors/packwright-error.js';
 import { toHex } from '../hash/hex.js';
 import { OBJ_BLOB, OBJ_TREE } from '../objects/object-type.js';
 import { checkMissing, listObjects, listSteps, type ListVisitor } from './list-objects.js';
@@ -107,7 +107,7 @@ export async function walkObjectsSliced(handle: StoreHandle, tips: readonly RevT
   for (const _ of listSteps(walk, visit, { missing: options.missing ?? 'error', ...(includeTree !== undefined ? { includeTree } : {}) })) {
     if (performance.now() - sliceStart >= SLICE_MS) {
       await new Promise<void>((resolve) => setImmediate(resolve));
-      throwIfAborted(options.signal);
+      throwIfAborted(options.signal, 'the walk');
       sliceStart = performance.now();
     }
   }
@@ -160,14 +160,14 @@ function walkCommits(handle: StoreHandle, tips: readonly RevTip[], options: Walk
   const paths = options.pathspec?.limits === true ? options.pathspec : undefined;
   const walk = new RevWalk(handle, { tagObjects: true, shallow: options.shallow ?? [], maxCount: options.maxCount, firstParent: options.firstParent, bisect: options.bisect, paths, excludePromisor: options.excludePromisor });
   if (options.excludePromisor === true) markPromisorPacks(handle, walk.table);
-  throwIfAborted(options.signal);
+  throwIfAborted(options.signal, 'the walk');
   // A path-limited walk reads every commit's trees down the paths, and its parents' too: most of
   // the packs' trees, scattered (rev-list HEAD -- src gix/src on gitoxide: 1.60 -> 1.05 s).
   if (tips.length > DENSE_TIPS || paths !== undefined) coverStore(handle, walk);
   walk.addTips(tips);
   walk.walk();
   if (walk.commits.length > DENSE_COMMITS) coverStore(handle, walk);
-  throwIfAborted(options.signal);
+  throwIfAborted(options.signal, 'the walk');
   return walk;
 }
 
@@ -203,7 +203,7 @@ function coverStore(handle: StoreHandle, walk: RevWalk): void {
 
 /** The pass over the indexes, then the listed objects less the missing ones (or the error for one). */
 export function locateListed(handle: StoreHandle, walk: RevWalk, listed: readonly number[], options: WalkObjectsOptions): WalkedObjects {
-  throwIfAborted(options.signal);
+  throwIfAborted(options.signal, 'the walk');
   const table = walk.table;
   const locations = locateObjects(handle, table);
   const missing: number[] = [...walk.missing];
@@ -241,7 +241,3 @@ export function leaveOutMissing(walk: RevWalk, listed: ArrayLike<number>, option
   return order.subarray(0, kept);
 }
 
-/** The walks' abort check (a walk's own words; the bitmap walk shares it). */
-export function throwIfAborted(signal: AbortSignal | undefined): void {
-  if (signal?.aborted) throw new PackwrightError('ABORTED', 'the walk was aborted');
-}
