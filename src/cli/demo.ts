@@ -96,6 +96,7 @@ async function packAgainstGit(repo: Repository): Promise<string> {
     try {
       execFileSync('git', ['index-pack', '-o', join(dir, 'ours.idx'), pack], { stdio: 'ignore' });
     } catch {
+      // git index-pack's refusal is the verdict the demo prints.
       verdict = 'REJECTED by git index-pack';
     }
     const count = theirs.length >= 12 ? theirs.readUInt32BE(8) : 0;

@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import { Repository, type OpenRepositoryOptions } from '../repo/index.js';
 import { GitConfig } from '../config/index.js';
-import { PackwrightError } from '../errors/index.js';
+import { isPackwrightError, PackwrightError } from '../errors/index.js';
 import type { ObjectFormat } from '../hash/index.js';
 import type { CommandIO } from './command-io.js';
 
@@ -69,8 +69,10 @@ export function openRepository(global: GlobalOptions, extra: OpenRepositoryOptio
 export function tryOpenRepository(global: GlobalOptions): Repository | undefined {
   try {
     return openRepository(global);
-  } catch {
-    return undefined;
+  } catch (e) {
+    // Outside a repository these commands work on files alone; any other failure is the user's to see.
+    if (isPackwrightError(e, 'REPO_NOT_FOUND')) return undefined;
+    throw e;
   }
 }
 

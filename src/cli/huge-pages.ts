@@ -109,6 +109,7 @@ function repositoryPackBytes(global: GlobalOptions): number {
     for (const name of readdirSync(packDir)) if (name.endsWith('.pack')) total += statSync(join(packDir, name)).size;
     return total;
   } catch {
+    // Only decides whether to relaunch: the command itself reports what it cannot read.
     return 0;
   }
 }
@@ -117,6 +118,7 @@ function hugePagesOnRequest(): boolean {
   try {
     return readFileSync('/sys/kernel/mm/transparent_hugepage/enabled', 'utf8').includes('[madvise]');
   } catch {
+    // No such setting on this kernel: no huge pages on request, no relaunch.
     return false;
   }
 }

@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs';
 import { createPack, objectsOfPacks, type CreatePackOptions } from '../create/index.js';
 import { parseObjectFilter, type MissingAction } from '../walk/index.js';
 import { resolve } from 'node:path';
@@ -200,7 +199,8 @@ export async function packObjectsCommand(io: CommandIO, global: GlobalOptions, o
     options.maxPackSize = 1 << 20;
   }
   if (bigFileThreshold !== undefined) options.bigFileThreshold = bigFileThreshold;
-  const shallow: Buffer[] = readShallowFile(global, repo);
+  // The shallow boundary: `--shallow-file <file>` (upload-pack passes '' for none), else the repository's.
+  const shallow: Buffer[] = global.shallowFile !== undefined ? repo.shallowCommits(global.shallowFile) : repo.shallowCommits();
   let tips: RevArgs | undefined;
   const ids: { id: Uint8Array; name?: string }[] = [];
   const preferredBases: Buffer[] = [];
@@ -326,25 +326,3 @@ function expirationOption(value: string): number {
   return t;
 }
 
-/**
- * The shallow boundary: `--shallow-file <file>` (git upload-pack passes an empty name, meaning
- * none) or the repository's own `shallow` file.
- */
-function readShallowFile(global: GlobalOptions, repo: Repository): Buffer[] {
-  const path = global.shallowFile ?? `${repo.commonDir}/shallow`;
-  if (path === '') return [];
-  let text: string;
-  try {
-    text = readFileSync(path, 'latin1');
-  } catch {
-    return [];
-  }
-  const ids: Buffer[] = [];
-  for (const line of text.split('\n')) {
-    if (line === '') continue;
-    const id = fromHex(line, repo.objects.hashLength);
-    if (id === undefined) throw new PackwrightError('INVALID_ARGUMENT', `bad shallow line: ${line}`);
-    ids.push(id);
-  }
-  return ids;
-}

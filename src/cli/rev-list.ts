@@ -36,6 +36,7 @@ function inWorkTree(repo: Repository, arg: string): boolean {
     lstatSync(join(repo.workTree, repo.prefix, arg));
     return true;
   } catch {
+    // Whether a name is a file of the work tree, to tell it from a revision: not there (or unreadable) is "no", as in git.
     return false;
   }
 }
@@ -337,6 +338,7 @@ function reencoded(text: Uint8Array): Uint8Array {
   try {
     decoder = new TextDecoder(label);
   } catch {
+    // An encoding Node does not know: printed as stored, as git prints it when iconv cannot convert.
     return text;
   }
   // latin1 gives a character per byte: the header's place in the string is its place in the bytes.

@@ -1,10 +1,10 @@
-import { existsSync, readFileSync, realpathSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { wildmatch } from '../config/index.js';
 import { approxidate, DWIM_RULES, mergeBases, symbolicFullName } from '../refs/index.js';
 import { isPackwrightError, PackwrightError } from '../errors/index.js';
 import { parseCommit } from '../objects/index.js';
-import { Repository, gitFileTarget, parseIndexFile, setupRepository, type RepositorySetup } from '../repo/index.js';
+import { Repository, gitFileTarget, parseIndexFile, realpathForgiving, setupRepository, shallowFilePath, type RepositorySetup } from '../repo/index.js';
 import { abbrevOption, configuredAbbrev } from './abbrev.js';
 import { relativePath } from './relative-path.js';
 import type { GlobalOptions } from './global-options.js';
@@ -27,21 +27,6 @@ class Stop extends Error {
 type PathFormat = 'default' | 'absolute' | 'relative';
 type PathDefault = 'unmodified' | 'relative' | 'relative-if-shared' | 'canonical';
 
-function realpathForgiving(path: string): string {
-  // git's strbuf_realpath_forgiving: resolve what exists, keep the rest.
-  let base = resolve(path);
-  const rest: string[] = [];
-  for (;;) {
-    try {
-      return join(realpathSync(base), ...rest);
-    } catch {
-      const parent = dirname(base);
-      if (parent === base) return resolve(path);
-      rest.unshift(base.slice(parent.length + 1));
-      base = parent;
-    }
-  }
-}
 
 /**
  * `git rev-parse`: revisions to ids (`--verify`, `-q`, `--short`, `--symbolic`, `--symbolic-full-name`,
@@ -516,10 +501,11 @@ function gitPath(s: RepositorySetup, path: string): string {
 }
 
 function isShallow(s: RepositorySetup, env: CommandIO['env']): boolean {
-  const file = env['GIT_SHALLOW_FILE'] ?? join(s.commonDir, 'shallow');
+  const file = shallowFilePath(s.commonDir, env);
   try {
     return statSync(file).size > 0;
   } catch {
+    // git's is_repository_shallow: a shallow file it cannot stat is no shallow boundary.
     return false;
   }
 }
@@ -542,6 +528,7 @@ function superprojectWorkTree(s: RepositorySetup): string | undefined {
     try {
       sup = setupRepository(dir);
     } catch {
+      // No repository above: not inside a superproject, as git answers it.
       return undefined;
     }
     if (sup.workTree === undefined) return undefined;
@@ -551,6 +538,7 @@ function superprojectWorkTree(s: RepositorySetup): string | undefined {
       const index = parseIndexFile(readFileSync(join(sup.gitDir, 'index')), format);
       if (index.entries.some((e) => e.path === path && (e.mode & 0o170000) === 0o160000)) return sup.workTree;
     } catch {
+      // A superproject whose index cannot be read does not list us: git answers nothing then.
       return undefined;
     }
     dir = dirname(sup.workTree);

@@ -88,7 +88,7 @@ export function showIndexCommand(io: CommandIO, global: GlobalOptions, args: str
 function formatOption(value: string): ObjectFormat {
   try {
     return objectFormatOption(value);
-  } catch {
-    throw new PackwrightError('INVALID_ARGUMENT', 'Unknown hash algorithm');
+  } catch (e) {
+    throw new PackwrightError('INVALID_ARGUMENT', 'Unknown hash algorithm', { cause: e });
   }
 }

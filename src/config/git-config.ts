@@ -1,4 +1,5 @@
-import { existsSync, readFileSync, realpathSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { realpathForgiving } from '../io/realpath-forgiving.js';
 import { readFileIfPresent } from '../io/read-file-if-present.js';
 import { homedir } from 'node:os';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
@@ -351,7 +352,7 @@ function gitDirMatches(raw: string, file: string, options: ConfigReadOptions, ic
   let prefix = 0;
   if (pattern.startsWith('./')) {
     // Relative to the directory of the file that has the condition (its real path).
-    const dir = dirname(realpathOr(file));
+    const dir = dirname(realpathForgiving(file));
     pattern = `${dir}/${pattern.slice(2)}`;
     prefix = dir.length + 1;
   } else if (!isAbsolute(pattern)) {
@@ -360,7 +361,7 @@ function gitDirMatches(raw: string, file: string, options: ConfigReadOptions, ic
   if (pattern.endsWith('/')) pattern += '**';
   const gitDir = options.gitDir as string;
   // The real path first, then the absolute one (a symlinked ~/work still matches gitdir:~/work/).
-  for (const text of [realpathOr(gitDir), resolve(gitDir)]) {
+  for (const text of [realpathForgiving(gitDir), resolve(gitDir)]) {
     const literal = pattern.slice(0, prefix);
     const head = text.slice(0, prefix);
     if (text.length < prefix || (icase ? literal.toLowerCase() !== head.toLowerCase() : literal !== head)) continue;
@@ -369,13 +370,6 @@ function gitDirMatches(raw: string, file: string, options: ConfigReadOptions, ic
   return false;
 }
 
-function realpathOr(path: string): string {
-  try {
-    return realpathSync(path);
-  } catch {
-    return resolve(path);
-  }
-}
 
 /** The branch HEAD names (`main` for `ref: refs/heads/main`), or undefined when detached. */
 function currentBranch(gitDir: string): string | undefined {

@@ -348,6 +348,7 @@ export function readAnyCopy(handle: StoreHandle, id: Uint8Array): { type: number
       try {
         return read();
       } catch {
+        // A damaged loose copy is no copy: the packed one's error, thrown below, is the report.
         return undefined;
       }
     });

@@ -1,7 +1,4 @@
-import { join } from 'node:path';
 import { isPackwrightError } from '../errors/packwright-error.js';
-import { fromHex } from '../hash/hex.js';
-import { readFileIfPresent } from '../io/read-file-if-present.js';
 import { objectLinks, TreeEntryReader } from '../objects/check-object.js';
 import { OBJ_BLOB, OBJ_COMMIT, OBJ_TAG, OBJ_TREE, TYPE_NAMES } from '../objects/object-type.js';
 import { FsckState, REACHABLE, HAS_OBJ, USED, PROMISOR, type LinkChunk } from './fsck-state.js';
@@ -46,10 +43,8 @@ export function traverse(s: FsckState): void {
 export function isShallow(s: FsckState, n: number): boolean {
   if (s.shallowCommits === undefined) {
     s.shallowCommits = new Set();
-    const text = readFileIfPresent(join(s.repo.commonDir, 'shallow'), 'shallow file');
-    for (const line of text?.toString('latin1').split('\n') ?? []) {
-      const id = fromHex(line.trim(), s.H);
-      const k = id === undefined ? -1 : s.table.find(id);
+    for (const id of s.repo.shallowCommits()) {
+      const k = s.table.find(id);
       if (k >= 0) s.shallowCommits.add(k);
     }
   }

@@ -1,4 +1,5 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { isNotFound, readDirIfPresent } from '../io/read-dir-if-present.js';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { isPackwrightError } from '../errors/packwright-error.js';
 import { isHex } from '../hash/hex.js';
@@ -77,6 +78,7 @@ export function headLink(s: FsckState, refName: string, gitDir: string): void {
   try {
     text = readFileSync(join(gitDir, 'HEAD'), 'latin1');
   } catch {
+    // git's fsck reports an unreadable HEAD as invalid, whatever the reason.
     s.error(`invalid ${refName}`, FSCK_ERROR_REFS);
     return;
   }
@@ -137,7 +139,8 @@ export function cacheObjects(s: FsckState): void {
   let data: Buffer;
   try {
     data = readFileSync(path);
-  } catch {
+  } catch (e) {
+    if (!isNotFound(e)) throw e;
     return;
   }
   const index = parseIndexFile(data, s.repo.format, path);
@@ -197,12 +200,7 @@ function worktrees(repo: Repository): Worktree[] {
     return out;
   };
   list.push({ refName: inLinked ? 'main-worktree/HEAD' : 'HEAD', gitDir: common, reflogs: logsOf(common, inLinked ? 'main-worktree/' : '', true) });
-  let ids: string[] = [];
-  try {
-    ids = readdirSync(join(common, 'worktrees')).sort();
-  } catch {
-    ids = [];
-  }
+  const ids = (readDirIfPresent(join(common, 'worktrees'), 'worktrees directory') ?? []).sort();
   for (const id of ids) {
     const gitDir = join(common, 'worktrees', id);
     const current = inLinked && gitDir === repo.gitDir;

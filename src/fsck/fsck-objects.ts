@@ -1,4 +1,5 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { readDirIfPresent } from '../io/read-dir-if-present.js';
+import { readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { ObjectTable } from '../walk/object-table.js';
 import { isPackwrightError, throwIfAborted } from '../errors/packwright-error.js';
@@ -24,12 +25,8 @@ export function list(s: FsckState): void {
   for (const dir of looseDirs) {
     for (let b = 0; b < 256; b++) {
       const sub = b.toString(16).padStart(2, '0');
-      let names: string[];
-      try {
-        names = readdirSync(join(dir, sub));
-      } catch {
-        continue;
-      }
+      const names = readDirIfPresent(join(dir, sub), 'loose object directory');
+      if (names === undefined) continue;
       names.sort();
       for (const name of names) {
         const path = join(dir, sub, name);
@@ -399,6 +396,7 @@ function packChecksumMatches(pack: StorePack, H: number): boolean {
     const data = readFileSync(pack.packPath);
     return hashBytes(H === 20 ? 'sha1' : 'sha256', data.subarray(0, data.length - H)).equals(data.subarray(data.length - H));
   } catch {
+    // Asked only of a pack that already failed its check: unreadable is "does not match" there.
     return false;
   }
 }

@@ -521,6 +521,7 @@ function isValidSubmoduleUrl(url: string): boolean {
     try {
       decoded = decodeURIComponent(url.replace(/\+/g, ' '));
     } catch {
+      // A malformed %-escape stays as written, as git's url_decode leaves it.
       decoded = url;
     }
     if (decoded.includes('\n')) return false;
@@ -544,6 +545,7 @@ function isValidSubmoduleUrl(url: string): boolean {
   try {
     decodedAll = decodeURIComponent(curl);
   } catch {
+    // A malformed %-escape stays as written, as git's url_decode leaves it.
     decodedAll = curl;
   }
   return host !== '' && !decodedAll.includes('\n');

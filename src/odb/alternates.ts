@@ -1,4 +1,6 @@
-import { realpathSync, statSync } from 'node:fs';
+import { isNotFound } from '../io/read-dir-if-present.js';
+import { statSync } from 'node:fs';
+import { realpathForgiving } from '../io/realpath-forgiving.js';
 import { isAbsolute, join, resolve } from 'node:path';
 import { readFileIfPresent } from '../io/read-file-if-present.js';
 
@@ -37,7 +39,7 @@ function unquote(line: string): string {
  * nested deeper than five.
  */
 export function readAlternates(objectsDir: string, first: readonly string[] = []): { dirs: string[]; warnings: string[] } {
-  const seen = new Set<string>([realPath(resolve(objectsDir))]);
+  const seen = new Set<string>([realpathForgiving(resolve(objectsDir))]);
   const dirs: string[] = [];
   const warnings: string[] = [];
   // `path` named by `base` (relative to it; to the working directory when undefined).
@@ -48,7 +50,7 @@ export function readAlternates(objectsDir: string, first: readonly string[] = []
       seen.add(named);
       return;
     }
-    const full = realPath(named);
+    const full = realpathForgiving(named);
     if (seen.has(full)) return;
     seen.add(full);
     dirs.push(full);
@@ -74,19 +76,12 @@ export function readAlternates(objectsDir: string, first: readonly string[] = []
   return { dirs, warnings };
 }
 
-/** `path` with symbolic links resolved, or as it is when that fails. */
-function realPath(path: string): string {
-  try {
-    return realpathSync(path);
-  } catch {
-    return path;
-  }
-}
 
 function isDirectory(path: string): boolean {
   try {
     return statSync(path).isDirectory();
-  } catch {
+  } catch (e) {
+    if (!isNotFound(e)) throw e;
     return false;
   }
 }

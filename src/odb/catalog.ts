@@ -297,6 +297,7 @@ function safeMtime(path: string): number {
   try {
     return statSync(path).mtimeMs;
   } catch {
+    // Only orders packs (newest first, as git does); a pack that cannot be opened is reported when read.
     return NaN;
   }
 }

@@ -1,4 +1,5 @@
-import { lstatSync, readdirSync, statSync } from 'node:fs';
+import { isNotFound, readDirIfPresent } from '../io/read-dir-if-present.js';
+import { lstatSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { StoreHandle } from './store-handle.js';
 
@@ -50,12 +51,8 @@ export function countObjects(handle: StoreHandle): ObjectCounts {
   for (let b = 0; b < 256; b++) {
     const sub = b.toString(16).padStart(2, '0');
     const dir = join(objectsDir, sub);
-    let names: string[];
-    try {
-      names = readdirSync(dir);
-    } catch {
-      continue;
-    }
+    const names = readDirIfPresent(dir, 'loose object directory');
+    if (names === undefined) continue;
     names.sort();
     for (const name of names) {
       const path = join(dir, name);
@@ -67,6 +64,7 @@ export function countObjects(handle: StoreHandle): ObjectCounts {
       try {
         st = lstatSync(path);
       } catch {
+        // As git's count-objects: what cannot be examined is reported as garbage, by name.
         garbage(path, 'garbage found');
         continue;
       }
@@ -99,12 +97,8 @@ export function countObjects(handle: StoreHandle): ObjectCounts {
  * `.idx` is reported with what is missing; a file of no known suffix is garbage.
  */
 function packGarbage(packDir: string, garbage: (path: string, reason: string) => void): void {
-  let names: string[];
-  try {
-    names = readdirSync(packDir);
-  } catch {
-    return;
-  }
+  const names = readDirIfPresent(packDir, 'pack directory');
+  if (names === undefined) return;
   const known: string[] = [];
   for (const name of names) {
     if (name === 'multi-pack-index') continue;
@@ -130,7 +124,9 @@ function packGarbage(packDir: string, garbage: (path: string, reason: string) =>
 function fileSize(path: string): number {
   try {
     return statSync(path).size;
-  } catch {
+  } catch (e) {
+    if (!isNotFound(e)) throw e;
+    // Removed since it was listed (a concurrent gc): counted with no size, as git counts it.
     return 0;
   }
 }

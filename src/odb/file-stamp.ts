@@ -10,6 +10,8 @@ export function fileStamp(path: string): string {
     const s = statSync(path, { bigint: true });
     return `${s.ino}:${s.size}:${s.mtimeNs}:${s.ctimeNs}`;
   } catch {
+    // Any failure reads as "not there": the stamp only decides whether loading is tried again,
+    // and that load reports the real error.
     return '-';
   }
 }

@@ -1,3 +1,4 @@
+import { isNotFound } from '../io/read-dir-if-present.js';
 import { opendirSync, readdirSync, rmSync, statSync, type Stats } from 'node:fs';
 import { writeFileAtomic } from '../io/write-file-atomic.js';
 import { join } from 'node:path';
@@ -33,7 +34,8 @@ export interface MidxWriteResult {
 function statIfPresent(path: string): Stats | undefined {
   try {
     return statSync(path);
-  } catch {
+  } catch (e) {
+    if (!isNotFound(e)) throw e;
     return undefined;
   }
 }
@@ -44,7 +46,8 @@ function idxNamesAsListed(packDir: string): string[] {
   let dir;
   try {
     dir = opendirSync(packDir);
-  } catch {
+  } catch (e) {
+    if (!isNotFound(e)) throw e;
     return names;
   }
   try {

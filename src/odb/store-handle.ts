@@ -1,4 +1,5 @@
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { readDirIfPresent } from '../io/read-dir-if-present.js';
+import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { isPackwrightError, type PackwrightError } from '../errors/packwright-error.js';
 import { isHex, toHex } from '../hash/hex.js';
@@ -167,11 +168,7 @@ export class StoreHandle {
     if (lists === undefined) this.looseListings.set(dir, (lists = new Array<Set<string> | undefined>(256)));
     let names = lists[fanout];
     if (names === undefined) {
-      try {
-        names = new Set(readdirSync(join(dir, hex.slice(0, 2))));
-      } catch {
-        names = new Set();
-      }
+      names = new Set(readDirIfPresent(join(dir, hex.slice(0, 2)), 'loose object directory') ?? []);
       lists[fanout] = names;
     }
     return names;
@@ -526,9 +523,5 @@ function looseId(path: string): Buffer | undefined {
 }
 
 function listDir(path: string): string[] {
-  try {
-    return readdirSync(path);
-  } catch {
-    return [];
-  }
+  return readDirIfPresent(path, 'loose object directory') ?? [];
 }

@@ -1,3 +1,4 @@
+import { isNotFound } from '../io/read-dir-if-present.js';
 import { readdirSync } from 'node:fs';
 import { readFileIfPresent } from '../io/read-file-if-present.js';
 import { join } from 'node:path';
@@ -111,7 +112,9 @@ export class RefStore {
     let names: import('node:fs').Dirent[];
     try {
       names = readdirSync(join(root, relative), { withFileTypes: true });
-    } catch {
+    } catch (e) {
+      // A refs directory that is not there (or a file where one was: a ref deleted meanwhile) has no refs.
+      if (!isNotFound(e)) throw e;
       return;
     }
     for (const d of names) {

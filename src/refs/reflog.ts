@@ -1,3 +1,4 @@
+import { isNotFound } from '../io/read-dir-if-present.js';
 import { existsSync, readdirSync, readFileSync, type Dirent } from 'node:fs';
 import { join } from 'node:path';
 
@@ -25,7 +26,8 @@ export function readReflogFile(path: string, hashLength: number): ReflogEntry[] 
   let text: string;
   try {
     text = readFileSync(path, 'utf8');
-  } catch {
+  } catch (e) {
+    if (!isNotFound(e)) throw e;
     return [];
   }
   return parseReflog(text, hashLength);
@@ -65,7 +67,8 @@ export function reflogFiles(dir: string, name: string): ReflogFile[] {
     let entries: Dirent[];
     try {
       entries = readdirSync(at, { withFileTypes: true });
-    } catch {
+    } catch (e) {
+      if (!isNotFound(e)) throw e;
       return;
     }
     entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));

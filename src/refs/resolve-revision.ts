@@ -208,8 +208,8 @@ function searchMessage(ctx: RevisionContext, tips: Buffer[], pattern: string): B
   let re: RegExp;
   try {
     re = new RegExp(text, 'm');
-  } catch {
-    throw new PackwrightError('INVALID_ARGUMENT', `invalid regular expression: ${text}`);
+  } catch (e) {
+    throw new PackwrightError('INVALID_ARGUMENT', `invalid regular expression: ${text}`, { cause: e });
   }
   const seen = new Set<string>();
   const queue: { id: Buffer; time: number; data: Buffer }[] = [];

@@ -1,3 +1,4 @@
+import { isNotFound } from '../io/read-dir-if-present.js';
 import { readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
@@ -96,7 +97,9 @@ export class Attributes {
     let text: string;
     try {
       text = readFileSync(file, 'latin1');
-    } catch {
+    } catch (e) {
+      // git reads an attributes file that is not there as empty (and one that is a directory too).
+      if (!isNotFound(e) && (e as NodeJS.ErrnoException).code !== 'EISDIR') throw e;
       this.files.set(file, []);
       return [];
     }

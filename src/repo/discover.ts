@@ -1,3 +1,4 @@
+import { isNotFound } from '../io/read-dir-if-present.js';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { PackwrightError } from '../errors/packwright-error.js';
@@ -33,7 +34,8 @@ export function gitFileTarget(dotGit: string): string | undefined {
   try {
     if (!statSync(dotGit).isFile()) return undefined;
     text = readFileSync(dotGit, 'utf8');
-  } catch {
+  } catch (e) {
+    if (!isNotFound(e)) throw e;
     return undefined;
   }
   const m = /^gitdir: (.*)$/m.exec(text);

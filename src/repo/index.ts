@@ -5,6 +5,9 @@ export type { RepositoryLocation } from './discover.js';
 export { parseIndexFile } from './index-file.js';
 export type { IndexFile, IndexEntry, CacheTreeNode, ResolveUndo } from './index-file.js';
 export { setupRepository } from './setup.js';
+export { readShallowFile, shallowFilePath } from './shallow-file.js';
+// How git compares the paths of repositories, work trees and includes (rev-parse prints them so).
+export { realpathForgiving } from '../io/realpath-forgiving.js';
 export type { RepositorySetup } from './setup.js';
 export { Attributes } from './attributes.js';
 export type { AttributeValue } from './attributes.js';

@@ -1,3 +1,5 @@
+import { isNotFound } from '../io/read-dir-if-present.js';
+import { readShallowFile, shallowFilePath } from './shallow-file.js';
 import { existsSync, readFileSync } from 'node:fs';
 import { isAbsolute, join, posix, relative, resolve as resolvePath, sep } from 'node:path';
 import { PackwrightError } from '../errors/packwright-error.js';
@@ -105,6 +107,14 @@ export class Repository implements RevisionContext {
     return new Repository({ gitDir: dir, commonDir: commonDirOf(dir), workTree: undefined }, options);
   }
 
+  /**
+   * The shallow boundary: the commits of `file` (default: GIT_SHALLOW_FILE, else the common
+   * directory's `shallow`; '' for none), whose parents a walk does not follow.
+   */
+  shallowCommits(file = shallowFilePath(this.commonDir, this.env)): Buffer[] {
+    return readShallowFile(file, hashLength(this.format));
+  }
+
   /** The environment git's variables are read from: the options' `env`, else the process's. */
   get env(): Readonly<Record<string, string | undefined>> {
     return this.options.env ?? process.env;
@@ -185,6 +195,8 @@ export class Repository implements RevisionContext {
         const file = this.indexFile;
         entries = parseIndexFile(readFileSync(file), this.format, file).entries;
       } catch {
+        // Only words an error message (git's "did you mean ':<n>:<path>'?"): an index that cannot
+        // be read just offers no suggestion.
         entries = [];
       }
       const at = entries.find((e) => e.path === path);
@@ -204,6 +216,7 @@ export class Repository implements RevisionContext {
     try {
       tree = resolveRevision(this, `${treeish}^{tree}`);
     } catch {
+      // Wording a message about a name that already failed: any failure here is git's "invalid object name".
       return `invalid object name '${treeish}'.`;
     }
     let path: string;
@@ -217,6 +230,7 @@ export class Repository implements RevisionContext {
         resolveRevision(this, `${tree.toString('hex')}:${p}`);
         return true;
       } catch {
+        // Whether the path exists in the tree, to word a message: any failure means "no".
         return false;
       }
     };
@@ -269,7 +283,8 @@ export class Repository implements RevisionContext {
     let data: Buffer;
     try {
       data = readFileSync(file);
-    } catch {
+    } catch (e) {
+      if (!isNotFound(e)) throw e;
       throw new PackwrightError('REF_NOT_FOUND', `path '${path}' does not exist (neither on disk nor in the index)`);
     }
     const entry = parseIndexFile(data, this.format, file).entries.find((e) => e.path === path && e.stage === stage);

@@ -1,4 +1,5 @@
-import { existsSync, realpathSync } from 'node:fs';
+import { existsSync } from 'node:fs';
+import { realpathForgiving } from '../io/realpath-forgiving.js';
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { GitConfig } from '../config/git-config.js';
 import { PackwrightError } from '../errors/packwright-error.js';
@@ -31,16 +32,9 @@ export interface RepositorySetup {
   cwd: string;
 }
 
-function realpath(path: string): string {
-  try {
-    return realpathSync(path);
-  } catch {
-    return resolve(path);
-  }
-}
 
 function isInside(dir: string, path: string): boolean {
-  const r = relative(realpath(dir), realpath(path));
+  const r = relative(realpathForgiving(dir), realpathForgiving(path));
   return r === '' || (!r.startsWith('..') && !isAbsolute(r));
 }
 
@@ -71,7 +65,7 @@ export function setupRepository(cwd: string, gitDirArg?: string, workTreeArg?: s
     else if (config.getBool('core.bare') !== true) workTree = here;
     let prefix: string | undefined;
     if (workTree !== undefined && isInside(workTree, here)) {
-      const r = relative(realpath(workTree), realpath(here));
+      const r = relative(realpathForgiving(workTree), realpathForgiving(here));
       prefix = r === '' ? undefined : `${r.split(sep).join('/')}/`;
     }
     const insideWorkTree = workTree !== undefined && isInside(workTree, here);
@@ -91,9 +85,9 @@ export function setupRepository(cwd: string, gitDirArg?: string, workTreeArg?: s
   if (location.workTree === undefined) {
     // setup_bare_git_dir: found from inside a git directory. GIT_DIR becomes `.` there, or the
     // git directory's real path from a directory below it.
-    const at = realpath(gitDir) === realpath(here);
+    const at = realpathForgiving(gitDir) === realpathForgiving(here);
     return {
-      gitDir, commonDir, gitDirVariable: at ? '.' : realpath(gitDir), workTree: undefined, prefix: undefined,
+      gitDir, commonDir, gitDirVariable: at ? '.' : realpathForgiving(gitDir), workTree: undefined, prefix: undefined,
       // git goes back to the directory it was started in.
       bare: coreBare(commonDir) === true, insideGitDir: true, insideWorkTree: false, cwd: here,
     };
@@ -104,11 +98,11 @@ export function setupRepository(cwd: string, gitDirArg?: string, workTreeArg?: s
   if (coreBare(commonDir) === true) {
     // A work tree's .git in a repository configured bare: git takes it as a bare repository.
     return {
-      gitDir, commonDir, gitDirVariable: realpath(here) === realpath(top) ? (viaFile ?? '.git') : (viaFile ?? realpath(dotGit)),
+      gitDir, commonDir, gitDirVariable: realpathForgiving(here) === realpathForgiving(top) ? (viaFile ?? '.git') : (viaFile ?? realpathForgiving(dotGit)),
       workTree: undefined, prefix: undefined, bare: true, insideGitDir: false, insideWorkTree: false, cwd: here,
     };
   }
-  const r = relative(realpath(top), realpath(here));
+  const r = relative(realpathForgiving(top), realpathForgiving(here));
   return {
     gitDir, commonDir, gitDirVariable: viaFile, workTree: top, prefix: r === '' ? undefined : `${r.split(sep).join('/')}/`,
     bare: false, insideGitDir: false, insideWorkTree: true, cwd: top,

@@ -57,6 +57,7 @@ function fileSize(path: string): number {
   try {
     return statSync(path).size;
   } catch {
+    // Only sizes the plan (threads, whether to hold the pack): opening the file reports the error.
     return Infinity;
   }
 }
@@ -130,6 +131,7 @@ function declaredObjects(input: string | Readable | Uint8Array): number {
       closeSync(fd);
     }
   } catch {
+    // Only sizes the tables ahead: reading the pack itself reports what is wrong with it.
     return 0;
   }
 }

@@ -1,3 +1,4 @@
+import { isNotFound } from '../io/read-dir-if-present.js';
 import { existsSync, statSync } from 'node:fs';
 import { basename, join, sep } from 'node:path';
 import { toHex } from '../hash/hex.js';
@@ -115,8 +116,9 @@ export function looseSeconds(dir: string, id: Uint8Array): number | undefined {
   const hex = toHex(id);
   try {
     return Math.floor(statSync(join(dir, hex.slice(0, 2), hex.slice(2))).mtimeMs / 1000);
-  } catch {
-    return undefined; // removed meanwhile (git: ENOENT is fine)
+  } catch (e) {
+    if (isNotFound(e)) return undefined; // removed meanwhile (git: ENOENT is fine)
+    throw e;
   }
 }
 

@@ -34,6 +34,7 @@ export class Deflater {
         };
       }
     } catch {
+      // zlib's internals are not there (another Node): deflateSync is used instead.
       this.handle = undefined;
     }
   }

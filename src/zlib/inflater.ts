@@ -55,6 +55,7 @@ export class Inflater {
       probe._handle?.close();
       return ok;
     } catch {
+      // zlib's internals are not there (another Node): the documented path is used instead.
       return false;
     }
   })();

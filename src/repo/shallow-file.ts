@@ -1,0 +1,31 @@
+import { join } from 'node:path';
+import { PackwrightError } from '../errors/packwright-error.js';
+import { fromHex } from '../hash/hex.js';
+import { readFileIfPresent } from '../io/read-file-if-present.js';
+
+/**
+ * Where a repository's shallow boundary is written: GIT_SHALLOW_FILE when set (git sets it for
+ * `--shallow-file`), else `shallow` in the common directory. An empty name means none (git's
+ * upload-pack passes `--shallow-file ''`).
+ */
+export function shallowFilePath(commonDir: string, env: Readonly<Record<string, string | undefined>>): string {
+  return env['GIT_SHALLOW_FILE'] ?? join(commonDir, 'shallow');
+}
+
+/**
+ * The commits of a shallow file (git's is_repository_shallow): none when the file is not there,
+ * one id a line, and git's "bad shallow line" for anything else. Other failures to read it are
+ * IO_ERROR naming it.
+ */
+export function readShallowFile(path: string, hashLength: number): Buffer[] {
+  if (path === '') return [];
+  const text = readFileIfPresent(path, 'shallow file');
+  const ids: Buffer[] = [];
+  for (const line of text?.toString('latin1').split('\n') ?? []) {
+    if (line === '') continue;
+    const id = fromHex(line, hashLength);
+    if (id === undefined) throw new PackwrightError('INVALID_ARGUMENT', `bad shallow line: ${line}`, { file: path });
+    ids.push(id);
+  }
+  return ids;
+}
