@@ -1,5 +1,5 @@
 import { PackwrightError, isPackwrightError } from '../errors/index.js';
-import { OBJ_BLOB, OBJ_COMMIT, OBJ_TAG, OBJ_TREE, TYPE_NAME_BYTES, TYPE_NAMES, typeName, typeNumber, parseCommit, parseTag, formatTree, findTreeEntry } from '../objects/index.js';
+import { OBJ_BLOB, OBJ_COMMIT, OBJ_TAG, OBJ_TREE, TYPE_NAME_BYTES, TYPE_NAMES, typeName, typeNumber, parseCommit, parseTag, formatTree, findTreeEntry, S_IFDIR, S_IFLNK, S_IFMT, S_IFREG } from '../objects/index.js';
 import { forEachObject, onlyPack, type ObjectInfo, type ObjectLocation, type StoreHandle, type StorePack } from '../odb/index.js';
 import { convertToWorkTree, textconv, type OpenRepositoryOptions, type Repository } from '../repo/index.js';
 import { maxMemoryOf } from './max-memory.js';
@@ -543,12 +543,12 @@ function followSymlinks(repo: Repository, rev: string, path: string): FollowResu
     if (first === '') return { kind: 'found', id: (parents[parents.length - 1] as { id: Buffer }).id };
     const entry = findTreeEntry((current as { data: Buffer }).data, H, Buffer.from(first, 'latin1'));
     if (entry === undefined) return { kind: failure };
-    const kind = entry.mode & 0o170000;
-    if (kind === 0o040000) {
+    const kind = entry.mode & S_IFMT;
+    if (kind === S_IFDIR) {
       if (remainder === undefined) return { kind: 'found', id: entry.id };
       nextTree = entry.id;
       name = remainder;
-    } else if (kind === 0o120000) {
+    } else if (kind === S_IFLNK) {
       if (follows-- === 0) return { kind: 'loop' };
       failure = 'dangling';
       let target: string;
@@ -561,7 +561,7 @@ function followSymlinks(repo: Repository, rev: string, path: string): FollowResu
       if (target.startsWith('/')) return { kind: 'symlink', path: Buffer.from(target, 'latin1').toString('utf8') };
       current = parents[parents.length - 1];
       name = remainder === undefined ? target : `${target}/${remainder}`;
-    } else if (kind === 0o100000) {
+    } else if (kind === S_IFREG) {
       return remainder === undefined ? { kind: 'found', id: entry.id } : { kind: 'notdir' };
     } else {
       return { kind: 'found', id: entry.id };

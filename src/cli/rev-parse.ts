@@ -3,7 +3,7 @@ import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { wildmatch } from '../config/index.js';
 import { approxidate, DWIM_RULES, mergeBases, symbolicFullName } from '../refs/index.js';
 import { isPackwrightError, PackwrightError } from '../errors/index.js';
-import { parseCommit } from '../objects/index.js';
+import { parseCommit, S_IFGITLINK, S_IFMT } from '../objects/index.js';
 import { Repository, gitFileTarget, parseIndexFile, realpathForgiving, setupRepository, shallowFilePath, type RepositorySetup } from '../repo/index.js';
 import { abbrevOption, configuredAbbrev } from './abbrev.js';
 import { relativePath } from './relative-path.js';
@@ -536,7 +536,7 @@ function superprojectWorkTree(s: RepositorySetup): string | undefined {
     try {
       const format = Repository.openGitDir(sup.gitDir).format;
       const index = parseIndexFile(readFileSync(join(sup.gitDir, 'index')), format);
-      if (index.entries.some((e) => e.path === path && (e.mode & 0o170000) === 0o160000)) return sup.workTree;
+      if (index.entries.some((e) => e.path === path && (e.mode & S_IFMT) === S_IFGITLINK)) return sup.workTree;
     } catch {
       // A superproject whose index cannot be read does not list us: git answers nothing then.
       return undefined;

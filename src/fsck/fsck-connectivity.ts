@@ -1,3 +1,4 @@
+import { S_IFDIR, S_IFLNK, S_IFMT, S_IFREG } from '../objects/tree.js';
 import { isPackwrightError } from '../errors/packwright-error.js';
 import { objectLinks, TreeEntryReader } from '../objects/check-object.js';
 import { OBJ_BLOB, OBJ_COMMIT, OBJ_TAG, OBJ_TREE, TYPE_NAMES } from '../objects/object-type.js';
@@ -85,8 +86,8 @@ export function walkLinks(s: FsckState, n: number, visit: (target: number, type:
   if (object.type === OBJ_TREE && name !== undefined) {
     const e = new TreeEntryReader(data, s.H);
     while (e.next()) {
-      const kind = e.mode & 0o170000;
-      const t = kind === 0o040000 ? OBJ_TREE : kind === 0o100000 || kind === 0o120000 ? OBJ_BLOB : 0;
+      const kind = e.mode & S_IFMT;
+      const t = kind === S_IFDIR ? OBJ_TREE : kind === S_IFREG || kind === S_IFLNK ? OBJ_BLOB : 0;
       if (t === 0) continue;
       const path = data.toString('utf8', e.nameStart, e.nameEnd);
       targets.push([s.numberOf(data.subarray(e.idStart, e.idStart + s.H)), t, `${name}${path}${t === OBJ_TREE ? '/' : ''}`]);

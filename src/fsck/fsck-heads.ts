@@ -1,3 +1,4 @@
+import { S_IFGITLINK, S_IFMT, S_IFREG } from '../objects/tree.js';
 import { isNotFound, readDirIfPresent } from '../io/read-dir-if-present.js';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -145,7 +146,7 @@ export function cacheObjects(s: FsckState): void {
   }
   const index = parseIndexFile(data, s.repo.format, path);
   for (const e of index.entries) {
-    if ((e.mode & 0o170000) === 0o160000) continue;
+    if ((e.mode & S_IFMT) === S_IFGITLINK) continue;
     const n = s.numberOf(e.id);
     if (s.table.types[n] === 0) s.table.types[n] = OBJ_BLOB;
     s.flags[n] = (s.flags[n] as number) | USED;
@@ -167,7 +168,7 @@ export function cacheObjects(s: FsckState): void {
   for (const ru of index.resolveUndo) {
     ru.modes.forEach((mode, stage) => {
       const id = ru.ids[stage];
-      if (id === undefined || (mode & 0o170000) !== 0o100000) return;
+      if (id === undefined || (mode & S_IFMT) !== S_IFREG) return;
       const n = s.numberOf(id);
       if (!s.isPresent(n)) {
         s.error(`${id.toString('hex')}: invalid sha1 pointer in resolve-undo`, FSCK_ERROR_REFS);

@@ -1,4 +1,7 @@
 export { PackIndex } from './pack-index.js';
+export { forEachIndexEntry } from './index-entries.js';
+export type { IndexEntry } from './index-entries.js';
+export { IDX_V2_MAGIC, IDX_LARGE_OFFSET } from './idx-format.js';
 export type { PackIndexOpenOptions, PackOrder } from './pack-index.js';
 export type { ObjectIndex } from './object-index.js';
 export { compareBytes, fanoutStart, fanoutEnd, lowerBound, findId, findPrefixRange } from './sorted-ids.js';

@@ -7,11 +7,11 @@ import { formatForHashLength } from '../hash/object-format.js';
 import { readExactly } from '../io/read-exactly.js';
 import { openForReading } from '../io/open-for-reading.js';
 import { findId, findPrefixRange, type IdPosition } from './sorted-ids.js';
+import { IDX_LARGE_INDEX_MASK, IDX_LARGE_OFFSET, IDX_V2_MAGIC } from './idx-format.js';
 import { packOrderOf32, packOrderOfLarge, type PackOrder } from './pack-order.js';
 
 export type { PackOrder } from './pack-order.js';
 
-const IDX_V2_MAGIC = 0xff744f63; // "\377tOc"
 const FANOUT_BYTES = 256 * 4;
 
 export interface PackIndexOpenOptions {
@@ -350,9 +350,9 @@ export class PackIndex implements ObjectIndex {
   offset(i: number): number {
     if (this.version === 1) return this.view.getUint32(this.offsetStart + i * this.idStride);
     const small = this.offsetWord(this.offsetStart + 4 * i);
-    if (!(small & 0x80000000)) return small;
+    if (!(small & IDX_LARGE_OFFSET)) return small;
     // gitformat-pack: the high bit marks an index into the table of 64-bit offsets.
-    const k = small & 0x7fffffff;
+    const k = small & IDX_LARGE_INDEX_MASK;
     if (k >= this.largeCount) {
       throw new PackwrightError('IDX_CORRUPT', `${this.path}: object ${i} points at 64-bit offset entry ${k}, the table has ${this.largeCount}`, {
         file: this.path, offset: this.offsetStart + 4 * i,

@@ -1,3 +1,4 @@
+import { IDX_LARGE_OFFSET, IDX_MAX_SMALL_OFFSET, IDX_V2_MAGIC } from './idx-format.js';
 import type { ObjectFormat } from '../hash/object-format.js';
 import type { Hash } from 'node:crypto';
 import { nodeCrypto } from '../hash/node-crypto.js';
@@ -56,7 +57,7 @@ export function streamIndex(format: ObjectFormat, entries: IndexEntries, packHas
   // The i-th sorted entry's position in the arrays given.
   const order = entries.order ?? identity(n);
   const { offsets, crc32 } = entries;
-  const limit = options.largeOffsetLimit ?? 0x7fffffff;
+  const limit = options.largeOffsetLimit ?? IDX_MAX_SMALL_OFFSET;
   const needsLarge = (offset: number): boolean => offset >= 2 ** 31 || offset > limit;
   let maxOffset = 0;
   let largeCount = 0;
@@ -70,7 +71,7 @@ export function streamIndex(format: ObjectFormat, entries: IndexEntries, packHas
   const version = needsLarge(maxOffset) ? 2 : (options.version ?? 2);
   const out = new ChunkWriter(format, sink);
   if (version === 2) {
-    out.u32(0xff744f63);
+    out.u32(IDX_V2_MAGIC);
     out.u32(2);
   }
   const ids = entries.ids;
@@ -98,7 +99,7 @@ export function streamIndex(format: ObjectFormat, entries: IndexEntries, packHas
     let large = 0;
     for (let i = 0; i < n; i++) {
       const o = offsets[order[i] as number] as number;
-      out.u32(needsLarge(o) ? (0x80000000 | large++) >>> 0 : o);
+      out.u32(needsLarge(o) ? (IDX_LARGE_OFFSET | large++) >>> 0 : o);
     }
     for (let i = 0; i < n; i++) {
       const o = offsets[order[i] as number] as number;

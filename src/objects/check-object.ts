@@ -1,3 +1,4 @@
+import { S_IFDIR, S_IFGITLINK, S_IFLNK, S_IFMT, S_IFREG } from './tree.js';
 import { parseConfigText } from '../config/git-config.js';
 import { isPackwrightError } from '../errors/packwright-error.js';
 import { isValidRefname } from '../refs/refname.js';
@@ -18,11 +19,6 @@ export interface SpecialBlobs {
   gitattributes: Uint8Array[];
 }
 
-const S_IFMT = 0o170000;
-const S_IFDIR = 0o040000;
-const S_IFREG = 0o100000;
-const S_IFLNK = 0o120000;
-const S_IFGITLINK = 0o160000;
 
 /** A link from a commit, tree or tag to another object, with the type the link says it has. */
 export type LinkSink = (data: Uint8Array, idAt: number, type: number) => void;

@@ -1,13 +1,13 @@
 import { PackwrightError } from '../errors/packwright-error.js';
 import { OBJ_BLOB, OBJ_COMMIT, OBJ_TREE } from './object-type.js';
 
-/** File-type bits of a tree entry's mode (git's S_IFMT). */
-const S_IFMT = 0o170000;
-const S_IFDIR = 0o040000;
-const S_IFREG = 0o100000;
-const S_IFLNK = 0o120000;
+/** File-type bits of a tree entry's mode (git's S_IFMT), and each type. */
+export const S_IFMT = 0o170000;
+export const S_IFDIR = 0o040000;
+export const S_IFREG = 0o100000;
+export const S_IFLNK = 0o120000;
 /** A submodule: the entry names a commit of another repository (gitlink). */
-const S_IFGITLINK = 0o160000;
+export const S_IFGITLINK = 0o160000;
 
 /**
  * Walks a tree object's entries (`<octal mode> <name>\0<raw id>`, repeated; gitformat: tree)

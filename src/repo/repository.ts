@@ -1,3 +1,4 @@
+import { S_IFGITLINK, S_IFMT, S_IFREG } from '../objects/tree.js';
 import { isNotFound } from '../io/read-dir-if-present.js';
 import { readShallowFile, shallowFilePath } from './shallow-file.js';
 import { existsSync, readFileSync } from 'node:fs';
@@ -252,12 +253,12 @@ export class Repository implements RevisionContext {
     if (!existsSync(file)) return [];
     const index = parseIndexFile(readFileSync(file), this.format, file);
     const out: IndexedObject[] = [];
-    for (const e of index.entries) if ((e.mode & 0o170000) !== 0o160000) out.push({ id: e.id, path: e.path, tree: false });
+    for (const e of index.entries) if ((e.mode & S_IFMT) !== S_IFGITLINK) out.push({ id: e.id, path: e.path, tree: false });
     for (const node of index.cacheTree) if (node.entryCount >= 0 && node.id !== undefined) out.push({ id: node.id, path: node.path, tree: true });
     for (const ru of index.resolveUndo) {
       ru.modes.forEach((mode, stage) => {
         const id = ru.ids[stage];
-        if (id !== undefined && (mode & 0o170000) === 0o100000) out.push({ id, path: ru.path, tree: false });
+        if (id !== undefined && (mode & S_IFMT) === S_IFREG) out.push({ id, path: ru.path, tree: false });
       });
     }
     return out;

@@ -1,3 +1,4 @@
+import { IDX_LARGE_OFFSET } from '../idx/idx-format.js';
 import { hashLength, type ObjectFormat } from '../hash/object-format.js';
 import { PackIndex } from '../idx/pack-index.js';
 import { indexPack, type IndexPackOptions, type IndexPackResult } from './index-pack.js';
@@ -38,7 +39,7 @@ export function indexOptionsFrom(existing: PackIndex): Pick<IndexPackOptions, 'i
     const table = 8 + 1024 + existing.count * (H + 4);
     const data = existing.data;
     for (let i = 0; i < existing.count; i++) {
-      if (data.readUInt32BE(table + 4 * i) & 0x80000000) smallestLarge = Math.min(smallestLarge, existing.offset(i));
+      if (data.readUInt32BE(table + 4 * i) & IDX_LARGE_OFFSET) smallestLarge = Math.min(smallestLarge, existing.offset(i));
     }
     if (smallestLarge !== Infinity) opts.largeOffsetLimit = smallestLarge - 1;
   }

@@ -1,3 +1,4 @@
+import { S_IFGITLINK } from '../objects/tree.js';
 import { isNotFound } from '../io/read-dir-if-present.js';
 import { existsSync, statSync } from 'node:fs';
 import { basename, join, sep } from 'node:path';
@@ -164,7 +165,7 @@ export function forEachLink(id: Uint8Array, type: number, data: Uint8Array, curs
     link(parseTag(data, H, toHex(id)).object, 0);
   } else if (type === OBJ_TREE) {
     cursor.reset(data, () => toHex(id));
-    while (cursor.next()) if (cursor.mode !== 0o160000) link(data, cursor.idStart);
+    while (cursor.next()) if (cursor.mode !== S_IFGITLINK) link(data, cursor.idStart);
   }
 }
 
