@@ -1,7 +1,7 @@
 import { PackwrightError, isPackwrightError } from '../errors/index.js';
-import { OBJ_BLOB, OBJ_COMMIT, OBJ_TAG, OBJ_TREE, TYPE_NAME_BYTES, TYPE_NAMES, typeName, typeNumber, parseCommit, parseTag, formatTree, findTreeEntry, S_IFDIR, S_IFLNK, S_IFMT, S_IFREG } from '../objects/index.js';
+import { OBJ_BLOB, OBJ_COMMIT, OBJ_TAG, OBJ_TREE, TYPE_NAME_BYTES, TYPE_NAMES, typeName, typeNumber, parseCommit, parseTag, formatTree } from '../objects/index.js';
 import { forEachObject, onlyPack, type ObjectInfo, type ObjectLocation, type StoreHandle, type StorePack } from '../odb/index.js';
-import { convertToWorkTree, textconv, type OpenRepositoryOptions, type Repository } from '../repo/index.js';
+import { convertToWorkTree, followSymlinks, replaceRefs, textconv, type OpenRepositoryOptions, type Repository } from '../repo/index.js';
 import { maxMemoryOf } from './max-memory.js';
 import { Output, writeDecimal, writeHex } from './output.js';
 import { BIG_SIZE, objectSize } from '../pack/index.js';
@@ -176,7 +176,7 @@ export async function catFile(io: CommandIO, openRepo: (options?: OpenRepository
   const store = repo.objects;
   const out = new Output(io.stdout);
   // git reads an object through refs/replace/<id> unless told not to (not with --batch-all-objects).
-  const replaced = all ? (id: Buffer): Buffer => id : replacer(repo, io.env);
+  const replaced = all ? (id: Buffer): Buffer => id : replaceRefs(repo);
   if (batch !== undefined) {
     const fmt = compileFormat(format);
     const bufferedOutput = buffered ?? all;
@@ -310,28 +310,6 @@ function looseHeaderLiterally(store: StoreHandle, id: Buffer): { typeName: strin
   return undefined;
 }
 
-/**
- * git's replace refs for reading (`refs/replace/<id>` names the object to read instead), unless
- * GIT_NO_REPLACE_OBJECTS is set or core.useReplaceRefs is false; listed once.
- */
-function replacer(repo: Repository, env: CommandIO['env']): (id: Buffer) => Buffer {
-  if (env['GIT_NO_REPLACE_OBJECTS'] !== undefined || repo.config.getBool('core.useReplaceRefs') === false) return (id) => id;
-  const base = env['GIT_REPLACE_REF_BASE'] ?? 'refs/replace/';
-  const prefix = base.endsWith('/') ? base : `${base}/`;
-  const map = new Map<string, Buffer>();
-  for (const ref of repo.refs.list(prefix)) map.set(ref.name.slice(prefix.length), ref.id);
-  if (map.size === 0) return (id) => id;
-  return (id) => {
-    let current = id;
-    // A replacement of a replacement is followed too, a bounded number of times (git: MAXREPLACEDEPTH 5).
-    for (let depth = 0; depth < 5; depth++) {
-      const next = map.get(toHex(current));
-      if (next === undefined) return current;
-      current = next;
-    }
-    return current;
-  };
-}
 
 /** `cat-file <type>`: like git, peels tags and takes a commit's tree until the type matches. */
 function readAs(store: StoreHandle, id: Buffer, wanted: number, name: string): Buffer {
@@ -489,82 +467,3 @@ class BatchPrinter {
   }
 }
 
-type FollowResult = { kind: 'found'; id: Buffer } | { kind: 'symlink'; path: string } | { kind: 'missing' | 'dangling' | 'loop' | 'notdir' };
-
-/**
- * `<rev>:<path>` with in-tree symlinks followed (git's get_tree_entry_follow_symlinks): a link's
- * target replaces its name, relative to the link's directory; `..` climbs the trees walked so far;
- * a link that leaves the tree (absolute, or above the top) gives its remaining path; at most 40
- * links.
- */
-function followSymlinks(repo: Repository, rev: string, path: string): FollowResult {
-  const store = repo.objects;
-  const H = store.hashLength;
-  let top: Buffer;
-  try {
-    top = repo.resolve(`${rev}^{tree}`);
-  } catch (e) {
-    if (isPackwrightError(e)) return { kind: 'missing' };
-    throw e;
-  }
-  const parents: { id: Buffer; data: Buffer }[] = [];
-  let name = path;
-  let failure: 'missing' | 'dangling' = 'missing';
-  let follows = 40;
-  let current: { id: Buffer; data: Buffer } | undefined;
-  let nextTree: Buffer | undefined = top;
-  for (;;) {
-    if (nextTree !== undefined) {
-      let obj;
-      try {
-        obj = store.read(nextTree);
-      } catch (e) {
-        if (isPackwrightError(e)) return { kind: failure };
-        throw e;
-      }
-      if (obj.type !== OBJ_TREE) return { kind: failure };
-      current = { id: nextTree, data: obj.data };
-      parents.push(current);
-      nextTree = undefined;
-      if (name === '') return { kind: 'found', id: current.id };
-      if (obj.data.length === 0) return { kind: failure };
-    }
-    name = name.replace(/^\/+/, '');
-    const slash = name.indexOf('/');
-    const first = slash < 0 ? name : name.slice(0, slash);
-    const remainder = slash < 0 ? undefined : name.slice(slash + 1);
-    if (first === '..') {
-      if (parents.length === 1) return { kind: 'symlink', path: name };
-      parents.pop();
-      current = parents[parents.length - 1];
-      name = remainder ?? '';
-      continue;
-    }
-    if (first === '') return { kind: 'found', id: (parents[parents.length - 1] as { id: Buffer }).id };
-    const entry = findTreeEntry((current as { data: Buffer }).data, H, Buffer.from(first, 'latin1'));
-    if (entry === undefined) return { kind: failure };
-    const kind = entry.mode & S_IFMT;
-    if (kind === S_IFDIR) {
-      if (remainder === undefined) return { kind: 'found', id: entry.id };
-      nextTree = entry.id;
-      name = remainder;
-    } else if (kind === S_IFLNK) {
-      if (follows-- === 0) return { kind: 'loop' };
-      failure = 'dangling';
-      let target: string;
-      try {
-        target = store.read(entry.id).data.toString('latin1');
-      } catch (e) {
-        if (isPackwrightError(e)) return { kind: 'dangling' };
-        throw e;
-      }
-      if (target.startsWith('/')) return { kind: 'symlink', path: Buffer.from(target, 'latin1').toString('utf8') };
-      current = parents[parents.length - 1];
-      name = remainder === undefined ? target : `${target}/${remainder}`;
-    } else if (kind === S_IFREG) {
-      return remainder === undefined ? { kind: 'found', id: entry.id } : { kind: 'notdir' };
-    } else {
-      return { kind: 'found', id: entry.id };
-    }
-  }
-}

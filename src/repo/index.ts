@@ -5,6 +5,9 @@ export type { RepositoryLocation } from './discover.js';
 export { parseIndexFile } from './index-file.js';
 export type { IndexFile, IndexEntry, CacheTreeNode, ResolveUndo } from './index-file.js';
 export { setupRepository } from './setup.js';
+export { followSymlinks } from './follow-symlinks.js';
+export type { FollowResult } from './follow-symlinks.js';
+export { replaceRefs } from './replace-refs.js';
 export { readShallowFile, shallowFilePath } from './shallow-file.js';
 // How git compares the paths of repositories, work trees and includes (rev-parse prints them so).
 export { realpathForgiving } from '../io/realpath-forgiving.js';
