@@ -81,10 +81,12 @@ test('malformed trees, commits and tags are OBJECT_CORRUPT, saying where', () =>
     const c = new TreeCursor(20).reset(data, 'x');
     while (c.next()) { /* walk */ }
   };
-  assert.throws(() => walk(Buffer.concat([Buffer.from('100644 a\0'), id.subarray(0, 19)])), corrupt(/byte 0: id is cut/));
-  assert.throws(() => walk(Buffer.concat([Buffer.from('100644 a\0'), id, Buffer.from('10x644 b\0'), id])), corrupt(/byte 29: bad mode/));
-  assert.throws(() => walk(Buffer.from('100644 no-nul')), corrupt(/not terminated/));
-  assert.throws(() => walk(Buffer.concat([Buffer.from('100644 \0'), id])), corrupt(/empty name/));
+  // git's words (tree-walk.c's decode_tree_entry), with where the bad entry starts.
+  assert.throws(() => walk(Buffer.concat([Buffer.from('100644 a\0'), id.subarray(0, 19)])), corrupt(/byte 0: too-short tree object/));
+  assert.throws(() => walk(Buffer.concat([Buffer.from('100644 a\0'), id, Buffer.from('10x644 b\0'), id])), corrupt(/byte 29: malformed mode in tree entry/));
+  assert.throws(() => walk(Buffer.concat([Buffer.from('100644 a\0'), id, Buffer.from(' b\0'), id])), corrupt(/byte 29: malformed mode in tree entry/));
+  assert.throws(() => walk(Buffer.from('100644 no-nul')), corrupt(/too-short tree object/));
+  assert.throws(() => walk(Buffer.concat([Buffer.from('100644 \0'), id])), corrupt(/empty filename in tree entry/));
   const tree = 'a'.repeat(40);
   assert.throws(() => parseCommit(Buffer.from(`parent ${tree}\ntree ${tree}\n\n`), 20), corrupt(/does not start with a tree line/));
   assert.throws(() => parseCommit(Buffer.from(`tree ${tree.slice(1)}z\n\n`), 20), corrupt(/bad tree line/));

@@ -1,5 +1,4 @@
-import { addSkipListFile } from '../fsck/index.js';
-import { FsckRules } from '../objects/index.js';
+import { addSkipListFile, FsckRules } from '../fsck/index.js';
 import { PackwrightError } from '../errors/index.js';
 import type { Repository } from '../repo/index.js';
 import { unpackObjects, type UnpackObjectsOptions } from '../unpack/index.js';

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { GitConfig } from '../config/git-config.js';
-import { FsckRules } from '../objects/fsck-messages.js';
+import { FsckRules } from './fsck-messages.js';
 import { PackwrightError } from '../errors/packwright-error.js';
 
 /** The fsck rules a repository's configuration sets: `fsck.<id>` and `fsck.skipList` (git's git_fsck_config), over the defaults or `--strict`'s. */

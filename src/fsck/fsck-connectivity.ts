@@ -1,6 +1,6 @@
-import { S_IFDIR, S_IFLNK, S_IFMT, S_IFREG } from '../objects/tree.js';
+import { TreeCursor, S_IFDIR, S_IFLNK, S_IFMT, S_IFREG } from '../objects/tree.js';
 import { isPackwrightError } from '../errors/packwright-error.js';
-import { objectLinks, TreeEntryReader } from '../objects/check-object.js';
+import { objectLinks } from './check-object.js';
 import { OBJ_BLOB, OBJ_COMMIT, OBJ_TAG, OBJ_TREE, TYPE_NAMES } from '../objects/object-type.js';
 import { FsckState, REACHABLE, HAS_OBJ, USED, PROMISOR, type LinkChunk } from './fsck-state.js';
 import { FSCK_ERROR_OBJECT, FSCK_ERROR_REACHABLE } from './fsck-options.js';
@@ -84,8 +84,8 @@ export function walkLinks(s: FsckState, n: number, visit: (target: number, type:
   const targets: [number, number, string | undefined][] = [];
   const data = object.data;
   if (object.type === OBJ_TREE && name !== undefined) {
-    const e = new TreeEntryReader(data, s.H);
-    while (e.next()) {
+    const e = new TreeCursor(s.H).reset(data);
+    while (e.tryNext()) {
       const kind = e.mode & S_IFMT;
       const t = kind === S_IFDIR ? OBJ_TREE : kind === S_IFREG || kind === S_IFLNK ? OBJ_BLOB : 0;
       if (t === 0) continue;

@@ -1,6 +1,6 @@
 import { ObjectTable } from '../walk/object-table.js';
 import { isPackwrightError } from '../errors/packwright-error.js';
-import { FsckRules } from '../objects/fsck-messages.js';
+import { FsckRules } from './fsck-messages.js';
 import { TYPE_NAMES } from '../objects/object-type.js';
 import type { StoreHandle } from '../odb/store-handle.js';
 import { type StorePack } from '../odb/store-pack.js';

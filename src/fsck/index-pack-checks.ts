@@ -1,8 +1,8 @@
 import { ObjectTable } from '../walk/object-table.js';
 import { PackwrightError } from '../errors/packwright-error.js';
 import { hashLength } from '../hash/object-format.js';
-import { checkObject } from '../objects/check-object.js';
-import { FsckRules, fsckMessageId, type FsckMessageKey } from '../objects/fsck-messages.js';
+import { checkObject } from './check-object.js';
+import { FsckRules, fsckMessageId, type FsckMessageKey } from './fsck-messages.js';
 import { OBJ_BLOB, TYPE_NAMES } from '../objects/object-type.js';
 import { DeltaBaseCache } from '../pack/delta-base-cache.js';
 import { PackFile } from '../pack/pack-file.js';

@@ -5,3 +5,7 @@ export type { ObjectFinding, CheckFindings } from './pack-checker.js';
 export { addSkipListFile, fsckRulesFromConfig } from './config-rules.js';
 export { indexPackChecks } from './index-pack-checks.js';
 export type { IndexPackCheckOptions } from './index-pack-checks.js';
+export { checkObject, checkCommit, checkTree, checkTag, checkSpecialBlob, objectLinks, objectFormatError } from './check-object.js';
+export type { FsckReport, SpecialBlobs, LinkSink } from './check-object.js';
+export { FsckRules, fsckMessageId } from './fsck-messages.js';
+export type { FsckSeverity, FsckMessageKey } from './fsck-messages.js';

@@ -1,7 +1,7 @@
 import { ObjectTable, type SharedTableParts } from '../walk/object-table.js';
 import { hashLength } from '../hash/object-format.js';
-import { checkObject, objectLinks, type SpecialBlobs, type TreeLinks } from '../objects/check-object.js';
-import { FsckRules, fsckMessageId, type FsckMessageKey } from '../objects/fsck-messages.js';
+import { checkObject, objectLinks, type SpecialBlobs, type TreeLinks } from './check-object.js';
+import { FsckRules, fsckMessageId, type FsckMessageKey } from './fsck-messages.js';
 import { OBJ_COMMIT, OBJ_TAG, OBJ_TREE } from '../objects/object-type.js';
 import { registerPackVisitor, type PackVisitor } from '../resolve/pack-visitor.js';
 import type { PackView } from '../resolve/pack-visitor.js';

@@ -4,9 +4,5 @@ export { TreeCursor, parseTree, formatTree, findTreeEntry, modeType, modeObjectT
 export type { TreeEntry } from './tree.js';
 export { parseCommit, parseTag } from './commit.js';
 export type { CommitHeader, TagHeader } from './commit.js';
-export { checkObject, checkCommit, checkTree, checkTag, checkSpecialBlob, objectLinks, objectFormatError, TreeEntryReader } from './check-object.js';
-export type { FsckReport, SpecialBlobs, LinkSink } from './check-object.js';
-export { FsckRules, fsckMessageId } from './fsck-messages.js';
-export type { FsckSeverity, FsckMessageKey } from './fsck-messages.js';
 export { Pathspec, NOT_INTERESTING, INTERESTING, ALL_INTERESTING } from './pathspec.js';
 export type { Interest } from './pathspec.js';

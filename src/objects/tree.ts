@@ -24,6 +24,8 @@ export class TreeCursor {
   nameStart = 0;
   nameEnd = 0;
   idStart = 0;
+  /** git's words for the malformed entry `tryNext` stopped at; undefined while the tree is sound. */
+  error: string | undefined;
   private pos = 0;
   private data: Uint8Array = new Uint8Array(0);
   private what: string | (() => string) = '<tree>';
@@ -37,41 +39,63 @@ export class TreeCursor {
   reset(data: Uint8Array, what: string | (() => string) = '<tree>'): this {
     this.data = data;
     this.pos = 0;
+    this.error = undefined;
     this.what = what;
     return this;
   }
 
-  /** Moves to the next entry; false at the end. Throws OBJECT_CORRUPT for a malformed entry. */
-  next(): boolean {
+  /**
+   * Moves to the next entry, with git's checks (tree-walk.c's decode_tree_entry): false at the
+   * end, or at a malformed entry with `error` set to git's words for it (fsck reports those as
+   * findings and keeps the links before it).
+   */
+  tryNext(): boolean {
     const d = this.data;
-    let p = this.pos;
-    if (p >= d.length) return false;
-    const start = p;
-    let mode = 0;
+    const H = this.hashLength;
+    const start = this.pos;
+    if (start >= d.length) return false;
+    this.entryStart = start;
+    // git checks the whole rest of the buffer first: room for one entry, and the NUL before the last id.
+    if (d.length - start < H + 3 || d[d.length - (H + 1)] !== 0) return this.stop('too-short tree object');
+    let p = start;
     let c = d[p] as number;
-    // At least one octal digit, then a space (git's decode_tree_entry).
-    while (c >= 0x30 && c <= 0x37) {
+    if (c === 0x20) return this.stop('malformed mode in tree entry');
+    let mode = 0;
+    // Octal digits up to a space (git's get_mode).
+    while (c !== 0x20) {
+      if (c < 0x30 || c > 0x37) return this.stop('malformed mode in tree entry');
       mode = mode * 8 + (c - 0x30);
       c = d[++p] as number;
     }
-    if (p === start || c !== 0x20 || p >= d.length) this.fail(start, 'bad mode');
     const nameStart = ++p;
+    if (d[p] === 0) return this.stop('empty filename in tree entry');
     while (p < d.length && d[p] !== 0) p++;
-    if (p >= d.length || p === nameStart) this.fail(start, p === nameStart ? 'empty name' : 'name is not terminated');
     const idStart = p + 1;
-    if (idStart + this.hashLength > d.length) this.fail(start, 'id is cut');
+    if (p >= d.length || idStart + H > d.length) return this.stop('too-short tree file');
     this.mode = mode;
-    this.entryStart = start;
     this.nameStart = nameStart;
     this.nameEnd = p;
     this.idStart = idStart;
-    this.pos = idStart + this.hashLength;
+    this.pos = idStart + H;
     return true;
+  }
+
+  /** Moves to the next entry; false at the end. Throws OBJECT_CORRUPT for a malformed entry (see `tryNext`). */
+  next(): boolean {
+    if (this.tryNext()) return true;
+    if (this.error !== undefined) this.fail(this.entryStart, this.error);
+    return false;
   }
 
   /** The object type the current entry's mode implies: tree, commit (a submodule) or blob. */
   get objectType(): number {
     return modeObjectType(this.mode);
+  }
+
+  private stop(message: string): boolean {
+    this.error = message;
+    this.pos = this.data.length;
+    return false;
   }
 
   private fail(at: number, what: string): never {

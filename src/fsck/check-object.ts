@@ -1,10 +1,10 @@
-import { S_IFDIR, S_IFGITLINK, S_IFLNK, S_IFMT, S_IFREG } from './tree.js';
+import { S_IFDIR, S_IFGITLINK, S_IFLNK, S_IFMT, S_IFREG, TreeCursor } from '../objects/tree.js';
 import { parseConfigText } from '../config/git-config.js';
 import { isPackwrightError } from '../errors/packwright-error.js';
 import { isValidRefname } from '../refs/refname.js';
 import { isDotGit, isDotGitattributes, isDotGitignore, isDotGitmodules, isDotMailmap, isNtfsDotGit, isNtfsDotGitmodules } from './dotgit-names.js';
 import type { FsckMessageKey } from './fsck-messages.js';
-import { OBJ_BLOB, OBJ_COMMIT, OBJ_TAG, OBJ_TREE, typeNumber } from './object-type.js';
+import { OBJ_BLOB, OBJ_COMMIT, OBJ_TAG, OBJ_TREE, typeNumber } from '../objects/object-type.js';
 
 /**
  * Reports one finding; returns true when it counts as an error (the check then stops, as git's
@@ -181,61 +181,6 @@ export function checkTag(data: Uint8Array, hashLength: number, report: FsckRepor
   return false;
 }
 
-/**
- * One tree entry decoded as git's decode_tree_entry does it, with its error words when the bytes
- * are not a tree entry: the links walk (fsck_walk_tree) prints these.
- */
-export class TreeEntryReader {
-  mode = 0;
-  nameStart = 0;
-  nameEnd = 0;
-  idStart = 0;
-  /** Set when `next` returned false because the tree is malformed. */
-  error: string | undefined;
-  private pos = 0;
-  constructor(private readonly data: Uint8Array, private readonly hashLength: number) {}
-
-  /** Where the current entry's mode starts. */
-  get modeStart(): number {
-    return this.entryStart;
-  }
-
-  private entryStart = 0;
-
-  next(): boolean {
-    const d = this.data;
-    const H = this.hashLength;
-    const p = this.pos;
-    const size = d.length - p;
-    if (size === 0) return false;
-    this.entryStart = p;
-    if (size < H + 3 || d[d.length - (H + 1)] !== 0) return this.fail('too-short tree object');
-    let q = p;
-    if (d[q] === 0x20) return this.fail('malformed mode in tree entry');
-    let mode = 0;
-    for (;;) {
-      const c = d[q++];
-      if (c === 0x20) break;
-      if (c === undefined || c < 0x30 || c > 0x37) return this.fail('malformed mode in tree entry');
-      mode = mode * 8 + (c - 0x30);
-    }
-    if (d[q] === 0) return this.fail('empty filename in tree entry');
-    const nul = d.indexOf(0, q);
-    if (nul < 0 || nul + 1 + H > d.length) return this.fail('too-short tree file');
-    this.mode = mode;
-    this.nameStart = q;
-    this.nameEnd = nul;
-    this.idStart = nul + 1;
-    this.pos = nul + 1 + H;
-    return true;
-  }
-
-  private fail(message: string): boolean {
-    this.error = message;
-    this.pos = this.data.length;
-    return false;
-  }
-}
 
 /**
  * The objects a commit, tree or tag links to, with the type each link says (git's fsck_walk): a
@@ -245,8 +190,8 @@ export class TreeEntryReader {
  */
 export function objectLinks(type: number, data: Uint8Array, hashLength: number, sink: LinkSink): string | undefined {
   if (type === OBJ_TREE) {
-    const e = new TreeEntryReader(data, hashLength);
-    while (e.next()) {
+    const e = new TreeCursor(hashLength).reset(data);
+    while (e.tryNext()) {
       // Modes as git canonicalises them for the walk: anything not a file, link or directory is a gitlink.
       const kind = e.mode & S_IFMT;
       if (kind === S_IFDIR) sink(data, e.idStart, OBJ_TREE);
@@ -353,12 +298,12 @@ export function checkTree(data: Uint8Array, hashLength: number, report: FsckRepo
   const say = (key: FsckMessageKey, message: string): void => { if (report(key, message)) errors = true; };
   let nullId = false, fullPath = false, emptyName = false, dot = false, dotdot = false, dotgit = false;
   let zeroPad = false, badModes = false, dups = false, unsorted = false;
-  const e = new TreeEntryReader(data, hashLength);
+  const e = new TreeCursor(hashLength).reset(data);
   let oMode = 0, oStart = -1, oEnd = -1;
   const candidates: [number, number][] = [];
   const H = hashLength;
   let any = false;
-  while (e.next()) {
+  while (e.tryNext()) {
     any = true;
     const { mode, nameStart, nameEnd, idStart } = e;
     if (!nullId) {
@@ -388,7 +333,7 @@ export function checkTree(data: Uint8Array, hashLength: number, report: FsckRepo
       if (len === 1) dot = true;
       else if (data[nameStart + 1] === 0x2e) dotdot = true;
     }
-    zeroPad ||= data[e.modeStart] === 0x30;
+    zeroPad ||= data[e.entryStart] === 0x30;
     let suspect = backslash || c0 === 0x2e || c0 === 0xe2 || c0 === 0xef;
     if (!suspect && ((c0 | 0x20) === 0x67 || (c0 | 0x20) === 0x6d)) {
       // `git~1`, `gitmod~1`, `gi7eba~1`, `maba30~1`: NTFS short names have a `~` in their first eight characters.
@@ -557,8 +502,8 @@ function isValidSubmoduleUrl(url: string): boolean {
 export function objectFormatError(type: number, data: Uint8Array, hashLength: number): string | undefined {
   const hex = hashLength * 2;
   if (type === OBJ_TREE) {
-    const e = new TreeEntryReader(data, hashLength);
-    while (e.next());
+    const e = new TreeCursor(hashLength).reset(data);
+    while (e.tryNext());
     return e.error;
   }
   if (type === OBJ_COMMIT) {
