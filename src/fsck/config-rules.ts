@@ -4,15 +4,15 @@ import type { GitConfig } from '../config/git-config.js';
 import { FsckRules } from './fsck-messages.js';
 import { PackwrightError } from '../errors/packwright-error.js';
 
-/** The fsck rules a repository's configuration sets: `fsck.<id>` and `fsck.skipList` (git's git_fsck_config), over the defaults or `--strict`'s. */
-export function fsckRulesFromConfig(config: GitConfig, hexLength: number, strict: boolean): FsckRules {
+/** The fsck rules a repository's configuration sets: `fsck.<id>` and `fsck.skipList` (git's git_fsck_config, `~/` from `home`), over the defaults or `--strict`'s. */
+export function fsckRulesFromConfig(config: GitConfig, hexLength: number, strict: boolean, home = process.env['HOME'] ?? ''): FsckRules {
   const rules = FsckRules.defaults(strict);
   for (const entry of config.entries) {
     if (!entry.key.startsWith('fsck.') || entry.key.indexOf('.', 5) >= 0) continue;
     const id = entry.key.slice(5);
     if (id === 'skiplist') {
       if (entry.value === null) continue;
-      addSkipListFile(rules, entry.value.startsWith('~/') ? join(process.env['HOME'] ?? '', entry.value.slice(2)) : entry.value, hexLength);
+      addSkipListFile(rules, entry.value.startsWith('~/') ? join(home, entry.value.slice(2)) : entry.value, hexLength);
       continue;
     }
     rules.set(id, entry.value ?? '');

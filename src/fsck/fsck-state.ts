@@ -56,7 +56,7 @@ export class FsckState {
   constructor(readonly repo: Repository, readonly o: FsckOptions) {
     this.H = repo.store.hashLength;
     this.handle = repo.store.handle();
-    this.rules = fsckRulesFromConfig(repo.config, repo.store.hashLength * 2, o.strict === true);
+    this.rules = fsckRulesFromConfig(repo.config, repo.store.hashLength * 2, o.strict === true, repo.env['HOME']);
     this.showUnreachable = o.unreachable === true;
   }
 
