@@ -11,7 +11,7 @@ import { createPack } from '../src/create/index.js';
 import { walkObjectsSliced } from '../src/walk/walk-objects.js';
 import { fsck } from '../src/fsck/index.js';
 import { forEachObjectAsync, odbStats } from '../src/odb/index.js';
-import { RevArgs } from '../src/refs/rev-args.js';
+import { RevArgs } from '../src/walk/rev-args.js';
 import { PackwrightError } from '../src/errors/index.js';
 
 // One abort contract for the whole library: whichever entry point an AbortSignal is given to, its

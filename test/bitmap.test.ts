@@ -7,7 +7,7 @@ import fc from 'fast-check';
 import { CLI, fileEndingIn, git, makeHistoryRepo, packwright, tempDir, type Format } from './helpers/git.js';
 import { Bitset, decodeEwah, EwahFormatError, PackBitmap } from '../src/bitmap/index.js';
 import { walkObjectsWithBitmap } from '../src/walk/index.js';
-import { RevArgs } from '../src/refs/index.js';
+import { RevArgs } from '../src/walk/index.js';
 import { Repository } from '../src/repo/index.js';
 
 const FORMATS: Format[] = ['sha1', 'sha256'];

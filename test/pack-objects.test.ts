@@ -5,7 +5,7 @@ import { chmodSync, cpSync, existsSync, mkdirSync, readFileSync, readdirSync, st
 import { join } from 'node:path';
 import { CLI, git, makeHistoryRepo, packwright, packwrightFails, tempDir, type Format, fileEndingIn } from './helpers/git.js';
 import { Repository } from '../src/repo/index.js';
-import { RevArgs } from '../src/refs/index.js';
+import { RevArgs } from '../src/walk/index.js';
 import { createPack } from '../src/create/index.js';
 import { walkObjects } from '../src/walk/index.js';
 import { readMtimes } from '../src/idx/index.js';

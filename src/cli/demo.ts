@@ -4,7 +4,7 @@ import { forEachObject } from '../odb/index.js';
 import type { Repository } from '../repo/index.js';
 import { defaultThreads, indexPack, verifyPack } from '../resolve/index.js';
 import { createPack } from '../create/index.js';
-import { RevArgs } from '../refs/index.js';
+import { RevArgs } from '../walk/index.js';
 import { fsck } from '../fsck/index.js';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

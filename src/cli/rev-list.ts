@@ -1,7 +1,7 @@
 import { checkCommitBitmap, walkObjects, walkObjectsWithBitmap, type MissingAction, type WalkedObjects } from '../walk/index.js';
 import { toHex } from '../hash/index.js';
-import type { RevTip } from '../refs/index.js';
-import { RevArgs } from '../refs/index.js';
+import type { RevTip } from '../walk/index.js';
+import { RevArgs } from '../walk/index.js';
 import type { Repository } from '../repo/index.js';
 import { OBJ_COMMIT } from '../objects/index.js';
 import { TextDecoder } from 'node:util';

@@ -1,7 +1,8 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { wildmatch } from '../config/index.js';
-import { approxidate, DWIM_RULES, mergeBases, symbolicFullName } from '../refs/index.js';
+import { approxidate, DWIM_RULES, symbolicFullName } from '../refs/index.js';
+import { mergeBases } from '../walk/index.js';
 import { isPackwrightError, PackwrightError } from '../errors/index.js';
 import { parseCommit, S_IFGITLINK, S_IFMT } from '../objects/index.js';
 import { Repository, gitFileTarget, parseIndexFile, realpathForgiving, setupRepository, shallowFilePath, type RepositorySetup } from '../repo/index.js';

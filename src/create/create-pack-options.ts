@@ -3,7 +3,7 @@ import type { CruftOptions } from './cruft-objects.js';
 import type { ObjectFilter } from '../walk/object-filter.js';
 import type { StoreHandle } from '../odb/store-handle.js';
 import type { RefStore } from '../refs/ref-store.js';
-import type { RevTip } from '../refs/rev-args.js';
+import type { RevTip } from '../walk/rev-args.js';
 import type { MissingAction } from '../walk/rev-walk.js';
 import type { EntryCounts } from './write-pack.js';
 import type { PackSink } from './write-pack.js';

@@ -7,7 +7,7 @@ import { parseTag } from '../objects/commit.js';
 import { OBJ_BLOB, OBJ_COMMIT, OBJ_TAG, OBJ_TREE } from '../objects/object-type.js';
 import type { StoreHandle } from '../odb/store-handle.js';
 import type { StorePack } from '../odb/store-pack.js';
-import type { RevTip } from '../refs/rev-args.js';
+import type { RevTip } from './rev-args.js';
 import { listObjects } from './list-objects.js';
 import { Flag, ObjectTable } from './object-table.js';
 import { RevWalk, type MissingAction } from './rev-walk.js';

@@ -15,3 +15,6 @@ export { walkObjectsWithBitmap, checkCommitBitmap } from './bitmap-walk.js';
 export type { BitmapWalkOptions, CommitBitmapCheck } from './bitmap-walk.js';
 export { parseObjectFilter } from './object-filter.js';
 export type { ObjectFilter } from './object-filter.js';
+export { RevArgs } from './rev-args.js';
+export type { RevTip } from './rev-args.js';
+export { mergeBases } from './merge-bases.js';

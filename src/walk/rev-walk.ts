@@ -4,7 +4,7 @@ import { parseCommit, parseTag } from '../objects/commit.js';
 import { OBJ_BLOB, OBJ_COMMIT, OBJ_TAG, OBJ_TREE, typeName } from '../objects/object-type.js';
 import { TreeCursor } from '../objects/tree.js';
 import type { StoreHandle } from '../odb/store-handle.js';
-import type { RevTip } from '../refs/rev-args.js';
+import type { RevTip } from './rev-args.js';
 import { Flag, ObjectTable } from './object-table.js';
 import { ObjectReader } from './object-reader.js';
 import type { Pathspec } from '../objects/pathspec.js';

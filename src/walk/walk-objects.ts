@@ -1,4 +1,4 @@
-import type { RevTip } from '../refs/rev-args.js';
+import type { RevTip } from './rev-args.js';
 import type { Pathspec } from '../objects/pathspec.js';
 import type { StoreHandle } from '../odb/store-handle.js';
 import { listedObjects } from '../odb/store-pack.js';

@@ -1,8 +1,8 @@
 import { PackwrightError } from '../errors/packwright-error.js';
 import { wildmatch } from '../config/wildmatch.js';
-import { allReflogs, readReflogFile } from './reflog.js';
+import { allReflogs, readReflogFile } from '../refs/reflog.js';
 import { mergeBases } from './merge-bases.js';
-import { resolveRevision, type RevisionContext } from './resolve-revision.js';
+import { resolveRevision, type RevisionContext } from '../refs/resolve-revision.js';
 
 /** A starting point of a history walk: an object to include, or one whose history to leave out. */
 export interface RevTip {
