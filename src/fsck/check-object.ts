@@ -1,4 +1,7 @@
 import { S_IFDIR, S_IFGITLINK, S_IFLNK, S_IFMT, S_IFREG, TreeCursor } from '../objects/tree.js';
+import { bytesStartWith, hexLineAt, type LinkSink } from '../objects/object-links.js';
+
+export { objectLinks, type LinkSink } from '../objects/object-links.js';
 import { parseConfigText } from '../config/git-config.js';
 import { isPackwrightError } from '../errors/packwright-error.js';
 import { isValidRefname } from '../refs/refname.js';
@@ -20,8 +23,6 @@ export interface SpecialBlobs {
 }
 
 
-/** A link from a commit, tree or tag to another object, with the type the link says it has. */
-export type LinkSink = (data: Uint8Array, idAt: number, type: number) => void;
 
 /** Where `checkTree` gives the tree's links as it checks it (one pass over the entries), and its decoding error. */
 export interface TreeLinks {
@@ -182,69 +183,7 @@ export function checkTag(data: Uint8Array, hashLength: number, report: FsckRepor
 }
 
 
-/**
- * The objects a commit, tree or tag links to, with the type each link says (git's fsck_walk): a
- * commit's tree and parents, a tree's subtrees and blobs (not its submodules), a tag's object
- * (with its `type` line's type, 0 if it names none). Returns a tree's decoding error, if any: the
- * links before it are still given, as git's walk gives them.
- */
-export function objectLinks(type: number, data: Uint8Array, hashLength: number, sink: LinkSink): string | undefined {
-  if (type === OBJ_TREE) {
-    const e = new TreeCursor(hashLength).reset(data);
-    while (e.tryNext()) {
-      // Modes as git canonicalises them for the walk: anything not a file, link or directory is a gitlink.
-      const kind = e.mode & S_IFMT;
-      if (kind === S_IFDIR) sink(data, e.idStart, OBJ_TREE);
-      else if (kind === S_IFREG || kind === S_IFLNK) sink(data, e.idStart, OBJ_BLOB);
-    }
-    return e.error;
-  }
-  if (type === OBJ_COMMIT) {
-    // parse_commit_buffer: `tree <hex>\n`, then `parent <hex>\n` lines.
-    const hex = hashLength * 2;
-    let p = 0;
-    if (!startsWith(data, p, 'tree ') || !hexAt(data, p + 5, hex)) return 'bad tree pointer';
-    sink(hexBytes(data, p + 5, hex), 0, OBJ_TREE);
-    p += 5 + hex + 1;
-    while (startsWith(data, p, 'parent ') && hexAt(data, p + 7, hex)) {
-      sink(hexBytes(data, p + 7, hex), 0, OBJ_COMMIT);
-      p += 7 + hex + 1;
-    }
-    return undefined;
-  }
-  if (type === OBJ_TAG) {
-    const hex = hashLength * 2;
-    if (!startsWith(data, 0, 'object ') || !hexAt(data, 7, hex)) return 'bad tag pointer';
-    const p = 7 + hex + 1;
-    let tagged = 0;
-    if (startsWith(data, p, 'type ')) {
-      const nl = data.indexOf(0x0a, p);
-      if (nl > 0) tagged = Math.max(0, typeNumber(Buffer.from(data.buffer, data.byteOffset + p + 5, nl - p - 5).toString('latin1')));
-    }
-    sink(hexBytes(data, 7, hex), 0, tagged);
-  }
-  return undefined;
-}
 
-function startsWith(d: Uint8Array, at: number, s: string): boolean {
-  if (at + s.length > d.length) return false;
-  for (let i = 0; i < s.length; i++) if (d[at + i] !== s.charCodeAt(i)) return false;
-  return true;
-}
-
-/** `n` hex digits at `at` then a newline (`upper`: capital digits too, as get_oid_hex takes them). */
-function hexAt(d: Uint8Array, at: number, n: number, upper = false): boolean {
-  if (at + n >= d.length || d[at + n] !== 0x0a) return false;
-  for (let i = at; i < at + n; i++) {
-    const c = d[i] as number;
-    if (!((c >= 0x30 && c <= 0x39) || (c >= 0x61 && c <= 0x66) || (upper && c >= 0x41 && c <= 0x46))) return false;
-  }
-  return true;
-}
-
-function hexBytes(d: Uint8Array, at: number, n: number): Uint8Array {
-  return Buffer.from(Buffer.from(d.buffer, d.byteOffset + at, n).toString('latin1'), 'hex');
-}
 
 const TREE_UNORDERED = -1;
 const TREE_HAS_DUPS = -2;
@@ -507,25 +446,25 @@ export function objectFormatError(type: number, data: Uint8Array, hashLength: nu
     return e.error;
   }
   if (type === OBJ_COMMIT) {
-    if (data.length <= 5 + hex + 1 || !startsWith(data, 0, 'tree ') || data[5 + hex] !== 0x0a || !hexAt(data, 5, hex, true)) return 'corrupt commit';
+    if (data.length <= 5 + hex + 1 || !bytesStartWith(data, 0, 'tree ') || data[5 + hex] !== 0x0a || !hexLineAt(data, 5, hex, true)) return 'corrupt commit';
     let p = 5 + hex + 1;
-    while (p + 7 + hex < data.length && startsWith(data, p, 'parent ')) {
-      if (data.length <= p + 7 + hex + 1 || data[p + 7 + hex] !== 0x0a || !hexAt(data, p + 7, hex, true)) return 'corrupt commit';
+    while (p + 7 + hex < data.length && bytesStartWith(data, p, 'parent ')) {
+      if (data.length <= p + 7 + hex + 1 || data[p + 7 + hex] !== 0x0a || !hexLineAt(data, p + 7, hex, true)) return 'corrupt commit';
       p += 7 + hex + 1;
     }
     return undefined;
   }
   if (type === OBJ_TAG) {
-    if (data.length < hex + 24 || !startsWith(data, 0, 'object ') || data[7 + hex] !== 0x0a || !hexAt(data, 7, hex, true)) return 'corrupt tag';
+    if (data.length < hex + 24 || !bytesStartWith(data, 0, 'object ') || data[7 + hex] !== 0x0a || !hexLineAt(data, 7, hex, true)) return 'corrupt tag';
     let p = 7 + hex + 1;
-    if (!startsWith(data, p, 'type ')) return 'corrupt tag';
+    if (!bytesStartWith(data, p, 'type ')) return 'corrupt tag';
     p += 5;
     const nl = data.indexOf(0x0a, p);
     if (nl < 0 || nl - p >= 10) return 'corrupt tag';
     const name = Buffer.from(data.buffer, data.byteOffset + p, nl - p).toString('latin1');
     if (typeNumber(name) < 0) return 'corrupt tag';
     p = nl + 1;
-    if (!(p + 4 < data.length && startsWith(data, p, 'tag '))) return 'corrupt tag';
+    if (!(p + 4 < data.length && bytesStartWith(data, p, 'tag '))) return 'corrupt tag';
     if (data.indexOf(0x0a, p + 4) < 0) return 'corrupt tag';
     return undefined;
   }

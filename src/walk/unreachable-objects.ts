@@ -1,11 +1,11 @@
-import { S_IFGITLINK } from '../objects/tree.js';
+import { objectLinks } from '../objects/object-links.js';
 import { isNotFound } from '../io/read-dir-if-present.js';
 import { existsSync, statSync } from 'node:fs';
 import { basename, join, sep } from 'node:path';
 import { toHex } from '../hash/hex.js';
 import { writeLoose } from '../loose/write-loose.js';
-import { parseCommit, parseTag } from '../objects/commit.js';
-import { OBJ_COMMIT, OBJ_TAG, OBJ_TREE } from '../objects/object-type.js';
+import { PackwrightError } from '../errors/packwright-error.js';
+import { OBJ_COMMIT, OBJ_TAG, OBJ_TREE, TYPE_NAMES } from '../objects/object-type.js';
 import { TreeCursor } from '../objects/tree.js';
 import type { StoreHandle } from '../odb/store-handle.js';
 import type { StorePack } from '../odb/store-pack.js';
@@ -153,20 +153,12 @@ export function walkReachable(handle: StoreHandle, tips: readonly Uint8Array[], 
 /**
  * Calls `link(src, at)` for each object the commit, tree or tag `id` names, its id at
  * `src[at..at+H)`: a commit's tree and parents, a tag's object, a tree's entries but submodule
- * commits (gitlinks), which are another repository's.
+ * commits (gitlinks), which are another repository's (objects/object-links.ts, as fsck reads
+ * them). An object whose links cannot be read is OBJECT_CORRUPT: a walk that needs them stops.
  */
 export function forEachLink(id: Uint8Array, type: number, data: Uint8Array, cursor: TreeCursor, link: (src: Uint8Array, at: number) => void): void {
-  const H = cursor.hashLength;
-  if (type === OBJ_COMMIT) {
-    const c = parseCommit(data, H, toHex(id));
-    link(c.tree, 0);
-    for (const p of c.parents) link(p, 0);
-  } else if (type === OBJ_TAG) {
-    link(parseTag(data, H, toHex(id)).object, 0);
-  } else if (type === OBJ_TREE) {
-    cursor.reset(data, () => toHex(id));
-    while (cursor.next()) if (cursor.mode !== S_IFGITLINK) link(data, cursor.idStart);
-  }
+  const error = objectLinks(type, data, cursor.hashLength, (src, at) => link(src, at), cursor);
+  if (error !== undefined) throw new PackwrightError('OBJECT_CORRUPT', `${TYPE_NAMES[type] ?? 'object'} ${toHex(id)}: ${error}`);
 }
 
 export interface LoosenOptions {
