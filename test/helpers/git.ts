@@ -1,5 +1,5 @@
 import { execFileSync, spawnSync } from 'node:child_process';
-import { cpSync, mkdtempSync, readdirSync, rmSync, writeFileSync, mkdirSync, symlinkSync, chmodSync } from 'node:fs';
+import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { run } from '../../src/cli/run.js';
@@ -73,33 +73,58 @@ export function tempDir(prefix = 'packwright-'): { path: string; [Symbol.dispose
 
 export type Format = 'sha1' | 'sha256';
 
-/** Repositories made once per test process, by format and revision count, copied for each test. */
-const templates = new Map<string, string>();
-let templateRoot: string | undefined;
+/**
+ * Fixtures made once per test run and shared by every test file (each file runs in a process of
+ * its own under one `node --test`): built by git into `<tmp>/packwright-fixtures-<runner pid>/`,
+ * keyed by their recipe (the builder's name and its arguments), then copied for each test. A fixture is built under a temporary name and
+ * renamed into place, so two files that build the same one at once both end with a whole copy.
+ * Directories of runs whose runner has exited are removed by the next run.
+ */
+const runDir = join(tmpdir(), `packwright-fixtures-${process.ppid}`);
+let cleaned = false;
+
+function fixture(name: string, args: readonly (string | number)[], build: (dir: string) => string, copyTo: string): string {
+  if (!cleaned) {
+    cleaned = true;
+    for (const entry of readdirSync(tmpdir())) {
+      const m = /^packwright-fixtures-(\d+)$/.exec(entry);
+      if (m === null || Number(m[1]) === process.ppid) continue;
+      let alive = true;
+      try {
+        process.kill(Number(m[1]), 0);
+      } catch {
+        // No such process (or not ours to signal, so no runner of ours): its fixtures are stale.
+        alive = false;
+      }
+      if (!alive) rmSync(join(tmpdir(), entry), { recursive: true, force: true });
+    }
+  }
+  const key = `${name}-${args.join('-')}`;
+  const built = join(runDir, key);
+  if (!existsSync(built)) {
+    mkdirSync(runDir, { recursive: true });
+    const scratch = mkdtempSync(join(runDir, `.${key}-`));
+    const repo = build(scratch);
+    try {
+      renameSync(repo, built);
+    } catch (e) {
+      // Another test file built it first: theirs is whole, ours goes.
+      if (!existsSync(built)) throw e;
+    }
+    rmSync(scratch, { recursive: true, force: true });
+  }
+  cpSync(built, copyTo, { recursive: true, verbatimSymlinks: true });
+  return copyTo;
+}
 
 /**
  * A repository with history worth packing: several revisions of text files (so repacking makes
  * deltas), a symlink, an executable, a submodule entry, an annotated tag, a nested tree. Built
- * once per test file (process) for each format and size, then copied (its ids are the same every
- * time: dates and names are fixed).
+ * once per test run for each format and size, then copied (its ids are the same every time:
+ * dates and names are fixed).
  */
 export function makeRepo(dir: string, format: Format, revisions = 12): string {
-  const key = `${format}-${revisions}`;
-  let template = templates.get(key);
-  if (template === undefined) {
-    if (templateRoot === undefined) {
-      const root = mkdtempSync(join(tmpdir(), 'packwright-fixtures-'));
-      templateRoot = root;
-      process.on('exit', () => rmSync(root, { recursive: true, force: true }));
-    }
-    const at = join(templateRoot, key);
-    mkdirSync(at);
-    template = buildRepo(at, format, revisions);
-    templates.set(key, template);
-  }
-  const repo = join(dir, 'repo');
-  cpSync(template, repo, { recursive: true, verbatimSymlinks: true });
-  return repo;
+  return fixture('repo', [format, revisions], (at) => buildRepo(at, format, revisions), join(dir, 'repo'));
 }
 
 function buildRepo(dir: string, format: Format, revisions: number): string {
@@ -153,6 +178,10 @@ export function deepChainStream(revs: number, lines = 5000): string {
 }
 
 export function makeDeepChainRepo(dir: string, revs: number, format: Format = 'sha1'): string {
+  return fixture('deep-chain', [revs, format], (at) => buildDeepChainRepo(at, revs, format), join(dir, 'deep.git'));
+}
+
+function buildDeepChainRepo(dir: string, revs: number, format: Format): string {
   const repo = join(dir, 'deep.git');
   git(dir, ['init', '-q', '--bare', `--object-format=${format}`, repo]);
   git(repo, ['fast-import', '--quiet'], deepChainStream(revs));
@@ -168,6 +197,10 @@ export function makeDeepChainRepo(dir: string, revs: number, format: Format = 's
  * a blob) and a lightweight one. Stored in two packs and some loose objects.
  */
 export function makeHistoryRepo(dir: string, format: Format, commits = 120): string {
+  return fixture('history', [format, commits], (at) => buildHistoryRepo(at, format, commits), join(dir, `history-${format}.git`));
+}
+
+function buildHistoryRepo(dir: string, format: Format, commits: number): string {
   const repo = join(dir, `history-${format}.git`);
   git(dir, ['init', '-q', '--bare', `--object-format=${format}`, '-b', 'main', repo]);
   let seed = 7;
