@@ -1,0 +1,242 @@
+import { basename } from 'node:path';
+import type { StorePack } from '../odb/store-pack.js';
+import { PackwrightError } from '../errors/packwright-error.js';
+import { toHex } from '../hash/hex.js';
+import { enumerateCruft } from './cruft-objects.js';
+import { parseTag } from '../objects/commit.js';
+import { OBJ_TAG } from '../objects/object-type.js';
+import { filterObjects, keepsNoTrees, type FilterContext } from '../walk/filter-objects.js';
+import { markPreferredBases } from './preferred-bases.js';
+import type { StoreHandle } from '../odb/store-handle.js';
+import type { RefStore } from '../refs/ref-store.js';
+import { locateAdded, locateObjects, type ObjectLocations } from '../walk/locate-objects.js';
+import { Flag, nameHash, ObjectTable } from '../walk/object-table.js';
+import type { RevWalk } from '../walk/rev-walk.js';
+import { givenObjects, leaveOutMissing, walkObjectsParallel, walkObjectsSliced } from '../walk/walk-objects.js';
+import { walkObjectsWithBitmap } from '../walk/bitmap-walk.js';
+import { addLooseObjects, addObjectsOfRepackedPacks, isLocal, loosenUnusedObjects, recentObjects } from '../walk/unreachable-objects.js';
+import { WorkerPool } from '../workers/worker-pool.js';
+import type { CreateTasks } from './create-tasks.js';
+import type { CreatePackOptions } from './create-pack-options.js';
+
+
+/** What the count stage found: the objects to pack, in order, where each is stored, and what it left out. */
+export interface CountedObjects {
+  table: ObjectTable;
+  /** The objects to pack, by number in `table`, in the order counting met them. */
+  listed: Int32Array;
+  locations: ObjectLocations;
+  /** Objects named or reached that the repository lacks (allowed by `missing`). */
+  missing: number;
+  /** What counting was asked for: the listed objects and the missing ones, before kept or packed ones were left out. */
+  inputObjects: number;
+  /** Objects `unpackUnreachable` wrote as loose objects. */
+  loosened: number;
+  /** A cruft pack's objects' times, by object number. */
+  mtimes: readonly number[] | undefined;
+}
+
+/**
+ * The count stage (git's "Enumerating objects"): the objects of the pack, from tips or ids (or, for
+ * a cruft pack, the unreachable objects with their times), then the filter, --include-tag, the
+ * unreachable objects asked for, and what kept, local or already packed copies leave out; and the
+ * objects --unpack-unreachable loosens. `pool` gives the worker pool when counting uses threads.
+ */
+export async function countForPack(options: CreatePackOptions, pool: () => WorkerPool<CreateTasks>, threads: number): Promise<CountedObjects> {
+  const handle = options.objects;
+  // Counting (or, for a cruft pack, gathering the unreachable objects and their times).
+  if (options.cruft !== undefined && (options.packBase === undefined || options.maxPackSize !== undefined)) {
+    throw new PackwrightError('INVALID_ARGUMENT', 'a cruft pack is written under a base name, in one pack');
+  }
+  const cruft = options.cruft !== undefined ? enumerateCruft(handle, options.cruft) : undefined;
+  const counted = cruft !== undefined
+    ? { table: cruft.table, listed: Int32Array.from(cruft.order), locations: locateObjects(handle, cruft.table), missing: 0, filterContext: { given: new Set<number>(), rootTrees: () => [] }, walk: undefined }
+    : await walkForPack(options, pool, threads);
+  const { table } = counted;
+  let { listed, locations, missing } = counted;
+  // Before tags are included: git includes a tag only when what it points at is in the pack.
+  if (options.filter !== undefined) {
+    listed = filterObjects(handle, table, listed, locations, options.filter, counted.filterContext);
+    // Missing blobs the filter kept are errors (or allowed) now, as git finds them when it writes.
+    if (counted.walk !== undefined) {
+      const found: number[] = [];
+      listed = leaveOutMissing(counted.walk, listed, { missing: options.missing ?? 'error', blobError: 'pack-objects' }, found);
+      missing += found.length;
+    }
+  }
+  if (options.includeTag) {
+    const extra = includeTags(handle, table, options.refs);
+    if (extra.length > 0) {
+      locations = locateAdded(handle, table, locations);
+      listed = Int32Array.from([...listed, ...extra]);
+    }
+  }
+  const keepPacks = new Set(options.keepPacks ?? []);
+  if (options.keepUnreachable === true || options.packLooseUnreachable === true) {
+    const extra = [
+      ...(options.keepUnreachable === true ? addObjectsOfRepackedPacks(handle, table, keepPacks) : []),
+      ...(options.packLooseUnreachable === true ? addLooseObjects(handle, table) : []),
+    ];
+    if (extra.length > 0) {
+      locations = locateAdded(handle, table, locations);
+      listed = Int32Array.from([...listed, ...extra]);
+    }
+  }
+  if (options.incremental || options.local || options.honorPackKeep || keepPacks.size > 0) listed = leaveOutPacked(handle, table, listed, locations, options);
+  const inputObjects = listed.length + missing;
+  let loosened = 0;
+  if (options.unpackUnreachable !== undefined) {
+    const packed = new Uint8Array(table.count);
+    for (const o of listed) packed[o] = 1;
+    const inPack = (n: number): boolean => packed[n] === 1;
+    const expiration = options.unpackUnreachable.expiration ?? 0;
+    const recent = expiration > 0 ? recentObjects(handle, table, inPack, expiration) : undefined;
+    loosened = loosenUnusedObjects(handle, table, inPack, { keepPacks, expiration, ...(recent !== undefined ? { recent } : {}) });
+  }
+  return { table, listed, locations, missing, inputObjects, loosened, mtimes: cruft?.mtimes };
+}
+
+/** The objects the walk (or the list of ids) gives: walked from tips or interned from ids, located, missing ones dealt with. */
+async function walkForPack(options: CreatePackOptions, pool: () => WorkerPool<CreateTasks>, threads: number): Promise<{ table: ObjectTable; listed: Int32Array; locations: ObjectLocations; missing: number; filterContext: FilterContext; walk: RevWalk | undefined }> {
+  const handle = options.objects;
+  const H = handle.hashLength;
+  const progress = options.onProgress;
+  const missingAction = options.missing ?? 'error';
+  let table: ObjectTable;
+  let listed: Int32Array;
+  let locations: ObjectLocations;
+  let missing = 0;
+  // Objects asked for by name: a filter does not leave them out.
+  const tips = new Set<number>();
+  let rootTrees = (): Iterable<number> => [];
+  let walk: RevWalk | undefined;
+  if (options.ids !== undefined) {
+    table = new ObjectTable(H, options.ids.length);
+    const order: number[] = [];
+    for (const { id, name } of options.ids) {
+      const n = table.intern(id);
+      if (!table.added) continue;
+      table.mark(n, Flag.LISTED);
+      table.nameHashes[n] = name === undefined ? 0 : nameHash(Buffer.from(name, 'utf8'));
+      order.push(n);
+      tips.add(n);
+    }
+    if (options.preferredBases !== undefined) markPreferredBases(handle, table, options.preferredBases.map((id) => table.intern(id)));
+    locations = locateObjects(handle, table);
+    const kept = order.filter((n) => {
+      if (!table.is(n, Flag.MISSING)) return true;
+      if (missingAction === 'error') throw new PackwrightError('OBJECT_NOT_FOUND', `object ${toHex(table.id(n))} is not in the repository`);
+      missing++;
+      return false;
+    });
+    listed = Int32Array.from(kept);
+  } else {
+    const walkOptions = {
+      missing: missingAction,
+      shallow: options.shallow ?? [],
+      ...(options.excludePromisor === true ? { excludePromisor: true } : {}),
+      blobError: 'pack-objects' as const,
+      ...(options.filter !== undefined ? { deferMissingBlobs: true } : {}),
+      ...(options.filter !== undefined && keepsNoTrees(options.filter) ? { trees: 'tips' as const } : {}),
+      ...(progress === undefined ? {} : { onProgress: (n: number) => progress('counting', n, 0) }),
+      ...(options.signal === undefined ? {} : { signal: options.signal }),
+    };
+    // A walk that lists no trees (`trees: 'tips'`) has nothing to share out among threads.
+    const countThreads = walkOptions.trees === 'tips' ? 1 : Math.min(threads, options.countThreads ?? (threads > 2 ? threads : 1));
+    const walked = (bitmapAllowed(options) ? walkObjectsWithBitmap(handle, options.tips ?? [], { ...walkOptions, ...(options.onWarning !== undefined ? { onWarning: options.onWarning } : {}) }) : undefined)
+      ?? (countThreads > 1
+        ? await walkObjectsParallel(handle, options.tips ?? [], pool(), countThreads, walkOptions)
+        : await walkObjectsSliced(handle, options.tips ?? [], walkOptions));
+    table = walked.table;
+    listed = walked.order;
+    missing = walked.missing.length;
+    const revWalk = walked.walk;
+    walk = revWalk;
+    rootTrees = () => revWalk.commits.map((c) => revWalk.treeOf(c));
+    if (options.filter !== undefined) for (const n of givenObjects(revWalk)) tips.add(n);
+    // git's thin packs delta against the trees of excluded boundary commits (at most `window` of them).
+    if (options.thin && (options.window ?? 10) > 0 && walked.walk.edges.length > 0) {
+      markPreferredBases(handle, table, walked.walk.edges.slice(0, options.window ?? 10).map((c) => walked.walk.treeOf(c)));
+      locations = locateAdded(handle, table, walked.locations);
+    } else {
+      locations = walked.locations;
+    }
+  }
+  return { table, listed, locations, missing, filterContext: { given: tips, rootTrees }, walk };
+}
+
+/** Whether counting may take the bitmap walk (see CreatePackOptions.useBitmapIndex). */
+function bitmapAllowed(options: CreatePackOptions): boolean {
+  if (!(options.useBitmapIndex ?? options.packBase === undefined)) return false;
+  const tips = options.tips ?? [];
+  return (options.shallow ?? []).length === 0 && options.filter === undefined && options.excludePromisor !== true
+    && options.keepUnreachable !== true && options.packLooseUnreachable !== true && options.unpackUnreachable === undefined
+    && !(options.thin === true && tips.some((t) => t.uninteresting));
+}
+
+/**
+ * git's --incremental, --local, --honor-pack-keep and --keep-pack: an object with a copy in a pack
+ * (any pack; one of an alternate, or a loose file there; one with a `.keep` file; a local one
+ * named) is not packed again.
+ */
+function leaveOutPacked(handle: StoreHandle, table: ObjectTable, listed: Int32Array, locations: ObjectLocations, options: CreatePackOptions): Int32Array {
+  const named = new Set(options.keepPacks ?? []);
+  // As in git, --honor-pack-keep counts only when a local pack has a .keep file; then every kept
+  // pack counts, an alternate's too.
+  const honorKeep = options.honorPackKeep === true && handle.packs().some((p) => isLocal(handle, p) && p.markers.keep);
+  const excludes = (k: number): boolean => {
+    if (k < 0) return false;
+    const pack = locations.packs[k] as StorePack;
+    const local = isLocal(handle, pack);
+    return options.incremental === true || (options.local === true && !local) || (honorKeep && pack.markers.keep) || (local && named.has(basename(pack.packPath)));
+  };
+  // --local also leaves out what an alternate holds as a loose object (git's want_object_in_pack:
+  // has_loose_object_nonlocal), wherever else it is stored.
+  let alternateLoose: ObjectTable | undefined;
+  if (options.local === true) {
+    for (const dir of handle.looseDirs().slice(1)) {
+      for (const id of handle.looseIds(dir)) (alternateLoose ??= new ObjectTable(handle.hashLength)).intern(id);
+    }
+  }
+  return listed.filter((o) => {
+    if (excludes(locations.pack[o] as number)) return false;
+    for (const c of locations.otherCopies.get(o) ?? []) if (excludes(c.pack)) return false;
+    return alternateLoose === undefined || alternateLoose.find(table.id(o)) < 0;
+  });
+}
+
+/**
+ * git's --include-tag: every annotated tag under refs/tags whose chain ends at a packed object is
+ * packed too, with the tags in between. Returns the object numbers added.
+ */
+function includeTags(handle: StoreHandle, table: ObjectTable, refs: RefStore | undefined): number[] {
+  if (refs === undefined) throw new PackwrightError('INVALID_ARGUMENT', 'includeTag needs the refs');
+  const added: number[] = [];
+  for (const ref of refs.list('refs/tags/')) {
+    const chain: Buffer[] = [];
+    let id: Buffer = ref.id;
+    let target = -1;
+    for (let depth = 0; depth < 64; depth++) {
+      const n = table.find(id);
+      if (n >= 0 && table.is(n, Flag.LISTED) && table.types[n] !== OBJ_TAG) {
+        target = n;
+        break;
+      }
+      const location = handle.locate(id);
+      if (location === undefined) break;
+      const obj = handle.readAt(location);
+      if (obj.type !== OBJ_TAG) break;
+      chain.push(id);
+      id = parseTag(obj.data, handle.hashLength).object;
+    }
+    if (target < 0) continue;
+    for (const tagId of chain) {
+      const n = table.intern(tagId);
+      if (table.is(n, Flag.LISTED)) continue;
+      table.types[n] = OBJ_TAG;
+      table.mark(n, Flag.LISTED);
+      added.push(n);
+    }
+  }
+  return added;
+}
