@@ -1,7 +1,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
+import { fileEndingIn, git, makeRepo, packwrightProcess, tempDir } from './helpers/git.js';
 
 const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { name: string; version: string; exports: Record<string, unknown>; bin: Record<string, string> };
 
@@ -48,4 +50,30 @@ test('the CLI uses only the package\'s entry points, so a library user can do al
   assert.deepEqual(offending, [], 'imports past the public API');
   // The scan sees imports at all (a broken pattern would pass vacuously).
   assert.match(readFileSync(new URL('cat-file.ts', cliDir), 'utf8'), /from '\.\.\/odb\/index\.js'/);
+});
+
+test('the bundled executable starts each of its worker scripts: index-pack, odb stats, fsck and pack-objects on two threads, as git answers', () => {
+  using dir = tempDir();
+  const repo = makeRepo(dir.path, 'sha1', 8);
+  git(repo, ['repack', '-adq']);
+  const packDir = join(repo, '.git', 'objects', 'pack');
+  const pack = join(packDir, fileEndingIn(packDir, '.pack'));
+  // resolve-worker: index-pack resolves on a second thread only when asked (the pack is small).
+  const indexed = packwrightProcess(dir.path, ['index-pack', '--threads=2', '-o', join(dir.path, 'pw.idx'), pack]);
+  assert.equal(indexed.status, 0, indexed.stderr);
+  assert.deepEqual(readFileSync(join(dir.path, 'pw.idx')), readFileSync(pack.replace(/\.pack$/, '.idx')));
+  // store-worker: every id looked up again from the worker threads.
+  const stats = packwrightProcess(repo, ['odb', 'stats', '--extra-header-lookup', '--threads=2', '--json']);
+  assert.equal(stats.status, 0, stats.stderr);
+  const objects = git(repo, ['cat-file', '--batch-all-objects', '--batch-check']).toString().trim().split('\n').length;
+  assert.equal((JSON.parse(stats.stdout.toString()) as { lookedUp: number }).lookedUp, objects);
+  // fsck-worker: the pack checked on two threads, git's (empty) findings.
+  const checked = packwrightProcess(repo, ['fsck', '--no-progress', '--threads=2']);
+  assert.equal(checked.status, 0, checked.stderr);
+  assert.equal(checked.stdout.toString(), git(repo, ['fsck', '--no-progress']).toString());
+  // create-worker: new deltas searched on two threads; git index-pack accepts the pack.
+  const packed = packwrightProcess(repo, ['pack-objects', '--revs', '--all', '--stdout', '-q', '--no-reuse-delta', '--threads=2'], '');
+  assert.equal(packed.status, 0, packed.stderr);
+  writeFileSync(join(dir.path, 'pw.pack'), packed.stdout);
+  git(dir.path, ['index-pack', '-o', join(dir.path, 'git.idx'), join(dir.path, 'pw.pack')]);
 });
