@@ -44,8 +44,24 @@ export class BuddyAllocator {
     this.prev = new Int32Array(units);
     this.freeOrder = new Int8Array(units).fill(-1);
     this.usedOrder = new Int8Array(units).fill(-1);
-    const perTop = top / this.unit;
-    for (let i = units - perTop; i >= 0; i -= perTop) this.push(i, maxShift - minShift);
+    this.freeAll();
+  }
+
+  /**
+   * Makes every block free again, keeping the memory: for an owner that is done with all of its
+   * blocks (a closed cache) and hands the allocator to the next.
+   */
+  reset(): void {
+    this.heads.fill(-1);
+    this.freeOrder.fill(-1);
+    this.usedOrder.fill(-1);
+    this.freeAll();
+  }
+
+  private freeAll(): void {
+    const perTop = this.maxBlock / this.unit;
+    const topOrder = this.heads.length - 1;
+    for (let i = this.units - perTop; i >= 0; i -= perTop) this.push(i, topOrder);
   }
 
   /** The largest block an allocator of `size` bytes has with the default shifts. */

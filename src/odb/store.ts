@@ -349,7 +349,7 @@ export class Store {
     this.pool = undefined;
     this.catalog.closeAll();
     this.inflater.close();
-    this.cache.clear();
+    this.cache.close();
   }
 }
 
