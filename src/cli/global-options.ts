@@ -16,8 +16,6 @@ export interface GlobalOptions {
   configParameters: string[];
   /** `--shallow-file <file>`: the shallow commits (git upload-pack passes '' for none). */
   shallowFile?: string;
-  /** `--no-replace-objects`: refs/replace/ is not used to read objects (git sets GIT_NO_REPLACE_OBJECTS). */
-  noReplaceObjects?: boolean;
   /** The repositories the command opened (openRepository): run() closes them when the command ends, so one run in-process leaves no file or thread open. */
   opened: Repository[];
 }
@@ -35,11 +33,9 @@ export function parseGlobalOptions(argv: string[], io: Pick<CommandIO, 'cwd' | '
     else if (a === '-c') global.configParameters.push(argv[++i] ?? '');
     else if (a === '--shallow-file') global.shallowFile = argv[++i] ?? '';
     else if (a.startsWith('--shallow-file=')) global.shallowFile = a.slice(15);
-    else if (a === '--no-replace-objects') {
-      // As git does, for this command and what it runs.
-      global.noReplaceObjects = true;
-      env['GIT_NO_REPLACE_OBJECTS'] = '1';
-    }
+    // `--no-replace-objects`: refs/replace/ is not used to read objects; as git, through
+    // GIT_NO_REPLACE_OBJECTS, for this command and what it runs.
+    else if (a === '--no-replace-objects') env['GIT_NO_REPLACE_OBJECTS'] = '1';
     // git's --work-tree sets GIT_WORK_TREE for the command (and what it runs).
     else if (a.startsWith('--work-tree=')) env['GIT_WORK_TREE'] = a.slice(12);
     else if (a === '--work-tree') env['GIT_WORK_TREE'] = argv[++i] ?? '';

@@ -3,7 +3,7 @@ import { parseCommit } from '../objects/commit.js';
 import type { StoreHandle } from '../odb/store-handle.js';
 import { ObjectTable } from './object-table.js';
 
-/** Marks of the merge-base search, one byte a commit of the table. */
+/** Marks of the merge-base search, in the flags of its own table (not the walk's `Flag` meanings). */
 const FROM_A = 1;
 const FROM_B = 2;
 /** A proper ancestor of a common ancestor: not a merge base. */
@@ -13,28 +13,18 @@ const BELOW_COMMON = 4;
  * The merge bases of two commits (git's get_merge_bases): their common ancestors that no other
  * common ancestor reaches, in the order met from `a` (depth first, last parent first). What
  * `A...B` excludes. Commits the store lacks end their line of ancestry (a shallow or partial
- * history). Linear in the commits reached: each is numbered in an ObjectTable, parsed once, and
- * visited at most once by each of the three passes (from `a`, from `b`, below the common ones).
+ * history). Linear in the commits reached: each is numbered in an ObjectTable (whose flags hold
+ * the marks), parsed once, and visited at most once by each of the three passes (from `a`, from `b`, below the common ones).
  */
 export function mergeBases(objects: StoreHandle, a: Uint8Array, b: Uint8Array): Buffer[] {
   const H = objects.hashLength;
   const table = new ObjectTable(H, 1024);
   const parents: (number[] | undefined)[] = [];
-  let flags = new Uint8Array(1024);
-  const number = (id: Uint8Array): number => {
-    const n = table.intern(id);
-    if (n >= flags.length) {
-      const grown = new Uint8Array(flags.length * 2);
-      grown.set(flags);
-      flags = grown;
-    }
-    return n;
-  };
   const parentsOf = (n: number): number[] => {
     let ps = parents[n];
     if (ps === undefined) {
       try {
-        ps = parseCommit(objects.read(Buffer.from(table.id(n))).data, H).parents.map((p) => number(p));
+        ps = parseCommit(objects.read(Buffer.from(table.id(n))).data, H).parents.map((p) => table.intern(p));
       } catch (e) {
         if (!isPackwrightError(e)) throw e;
         ps = [];
@@ -49,20 +39,19 @@ export function mergeBases(objects: StoreHandle, a: Uint8Array, b: Uint8Array): 
     const stack = [...starts];
     while (stack.length > 0) {
       const n = stack.pop() as number;
-      if (((flags[n] as number) & flag) !== 0) continue;
-      flags[n] = (flags[n] as number) | flag;
+      if (table.is(n, flag)) continue;
+      table.mark(n, flag);
       order.push(n);
       // Pushed in order, so the last parent is taken first: the order git's results come in.
       for (const p of parentsOf(n)) stack.push(p);
     }
     return order;
   };
-  const fromB = number(b);
-  paint([fromB], FROM_B);
-  const common = paint([number(a)], FROM_A).filter((n) => ((flags[n] as number) & FROM_B) !== 0);
+  paint([table.intern(b)], FROM_B);
+  const common = paint([table.intern(a)], FROM_A).filter((n) => table.is(n, FROM_B));
   // Every proper ancestor of a common ancestor is reached by it: not a merge base.
   const below: number[] = [];
   for (const n of common) for (const p of parentsOf(n)) below.push(p);
   paint(below, BELOW_COMMON);
-  return common.filter((n) => ((flags[n] as number) & BELOW_COMMON) === 0).map((n) => Buffer.from(table.id(n)));
+  return common.filter((n) => !table.is(n, BELOW_COMMON)).map((n) => Buffer.from(table.id(n)));
 }
