@@ -1,4 +1,4 @@
-import { checkCommitBitmap, walkObjects, walkObjectsWithBitmap, type MissingAction, type WalkedObjects } from '../walk/index.js';
+import { checkCommitBitmap, walkCommits, walkObjects, walkObjectsWithBitmap, type MissingAction, type RevWalk, type WalkedObjects } from '../walk/index.js';
 import { toHex } from '../hash/index.js';
 import type { RevTip } from '../walk/index.js';
 import { RevArgs } from '../walk/index.js';
@@ -153,6 +153,19 @@ export function revListCommand(io: CommandIO, open: () => Repository, argv: stri
     const walked = walkObjectsWithBitmap(repo.objects, revs.tips, { missing, ...(warn !== undefined ? { onWarning: warn } : {}) });
     if (walked !== undefined) return printBitmapWalk(io, walked, bitmapCount, withObjects, maxCount);
   }
+  const walkOptions = {
+    missing,
+    ...(excludePromisor ? { excludePromisor } : {}),
+    maxCount,
+    firstParent,
+    bisect,
+    ...(pathspec !== undefined ? { pathspec } : {}),
+  };
+  if (!withObjects) {
+    // The commits alone: no tree is listed, so none is read (or needs to be there).
+    const walk = walkCommits(repo.objects, revs.tips, walkOptions);
+    return printCommits(io, repo, walk, count, header, missing === 'print');
+  }
   // Paths go into one arena while listing: an object is printed only once the pass over the
   // indexes has said it is there.
   let arena = Buffer.allocUnsafe(1 << 16);
@@ -175,15 +188,9 @@ export function revListCommand(io: CommandIO, open: () => Repository, argv: stri
     ends = e2;
   };
   const { table, order, missing: absent } = walkObjects(repo.objects, revs.tips, {
-    missing,
-    ...(excludePromisor ? { excludePromisor } : {}),
-    maxCount,
-    firstParent,
-    bisect,
-    paths: withObjects,
-    ...(pathspec !== undefined ? { pathspec } : {}),
+    ...walkOptions,
+    paths: true,
     visit: (n, type, path) => {
-      if (!withObjects && type !== OBJ_COMMIT) return;
       room(n);
       if (path === undefined || type === OBJ_COMMIT) {
         starts[n] = NO_PATH;
@@ -231,6 +238,36 @@ export function revListCommand(io: CommandIO, open: () => Repository, argv: stri
   }
   if (missing === 'print') {
     for (const n of absent) {
+      out.byte(0x3f);
+      out.hex(table.id(n));
+      out.byte(0x0a);
+    }
+  }
+  out.flush();
+  return 0;
+}
+
+/** What rev-list prints of a walk of commits alone: each id (with --header, the commit), or their count. */
+function printCommits(io: CommandIO, repo: Repository, walk: RevWalk, count: boolean, header: boolean, printMissing: boolean): number {
+  const out = new Output(io.stdout);
+  const { table, commits } = walk;
+  if (count) {
+    out.string(`${commits.length}\n`);
+    out.flush();
+    return 0;
+  }
+  for (const n of commits) {
+    out.hex(table.id(n));
+    if (header) {
+      out.byte(0x0a);
+      out.bytes(rawCommit(repo.objects.read(table.id(n)).data));
+      out.byte(0);
+      continue;
+    }
+    out.byte(0x0a);
+  }
+  if (printMissing) {
+    for (const n of walk.missing) {
       out.byte(0x3f);
       out.hex(table.id(n));
       out.byte(0x0a);

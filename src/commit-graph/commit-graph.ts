@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { PackwrightError } from '../errors/packwright-error.js';
 import { CHUNK_TABLE_ROW, readChunkTable, type Chunk } from '../encoding/chunk-table.js';
+import { findId } from '../idx/sorted-ids.js';
 
 /** `CGPH`, version 1 (gitformat-commit-graph). */
 const SIGNATURE = 0x43475048;
@@ -29,6 +30,7 @@ export class CommitGraphFile {
   /** Commits in the layers below this one (a chain's base graphs). */
   readonly baseCount: number;
   private readonly fanout: number;
+  private readonly view: DataView;
   private readonly ids: number;
   private readonly commits: number;
   private readonly edges: number;
@@ -57,6 +59,7 @@ export class CommitGraphFile {
     const fanout = chunk(OIDF, 'OID fanout');
     if (fanout.size !== 256 * 4) fail('commit-graph required OID fanout chunk missing or corrupted');
     this.fanout = fanout.start;
+    this.view = new DataView(data.buffer, data.byteOffset, data.byteLength);
     this.count = data.readUInt32BE(fanout.start + 255 * 4);
     const ids = chunk(OIDL, 'OID lookup');
     if (ids.size !== this.count * hashLength) fail('commit-graph required OID lookup chunk missing or corrupted');
@@ -95,14 +98,33 @@ export class CommitGraphFile {
     return this.data.readUInt32BE(this.fanout + 4 * b);
   }
 
+  /** The position in this layer of the id at `key[offset]`, or -1. */
+  find(key: Uint8Array, offset = 0): number {
+    if (this.count === 0) return -1;
+    const ids = this.ids;
+    const H = this.hashLength;
+    const i = findId(this.data, (i) => ids + i * H, this.view, this.fanout, key, offset, H);
+    // A fan-out that overstates the count (which verify reports) finds nothing past the ids.
+    return i < this.count ? i : -1;
+  }
+
   /** The id at position `i` of this layer (a view of the file). */
   id(i: number): Buffer {
-    return this.data.subarray(this.ids + i * this.hashLength, this.ids + (i + 1) * this.hashLength);
+    return this.data.subarray(this.idOffset(i), this.idOffset(i) + this.hashLength);
+  }
+
+  /** Where in `data` the id at position `i` starts. */
+  idOffset(i: number): number {
+    return this.ids + i * this.hashLength;
   }
 
   tree(i: number): Buffer {
-    const at = this.commits + i * (this.hashLength + 16);
-    return this.data.subarray(at, at + this.hashLength);
+    return this.data.subarray(this.treeOffset(i), this.treeOffset(i) + this.hashLength);
+  }
+
+  /** Where in `data` the root tree id of the commit at position `i` starts. */
+  treeOffset(i: number): number {
+    return this.commits + i * (this.hashLength + 16);
   }
 
   /**

@@ -2,3 +2,4 @@
 export { CommitGraphFile } from './commit-graph.js';
 export { verifyCommitGraph } from './verify-commit-graph.js';
 export type { CommitLookup } from './verify-commit-graph.js';
+export { CommitGraphChain, commitGraphPaths } from './commit-graph-chain.js';

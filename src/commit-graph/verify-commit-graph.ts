@@ -1,10 +1,9 @@
-import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { isPackwrightError } from '../errors/packwright-error.js';
 import { hashBytes } from '../hash/hash-object.js';
 import { formatForHashLength } from '../hash/object-format.js';
 import { compareBytes } from '../idx/sorted-ids.js';
 import { CommitGraphFile } from './commit-graph.js';
+import { commitGraphPaths } from './commit-graph-chain.js';
 
 /** The largest topological level a commit-graph stores (30 bits). */
 const GENERATION_V1_MAX = 0x3fffffff;
@@ -22,13 +21,8 @@ export type CommitLookup = (id: Buffer) => { tree: Buffer; parents: Buffer[]; da
  */
 export function verifyCommitGraph(objectsDir: string, hashLength: number, lookup: CommitLookup): string[] {
   const errors: string[] = [];
-  const single = join(objectsDir, 'info', 'commit-graph');
-  const chain = join(objectsDir, 'info', 'commit-graphs', 'commit-graph-chain');
-  let paths: string[];
-  if (existsSync(single)) paths = [single];
-  else if (existsSync(chain)) {
-    paths = readFileSync(chain, 'utf8').split('\n').filter((l) => l !== '').map((h) => join(objectsDir, 'info', 'commit-graphs', `graph-${h}.graph`));
-  } else return errors;
+  const paths = commitGraphPaths(objectsDir);
+  if (paths.length === 0) return errors;
   const layers: CommitGraphFile[] = [];
   let base = 0;
   for (const path of paths) {

@@ -13,6 +13,8 @@ import { writeLoose } from '../loose/write-loose.js';
 import { Inflater } from '../zlib/inflater.js';
 import { GitConfig } from '../config/git-config.js';
 import { Catalog, type CatalogView } from './catalog.js';
+import { CommitGraphChain } from '../commit-graph/commit-graph-chain.js';
+import { fileStamp } from './file-stamp.js';
 import { DEFAULT_REFRESH, mayRescan, type RefreshPolicy } from './refresh-policy.js';
 import { StoreHandle } from './store-handle.js';
 import type { PackContext, StorePack, StoredObject } from './store-pack.js';
@@ -54,6 +56,8 @@ export interface OpenStoreOptions {
   now?: () => number;
   /** Look objects up through multi-pack-indexes (git's core.multiPackIndex; default true). */
   multiPackIndex?: boolean;
+  /** Let walks read commits from the commit-graph (git's core.commitGraph; default true). */
+  commitGraph?: boolean;
   /** zlib level of loose objects written (git's core.looseCompression; default 1). */
   looseCompression?: number;
   /** fsync loose objects before they become visible (git's core.fsync loose-object; default false, as git). */
@@ -118,6 +122,9 @@ export class Store {
   /** What a worker thread needs to open its own store on these files. */
   readonly key: StoreKey;
   private readonly threads: number;
+  private readonly useCommitGraph: boolean;
+  /** The commit-graph as last read: for which listing, from which files, and its bytes charged. */
+  private graph: { version: number; stamp: string; chain: CommitGraphChain | undefined; bytes: number } | undefined;
 
   private constructor(objectsDir: string, format: ObjectFormat, options: OpenStoreOptions) {
     this.objectsDir = objectsDir;
@@ -143,6 +150,7 @@ export class Store {
       }
     };
     const multiPackIndex = options.multiPackIndex ?? true;
+    this.useCommitGraph = options.commitGraph ?? true;
     const alternates = (options.alternates ?? []).map((p) => resolve(p));
     this.catalog = new Catalog(objectsDir, context, { multiPackIndex, alternates }, (slot) => this.cache.forgetSlot(slot));
     // What a worker thread needs to open its own store on the same files with the same options.
@@ -194,6 +202,36 @@ export class Store {
   get objects(): StoreHandle {
     this.mainHandle ??= this.handle();
     return this.mainHandle;
+  }
+
+  /**
+   * The commit-graph walks read commits from: the first of the store's directories (its own, then
+   * its alternates) that has one, as git loads it; undefined when none has one, or with
+   * `commitGraph: false`. Read whole on first use and charged against the ceiling; read again
+   * when a listing of the directories (a miss, `refresh()`) finds its files changed. A graph
+   * older than the newest commits is still right about those it has (a commit never changes):
+   * the walk reads the others.
+   */
+  commitGraph(): CommitGraphChain | undefined {
+    if (!this.useCommitGraph) return undefined;
+    const view = this.listedView();
+    if (this.graph?.version === view.version) return this.graph.chain;
+    const dirs = view.looseDirs;
+    const stamp = dirs.map((d) => `${fileStamp(join(d, 'info', 'commit-graph'))}/${fileStamp(join(d, 'info', 'commit-graphs', 'commit-graph-chain'))}`).join(' ');
+    if (this.graph?.stamp === stamp) {
+      this.graph.version = view.version;
+      return this.graph.chain;
+    }
+    if (this.graph !== undefined) this.charge(-this.graph.bytes);
+    let chain: CommitGraphChain | undefined;
+    for (const dir of dirs) {
+      chain = CommitGraphChain.read(dir, this.hashLength);
+      if (chain !== undefined) break;
+    }
+    const bytes = chain?.layers.reduce((n, l) => n + l.data.length, 0) ?? 0;
+    this.charge(bytes);
+    this.graph = { version: view.version, stamp, chain, bytes };
+    return chain;
   }
 
   /** Lists the pack directories now (new packs, removed ones); handles see the result at their next miss or `refresh()`. */

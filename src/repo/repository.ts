@@ -134,7 +134,7 @@ export class Repository implements RevisionContext {
    * The object store (`objects/` of the common directory, or GIT_OBJECT_DIRECTORY, with its alternates), opened on first
    * use with what the configuration says where the options do not: `packwright.refreshAfter`,
    * `packwright.maxMemory`, `core.deltaBaseCacheLimit`,
-   * `core.multiPackIndex`, `core.looseCompression` (else `core.compression`), `core.fsync`.
+   * `core.multiPackIndex`, `core.commitGraph`, `core.looseCompression` (else `core.compression`), `core.fsync`.
    */
   get store(): Store {
     if (this.openStore === undefined) {
@@ -312,6 +312,8 @@ function storeOptionsFrom(config: GitConfig): OpenStoreOptions {
   if (ceiling !== undefined) options.maxMemory = ceilingFrom(ceiling);
   const midx = config.getBool('core.multiPackIndex');
   if (midx !== undefined) options.multiPackIndex = midx;
+  const graph = config.getBool('core.commitGraph');
+  if (graph !== undefined) options.commitGraph = graph;
   const level = config.getInt('core.looseCompression') ?? config.getInt('core.compression');
   if (level !== undefined) options.looseCompression = level;
   const fsync = config.get('core.fsync');

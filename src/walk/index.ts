@@ -9,7 +9,7 @@ export { listObjects } from './list-objects.js';
 export type { ListVisitor, ListObjectsOptions } from './list-objects.js';
 export { locateObjects, locateAdded, LOOSE, NOWHERE } from './locate-objects.js';
 export type { ObjectLocations } from './locate-objects.js';
-export { walkObjects, walkObjectsSliced, walkObjectsParallel } from './walk-objects.js';
+export { walkCommits, walkObjects, walkObjectsSliced, walkObjectsParallel } from './walk-objects.js';
 export type { WalkObjectsOptions, WalkedObjects } from './walk-objects.js';
 export { walkObjectsWithBitmap, checkCommitBitmap } from './bitmap-walk.js';
 export type { BitmapWalkOptions, CommitBitmapCheck } from './bitmap-walk.js';

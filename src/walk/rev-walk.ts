@@ -7,7 +7,9 @@ import type { StoreHandle } from '../odb/store-handle.js';
 import type { RevTip } from './rev-args.js';
 import { Flag, ObjectTable } from './object-table.js';
 import { ObjectReader } from './object-reader.js';
+import { ParsedCommits } from './parsed-commits.js';
 import type { Pathspec } from '../objects/pathspec.js';
+import type { CommitGraphChain } from '../commit-graph/commit-graph-chain.js';
 import { changedWithin, TreeCache } from './pathspec-diff.js';
 import { promisorObjects } from './promisor-objects.js';
 
@@ -42,9 +44,7 @@ export class RevWalk extends ObjectReader {
   readonly edges: number[] = [];
   /** Missing objects met (for `--missing=print`). */
   readonly missing: number[] = [];
-  private readonly commitTree = new Map<number, number>();
-  private readonly commitParents = new Map<number, Int32Array>();
-  private readonly commitTime = new Map<number, number>();
+  private readonly parsedCommits = new ParsedCommits();
   private readonly initial: number[] = [];
   /** Commits that change nothing the pathspec names (git's TREESAME): walked, not listed. */
   private readonly treesame = new Set<number>();
@@ -53,6 +53,9 @@ export class RevWalk extends ObjectReader {
   /** The trees simplification compared last (see TreeCache). */
   private readonly trees = new TreeCache();
   private limited = false;
+  /** The commit-graph commits are read from, and the table's number for each position met (-1: not yet). */
+  private readonly graph: CommitGraphChain | undefined;
+  private graphNumbers = new Int32Array(0);
   private readonly cursor: TreeCursor;
   private readonly shallow: ObjectTable;
 
@@ -83,9 +86,17 @@ export class RevWalk extends ObjectReader {
        * marks them, markPromisorPacks), and an object missing here that they name is no error.
        */
       excludePromisor?: boolean | undefined;
+      /**
+       * Read commits from the store's commit-graph where it has them (default true): no commit
+       * is inflated then, but nothing tells whether one came from a promisor pack (see
+       * `lastFromPromisor`), which `--missing=allow-promisor` needs.
+       */
+      commitGraph?: boolean | undefined;
     } = {},
   ) {
     super(objects, new ObjectTable(objects.hashLength));
+    this.graph = options.commitGraph === false ? undefined : objects.store.commitGraph();
+    if (this.graph !== undefined) this.graphNumbers = new Int32Array(this.graph.count).fill(-1);
     this.cursor = new TreeCursor(objects.hashLength);
     this.shallow = new ObjectTable(objects.hashLength, 16);
     for (const id of options.shallow ?? []) this.shallow.intern(id);
@@ -125,7 +136,7 @@ export class RevWalk extends ObjectReader {
           continue;
         }
         if (obj.type === OBJ_COMMIT) {
-          this.parsed(n, obj.data);
+          if (!this.parsedCommits.has(n)) this.parsed(n, obj.data);
           if (flags) {
             this.markParentsUninteresting(n);
             this.limited = true;
@@ -151,13 +162,13 @@ export class RevWalk extends ObjectReader {
     const t = this.table;
     const queue = new DateQueue();
     // git sorts the tips by date, stably, before the walk.
-    const tips = this.initial.map((n, i) => ({ n, i, time: this.commitTime.get(n) as number }));
+    const tips = this.initial.map((n, i) => ({ n, i, time: this.parsedCommits.time(n) }));
     tips.sort((a, b) => b.time - a.time || a.i - b.i);
     let interesting = 0;
     const push = (n: number): void => {
       t.mark(n, Flag.QUEUED);
       if (!t.is(n, Flag.UNINTERESTING)) interesting++;
-      queue.push(n, this.commitTime.get(n) as number);
+      queue.push(n, this.parsedCommits.time(n));
     };
     this.onUninteresting = (n) => {
       if (t.is(n, Flag.QUEUED)) interesting--;
@@ -181,7 +192,7 @@ export class RevWalk extends ObjectReader {
         else if (--slop === 0) break;
         continue;
       }
-      date = this.commitTime.get(n) as number;
+      date = this.parsedCommits.time(n);
       listed.push(n);
     }
     this.onUninteresting = undefined;
@@ -202,12 +213,12 @@ export class RevWalk extends ObjectReader {
 
   /** The tree of a parsed commit. */
   treeOf(n: number): number {
-    return this.commitTree.get(n) as number;
+    return this.parsedCommits.tree(n);
   }
 
   /** The parents of a parsed commit (none for a shallow boundary commit). */
   parentsOf(n: number): Int32Array {
-    return this.commitParents.get(n) ?? EMPTY;
+    return this.parsedCommits.parents(n) ?? EMPTY;
   }
 
   /**
@@ -271,7 +282,7 @@ export class RevWalk extends ObjectReader {
       if (!this.parseCommit(p)) throw notFoundError(t, p, 'commit');
       if (!changedWithin(this, paths, this.treeOf(p), tree, this.trees)) {
         if (!relevant) continue;
-        this.commitParents.set(n, Int32Array.of(p));
+        this.parsedCommits.setParents(n, Int32Array.of(p));
         this.treesame.add(n);
         return;
       }
@@ -290,7 +301,7 @@ export class RevWalk extends ObjectReader {
       for (const p of this.parentsOf(c)) {
         if (t.is(p, Flag.UNINTERESTING)) continue;
         this.setUninteresting(p);
-        if (this.commitTree.has(p)) stack.push(p);
+        if (this.parsedCommits.has(p)) stack.push(p);
       }
     }
   }
@@ -304,7 +315,7 @@ export class RevWalk extends ObjectReader {
         continue;
       }
       for (const p of this.parentsOf(n)) {
-        if (!t.is(p, Flag.UNINTERESTING) || !this.commitTree.has(p)) continue;
+        if (!t.is(p, Flag.UNINTERESTING) || !this.parsedCommits.has(p)) continue;
         this.markTreeUninteresting(this.treeOf(p));
         if (!t.is(p, Flag.EDGE)) {
           t.mark(p, Flag.EDGE);
@@ -342,12 +353,63 @@ export class RevWalk extends ObjectReader {
     }
   }
 
-  /** Reads and parses commit `n` unless the walk has already; false when the store lacks it. */
+  /**
+   * Reads and parses commit `n` unless the walk has already (from the commit-graph when it has
+   * the commit, as git's parse_commit does); false when the store lacks it.
+   */
   private parseCommit(n: number): boolean {
-    if (this.commitTree.has(n)) return true;
+    if (this.parsedCommits.has(n)) return true;
+    if (this.fromGraph(n)) return true;
     const obj = this.readTyped(n, OBJ_COMMIT, true);
     if (obj === undefined) return false;
     this.parsed(n, obj.data);
+    return true;
+  }
+
+  /**
+   * Commit `n` as the commit-graph has it; false when the graph does not have it. A parent's
+   * position comes with its child's entry, so only tips are looked up by id.
+   */
+  private fromGraph(n: number): boolean {
+    const g = this.graph;
+    if (g === undefined) return false;
+    const t = this.table;
+    const commits = this.parsedCommits;
+    let pos = commits.graphPosition(n);
+    if (pos === -1) {
+      pos = g.find(t.id(n));
+      if (pos < 0) {
+        commits.setGraphPosition(n, -2);
+        return false;
+      }
+    } else if (pos < 0) {
+      return false;
+    }
+    const layer = g.layerOf(pos);
+    const i = pos - layer.baseCount;
+    t.types[n] = OBJ_COMMIT;
+    const tree = t.intern(layer.data, layer.treeOffset(i));
+    if (t.types[tree] === 0) t.types[tree] = OBJ_TREE;
+    const time = layer.date(i);
+    const positions = layer.parents(i);
+    if (positions.length === 0 || (this.shallow.count > 0 && this.shallow.find(t.id(n)) >= 0)) {
+      commits.set(n, tree, time, undefined);
+      return true;
+    }
+    const parents = new Int32Array(positions.length);
+    for (let k = 0; k < parents.length; k++) {
+      const p = positions[k] as number;
+      let pn = this.graphNumbers[p] as number;
+      if (pn < 0) {
+        const parentLayer = g.layerOf(p);
+        pn = t.intern(parentLayer.data, parentLayer.idOffset(p - parentLayer.baseCount));
+        this.graphNumbers[p] = pn;
+        if (t.types[pn] === 0) t.types[pn] = OBJ_COMMIT;
+        commits.setGraphPosition(pn, p);
+      }
+      parents[k] = pn;
+    }
+    commits.set(n, tree, time, parents);
     return true;
   }
 
@@ -359,17 +421,16 @@ export class RevWalk extends ObjectReader {
     if (t.types[tree] === 0) t.types[tree] = OBJ_TREE;
     // A commit of a promisor pack may name a tree the partial clone left out.
     if (this.lastFromPromisor) t.mark(tree, Flag.PROMISOR);
-    this.commitTree.set(n, tree);
-    this.commitTime.set(n, c.time);
-    if (this.shallow.count > 0 && this.shallow.find(t.id(n)) >= 0) return;
-    if (c.parents.length > 0) {
-      const parents = new Int32Array(c.parents.length);
-      for (let i = 0; i < parents.length; i++) {
-        parents[i] = t.intern(c.parents[i] as Buffer);
-        if (t.types[parents[i] as number] === 0) t.types[parents[i] as number] = OBJ_COMMIT;
-      }
-      this.commitParents.set(n, parents);
+    if (c.parents.length === 0 || (this.shallow.count > 0 && this.shallow.find(t.id(n)) >= 0)) {
+      this.parsedCommits.set(n, tree, c.time, undefined);
+      return;
     }
+    const parents = new Int32Array(c.parents.length);
+    for (let i = 0; i < parents.length; i++) {
+      parents[i] = t.intern(c.parents[i] as Buffer);
+      if (t.types[parents[i] as number] === 0) t.types[parents[i] as number] = OBJ_COMMIT;
+    }
+    this.parsedCommits.set(n, tree, c.time, parents);
   }
 
   /**
@@ -377,6 +438,7 @@ export class RevWalk extends ObjectReader {
    * tree is not decoded here (a tagged large blob; a corrupt one that a copy elsewhere replaces).
    */
   private readTip(n: number): { type: number; data: Buffer } | undefined {
+    if (this.parsedCommits.has(n) || this.fromGraph(n)) return { type: OBJ_COMMIT, data: EMPTY_DATA };
     const location = this.objects.locate(this.table.id(n));
     // Transient reads (the store's buffer until its next read): addTips parses a tag or commit at
     // once, and a copy of each would cost an allocation per ref (8.5k refs on gitoxide).

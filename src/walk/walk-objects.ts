@@ -156,9 +156,19 @@ const DENSE_TIPS = 256;
 /** Commits beyond which the tree walk is taken to cover much of the store. */
 const DENSE_COMMITS = 2048;
 
-function walkCommits(handle: StoreHandle, tips: readonly RevTip[], options: WalkObjectsOptions): RevWalk {
+/**
+ * The commit half of `walkObjects` (`git rev-list` without `--objects`): the included commits in
+ * git's order are the walk's `commits`. No tree is listed, so none needs to be there; commits
+ * come from the commit-graph where it has them.
+ */
+export function walkCommits(handle: StoreHandle, tips: readonly RevTip[], options: Omit<WalkObjectsOptions, 'visit' | 'paths' | 'trees' | 'deferMissingBlobs' | 'blobError'>): RevWalk {
   const paths = options.pathspec?.limits === true ? options.pathspec : undefined;
-  const walk = new RevWalk(handle, { tagObjects: true, shallow: options.shallow ?? [], maxCount: options.maxCount, firstParent: options.firstParent, bisect: options.bisect, paths, excludePromisor: options.excludePromisor });
+  const walk = new RevWalk(handle, {
+    tagObjects: true, shallow: options.shallow ?? [], maxCount: options.maxCount, firstParent: options.firstParent, bisect: options.bisect, paths, excludePromisor: options.excludePromisor,
+    // A tree the partial clone left out is allowed when a promisor commit names it: that needs
+    // to know where each commit came from, which the graph does not say.
+    commitGraph: options.missing !== 'allow-promisor',
+  });
   if (options.excludePromisor === true) markPromisorPacks(handle, walk.table);
   throwIfAborted(options.signal, 'the walk');
   // A path-limited walk reads every commit's trees down the paths, and its parents' too: most of
