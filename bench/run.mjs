@@ -59,13 +59,29 @@ const MIN_PAIRS_SHORT = 15;
 const ONE_PAIR_OVER = 120;
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
+/**
+ * A corpus repository, with a commit-graph as `git gc` leaves one (gc.writeCommitGraph): every
+ * case runs on it with the graph there for both sides.
+ */
 function ensureRepo(name) {
   const out = join(work, name);
   if (!existsSync(join(out, 'packed-refs'))) {
     mkdirSync(work, { recursive: true });
     execFileSync('sh', [join(shared, 'make-repo.sh'), name, out], { stdio: 'ignore' });
   }
-  return out;
+  return withCommitGraph(out);
+}
+
+function withCommitGraph(repo) {
+  if (!existsSync(join(repo, 'objects', 'info', 'commit-graph'))) execFileSync('git', ['commit-graph', 'write', '--reachable'], { cwd: repo, stdio: 'ignore' });
+  return repo;
+}
+
+/** The generated repository of 25,000 commits (bench/make-deep-history-repo.mjs), with its commit-graph. */
+function deepHistory() {
+  const repo = join(work, 'deep-history');
+  if (!existsSync(join(repo, 'objects', 'pack'))) execFileSync(process.execPath, [join(here, 'make-deep-history-repo.mjs'), repo], { stdio: 'ignore' });
+  return withCommitGraph(repo);
 }
 
 const cases = [];
@@ -327,6 +343,42 @@ for (const [label, name] of [['gitoxide', 'gitoxide'], ['isomorphic-git', 'isomo
   }
 }
 
+// Walks of the commits alone, read from the commit-graph (start-up included: these are short).
+{
+  const repos = [['deep history: 25k commits', deepHistory]];
+  for (const name of ['gitoxide', 'isomorphic-git']) if (existsSync(join(shared, `${name}.pack`))) repos.push([name, () => ensureRepo(name)]);
+  for (const [label, setup] of repos) {
+    for (const extra of [[], ['--count']]) {
+      const argv = ['rev-list', ...extra, '--all'];
+      cases.push({
+        name: `${argv.join(' ')} (${label})`,
+        setup,
+        packwright: (repo) => [process.execPath, [cli, ...argv], repo],
+        git: (repo) => ['git', argv, repo],
+      });
+    }
+  }
+  cases.push({
+    name: 'rev-list --objects --all (deep history: 25k commits)',
+    setup: deepHistory,
+    packwright: (repo) => [process.execPath, [cli, 'rev-list', '--objects', '--all'], repo],
+    git: (repo) => ['git', ['rev-list', '--objects', '--all'], repo],
+  });
+}
+
+// Start-up of one-shot commands, against git's and against Node's own (`node -e 0`, the reference).
+if (existsSync(join(shared, 'gitoxide.pack'))) {
+  for (const argv of [['cat-file', '-t', 'HEAD'], ['rev-parse', 'HEAD'], ['show-ref', '--heads']]) {
+    cases.push({
+      name: `start-up: ${argv.join(' ')} (gitoxide)`,
+      setup: () => ensureRepo('gitoxide'),
+      packwright: (repo) => [process.execPath, [cli, ...argv], repo],
+      git: (repo) => ['git', argv, repo],
+      reference: { label: 'node -e 0', setup: () => {}, run: () => [process.execPath, ['-e', '0'], tmpdir()] },
+    });
+  }
+}
+
 // fsck --full (the default) against git's, on the gitoxide corpus repository and on a generated one
 // of ~74k objects and 300 commits (bench/make-wide-repo.mjs). git checks objects on one thread;
 // packwright verifies each pack and checks its objects on --threads.
@@ -441,7 +493,7 @@ for (const c of cases) {
     if (c.reference) {
       c.reference.setup();
       const r = await measure(...c.reference.run());
-      r.same = createHash('sha256').update(readFileSync(c.reference.output())).digest('hex') === b.digest;
+      if (c.reference.output !== undefined) r.same = createHash('sha256').update(readFileSync(c.reference.output())).digest('hex') === b.digest;
       (c.refRuns ??= []).push(r);
     }
     if (!c.differentOutput && a.digest !== b.digest) throw new Error(`${c.name}: packwright's output differs from git's (${a.bytes} vs ${b.bytes} bytes)`);
@@ -458,8 +510,10 @@ for (const c of cases) {
   };
   r.ratio = r.packwright.wall / r.git.wall;
   if (c.refRuns) {
-    r.reference = { label: c.reference.label, wall: median(c.refRuns.map((x) => x.wall)), rss: Math.max(...c.refRuns.map((x) => x.rss)), sameOutput: c.refRuns.every((x) => x.same) };
-    console.log(`  reference ${r.reference.label}: ${r.reference.wall.toFixed(2)} s ${r.reference.rss.toFixed(0)} MB (idx identical to git's: ${r.reference.sameOutput})`);
+    r.reference = { label: c.reference.label, wall: median(c.refRuns.map((x) => x.wall)), rss: Math.max(...c.refRuns.map((x) => x.rss)) };
+    if (c.reference.output !== undefined) r.reference.sameOutput = c.refRuns.every((x) => x.same);
+    r.reference.packwrightRatio = r.packwright.wall / r.reference.wall;
+    console.log(`  reference ${r.reference.label}: ${r.reference.wall.toFixed(3)} s ${r.reference.rss.toFixed(0)} MB (packwright/reference ${r.reference.packwrightRatio.toFixed(2)}${c.reference.output !== undefined ? `; idx identical to git's: ${r.reference.sameOutput}` : ''})`);
   }
   r.rssRatio = r.packwright.rss / r.git.rss;
   if (c.differentOutput) r.bytes = { packwright: pw[0].bytes, git: gt[0].bytes };

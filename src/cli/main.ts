@@ -1,33 +1,36 @@
-#!/usr/bin/env node
-// The `packwright` executable, and the only place the commands meet the process: its arguments,
-// file descriptors, environment, signals and exit status become a CommandIO (command-io.ts).
-// Kept small: the decision to relaunch with huge pages (huge-pages.ts) is made before the
-// commands are loaded, so a relaunching parent stays cheap.
+// The commands' side of the `packwright` executable, bundled as dist/bin/packwright.cjs and started
+// by the loader (bin.ts); the only place the commands meet the process: its arguments, file
+// descriptors, environment, signals and exit status become a CommandIO (command-io.ts).
+// The decision to relaunch with huge pages (huge-pages.ts) is made before the commands are
+// loaded, so a relaunching parent stays cheap.
 import { fdInput, fdOutput, type CommandIO } from './command-io.js';
 import { parseGlobalOptions } from './global-options.js';
 import { relaunchWithHugePages } from './huge-pages.js';
 import { processInterruptible } from './interruptible.js';
 
-const argv = process.argv.slice(2);
-const parent = Number(process.env['PACKWRIGHT_PARENT_PID'] ?? NaN);
-const io: CommandIO = {
-  stdin: fdInput(0, () => process.stdin),
-  stdout: fdOutput(1, process.stdout.isTTY === true),
-  stderr: fdOutput(2, process.stderr.isTTY === true),
-  env: process.env,
-  cwd: process.cwd(),
-  interruptible: processInterruptible(Number.isInteger(parent) ? parent : undefined),
-};
-try {
-  const { global, rest } = parseGlobalOptions(argv, io);
-  let code = await relaunchWithHugePages(global, rest, process.env);
-  if (code === undefined) {
-    const { run } = await import('./run.js');
-    code = await run(argv, io);
+/** Runs the command the process's arguments name; its status becomes the process's exit code. */
+export async function main(): Promise<void> {
+  const argv = process.argv.slice(2);
+  const parent = Number(process.env['PACKWRIGHT_PARENT_PID'] ?? NaN);
+  const io: CommandIO = {
+    stdin: fdInput(0, () => process.stdin),
+    stdout: fdOutput(1, process.stdout.isTTY === true),
+    stderr: fdOutput(2, process.stderr.isTTY === true),
+    env: process.env,
+    cwd: process.cwd(),
+    interruptible: processInterruptible(Number.isInteger(parent) ? parent : undefined),
+  };
+  try {
+    const { global, rest } = parseGlobalOptions(argv, io);
+    let code = await relaunchWithHugePages(global, rest, process.env);
+    if (code === undefined) {
+      const { run } = await import('./run.js');
+      code = await run(argv, io);
+    }
+    process.exitCode = code;
+  } catch (e) {
+    // A bug (run() answers every error a user can cause): git's BUG() also exits 134; the stack is what a report needs.
+    io.stderr.write(`fatal: internal error: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
+    process.exitCode = 134;
   }
-  process.exitCode = code;
-} catch (e) {
-  // A bug (run() answers every error a user can cause): git's BUG() also exits 134; the stack is what a report needs.
-  io.stderr.write(`fatal: internal error: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
-  process.exitCode = 134;
 }
