@@ -1,3 +1,4 @@
+import { commitGraphCommand } from './commit-graph.js';
 import { existsSync, readFileSync } from 'node:fs';
 import { isPackwrightError } from '../errors/index.js';
 import { catFile } from './cat-file.js';
@@ -28,6 +29,7 @@ commands:
   count-objects  count loose objects, and with -v packs, garbage and alternates (git count-objects)
   odb stats      count every object by type, storage and delta chain length
   multi-pack-index  write, verify or expire the multi-pack-index (git multi-pack-index)
+  commit-graph   write or verify the commit-graph (git commit-graph)
   pack-objects   make a pack of objects from stdin (ids, or revisions with --revs), as git pack-objects
   fsck           verify the object database: packs, objects by git's fsck rules, connectivity (git fsck)
   hash-object    compute object ids, and with -w write loose objects (git hash-object)
@@ -66,6 +68,8 @@ export async function run(argv: string[], callerIO: CommandIO): Promise<number> 
         return await verifyPackCommand(io, global, args);
       case 'count-objects':
         return countObjectsCommand(io, () => openRepository(global), args);
+      case 'commit-graph':
+        return commitGraphCommand(io, global, () => openRepository(global), args);
       case 'multi-pack-index':
         return await multiPackIndexCommand(io, global, () => openRepository(global), args);
       case 'pack-objects':

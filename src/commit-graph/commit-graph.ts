@@ -4,19 +4,19 @@ import { CHUNK_TABLE_ROW, readChunkTable, type Chunk } from '../encoding/chunk-t
 import { findId } from '../idx/sorted-ids.js';
 
 /** `CGPH`, version 1 (gitformat-commit-graph). */
-const SIGNATURE = 0x43475048;
-const HEADER = 8;
-const OIDF = 0x4f494446;
-const OIDL = 0x4f49444c;
-const CDAT = 0x43444154;
-const EDGE = 0x45444745;
-const GDA2 = 0x47444132;
-const GDO2 = 0x47444f32;
+export const GRAPH_SIGNATURE = 0x43475048;
+export const GRAPH_HEADER = 8;
+export const CHUNK_OIDF = 0x4f494446;
+export const CHUNK_OIDL = 0x4f49444c;
+export const CHUNK_CDAT = 0x43444154;
+export const CHUNK_EDGE = 0x45444745;
+export const CHUNK_GDA2 = 0x47444132;
+export const CHUNK_GDO2 = 0x47444f32;
 /** A generation data entry with this bit is an index into the GDO2 overflow chunk. */
-const OFFSET_OVERFLOW = 0x80000000;
+export const OFFSET_OVERFLOW = 0x80000000;
 /** A parent slot that names no parent; with the top bit, the second slot points into EDGE. */
-const NO_PARENT = 0x70000000;
-const EDGE_LIST = 0x80000000;
+export const NO_PARENT = 0x70000000;
+export const EDGE_LIST = 0x80000000;
 
 /**
  * One commit-graph file (a whole graph, or one layer of a chain): its fan-out, ids and commit
@@ -46,34 +46,34 @@ export class CommitGraphFile {
     };
     this.hashLength = hashLength;
     this.baseCount = baseCount;
-    if (data.length < HEADER + CHUNK_TABLE_ROW + hashLength) fail('commit-graph file is too small');
+    if (data.length < GRAPH_HEADER + CHUNK_TABLE_ROW + hashLength) fail('commit-graph file is too small');
     const signature = data.readUInt32BE(0);
-    if (signature !== SIGNATURE) fail(`commit-graph signature ${signature.toString(16).toUpperCase()} does not match signature ${SIGNATURE.toString(16).toUpperCase()}`);
+    if (signature !== GRAPH_SIGNATURE) fail(`commit-graph signature ${signature.toString(16).toUpperCase()} does not match signature ${GRAPH_SIGNATURE.toString(16).toUpperCase()}`);
     if (data[4] !== 1) fail(`commit-graph version ${(data[4] as number).toString(16).toUpperCase()} does not match version 1`);
     const hashVersion = hashLength === 20 ? 1 : 2;
     if (data[5] !== hashVersion) fail(`commit-graph hash version ${(data[5] as number).toString(16).toUpperCase()} does not match version ${hashVersion}`);
     const chunks = data[6] as number;
-    if (data.length < HEADER + (chunks + 1) * CHUNK_TABLE_ROW + hashLength) fail(`commit-graph file is too small to hold ${chunks} chunks`);
-    const found = readChunkTable(data, HEADER, chunks, data.length - hashLength, (message) => fail(message));
+    if (data.length < GRAPH_HEADER + (chunks + 1) * CHUNK_TABLE_ROW + hashLength) fail(`commit-graph file is too small to hold ${chunks} chunks`);
+    const found = readChunkTable(data, GRAPH_HEADER, chunks, data.length - hashLength, (message) => fail(message));
     const chunk = (id: number, what: string): Chunk => found.get(id) ?? fail(`commit-graph required ${what} chunk missing or corrupted`);
-    const fanout = chunk(OIDF, 'OID fanout');
+    const fanout = chunk(CHUNK_OIDF, 'OID fanout');
     if (fanout.size !== 256 * 4) fail('commit-graph required OID fanout chunk missing or corrupted');
     this.fanout = fanout.start;
     this.view = new DataView(data.buffer, data.byteOffset, data.byteLength);
     this.count = data.readUInt32BE(fanout.start + 255 * 4);
-    const ids = chunk(OIDL, 'OID lookup');
+    const ids = chunk(CHUNK_OIDL, 'OID lookup');
     if (ids.size !== this.count * hashLength) fail('commit-graph required OID lookup chunk missing or corrupted');
     this.ids = ids.start;
-    const commits = chunk(CDAT, 'commit data');
+    const commits = chunk(CHUNK_CDAT, 'commit data');
     if (commits.size !== this.count * (hashLength + 16)) fail('commit-graph required commit data chunk missing or corrupted');
     this.commits = commits.start;
-    const edges = found.get(EDGE);
+    const edges = found.get(CHUNK_EDGE);
     this.edges = edges?.start ?? -1;
     this.edgesEnd = edges === undefined ? -1 : edges.start + edges.size;
-    const generations = found.get(GDA2);
+    const generations = found.get(CHUNK_GDA2);
     this.hasGenerationData = generations !== undefined && generations.size === 4 * this.count;
     this.generationData = this.hasGenerationData ? (generations as Chunk).start : -1;
-    this.generationOverflow = found.get(GDO2)?.start ?? -1;
+    this.generationOverflow = found.get(CHUNK_GDO2)?.start ?? -1;
   }
 
   /**

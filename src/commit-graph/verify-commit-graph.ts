@@ -4,9 +4,8 @@ import { formatForHashLength } from '../hash/object-format.js';
 import { compareBytes } from '../idx/sorted-ids.js';
 import { CommitGraphFile } from './commit-graph.js';
 import { commitGraphPaths } from './commit-graph-chain.js';
+import { GENERATION_V1_MAX } from './commit-graph-bytes.js';
 
-/** The largest topological level a commit-graph stores (30 bits). */
-const GENERATION_V1_MAX = 0x3fffffff;
 
 /** What the object database says of a commit, for comparing with the graph; undefined if it cannot be read. */
 export type CommitLookup = (id: Buffer) => { tree: Buffer; parents: Buffer[]; date: number } | undefined;

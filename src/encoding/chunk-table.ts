@@ -38,3 +38,25 @@ export function readChunkTable(bytes: Uint8Array, tableStart: number, chunkCount
   for (const c of chunks.values()) if (c.start < tableEnd) fail(`improper chunk offset(s) ${c.start.toString(16)} and ${(c.start + c.size).toString(16)}`, tableStart);
   return chunks;
 }
+
+/**
+ * Writes the table of contents of chunks laid out one after another right after it (rows from
+ * `tableStart`, then the terminating row), as git's chunk-format.c write_chunkfile does; returns
+ * where each chunk starts.
+ */
+export function writeChunkTable(out: Uint8Array, tableStart: number, chunks: readonly { id: number; size: number }[]): number[] {
+  const view = new DataView(out.buffer, out.byteOffset, out.byteLength);
+  let at = tableStart + (chunks.length + 1) * CHUNK_TABLE_ROW;
+  const starts: number[] = [];
+  const row = (i: number, id: number, offset: number): void => {
+    view.setUint32(tableStart + i * CHUNK_TABLE_ROW, id);
+    view.setBigUint64(tableStart + i * CHUNK_TABLE_ROW + 4, BigInt(offset));
+  };
+  chunks.forEach((c, i) => {
+    row(i, c.id, at);
+    starts.push(at);
+    at += c.size;
+  });
+  row(chunks.length, 0, at);
+  return starts;
+}

@@ -3,6 +3,7 @@ import type { ObjectFormat } from '../hash/object-format.js';
 import { formatId, hashLength } from '../hash/object-format.js';
 import { hashBytes } from '../hash/hash-object.js';
 import { compareBytes } from '../idx/sorted-ids.js';
+import { CHUNK_TABLE_ROW, writeChunkTable } from '../encoding/chunk-table.js';
 import {
   CHUNK_LOFF, CHUNK_OIDF, CHUNK_OIDL, CHUNK_OOFF, CHUNK_PNAM, MIDX_HEADER_LENGTH, MIDX_LARGE_OFFSET_NEEDED, MIDX_SIGNATURE, type MultiPackIndex,
 } from './multi-pack-index.js';
@@ -39,7 +40,6 @@ export interface WriteMidxInput {
 }
 
 const CHUNK_ALIGNMENT = 4;
-const TOC_ROW = 12;
 
 /**
  * Builds a multi-pack-index exactly as git 2.39's `write_midx_internal` (midx.c) does without
@@ -129,7 +129,7 @@ export function writeMultiPackIndex(input: WriteMidxInput): Buffer {
     { id: CHUNK_OOFF, size: n * 8 },
   ];
   if (largeNeeded) chunks.push({ id: CHUNK_LOFF, size: largeCount * 8 });
-  const tocLength = (chunks.length + 1) * TOC_ROW;
+  const tocLength = (chunks.length + 1) * CHUNK_TABLE_ROW;
   const bodyLength = MIDX_HEADER_LENGTH + tocLength + chunks.reduce((s, c) => s + c.size, 0);
   const out = Buffer.alloc(bodyLength + H);
   out.writeUInt32BE(MIDX_SIGNATURE, 0);
@@ -138,15 +138,7 @@ export function writeMultiPackIndex(input: WriteMidxInput): Buffer {
   out[6] = chunks.length;
   out[7] = 0;
   out.writeUInt32BE(kept.length, 8);
-  let at = MIDX_HEADER_LENGTH + tocLength;
-  const starts: number[] = [];
-  chunks.forEach((c, row) => {
-    out.writeUInt32BE(c.id, MIDX_HEADER_LENGTH + row * TOC_ROW);
-    writeU64(out, MIDX_HEADER_LENGTH + row * TOC_ROW + 4, at);
-    starts.push(at);
-    at += c.size;
-  });
-  writeU64(out, MIDX_HEADER_LENGTH + chunks.length * TOC_ROW + 4, at);
+  const starts = writeChunkTable(out, MIDX_HEADER_LENGTH, chunks);
 
   let p = starts[0] as number;
   for (const name of kept) {

@@ -18,3 +18,5 @@ export type { ObjectFilter } from './object-filter.js';
 export { RevArgs } from './rev-args.js';
 export type { RevTip } from './rev-args.js';
 export { mergeBases } from './merge-bases.js';
+export { writeCommitGraph } from './write-commit-graph.js';
+export type { WriteCommitGraphOptions, WrittenCommitGraph } from './write-commit-graph.js';

@@ -1,0 +1,78 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { git, makeHistoryRepo, packwright, runPackwright, tempDir } from './helpers/git.js';
+
+const graphPath = (repo: string): string => join(repo, 'objects', 'info', 'commit-graph');
+
+/** packwright's file, then git's, for the same command; both must be the same bytes. */
+async function sameGraph(repo: string, args: string[], input?: string, config: string[] = []): Promise<void> {
+  rmSync(graphPath(repo), { force: true });
+  await packwright(repo, [...config, 'commit-graph', 'write', ...args], input);
+  const ours = readFileSync(graphPath(repo));
+  rmSync(graphPath(repo));
+  git(repo, [...config, 'commit-graph', 'write', '--no-progress', ...args], input);
+  assert.ok(ours.equals(readFileSync(graphPath(repo))), `commit-graph write ${args.join(' ')} ${config.join(' ')}: ${ours.length} bytes, git's ${readFileSync(graphPath(repo)).length}`);
+  assert.equal(readdirSync(join(repo, 'objects', 'info')).filter((f) => f.endsWith('.lock')).length, 0);
+}
+
+for (const format of ['sha1', 'sha256'] as const) {
+  test(`commit-graph write gives git's bytes, ${format}: reachable, every packed commit, commits or packs on stdin, appended, generation v1`, async () => {
+    using dir = tempDir();
+    // Merges, an octopus merge (EDGE), repeated dates and clock skew.
+    const repo = makeHistoryRepo(dir.path, format, 120);
+    await sameGraph(repo, ['--reachable']);
+    await sameGraph(repo, []);
+    const some = git(repo, ['rev-list', '--all', '--max-count=20']).toString().split('\n').filter((l) => l !== '');
+    await sameGraph(repo, ['--stdin-commits'], some.slice(5, 12).join('\n') + '\n');
+    const packs = readdirSync(join(repo, 'objects', 'pack')).filter((f) => f.endsWith('.idx'));
+    await sameGraph(repo, ['--stdin-packs'], `${packs[0]}\n`);
+    // --append keeps what the graph has: a graph of a few commits, then the rest appended.
+    git(repo, ['commit-graph', 'write', '--stdin-commits'], `${some[15]}\n`);
+    const before = readFileSync(graphPath(repo));
+    await packwright(repo, ['commit-graph', 'write', '--stdin-commits', '--append'], `${some[3]}\n`);
+    const ours = readFileSync(graphPath(repo));
+    rmSync(graphPath(repo));
+    git(repo, ['commit-graph', 'write', '--stdin-commits'], `${some[15]}\n`);
+    assert.ok(before.equals(readFileSync(graphPath(repo))));
+    git(repo, ['commit-graph', 'write', '--stdin-commits', '--append'], `${some[3]}\n`);
+    assert.ok(ours.equals(readFileSync(graphPath(repo))), '--append');
+    await sameGraph(repo, ['--reachable'], undefined, ['-c', 'commitGraph.generationVersion=1']);
+    // What packwright wrote, git verifies.
+    await packwright(repo, ['commit-graph', 'write', '--reachable']);
+    assert.equal(git(repo, ['commit-graph', 'verify']).length, 0);
+    assert.equal((await packwright(repo, ['commit-graph', 'verify'])).length, 0);
+  });
+}
+
+test('commit-graph write: corrected dates past 31 bits go to GDO2, as git writes them', async () => {
+  using dir = tempDir();
+  const repo = join(dir.path, 'skew.git');
+  git(dir.path, ['init', '-q', '--bare', '-b', 'main', repo]);
+  // A child dated long before its parent: its corrected date's offset needs the overflow chunk.
+  const commit = (mark: number, time: number, from?: number): string =>
+    `commit refs/heads/main\nmark :${mark}\ncommitter C <c@example.com> ${time} +0000\ndata 2\n${mark}\n` + (from !== undefined ? `from :${from}\n` : '') + `M 100644 inline f\ndata 2\n${mark}\n\n`;
+  git(repo, ['fast-import', '--quiet'], commit(1, 4000000000) + commit(2, 100, 1) + commit(3, 200, 2));
+  await sameGraph(repo, ['--reachable']);
+  assert.ok(readFileSync(graphPath(repo)).includes(Buffer.from('GDO2')));
+});
+
+test('commit-graph write refuses what git refuses and writes nothing; core.commitGraph=false warns and writes nothing', async () => {
+  using dir = tempDir();
+  const repo = makeHistoryRepo(dir.path, 'sha1', 30);
+  const bad = await runPackwright(repo, ['commit-graph', 'write', '--stdin-commits'], { input: 'not-an-id\n' });
+  assert.equal(bad.status, 128);
+  assert.match(bad.stderr, /unexpected non-hex object ID: not-an-id/);
+  const both = await runPackwright(repo, ['commit-graph', 'write', '--reachable', '--stdin-packs']);
+  assert.equal(both.status, 128);
+  assert.match(both.stderr, /use at most one of --reachable, --stdin-commits, or --stdin-packs/);
+  const missing = await runPackwright(repo, ['commit-graph', 'write', '--stdin-commits'], { input: `${'e'.repeat(40)}\n` });
+  assert.equal(missing.status, 128);
+  assert.match(missing.stderr, /invalid object/);
+  assert.ok(!existsSync(graphPath(repo)));
+  const off = await runPackwright(repo, ['-c', 'core.commitGraph=false', 'commit-graph', 'write', '--reachable']);
+  assert.equal(off.status, 0);
+  assert.match(off.stderr, /'core.commitGraph' is disabled/);
+  assert.ok(!existsSync(graphPath(repo)));
+});
