@@ -8,7 +8,8 @@ import { sortIds } from '../idx/sort-ids.js';
 import { writeFileAtomic } from '../io/write-file-atomic.js';
 import { parseCommit } from '../objects/commit.js';
 import { OBJ_COMMIT, typeName } from '../objects/object-type.js';
-import type { StoreHandle } from '../odb/store-handle.js';
+import type { ObjectLocation, StoreHandle } from '../odb/store-handle.js';
+import type { StorePack } from '../odb/store-pack.js';
 import { ObjectTable } from './object-table.js';
 
 /** Commits beyond which the write reads the packs through big windows (as a walk of most of the store does). */
@@ -30,6 +31,17 @@ export interface WriteCommitGraphOptions {
   /** Called now and then with how many commits have been read. */
   onProgress?: (commits: number) => void;
   signal?: AbortSignal;
+}
+
+const NO_PARENTS = new Int32Array(0);
+
+/** A number per pack, in the order first asked (to sort locations by pack, then offset). */
+const packNumbers = new WeakMap<StorePack, number>();
+let nextPackNumber = 0;
+function packNumber(pack: StorePack): number {
+  let n = packNumbers.get(pack);
+  if (n === undefined) packNumbers.set(pack, (n = nextPackNumber++));
+  return n;
 }
 
 export interface WrittenCommitGraph {
@@ -75,34 +87,53 @@ export function writeCommitGraph(handle: StoreHandle, options: WriteCommitGraphO
     const existing = CommitGraphChain.read(handle.looseDirs()[0] as string, H);
     for (const layer of existing?.layers ?? []) for (let i = 0; i < layer.count; i++) add(layer.data, layer.idOffset(i));
   }
-  // Read every commit, adding the parents it names (git's close_reachable). A commit's number is
-  // its place in the queue, so what is read of it is appended.
+  // Read every commit, adding the parents it names (git's close_reachable), in rounds: each round
+  // reads the commits queued by the one before in pack order, so reads run forward through the
+  // packs' windows instead of jumping between branches (gitoxide, --reachable: 657 MB of reads of
+  // an 117 MB pack in 64 KiB windows read again and again, in queue order).
   const parentLists: Int32Array[] = [];
   const commitDates: number[] = [];
   let treeBytes = new Uint8Array(1024 * H);
-  for (let k = 0; k < queue.length; k++) {
-    const n = queue[k] as number;
-    if ((k & 1023) === 1023) {
-      options.onProgress?.(k + 1);
-      throwIfAborted(options.signal, 'commit-graph write');
+  let read = 0;
+  for (let roundStart = 0; roundStart < queue.length;) {
+    const roundEnd = queue.length;
+    const round: { n: number; location: ObjectLocation; pack: number; offset: number }[] = [];
+    for (let k = roundStart; k < roundEnd; k++) {
+      const n = queue[k] as number;
+      const id = table.id(n);
+      const location = handle.locate(id);
+      if (location === undefined) throw new PackwrightError('OBJECT_NOT_FOUND', `unable to parse commit ${toHex(id)}`);
+      const packed = location.kind === 'pack';
+      round.push({ n, location, pack: packed ? packNumber(location.pack) : -1, offset: packed ? location.pack.index.offset(location.position) : 0 });
+    }
+    round.sort((a, b) => a.pack - b.pack || a.offset - b.offset);
+    // Filled in this round's order: room first, so the arrays stay packed.
+    while (parentLists.length < roundEnd) {
+      parentLists.push(NO_PARENTS);
+      commitDates.push(0);
     }
     // A history this long reads commits all over the packs: through big windows, not a read each.
-    if (k === DENSE_COMMITS) handle.preferDenseReads({ whole: false });
-    const id = table.id(n);
-    const location = handle.locate(id);
-    if (location === undefined) throw new PackwrightError('OBJECT_NOT_FOUND', `unable to parse commit ${toHex(id)}`);
-    // Parsed at once: the store's buffer, not a copy.
-    const obj = handle.readTransientAt(location);
-    if (obj.type !== OBJ_COMMIT) throw new PackwrightError('OBJECT_CORRUPT', `object ${toHex(id)} is a ${typeName(obj.type)}, not a commit`);
-    const c = parseCommit(obj.data, H, toHex(id));
-    if ((n + 1) * H > treeBytes.length) {
-      const grown = new Uint8Array(Math.max(treeBytes.length * 2, (n + 1) * H));
-      grown.set(treeBytes);
-      treeBytes = grown;
+    if (read < DENSE_COMMITS && read + round.length >= DENSE_COMMITS) handle.preferDenseReads({ whole: false });
+    for (const { n, location } of round) {
+      if ((++read & 1023) === 0) {
+        options.onProgress?.(read);
+        throwIfAborted(options.signal, 'commit-graph write');
+      }
+      const id = table.id(n);
+      // Parsed at once: the store's buffer, not a copy.
+      const obj = handle.readTransientAt(location);
+      if (obj.type !== OBJ_COMMIT) throw new PackwrightError('OBJECT_CORRUPT', `object ${toHex(id)} is a ${typeName(obj.type)}, not a commit`);
+      const c = parseCommit(obj.data, H, toHex(id));
+      if ((n + 1) * H > treeBytes.length) {
+        const grown = new Uint8Array(Math.max(treeBytes.length * 2, (n + 1) * H));
+        grown.set(treeBytes);
+        treeBytes = grown;
+      }
+      treeBytes.set(c.tree, n * H);
+      commitDates[n] = c.time;
+      parentLists[n] = Int32Array.from(c.parents, (p) => add(p));
     }
-    treeBytes.set(c.tree, n * H);
-    commitDates.push(c.time);
-    parentLists.push(Int32Array.from(c.parents, (p) => add(p)));
+    roundStart = roundEnd;
   }
   options.onProgress?.(queue.length);
   // Positions in id order.
