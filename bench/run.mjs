@@ -358,6 +358,17 @@ for (const [label, name] of [['gitoxide', 'gitoxide'], ['isomorphic-git', 'isomo
       });
     }
   }
+  // commit-graph write --reachable: the same file from both (compared by digest, then removed;
+  // the next case's setup writes it again).
+  for (const [label, setup] of repos) {
+    cases.push({
+      name: `commit-graph write --reachable (${label})`,
+      setup,
+      outputFile: (repo) => join(repo, 'objects', 'info', 'commit-graph'),
+      packwright: (repo) => [process.execPath, [cli, 'commit-graph', 'write', '--reachable', '--no-progress'], repo],
+      git: (repo) => ['git', ['commit-graph', 'write', '--reachable', '--no-progress'], repo],
+    });
+  }
   cases.push({
     name: 'rev-list --objects --all (deep history: 25k commits)',
     setup: deepHistory,
