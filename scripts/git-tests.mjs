@@ -56,6 +56,10 @@ const GROUPS = [
   // prints 'pack-reused N' (2).
   { commands: 'rev-list pack-objects', scripts: ['t5310-pack-bitmaps.sh'] },
   { commands: 'fsck', scripts: ['t1450-fsck.sh', 't5318-commit-graph.sh'] },
+  // The scripts' own commit-graph write and verify (git's gc, fetch and repack still write theirs).
+  { commands: 'commit-graph', scripts: ['t5318-commit-graph.sh', 't5324-split-commit-graph.sh'] },
+  // Walks reading the graph packwright or git wrote.
+  { commands: 'rev-list', scripts: ['t5318-commit-graph.sh', 't5324-split-commit-graph.sh'] },
   { commands: 'hash-object', scripts: ['t1007-hash-object.sh'] },
   { commands: 'unpack-objects', scripts: ['t5300-pack-object.sh'] },
   { commands: 'ls-tree', scripts: ['t3100-ls-tree-restrict.sh', 't3101-ls-tree-dirname.sh', 't3104-ls-tree-format.sh'] },

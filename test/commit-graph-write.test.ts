@@ -1,7 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { spawnSync } from 'node:child_process';
 import { git, makeHistoryRepo, packwright, runPackwright, tempDir } from './helpers/git.js';
 
 const graphPath = (repo: string): string => join(repo, 'objects', 'info', 'commit-graph');
@@ -61,18 +62,48 @@ test('commit-graph write: corrected dates past 31 bits go to GDO2, as git writes
 test('commit-graph write refuses what git refuses and writes nothing; core.commitGraph=false warns and writes nothing', async () => {
   using dir = tempDir();
   const repo = makeHistoryRepo(dir.path, 'sha1', 30);
-  const bad = await runPackwright(repo, ['commit-graph', 'write', '--stdin-commits'], { input: 'not-an-id\n' });
-  assert.equal(bad.status, 128);
-  assert.match(bad.stderr, /unexpected non-hex object ID: not-an-id/);
+  // Bad input: git's error line and its status, 1.
+  const gitStatus = (args: string[], input: string): number => spawnSync('git', args, { cwd: repo, input }).status ?? -1;
+  for (const [args, input, message] of [
+    [['commit-graph', 'write', '--stdin-commits'], 'not-an-id\n', /^error: unexpected non-hex object ID: not-an-id$/m],
+    [['commit-graph', 'write', '--stdin-commits'], `${'e'.repeat(40)}\n`, /^error: invalid object: e{40}$/m],
+    [['commit-graph', 'write', '--stdin-packs'], 'pack-nothere.idx\n', /^error: error adding pack .*pack-nothere\.idx$/m],
+  ] as const) {
+    const ours = await runPackwright(repo, [...args], { input });
+    assert.equal(ours.status, gitStatus([...args], input), args.join(' '));
+    assert.match(ours.stderr, message);
+  }
   const both = await runPackwright(repo, ['commit-graph', 'write', '--reachable', '--stdin-packs']);
   assert.equal(both.status, 128);
   assert.match(both.stderr, /use at most one of --reachable, --stdin-commits, or --stdin-packs/);
-  const missing = await runPackwright(repo, ['commit-graph', 'write', '--stdin-commits'], { input: `${'e'.repeat(40)}\n` });
-  assert.equal(missing.status, 128);
-  assert.match(missing.stderr, /invalid object/);
   assert.ok(!existsSync(graphPath(repo)));
   const off = await runPackwright(repo, ['-c', 'core.commitGraph=false', 'commit-graph', 'write', '--reachable']);
   assert.equal(off.status, 0);
   assert.match(off.stderr, /'core.commitGraph' is disabled/);
   assert.ok(!existsSync(graphPath(repo)));
+});
+
+test('commit-graph verify as git: a parent position past the graph is fatal (128); no commits write no file', async () => {
+  using dir = tempDir();
+  const empty = join(dir.path, 'empty.git');
+  git(dir.path, ['init', '-q', '--bare', empty]);
+  await packwright(empty, ['commit-graph', 'write']);
+  assert.ok(!existsSync(graphPath(empty)));
+  const repo = makeHistoryRepo(dir.path, 'sha1', 30);
+  await packwright(repo, ['commit-graph', 'write', '--reachable']);
+  const file = graphPath(repo);
+  const bytes = readFileSync(file);
+  // The first commit's first parent slot (in CDAT, after its tree id) points far away.
+  let cdat = -1;
+  for (let row = 8; bytes.readUInt32BE(row) !== 0; row += 12) if (bytes.toString('latin1', row, row + 4) === 'CDAT') cdat = Number(bytes.readBigUInt64BE(row + 4));
+  const firstParent = cdat + 20;
+  const first = bytes.readUInt32BE(firstParent);
+  bytes[firstParent] = 0x01;
+  rmSync(file);
+  writeFileSync(file, bytes);
+  const ours = await runPackwright(repo, ['commit-graph', 'verify']);
+  const theirs = spawnSync('git', ['commit-graph', 'verify'], { cwd: repo, encoding: 'utf8' });
+  assert.equal(ours.status, theirs.status);
+  if (first !== 0x70000000) assert.match(ours.stderr, /^fatal: invalid parent position \d+$/m);
+  assert.equal(ours.stderr.split('\n').filter((l) => l.startsWith('fatal:')).join('\n'), theirs.stderr.split('\n').filter((l) => l.startsWith('fatal:')).join('\n'));
 });

@@ -1,10 +1,11 @@
-import { resolve } from 'node:path';
+import { existsSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { isPackwrightError, PackwrightError } from '../errors/index.js';
 import { fromHex, toHex } from '../hash/index.js';
 import { OBJ_COMMIT, OBJ_TAG, parseCommit, parseTag } from '../objects/index.js';
 import { Store, type StoreHandle } from '../odb/index.js';
 import type { Repository } from '../repo/index.js';
-import { verifyCommitGraph } from '../commit-graph/index.js';
+import { CommitGraphChain, verifyCommitGraph } from '../commit-graph/index.js';
 import { writeCommitGraph } from '../walk/index.js';
 import type { CommandIO } from './command-io.js';
 import type { GlobalOptions } from './global-options.js';
@@ -25,7 +26,7 @@ export function commitGraphCommand(io: CommandIO, ctx: GlobalOptions, open: () =
   const help = helpRequested(args, USAGE, io.stdout);
   if (help !== undefined) return help;
   const [sub, ...rest] = args;
-  if (sub !== 'write' && sub !== 'verify') throw new UsageError(sub === undefined ? USAGE : `unrecognized subcommand: ${sub}\n${USAGE}`);
+  if (sub !== 'write' && sub !== 'verify') throw new UsageError(sub === undefined ? USAGE : `error: unknown subcommand: \`${sub}'\n${USAGE}`);
   let objectDir: string | undefined;
   let showProgress = io.stderr.isTTY;
   let source = 'packs' as 'packs' | 'reachable' | 'stdin-packs' | 'stdin-commits';
@@ -66,12 +67,18 @@ export function commitGraphCommand(io: CommandIO, ctx: GlobalOptions, open: () =
       };
       const lines = verifyCommitGraph(handle.looseDirs()[0] as string, handle.hashLength, lookup);
       for (const line of lines) io.stderr.write(`${line}\n`);
-      return lines.length > 0 ? 1 : 0;
+      if (showProgress && lines.length === 0) new Progress(true, io.stderr).finishWith('Verifying commits in commit graph', commitCount(handle));
+      // A line git's verify dies of (its status 128), else 1 for what it reported.
+      return lines.at(-1)?.startsWith('fatal: ') === true ? 128 : lines.length > 0 ? 1 : 0;
     }
     if (repo.config.getBool('core.commitGraph') === false) {
       io.stderr.write("warning: attempting to write a commit-graph, but 'core.commitGraph' is disabled\n");
       return 0;
     }
+    // git writes no graph where it would not read one (commit_graph_compatible): grafts, a
+    // shallow repository. (Not for replace refs: git's commit-graph command turns them off.)
+    if (!graphCompatible(repo)) return 0;
+    const progress = new Progress(showProgress, io.stderr);
     let commits: Buffer[] | undefined;
     let packs: string[] | undefined;
     if (source === 'reachable') {
@@ -80,20 +87,25 @@ export function commitGraphCommand(io: CommandIO, ctx: GlobalOptions, open: () =
         // A ref to what is not here is passed over, as git's peel of it finds no commit.
         const commit = peelToCommit(handle, ref.peeled ?? ref.id);
         if (commit !== undefined && commit !== null) commits.push(commit);
+        progress.update('Collecting referenced commits', commits.length, 0);
       }
     } else if (source === 'stdin-commits') {
       commits = [];
+      // git reports bad input as an error and exits 1.
       for (const line of lines(io)) {
         const id = fromHex(line, handle.hashLength);
-        if (id === undefined) throw new PackwrightError('INVALID_ARGUMENT', `unexpected non-hex object ID: ${line}`);
+        if (id === undefined) return inputError(io, `unexpected non-hex object ID: ${line}`);
         const commit = peelToCommit(handle, id);
-        if (commit === null) throw new PackwrightError('OBJECT_NOT_FOUND', `invalid object: ${line}`);
+        if (commit === null) return inputError(io, `invalid object: ${line}`);
         if (commit !== undefined) commits.push(commit);
+        progress.update('Collecting commits from input', commits.length, 0);
       }
     } else if (source === 'stdin-packs') {
       packs = lines(io).map((l) => (l.endsWith('.pack') ? `${l.slice(0, -5)}.idx` : l));
+      const known = new Set(handle.packs().map((p) => p.idxPath.slice(p.idxPath.lastIndexOf('/') + 1)));
+      const unknown = packs.find((p) => !known.has(p));
+      if (unknown !== undefined) return inputError(io, `error adding pack ${join(handle.looseDirs()[0] as string, 'pack', unknown)}`);
     }
-    const progress = new Progress(showProgress, io.stderr);
     writeCommitGraph(handle, {
       ...(commits !== undefined ? { commits } : {}),
       ...(packs !== undefined ? { packs } : {}),
@@ -106,6 +118,23 @@ export function commitGraphCommand(io: CommandIO, ctx: GlobalOptions, open: () =
   } finally {
     if (store !== repo.store) store.close();
   }
+}
+
+function inputError(io: CommandIO, message: string): number {
+  io.stderr.write(`error: ${message}\n`);
+  return 1;
+}
+
+/** git's commit_graph_compatible as its commit-graph command sees it (replace refs off): no grafts, not shallow. */
+function graphCompatible(repo: Repository): boolean {
+  const env = repo.env;
+  if (existsSync(env['GIT_GRAFT_FILE'] ?? join(repo.commonDir, 'info', 'grafts'))) return false;
+  return repo.shallowCommits().length === 0;
+}
+
+/** How many commits the graph of the handle's directory holds (for verify's progress line). */
+function commitCount(handle: StoreHandle): number {
+  return CommitGraphChain.read(handle.looseDirs()[0] as string, handle.hashLength)?.count ?? 0;
 }
 
 function lines(io: CommandIO): string[] {

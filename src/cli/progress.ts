@@ -42,6 +42,12 @@ export class Progress {
     return line;
   }
 
+  /** A whole progress line at once: `title`, `total` of `total`, done. */
+  finishWith(title: string, total: number): void {
+    this.update(title, total, total);
+    this.finish();
+  }
+
   /** Ends the line with `, <message>.` (git's stop_progress_msg; "done" unless told). */
   finish(message = 'done'): void {
     if (!this.enabled || this.title === '') return;

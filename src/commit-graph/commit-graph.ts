@@ -55,16 +55,19 @@ export class CommitGraphFile {
     const chunks = data[6] as number;
     if (data.length < GRAPH_HEADER + (chunks + 1) * CHUNK_TABLE_ROW + hashLength) fail(`commit-graph file is too small to hold ${chunks} chunks`);
     const found = readChunkTable(data, GRAPH_HEADER, chunks, data.length - hashLength, (message) => fail(message));
-    const chunk = (id: number, what: string): Chunk => found.get(id) ?? fail(`commit-graph required ${what} chunk missing or corrupted`);
-    const fanout = chunk(CHUNK_OIDF, 'OID fanout');
+    // git 2.39's words for a missing chunk (verify_commit_graph_lite); the sizes it does not
+    // check, checked here in later git's words, so that no read runs past a chunk.
+    const chunk = (id: number, what: string): Chunk => found.get(id) ?? fail(`commit-graph is missing the ${what} chunk`);
+    const fanout = chunk(CHUNK_OIDF, 'OID Fanout');
     if (fanout.size !== 256 * 4) fail('commit-graph required OID fanout chunk missing or corrupted');
     this.fanout = fanout.start;
     this.view = new DataView(data.buffer, data.byteOffset, data.byteLength);
-    this.count = data.readUInt32BE(fanout.start + 255 * 4);
-    const ids = chunk(CHUNK_OIDL, 'OID lookup');
-    if (ids.size !== this.count * hashLength) fail('commit-graph required OID lookup chunk missing or corrupted');
+    // The count comes from the lookup chunk, as in git 2.39: a fan-out that disagrees is for verify to report.
+    const ids = chunk(CHUNK_OIDL, 'OID Lookup');
+    if (ids.size % hashLength !== 0) fail('commit-graph required OID lookup chunk missing or corrupted');
+    this.count = ids.size / hashLength;
     this.ids = ids.start;
-    const commits = chunk(CHUNK_CDAT, 'commit data');
+    const commits = chunk(CHUNK_CDAT, 'Commit Data');
     if (commits.size !== this.count * (hashLength + 16)) fail('commit-graph required commit data chunk missing or corrupted');
     this.commits = commits.start;
     const edges = found.get(CHUNK_EDGE);

@@ -36,11 +36,15 @@ export function verifyCommitGraph(objectsDir: string, hashLength: number, lookup
     }
   }
   // git verifies the top layer first, then each base below it.
-  for (let l = layers.length - 1; l >= 0; l--) verifyLayer(layers, l, lookup, errors);
+  for (let l = layers.length - 1; l >= 0; l--) if (!verifyLayer(layers, l, lookup, errors)) break;
   return errors;
 }
 
-function verifyLayer(layers: CommitGraphFile[], l: number, lookup: CommitLookup, errors: string[]): void {
+/**
+ * Verifies layer `l`; false when git's verify would die there (its last line then starts with
+ * `fatal: `): a parent position past the layer, which git's parse of the commit dies of.
+ */
+function verifyLayer(layers: CommitGraphFile[], l: number, lookup: CommitLookup, errors: string[]): boolean {
   const g = layers[l] as CommitGraphFile;
   const H = g.hashLength;
   const before = errors.length;
@@ -59,13 +63,21 @@ function verifyLayer(layers: CommitGraphFile[], l: number, lookup: CommitLookup,
       if (value !== i) errors.push(`commit-graph has incorrect fanout value: fanout[${fanoutPos}] = ${value} != ${i}`);
       fanoutPos++;
     }
+    // git parses each commit from the graph here (parse_commit_in_graph_one), and its
+    // insert_parent_or_die dies of a position past this layer's commits.
+    for (const p of g.parents(i)) {
+      if (p >= g.baseCount + g.count) {
+        errors.push(`fatal: invalid parent position ${p}`);
+        return false;
+      }
+    }
   }
   for (; fanoutPos < 256; fanoutPos++) {
     const value = g.fanoutAt(fanoutPos);
     if (value !== g.count) errors.push(`commit-graph has incorrect fanout value: fanout[${fanoutPos}] = ${value} != ${g.count}`);
   }
   // Only a bad checksum lets the commits be checked (git's VERIFY_COMMIT_GRAPH_ERROR_HASH).
-  if (errors.length - before > (checksumOnly ? 1 : 0)) return;
+  if (errors.length - before > (checksumOnly ? 1 : 0)) return true;
   const total = layers.reduce((n, x) => n + x.count, 0);
   const layerOf = (position: number): CommitGraphFile | undefined => {
     if (position >= total) return undefined;
@@ -121,4 +133,5 @@ function verifyLayer(layers: CommitGraphFile[], l: number, lookup: CommitLookup,
     if (generation < maxGeneration + 1) errors.push(`commit-graph generation for commit ${hex(id)} is ${generation} < ${maxGeneration + 1}`);
     if (g.date(i) !== odb.date) errors.push(`commit date for commit ${hex(id)} in commit-graph is ${g.date(i)} != ${odb.date}`);
   }
+  return true;
 }

@@ -51,13 +51,13 @@ export interface WrittenCommitGraph {
 }
 
 /**
- * `git commit-graph write` (not split): the commits to start from and every commit they reach,
+ * `git commit-graph write` (not split); undefined when there is no commit to write (no file then): the commits to start from and every commit they reach,
  * each read from the objects (never from a graph), sorted by id, with their topological levels
  * and corrected commit dates, written to `info/commit-graph` of the store's own directory through
  * `commit-graph.lock`, byte for byte as git writes it. A commit that cannot be read, or an id
  * that is not a commit, fails the write as git's does, and nothing is replaced.
  */
-export function writeCommitGraph(handle: StoreHandle, options: WriteCommitGraphOptions = {}): WrittenCommitGraph {
+export function writeCommitGraph(handle: StoreHandle, options: WriteCommitGraphOptions = {}): WrittenCommitGraph | undefined {
   const H = handle.hashLength;
   const table = new ObjectTable(H);
   const queue: number[] = [];
@@ -123,7 +123,12 @@ export function writeCommitGraph(handle: StoreHandle, options: WriteCommitGraphO
       // Parsed at once: the store's buffer, not a copy.
       const obj = handle.readTransientAt(location);
       if (obj.type !== OBJ_COMMIT) throw new PackwrightError('OBJECT_CORRUPT', `object ${toHex(id)} is a ${typeName(obj.type)}, not a commit`);
-      const c = parseCommit(obj.data, H, toHex(id));
+      let c;
+      try {
+        c = parseCommit(obj.data, H, toHex(id));
+      } catch (e) {
+        throw new PackwrightError('OBJECT_CORRUPT', `unable to parse commit ${toHex(id)}`, { cause: e });
+      }
       if ((n + 1) * H > treeBytes.length) {
         const grown = new Uint8Array(Math.max(treeBytes.length * 2, (n + 1) * H));
         grown.set(treeBytes);
@@ -138,6 +143,8 @@ export function writeCommitGraph(handle: StoreHandle, options: WriteCommitGraphO
   options.onProgress?.(queue.length);
   // Positions in id order.
   const count = table.count;
+  // No commits, no file (git writes none either).
+  if (count === 0) return undefined;
   const order = sortIds(table.ids, count, H);
   const position = new Int32Array(count);
   for (let i = 0; i < count; i++) position[order[i] as number] = i;
