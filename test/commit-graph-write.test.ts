@@ -107,3 +107,77 @@ test('commit-graph verify as git: a parent position past the graph is fatal (128
   if (first !== 0x70000000) assert.match(ours.stderr, /^fatal: invalid parent position \d+$/m);
   assert.equal(ours.stderr.split('\n').filter((l) => l.startsWith('fatal:')).join('\n'), theirs.stderr.split('\n').filter((l) => l.startsWith('fatal:')).join('\n'));
 });
+
+test('commit-graph write --changed-paths gives git\'s filters: renames, deletions, a submodule, non-ASCII names, too many paths', async () => {
+  using dir = tempDir();
+  const repo = makeHistoryRepo(dir.path, 'sha1', 120);
+  // A commit with names whose bytes pass 0x7f (git 2.39's murmur3 sign-extends them) and one
+  // changing more than 512 paths (the all-ones filter).
+  const tree = git(repo, ['rev-parse', 'main^{tree}']).toString().trim();
+  const blob = git(repo, ['hash-object', '-w', '--stdin'], 'x\n').toString().trim();
+  const listing = git(repo, ['ls-tree', tree]).toString();
+  const wide = Array.from({ length: 520 }, (_, i) => `100644 blob ${blob}\twide/f${i}\n`).join('');
+  const withNames = git(repo, ['mktree'], `${listing}100644 blob ${blob}\tcafé ünï.txt\n`).toString().trim();
+  const subtree = git(repo, ['mktree'], wide.replace(/wide\//g, '')).toString().trim();
+  const withWide = git(repo, ['mktree'], `${listing}100644 blob ${blob}\tcafé ünï.txt\n040000 tree ${subtree}\twide\n`).toString().trim();
+  let tip = git(repo, ['rev-parse', 'main']).toString().trim();
+  for (const t of [withNames, withWide]) tip = git(repo, ['commit-tree', t, '-p', tip, '-m', 'more'], '').toString().trim();
+  git(repo, ['update-ref', 'refs/heads/main', tip]);
+  await sameGraph(repo, ['--reachable', '--changed-paths']);
+  // Kept when the graph there has filters, and not with --no-changed-paths.
+  await sameGraph(repo, ['--reachable']);
+  await sameGraph(repo, ['--reachable', '--no-changed-paths']);
+  await sameGraph(repo, ['--reachable', '--changed-paths'], undefined, []);
+});
+
+test('commit-graph write --split: layers, merges, no-merge, replace, --size-multiple, --max-commits, filters, as git leaves them', async () => {
+  using dir = tempDir();
+  const make = (name: string): string => {
+    const repo = join(dir.path, name);
+    git(dir.path, ['init', '-q', '--bare', '-b', 'main', repo]);
+    return repo;
+  };
+  const ours = make('ours.git');
+  const theirs = make('theirs.git');
+  let mark = 0;
+  const more = (n: number): void => {
+    const parts: string[] = [];
+    for (let i = 0; i < n; i++) {
+      mark++;
+      parts.push(`commit refs/heads/main\nmark :${mark}\ncommitter C <c@example.com> ${1700000000 + mark} +0000\ndata 2\n${mark % 10}\n` +
+        (mark > 1 ? `from :${mark - 1}\n` : '') + `M 100644 inline d${mark % 3}/f${mark % 5}\ndata 3\n${mark % 100}\n\n`);
+    }
+    // The same stream into both: the same commits.
+    const stream = `feature done\n${parts.join('')}done\n`;
+    for (const r of [ours, theirs]) git(r, ['fast-import', '--quiet', '--export-marks=marks', ...(mark > n ? ['--import-marks=marks'] : [])], stream);
+  };
+  const info = (repo: string): string => {
+    const layers = join(repo, 'objects', 'info', 'commit-graphs');
+    const files = existsSync(layers) ? readdirSync(layers).sort() : [];
+    return [existsSync(graphPath(repo)) ? `single ${readFileSync(graphPath(repo)).toString('hex')}` : 'no single', ...files.map((f) => `${f} ${readFileSync(join(layers, f)).toString('hex')}`)].join('\n');
+  };
+  const step = async (args: string[]): Promise<void> => {
+    git(theirs, ['commit-graph', 'write', '--no-progress', ...args]);
+    await packwright(ours, ['commit-graph', 'write', ...args]);
+    assert.equal(info(ours), info(theirs), args.join(' '));
+  };
+  more(5);
+  await step(['--reachable']);
+  more(3);
+  await step(['--reachable', '--split']);
+  more(4);
+  await step(['--reachable', '--split']);
+  more(1);
+  await step(['--reachable', '--split=no-merge']);
+  more(17);
+  await step(['--reachable', '--split', '--size-multiple=3']);
+  more(2);
+  await step(['--reachable', '--split', '--changed-paths']);
+  more(3);
+  await step(['--reachable', '--split=no-merge']);
+  await step(['--reachable', '--split=replace']);
+  more(5);
+  await step(['--reachable', '--split', '--max-commits=2']);
+  await step(['--reachable']);
+  assert.equal((await packwright(ours, ['commit-graph', 'verify'])).length, 0);
+});

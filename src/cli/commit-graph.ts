@@ -5,8 +5,8 @@ import { fromHex, toHex } from '../hash/index.js';
 import { OBJ_COMMIT, OBJ_TAG, parseCommit, parseTag } from '../objects/index.js';
 import { Store, type StoreHandle } from '../odb/index.js';
 import type { Repository } from '../repo/index.js';
-import { CommitGraphChain, verifyCommitGraph } from '../commit-graph/index.js';
-import { writeCommitGraph } from '../walk/index.js';
+import { CommitGraphChain, verifyCommitGraph, type BloomSettings } from '../commit-graph/index.js';
+import { writeCommitGraph, type WriteCommitGraphOptions } from '../walk/index.js';
 import type { CommandIO } from './command-io.js';
 import type { GlobalOptions } from './global-options.js';
 import { Progress } from './progress.js';
@@ -14,10 +14,10 @@ import { readAll } from './read-lines.js';
 import { helpRequested, UsageError } from './usage-error.js';
 
 const USAGE = `usage: packwright commit-graph verify [--object-dir <objdir>] [--shallow] [--[no-]progress]
-   or: packwright commit-graph write [--object-dir <objdir>] [--append] [--reachable | --stdin-packs | --stdin-commits] [--[no-]progress]`;
+   or: packwright commit-graph write [--object-dir <objdir>] [--append] [--split[=<strategy>]] [--reachable | --stdin-packs | --stdin-commits] [--changed-paths] [--[no-]progress] <split options>`;
 
 /**
- * `git commit-graph write` (one file: not --split, no --changed-paths yet) and `verify`. write
+ * `git commit-graph write` (a file, or with --split a layer of a chain; --changed-paths) and `verify`. write
  * takes the refs' commits (--reachable), the commits or packs named on stdin, or by default every
  * commit of the packs, and what they reach; as in git, a repository that turned the graph off
  * (core.commitGraph) gets a warning and no file.
@@ -32,20 +32,56 @@ export function commitGraphCommand(io: CommandIO, ctx: GlobalOptions, open: () =
   let source = 'packs' as 'packs' | 'reachable' | 'stdin-packs' | 'stdin-commits';
   let sources = 0;
   let append = false;
+  let shallow = false;
+  let changedPaths: boolean | undefined;
+  let split: NonNullable<WriteCommitGraphOptions['split']> | undefined;
+  const splitOptions: NonNullable<WriteCommitGraphOptions['split']> = {};
+  const value = (a: string, i: number): [string, number] => {
+    const eq = a.indexOf('=');
+    if (eq >= 0) return [a.slice(eq + 1), i];
+    const v = rest[i + 1];
+    if (v === undefined) throw new UsageError(`error: option \`${a.slice(2)}' requires a value\n${USAGE}`);
+    return [v, i + 1];
+  };
+  const count = (name: string, v: string): number => {
+    if (!/^\d+$/.test(v)) throw new UsageError(`error: option \`${name}' expects a numerical value\n${USAGE}`);
+    return Number(v);
+  };
   for (let i = 0; i < rest.length; i++) {
     const a = rest[i] as string;
     if (a.startsWith('--object-dir=')) objectDir = a.slice(13);
     else if (a === '--object-dir') objectDir = rest[++i];
     else if (a === '--progress') showProgress = true;
     else if (a === '--no-progress') showProgress = false;
-    else if (sub === 'verify' && a === '--shallow') continue;
+    else if (sub === 'verify' && a === '--shallow') shallow = true;
     else if (sub === 'write' && (a === '--reachable' || a === '--stdin-packs' || a === '--stdin-commits')) {
       source = a.slice(2) as typeof source;
       sources++;
     } else if (sub === 'write' && a === '--append') append = true;
-    else if (sub === 'write' && (a === '--no-changed-paths' || a === '--no-split')) continue;
-    else if (sub === 'write' && (a.startsWith('--split') || a === '--changed-paths' || a.startsWith('--size-multiple') || a.startsWith('--max-commits') || a.startsWith('--expire-time') || a.startsWith('--max-new-filters'))) {
-      throw new UsageError(`packwright commit-graph write: ${a} is not supported yet (one file, no changed-path filters)\n${USAGE}`);
+    else if (sub === 'write' && a === '--changed-paths') changedPaths = true;
+    else if (sub === 'write' && a === '--no-changed-paths') changedPaths = false;
+    else if (sub === 'write' && a === '--no-split') split = undefined;
+    else if (sub === 'write' && (a === '--split' || a.startsWith('--split='))) {
+      const mode = a === '--split' ? 'merge' : a.slice(8);
+      if (mode !== 'merge' && mode !== 'no-merge' && mode !== 'replace' && mode !== '') throw new UsageError(`error: unrecognized --split argument, ${mode}\n${USAGE}`);
+      split = splitOptions;
+      splitOptions.mode = mode === '' ? 'merge' : mode;
+    } else if (sub === 'write' && (a === '--size-multiple' || a.startsWith('--size-multiple='))) {
+      const [v, next] = value(a, i);
+      splitOptions.sizeMultiple = count('size-multiple', v);
+      i = next;
+    } else if (sub === 'write' && (a === '--max-commits' || a.startsWith('--max-commits='))) {
+      const [v, next] = value(a, i);
+      splitOptions.maxCommits = count('max-commits', v);
+      i = next;
+    } else if (sub === 'write' && (a === '--expire-time' || a.startsWith('--expire-time='))) {
+      const [v, next] = value(a, i);
+      splitOptions.expireTime = expireTime(v);
+      i = next;
+    } else if (sub === 'write' && a.startsWith('--max-new-filters')) {
+      // Which commits get a filter under a cap depends on git's order of computing them (by pack
+      // position or generation), which packwright does not follow: refused rather than different bytes.
+      throw new UsageError(`packwright commit-graph write: ${a} is not supported\n${USAGE}`);
     } else throw new UsageError(`unknown option '${a.replace(/^-+/, '')}'\n${USAGE}`);
   }
   if (sources > 1) throw new PackwrightError('INVALID_ARGUMENT', 'use at most one of --reachable, --stdin-commits, or --stdin-packs');
@@ -65,7 +101,7 @@ export function commitGraphCommand(io: CommandIO, ctx: GlobalOptions, open: () =
           throw e;
         }
       };
-      const lines = verifyCommitGraph(handle.looseDirs()[0] as string, handle.hashLength, lookup);
+      const lines = verifyCommitGraph(handle.looseDirs()[0] as string, handle.hashLength, lookup, { shallow });
       for (const line of lines) io.stderr.write(`${line}\n`);
       if (showProgress && lines.length === 0) new Progress(true, io.stderr).finishWith('Verifying commits in commit graph', commitCount(handle));
       // A line git's verify dies of (its status 128), else 1 for what it reported.
@@ -110,6 +146,9 @@ export function commitGraphCommand(io: CommandIO, ctx: GlobalOptions, open: () =
       ...(commits !== undefined ? { commits } : {}),
       ...(packs !== undefined ? { packs } : {}),
       append,
+      ...(split !== undefined ? { split } : {}),
+      ...(changedPaths !== undefined ? { changedPaths } : {}),
+      bloomSettings: bloomSettingsFrom(repo.env),
       generationData: repo.config.getInt('commitGraph.generationVersion') !== 1,
       onProgress: (n) => progress.update('Expanding reachable commits in commit graph', n, 0),
     });
@@ -118,6 +157,31 @@ export function commitGraphCommand(io: CommandIO, ctx: GlobalOptions, open: () =
   } finally {
     if (store !== repo.store) store.close();
   }
+}
+
+/** --expire-time: seconds since the epoch, or a date Node can read ("2019-01-01 12:00 -05:00"). */
+function expireTime(v: string): number {
+  if (/^\d+$/.test(v)) return Number(v);
+  if (v === 'now') return Math.floor(Date.now() / 1000);
+  const ms = Date.parse(v);
+  if (Number.isNaN(ms)) throw new UsageError(`error: malformed expiration date '${v}'\n${USAGE}`);
+  return Math.floor(ms / 1000);
+}
+
+/** git's test knobs for the filters' shape (GIT_TEST_BLOOM_SETTINGS_*), which its test suite sets. */
+function bloomSettingsFrom(env: Readonly<Record<string, string | undefined>>): Partial<BloomSettings> {
+  const out: Partial<BloomSettings> = {};
+  const read = (name: string): number | undefined => {
+    const v = env[`GIT_TEST_BLOOM_SETTINGS_${name}`];
+    return v !== undefined && /^\d+$/.test(v) ? Number(v) : undefined;
+  };
+  const bits = read('BITS_PER_ENTRY');
+  const hashes = read('NUM_HASHES');
+  const max = read('MAX_CHANGED_PATHS');
+  if (bits !== undefined) out.bitsPerEntry = bits;
+  if (hashes !== undefined) out.numHashes = hashes;
+  if (max !== undefined) out.maxChangedPaths = max;
+  return out;
 }
 
 function inputError(io: CommandIO, message: string): number {

@@ -55,6 +55,11 @@ export class CommitGraphChain {
     return layers.length === 0 ? undefined : new CommitGraphChain(layers, warnings);
   }
 
+  /** A chain of these layers (base first, each with its `baseCount`): the layers a split write keeps. */
+  static of(layers: readonly CommitGraphFile[]): CommitGraphChain {
+    return new CommitGraphChain(layers, []);
+  }
+
   /** The position of commit `id` (its bytes at `offset`), or -1 when no layer has it. */
   find(id: Uint8Array, offset = 0): number {
     for (let l = this.layers.length - 1; l >= 0; l--) {
@@ -92,6 +97,18 @@ export class CommitGraphChain {
   date(pos: number): number {
     const layer = this.layerOf(pos);
     return layer.date(pos - layer.baseCount);
+  }
+
+  /** The commit's topological level (the top 30 bits of its CDAT word). */
+  level(pos: number): number {
+    const layer = this.layerOf(pos);
+    return layer.generation(pos - layer.baseCount, false);
+  }
+
+  /** The commit's generation: its corrected date with `v2` (see CommitGraphFile.generation), else its level. */
+  generation(pos: number, v2: boolean): number {
+    const layer = this.layerOf(pos);
+    return layer.generation(pos - layer.baseCount, v2);
   }
 
   /** Positions of the commit's parents, in order. */

@@ -12,6 +12,9 @@ export const CHUNK_CDAT = 0x43444154;
 export const CHUNK_EDGE = 0x45444745;
 export const CHUNK_GDA2 = 0x47444132;
 export const CHUNK_GDO2 = 0x47444f32;
+export const CHUNK_BIDX = 0x42494458;
+export const CHUNK_BDAT = 0x42444154;
+export const CHUNK_BASE = 0x42415345;
 /** A generation data entry with this bit is an index into the GDO2 overflow chunk. */
 export const OFFSET_OVERFLOW = 0x80000000;
 /** A parent slot that names no parent; with the top bit, the second slot points into EDGE. */
@@ -39,6 +42,11 @@ export class CommitGraphFile {
   private readonly generationOverflow: number;
   /** The file has corrected commit dates (generation number v2, the GDA2 chunk). */
   readonly hasGenerationData: boolean;
+  /** The changed-path filters' settings, when the file has filters (BIDX and BDAT, hash version 1). */
+  readonly bloomSettings: { hashVersion: number; numHashes: number; bitsPerEntry: number } | undefined;
+  private readonly bloomIndex: number;
+  private readonly bloomData: number;
+  private readonly bloomDataEnd: number;
 
   constructor(readonly path: string, readonly data: Buffer, hashLength: number, baseCount = 0) {
     const fail = (message: string): never => {
@@ -77,6 +85,28 @@ export class CommitGraphFile {
     this.hasGenerationData = generations !== undefined && generations.size === 4 * this.count;
     this.generationData = this.hasGenerationData ? (generations as Chunk).start : -1;
     this.generationOverflow = found.get(CHUNK_GDO2)?.start ?? -1;
+    // Filters as git 2.39 reads them (graph_read_bloom_data): only hash version 1, and only with
+    // both chunks; what does not fit is not used.
+    const bidx = found.get(CHUNK_BIDX);
+    const bdat = found.get(CHUNK_BDAT);
+    if (bidx !== undefined && bdat !== undefined && bidx.size === 4 * this.count && bdat.size >= 12 && data.readUInt32BE(bdat.start) === 1) {
+      this.bloomSettings = { hashVersion: 1, numHashes: data.readUInt32BE(bdat.start + 4), bitsPerEntry: data.readUInt32BE(bdat.start + 8) };
+      this.bloomIndex = bidx.start;
+      this.bloomData = bdat.start + 12;
+      this.bloomDataEnd = bdat.start + bdat.size;
+    } else {
+      this.bloomSettings = undefined;
+      this.bloomIndex = this.bloomData = this.bloomDataEnd = -1;
+    }
+  }
+
+  /** The changed-path filter of commit `i` (a view; empty when the graph has none for it). */
+  bloomFilter(i: number): Buffer {
+    if (this.bloomIndex < 0) return this.data.subarray(0, 0);
+    const end = this.data.readUInt32BE(this.bloomIndex + 4 * i);
+    const start = i === 0 ? 0 : this.data.readUInt32BE(this.bloomIndex + 4 * (i - 1));
+    if (start > end || this.bloomData + end > this.bloomDataEnd) return this.data.subarray(0, 0);
+    return this.data.subarray(this.bloomData + start, this.bloomData + end);
   }
 
   /**

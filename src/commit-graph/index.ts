@@ -5,3 +5,5 @@ export type { CommitLookup } from './verify-commit-graph.js';
 export { CommitGraphChain, commitGraphPaths } from './commit-graph-chain.js';
 export { commitGraphBytes, computeGenerations, GENERATION_V1_MAX } from './commit-graph-bytes.js';
 export type { GraphCommits } from './commit-graph-bytes.js';
+export { bloomFilter, murmur3Seeded, DEFAULT_BLOOM_SETTINGS } from './bloom-filter.js';
+export type { BloomSettings } from './bloom-filter.js';

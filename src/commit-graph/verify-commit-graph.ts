@@ -16,9 +16,9 @@ export type CommitLookup = (id: Buffer) => { tree: Buffer; parents: Buffer[]; da
  * its checksum, the order of its ids and its fan-out, then every commit's tree, parents and date
  * against the object database. Returns git's lines as it prints them (a graph that does not load
  * is an "error: " line; what verify finds is printed bare, as git's graph_report does), none when
- * there is no graph.
+ * there is no graph. `shallow`: the top layer alone.
  */
-export function verifyCommitGraph(objectsDir: string, hashLength: number, lookup: CommitLookup): string[] {
+export function verifyCommitGraph(objectsDir: string, hashLength: number, lookup: CommitLookup, options: { shallow?: boolean } = {}): string[] {
   const errors: string[] = [];
   const paths = commitGraphPaths(objectsDir);
   if (paths.length === 0) return errors;
@@ -36,7 +36,9 @@ export function verifyCommitGraph(objectsDir: string, hashLength: number, lookup
     }
   }
   // git verifies the top layer first, then each base below it.
-  for (let l = layers.length - 1; l >= 0; l--) if (!verifyLayer(layers, l, lookup, errors)) break;
+  // With `shallow`, only the top layer (git's verify --shallow).
+  const bottom = options.shallow === true ? layers.length - 1 : 0;
+  for (let l = layers.length - 1; l >= bottom; l--) if (!verifyLayer(layers, l, lookup, errors)) break;
   return errors;
 }
 

@@ -4,8 +4,8 @@ import { ALL_INTERESTING, NOT_INTERESTING, type Pathspec } from '../objects/path
 import { TreeCursor } from '../objects/tree.js';
 import type { TreeSource } from './list-objects.js';
 
-/** One side of the comparison: a tree's entries, read into a copy of its own. */
-interface Side {
+/** One side of a comparison of two trees: a tree's entries, read into a copy of its own. */
+export interface Side {
   cursor: TreeCursor;
   data: Buffer;
   more: boolean;
@@ -57,7 +57,7 @@ function open(source: TreeSource, n: number, cache: TreeCache): Side {
 }
 
 /** git's base_name_compare: names in byte order, a tree's as if it ended in '/'. */
-function compareEntries(x: Side, y: Side): number {
+export function compareEntries(x: Side, y: Side): number {
   const cx = x.cursor;
   const cy = y.cursor;
   const lx = cx.nameEnd - cx.nameStart;
@@ -72,7 +72,8 @@ function compareEntries(x: Side, y: Side): number {
   return ex - ey;
 }
 
-function sameEntry(x: Side, y: Side, H: number): boolean {
+/** Whether the two current entries have the same mode and id. */
+export function sameEntry(x: Side, y: Side, H: number): boolean {
   if (x.cursor.mode !== y.cursor.mode) return false;
   // By hand: Buffer.compare with ranges costs a native call and its checks for 20 bytes.
   const a = x.data;
