@@ -4,8 +4,8 @@ import { isPackwrightError, PackwrightError } from '../errors/index.js';
 import { fromHex, toHex } from '../hash/index.js';
 import { OBJ_COMMIT, OBJ_TAG, parseCommit, parseTag } from '../objects/index.js';
 import { Store, type StoreHandle } from '../odb/index.js';
-import type { Repository } from '../repo/index.js';
-import { CommitGraphChain, verifyCommitGraph, type BloomSettings } from '../commit-graph/index.js';
+import { sharedFileMode, type Repository } from '../repo/index.js';
+import { verifyCommitGraph, type BloomSettings } from '../commit-graph/index.js';
 import { writeCommitGraph, type WriteCommitGraphOptions } from '../walk/index.js';
 import type { CommandIO } from './command-io.js';
 import type { GlobalOptions } from './global-options.js';
@@ -101,11 +101,17 @@ export function commitGraphCommand(io: CommandIO, ctx: GlobalOptions, open: () =
           throw e;
         }
       };
-      const lines = verifyCommitGraph(handle.looseDirs()[0] as string, handle.hashLength, lookup, { shallow });
+      const dirs = handle.looseDirs();
+      const progress = new Progress(showProgress, io.stderr);
+      const lines = verifyCommitGraph(dirs[0] as string, handle.hashLength, lookup, {
+        shallow, alsoIn: dirs.slice(1),
+        // A line for each layer verified, as git's progress has.
+        onLayer: (commits) => progress.finishWith('Verifying commits in commit graph', commits),
+      });
       for (const line of lines) io.stderr.write(`${line}\n`);
-      if (showProgress && lines.length === 0) new Progress(true, io.stderr).finishWith('Verifying commits in commit graph', commitCount(handle));
-      // A line git's verify dies of (its status 128), else 1 for what it reported.
-      return lines.at(-1)?.startsWith('fatal: ') === true ? 128 : lines.length > 0 ? 1 : 0;
+      // A line git's verify dies of (its status 128), else 1 for what it reported (warnings alone: 0).
+      if (lines.at(-1)?.startsWith('fatal: ') === true) return 128;
+      return lines.some((l) => !l.startsWith('warning: ')) ? 1 : 0;
     }
     if (repo.config.getBool('core.commitGraph') === false) {
       io.stderr.write("warning: attempting to write a commit-graph, but 'core.commitGraph' is disabled\n");
@@ -149,6 +155,7 @@ export function commitGraphCommand(io: CommandIO, ctx: GlobalOptions, open: () =
       ...(split !== undefined ? { split } : {}),
       ...(changedPaths !== undefined ? { changedPaths } : {}),
       bloomSettings: bloomSettingsFrom(repo.env),
+      fileMode: sharedFileMode(repo.config, 0o444),
       generationData: repo.config.getInt('commitGraph.generationVersion') !== 1,
       onProgress: (n) => progress.update('Expanding reachable commits in commit graph', n, 0),
     });
@@ -194,11 +201,6 @@ function graphCompatible(repo: Repository): boolean {
   const env = repo.env;
   if (existsSync(env['GIT_GRAFT_FILE'] ?? join(repo.commonDir, 'info', 'grafts'))) return false;
   return repo.shallowCommits().length === 0;
-}
-
-/** How many commits the graph of the handle's directory holds (for verify's progress line). */
-function commitCount(handle: StoreHandle): number {
-  return CommitGraphChain.read(handle.looseDirs()[0] as string, handle.hashLength)?.count ?? 0;
 }
 
 function lines(io: CommandIO): string[] {

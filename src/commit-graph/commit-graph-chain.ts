@@ -3,16 +3,36 @@ import { join } from 'node:path';
 import { isPackwrightError, PackwrightError } from '../errors/packwright-error.js';
 import { CommitGraphFile } from './commit-graph.js';
 
+/** A layer file loaded, or undefined with git's error in `warnings` (a corrupt one, one gone). */
+function tryLoad(path: string, hashLength: number, base: number, warnings: string[]): CommitGraphFile | undefined {
+  try {
+    return CommitGraphFile.read(path, hashLength, base);
+  } catch (e) {
+    if (!isPackwrightError(e) && !(e instanceof Error && 'code' in e)) throw e;
+    warnings.push((e as Error).message);
+    return undefined;
+  }
+}
+
 /**
- * The commit-graph files of an object directory, in git's order: `info/commit-graph` alone, else
- * each layer `info/commit-graphs/commit-graph-chain` names, base first; none when it has neither.
+ * git's add_graph_to_chain: layer `below.length` of a chain names, in its BASE chunk, the layers
+ * below it by the hashes the chain file gives them, and each of those is the file loaded.
  */
-export function commitGraphPaths(objectsDir: string): string[] {
-  const single = join(objectsDir, 'info', 'commit-graph');
-  if (existsSync(single)) return [single];
-  const chain = join(objectsDir, 'info', 'commit-graphs', 'commit-graph-chain');
-  if (!existsSync(chain)) return [];
-  return readFileSync(chain, 'utf8').split('\n').filter((l) => l !== '').map((h) => join(objectsDir, 'info', 'commit-graphs', `graph-${h}.graph`));
+function matchesBelow(layer: CommitGraphFile, below: readonly CommitGraphFile[], text: string, width: number, warnings: string[]): boolean {
+  const n = below.length;
+  if (n > 0 && layer.baseGraphCount === 0) {
+    warnings.push('commit-graph has no base graphs chunk');
+    return false;
+  }
+  for (let k = n - 1; k >= 0; k--) {
+    const hash = text.slice(k * (width + 1), k * (width + 1) + width);
+    const lower = below[k] as CommitGraphFile;
+    if (k >= layer.baseGraphCount || lower.trailer().toString('hex') !== hash || layer.baseGraphId(k).toString('hex') !== hash) {
+      warnings.push('commit-graph chain does not match');
+      return false;
+    }
+  }
+  return true;
 }
 
 /**
@@ -33,26 +53,67 @@ export class CommitGraphChain {
   }
 
   /**
-   * The graph of `objectsDir`, or undefined when it has none (or none that loads). A layer that
-   * does not load ends the chain there: git keeps the layers below it.
+   * The graph of `objectsDir` as git 2.39 loads it (read_commit_graph_one): `info/commit-graph`
+   * if it loads, else the chain `info/commit-graphs/commit-graph-chain` names, each layer looked
+   * for in `objectsDir` then in `alsoIn` (alternates: a fork's chain may sit on its alternate's
+   * layers). A chain is used up to its first line that is not a hash, layer not found or not
+   * loading, or layer whose BASE chunk does not name the layers below it; `warnings` has git's
+   * words for why. Undefined when nothing loads.
    */
-  static read(objectsDir: string, hashLength: number): CommitGraphChain | undefined {
-    const layers: CommitGraphFile[] = [];
+  static read(objectsDir: string, hashLength: number, alsoIn: readonly string[] = []): CommitGraphChain | undefined {
+    const { layers, warnings } = CommitGraphChain.readAll(objectsDir, hashLength, alsoIn);
+    return layers.length === 0 ? undefined : new CommitGraphChain(layers, warnings);
+  }
+
+  private static readAll(objectsDir: string, hashLength: number, alsoIn: readonly string[]): { layers: CommitGraphFile[]; warnings: string[] } {
     const warnings: string[] = [];
+    const single = join(objectsDir, 'info', 'commit-graph');
+    if (existsSync(single)) {
+      const layer = tryLoad(single, hashLength, 0, warnings);
+      if (layer !== undefined) return { layers: [layer], warnings };
+    }
+    const chainPath = join(objectsDir, 'info', 'commit-graphs', 'commit-graph-chain');
+    let text: string;
+    try {
+      text = readFileSync(chainPath, 'latin1');
+    } catch {
+      // No chain (or none readable): no graph.
+      return { layers: [], warnings };
+    }
+    const width = 2 * hashLength;
+    const count = Math.floor(text.length / (width + 1));
+    const layers: CommitGraphFile[] = [];
     let base = 0;
-    for (const path of commitGraphPaths(objectsDir)) {
-      try {
-        const layer = CommitGraphFile.read(path, hashLength, base);
-        layers.push(layer);
-        base += layer.count;
-      } catch (e) {
-        // A corrupt layer (COMMIT_GRAPH_CORRUPT) or one the chain names that is gone (ENOENT).
-        if (!isPackwrightError(e) && !(e instanceof Error && 'code' in e)) throw e;
-        warnings.push((e as Error).message);
+    for (let i = 0; i < count; i++) {
+      const line = text.slice(i * (width + 1), i * (width + 1) + width);
+      if (!/^[0-9a-fA-F]+$/.test(line) || text[i * (width + 1) + width] !== '\n') {
+        warnings.push(`invalid commit-graph chain: line '${text.slice(i * (width + 1)).split('\n')[0] as string}' not a hash`);
+        break;
+      }
+      let valid = false;
+      for (const dir of [objectsDir, ...alsoIn]) {
+        const path = join(dir, 'info', 'commit-graphs', `graph-${line}.graph`);
+        if (!existsSync(path)) continue;
+        const layer = tryLoad(path, hashLength, base, warnings);
+        if (layer === undefined) continue;
+        if (matchesBelow(layer, layers, text, width, warnings)) {
+          layers.push(layer);
+          base += layer.count;
+          valid = true;
+        }
+        break;
+      }
+      if (!valid) {
+        warnings.push('unable to find all commit-graph files');
         break;
       }
     }
-    return layers.length === 0 ? undefined : new CommitGraphChain(layers, warnings);
+    return { layers, warnings };
+  }
+
+  /** The warnings of a read that loaded nothing (a chain none of whose layers loads). */
+  static warningsOf(objectsDir: string, hashLength: number, alsoIn: readonly string[] = []): readonly string[] {
+    return CommitGraphChain.readAll(objectsDir, hashLength, alsoIn).warnings;
   }
 
   /** A chain of these layers (base first, each with its `baseCount`): the layers a split write keeps. */

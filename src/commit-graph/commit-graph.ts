@@ -44,6 +44,9 @@ export class CommitGraphFile {
   readonly hasGenerationData: boolean;
   /** The changed-path filters' settings, when the file has filters (BIDX and BDAT, hash version 1). */
   readonly bloomSettings: { hashVersion: number; numHashes: number; bitsPerEntry: number } | undefined;
+  /** How many layers below this one its BASE chunk names. */
+  readonly baseGraphCount: number;
+  private readonly baseGraphs: number;
   private readonly bloomIndex: number;
   private readonly bloomData: number;
   private readonly bloomDataEnd: number;
@@ -85,6 +88,9 @@ export class CommitGraphFile {
     this.hasGenerationData = generations !== undefined && generations.size === 4 * this.count;
     this.generationData = this.hasGenerationData ? (generations as Chunk).start : -1;
     this.generationOverflow = found.get(CHUNK_GDO2)?.start ?? -1;
+    const bases = found.get(CHUNK_BASE);
+    this.baseGraphs = bases?.start ?? -1;
+    this.baseGraphCount = bases === undefined ? 0 : Math.floor(bases.size / hashLength);
     // Filters as git 2.39 reads them (graph_read_bloom_data): only hash version 1, and only with
     // both chunks; what does not fit is not used.
     const bidx = found.get(CHUNK_BIDX);
@@ -98,6 +104,11 @@ export class CommitGraphFile {
       this.bloomSettings = undefined;
       this.bloomIndex = this.bloomData = this.bloomDataEnd = -1;
     }
+  }
+
+  /** The checksum of base layer `k` (0: the lowest) as the BASE chunk gives it. */
+  baseGraphId(k: number): Buffer {
+    return this.data.subarray(this.baseGraphs + k * this.hashLength, this.baseGraphs + (k + 1) * this.hashLength);
   }
 
   /** The changed-path filter of commit `i` (a view; empty when the graph has none for it). */

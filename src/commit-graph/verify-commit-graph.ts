@@ -3,7 +3,9 @@ import { hashBytes } from '../hash/hash-object.js';
 import { formatForHashLength } from '../hash/object-format.js';
 import { compareBytes } from '../idx/sorted-ids.js';
 import { CommitGraphFile } from './commit-graph.js';
-import { commitGraphPaths } from './commit-graph-chain.js';
+import { CommitGraphChain } from './commit-graph-chain.js';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { GENERATION_V1_MAX } from './commit-graph-bytes.js';
 
 
@@ -15,30 +17,38 @@ export type CommitLookup = (id: Buffer) => { tree: Buffer; parents: Buffer[]; da
  * of `objectsDir` (`info/commit-graph`, or each layer of `info/commit-graphs/commit-graph-chain`),
  * its checksum, the order of its ids and its fan-out, then every commit's tree, parents and date
  * against the object database. Returns git's lines as it prints them (a graph that does not load
- * is an "error: " line; what verify finds is printed bare, as git's graph_report does), none when
- * there is no graph. `shallow`: the top layer alone.
+ * is an "error: " line, a chain that loads in part "warning: " lines; what verify finds is
+ * printed bare, as git's graph_report does), none when there is no graph. `shallow`: the top
+ * layer alone; `alsoIn`: the alternates, where a chain's layers may be.
  */
-export function verifyCommitGraph(objectsDir: string, hashLength: number, lookup: CommitLookup, options: { shallow?: boolean } = {}): string[] {
+export function verifyCommitGraph(objectsDir: string, hashLength: number, lookup: CommitLookup, options: { shallow?: boolean; alsoIn?: readonly string[]; onLayer?: (commits: number) => void } = {}): string[] {
   const errors: string[] = [];
-  const paths = commitGraphPaths(objectsDir);
-  if (paths.length === 0) return errors;
-  const layers: CommitGraphFile[] = [];
-  let base = 0;
-  for (const path of paths) {
+  let layers: readonly CommitGraphFile[];
+  const single = join(objectsDir, 'info', 'commit-graph');
+  if (existsSync(single)) {
+    // git's graph_verify: a file that is there must load.
     try {
-      const layer = CommitGraphFile.read(path, hashLength, base);
-      layers.push(layer);
-      base += layer.count;
+      layers = [CommitGraphFile.read(single, hashLength)];
     } catch (e) {
       if (!isPackwrightError(e)) throw e;
-      errors.push(`error: ${e.code === 'COMMIT_GRAPH_CORRUPT' ? e.message : `could not read commit-graph ${path}: ${e.message}`}`);
+      errors.push(`error: ${e.code === 'COMMIT_GRAPH_CORRUPT' ? e.message : `could not read commit-graph ${single}: ${e.message}`}`);
       return errors;
     }
+  } else {
+    // A chain loads as far as it can, with warnings for the rest (verify goes on with what loaded).
+    const chain = CommitGraphChain.read(objectsDir, hashLength, options.alsoIn ?? []);
+    const warnings = chain?.warnings ?? CommitGraphChain.warningsOf(objectsDir, hashLength, options.alsoIn ?? []);
+    for (const w of warnings) errors.push(`warning: ${w}`);
+    if (chain === undefined) return errors;
+    layers = chain.layers;
   }
   // git verifies the top layer first, then each base below it.
   // With `shallow`, only the top layer (git's verify --shallow).
   const bottom = options.shallow === true ? layers.length - 1 : 0;
-  for (let l = layers.length - 1; l >= bottom; l--) if (!verifyLayer(layers, l, lookup, errors)) break;
+  for (let l = layers.length - 1; l >= bottom; l--) {
+    if (!verifyLayer(layers, l, lookup, errors)) break;
+    options.onLayer?.((layers[l] as CommitGraphFile).count);
+  }
   return errors;
 }
 
@@ -46,7 +56,7 @@ export function verifyCommitGraph(objectsDir: string, hashLength: number, lookup
  * Verifies layer `l`; false when git's verify would die there (its last line then starts with
  * `fatal: `): a parent position past the layer, which git's parse of the commit dies of.
  */
-function verifyLayer(layers: CommitGraphFile[], l: number, lookup: CommitLookup, errors: string[]): boolean {
+function verifyLayer(layers: readonly CommitGraphFile[], l: number, lookup: CommitLookup, errors: string[]): boolean {
   const g = layers[l] as CommitGraphFile;
   const H = g.hashLength;
   const before = errors.length;

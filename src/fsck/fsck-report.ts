@@ -67,10 +67,12 @@ export function verifyCommitGraphs(s: FsckState): void {
       throw e;
     }
   };
-  for (const dir of s.handle.looseDirs()) {
-    for (const line of verifyCommitGraph(dir, H, lookup)) {
-      s.status |= FSCK_ERROR_COMMIT_GRAPH;
-      s.say('error', line);
+  const dirs = s.handle.looseDirs();
+  for (const dir of dirs) {
+    for (const line of verifyCommitGraph(dir, H, lookup, { alsoIn: dirs.filter((d) => d !== dir) })) {
+      // A chain that loads only in part is a warning, not an error (git's verify exits 0).
+      if (!line.startsWith('warning: ')) s.status |= FSCK_ERROR_COMMIT_GRAPH;
+      s.say(line.startsWith('warning: ') ? 'warning' : 'error', line);
     }
   }
 }

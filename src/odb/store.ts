@@ -225,7 +225,7 @@ export class Store {
     if (this.graph !== undefined) this.charge(-this.graph.bytes);
     let chain: CommitGraphChain | undefined;
     for (const dir of dirs) {
-      chain = CommitGraphChain.read(dir, this.hashLength);
+      chain = CommitGraphChain.read(dir, this.hashLength, dirs.filter((d) => d !== dir));
       if (chain !== undefined) break;
     }
     const bytes = chain?.layers.reduce((n, l) => n + l.data.length, 0) ?? 0;

@@ -9,6 +9,7 @@ export { followSymlinks } from './follow-symlinks.js';
 export type { FollowResult } from './follow-symlinks.js';
 export { replaceRefs } from './replace-refs.js';
 export { readShallowFile, shallowFilePath } from './shallow-file.js';
+export { sharedFileMode } from './shared-file-mode.js';
 // How git compares the paths of repositories, work trees and includes (rev-parse prints them so).
 export { realpathForgiving } from '../io/realpath-forgiving.js';
 export type { RepositorySetup } from './setup.js';

@@ -47,6 +47,8 @@ export interface WriteCommitGraphOptions {
    * the epoch, default now), are deleted.
    */
   split?: { mode?: 'merge' | 'no-merge' | 'replace'; sizeMultiple?: number; maxCommits?: number; expireTime?: number };
+  /** The files' mode (default 0o444; see sharedFileMode for core.sharedRepository). */
+  fileMode?: number;
   /** Called now and then with how many commits have been read. */
   onProgress?: (commits: number) => void;
   signal?: AbortSignal;
@@ -82,7 +84,15 @@ const NO_PARENTS = new Int32Array(0);
 export function writeCommitGraph(handle: StoreHandle, options: WriteCommitGraphOptions = {}): WrittenCommitGraph | undefined {
   const H = handle.hashLength;
   const objectsDir = handle.looseDirs()[0] as string;
-  const before = CommitGraphChain.read(objectsDir, H);
+  // The graph as git loads it: the first directory's that has one (the store's own, then its
+  // alternates'), a chain's layers looked for in all of them.
+  const dirs = handle.looseDirs();
+  let before: CommitGraphChain | undefined;
+  for (const dir of dirs) {
+    before = CommitGraphChain.read(dir, H, dirs.filter((d) => d !== dir));
+    if (before !== undefined) break;
+  }
+  const ownLayer = (layer: CommitGraphFile): boolean => layer.path.startsWith(`${objectsDir}/`);
   const split = options.split;
   const replace = split?.mode === 'replace';
   // In a split write, a commit the graph has is neither written nor followed (unless replacing).
@@ -131,10 +141,14 @@ export function writeCommitGraph(handle: StoreHandle, options: WriteCommitGraphO
       while (kept > 0) {
         const top = before.layers[kept - 1] as CommitGraphFile;
         if (!(top.count <= multiple * count || (split.maxCommits !== undefined && split.maxCommits > 0 && count > split.maxCommits))) break;
+        // An alternate's layers are never merged into this directory's.
+        if (!ownLayer(top)) break;
         count += top.count;
         kept--;
       }
     }
+    // A chain cannot sit on an alternate's single file: that file's commits go into the new layer.
+    if (kept === 1 && !ownLayer(before.layers[0] as CommitGraphFile) && (before.layers[0] as CommitGraphFile).path.endsWith('/info/commit-graph')) kept = 0;
     // The merged layers' commits that are still here (git's merge_commit_graph), read unless
     // the write read them already.
     const inMembers = new Set(members);
@@ -184,8 +198,12 @@ export function writeCommitGraph(handle: StoreHandle, options: WriteCommitGraphO
     }));
   }
   // Generations: of the new commits; a parent below has them in its layer.
-  const baseV2 = base.length > 0 && base.every((l) => l.hasGenerationData);
-  const generationData = base.length > 0 ? (base[base.length - 1] as CommitGraphFile).hasGenerationData : options.generationData !== false;
+  // As git: corrected dates are written when asked for and the top layer kept below has them
+  // (git reads that chunk only when asked for v2), and read from below only when every layer
+  // there now has them (validate_mixed_generation_chain); else levels stand in.
+  const configV2 = options.generationData !== false;
+  const generationData = configV2 && (base.length === 0 || (base[base.length - 1] as CommitGraphFile).hasGenerationData);
+  const baseV2 = configV2 && before !== undefined && before.layers.every((l) => l.hasGenerationData);
   const { levels, corrected } = computeGenerations(parents, dates, baseChain === undefined ? undefined : {
     offset: baseCount,
     level: (pos) => baseChain.level(pos),
@@ -224,10 +242,11 @@ export function writeCommitGraph(handle: StoreHandle, options: WriteCommitGraphO
   const info = join(objectsDir, 'info');
   const layersDir = join(info, 'commit-graphs');
   mkdirSync(info, { recursive: true });
+  const mode = options.fileMode ?? 0o444;
   const expireTime = split?.expireTime ?? Math.floor(Date.now() / 1000);
   if (split === undefined) {
     const path = join(info, 'commit-graph');
-    writeFileAtomic(path, bytes, 0o444, `${path}.lock`);
+    writeFileAtomic(path, bytes, mode, `${path}.lock`);
     // The single file replaces a chain (git's expire_commit_graphs for a write that is not split).
     rmSync(join(layersDir, 'commit-graph-chain'), { force: true });
     expireLayers(layersDir, new Set(), expireTime);
@@ -239,22 +258,25 @@ export function writeCommitGraph(handle: StoreHandle, options: WriteCommitGraphO
   const chainPath = join(layersDir, 'commit-graph-chain');
   const lock = `${chainPath}.lock`;
   const baseHashes = base.map((l) => toHex(l.trailer()));
-  const keptPaths = baseHashes.map((h) => join(layersDir, `graph-${h}.graph`));
+  // Where the kept layers are after this write: in place, but for this directory's single file,
+  // which moves into the chain under its hash.
+  const single = join(info, 'commit-graph');
+  const keptPaths = base.map((l, k) => (l.path === single ? join(layersDir, `graph-${baseHashes[k] as string}.graph`) : l.path));
   // The layer, then the chain through its lock: a second writer fails there, and its layer goes.
-  writeFileAtomic(path, bytes, 0o444, temporaryPathBeside(path));
+  writeFileAtomic(path, bytes, mode, temporaryPathBeside(path));
   try {
-    // A single-file graph kept as the base moves into the chain under its hash.
-    const single = join(info, 'commit-graph');
     if (base.length === 1 && base[0]?.path === single) renameSync(single, keptPaths[0] as string);
-    writeFileAtomic(chainPath, Buffer.from([...baseHashes, hash].map((h) => `${h}\n`).join('')), 0o444, lock);
+    writeFileAtomic(chainPath, Buffer.from([...baseHashes, hash].map((h) => `${h}\n`).join('')), mode, lock);
   } catch (e) {
     rmSync(path, { force: true });
     throw e;
   }
   rmSync(join(info, 'commit-graph'), { force: true });
-  // The layers kept are marked as used now, so that expiring spares them (git's mark_commit_graphs).
+  // The layers merged away are marked as changed now, so that an --expire-time in the past spares
+  // them a while (git's mark_commit_graphs); the kept ones are in the chain.
   const now = new Date();
-  for (const p of keptPaths) {
+  const merged = (before?.layers ?? []).slice(base.length).filter(ownLayer).map((l) => l.path);
+  for (const p of merged) {
     try {
       utimesSync(p, statSync(p).atime, now);
     } catch {
