@@ -15,9 +15,6 @@ import type { StorePack } from '../odb/store-pack.js';
 import { changedPaths } from './changed-paths.js';
 import { ObjectTable } from './object-table.js';
 
-/** Commits beyond which the write reads the packs through big windows (as a walk of most of the store does). */
-const DENSE_COMMITS = 2048;
-
 export interface WriteCommitGraphOptions {
   /**
    * The commits to start from (git's --reachable: the refs' commits; --stdin-commits: those
@@ -71,6 +68,9 @@ interface ReadCommits {
 }
 
 const NO_PARENTS = new Int32Array(0);
+
+/** Commits beyond which the write has the indexes read whole (see readCommits). */
+const DENSE_LOOKUPS = 1024;
 
 /**
  * `git commit-graph write`: the commits to start from and every commit they reach, read from the
@@ -313,8 +313,9 @@ function readCommits(
       round.push({ n, location, pack: packed ? packNumber(location.pack) : -1, offset: packed ? location.pack.index.offset(location.position) : 0 });
     }
     round.sort((a, b) => a.pack - b.pack || a.offset - b.offset);
-    // A history this long reads commits all over the packs: through big windows, not a read each.
-    if (done < DENSE_COMMITS && done + round.length >= DENSE_COMMITS) handle.preferDenseReads({ whole: false });
+    // A history this long reads commits all over the packs: the indexes whole (a lazily read one
+    // costs a read per probe), the packs through big windows.
+    if (done < DENSE_LOOKUPS && done + round.length >= DENSE_LOOKUPS) handle.preferDenseReads({ whole: false });
     for (const { n, location } of round) {
       if ((++done & 1023) === 0) {
         options.onProgress?.(done);
