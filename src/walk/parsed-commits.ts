@@ -5,7 +5,7 @@
  * boxed entry cost ~5× an array read, and the collector's time on 18k commits).
  */
 export class ParsedCommits {
-  /** Root tree's number; -1: not parsed. */
+  /** Root tree's number; -1: not parsed; TREE_IN_GRAPH: parsed from the graph, the tree not numbered yet. */
   private trees = new Int32Array(0);
   private times = new Float64Array(0);
   /** Parents' numbers (undefined: none). */
@@ -32,7 +32,7 @@ export class ParsedCommits {
   }
 
   has(n: number): boolean {
-    return n < this.trees.length && (this.trees[n] as number) >= 0;
+    return n < this.trees.length && (this.trees[n] as number) !== -1;
   }
 
   set(n: number, tree: number, time: number, parents: Int32Array | undefined): void {
@@ -42,9 +42,13 @@ export class ParsedCommits {
     this.parentLists[n] = parents;
   }
 
-  /** The tree of a parsed commit. */
+  /** The tree of a parsed commit (TREE_IN_GRAPH until the walk numbers it: see RevWalk.treeOf). */
   tree(n: number): number {
     return this.trees[n] as number;
+  }
+
+  setTree(n: number, tree: number): void {
+    this.trees[n] = tree;
   }
 
   time(n: number): number {
@@ -70,3 +74,6 @@ export class ParsedCommits {
     this.graphPositions[n] = position;
   }
 }
+
+/** A commit read from the commit-graph whose tree no one has asked for (a walk of commits alone never does). */
+export const TREE_IN_GRAPH = -2;

@@ -7,7 +7,7 @@ import type { StoreHandle } from '../odb/store-handle.js';
 import type { RevTip } from './rev-args.js';
 import { Flag, ObjectTable } from './object-table.js';
 import { ObjectReader } from './object-reader.js';
-import { ParsedCommits } from './parsed-commits.js';
+import { ParsedCommits, TREE_IN_GRAPH } from './parsed-commits.js';
 import type { Pathspec } from '../objects/pathspec.js';
 import type { CommitGraphChain } from '../commit-graph/commit-graph-chain.js';
 import { changedWithin, TreeCache } from './pathspec-diff.js';
@@ -213,7 +213,16 @@ export class RevWalk extends ObjectReader {
 
   /** The tree of a parsed commit. */
   treeOf(n: number): number {
-    return this.parsedCommits.tree(n);
+    const tree = this.parsedCommits.tree(n);
+    if (tree !== TREE_IN_GRAPH) return tree;
+    // Numbered on first use: a walk of commits alone never asks, and saves an intern a commit.
+    const g = this.graph as CommitGraphChain;
+    const layer = g.layerOf(this.parsedCommits.graphPosition(n));
+    const t = this.table;
+    const number = t.intern(layer.data, layer.treeOffset(this.parsedCommits.graphPosition(n) - layer.baseCount));
+    if (t.types[number] === 0) t.types[number] = OBJ_TREE;
+    this.parsedCommits.setTree(n, number);
+    return number;
   }
 
   /** The parents of a parsed commit (none for a shallow boundary commit). */
@@ -388,8 +397,9 @@ export class RevWalk extends ObjectReader {
     const layer = g.layerOf(pos);
     const i = pos - layer.baseCount;
     t.types[n] = OBJ_COMMIT;
-    const tree = t.intern(layer.data, layer.treeOffset(i));
-    if (t.types[tree] === 0) t.types[tree] = OBJ_TREE;
+    commits.setGraphPosition(n, pos);
+    this.graphNumbers[pos] = n;
+    const tree = TREE_IN_GRAPH;
     const time = layer.date(i);
     const positions = layer.parents(i);
     if (positions.length === 0 || (this.shallow.count > 0 && this.shallow.find(t.id(n)) >= 0)) {
