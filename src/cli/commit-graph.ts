@@ -14,7 +14,7 @@ import { readAll } from './read-lines.js';
 import { helpRequested, UsageError } from './usage-error.js';
 
 const USAGE = `usage: packwright commit-graph verify [--object-dir <objdir>] [--shallow] [--[no-]progress]
-   or: packwright commit-graph write [--object-dir <objdir>] [--append] [--split[=<strategy>]] [--reachable | --stdin-packs | --stdin-commits] [--changed-paths] [--[no-]progress] <split options>`;
+   or: packwright commit-graph write [--object-dir <objdir>] [--append] [--split[=<strategy>]] [--reachable | --stdin-packs | --stdin-commits] [--changed-paths] [--max-new-filters <n>] [--[no-]progress] <split options>`;
 
 /**
  * `git commit-graph write` (a file, or with --split a layer of a chain; --changed-paths) and `verify`. write
@@ -34,6 +34,7 @@ export function commitGraphCommand(io: CommandIO, ctx: GlobalOptions, open: () =
   let append = false;
   let shallow = false;
   let changedPaths: boolean | undefined;
+  let maxNewFilters: number | undefined;
   let split: NonNullable<WriteCommitGraphOptions['split']> | undefined;
   const splitOptions: NonNullable<WriteCommitGraphOptions['split']> = {};
   const value = (a: string, i: number): [string, number] => {
@@ -78,10 +79,10 @@ export function commitGraphCommand(io: CommandIO, ctx: GlobalOptions, open: () =
       const [v, next] = value(a, i);
       splitOptions.expireTime = expireTime(v);
       i = next;
-    } else if (sub === 'write' && a.startsWith('--max-new-filters')) {
-      // Which commits get a filter under a cap depends on git's order of computing them (by pack
-      // position or generation), which packwright does not follow: refused rather than different bytes.
-      throw new UsageError(`packwright commit-graph write: ${a} is not supported\n${USAGE}`);
+    } else if (sub === 'write' && (a === '--max-new-filters' || a.startsWith('--max-new-filters='))) {
+      const [v, next] = value(a, i);
+      maxNewFilters = count('max-new-filters', v);
+      i = next;
     } else throw new UsageError(`unknown option '${a.replace(/^-+/, '')}'\n${USAGE}`);
   }
   if (sources > 1) throw new PackwrightError('INVALID_ARGUMENT', 'use at most one of --reachable, --stdin-commits, or --stdin-packs');
@@ -156,6 +157,7 @@ export function commitGraphCommand(io: CommandIO, ctx: GlobalOptions, open: () =
       ...(changedPaths !== undefined ? { changedPaths } : {}),
       bloomSettings: bloomSettingsFrom(repo.env),
       fileMode: sharedFileMode(repo.config, 0o444),
+      ...maxNewFiltersOption(maxNewFilters ?? repo.config.getInt('commitGraph.maxNewFilters')),
       generationData: repo.config.getInt('commitGraph.generationVersion') !== 1,
       onProgress: (n) => progress.update('Expanding reachable commits in commit graph', n, 0),
     });
@@ -189,6 +191,11 @@ function bloomSettingsFrom(env: Readonly<Record<string, string | undefined>>): P
   if (hashes !== undefined) out.numHashes = hashes;
   if (max !== undefined) out.maxChangedPaths = max;
   return out;
+}
+
+/** git's max_new_filters: a negative value (the default, -1) is no cap. */
+function maxNewFiltersOption(n: number | undefined): { maxNewFilters?: number } {
+  return n !== undefined && n >= 0 ? { maxNewFilters: n } : {};
 }
 
 function inputError(io: CommandIO, message: string): number {

@@ -3,6 +3,7 @@
 // descriptors, environment, signals and exit status become a CommandIO (command-io.ts).
 // The decision to relaunch with huge pages (huge-pages.ts) is made before the commands are
 // loaded, so a relaunching parent stays cheap.
+import { isatty } from 'node:tty';
 import { fdInput, fdOutput, type CommandIO } from './command-io.js';
 import { parseGlobalOptions } from './global-options.js';
 import { relaunchWithHugePages } from './huge-pages.js';
@@ -14,8 +15,10 @@ export async function main(): Promise<void> {
   const parent = Number(process.env['PACKWRIGHT_PARENT_PID'] ?? NaN);
   const io: CommandIO = {
     stdin: fdInput(0, () => process.stdin),
-    stdout: fdOutput(1, process.stdout.isTTY === true),
-    stderr: fdOutput(2, process.stderr.isTTY === true),
+    // isatty, not process.stdout.isTTY: that makes the stream, and for a pipe loads node:net and
+    // its streams at every start, though commands write to the descriptor directly.
+    stdout: fdOutput(1, isatty(1)),
+    stderr: fdOutput(2, isatty(2)),
     env: process.env,
     cwd: process.cwd(),
     interruptible: processInterruptible(Number.isInteger(parent) ? parent : undefined),

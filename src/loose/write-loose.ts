@@ -28,8 +28,12 @@ export interface WriteLooseOptions {
  */
 /** Fan-out directories this process made or found: one mkdir each, not one per object (10k objects: 85 ms of mkdir calls). */
 const knownDirs = new Set<string>();
-/** Temporary names: a random part drawn once, then a counter (no random bytes per object). */
-const tmpPrefix = `tmp_obj_${process.pid}_${nodeCrypto().randomBytes(4).toString('hex')}_`;
+/**
+ * Temporary names: a random part drawn once, at the first write (so that loading this module
+ * does not load node:crypto, ~6.5 ms of every command's start), then a counter (no random bytes
+ * per object).
+ */
+let tmpPrefix: string | undefined;
 let tmpCounter = 0;
 
 export function writeLoose(objectsDir: string, hex: string, type: number | string, data: Uint8Array, options: WriteLooseOptions = {}): boolean {
@@ -42,6 +46,7 @@ export function writeLoose(objectsDir: string, hex: string, type: number | strin
     mkdirSync(dir, { recursive: true });
     knownDirs.add(dir);
   }
+  tmpPrefix ??= `tmp_obj_${process.pid}_${nodeCrypto().randomBytes(4).toString('hex')}_`;
   const tmp = join(dir, `${tmpPrefix}${tmpCounter++}`);
   try {
     let fd: number;

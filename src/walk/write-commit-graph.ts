@@ -37,6 +37,12 @@ export interface WriteCommitGraphOptions {
   changedPaths?: boolean;
   bloomSettings?: Partial<BloomSettings>;
   /**
+   * Compute at most this many new filters (git's --max-new-filters, commitGraph.maxNewFilters);
+   * the rest get none (an empty one), and a later write fills them in. Which ones are computed
+   * follows git's order: commits found in packs by pack order, else by generation then date.
+   */
+  maxNewFilters?: number;
+  /**
    * Write a layer of a split graph (git's --split): the commits the graph there lacks, in a new
    * layer over it, merged with the layers above the first one more than `sizeMultiple` (default
    * 2) times its size or while it has more than `maxCommits`; 'no-merge' never merges, 'replace'
@@ -68,6 +74,8 @@ interface ReadCommits {
 }
 
 const NO_PARENTS = new Int32Array(0);
+/** A commit whose filter was not computed (past --max-new-filters): no bytes in BDAT. */
+const NO_FILTER = new Uint8Array(0);
 
 /** Commits beyond which the write has the indexes read whole (see readCommits). */
 const DENSE_LOOKUPS = 1024;
@@ -106,7 +114,11 @@ export function writeCommitGraph(handle: StoreHandle, options: WriteCommitGraphO
     return n;
   };
   for (const id of options.commits ?? []) add(id);
-  if (options.packs !== undefined || options.commits === undefined) {
+  // git's commit_pos: the order commits were found in packs (the last time, for one in two).
+  const packOrderOf = new Map<number, number>();
+  let packCounter = 0;
+  const orderByPack = options.packs !== undefined || options.commits === undefined;
+  if (orderByPack) {
     const wanted = options.packs === undefined ? undefined : new Set(options.packs);
     const found = new Set<string>();
     for (const pack of handle.packs()) {
@@ -114,7 +126,14 @@ export function writeCommitGraph(handle: StoreHandle, options: WriteCommitGraphO
       if (wanted !== undefined && !wanted.has(name)) continue;
       found.add(name);
       const index = pack.index;
-      for (let i = 0; i < index.count; i++) if (pack.typeAt(i) === OBJ_COMMIT) add(index.id(i));
+      // In pack order, as git's for_each_object_in_pack: the order filters are computed in.
+      const { positions } = index.packOrder();
+      for (let k = 0; k < positions.length; k++) {
+        const i = positions[k] as number;
+        if (pack.typeAt(i) !== OBJ_COMMIT) continue;
+        const n = add(index.id(i));
+        packOrderOf.set(n, ++packCounter);
+      }
     }
     for (const name of wanted ?? []) {
       if (!found.has(name)) throw new PackwrightError('PACK_MISSING', `error adding pack ${name}`);
@@ -216,19 +235,30 @@ export function writeCommitGraph(handle: StoreHandle, options: WriteCommitGraphO
   let bloom: { settings: BloomSettings; filters: Uint8Array[] } | undefined;
   if (bloomOn && options.changedPaths !== false) {
     const settings = { ...DEFAULT_BLOOM_SETTINGS, ...options.bloomSettings, ...(topBefore?.bloomSettings ?? {}) };
-    const filters: Uint8Array[] = [];
-    for (let i = 0; i < count; i++) {
+    const filters: Uint8Array[] = new Array<Uint8Array>(count).fill(NO_FILTER);
+    // git's compute_bloom_filters: in pack order when the commits came from packs, else by
+    // generation then date; ties in id order (glibc's qsort is a merge sort).
+    const computeOrder = Array.from({ length: count }, (_, i) => i);
+    if (orderByPack) computeOrder.sort((a, b) => (packOrderOf.get(sorted[a] as number) ?? 0) - (packOrderOf.get(sorted[b] as number) ?? 0));
+    else {
+      const generation = (i: number): number => (generationData ? (corrected[i] as number) : 0);
+      computeOrder.sort((a, b) => generation(a) - generation(b) || (dates[a] as number) - (dates[b] as number));
+    }
+    const cap = options.maxNewFilters ?? count;
+    let computed = 0;
+    for (const i of computeOrder) {
       const n = sorted[i] as number;
-      const id = table.id(n);
-      const existing = filterFrom(before, id);
+      const existing = filterFrom(before, table.id(n));
       if (existing !== undefined && existing.length > 0) {
-        filters.push(existing);
+        filters[i] = existing;
         continue;
       }
+      if (computed >= cap) continue;
+      computed++;
       const first = (read.parents[n] ?? NO_PARENTS)[0];
       const parentTree = first === undefined ? undefined : treeOf(handle, table, read, first, before);
-      filters.push(bloomFilter(changedPaths(handle, parentTree, read.trees.subarray(n * H, (n + 1) * H), settings.maxChangedPaths), settings));
-      if ((i & 255) === 255) throwIfAborted(options.signal, 'commit-graph write');
+      filters[i] = bloomFilter(changedPaths(handle, parentTree, read.trees.subarray(n * H, (n + 1) * H), settings.maxChangedPaths), settings);
+      if ((computed & 255) === 255) throwIfAborted(options.signal, 'commit-graph write');
     }
     bloom = { settings, filters };
   }
