@@ -181,3 +181,21 @@ test('commit-graph write --split: layers, merges, no-merge, replace, --size-mult
   await step(['--reachable']);
   assert.equal((await packwright(ours, ['commit-graph', 'verify'])).length, 0);
 });
+
+test('commit-graph write --max-new-filters computes filters in git\'s order and backfills them on later writes', async () => {
+  using dir = tempDir();
+  const repo = makeHistoryRepo(dir.path, 'sha1', 40);
+  // Commits from packs (pack order), and from refs (generation, then date).
+  await sameGraph(repo, ['--changed-paths', '--max-new-filters=5']);
+  await sameGraph(repo, ['--reachable', '--changed-paths', '--max-new-filters=7']);
+  await sameGraph(repo, ['--reachable', '--changed-paths'], undefined, ['-c', 'commitGraph.maxNewFilters=3']);
+  // A graph with some filters: the next write fills in more, as git's does.
+  git(repo, ['commit-graph', 'write', '--reachable', '--changed-paths', '--max-new-filters=4']);
+  const start = readFileSync(graphPath(repo));
+  await packwright(repo, ['commit-graph', 'write', '--reachable', '--changed-paths', '--max-new-filters=6']);
+  const ours = readFileSync(graphPath(repo));
+  rmSync(graphPath(repo));
+  writeFileSync(graphPath(repo), start);
+  git(repo, ['commit-graph', 'write', '--reachable', '--changed-paths', '--max-new-filters=6']);
+  assert.ok(ours.equals(readFileSync(graphPath(repo))));
+});
