@@ -55,6 +55,8 @@ const GROUPS = [
   // --use-bitmap-index and pack-objects calls. Known failures: git's whole-pack reuse, which
   // prints 'pack-reused N' (2).
   { commands: 'rev-list pack-objects', scripts: ['t5310-pack-bitmaps.sh'] },
+  // Bitmaps written by packwright's pack-objects under git's repack -b (and read by both).
+  { commands: 'pack-objects', internal: true, scripts: ['t5310-pack-bitmaps.sh', 't5326-multi-pack-bitmaps.sh', 't5327-multi-pack-bitmaps-rev.sh'] },
   { commands: 'fsck', scripts: ['t1450-fsck.sh', 't5318-commit-graph.sh'] },
   // The scripts' own commit-graph write and verify (git's gc, fetch and repack still write theirs).
   // Known failures: t4216's seven tests of git's trace2 statistics (GIT_TRACE2_EVENT), which packwright does not write.

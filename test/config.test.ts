@@ -4,7 +4,7 @@ import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { git, tempDir } from './helpers/git.js';
-import { GitConfig, wildmatch } from '../src/config/index.js';
+import { configFromEnvironment, GitConfig, wildmatch } from '../src/config/index.js';
 import { isPackwrightError } from '../src/errors/index.js';
 
 /** `git config --list` of what packwright read: `key=value`, or `key` alone for a bare boolean. */
@@ -184,4 +184,25 @@ test('an include of an empty or bare path is skipped as git skips it (found by t
   } finally {
     dir[Symbol.dispose]();
   }
+});
+
+test('configFromEnvironment reads what git passes its children: GIT_CONFIG_PARAMETERS as git 2.39 writes it, and GIT_CONFIG_COUNT pairs', () => {
+  using dir = tempDir();
+  // git's own encoding, from a child it runs (an alias) with -c settings of every shape.
+  const env = git(dir.path, [
+    '-c', 'pack.preferBitmapTips=refs/tags/include', '-c', "x.y=it's", '-c', 'core.bare', '-c', 'url.https://a/b.insteadOf=g:', '-c', 'e.v=',
+    '-c', 'alias.penv=!printf %s "$GIT_CONFIG_PARAMETERS"', 'penv',
+  ]).toString();
+  const pairs = configFromEnvironment({ GIT_CONFIG_PARAMETERS: env }).slice(0, 5);
+  assert.deepEqual(pairs, [
+    { key: 'pack.preferBitmapTips', value: 'refs/tags/include' },
+    { key: 'x.y', value: "it's" },
+    { key: 'core.bare', value: null },
+    { key: 'url.https://a/b.insteadOf', value: 'g:' },
+    { key: 'e.v', value: '' },
+  ]);
+  assert.deepEqual(configFromEnvironment({ GIT_CONFIG_COUNT: '2', GIT_CONFIG_KEY_0: 'a.b', GIT_CONFIG_VALUE_0: '1', GIT_CONFIG_KEY_1: 'c.d', GIT_CONFIG_VALUE_1: 'x y' }), [
+    { key: 'a.b', value: '1' },
+    { key: 'c.d', value: 'x y' },
+  ]);
 });

@@ -44,8 +44,8 @@ const USAGE = `usage: packwright pack-objects [<options>] [<base-name> | --stdou
                           deleted) and the loose objects, with their times (repack --cruft)
     -q, --progress, --all-progress`;
 
-/** Options git's upload-pack and repack pass that change nothing here (packwright writes no bitmaps). */
-const ACCEPTED = new Set(['--shallow', '--keep-true-parents', '--no-write-bitmap-index', '--all-progress-implied', '--no-sparse', '--sparse']);
+/** Options git's upload-pack and repack pass that change nothing here. */
+const ACCEPTED = new Set(['--shallow', '--keep-true-parents', '--all-progress-implied', '--no-sparse', '--sparse']);
 
 /** A signed option value clamped to 0 (git clamps a negative --window or --depth). */
 function clampedOption(option: string, value: string): number {
@@ -77,7 +77,7 @@ export async function packObjectsCommand(io: CommandIO, global: GlobalOptions, o
   // git's --[no-]use-bitmap-index (undefined: pack.useBitmaps, for --stdout only), and
   // --write-bitmap-index, which turns it off for a pack written to disk.
   let useBitmap: boolean | undefined;
-  let writeBitmap = false;
+  let writeBitmap: boolean | 'quiet' | undefined;
   // git writes REF_DELTA unless told the receiver reads OFS_DELTA (the library's default is OFS).
   const options: Partial<CreatePackOptions> = { deltaBaseOffset: false };
   for (const a of args) {
@@ -117,7 +117,8 @@ export async function packObjectsCommand(io: CommandIO, global: GlobalOptions, o
       if (largeOffsetLimit !== undefined) options.largeOffsetLimit = largeOffsetLimit;
     } else if (a === '--use-bitmap-index') useBitmap = true;
     else if (a === '--no-use-bitmap-index') useBitmap = false;
-    else if (a === '--write-bitmap-index' || a === '--write-bitmap-index-quiet') writeBitmap = true;
+    else if (a === '--write-bitmap-index' || a === '--write-bitmap-index-quiet') writeBitmap = a === '--write-bitmap-index' ? true : 'quiet';
+    else if (a === '--no-write-bitmap-index') writeBitmap = false;
     else if (a === '--local') options.local = true;
     else if (a === '--honor-pack-keep') options.honorPackKeep = true;
     else if (a === '-q' || a === '--quiet') progress = false;
@@ -186,7 +187,8 @@ export async function packObjectsCommand(io: CommandIO, global: GlobalOptions, o
   // git's rules (cmd_pack_objects): bitmaps by default only for a pack to stdout, never for one
   // that is to get a bitmap written, nor in a shallow repository (the walk then takes that case).
   useBitmap ??= stdout && (config.getBool('pack.useBitmaps') ?? true);
-  if (!stdout && writeBitmap) useBitmap = false;
+  writeBitmap ??= config.getBool('pack.writeBitmaps') === true;
+  if (!stdout && writeBitmap !== false) useBitmap = false;
   // pack.packSizeLimit applies to packs written to files only; --max-pack-size wins, and git
   // raises any limit below 1 MiB to 1 MiB.
   if (!stdout && options.maxPackSize === undefined && cruftExpiration === undefined) {
@@ -203,6 +205,7 @@ export async function packObjectsCommand(io: CommandIO, global: GlobalOptions, o
   // The shallow boundary: `--shallow-file <file>` (upload-pack passes '' for none), else the repository's.
   const shallow: Buffer[] = global.shallowFile !== undefined ? repo.shallowCommits(global.shallowFile) : repo.shallowCommits();
   let tips: RevArgs | undefined;
+  let sawNot = false;
   const ids: { id: Uint8Array; name?: string }[] = [];
   const preferredBases: Buffer[] = [];
   if (cruftExpiration !== undefined) {
@@ -231,6 +234,8 @@ export async function packObjectsCommand(io: CommandIO, global: GlobalOptions, o
         if (id === undefined) throw new PackwrightError('INVALID_ARGUMENT', `not an object name '${line.slice(10)}'`);
         shallow.push(id);
       } else if (line === '--not' || !line.startsWith('-')) {
+        // git writes no bitmap for a pack that leaves out what --not names.
+        if (line === '--not') sawNot = true;
         revArgs.add(line);
       } else {
         throw new PackwrightError('INVALID_ARGUMENT', `not a rev '${line}'`);
@@ -255,6 +260,22 @@ export async function packObjectsCommand(io: CommandIO, global: GlobalOptions, o
       options.thin = true;
       options.preferredBases = preferredBases;
     }
+  }
+  // git's rules: a bitmap only for a pack written to files from --all (and no --not), not in a
+  // shallow repository.
+  if (writeBitmap !== false && !stdout && all && !sawNot && shallow.length === 0) {
+    options.writeBitmapIndex = writeBitmap;
+    const hashCache = config.getBool('pack.writeBitmapHashCache');
+    if (hashCache !== undefined) options.bitmapHashCache = hashCache;
+    const lookupTable = config.getBool('pack.writeBitmapLookupTable');
+    if (lookupTable !== undefined) options.bitmapLookupTable = lookupTable;
+    // pack.preferBitmapTips: the commits of the refs under each prefix it names.
+    const preferred: Buffer[] = [];
+    for (const prefix of config.getAll('pack.preferBitmapTips')) {
+      if (typeof prefix !== 'string') continue;
+      for (const ref of repo.refs.list(prefix.endsWith('/') ? prefix : `${prefix}/`)) preferred.push(ref.peeled ?? ref.id);
+    }
+    if (preferred.length > 0) options.bitmapPreferredTips = preferred;
   }
   const bar = new Progress(progress, io.stderr);
   const titles = { counting: 'Enumerating objects', compressing: 'Compressing objects', writing: 'Writing objects' } as const;

@@ -244,7 +244,12 @@ export class GitConfig {
   addParameter(spec: string): this {
     const eq = spec.indexOf('=');
     const key = eq < 0 ? spec : spec.slice(0, eq);
-    this.list.push({ key: normalizeKey(key), value: eq < 0 ? null : spec.slice(eq + 1), file: 'command line' });
+    return this.addPair(key, eq < 0 ? null : spec.slice(eq + 1));
+  }
+
+  /** A key and value from the command line or the environment (null: a bare boolean). */
+  addPair(key: string, value: string | null): this {
+    this.list.push({ key: normalizeKey(key), value, file: 'command line' });
     return this;
   }
 
@@ -377,4 +382,66 @@ function currentBranch(gitDir: string): string | undefined {
   if (!existsSync(head)) return undefined;
   const m = /^ref: refs\/heads\/(.+?)\s*$/.exec(readFileSync(head, 'utf8'));
   return m?.[1];
+}
+
+/**
+ * The configuration git passes to the commands it runs (git_config_from_parameters): the
+ * GIT_CONFIG_COUNT pairs (GIT_CONFIG_KEY_<n>, GIT_CONFIG_VALUE_<n>), then GIT_CONFIG_PARAMETERS,
+ * where `git -c` puts its settings for children: shell-quoted `'key=value'` (or `'key'='value'`,
+ * for keys that hold '='), space-separated. What does not parse is left out, as git errors on it
+ * before a child runs.
+ */
+export function configFromEnvironment(env: Readonly<Record<string, string | undefined>>): { key: string; value: string | null }[] {
+  const out: { key: string; value: string | null }[] = [];
+  const count = Number(env['GIT_CONFIG_COUNT'] ?? '0');
+  if (Number.isInteger(count) && count > 0) {
+    for (let i = 0; i < count; i++) {
+      const key = env[`GIT_CONFIG_KEY_${i}`];
+      const value = env[`GIT_CONFIG_VALUE_${i}`];
+      if (key === undefined || key === '' || value === undefined) break;
+      out.push({ key, value });
+    }
+  }
+  const text = env['GIT_CONFIG_PARAMETERS'];
+  if (text === undefined) return out;
+  let p = 0;
+  // One single-quoted word (git's sq_dequote_step: '\'' and '\!' stand for ' and !).
+  const quoted = (): string | undefined => {
+    if (text[p] !== "'") return undefined;
+    p++;
+    let word = '';
+    for (;;) {
+      const q = text.indexOf("'", p);
+      if (q < 0) return undefined;
+      word += text.slice(p, q);
+      p = q + 1;
+      if (text[p] === '\\' && (text[p + 1] === "'" || text[p + 1] === '!') && text[p + 2] === "'") {
+        word += text[p + 1];
+        p += 3;
+        continue;
+      }
+      return word;
+    }
+  };
+  while (p < text.length) {
+    while (p < text.length && /\s/.test(text[p] as string)) p++;
+    if (p >= text.length) break;
+    const first = quoted();
+    if (first === undefined) break;
+    if (text[p] === '=') {
+      p++;
+      if (text[p] === "'") {
+        const value = quoted();
+        if (value === undefined) break;
+        out.push({ key: first, value });
+      } else {
+        // 'key'= : a bare boolean.
+        out.push({ key: first, value: null });
+      }
+    } else {
+      const eq = first.indexOf('=');
+      out.push(eq < 0 ? { key: first, value: null } : { key: first.slice(0, eq), value: first.slice(eq + 1) });
+    }
+  }
+  return out;
 }

@@ -1,4 +1,4 @@
-export { GitConfig, normalizeKey, parseBool, parseConfigInt } from './git-config.js';
+export { configFromEnvironment, GitConfig, normalizeKey, parseBool, parseConfigInt } from './git-config.js';
 export type { ConfigEntry, ConfigReadOptions } from './git-config.js';
 export { wildmatch } from './wildmatch.js';
 export type { WildmatchOptions } from './wildmatch.js';

@@ -32,6 +32,8 @@ export interface CountedObjects {
   inputObjects: number;
   /** Objects `unpackUnreachable` wrote as loose objects. */
   loosened: number;
+  /** Objects left out because a kept, local or already packed copy has them (a bitmap cannot be written then). */
+  leftOut: number;
   /** A cruft pack's objects' times, by object number. */
   mtimes: readonly number[] | undefined;
 }
@@ -82,7 +84,9 @@ export async function countForPack(options: CreatePackOptions, pool: () => Worke
       listed = Int32Array.from([...listed, ...extra]);
     }
   }
+  const beforeLeavingOut = listed.length;
   if (options.incremental || options.local || options.honorPackKeep || keepPacks.size > 0) listed = leaveOutPacked(handle, table, listed, locations, options);
+  const leftOut = beforeLeavingOut - listed.length;
   const inputObjects = listed.length + missing;
   let loosened = 0;
   if (options.unpackUnreachable !== undefined) {
@@ -93,7 +97,7 @@ export async function countForPack(options: CreatePackOptions, pool: () => Worke
     const recent = expiration > 0 ? recentObjects(handle, table, inPack, expiration) : undefined;
     loosened = loosenUnusedObjects(handle, table, inPack, { keepPacks, expiration, ...(recent !== undefined ? { recent } : {}) });
   }
-  return { table, listed, locations, missing, inputObjects, loosened, mtimes: cruft?.mtimes };
+  return { table, listed, locations, missing, inputObjects, leftOut, loosened, mtimes: cruft?.mtimes };
 }
 
 /** The objects the walk (or the list of ids) gives: walked from tips or interned from ids, located, missing ones dealt with. */

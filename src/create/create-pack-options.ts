@@ -36,6 +36,18 @@ export interface CreatePackOptions {
    */
   maxPackSize?: number;
   writeReverseIndex?: boolean;
+  /**
+   * With `packBase`: a reachability bitmap for the pack (git's --write-bitmap-index), with git's
+   * selection of commits; not for split packs, nor when something a commit reaches is not in the
+   * pack (a warning says so, unless 'quiet').
+   */
+  writeBitmapIndex?: boolean | 'quiet';
+  /** The bitmap's path-name hash cache (git's pack.writeBitmapHashCache, default true). */
+  bitmapHashCache?: boolean;
+  /** The bitmap's lookup table (git's pack.writeBitmapLookupTable, default false). */
+  bitmapLookupTable?: boolean;
+  /** Commits to give bitmaps first (git's pack.preferBitmapTips: the commits of refs under its prefixes). */
+  bitmapPreferredTips?: readonly Uint8Array[];
   /** `.idx` version for file output (default 2; 1 becomes 2 if an offset needs 64 bits), as git's --index-version. */
   indexVersion?: 1 | 2;
   /** Offsets above this go to the v2 index's 64-bit table (default 0x7fffffff). */
@@ -152,6 +164,8 @@ export interface WrittenPackFiles {
   reverseIndexPath?: string;
   /** A cruft pack's `.mtimes` (CreatePackOptions.cruft). */
   mtimesPath?: string;
+  /** The reachability bitmap (CreatePackOptions.writeBitmapIndex), when one was written. */
+  bitmapPath?: string;
 }
 
 export interface CreatePackResult {

@@ -14,6 +14,9 @@ import { writePack, type NewDeltas, type PackSink, type PackSplit, type WrittenP
 import type { CreatePackOptions, CreatePackResult, WrittenPackFiles } from './create-pack-options.js';
 import type { CountedObjects } from './count-for-pack.js';
 import type { PackPlan } from './pack-plan.js';
+import { buildPackBitmaps } from './pack-bitmaps.js';
+import { bitmapFileBytes } from '../bitmap/bitmap-bytes.js';
+import type { Bitset } from '../bitmap/bitset.js';
 
 
 /**
@@ -44,6 +47,14 @@ export async function writePackOutput(options: CreatePackOptions, counted: Count
     writeFully(fd, chunk, temporaries.find((t) => t.fd === fd)?.path ?? `${options.packBase}.pack`, at);
   };
   let fd = options.packBase !== undefined && options.maxPackSize === undefined ? openPart() : -1;
+  // git's reasons to write no bitmap, with its warnings (not with --write-bitmap-index-quiet).
+  let bitmapOptions = options;
+  if (options.writeBitmapIndex !== undefined && options.writeBitmapIndex !== false && (options.maxPackSize !== undefined || counted.leftOut > 0)) {
+    if (options.writeBitmapIndex === true) {
+      options.onWarning?.(counted.leftOut > 0 ? 'disabling bitmap writing, as some objects are not being packed' : 'disabling bitmap writing, packs are split due to pack.packSizeLimit');
+    }
+    bitmapOptions = { ...options, writeBitmapIndex: false };
+  }
   const userSink = options.sink;
   const sink: PackSink = (chunk) => {
     if (fd >= 0) writeAll(fd, chunk);
@@ -98,7 +109,7 @@ export async function writePackOutput(options: CreatePackOptions, counted: Count
       // Each pack under its name in order, its objects' entries in its own index.
       for (let p = 0; p < hashes.length; p++) {
         const objects = split === undefined ? listed : listed.filter((o) => w.partOf[o] === p);
-        const files = writePackFiles(options, options.packBase, (temporaries[p] as { path: string }).path, table, objects, { ...w, hash: hashes[p] as Buffer }, counted.mtimes);
+        const files = writePackFiles(bitmapOptions, options.packBase, (temporaries[p] as { path: string }).path, table, objects, { ...w, hash: hashes[p] as Buffer }, counted.mtimes);
         (temporaries[p] as { path: string }).path = '';
         result.packs.push(files);
       }
@@ -114,6 +125,31 @@ export async function writePackOutput(options: CreatePackOptions, counted: Count
       if (t.path !== '') rmSync(t.path, { force: true });
     }
   }
+}
+
+/**
+ * The `.bitmap` of the pack of `sorted` (index order; `offsets` in the same order), or null when
+ * the pack does not hold everything its commits reach.
+ */
+function packBitmapFile(options: CreatePackOptions, table: ObjectTable, sorted: Int32Array, offsets: Float64Array, packHash: Buffer): Buffer | null {
+  const N = sorted.length;
+  const packPosition = new Int32Array(table.count).fill(-1);
+  const byOffset = Array.from({ length: N }, (_, i) => i).sort((a, b) => (offsets[a] as number) - (offsets[b] as number));
+  byOffset.forEach((i, k) => (packPosition[sorted[i] as number] = k));
+  const inPackOrder = Int32Array.from(byOffset, (i) => sorted[i] as number);
+  const built = buildPackBitmaps(options.objects, table, inPackOrder, packPosition, options.bitmapPreferredTips ?? []);
+  if (built === undefined) return null;
+  const indexPosition = new Int32Array(table.count).fill(-1);
+  sorted.forEach((n, i) => (indexPosition[n] = i));
+  return bitmapFileBytes({
+    format: options.objects.format,
+    packHash,
+    objectCount: N,
+    types: built.types,
+    entries: built.selected.map((n, k) => ({ indexPosition: indexPosition[n] as number, bits: built.sets[k] as Bitset })),
+    ...(options.bitmapHashCache !== false ? { hashCache: Uint32Array.from(sorted, (n) => table.nameHashes[n] as number) } : {}),
+    lookupTable: options.bitmapLookupTable === true,
+  });
 }
 
 /**
@@ -135,6 +171,10 @@ function writePackFiles(options: CreatePackOptions, base: string, tmpPath: strin
     ...(options.indexVersion === undefined ? {} : { version: options.indexVersion }),
     ...(options.largeOffsetLimit === undefined ? {} : { largeOffsetLimit: options.largeOffsetLimit }),
   });
+  // The bitmap is built before any file takes its name: a pack whose commits reach what it does
+  // not hold fails here, as git's write does ("failed to write bitmap index"), leaving nothing.
+  const bitmap = options.writeBitmapIndex !== undefined && options.writeBitmapIndex !== false ? packBitmapFile(options, table, sorted, offsets, w.hash) : undefined;
+  if (bitmap === null) throw new PackwrightError('OBJECT_NOT_FOUND', 'failed to write bitmap index: the pack does not hold everything its commits reach');
   renameSync(tmpPath, `${name}.pack`);
   const out: WrittenPackFiles = { hash: w.hash, packPath: `${name}.pack`, indexPath: `${name}.idx` };
   if (options.writeReverseIndex) {
@@ -148,6 +188,11 @@ function writePackFiles(options: CreatePackOptions, base: string, tmpPath: strin
   if (mtimes !== undefined) {
     writeFileAtomic(`${name}.mtimes`, writeMtimes(format, Uint32Array.from(sorted, (o) => mtimes[o] as number), w.hash));
     out.mtimesPath = `${name}.mtimes`;
+  }
+  // The bitmap, before the index (git's order).
+  if (bitmap !== undefined) {
+    writeFileAtomic(`${name}.bitmap`, bitmap);
+    out.bitmapPath = `${name}.bitmap`;
   }
   writeFileAtomic(`${name}.idx`, index);
   return out;

@@ -6,7 +6,7 @@ import { isAbsolute, join, posix, relative, resolve as resolvePath, sep } from '
 import { PackwrightError } from '../errors/packwright-error.js';
 import { parseIndexFile } from './index-file.js';
 import { homedir } from 'node:os';
-import { GitConfig } from '../config/git-config.js';
+import { configFromEnvironment, GitConfig } from '../config/git-config.js';
 import { hashLength, type ObjectFormat } from '../hash/object-format.js';
 import { Store, objectFormatOf, type OpenStoreOptions } from '../odb/store.js';
 import type { StoreHandle } from '../odb/store-handle.js';
@@ -53,6 +53,8 @@ export function repositoryConfig(location: RepositoryLocation, env: Record<strin
   const local = join(location.commonDir, 'config');
   config.add(local, options);
   if (GitConfig.read(local, options).getBool('extensions.worktreeConfig') === true) config.add(join(location.gitDir, 'config.worktree'), options);
+  // What `git -c` passed down (git runs packwright as its child: repack's pack-objects).
+  for (const { key, value } of configFromEnvironment(env)) config.addPair(key, value);
   return config;
 }
 

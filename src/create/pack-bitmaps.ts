@@ -1,0 +1,181 @@
+import { Bitset } from '../bitmap/bitset.js';
+import { toHex } from '../hash/hex.js';
+import { parseCommit } from '../objects/commit.js';
+import { OBJ_BLOB, OBJ_COMMIT, OBJ_TAG, OBJ_TREE } from '../objects/object-type.js';
+import { TreeCursor } from '../objects/tree.js';
+import type { StoreHandle } from '../odb/store-handle.js';
+import type { ObjectTable } from '../walk/object-table.js';
+
+/** The reachability bitmaps of a pack: which commits get one, and what each reaches. */
+export interface PackBitmaps {
+  /** Selected commits (object numbers), in the order git writes them. */
+  selected: number[];
+  /** What each reaches, in pack order, as `selected`. */
+  sets: Bitset[];
+  types: { commits: Bitset; trees: Bitset; blobs: Bitset; tags: Bitset };
+}
+
+/**
+ * git's bitmap_writer_select_commits: the pack's commits newest first (by committer date, ties in
+ * the order counting met them); all of them under 100; else the first 100, then one commit per
+ * stretch that widens with the distance (100 commits apart up to 20,000 in, then up to 5,000),
+ * a preferred tip, else a merge, preferred within its stretch.
+ */
+export function selectBitmapCommits(commits: readonly number[], date: (n: number) => number, isMerge: (n: number) => boolean, preferred: ReadonlySet<number> = new Set()): number[] {
+  const sorted = commits.map((n, i) => ({ n, i })).sort((a, b) => date(b.n) - date(a.n) || a.i - b.i).map((x) => x.n);
+  if (sorted.length < 100) return sorted;
+  const chosen: number[] = [];
+  for (let i = 0; ;) {
+    const next = nextCommitIndex(i);
+    if (i + next >= sorted.length) break;
+    let pick: number;
+    if (next === 0) pick = sorted[i] as number;
+    else {
+      pick = sorted[i + next] as number;
+      for (let j = 0; j <= next; j++) {
+        const c = sorted[i + j] as number;
+        // A preferred tip (pack.preferBitmapTips) wins its stretch; else the last merge in it.
+        if (preferred.has(c)) {
+          pick = c;
+          break;
+        }
+        if (isMerge(c)) pick = c;
+      }
+    }
+    chosen.push(pick);
+    i += next + 1;
+  }
+  return chosen;
+}
+
+/** git's next_commit_index: how many commits the stretch starting at `idx` skips. */
+function nextCommitIndex(idx: number): number {
+  const MIN_COMMITS = 100;
+  const MAX_COMMITS = 5000;
+  const MUST_REGION = 100;
+  const MIN_REGION = 20000;
+  if (idx <= MUST_REGION) return 0;
+  if (idx <= MIN_REGION) {
+    const offset = idx - MUST_REGION;
+    return offset < MIN_COMMITS ? offset : MIN_COMMITS;
+  }
+  const next = Math.min(idx - MIN_REGION, MAX_COMMITS);
+  return next > MIN_COMMITS ? next : MIN_COMMITS;
+}
+
+/**
+ * The bitmaps of a pack of the objects `listed` (numbers of `table`, at pack positions
+ * `packPosition`): the type sets, git's selection of commits, and for each the objects it
+ * reaches, computed ancestors first so that a commit's set starts from those of the selected
+ * commits it reaches (its walk stops there), and a tree already in the set is not entered.
+ * Undefined when something a selected commit reaches is not in the pack (git writes no bitmap
+ * then: "some objects are not being packed").
+ */
+export function buildPackBitmaps(handle: StoreHandle, table: ObjectTable, listed: Int32Array, packPosition: Int32Array, preferredTips: readonly Uint8Array[] = []): PackBitmaps | undefined {
+  const N = listed.length;
+  const H = handle.hashLength;
+  const types = { commits: new Bitset(N), trees: new Bitset(N), blobs: new Bitset(N), tags: new Bitset(N) };
+  const commits: number[] = [];
+  for (let k = 0; k < N; k++) {
+    const n = listed[k] as number;
+    const pos = packPosition[n] as number;
+    const type = table.types[n];
+    if (type === OBJ_COMMIT) {
+      types.commits.set(pos);
+      commits.push(n);
+    } else if (type === OBJ_TREE) types.trees.set(pos);
+    else if (type === OBJ_BLOB) types.blobs.set(pos);
+    else if (type === OBJ_TAG) types.tags.set(pos);
+  }
+  // Each commit's tree, parents and date, from its object.
+  const trees = new Map<number, number>();
+  const parents = new Map<number, number[]>();
+  const dates = new Map<number, number>();
+  for (const n of commits) {
+    const c = parseCommit(handle.read(table.id(n)).data, H, toHex(table.id(n)));
+    const tree = table.find(c.tree);
+    if (tree < 0 || (packPosition[tree] as number) < 0) return undefined;
+    const ps: number[] = [];
+    for (const p of c.parents) {
+      const pn = table.find(p);
+      if (pn < 0 || (packPosition[pn] as number) < 0) return undefined;
+      ps.push(pn);
+    }
+    trees.set(n, tree);
+    parents.set(n, ps);
+    dates.set(n, c.time);
+  }
+  const preferred = new Set(preferredTips.map((id) => table.find(id)).filter((n) => n >= 0));
+  const selected = selectBitmapCommits(commits, (n) => dates.get(n) as number, (n) => (parents.get(n) as number[]).length > 1, preferred);
+  // Ancestors first: by topological level.
+  const level = new Map<number, number>();
+  for (const start of selected) {
+    const stack = [start];
+    while (stack.length > 0) {
+      const c = stack[stack.length - 1] as number;
+      if (level.has(c)) {
+        stack.pop();
+        continue;
+      }
+      let ready = true;
+      let max = 0;
+      for (const p of parents.get(c) as number[]) {
+        const l = level.get(p);
+        if (l === undefined) {
+          ready = false;
+          stack.push(p);
+        } else if (l > max) max = l;
+      }
+      if (!ready) continue;
+      stack.pop();
+      level.set(c, max + 1);
+    }
+  }
+  const order = selected.map((n, i) => ({ n, i })).sort((a, b) => (level.get(a.n) as number) - (level.get(b.n) as number) || a.i - b.i);
+  const computed = new Map<number, Bitset>();
+  const cursor = new TreeCursor(H);
+  for (const { n: start } of order) {
+    const bits = new Bitset(N);
+    const stack = [start];
+    while (stack.length > 0) {
+      const c = stack.pop() as number;
+      const pos = packPosition[c] as number;
+      if (bits.get(pos)) continue;
+      const known = c !== start ? computed.get(c) : undefined;
+      if (known !== undefined) {
+        bits.or(known);
+        continue;
+      }
+      bits.set(pos);
+      if (!addTree(handle, table, packPosition, cursor, trees.get(c) as number, bits)) return undefined;
+      for (const p of parents.get(c) as number[]) stack.push(p);
+    }
+    computed.set(start, bits);
+  }
+  return { selected, sets: selected.map((n) => computed.get(n) as Bitset), types };
+}
+
+/** Sets `tree` and everything it holds (submodule commits aside); false for an object not in the pack. */
+function addTree(handle: StoreHandle, table: ObjectTable, packPosition: Int32Array, cursor: TreeCursor, tree: number, bits: Bitset): boolean {
+  const stack = [tree];
+  while (stack.length > 0) {
+    const t = stack.pop() as number;
+    const pos = packPosition[t] as number;
+    if (bits.get(pos)) continue;
+    bits.set(pos);
+    const data = handle.read(table.id(t)).data;
+    cursor.reset(data, () => toHex(table.id(t)));
+    while (cursor.next()) {
+      const type = cursor.objectType;
+      if (type === OBJ_COMMIT) continue;
+      const n = table.find(data, cursor.idStart);
+      if (n < 0 || (packPosition[n] as number) < 0) return false;
+      if (type === OBJ_TREE) {
+        if (!bits.get(packPosition[n] as number)) stack.push(n);
+      } else {
+        bits.set(packPosition[n] as number);
+      }
+    }
+  }
+  return true;
+}

@@ -1,0 +1,75 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import fc from 'fast-check';
+import { git, makeHistoryRepo, packwright, runPackwright, tempDir, type Format } from './helpers/git.js';
+import { Bitset, decodeEwah, encodeEwah, PackBitmap } from '../src/bitmap/index.js';
+import { PackIndex } from '../src/idx/index.js';
+
+/** The commits a pack's bitmap has entries for, by id. */
+function bitmapCommits(packDir: string, hashLength: number): string[] {
+  const idx = readdirSync(packDir).find((f) => f.endsWith('.idx')) as string;
+  const base = join(packDir, idx.slice(0, -4));
+  const index = PackIndex.open(`${base}.idx`, hashLength);
+  try {
+    const bitmap = PackBitmap.open(`${base}.bitmap`, { objectCount: index.count, hashLength });
+    return Array.from({ length: bitmap.entryCount }, (_, i) => index.id(bitmap.entryPositionOf(i)).toString('hex'));
+  } finally {
+    index.close();
+  }
+}
+
+test('encodeEwah writes what decodeEwah reads back, for sparse, dense, full and empty sets of any size', () => {
+  fc.assert(fc.property(fc.integer({ min: 1, max: 5000 }), fc.array(fc.nat(), { maxLength: 300 }), fc.constantFrom(0, 1, 2), (size, positions, fill) => {
+    const bits = new Bitset(size);
+    if (fill === 1) for (let i = 0; i < size; i++) bits.set(i);
+    for (const p of positions) bits.set(p % size);
+    if (fill === 2) for (let i = Math.floor(size / 3); i < size; i++) bits.set(i);
+    const stream = encodeEwah(bits, size);
+    const back = decodeEwah(stream, 0, stream.length, size);
+    assert.equal(back.end, stream.length);
+    assert.ok(back.bits.equals(bits, size));
+  }), { numRuns: 300 });
+});
+
+for (const format of ['sha1', 'sha256'] as Format[]) {
+  test(`pack-objects --all --write-bitmap-index: git's commits selected, every bitmap passes git's --test-bitmap, --use-bitmap-index lists what the walk does (${format})`, async () => {
+    using dir = tempDir();
+    const source = makeHistoryRepo(dir.path, format, 130);
+    const H = format === 'sha1' ? 20 : 32;
+    const ours = join(dir.path, 'ours.git');
+    const theirs = join(dir.path, 'theirs.git');
+    for (const r of [ours, theirs]) git(dir.path, ['clone', '-q', '--bare', '--no-local', source, r]);
+    const packDir = join(ours, 'objects', 'pack');
+    const old = readdirSync(packDir);
+    const out = (await packwright(ours, ['pack-objects', '--all', '--revs', '--write-bitmap-index', '-q', join(packDir, 'pack')], '')).toString().trim();
+    for (const f of old) rmSync(join(packDir, f));
+    assert.ok(existsSync(join(packDir, `pack-${out}.bitmap`)));
+    git(theirs, ['repack', '-adbq']);
+    const selected = bitmapCommits(packDir, H);
+    assert.deepEqual([...selected].sort(), bitmapCommits(join(theirs, 'objects', 'pack'), H).sort());
+    assert.ok(selected.length > 10);
+    for (const id of selected) git(ours, ['rev-list', '--test-bitmap', id]);
+    const sorted = (b: Buffer): string => b.toString().split('\n').map((l) => l.slice(0, 2 * H)).filter((l) => l !== '').sort().join('\n');
+    assert.equal(sorted(git(ours, ['rev-list', '--objects', '--all', '--use-bitmap-index'])), sorted(git(ours, ['rev-list', '--objects', '--all'])));
+    assert.equal(git(ours, ['fsck', '--no-progress']).toString(), '');
+  });
+}
+
+test('no bitmap unless git would write one: without --all, with --not, to stdout; a pack that leaves out reachable objects warns', async () => {
+  using dir = tempDir();
+  const repo = makeHistoryRepo(dir.path, 'sha1', 30);
+  const packDir = join(repo, 'objects', 'pack');
+  const bitmaps = (): string[] => readdirSync(packDir).filter((f) => f.endsWith('.bitmap'));
+  await packwright(repo, ['pack-objects', '--revs', '--write-bitmap-index', '-q', join(dir.path, 'one')], 'main\n');
+  await packwright(repo, ['pack-objects', '--all', '--revs', '--write-bitmap-index', '-q', join(dir.path, 'two')], '--not\nmain~3\n');
+  assert.equal(readdirSync(dir.path).filter((f) => f.endsWith('.bitmap')).length, 0);
+  // A kept pack's objects are left out: the pack does not hold what its commits reach.
+  const kept = readdirSync(packDir).find((f) => f.endsWith('.pack')) as string;
+  writeFileSync(join(packDir, kept.replace(/\.pack$/, '.keep')), '');
+  const r = await runPackwright(repo, ['pack-objects', '--all', '--revs', '--honor-pack-keep', '--write-bitmap-index', '-q', join(packDir, 'pack')], { input: '' });
+  assert.equal(r.status, 0);
+  assert.match(r.stderr, /disabling bitmap writing, as some objects are not being packed/);
+  assert.equal(bitmaps().length, 0);
+});
