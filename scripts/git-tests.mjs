@@ -52,13 +52,11 @@ const GROUPS = [
   { commands: 'index-pack unpack-objects', internal: true, scripts: ['t5500-fetch-pack.sh', 't5601-clone.sh', 't5510-fetch.sh', 't5504-fetch-receive-strict.sh', 't5516-fetch-push.sh'] },
   { commands: 'rev-list', scripts: ['t6000-rev-list-misc.sh', 't6004-rev-list-path-optim.sh'] },
   // Reading reachability bitmaps (git's repack writes them): the script's own rev-list
-  // --use-bitmap-index and pack-objects calls. Known failures: git's whole-pack reuse, which
-  // prints 'pack-reused N' (2).
+  // --use-bitmap-index and pack-objects calls.
   { commands: 'rev-list pack-objects', scripts: ['t5310-pack-bitmaps.sh'] },
   // Bitmaps written by packwright's pack-objects under git's repack -b (and read by both). Known
-  // failures: whole-pack reuse ('pack-reused N': t5310 2, t5326 6, t5327 6), a thin pack's bases
-  // taken from the bitmap (t5310 'fetch with bitmaps can reuse old base', 2), git's trace2 output
-  // (t5310: 3).
+  // failures: a thin pack's bases taken from the bitmap (t5310 'fetch with bitmaps can reuse old
+  // base', 2), git's trace2 output (t5310: 3).
   { commands: 'pack-objects', internal: true, scripts: ['t5310-pack-bitmaps.sh', 't5326-multi-pack-bitmaps.sh', 't5327-multi-pack-bitmaps-rev.sh'] },
   { commands: 'fsck', scripts: ['t1450-fsck.sh', 't5318-commit-graph.sh'] },
   // The scripts' own commit-graph write and verify (git's gc, fetch and repack still write theirs).

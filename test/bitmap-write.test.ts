@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { git, makeHistoryRepo, packwright, runPackwright, tempDir, type Format } from './helpers/git.js';
@@ -72,4 +73,26 @@ test('no bitmap unless git would write one: without --all, with --not, to stdout
   assert.equal(r.status, 0);
   assert.match(r.stderr, /disabling bitmap writing, as some objects are not being packed/);
   assert.equal(bitmaps().length, 0);
+});
+
+test('pack-objects --stdout from a bitmapped pack reports git\'s pack-reused count, whole and with objects the pack lacks', async () => {
+  using dir = tempDir();
+  const source = makeHistoryRepo(dir.path, 'sha1', 130);
+  const repo = join(dir.path, 'reuse.git');
+  git(dir.path, ['clone', '-q', '--bare', '--no-local', source, repo]);
+  git(repo, ['repack', '-adbq']);
+  const totalLine = (stderr: string): string => (stderr.split(/[\r\n]/).find((l) => l.startsWith('Total ')) ?? '').trim();
+  const gitTotal = (): string => totalLine(spawnSync('git', ['pack-objects', '--all', '--stdout', '--progress'], { cwd: repo, input: '', env: { ...process.env, GIT_PROGRESS_DELAY: '0' } }).stderr.toString());
+  const ours = async (): Promise<string> => totalLine((await runPackwright(repo, ['pack-objects', '--all', '--stdout', '--progress'], { input: '' })).stderr);
+  assert.match(gitTotal(), /pack-reused [1-9]/);
+  assert.equal(await ours(), gitTotal());
+  // A commit the pack does not have: partial reuse.
+  const tree = git(repo, ['rev-parse', 'main^{tree}']).toString().trim();
+  const tip = git(repo, ['commit-tree', tree, '-p', 'main', '-m', 'not in the pack'], '').toString().trim();
+  git(repo, ['update-ref', 'refs/heads/main', tip]);
+  assert.equal(await ours(), gitTotal());
+  // pack.allowPackReuse=false: none (as git's line says too).
+  git(repo, ['config', 'pack.allowPackReuse', 'false']);
+  assert.match(await ours(), /pack-reused 0$/);
+  assert.match(gitTotal(), /pack-reused 0$/);
 });

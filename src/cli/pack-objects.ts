@@ -184,6 +184,8 @@ export async function packObjectsCommand(io: CommandIO, global: GlobalOptions, o
   const deltaCacheSize = config.getInt('pack.deltaCacheSize');
   if (deltaCacheSize !== undefined) options.deltaCacheSize = deltaCacheSize;
   const bigFileThreshold = config.getInt('core.bigFileThreshold');
+  const allowPackReuse = config.getBool('pack.allowPackReuse');
+  if (allowPackReuse !== undefined) options.allowPackReuse = allowPackReuse;
   // git's rules (cmd_pack_objects): bitmaps by default only for a pack to stdout, never for one
   // that is to get a bitmap written, nor in a shallow repository (the walk then takes that case).
   useBitmap ??= stdout && (config.getBool('pack.useBitmaps') ?? true);
@@ -318,7 +320,10 @@ export async function packObjectsCommand(io: CommandIO, global: GlobalOptions, o
   if (options.nonEmpty === true && result.packs.length === 0 && s.objects === 0) return 0;
   if (progress) {
     const deltas = s.copiedDeltas + s.thinDeltas + s.newDeltas;
-    io.stderr.write(`Total ${s.objects} (delta ${deltas}), reused ${s.copied + s.copiedDeltas + s.thinDeltas} (delta ${s.copiedDeltas + s.thinDeltas}), pack-reused 0\n`);
+    // git counts what it sent by reusing the bitmapped pack apart from the rest (pack-reused).
+    const reused = s.copied + s.copiedDeltas + s.thinDeltas - s.packReused;
+    const reusedDeltas = s.copiedDeltas + s.thinDeltas - s.packReusedDeltas;
+    io.stderr.write(`Total ${s.objects} (delta ${deltas - s.packReusedDeltas}), reused ${reused} (delta ${reusedDeltas}), pack-reused ${s.packReused}\n`);
   }
   // One line per pack written (several with a size limit), as git prints them.
   for (const p of result.packs) io.stdout.write(`${toHex(p.hash)}\n`);

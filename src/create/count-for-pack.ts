@@ -1,6 +1,8 @@
 import { basename } from 'node:path';
+import { Bitset } from '../bitmap/bitset.js';
+import { EntryHeader, OBJ_OFS_DELTA, OBJ_REF_DELTA } from '../pack/entry-header.js';
 import type { StorePack } from '../odb/store-pack.js';
-import { PackwrightError } from '../errors/packwright-error.js';
+import { isPackwrightError, PackwrightError } from '../errors/packwright-error.js';
 import { toHex } from '../hash/hex.js';
 import { enumerateCruft } from './cruft-objects.js';
 import { parseTag } from '../objects/commit.js';
@@ -12,7 +14,7 @@ import type { RefStore } from '../refs/ref-store.js';
 import { locateAdded, locateObjects, type ObjectLocations } from '../walk/locate-objects.js';
 import { Flag, nameHash, ObjectTable } from '../walk/object-table.js';
 import type { RevWalk } from '../walk/rev-walk.js';
-import { givenObjects, leaveOutMissing, walkObjectsParallel, walkObjectsSliced } from '../walk/walk-objects.js';
+import { givenObjects, leaveOutMissing, walkObjectsParallel, walkObjectsSliced, type WalkedObjects } from '../walk/walk-objects.js';
 import { walkObjectsWithBitmap } from '../walk/bitmap-walk.js';
 import { addLooseObjects, addObjectsOfRepackedPacks, isLocal, loosenUnusedObjects, recentObjects } from '../walk/unreachable-objects.js';
 import { WorkerPool } from '../workers/worker-pool.js';
@@ -34,6 +36,8 @@ export interface CountedObjects {
   loosened: number;
   /** Objects left out because a kept, local or already packed copy has them (a bitmap cannot be written then). */
   leftOut: number;
+  /** Objects git would send by reusing the bitmapped pack as it is (see packReuse), and the deltas among them. */
+  packReused: { objects: number; deltas: number };
   /** A cruft pack's objects' times, by object number. */
   mtimes: readonly number[] | undefined;
 }
@@ -97,11 +101,71 @@ export async function countForPack(options: CreatePackOptions, pool: () => Worke
     const recent = expiration > 0 ? recentObjects(handle, table, inPack, expiration) : undefined;
     loosened = loosenUnusedObjects(handle, table, inPack, { keepPacks, expiration, ...(recent !== undefined ? { recent } : {}) });
   }
-  return { table, listed, locations, missing, inputObjects, leftOut, loosened, mtimes: cruft?.mtimes };
+  const reuseAllowed = options.packBase === undefined && options.allowPackReuse !== false && !options.honorPackKeep && (options.keepPacks ?? []).length === 0 && !options.local && !options.incremental && leftOut === 0;
+  const packReused = reuseAllowed && counted.bitmapResult !== undefined ? packReuse(counted.bitmapResult.pack, counted.bitmapResult.positions) : { objects: 0, deltas: 0 };
+  return { table, listed, locations, missing, inputObjects, leftOut, packReused, loosened, mtimes: cruft?.mtimes };
+}
+
+/**
+ * How many of the wanted objects git's pack-objects sends by reusing the bitmapped pack as it
+ * is (pack-bitmap.c, reuse_partial_packfile_from_bitmap): every object of each leading 64-bit word
+ * of the result that is all wanted, then each further wanted object in pack order that is whole,
+ * or a delta on a base before it already reused; an entry that cannot be read ends it. packwright
+ * writes those objects as copies in pack order too (pack-plan.ts), so this counts what git's
+ * "pack-reused" counts.
+ */
+export function packReuse(pack: StorePack, positions: Bitset): { objects: number; deltas: number } {
+  const index = pack.index;
+  const N = index.count;
+  const { offsets, positions: byRank } = index.packOrder();
+  const rankOf = new Int32Array(N);
+  for (let r = 0; r < N; r++) rankOf[byRank[r] as number] = r;
+  const file = pack.open().file;
+  const words = positions.words;
+  let whole = 0;
+  while (2 * whole + 1 < words.length && words[2 * whole] === 0xffffffff && words[2 * whole + 1] === 0xffffffff) whole++;
+  whole = Math.min(whole, Math.floor(N / 64));
+  const reuse = new Bitset(N);
+  let objects = 0;
+  let deltas = 0;
+  const header = new EntryHeader();
+  const isDelta = (pos: number): boolean => {
+    file.readEntryHeader(offsets[pos] as number, header);
+    return header.type === OBJ_OFS_DELTA || header.type === OBJ_REF_DELTA;
+  };
+  for (let pos = 0; pos < whole * 64; pos++) {
+    reuse.set(pos);
+    objects++;
+    if (isDelta(pos)) deltas++;
+  }
+  try {
+    for (let pos = whole * 64; pos < N; pos++) {
+      if (!positions.get(pos)) continue;
+      file.readEntryHeader(offsets[pos] as number, header);
+      if (header.type === OBJ_OFS_DELTA || header.type === OBJ_REF_DELTA) {
+        let basePosition = -1;
+        if (header.type === OBJ_OFS_DELTA) {
+          const at = index.positionOfOffset(header.baseOffset);
+          if (at >= 0) basePosition = rankOf[at] as number;
+        } else if (header.baseId !== undefined) {
+          const at = index.find(header.baseId);
+          if (at >= 0) basePosition = rankOf[at] as number;
+        }
+        if (basePosition < 0 || basePosition >= pos || !reuse.get(basePosition)) continue;
+        deltas++;
+      }
+      reuse.set(pos);
+      objects++;
+    }
+  } catch (e) {
+    // A broken entry: git stops trying there, and the usual path deals with the rest.
+    if (!isPackwrightError(e)) throw e;
+  }
+  return { objects, deltas };
 }
 
 /** The objects the walk (or the list of ids) gives: walked from tips or interned from ids, located, missing ones dealt with. */
-async function walkForPack(options: CreatePackOptions, pool: () => WorkerPool<CreateTasks>, threads: number): Promise<{ table: ObjectTable; listed: Int32Array; locations: ObjectLocations; missing: number; filterContext: FilterContext; walk: RevWalk | undefined }> {
+async function walkForPack(options: CreatePackOptions, pool: () => WorkerPool<CreateTasks>, threads: number): Promise<{ table: ObjectTable; listed: Int32Array; locations: ObjectLocations; missing: number; filterContext: FilterContext; walk: RevWalk | undefined; bitmapResult?: WalkedObjects['bitmapResult'] }> {
   const handle = options.objects;
   const H = handle.hashLength;
   const progress = options.onProgress;
@@ -114,6 +178,7 @@ async function walkForPack(options: CreatePackOptions, pool: () => WorkerPool<Cr
   const tips = new Set<number>();
   let rootTrees = (): Iterable<number> => [];
   let walk: RevWalk | undefined;
+  let bitmapResult: WalkedObjects['bitmapResult'];
   if (options.ids !== undefined) {
     table = new ObjectTable(H, options.ids.length);
     const order: number[] = [];
@@ -154,6 +219,7 @@ async function walkForPack(options: CreatePackOptions, pool: () => WorkerPool<Cr
     table = walked.table;
     listed = walked.order;
     missing = walked.missing.length;
+    bitmapResult = walked.bitmapResult;
     const revWalk = walked.walk;
     walk = revWalk;
     rootTrees = () => revWalk.commits.map((c) => revWalk.treeOf(c));
@@ -166,7 +232,7 @@ async function walkForPack(options: CreatePackOptions, pool: () => WorkerPool<Cr
       locations = walked.locations;
     }
   }
-  return { table, listed, locations, missing, filterContext: { given: tips, rootTrees }, walk };
+  return { table, listed, locations, missing, filterContext: { given: tips, rootTrees }, walk, ...(bitmapResult !== undefined ? { bitmapResult } : {}) };
 }
 
 /** Whether counting may take the bitmap walk (see CreatePackOptions.useBitmapIndex). */

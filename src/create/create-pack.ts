@@ -69,11 +69,13 @@ async function createPackWith(options: CreatePackOptions, pools: LazyPool, threa
   // (pack-plan.ts), new deltas (delta-search.ts), write (write-pack-files.ts).
   const counted = await countForPack(options, () => pools.get(), threads);
   const { table, listed, locations, missing, inputObjects, loosened } = counted;
+  const packReused = counted.packReused.objects;
+  const packReusedDeltas = counted.packReused.deltas;
   progress?.('counting', listed.length, listed.length);
   check();
   times.counting = lap();
   if (options.nonEmpty === true && listed.length === 0) {
-    return { hash: Buffer.alloc(0), packs: [], stats: { inputObjects, objects: 0, copied: 0, copiedDeltas: 0, thinDeltas: 0, recompressed: 0, newDeltas: 0, badCrc: 0, missing, loosened, times } };
+    return { hash: Buffer.alloc(0), packs: [], stats: { inputObjects, objects: 0, copied: 0, copiedDeltas: 0, thinDeltas: 0, recompressed: 0, newDeltas: 0, badCrc: 0, missing, loosened, packReused: 0, packReusedDeltas: 0, times } };
   }
 
   // Planning: what stored data to copy.
@@ -115,7 +117,7 @@ async function createPackWith(options: CreatePackOptions, pools: LazyPool, threa
 
   const result: CreatePackResult = {
     hash: Buffer.alloc(0),
-    stats: { inputObjects, objects: listed.length, copied: 0, copiedDeltas: 0, thinDeltas: 0, recompressed: 0, newDeltas: 0, badCrc: 0, missing, loosened, times },
+    stats: { inputObjects, objects: listed.length, copied: 0, copiedDeltas: 0, thinDeltas: 0, recompressed: 0, newDeltas: 0, badCrc: 0, missing, loosened, packReused, packReusedDeltas, times },
     packs: [],
   };
   await writePackOutput(options, counted, plan, deltas, result);

@@ -117,7 +117,8 @@ export function walkObjectsWithBitmap(handle: StoreHandle, tips: readonly RevTip
   for (let e = 0; e < ext.count; e++) {
     if (result.get(N + e)) add(ext.ids, e * ext.hashLength, ext.types[e] as number, ext.nameHashes[e] as number);
   }
-  return locateListed(handle, walk, listed, { missing, ...(options.blobError !== undefined ? { blobError: options.blobError } : {}), ...(options.signal !== undefined ? { signal: options.signal } : {}) });
+  const walked = locateListed(handle, walk, listed, { missing, ...(options.blobError !== undefined ? { blobError: options.blobError } : {}), ...(options.signal !== undefined ? { signal: options.signal } : {}) });
+  return { ...walked, bitmapResult: { pack: index.pack, positions: result } };
 }
 
 export interface CommitBitmapCheck {

@@ -1,6 +1,8 @@
 import type { RevTip } from './rev-args.js';
 import type { Pathspec } from '../objects/pathspec.js';
 import type { StoreHandle } from '../odb/store-handle.js';
+import type { StorePack } from '../odb/store-pack.js';
+import type { Bitset } from '../bitmap/bitset.js';
 import { listedObjects } from '../odb/store-pack.js';
 import { markPromisorPacks } from './promisor-objects.js';
 import { PackwrightError, throwIfAborted } from '../errors/packwright-error.js';
@@ -64,6 +66,11 @@ export interface WalkedObjects {
   locations: ObjectLocations;
   /** Missing objects met (allowed by `missing`), in the order met. */
   missing: number[];
+  /**
+   * When a reachability bitmap gave the objects: its pack, and the objects wanted as positions
+   * in that pack's order (git's bitmap result; what pack reuse starts from).
+   */
+  bitmapResult?: { pack: StorePack; positions: Bitset };
 }
 
 /**
