@@ -55,8 +55,7 @@ const GROUPS = [
   // --use-bitmap-index and pack-objects calls.
   { commands: 'rev-list pack-objects', scripts: ['t5310-pack-bitmaps.sh'] },
   // Bitmaps written by packwright's pack-objects under git's repack -b (and read by both). Known
-  // failures: a thin pack's bases taken from the bitmap (t5310 'fetch with bitmaps can reuse old
-  // base', 2), git's trace2 output (t5310: 3).
+  // failures: git's trace2 output (t5310: 3).
   { commands: 'pack-objects', internal: true, scripts: ['t5310-pack-bitmaps.sh', 't5326-multi-pack-bitmaps.sh', 't5327-multi-pack-bitmaps-rev.sh'] },
   { commands: 'fsck', scripts: ['t1450-fsck.sh', 't5318-commit-graph.sh'] },
   // The scripts' own commit-graph write and verify (git's gc, fetch and repack still write theirs).

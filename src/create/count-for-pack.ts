@@ -38,6 +38,11 @@ export interface CountedObjects {
   leftOut: number;
   /** Objects git would send by reusing the bitmapped pack as it is (see packReuse), and the deltas among them. */
   packReused: { objects: number; deltas: number };
+  /**
+   * For a thin pack counted from a bitmap: whether the receiver has an object (what the excluded
+   * tips reach), so a stored delta on it may stay (git's bitmap_has_oid_in_uninteresting).
+   */
+  receiverHas?: (id: Uint8Array) => boolean;
   /** A cruft pack's objects' times, by object number. */
   mtimes: readonly number[] | undefined;
 }
@@ -103,7 +108,25 @@ export async function countForPack(options: CreatePackOptions, pool: () => Worke
   }
   const reuseAllowed = options.packBase === undefined && options.allowPackReuse !== false && !options.honorPackKeep && (options.keepPacks ?? []).length === 0 && !options.local && !options.incremental && leftOut === 0;
   const packReused = reuseAllowed && counted.bitmapResult !== undefined ? packReuse(counted.bitmapResult.pack, counted.bitmapResult.positions) : { objects: 0, deltas: 0 };
-  return { table, listed, locations, missing, inputObjects, leftOut, packReused, loosened, mtimes: cruft?.mtimes };
+  const haves = counted.bitmapResult?.haves;
+  const receiverHas = options.thin === true && haves !== undefined ? hasInBitmap((counted.bitmapResult as NonNullable<WalkedObjects['bitmapResult']>).pack, haves) : undefined;
+  return { table, listed, locations, missing, inputObjects, leftOut, packReused, loosened, mtimes: cruft?.mtimes, ...(receiverHas !== undefined ? { receiverHas } : {}) };
+}
+
+/** Whether an object of the bitmapped `pack` is in `set` (positions in pack order). */
+function hasInBitmap(pack: StorePack, set: Bitset): (id: Uint8Array) => boolean {
+  const index = pack.index;
+  let rankOf: Int32Array | undefined;
+  return (id) => {
+    const at = index.find(id);
+    if (at < 0) return false;
+    if (rankOf === undefined) {
+      const { positions } = index.packOrder();
+      rankOf = new Int32Array(index.count);
+      for (let r = 0; r < positions.length; r++) rankOf[positions[r] as number] = r;
+    }
+    return set.get(rankOf[at] as number);
+  };
 }
 
 /**
@@ -238,10 +261,10 @@ async function walkForPack(options: CreatePackOptions, pool: () => WorkerPool<Cr
 /** Whether counting may take the bitmap walk (see CreatePackOptions.useBitmapIndex). */
 function bitmapAllowed(options: CreatePackOptions): boolean {
   if (!(options.useBitmapIndex ?? options.packBase === undefined)) return false;
-  const tips = options.tips ?? [];
+  // A thin pack too, as git's: its stored deltas on what the excluded side reaches stay
+  // (receiverHas), and no new delta is tried against that side (git's bitmap path marks no edges).
   return (options.shallow ?? []).length === 0 && options.filter === undefined && options.excludePromisor !== true
-    && options.keepUnreachable !== true && options.packLooseUnreachable !== true && options.unpackUnreachable === undefined
-    && !(options.thin === true && tips.some((t) => t.uninteresting));
+    && options.keepUnreachable !== true && options.packLooseUnreachable !== true && options.unpackUnreachable === undefined;
 }
 
 /**

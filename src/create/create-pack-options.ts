@@ -133,8 +133,9 @@ export interface CreatePackOptions {
    * Count from the repository's reachability bitmap when it has one (git's --use-bitmap-index and
    * pack.useBitmaps; default: when the pack goes only to `sink`, as git's default for --stdout).
    * The same objects as the walk, far sooner when the tips have bitmaps. Not with a shallow
-   * boundary, a filter, promisor exclusion, the unreachable options, or a thin pack with excluded
-   * tips (its delta bases come from the walk's edges): those walk.
+   * boundary, a filter, promisor exclusion or the unreachable options: those walk. A thin pack
+   * keeps the stored deltas on what the excluded tips reach, and (as git's) tries no new delta
+   * against them.
    */
   useBitmapIndex?: boolean;
   /** Told why a bitmap the repository has could not be used. */

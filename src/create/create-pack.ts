@@ -85,6 +85,7 @@ async function createPackWith(options: CreatePackOptions, pools: LazyPool, threa
     reuseDelta: reuseObject && options.reuseDelta !== false,
     thin: options.thin === true,
     depth: options.depth ?? 50,
+    receiverHas: counted.receiverHas,
   });
   check();
   times.planning = lap();

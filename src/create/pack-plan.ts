@@ -29,6 +29,11 @@ export interface PlanOptions {
   thin: boolean;
   /** Longest delta chain in the pack (git's --depth, default 50). */
   depth: number;
+  /**
+   * With `thin`: whether the receiver has an object the walk did not number (a bitmap's excluded
+   * side), so that a stored delta on it may stay as a REF_DELTA.
+   */
+  receiverHas?: ((id: Uint8Array) => boolean) | undefined;
 }
 
 /**
@@ -105,11 +110,21 @@ export function planPack(table: ObjectTable, listed: Int32Array, locations: Obje
         return;
       }
       let b = -1;
+      let baseId: Uint8Array | undefined;
       if (header.type === OBJ_OFS_DELTA) {
         const position = index.positionOfOffset(header.baseOffset, r);
-        if (position >= 0) b = table.find(index.id(position));
+        if (position >= 0) {
+          baseId = index.id(position);
+          b = table.find(baseId);
+        }
       } else if (header.baseId !== undefined) {
-        b = table.find(header.baseId);
+        baseId = header.baseId;
+        b = table.find(baseId);
+      }
+      // A base the walk did not number that the receiver has (a bitmap's excluded side).
+      if (b < 0 && options.thin && options.receiverHas !== undefined && baseId !== undefined && options.receiverHas(baseId)) {
+        b = table.intern(baseId);
+        table.mark(b, Flag.UNINTERESTING);
       }
       if (options.reuseDelta && b >= 0 && table.is(b, Flag.LISTED) && !table.is(b, Flag.MISSING)) {
         plan.kind[o] = Entry.COPY_DELTA;

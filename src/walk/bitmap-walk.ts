@@ -66,8 +66,8 @@ export function walkObjectsWithBitmap(handle: StoreHandle, tips: readonly RevTip
   const missing = options.missing ?? 'error';
   const walk = new RevWalk(handle, { tagObjects: true });
   let result: Bitset;
+  let havesSet: Bitset | undefined;
   try {
-    let havesSet: Bitset | undefined;
     if (haves.length > 0) {
       // git walks the excluded side ignoring missing links; a hole there is left to the usual walk.
       try {
@@ -118,7 +118,7 @@ export function walkObjectsWithBitmap(handle: StoreHandle, tips: readonly RevTip
     if (result.get(N + e)) add(ext.ids, e * ext.hashLength, ext.types[e] as number, ext.nameHashes[e] as number);
   }
   const walked = locateListed(handle, walk, listed, { missing, ...(options.blobError !== undefined ? { blobError: options.blobError } : {}), ...(options.signal !== undefined ? { signal: options.signal } : {}) });
-  return { ...walked, bitmapResult: { pack: index.pack, positions: result } };
+  return { ...walked, bitmapResult: { pack: index.pack, positions: result, ...(havesSet !== undefined ? { haves: havesSet } : {}) } };
 }
 
 export interface CommitBitmapCheck {

@@ -67,10 +67,11 @@ export interface WalkedObjects {
   /** Missing objects met (allowed by `missing`), in the order met. */
   missing: number[];
   /**
-   * When a reachability bitmap gave the objects: its pack, and the objects wanted as positions
-   * in that pack's order (git's bitmap result; what pack reuse starts from).
+   * When a reachability bitmap gave the objects: its pack, the objects wanted as positions in
+   * that pack's order (git's bitmap result; what pack reuse starts from), and what the excluded
+   * tips reach (what a thin pack may delta against).
    */
-  bitmapResult?: { pack: StorePack; positions: Bitset };
+  bitmapResult?: { pack: StorePack; positions: Bitset; haves?: Bitset };
 }
 
 /**
