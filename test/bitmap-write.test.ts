@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import fc from 'fast-check';
@@ -95,4 +95,26 @@ test('pack-objects --stdout from a bitmapped pack reports git\'s pack-reused cou
   git(repo, ['config', 'pack.allowPackReuse', 'false']);
   assert.match(await ours(), /pack-reused 0$/);
   assert.match(gitTotal(), /pack-reused 0$/);
+});
+
+test('a clone of a repository repacked with a bitmap is its pack, byte for byte (git\'s whole-pack reuse); otherwise entry by entry', async () => {
+  using dir = tempDir();
+  const source = makeHistoryRepo(dir.path, 'sha1', 130);
+  const repo = join(dir.path, 'whole.git');
+  git(dir.path, ['clone', '-q', '--bare', '--no-local', source, repo]);
+  git(repo, ['repack', '-adbq']);
+  const packDir = join(repo, 'objects', 'pack');
+  const pack = readFileSync(join(packDir, readdirSync(packDir).find((f) => f.endsWith('.pack')) as string));
+  const out = await packwright(repo, ['pack-objects', '--all', '--stdout', '-q'], '');
+  assert.ok(out.equals(pack));
+  // One object the pack does not have: not the pack as it is, and git indexes what comes.
+  const tree = git(repo, ['rev-parse', 'main^{tree}']).toString().trim();
+  const tip = git(repo, ['commit-tree', tree, '-p', 'main', '-m', 'loose'], '').toString().trim();
+  git(repo, ['update-ref', 'refs/heads/main', tip]);
+  const partial = await packwright(repo, ['pack-objects', '--all', '--stdout', '-q'], '');
+  assert.ok(!partial.equals(pack));
+  const check = join(dir.path, 'check.pack');
+  writeFileSync(check, partial);
+  git(dir.path, ['index-pack', check]);
+  assert.equal(git(dir.path, ['show-index'], readFileSync(join(dir.path, 'check.idx'))).toString().split('\n').filter((l) => l !== '').length, pack.readUInt32BE(8) + 1);
 });

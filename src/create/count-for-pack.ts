@@ -106,7 +106,7 @@ export async function countForPack(options: CreatePackOptions, pool: () => Worke
     const recent = expiration > 0 ? recentObjects(handle, table, inPack, expiration) : undefined;
     loosened = loosenUnusedObjects(handle, table, inPack, { keepPacks, expiration, ...(recent !== undefined ? { recent } : {}) });
   }
-  const reuseAllowed = options.packBase === undefined && options.allowPackReuse !== false && !options.honorPackKeep && (options.keepPacks ?? []).length === 0 && !options.local && !options.incremental && leftOut === 0;
+  const reuseAllowed = packReuseAllowed(options) && leftOut === 0;
   const packReused = reuseAllowed && counted.bitmapResult !== undefined ? packReuse(counted.bitmapResult.pack, counted.bitmapResult.positions) : { objects: 0, deltas: 0 };
   const haves = counted.bitmapResult?.haves;
   const receiverHas = options.thin === true && haves !== undefined ? hasInBitmap((counted.bitmapResult as NonNullable<WalkedObjects['bitmapResult']>).pack, haves) : undefined;
@@ -258,8 +258,16 @@ async function walkForPack(options: CreatePackOptions, pool: () => WorkerPool<Cr
   return { table, listed, locations, missing, filterContext: { given: tips, rootTrees }, walk, ...(bitmapResult !== undefined ? { bitmapResult } : {}) };
 }
 
+/**
+ * Whether git would reuse a bitmapped pack as it is for this pack (pack_options_allow_reuse): to a
+ * sink only, pack.allowPackReuse, no kept, local or incremental packs left out.
+ */
+export function packReuseAllowed(options: CreatePackOptions): boolean {
+  return options.packBase === undefined && options.allowPackReuse !== false && !options.honorPackKeep && (options.keepPacks ?? []).length === 0 && !options.local && !options.incremental;
+}
+
 /** Whether counting may take the bitmap walk (see CreatePackOptions.useBitmapIndex). */
-function bitmapAllowed(options: CreatePackOptions): boolean {
+export function bitmapAllowed(options: CreatePackOptions): boolean {
   if (!(options.useBitmapIndex ?? options.packBase === undefined)) return false;
   // A thin pack too, as git's: its stored deltas on what the excluded side reaches stay
   // (receiverHas), and no new delta is tried against that side (git's bitmap path marks no edges).

@@ -2,14 +2,15 @@ import { constants as zlibConstants } from 'node:zlib';
 import { throwIfAborted } from '../errors/packwright-error.js';
 import type { StoreHandle } from '../odb/store-handle.js';
 import { type ObjectLocations } from '../walk/locate-objects.js';
+import { wholeBitmappedPack } from '../walk/bitmap-walk.js';
 import { planPack } from './pack-plan.js';
 import { WorkerPool } from '../workers/worker-pool.js';
 import type { CreateTasks } from './create-tasks.js';
 import { CREATE_WORKER } from './delta-search.js';
-import { type NewDeltas } from './write-pack.js';
+import { copyWholePack, type NewDeltas } from './write-pack.js';
 import { searchDeltas } from './delta-search.js';
 import type { CreatePackOptions, CreatePackResult } from './create-pack-options.js';
-import { countForPack } from './count-for-pack.js';
+import { bitmapAllowed, countForPack, packReuseAllowed } from './count-for-pack.js';
 import { writePackOutput } from './write-pack-files.js';
 
 export type { CreatePackOptions, CreatePackPhase, CreatePackResult, CreatePackStats, WrittenPackFiles } from './create-pack-options.js';
@@ -64,6 +65,28 @@ async function createPackWith(options: CreatePackOptions, pools: LazyPool, threa
   const check = (): void => {
     throwIfAborted(options.signal, 'making the pack');
   };
+
+  // Every object of a bitmapped pack and nothing else, to a sink (a clone of a repacked
+  // repository): the pack goes as it is, git's whole-pack reuse, with nothing counted, planned or
+  // written one by one, unless an entry fails its CRC check.
+  const sink = options.sink;
+  if (sink !== undefined && options.tips !== undefined && options.reuseObject !== false && options.reuseDelta !== false && packReuseAllowed(options) && bitmapAllowed(options)) {
+    const whole = wholeBitmappedPack(handle, options.tips, { ...(options.onWarning !== undefined ? { onWarning: options.onWarning } : {}), ...(options.signal !== undefined ? { signal: options.signal } : {}) });
+    if (whole !== undefined) {
+      const objects = whole.index.count;
+      progress?.('counting', objects, objects);
+      times.counting = lap();
+      const hash = await copyWholePack(whole, sink, options.signal);
+      if (hash !== undefined) {
+        times.writing = lap();
+        return {
+          hash,
+          stats: { inputObjects: objects, objects, copied: objects, copiedDeltas: 0, thinDeltas: 0, recompressed: 0, newDeltas: 0, badCrc: 0, missing: 0, loosened: 0, packReused: objects, packReusedDeltas: 0, times },
+          packs: [],
+        };
+      }
+    }
+  }
 
   // The stages, as gix-pack's count / entries / bytes: count (count-for-pack.ts), plan
   // (pack-plan.ts), new deltas (delta-search.ts), write (write-pack-files.ts).

@@ -39,7 +39,7 @@ export interface BitmapWalkOptions {
  * in_bitmapped_pack: the bitmaps would not help), or when nothing is included: the caller then
  * walks as usual.
  */
-export function walkObjectsWithBitmap(handle: StoreHandle, tips: readonly RevTip[], options: BitmapWalkOptions = {}): WalkedObjects | undefined {
+function bitmapSets(handle: StoreHandle, tips: readonly RevTip[], options: BitmapWalkOptions): { index: BitmapIndex; result: Bitset; havesSet: Bitset | undefined; walk: RevWalk } | undefined {
   const index = openBitmap(handle, options.onWarning ?? (() => {}));
   if (index === undefined) return undefined;
   const wants: Root[] = [];
@@ -87,6 +87,28 @@ export function walkObjectsWithBitmap(handle: StoreHandle, tips: readonly RevTip
     options.onWarning?.(e.message);
     return undefined;
   }
+  return { index, result, havesSet, walk };
+}
+
+/**
+ * The bitmapped pack, when the included tips reach exactly its objects and the excluded ones
+ * nothing (a clone of a repository repacked with a bitmap): what git sends as it is. Undefined
+ * otherwise, and whenever walkObjectsWithBitmap would be.
+ */
+export function wholeBitmappedPack(handle: StoreHandle, tips: readonly RevTip[], options: BitmapWalkOptions = {}): StorePack | undefined {
+  if (tips.some((t) => t.uninteresting)) return undefined;
+  const sets = bitmapSets(handle, tips, options);
+  if (sets === undefined) return undefined;
+  const N = sets.index.count;
+  return sets.result.count(N) === N && sets.result.count() === N ? sets.index.pack : undefined;
+}
+
+/** The objects bitmapSets finds (see above), listed in git's bitmap order and located. */
+export function walkObjectsWithBitmap(handle: StoreHandle, tips: readonly RevTip[], options: BitmapWalkOptions = {}): WalkedObjects | undefined {
+  const sets = bitmapSets(handle, tips, options);
+  if (sets === undefined) return undefined;
+  const { index, result, havesSet, walk } = sets;
+  const missing = options.missing ?? 'error';
   throwIfAborted(options.signal, 'the walk');
   // The result in git's order, numbered in the walk's table: what the walk listed but the
   // excluded side has is not sent.

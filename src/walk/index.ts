@@ -11,7 +11,7 @@ export { locateObjects, locateAdded, LOOSE, NOWHERE } from './locate-objects.js'
 export type { ObjectLocations } from './locate-objects.js';
 export { walkCommits, walkObjects, walkObjectsSliced, walkObjectsParallel } from './walk-objects.js';
 export type { WalkObjectsOptions, WalkedObjects } from './walk-objects.js';
-export { walkObjectsWithBitmap, checkCommitBitmap } from './bitmap-walk.js';
+export { walkObjectsWithBitmap, wholeBitmappedPack, checkCommitBitmap } from './bitmap-walk.js';
 export type { BitmapWalkOptions, CommitBitmapCheck } from './bitmap-walk.js';
 export { parseObjectFilter } from './object-filter.js';
 export type { ObjectFilter } from './object-filter.js';
