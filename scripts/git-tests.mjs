@@ -35,9 +35,7 @@ const GROUPS = [
   // --geometric with --stdin-packs, --cruft, --exclude-promisor-objects in a partial clone), as
   // prune, upload-pack (t5700, t5530, t5616) and the tests' own calls do; repack -b gets its
   // bitmaps from packwright (t7700, t0410). Known failures: the filter it
-  // refuses (sparse:oid: t5317 2, t5616 2); git's trace2 output (t5616: 1);
-  // --sparse's reachability shortcut (t5322: 2), which packwright does not take (its packs hold
-  // what the full walk gives).
+  // refuses (sparse:oid: t5317 2, t5616 2); git's trace2 output (t5616: 1).
   {
     commands: 'pack-objects',
     internal: true,

@@ -959,3 +959,33 @@ test('--exclude-promisor-objects in a partial clone: rev-list and pack-objects l
   // Without the option the unfetched blobs are missing, as for git.
   assert.equal((await packwrightFails(clone, ['pack-objects', '--all', '--stdout', '-q'], '')).status, 128);
 });
+
+test('--sparse (pack.useSparse, git\'s default) marks the excluded side down changed paths only: a copied directory is sent, as git sends it; --no-sparse leaves it out', async () => {
+  using dir = tempDir();
+  const repo = join(dir.path, 'sparse');
+  git(dir.path, ['init', '-q', '-b', 'main', repo]);
+  for (const i of [1, 2, 3]) for (const j of [1, 2, 3]) {
+    mkdirSync(join(repo, `f${i}`, `f${j}`), { recursive: true });
+    writeFileSync(join(repo, `f${i}`, `f${j}`, 'data.txt'), `${i}.${j}\n`);
+  }
+  git(repo, ['add', '.']);
+  git(repo, ['commit', '-q', '-m', 'trees']);
+  // A copy of f1/f1 under f3: the same tree as one the excluded commit has, at another path.
+  mkdirSync(join(repo, 'f3', 'f4'));
+  writeFileSync(join(repo, 'f3', 'f4', 'data.txt'), '1.1\n');
+  git(repo, ['add', '.']);
+  git(repo, ['commit', '-q', '-m', 'copy']);
+  const input = 'main\n^main~1\n';
+  const objects = (pack: Buffer): string => {
+    const file = join(dir.path, `p-${Math.random().toString(36).slice(2)}.pack`);
+    writeFileSync(file, pack);
+    git(dir.path, ['index-pack', file]);
+    return git(dir.path, ['show-index'], readFileSync(file.replace(/\.pack$/, '.idx'))).toString().split('\n').filter((l) => l !== '').map((l) => l.split(' ')[1]).sort().join('\n');
+  };
+  for (const flag of ['--sparse', '--no-sparse']) {
+    const ours = objects(await packwright(repo, ['pack-objects', '--revs', '--stdout', '-q', flag], input));
+    const theirs = objects(git(repo, ['pack-objects', '--revs', '--stdout', '-q', flag], input));
+    assert.equal(ours, theirs, flag);
+  }
+  assert.notEqual(objects(await packwright(repo, ['pack-objects', '--revs', '--stdout', '-q'], input)), objects(await packwright(repo, ['pack-objects', '--revs', '--stdout', '-q', '--no-sparse'], input)));
+});

@@ -2,6 +2,7 @@ import { createPack, objectsOfPacks, type CreatePackOptions } from '../create/in
 import { parseObjectFilter, type MissingAction } from '../walk/index.js';
 import { resolve } from 'node:path';
 import { PackwrightError } from '../errors/index.js';
+import { parseBool } from '../config/index.js';
 import { fromHex, toHex } from '../hash/index.js';
 import { approxidate } from '../refs/index.js';
 import { RevArgs } from '../walk/index.js';
@@ -45,7 +46,7 @@ const USAGE = `usage: packwright pack-objects [<options>] [<base-name> | --stdou
     -q, --progress, --all-progress`;
 
 /** Options git's upload-pack and repack pass that change nothing here. */
-const ACCEPTED = new Set(['--shallow', '--keep-true-parents', '--all-progress-implied', '--no-sparse', '--sparse']);
+const ACCEPTED = new Set(['--shallow', '--keep-true-parents', '--all-progress-implied']);
 
 /** A signed option value clamped to 0 (git clamps a negative --window or --depth). */
 function clampedOption(option: string, value: string): number {
@@ -78,6 +79,7 @@ export async function packObjectsCommand(io: CommandIO, global: GlobalOptions, o
   // --write-bitmap-index, which turns it off for a pack written to disk.
   let useBitmap: boolean | undefined;
   let writeBitmap: boolean | 'quiet' | undefined;
+  let sparse: boolean | undefined;
   // git writes REF_DELTA unless told the receiver reads OFS_DELTA (the library's default is OFS).
   const options: Partial<CreatePackOptions> = { deltaBaseOffset: false };
   for (const a of args) {
@@ -119,6 +121,7 @@ export async function packObjectsCommand(io: CommandIO, global: GlobalOptions, o
     else if (a === '--no-use-bitmap-index') useBitmap = false;
     else if (a === '--write-bitmap-index' || a === '--write-bitmap-index-quiet') writeBitmap = a === '--write-bitmap-index' ? true : 'quiet';
     else if (a === '--no-write-bitmap-index') writeBitmap = false;
+    else if (a === '--sparse' || a === '--no-sparse') sparse = a === '--sparse';
     else if (a === '--local') options.local = true;
     else if (a === '--honor-pack-keep') options.honorPackKeep = true;
     else if (a === '-q' || a === '--quiet') progress = false;
@@ -184,6 +187,9 @@ export async function packObjectsCommand(io: CommandIO, global: GlobalOptions, o
   const deltaCacheSize = config.getInt('pack.deltaCacheSize');
   if (deltaCacheSize !== undefined) options.deltaCacheSize = deltaCacheSize;
   const bigFileThreshold = config.getInt('core.bigFileThreshold');
+  // git's order: --[no-]sparse, else GIT_TEST_PACK_SPARSE, else pack.useSparse (default true).
+  const testSparse = io.env['GIT_TEST_PACK_SPARSE'];
+  options.sparse = sparse ?? (testSparse !== undefined && testSparse !== '-1' ? parseBool(testSparse, 'GIT_TEST_PACK_SPARSE') : config.getBool('pack.useSparse') ?? true);
   const allowPackReuse = config.getBool('pack.allowPackReuse');
   if (allowPackReuse !== undefined) options.allowPackReuse = allowPackReuse;
   // git's rules (cmd_pack_objects): bitmaps by default only for a pack to stdout, never for one

@@ -227,6 +227,7 @@ async function walkForPack(options: CreatePackOptions, pool: () => WorkerPool<Cr
       missing: missingAction,
       shallow: options.shallow ?? [],
       ...(options.excludePromisor === true ? { excludePromisor: true } : {}),
+      ...(options.sparse === true ? { sparse: true } : {}),
       blobError: 'pack-objects' as const,
       ...(options.filter !== undefined ? { deferMissingBlobs: true } : {}),
       ...(options.filter !== undefined && keepsNoTrees(options.filter) ? { trees: 'tips' as const } : {}),

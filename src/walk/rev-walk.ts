@@ -92,6 +92,12 @@ export class RevWalk extends ObjectReader {
        * `lastFromPromisor`), which `--missing=allow-promisor` needs.
        */
       commitGraph?: boolean | undefined;
+      /**
+       * Mark the excluded side's trees as git's sparse algorithm does (pack.useSparse, on by
+       * default in git's pack-objects): only down paths where an included tree differs, so an
+       * excluded tree met again elsewhere (a copied directory) may still be sent.
+       */
+      sparse?: boolean | undefined;
     } = {},
   ) {
     super(objects, new ObjectTable(objects.hashLength));
@@ -317,6 +323,10 @@ export class RevWalk extends ObjectReader {
 
   /** git's mark_edges_uninteresting (not sparse): the trees an excluded boundary commit holds. */
   private markEdges(listed: readonly number[]): void {
+    if (this.options.sparse === true) {
+      this.markEdgesSparse(listed);
+      return;
+    }
     const t = this.table;
     for (const n of listed) {
       if (t.is(n, Flag.UNINTERESTING)) {
@@ -331,6 +341,81 @@ export class RevWalk extends ObjectReader {
           this.edges.push(p);
         }
       }
+    }
+  }
+
+  /**
+   * git's mark_edges_uninteresting with `sparse`: every listed commit's tree and its parents'
+   * trees (an excluded commit's marked excluded, an excluded parent an edge), then
+   * markTreesUninterestingSparse over them.
+   */
+  private markEdgesSparse(listed: readonly number[]): void {
+    const t = this.table;
+    const trees: number[] = [];
+    const inSet = new Set<number>();
+    const add = (tree: number): void => {
+      if (inSet.has(tree)) return;
+      inSet.add(tree);
+      trees.push(tree);
+    };
+    for (const n of listed) {
+      const tree = this.treeOf(n);
+      if (t.is(n, Flag.UNINTERESTING)) t.mark(tree, Flag.UNINTERESTING);
+      add(tree);
+      for (const p of this.parentsOf(n)) {
+        if (!this.parsedCommits.has(p)) continue;
+        const parentTree = this.treeOf(p);
+        add(parentTree);
+        if (!t.is(p, Flag.UNINTERESTING)) continue;
+        t.mark(parentTree, Flag.UNINTERESTING);
+        if (!t.is(p, Flag.EDGE)) {
+          t.mark(p, Flag.EDGE);
+          this.edges.push(p);
+        }
+      }
+    }
+    this.markTreesUninterestingSparse(trees);
+  }
+
+  /**
+   * git's mark_trees_uninteresting_sparse: when `trees` holds both excluded and included trees,
+   * the children of the excluded ones are marked excluded, and the same is done for each path's
+   * subtrees (grouped by name across all the trees); a path only included trees reach is not
+   * entered. Missing trees are passed over.
+   */
+  private markTreesUninterestingSparse(trees: readonly number[]): void {
+    const t = this.table;
+    const stack: (readonly number[])[] = [trees];
+    const cursor = this.cursor;
+    while (stack.length > 0) {
+      const set = stack.pop() as readonly number[];
+      let excluded = false;
+      let included = false;
+      for (const n of set) {
+        if (t.is(n, Flag.UNINTERESTING)) excluded = true;
+        else included = true;
+      }
+      if (!excluded || !included) continue;
+      const byPath = new Map<string, number[]>();
+      for (const n of set) {
+        const obj = this.readTyped(n, OBJ_TREE, true);
+        if (obj === undefined) continue;
+        const parentExcluded = t.is(n, Flag.UNINTERESTING);
+        cursor.reset(obj.data, () => toHex(t.id(n)));
+        while (cursor.next()) {
+          const type = cursor.objectType;
+          if (type === OBJ_COMMIT) continue;
+          const c = t.intern(obj.data, cursor.idStart);
+          if (t.types[c] === 0) t.types[c] = type;
+          if (parentExcluded) t.mark(c, Flag.UNINTERESTING);
+          if (type !== OBJ_TREE) continue;
+          const name = obj.data.toString('latin1', cursor.nameStart, cursor.nameEnd);
+          let list = byPath.get(name);
+          if (list === undefined) byPath.set(name, (list = []));
+          if (!list.includes(c)) list.push(c);
+        }
+      }
+      for (const list of byPath.values()) stack.push(list);
     }
   }
 

@@ -36,6 +36,8 @@ export interface WalkObjectsOptions {
   blobError?: 'rev-list' | 'pack-objects';
   /** git's --exclude-promisor-objects (see RevWalk's option and markPromisorPacks). */
   excludePromisor?: boolean;
+  /** Mark the excluded side's trees with git's sparse algorithm (see RevWalk's option). */
+  sparse?: boolean;
   /**
    * Leave missing blobs in `order`, unreported, for the caller to settle with `leaveOutMissing`
    * once a filter has had its say: git never looks for a blob its filter leaves out, so a partial
@@ -176,6 +178,7 @@ export function walkCommits(handle: StoreHandle, tips: readonly RevTip[], option
     // A tree the partial clone left out is allowed when a promisor commit names it: that needs
     // to know where each commit came from, which the graph does not say.
     commitGraph: options.missing !== 'allow-promisor',
+    sparse: options.sparse,
   });
   if (options.excludePromisor === true) markPromisorPacks(handle, walk.table);
   throwIfAborted(options.signal, 'the walk');
