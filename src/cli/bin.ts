@@ -9,8 +9,8 @@
 // the bytecode V8 made last time (`cachedData`): `cat-file -t HEAD` 108 -> 89 ms against
 // `node -e 0`'s 61. The cache (packwright.cjs.cache) is written by the build after training runs
 // of the common commands, each run adding the functions it compiled to those it loaded
-// (PACKWRIGHT_CODE_CACHE=write); a cache this Node rejects (another version, other flags) is
-// written again after the run, where the directory allows.
+// (PACKWRIGHT_CODE_CACHE=write); a cache this Node rejects (another version) is written again
+// after the run, where the directory allows.
 import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
@@ -29,7 +29,11 @@ const script = new vm.Script(`(function (exports, require, module, __filename, _
   filename: bundle,
   ...(cachedData !== undefined ? { cachedData } : {}),
 });
-if (cachedData === undefined || script.cachedDataRejected === true || process.env['PACKWRIGHT_CODE_CACHE'] === 'write') {
+// Written again only by a process started without V8 flags: a cache records the flags it was made
+// under, and the huge-pages relaunch (huge-pages.ts) runs with its own; each would reject the
+// other's and rewrite it at every run.
+const plain = process.execArgv.length === 0;
+if ((plain && (cachedData === undefined || script.cachedDataRejected === true)) || process.env['PACKWRIGHT_CODE_CACHE'] === 'write') {
   // At exit, with what this run compiled: a command may end the process itself.
   process.once('exit', () => {
     try {
