@@ -7,6 +7,31 @@ import { compareEntries, sameEntry, type Side } from './pathspec-diff.js';
 const EMPTY = Buffer.alloc(0);
 
 /**
+ * Trees read lately, by id, for a run of diffs: a commit's trees are the old side of its child's
+ * diff, so computing filters parents first reads most trees once instead of twice.
+ */
+export class TreeBytes {
+  private readonly trees = new Map<string, Buffer>();
+
+  constructor(private readonly capacity = 1024) {}
+
+  get(handle: StoreHandle, id: Uint8Array): Buffer {
+    const key = Buffer.from(id.buffer, id.byteOffset, id.byteLength).toString('latin1');
+    let data = this.trees.get(key);
+    if (data !== undefined) {
+      // Most recently used last.
+      this.trees.delete(key);
+      this.trees.set(key, data);
+      return data;
+    }
+    data = handle.read(id).data;
+    if (this.trees.size >= this.capacity) this.trees.delete(this.trees.keys().next().value as string);
+    this.trees.set(key, data);
+    return data;
+  }
+}
+
+/**
  * The paths a commit changes against its first parent, as git's changed-path Bloom filters take
  * them (bloom.c, get_or_compute_bloom_filter): every file (blob, symlink, submodule) added,
  * removed or changed between the trees, recursively, no renames, and each leading directory of
@@ -14,13 +39,13 @@ const EMPTY = Buffer.alloc(0);
  * strings. `oldTree` undefined: a root commit, against the empty tree. Undefined when more than
  * `max` files change, or the paths with their directories number more than `max`.
  */
-export function changedPaths(handle: StoreHandle, oldTree: Uint8Array | undefined, newTree: Uint8Array, max: number): Set<string> | undefined {
+export function changedPaths(handle: StoreHandle, oldTree: Uint8Array | undefined, newTree: Uint8Array, max: number, cache?: TreeBytes): Set<string> | undefined {
   const files: string[] = [];
   const H = handle.hashLength;
   const open = (id: Uint8Array | undefined): Side => {
     const cursor = new TreeCursor(H);
     // A copy: the walk reads subtrees while this tree is still being read.
-    const data = id === undefined ? EMPTY : handle.read(id).data;
+    const data = id === undefined ? EMPTY : cache !== undefined ? cache.get(handle, id) : handle.read(id).data;
     cursor.reset(data, () => (id === undefined ? '<empty>' : toHex(id)));
     return { cursor, data, more: cursor.next() };
   };

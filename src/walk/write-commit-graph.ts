@@ -12,7 +12,7 @@ import { parseCommit } from '../objects/commit.js';
 import { OBJ_COMMIT, typeName } from '../objects/object-type.js';
 import type { ObjectLocation, StoreHandle } from '../odb/store-handle.js';
 import type { StorePack } from '../odb/store-pack.js';
-import { changedPaths } from './changed-paths.js';
+import { changedPaths, TreeBytes } from './changed-paths.js';
 import { ObjectTable } from './object-table.js';
 
 export interface WriteCommitGraphOptions {
@@ -246,6 +246,7 @@ export function writeCommitGraph(handle: StoreHandle, options: WriteCommitGraphO
     }
     const cap = options.maxNewFilters ?? count;
     let computed = 0;
+    const treeBytes = new TreeBytes();
     for (const i of computeOrder) {
       const n = sorted[i] as number;
       const existing = filterFrom(before, table.id(n));
@@ -257,7 +258,7 @@ export function writeCommitGraph(handle: StoreHandle, options: WriteCommitGraphO
       computed++;
       const first = (read.parents[n] ?? NO_PARENTS)[0];
       const parentTree = first === undefined ? undefined : treeOf(handle, table, read, first, before);
-      filters[i] = bloomFilter(changedPaths(handle, parentTree, read.trees.subarray(n * H, (n + 1) * H), settings.maxChangedPaths), settings);
+      filters[i] = bloomFilter(changedPaths(handle, parentTree, read.trees.subarray(n * H, (n + 1) * H), settings.maxChangedPaths, treeBytes), settings);
       if ((computed & 255) === 255) throwIfAborted(options.signal, 'commit-graph write');
     }
     bloom = { settings, filters };
