@@ -82,7 +82,7 @@ export interface WalkedObjects {
  * pack indexes to find where each object is (which is also what tells a missing blob).
  */
 export function walkObjects(handle: StoreHandle, tips: readonly RevTip[], options: WalkObjectsOptions = {}): WalkedObjects {
-  const walk = walkCommits(handle, tips, options);
+  const walk = walkCommitsForListing(handle, tips, options);
   const listed: number[] = [];
   const visit = options.visit;
   listObjects(
@@ -106,7 +106,7 @@ const SLICE_MS = 20;
  * loop and an abort check after each. (The commit walk before it runs in one go.)
  */
 export async function walkObjectsSliced(handle: StoreHandle, tips: readonly RevTip[], options: Omit<WalkObjectsOptions, 'visit' | 'paths' | 'pathspec'> = {}): Promise<WalkedObjects> {
-  const walk = walkCommits(handle, tips, options);
+  const walk = walkCommitsForListing(handle, tips, options);
   const listed: number[] = [];
   const visit = (n: number): void => {
     listed.push(n);
@@ -152,7 +152,7 @@ export async function walkObjectsParallel(
   // The workers that will list (this thread lists too) open their stores and read the packs
   // while this thread walks the commits.
   const prepared = Promise.all(Array.from({ length: threads - 1 }, (_, w) => pool.run(w, 'prepare', { store: handle.store.key, shared: [] })));
-  const walk = walkCommits(handle, tips, options);
+  const walk = walkCommitsForListing(handle, tips, options);
   await prepared;
   const listed = await listObjectsParallel(walk, pool, threads, handle.store.key, options.missing ?? 'error');
   return locateListed(handle, walk, listed, options);
@@ -187,8 +187,18 @@ export function walkCommits(handle: StoreHandle, tips: readonly RevTip[], option
   if (tips.length > DENSE_TIPS || paths !== undefined) coverStore(handle, walk);
   walk.addTips(tips);
   walk.walk();
-  if (walk.commits.length > DENSE_COMMITS) coverStore(handle, walk);
   throwIfAborted(options.signal, 'the walk');
+  return walk;
+}
+
+/**
+ * walkCommits for a walk whose trees are listed next: a history this long has the tree walk
+ * cover much of the store (see coverStore). A walk of commits alone does not need it (a graph's
+ * commits read no pack, and loading every index whole cost rev-list --all its time and memory).
+ */
+function walkCommitsForListing(handle: StoreHandle, tips: readonly RevTip[], options: WalkObjectsOptions): RevWalk {
+  const walk = walkCommits(handle, tips, options);
+  if (walk.commits.length > DENSE_COMMITS) coverStore(handle, walk);
   return walk;
 }
 
