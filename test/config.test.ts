@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { git, tempDir } from './helpers/git.js';
 import { configFromEnvironment, GitConfig, wildmatch } from '../src/config/index.js';
 import { isPackwrightError } from '../src/errors/index.js';
@@ -205,4 +205,16 @@ test('configFromEnvironment reads what git passes its children: GIT_CONFIG_PARAM
     { key: 'a.b', value: '1' },
     { key: 'c.d', value: 'x y' },
   ]);
+  // What git refuses, refused in its words; git fails on each too.
+  for (const [env, message] of [
+    [{ GIT_CONFIG_PARAMETERS: "'a.b" }, /bogus format in GIT_CONFIG_PARAMETERS/],
+    [{ GIT_CONFIG_PARAMETERS: "'a.b'x" }, /bogus format in GIT_CONFIG_PARAMETERS/],
+    [{ GIT_CONFIG_PARAMETERS: "'a.b'='c'd" }, /bogus format in GIT_CONFIG_PARAMETERS/],
+    [{ GIT_CONFIG_COUNT: 'x' }, /bogus count in GIT_CONFIG_COUNT/],
+    [{ GIT_CONFIG_COUNT: '1' }, /missing config key GIT_CONFIG_KEY_0/],
+    [{ GIT_CONFIG_COUNT: '1', GIT_CONFIG_KEY_0: 'a.b' }, /missing config value GIT_CONFIG_VALUE_0/],
+  ] as const) {
+    assert.throws(() => configFromEnvironment(env), (e: unknown) => isPackwrightError(e, 'CONFIG_INVALID') && message.test((e as Error).message));
+    assert.notEqual(spawnSync('git', ['config', '--list'], { cwd: dir.path, env: { ...process.env, ...env } }).status, 0, JSON.stringify(env));
+  }
 });

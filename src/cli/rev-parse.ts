@@ -321,7 +321,7 @@ function revParse(io: CommandIO, global: GlobalOptions, args: string[], out: str
       id = r.resolve(name);
     } catch (e) {
       // Not a revision: go on (a file name, or "Needed a single revision"); anything else git dies of.
-      if (!isPackwrightError(e)) throw e;
+      if (!isPackwrightError(e) || e.code === 'CONFIG_INVALID') throw e;
       // git dies of these at once: no upstream and the like; a reflog too short, silently with -q.
       if (e.code === 'INVALID_ARGUMENT') throw new Stop(e.message);
       if (e.code === 'REFLOG_SHORT') throw new Stop(quiet ? undefined : e.message);

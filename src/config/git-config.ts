@@ -388,18 +388,24 @@ function currentBranch(gitDir: string): string | undefined {
  * The configuration git passes to the commands it runs (git_config_from_parameters): the
  * GIT_CONFIG_COUNT pairs (GIT_CONFIG_KEY_<n>, GIT_CONFIG_VALUE_<n>), then GIT_CONFIG_PARAMETERS,
  * where `git -c` puts its settings for children: shell-quoted `'key=value'` (or `'key'='value'`,
- * for keys that hold '='), space-separated. What does not parse is left out, as git errors on it
- * before a child runs.
+ * for keys that hold '='), space-separated. What does not parse is CONFIG_INVALID in git's words
+ * ("bogus format in GIT_CONFIG_PARAMETERS"), as git refuses it.
  */
 export function configFromEnvironment(env: Readonly<Record<string, string | undefined>>): { key: string; value: string | null }[] {
   const out: { key: string; value: string | null }[] = [];
-  const count = Number(env['GIT_CONFIG_COUNT'] ?? '0');
-  if (Number.isInteger(count) && count > 0) {
+  const bad = (message: string): never => {
+    throw new PackwrightError('CONFIG_INVALID', message);
+  };
+  const countText = env['GIT_CONFIG_COUNT'];
+  if (countText !== undefined) {
+    if (!/^\d*$/.test(countText)) bad('bogus count in GIT_CONFIG_COUNT');
+    const count = Number(countText || '0');
     for (let i = 0; i < count; i++) {
       const key = env[`GIT_CONFIG_KEY_${i}`];
       const value = env[`GIT_CONFIG_VALUE_${i}`];
-      if (key === undefined || key === '' || value === undefined) break;
-      out.push({ key, value });
+      if (key === undefined) bad(`missing config key GIT_CONFIG_KEY_${i}`);
+      if (value === undefined) bad(`missing config value GIT_CONFIG_VALUE_${i}`);
+      out.push({ key: key as string, value: value as string });
     }
   }
   const text = env['GIT_CONFIG_PARAMETERS'];
@@ -427,20 +433,26 @@ export function configFromEnvironment(env: Readonly<Record<string, string | unde
     while (p < text.length && /\s/.test(text[p] as string)) p++;
     if (p >= text.length) break;
     const first = quoted();
-    if (first === undefined) break;
+    if (first === undefined) bad('bogus format in GIT_CONFIG_PARAMETERS');
+    const key = first as string;
     if (text[p] === '=') {
       p++;
       if (text[p] === "'") {
         const value = quoted();
-        if (value === undefined) break;
-        out.push({ key: first, value });
-      } else {
+        if (value === undefined || (p < text.length && !/\s/.test(text[p] as string))) bad('bogus format in GIT_CONFIG_PARAMETERS');
+        out.push({ key, value: value as string });
+      } else if (p >= text.length || /\s/.test(text[p] as string)) {
         // 'key'= : a bare boolean.
-        out.push({ key: first, value: null });
+        out.push({ key, value: null });
+      } else {
+        bad('bogus format in GIT_CONFIG_PARAMETERS');
       }
+    } else if (p < text.length && !/\s/.test(text[p] as string)) {
+      bad('bogus format in GIT_CONFIG_PARAMETERS');
     } else {
-      const eq = first.indexOf('=');
-      out.push(eq < 0 ? { key: first, value: null } : { key: first.slice(0, eq), value: first.slice(eq + 1) });
+      // Old style, 'key=value' in one word.
+      const eq = key.indexOf('=');
+      out.push(eq < 0 ? { key, value: null } : { key: key.slice(0, eq), value: key.slice(eq + 1) });
     }
   }
   return out;
