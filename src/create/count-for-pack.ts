@@ -116,16 +116,9 @@ export async function countForPack(options: CreatePackOptions, pool: () => Worke
 /** Whether an object of the bitmapped `pack` is in `set` (positions in pack order). */
 function hasInBitmap(pack: StorePack, set: Bitset): (id: Uint8Array) => boolean {
   const index = pack.index;
-  let rankOf: Int32Array | undefined;
   return (id) => {
     const at = index.find(id);
-    if (at < 0) return false;
-    if (rankOf === undefined) {
-      const { positions } = index.packOrder();
-      rankOf = new Int32Array(index.count);
-      for (let r = 0; r < positions.length; r++) rankOf[positions[r] as number] = r;
-    }
-    return set.get(rankOf[at] as number);
+    return at >= 0 && set.get(index.packRanks()[at] as number);
   };
 }
 
@@ -140,9 +133,8 @@ function hasInBitmap(pack: StorePack, set: Bitset): (id: Uint8Array) => boolean 
 export function packReuse(pack: StorePack, positions: Bitset): { objects: number; deltas: number } {
   const index = pack.index;
   const N = index.count;
-  const { offsets, positions: byRank } = index.packOrder();
-  const rankOf = new Int32Array(N);
-  for (let r = 0; r < N; r++) rankOf[byRank[r] as number] = r;
+  const { offsets } = index.packOrder();
+  const rankOf = index.packRanks();
   const file = pack.open().file;
   const words = positions.words;
   let whole = 0;

@@ -91,11 +91,10 @@ export function planPack(table: ObjectTable, listed: Int32Array, locations: Obje
     const objects = byPack[k] as number[];
     const index = pack.index;
     const file = pack.open().file;
-    const { offsets, positions } = index.packOrder();
+    const { offsets } = index.packOrder();
     // Object numbers by the pack-order rank of their entry: the pass below walks the pack front to
     // back, which is also the writing order for what this pack gives.
-    const rankOf = new Int32Array(index.count).fill(-1);
-    for (let i = 0; i < positions.length; i++) rankOf[positions[i] as number] = i;
+    const rankOf = index.packRanks();
     const atRank = new Int32Array(index.count).fill(-1);
     for (const o of objects) atRank[rankOf[locations.position[o] as number] as number] = o;
     const planEntry = (o: number, r: number): void => {

@@ -89,6 +89,8 @@ export class PackIndex implements ObjectIndex {
   private readonly largeCount: number;
   /** Built on first use; one object, since `positionOfOffset` asks for it per lookup. */
   private order: PackOrder | undefined;
+  /** The inverse of the pack order's positions (see packRanks), built on first use. */
+  private ranks: Uint32Array | undefined;
   /** The pack's `.rev`, if any (see PackIndexOpenOptions.revPath). */
   private revPath: string | undefined;
 
@@ -395,6 +397,21 @@ export class PackIndex implements ObjectIndex {
       throw new RangeError(`pack order of ${order.positions.length} entries for an index of ${this.count}`);
     }
     this.order = order;
+    this.ranks = undefined;
+  }
+
+  /**
+   * For each sorted position, its entry's rank in pack order (bit positions in a `.bitmap`, the
+   * order a pack is read front to back): the inverse of `packOrder().positions`.
+   */
+  packRanks(): Uint32Array {
+    if (this.ranks === undefined) {
+      const { positions } = this.packOrder();
+      const ranks = new Uint32Array(positions.length);
+      for (let r = 0; r < positions.length; r++) ranks[positions[r] as number] = r;
+      this.ranks = ranks;
+    }
+    return this.ranks;
   }
 
   /** Entry offsets in pack order, and for each the sorted position of its id (an in-memory `.rev`): the `.rev` when there is one, else sorted here (pack-order.ts). */

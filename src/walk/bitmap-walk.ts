@@ -197,8 +197,7 @@ class BitmapIndex {
     const index = pack.index;
     this.count = index.count;
     this.order = index.packOrder().positions;
-    this.packPosition = new Uint32Array(this.count);
-    for (let k = 0; k < this.count; k++) this.packPosition[this.order[k] as number] = k;
+    this.packPosition = index.packRanks();
     this.ext = new ObjectTable(index.hashLength, 64);
   }
 
