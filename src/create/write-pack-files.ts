@@ -128,13 +128,12 @@ export async function writePackOutput(options: CreatePackOptions, counted: Count
 }
 
 /**
- * The `.bitmap` of the pack of `sorted` (index order; `offsets` in the same order), or null when
- * the pack does not hold everything its commits reach.
+ * The `.bitmap` of the pack of `sorted` (index order; `byOffset`: those positions in pack order),
+ * or null when the pack does not hold everything its commits reach.
  */
-function packBitmapFile(options: CreatePackOptions, table: ObjectTable, sorted: Int32Array, offsets: Float64Array, packHash: Buffer): Buffer | null {
+function packBitmapFile(options: CreatePackOptions, table: ObjectTable, sorted: Int32Array, byOffset: readonly number[], packHash: Buffer): Buffer | null {
   const N = sorted.length;
   const packPosition = new Int32Array(table.count).fill(-1);
-  const byOffset = Array.from({ length: N }, (_, i) => i).sort((a, b) => (offsets[a] as number) - (offsets[b] as number));
   byOffset.forEach((i, k) => (packPosition[sorted[i] as number] = k));
   const inPackOrder = Int32Array.from(byOffset, (i) => sorted[i] as number);
   const built = buildPackBitmaps(options.objects, table, inPackOrder, packPosition, options.bitmapPreferredTips ?? []);
@@ -173,13 +172,15 @@ function writePackFiles(options: CreatePackOptions, base: string, tmpPath: strin
   });
   // The bitmap is built before any file takes its name: a pack whose commits reach what it does
   // not hold fails here, as git's write does ("failed to write bitmap index"), leaving nothing.
-  const bitmap = options.writeBitmapIndex !== undefined && options.writeBitmapIndex !== false ? packBitmapFile(options, table, sorted, offsets, w.hash) : undefined;
+  const wantBitmap = options.writeBitmapIndex !== undefined && options.writeBitmapIndex !== false;
+  // Index positions in pack order, for the .rev and the bitmap (sorted once for both).
+  const byOffset = options.writeReverseIndex || wantBitmap ? [...sorted.keys()].sort((a, b) => (offsets[a] as number) - (offsets[b] as number)) : [];
+  const bitmap = wantBitmap ? packBitmapFile(options, table, sorted, byOffset, w.hash) : undefined;
   if (bitmap === null) throw new PackwrightError('OBJECT_NOT_FOUND', 'failed to write bitmap index: the pack does not hold everything its commits reach');
   renameSync(tmpPath, `${name}.pack`);
   const out: WrittenPackFiles = { hash: w.hash, packPath: `${name}.pack`, indexPath: `${name}.idx` };
   if (options.writeReverseIndex) {
     const rank = new Uint32Array(sorted.length);
-    const byOffset = [...sorted.keys()].sort((a, b) => (offsets[a] as number) - (offsets[b] as number));
     byOffset.forEach((i, k) => (rank[k] = i));
     writeFileAtomic(`${name}.rev`, writeRevIndex(format, rank, w.hash));
     out.reverseIndexPath = `${name}.rev`;
