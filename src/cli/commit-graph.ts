@@ -1,12 +1,12 @@
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { isPackwrightError, PackwrightError } from '../errors/index.js';
+import { PackwrightError } from '../errors/index.js';
 import { fromHex, toHex } from '../hash/index.js';
-import { OBJ_COMMIT, OBJ_TAG, parseCommit, parseTag } from '../objects/index.js';
+import { OBJ_COMMIT, OBJ_TAG, parseTag } from '../objects/index.js';
 import { Store, type StoreHandle } from '../odb/index.js';
 import { sharedFileMode, type Repository } from '../repo/index.js';
-import { verifyCommitGraph, type BloomSettings } from '../commit-graph/index.js';
-import { writeCommitGraph, type WriteCommitGraphOptions } from '../walk/index.js';
+import type { BloomSettings } from '../commit-graph/index.js';
+import { verifyStoreCommitGraph, writeCommitGraph, type WriteCommitGraphOptions } from '../walk/index.js';
 import type { CommandIO } from './command-io.js';
 import type { GlobalOptions } from './global-options.js';
 import { Progress } from './progress.js';
@@ -91,21 +91,9 @@ export function commitGraphCommand(io: CommandIO, ctx: GlobalOptions, open: () =
   const handle = store.objects;
   try {
     if (sub === 'verify') {
-      const lookup = (id: Buffer): { tree: Buffer; parents: Buffer[]; date: number } | undefined => {
-        try {
-          const obj = handle.read(id);
-          if (obj.type !== OBJ_COMMIT) return undefined;
-          const c = parseCommit(obj.data, handle.hashLength);
-          return { tree: c.tree, parents: c.parents, date: c.time };
-        } catch (e) {
-          if (isPackwrightError(e)) return undefined;
-          throw e;
-        }
-      };
-      const dirs = handle.looseDirs();
       const progress = new Progress(showProgress, io.stderr);
-      const lines = verifyCommitGraph(dirs[0] as string, handle.hashLength, lookup, {
-        shallow, alsoIn: dirs.slice(1),
+      const lines = verifyStoreCommitGraph(handle, handle.looseDirs()[0] as string, {
+        shallow,
         // A line for each layer verified, as git's progress has.
         onLayer: (commits) => progress.finishWith('Verifying commits in commit graph', commits),
       });

@@ -111,6 +111,18 @@ export class CommitGraphChain {
     return { layers, warnings };
   }
 
+  /**
+   * The graph git loads for a store (prepare_commit_graph): that of the first of `objectsDirs`
+   * (its own, then its alternates) that has one, its layers looked for in all of them.
+   */
+  static readFirst(objectsDirs: readonly string[], hashLength: number): CommitGraphChain | undefined {
+    for (const dir of objectsDirs) {
+      const chain = CommitGraphChain.read(dir, hashLength, objectsDirs.filter((d) => d !== dir));
+      if (chain !== undefined) return chain;
+    }
+    return undefined;
+  }
+
   /** The warnings of a read that loaded nothing (a chain none of whose layers loads). */
   static warningsOf(objectsDir: string, hashLength: number, alsoIn: readonly string[] = []): readonly string[] {
     return CommitGraphChain.readAll(objectsDir, hashLength, alsoIn).warnings;

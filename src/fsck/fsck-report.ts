@@ -1,11 +1,9 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ObjectTable } from '../walk/object-table.js';
-import { isPackwrightError } from '../errors/packwright-error.js';
-import { OBJ_COMMIT, TYPE_NAMES } from '../objects/object-type.js';
+import { TYPE_NAMES } from '../objects/object-type.js';
 import { verifyMultiPackIndex } from '../odb/maintain-multi-pack-index.js';
-import { verifyCommitGraph, type CommitLookup } from '../commit-graph/verify-commit-graph.js';
-import { parseCommit } from '../objects/commit.js';
+import { verifyStoreCommitGraph } from '../walk/verify-store-commit-graph.js';
 import { FsckState, REACHABLE, HAS_OBJ, USED, PROMISOR, IN_PACK } from './fsck-state.js';
 import { FSCK_ERROR_REACHABLE, FSCK_ERROR_COMMIT_GRAPH, FSCK_ERROR_MULTI_PACK_INDEX } from './fsck-options.js';
 
@@ -55,21 +53,8 @@ export function writeLostFound(s: FsckState, n: number, hex: string, type: strin
  */
 export function verifyCommitGraphs(s: FsckState): void {
   if (s.repo.config.getBool('core.commitGraph') === false) return;
-  const H = s.H;
-  const lookup: CommitLookup = (id) => {
-    try {
-      const obj = s.handle.read(id);
-      if (obj.type !== OBJ_COMMIT) return undefined;
-      const c = parseCommit(obj.data, H);
-      return { tree: c.tree, parents: c.parents, date: c.time };
-    } catch (e) {
-      if (isPackwrightError(e)) return undefined;
-      throw e;
-    }
-  };
-  const dirs = s.handle.looseDirs();
-  for (const dir of dirs) {
-    for (const line of verifyCommitGraph(dir, H, lookup, { alsoIn: dirs.filter((d) => d !== dir) })) {
+  for (const dir of s.handle.looseDirs()) {
+    for (const line of verifyStoreCommitGraph(s.handle, dir)) {
       // A chain that loads only in part is a warning, not an error (git's verify exits 0).
       if (!line.startsWith('warning: ')) s.status |= FSCK_ERROR_COMMIT_GRAPH;
       s.say(line.startsWith('warning: ') ? 'warning' : 'error', line);

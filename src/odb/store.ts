@@ -223,11 +223,7 @@ export class Store {
       return this.graph.chain;
     }
     if (this.graph !== undefined) this.charge(-this.graph.bytes);
-    let chain: CommitGraphChain | undefined;
-    for (const dir of dirs) {
-      chain = CommitGraphChain.read(dir, this.hashLength, dirs.filter((d) => d !== dir));
-      if (chain !== undefined) break;
-    }
+    const chain = CommitGraphChain.readFirst(dirs, this.hashLength);
     const bytes = chain?.layers.reduce((n, l) => n + l.data.length, 0) ?? 0;
     this.charge(bytes);
     this.graph = { version: view.version, stamp, chain, bytes };

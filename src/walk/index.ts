@@ -20,3 +20,4 @@ export type { RevTip } from './rev-args.js';
 export { mergeBases } from './merge-bases.js';
 export { writeCommitGraph } from './write-commit-graph.js';
 export type { WriteCommitGraphOptions, WrittenCommitGraph } from './write-commit-graph.js';
+export { verifyStoreCommitGraph } from './verify-store-commit-graph.js';

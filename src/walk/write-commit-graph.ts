@@ -94,12 +94,7 @@ export function writeCommitGraph(handle: StoreHandle, options: WriteCommitGraphO
   const objectsDir = handle.looseDirs()[0] as string;
   // The graph as git loads it: the first directory's that has one (the store's own, then its
   // alternates'), a chain's layers looked for in all of them.
-  const dirs = handle.looseDirs();
-  let before: CommitGraphChain | undefined;
-  for (const dir of dirs) {
-    before = CommitGraphChain.read(dir, H, dirs.filter((d) => d !== dir));
-    if (before !== undefined) break;
-  }
+  const before = CommitGraphChain.readFirst(handle.looseDirs(), H);
   const ownLayer = (layer: CommitGraphFile): boolean => layer.path.startsWith(`${objectsDir}/`);
   const split = options.split;
   const replace = split?.mode === 'replace';
