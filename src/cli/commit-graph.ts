@@ -9,7 +9,7 @@ import type { BloomSettings } from '../commit-graph/index.js';
 import { verifyStoreCommitGraph, writeCommitGraph, type WriteCommitGraphOptions } from '../walk/index.js';
 import type { CommandIO } from './command-io.js';
 import type { GlobalOptions } from './global-options.js';
-import { Progress } from './progress.js';
+import { Progress } from '../progress/index.js';
 import { readAll } from './read-lines.js';
 import { helpRequested, UsageError } from './usage-error.js';
 

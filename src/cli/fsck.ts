@@ -1,6 +1,6 @@
 import { fsck, type FsckOptions } from '../fsck/index.js';
 import type { Repository } from '../repo/index.js';
-import { Progress } from './progress.js';
+import { Progress } from '../progress/index.js';
 import { helpRequested, UsageError } from './usage-error.js';
 import type { CommandIO } from './command-io.js';
 

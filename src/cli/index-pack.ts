@@ -7,7 +7,7 @@ import { indexPackChecks, type IndexPackCheckOptions } from '../fsck/index.js';
 import { Output } from './output.js';
 import { writePackStats } from './verify-pack.js';
 import type { CommandIO } from './command-io.js';
-import { Progress } from './progress.js';
+import { Progress } from '../progress/index.js';
 import { configFromParameters, objectFormatOption, tryOpenRepository, type GlobalOptions } from './global-options.js';
 import { maxMemoryOf } from './max-memory.js';
 import { helpRequested, indexVersionOption, integerOption, packHeaderOption, UsageError } from './usage-error.js';

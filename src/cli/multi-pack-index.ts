@@ -1,6 +1,6 @@
 import { readAll } from './read-lines.js';
 import { resolve } from 'node:path';
-import { Progress } from './progress.js';
+import { Progress } from '../progress/index.js';
 import { expireMultiPackIndex, Store, verifyMultiPackIndex, writeMultiPackIndexFile } from '../odb/index.js';
 import type { Repository } from '../repo/index.js';
 import { helpRequested, magnitudeOption, UsageError } from './usage-error.js';

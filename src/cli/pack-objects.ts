@@ -9,7 +9,7 @@ import { RevArgs } from '../walk/index.js';
 import type { Repository } from '../repo/index.js';
 import { defaultThreads } from '../resolve/index.js';
 import type { GlobalOptions } from './global-options.js';
-import { Progress } from './progress.js';
+import { Progress } from '../progress/index.js';
 import { readLines } from './read-lines.js';
 import { helpRequested, indexVersionOption, integerOption, magnitudeOption, UsageError } from './usage-error.js';
 import type { CommandIO } from './command-io.js';

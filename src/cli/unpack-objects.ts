@@ -2,7 +2,7 @@ import { addSkipListFile, FsckRules } from '../fsck/index.js';
 import { PackwrightError } from '../errors/index.js';
 import type { Repository } from '../repo/index.js';
 import { unpackObjects, type UnpackObjectsOptions } from '../unpack/index.js';
-import { Progress } from './progress.js';
+import { Progress } from '../progress/index.js';
 import { integerOption, packHeaderOption, UsageError } from './usage-error.js';
 import type { CommandIO } from './command-io.js';
 

@@ -1,8 +1,12 @@
-import type { CommandOutput } from './command-io.js';
+/** Where progress lines go: a terminal, a file descriptor, or side band 2 of a git connection. */
+export interface ProgressOutput {
+  write(text: string): void;
+}
 
 /**
- * git-style progress on stderr ("Indexing objects:  42% (95/226), done."): only when stderr is a
- * TTY or `--progress` was given, and at most a few updates a second.
+ * git-style progress lines ("Indexing objects:  42% (95/226), done."): the CLI's on stderr (only
+ * when it is a TTY or `--progress` was given), upload-pack's to the client on side band 2; at
+ * most a few updates a second.
  */
 export class Progress {
   private last = 0;
@@ -12,7 +16,7 @@ export class Progress {
   private bytes: number | undefined;
   private started = 0;
 
-  constructor(private readonly enabled: boolean, private readonly stderr: CommandOutput) {}
+  constructor(private readonly enabled: boolean, private readonly stderr: ProgressOutput) {}
 
   update(title: string, done: number, total: number, bytes?: number): void {
     if (!this.enabled) return;
