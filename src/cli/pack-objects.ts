@@ -1,15 +1,13 @@
-import { createPack, objectsOfPacks, type CreatePackOptions } from '../create/index.js';
+import { createPack, objectsOfPacks, PackProgress, packSettings, type CreatePackOptions } from '../create/index.js';
 import { parseObjectFilter, type MissingAction } from '../walk/index.js';
 import { resolve } from 'node:path';
 import { PackwrightError } from '../errors/index.js';
-import { parseBool } from '../config/index.js';
 import { fromHex, toHex } from '../hash/index.js';
 import { approxidate } from '../refs/index.js';
 import { RevArgs } from '../walk/index.js';
 import type { Repository } from '../repo/index.js';
 import { defaultThreads } from '../resolve/index.js';
 import type { GlobalOptions } from './global-options.js';
-import { Progress } from '../progress/index.js';
 import { readLines } from './read-lines.js';
 import { helpRequested, indexVersionOption, integerOption, magnitudeOption, UsageError } from './usage-error.js';
 import type { CommandIO } from './command-io.js';
@@ -172,26 +170,9 @@ export async function packObjectsCommand(io: CommandIO, global: GlobalOptions, o
   const objects = repo.objects;
   // git's pack settings from config, under what the command line said.
   const config = repo.config;
-  const compression = config.getInt('pack.compression') ?? config.getInt('core.compression');
-  if (options.compression === undefined && compression !== undefined) options.compression = compression;
-  const window = config.getInt('pack.window');
-  if (options.window === undefined && window !== undefined) options.window = Math.max(0, window);
-  const windowMemory = config.getInt('pack.windowMemory');
-  if (options.windowMemory === undefined && windowMemory !== undefined) options.windowMemory = Math.max(0, windowMemory);
-  const depth = config.getInt('pack.depth');
-  if (options.depth === undefined && depth !== undefined) options.depth = Math.min(Math.max(0, depth), 4095);
-  const configThreads = config.getInt('pack.threads');
-  if (options.threads === undefined && configThreads !== undefined) options.threads = configThreads || defaultThreads();
-  const indexVersion = config.getInt('pack.indexVersion');
-  if (options.indexVersion === undefined && (indexVersion === 1 || indexVersion === 2)) options.indexVersion = indexVersion;
-  const deltaCacheSize = config.getInt('pack.deltaCacheSize');
-  if (deltaCacheSize !== undefined) options.deltaCacheSize = deltaCacheSize;
-  const bigFileThreshold = config.getInt('core.bigFileThreshold');
-  // git's order: --[no-]sparse, else GIT_TEST_PACK_SPARSE, else pack.useSparse (default true).
-  const testSparse = io.env['GIT_TEST_PACK_SPARSE'];
-  options.sparse = sparse ?? (testSparse !== undefined && testSparse !== '-1' ? parseBool(testSparse, 'GIT_TEST_PACK_SPARSE') : config.getBool('pack.useSparse') ?? true);
-  const allowPackReuse = config.getBool('pack.allowPackReuse');
-  if (allowPackReuse !== undefined) options.allowPackReuse = allowPackReuse;
+  const given = options as Record<string, unknown>;
+  for (const [key, value] of Object.entries(packSettings(config, io.env))) if (given[key] === undefined) given[key] = value;
+  if (sparse !== undefined) options.sparse = sparse;
   // git's rules (cmd_pack_objects): bitmaps by default only for a pack to stdout, never for one
   // that is to get a bitmap written, nor in a shallow repository (the walk then takes that case).
   useBitmap ??= stdout && (config.getBool('pack.useBitmaps') ?? true);
@@ -209,7 +190,6 @@ export async function packObjectsCommand(io: CommandIO, global: GlobalOptions, o
     io.stderr.write('warning: minimum pack size limit is 1 MiB\n');
     options.maxPackSize = 1 << 20;
   }
-  if (bigFileThreshold !== undefined) options.bigFileThreshold = bigFileThreshold;
   // The shallow boundary: `--shallow-file <file>` (upload-pack passes '' for none), else the repository's.
   const shallow: Buffer[] = global.shallowFile !== undefined ? repo.shallowCommits(global.shallowFile) : repo.shallowCommits();
   let tips: RevArgs | undefined;
@@ -285,11 +265,8 @@ export async function packObjectsCommand(io: CommandIO, global: GlobalOptions, o
     }
     if (preferred.length > 0) options.bitmapPreferredTips = preferred;
   }
-  const bar = new Progress(progress, io.stderr);
-  const titles = { counting: 'Enumerating objects', compressing: 'Compressing objects', writing: 'Writing objects' } as const;
   const threads = options.threads ?? defaultThreads();
-  let counted = -1;
-  let announced = false;
+  const meter = new PackProgress(io.stderr, progress, threads);
   const result = await createPack({
     ...options,
     objects,
@@ -300,37 +277,12 @@ export async function packObjectsCommand(io: CommandIO, global: GlobalOptions, o
     ...(tips !== undefined ? { tips: tips.tips, shallow } : options.cruft !== undefined ? {} : { ids }),
     ...(stdout ? { sink: (chunk: Buffer) => io.stdout.write(chunk) } : {}),
     ...(base !== undefined ? { packBase: base } : {}),
-    onProgress: (phase, done, total, bytes) => {
-      if (phase === 'counting') {
-        // git: "Enumerating objects: N, done." while walking, then "Counting objects: 100% (N/N)".
-        bar.update(titles.counting, done, 0);
-        if (total > 0) counted = total;
-        return;
-      }
-      if (counted >= 0) {
-        bar.finish();
-        bar.update('Counting objects', counted, counted);
-        bar.finish();
-        counted = -1;
-      }
-      if (phase === 'compressing' && !announced && progress) {
-        io.stderr.write(`Delta compression using up to ${threads} threads\n`);
-        announced = true;
-      }
-      bar.update(titles[phase], done, total, phase === 'writing' ? bytes : undefined);
-    },
+    onProgress: meter.onProgress,
   });
-  bar.finish();
-  const s = result.stats;
+  meter.finish();
   // --non-empty with nothing to pack: git stops before writing, and says nothing more.
-  if (options.nonEmpty === true && result.packs.length === 0 && s.objects === 0) return 0;
-  if (progress) {
-    const deltas = s.copiedDeltas + s.thinDeltas + s.newDeltas;
-    // git counts what it sent by reusing the bitmapped pack apart from the rest (pack-reused).
-    const reused = s.copied + s.copiedDeltas + s.thinDeltas - s.packReused;
-    const reusedDeltas = s.copiedDeltas + s.thinDeltas - s.packReusedDeltas;
-    io.stderr.write(`Total ${s.objects} (delta ${deltas - s.packReusedDeltas}), reused ${reused} (delta ${reusedDeltas}), pack-reused ${s.packReused}\n`);
-  }
+  if (options.nonEmpty === true && result.packs.length === 0 && result.stats.objects === 0) return 0;
+  meter.total(result.stats);
   // One line per pack written (several with a size limit), as git prints them.
   for (const p of result.packs) io.stdout.write(`${toHex(p.hash)}\n`);
   return 0;

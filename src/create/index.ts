@@ -8,3 +8,5 @@ export { objectsOfPacks } from './pack-list.js';
 export type { PackListOptions } from './pack-list.js';
 export { repackMultiPackIndex } from './repack-multi-pack-index.js';
 export type { MidxRepackOptions, MidxRepackResult } from './repack-multi-pack-index.js';
+export { packSettings } from './pack-settings.js';
+export { PackProgress } from './pack-progress.js';

@@ -38,7 +38,13 @@ export type ErrorCode =
   | 'REFLOG_SHORT'
   | 'COLLISION_ATTACK'
   | 'ABORTED'
-  | 'WORKER_FAILED';
+  | 'WORKER_FAILED'
+  /** A git protocol peer sent what the protocol does not allow (a bad pkt-line, an unexpected line). */
+  | 'PROTOCOL_ERROR'
+  /** A git protocol peer closed the connection in the middle of a message. */
+  | 'CONNECTION_CLOSED'
+  /** A server refused what a client asked for (a want it does not advertise, a filter it does not allow). */
+  | 'REQUEST_REFUSED';
 
 export interface PackwrightErrorOptions {
   cause?: unknown;

@@ -6,3 +6,4 @@ export { isValidRefname } from './refname.js';
 export { approxidate } from './approxidate.js';
 export { readReflog, parseReflog } from './reflog.js';
 export type { ReflogEntry } from './reflog.js';
+export { HiddenRefs } from './hidden-refs.js';

@@ -1,0 +1,203 @@
+// git's pkt-line framing (gitprotocol-common, pkt-line.c): four hex digits of length (the four
+// included), then the data; 0000 is a flush, 0001 a delimiter and 0002 a response end (protocol
+// v2). Every git conversation, fetch or push, v0 or v2, over any transport, is made of these.
+import { Buffer } from 'node:buffer';
+import { PackwrightError } from '../errors/packwright-error.js';
+
+/** The longest packet, length digits included (git's LARGE_PACKET_MAX). */
+export const LARGE_PACKET_MAX = 65520;
+/** The longest packet data (git's LARGE_PACKET_DATA_MAX). */
+export const LARGE_PACKET_DATA_MAX = LARGE_PACKET_MAX - 4;
+/** The packet size of the old `side-band` capability (git's DEFAULT_PACKET_MAX). */
+export const DEFAULT_PACKET_MAX = 1000;
+
+export const FLUSH_PACKET = Buffer.from('0000');
+export const DELIM_PACKET = Buffer.from('0001');
+export const RESPONSE_END_PACKET = Buffer.from('0002');
+
+/** One packet read: data (`line` is its text with a final "\n" taken off), a special packet, or the end of input. */
+export type Packet =
+  | { kind: 'data'; data: Buffer; line: string }
+  | { kind: 'flush' | 'delim' | 'response-end' | 'eof' };
+
+const FLUSH: Packet = { kind: 'flush' };
+const DELIM: Packet = { kind: 'delim' };
+const RESPONSE_END: Packet = { kind: 'response-end' };
+const EOF: Packet = { kind: 'eof' };
+
+/** `data` framed as one packet; more than LARGE_PACKET_DATA_MAX bytes is a bug of the caller. */
+export function encodePacket(data: string | Uint8Array): Buffer {
+  const body = typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
+  if (body.length > LARGE_PACKET_DATA_MAX) {
+    throw new PackwrightError('INVALID_ARGUMENT', 'packet write failed - data exceeds max packet size');
+  }
+  const out = Buffer.allocUnsafe(4 + body.length);
+  out.write((4 + body.length).toString(16).padStart(4, '0'), 0, 'latin1');
+  out.set(body, 4);
+  return out;
+}
+
+/** The value of four length digits, or -1 when one is not a hex digit (git's packet_length). */
+function packetLength(b: Buffer, at: number): number {
+  let n = 0;
+  for (let i = 0; i < 4; i++) {
+    const c = b[at + i] as number;
+    const v = c >= 48 && c <= 57 ? c - 48 : c >= 97 && c <= 102 ? c - 87 : c >= 65 && c <= 70 ? c - 55 : -1;
+    if (v < 0) return -1;
+    n = n * 16 + v;
+  }
+  return n;
+}
+
+/**
+ * Reads packets from a byte stream (a socket, a pipe, a request body), asking it for more only
+ * when a packet is incomplete, so a conversation can answer each message before the next
+ * arrives. Errors are git's words (pkt-line.c): "protocol error: bad line length character: XXXX",
+ * "protocol error: bad line length N"; a stream that ends inside a packet is "the remote end hung
+ * up unexpectedly" (CONNECTION_CLOSED); one that ends between packets reads as `eof`.
+ */
+export class PacketReader {
+  private buffer: Buffer = Buffer.alloc(0);
+  private at = 0;
+  private ended = false;
+  private peeked: Packet | undefined;
+  private readonly source: AsyncIterator<Uint8Array>;
+
+  constructor(source: AsyncIterable<Uint8Array>) {
+    this.source = source[Symbol.asyncIterator]();
+  }
+
+  /** The next packet, left to be read again by `read`. */
+  async peek(): Promise<Packet> {
+    this.peeked ??= await this.next();
+    return this.peeked;
+  }
+
+  async read(): Promise<Packet> {
+    const p = this.peeked ?? (await this.next());
+    this.peeked = undefined;
+    return p;
+  }
+
+  /**
+   * The bytes after the last packet read, then the rest of the stream: a pack that follows the
+   * commands of a push. The reader is not to be used after.
+   */
+  async *rest(): AsyncGenerator<Buffer> {
+    if (this.peeked !== undefined) throw new PackwrightError('INVALID_ARGUMENT', 'PacketReader.rest after a peek');
+    if (this.at < this.buffer.length) yield this.buffer.subarray(this.at);
+    this.buffer = Buffer.alloc(0);
+    this.at = 0;
+    if (this.ended) return;
+    for (;;) {
+      const r = await this.source.next();
+      if (r.done === true) return;
+      yield Buffer.from(r.value.buffer, r.value.byteOffset, r.value.byteLength);
+    }
+  }
+
+  /** Stops reading the source (a request that ends early: the rest is not wanted). */
+  async close(): Promise<void> {
+    this.ended = true;
+    await this.source.return?.();
+  }
+
+  /** Waits until `n` bytes are buffered; false if the stream ends first. */
+  private async fill(n: number): Promise<boolean> {
+    while (this.buffer.length - this.at < n) {
+      if (this.ended) return false;
+      const r = await this.source.next();
+      if (r.done === true) {
+        this.ended = true;
+        return false;
+      }
+      const chunk = Buffer.from(r.value.buffer, r.value.byteOffset, r.value.byteLength);
+      const left = this.buffer.subarray(this.at);
+      this.buffer = left.length === 0 ? chunk : Buffer.concat([left, chunk]);
+      this.at = 0;
+    }
+    return true;
+  }
+
+  private async next(): Promise<Packet> {
+    if (!(await this.fill(4))) {
+      if (this.buffer.length > this.at) throw hungUp();
+      return EOF;
+    }
+    const len = packetLength(this.buffer, this.at);
+    if (len < 0) {
+      const text = this.buffer.toString('latin1', this.at, this.at + 4);
+      throw new PackwrightError('PROTOCOL_ERROR', `protocol error: bad line length character: ${text}`);
+    }
+    if (len === 0 || len === 1 || len === 2) {
+      this.at += 4;
+      return len === 0 ? FLUSH : len === 1 ? DELIM : RESPONSE_END;
+    }
+    // git reads into a LARGE_PACKET_MAX buffer and needs room for a NUL after the data.
+    if (len < 4 || len - 4 >= LARGE_PACKET_MAX) throw new PackwrightError('PROTOCOL_ERROR', `protocol error: bad line length ${len < 4 ? len : len - 4}`);
+    if (!(await this.fill(len))) throw hungUp();
+    const data = Buffer.from(this.buffer.subarray(this.at + 4, this.at + len));
+    this.at += len;
+    const end = data.length > 0 && data[data.length - 1] === 10 ? data.length - 1 : data.length;
+    return { kind: 'data', data, line: data.toString('utf8', 0, end) };
+  }
+}
+
+function hungUp(): PackwrightError {
+  return new PackwrightError('CONNECTION_CLOSED', 'the remote end hung up unexpectedly');
+}
+
+/** Where a conversation's bytes go; a promise holds the writer back until they are taken (backpressure). */
+export type ByteSink = (chunk: Buffer) => void | Promise<void>;
+
+/**
+ * Writes packets: each call frames one, and `send` hands what was framed since to the sink in one
+ * piece (a conversation sends before it waits for the peer). With `sideband` (protocol v2's
+ * sideband-all), data lines go on band 1 and errors on band 3.
+ */
+export class PacketWriter {
+  private pending: Buffer[] = [];
+  sideband = false;
+
+  constructor(private readonly sink: ByteSink) {}
+
+  /** One data packet: text (a line; "\n" is added when missing) or bytes as they are. */
+  line(text: string): void {
+    const body = text.endsWith('\n') ? text : `${text}\n`;
+    this.pending.push(encodePacket(this.sideband ? `\u0001${body}` : body));
+  }
+
+  data(bytes: Uint8Array): void {
+    this.pending.push(encodePacket(bytes));
+  }
+
+  /** An error for the peer: "ERR <message>", or band 3 with sideband (git's packet_writer_error). */
+  error(message: string): void {
+    this.pending.push(encodePacket(this.sideband ? `\u0003${message}\n` : `ERR ${message}\n`));
+  }
+
+  flush(): void {
+    this.pending.push(FLUSH_PACKET);
+  }
+
+  delim(): void {
+    this.pending.push(DELIM_PACKET);
+  }
+
+  responseEnd(): void {
+    this.pending.push(RESPONSE_END_PACKET);
+  }
+
+  /** Bytes already framed (side-band data), after what is pending. */
+  raw(bytes: Buffer): void {
+    this.pending.push(bytes);
+  }
+
+  /** Hands everything written so far to the sink. */
+  async send(): Promise<void> {
+    if (this.pending.length === 0) return;
+    const out = this.pending.length === 1 ? (this.pending[0] as Buffer) : Buffer.concat(this.pending);
+    this.pending = [];
+    await this.sink(out);
+  }
+}
