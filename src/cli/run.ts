@@ -16,6 +16,7 @@ import { showIndexCommand } from './show-index.js';
 import { unpackObjectsCommand } from './unpack-objects.js';
 import { lsTreeCommand } from './ls-tree.js';
 import { revParseCommand } from './rev-parse.js';
+import { uploadPackCommand } from './upload-pack.js';
 import { UsageError } from './usage-error.js';
 import { openRepository, parseGlobalOptions } from './global-options.js';
 import { withIO, type CommandIO } from './command-io.js';
@@ -39,6 +40,7 @@ commands:
   show-index     list the entries of a pack index read on stdin (git show-index)
   show-ref       list refs and their ids (git show-ref)
   rev-list       list commits, and with --objects every object, reachable from revisions (git rev-list)
+  upload-pack    serve a clone or fetch over stdin/stdout, protocol v0, v1 or v2 (git upload-pack)
   demo           count, verify and read every object of the repository here, with timings`;
 
 /** The version in package.json: two levels up from the bundle's dist/bin/, three from the tests' dist-test/src/cli/. */
@@ -90,6 +92,8 @@ export async function run(argv: string[], callerIO: CommandIO): Promise<number> 
         return showRefCommand(io, () => openRepository(global), args);
       case 'rev-list':
         return revListCommand(io, () => openRepository(global), args);
+      case 'upload-pack':
+        return await uploadPackCommand(io, global, `packwright/${packageVersion()}`, args);
       case 'odb':
         return await odbCommand(io, (options) => openRepository(global, options), args);
       case 'demo': {

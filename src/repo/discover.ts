@@ -76,3 +76,27 @@ export function discoverRepository(start: string, env: Record<string, string | u
 export function findGitDir(start: string): string {
   return discoverRepository(start).gitDir;
 }
+
+/**
+ * The git directory a server is asked to serve (git's enter_repo, for upload-pack and
+ * receive-pack): `path` itself when `strict`, else the first of `path/.git`, `path`,
+ * `path.git/.git` and `path.git` that is a git directory (or a `.git` file naming one);
+ * undefined when none is.
+ */
+export function enterRepository(path: string, strict = false): string | undefined {
+  const candidates = strict ? [path] : ['/.git', '', '.git/.git', '.git'].map((suffix) => `${path.length > 1 ? path.replace(/\/+$/, '') : path}${suffix}`);
+  for (const candidate of candidates) {
+    let isFile = false;
+    try {
+      const st = statSync(candidate);
+      isFile = st.isFile();
+      if (!isFile && !(st.isDirectory() && (strict || isGitDir(candidate)))) continue;
+    } catch (e) {
+      if (!isNotFound(e) && (e as NodeJS.ErrnoException).code !== 'ENOTDIR') throw e;
+      continue;
+    }
+    const dir = (isFile ? gitFileTarget(candidate) : undefined) ?? candidate;
+    return isGitDir(dir) ? resolve(dir) : undefined;
+  }
+  return undefined;
+}

@@ -1,0 +1,58 @@
+import type { RefStore } from '../refs/ref-store.js';
+import type { HiddenRefs } from '../refs/hidden-refs.js';
+import type { CommitDag } from '../walk/commit-dag.js';
+
+/** One ref as a server shows it: its id, what a tag peels to, where a symbolic ref points in the end. */
+export interface AdvertisedRef {
+  name: string;
+  id: Buffer;
+  /** The object an annotated tag finally names (undefined for anything else). */
+  peeled: Buffer | undefined;
+  /** For a symbolic ref: the ref it resolves to through every level (git's resolve_ref_unsafe). */
+  symref: string | undefined;
+}
+
+/** Marks upload-pack puts on the objects refs name. */
+export const OUR_REF = 1 << 1;
+export const HIDDEN_REF = 1 << 7;
+
+/** Where `name` ends up through symbolic refs (at most git's five levels), or undefined. */
+export function finalTarget(refs: RefStore, name: string): string | undefined {
+  let current = name;
+  for (let depth = 0; depth <= 5; depth++) {
+    const v = refs.read(current);
+    if (v === undefined) return undefined;
+    if (v.kind === 'id') return current;
+    current = v.target;
+  }
+  return undefined;
+}
+
+/**
+ * The refs a server shows, in git's order: HEAD first when it resolves, then every ref under
+ * refs/ sorted by name; hidden refs are left out, and their objects marked HIDDEN_REF in `dag`,
+ * the others' OUR_REF (what a client may want without further checks). With `peel`, tags get
+ * what they peel to (from packed-refs when it says, else by reading the tag).
+ */
+export function advertisedRefs(refs: RefStore, hidden: HiddenRefs, dag: CommitDag, options: { peel: boolean }): AdvertisedRef[] {
+  const out: AdvertisedRef[] = [];
+  const add = (name: string, id: Buffer, packedPeeled: Buffer | undefined, symbolic: boolean): void => {
+    const n = dag.intern(id);
+    if (hidden.isHidden(name)) {
+      dag.mark(n, HIDDEN_REF);
+      return;
+    }
+    dag.mark(n, OUR_REF);
+    let peeled = packedPeeled;
+    if (peeled === undefined && options.peel) {
+      const p = dag.peel(n);
+      if (p >= 0 && p !== n) peeled = dag.id(p);
+    }
+    out.push({ name, id, peeled, symref: symbolic ? finalTarget(refs, name) : undefined });
+  };
+  const head = refs.read('HEAD');
+  const headId = refs.resolve('HEAD');
+  if (head !== undefined && headId !== undefined) add('HEAD', headId, head.kind === 'id' ? head.peeled : undefined, head.kind === 'symbolic');
+  for (const ref of refs.list('refs/')) add(ref.name, ref.id, ref.peeled, ref.symbolicTarget !== undefined);
+  return out;
+}

@@ -1,0 +1,6 @@
+// Serving repositories: upload-pack (clones and fetches) over protocol v0, v1 and v2, on any byte
+// stream (stdio, a socket, an HTTP request body).
+export { uploadPack } from './upload-pack.js';
+export type { UploadPackOptions } from './upload-pack.js';
+export { uploadPackConfig } from './upload-pack-config.js';
+export type { UploadPackConfig } from './upload-pack-config.js';
