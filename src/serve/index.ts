@@ -4,3 +4,5 @@ export { uploadPack } from './upload-pack.js';
 export type { UploadPackOptions } from './upload-pack.js';
 export { uploadPackConfig } from './upload-pack-config.js';
 export type { UploadPackConfig } from './upload-pack-config.js';
+export { serveGitDaemonConnection } from './git-daemon.js';
+export type { GitDaemonOptions } from './git-daemon.js';

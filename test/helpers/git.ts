@@ -8,7 +8,7 @@ import { memoryIO } from '../../src/cli/command-io.js';
 /** The executable as shipped (the bundle `npm run build` makes; npm test builds first). */
 export const CLI = new URL('../../../dist/bin/packwright.js', import.meta.url).pathname;
 
-const GIT_ENV = {
+export const GIT_ENV = {
   ...process.env,
   GIT_AUTHOR_NAME: 'A U Thor', GIT_AUTHOR_EMAIL: 'author@example.com', GIT_AUTHOR_DATE: '1700000000 +0000',
   GIT_COMMITTER_NAME: 'C O Mitter', GIT_COMMITTER_EMAIL: 'committer@example.com', GIT_COMMITTER_DATE: '1700000000 +0000',

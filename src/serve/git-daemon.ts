@@ -1,0 +1,109 @@
+// The git:// transport's server side (git daemon, daemon.c): one TCP connection opens with a
+// packet naming the service and the repository ("git-upload-pack /path\0host=h\0\0version=2\0"),
+// then the service's conversation runs on the socket.
+import type { Duplex } from 'node:stream';
+import { isPackwrightError } from '../errors/packwright-error.js';
+import { encodePacket, PacketReader } from '../protocol/pkt-line.js';
+import type { Repository } from '../repo/repository.js';
+import { uploadPack } from './upload-pack.js';
+import { requestedProtocolVersion } from '../protocol/capabilities.js';
+
+export interface GitDaemonOptions {
+  /**
+   * The repository to serve for the path a client asked for (and the host it named), or
+   * undefined to refuse: git daemon's --base-path, --export-all and directory list are this
+   * callback's to decide. The daemon does not close what it is given.
+   */
+  repository: (path: string, host: string | undefined) => Repository | undefined | Promise<Repository | undefined>;
+  threads?: number | undefined;
+  signal?: AbortSignal | undefined;
+  agent?: string | undefined;
+  /** Where upload-pack's stderr goes (a log). */
+  onStderr?: ((text: string) => void) | undefined;
+}
+
+/** Writes to a socket, waiting while its buffer is full; fails once it is closed. */
+function socketSink(socket: Duplex): (chunk: Buffer) => Promise<void> {
+  return (chunk) => new Promise((resolve, reject) => {
+    if (socket.destroyed || socket.writableEnded) {
+      reject(new Error('the connection is closed'));
+      return;
+    }
+    if (socket.write(chunk)) resolve();
+    else {
+      const done = (): void => {
+        socket.off('close', closed);
+        resolve();
+      };
+      const closed = (): void => {
+        socket.off('drain', done);
+        reject(new Error('the connection is closed'));
+      };
+      socket.once('drain', done);
+      socket.once('close', closed);
+    }
+  });
+}
+
+/**
+ * Serves one git:// connection: reads the request, runs upload-pack on the repository the
+ * callback gives, and ends the socket. A refused path gets git daemon's "ERR access denied or
+ * repository not exported: <path>"; receive-pack, which git daemon leaves off by default, "ERR
+ * service not enabled". Resolves when the connection is over, whatever happened on it (a
+ * client that goes away mid-pack aborts the pack); errors of the conversation go to `onStderr`.
+ */
+export async function serveGitDaemonConnection(socket: Duplex, options: GitDaemonOptions): Promise<void> {
+  const reader = new PacketReader(socket);
+  const controller = new AbortController();
+  const abort = (): void => controller.abort(new Error('the client went away'));
+  socket.once('close', abort);
+  options.signal?.addEventListener('abort', abort, { once: true });
+  const write = socketSink(socket);
+  try {
+    const first = await reader.read();
+    if (first.kind !== 'data') return;
+    const data = first.data;
+    const nul = data.indexOf(0);
+    const command = data.toString('utf8', 0, nul < 0 ? data.length : nul).replace(/\n$/, '');
+    // After the first NUL: host=<host>[:<port>], then after a second NUL, protocol parameters.
+    let host: string | undefined;
+    const protocolParts: string[] = [];
+    if (nul >= 0) {
+      const fields = data.toString('utf8', nul + 1).split('\0');
+      let k = 0;
+      if (fields[0]?.startsWith('host=') === true) {
+        host = fields[0].slice(5).replace(/:\d+$/, '');
+        k = 1;
+      }
+      for (k++; k < fields.length; k++) if (fields[k] !== '') protocolParts.push(fields[k] as string);
+    }
+    const m = /^git-(upload-pack|receive-pack|upload-archive) (.*)$/.exec(command);
+    if (m === null) return;
+    const path = m[2] as string;
+    if (m[1] !== 'upload-pack') {
+      await write(encodePacket(`ERR service not enabled: ${path}`));
+      return;
+    }
+    const repo = await options.repository(path, host);
+    if (repo === undefined) {
+      await write(encodePacket(`ERR access denied or repository not exported: ${path}`));
+      return;
+    }
+    await uploadPack(repo, {
+      input: reader.rest(),
+      output: write,
+      stderr: options.onStderr,
+      protocol: requestedProtocolVersion(protocolParts.join(':')),
+      threads: options.threads,
+      signal: controller.signal,
+      agent: options.agent,
+    });
+  } catch (e) {
+    if (!isPackwrightError(e) && !(e instanceof Error)) throw e;
+    options.onStderr?.(`fatal: ${e.message}\n`);
+  } finally {
+    socket.off('close', abort);
+    options.signal?.removeEventListener('abort', abort);
+    socket.end();
+  }
+}
