@@ -44,7 +44,7 @@ const USAGE = `usage: packwright pack-objects [<options>] [<base-name> | --stdou
     -q, --progress, --all-progress`;
 
 /** Options git's upload-pack and repack pass that change nothing here. */
-const ACCEPTED = new Set(['--shallow', '--keep-true-parents', '--all-progress-implied']);
+const ACCEPTED = new Set(['--keep-true-parents', '--all-progress-implied']);
 
 /** A signed option value clamped to 0 (git clamps a negative --window or --depth). */
 function clampedOption(option: string, value: string): number {
@@ -92,6 +92,8 @@ export async function packObjectsCommand(io: CommandIO, global: GlobalOptions, o
     // git's parse-options reads --stdin as an abbreviation it refuses (of --stdin-packs).
     else if (a === '--stdin') throw new PackwrightError('INVALID_ARGUMENT', "disallowed abbreviated or ambiguous option 'stdin'");
     else if (a === '--thin') options.thin = true;
+    else if (a === '--shallow') options.shallowClient = true;
+    else if (a === '--no-shallow') options.shallowClient = false;
     else if (a === '--delta-base-offset') options.deltaBaseOffset = true;
     else if (a === '--include-tag') options.includeTag = true;
     else if (a === '--no-reuse-delta') options.reuseDelta = false;

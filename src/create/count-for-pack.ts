@@ -220,6 +220,8 @@ async function walkForPack(options: CreatePackOptions, pool: () => WorkerPool<Cr
       shallow: options.shallow ?? [],
       ...(options.excludePromisor === true ? { excludePromisor: true } : {}),
       ...(options.sparse === true ? { sparse: true } : {}),
+      // git's --thin --shallow: --objects-edge-aggressive.
+      ...(options.thin === true && options.shallowClient === true ? { aggressiveEdges: true } : {}),
       blobError: 'pack-objects' as const,
       ...(options.filter !== undefined ? { deferMissingBlobs: true } : {}),
       ...(options.filter !== undefined && keepsNoTrees(options.filter) ? { trees: 'tips' as const } : {}),

@@ -128,6 +128,12 @@ export interface CreatePackOptions {
   filter?: ObjectFilter;
   /** A shallow boundary: commits whose parents are not sent. */
   shallow?: readonly Uint8Array[];
+  /**
+   * The pack goes to a shallow client (git's --shallow, which upload-pack passes when a boundary
+   * was sent): with `thin`, the tree of every excluded commit named as a tip is a base it has
+   * (git's --objects-edge-aggressive), as its haves may share no history inside the boundary.
+   */
+  shallowClient?: boolean;
   /** zlib level for what is compressed anew (git's pack.compression; default -1, zlib's 6). */
   compression?: number;
   /** Bytes of compressed new deltas kept for writing; beyond, they are computed again (pack.deltaCacheSize, 256 MiB). */

@@ -53,14 +53,17 @@ function packetLength(b: Buffer, at: number): number {
  * Reads packets from a byte stream (a socket, a pipe, a request body), asking it for more only
  * when a packet is incomplete, so a conversation can answer each message before the next
  * arrives. Errors are git's words (pkt-line.c): "protocol error: bad line length character: XXXX",
- * "protocol error: bad line length N"; a stream that ends inside a packet is "the remote end hung
- * up unexpectedly" (CONNECTION_CLOSED); one that ends between packets reads as `eof`.
+ * "protocol error: bad line length N". The end of the stream reads as `eof`, also inside a packet
+ * (`truncated`), as git's reader takes it: a caller that expects more says "the remote end hung up
+ * unexpectedly" (CONNECTION_CLOSED), one that takes an end as an answer ends.
  */
 export class PacketReader {
   private buffer: Buffer = Buffer.alloc(0);
   private at = 0;
   private ended = false;
   private peeked: Packet | undefined;
+  /** Whether the input ended inside a packet (then `eof` came early: git's "the remote end hung up unexpectedly" unless the caller takes an end as an answer). */
+  truncated = false;
   private readonly source: AsyncIterator<Uint8Array>;
 
   constructor(source: AsyncIterable<Uint8Array>) {
@@ -121,7 +124,7 @@ export class PacketReader {
 
   private async next(): Promise<Packet> {
     if (!(await this.fill(4))) {
-      if (this.buffer.length > this.at) throw hungUp();
+      this.truncated = this.buffer.length > this.at;
       return EOF;
     }
     const len = packetLength(this.buffer, this.at);
@@ -135,16 +138,15 @@ export class PacketReader {
     }
     // git reads into a LARGE_PACKET_MAX buffer and needs room for a NUL after the data.
     if (len < 4 || len - 4 >= LARGE_PACKET_MAX) throw new PackwrightError('PROTOCOL_ERROR', `protocol error: bad line length ${len < 4 ? len : len - 4}`);
-    if (!(await this.fill(len))) throw hungUp();
+    if (!(await this.fill(len))) {
+      this.truncated = true;
+      return EOF;
+    }
     const data = Buffer.from(this.buffer.subarray(this.at + 4, this.at + len));
     this.at += len;
     const end = data.length > 0 && data[data.length - 1] === 10 ? data.length - 1 : data.length;
     return { kind: 'data', data, line: data.toString('utf8', 0, end) };
   }
-}
-
-function hungUp(): PackwrightError {
-  return new PackwrightError('CONNECTION_CLOSED', 'the remote end hung up unexpectedly');
 }
 
 /** Where a conversation's bytes go; a promise holds the writer back until they are taken (backpressure). */

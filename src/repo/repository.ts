@@ -38,6 +38,19 @@ export interface OpenRepositoryOptions extends OpenStoreOptions {
  * the repository's `config`, and its `config.worktree` when extensions.worktreeConfig is set.
  */
 export function repositoryConfig(location: RepositoryLocation, env: Record<string, string | undefined> = process.env): GitConfig {
+  return readConfig(location, env, true);
+}
+
+/**
+ * git's protected configuration: the system and global files and the command line, never the
+ * repository's own files, which whoever pushes to or owns the repository may write. Settings that
+ * run programs on a server (uploadpack.packObjectsHook) are read from it alone.
+ */
+export function protectedConfig(location: RepositoryLocation, env: Record<string, string | undefined> = process.env): GitConfig {
+  return readConfig(location, env, false);
+}
+
+function readConfig(location: RepositoryLocation, env: Record<string, string | undefined>, repositoryFiles: boolean): GitConfig {
   const home = env['HOME'] ?? homedir();
   const options = { gitDir: location.gitDir, home };
   const config = new GitConfig();
@@ -50,9 +63,11 @@ export function repositoryConfig(location: RepositoryLocation, env: Record<strin
     config.add(join(env['XDG_CONFIG_HOME'] ?? join(home, '.config'), 'git', 'config'), options);
     config.add(join(home, '.gitconfig'), options);
   }
-  const local = join(location.commonDir, 'config');
-  config.add(local, options);
-  if (GitConfig.read(local, options).getBool('extensions.worktreeConfig') === true) config.add(join(location.gitDir, 'config.worktree'), options);
+  if (repositoryFiles) {
+    const local = join(location.commonDir, 'config');
+    config.add(local, options);
+    if (GitConfig.read(local, options).getBool('extensions.worktreeConfig') === true) config.add(join(location.gitDir, 'config.worktree'), options);
+  }
   // What `git -c` passed down (git runs packwright as its child: repack's pack-objects).
   for (const { key, value } of configFromEnvironment(env)) config.addPair(key, value);
   return config;
@@ -121,6 +136,13 @@ export class Repository implements RevisionContext {
   /** The environment git's variables are read from: the options' `env`, else the process's. */
   get env(): Readonly<Record<string, string | undefined>> {
     return this.options.env ?? process.env;
+  }
+
+  /** git's protected configuration (see protectedConfig), with this repository's `-c` parameters; read each time. */
+  get protectedConfig(): GitConfig {
+    const config = protectedConfig(this, this.options.env);
+    for (const p of this.options.configParameters ?? []) config.addParameter(p);
+    return config;
   }
 
   /** The configuration git would use here (read on first use). */

@@ -47,7 +47,7 @@ export function uploadPackConfig(config: GitConfig, env: Readonly<Record<string,
     out.allowUnadvertised = on ? out.allowUnadvertised | bits : out.allowUnadvertised & ~bits;
   };
   // In order: a later allowTipSHA1InWant=false clears what an earlier allowAnySHA1InWant set.
-  for (const { key, value } of config.entries) {
+  for (const { key, value, file } of config.entries) {
     if (key === 'uploadpack.allowtipsha1inwant') flag(bool(key, value), ALLOW_TIP_SHA1);
     else if (key === 'uploadpack.allowreachablesha1inwant') flag(bool(key, value), ALLOW_REACHABLE_SHA1);
     else if (key === 'uploadpack.allowanysha1inwant') flag(bool(key, value), ALLOW_ANY_SHA1);
@@ -67,8 +67,10 @@ export function uploadPackConfig(config: GitConfig, env: Readonly<Record<string,
       const setting = rest.slice(dot + 1);
       if (setting === 'allow') out.allowedFilters.set(name, bool(key, value));
       else if (name === 'tree' && setting === 'maxdepth') {
-        const n = value === null ? undefined : parseConfigInt(value);
-        if (n === undefined || n < 0) throw new PackwrightError('CONFIG_INVALID', value === null ? `missing value for '${key}'` : `bad numeric config value '${value}' for '${key}'`);
+        // git's callback fails on a bare key, and git dies of it naming where it was set.
+        if (value === null) throw new PackwrightError('CONFIG_INVALID', file === 'command line' ? `unable to parse '${key}' from command-line config` : `bad config variable '${key}' in file '${file}'`);
+        const n = parseConfigInt(value);
+        if (n === undefined || n < 0) throw new PackwrightError('CONFIG_INVALID', `bad numeric config value '${value}' for '${key}'`);
         out.allowedFilters.set('tree', true);
         out.treeFilterMaxDepth = n;
       }

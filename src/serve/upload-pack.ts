@@ -251,6 +251,7 @@ async function processRequestV2(s: UploadSession): Promise<boolean> {
   }
   if (command === undefined) throw new PackwrightError('PROTOCOL_ERROR', 'no command requested');
   if (clientFormat !== s.repo.format) throw new PackwrightError('PROTOCOL_ERROR', `mismatched object format: server ${s.repo.format}; client ${clientFormat}`);
+  s.reset();
   if (command === 'ls-refs') await lsRefs(s);
   else if (command === 'fetch') await fetchV2(s);
   else await objectInfo(s);

@@ -1,4 +1,4 @@
-import { PackwrightError } from '../errors/packwright-error.js';
+import { isPackwrightError, PackwrightError } from '../errors/packwright-error.js';
 import { fromHex, toHex } from '../hash/hex.js';
 import { OBJ_COMMIT } from '../objects/object-type.js';
 import type { Repository } from '../repo/repository.js';
@@ -64,6 +64,8 @@ export class UploadSession {
   deepenRevList = false;
   deepenRelative = false;
   filter: ObjectFilter | undefined;
+  /** The filter as the client spelled it (what a pack-objects hook is given). */
+  filterSpec: string | undefined;
   thinPack = false;
   ofsDelta = false;
   noProgress = false;
@@ -98,6 +100,30 @@ export class UploadSession {
 
   get isServerShallow(): boolean {
     return this.serverShallow.length > 0;
+  }
+
+  /**
+   * Forgets the last request (git's upload_pack_v2 starts each fetch with fresh data and cleared
+   * object flags): a v2 connection may fetch again, for the tags that follow, say.
+   */
+  reset(): void {
+    for (const list of [this.wants, this.haves, this.extraEdges, this.clientShallows, this.deepenNot]) list.length = 0;
+    this.registeredShallow.clear();
+    this.depth = 0;
+    this.deepenSince = undefined;
+    this.deepenRevList = false;
+    this.deepenRelative = false;
+    this.filter = undefined;
+    this.filterSpec = undefined;
+    this.thinPack = false;
+    this.ofsDelta = false;
+    this.noProgress = false;
+    this.includeTag = false;
+    this.sideband = 0;
+    this.oldestHave = 0;
+    this.shallowCount = 0;
+    this.writer.sideband = false;
+    this.dag.clear(0xffffffff);
   }
 
   /** Hands `chunk` to the output after everything before it. */
@@ -225,6 +251,8 @@ export class UploadSession {
     };
     await check(filter);
     this.filter = filter;
+    // git's expand_list_objects_filter_spec: a size limit in bytes, the rest as given.
+    this.filterSpec = filter.kind === 'blob:limit' ? `blob:limit=${filter.bytes}` : spec;
   }
 
   /** A `have` the client sent: noted if we have it (git's got_oid/do_got_oid); false when we do not. */
@@ -437,6 +465,12 @@ export class UploadSession {
     const shallow = [...this.serverShallow];
     for (const n of this.registeredShallow) shallow.push(this.dag.id(n));
     await this.writer.send();
+    // uploadpack.packObjectsHook, from protected configuration only: a program that makes the pack instead.
+    const hook = this.repo.protectedConfig.get('uploadpack.packobjectshook');
+    if (typeof hook === 'string' && hook !== '') {
+      await this.sendPackFromHook(hook, progressOut);
+      return;
+    }
     const keepAlive = this.config.keepAlive > 0 && sideband !== 0
       ? setInterval(() => {
         // Silence past uploadpack.keepAlive: an empty packet on band 1 tells the client we are still at it.
@@ -455,6 +489,8 @@ export class UploadSession {
         includeTag: this.includeTag,
         ...(this.filter !== undefined ? { filter: this.filter } : {}),
         shallow,
+        // git passes --shallow to pack-objects when it registered a boundary for this client.
+        shallowClient: this.shallowCount > 0,
         useBitmapIndex: this.repo.config.getBool('pack.useBitmaps') ?? true,
         sink: (chunk) => this.emit(sidebandFrames(BAND_DATA, chunk, sideband)),
         ...(this.options.signal !== undefined ? { signal: this.options.signal } : {}),
@@ -465,12 +501,58 @@ export class UploadSession {
       if (sideband !== 0) this.writer.flush();
       await this.drain();
     } catch (e) {
+      if (isPackwrightError(e, 'ABORTED')) throw e;
+      // git's words: pack-objects' own error, then upload-pack's about it, and the client told on band 3.
       const message = 'aborting due to possible repository corruption on the remote side.';
+      this.options.stderr?.(`fatal: ${e instanceof Error ? e.message : String(e)}\nerror: git upload-pack: git-pack-objects died with error.\n`);
       if (sideband !== 0) await this.emit(sidebandFrames(BAND_ERROR, Buffer.from(message), sideband)).catch(() => {});
       else this.options.stderr?.(`${message}\n`);
-      throw e;
+      throw new PackwrightError(isPackwrightError(e) ? e.code : 'WORKER_FAILED', `git upload-pack: ${message}`, { cause: e });
     } finally {
       if (keepAlive !== undefined) clearInterval(keepAlive);
+    }
+  }
+
+  /**
+   * The pack from uploadpack.packObjectsHook, run as git runs it: through the shell, with `git
+   * pack-objects` and upload-pack's arguments after it, upload-pack's revision list on its stdin,
+   * its stdout sent as the pack and its stderr as progress.
+   */
+  private async sendPackFromHook(hook: string, progress: { write(text: string): void }): Promise<void> {
+    const args = this.shallowCount > 0 ? ['--shallow-file', ''] : [];
+    args.push('pack-objects', '--revs');
+    if (this.thinPack) args.push('--thin');
+    args.push('--stdout');
+    if (this.shallowCount > 0) args.push('--shallow');
+    if (!this.noProgress) args.push('--progress');
+    if (this.ofsDelta) args.push('--delta-base-offset');
+    if (this.includeTag) args.push('--include-tag');
+    if (this.filterSpec !== undefined) args.push(`--filter=${this.filterSpec}`);
+    const lines: string[] = [];
+    if (this.shallowCount > 0) {
+      for (const id of this.serverShallow) lines.push(`--shallow ${toHex(id)}`);
+      for (const n of this.registeredShallow) lines.push(`--shallow ${this.dag.hex(n)}`);
+    }
+    for (const n of this.wants) lines.push(this.dag.hex(n));
+    lines.push('--not');
+    for (const n of [...this.haves, ...this.extraEdges]) lines.push(this.dag.hex(n));
+    const { spawn } = await import('node:child_process');
+    const child = spawn('sh', ['-c', `${hook} "$@"`, hook, 'git', ...args], {
+      cwd: this.repo.gitDir, env: { ...this.repo.env, GIT_DIR: '.' }, stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    const abort = (): void => void child.kill();
+    this.options.signal?.addEventListener('abort', abort, { once: true });
+    const exited = new Promise<number>((resolve) => child.once('close', (code) => resolve(code ?? 128)));
+    child.stdin.on('error', () => {});
+    child.stdin.end(`${lines.join('\n')}\n\n`);
+    child.stderr.on('data', (chunk: Buffer) => progress.write(chunk.toString('utf8')));
+    try {
+      for await (const chunk of child.stdout) await this.emit(sidebandFrames(BAND_DATA, chunk as Buffer, this.sideband));
+      if ((await exited) !== 0) throw new PackwrightError('WORKER_FAILED', 'git upload-pack: git-pack-objects died with error.');
+      if (this.sideband !== 0) this.writer.flush();
+      await this.drain();
+    } finally {
+      this.options.signal?.removeEventListener('abort', abort);
     }
   }
 

@@ -98,6 +98,12 @@ export class RevWalk extends ObjectReader {
        * excluded tree met again elsewhere (a copied directory) may still be sent.
        */
       sparse?: boolean | undefined;
+      /**
+       * Also give the tree of every excluded commit named as a tip to the excluded side, as an
+       * edge (git's --objects-edge-aggressive, which pack-objects --thin --shallow uses): a
+       * shallow client's haves may share no history within the boundary, yet it has their trees.
+       */
+      aggressiveEdges?: boolean | undefined;
     } = {},
   ) {
     super(objects, new ObjectTable(objects.hashLength));
@@ -210,6 +216,16 @@ export class RevWalk extends ObjectReader {
     const max = this.options.maxCount ?? -1;
     this.commits.push(...(max >= 0 ? included.slice(0, max) : included));
     if (this.limited) this.markEdges(listed);
+    if (this.options.aggressiveEdges === true) {
+      for (const n of this.initial) {
+        if (!t.is(n, Flag.UNINTERESTING) || !this.parsedCommits.has(n)) continue;
+        this.markTreeUninteresting(this.treeOf(n));
+        if (!t.is(n, Flag.EDGE)) {
+          t.mark(n, Flag.EDGE);
+          this.edges.push(n);
+        }
+      }
+    }
   }
 
   /** The commits named as tips, or that tags named as tips peel to (git's USER_GIVEN commits; the excluded ones too). */

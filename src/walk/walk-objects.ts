@@ -38,6 +38,8 @@ export interface WalkObjectsOptions {
   excludePromisor?: boolean;
   /** Mark the excluded side's trees with git's sparse algorithm (see RevWalk's option). */
   sparse?: boolean;
+  /** Every excluded tip's tree is an edge (see RevWalk's option). */
+  aggressiveEdges?: boolean;
   /**
    * Leave missing blobs in `order`, unreported, for the caller to settle with `leaveOutMissing`
    * once a filter has had its say: git never looks for a blob its filter leaves out, so a partial
@@ -179,6 +181,7 @@ export function walkCommits(handle: StoreHandle, tips: readonly RevTip[], option
     // to know where each commit came from, which the graph does not say.
     commitGraph: options.missing !== 'allow-promisor',
     sparse: options.sparse,
+    aggressiveEdges: options.aggressiveEdges,
   });
   if (options.excludePromisor === true) markPromisorPacks(handle, walk.table);
   throwIfAborted(options.signal, 'the walk');
