@@ -17,6 +17,8 @@ import { unpackObjectsCommand } from './unpack-objects.js';
 import { lsTreeCommand } from './ls-tree.js';
 import { revParseCommand } from './rev-parse.js';
 import { uploadPackCommand } from './upload-pack.js';
+import { httpBackendCommand } from './http-backend.js';
+import { serveCommand } from './serve.js';
 import { UsageError } from './usage-error.js';
 import { openRepository, parseGlobalOptions } from './global-options.js';
 import { withIO, type CommandIO } from './command-io.js';
@@ -41,6 +43,8 @@ commands:
   show-ref       list refs and their ids (git show-ref)
   rev-list       list commits, and with --objects every object, reachable from revisions (git rev-list)
   upload-pack    serve a clone or fetch over stdin/stdout, protocol v0, v1 or v2 (git upload-pack)
+  http-backend   answer a smart HTTP request as a CGI program (git http-backend)
+  serve          serve clones and fetches over HTTP from this process, printing the URL
   demo           count, verify and read every object of the repository here, with timings`;
 
 /** The version in package.json: two levels up from the bundle's dist/bin/, three from the tests' dist-test/src/cli/. */
@@ -94,6 +98,10 @@ export async function run(argv: string[], callerIO: CommandIO): Promise<number> 
         return revListCommand(io, () => openRepository(global), args);
       case 'upload-pack':
         return await uploadPackCommand(io, global, `packwright/${packageVersion()}`, args);
+      case 'http-backend':
+        return await httpBackendCommand(io, global, `packwright/${packageVersion()}`);
+      case 'serve':
+        return await serveCommand(io, global, `packwright/${packageVersion()}`, args);
       case 'odb':
         return await odbCommand(io, (options) => openRepository(global, options), args);
       case 'demo': {

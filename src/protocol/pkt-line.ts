@@ -99,12 +99,6 @@ export class PacketReader {
     }
   }
 
-  /** Stops reading the source (a request that ends early: the rest is not wanted). */
-  async close(): Promise<void> {
-    this.ended = true;
-    await this.source.return?.();
-  }
-
   /** Waits until `n` bytes are buffered; false if the stream ends first. */
   private async fill(n: number): Promise<boolean> {
     while (this.buffer.length - this.at < n) {

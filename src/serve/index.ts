@@ -6,3 +6,6 @@ export { uploadPackConfig } from './upload-pack-config.js';
 export type { UploadPackConfig } from './upload-pack-config.js';
 export { serveGitDaemonConnection } from './git-daemon.js';
 export type { GitDaemonOptions } from './git-daemon.js';
+export { serveSmartHttp } from './smart-http.js';
+export type { GitHttpRequest, GitHttpResponse, GitService, SmartHttpOptions } from './smart-http.js';
+export { createGitHttpHandler } from './http-handler.js';

@@ -1,0 +1,78 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { serveSmartHttp, type GitHttpResponse, type SmartHttpOptions } from './smart-http.js';
+
+/**
+ * A `node:http` request handler serving git's smart HTTP protocol (see serveSmartHttp): mount it
+ * on a server, or call it from a framework's route. The URL's path (decoded) goes to
+ * `options.repository`. A client that goes away mid-answer aborts its pack and frees what it held.
+ */
+export function createGitHttpHandler(options: SmartHttpOptions): (req: IncomingMessage, res: ServerResponse) => Promise<void> {
+  return async (req, res) => {
+    const controller = new AbortController();
+    const gone = (): void => {
+      if (!res.writableFinished) controller.abort(new Error('the client went away'));
+    };
+    res.once('close', gone);
+    const stop = (): void => controller.abort(options.signal?.reason);
+    options.signal?.addEventListener('abort', stop, { once: true });
+    const url = new URL(req.url ?? '/', 'http://localhost');
+    let path: string;
+    try {
+      path = decodeURIComponent(url.pathname);
+    } catch {
+      path = url.pathname;
+    }
+    const response: GitHttpResponse = {
+      start: (status, reason, headers) => {
+        res.statusCode = status;
+        res.statusMessage = reason;
+        for (const [name, value] of headers) res.setHeader(name, value);
+      },
+      write: (chunk) => new Promise<void>((resolve, reject) => {
+        if (res.destroyed) {
+          reject(new Error('the client went away'));
+          return;
+        }
+        if (res.write(chunk)) resolve();
+        else {
+          const drained = (): void => {
+            res.off('close', closed);
+            resolve();
+          };
+          const closed = (): void => {
+            res.off('drain', drained);
+            reject(new Error('the client went away'));
+          };
+          res.once('drain', drained);
+          res.once('close', closed);
+        }
+      }),
+    };
+    try {
+      await serveSmartHttp({
+        method: req.method ?? 'GET',
+        path,
+        query: url.search.slice(1),
+        contentType: req.headers['content-type'],
+        contentEncoding: req.headers['content-encoding'],
+        gitProtocol: header(req.headers['git-protocol']),
+        body: req,
+      }, response, { ...options, signal: controller.signal });
+    } catch (e) {
+      // Before the answer started: a status; after, the connection is all there is to end.
+      if (!res.headersSent && !res.destroyed) {
+        res.statusCode = 500;
+        res.setHeader('Content-Type', 'text/plain; charset=utf-8');
+        res.write(`${e instanceof Error ? e.message : String(e)}\n`);
+      }
+      options.onStderr?.(`fatal: ${e instanceof Error ? e.message : String(e)}\n`);
+    } finally {
+      options.signal?.removeEventListener('abort', stop);
+      if (!res.destroyed) res.end();
+    }
+  };
+}
+
+function header(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value.join(':') : value;
+}
