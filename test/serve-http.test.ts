@@ -130,7 +130,7 @@ test('a client that goes away in the middle of a pack: its request ends within a
   using dir = tempDir();
   const repo = join(dir.path, 'big.git');
   git(dir.path, ['init', '-q', '--bare', repo]);
-  // 12 MiB that does not compress: more than the sockets buffer.
+  // 12 MiB that does not compress: more than the sockets can buffer.
   const blobs = [0, 1, 2].map((i) => {
     const path = join(dir.path, `blob-${i}`);
     writeFileSync(path, randomBytes(4 << 20));

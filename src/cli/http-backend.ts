@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
-import { PackwrightError } from '../errors/index.js';
+import { isPackwrightError, PackwrightError } from '../errors/index.js';
 import { enterRepository, Repository } from '../repo/index.js';
 import { serveSmartHttp } from '../serve/index.js';
 import type { CommandIO } from './command-io.js';
@@ -16,33 +16,26 @@ import type { GlobalOptions } from './global-options.js';
  */
 export async function httpBackendCommand(io: CommandIO, global: GlobalOptions, agent: string): Promise<number> {
   const env = io.env;
-  const method = env['REQUEST_METHOD'];
-  if (method === undefined) throw new PackwrightError('INVALID_ARGUMENT', 'No REQUEST_METHOD from server');
-  const root = env['GIT_PROJECT_ROOT'];
-  const pathInfo = env['PATH_INFO'];
-  let dir: string;
-  if (root !== undefined && root !== '') {
-    if (pathInfo === undefined || pathInfo === '') throw new PackwrightError('INVALID_ARGUMENT', 'GIT_PROJECT_ROOT is set but PATH_INFO is not');
-    if (pathInfo.split('/').some((part) => part === '..' || part === '.')) throw new PackwrightError('INVALID_ARGUMENT', `'${pathInfo}': aliased`);
-    dir = `${root.endsWith('/') ? root : `${root}/`}${pathInfo.startsWith('/') ? pathInfo.slice(1) : pathInfo}`;
-  } else if (env['PATH_TRANSLATED'] !== undefined && env['PATH_TRANSLATED'] !== '') {
-    dir = env['PATH_TRANSLATED'];
-  } else {
-    throw new PackwrightError('INVALID_ARGUMENT', 'No GIT_PROJECT_ROOT or PATH_TRANSLATED from server');
-  }
   let headersDone = false;
   const opened: Repository[] = [];
   // A declared length is read exactly (git's pipe_fixed_length); without one, to the end.
-  const length = env['CONTENT_LENGTH'] !== undefined && env['CONTENT_LENGTH'] !== '' ? Number(env['CONTENT_LENGTH']) : undefined;
-  const body = length === undefined ? io.stdin.stream() : limited(io.stdin.stream(), length);
+  const declared = env['CONTENT_LENGTH'];
+  const length = declared !== undefined && declared !== '' ? Number(declared) : undefined;
+  const stdin = io.stdin.stream();
+  const body = length === undefined ? stdin : limited(stdin, length);
   try {
+    const { method, dir } = cgiRequest(env);
+    if (length !== undefined && !(Number.isSafeInteger(length) && length >= 0 && /^[0-9]+$/.test(declared as string))) {
+      throw new PackwrightError('INVALID_ARGUMENT', `failed to parse CONTENT_LENGTH: ${declared as string}`);
+    }
     await io.interruptible((signal) => serveSmartHttp({
       method,
       path: dir,
       query: env['QUERY_STRING'] ?? '',
       contentType: env['CONTENT_TYPE'],
       contentEncoding: env['HTTP_CONTENT_ENCODING'],
-      gitProtocol: env['HTTP_GIT_PROTOCOL'] ?? env['GIT_PROTOCOL'],
+      // git's http-backend sets GIT_PROTOCOL from the header only when the server has not set it.
+      gitProtocol: env['GIT_PROTOCOL'] ?? env['HTTP_GIT_PROTOCOL'],
       body,
     }, {
       start: (status, reason, headers) => {
@@ -67,13 +60,36 @@ export async function httpBackendCommand(io: CommandIO, global: GlobalOptions, a
       onStderr: (text) => io.stderr.write(text),
     }));
   } catch (e) {
-    // git's die_webcgi: the message to the server's log, and 500 if the answer had not started.
+    // git's die_webcgi: the message to the server's log, 500 if the answer had not started, and
+    // a successful exit (the failure was reported).
+    if (!isPackwrightError(e)) throw e;
+    io.stderr.write(`fatal: ${e.message}\n`);
     if (!headersDone) io.stdout.write('Status: 500 Internal Server Error\r\nExpires: Fri, 01 Jan 1980 00:00:00 GMT\r\nPragma: no-cache\r\nCache-Control: no-cache, max-age=0, must-revalidate\r\n\r\n');
-    throw e;
   } finally {
+    // Exit when answered, whatever the server left open on stdin.
+    stdin.destroy();
     for (const repo of opened) repo.close();
   }
   return 0;
+}
+
+/** The method and the directory a CGI request names (git's getdir), in git's words when they are missing. */
+function cgiRequest(env: Readonly<Record<string, string | undefined>>): { method: string; dir: string } {
+  const method = env['REQUEST_METHOD'];
+  if (method === undefined) throw new PackwrightError('INVALID_ARGUMENT', 'No REQUEST_METHOD from server');
+  const root = env['GIT_PROJECT_ROOT'];
+  const pathInfo = env['PATH_INFO'];
+  let dir: string;
+  if (root !== undefined && root !== '') {
+    if (pathInfo === undefined || pathInfo === '') throw new PackwrightError('INVALID_ARGUMENT', 'GIT_PROJECT_ROOT is set but PATH_INFO is not');
+    if (pathInfo.split('/').some((part) => part === '..' || part === '.')) throw new PackwrightError('INVALID_ARGUMENT', `'${pathInfo}': aliased`);
+    dir = `${root.endsWith('/') ? root : `${root}/`}${pathInfo.startsWith('/') ? pathInfo.slice(1) : pathInfo}`;
+  } else if (env['PATH_TRANSLATED'] !== undefined && env['PATH_TRANSLATED'] !== '') {
+    dir = env['PATH_TRANSLATED'];
+  } else {
+    throw new PackwrightError('INVALID_ARGUMENT', 'No GIT_PROJECT_ROOT or PATH_TRANSLATED from server');
+  }
+  return { method, dir };
 }
 
 /** The first `length` bytes of a stream. */

@@ -48,8 +48,11 @@ export async function uploadPackCommand(io: CommandIO, global: GlobalOptions, ag
   // git's upload-pack reads no replace refs and never fetches missing objects lazily.
   const repo = Repository.openGitDir(gitDir, { defaultRefresh: 'on-miss', configParameters: global.configParameters, env: global.env });
   global.opened.push(repo);
+  // git's upload-pack exits when the conversation is over, though the client may keep its end
+  // open: what is left of stdin is not waited for.
+  const input = io.stdin.stream();
   await io.interruptible((signal) => uploadPack(repo, {
-    input: io.stdin.stream(),
+    input,
     output: (chunk) => io.stdout.write(chunk),
     stderr: (text) => io.stderr.write(text),
     protocol: requestedProtocolVersion(io.env['GIT_PROTOCOL']),
@@ -58,6 +61,6 @@ export async function uploadPackCommand(io: CommandIO, global: GlobalOptions, ag
     ...(timeout > 0 ? { timeout } : {}),
     signal,
     agent,
-  }));
+  })).finally(() => input.destroy());
   return 0;
 }
