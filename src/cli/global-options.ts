@@ -37,6 +37,9 @@ export function parseGlobalOptions(argv: string[], io: Pick<CommandIO, 'cwd' | '
     // GIT_NO_REPLACE_OBJECTS, for this command and what it runs.
     else if (a === '--no-replace-objects') env['GIT_NO_REPLACE_OBJECTS'] = '1';
     // git's --work-tree sets GIT_WORK_TREE for the command (and what it runs).
+    // git's --namespace sets GIT_NAMESPACE (gitnamespaces(7): what a server shows of its refs).
+    else if (a.startsWith('--namespace=')) env['GIT_NAMESPACE'] = a.slice(12);
+    else if (a === '--namespace') env['GIT_NAMESPACE'] = argv[++i] ?? '';
     else if (a.startsWith('--work-tree=')) env['GIT_WORK_TREE'] = a.slice(12);
     else if (a === '--work-tree') env['GIT_WORK_TREE'] = argv[++i] ?? '';
     else break;

@@ -16,6 +16,15 @@ export interface AdvertisedRef {
 export const OUR_REF = 1 << 1;
 export const HIDDEN_REF = 1 << 7;
 
+/**
+ * The ref prefix of GIT_NAMESPACE (gitnamespaces(7)): `a/b` is `refs/namespaces/a/refs/namespaces/b/`;
+ * '' without one. A server shows only the refs under it, without it.
+ */
+export function namespacePrefix(namespace: string | undefined): string {
+  if (namespace === undefined || namespace === '') return '';
+  return namespace.split('/').filter((part) => part !== '').map((part) => `refs/namespaces/${part}/`).join('');
+}
+
 /** Where `name` ends up through symbolic refs (at most git's five levels), or undefined. */
 export function finalTarget(refs: RefStore, name: string): string | undefined {
   let current = name;
@@ -34,11 +43,14 @@ export function finalTarget(refs: RefStore, name: string): string | undefined {
  * the others' OUR_REF (what a client may want without further checks). With `peel`, tags get
  * what they peel to (from packed-refs when it says, else by reading the tag).
  */
-export function advertisedRefs(refs: RefStore, hidden: HiddenRefs, dag: CommitDag, options: { peel: boolean }): AdvertisedRef[] {
+export function advertisedRefs(refs: RefStore, hidden: HiddenRefs, dag: CommitDag, options: { peel: boolean; namespace?: string }): AdvertisedRef[] {
   const out: AdvertisedRef[] = [];
-  const add = (name: string, id: Buffer, packedPeeled: Buffer | undefined, symbolic: boolean): void => {
+  const ns = options.namespace ?? '';
+  const strip = (full: string | undefined): string | undefined => (full !== undefined && full.startsWith(ns) ? full.slice(ns.length) : full);
+  const add = (full: string, id: Buffer, packedPeeled: Buffer | undefined, symbolic: boolean): void => {
+    const name = full.slice(ns.length);
     const n = dag.intern(id);
-    if (hidden.isHidden(name)) {
+    if (hidden.isHidden(name, full)) {
       dag.mark(n, HIDDEN_REF);
       return;
     }
@@ -48,11 +60,11 @@ export function advertisedRefs(refs: RefStore, hidden: HiddenRefs, dag: CommitDa
       const p = dag.peel(n);
       if (p >= 0 && p !== n) peeled = dag.id(p);
     }
-    out.push({ name, id, peeled, symref: symbolic ? finalTarget(refs, name) : undefined });
+    out.push({ name, id, peeled, symref: symbolic ? strip(finalTarget(refs, full)) : undefined });
   };
-  const head = refs.read('HEAD');
-  const headId = refs.resolve('HEAD');
-  if (head !== undefined && headId !== undefined) add('HEAD', headId, head.kind === 'id' ? head.peeled : undefined, head.kind === 'symbolic');
-  for (const ref of refs.list('refs/')) add(ref.name, ref.id, ref.peeled, ref.symbolicTarget !== undefined);
+  const head = refs.read(`${ns}HEAD`);
+  const headId = refs.resolve(`${ns}HEAD`);
+  if (head !== undefined && headId !== undefined) add(`${ns}HEAD`, headId, head.kind === 'id' ? head.peeled : undefined, head.kind === 'symbolic');
+  for (const ref of refs.list(`${ns}refs/`)) add(ref.name, ref.id, ref.peeled, ref.symbolicTarget !== undefined);
   return out;
 }

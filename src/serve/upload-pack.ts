@@ -45,7 +45,7 @@ async function uploadPackV0(s: UploadSession, advertiseRefs: boolean): Promise<v
   // git's no_done is offered only to an HTTP client (the advertisement of info/refs).
   let noDone = advertiseRefs;
   if (advertiseRefs || !stateless) {
-    const refs = advertisedRefs(s.repo.refs, s.config.hidden, s.dag, { peel: true });
+    const refs = advertisedRefs(s.repo.refs, s.config.hidden, s.dag, { peel: true, namespace: s.namespace });
     const head = refs.find((r) => r.name === 'HEAD');
     let caps = V0_CAPABILITIES;
     if ((s.config.allowUnadvertised & 1) !== 0) caps += ' allow-tip-sha1-in-want';
@@ -287,7 +287,7 @@ async function lsRefs(s: UploadSession): Promise<void> {
   // So many prefixes that git takes them as none (TOO_MANY_PREFIXES).
   if (prefixes.length >= 65536) prefixes = [];
   const matches = (name: string): boolean => prefixes.length === 0 || prefixes.some((p) => name.startsWith(p));
-  const refs = advertisedRefs(s.repo.refs, s.config.hidden, s.dag, { peel });
+  const refs = advertisedRefs(s.repo.refs, s.config.hidden, s.dag, { peel, namespace: s.namespace });
   const line = (name: string, id: Buffer | undefined, symref: string | undefined, peeled: Buffer | undefined): void => {
     let text = id === undefined ? `unborn ${name}` : `${toHex(id)} ${name}`;
     if (symrefs && symref !== undefined) text += ` symref-target:${symref}`;
@@ -299,8 +299,11 @@ async function lsRefs(s: UploadSession): Promise<void> {
     if (matches('HEAD')) line('HEAD', head.id, head.symref, head.peeled);
   } else if (unborn && symrefs && !s.config.hidden.isHidden('HEAD') && matches('HEAD')) {
     // An unborn HEAD: a symbolic ref to a branch with no commit yet (a new repository).
-    const v = s.repo.refs.read('HEAD');
-    if (v?.kind === 'symbolic') line('HEAD', undefined, finalSymbolicTarget(s, v.target), undefined);
+    const v = s.repo.refs.read(`${s.namespace}HEAD`);
+    if (v?.kind === 'symbolic') {
+      const target = finalSymbolicTarget(s, v.target);
+      line('HEAD', undefined, target.startsWith(s.namespace) ? target.slice(s.namespace.length) : target, undefined);
+    }
   }
   for (const ref of refs) if (ref.name !== 'HEAD' && matches(ref.name)) line(ref.name, ref.id, ref.symref, ref.peeled);
   s.writer.flush();
@@ -333,7 +336,7 @@ async function fetchV2(s: UploadSession): Promise<void> {
       s.want(n);
     } else if (s.config.allowRefInWant && line.startsWith('want-ref ')) {
       const name = line.slice(9);
-      const id = s.config.hidden.isHidden(name) ? undefined : s.repo.refs.resolve(name);
+      const id = s.config.hidden.isHidden(name, `${s.namespace}${name}`) ? undefined : s.repo.refs.resolve(`${s.namespace}${name}`);
       if (id === undefined) await s.refuse(`unknown ref ${name}`);
       const n = s.dag.intern(id as Buffer);
       if (s.dag.type(n) === 0) throw new PackwrightError('OBJECT_NOT_FOUND', `${name}: object ${toHex(id as Buffer)} not found`);

@@ -12,7 +12,7 @@ import type { RevTip } from '../walk/rev-args.js';
 import { DWIM_RULES } from '../refs/resolve-revision.js';
 import { PacketReader, PacketWriter, LARGE_PACKET_MAX, type ByteSink, type Packet } from '../protocol/pkt-line.js';
 import { BAND_ERROR, BAND_PROGRESS, sidebandFrames, BAND_DATA } from '../protocol/sideband.js';
-import { advertisedRefs, HIDDEN_REF, OUR_REF } from './advertised-refs.js';
+import { advertisedRefs, HIDDEN_REF, namespacePrefix, OUR_REF } from './advertised-refs.js';
 import { shallowCommitsAtDepth, shallowCommitsByHistory, NOT_SHALLOW } from './shallow-boundary.js';
 import { ALLOW_ANY_SHA1, ALLOW_REACHABLE_SHA1, ALLOW_TIP_SHA1, uploadPackConfig, type UploadPackConfig } from './upload-pack-config.js';
 
@@ -173,7 +173,12 @@ export class UploadSession {
 
   /** Marks the objects of every ref OUR_REF or HIDDEN_REF (git's check_ref over HEAD and refs/). */
   markRefs(): void {
-    advertisedRefs(this.repo.refs, this.config.hidden, this.dag, { peel: false });
+    advertisedRefs(this.repo.refs, this.config.hidden, this.dag, { peel: false, namespace: this.namespace });
+  }
+
+  /** The refs of GIT_NAMESPACE are all the client sees (see namespacePrefix). */
+  get namespace(): string {
+    return namespacePrefix(this.repo.env['GIT_NAMESPACE']);
   }
 
   /** Whether a client may want `n` without further checks (git's is_our_ref). */
