@@ -486,10 +486,111 @@ if (existsSync(join(shared, 'gitoxide.pack'))) {
   }
 }
 
+// Serving clones and fetches (issue 38). The corpus repositories are partial clones, which no
+// server can send whole: make-complete-repo.mjs replays their history into complete ones (git's
+// own history from its snapshot too, when it was fetched). Wall time is the whole clone, the
+// same git client on both sides; the server's peak RSS is reported apart.
+function completeRepo(name, source, ref, extra = []) {
+  const out = join(work, name);
+  if (!existsSync(join(out, 'objects', 'pack')) && source() !== undefined) execFileSync(process.execPath, [join(here, 'make-complete-repo.mjs'), source(), out, ref, ...extra], { stdio: 'ignore' });
+  return out;
+}
+/** A copy of `repo` after `git repack -adb` (bitmaps, as a server's gc leaves them). */
+function bitmapped(repo) {
+  const out = `${repo}-bitmapped`;
+  if (!existsSync(out)) {
+    execFileSync('cp', ['-a', repo, out]);
+    execFileSync('git', ['repack', '-adbq'], { cwd: out });
+  }
+  return out;
+}
+const maxRss = (file) => (existsSync(file) ? Math.max(0, ...readFileSync(file, 'utf8').split('\n').map(Number).filter((n) => n > 0)) / 1024 : NaN);
+const gitMirror = join(root, '..', '.mirror', 'git+git', 'repo');
+const served = [];
+if (existsSync(join(shared, 'gitoxide.pack'))) served.push(['gitoxide, complete', () => completeRepo('gitoxide-complete', () => ensureRepo('gitoxide'), 'main')]);
+if (existsSync(gitMirror)) served.push(['git, 60k commits, 190 MB', () => completeRepo('git-complete', () => gitMirror, 'refs/heads/master', ['--every-commit'])]);
+for (const [label, make] of served) {
+  for (const [kind, prepare] of [['', (r) => r], ['after repack -adb, ', bitmapped]]) {
+    const pwRss = join(work, 'serve-pw.rss');
+    const gitRss = join(work, 'serve-git.rss');
+    const dst = join(work, 'served-clone.git');
+    const clone = (uploadPack) => (repo) => ['sh', ['-c', `rm -rf ${dst} && git clone -q --bare --no-local --upload-pack='${uploadPack}' file://${repo} ${dst}`], work];
+    cases.push({
+      name: `clone --bare --no-local, upload-pack over stdio, ${kind}(${label})`,
+      setup: () => { rmSync(pwRss, { force: true }); rmSync(gitRss, { force: true }); return prepare(make()); },
+      packwright: clone(`/usr/bin/time -a -f %M -o ${pwRss} ${process.execPath} ${cli} upload-pack`),
+      git: clone(`/usr/bin/time -a -f %M -o ${gitRss} git upload-pack`),
+      extra: () => ({ label: 'server peak RSS MB (upload-pack and what it ran)', packwright: maxRss(pwRss), git: maxRss(gitRss) }),
+    });
+  }
+  // An incremental fetch: a clone of main~10, then main's last 10 commits.
+  const base = join(work, 'fetch-base.git');
+  const fetchWork = join(work, 'fetch-work.git');
+  const fetch = (uploadPack) => () => ['sh', ['-c', `rm -rf ${fetchWork} && cp -a ${base} ${fetchWork} && git -C ${fetchWork} fetch -q --upload-pack='${uploadPack}' origin main`], work];
+  cases.push({
+    name: `fetch of 10 new commits, upload-pack over stdio (${label})`,
+    setup: () => {
+      const repo = make();
+      execFileSync('git', ['branch', '-f', 'bench-base', 'main~10'], { cwd: repo });
+      rmSync(base, { recursive: true, force: true });
+      execFileSync('git', ['clone', '-q', '--bare', '--no-local', '--single-branch', '--branch', 'bench-base', `file://${repo}`, base]);
+      return repo;
+    },
+    packwright: fetch(`${process.execPath} ${cli} upload-pack`),
+    git: fetch('git upload-pack'),
+  });
+  // Over HTTP: packwright serve against git http-backend behind a Node CGI bridge.
+  const servers = {};
+  const start = (argv, statsFile) => {
+    const child = spawn(process.execPath, argv, { stdio: ['ignore', 'pipe', 'ignore'] });
+    return new Promise((resolve) => child.stdout.once('data', (d) => resolve({ child, url: d.toString().trim(), statsFile })));
+  };
+  const httpClone = (side) => () => ['sh', ['-c', `rm -rf ${dst} && git clone -q --bare ${servers[side].url.replace(/\/$/, '')}/${servers.name} ${dst}`], work];
+  const dst = join(work, 'served-clone.git');
+  cases.push({
+    name: `clone --bare over HTTP: packwright serve vs git http-backend behind a Node CGI bridge (${label})`,
+    setup: async () => {
+      const repo = make();
+      servers.name = repo.slice(work.length + 1);
+      servers.packwright = await start([cli, 'serve', `--base-path=${work}`, '--export-all', '--idle-timeout=900', `--stats-file=${join(work, 'serve-http-pw.json')}`], join(work, 'serve-http-pw.json'));
+      servers.git = await start([join(here, 'cgi-bridge.mjs'), work, join(work, 'serve-http-git.json')], join(work, 'serve-http-git.json'));
+      return repo;
+    },
+    packwright: httpClone('packwright'),
+    git: httpClone('git'),
+    teardown: async () => {
+      for (const side of ['packwright', 'git']) {
+        const exited = new Promise((resolve) => servers[side].child.once('exit', resolve));
+        servers[side].child.kill('SIGTERM');
+        await exited;
+      }
+    },
+    extra: () => {
+      const pw = JSON.parse(readFileSync(join(work, 'serve-http-pw.json'), 'utf8'));
+      const gt = JSON.parse(readFileSync(join(work, 'serve-http-git.json'), 'utf8'));
+      return { label: 'server peak RSS MB (git: the bridge; its largest http-backend in the note)', packwright: pw.peakRssMB, git: gt.peakRssMB, note: `http-backend and its children: ${gt.childPeakRssMB} MB; packwright serve event-loop delay p99 ${pw.eventLoopDelayMs.p99} ms` };
+    },
+  });
+  // 16 clones at once: one packwright serve against 16 of git's upload-pack.
+  const result = (side) => join(work, `concurrent-${side}.json`);
+  cases.push({
+    name: `16 clones at once: one packwright serve vs 16 git upload-packs (${label})`,
+    setup: make,
+    packwright: (repo) => [process.execPath, [join(here, 'concurrent-clones.mjs'), 'packwright', repo, '16', result('packwright')], work],
+    git: (repo) => [process.execPath, [join(here, 'concurrent-clones.mjs'), 'git', repo, '16', result('git')], work],
+    extra: async (repo) => {
+      // One more round, checked: every clone fsck clean, and the server's figures.
+      execFileSync(process.execPath, [join(here, 'concurrent-clones.mjs'), 'packwright', repo, '16', result('checked'), '--fsck']);
+      const r = JSON.parse(readFileSync(result('checked'), 'utf8'));
+      return { label: 'packwright serve peak RSS MB (of the checked round)', packwright: r.server.peakRssMB, git: NaN, note: `${r.succeeded}/16 clones, fsck ${r.clean ? 'clean' : 'NOT clean'}, event-loop delay p99 ${r.server.eventLoopDelayMs.p99} ms, max ${r.server.eventLoopDelayMs.max} ms` };
+    },
+  });
+}
+
 const results = [];
 for (const c of cases) {
   if (filters.length > 0 && !filters.some((f) => c.name.includes(f))) continue;
-  const input = c.setup();
+  const input = await c.setup();
   const pw = [];
   const gt = [];
   // Sub-second cases move by more than their difference between runs: give them more pairs.
@@ -527,6 +628,11 @@ for (const c of cases) {
     console.log(`  reference ${r.reference.label}: ${r.reference.wall.toFixed(3)} s ${r.reference.rss.toFixed(0)} MB (packwright/reference ${r.reference.packwrightRatio.toFixed(2)}${c.reference.output !== undefined ? `; idx identical to git's: ${r.reference.sameOutput}` : ''})`);
   }
   r.rssRatio = r.packwright.rss / r.git.rss;
+  if (c.teardown) await c.teardown();
+  if (c.extra) {
+    r.extra = await c.extra(input);
+    console.log(`  ${r.extra.label}: packwright ${r.extra.packwright}, git ${r.extra.git}${r.extra.note ? ` (${r.extra.note})` : ''}`);
+  }
   if (c.differentOutput) r.bytes = { packwright: pw[0].bytes, git: gt[0].bytes };
   results.push(r);
   console.log(`${r.name}: packwright ${r.packwright.wall.toFixed(2)} s ${r.packwright.rss.toFixed(0)} MB, git ${r.git.wall.toFixed(2)} s ${r.git.rss.toFixed(0)} MB, ratio ${r.ratio.toFixed(2)}, RSS ratio ${r.rssRatio.toFixed(2)}`);
@@ -541,6 +647,7 @@ md += '| case | packwright s | git s | ratio | packwright RSS MB | git RSS MB | 
 for (const r of results) {
   md += `| ${r.name} | ${r.packwright.wall.toFixed(2)} | ${r.git.wall.toFixed(2)} | **${r.ratio.toFixed(2)}** | ${r.packwright.rss.toFixed(0)} | ${r.git.rss.toFixed(0)} | ${r.rssRatio.toFixed(2)} |\n`;
   if (r.bytes) md += `| ↳ output bytes | ${r.bytes.packwright} | ${r.bytes.git} | ${(r.bytes.packwright / r.bytes.git).toFixed(3)} | | | |\n`;
+  if (r.extra) md += `| ↳ ${r.extra.label}${r.extra.note ? `; ${r.extra.note}` : ''} | ${Number.isNaN(r.extra.packwright) ? '' : Math.round(r.extra.packwright)} | ${Number.isNaN(r.extra.git) ? '' : Math.round(r.extra.git)} | | | | |\n`;
   if (r.reference) md += `| ↳ ${r.reference.label} (reference) | ${r.reference.wall.toFixed(2)} | | ${(r.reference.wall / r.git.wall).toFixed(2)} | ${r.reference.rss.toFixed(0)} | | ${(r.reference.rss / r.git.rss).toFixed(2)} |\n`;
 }
 

@@ -1,5 +1,4 @@
-import { existsSync } from 'node:fs';
-import { createServer } from 'node:http';
+import { existsSync, writeFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { basename, join, resolve } from 'node:path';
 import { PackwrightError } from '../errors/index.js';
@@ -10,7 +9,8 @@ import type { GlobalOptions } from './global-options.js';
 import { helpRequested, integerOption, UsageError } from './usage-error.js';
 
 const USAGE = `usage: packwright serve [--listen=<addr>] [--port=<n>] [--base-path=<dir>] [--export-all]
-                        [--max-requests=<n>] [--idle-timeout=<seconds>] [<directory>]
+                        [--max-requests=<n>] [--idle-timeout=<seconds>] [--stats-file=<path>]
+                        [<directory>]
 
 Serves git's smart HTTP protocol (clone and fetch, protocol v0, v1 and v2) from this process.
 Without --base-path: the repository at <directory> (default: the one here), at / and at
@@ -20,7 +20,9 @@ git-daemon-export-ok file (or all, with --export-all).
     --listen=<addr>           address to listen on (default 127.0.0.1)
     --port=<n>                port (default 0: any free one; the URL is printed)
     --max-requests=<n>        stop after answering n requests
-    --idle-timeout=<seconds>  stop after that long without a request`;
+    --idle-timeout=<seconds>  stop after that long without a request
+    --stats-file=<path>       on stopping, write JSON there: requests answered, the event loop's
+                              delay (p50, p99, max ms) and the peak RSS (MB)`;
 
 /**
  * `packwright serve`: an HTTP server for clones and fetches, printing the URL to clone from. It
@@ -36,6 +38,7 @@ export async function serveCommand(io: CommandIO, global: GlobalOptions, agent: 
   let exportAll = false;
   let maxRequests = Infinity;
   let idleTimeout = Infinity;
+  let statsFile: string | undefined;
   const positional: string[] = [];
   for (const a of args) {
     const value = a.slice(a.indexOf('=') + 1);
@@ -45,6 +48,7 @@ export async function serveCommand(io: CommandIO, global: GlobalOptions, agent: 
     else if (a === '--export-all') exportAll = true;
     else if (a.startsWith('--max-requests=')) maxRequests = integerOption('--max-requests', value);
     else if (a.startsWith('--idle-timeout=')) idleTimeout = integerOption('--idle-timeout', value);
+    else if (a.startsWith('--stats-file=')) statsFile = resolve(global.cwd, value);
     else if (a.startsWith('-')) throw new UsageError(USAGE);
     else positional.push(a);
   }
@@ -79,6 +83,11 @@ export async function serveCommand(io: CommandIO, global: GlobalOptions, agent: 
     };
     urlPath = '/';
   }
+  // Loaded here, not with every command: the bin's start-up pays only for what a command uses.
+  const { createServer } = await import('node:http');
+  const { monitorEventLoopDelay } = await import('node:perf_hooks');
+  const delay = monitorEventLoopDelay({ resolution: 10 });
+  delay.enable();
   return io.interruptible(async (signal) => {
     const handler = createGitHttpHandler({ repository, signal, agent, onStderr: (text) => io.stderr.write(text) });
     let answered = 0;
@@ -110,6 +119,12 @@ export async function serveCommand(io: CommandIO, global: GlobalOptions, agent: 
     armIdle();
     await stopped;
     if (idle !== undefined) clearTimeout(idle);
+    delay.disable();
+    if (statsFile !== undefined) {
+      const ms = (ns: number): number => Math.round(ns / 1e4) / 100;
+      const stats = { requests: answered, eventLoopDelayMs: { p50: ms(delay.percentile(50)), p99: ms(delay.percentile(99)), max: ms(delay.max) }, peakRssMB: Math.round(process.resourceUsage().maxRSS / 1024) };
+      writeFileSync(statsFile, `${JSON.stringify(stats)}\n`);
+    }
     for (const repo of repos.values()) repo.close();
     return 0;
   });

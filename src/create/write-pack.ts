@@ -413,60 +413,57 @@ class ForwardReader {
 }
 
 /**
- * A pack sent as it is: git's whole-pack reuse (write_reused_pack_verbatim), for when every
- * object of a bitmapped pack is wanted and nothing else. Every entry is first checked against the
- * CRC32 its index stores (false: one does not match, and the caller writes the pack entry by
- * entry, which recompresses that one); then the header, the entries in big chunks, and a trailer
- * computed over what was sent. No entry is parsed, planned or copied one by one: a clone of a
- * repacked repository costs a read of its pack and a hash.
+ * Sends a whole pack as it is (git's whole-pack reuse): the header, the entries in one pass of
+ * big reads, each entry checked against the index's CRC32 on the way (v2 indexes), and the
+ * pack's own trailer, which those bytes hash to: nothing is hashed again. A CRC mismatch in the
+ * first window, before anything is sent, gives undefined (the caller makes the pack entry by
+ * entry, from other copies where there are some); later it is PACK_CORRUPT, the pack being half
+ * sent. Resolves to the trailer.
  */
 export async function copyWholePack(pack: StorePack, sink: PackSink, signal?: AbortSignal, onProgress?: (bytes: number) => void): Promise<Buffer | undefined> {
   const file = pack.open().file;
   const index = pack.index;
-  const { offsets, positions } = index.packOrder();
   const end = file.dataEnd;
-  const chunk = Buffer.allocUnsafeSlow(READ_WINDOW);
-  if (index.version >= 2) {
-    // Entry by entry through big reads: each entry's CRC32 against the index's.
-    let k = 0;
-    for (let start = 12; start < end && k < offsets.length;) {
-      const length = Math.min(READ_WINDOW, end - start);
-      file.readInto(chunk, start, length);
-      const stop = start + length;
-      for (; k < offsets.length; k++) {
+  const order = index.version >= 2 ? index.packOrder() : undefined;
+  const offsets = order?.offsets;
+  let k = 0;
+  let sent = 0;
+  for (let start = 12; start < end;) {
+    // A window of whole entries: READ_WINDOW bytes, or one entry when it is bigger.
+    let stop = Math.min(end, start + READ_WINDOW);
+    if (offsets !== undefined) {
+      let last = k;
+      while (last < offsets.length && ((last + 1 < offsets.length ? (offsets[last + 1] as number) : end) <= stop)) last++;
+      if (last === k && k < offsets.length) last = k + 1;
+      stop = last < offsets.length ? (offsets[last] as number) : end;
+    }
+    // A fresh buffer each time: the sink may keep what it is given.
+    const bytes = Buffer.allocUnsafeSlow(stop - start);
+    file.readInto(bytes, start, stop - start);
+    if (offsets !== undefined && order !== undefined) {
+      for (; k < offsets.length && (offsets[k] as number) < stop; k++) {
         const from = offsets[k] as number;
         const to = k + 1 < offsets.length ? (offsets[k + 1] as number) : end;
-        if (to > stop) {
-          if (from === start) return undefined; // an entry larger than a chunk: the entry path copes
-          break;
+        if ((crc32(bytes.subarray(from - start, to - start)) >>> 0) !== index.crc32(order.positions[k] as number)) {
+          if (sent === 0) return undefined;
+          throw new PackwrightError('PACK_CORRUPT', `the entry at offset ${from} does not match its CRC32 in the index, after part of the pack was sent`, { file: pack.packPath, offset: from });
         }
-        if ((crc32(chunk.subarray(from - start, to - start)) >>> 0) !== index.crc32(positions[k] as number)) return undefined;
       }
-      if (k < offsets.length) start = offsets[k] as number;
-      else break;
-      throwIfAborted(signal, 'making the pack');
     }
-  }
-  const hasher = nodeCrypto().createHash(pack.index.hashLength === 20 ? 'sha1' : 'sha256');
-  const header = Buffer.alloc(12);
-  header.write('PACK', 0, 'latin1');
-  header.writeUInt32BE(2, 4);
-  header.writeUInt32BE(index.count, 8);
-  hasher.update(header);
-  await sink(header);
-  let sent = 12;
-  for (let start = 12; start < end; start += READ_WINDOW) {
-    const length = Math.min(READ_WINDOW, end - start);
-    // A fresh buffer each time: the sink may keep what it is given.
-    const bytes = Buffer.allocUnsafeSlow(length);
-    file.readInto(bytes, start, length);
-    hasher.update(bytes);
+    if (sent === 0) {
+      // The file's own header: the trailer is the hash of it and the entries.
+      const header = Buffer.allocUnsafe(12);
+      file.readInto(header, 0, 12);
+      await sink(header);
+      sent = 12;
+    }
     await sink(bytes);
-    sent += length;
+    sent += bytes.length;
+    start = stop;
     onProgress?.(sent);
     throwIfAborted(signal, 'making the pack');
   }
-  const hash = hasher.digest();
-  await sink(Buffer.from(hash));
-  return hash;
+  const trailer = file.trailer();
+  await sink(Buffer.from(trailer));
+  return trailer;
 }
