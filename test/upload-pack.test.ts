@@ -7,9 +7,9 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CLI, git, GIT_ENV, makeHistoryRepo, runPackwright, tempDir, type Format } from './helpers/git.js';
 import { encodePacket, PacketReader } from '../src/protocol/index.js';
-import { Readable } from 'node:stream';
+import { PassThrough, Readable } from 'node:stream';
 import { Repository } from '../src/repo/index.js';
-import { serveGitDaemonConnection } from '../src/serve/index.js';
+import { serveGitDaemonConnection, uploadPack } from '../src/serve/index.js';
 
 const execFileAsync = promisify(execFile);
 
@@ -333,4 +333,22 @@ test('the pkt-line reader: special packets, the length limit, a stream that ends
   assert.equal(cut.truncated, true);
   assert.equal((await new PacketReader(Readable.from([])).read()).kind, 'eof');
   assert.throws(() => encodePacket(Buffer.alloc(65517)), /exceeds max packet size/);
+});
+
+test('--timeout: a client that stays idle is dropped (CONNECTION_CLOSED) after that many seconds, as git\'s alarm does', async () => {
+  using dir = tempDir();
+  const repo = Repository.openGitDir(makeHistoryRepo(dir.path, 'sha1'));
+  try {
+    const input = new PassThrough();
+    const output: Buffer[] = [];
+    const started = Date.now();
+    // The advertisement goes out; then nothing comes back.
+    await assert.rejects(uploadPack(repo, { input, output: (chunk) => void output.push(chunk), timeout: 1 }), { code: 'CONNECTION_CLOSED', message: /timed out/ });
+    const took = Date.now() - started;
+    assert.ok(took >= 900 && took < 3000, `dropped after ${took} ms`);
+    assert.match(Buffer.concat(output).toString('latin1'), /refs\/heads\/main/);
+    input.destroy();
+  } finally {
+    repo.close();
+  }
 });

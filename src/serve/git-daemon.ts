@@ -1,6 +1,7 @@
 // The git:// transport's server side (git daemon, daemon.c): one TCP connection opens with a
 // packet naming the service and the repository ("git-upload-pack /path\0host=h\0\0version=2\0"),
 // then the service's conversation runs on the socket.
+import { setMaxListeners } from 'node:events';
 import type { Duplex } from 'node:stream';
 import { isPackwrightError } from '../errors/packwright-error.js';
 import { encodePacket, PacketReader } from '../protocol/pkt-line.js';
@@ -57,6 +58,8 @@ export async function serveGitDaemonConnection(socket: Duplex, options: GitDaemo
   const controller = new AbortController();
   const abort = (): void => controller.abort(new Error('the client went away'));
   socket.once('close', abort);
+  // Every connection in progress listens to the caller's signal.
+  if (options.signal !== undefined) setMaxListeners(0, options.signal);
   options.signal?.addEventListener('abort', abort, { once: true });
   const write = socketSink(socket);
   try {

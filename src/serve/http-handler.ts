@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { serveSmartHttp, type GitHttpResponse, type SmartHttpOptions } from './smart-http.js';
 
@@ -7,6 +8,8 @@ import { serveSmartHttp, type GitHttpResponse, type SmartHttpOptions } from './s
  * `options.repository`. A client that goes away mid-answer aborts its pack and frees what it held.
  */
 export function createGitHttpHandler(options: SmartHttpOptions): (req: IncomingMessage, res: ServerResponse) => Promise<void> {
+  // Each request in progress listens to the server's signal: as many listeners as requests.
+  if (options.signal !== undefined) setMaxListeners(0, options.signal);
   return async (req, res) => {
     const controller = new AbortController();
     const gone = (): void => {

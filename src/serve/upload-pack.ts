@@ -29,15 +29,19 @@ export async function uploadPack(repo: Repository, options: UploadPackOptions): 
   // The input is the caller's: what the conversation leaves unread stays there (an HTTP request's
   // body is its server's to finish; destroying it would cut the answer short).
   const session = new UploadSession(repo, options);
-  const version = options.protocol ?? 0;
-  if (version === 2) {
-    if (options.advertiseRefs === true) advertiseV2(session);
-    else await serveV2(session);
-  } else {
-    if (version === 1 && (options.advertiseRefs === true || options.statelessRpc !== true)) session.writer.line('version 1');
-    await uploadPackV0(session, options.advertiseRefs === true);
+  try {
+    const version = options.protocol ?? 0;
+    if (version === 2) {
+      if (options.advertiseRefs === true) advertiseV2(session);
+      else await serveV2(session);
+    } else {
+      if (version === 1 && (options.advertiseRefs === true || options.statelessRpc !== true)) session.writer.line('version 1');
+      await uploadPackV0(session, options.advertiseRefs === true);
+    }
+    await session.drain();
+  } finally {
+    session.stopTimeout();
   }
-  await session.drain();
 }
 
 async function uploadPackV0(s: UploadSession, advertiseRefs: boolean): Promise<void> {

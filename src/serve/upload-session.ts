@@ -32,7 +32,11 @@ export interface UploadSessionOptions {
   output: ByteSink;
   stderr?: ((text: string) => void) | undefined;
   statelessRpc?: boolean | undefined;
-  /** git's --timeout: seconds; a client gets no progress without a side band then (git's daemon mode). */
+  /**
+   * git's --timeout: seconds a client may leave the conversation idle (no request arriving, no
+   * answer taken) before it fails with CONNECTION_CLOSED ("timed out"); a client gets no progress
+   * without a side band then (git's daemon mode).
+   */
   timeout?: number | undefined;
   threads?: number | undefined;
   signal?: AbortSignal | undefined;
@@ -76,6 +80,10 @@ export class UploadSession {
   shallowCount = 0;
   private tail: Promise<void> = Promise.resolve();
   private lastOutput = Date.now();
+  /** Aborts the pack when the client is idle past `timeout` (git's alarm()), or the caller's signal does. */
+  private readonly idle = new AbortController();
+  readonly signal: AbortSignal;
+  private idleTimer: NodeJS.Timeout | undefined;
 
   constructor(readonly repo: Repository, readonly options: UploadSessionOptions) {
     this.config = uploadPackConfig(repo.config, repo.env);
@@ -86,6 +94,20 @@ export class UploadSession {
     // Every write goes through one chain: progress written between pack chunks stays in order,
     // and a slow client holds the pack back (backpressure).
     this.writer = new PacketWriter((chunk) => this.emit(chunk));
+    this.signal = options.signal !== undefined ? AbortSignal.any([options.signal, this.idle.signal]) : this.idle.signal;
+  }
+
+  /** Starts (again) the wait for the client to do something (git's reset_timeout). */
+  private resetTimeout(): void {
+    const seconds = this.options.timeout ?? 0;
+    if (seconds <= 0) return;
+    if (this.idleTimer !== undefined) clearTimeout(this.idleTimer);
+    this.idleTimer = setTimeout(() => this.idle.abort(new PackwrightError('CONNECTION_CLOSED', `the client was idle for ${seconds} seconds: timed out`)), seconds * 1000);
+  }
+
+  /** Ends the wait for an idle client (the conversation is over). */
+  stopTimeout(): void {
+    if (this.idleTimer !== undefined) clearTimeout(this.idleTimer);
   }
 
   get hashLength(): number {
@@ -129,7 +151,10 @@ export class UploadSession {
   /** Hands `chunk` to the output after everything before it. */
   emit(chunk: Buffer): Promise<void> {
     this.lastOutput = Date.now();
-    const next = this.tail.then(() => this.options.output(chunk));
+    const next = this.tail.then(async () => {
+      await this.options.output(chunk);
+      this.resetTimeout();
+    });
     this.tail = next;
     return next;
   }
@@ -147,7 +172,8 @@ export class UploadSession {
    */
   async read(gentle = false): Promise<Packet> {
     await this.writer.send();
-    const p = await this.reader.read();
+    this.resetTimeout();
+    const p = await this.untilIdle(this.reader.read());
     if (p.kind === 'eof' && !gentle) throw new PackwrightError('CONNECTION_CLOSED', 'the remote end hung up unexpectedly');
     if (p.kind === 'data' && p.line.startsWith('ERR ')) throw new PackwrightError('PROTOCOL_ERROR', `remote error: ${p.line.slice(4)}`);
     return p;
@@ -156,7 +182,19 @@ export class UploadSession {
   /** The next packet, left to be read (after sending what is written). */
   async peek(): Promise<Packet> {
     await this.writer.send();
-    return this.reader.peek();
+    this.resetTimeout();
+    return this.untilIdle(this.reader.peek());
+  }
+
+  /** `work`, or the timeout's error if the client stays idle (or the caller aborts) first. */
+  private untilIdle<T>(work: Promise<T>): Promise<T> {
+    const signal = this.signal;
+    if (signal.aborted) return Promise.reject(signal.reason as Error);
+    return new Promise<T>((resolve, reject) => {
+      const stop = (): void => reject(signal.reason as Error);
+      signal.addEventListener('abort', stop, { once: true });
+      work.then(resolve, reject).finally(() => signal.removeEventListener('abort', stop));
+    });
   }
 
   /** Tells the client (an ERR line, or band 3) and fails with git's words (send_err_and_die). */
@@ -498,7 +536,7 @@ export class UploadSession {
         shallowClient: this.shallowCount > 0,
         useBitmapIndex: this.repo.config.getBool('pack.useBitmaps') ?? true,
         sink: (chunk) => this.emit(sidebandFrames(BAND_DATA, chunk, sideband)),
-        ...(this.options.signal !== undefined ? { signal: this.options.signal } : {}),
+        signal: this.signal,
         onProgress: meter.onProgress,
       });
       meter.finish();
@@ -546,7 +584,7 @@ export class UploadSession {
       cwd: this.repo.gitDir, env: { ...this.repo.env, GIT_DIR: '.' }, stdio: ['pipe', 'pipe', 'pipe'],
     });
     const abort = (): void => void child.kill();
-    this.options.signal?.addEventListener('abort', abort, { once: true });
+    this.signal.addEventListener('abort', abort, { once: true });
     const exited = new Promise<number>((resolve) => child.once('close', (code) => resolve(code ?? 128)));
     child.stdin.on('error', () => {});
     child.stdin.end(`${lines.join('\n')}\n\n`);
@@ -557,7 +595,7 @@ export class UploadSession {
       if (this.sideband !== 0) this.writer.flush();
       await this.drain();
     } finally {
-      this.options.signal?.removeEventListener('abort', abort);
+      this.signal.removeEventListener('abort', abort);
     }
   }
 
