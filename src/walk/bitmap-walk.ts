@@ -284,6 +284,12 @@ function findObjects(index: BitmapIndex, roots: readonly Root[], seen: Bitset | 
 }
 
 /**
+ * Bitmaps read, by pack: a pack and its bitmap never change, so a long-lived store (a server
+ * answering fetch after fetch) reads each once; a pack the store lets go takes its bitmap along.
+ */
+const openedBitmaps = new WeakMap<StorePack, PackBitmap>();
+
+/**
  * The bitmap of the first pack (newest first, as git looks) that has one; another pack's bitmap
  * is ignored with git's warning. Undefined when there is none, or it cannot be read.
  */
@@ -299,7 +305,12 @@ function openBitmap(handle: StoreHandle, warn: (message: string) => void): Bitma
     const index = pack.tryIndex();
     if (index === undefined || !pack.tryOpen()) continue;
     try {
-      found = new BitmapIndex(pack, PackBitmap.open(path, { objectCount: index.count, hashLength: index.hashLength, packHash: index.packHash }));
+      let bitmap = openedBitmaps.get(pack);
+      if (bitmap === undefined) {
+        bitmap = PackBitmap.open(path, { objectCount: index.count, hashLength: index.hashLength, packHash: index.packHash });
+        openedBitmaps.set(pack, bitmap);
+      }
+      found = new BitmapIndex(pack, bitmap);
     } catch (e) {
       if (!isPackwrightError(e, 'BITMAP_CORRUPT')) throw e;
       warn(e.message);
