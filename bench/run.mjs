@@ -571,6 +571,30 @@ for (const [label, make] of served) {
       return { label: 'server peak RSS MB (git: the bridge; its largest http-backend in the note)', packwright: pw.peakRssMB, git: gt.peakRssMB, note: `http-backend and its children: ${gt.childPeakRssMB} MB; packwright serve event-loop delay p99 ${pw.eventLoopDelayMs.p99} ms` };
     },
   });
+  // The same fetch over HTTP: a long-lived packwright serve against a CGI per request.
+  const httpFetch = (side) => () => ['sh', ['-c', `rm -rf ${fetchWork} && cp -a ${base} ${fetchWork} && git -C ${fetchWork} fetch -q ${servers[side].url.replace(/\/$/, '')}/${servers.name} main`], work];
+  cases.push({
+    name: `fetch of 10 new commits over HTTP: packwright serve vs git http-backend behind a Node CGI bridge (${label})`,
+    setup: async () => {
+      const repo = make();
+      execFileSync('git', ['branch', '-f', 'bench-base', 'main~10'], { cwd: repo });
+      rmSync(base, { recursive: true, force: true });
+      execFileSync('git', ['clone', '-q', '--bare', '--no-local', '--single-branch', '--branch', 'bench-base', `file://${repo}`, base]);
+      servers.name = repo.slice(work.length + 1);
+      servers.packwright = await start([cli, 'serve', `--base-path=${work}`, '--export-all', '--idle-timeout=900', `--stats-file=${join(work, 'serve-http-pw.json')}`], join(work, 'serve-http-pw.json'));
+      servers.git = await start([join(here, 'cgi-bridge.mjs'), work, join(work, 'serve-http-git.json')], join(work, 'serve-http-git.json'));
+      return repo;
+    },
+    packwright: httpFetch('packwright'),
+    git: httpFetch('git'),
+    teardown: async () => {
+      for (const side of ['packwright', 'git']) {
+        const exited = new Promise((resolve) => servers[side].child.once('exit', resolve));
+        servers[side].child.kill('SIGTERM');
+        await exited;
+      }
+    },
+  });
   // 16 clones at once: one packwright serve against 16 of git's upload-pack.
   const result = (side) => join(work, `concurrent-${side}.json`);
   cases.push({
