@@ -19,6 +19,7 @@ import { revParseCommand } from './rev-parse.js';
 import { uploadPackCommand } from './upload-pack.js';
 import { httpBackendCommand } from './http-backend.js';
 import { serveCommand } from './serve.js';
+import { updateRefCommand } from './update-ref.js';
 import { UsageError } from './usage-error.js';
 import { openRepository, parseGlobalOptions } from './global-options.js';
 import { withIO, type CommandIO } from './command-io.js';
@@ -41,6 +42,7 @@ commands:
   rev-parse      revisions to ids, and where the repository is (git rev-parse)
   show-index     list the entries of a pack index read on stdin (git show-index)
   show-ref       list refs and their ids (git show-ref)
+  update-ref     set, create, delete or check refs, many at once with --stdin (git update-ref)
   rev-list       list commits, and with --objects every object, reachable from revisions (git rev-list)
   upload-pack    serve a clone or fetch over stdin/stdout, protocol v0, v1 or v2 (git upload-pack)
   http-backend   answer a smart HTTP request as a CGI program (git http-backend)
@@ -100,6 +102,8 @@ export async function run(argv: string[], callerIO: CommandIO): Promise<number> 
         return await uploadPackCommand(io, global, `packwright/${packageVersion()}`, args);
       case 'http-backend':
         return await httpBackendCommand(io, global, `packwright/${packageVersion()}`);
+      case 'update-ref':
+        return updateRefCommand(io, () => openRepository(global), args);
       case 'serve':
         return await serveCommand(io, global, `packwright/${packageVersion()}`, args);
       case 'odb':

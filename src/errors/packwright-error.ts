@@ -10,6 +10,12 @@ export type ErrorCode =
   | 'OBJECT_CORRUPT'
   | 'REF_NOT_FOUND'
   | 'REF_CORRUPT'
+  /** A ref (or packed-refs) is locked by another writer: its `.lock` file exists. */
+  | 'REF_LOCKED'
+  /** A ref is not what an update expected it to be (compare-and-swap failed). */
+  | 'REF_MISMATCH'
+  /** A ref name clashes with an existing ref as a file and a directory (refs/heads/a and refs/heads/a/b). */
+  | 'REF_CONFLICT'
   | 'DELTA_CORRUPT'
   | 'PACK_SIGNATURE'
   | 'PACK_VERSION'

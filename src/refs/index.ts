@@ -7,3 +7,5 @@ export { approxidate } from './approxidate.js';
 export { readReflog, parseReflog } from './reflog.js';
 export type { ReflogEntry } from './reflog.js';
 export { HiddenRefs } from './hidden-refs.js';
+export { RefTransaction } from './ref-transaction.js';
+export type { RefExpectation, RefUpdateOptions, RefTransactionOptions } from './ref-transaction.js';

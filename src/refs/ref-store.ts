@@ -3,6 +3,7 @@ import { readdirSync } from 'node:fs';
 import { readFileIfPresent } from '../io/read-file-if-present.js';
 import { join } from 'node:path';
 import { PackwrightError } from '../errors/packwright-error.js';
+import { RefTransaction, type RefTransactionOptions } from './ref-transaction.js';
 
 /** A ref as stored: an object id, or (symbolic) the name of another ref. */
 export type RefValue = { kind: 'id'; id: Buffer; peeled: Buffer | undefined } | { kind: 'symbolic'; target: string };
@@ -62,6 +63,31 @@ export class RefStore {
     if (loose !== undefined) return this.parseLoose(loose);
     const packed = this.findPacked(name);
     return packed === undefined ? undefined : { kind: 'id', id: packed.id, peeled: packed.peeled };
+  }
+
+  /** Where the loose file of ref `name` is (or would be): the worktree's git directory for HEAD and its own namespaces, else the common one. */
+  loosePath(name: string): string {
+    return join(perWorktree(name) ? this.gitDir : this.commonDir, name);
+  }
+
+  /** Where the reflog of ref `name` is (or would be). */
+  reflogPath(name: string): string {
+    return join(perWorktree(name) ? this.gitDir : this.commonDir, 'logs', name);
+  }
+
+  /** Whether packed-refs has `name`. */
+  isPacked(name: string): boolean {
+    return this.findPacked(name) !== undefined;
+  }
+
+  /** Drops what was parsed of packed-refs (it was just rewritten). */
+  forgetPacked(): void {
+    this.packed = { bytes: undefined, refs: undefined };
+  }
+
+  /** A transaction of ref changes (see RefTransaction): reflog lines carry `ident`. */
+  transaction(options: RefTransactionOptions): RefTransaction {
+    return new RefTransaction(this, options);
   }
 
   /** The id `name` resolves to through symbolic refs, or undefined (missing, broken or too deep). */

@@ -16,3 +16,4 @@ export type { RepositorySetup } from './setup.js';
 export { Attributes } from './attributes.js';
 export type { AttributeValue } from './attributes.js';
 export { convertToGit, convertToWorkTree, textconv } from './convert-to-git.js';
+export { committerIdent } from './ident.js';

@@ -6,7 +6,9 @@ import { isAbsolute, join, posix, relative, resolve as resolvePath, sep } from '
 import { PackwrightError } from '../errors/packwright-error.js';
 import { parseIndexFile } from './index-file.js';
 import { homedir } from 'node:os';
-import { configFromEnvironment, GitConfig } from '../config/git-config.js';
+import { configFromEnvironment, GitConfig, parseBool } from '../config/git-config.js';
+import { committerIdent } from './ident.js';
+import type { RefTransaction } from '../refs/ref-transaction.js';
 import { hashLength, type ObjectFormat } from '../hash/object-format.js';
 import { Store, objectFormatOf, type OpenStoreOptions } from '../odb/store.js';
 import type { StoreHandle } from '../odb/store-handle.js';
@@ -136,6 +138,17 @@ export class Repository implements RevisionContext {
   /** The environment git's variables are read from: the options' `env`, else the process's. */
   get env(): Readonly<Record<string, string | undefined>> {
     return this.options.env ?? process.env;
+  }
+
+  /**
+   * A transaction of ref changes (see RefTransaction), its reflog lines by this repository's
+   * committer (committerIdent) as core.logAllRefUpdates says (default: true, but false in a bare repository).
+   */
+  refTransaction(): RefTransaction {
+    const setting = this.config.get('core.logallrefupdates');
+    const bare = this.config.getBool('core.bare') ?? this.workTree === undefined;
+    const logAll = setting === undefined ? !bare : typeof setting === 'string' && setting.toLowerCase() === 'always' ? 'always' : parseBool(setting, 'core.logAllRefUpdates');
+    return this.refs.transaction({ ident: committerIdent(this.env, this.config), logAllRefUpdates: logAll });
   }
 
   /** git's protected configuration (see protectedConfig), with this repository's `-c` parameters; read each time. */

@@ -1,0 +1,321 @@
+// Writing refs as git's files backend does (refs/files-backend.c): every ref changed is locked
+// by creating `<ref>.lock` exclusively, old values are checked under the locks, new values are
+// written to the lock files and renamed over the refs; a deleted ref leaves loose and packed
+// storage (packed-refs rewritten through `packed-refs.lock`); reflogs are appended as git writes
+// them. Either every update of a transaction happens or none does, and every lock taken is
+// removed on every way out.
+import { closeSync, existsSync, mkdirSync, openSync, readdirSync, renameSync, rmdirSync, statSync, unlinkSync, writeSync, appendFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { PackwrightError } from '../errors/packwright-error.js';
+import { toHex } from '../hash/hex.js';
+import { readFileIfPresent } from '../io/read-file-if-present.js';
+import type { RefStore } from './ref-store.js';
+import { isValidRefname } from './refname.js';
+
+/** What a ref must be before an update: this id, absent (`'absent'`: a create), or anything (undefined). */
+export type RefExpectation = Uint8Array | 'absent' | undefined;
+
+export interface RefUpdateOptions {
+  /** Change a symbolic ref itself, not the ref it points to (git's --no-deref). */
+  noDeref?: boolean | undefined;
+  /** The reflog message (git's -m). */
+  message?: string | undefined;
+  /** Start a reflog for the ref even where core.logAllRefUpdates would not (git's --create-reflog). */
+  createReflog?: boolean | undefined;
+}
+
+export interface RefTransactionOptions {
+  /** The committer identity and time of reflog lines: `Name <email> <seconds> <+hhmm>`. */
+  ident: string;
+  /** core.logAllRefUpdates: false (only refs that have a reflog), true (HEAD, branches, remotes, notes), 'always'. */
+  logAllRefUpdates: boolean | 'always';
+}
+
+interface Update {
+  /** The ref as the caller named it (errors say this name). */
+  name: string;
+  /** The ref written: the name, or where its symbolic refs end. */
+  target: string;
+  newId: Uint8Array | undefined;
+  remove: boolean;
+  expect: RefExpectation;
+  options: RefUpdateOptions;
+  /** Also log to the reflog of these (HEAD, when the ref it points to changes). */
+  alsoLog: string[];
+  /** Filled by prepare: the lock file, and the id the ref had. */
+  lock?: string | undefined;
+  oldId?: Buffer | undefined;
+}
+
+const MAX_SYMREF_DEPTH = 5;
+
+/**
+ * A set of ref changes made all at once (git's ref_transaction on the files backend). Add
+ * `update`, `create`, `delete` and `verify`, then `commit` (or `prepare`, then `commit` or
+ * `abort`). Errors are REF_LOCKED (a lock is held: another writer), REF_MISMATCH (a ref is not
+ * what was expected), REF_CONFLICT (a name clashes with an existing ref as file and directory),
+ * INVALID_ARGUMENT (a bad ref name), in git's words.
+ */
+export class RefTransaction {
+  private readonly updates: Update[] = [];
+  private state: 'open' | 'prepared' | 'closed' = 'open';
+  private packedLock: string | undefined;
+
+  constructor(private readonly refs: RefStore, private readonly options: RefTransactionOptions) {}
+
+  /** Sets `name` to `newId`, if it is now what `expect` says. */
+  update(name: string, newId: Uint8Array, expect?: RefExpectation, options: RefUpdateOptions = {}): this {
+    return this.add(name, newId, false, expect, options);
+  }
+
+  /** Creates `name`; it must not exist. */
+  create(name: string, newId: Uint8Array, options: RefUpdateOptions = {}): this {
+    return this.add(name, newId, false, 'absent', options);
+  }
+
+  /** Deletes `name` (loose, packed and its reflog), if it is now what `expect` says. */
+  delete(name: string, expect?: RefExpectation, options: RefUpdateOptions = {}): this {
+    return this.add(name, undefined, true, expect, options);
+  }
+
+  /** Checks that `name` is what `expect` says, under a lock, without changing it. */
+  verify(name: string, expect: RefExpectation, options: RefUpdateOptions = {}): this {
+    return this.add(name, undefined, false, expect, options);
+  }
+
+  private add(name: string, newId: Uint8Array | undefined, remove: boolean, expect: RefExpectation, options: RefUpdateOptions): this {
+    if (this.state !== 'open') throw new PackwrightError('INVALID_ARGUMENT', 'the ref transaction is no longer open');
+    if (name !== 'HEAD' && !isValidRefname(name)) throw new PackwrightError('INVALID_ARGUMENT', `refusing to update ref with bad name '${name}'`);
+    if (this.updates.some((u) => u.name === name)) throw new PackwrightError('INVALID_ARGUMENT', `multiple updates for ref '${name}' not allowed`);
+    this.updates.push({ name, target: name, newId, remove, expect, options, alsoLog: [] });
+    return this;
+  }
+
+  /**
+   * Takes every lock and checks every expectation (git's ref_transaction_prepare); after it,
+   * `commit` only writes. Fails (with every lock released) when a check does not hold.
+   */
+  prepare(): void {
+    if (this.state !== 'open') throw new PackwrightError('INVALID_ARGUMENT', 'the ref transaction is no longer open');
+    this.state = 'prepared';
+    try {
+      const head = this.refs.read('HEAD');
+      const headTarget = head?.kind === 'symbolic' ? this.finalName('HEAD') : undefined;
+      for (const u of this.updates) {
+        if (u.options.noDeref !== true) u.target = this.finalName(u.name);
+        // git logs a change of the branch HEAD points to in HEAD's reflog too.
+        if (u.name === 'HEAD' && u.target !== 'HEAD') u.alsoLog.push('HEAD');
+        else if (headTarget !== undefined && u.target === headTarget && u.name !== 'HEAD') u.alsoLog.push('HEAD');
+      }
+      this.checkNamesTogether();
+      for (const u of this.updates) {
+        // A new ref's name is checked against the others first: its lock could not be made where a ref is a directory's name.
+        if (!u.remove && u.newId !== undefined && this.refs.read(u.target) === undefined) this.checkAvailable(u);
+        u.lock = this.lock(u.target, u.name);
+        const value = this.refs.read(u.target);
+        u.oldId = value?.kind === 'id' ? value.id : value?.kind === 'symbolic' && u.options.noDeref === true ? this.refs.resolve(u.target) : undefined;
+        this.checkExpectation(u);
+      }
+      if (this.updates.some((u) => u.remove && this.refs.isPacked(u.target))) this.packedLock = this.lockFile(join(this.refs.commonDir, 'packed-refs'), 'packed-refs');
+    } catch (e) {
+      this.abort();
+      throw e;
+    }
+  }
+
+  /** Makes every change (preparing first if needed), then releases the locks. */
+  commit(): void {
+    if (this.state === 'open') this.prepare();
+    if (this.state !== 'prepared') throw new PackwrightError('INVALID_ARGUMENT', 'the ref transaction is no longer open');
+    try {
+      const deleted = this.updates.filter((u) => u.remove);
+      if (this.packedLock !== undefined) this.rewritePacked(new Set(deleted.map((u) => u.target)));
+      for (const u of this.updates) {
+        const lock = u.lock as string;
+        const path = this.refs.loosePath(u.target);
+        if (u.remove) {
+          unlinkIfPresent(path);
+          unlinkIfPresent(lock);
+          this.deleteReflog(u.target);
+          removeEmptyParents(dirname(path), join(path.slice(0, path.length - u.target.length), 'refs'));
+          continue;
+        }
+        if (u.newId === undefined) {
+          unlinkIfPresent(lock);
+          continue;
+        }
+        writeWhole(lock, `${toHex(u.newId)}\n`);
+        renameSync(lock, path);
+        this.log(u.target, u, u.newId);
+        for (const other of u.alsoLog) this.log(other, u, u.newId);
+      }
+    } finally {
+      this.abort();
+    }
+  }
+
+  /** Releases every lock without changing anything. */
+  abort(): void {
+    for (const u of this.updates) {
+      if (u.lock !== undefined) unlinkIfPresent(u.lock);
+      u.lock = undefined;
+    }
+    if (this.packedLock !== undefined) unlinkIfPresent(this.packedLock);
+    this.packedLock = undefined;
+    this.state = 'closed';
+  }
+
+  /** Where `name`'s symbolic refs end (itself when it is not one, or does not exist). */
+  private finalName(name: string): string {
+    let current = name;
+    for (let depth = 0; depth < MAX_SYMREF_DEPTH; depth++) {
+      const v = this.refs.read(current);
+      if (v?.kind !== 'symbolic') return current;
+      if (current !== 'HEAD' && !isValidRefname(v.target)) return current;
+      current = v.target;
+    }
+    return current;
+  }
+
+  /** Two updates of one transaction whose names clash as file and directory (git's "at the same time"). */
+  private checkNamesTogether(): void {
+    const names = this.updates.map((u) => u.target).sort();
+    for (let i = 1; i < names.length; i++) {
+      const a = names[i - 1] as string;
+      const b = names[i] as string;
+      if (a === b) throw new PackwrightError('INVALID_ARGUMENT', `multiple updates for '${a}' (including one via its referent) are not allowed`);
+      if (b.startsWith(`${a}/`)) throw new PackwrightError('REF_CONFLICT', `cannot process '${a}' and '${b}' at the same time`);
+    }
+  }
+
+  /** A new ref's name must not be a directory of refs or have a ref as a directory (git's refs_verify_refname_available). */
+  private checkAvailable(u: Update): void {
+    const parts = u.target.split('/');
+    const updated = new Set(this.updates.filter((x) => x.remove).map((x) => x.target));
+    for (let k = 1; k < parts.length; k++) {
+      const prefix = parts.slice(0, k).join('/');
+      if (this.refs.read(prefix) !== undefined && !updated.has(prefix) && prefix.startsWith('refs/')) {
+        throw new PackwrightError('REF_CONFLICT', `cannot lock ref '${u.name}': '${prefix}' exists; cannot create '${u.target}'`);
+      }
+    }
+    const below = this.refs.list(`${u.target}/`).find((r) => !updated.has(r.name));
+    if (below !== undefined) throw new PackwrightError('REF_CONFLICT', `cannot lock ref '${u.name}': '${below.name}' exists; cannot create '${u.target}'`);
+  }
+
+  private checkExpectation(u: Update): void {
+    const expect = u.expect;
+    if (expect === undefined) return;
+    const had = u.oldId;
+    if (expect === 'absent') {
+      if (had !== undefined) throw new PackwrightError('REF_MISMATCH', `cannot lock ref '${u.name}': reference already exists`);
+      return;
+    }
+    if (had === undefined) throw new PackwrightError('REF_MISMATCH', `cannot lock ref '${u.name}': reference is missing but expected ${toHex(expect)}`);
+    if (!had.equals(expect)) throw new PackwrightError('REF_MISMATCH', `cannot lock ref '${u.name}': is at ${toHex(had)} but expected ${toHex(expect)}`);
+  }
+
+  /** `<ref>.lock`, created exclusively (the directories on the way too). */
+  private lock(target: string, name: string): string {
+    const path = this.refs.loosePath(target);
+    try {
+      mkdirSync(dirname(path), { recursive: true });
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'EEXIST' || (e as NodeJS.ErrnoException).code === 'ENOTDIR') {
+        throw new PackwrightError('REF_CONFLICT', `cannot lock ref '${name}': unable to create lock file ${path}.lock; non-directory in the way`);
+      }
+      throw e;
+    }
+    if (existsSync(path) && statSync(path).isDirectory()) {
+      if (readdirSync(path).length > 0) throw new PackwrightError('REF_CONFLICT', `cannot lock ref '${name}': there is a non-empty directory '${path}' blocking reference '${target}'`);
+      rmdirSync(path);
+    }
+    return this.lockFile(path, name);
+  }
+
+  private lockFile(path: string, name: string): string {
+    const lock = `${path}.lock`;
+    try {
+      closeSync(openSync(lock, 'wx'));
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code;
+      if (code === 'EEXIST') {
+        throw new PackwrightError('REF_LOCKED', `cannot lock ref '${name}': Unable to create '${lock}': File exists.\n\nAnother git process seems to be running in this repository, e.g.\nan editor opened by 'git commit'. Please make sure all processes\nare terminated then try again. If it still fails, a git process\nmay have crashed in this repository earlier:\nremove the file manually to continue.`, { file: lock });
+      }
+      throw e;
+    }
+    return lock;
+  }
+
+  /** packed-refs without the deleted refs (and their peeled lines), through packed-refs.lock. */
+  private rewritePacked(deleted: ReadonlySet<string>): void {
+    const path = join(this.refs.commonDir, 'packed-refs');
+    const text = readFileIfPresent(path, 'packed refs', false)?.toString('utf8') ?? '';
+    const out: string[] = [];
+    let dropping = false;
+    for (const line of text.split('\n')) {
+      if (line === '') continue;
+      if (line.startsWith('^')) {
+        if (!dropping) out.push(line);
+        continue;
+      }
+      dropping = !line.startsWith('#') && deleted.has(line.slice(line.indexOf(' ') + 1));
+      if (!dropping) out.push(line);
+    }
+    writeWhole(this.packedLock as string, out.length > 0 ? `${out.join('\n')}\n` : '');
+    renameSync(this.packedLock as string, path);
+    this.packedLock = undefined;
+    this.refs.forgetPacked();
+  }
+
+  /** Appends a reflog line for `name`, when it has a reflog or should get one (git's log_ref_write). */
+  private log(name: string, u: Update, newId: Uint8Array): void {
+    const path = this.refs.reflogPath(name);
+    const auto = this.options.logAllRefUpdates;
+    const wanted = u.options.createReflog === true || auto === 'always'
+      || (auto === true && (name === 'HEAD' || name.startsWith('refs/heads/') || name.startsWith('refs/remotes/') || name.startsWith('refs/notes/')));
+    if (!wanted && !existsSync(path)) return;
+    const old = u.oldId !== undefined ? toHex(u.oldId) : '0'.repeat(2 * this.refs.hashLength);
+    const message = reflogMessage(u.options.message ?? '');
+    mkdirSync(dirname(path), { recursive: true });
+    appendFileSync(path, `${old} ${toHex(newId)} ${this.options.ident}${message !== '' ? `\t${message}` : ''}\n`);
+  }
+
+  private deleteReflog(name: string): void {
+    const path = this.refs.reflogPath(name);
+    unlinkIfPresent(path);
+    removeEmptyParents(dirname(path), join(path.slice(0, path.length - name.length), 'refs'));
+  }
+}
+
+/** git's copy_reflog_msg: runs of white space become one space, none at either end. */
+function reflogMessage(text: string): string {
+  return text.replace(/\s+/g, ' ').trim();
+}
+
+function writeWhole(path: string, text: string): void {
+  const fd = openSync(path, 'w');
+  try {
+    writeSync(fd, text);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+function unlinkIfPresent(path: string): void {
+  try {
+    unlinkSync(path);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
+  }
+}
+
+/** Removes `dir` and its parents while empty, up to (not including) `stop` (git's try_remove_empty_parents). */
+function removeEmptyParents(dir: string, stop: string): void {
+  for (let d = dir; d.length > stop.length && d.startsWith(stop); d = dirname(d)) {
+    try {
+      rmdirSync(d);
+    } catch {
+      return;
+    }
+  }
+}
