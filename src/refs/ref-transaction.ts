@@ -20,7 +20,7 @@ export interface RefUpdateOptions {
   noDeref?: boolean | undefined;
   /** The reflog message (git's -m). */
   message?: string | undefined;
-  /** Start a reflog for the ref even where core.logAllRefUpdates would not (git's --create-reflog). */
+  /** Start a reflog for the ref even where core.logAllRefUpdates would not (true: git's --create-reflog), or not even where it would (false: --no-create-reflog). */
   createReflog?: boolean | undefined;
 }
 
@@ -85,7 +85,7 @@ export class RefTransaction {
 
   private add(name: string, newId: Uint8Array | undefined, remove: boolean, expect: RefExpectation, options: RefUpdateOptions): this {
     if (this.state !== 'open') throw new PackwrightError('INVALID_ARGUMENT', 'the ref transaction is no longer open');
-    if (name !== 'HEAD' && !isValidRefname(name)) throw new PackwrightError('INVALID_ARGUMENT', `refusing to update ref with bad name '${name}'`);
+    if (!isValidRefname(name, { allowOneLevel: true })) throw new PackwrightError('INVALID_ARGUMENT', `refusing to update ref with bad name '${name}'`);
     if (this.updates.some((u) => u.name === name)) throw new PackwrightError('INVALID_ARGUMENT', `multiple updates for ref '${name}' not allowed`);
     this.updates.push({ name, target: name, newId, remove, expect, options, alsoLog: [] });
     return this;
@@ -137,7 +137,9 @@ export class RefTransaction {
           unlinkIfPresent(path);
           unlinkIfPresent(lock);
           this.deleteReflog(u.target);
-          removeEmptyParents(dirname(path), join(path.slice(0, path.length - u.target.length), 'refs'));
+          // git notes the deletion of the branch HEAD is on in HEAD's reflog.
+          for (const other of u.alsoLog) this.log(other, u, Buffer.alloc(this.refs.hashLength));
+          removeEmptyParents(dirname(path), keptDirectory(path, u.target));
           continue;
         }
         if (u.newId === undefined) {
@@ -165,26 +167,35 @@ export class RefTransaction {
     this.state = 'closed';
   }
 
-  /** Where `name`'s symbolic refs end (itself when it is not one, or does not exist). */
+  /** Where `name`'s symbolic refs end (itself when it is not one, or does not exist); a loop is git's "unable to resolve reference". */
   private finalName(name: string): string {
     let current = name;
-    for (let depth = 0; depth < MAX_SYMREF_DEPTH; depth++) {
+    for (let depth = 0; depth <= MAX_SYMREF_DEPTH; depth++) {
       const v = this.refs.read(current);
       if (v?.kind !== 'symbolic') return current;
-      if (current !== 'HEAD' && !isValidRefname(v.target)) return current;
       current = v.target;
     }
-    return current;
+    throw new PackwrightError('REF_CORRUPT', `cannot lock ref '${name}': unable to resolve reference '${name}'`);
   }
 
-  /** Two updates of one transaction whose names clash as file and directory (git's "at the same time"). */
+  /**
+   * Updates of one transaction that change the same ref (one through a symbolic ref), or whose
+   * names clash as file and directory, as git refuses them.
+   */
   private checkNamesTogether(): void {
-    const names = this.updates.map((u) => u.target).sort();
-    for (let i = 1; i < names.length; i++) {
-      const a = names[i - 1] as string;
-      const b = names[i] as string;
-      if (a === b) throw new PackwrightError('INVALID_ARGUMENT', `multiple updates for '${a}' (including one via its referent) are not allowed`);
-      if (b.startsWith(`${a}/`)) throw new PackwrightError('REF_CONFLICT', `cannot process '${a}' and '${b}' at the same time`);
+    const byName = new Map(this.updates.map((u) => [u.name, u]));
+    for (const u of this.updates) {
+      if (u.alsoLog.includes('HEAD') && u.name !== 'HEAD' && byName.get('HEAD')?.target === 'HEAD') {
+        throw new PackwrightError('REF_CONFLICT', `multiple updates for 'HEAD' (including one via its referent '${u.name}') are not allowed`);
+      }
+      if (u.target !== u.name && byName.has(u.target)) {
+        throw new PackwrightError('REF_CONFLICT', `multiple updates for '${u.target}' (including one via symref '${u.name}') are not allowed`);
+      }
+    }
+    // In order, as git meets the clash while locking the first of the two.
+    for (const u of this.updates) {
+      const other = this.updates.find((x) => x.target.startsWith(`${u.target}/`) || u.target.startsWith(`${x.target}/`));
+      if (other !== undefined) throw new PackwrightError('REF_CONFLICT', `cannot lock ref '${u.name}': cannot process '${u.target}' and '${other.target}' at the same time`);
     }
   }
 
@@ -210,7 +221,7 @@ export class RefTransaction {
       if (had !== undefined) throw new PackwrightError('REF_MISMATCH', `cannot lock ref '${u.name}': reference already exists`);
       return;
     }
-    if (had === undefined) throw new PackwrightError('REF_MISMATCH', `cannot lock ref '${u.name}': reference is missing but expected ${toHex(expect)}`);
+    if (had === undefined) throw new PackwrightError('REF_MISMATCH', `cannot lock ref '${u.name}': unable to resolve reference '${u.target}'`);
     if (!had.equals(expect)) throw new PackwrightError('REF_MISMATCH', `cannot lock ref '${u.name}': is at ${toHex(had)} but expected ${toHex(expect)}`);
   }
 
@@ -271,8 +282,8 @@ export class RefTransaction {
   private log(name: string, u: Update, newId: Uint8Array): void {
     const path = this.refs.reflogPath(name);
     const auto = this.options.logAllRefUpdates;
-    const wanted = u.options.createReflog === true || auto === 'always'
-      || (auto === true && (name === 'HEAD' || name.startsWith('refs/heads/') || name.startsWith('refs/remotes/') || name.startsWith('refs/notes/')));
+    const wanted = u.options.createReflog ?? (auto === 'always'
+      || (auto === true && (name === 'HEAD' || name.startsWith('refs/heads/') || name.startsWith('refs/remotes/') || name.startsWith('refs/notes/'))));
     if (!wanted && !existsSync(path)) return;
     const old = u.oldId !== undefined ? toHex(u.oldId) : '0'.repeat(2 * this.refs.hashLength);
     const message = reflogMessage(u.options.message ?? '');
@@ -283,7 +294,7 @@ export class RefTransaction {
   private deleteReflog(name: string): void {
     const path = this.refs.reflogPath(name);
     unlinkIfPresent(path);
-    removeEmptyParents(dirname(path), join(path.slice(0, path.length - name.length), 'refs'));
+    removeEmptyParents(dirname(path), keptDirectory(path, name));
   }
 }
 
@@ -307,6 +318,12 @@ function unlinkIfPresent(path: string): void {
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
   }
+}
+
+/** The directory of the first two components of ref `name` in `path` (`.../refs/heads`): git never removes it. */
+function keptDirectory(path: string, name: string): string {
+  const parts = name.split('/');
+  return join(path.slice(0, path.length - name.length), ...parts.slice(0, Math.min(2, parts.length - 1)));
 }
 
 /** Removes `dir` and its parents while empty, up to (not including) `stop` (git's try_remove_empty_parents). */

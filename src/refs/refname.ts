@@ -1,12 +1,13 @@
 /**
  * git's check_refname_format with no flags (refs.c): every `/`-separated component non-empty, not
  * starting with `.`, not ending with `.lock`, without `..`, `@{`, control characters, space or any
- * of `~^:?*[\`; the whole name not `@`, not ending with `.` or `/`, and of at least two components.
+ * of `~^:?*[\`; the whole name not `@`, not ending with `.` or `/`, and of at least two components (but one
+ * with `allowOneLevel`, git's REFNAME_ALLOW_ONELEVEL: HEAD, ORIG_HEAD and other pseudorefs).
  */
-export function isValidRefname(name: string): boolean {
+export function isValidRefname(name: string, options: { allowOneLevel?: boolean } = {}): boolean {
   if (name === '@') return false;
   const parts = name.split('/');
-  if (parts.length < 2) return false;
+  if (parts.length < 2 && options.allowOneLevel !== true) return false;
   for (const part of parts) {
     if (part === '' || part.startsWith('.') || part.endsWith('.lock')) return false;
     let last = '';

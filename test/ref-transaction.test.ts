@@ -1,0 +1,117 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { cpSync, existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { git, GIT_ENV, makeRepo, runPackwright, tempDir } from './helpers/git.js';
+import { Repository } from '../src/repo/index.js';
+
+/** Every file under refs/ and logs/, and packed-refs and HEAD, with their contents: what ref writes leave. */
+function refFiles(gitDir: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  const walk = (dir: string): void => {
+    for (const name of readdirSync(dir)) {
+      const path = join(dir, name);
+      if (statSync(path).isDirectory()) walk(path);
+      else out[relative(gitDir, path)] = readFileSync(path, 'utf8');
+    }
+  };
+  for (const top of ['refs', 'logs']) if (existsSync(join(gitDir, top))) walk(join(gitDir, top));
+  for (const file of ['packed-refs', 'HEAD']) if (existsSync(join(gitDir, file))) out[file] = readFileSync(join(gitDir, file), 'utf8');
+  return out;
+}
+
+/** git update-ref in `repo`, with the tests' fixed identity and dates; its status and stderr. */
+function gitUpdateRef(repo: string, args: string[], input?: string): { status: number; stderr: string } {
+  try {
+    execFileSync('git', ['update-ref', ...args], { cwd: repo, env: GIT_ENV, input, stdio: ['pipe', 'pipe', 'pipe'] });
+    return { status: 0, stderr: '' };
+  } catch (e) {
+    const err = e as { status: number; stderr: Buffer };
+    return { status: err.status, stderr: err.stderr.toString() };
+  }
+}
+
+test('update-ref writes the refs, packed-refs and reflogs git writes: updates, symrefs, deletes of packed refs, --stdin transactions', async () => {
+  using dir = tempDir();
+  const base = makeRepo(dir.path, 'sha1');
+  const ours = join(dir.path, 'ours');
+  const theirs = join(dir.path, 'theirs');
+  cpSync(base, ours, { recursive: true });
+  cpSync(base, theirs, { recursive: true });
+  const rev = (r: string): string => git(base, ['rev-parse', r]).toString().trim();
+  const [a, b, c] = [rev('HEAD'), rev('HEAD~1'), rev('HEAD~2')];
+  const steps: { args: string[]; input?: string }[] = [
+    { args: ['refs/heads/topic', b] },
+    { args: ['-m', 'move  topic\tforward', 'refs/heads/topic', a, b] },
+    { args: ['-m', 'through HEAD', 'HEAD', c] },
+    { args: ['--no-deref', '-m', 'detach', 'HEAD', b] },
+    { args: ['refs/tags/new-tag', c] },
+    { args: ['-d', 'refs/heads/topic', a] },
+    { args: ['--stdin'], input: `create refs/heads/one ${a}\nupdate refs/heads/two ${b}\nverify refs/heads/main ${c}\ndelete refs/tags/light\n` },
+    { args: ['--stdin', '-z'], input: `update refs/heads/one\0${b}\0${a}\0create refs/heads/deep/er/ref\0${c}\0` },
+    { args: ['-d', 'refs/heads/deep/er/ref'] },
+  ];
+  for (const repo of [ours, theirs]) git(repo, ['pack-refs', '--all']);
+  for (const step of steps) {
+    const r = await runPackwright(ours, ['update-ref', ...step.args], { input: step.input, env: GIT_ENV });
+    assert.equal(r.status, 0, `${step.args.join(' ')}: ${r.stderr}`);
+    assert.equal(gitUpdateRef(theirs, step.args, step.input).status, 0);
+    assert.deepEqual(refFiles(join(ours, '.git')), refFiles(join(theirs, '.git')), step.args.join(' '));
+  }
+});
+
+test('update-ref refuses what git refuses, in git\'s words, and a refused transaction changes nothing and leaves no lock', async () => {
+  using dir = tempDir();
+  const repo = makeRepo(dir.path, 'sha1');
+  const rev = (r: string): string => git(repo, ['rev-parse', r]).toString().trim();
+  const [a, b] = [rev('HEAD'), rev('HEAD~1')];
+  writeFileSync(join(repo, '.git', 'refs', 'heads', 'locked.lock'), '');
+  const cases: { args: string[]; input?: string }[] = [
+    { args: ['refs/heads/main', a, b] },
+    { args: ['refs/heads/nothing', a, b] },
+    { args: ['--stdin'], input: `create refs/heads/main ${a}\n` },
+    { args: ['refs/heads/main/below', a] },
+    { args: ['--stdin'], input: `update refs/heads/fresh ${a}\nupdate refs/heads/fresh/below ${a}\n` },
+    { args: ['refs/heads/locked', a] },
+    { args: ['--stdin'], input: `update refs/heads/x ${a}\nverify refs/heads/main ${b}\n` },
+    { args: ['--stdin'], input: 'update refs/heads/x\n' },
+    { args: ['--stdin'], input: `bogus refs/heads/x ${a}\n` },
+    { args: ['--stdin'], input: ` update refs/heads/x ${a}\n` },
+    { args: ['--stdin'], input: `update "refs/heads/x ${a}\n` },
+    { args: ['bad..name', a] },
+  ];
+  const before = refFiles(join(repo, '.git'));
+  for (const c of cases) {
+    const ours = await runPackwright(repo, ['update-ref', ...c.args], { input: c.input, env: GIT_ENV });
+    const theirs = gitUpdateRef(repo, c.args, c.input);
+    assert.equal(theirs.status, 128, `git accepts ${c.args.join(' ')} ${c.input ?? ''}`);
+    assert.equal(ours.status, 128, `${c.args.join(' ')} ${c.input ?? ''}: ${ours.stderr}`);
+    // The first line is git's (the lock-file case goes on with git's advice).
+    assert.equal(ours.stderr.split('\n')[0], theirs.stderr.split('\n')[0], `${c.args.join(' ')} ${c.input ?? ''}`);
+    assert.deepEqual(refFiles(join(repo, '.git')), before, `${c.args.join(' ')} changed something`);
+  }
+});
+
+test('a library transaction: all or nothing, compare-and-swap, and every lock released', () => {
+  using dir = tempDir();
+  const path = makeRepo(dir.path, 'sha256');
+  const repo = Repository.open(path, { env: GIT_ENV });
+  try {
+    const head = repo.resolve('HEAD');
+    const parent = repo.resolve('HEAD~1');
+    repo.refTransaction().create('refs/heads/a', parent).update('refs/heads/main', parent, head).commit();
+    assert.deepEqual(repo.refs.resolve('refs/heads/a'), parent);
+    assert.deepEqual(repo.refs.resolve('refs/heads/main'), parent);
+    // The second update's expectation is stale: the first does not happen either.
+    const t = repo.refTransaction().update('refs/heads/a', head, parent).update('refs/heads/main', head, head);
+    assert.throws(() => t.commit(), { code: 'REF_MISMATCH' });
+    assert.deepEqual(repo.refs.resolve('refs/heads/a'), parent);
+    assert.deepEqual(readdirSync(join(path, '.git', 'refs', 'heads')).filter((f) => f.endsWith('.lock')), []);
+    // git reads what the transaction wrote, reflog included.
+    assert.equal(git(path, ['rev-parse', 'a']).toString().trim(), parent.toString('hex'));
+    assert.match(git(path, ['reflog', 'show', '--format=%H %gs', 'refs/heads/main']).toString(), new RegExp(`^${parent.toString('hex')} `));
+  } finally {
+    repo.close();
+  }
+});
