@@ -84,6 +84,7 @@ const GROUPS = [
   { commands: 'rev-parse', scripts: ['t1500-rev-parse.sh', 't1503-rev-parse-verify.sh', 't1501-work-tree.sh', 't1506-rev-parse-diagnosis.sh'] },
   { commands: 'show-ref', scripts: ['t1403-show-ref.sh'] },
   { commands: 'update-ref', scripts: ['t1400-update-ref.sh'] },
+  { commands: 'symbolic-ref', scripts: ['t1401-symbolic-ref.sh'] },
 ];
 
 const args = process.argv.slice(2);

@@ -115,3 +115,23 @@ test('a library transaction: all or nothing, compare-and-swap, and every lock re
     repo.close();
   }
 });
+
+test('symbolic-ref reads, sets (with a reflog line) and deletes symbolic refs as git does', async () => {
+  using dir = tempDir();
+  const base = makeRepo(dir.path, 'sha1');
+  const ours = join(dir.path, 'ours');
+  const theirs = join(dir.path, 'theirs');
+  cpSync(base, ours, { recursive: true });
+  cpSync(base, theirs, { recursive: true });
+  git(base, ['branch', 'other', 'HEAD~1']);
+  for (const repo of [ours, theirs]) git(repo, ['branch', 'other', 'HEAD~1']);
+  const steps = [['HEAD'], ['--short', 'HEAD'], ['-m', 'switch', 'HEAD', 'refs/heads/other'], ['refs/heads/alias', 'refs/heads/main'], ['-d', 'refs/heads/alias']];
+  for (const args of steps) {
+    const r = await runPackwright(ours, ['symbolic-ref', ...args], { env: GIT_ENV });
+    assert.equal(r.status, 0, `${args.join(' ')}: ${r.stderr}`);
+    assert.equal(r.stdout.toString(), execFileSync('git', ['symbolic-ref', ...args], { cwd: theirs, env: GIT_ENV }).toString());
+    assert.deepEqual(refFiles(join(ours, '.git')), refFiles(join(theirs, '.git')), args.join(' '));
+  }
+  const refused = await runPackwright(ours, ['symbolic-ref', 'HEAD', 'elsewhere'], { env: GIT_ENV });
+  assert.equal(refused.stderr, 'fatal: Refusing to point HEAD outside of refs/\n');
+});

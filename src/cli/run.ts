@@ -20,6 +20,7 @@ import { uploadPackCommand } from './upload-pack.js';
 import { httpBackendCommand } from './http-backend.js';
 import { serveCommand } from './serve.js';
 import { updateRefCommand } from './update-ref.js';
+import { symbolicRefCommand } from './symbolic-ref.js';
 import { UsageError } from './usage-error.js';
 import { openRepository, parseGlobalOptions } from './global-options.js';
 import { withIO, type CommandIO } from './command-io.js';
@@ -43,6 +44,7 @@ commands:
   show-index     list the entries of a pack index read on stdin (git show-index)
   show-ref       list refs and their ids (git show-ref)
   update-ref     set, create, delete or check refs, many at once with --stdin (git update-ref)
+  symbolic-ref   read, set or delete a symbolic ref (git symbolic-ref)
   rev-list       list commits, and with --objects every object, reachable from revisions (git rev-list)
   upload-pack    serve a clone or fetch over stdin/stdout, protocol v0, v1 or v2 (git upload-pack)
   http-backend   answer a smart HTTP request as a CGI program (git http-backend)
@@ -104,6 +106,8 @@ export async function run(argv: string[], callerIO: CommandIO): Promise<number> 
         return await httpBackendCommand(io, global, `packwright/${packageVersion()}`);
       case 'update-ref':
         return updateRefCommand(io, () => openRepository(global), args);
+      case 'symbolic-ref':
+        return symbolicRefCommand(io, () => openRepository(global), args);
       case 'serve':
         return await serveCommand(io, global, `packwright/${packageVersion()}`, args);
       case 'odb':

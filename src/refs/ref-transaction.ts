@@ -37,6 +37,8 @@ interface Update {
   /** The ref written: the name, or where its symbolic refs end. */
   target: string;
   newId: Uint8Array | undefined;
+  /** Make the ref a symbolic ref to this (git's create_symref). */
+  symbolic?: string | undefined;
   remove: boolean;
   expect: RefExpectation;
   options: RefUpdateOptions;
@@ -76,6 +78,16 @@ export class RefTransaction {
   /** Deletes `name` (loose, packed and its reflog), if it is now what `expect` says. */
   delete(name: string, expect?: RefExpectation, options: RefUpdateOptions = {}): this {
     return this.add(name, undefined, true, expect, options);
+  }
+
+  /**
+   * Makes `name` a symbolic ref to `target` (`ref: <target>`), as `git symbolic-ref` does; the
+   * reflog notes the move from what `name` resolved to, to what `target` does, when `target` exists.
+   */
+  setSymbolic(name: string, target: string, options: Omit<RefUpdateOptions, 'noDeref'> = {}): this {
+    this.add(name, undefined, false, undefined, { ...options, noDeref: true });
+    (this.updates[this.updates.length - 1] as Update).symbolic = target;
+    return this;
   }
 
   /** Checks that `name` is what `expect` says, under a lock, without changing it. */
@@ -140,6 +152,13 @@ export class RefTransaction {
           // git notes the deletion of the branch HEAD is on in HEAD's reflog.
           for (const other of u.alsoLog) this.log(other, u, Buffer.alloc(this.refs.hashLength));
           removeEmptyParents(dirname(path), keptDirectory(path, u.target));
+          continue;
+        }
+        if (u.symbolic !== undefined) {
+          writeWhole(lock, `ref: ${u.symbolic}\n`);
+          renameSync(lock, path);
+          const to = this.refs.resolve(u.symbolic);
+          if (to !== undefined) this.log(u.target, u, to);
           continue;
         }
         if (u.newId === undefined) {
