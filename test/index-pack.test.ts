@@ -4,7 +4,7 @@ import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { chmodSync, readdirSync, readFileSync, mkdirSync, rmSync, writeFileSync, existsSync, copyFileSync, openSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { totalmem } from 'node:os';
-import { Readable } from 'node:stream';
+import { PassThrough, Readable } from 'node:stream';
 import { CLI, git, packwright, packwrightFails, tempDir, makeRepo, type Format, fileEndingIn } from './helpers/git.js';
 import { buildPack, makeDelta } from './helpers/pack-builder.js';
 import { seededRandom, testSeed } from './helpers/random.js';
@@ -983,4 +983,18 @@ describe('index-pack checks objects as git does: --fsck-objects, --strict, and o
       assert.deepEqual(readFileSync(join(p, 'p.promisor')), readFileSync(join(g, 'p.promisor')));
     }
   });
+});
+
+test('a pack read from a stream ends at its trailer: a sender that keeps its end open (receive-pack waiting for the answer) is not waited for', async () => {
+  using dir = tempDir();
+  const repo = makeRepo(dir.path, 'sha1', 4);
+  const pack = git(repo, ['pack-objects', '--revs', '--stdout', '-q'], 'HEAD\n');
+  // The pack's bytes, then a few more (echoed, as git does), and never an end.
+  const input = new PassThrough();
+  input.write(Buffer.concat([pack, Buffer.from('junk')]));
+  const out = join(dir.path, 'received.pack');
+  const result = await indexPack(input, { packPath: out });
+  assert.equal(result.trailing.toString(), 'junk');
+  assert.deepEqual(readFileSync(out), pack);
+  input.destroy();
 });

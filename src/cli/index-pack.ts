@@ -163,7 +163,9 @@ export async function indexPackCommand(io: CommandIO, ctx: GlobalOptions, args: 
     if (repo !== undefined) checks.repo = repo;
     Object.assign(options, indexPackChecks(checks));
   }
-  const result = await io.interruptible((signal) => indexPack(input as string, { ...options, signal }));
+  // The pack ends at its trailer: what the sender leaves open on stdin after it is not waited for.
+  const result = await io.interruptible((signal) => indexPack(input as string, { ...options, signal }))
+    .finally(() => (typeof input === 'string' ? undefined : (input as NodeJS.ReadableStream & { destroy?: () => void }).destroy?.()));
   if (reportEndOfInput && !inputEnded) io.stderr.write('\0');
   // As git ends its "Resolving deltas" line after --fix-thin (only where progress is shown).
   const n = result.localObjects;

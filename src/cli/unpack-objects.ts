@@ -50,7 +50,9 @@ export async function unpackObjectsCommand(io: CommandIO, open: () => Repository
     const progress = new Progress(!quiet, io.stderr);
     options.onProgress = (done, total) => progress.update('Unpacking objects', done, total);
     options.onError = (message) => io.stderr.write(`${message}\n`);
-    const result = await io.interruptible((signal) => unpackObjects(repo.store, io.stdin.stream(), { ...options, signal }));
+    // The pack ends at its trailer: what the sender leaves open on stdin after it is not waited for.
+    const input = io.stdin.stream();
+    const result = await io.interruptible((signal) => unpackObjects(repo.store, input, { ...options, signal })).finally(() => input.destroy());
     progress.finish();
     if (result.trailing.length > 0) io.stdout.write(result.trailing);
     return result.hadErrors ? 1 : 0;

@@ -271,14 +271,17 @@ export class PackScanner {
         throwIfAborted(options.signal);
       }
       const scan = this.room(k);
-      if (w.available(pos) < MAX_ENTRY_HEADER && !w.eof) await w.fill(pos, MAX_ENTRY_HEADER);
+      // What is there is tried first: the last entry and the trailer may be fewer bytes than
+      // MAX_ENTRY_HEADER, and a sender that keeps its end open sends no more (the loop below asks
+      // for more only when the entry needs it).
+      if (w.available(pos) === 0 && !w.eof) await w.fill(pos, MAX_ENTRY_HEADER, 1);
       let n: number;
       for (;;) {
         n = es.scan(w.buf, pos - w.start, w.end, pos, scan.ids, k * H);
         if (n !== NEED_MORE || w.eof) break;
         // Most streams are shorter than their data: ask for that much, then double.
         const likely = MAX_ENTRY_HEADER + h.size + (h.size >>> 3) + 64;
-        await w.fill(pos, Math.max(likely, w.available(pos) * 2));
+        await w.fill(pos, Math.max(likely, w.available(pos) * 2), w.available(pos) + 1);
       }
       if (n === NEED_MORE) throw earlyEof(this.name, pos);
       scan.offsets[k] = pos;
@@ -353,13 +356,10 @@ export class PackScanner {
     w.flush(pos + H, false);
     w.seal();
     scan.end = pos + H;
-    // Whatever follows the trailer is not part of the pack (git echoes it from --stdin).
-    const rest: Buffer[] = [Buffer.from(w.buf.subarray(scan.end - w.start, w.end))];
-    while (!w.eof && this.options.whole === undefined) {
-      await w.fill(w.start + w.end, w.buf.length);
-      rest.push(Buffer.from(w.buf.subarray(0, w.end)));
-    }
-    scan.trailing = Buffer.concat(rest);
+    // What was read past the trailer is not part of the pack (git echoes it from --stdin). Nothing
+    // more is read: the pack ends at its trailer, and a sender that keeps its end open (receive-pack
+    // waiting for index-pack's answer on a socket) would otherwise wait for us forever.
+    scan.trailing = Buffer.from(w.buf.subarray(scan.end - w.start, w.end));
     if (this.options.whole !== undefined) scan.data = w.buf.subarray(0, scan.end);
     this.options.onProgress?.(scan.count, scan.count, scan.end);
     return scan;

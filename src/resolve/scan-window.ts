@@ -80,8 +80,13 @@ export class ScanWindow {
     return this.start + this.end >= pos;
   }
 
-  /** Slides the window to start at `pos` and reads until `need` bytes are there or input ends. */
-  async fill(pos: number, need: number): Promise<void> {
+  /**
+   * Slides the window to start at `pos` (with room for `need` bytes) and reads until `atLeast`
+   * bytes are there (default `need`) or input ends. A stream gives what it has: a caller that can
+   * use fewer bytes than it would like asks for `atLeast` less, so that the last entries of a pack
+   * whose sender keeps the connection open are not held up waiting for bytes that never come.
+   */
+  async fill(pos: number, need: number, atLeast = need): Promise<void> {
     this.flush(pos);
     if (this.whole !== undefined) {
       // Read ahead in steps; the buffer already has room for the whole input.
@@ -108,7 +113,7 @@ export class ScanWindow {
     }
     this.start = pos;
     this.end = keep;
-    while (this.end < need && !this.eof) {
+    while (this.end < atLeast && !this.eof) {
       const got = await this.source.read(this.buf, this.end, this.buf.length - this.end);
       if (got === 0) this.eof = true;
       this.end += got;
