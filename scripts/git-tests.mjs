@@ -54,7 +54,7 @@ const GROUPS = [
   {
     commands: 'upload-pack',
     internal: true,
-    scripts: ['t5500-fetch-pack.sh', 't5700-protocol-v1.sh', 't5702-protocol-v2.sh', 't5703-upload-pack-ref-in-want.sh', 't5704-protocol-violations.sh', 't5530-upload-pack-error.sh', 't5537-fetch-shallow.sh', 't5601-clone.sh', 't5616-partial-clone.sh', 't5555-http-smart-common.sh', 't5544-pack-objects-hook.sh', 't5509-fetch-push-namespaces.sh'],
+    scripts: ['t5500-fetch-pack.sh', 't5700-protocol-v1.sh', 't5702-protocol-v2.sh', 't5703-upload-pack-ref-in-want.sh', 't5704-protocol-violations.sh', 't5530-upload-pack-error.sh', 't5537-fetch-shallow.sh', 't5601-clone.sh', 't5616-partial-clone.sh', 't5555-http-smart-common.sh', 't5544-pack-objects-hook.sh', 't5509-fetch-push-namespaces.sh', 't5570-git-daemon.sh'],
   },
   // Over HTTP: apache runs git-http-backend (packwright's here), which serves upload-pack itself.
   // They need git built with curl (drop NO_CURL=1 above; Debian's libcurl4-openssl-dev) and
