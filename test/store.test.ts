@@ -735,3 +735,24 @@ describe('store: a memory ceiling', () => {
     assert.match(bad.stderr, /max-memory/);
   });
 });
+
+test('the default refresh policy finds an object git gc packed a moment after it was read loose (no false "not found" inside the window)', () => {
+  using dir = tempDir();
+  const repo = join(dir.path, 'r');
+  git(dir.path, ['init', '-q', repo]);
+  writeFileSync(join(repo, 'f'), 'content\n');
+  git(repo, ['add', 'f']);
+  git(repo, ['commit', '-q', '-m', 'loose']);
+  const head = Buffer.from(git(repo, ['rev-parse', 'HEAD']).toString().trim(), 'hex');
+  const store = Store.open(join(repo, '.git'));
+  try {
+    const h = store.handle();
+    assert.equal(h.read(head).type, 1);
+    // Within the default one-second window: the loose file is gone, a new pack holds it.
+    git(repo, ['gc', '-q', '--prune=now']);
+    assert.equal(h.read(head).type, 1);
+    assert.equal(store.handle().read(head).type, 1);
+  } finally {
+    store.close();
+  }
+});

@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { isPackwrightError, PackwrightError, throwIfAborted } from '../errors/packwright-error.js';
 import { hashLength, type ObjectFormat } from '../hash/object-format.js';
@@ -112,6 +112,9 @@ export class Store {
   private lastScanAt = -Infinity;
   /** A rescan is due regardless of the window: refresh() was called, a pack vanished, a listing failed. */
   private retryNow = false;
+  /** The pack directories' modification times at the last listing (see packDirStamp), and when a miss last looked. */
+  private dirStamp = '';
+  private lastStatAt = -Infinity;
   private missCount = 0;
   /** How loose objects are written (core.looseCompression, core.fsync). */
   readonly looseOptions: { compression?: number; fsync?: boolean };
@@ -345,7 +348,18 @@ export class Store {
   afterMiss(sawVanished: boolean): CatalogView | undefined {
     const before = this.catalog.current;
     if (sawVanished) this.retryNow = true;
-    if (!mayRescan(this.policy, before.listed, this.retryNow, this.now() - this.lastScanAt)) return undefined;
+    // Within the window, a pack directory that changed since the listing (git gc, repack, a push)
+    // is listed again all the same: the object may have moved into a new pack. One stat a pack
+    // directory, at most every STAT_EVERY_MS: a burst of misses (a push's new objects) stays cheap.
+    let allowed = mayRescan(this.policy, before.listed, this.retryNow, this.now() - this.lastScanAt);
+    if (!allowed && this.policy !== 'never' && before.listed) {
+      const now = performance.now();
+      if (now - this.lastStatAt >= STAT_EVERY_MS) {
+        this.lastStatAt = now;
+        allowed = packDirStamp(before.looseDirs) !== this.dirStamp;
+      }
+    }
+    if (!allowed) return undefined;
     let after: CatalogView;
     try {
       after = this.scan();
@@ -366,7 +380,10 @@ export class Store {
   private scan(): CatalogView {
     this.lastScanAt = this.now();
     try {
+      const stamp = packDirStamp(this.catalog.current.looseDirs);
       const view = this.catalog.scan();
+      // Taken before the listing: a change during it shows as a change at the next miss.
+      this.dirStamp = view.looseDirs === this.catalog.current.looseDirs ? stamp : packDirStamp(view.looseDirs);
       this.retryNow = false;
       return view;
     } catch (e) {
@@ -385,6 +402,21 @@ export class Store {
     this.inflater.close();
     this.cache.close();
   }
+}
+
+/** How often misses inside the refresh window may look whether a pack directory changed. */
+const STAT_EVERY_MS = 10;
+
+/** The modification time and inode of each objects directory's `pack/`: what adding or removing a pack changes. */
+function packDirStamp(dirs: readonly string[]): string {
+  return dirs.map((d) => {
+    try {
+      const st = statSync(join(d, 'pack'));
+      return `${st.mtimeMs}:${st.ino}`;
+    } catch {
+      return '-';
+    }
+  }).join('|');
 }
 
 /** extensions.objectformat of a git directory's own config (git reads it nowhere else). */
