@@ -107,3 +107,9 @@ test('idFromHexBytes reads what Node\'s hex decoder reads, in either case, and r
     assert.equal(idFromHexBytes(bytes, 2, 20) === undefined, !valid);
   }));
 });
+
+test('typeName of a number that is no object type is INVALID_ARGUMENT (a PackwrightError), not a plain error', async () => {
+  const { typeName } = await import('../src/objects/index.js');
+  assert.equal(typeName(3), 'blob');
+  assert.throws(() => typeName(5), { name: 'PackwrightError', code: 'INVALID_ARGUMENT' });
+});

@@ -1,3 +1,4 @@
+import { PackwrightError } from '../errors/packwright-error.js';
 /**
  * git's four object types, by name and by number. The numbers are the ones pack entry headers use
  * (gitformat-pack: 1 commit, 2 tree, 3 blob, 4 tag); entry headers add 6 and 7 for deltas
@@ -18,7 +19,8 @@ export const TYPE_NAME_BYTES: readonly Buffer[] = TYPE_NAMES.map((name) => Buffe
 
 export function typeName(type: number): ObjectType {
   const name = TYPE_NAMES[type];
-  if (name === undefined || name === '') throw new RangeError(`Not a base object type: ${type}`);
+  // A public call with a number from a user's data: a typed error, not a bug report.
+  if (name === undefined || name === '') throw new PackwrightError('INVALID_ARGUMENT', `${type} is not an object type (1 commit, 2 tree, 3 blob, 4 tag; 6 and 7 are pack delta entries)`);
   return name;
 }
 
