@@ -2,6 +2,7 @@
 // included), then the data; 0000 is a flush, 0001 a delimiter and 0002 a response end (protocol
 // v2). Every git conversation, fetch or push, v0 or v2, over any transport, is made of these.
 import { Buffer } from 'node:buffer';
+import type { Writable } from 'node:stream';
 import { PackwrightError } from '../errors/packwright-error.js';
 
 /** The longest packet, length digits included (git's LARGE_PACKET_MAX). */
@@ -145,6 +146,33 @@ export class PacketReader {
 
 /** Where a conversation's bytes go; a promise holds the writer back until they are taken (backpressure). */
 export type ByteSink = (chunk: Buffer) => void | Promise<void>;
+
+/**
+ * A sink writing to a node stream (a socket, an HTTP response): it waits while the stream's buffer
+ * is full, and fails with `closedMessage` once the stream is closed, so a peer that went away
+ * stops the writer.
+ */
+export function streamSink(stream: Writable, closedMessage: string): (chunk: Buffer) => Promise<void> {
+  return (chunk) => new Promise((resolve, reject) => {
+    if (stream.destroyed || stream.writableEnded) {
+      reject(new Error(closedMessage));
+      return;
+    }
+    if (stream.write(chunk)) resolve();
+    else {
+      const drained = (): void => {
+        stream.off('close', closed);
+        resolve();
+      };
+      const closed = (): void => {
+        stream.off('drain', drained);
+        reject(new Error(closedMessage));
+      };
+      stream.once('drain', drained);
+      stream.once('close', closed);
+    }
+  });
+}
 
 /**
  * Writes packets: each call frames one, and `send` hands what was framed since to the sink in one

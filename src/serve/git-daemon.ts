@@ -4,7 +4,7 @@
 import { setMaxListeners } from 'node:events';
 import type { Duplex } from 'node:stream';
 import { isPackwrightError } from '../errors/packwright-error.js';
-import { encodePacket, PacketReader } from '../protocol/pkt-line.js';
+import { encodePacket, PacketReader, streamSink } from '../protocol/pkt-line.js';
 import type { Repository } from '../repo/repository.js';
 import { uploadPack } from './upload-pack.js';
 import { requestedProtocolVersion } from '../protocol/capabilities.js';
@@ -23,29 +23,6 @@ export interface GitDaemonOptions {
   onStderr?: ((text: string) => void) | undefined;
 }
 
-/** Writes to a socket, waiting while its buffer is full; fails once it is closed. */
-function socketSink(socket: Duplex): (chunk: Buffer) => Promise<void> {
-  return (chunk) => new Promise((resolve, reject) => {
-    if (socket.destroyed || socket.writableEnded) {
-      reject(new Error('the connection is closed'));
-      return;
-    }
-    if (socket.write(chunk)) resolve();
-    else {
-      const done = (): void => {
-        socket.off('close', closed);
-        resolve();
-      };
-      const closed = (): void => {
-        socket.off('drain', done);
-        reject(new Error('the connection is closed'));
-      };
-      socket.once('drain', done);
-      socket.once('close', closed);
-    }
-  });
-}
-
 /**
  * Serves one git:// connection: reads the request, runs upload-pack on the repository the
  * callback gives, and ends the socket. A refused path gets git daemon's "ERR access denied or
@@ -61,7 +38,7 @@ export async function serveGitDaemonConnection(socket: Duplex, options: GitDaemo
   // Every connection in progress listens to the caller's signal.
   if (options.signal !== undefined) setMaxListeners(0, options.signal);
   options.signal?.addEventListener('abort', abort, { once: true });
-  const write = socketSink(socket);
+  const write = streamSink(socket, 'the connection is closed');
   try {
     const first = await reader.read();
     if (first.kind !== 'data') return;

@@ -1,5 +1,6 @@
 import { setMaxListeners } from 'node:events';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { streamSink } from '../protocol/pkt-line.js';
 import { serveSmartHttp, type GitHttpResponse, type SmartHttpOptions } from './smart-http.js';
 
 /**
@@ -31,25 +32,7 @@ export function createGitHttpHandler(options: SmartHttpOptions): (req: IncomingM
         res.statusMessage = reason;
         for (const [name, value] of headers) res.setHeader(name, value);
       },
-      write: (chunk) => new Promise<void>((resolve, reject) => {
-        if (res.destroyed) {
-          reject(new Error('the client went away'));
-          return;
-        }
-        if (res.write(chunk)) resolve();
-        else {
-          const drained = (): void => {
-            res.off('close', closed);
-            resolve();
-          };
-          const closed = (): void => {
-            res.off('drain', drained);
-            reject(new Error('the client went away'));
-          };
-          res.once('drain', drained);
-          res.once('close', closed);
-        }
-      }),
+      write: streamSink(res, 'the client went away'),
     };
     try {
       await serveSmartHttp({
