@@ -48,13 +48,7 @@ export function symbolicRefCommand(io: CommandIO, open: () => Repository, args: 
       if (!quietly) throw new PackwrightError('INVALID_ARGUMENT', `ref ${name} is not a symbolic ref`);
       return undefined;
     }
-    let target = v.target;
-    for (let depth = 0; recurse && depth < 5; depth++) {
-      const next = refs.read(target);
-      if (next?.kind !== 'symbolic') break;
-      target = next.target;
-    }
-    return target;
+    return recurse ? (refs.symbolicEnd(v.target) ?? v.target) : v.target;
   };
   if (remove) {
     if (positional.length !== 1) throw new UsageError(USAGE);

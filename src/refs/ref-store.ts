@@ -90,6 +90,21 @@ export class RefStore {
     return new RefTransaction(this, options);
   }
 
+  /**
+   * Where `name`'s symbolic refs lead: the first ref on the way that is not symbolic (it may not
+   * exist: a branch not born yet); `name` itself when it is not symbolic; undefined for a loop or a
+   * chain deeper than git follows.
+   */
+  symbolicEnd(name: string): string | undefined {
+    let current = name;
+    for (let depth = 0; depth <= SYMREF_MAX_DEPTH; depth++) {
+      const v = this.read(current);
+      if (v?.kind !== 'symbolic') return current;
+      current = v.target;
+    }
+    return undefined;
+  }
+
   /** The id `name` resolves to through symbolic refs, or undefined (missing, broken or too deep). */
   resolve(name: string): Buffer | undefined {
     let current = name;

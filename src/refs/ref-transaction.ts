@@ -49,7 +49,6 @@ interface Update {
   oldId?: Buffer | undefined;
 }
 
-const MAX_SYMREF_DEPTH = 5;
 
 /**
  * A set of ref changes made all at once (git's ref_transaction on the files backend). Add
@@ -188,13 +187,9 @@ export class RefTransaction {
 
   /** Where `name`'s symbolic refs end (itself when it is not one, or does not exist); a loop is git's "unable to resolve reference". */
   private finalName(name: string): string {
-    let current = name;
-    for (let depth = 0; depth <= MAX_SYMREF_DEPTH; depth++) {
-      const v = this.refs.read(current);
-      if (v?.kind !== 'symbolic') return current;
-      current = v.target;
-    }
-    throw new PackwrightError('REF_CORRUPT', `cannot lock ref '${name}': unable to resolve reference '${name}'`);
+    const end = this.refs.symbolicEnd(name);
+    if (end === undefined) throw new PackwrightError('REF_CORRUPT', `cannot lock ref '${name}': unable to resolve reference '${name}'`);
+    return end;
   }
 
   /**

@@ -25,16 +25,10 @@ export function namespacePrefix(namespace: string | undefined): string {
   return namespace.split('/').filter((part) => part !== '').map((part) => `refs/namespaces/${part}/`).join('');
 }
 
-/** Where `name` ends up through symbolic refs (at most git's five levels), or undefined. */
+/** Where `name` ends up through symbolic refs, when that ref exists. */
 export function finalTarget(refs: RefStore, name: string): string | undefined {
-  let current = name;
-  for (let depth = 0; depth <= 5; depth++) {
-    const v = refs.read(current);
-    if (v === undefined) return undefined;
-    if (v.kind === 'id') return current;
-    current = v.target;
-  }
-  return undefined;
+  const end = refs.symbolicEnd(name);
+  return end !== undefined && refs.read(end) !== undefined ? end : undefined;
 }
 
 /**

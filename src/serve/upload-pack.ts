@@ -305,23 +305,12 @@ async function lsRefs(s: UploadSession): Promise<void> {
     // An unborn HEAD: a symbolic ref to a branch with no commit yet (a new repository).
     const v = s.repo.refs.read(`${s.namespace}HEAD`);
     if (v?.kind === 'symbolic') {
-      const target = finalSymbolicTarget(s, v.target);
+      const target = s.repo.refs.symbolicEnd(v.target) ?? v.target;
       line('HEAD', undefined, target.startsWith(s.namespace) ? target.slice(s.namespace.length) : target, undefined);
     }
   }
   for (const ref of refs) if (ref.name !== 'HEAD' && matches(ref.name)) line(ref.name, ref.id, ref.symref, ref.peeled);
   s.writer.flush();
-}
-
-/** Where a chain of symbolic refs ends when its last ref does not exist yet. */
-function finalSymbolicTarget(s: UploadSession, target: string): string {
-  let current = target;
-  for (let depth = 0; depth < 5; depth++) {
-    const v = s.repo.refs.read(current);
-    if (v?.kind !== 'symbolic') return current;
-    current = v.target;
-  }
-  return current;
 }
 
 /** v2 fetch (git's upload_pack_v2): arguments, acknowledgments or the pack with its sections. */
