@@ -526,45 +526,49 @@ for (const [label, make] of served) {
   // An incremental fetch: a clone of main~10, then main's last 10 commits.
   const base = join(work, 'fetch-base.git');
   const fetchWork = join(work, 'fetch-work.git');
+  /** The repository, with a clone of main~10 at `base` for a fetch to bring up to date. */
+  const withFetchBase = () => {
+    const repo = make();
+    execFileSync('git', ['branch', '-f', 'bench-base', 'main~10'], { cwd: repo });
+    rmSync(base, { recursive: true, force: true });
+    execFileSync('git', ['clone', '-q', '--bare', '--no-local', '--single-branch', '--branch', 'bench-base', `file://${repo}`, base]);
+    return repo;
+  };
   const fetch = (uploadPack) => () => ['sh', ['-c', `rm -rf ${fetchWork} && cp -a ${base} ${fetchWork} && git -C ${fetchWork} fetch -q --upload-pack='${uploadPack}' origin main`], work];
   cases.push({
     name: `fetch of 10 new commits, upload-pack over stdio (${label})`,
-    setup: () => {
-      const repo = make();
-      execFileSync('git', ['branch', '-f', 'bench-base', 'main~10'], { cwd: repo });
-      rmSync(base, { recursive: true, force: true });
-      execFileSync('git', ['clone', '-q', '--bare', '--no-local', '--single-branch', '--branch', 'bench-base', `file://${repo}`, base]);
-      return repo;
-    },
+    setup: withFetchBase,
     packwright: fetch(`${process.execPath} ${cli} upload-pack`),
     git: fetch('git upload-pack'),
   });
   // Over HTTP: packwright serve against git http-backend behind a Node CGI bridge.
   const servers = {};
-  const start = (argv, statsFile) => {
+  const start = (argv) => {
     const child = spawn(process.execPath, argv, { stdio: ['ignore', 'pipe', 'ignore'] });
-    return new Promise((resolve) => child.stdout.once('data', (d) => resolve({ child, url: d.toString().trim(), statsFile })));
+    return new Promise((resolve) => child.stdout.once('data', (d) => resolve({ child, url: d.toString().trim() })));
+  };
+  /** Both servers over the bench's directory, serving `repo` (each stops at teardown, or by itself when idle). */
+  const startServers = async (repo) => {
+    servers.name = repo.slice(work.length + 1);
+    servers.packwright = await start([cli, 'serve', `--base-path=${work}`, '--export-all', '--idle-timeout=900', `--stats-file=${join(work, 'serve-http-pw.json')}`]);
+    servers.git = await start([join(here, 'cgi-bridge.mjs'), work, join(work, 'serve-http-git.json')]);
+    return repo;
+  };
+  const stopServers = async () => {
+    for (const side of ['packwright', 'git']) {
+      const exited = new Promise((resolve) => servers[side].child.once('exit', resolve));
+      servers[side].child.kill('SIGTERM');
+      await exited;
+    }
   };
   const httpClone = (side) => () => ['sh', ['-c', `rm -rf ${dst} && git clone -q --bare ${servers[side].url.replace(/\/$/, '')}/${servers.name} ${dst}`], work];
   const dst = join(work, 'served-clone.git');
   cases.push({
     name: `clone --bare over HTTP: packwright serve vs git http-backend behind a Node CGI bridge (${label})`,
-    setup: async () => {
-      const repo = make();
-      servers.name = repo.slice(work.length + 1);
-      servers.packwright = await start([cli, 'serve', `--base-path=${work}`, '--export-all', '--idle-timeout=900', `--stats-file=${join(work, 'serve-http-pw.json')}`], join(work, 'serve-http-pw.json'));
-      servers.git = await start([join(here, 'cgi-bridge.mjs'), work, join(work, 'serve-http-git.json')], join(work, 'serve-http-git.json'));
-      return repo;
-    },
+    setup: () => startServers(make()),
     packwright: httpClone('packwright'),
     git: httpClone('git'),
-    teardown: async () => {
-      for (const side of ['packwright', 'git']) {
-        const exited = new Promise((resolve) => servers[side].child.once('exit', resolve));
-        servers[side].child.kill('SIGTERM');
-        await exited;
-      }
-    },
+    teardown: stopServers,
     extra: () => {
       const pw = JSON.parse(readFileSync(join(work, 'serve-http-pw.json'), 'utf8'));
       const gt = JSON.parse(readFileSync(join(work, 'serve-http-git.json'), 'utf8'));
@@ -575,25 +579,10 @@ for (const [label, make] of served) {
   const httpFetch = (side) => () => ['sh', ['-c', `rm -rf ${fetchWork} && cp -a ${base} ${fetchWork} && git -C ${fetchWork} fetch -q ${servers[side].url.replace(/\/$/, '')}/${servers.name} main`], work];
   cases.push({
     name: `fetch of 10 new commits over HTTP: packwright serve vs git http-backend behind a Node CGI bridge (${label})`,
-    setup: async () => {
-      const repo = make();
-      execFileSync('git', ['branch', '-f', 'bench-base', 'main~10'], { cwd: repo });
-      rmSync(base, { recursive: true, force: true });
-      execFileSync('git', ['clone', '-q', '--bare', '--no-local', '--single-branch', '--branch', 'bench-base', `file://${repo}`, base]);
-      servers.name = repo.slice(work.length + 1);
-      servers.packwright = await start([cli, 'serve', `--base-path=${work}`, '--export-all', '--idle-timeout=900', `--stats-file=${join(work, 'serve-http-pw.json')}`], join(work, 'serve-http-pw.json'));
-      servers.git = await start([join(here, 'cgi-bridge.mjs'), work, join(work, 'serve-http-git.json')], join(work, 'serve-http-git.json'));
-      return repo;
-    },
+    setup: () => startServers(withFetchBase()),
     packwright: httpFetch('packwright'),
     git: httpFetch('git'),
-    teardown: async () => {
-      for (const side of ['packwright', 'git']) {
-        const exited = new Promise((resolve) => servers[side].child.once('exit', resolve));
-        servers[side].child.kill('SIGTERM');
-        await exited;
-      }
-    },
+    teardown: stopServers,
   });
   // 16 clones at once: one packwright serve against 16 of git's upload-pack.
   const result = (side) => join(work, `concurrent-${side}.json`);
