@@ -5,7 +5,8 @@
 // http-backend` as a CGI program for each request (GIT_PROJECT_ROOT=ROOT, every repository
 // exported), pipes the request body in and the CGI answer out. Prints its URL; on SIGTERM writes
 // STATS-FILE: its own peak RSS and the largest of its http-backend children's (each run under
-// /usr/bin/time), in MB. The benchmark's reference for `packwright serve`.
+// /usr/bin/time), in MB. It stops by itself after 15 minutes without a request (a benchmark that
+// died leaves nothing running). The benchmark's reference for `packwright serve`.
 import { spawn } from 'node:child_process';
 import { createServer } from 'node:http';
 import { readFileSync, writeFileSync, rmSync, existsSync } from 'node:fs';
@@ -13,7 +14,20 @@ import { readFileSync, writeFileSync, rmSync, existsSync } from 'node:fs';
 const [root, statsFile] = process.argv.slice(2);
 const childRss = `${statsFile}.children`;
 rmSync(childRss, { force: true });
+let idle;
+const stop = () => {
+  server.close();
+  server.closeAllConnections();
+  const children = existsSync(childRss) ? readFileSync(childRss, 'utf8').split('\n').map(Number).filter((n) => n > 0) : [];
+  writeFileSync(statsFile, JSON.stringify({ peakRssMB: Math.round(process.resourceUsage().maxRSS / 1024), childPeakRssMB: Math.round(Math.max(0, ...children) / 1024) }));
+  process.exit(0);
+};
+const armIdle = () => {
+  clearTimeout(idle);
+  idle = setTimeout(stop, 15 * 60 * 1000);
+};
 const server = createServer((req, res) => {
+  armIdle();
   const url = new URL(req.url, 'http://localhost');
   const env = {
     ...process.env, GIT_PROJECT_ROOT: root, GIT_HTTP_EXPORT_ALL: '1', PATH_INFO: decodeURIComponent(url.pathname),
@@ -55,10 +69,5 @@ const server = createServer((req, res) => {
   res.on('close', () => child.kill());
 });
 server.listen(0, '127.0.0.1', () => console.log(`http://127.0.0.1:${server.address().port}`));
-process.on('SIGTERM', () => {
-  server.close();
-  server.closeAllConnections();
-  const children = existsSync(childRss) ? readFileSync(childRss, 'utf8').split('\n').map(Number).filter((n) => n > 0) : [];
-  writeFileSync(statsFile, JSON.stringify({ peakRssMB: Math.round(process.resourceUsage().maxRSS / 1024), childPeakRssMB: Math.round(Math.max(0, ...children) / 1024) }));
-  process.exit(0);
-});
+armIdle();
+process.on('SIGTERM', stop);
