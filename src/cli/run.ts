@@ -17,6 +17,7 @@ import { unpackObjectsCommand } from './unpack-objects.js';
 import { lsTreeCommand } from './ls-tree.js';
 import { revParseCommand } from './rev-parse.js';
 import { uploadPackCommand } from './upload-pack.js';
+import { receivePackCommand } from './receive-pack.js';
 import { httpBackendCommand } from './http-backend.js';
 import { serveCommand } from './serve.js';
 import { updateRefCommand } from './update-ref.js';
@@ -47,6 +48,7 @@ commands:
   symbolic-ref   read, set or delete a symbolic ref (git symbolic-ref)
   rev-list       list commits, and with --objects every object, reachable from revisions (git rev-list)
   upload-pack    serve a clone or fetch over stdin/stdout, protocol v0, v1 or v2 (git upload-pack)
+  receive-pack   accept a push over stdin/stdout: quarantine, hooks, ref transactions (git receive-pack)
   http-backend   answer a smart HTTP request as a CGI program (git http-backend)
   serve          serve clones and fetches over HTTP from this process, printing the URL
   demo           count, verify and read every object of the repository here, with timings`;
@@ -102,6 +104,8 @@ export async function run(argv: string[], callerIO: CommandIO): Promise<number> 
         return revListCommand(io, () => openRepository(global), args);
       case 'upload-pack':
         return await uploadPackCommand(io, global, `packwright/${packageVersion()}`, args);
+      case 'receive-pack':
+        return await receivePackCommand(io, global, `packwright/${packageVersion()}`, args);
       case 'http-backend':
         return await httpBackendCommand(io, global, `packwright/${packageVersion()}`);
       case 'update-ref':

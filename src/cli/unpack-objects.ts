@@ -1,5 +1,4 @@
-import { addSkipListFile, FsckRules } from '../fsck/index.js';
-import { PackwrightError } from '../errors/index.js';
+import { FsckRules, setFsckMessageTypes } from '../fsck/index.js';
 import type { Repository } from '../repo/index.js';
 import { unpackObjects, type UnpackObjectsOptions } from '../unpack/index.js';
 import { Progress } from '../progress/index.js';
@@ -37,14 +36,7 @@ export async function unpackObjectsCommand(io: CommandIO, open: () => Repository
       // git's unpack-objects checks with FSCK_OPTIONS_STRICT (warnings are errors) and reads no
       // fsck.* configuration: receive-pack and fetch-pack pass their own settings as --strict=.
       const rules = FsckRules.defaults(true);
-      // git's fsck_set_msg_types: `id=type` pairs separated by spaces, commas or bars.
-      for (const part of strict.split(/[ ,|]/).filter((p) => p !== '')) {
-        const eq = part.search(/[=:]/);
-        if (eq < 0) throw new PackwrightError('INVALID_ARGUMENT', `Missing '=': '${part}'`);
-        const id = part.slice(0, eq).toLowerCase();
-        if (id === 'skiplist') addSkipListFile(rules, part.slice(eq + 1), repo.store.hashLength * 2);
-        else rules.set(id, part.slice(eq + 1));
-      }
+      setFsckMessageTypes(rules, strict, repo.store.hashLength * 2);
       options.strict = rules;
     }
     const progress = new Progress(!quiet, io.stderr);

@@ -35,3 +35,20 @@ export function addSkipListFile(rules: FsckRules, file: string, hexLength: numbe
   }
   rules.addSkipList(text, file, hexLength);
 }
+
+/**
+ * Sets severities from git's `--strict=<msg-types>` form (what receive-pack and fetch-pack pass
+ * index-pack and unpack-objects): `id=type` pairs separated by spaces, commas or bars, and
+ * `skiplist=<file>`.
+ */
+export function setFsckMessageTypes(rules: FsckRules, values: string, hexLength: number): void {
+  for (const part of values.split(/[ ,|]/)) {
+    if (part === '') continue;
+    const eq = part.search(/[=:]/);
+    if (eq < 0) throw new PackwrightError('INVALID_ARGUMENT', `Missing '=': '${part}'`);
+    const id = part.slice(0, eq);
+    const type = part.slice(eq + 1);
+    if (id.toLowerCase() === 'skiplist') addSkipListFile(rules, type, hexLength);
+    else rules.set(id, type);
+  }
+}

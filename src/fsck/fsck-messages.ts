@@ -40,6 +40,16 @@ const INDEX = new Map<string, number>(MESSAGES.map(([key], i) => [key, i]));
 /** Lower-cased camel ids (git's parse_msg_id compares the downcased, underscore-free form). */
 const BY_LOWER = new Map<string, number>(MESSAGES.map(([key], i) => [key.replace(/_/g, '').toLowerCase(), i]));
 
+/**
+ * Whether `id` names an fsck message (git's is_valid_msg_type: an unknown one is skipped with a
+ * warning); a type other than error, warn or ignore is CONFIG_INVALID, as git dies of it.
+ */
+export function isValidFsckMessageType(id: string, type: string): boolean {
+  if (!BY_LOWER.has(id.toLowerCase())) return false;
+  if (type !== 'error' && type !== 'warn' && type !== 'ignore') throw new PackwrightError('CONFIG_INVALID', `Unknown fsck message type: '${type}'`);
+  return true;
+}
+
 /** The camel-cased id of a message (`badTimezone`). */
 export function fsckMessageId(key: FsckMessageKey): string {
   return camel(key);

@@ -12,7 +12,7 @@ import type { IndexedPack, IndexPackOptions } from '../resolve/index-pack.js';
 import { FSCK_WORKER, mergeCheckFindings, type CheckFindings, type ObjectFinding } from './pack-checker.js';
 import { COMPARE_BYTES_PER_THREAD, INDEX_PACK_VISITOR, indexPackVisitorTypes, type IndexPackVisitorOptions } from './index-pack-visitor.js';
 import { forEachRecord } from './link-records.js';
-import { addSkipListFile } from './config-rules.js';
+import { setFsckMessageTypes } from './config-rules.js';
 
 export interface IndexPackCheckOptions {
   /**
@@ -50,7 +50,7 @@ export function indexPackChecks(options: IndexPackCheckOptions): Pick<IndexPackO
   // index-pack's fsck_options are FSCK_OPTIONS_MISSING_GITMODULES: a .gitmodules blob the pack
   // does not carry is someone else's to check.
   rules.set('gitmodulesMissing', 'ignore');
-  if (options.messageTypes !== undefined) setMessageTypes(rules, options.messageTypes, options.repo !== undefined ? 2 * hashLength(options.repo.format) : 40);
+  if (options.messageTypes !== undefined) setFsckMessageTypes(rules, options.messageTypes, options.repo !== undefined ? 2 * hashLength(options.repo.format) : 40);
   const result: Pick<IndexPackOptions, 'visitor' | 'workerScript' | 'beforeWrite' | 'visitorBytes'> = {};
   // Both run on the resolver's threads with each object in hand: the checks, and the comparison
   // with the repository's copy (git's sha1_object), which then reads only the stored copy.
@@ -89,17 +89,6 @@ export function indexPackChecks(options: IndexPackCheckOptions): Pick<IndexPackO
 }
 
 /** git's fsck_set_msg_types: `id=type` (or `id:type`) pairs split by spaces, commas or bars; `skiplist=<file>`. */
-function setMessageTypes(rules: FsckRules, values: string, hexLength: number): void {
-  for (const part of values.split(/[ ,|]/)) {
-    if (part === '') continue;
-    const eq = part.search(/[=:]/);
-    if (eq < 0) throw new PackwrightError('INVALID_ARGUMENT', `Missing '=': '${part}'`);
-    const id = part.slice(0, eq);
-    const type = part.slice(eq + 1);
-    if (id.toLowerCase() === 'skiplist') addSkipListFile(rules, type, hexLength);
-    else rules.set(id, type);
-  }
-}
 
 /**
  * Bytes of resolved bases kept while a pack just indexed is read back (IndexedObjects): only the

@@ -2,7 +2,7 @@ export { fsck, FSCK_ERROR_OBJECT, FSCK_ERROR_REACHABLE, FSCK_ERROR_PACK, FSCK_ER
 export type { FsckOptions, FsckResult, FsckMessage, FsckMessageKind } from './fsck.js';
 export { ObjectChecker } from './pack-checker.js';
 export type { ObjectFinding, CheckFindings } from './pack-checker.js';
-export { addSkipListFile, fsckRulesFromConfig } from './config-rules.js';
+export { addSkipListFile, fsckRulesFromConfig, setFsckMessageTypes } from './config-rules.js';
 export { indexPackChecks } from './index-pack-checks.js';
 export type { IndexPackCheckOptions } from './index-pack-checks.js';
 export { checkObject, checkCommit, checkTree, checkTag, checkSpecialBlob, objectLinks, objectFormatError } from './check-object.js';

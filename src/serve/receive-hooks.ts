@@ -1,0 +1,70 @@
+// git's hook scripts around a push (githooks(5)): pre-receive, update, post-receive and
+// post-update, found where git finds them and run as git runs them: in the git directory with
+// GIT_DIR=., their standard output and error together going to the pusher (side band 2).
+import { spawn } from 'node:child_process';
+import { accessSync, constants, statSync } from 'node:fs';
+import { isAbsolute, join } from 'node:path';
+import type { Repository } from '../repo/repository.js';
+
+export type ReceiveHookName = 'pre-receive' | 'update' | 'post-receive' | 'post-update';
+
+/** The executable hook `name` of `repo`: `core.hooksPath/<name>` (relative to the git directory, where push hooks run), else `hooks/<name>` of the common directory. */
+export function findHook(repo: Repository, name: string): string | undefined {
+  const hooksPath = repo.config.get('core.hookspath');
+  const dir = typeof hooksPath === 'string' && hooksPath !== ''
+    ? (isAbsolute(hooksPath) ? hooksPath : join(repo.gitDir, hooksPath.replace(/^~(?=\/)/, repo.env['HOME'] ?? '~')))
+    : join(repo.commonDir, 'hooks');
+  const path = join(dir, name);
+  try {
+    if (!statSync(path).isFile()) return undefined;
+    accessSync(path, constants.X_OK);
+    return path;
+  } catch {
+    // Missing, or not executable: git runs no hook then (and hints that it ignored it).
+    return undefined;
+  }
+}
+
+export interface HookRun {
+  args?: readonly string[];
+  /** What the hook reads on stdin (nothing: stdin is closed at once). */
+  stdin?: string;
+  /** Variables set (a string) or removed (undefined) over the repository's environment. */
+  env?: Record<string, string | undefined>;
+  /** Where the hook's stdout and stderr go, in the order written. */
+  output: (text: Buffer) => void | Promise<void>;
+  signal?: AbortSignal | undefined;
+}
+
+/**
+ * Runs hook `name` when the repository has one, and resolves to its exit status (a signal counts
+ * as failure, 128 + its number as git reports it), or undefined when there is no hook.
+ */
+export function runHook(repo: Repository, name: ReceiveHookName, run: HookRun): Promise<number | undefined> {
+  const path = findHook(repo, name);
+  if (path === undefined) return Promise.resolve(undefined);
+  const env: Record<string, string> = {};
+  for (const [k, v] of Object.entries({ ...repo.env, GIT_DIR: '.', ...run.env })) if (v !== undefined) env[k] = v;
+  return new Promise((resolve, reject) => {
+    // Through sh only to send stderr where stdout goes (git's stdout_to_stderr), in one pipe, so
+    // the lines arrive in the order the hook wrote them.
+    const child = spawn('/bin/sh', ['-c', 'exec "$0" "$@" 2>&1', path, ...(run.args ?? [])], {
+      cwd: repo.gitDir,
+      env,
+      stdio: ['pipe', 'pipe', 'inherit'],
+      ...(run.signal !== undefined ? { signal: run.signal } : {}),
+    });
+    let writing: Promise<void> = Promise.resolve();
+    child.stdout.on('data', (chunk: Buffer) => {
+      child.stdout.pause();
+      writing = writing.then(() => run.output(chunk)).finally(() => child.stdout.resume());
+    });
+    // A hook that does not read its input closes the pipe: git ignores SIGPIPE there, and so does this.
+    child.stdin.on('error', () => undefined);
+    child.stdin.end(run.stdin ?? '');
+    child.on('error', reject);
+    child.on('close', (code, signal) => {
+      writing.then(() => resolve(code ?? (signal !== null ? 128 : 1)), reject);
+    });
+  });
+}

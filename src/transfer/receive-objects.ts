@@ -1,0 +1,131 @@
+// Taking in a pack that arrives on a connection (a push's, a fetch's): its header read first, then
+// the objects kept as a pack (index-pack --stdin --fix-thin) or, below the unpack limit, written
+// loose (unpack-objects), as git's receive-pack and fetch-pack choose.
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { Readable } from 'node:stream';
+import { PackwrightError } from '../errors/packwright-error.js';
+import { indexPackChecks } from '../fsck/index-pack-checks.js';
+import { FsckRules } from '../fsck/fsck-messages.js';
+import { setFsckMessageTypes } from '../fsck/config-rules.js';
+import { PACK_HEADER_LENGTH } from '../pack/pack-header.js';
+import type { Repository } from '../repo/repository.js';
+import { indexPack } from '../resolve/index-pack.js';
+import type { IndexPackOptions, IndexPackPhase } from '../resolve/index-pack-options.js';
+import type { ConsumedPackHeader } from '../resolve/pack-source.js';
+import { unpackObjects } from '../unpack/unpack-objects.js';
+
+export type ReceivePhase = IndexPackPhase | 'unpacking';
+
+export interface ReceiveObjectsOptions {
+  /** Packs of fewer objects than this are written as loose objects (git's receive.unpackLimit / fetch.unpackLimit; default 100). */
+  unpackLimit?: number | undefined;
+  /**
+   * Check every object as fsck does, and that everything they name is there (git's `--strict`,
+   * under receive.fsckObjects / transfer.fsckObjects); the value is git's message types
+   * (`missingEmail=ignore,skiplist=<file>`), '' for the defaults.
+   */
+  strict?: string | undefined;
+  /** Refuse packs larger than this many bytes (receive.maxInputSize). */
+  maxInputSize?: number | undefined;
+  /** The `.keep` message of a pack kept (git's `--keep=receive-pack <pid> on <host>`), so gc leaves it alone until the refs name it. */
+  keep?: string | undefined;
+  /** Complete a thin pack from the repository's objects (default true; git's --reject-thin-pack-for-testing is false). */
+  fixThin?: boolean | undefined;
+  threads?: number | undefined;
+  signal?: AbortSignal | undefined;
+  onProgress?: ((phase: ReceivePhase, done: number, total: number, bytes?: number) => void) | undefined;
+  /** The checks' warnings, in git's words. */
+  onMessage?: ((line: string) => void) | undefined;
+}
+
+export interface ReceivedObjects {
+  /** Objects the pack held (bases a thin pack needed not counted). */
+  objects: number;
+  /** Where the pack was kept (undefined: its objects were written loose). */
+  packPath?: string | undefined;
+  /** The pack's `.keep` file, for the caller to remove once the refs name the objects. */
+  keepPath?: string | undefined;
+}
+
+/**
+ * Reads a pack's 12-byte header from `input` (git's read_pack_header) and gives it with the
+ * rest of the input, where the objects follow. Failures are git receive-pack's words.
+ */
+export async function readPackHeader(input: AsyncIterable<Uint8Array>): Promise<{ header: ConsumedPackHeader; rest: Readable }> {
+  const iterator = input[Symbol.asyncIterator]();
+  let head = Buffer.alloc(0);
+  while (head.length < PACK_HEADER_LENGTH) {
+    const r = await iterator.next();
+    if (r.done === true) throw new PackwrightError('PACK_TRUNCATED', 'eof before pack header was fully read', { offset: head.length });
+    head = Buffer.concat([head, r.value]);
+  }
+  if (head.toString('latin1', 0, 4) !== 'PACK') throw new PackwrightError('PACK_SIGNATURE', 'protocol error (pack signature mismatch detected)', { offset: 0 });
+  const version = head.readUInt32BE(4);
+  if (version !== 2 && version !== 3) throw new PackwrightError('PACK_VERSION', 'protocol error (pack version unsupported)', { offset: 4 });
+  const after = head.subarray(PACK_HEADER_LENGTH);
+  const rest = Readable.from((async function* () {
+    if (after.length > 0) yield after;
+    for (;;) {
+      const r = await iterator.next();
+      if (r.done === true) return;
+      yield r.value;
+    }
+  })(), { objectMode: false });
+  return { header: { version, count: head.readUInt32BE(8) }, rest };
+}
+
+/**
+ * Takes the objects of a pack whose header was read (`readPackHeader`) into `repo` (a
+ * quarantine's view, for a push): loose below the unpack limit, else a pack in its pack
+ * directory with a `.keep` file. Everything is checked before anything is written; a pack that
+ * fails leaves nothing behind. Reads the input to the pack's trailer and no further.
+ */
+export async function receiveObjects(repo: Repository, header: ConsumedPackHeader, input: Readable, options: ReceiveObjectsOptions = {}): Promise<ReceivedObjects> {
+  const limit = options.unpackLimit ?? 100;
+  const say = options.onMessage ?? ((): void => undefined);
+  const hexLength = repo.store.hashLength * 2;
+  if (header.count < limit) {
+    let strict: FsckRules | undefined;
+    if (options.strict !== undefined) {
+      strict = FsckRules.defaults(true);
+      setFsckMessageTypes(strict, options.strict, hexLength);
+    }
+    const result = await unpackObjects(repo.store, input, {
+      packHeader: header,
+      detectCollisions: true,
+      ...(strict !== undefined ? { strict } : {}),
+      ...(options.maxInputSize !== undefined ? { maxInputSize: options.maxInputSize } : {}),
+      ...(options.threads !== undefined ? { threads: options.threads } : {}),
+      ...(options.signal !== undefined ? { signal: options.signal } : {}),
+      onProgress: (done, total) => options.onProgress?.('unpacking', done, total),
+      onError: say,
+    });
+    return { objects: result.objects };
+  }
+  const packDir = join(repo.store.objectsDir, 'pack');
+  mkdirSync(packDir, { recursive: true });
+  const indexOptions: IndexPackOptions = {
+    objectFormat: repo.format,
+    packDir,
+    packHeader: header,
+    detectCollisions: true,
+    revIndex: repo.config.getBool('pack.writeReverseIndex') === true,
+    ...(options.keep !== undefined ? { keep: options.keep } : {}),
+    ...(options.maxInputSize !== undefined ? { maxInputSize: options.maxInputSize } : {}),
+    ...(options.threads !== undefined ? { threads: options.threads } : {}),
+    ...(options.signal !== undefined ? { signal: options.signal } : {}),
+    ...(options.onProgress !== undefined ? { onProgress: options.onProgress } : {}),
+  };
+  if (options.fixThin !== false) {
+    const store = repo.objects;
+    indexOptions.fixThin = (id) => (store.has(id) ? store.read(id) : undefined);
+    const level = repo.config.getInt('core.looseCompression') ?? repo.config.getInt('core.compression');
+    if (level !== undefined) indexOptions.fixThinCompression = level;
+  }
+  const types = options.strict;
+  const strict = types !== undefined;
+  Object.assign(indexOptions, indexPackChecks({ repo, strict, fsckObjects: strict, ...(types !== undefined && types !== '' ? { messageTypes: types } : {}), onMessage: say }));
+  const result = await indexPack(input, indexOptions);
+  return { objects: result.objectCount - result.localObjects, packPath: result.packPath, keepPath: result.keepPath };
+}
