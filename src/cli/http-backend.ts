@@ -11,8 +11,9 @@ import type { GlobalOptions } from './global-options.js';
  * `git http-backend`: a CGI program answering one smart HTTP request for a repository under
  * GIT_PROJECT_ROOT (the web server's PATH_INFO after it) or at PATH_TRANSLATED, as git's is run
  * behind Apache or nginx (and by git's HTTP test scripts). Exported repositories only (a
- * `git-daemon-export-ok` file, or GIT_HTTP_EXPORT_ALL); http.uploadpack turns fetching off. The
- * dumb protocol's files, and pushes until packwright receives them, are refused (403).
+ * `git-daemon-export-ok` file, or GIT_HTTP_EXPORT_ALL); http.uploadpack turns fetching off,
+ * http.receivepack (or an authenticated user) turns pushing on. The dumb protocol's files are
+ * refused (403).
  */
 export async function httpBackendCommand(io: CommandIO, global: GlobalOptions, agent: string): Promise<number> {
   const env = io.env;
@@ -50,11 +51,19 @@ export async function httpBackendCommand(io: CommandIO, global: GlobalOptions, a
         const gitDir = enterRepository(path);
         if (gitDir === undefined) return undefined;
         if (env['GIT_HTTP_EXPORT_ALL'] === undefined && !existsSync(join(gitDir, 'git-daemon-export-ok'))) return undefined;
-        const repo = Repository.openGitDir(gitDir, { defaultRefresh: 'on-miss', configParameters: global.configParameters, env: global.env });
+        // The reflogs of a push name the web server's user (git's run_service).
+        const user = env['REMOTE_USER'] !== undefined && env['REMOTE_USER'] !== '' ? env['REMOTE_USER'] : 'anonymous';
+        const host = env['REMOTE_ADDR'] !== undefined && env['REMOTE_ADDR'] !== '' ? env['REMOTE_ADDR'] : '(none)';
+        const repoEnv = { GIT_COMMITTER_NAME: user, GIT_COMMITTER_EMAIL: `${user}@http.${host}`, ...global.env };
+        const repo = Repository.openGitDir(gitDir, { defaultRefresh: 'on-miss', configParameters: global.configParameters, env: repoEnv });
         opened.push(repo);
         return repo;
       },
-      authorize: (service, repo) => service === 'upload-pack' && (repo.config.getBool('http.uploadpack') ?? true),
+      // git's http_config: http.uploadpack (default on), http.receivepack (default: on for an
+      // authenticated user, REMOTE_USER set by the web server, else off).
+      authorize: (service, repo) => (service === 'upload-pack'
+        ? repo.config.getBool('http.uploadpack') ?? true
+        : repo.config.getBool('http.receivepack') ?? (env['REMOTE_USER'] !== undefined && env['REMOTE_USER'] !== '')),
       signal,
       agent,
       onStderr: (text) => io.stderr.write(text),

@@ -9,16 +9,19 @@ import type { GlobalOptions } from './global-options.js';
 import { helpRequested, integerOption, UsageError } from './usage-error.js';
 
 const USAGE = `usage: packwright serve [--listen=<addr>] [--port=<n>] [--base-path=<dir>] [--export-all]
-                        [--max-requests=<n>] [--idle-timeout=<seconds>] [--stats-file=<path>]
+                        [--enable=receive-pack] [--max-requests=<n>] [--idle-timeout=<seconds>] [--stats-file=<path>]
                         [<directory>]
 
-Serves git's smart HTTP protocol (clone and fetch, protocol v0, v1 and v2) from this process.
+Serves git's smart HTTP protocol (clone and fetch, protocol v0, v1 and v2; push with
+--enable=receive-pack or a repository's http.receivepack) from this process.
 Without --base-path: the repository at <directory> (default: the one here), at / and at
 /<its name>. With --base-path: the repositories under it, by path, those with a
 git-daemon-export-ok file (or all, with --export-all).
 
     --listen=<addr>           address to listen on (default 127.0.0.1)
     --port=<n>                port (default 0: any free one; the URL is printed)
+    --enable=receive-pack     accept pushes (as git daemon's --enable; a repository's
+                              http.receivepack=false still refuses them)
     --max-requests=<n>        stop after answering n requests
     --idle-timeout=<seconds>  stop after that long without a request
     --stats-file=<path>       on stopping, write JSON there: requests answered, the event loop's
@@ -36,6 +39,7 @@ export async function serveCommand(io: CommandIO, global: GlobalOptions, agent: 
   let port = 0;
   let basePath: string | undefined;
   let exportAll = false;
+  let receivePack = false;
   let maxRequests = Infinity;
   let idleTimeout = Infinity;
   let statsFile: string | undefined;
@@ -46,6 +50,8 @@ export async function serveCommand(io: CommandIO, global: GlobalOptions, agent: 
     else if (a.startsWith('--port=')) port = integerOption('--port', value);
     else if (a.startsWith('--base-path=')) basePath = resolve(global.cwd, value);
     else if (a === '--export-all') exportAll = true;
+    else if (a === '--enable=receive-pack') receivePack = true;
+    else if (a === '--disable=receive-pack') receivePack = false;
     else if (a.startsWith('--max-requests=')) maxRequests = integerOption('--max-requests', value);
     else if (a.startsWith('--idle-timeout=')) idleTimeout = integerOption('--idle-timeout', value);
     else if (a.startsWith('--stats-file=')) statsFile = resolve(global.cwd, value);
@@ -89,7 +95,16 @@ export async function serveCommand(io: CommandIO, global: GlobalOptions, agent: 
   const delay = monitorEventLoopDelay({ resolution: 10 });
   delay.enable();
   return io.interruptible(async (signal) => {
-    const handler = createGitHttpHandler({ repository, signal, agent, onStderr: (text) => io.stderr.write(text) });
+    const handler = createGitHttpHandler({
+      repository,
+      signal,
+      agent,
+      onStderr: (text) => io.stderr.write(text),
+      // http.uploadpack and http.receivepack say no for their repository, as with git http-backend.
+      authorize: (service, repo) => (service === 'upload-pack'
+        ? repo.config.getBool('http.uploadpack') ?? true
+        : repo.config.getBool('http.receivepack') ?? receivePack),
+    });
     let answered = 0;
     let idle: NodeJS.Timeout | undefined;
     const server = createServer((req, res) => {

@@ -7,6 +7,8 @@ import { isPackwrightError } from '../errors/packwright-error.js';
 import { encodePacket, PacketReader, streamSink } from '../protocol/pkt-line.js';
 import type { Repository } from '../repo/repository.js';
 import { uploadPack } from './upload-pack.js';
+import { receivePack, type ReceivePackOptions } from './receive-pack.js';
+import type { GitService } from './smart-http.js';
 import { requestedProtocolVersion } from '../protocol/capabilities.js';
 
 export interface GitDaemonOptions {
@@ -19,15 +21,22 @@ export interface GitDaemonOptions {
   threads?: number | undefined;
   signal?: AbortSignal | undefined;
   agent?: string | undefined;
-  /** Where upload-pack's stderr goes (a log). */
+  /** Where upload-pack's and receive-pack's stderr goes (a log). */
   onStderr?: ((text: string) => void) | undefined;
+  /**
+   * Whether a connection may use a service (git daemon's --enable/--disable): default
+   * upload-pack yes, receive-pack no, as git daemon's defaults.
+   */
+  authorize?: ((service: GitService, repository: Repository, path: string) => boolean | Promise<boolean>) | undefined;
+  /** For pushes (once `authorize` allows receive-pack): the host's policy callbacks, and whether hook scripts run. */
+  receive?: Pick<ReceivePackOptions, 'beforeUpdate' | 'afterUpdate' | 'hooks'> | undefined;
 }
 
 /**
  * Serves one git:// connection: reads the request, runs upload-pack on the repository the
- * callback gives, and ends the socket. A refused path gets git daemon's "ERR access denied or
- * repository not exported: <path>"; receive-pack, which git daemon leaves off by default, "ERR
- * service not enabled". Resolves when the connection is over, whatever happened on it (a
+ * callback gives (or receive-pack, when `authorize` allows it), and ends the socket. A refused
+ * path gets git daemon's "ERR access denied or repository not exported: <path>", a service not
+ * allowed "ERR service not enabled: <path>". Resolves when the connection is over, whatever happened on it (a
  * client that goes away mid-pack aborts the pack); errors of the conversation go to `onStderr`.
  */
 export async function serveGitDaemonConnection(socket: Duplex, options: GitDaemonOptions): Promise<void> {
@@ -60,7 +69,8 @@ export async function serveGitDaemonConnection(socket: Duplex, options: GitDaemo
     const m = /^git-(upload-pack|receive-pack|upload-archive) (.*)$/.exec(command);
     if (m === null) return;
     const path = m[2] as string;
-    if (m[1] !== 'upload-pack') {
+    const service = m[1] === 'upload-pack' ? 'upload-pack' : m[1] === 'receive-pack' ? 'receive-pack' : undefined;
+    if (service === undefined) {
       await write(encodePacket(`ERR service not enabled: ${path}`));
       return;
     }
@@ -69,7 +79,12 @@ export async function serveGitDaemonConnection(socket: Duplex, options: GitDaemo
       await write(encodePacket(`ERR access denied or repository not exported: ${path}`));
       return;
     }
-    await uploadPack(repo, {
+    const allowed = options.authorize !== undefined ? await options.authorize(service, repo, path) : service === 'upload-pack';
+    if (!allowed) {
+      await write(encodePacket(`ERR service not enabled: ${path}`));
+      return;
+    }
+    const common = {
       input: reader.rest(),
       output: write,
       stderr: options.onStderr,
@@ -77,7 +92,9 @@ export async function serveGitDaemonConnection(socket: Duplex, options: GitDaemo
       threads: options.threads,
       signal: controller.signal,
       agent: options.agent,
-    });
+    };
+    if (service === 'upload-pack') await uploadPack(repo, common);
+    else await receivePack(repo, { ...common, ...options.receive });
   } catch (e) {
     if (!isPackwrightError(e) && !(e instanceof Error)) throw e;
     options.onStderr?.(`fatal: ${e.message}\n`);

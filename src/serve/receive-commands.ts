@@ -58,7 +58,8 @@ function hook(s: ReceiveSession, name: ReceiveHookName, args: string[], stdin: s
   return runHook(s.repo, name, {
     args,
     ...(stdin !== undefined ? { stdin } : {}),
-    env: { ...pushOptionEnv(s), ...env },
+    // Only the hooks fed the commands on stdin see the push options (git's run_receive_hook).
+    env: { ...(name === 'pre-receive' || name === 'post-receive' ? pushOptionEnv(s) : {}), ...env },
     output: (text) => s.tellAsync(text),
     signal: s.options.signal,
   });

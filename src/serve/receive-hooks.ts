@@ -3,7 +3,7 @@
 // GIT_DIR=., their standard output and error together going to the pusher (side band 2).
 import { spawn } from 'node:child_process';
 import { accessSync, constants, statSync } from 'node:fs';
-import { isAbsolute, join } from 'node:path';
+import { isAbsolute, join, relative } from 'node:path';
 import type { Repository } from '../repo/repository.js';
 
 export type ReceiveHookName = 'pre-receive' | 'update' | 'post-receive' | 'post-update';
@@ -48,7 +48,10 @@ export function runHook(repo: Repository, name: ReceiveHookName, run: HookRun): 
   return new Promise((resolve, reject) => {
     // Through sh only to send stderr where stdout goes (git's stdout_to_stderr), in one pipe, so
     // the lines arrive in the order the hook wrote them.
-    const child = spawn('/bin/sh', ['-c', 'exec "$0" "$@" 2>&1', path, ...(run.args ?? [])], {
+    // git names a hook of the repository by its path from the git directory (`hooks/update`), as its $0 shows.
+    const within = relative(repo.gitDir, path);
+    const named = within !== '' && !within.startsWith('..') && !isAbsolute(within) ? within : path;
+    const child = spawn('/bin/sh', ['-c', 'exec "$0" "$@" 2>&1', named, ...(run.args ?? [])], {
       cwd: repo.gitDir,
       env,
       stdio: ['pipe', 'pipe', 'inherit'],

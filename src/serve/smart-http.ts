@@ -9,6 +9,7 @@ import { encodePacket, FLUSH_PACKET, type ByteSink } from '../protocol/pkt-line.
 import { requestedProtocolVersion } from '../protocol/capabilities.js';
 import type { Repository } from '../repo/repository.js';
 import { uploadPack } from './upload-pack.js';
+import { receivePack, type ReceivePackOptions } from './receive-pack.js';
 
 export interface GitHttpRequest {
   /** GET, HEAD or POST. */
@@ -44,8 +45,10 @@ export interface SmartHttpOptions {
   threads?: number | undefined;
   signal?: AbortSignal | undefined;
   agent?: string | undefined;
-  /** What upload-pack would write to its stderr (a web server's error log). */
+  /** What upload-pack and receive-pack would write to their stderr (a web server's error log). */
   onStderr?: ((text: string) => void) | undefined;
+  /** For pushes (once `authorize` allows receive-pack): the host's policy callbacks, and whether the repositories' hook scripts run. */
+  receive?: Pick<ReceivePackOptions, 'beforeUpdate' | 'afterUpdate' | 'hooks'> | undefined;
 }
 
 /** git http-backend's headers for what must not be cached. */
@@ -69,8 +72,9 @@ const ROUTES: { method: string; pattern: RegExp; route: 'info-refs' | 'rpc' | 'd
 /**
  * Answers one smart HTTP request as git http-backend does: `GET .../info/refs?service=git-upload-pack`
  * (the advertisement, after `# service=` for v0 and v1), `POST .../git-upload-pack` (one stateless
- * exchange; a gzip body is inflated). The dumb protocol's files get 403 (packwright serves git's
- * smart protocol only); receive-pack is refused until the caller's `authorize` allows it. Errors
+ * exchange; a gzip body is inflated), and the same for git-receive-pack (a push). The dumb
+ * protocol's files get 403 (packwright serves git's smart protocol only); receive-pack is refused
+ * unless the caller's `authorize` allows it. Errors
  * before the answer starts are statuses (404, 403, 405, 415, 500), after it the client's to read
  * in the protocol (ERR, band 3); resolves when the answer is complete.
  */
@@ -97,7 +101,7 @@ export async function serveSmartHttp(request: GitHttpRequest, response: GitHttpR
   const service = serviceName === 'git-upload-pack' ? 'upload-pack' : serviceName === 'git-receive-pack' ? 'receive-pack' : undefined;
   if (service === undefined) return plain(403, 'Forbidden', `Unsupported service: '${serviceName}'`);
   const allowed = options.authorize !== undefined ? await options.authorize(service, repo, repoPath) : service === 'upload-pack';
-  if (!allowed || service !== 'upload-pack') return plain(403, 'Forbidden', `Service not enabled: '${service}'`);
+  if (!allowed) return plain(403, 'Forbidden', `Service not enabled: '${service}'`);
   const protocol = requestedProtocolVersion(request.gitProtocol);
   const common = { output: response.write, stderr: options.onStderr, protocol, threads: options.threads, signal: options.signal, agent: options.agent };
   if (matched.route === 'info-refs') {
@@ -106,7 +110,10 @@ export async function serveSmartHttp(request: GitHttpRequest, response: GitHttpR
       await response.write(encodePacket(`# service=git-${service}\n`));
       await response.write(FLUSH_PACKET);
     }
-    await runService(() => uploadPack(repo, { ...common, input: Readable.from([]), advertiseRefs: true }), options);
+    const input = Readable.from([]);
+    await runService(() => (service === 'upload-pack'
+      ? uploadPack(repo, { ...common, input, advertiseRefs: true })
+      : receivePack(repo, { ...common, input, advertiseRefs: true }).then(() => undefined)), options);
     return;
   }
   const expected = `application/x-git-${service}-request`;
@@ -116,7 +123,9 @@ export async function serveSmartHttp(request: GitHttpRequest, response: GitHttpR
   const encoding = request.contentEncoding;
   const body = encoding === 'gzip' || encoding === 'x-gzip' ? Readable.from(request.body).pipe(createGunzip()) : request.body;
   await response.start(200, 'OK', [...NO_CACHE, ['Content-Type', `application/x-git-${service}-result`]]);
-  await runService(() => uploadPack(repo, { ...common, input: body, statelessRpc: true }), options);
+  await runService(() => (service === 'upload-pack'
+    ? uploadPack(repo, { ...common, input: body, statelessRpc: true })
+    : receivePack(repo, { ...common, ...options.receive, input: body, statelessRpc: true }).then(() => undefined)), options);
 }
 
 /** Runs a service whose answer has started: its failure is the client's to read in the protocol, and the log's. */
