@@ -65,6 +65,20 @@ const GROUPS = [
     httpd: true,
     scripts: ['t5551-http-fetch-smart.sh', 't5539-fetch-http-shallow.sh', 't5561-http-backend.sh', 't5562-http-backend-content-length.sh'],
   },
+  // git's push runs receive-pack (git-receive-pack over file:// and ssh; git daemon runs it for
+  // git://), and receive-pack's children (index-pack, unpack-objects) are packwright's in it too.
+  {
+    commands: 'receive-pack index-pack unpack-objects update-ref symbolic-ref',
+    internal: true,
+    scripts: ['t5570-git-daemon.sh', 't5700-protocol-v1.sh', 't5516-fetch-push.sh', 't5400-send-pack.sh', 't5401-update-hooks.sh', 't5405-send-pack-rewind.sh', 't5406-remote-rejects.sh', 't5409-colorize-remote-messages.sh', 't5410-receive-pack-alternates.sh', 't5504-fetch-receive-strict.sh', 't5543-atomic-push.sh', 't5545-push-options.sh', 't5546-receive-limits.sh', 't5547-push-quarantine.sh', 't5548-push-porcelain.sh', 't1400-update-ref.sh', 't5537-fetch-shallow.sh', 't5509-fetch-push-namespaces.sh', 't5411-proc-receive-hook.sh'],
+  },
+  // Pushes over HTTP: apache runs packwright's http-backend, which runs receive-pack itself.
+  {
+    commands: 'receive-pack upload-pack http-backend index-pack unpack-objects',
+    internal: true,
+    httpd: true,
+    scripts: ['t5541-http-push-smart.sh', 't5545-push-options.sh', 't5548-push-porcelain.sh', 't5562-http-backend-content-length.sh'],
+  },
   { commands: 'rev-list', scripts: ['t6000-rev-list-misc.sh', 't6004-rev-list-path-optim.sh'] },
   // Reading reachability bitmaps (git's repack writes them): the script's own rev-list
   // --use-bitmap-index and pack-objects calls.

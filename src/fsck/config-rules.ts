@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import type { GitConfig } from '../config/git-config.js';
 import { FsckRules } from './fsck-messages.js';
 import { PackwrightError } from '../errors/packwright-error.js';
@@ -23,12 +23,14 @@ export function fsckRulesFromConfig(config: GitConfig, hexLength: number, strict
 
 /**
  * Adds the object ids of a skip list file (`fsck.skipList`, or `skiplist=<file>` in --strict=),
- * failing as git's oidset_parse_file does when it cannot be read.
+ * failing as git's oidset_parse_file does when it cannot be read. A relative name is taken from
+ * `baseDir` (default: the working directory).
  */
-export function addSkipListFile(rules: FsckRules, file: string, hexLength: number): void {
+export function addSkipListFile(rules: FsckRules, file: string, hexLength: number, baseDir?: string): void {
   let text: string;
   try {
-    text = readFileSync(file, 'utf8');
+    // Relative to `baseDir` when given (a receive-pack in this process: git's runs in the git directory); errors name the file as given.
+    text = readFileSync(baseDir !== undefined ? resolve(baseDir, file) : file, 'utf8');
   } catch (e) {
     // git 2.39's oidset_parse_file, word for word (the system's reason is not part of it).
     throw new PackwrightError('CONFIG_INVALID', `could not open object name list: ${file}`, { file, cause: e });
@@ -39,16 +41,16 @@ export function addSkipListFile(rules: FsckRules, file: string, hexLength: numbe
 /**
  * Sets severities from git's `--strict=<msg-types>` form (what receive-pack and fetch-pack pass
  * index-pack and unpack-objects): `id=type` pairs separated by spaces, commas or bars, and
- * `skiplist=<file>`.
+ * `skiplist=<file>` (relative to `baseDir`, default the working directory).
  */
-export function setFsckMessageTypes(rules: FsckRules, values: string, hexLength: number): void {
+export function setFsckMessageTypes(rules: FsckRules, values: string, hexLength: number, baseDir?: string): void {
   for (const part of values.split(/[ ,|]/)) {
     if (part === '') continue;
     const eq = part.search(/[=:]/);
     if (eq < 0) throw new PackwrightError('INVALID_ARGUMENT', `Missing '=': '${part}'`);
     const id = part.slice(0, eq);
     const type = part.slice(eq + 1);
-    if (id.toLowerCase() === 'skiplist') addSkipListFile(rules, type, hexLength);
+    if (id.toLowerCase() === 'skiplist') addSkipListFile(rules, type, hexLength, baseDir);
     else rules.set(id, type);
   }
 }

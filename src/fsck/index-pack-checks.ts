@@ -33,6 +33,8 @@ export interface IndexPackCheckOptions {
   onSelfContained?: (selfContained: boolean) => void;
   /** Severities for message ids, git's `--strict=<id>=<type>[,...]` (and `skiplist=<file>`). */
   messageTypes?: string;
+  /** Where a relative `skiplist=<file>` of `messageTypes` is (default: the working directory). */
+  baseDir?: string;
   /** Lines for stderr, in git's words: the warnings, and the error that ends the run. */
   onMessage?: (line: string) => void;
 }
@@ -50,7 +52,7 @@ export function indexPackChecks(options: IndexPackCheckOptions): Pick<IndexPackO
   // index-pack's fsck_options are FSCK_OPTIONS_MISSING_GITMODULES: a .gitmodules blob the pack
   // does not carry is someone else's to check.
   rules.set('gitmodulesMissing', 'ignore');
-  if (options.messageTypes !== undefined) setFsckMessageTypes(rules, options.messageTypes, options.repo !== undefined ? 2 * hashLength(options.repo.format) : 40);
+  if (options.messageTypes !== undefined) setFsckMessageTypes(rules, options.messageTypes, options.repo !== undefined ? 2 * hashLength(options.repo.format) : 40, options.baseDir);
   const result: Pick<IndexPackOptions, 'visitor' | 'workerScript' | 'beforeWrite' | 'visitorBytes'> = {};
   // Both run on the resolver's threads with each object in hand: the checks, and the comparison
   // with the repository's copy (git's sha1_object), which then reads only the stored copy.

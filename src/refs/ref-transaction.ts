@@ -29,6 +29,11 @@ export interface RefTransactionOptions {
   ident: string;
   /** core.logAllRefUpdates: false (only refs that have a reflog), true (HEAD, branches, remotes, notes), 'always'. */
   logAllRefUpdates: boolean | 'always';
+  /**
+   * Refuse every change (git inside a push's quarantine, GIT_QUARANTINE_PATH set: a hook's refs
+   * must not name objects that may never be moved in).
+   */
+  quarantined?: boolean | undefined;
 }
 
 interface Update {
@@ -108,6 +113,7 @@ export class RefTransaction {
    */
   prepare(): void {
     if (this.state !== 'open') throw new PackwrightError('INVALID_ARGUMENT', 'the ref transaction is no longer open');
+    if (this.options.quarantined === true) throw new PackwrightError('REQUEST_REFUSED', 'ref updates forbidden inside quarantine environment');
     this.state = 'prepared';
     try {
       const head = this.refs.read('HEAD');

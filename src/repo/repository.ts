@@ -142,13 +142,15 @@ export class Repository implements RevisionContext {
 
   /**
    * A transaction of ref changes (see RefTransaction), its reflog lines by this repository's
-   * committer (committerIdent) as core.logAllRefUpdates says (default: true, but false in a bare repository).
+   * committer (committerIdent) as core.logAllRefUpdates says (default: true, but false in a bare repository);
+   * inside a push's quarantine (GIT_QUARANTINE_PATH) every change is refused, as git refuses it.
    */
   refTransaction(): RefTransaction {
     const setting = this.config.get('core.logallrefupdates');
     const bare = this.config.getBool('core.bare') ?? this.workTree === undefined;
     const logAll = setting === undefined ? !bare : typeof setting === 'string' && setting.toLowerCase() === 'always' ? 'always' : parseBool(setting, 'core.logAllRefUpdates');
-    return this.refs.transaction({ ident: committerIdent(this.env, this.config), logAllRefUpdates: logAll });
+    const quarantined = this.env['GIT_QUARANTINE_PATH'] !== undefined && this.env['GIT_QUARANTINE_PATH'] !== '';
+    return this.refs.transaction({ ident: committerIdent(this.env, this.config), logAllRefUpdates: logAll, quarantined });
   }
 
   /** git's protected configuration (see protectedConfig), with this repository's `-c` parameters; read each time. */

@@ -19,8 +19,8 @@ function isDirectory(path: string): boolean {
 /**
  * The ids the refs of each alternate repository name: for an alternate `<repo>/objects` whose
  * `<repo>/refs` is a directory, its refs (under core.alternateRefsPrefixes when set), or the ids
- * core.alternateRefsCommand prints for it, as git runs it (through the shell, the repository's
- * path as its argument). Alternates that are no repository give nothing.
+ * core.alternateRefsCommand prints for it, as git runs it (through the shell in the git
+ * directory, the repository's path as its argument). Alternates that are no repository give nothing.
  */
 export function alternateRefIds(repo: Repository): Buffer[] {
   const store = repo.store;
@@ -34,7 +34,7 @@ export function alternateRefIds(repo: Repository): Buffer[] {
     const path = dir.slice(0, -'/objects'.length);
     if (!isDirectory(join(path, 'refs'))) continue;
     if (typeof command === 'string') {
-      const run = spawnSync('/bin/sh', ['-c', `${command} "$@"`, command, path], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
+      const run = spawnSync('/bin/sh', ['-c', `${command} "$@"`, command, path], { cwd: repo.gitDir, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
       for (const line of (run.stdout ?? '').split('\n')) {
         if (line === '') continue;
         const id = line.length === 2 * H ? fromHex(line, H) : undefined;

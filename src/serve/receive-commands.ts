@@ -3,6 +3,7 @@
 // objects moved out of the quarantine, then each ref checked (funny names, the checked-out branch,
 // deletes, fast-forwards, the update hook) and changed in a ref transaction; after the report,
 // the post-receive and post-update hooks.
+import { spawn } from 'node:child_process';
 import { readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { isPackwrightError } from '../errors/packwright-error.js';
@@ -20,6 +21,7 @@ import type { RevTip } from '../walk/rev-args.js';
 import { alternateRefIds } from './alternate-refs.js';
 import type { ReceiveSession } from './receive-pack.js';
 import { runHook, type ReceiveHookName } from './receive-hooks.js';
+import { linkedWorktreePath, mainWorktreePath, updateWorktree, type CheckedOut } from './update-worktree.js';
 
 /** One command of a push and what became of it (git's struct command). */
 export interface Command {
@@ -164,6 +166,23 @@ export async function runAfterUpdate(s: ReceiveSession, commands: readonly Comma
   await hook(s, 'post-receive', [], hookLines(done));
   await hook(s, 'post-update', done.map((c) => c.ref), undefined);
   await s.options.afterUpdate?.(done.map((c) => ({ ref: c.ref, oldId: c.oldId, newId: c.newId })), s.pushOptions);
+  if (s.config.autoGc && s.options.autoGc !== false) await autoGc(s);
+}
+
+/** git's `gc --auto --quiet` after a push, its output relayed to the pusher; nothing when no git is installed. */
+async function autoGc(s: ReceiveSession): Promise<void> {
+  const env: Record<string, string> = {};
+  for (const [k, v] of Object.entries({ ...s.repo.env, GIT_DIR: '.' })) if (v !== undefined) env[k] = v;
+  await new Promise<void>((resolve) => {
+    const child = spawn('git', ['gc', '--auto', '--quiet'], { cwd: s.repo.gitDir, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const relay = (chunk: Buffer): void => s.tell(chunk);
+    child.stdout.on('data', relay);
+    child.stderr.on('data', relay);
+    child.on('error', () => resolve());
+    child.on('close', () => resolve());
+  });
+  // What gc packed or pruned: the store lists its packs again.
+  s.repo.store.refresh();
 }
 
 /** The host's policy (ReceivePackOptions.beforeUpdate) over the commands still standing. */
@@ -302,12 +321,12 @@ function checkAliasedUpdates(s: ReceiveSession, commands: Command[]): void {
   }
 }
 
-/** The work trees whose HEAD is the branch `name` (git's find_shared_symref), and whether that one is bare. */
-function checkedOutIn(repo: Repository, name: string): { bare: boolean } | undefined {
+/** The work tree whose HEAD is the branch `name` (git's find_shared_symref), main or linked. */
+function checkedOutIn(repo: Repository, name: string): CheckedOut | undefined {
   const head = repo.refs.read('HEAD');
   if (head?.kind === 'symbolic' && head.target === name) {
     // git's is_bare_repository: core.bare unset counts as bare where no work tree was found.
-    return { bare: repo.config.getBool('core.bare') !== false };
+    return { bare: repo.config.getBool('core.bare') !== false, path: mainWorktreePath(repo), gitDir: repo.commonDir };
   }
   let ids: string[] = [];
   try {
@@ -316,8 +335,10 @@ function checkedOutIn(repo: Repository, name: string): { bare: boolean } | undef
     return undefined;
   }
   for (const id of ids) {
-    const v = new RefStore(join(repo.commonDir, 'worktrees', id), repo.commonDir, repo.refs.hashLength).read('HEAD');
-    if (v?.kind === 'symbolic' && v.target === name) return { bare: false };
+    const adminDir = join(repo.commonDir, 'worktrees', id);
+    const v = new RefStore(adminDir, repo.commonDir, repo.refs.hashLength).read('HEAD');
+    const path = linkedWorktreePath(adminDir);
+    if (v?.kind === 'symbolic' && v.target === name && path !== undefined) return { bare: false, path, gitDir: adminDir };
   }
   return undefined;
 }
@@ -363,9 +384,6 @@ async function update(s: ReceiveSession, c: Command, tx: RefTransaction, headNam
       s.error(`refusing to update checked out branch: ${name}`);
       if (deny === 'unconfigured') s.error(DENY_CURRENT_MESSAGE);
       return 'branch is currently checked out';
-    } else if (deny === 'updateInstead') {
-      s.error(`refusing to update checked out branch: ${name}: packwright does not update work trees (receive.denyCurrentBranch=updateInstead)`);
-      return 'branch is currently checked out';
     }
   }
   const objects = repo.objects;
@@ -405,6 +423,10 @@ async function update(s: ReceiveSession, c: Command, tx: RefTransaction, headNam
   if (status !== undefined && status !== 0) {
     s.error(`hook declined to update ${name}`);
     return 'hook declined';
+  }
+  if (worktree !== undefined && !worktree.bare && s.config.denyCurrentBranch === 'updateInstead') {
+    const refused = await updateWorktree(repo, c.newId, worktree, (text) => s.tellAsync(text), s.options.hooks !== false);
+    if (refused !== undefined) return refused;
   }
   try {
     if (c.newId === zero) {

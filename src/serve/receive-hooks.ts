@@ -6,7 +6,7 @@ import { accessSync, constants, statSync } from 'node:fs';
 import { isAbsolute, join, relative } from 'node:path';
 import type { Repository } from '../repo/repository.js';
 
-export type ReceiveHookName = 'pre-receive' | 'update' | 'post-receive' | 'post-update';
+export type ReceiveHookName = 'pre-receive' | 'update' | 'post-receive' | 'post-update' | 'push-to-checkout';
 
 /** The executable hook `name` of `repo`: `core.hooksPath/<name>` (relative to the git directory, where push hooks run), else `hooks/<name>` of the common directory. */
 export function findHook(repo: Repository, name: string): string | undefined {

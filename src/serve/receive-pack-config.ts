@@ -30,10 +30,14 @@ export interface ReceivePackConfig {
   keepAlive: number;
   /** receive.updateServerInfo */
   updateServerInfo: boolean;
+  /** receive.autogc (default true): `git gc --auto --quiet` after a push. */
+  autoGc: boolean;
   /** transfer.hideRefs and receive.hideRefs. */
   hidden: HiddenRefs;
   /** receive.procReceiveRefs: set means git would run a proc-receive hook, which packwright does not. */
   procReceiveRefs: string[];
+  /** What git warns of while reading it (an unknown receive.fsck.<id>), in git's words. */
+  warnings: string[];
 }
 
 function parseDeny(key: string, value: string | null): DenyAction {
@@ -56,7 +60,7 @@ export function receivePackConfig(config: GitConfig): ReceivePackConfig {
     denyDeletes: false, denyNonFastForwards: false, denyCurrentBranch: 'unconfigured', denyDeleteCurrent: 'unconfigured',
     fsckObjects: false, fsckMessageTypes: '', unpackLimit: 100, maxInputSize: 0,
     advertiseAtomic: true, advertisePushOptions: false, ofsDelta: true, shallowUpdate: false, keepAlive: 5,
-    updateServerInfo: false, hidden: HiddenRefs.fromConfig(config, 'receive'), procReceiveRefs: [],
+    updateServerInfo: false, autoGc: true, hidden: HiddenRefs.fromConfig(config, 'receive'), procReceiveRefs: [], warnings: [],
   };
   let receiveFsck: boolean | undefined;
   let transferFsck: boolean | undefined;
@@ -75,6 +79,7 @@ export function receivePackConfig(config: GitConfig): ReceivePackConfig {
       case 'receive.denydeletecurrent': out.denyDeleteCurrent = parseDeny(key, value); break;
       case 'repack.usedeltabaseoffset': out.ofsDelta = parseBool(value, key); break;
       case 'receive.updateserverinfo': out.updateServerInfo = parseBool(value, key); break;
+      case 'receive.autogc': out.autoGc = parseBool(value, key); break;
       case 'receive.shallowupdate': out.shallowUpdate = parseBool(value, key); break;
       case 'receive.advertiseatomic': out.advertiseAtomic = parseBool(value, key); break;
       case 'receive.advertisepushoptions': out.advertisePushOptions = parseBool(value, key); break;
@@ -89,7 +94,9 @@ export function receivePackConfig(config: GitConfig): ReceivePackConfig {
         types.push(`skiplist=${value}`);
         break;
       default:
-        if (key.startsWith('receive.fsck.') && value !== null && isValidFsckMessageType(key.slice(13), value)) types.push(`${key.slice(13)}=${value}`);
+        if (!key.startsWith('receive.fsck.') || value === null) break;
+        if (isValidFsckMessageType(key.slice(13), value)) types.push(`${key.slice(13)}=${value}`);
+        else out.warnings.push(`skipping unknown msg id '${key.slice(13)}'`);
     }
   }
   out.fsckObjects = receiveFsck ?? transferFsck ?? false;

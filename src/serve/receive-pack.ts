@@ -56,6 +56,12 @@ export interface ReceivePackOptions {
   quiet?: boolean | undefined;
   /** Run the repository's hook scripts (pre-receive, update, post-receive, post-update; default true). */
   hooks?: boolean | undefined;
+  /**
+   * After a push, run `git gc --auto --quiet` in the repository when receive.autogc says so
+   * (default true), as git's receive-pack does, if a `git` is installed: packwright has no gc of
+   * its own. False: never.
+   */
+  autoGc?: boolean | undefined;
   /** Refuse thin packs (git's --reject-thin-pack-for-testing). */
   rejectThin?: boolean | undefined;
   /**
@@ -113,6 +119,7 @@ export class ReceiveSession {
 
   constructor(readonly repo: Repository, readonly options: ReceivePackOptions) {
     this.config = receivePackConfig(repo.config);
+    for (const w of this.config.warnings) options.stderr?.(`warning: ${w}\n`);
     this.reader = new PacketReader(options.input);
     this.writer = new PacketWriter((chunk) => this.emit(chunk));
     this.namespace = namespacePrefix(repo.env['GIT_NAMESPACE']);
@@ -349,7 +356,7 @@ export class ReceiveSession {
     try {
       const received = await receiveObjects(quarantine.repository, header, rest, {
         unpackLimit: this.config.unpackLimit,
-        ...(this.config.fsckObjects ? { strict: this.config.fsckMessageTypes } : {}),
+        ...(this.config.fsckObjects ? { strict: this.config.fsckMessageTypes, baseDir: this.repo.gitDir } : {}),
         ...(this.config.maxInputSize > 0 ? { maxInputSize: this.config.maxInputSize } : {}),
         keep: `receive-pack ${process.pid} on ${hostname()}`,
         fixThin: this.options.rejectThin !== true,

@@ -51,8 +51,10 @@ export class Quarantine {
   /** The environment of a program that must see the quarantined objects (hooks; git's tmp_objdir_env). */
   get env(): Record<string, string> {
     const before = this.repo.env['GIT_ALTERNATE_OBJECT_DIRECTORIES'];
+    // A path holding the separator (or starting with a quote) goes C-quoted, as git's env_append writes it.
+    const own = this.objectsDir.includes(':') || this.objectsDir.startsWith('"') ? `"${this.objectsDir.replace(/[\\"]/g, (c) => `\\${c}`)}"` : this.objectsDir;
     return {
-      GIT_ALTERNATE_OBJECT_DIRECTORIES: before !== undefined && before !== '' ? `${before}:${this.objectsDir}` : this.objectsDir,
+      GIT_ALTERNATE_OBJECT_DIRECTORIES: before !== undefined && before !== '' ? `${before}:${own}` : own,
       GIT_OBJECT_DIRECTORY: this.path,
       GIT_QUARANTINE_PATH: this.path,
     };

@@ -26,6 +26,8 @@ export interface ReceiveObjectsOptions {
    * (`missingEmail=ignore,skiplist=<file>`), '' for the defaults.
    */
   strict?: string | undefined;
+  /** Where a relative `skiplist=<file>` of `strict` is (default: the working directory). */
+  baseDir?: string | undefined;
   /** Refuse packs larger than this many bytes (receive.maxInputSize). */
   maxInputSize?: number | undefined;
   /** The `.keep` message of a pack kept (git's `--keep=receive-pack <pid> on <host>`), so gc leaves it alone until the refs name it. */
@@ -89,7 +91,7 @@ export async function receiveObjects(repo: Repository, header: ConsumedPackHeade
     let strict: FsckRules | undefined;
     if (options.strict !== undefined) {
       strict = FsckRules.defaults(true);
-      setFsckMessageTypes(strict, options.strict, hexLength);
+      setFsckMessageTypes(strict, options.strict, hexLength, options.baseDir);
     }
     const result = await unpackObjects(repo.store, input, {
       packHeader: header,
@@ -125,7 +127,7 @@ export async function receiveObjects(repo: Repository, header: ConsumedPackHeade
   }
   const types = options.strict;
   const strict = types !== undefined;
-  Object.assign(indexOptions, indexPackChecks({ repo, strict, fsckObjects: strict, ...(types !== undefined && types !== '' ? { messageTypes: types } : {}), onMessage: say }));
+  Object.assign(indexOptions, indexPackChecks({ repo, strict, fsckObjects: strict, ...(types !== undefined && types !== '' ? { messageTypes: types } : {}), ...(options.baseDir !== undefined ? { baseDir: options.baseDir } : {}), onMessage: say }));
   const result = await indexPack(input, indexOptions);
   return { objects: result.objectCount - result.localObjects, packPath: result.packPath, keepPath: result.keepPath };
 }
