@@ -20,7 +20,7 @@ async function gitAsync(cwd: string, args: string[]): Promise<string> {
 }
 
 /** An HTTP server on 127.0.0.1 serving `repos` (URL path → git directory) with packwright's handler; it records when each request's handling ended. */
-async function httpServer(repos: Record<string, string>): Promise<{ base: string; ended: number[]; errors: string[]; [Symbol.asyncDispose]: () => Promise<void> }> {
+async function httpServer(repos: Record<string, string>, pushable = false): Promise<{ base: string; ended: number[]; errors: string[]; [Symbol.asyncDispose]: () => Promise<void> }> {
   const opened = new Map<string, Repository>();
   const errors: string[] = [];
   const ended: number[] = [];
@@ -29,9 +29,10 @@ async function httpServer(repos: Record<string, string>): Promise<{ base: string
       const dir = repos[path];
       if (dir === undefined) return undefined;
       let repo = opened.get(dir);
-      if (repo === undefined) opened.set(dir, (repo = Repository.openGitDir(dir)));
+      if (repo === undefined) opened.set(dir, (repo = Repository.openGitDir(dir, { env: GIT_ENV })));
       return repo;
     },
+    authorize: (service) => service === 'upload-pack' || pushable,
     threads: 1,
     onStderr: (text) => void errors.push(text),
   });
@@ -197,3 +198,31 @@ test('packwright serve: prints its URL on 127.0.0.1, serves a clone, and stops b
   git(join(dir.path, 'clone.git'), ['fsck', '--full', '--no-dangling']);
   assert.equal(git(join(dir.path, 'clone.git'), ['rev-parse', 'main']).toString(), git(repo, ['rev-parse', 'main']).toString());
 });
+
+for (const format of ['sha1', 'sha256'] as Format[]) {
+  test(`git pushes over smart HTTP to packwright's handler as to git's receive-pack (${format}): refs, reflogs, objects; a refused update in git's words`, async () => {
+    using dir = tempDir();
+    const src = makeHistoryRepo(dir.path, format);
+    const make = (name: string): string => {
+      const path = join(dir.path, name);
+      git(dir.path, ['init', '-q', '--bare', `--object-format=${format}`, path]);
+      git(path, ['config', 'core.logAllRefUpdates', 'true']);
+      git(path, ['config', 'receive.denyNonFastForwards', 'true']);
+      return path;
+    };
+    const ours = make('pushed-pw.git');
+    const theirs = make('pushed-git.git');
+    await using server = await httpServer({ '/pushed.git': ours }, true);
+    const full = (repo: string): string => state(repo) + git(repo, ['for-each-ref', '--format=%(refname)']).toString().split('\n').filter((r) => r !== '').map((r) => git(repo, ['reflog', 'show', '--format=%H %gs', r, '--']).toString()).join('');
+    for (const [version, refspecs] of [[0, ['main~10:refs/heads/main', 'topic:refs/heads/topic']], [2, ['main:refs/heads/main', '--tags']], [0, ['+main~3:refs/heads/main']]] as const) {
+      const push = (url: string): Promise<string> => execFileAsync('git', ['-c', `protocol.version=${version}`, 'push', '--porcelain', url, ...refspecs], { cwd: src, env: GIT_ENV }).then((r) => r.stdout, (e: { stdout: string }) => `failed\n${e.stdout}`);
+      const [a, b] = await Promise.all([push(`file://${theirs}`), push(`${server.base}/pushed.git`)]);
+      const lines = (out: string): string => out.split('\n').filter((l) => !l.startsWith('To ')).join('\n');
+      assert.equal(lines(b), lines(a), refspecs.join(' '));
+      assert.equal(full(ours), full(theirs), refspecs.join(' '));
+    }
+    assert.match(git(ours, ['for-each-ref']).toString(), /refs\/tags\//);
+    git(ours, ['fsck', '--full', '--no-dangling']);
+    assert.deepEqual(server.errors, []);
+  });
+}

@@ -278,9 +278,11 @@ export class ReceiveSession {
     this.writer.flush();
   }
 
+  /** The next packet; the input's end is git's "the remote end hung up unexpectedly" (its reader here is not gentle on EOF). */
   private async read(): Promise<Packet> {
     await this.writer.send();
     const p = await this.reader.read();
+    if (p.kind === 'eof') throw new PackwrightError('CONNECTION_CLOSED', 'the remote end hung up unexpectedly');
     if (p.kind === 'data' && p.line.startsWith('ERR ')) throw new PackwrightError('PROTOCOL_ERROR', `remote error: ${p.line.slice(4)}`);
     return p;
   }
@@ -291,10 +293,7 @@ export class ReceiveSession {
     const H = 2 * this.hashLength;
     for (;;) {
       const p = await this.read();
-      if (p.kind !== 'data') {
-        if (p.kind === 'eof' && this.reader.truncated) throw new PackwrightError('CONNECTION_CLOSED', 'the remote end hung up unexpectedly');
-        break;
-      }
+      if (p.kind !== 'data') break;
       const nul = p.data.indexOf(0);
       const line = nul >= 0 ? p.data.toString('utf8', 0, nul) : p.line;
       if (p.data.length > 8 && line.startsWith('shallow ')) {
