@@ -1,12 +1,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { createServer, type AddressInfo } from 'node:net';
 import { promisify } from 'node:util';
 import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { Readable } from 'node:stream';
-import { git, GIT_ENV, makeHistoryRepo, tempDir, type Format } from './helpers/git.js';
+import { CLI, git, GIT_ENV, makeHistoryRepo, tempDir, type Format } from './helpers/git.js';
 import { encodePacket, FLUSH_PACKET, PacketReader } from '../src/protocol/index.js';
 import { Repository } from '../src/repo/index.js';
 import { receivePack, serveGitDaemonConnection, type ReceivePackOptions } from '../src/serve/index.js';
@@ -239,4 +239,81 @@ test('the library\'s policy callbacks: beforeUpdate sees the quarantined objects
   assert.deepEqual(after, ['refs/heads/main']);
   assert.equal(git(ours, ['for-each-ref', '--format=%(refname)']).toString(), 'refs/heads/main\n');
   git(ours, ['fsck', '--full', '--no-dangling']);
+});
+
+test('racing pushes to the same refs (8 clients: 4 served in this process, 4 by receive-pack processes): each ref ends at a value a push set, every "ok" is in the reflog, every loser told "failed to update ref", no lock left', async () => {
+  using dir = tempDir();
+  const src = makeHistoryRepo(dir.path, 'sha1');
+  const path = target(dir.path, 'race.git', 'sha1');
+  git(src, ['push', '-q', path, 'main:refs/heads/r0', 'main:refs/heads/r1', 'main:refs/heads/r2']);
+  await using server = await daemon();
+  const receivePackCommand = `${JSON.stringify(process.execPath)} ${JSON.stringify(CLI)} receive-pack`;
+  const clients = 8;
+  const rounds = 4;
+  // One new commit per push, all on top of main.
+  const commits = Array.from({ length: clients * rounds }, (_, i) => git(src, ['commit-tree', 'main^{tree}', '-p', 'main', '-m', `push ${i}`]).toString().trim());
+  const outcomes: { ref: string; commit: string; ok: boolean; reason: string }[] = [];
+  await Promise.all(Array.from({ length: clients }, async (_, c) => {
+    for (let k = 0; k < rounds; k++) {
+      const commit = commits[c * rounds + k] as string;
+      const ref = `refs/heads/r${(c + k) % 3}`;
+      const via = c < clients / 2 ? [server.url(path)] : [`--receive-pack=${receivePackCommand}`, `file://${path}`];
+      const r = await gitAsync(src, ['push', '--porcelain', ...via.slice(0, -1), via.at(-1) as string, `+${commit}:${ref}`]);
+      const line = r.stdout.split('\n').find((l) => l.includes(`${commit}:${ref}`)) ?? '';
+      outcomes.push({ ref, commit, ok: /^[+* ]\t/.test(line), reason: line.split('\t')[2] ?? r.stderr });
+    }
+  }));
+  assert.equal(outcomes.length, clients * rounds);
+  for (const o of outcomes.filter((x) => !x.ok)) assert.equal(o.reason, '[remote rejected] (failed to update ref)', `${o.commit} ${o.ref}`);
+  for (const ref of ['refs/heads/r0', 'refs/heads/r1', 'refs/heads/r2']) {
+    const log = readFileSync(join(path, 'logs', ref), 'utf8').trim().split('\n').map((l) => l.split(' ')[1] as string);
+    const ok = outcomes.filter((o) => o.ref === ref && o.ok).map((o) => o.commit).sort();
+    // The reflog holds the ref's first value, then exactly the pushes told "ok", the last one being the ref.
+    assert.deepEqual(log.slice(1).sort(), ok, ref);
+    assert.equal(git(path, ['rev-parse', ref]).toString().trim(), log.at(-1));
+  }
+  assert.ok(outcomes.some((o) => o.ok));
+  assert.deepEqual(files(join(path, 'refs')).filter((f) => f.endsWith('.lock')), []);
+  assert.deepEqual(files(join(path, 'objects')).filter((f) => f.startsWith('tmp_objdir') || f.endsWith('.keep')), []);
+  git(path, ['fsck', '--full', '--no-dangling']);
+});
+
+test('a receive-pack process killed (SIGKILL) at any point of a push: the ref is as before or as pushed, the repository stays whole, the next push goes through', async () => {
+  using dir = tempDir();
+  const src = makeHistoryRepo(dir.path, 'sha1');
+  const path = target(dir.path, 'killed.git', 'sha1', [['transfer.unpackLimit', '1']]);
+  git(src, ['push', '-q', path, 'main~40:refs/heads/main']);
+  const old = git(path, ['rev-parse', 'main']).toString().trim();
+  const tip = git(src, ['rev-parse', 'main']).toString().trim();
+  const pack = git(src, ['pack-objects', '--revs', '--thin', '--stdout', '-q'], `main\n^${old}\n`);
+  const request = Buffer.concat([encodePacket(`${old} ${tip} refs/heads/main\0report-status\n`), FLUSH_PACKET, pack]);
+  const run = (killAfterMs: number | undefined): Promise<string> => new Promise((resolve) => {
+    const child = spawn(process.execPath, [CLI, 'receive-pack', '--stateless-rpc', path], { env: GIT_ENV, stdio: ['pipe', 'pipe', 'ignore'] });
+    let out = '';
+    child.stdout.on('data', (d: Buffer) => (out += d.toString('latin1')));
+    child.stdin.on('error', () => undefined);
+    child.stdin.end(request);
+    if (killAfterMs !== undefined) setTimeout(() => child.kill('SIGKILL'), killAfterMs);
+    child.on('close', () => resolve(out));
+  });
+  const started = Date.now();
+  await run(undefined);
+  const whole = Date.now() - started;
+  assert.equal(git(path, ['rev-parse', 'main']).toString().trim(), tip);
+  let seed = 11;
+  for (let i = 0; i < 10; i++) {
+    git(path, ['update-ref', 'refs/heads/main', old]);
+    seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
+    await run(Math.floor((seed / 2 ** 32) * whole));
+    const now = git(path, ['rev-parse', 'main']).toString().trim();
+    assert.ok(now === old || now === tip, `after a kill: ${now}`);
+    assert.deepEqual(files(join(path, 'refs')).filter((f) => f.endsWith('.lock')), []);
+    git(path, ['fsck', '--full', '--no-dangling', '--no-progress']);
+  }
+  // Whatever a kill left in a quarantine is git prune's; the next push goes through.
+  git(path, ['update-ref', 'refs/heads/main', old]);
+  assert.match(await run(undefined), /ok refs\/heads\/main/);
+  assert.equal(git(path, ['rev-parse', 'main']).toString().trim(), tip);
+  git(path, ['prune']);
+  assert.deepEqual(files(join(path, 'objects')).filter((f) => f.startsWith('tmp_objdir')), []);
 });

@@ -34,6 +34,15 @@ export interface RefTransactionOptions {
    * must not name objects that may never be moved in).
    */
   quarantined?: boolean | undefined;
+  /** How long to keep trying for a ref's lock another writer holds (git's core.filesRefLockTimeout; default 100 ms). */
+  lockTimeoutMs?: number | undefined;
+  /** The same for packed-refs.lock (git's core.packedRefsTimeout; default 1000 ms). */
+  packedLockTimeoutMs?: number | undefined;
+}
+
+/** Sleeps this thread (a ref lock is held by another process only for the moment of its write). */
+function sleepSync(ms: number): void {
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
 }
 
 interface Update {
@@ -133,7 +142,7 @@ export class RefTransaction {
         u.oldId = value?.kind === 'id' ? value.id : value?.kind === 'symbolic' && u.options.noDeref === true ? this.refs.resolve(u.target) : undefined;
         this.checkExpectation(u);
       }
-      if (this.updates.some((u) => u.remove && this.refs.isPacked(u.target))) this.packedLock = this.lockFile(join(this.refs.commonDir, 'packed-refs'), 'packed-refs');
+      if (this.updates.some((u) => u.remove && this.refs.isPacked(u.target))) this.packedLock = this.lockFile(join(this.refs.commonDir, 'packed-refs'), 'packed-refs', this.options.packedLockTimeoutMs ?? 1000);
     } catch (e) {
       this.abort();
       throw e;
@@ -260,21 +269,38 @@ export class RefTransaction {
       if (readdirSync(path).length > 0) throw new PackwrightError('REF_CONFLICT', `cannot lock ref '${name}': there is a non-empty directory '${path}' blocking reference '${target}'`);
       rmdirSync(path);
     }
-    return this.lockFile(path, name);
+    return this.lockFile(path, name, this.options.lockTimeoutMs ?? 100);
   }
 
-  private lockFile(path: string, name: string): string {
+  /**
+   * Creates `<path>.lock` exclusively; while another writer holds it, tries again for up to
+   * `timeoutMs` with git's backoff (lockfile.c: waits growing quadratically from 1 ms, each
+   * between 75% and 125% of its step, at most a second).
+   */
+  private lockFile(path: string, name: string, timeoutMs: number): string {
     const lock = `${path}.lock`;
-    try {
-      closeSync(openSync(lock, 'wx'));
-    } catch (e) {
-      const code = (e as NodeJS.ErrnoException).code;
-      if (code === 'EEXIST') {
-        throw new PackwrightError('REF_LOCKED', `cannot lock ref '${name}': Unable to create '${lock}': File exists.\n\nAnother git process seems to be running in this repository, e.g.\nan editor opened by 'git commit'. Please make sure all processes\nare terminated then try again. If it still fails, a git process\nmay have crashed in this repository earlier:\nremove the file manually to continue.`, { file: lock });
+    const start = Date.now();
+    // A negative timeout waits as long as it takes, as in git.
+    const limit = timeoutMs < 0 ? Infinity : timeoutMs;
+    for (let n = 1, multiplier = 1; ; n++) {
+      try {
+        closeSync(openSync(lock, 'wx'));
+        return lock;
+      } catch (e) {
+        if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw this.lockError(e, lock, name);
+        const elapsed = Date.now() - start;
+        if (elapsed >= limit) throw this.lockError(e, lock, name);
+        const wait = Math.min(limit - elapsed, Math.floor(((750 + Math.random() * 500) * multiplier) / 1000));
+        sleepSync(Math.max(1, wait));
+        multiplier = Math.min(multiplier + 2 * n + 1, 1000);
       }
-      throw e;
     }
-    return lock;
+  }
+
+  /** git's words for a lock not taken: "File exists" when another writer holds it; other failures as they are. */
+  private lockError(e: unknown, lock: string, name: string): unknown {
+    if ((e as NodeJS.ErrnoException).code !== 'EEXIST') return e;
+    return new PackwrightError('REF_LOCKED', `cannot lock ref '${name}': Unable to create '${lock}': File exists.\n\nAnother git process seems to be running in this repository, e.g.\nan editor opened by 'git commit'. Please make sure all processes\nare terminated then try again. If it still fails, a git process\nmay have crashed in this repository earlier:\nremove the file manually to continue.`, { file: lock });
   }
 
   /** packed-refs without the deleted refs (and their peeled lines), through packed-refs.lock. */

@@ -150,7 +150,9 @@ export class Repository implements RevisionContext {
     const bare = this.config.getBool('core.bare') ?? this.workTree === undefined;
     const logAll = setting === undefined ? !bare : typeof setting === 'string' && setting.toLowerCase() === 'always' ? 'always' : parseBool(setting, 'core.logAllRefUpdates');
     const quarantined = this.env['GIT_QUARANTINE_PATH'] !== undefined && this.env['GIT_QUARANTINE_PATH'] !== '';
-    return this.refs.transaction({ ident: committerIdent(this.env, this.config), logAllRefUpdates: logAll, quarantined });
+    const lockTimeoutMs = this.config.getInt('core.filesreflocktimeout');
+    const packedLockTimeoutMs = this.config.getInt('core.packedrefstimeout');
+    return this.refs.transaction({ ident: committerIdent(this.env, this.config), logAllRefUpdates: logAll, quarantined, lockTimeoutMs, packedLockTimeoutMs });
   }
 
   /** git's protected configuration (see protectedConfig), with this repository's `-c` parameters; read each time. */
