@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { execFile, spawn } from 'node:child_process';
 import { createServer, type AddressInfo } from 'node:net';
 import { promisify } from 'node:util';
-import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { Readable } from 'node:stream';
 import { CLI, git, GIT_ENV, makeHistoryRepo, tempDir, type Format } from './helpers/git.js';
@@ -316,4 +316,43 @@ test('a receive-pack process killed (SIGKILL) at any point of a push: the ref is
   assert.equal(git(path, ['rev-parse', 'main']).toString().trim(), tip);
   git(path, ['prune']);
   assert.deepEqual(files(join(path, 'objects')).filter((f) => f.startsWith('tmp_objdir')), []);
+});
+
+test('a push over git:// to git\'s own receive-pack (git daemon), with packwright as its index-pack and unpack-objects, completes: the pack is read to its trailer on a connection the pusher keeps open', async () => {
+  using dir = tempDir();
+  const src = makeHistoryRepo(dir.path, 'sha1');
+  // git's exec path, but `git index-pack` and `git unpack-objects` (what receive-pack runs) are packwright.
+  const gitExec = git(dir.path, ['--exec-path']).toString().trim();
+  const exec = join(dir.path, 'exec');
+  mkdirSync(exec);
+  for (const name of readdirSync(gitExec)) if (name !== 'git') symlinkSync(join(gitExec, name), join(exec, name));
+  writeFileSync(join(exec, 'git'), `#!/bin/sh\nfor a in "$@"; do case "$a" in -*) ;; index-pack|unpack-objects) echo "$a" >>${JSON.stringify(join(dir.path, 'ran'))}; exec ${JSON.stringify(process.execPath)} ${JSON.stringify(CLI)} "$@";; *) break;; esac; done\nexec ${JSON.stringify(join(gitExec, 'git'))} "$@"\n`);
+  chmodSync(join(exec, 'git'), 0o755);
+  const env = { ...GIT_ENV, GIT_EXEC_PATH: exec, PATH: `${exec}:${process.env['PATH'] ?? ''}` };
+  const server = createServer((socket) => {
+    const child = spawn(join(exec, 'git'), ['daemon', '--inetd', '--export-all', '--enable=receive-pack', `--base-path=${dir.path}`], { env, stdio: ['pipe', 'pipe', 'ignore'] });
+    socket.pipe(child.stdin);
+    child.stdout.pipe(socket);
+    socket.on('error', () => child.kill());
+    child.stdin.on('error', () => undefined);
+    child.on('close', () => socket.end());
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  try {
+    const url = `git://127.0.0.1:${(server.address() as AddressInfo).port}/daemon.git`;
+    const path = target(dir.path, 'daemon.git', 'sha1');
+    // Over the unpack limit (index-pack --stdin --fix-thin), then under it (unpack-objects).
+    for (const refspec of ['main~5:refs/heads/main', 'main:refs/heads/main']) {
+      const pushed = await Promise.race([
+        gitAsync(src, ['push', '--porcelain', url, refspec]),
+        new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`git push ${refspec} did not finish`)), 30_000).unref()),
+      ]);
+      assert.equal(pushed.status, 0, pushed.stderr);
+    }
+    assert.equal(git(path, ['rev-parse', 'main']).toString(), git(src, ['rev-parse', 'main']).toString());
+    assert.equal(readFileSync(join(dir.path, 'ran'), 'utf8'), 'index-pack\nunpack-objects\n');
+    git(path, ['fsck', '--full', '--no-dangling']);
+  } finally {
+    await new Promise((resolve) => server.close(resolve));
+  }
 });
