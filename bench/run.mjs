@@ -600,6 +600,26 @@ for (const [label, make] of served) {
   });
 }
 
+// Receiving pushes (issue 39): a whole history pushed into an empty repository, the same git
+// client on both sides, git's receive-pack (with its index-pack) against packwright's. The
+// server's peak RSS (receive-pack and what it ran) is reported apart.
+const pushed = [];
+if (existsSync(join(shared, 'isomorphic-git.pack'))) pushed.push(['isomorphic-git, complete', () => completeRepo('isomorphic-git-complete', () => ensureRepo('isomorphic-git'), 'main', ['--every-commit'])]);
+if (existsSync(join(shared, 'gitoxide.pack'))) pushed.push(['gitoxide, complete, 130k objects', () => completeRepo('gitoxide-complete', () => ensureRepo('gitoxide'), 'main')]);
+for (const [label, make] of pushed) {
+  const pwRss = join(work, 'push-pw.rss');
+  const gitRss = join(work, 'push-git.rss');
+  const dst = join(work, 'pushed.git');
+  const push = (receivePack) => (repo) => ['sh', ['-c', `rm -rf ${dst} && git init -q --bare ${dst} && git -C ${repo} push -q --receive-pack='${receivePack}' ${dst} 'refs/heads/*:refs/heads/*'`], work];
+  cases.push({
+    name: `push of the whole history into an empty repository, receive-pack over stdio (${label})`,
+    setup: () => { rmSync(pwRss, { force: true }); rmSync(gitRss, { force: true }); return make(); },
+    packwright: push(`/usr/bin/time -a -f %M -o ${pwRss} ${process.execPath} ${cli} receive-pack`),
+    git: push(`/usr/bin/time -a -f %M -o ${gitRss} git receive-pack`),
+    extra: () => ({ label: 'server peak RSS MB (receive-pack and what it ran)', packwright: maxRss(pwRss), git: maxRss(gitRss) }),
+  });
+}
+
 const results = [];
 for (const c of cases) {
   if (filters.length > 0 && !filters.some((f) => c.name.includes(f))) continue;
