@@ -584,6 +584,21 @@ for (const [label, make] of served) {
     git: httpFetch('git'),
     teardown: stopServers,
   });
+  // A push of 10 commits over HTTP (issue 39): the same two servers, a repository at main~10 to
+  // push to (http.receivepack on, which both honour), made afresh before each push.
+  const pushTarget = join(work, 'push-target.git');
+  const httpPush = (side) => () => ['sh', ['-c', `rm -rf ${pushTarget} && cp -a ${base} ${pushTarget} && git -C ${pushTarget} config http.receivepack true && git -C ${servers.repo} push -q ${servers[side].url.replace(/\/$/, '')}/push-target.git main:refs/heads/bench-base`], work];
+  cases.push({
+    name: `push of 10 new commits over HTTP: packwright serve vs git http-backend behind a Node CGI bridge (${label})`,
+    setup: async () => {
+      const repo = withFetchBase();
+      servers.repo = repo;
+      return startServers(repo);
+    },
+    packwright: httpPush('packwright'),
+    git: httpPush('git'),
+    teardown: stopServers,
+  });
   // 16 clones at once: one packwright serve against 16 of git's upload-pack.
   const result = (side) => join(work, `concurrent-${side}.json`);
   cases.push({

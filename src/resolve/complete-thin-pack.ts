@@ -1,7 +1,7 @@
 import { fsyncSync, ftruncateSync } from 'node:fs';
 import { hashFileRange } from '../hash/hash-file.js';
 import { writeFully } from '../io/write-fully.js';
-import { crc32 } from 'node:zlib';
+import { crc32, deflateSync } from 'node:zlib';
 import { PackwrightError } from '../errors/packwright-error.js';
 import { hashBytes, objectHeader } from '../hash/hash-object.js';
 import { toHex } from '../hash/hex.js';
@@ -17,10 +17,11 @@ import type { ExternalBaseLookup } from './resolve-deltas.js';
  * the new trailer, as git's `fix_unresolved_deltas` + `fixup_pack_header_footer` do; the scan
  * grows to cover the new entries. `ids` come in git's order (resolve-deltas.ts), and each base is
  * deflated at `level` (git's core.loosecompression, else core.compression, else 1) as reference
- * zlib does, so the completed pack, and with it the index, are the bytes git writes.
+ * zlib does, so the completed pack, and with it the index, are the bytes git writes (or, without
+ * `gitBytes`, by Node's zlib: faster, other bytes).
  */
-export async function completeThinPack(fd: number, path: string, scan: PackScan, ids: Buffer[], lookup: ExternalBaseLookup, format: ObjectFormat, level: number): Promise<PackScan> {
-  const referenceDeflate = await loadReferenceDeflate();
+export async function completeThinPack(fd: number, path: string, scan: PackScan, ids: Buffer[], lookup: ExternalBaseLookup, format: ObjectFormat, level: number, gitBytes = true): Promise<PackScan> {
+  const deflate = gitBytes ? await loadReferenceDeflate() : (data: Uint8Array, l: number): Buffer => deflateSync(data, { level: l });
   const H = hashLength(format);
   const first = scan.count;
   const n = first + ids.length;
@@ -30,7 +31,7 @@ export async function completeThinPack(fd: number, path: string, scan: PackScan,
     const id = ids[i] as Buffer;
     const obj = lookup(id);
     if (obj === undefined) throw new PackwrightError('OBJECT_NOT_FOUND', `base ${toHex(id)} vanished while completing the thin pack`);
-    const entry = Buffer.concat([encodeEntryHeader(obj.type, obj.data.length), referenceDeflate(obj.data, level)]);
+    const entry = Buffer.concat([encodeEntryHeader(obj.type, obj.data.length), deflate(obj.data, level)]);
     const k = first + i;
     grown.offsets[k] = offset;
     grown.types[k] = obj.type;

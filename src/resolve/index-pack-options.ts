@@ -54,6 +54,12 @@ export interface IndexPackOptions {
    * core.compression, else 1 (Z_BEST_SPEED), which this defaults to.
    */
   fixThinCompression?: number;
+  /**
+   * Deflate the appended bases as reference zlib does, so the completed pack (and its name) are
+   * the bytes git's index-pack writes (default true); false: with Node's zlib, several times
+   * faster on many small bases, a pack as valid with other bytes (a server receiving a push).
+   */
+  fixThinGitBytes?: boolean;
   /** Resolve a thin pack's deltas against bases from this lookup without adding them to the pack (unpack-objects). */
   thinBases?: ExternalBaseLookup;
   /** Do not write anything: build the index and compare it with the existing `.idx`. */

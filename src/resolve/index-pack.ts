@@ -208,7 +208,7 @@ class IndexPackJob {
     this.lap('resolve');
     if (usedExternal.length > 0 && options.fixThin !== undefined) {
       if (this.writeFd === undefined) throw new PackwrightError('INVALID_ARGUMENT', `${name}: a thin pack can only be completed from a stream (--stdin)`);
-      scan = await completeThinPack(this.writeFd, this.packPath, scan, usedExternal, options.fixThin, this.format, options.fixThinCompression ?? 1);
+      scan = await completeThinPack(this.writeFd, this.packPath, scan, usedExternal, options.fixThin, this.format, options.fixThinCompression ?? 1, options.fixThinGitBytes !== false);
     }
     const writeOptions: WriteIndexOptions = {};
     if (options.idxVersion !== undefined) writeOptions.version = options.idxVersion;
