@@ -18,6 +18,11 @@ function packCopyPriority(name: string): number {
   return 5;
 }
 
+/**
+ * A temporary object directory inside a repository's (git's tmp_objdir): create it, receive into
+ * its `repository` view, then `migrate` what it holds into the repository when accepted, or
+ * `destroy` it.
+ */
 export class Quarantine {
   private migrated = false;
   private view: Repository | undefined;
