@@ -121,6 +121,8 @@ export async function serveCommand(io: CommandIO, global: GlobalOptions, agent: 
       server.closeIdleConnections();
     };
     const armIdle = (): void => {
+      // One timer at a time: requests that end together must not leave earlier ones running.
+      if (idle !== undefined) clearTimeout(idle);
       if (idleTimeout !== Infinity) idle = setTimeout(stop, idleTimeout * 1000);
     };
     signal.addEventListener('abort', stop, { once: true });
