@@ -9,9 +9,9 @@ import { promisify } from 'node:util';
 import { gzipSync } from 'node:zlib';
 import { CLI, git, GIT_ENV, makeHistoryRepo, runPackwright, tempDir, type Format } from './helpers/git.js';
 import { Repository } from '../src/repo/index.js';
-import { createGitHttpHandler } from '../src/serve/index.js';
+import { createGitHttpHandler, type SmartHttpOptions } from '../src/serve/index.js';
 import { encodePacket } from '../src/protocol/index.js';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 
 const execFileAsync = promisify(execFile);
 
@@ -20,7 +20,7 @@ async function gitAsync(cwd: string, args: string[]): Promise<string> {
 }
 
 /** An HTTP server on 127.0.0.1 serving `repos` (URL path → git directory) with packwright's handler; it records when each request's handling ended. */
-async function httpServer(repos: Record<string, string>, pushable = false): Promise<{ base: string; ended: number[]; errors: string[]; [Symbol.asyncDispose]: () => Promise<void> }> {
+async function httpServer(repos: Record<string, string>, pushable: boolean | SmartHttpOptions['authorize'] = false): Promise<{ base: string; ended: number[]; errors: string[]; [Symbol.asyncDispose]: () => Promise<void> }> {
   const opened = new Map<string, Repository>();
   const errors: string[] = [];
   const ended: number[] = [];
@@ -32,7 +32,7 @@ async function httpServer(repos: Record<string, string>, pushable = false): Prom
       if (repo === undefined) opened.set(dir, (repo = Repository.openGitDir(dir, { env: GIT_ENV })));
       return repo;
     },
-    authorize: (service) => service === 'upload-pack' || pushable,
+    authorize: typeof pushable === 'function' ? pushable : (service) => service === 'upload-pack' || pushable,
     threads: 1,
     onStderr: (text) => void errors.push(text),
   });
@@ -226,3 +226,29 @@ for (const format of ['sha1', 'sha256'] as Format[]) {
     assert.deepEqual(server.errors, []);
   });
 }
+
+test('a host\'s authorize callback: 401 makes git ask for credentials, which it checks in the request\'s headers; the pusher it names is in the reflog', async () => {
+  using dir = tempDir();
+  const src = makeHistoryRepo(dir.path, 'sha1');
+  const target = join(dir.path, 'guarded.git');
+  git(dir.path, ['init', '-q', '--bare', target]);
+  git(target, ['config', 'core.logAllRefUpdates', 'true']);
+  const seen: string[] = [];
+  await using server = await httpServer({ '/guarded.git': target }, (service, _repo, _path, request) => {
+    if (service === 'upload-pack') return true;
+    const auth = request.headers?.['authorization'];
+    seen.push(typeof auth === 'string' ? auth.split(' ')[0] as string : 'none');
+    if (auth === undefined) return { refuse: 401, headers: [['WWW-Authenticate', 'Basic realm="git"']] };
+    const [user, password] = Buffer.from(String(auth).replace(/^Basic /, ''), 'base64').toString().split(':');
+    return user === 'pat' && password === 'secret' ? { pusher: { name: 'Pat Pusher', email: 'pat@example.com' } } : { refuse: 403, message: 'wrong password' };
+  });
+  const url = (credentials: string): string => server.base.replace('http://', `http://${credentials}@`) + '/guarded.git';
+  const push = (credentials: string): Promise<{ ok: boolean; stderr: string }> => execFileAsync('git', ['-c', 'credential.helper=', 'push', url(credentials), 'main:refs/heads/main'], { cwd: src, env: { ...GIT_ENV, GIT_TERMINAL_PROMPT: '0', GIT_ASKPASS: '/bin/false' } }).then(() => ({ ok: true, stderr: '' }), (e: { stderr: string }) => ({ ok: false, stderr: e.stderr }));
+  const refused = await push('pat:wrong');
+  assert.equal(refused.ok, false);
+  assert.equal(git(target, ['for-each-ref']).toString(), '');
+  assert.ok((await push('pat:secret')).ok);
+  assert.equal(git(target, ['rev-parse', 'main']).toString(), git(src, ['rev-parse', 'main']).toString());
+  assert.match(readFileSync(join(target, 'logs', 'refs', 'heads', 'main'), 'utf8'), /^0{40} [0-9a-f]{40} Pat Pusher <pat@example\.com> \d+ [+-]\d{4}\tpush\n$/);
+  assert.ok(seen.includes('none') && seen.includes('Basic'), seen.join());
+});

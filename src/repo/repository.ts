@@ -144,15 +144,17 @@ export class Repository implements RevisionContext {
    * A transaction of ref changes (see RefTransaction), its reflog lines by this repository's
    * committer (committerIdent) as core.logAllRefUpdates says (default: true, but false in a bare repository);
    * inside a push's quarantine (GIT_QUARANTINE_PATH) every change is refused, as git refuses it.
+   * `committer` names someone else in the reflog lines (a server's authenticated pusher).
    */
-  refTransaction(): RefTransaction {
+  refTransaction(options: { committer?: { name: string; email: string } | undefined } = {}): RefTransaction {
     const setting = this.config.get('core.logallrefupdates');
     const bare = this.config.getBool('core.bare') ?? this.workTree === undefined;
     const logAll = setting === undefined ? !bare : typeof setting === 'string' && setting.toLowerCase() === 'always' ? 'always' : parseBool(setting, 'core.logAllRefUpdates');
     const quarantined = this.env['GIT_QUARANTINE_PATH'] !== undefined && this.env['GIT_QUARANTINE_PATH'] !== '';
     const lockTimeoutMs = this.config.getInt('core.filesreflocktimeout');
     const packedLockTimeoutMs = this.config.getInt('core.packedrefstimeout');
-    return this.refs.transaction({ ident: committerIdent(this.env, this.config), logAllRefUpdates: logAll, quarantined, lockTimeoutMs, packedLockTimeoutMs });
+    const env = options.committer !== undefined ? { ...this.env, GIT_COMMITTER_NAME: options.committer.name, GIT_COMMITTER_EMAIL: options.committer.email } : this.env;
+    return this.refs.transaction({ ident: committerIdent(env, this.config), logAllRefUpdates: logAll, quarantined, lockTimeoutMs, packedLockTimeoutMs });
   }
 
   /** git's protected configuration (see protectedConfig), with this repository's `-c` parameters; read each time. */

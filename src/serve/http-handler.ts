@@ -42,6 +42,7 @@ export function createGitHttpHandler(options: SmartHttpOptions): (req: IncomingM
         contentType: req.headers['content-type'],
         contentEncoding: req.headers['content-encoding'],
         gitProtocol: header(req.headers['git-protocol']),
+        headers: req.headers,
         body: req,
       }, response, { ...options, signal: controller.signal });
     } catch (e) {

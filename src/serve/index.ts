@@ -11,5 +11,5 @@ export type { ReceivePackConfig, DenyAction } from './receive-pack-config.js';
 export { serveGitDaemonConnection } from './git-daemon.js';
 export type { GitDaemonOptions } from './git-daemon.js';
 export { serveSmartHttp } from './smart-http.js';
-export type { GitHttpRequest, GitHttpResponse, GitService, SmartHttpOptions } from './smart-http.js';
+export type { Authorization, GitHttpRequest, GitHttpResponse, GitService, Pusher, SmartHttpOptions } from './smart-http.js';
 export { createGitHttpHandler } from './http-handler.js';

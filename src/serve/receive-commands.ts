@@ -124,7 +124,7 @@ export async function executeCommands(s: ReceiveSession, commands: Command[], un
   }
   const todo = commands.filter((c) => c.error === undefined && !c.skipUpdate);
   if (s.atomic) {
-    const tx = repo.refTransaction();
+    const tx = repo.refTransaction(s.options.pusher !== undefined ? { committer: s.options.pusher } : {});
     for (const c of todo) {
       c.error = await update(s, c, tx, headName, shallow.added);
       if (c.error !== undefined) {
@@ -143,7 +143,7 @@ export async function executeCommands(s: ReceiveSession, commands: Command[], un
     return;
   }
   for (const c of todo) {
-    const tx = repo.refTransaction();
+    const tx = repo.refTransaction(s.options.pusher !== undefined ? { committer: s.options.pusher } : {});
     c.error = await update(s, c, tx, headName, shallow.added);
     if (c.error !== undefined) {
       tx.abort();

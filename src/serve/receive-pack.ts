@@ -17,6 +17,7 @@ import { namespacePrefix } from './advertised-refs.js';
 import { receivePackConfig, type ReceivePackConfig } from './receive-pack-config.js';
 import { executeCommands, runAfterUpdate, type Command } from './receive-commands.js';
 import { alternateRefIds } from './alternate-refs.js';
+import type { Pusher } from './smart-http.js';
 
 /** A ref change a push asks for, ids in hex (the zero id: the ref is created, or deleted). */
 export interface ReceiveCommand {
@@ -72,6 +73,8 @@ export interface ReceivePackOptions {
   beforeUpdate?: ((push: PendingPush) => Record<string, string> | void | Promise<Record<string, string> | void>) | undefined;
   /** Told what changed once the refs are updated and the pusher has its report (git's post-receive). */
   afterUpdate?: ((updated: readonly ReceiveCommand[], pushOptions: readonly string[]) => void | Promise<void>) | undefined;
+  /** Who pushes: the name and email of the reflog lines (default: the committer git would take from the environment and configuration). */
+  pusher?: Pusher | undefined;
   threads?: number | undefined;
   signal?: AbortSignal | undefined;
   agent?: string | undefined;

@@ -22,6 +22,8 @@ export interface GitHttpRequest {
   contentEncoding?: string | undefined;
   /** The Git-Protocol header (`version=2`). */
   gitProtocol?: string | undefined;
+  /** Every header, names in lower case (what `authorize` may look at: Authorization, cookies). */
+  headers?: Readonly<Record<string, string | string[] | undefined>> | undefined;
   body: AsyncIterable<Uint8Array>;
 }
 
@@ -34,14 +36,33 @@ export interface GitHttpResponse {
 
 export type GitService = 'upload-pack' | 'receive-pack';
 
+/** Who pushes: the name and email of the reflog lines a push writes (in place of the committer git would take from the environment). */
+export interface Pusher {
+  name: string;
+  email: string;
+}
+
+/**
+ * What an `authorize` callback answers: true (allowed), false (403 Forbidden), a refusal with
+ * its status (401 with a `WWW-Authenticate` header makes git ask for credentials and try again),
+ * or, for a push, who is pushing.
+ */
+export type Authorization =
+  | boolean
+  | { refuse: 401 | 403 | 404; message?: string | undefined; headers?: readonly [string, string][] | undefined }
+  | { pusher: Pusher };
+
 export interface SmartHttpOptions {
   /**
    * The repository a URL path names (what comes before `/info/refs` or `/git-upload-pack`), or
    * undefined: 404. The handler does not close what it is given.
    */
   repository: (path: string) => Repository | undefined | Promise<Repository | undefined>;
-  /** Whether this request may use the service (default: upload-pack yes, receive-pack no): false gives 403. */
-  authorize?: ((service: GitService, repository: Repository, path: string) => boolean | Promise<boolean>) | undefined;
+  /**
+   * Whether this request may use the service (default: upload-pack yes, receive-pack no); see
+   * Authorization. It sees the request, headers included, to check credentials.
+   */
+  authorize?: ((service: GitService, repository: Repository, path: string, request: GitHttpRequest) => Authorization | Promise<Authorization>) | undefined;
   threads?: number | undefined;
   signal?: AbortSignal | undefined;
   agent?: string | undefined;
@@ -100,8 +121,15 @@ export async function serveSmartHttp(request: GitHttpRequest, response: GitHttpR
   if (serviceName === null) return plain(403, 'Forbidden', 'Unsupported service: getanyfile (packwright serves the smart protocol only)');
   const service = serviceName === 'git-upload-pack' ? 'upload-pack' : serviceName === 'git-receive-pack' ? 'receive-pack' : undefined;
   if (service === undefined) return plain(403, 'Forbidden', `Unsupported service: '${serviceName}'`);
-  const allowed = options.authorize !== undefined ? await options.authorize(service, repo, repoPath) : service === 'upload-pack';
-  if (!allowed) return plain(403, 'Forbidden', `Service not enabled: '${service}'`);
+  const decision = options.authorize !== undefined ? await options.authorize(service, repo, repoPath, request) : service === 'upload-pack';
+  if (decision === false) return plain(403, 'Forbidden', `Service not enabled: '${service}'`);
+  if (typeof decision === 'object' && 'refuse' in decision) {
+    const reason = decision.refuse === 401 ? 'Unauthorized' : decision.refuse === 404 ? 'Not Found' : 'Forbidden';
+    await response.start(decision.refuse, reason, [...NO_CACHE, ['Content-Type', 'text/plain; charset=utf-8'], ...(decision.headers ?? [])]);
+    await response.write(Buffer.from(`${decision.message ?? reason}\n`));
+    return;
+  }
+  const pusher = typeof decision === 'object' && 'pusher' in decision ? decision.pusher : undefined;
   const protocol = requestedProtocolVersion(request.gitProtocol);
   const common = { output: response.write, stderr: options.onStderr, protocol, threads: options.threads, signal: options.signal, agent: options.agent };
   if (matched.route === 'info-refs') {
@@ -125,7 +153,7 @@ export async function serveSmartHttp(request: GitHttpRequest, response: GitHttpR
   await response.start(200, 'OK', [...NO_CACHE, ['Content-Type', `application/x-git-${service}-result`]]);
   await runService(() => (service === 'upload-pack'
     ? uploadPack(repo, { ...common, input: body, statelessRpc: true })
-    : receivePack(repo, { ...common, ...options.receive, input: body, statelessRpc: true }).then(() => undefined)), options);
+    : receivePack(repo, { ...common, ...options.receive, ...(pusher !== undefined ? { pusher } : {}), input: body, statelessRpc: true }).then(() => undefined)), options);
 }
 
 /** Runs a service whose answer has started: its failure is the client's to read in the protocol, and the log's. */
