@@ -25,3 +25,12 @@ export function requestedProtocolVersion(gitProtocol: string | undefined): 0 | 1
   }
   return version;
 }
+
+/**
+ * The `agent=` a server advertises (git's git_user_agent_sanitized): GIT_USER_AGENT when set,
+ * else `fallback`, trimmed, with spaces, controls and non-ASCII as dots.
+ */
+export function advertisedAgent(env: Readonly<Record<string, string | undefined>>, fallback: string | undefined): string {
+  const agent = (env['GIT_USER_AGENT'] ?? fallback ?? 'packwright').trim();
+  return agent.replace(/[\x00-\x20\x7f-\uffff]/g, '.');
+}

@@ -4,4 +4,4 @@ export { PacketReader, PacketWriter, streamSink, encodePacket, FLUSH_PACKET, DEL
 export type { Packet, ByteSink } from './pkt-line.js';
 export { sidebandFrames, bandSink, BAND_DATA, BAND_PROGRESS, BAND_ERROR } from './sideband.js';
 export type { SidebandSize } from './sideband.js';
-export { parseCapabilities, requestedProtocolVersion } from './capabilities.js';
+export { advertisedAgent, parseCapabilities, requestedProtocolVersion } from './capabilities.js';

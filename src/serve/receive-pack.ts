@@ -6,7 +6,7 @@ import { rmSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { PackwrightError, isPackwrightError } from '../errors/packwright-error.js';
 import { fromHex, toHex } from '../hash/hex.js';
-import { parseCapabilities } from '../protocol/capabilities.js';
+import { advertisedAgent, parseCapabilities } from '../protocol/capabilities.js';
 import { encodePacket, FLUSH_PACKET, LARGE_PACKET_MAX, PacketReader, PacketWriter, type ByteSink, type Packet } from '../protocol/pkt-line.js';
 import { BAND_DATA, BAND_PROGRESS, sidebandFrames } from '../protocol/sideband.js';
 import { Progress } from '../progress/progress.js';
@@ -131,8 +131,7 @@ export class ReceiveSession {
   }
 
   get agent(): string {
-    const agent = (this.repo.env['GIT_USER_AGENT'] ?? this.options.agent ?? 'packwright').trim();
-    return agent.replace(/[\x00-\x20\x7f-\uffff]/g, '.');
+    return advertisedAgent(this.repo.env, this.options.agent);
   }
 
   /** The id a command's hex names (checked when the command was read). */

@@ -10,6 +10,7 @@ import { CommitDag } from '../walk/commit-dag.js';
 import { walkCommits } from '../walk/walk-objects.js';
 import type { RevTip } from '../walk/rev-args.js';
 import { DWIM_RULES } from '../refs/resolve-revision.js';
+import { advertisedAgent } from '../protocol/capabilities.js';
 import { PacketReader, PacketWriter, LARGE_PACKET_MAX, type ByteSink, type Packet } from '../protocol/pkt-line.js';
 import { BAND_ERROR, BAND_PROGRESS, sidebandFrames, BAND_DATA } from '../protocol/sideband.js';
 import { advertisedRefs, HIDDEN_REF, namespacePrefix, OUR_REF } from './advertised-refs.js';
@@ -115,9 +116,7 @@ export class UploadSession {
   }
 
   get agent(): string {
-    // git_user_agent_sanitized: GIT_USER_AGENT, trimmed, with spaces and controls as dots.
-    const agent = (this.repo.env['GIT_USER_AGENT'] ?? this.options.agent ?? 'packwright').trim();
-    return agent.replace(/[\x00-\x20\x7f-\uffff]/g, '.');
+    return advertisedAgent(this.repo.env, this.options.agent);
   }
 
   get isServerShallow(): boolean {
