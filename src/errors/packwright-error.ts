@@ -9,6 +9,8 @@ export type ErrorCode =
   | 'OBJECT_AMBIGUOUS'
   | 'OBJECT_CORRUPT'
   | 'REF_NOT_FOUND'
+  /** A path that a tree does not have (`readBlob({ commit, path })`). */
+  | 'PATH_NOT_FOUND'
   | 'REF_CORRUPT'
   /** A ref (or packed-refs) is locked by another writer: its `.lock` file exists. */
   | 'REF_LOCKED'

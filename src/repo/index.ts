@@ -1,5 +1,6 @@
 export { Repository, repositoryConfig } from './repository.js';
 export type { OpenRepositoryOptions } from './repository.js';
+export type { TreeEntryObject } from './read-objects.js';
 export { discoverRepository, findGitDir, commonDirOf, gitFileTarget, enterRepository } from './discover.js';
 export type { RepositoryLocation } from './discover.js';
 export { parseIndexFile } from './index-file.js';

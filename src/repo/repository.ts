@@ -18,6 +18,9 @@ import { RefStore } from '../refs/ref-store.js';
 import { resolveRevision, treeishColon, type IndexedObject, type RevisionContext } from '../refs/resolve-revision.js';
 import { commonDirOf, discoverRepository, gitFileTarget, type RepositoryLocation } from './discover.js';
 import { ceilingFrom } from '../memory/ceiling.js';
+import type { CommitObject } from '../objects/commit-object.js';
+import type { TagObject } from '../objects/tag-object.js';
+import { readBlobFrom, readCommitFrom, readTagFrom, readTreeFrom, type TreeEntryObject } from './read-objects.js';
 
 export interface OpenRepositoryOptions extends OpenStoreOptions {
   /**
@@ -155,6 +158,40 @@ export class Repository implements RevisionContext {
     const packedLockTimeoutMs = this.config.getInt('core.packedrefstimeout');
     const env = options.committer !== undefined ? { ...this.env, GIT_COMMITTER_NAME: options.committer.name, GIT_COMMITTER_EMAIL: options.committer.email } : this.env;
     return this.refs.transaction({ ident: committerIdent(env, this.config), logAllRefUpdates: logAll, quarantined, lockTimeoutMs, packedLockTimeoutMs });
+  }
+
+  /**
+   * The commit a revision names (tags peeled), parsed: `{ id, tree, parents, author, committer,
+   * message, encoding?, gpgsig?, extraHeaders }`, ids in hex, people as `{ name, email,
+   * timestamp, timezoneOffset }` (isomorphic-git's shape). Errors: REF_NOT_FOUND (no such
+   * revision), INVALID_ARGUMENT (it names no commit), OBJECT_CORRUPT.
+   * @example const { author, message } = await repo.readCommit('HEAD~2');
+   */
+  async readCommit(revision: string): Promise<CommitObject> {
+    return readCommitFrom(this, revision);
+  }
+
+  /** The annotated tag a revision names (`v1.0`, `refs/tags/v1.0`, an id), parsed; INVALID_ARGUMENT for anything but a tag object. */
+  async readTag(revision: string): Promise<TagObject> {
+    return readTagFrom(this, revision);
+  }
+
+  /**
+   * The entries of the tree a revision names (a commit's tree, tags peeled), in git's tree order:
+   * `{ mode, type, id, path, pathBytes }`.
+   * @example for (const e of await repo.readTree('HEAD:src')) console.log(e.mode.toString(8), e.type, e.path);
+   */
+  async readTree(revision: string): Promise<TreeEntryObject[]> {
+    return readTreeFrom(this, revision);
+  }
+
+  /**
+   * A blob's bytes: by revision (`HEAD:README.md`, an id), or by `{ commit, path }`, where a
+   * missing path is PATH_NOT_FOUND in git's words and one that is no blob INVALID_ARGUMENT.
+   * @example const readme = (await repo.readBlob({ commit: 'HEAD', path: 'README.md' })).toString('utf8');
+   */
+  async readBlob(target: string | { commit: string; path: string }): Promise<Buffer> {
+    return readBlobFrom(this, target);
   }
 
   /** git's protected configuration (see protectedConfig), with this repository's `-c` parameters; read each time. */

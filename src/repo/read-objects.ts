@@ -1,0 +1,87 @@
+// The repository-level reads (Repository.readCommit, readTag, readTree, readBlob): revisions in,
+// parsed objects out, ids as lowercase hex, types as names, paths as UTF-8 with their bytes.
+import { PackwrightError } from '../errors/packwright-error.js';
+import { toHex } from '../hash/hex.js';
+import { parseCommitObject, type CommitObject } from '../objects/commit-object.js';
+import { OBJ_BLOB, OBJ_COMMIT, OBJ_TAG, OBJ_TREE, typeName } from '../objects/object-type.js';
+import { parseTagObject, type TagObject } from '../objects/tag-object.js';
+import { findTreeEntry, modeType, TreeCursor } from '../objects/tree.js';
+import { parseCommit, parseTag } from '../objects/commit.js';
+import type { StoreHandle } from '../odb/store-handle.js';
+import type { StoredObject } from '../odb/index.js';
+
+/** One entry of a tree. */
+export interface TreeEntryObject {
+  /** The mode as a number (0o100644, 0o100755, 0o120000, 0o040000, 0o160000). */
+  mode: number;
+  type: 'blob' | 'tree' | 'commit';
+  id: string;
+  /** The name as UTF-8 (bytes that are not UTF-8 become U+FFFD: `pathBytes` has them as stored). */
+  path: string;
+  pathBytes: Buffer;
+}
+
+/** What the read needs of a repository: its objects and its revision syntax. */
+export interface ObjectSource {
+  readonly objects: StoreHandle;
+  resolve(revision: string): Buffer;
+}
+
+const UTF8 = new TextDecoder();
+
+/** The object `id` names, followed through tags (and, for 'tree', from a commit to its tree) to one of type `want`. */
+function peelTo(objects: StoreHandle, id: Buffer, want: number, what: string): { id: Buffer; object: StoredObject } {
+  const H = objects.hashLength;
+  for (let depth = 0; depth < 64; depth++) {
+    const object = objects.read(id);
+    if (object.type === want) return { id, object };
+    if (object.type === OBJ_TAG) id = parseTag(object.data, H, toHex(id)).object;
+    else if (object.type === OBJ_COMMIT && want === OBJ_TREE) id = parseCommit(object.data, H, toHex(id)).tree;
+    else throw new PackwrightError('INVALID_ARGUMENT', `object ${toHex(id)} is a ${typeName(object.type)}, not a ${typeName(want)} (${what})`);
+  }
+  throw new PackwrightError('INVALID_ARGUMENT', `${what}: too many tags to peel`);
+}
+
+export function readCommitFrom(repo: ObjectSource, rev: string): CommitObject {
+  const { id, object } = peelTo(repo.objects, repo.resolve(rev), OBJ_COMMIT, rev);
+  return parseCommitObject(toHex(id), object.data);
+}
+
+export function readTagFrom(repo: ObjectSource, rev: string): TagObject {
+  const id = repo.resolve(rev);
+  const object = repo.objects.read(id);
+  if (object.type !== OBJ_TAG) throw new PackwrightError('INVALID_ARGUMENT', `object ${toHex(id)} is a ${typeName(object.type)}, not a tag (${rev})`);
+  return parseTagObject(toHex(id), object.data);
+}
+
+export function readTreeFrom(repo: ObjectSource, rev: string): TreeEntryObject[] {
+  const { id, object } = peelTo(repo.objects, repo.resolve(rev), OBJ_TREE, rev);
+  const H = repo.objects.hashLength;
+  const data = Buffer.from(object.data.buffer, object.data.byteOffset, object.data.byteLength);
+  const cursor = new TreeCursor(H).reset(data, toHex(id));
+  const out: TreeEntryObject[] = [];
+  while (cursor.next()) {
+    const modeText = data.toString('latin1', cursor.entryStart, cursor.nameStart - 1);
+    const pathBytes = Buffer.from(data.subarray(cursor.nameStart, cursor.nameEnd));
+    out.push({ mode: parseInt(modeText, 8), type: modeType(modeText), id: data.toString('hex', cursor.idStart, cursor.idStart + H), path: UTF8.decode(pathBytes), pathBytes });
+  }
+  return out;
+}
+
+export function readBlobFrom(repo: ObjectSource, target: string | { commit: string; path: string }): Buffer {
+  const objects = repo.objects;
+  if (typeof target === 'string') return peelTo(objects, repo.resolve(target), OBJ_BLOB, target).object.data;
+  const { commit, path } = target;
+  let { id } = peelTo(objects, repo.resolve(commit), OBJ_TREE, commit);
+  const missing = (): PackwrightError => new PackwrightError('PATH_NOT_FOUND', `path '${path}' does not exist in '${commit}'`);
+  for (const part of path.split('/').filter((p) => p !== '')) {
+    const tree = objects.read(id);
+    if (tree.type !== OBJ_TREE) throw missing();
+    const entry = findTreeEntry(tree.data, objects.hashLength, Buffer.from(part, 'utf8'));
+    if (entry === undefined) throw missing();
+    id = entry.id;
+  }
+  const object = objects.read(id);
+  if (object.type !== OBJ_BLOB) throw new PackwrightError('INVALID_ARGUMENT', `path '${path}' in '${commit}' is a ${typeName(object.type)}, not a blob`);
+  return object.data;
+}
