@@ -9,14 +9,15 @@ export type { IndexPackOptions, IndexPackResult, IndexPackPhase } from './resolv
 export { RefStore, resolveRevision } from './refs/index.js';
 export type { RefEntry, RefValue, RevisionContext } from './refs/index.js';
 export { Repository } from './repo/index.js';
-export type { OpenRepositoryOptions, TreeEntryObject } from './repo/index.js';
+export type { OpenRepositoryOptions, TreeEntryObject, UpdateRefRequest } from './repo/index.js';
 export { GitConfig } from './config/index.js';
 export { PackwrightError, isPackwrightError } from './errors/index.js';
 export type { ErrorCode } from './errors/index.js';
 export { hashObject, toHex, fromHex } from './hash/index.js';
 export type { ObjectFormat } from './hash/index.js';
 export { typeName, typeNumber } from './objects/index.js';
-export type { ObjectType, CommitObject, TagObject, Person } from './objects/index.js';
+export type { ObjectType, CommitObject, TagObject, Person, NewCommit, NewTag, NewTreeEntry } from './objects/index.js';
+export { parsePerson, formatPerson } from './objects/index.js';
 export { fsck } from './fsck/index.js';
 export type { FsckOptions, FsckResult, FsckMessage } from './fsck/index.js';
 export { unpackObjects } from './unpack/index.js';

@@ -1,6 +1,6 @@
 import { PackwrightError } from '../errors/packwright-error.js';
 import { decodeObjectText, splitObjectHeaders, type HeaderLine } from './object-headers.js';
-import { parsePerson, type Person } from './person.js';
+import { formatPerson, parsePerson, type Person } from './person.js';
 
 /** A commit, parsed whole (ids as lowercase hex). */
 export interface CommitObject {
@@ -44,4 +44,33 @@ export function parseCommitObject(id: string, data: Uint8Array): CommitObject {
     ...(gpgsig !== undefined ? { gpgsig } : {}),
     extraHeaders: headers.filter((h) => !KNOWN.has(h.name)),
   };
+}
+
+/** What a new commit is made of (`writeCommit`): the committer defaults to the author. */
+export interface NewCommit {
+  tree: string;
+  parents?: readonly string[] | undefined;
+  author: Person;
+  committer?: Person | undefined;
+  message: string;
+  encoding?: string | undefined;
+  /** Headers between the committer (or encoding) and the signature, as given (`mergetag`). */
+  extraHeaders?: readonly HeaderLine[] | undefined;
+  gpgsig?: string | undefined;
+}
+
+/** A header line as git writes one: continuation lines start with a space. */
+function headerLine(name: string, value: string): string {
+  return `${name} ${value.split('\n').join('\n ')}\n`;
+}
+
+/** The bytes of a commit as git's commit-tree writes them: tree, parents, author, committer, encoding, extra headers, signature, a blank line, the message. */
+export function formatCommitObject(c: NewCommit): Buffer {
+  let text = `tree ${c.tree}\n`;
+  for (const p of c.parents ?? []) text += `parent ${p}\n`;
+  text += `author ${formatPerson(c.author)}\ncommitter ${formatPerson(c.committer ?? c.author)}\n`;
+  if (c.encoding !== undefined) text += `encoding ${c.encoding}\n`;
+  for (const h of c.extraHeaders ?? []) text += headerLine(h.name, h.value);
+  if (c.gpgsig !== undefined) text += headerLine('gpgsig', c.gpgsig.replace(/\n$/, ''));
+  return Buffer.from(`${text}\n${c.message}`, 'utf8');
 }

@@ -1,7 +1,7 @@
 import { PackwrightError } from '../errors/packwright-error.js';
 import { decodeObjectText, signatureStart, splitObjectHeaders } from './object-headers.js';
 import type { ObjectType } from './object-type.js';
-import { parsePerson, type Person } from './person.js';
+import { formatPerson, parsePerson, type Person } from './person.js';
 
 /** An annotated tag, parsed whole (ids as lowercase hex). */
 export interface TagObject {
@@ -39,4 +39,22 @@ export function parseTagObject(id: string, data: Uint8Array): TagObject {
     message: at < 0 ? body : body.slice(0, at),
     ...(at >= 0 ? { gpgsig: body.slice(at) } : {}),
   };
+}
+
+/** What a new annotated tag is made of (`writeTag`). */
+export interface NewTag {
+  object: string;
+  type: ObjectType;
+  tag: string;
+  tagger?: Person | undefined;
+  message: string;
+  /** A signature, appended to the message as git appends it. */
+  gpgsig?: string | undefined;
+}
+
+/** The bytes of a tag as git's mktag takes them: object, type, tag, tagger, a blank line, the message, then the signature. */
+export function formatTagObject(t: NewTag): Buffer {
+  let text = `object ${t.object}\ntype ${t.type}\ntag ${t.tag}\n`;
+  if (t.tagger !== undefined) text += `tagger ${formatPerson(t.tagger)}\n`;
+  return Buffer.from(`${text}\n${t.message}${t.gpgsig ?? ''}`, 'utf8');
 }

@@ -174,3 +174,29 @@ export function formatTree(data: Buffer, hashLength: number): Buffer {
   }
   return Buffer.concat(parts);
 }
+
+/** An entry of a tree to write (`writeTree`): the name as text (UTF-8) or bytes, the id in hex. */
+export interface NewTreeEntry {
+  mode: number;
+  path: string | Uint8Array;
+  id: string;
+}
+
+/**
+ * The bytes of a tree with `entries`, in git's order (names compared as bytes, a tree's as if it
+ * ended in '/'); INVALID_ARGUMENT for an empty name, one with '/' or a NUL, or the same name twice.
+ */
+export function serializeTree(entries: readonly NewTreeEntry[], hashLength: number): Buffer {
+  const items = entries.map((e) => {
+    const name = typeof e.path === 'string' ? Buffer.from(e.path, 'utf8') : Buffer.from(e.path);
+    if (name.length === 0 || name.includes(0x2f) || name.includes(0)) throw new PackwrightError('INVALID_ARGUMENT', `invalid tree entry name '${name.toString('utf8')}'`);
+    if (!/^[0-9a-f]+$/.test(e.id) || e.id.length !== 2 * hashLength) throw new PackwrightError('INVALID_ARGUMENT', `invalid object id '${e.id}' for tree entry '${name.toString('utf8')}'`);
+    const isTree = (e.mode & S_IFMT) === S_IFDIR;
+    return { name, key: isTree ? Buffer.concat([name, Buffer.from('/')]) : name, mode: e.mode, id: Buffer.from(e.id, 'hex') };
+  });
+  items.sort((a, b) => Buffer.compare(a.key, b.key));
+  for (let i = 1; i < items.length; i++) {
+    if ((items[i] as { name: Buffer }).name.equals((items[i - 1] as { name: Buffer }).name)) throw new PackwrightError('INVALID_ARGUMENT', `duplicate tree entry '${(items[i] as { name: Buffer }).name.toString('utf8')}'`);
+  }
+  return Buffer.concat(items.flatMap((it) => [Buffer.from(`${it.mode.toString(8)} `), it.name, Buffer.from([0]), it.id]));
+}

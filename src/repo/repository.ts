@@ -21,6 +21,12 @@ import { ceilingFrom } from '../memory/ceiling.js';
 import type { CommitObject } from '../objects/commit-object.js';
 import type { TagObject } from '../objects/tag-object.js';
 import { readBlobFrom, readCommitFrom, readTagFrom, readTreeFrom, type TreeEntryObject } from './read-objects.js';
+import { writeBlobTo, writeCommitTo, writeTagTo, writeTreeTo } from './write-objects.js';
+import { currentBranchOf, resolveRefIn, shortNames, updateRefWith, type UpdateRefRequest } from './ref-queries.js';
+import type { NewCommit } from '../objects/commit-object.js';
+import type { NewTag } from '../objects/tag-object.js';
+import type { NewTreeEntry } from '../objects/tree.js';
+import { mergeBases } from '../walk/merge-bases.js';
 
 export interface OpenRepositoryOptions extends OpenStoreOptions {
   /**
@@ -192,6 +198,76 @@ export class Repository implements RevisionContext {
    */
   async readBlob(target: string | { commit: string; path: string }): Promise<Buffer> {
     return readBlobFrom(this, target);
+  }
+
+  /** Stores a blob (a string is UTF-8); its id. */
+  async writeBlob(data: Uint8Array | string): Promise<string> {
+    return writeBlobTo(this.store, data);
+  }
+
+  /**
+   * Stores a tree of `entries` (`{ mode, path, id }`, sorted here into git's order); its id, as
+   * `git mktree` gives it.
+   */
+  async writeTree(entries: readonly NewTreeEntry[]): Promise<string> {
+    return writeTreeTo(this.store, entries);
+  }
+
+  /**
+   * Stores a commit (`{ tree, parents, author, committer?, message, encoding?, extraHeaders?,
+   * gpgsig? }`) in git's bytes; its id, as `git commit-tree` gives it for the same fields.
+   * @example
+   * const me = { name: 'A U Thor', email: 'a@example.com', timestamp: Math.floor(Date.now() / 1000), timezoneOffset: new Date().getTimezoneOffset() };
+   * const id = await repo.writeCommit({ tree, parents: [head], author: me, message: 'Add a file\n' });
+   * await repo.updateRef({ ref: 'refs/heads/main', value: id, oldValue: head, message: 'commit: Add a file' });
+   */
+  async writeCommit(commit: NewCommit): Promise<string> {
+    return writeCommitTo(this.store, commit);
+  }
+
+  /** Stores an annotated tag (`{ object, type, tag, tagger?, message, gpgsig? }`); its id, as `git mktag` gives it. */
+  async writeTag(tag: NewTag): Promise<string> {
+    return writeTagTo(this.store, tag);
+  }
+
+  /**
+   * Sets (`value`) or deletes (`value: null`) a ref in a ref transaction, if it is now `oldValue`
+   * (null: absent; omitted: anything), with a reflog line (`message`) as core.logAllRefUpdates
+   * says. Errors: REF_MISMATCH, REF_LOCKED, REF_CONFLICT, INVALID_ARGUMENT, in git's words.
+   */
+  async updateRef(request: UpdateRefRequest): Promise<void> {
+    updateRefWith(this.refTransaction(), hashLength(this.format), request);
+  }
+
+  /** Branch names (`refs/heads/`), or with `remote` that remote's (`refs/remotes/<remote>/`), short and sorted. */
+  async listBranches(options: { remote?: string | undefined } = {}): Promise<string[]> {
+    return shortNames(this.refs, options.remote !== undefined ? `refs/remotes/${options.remote}/` : 'refs/heads/');
+  }
+
+  /** Tag names (`refs/tags/`), short and sorted. */
+  async listTags(): Promise<string[]> {
+    return shortNames(this.refs, 'refs/tags/');
+  }
+
+  /** The branch HEAD is on (`main`; `refs/heads/main` with `fullname`), or undefined when HEAD is detached. */
+  async currentBranch(options: { fullname?: boolean | undefined } = {}): Promise<string | undefined> {
+    return currentBranchOf(this.refs, options.fullname === true);
+  }
+
+  /** The id a ref leads to (a full name, or a short one by git's rules: `main`, `v1.0`, `origin/main`); REF_NOT_FOUND otherwise. */
+  async resolveRef(ref: string): Promise<string> {
+    return resolveRefIn(this.refs, ref);
+  }
+
+  /** Whether commit `ancestor` is reachable from `descendant` (or is it), as `git merge-base --is-ancestor`. */
+  async isAncestor(ancestor: string, descendant: string): Promise<boolean> {
+    const a = this.resolve(ancestor);
+    return mergeBases(this.objects, a, this.resolve(descendant)).some((b) => b.equals(a));
+  }
+
+  /** The best common ancestors of two commits, as `git merge-base --all` lists them. */
+  async mergeBase(a: string, b: string): Promise<string[]> {
+    return mergeBases(this.objects, this.resolve(a), this.resolve(b)).map((id) => id.toString('hex'));
   }
 
   /** git's protected configuration (see protectedConfig), with this repository's `-c` parameters; read each time. */

@@ -1,0 +1,100 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { git, GIT_ENV, makeHistoryRepo, tempDir, type Format } from './helpers/git.js';
+import { Repository } from '../src/repo/index.js';
+import { parsePerson } from '../src/objects/index.js';
+import { isPackwrightError } from '../src/errors/index.js';
+
+for (const format of ['sha1', 'sha256'] as Format[]) {
+  test(`writeBlob, writeTree, writeCommit, writeTag give git's ids (hash-object, mktree, commit-tree, mktag), and updateRef git's ref and reflog (${format})`, async () => {
+    using dir = tempDir();
+    const ours = join(dir.path, 'ours.git');
+    const theirs = join(dir.path, 'theirs.git');
+    for (const p of [ours, theirs]) {
+      git(dir.path, ['init', '-q', '--bare', `--object-format=${format}`, p]);
+      git(p, ['config', 'core.logAllRefUpdates', 'true']);
+    }
+    using holder = { repo: Repository.openGitDir(ours, { env: GIT_ENV }), [Symbol.dispose]() { this.repo.close(); } };
+    const repo = holder.repo;
+    const blob = await repo.writeBlob('hello\n');
+    assert.equal(blob, git(theirs, ['hash-object', '-w', '--stdin'], 'hello\n').toString().trim());
+    const bin = await repo.writeBlob(Buffer.from([0, 1, 2, 255]));
+    assert.equal(bin, git(theirs, ['hash-object', '-w', '--stdin'], Buffer.from([0, 1, 2, 255])).toString().trim());
+    const sub = await repo.writeTree([{ mode: 0o100644, path: 'inner', id: blob }]);
+    // Given out of order: written in git's (the tree `a` sorts as `a/`, after `a.txt`).
+    const entries = [
+      { mode: 0o040000, path: 'a', id: sub },
+      { mode: 0o100755, path: 'run.sh', id: bin },
+      { mode: 0o100644, path: 'a.txt', id: blob },
+      { mode: 0o120000, path: 'link', id: blob },
+      { mode: 0o100644, path: 'café', id: blob },
+    ];
+    const tree = await repo.writeTree(entries);
+    const mktree = (es: typeof entries): string => es.map((e) => `${e.mode.toString(8).padStart(6, '0')} ${e.mode === 0o040000 ? 'tree' : 'blob'} ${e.id}\t${e.path}\n`).join('');
+    git(theirs, ['mktree'], mktree([{ mode: 0o100644, path: 'inner', id: blob }]));
+    git(theirs, ['hash-object', '-w', '--stdin'], Buffer.from([0, 1, 2, 255]));
+    assert.equal(tree, git(theirs, ['mktree'], mktree(entries)).toString().trim());
+    await assert.rejects(repo.writeTree([{ mode: 0o100644, path: 'a/b', id: blob }]), (e) => isPackwrightError(e, 'INVALID_ARGUMENT'));
+
+    const author = parsePerson('A U Thor <author@example.com> 1700000000 +0000');
+    const committer = parsePerson('C O Mitter <committer@example.com> 1700000000 +0000');
+    const root = await repo.writeCommit({ tree, author, committer, message: 'root\n' });
+    assert.equal(root, git(theirs, ['commit-tree', tree, '-m', 'root']).toString().trim());
+    const child = await repo.writeCommit({ tree, parents: [root], author, committer, message: 'child\n\nbody\n' });
+    assert.equal(child, git(theirs, ['commit-tree', tree, '-p', root, '-m', 'child', '-m', 'body']).toString().trim());
+    const back = await repo.readCommit(child);
+    assert.deepEqual([back.tree, back.parents, back.message], [tree, [root], 'child\n\nbody\n']);
+    // A signed commit keeps its signature, read back as written.
+    const gpgsig = '-----BEGIN PGP SIGNATURE-----\n\nabc\n-----END PGP SIGNATURE-----';
+    const signed = await repo.writeCommit({ tree, parents: [child], author, committer, message: 's\n', gpgsig });
+    assert.equal((await repo.readCommit(signed)).gpgsig, gpgsig);
+    git(ours, ['fsck', '--no-dangling', signed]);
+
+    const tag = await repo.writeTag({ object: child, type: 'commit', tag: 'v1', tagger: committer, message: 'release\n' });
+    assert.equal(tag, git(theirs, ['mktag'], `object ${child}\ntype commit\ntag v1\ntagger ${'C O Mitter <committer@example.com> 1700000000 +0000'}\n\nrelease\n`).toString().trim());
+    assert.deepEqual((await repo.readTag(tag)).object, child);
+
+    // Refs: the same updates through updateRef and git update-ref leave the same files.
+    git(theirs, ['update-ref', '-m', 'first', 'refs/heads/main', root]);
+    await repo.updateRef({ ref: 'refs/heads/main', value: root, oldValue: null, message: 'first' });
+    git(theirs, ['update-ref', '-m', 'second', 'refs/heads/main', child, root]);
+    await repo.updateRef({ ref: 'refs/heads/main', value: child, oldValue: root, message: 'second' });
+    await assert.rejects(repo.updateRef({ ref: 'refs/heads/main', value: root, oldValue: root }), (e) => isPackwrightError(e, 'REF_MISMATCH'));
+    await repo.updateRef({ ref: 'refs/tags/v1', value: tag });
+    git(theirs, ['update-ref', 'refs/tags/v1', tag]);
+    await repo.updateRef({ ref: 'refs/heads/gone', value: root });
+    await repo.updateRef({ ref: 'refs/heads/gone', value: null, oldValue: root });
+    for (const f of ['refs/heads/main', 'logs/refs/heads/main', 'refs/tags/v1']) assert.equal(readFileSync(join(ours, f), 'utf8'), readFileSync(join(theirs, f), 'utf8'), f);
+    assert.equal(git(ours, ['for-each-ref']).toString(), git(theirs, ['for-each-ref']).toString());
+    git(ours, ['fsck', '--full', '--no-dangling']);
+  });
+}
+
+test('listBranches, listTags, currentBranch, resolveRef as git names them; isAncestor and mergeBase as git merge-base says', async () => {
+  using dir = tempDir();
+  const src = makeHistoryRepo(dir.path, 'sha1');
+  using holder = { repo: Repository.openGitDir(src), [Symbol.dispose]() { this.repo.close(); } };
+  const repo = holder.repo;
+  const names = (prefix: string): string[] => git(src, ['for-each-ref', '--format=%(refname)', prefix]).toString().split('\n').filter((l) => l !== '').map((l) => l.slice(prefix.length));
+  assert.deepEqual(await repo.listBranches(), names('refs/heads/'));
+  assert.deepEqual(await repo.listTags(), names('refs/tags/'));
+  assert.deepEqual(await repo.listBranches({ remote: 'nowhere' }), []);
+  assert.equal(await repo.currentBranch(), git(src, ['symbolic-ref', '--short', 'HEAD']).toString().trim());
+  assert.equal(await repo.currentBranch({ fullname: true }), git(src, ['symbolic-ref', 'HEAD']).toString().trim());
+  for (const ref of ['main', 'topic', 'HEAD', 'refs/heads/main', (await repo.listTags())[0] as string]) {
+    assert.equal(await repo.resolveRef(ref), git(src, ['rev-parse', '--verify', ref]).toString().trim(), ref);
+  }
+  await assert.rejects(repo.resolveRef('no-such'), (e) => isPackwrightError(e, 'REF_NOT_FOUND'));
+  for (const [a, b] of [['main~5', 'main'], ['main', 'main~5'], ['topic', 'main'], ['main~3', 'main~3']]) {
+    let expected = true;
+    try {
+      git(src, ['merge-base', '--is-ancestor', a as string, b as string]);
+    } catch {
+      expected = false;
+    }
+    assert.equal(await repo.isAncestor(a as string, b as string), expected, `${a} ${b}`);
+  }
+  assert.deepEqual((await repo.mergeBase('main', 'topic')).sort(), git(src, ['merge-base', '--all', 'main', 'topic']).toString().trim().split('\n').sort());
+});
