@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { git, GIT_ENV, makeHistoryRepo, tempDir, type Format } from './helpers/git.js';
+import { git, GIT_ENV, makeHistoryRepo, runPackwright, tempDir, type Format } from './helpers/git.js';
 import { Repository } from '../src/repo/index.js';
 import { parsePerson } from '../src/objects/index.js';
 import { isPackwrightError } from '../src/errors/index.js';
@@ -97,4 +97,43 @@ test('listBranches, listTags, currentBranch, resolveRef as git names them; isAnc
     assert.equal(await repo.isAncestor(a as string, b as string), expected, `${a} ${b}`);
   }
   assert.deepEqual((await repo.mergeBase('main', 'topic')).sort(), git(src, ['merge-base', '--all', 'main', 'topic']).toString().trim().split('\n').sort());
+});
+
+test('log lists what git log --format=%H lists: default and --topo-order, -n, --first-parent, ^exclude, -- <path>, --since, --until', async () => {
+  using dir = tempDir();
+  const src = makeHistoryRepo(dir.path, 'sha1');
+  using holder = { repo: Repository.openGitDir(src), [Symbol.dispose]() { this.repo.close(); } };
+  const repo = holder.repo;
+  const times = git(src, ['log', '--format=%ct', 'main']).toString().trim().split('\n').map(Number).sort((a, b) => a - b);
+  const middle = times[Math.floor(times.length / 2)] as number;
+  const cases: [Parameters<Repository['log']>[0], string[]][] = [
+    [{ ref: 'main' }, ['main']],
+    [{ ref: 'main', order: 'topo' }, ['--topo-order', 'main']],
+    [{ ref: 'main', order: 'topo', maxCount: 7 }, ['--topo-order', '-n', '7', 'main']],
+    [{ ref: 'main', maxCount: 5 }, ['-n', '5', 'main']],
+    [{ ref: 'main', firstParent: true }, ['--first-parent', 'main']],
+    [{ ref: 'main', exclude: ['topic'] }, ['main', '^topic']],
+    [{ ref: 'main', paths: ['src'] }, ['main', '--', 'src']],
+    [{ ref: 'main', since: middle }, [`--since=@${middle}`, 'main']],
+    [{ ref: 'main', until: middle, maxCount: 4 }, [`--until=@${middle}`, '-n', '4', 'main']],
+    [{ ref: 'main', since: new Date(middle * 1000), exclude: ['main~30'] }, [`--since=@${middle}`, 'main', '^main~30']],
+  ];
+  for (const [options, args] of cases) {
+    const ours: string[] = [];
+    for await (const c of repo.log(options)) ours.push(c.id);
+    const theirs = git(src, ['log', '--format=%H', ...args]).toString().split('\n').filter((l) => l !== '');
+    assert.deepEqual(ours, theirs, args.join(' '));
+  }
+  let head: { message: string } | undefined;
+  for await (const c of repo.log({ maxCount: 1 })) head = c;
+  assert.equal(head?.message, git(src, ['log', '-1', '--format=%B']).toString().replace(/\n$/, ''));
+});
+
+test('rev-list --since, --until, --max-age and --min-age list what git lists', async () => {
+  using dir = tempDir();
+  const src = makeHistoryRepo(dir.path, 'sha1');
+  for (const args of [['--since=@1600090000'], ['--until=@1600090000', '-n', '3'], ['--max-age=1600050000', '--min-age=1600150000'], ['--after=@1600090000', '--first-parent']]) {
+    const ours = await runPackwright(src, ['rev-list', ...args, 'main']);
+    assert.equal(ours.stdout.toString(), git(src, ['rev-list', ...args, 'main']).toString(), args.join(' '));
+  }
 });

@@ -9,12 +9,13 @@ import { lstatSync } from 'node:fs';
 import { join } from 'node:path';
 import { isPackwrightError, PackwrightError } from '../errors/index.js';
 import { Pathspec } from '../objects/index.js';
+import { approxidate } from '../refs/index.js';
 import { Output } from './output.js';
 import { readLines } from './read-lines.js';
 import { helpRequested, UsageError } from './usage-error.js';
 import type { CommandIO } from './command-io.js';
 
-const USAGE = 'usage: packwright rev-list [--objects] [--[no-]object-names] [--count] [--header] [--first-parent] [--bisect] [-n <n> | --max-count=<n> | -<n>] [--missing=(error|allow-any|allow-promisor|print)] [--exclude-promisor-objects] [--use-bitmap-index] [--stdin] [--end-of-options] <revs>... (--all, --branches, --tags, --remotes, --reflog, --indexed-objects, --not, ^<rev>, <a>..<b>) [--] [<path>...]';
+const USAGE = 'usage: packwright rev-list [--objects] [--[no-]object-names] [--count] [--header] [--first-parent] [--bisect] [--since=<date>] [--until=<date>] [-n <n> | --max-count=<n> | -<n>] [--missing=(error|allow-any|allow-promisor|print)] [--exclude-promisor-objects] [--use-bitmap-index] [--stdin] [--end-of-options] <revs>... (--all, --branches, --tags, --remotes, --reflog, --indexed-objects, --not, ^<rev>, <a>..<b>) [--] [<path>...]';
 
 /** C's atoi, as git reads --max-count: leading blanks, a sign, then digits up to the first other character (none: 0). */
 function atoi(s: string): number {
@@ -72,6 +73,8 @@ export function revListCommand(io: CommandIO, open: () => Repository, argv: stri
   let firstParent = false;
   let bisect = false;
   let maxCount = -1;
+  let maxAge: number | undefined;
+  let minAge: number | undefined;
   let useBitmap = false;
   let testBitmap = false;
   for (let i = 0; i < args.length; i++) {
@@ -89,7 +92,16 @@ export function revListCommand(io: CommandIO, open: () => Repository, argv: stri
       maxCount = atoi(v);
     } else if (/^-n./.test(a)) maxCount = atoi(a.slice(2));
     else if (/^-\d/.test(a)) maxCount = atoi(a.slice(1));
-    else if (a === '--object-names') names = true;
+    // git's --since/--after (approxidate), --max-age (seconds); --until/--before, --min-age.
+    else if (/^--(since|after|max-age|until|before|min-age)=/.test(a)) {
+      const eq = a.indexOf('=');
+      const key = a.slice(2, eq);
+      const v = a.slice(eq + 1);
+      const t = key.endsWith('-age') ? atoi(v) : approxidate(v);
+      if (t === undefined) throw new UsageError(`fatal: invalid date '${v}' for --${key}`);
+      if (key === 'since' || key === 'after' || key === 'max-age') maxAge = t;
+      else minAge = t;
+    } else if (a === '--object-names') names = true;
     else if (a === '--no-object-names') names = false;
     else if (a === '--count') count = true;
     // git's --end-of-options: what follows are revisions, dashes and all.
@@ -148,7 +160,7 @@ export function revListCommand(io: CommandIO, open: () => Repository, argv: stri
   // same set, in the walk's order.
   const bitmapCount = count && !(maxCount >= 0 && withObjects);
   const bitmapList = !count && maxCount < 0 && !header;
-  if (useBitmap && (bitmapCount || bitmapList) && pathspec === undefined && !firstParent && !bisect && !excludePromisor && missing !== 'print') {
+  if (useBitmap && (bitmapCount || bitmapList) && pathspec === undefined && !firstParent && !bisect && !excludePromisor && missing !== 'print' && maxAge === undefined && minAge === undefined) {
     const warn = repo.onWarning;
     const walked = walkObjectsWithBitmap(repo.objects, revs.tips, { missing, ...(warn !== undefined ? { onWarning: warn } : {}) });
     if (walked !== undefined) return printBitmapWalk(io, walked, bitmapCount, withObjects, maxCount);
@@ -159,6 +171,8 @@ export function revListCommand(io: CommandIO, open: () => Repository, argv: stri
     maxCount,
     firstParent,
     bisect,
+    ...(maxAge !== undefined ? { maxAge } : {}),
+    ...(minAge !== undefined ? { minAge } : {}),
     ...(pathspec !== undefined ? { pathspec } : {}),
   };
   if (!withObjects) {

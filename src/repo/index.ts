@@ -2,6 +2,7 @@ export { Repository, repositoryConfig } from './repository.js';
 export type { OpenRepositoryOptions } from './repository.js';
 export type { TreeEntryObject } from './read-objects.js';
 export type { UpdateRefRequest } from './ref-queries.js';
+export type { LogOptions } from './log.js';
 export { discoverRepository, findGitDir, commonDirOf, gitFileTarget, enterRepository } from './discover.js';
 export type { RepositoryLocation } from './discover.js';
 export { parseIndexFile } from './index-file.js';

@@ -27,6 +27,7 @@ import type { NewCommit } from '../objects/commit-object.js';
 import type { NewTag } from '../objects/tag-object.js';
 import type { NewTreeEntry } from '../objects/tree.js';
 import { mergeBases } from '../walk/merge-bases.js';
+import { logFrom, type LogOptions } from './log.js';
 
 export interface OpenRepositoryOptions extends OpenStoreOptions {
   /**
@@ -257,6 +258,16 @@ export class Repository implements RevisionContext {
   /** The id a ref leads to (a full name, or a short one by git's rules: `main`, `v1.0`, `origin/main`); REF_NOT_FOUND otherwise. */
   async resolveRef(ref: string): Promise<string> {
     return resolveRefIn(this.refs, ref);
+  }
+
+  /**
+   * History as `git log` lists it: the commits reachable from `ref` (default HEAD) and not from
+   * `exclude`, in git log's order (or `order: 'topo'`), with `maxCount`, `firstParent`, `paths`
+   * (git's history simplification), `since` and `until`; each commit parsed as readCommit gives it.
+   * @example for await (const c of repo.log({ ref: 'main', maxCount: 10 })) console.log(c.id.slice(0, 7), c.message.split('\n')[0]);
+   */
+  log(options: LogOptions = {}): AsyncGenerator<CommitObject> {
+    return logFrom(this, options);
   }
 
   /** Whether commit `ancestor` is reachable from `descendant` (or is it), as `git merge-base --is-ancestor`. */

@@ -73,6 +73,14 @@ export class RevWalk extends ObjectReader {
       maxCount?: number | undefined;
       /** Follow only the first parent of included commits (git's --first-parent; excluded ones still exclude all their parents). */
       firstParent?: boolean | undefined;
+      /**
+       * git's --since (max_age, seconds): a commit older than this is not listed, nor, in a walk
+       * without excluded tips, are its parents walked; with them, it is excluded (and its
+       * history with it), as git's limit_list does.
+       */
+      maxAge?: number | undefined;
+      /** git's --until (min_age, seconds): commits newer than this are walked through but not listed. */
+      minAge?: number | undefined;
       /** Keep only the commit halfway between the included and excluded ones (git's --bisect: `bisect`). */
       bisect?: boolean | undefined;
       /**
@@ -189,10 +197,16 @@ export class RevWalk extends ObjectReader {
     const listed: number[] = [];
     let slop = SLOP;
     let date = Infinity;
+    const { maxAge, minAge } = this.options;
     while (queue.size > 0) {
       const n = queue.pop();
       t.unmark(n, Flag.QUEUED);
       if (!t.is(n, Flag.UNINTERESTING)) interesting--;
+      if (maxAge !== undefined && this.parsedCommits.time(n) < maxAge && !t.is(n, Flag.UNINTERESTING)) {
+        // git: get_revision_1 skips it and its parents; limit_list excludes it.
+        if (!this.limited) continue;
+        t.mark(n, Flag.UNINTERESTING);
+      }
       this.processParents(n, push);
       if (t.is(n, Flag.UNINTERESTING)) {
         this.markParentsUninteresting(n);
@@ -204,6 +218,7 @@ export class RevWalk extends ObjectReader {
         else if (--slop === 0) break;
         continue;
       }
+      if (minAge !== undefined && this.parsedCommits.time(n) > minAge) continue;
       date = this.parsedCommits.time(n);
       listed.push(n);
     }

@@ -23,6 +23,9 @@ export interface WalkObjectsOptions {
   shallow?: readonly Uint8Array[];
   /** List only the first this many included commits (git's --max-count; negative: all). */
   maxCount?: number;
+  /** git's --since and --until, in seconds (see RevWalk's options). */
+  maxAge?: number | undefined;
+  minAge?: number | undefined;
   /** Follow only included commits' first parents (git's --first-parent). */
   firstParent?: boolean;
   /** Keep only the bisection point of the included commits (git's --bisect). */
@@ -177,6 +180,7 @@ export function walkCommits(handle: StoreHandle, tips: readonly RevTip[], option
   const paths = options.pathspec?.limits === true ? options.pathspec : undefined;
   const walk = new RevWalk(handle, {
     tagObjects: true, shallow: options.shallow ?? [], maxCount: options.maxCount, firstParent: options.firstParent, bisect: options.bisect, paths, excludePromisor: options.excludePromisor,
+    maxAge: options.maxAge, minAge: options.minAge,
     // A tree the partial clone left out is allowed when a promisor commit names it: that needs
     // to know where each commit came from, which the graph does not say.
     commitGraph: options.missing !== 'allow-promisor',
