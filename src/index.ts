@@ -9,7 +9,7 @@ export type { IndexPackOptions, IndexPackResult, IndexPackPhase } from './resolv
 export { RefStore, resolveRevision } from './refs/index.js';
 export type { RefEntry, RefValue, RevisionContext } from './refs/index.js';
 export { Repository } from './repo/index.js';
-export type { OpenRepositoryOptions, TreeEntryObject, UpdateRefRequest, LogOptions } from './repo/index.js';
+export type { OpenRepositoryOptions, TreeEntryObject, TreeDiffEntry, UpdateRefRequest, LogOptions } from './repo/index.js';
 export { GitConfig } from './config/index.js';
 export { PackwrightError, isPackwrightError } from './errors/index.js';
 export type { ErrorCode } from './errors/index.js';

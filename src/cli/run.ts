@@ -18,6 +18,7 @@ import { lsTreeCommand } from './ls-tree.js';
 import { revParseCommand } from './rev-parse.js';
 import { uploadPackCommand } from './upload-pack.js';
 import { receivePackCommand } from './receive-pack.js';
+import { diffTreeCommand } from './diff-tree.js';
 import { httpBackendCommand } from './http-backend.js';
 import { serveCommand } from './serve.js';
 import { updateRefCommand } from './update-ref.js';
@@ -46,6 +47,7 @@ commands:
   show-ref       list refs and their ids (git show-ref)
   update-ref     set, create, delete or check refs, many at once with --stdin (git update-ref)
   symbolic-ref   read, set or delete a symbolic ref (git symbolic-ref)
+  diff-tree      what changed between two trees, or in a commit (git diff-tree)
   rev-list       list commits, and with --objects every object, reachable from revisions (git rev-list)
   upload-pack    serve a clone or fetch over stdin/stdout, protocol v0, v1 or v2 (git upload-pack)
   receive-pack   accept a push over stdin/stdout: quarantine, hooks, ref transactions (git receive-pack)
@@ -100,6 +102,8 @@ export async function run(argv: string[], callerIO: CommandIO): Promise<number> 
         return showIndexCommand(io, global, args);
       case 'show-ref':
         return showRefCommand(io, () => openRepository(global), args);
+      case 'diff-tree':
+        return diffTreeCommand(io, () => openRepository(global), args);
       case 'rev-list':
         return revListCommand(io, () => openRepository(global), args);
       case 'upload-pack':

@@ -9,6 +9,8 @@ import { findTreeEntry, modeType, TreeCursor } from '../objects/tree.js';
 import { parseCommit, parseTag } from '../objects/commit.js';
 import type { StoreHandle } from '../odb/store-handle.js';
 import type { StoredObject } from '../odb/index.js';
+import { diffTrees } from '../diff/diff-trees.js';
+import type { Pathspec } from '../objects/pathspec.js';
 
 /** One entry of a tree. */
 export interface TreeEntryObject {
@@ -84,4 +86,34 @@ export function readBlobFrom(repo: ObjectSource, target: string | { commit: stri
   const object = objects.read(id);
   if (object.type !== OBJ_BLOB) throw new PackwrightError('INVALID_ARGUMENT', `path '${path}' in '${commit}' is a ${typeName(object.type)}, not a blob`);
   return object.data;
+}
+
+/** One change between two trees, as the repository-level API gives it (hex ids, a UTF-8 path). */
+export interface TreeDiffEntry {
+  status: 'A' | 'D' | 'M' | 'T';
+  path: string;
+  pathBytes: Buffer;
+  /** The old side: undefined for an added path. */
+  oldId: string | undefined;
+  oldMode: number | undefined;
+  /** The new side: undefined for a deleted path. */
+  newId: string | undefined;
+  newMode: number | undefined;
+}
+
+/** The tree a revision names (a commit's, tags peeled), or undefined for null: the empty tree. */
+export function treeOf(repo: ObjectSource, rev: string | null): Buffer | undefined {
+  return rev === null ? undefined : peelTo(repo.objects, repo.resolve(rev), OBJ_TREE, rev).id;
+}
+
+export function diffTreesFrom(repo: ObjectSource, a: string | null, b: string | null, options: { recursive?: boolean | undefined; pathspec?: Pathspec | undefined }): TreeDiffEntry[] {
+  return diffTrees(repo.objects, treeOf(repo, a), treeOf(repo, b), { recursive: options.recursive !== false, pathspec: options.pathspec }).map((c) => ({
+    status: c.status,
+    path: UTF8.decode(c.path),
+    pathBytes: c.path,
+    oldId: c.oldId?.toString('hex'),
+    oldMode: c.oldMode,
+    newId: c.newId?.toString('hex'),
+    newMode: c.newMode,
+  }));
 }

@@ -20,7 +20,8 @@ import { commonDirOf, discoverRepository, gitFileTarget, type RepositoryLocation
 import { ceilingFrom } from '../memory/ceiling.js';
 import type { CommitObject } from '../objects/commit-object.js';
 import type { TagObject } from '../objects/tag-object.js';
-import { readBlobFrom, readCommitFrom, readTagFrom, readTreeFrom, type TreeEntryObject } from './read-objects.js';
+import { diffTreesFrom, readBlobFrom, readCommitFrom, readTagFrom, readTreeFrom, type TreeDiffEntry, type TreeEntryObject } from './read-objects.js';
+import { Pathspec } from '../objects/pathspec.js';
 import { writeBlobTo, writeCommitTo, writeTagTo, writeTreeTo } from './write-objects.js';
 import { currentBranchOf, resolveRefIn, shortNames, updateRefWith, type UpdateRefRequest } from './ref-queries.js';
 import type { NewCommit } from '../objects/commit-object.js';
@@ -268,6 +269,18 @@ export class Repository implements RevisionContext {
    */
   log(options: LogOptions = {}): AsyncGenerator<CommitObject> {
     return logFrom(this, options);
+  }
+
+  /**
+   * What changed from tree-ish `a` to tree-ish `b` (null: the empty tree), as
+   * `git diff-tree -r --raw` lists it (`recursive: false`: a changed subtree is one entry), limited
+   * to `paths` when given: `{ status: 'A' | 'D' | 'M' | 'T', path, pathBytes, oldId, newId,
+   * oldMode, newMode }`, the absent side undefined.
+   * @example for (const c of await repo.diffTrees('HEAD~1', 'HEAD')) console.log(c.status, c.path);
+   */
+  async diffTrees(a: string | null, b: string | null, options: { recursive?: boolean | undefined; paths?: readonly string[] | undefined } = {}): Promise<TreeDiffEntry[]> {
+    const pathspec = options.paths !== undefined && options.paths.length > 0 ? Pathspec.parse(options.paths, this.prefix, this.workTree) : undefined;
+    return diffTreesFrom(this, a, b, { recursive: options.recursive, pathspec });
   }
 
   /** Whether commit `ancestor` is reachable from `descendant` (or is it), as `git merge-base --is-ancestor`. */
