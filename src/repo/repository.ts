@@ -1,7 +1,7 @@
 import { S_IFGITLINK, S_IFMT, S_IFREG } from '../objects/tree.js';
 import { isNotFound } from '../io/read-dir-if-present.js';
 import { readShallowFile, shallowFilePath } from './shallow-file.js';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { isAbsolute, join, posix, relative, resolve as resolvePath, sep } from 'node:path';
 import { PackwrightError } from '../errors/packwright-error.js';
 import { parseIndexFile } from './index-file.js';
@@ -135,6 +135,16 @@ export class Repository implements RevisionContext {
   static openGitDir(gitDir: string, options: OpenRepositoryOptions = {}): Repository {
     // A `gitdir: <path>` file stands for the directory it names, as GIT_DIR may be one.
     const dir = gitFileTarget(gitDir) ?? gitDir;
+    // Checked now, not at the first read: a path that is not there and one that is no git
+    // directory are told apart (both REPO_NOT_FOUND, naming the path).
+    let isDirectory = false;
+    try {
+      isDirectory = statSync(dir).isDirectory();
+    } catch {
+      // Not there (or not reachable): said below.
+    }
+    if (!isDirectory) throw new PackwrightError('REPO_NOT_FOUND', `no such directory: ${dir}`, { file: dir });
+    if (!existsSync(join(dir, 'HEAD'))) throw new PackwrightError('REPO_NOT_FOUND', `not a git repository (no HEAD): ${dir}`, { file: dir });
     return new Repository({ gitDir: dir, commonDir: commonDirOf(dir), workTree: undefined }, options);
   }
 
