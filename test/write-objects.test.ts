@@ -137,3 +137,14 @@ test('rev-list --since, --until, --max-age and --min-age list what git lists', a
     assert.equal(ours.stdout.toString(), git(src, ['rev-list', ...args, 'main']).toString(), args.join(' '));
   }
 });
+
+test('listRefs peels annotated tags, loose and packed, as git show-ref -d does (through tags of tags)', async () => {
+  using dir = tempDir();
+  const src = makeHistoryRepo(dir.path, 'sha1');
+  // A loose annotated tag beside the packed ones.
+  git(src, ['tag', '-a', '-m', 'loose one', 'loose-tag', 'main~2']);
+  using holder = { repo: Repository.openGitDir(src), [Symbol.dispose]() { this.repo.close(); } };
+  const ours = (await holder.repo.listRefs()).map((r) => `${r.id} ${r.name}\n${r.peeled !== undefined ? `${r.peeled} ${r.name}^{}\n` : ''}`).join('');
+  assert.equal(ours, git(src, ['show-ref', '-d']).toString());
+  assert.ok(ours.includes('refs/tags/loose-tag'));
+});

@@ -1,7 +1,7 @@
 export { Repository, repositoryConfig } from './repository.js';
 export type { OpenRepositoryOptions } from './repository.js';
 export type { TreeEntryObject, TreeDiffEntry } from './read-objects.js';
-export type { UpdateRefRequest } from './ref-queries.js';
+export type { UpdateRefRequest, RefInfo } from './ref-queries.js';
 export type { LogOptions } from './log.js';
 export { discoverRepository, findGitDir, commonDirOf, gitFileTarget, enterRepository } from './discover.js';
 export type { RepositoryLocation } from './discover.js';

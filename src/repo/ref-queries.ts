@@ -5,6 +5,9 @@ import { fromHex } from '../hash/hex.js';
 import type { RefStore } from '../refs/ref-store.js';
 import type { RefTransaction } from '../refs/ref-transaction.js';
 import { DWIM_RULES } from '../refs/resolve-revision.js';
+import { OBJ_TAG } from '../objects/object-type.js';
+import { parseTag } from '../objects/commit.js';
+import type { StoreHandle } from '../odb/store-handle.js';
 
 /** Short names of the refs under `prefix` (git for-each-ref's order). */
 export function shortNames(refs: RefStore, prefix: string): string[] {
@@ -50,4 +53,40 @@ export function updateRefWith(tx: RefTransaction, hashLength: number, request: U
   if (request.value === null) tx.delete(request.ref, expect === 'absent' ? undefined : expect, options);
   else tx.update(request.ref, id(request.value, 'value'), expect, options);
   tx.commit();
+}
+
+/** A ref as listRefs gives it: ids in hex, what an annotated tag peels to, where a symbolic ref points. */
+export interface RefInfo {
+  name: string;
+  id: string;
+  /** For a ref to an annotated tag: the object the tag (chain) finally names; undefined otherwise. */
+  peeled?: string | undefined;
+  /** For a symbolic ref: the ref it names. */
+  target?: string | undefined;
+}
+
+/**
+ * The refs under `prefix`, sorted as git for-each-ref sorts them, each tag peeled: from
+ * packed-refs where it says, else by reading the tag (loose refs too, which refs.list leaves
+ * unpeeled).
+ */
+export function listRefsIn(refs: RefStore, objects: StoreHandle, prefix: string): RefInfo[] {
+  return refs.list(prefix).map((r) => {
+    let peeled = r.peeled;
+    if (peeled === undefined) {
+      let id = r.id;
+      for (let depth = 0; depth < 64; depth++) {
+        const o = objects.has(id) ? objects.read(id) : undefined;
+        if (o === undefined || o.type !== OBJ_TAG) break;
+        id = parseTag(o.data, objects.hashLength, r.id.toString('hex')).object;
+        peeled = id;
+      }
+    }
+    return {
+      name: r.name,
+      id: r.id.toString('hex'),
+      ...(peeled !== undefined ? { peeled: peeled.toString('hex') } : {}),
+      ...(r.symbolicTarget !== undefined ? { target: r.symbolicTarget } : {}),
+    };
+  });
 }

@@ -23,7 +23,7 @@ import type { TagObject } from '../objects/tag-object.js';
 import { diffTreesFrom, readBlobFrom, readCommitFrom, readTagFrom, readTreeFrom, type TreeDiffEntry, type TreeEntryObject } from './read-objects.js';
 import { Pathspec } from '../objects/pathspec.js';
 import { writeBlobTo, writeCommitTo, writeTagTo, writeTreeTo } from './write-objects.js';
-import { currentBranchOf, resolveRefIn, shortNames, updateRefWith, type UpdateRefRequest } from './ref-queries.js';
+import { currentBranchOf, listRefsIn, resolveRefIn, shortNames, updateRefWith, type RefInfo, type UpdateRefRequest } from './ref-queries.js';
 import type { NewCommit } from '../objects/commit-object.js';
 import type { NewTag } from '../objects/tag-object.js';
 import type { NewTreeEntry } from '../objects/tree.js';
@@ -254,6 +254,14 @@ export class Repository implements RevisionContext {
   /** Branch names (`refs/heads/`), or with `remote` that remote's (`refs/remotes/<remote>/`), short and sorted. */
   async listBranches(options: { remote?: string | undefined } = {}): Promise<string[]> {
     return shortNames(this.refs, options.remote !== undefined ? `refs/remotes/${options.remote}/` : 'refs/heads/');
+  }
+
+  /**
+   * Every ref under `prefix` (default `refs/`) as git for-each-ref lists it: `{ name, id, peeled?,
+   * target? }`, annotated tags peeled whether loose or packed.
+   */
+  async listRefs(prefix = 'refs/'): Promise<RefInfo[]> {
+    return listRefsIn(this.refs, this.objects, prefix);
   }
 
   /** Tag names (`refs/tags/`), short and sorted. */
