@@ -100,3 +100,14 @@ test('people: zones both ways (+1400, -0000, +0000), and lines git tolerates (no
   assert.deepEqual(parsePerson('A <a@x> 5'), { name: 'A', email: 'a@x', timestamp: 5, timezoneOffset: 0 });
   assert.deepEqual(parsePerson('nobody'), { name: 'nobody', email: '', timestamp: 0, timezoneOffset: 0 });
 });
+
+test('errors of the repository API: a missing directory and one that is no repository told apart at open, an id of the wrong length is INVALID_ARGUMENT', () => {
+  using dir = tempDir();
+  assert.throws(() => Repository.openGitDir(join(dir.path, 'nowhere')), (e) => isPackwrightError(e, 'REPO_NOT_FOUND') && /^no such directory: /.test(e.message));
+  assert.throws(() => Repository.openGitDir(dir.path), (e) => isPackwrightError(e, 'REPO_NOT_FOUND') && /^not a git repository/.test(e.message));
+  const path = join(dir.path, 'r.git');
+  git(dir.path, ['init', '-q', '--bare', path]);
+  using holder = { repo: Repository.openGitDir(path), [Symbol.dispose]() { this.repo.close(); } };
+  assert.throws(() => holder.repo.objects.read(Buffer.alloc(5)), (e) => isPackwrightError(e, 'INVALID_ARGUMENT'));
+  assert.throws(() => holder.repo.objects.read(Buffer.alloc(20, 1)), (e) => isPackwrightError(e, 'OBJECT_NOT_FOUND'));
+});

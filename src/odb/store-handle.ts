@@ -1,7 +1,7 @@
 import { readDirIfPresent } from '../io/read-dir-if-present.js';
 import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { isPackwrightError, type PackwrightError } from '../errors/packwright-error.js';
+import { isPackwrightError, PackwrightError } from '../errors/packwright-error.js';
 import { isHex, toHex } from '../hash/hex.js';
 import { readLoose, readLooseHeader } from '../loose/read-loose.js';
 import { MidxSource, type CatalogView, type Source } from './catalog.js';
@@ -395,6 +395,8 @@ export class StoreHandle {
   locateOrThrow(id: Uint8Array): ObjectLocation {
     const location = this.locate(id);
     if (location !== undefined) return location;
+    // An id of the wrong length names nothing in any store: the caller's mistake, not a missing object.
+    if (id.length !== this.hashLength) throw new PackwrightError('INVALID_ARGUMENT', `an object id of ${this.hashLength} bytes was expected, not ${id.length}`);
     throw this.unusable ?? notFound(id);
   }
 
