@@ -635,6 +635,36 @@ for (const [label, make] of pushed) {
   });
 }
 
+// The repository API against isomorphic-git (issue 40), on the gitoxide corpus history made
+// complete: git's commands for the same work as `git`, isomorphic-git as the reference, each a
+// process of its own (bench/api.mjs). The work alone, in-process after loading, is in the note.
+if (existsSync(join(shared, 'gitoxide.pack'))) {
+  const repoOf = () => completeRepo('gitoxide-complete', () => ensureRepo('gitoxide'), 'main');
+  const api = join(here, 'api.mjs');
+  const inProcess = (repo, op) => () => {
+    const run = (lib) => JSON.parse(execFileSync(process.execPath, [api, lib, op, repo]).toString());
+    const [pw, iso] = [run('packwright'), run('isomorphic-git')];
+    if (pw.digest !== iso.digest) throw new Error(`bench/api.mjs ${op}: packwright and isomorphic-git found different things`);
+    return { label: 'in-process ms (packwright, isomorphic-git)', packwright: pw.ms, git: iso.ms, note: `isomorphic-git / packwright ${(iso.ms / pw.ms).toFixed(1)}x; ${pw.count} found, same as isomorphic-git` };
+  };
+  const ops = [
+    ['log', 'log of 1000 commits, each parsed', ['sh', ['-c', 'git log -n 1000 --format=%H%n%an%n%B main']]],
+    ['tree-blobs', 'readTree + readBlob of every file at main', ['sh', ['-c', "git ls-tree -r --format='%(objectname)' main | git cat-file --batch"]]],
+    ['diffs', 'diffTrees of 100 consecutive commits', ['sh', ['-c', 'git log -n 100 --first-parent --raw --no-abbrev --format=%H main']]],
+  ];
+  for (const [op, what, [cmd, argv]] of ops) {
+    cases.push({
+      name: `library: ${what} (gitoxide, complete; reference: isomorphic-git)`,
+      setup: repoOf,
+      packwright: (repo) => [process.execPath, [api, 'packwright', op, repo], repo],
+      git: (repo) => [cmd, argv, repo],
+      reference: { label: 'isomorphic-git', setup: () => {}, run: () => [process.execPath, [api, 'isomorphic-git', op, repoOf()], tmpdir()] },
+      differentOutput: true,
+      extra: (repo) => inProcess(repo, op)(),
+    });
+  }
+}
+
 const results = [];
 for (const c of cases) {
   if (filters.length > 0 && !filters.some((f) => c.name.includes(f))) continue;

@@ -198,6 +198,8 @@ export class RevWalk extends ObjectReader {
     let slop = SLOP;
     let date = Infinity;
     const { maxAge, minAge } = this.options;
+    const stopAt = !this.limited && this.options.bisect !== true ? this.options.maxCount ?? -1 : -1;
+    let shown = 0;
     while (queue.size > 0) {
       const n = queue.pop();
       t.unmark(n, Flag.QUEUED);
@@ -221,6 +223,9 @@ export class RevWalk extends ObjectReader {
       if (minAge !== undefined && this.parsedCommits.time(n) > minAge) continue;
       date = this.parsedCommits.time(n);
       listed.push(n);
+      // Without excluded tips nothing later can drop a commit listed now: stop at --max-count,
+      // as git's get_revision does (log -n 1000 on a long history walks 1000 commits, not all).
+      if (stopAt >= 0 && !this.treesame.has(n) && ++shown >= stopAt) break;
     }
     this.onUninteresting = undefined;
     let included = listed.filter((n) => !t.is(n, Flag.UNINTERESTING) && !this.treesame.has(n));
