@@ -95,7 +95,7 @@ for (const format of ['sha1', 'sha256'] as Format[]) {
           assert.deepEqual(Buffer.concat(batch), git(repo, ['cat-file', '--batch'], ids.join('\n') + '\n'));
           assert.equal(formatTree(r.objects.read(r.resolve('HEAD^{tree}')).data, r.objects.hashLength).toString(), git(repo, ['cat-file', '-p', 'HEAD^{tree}']).toString());
           assert.throws(() => r.resolve('no-such-ref'), (e: unknown) => isPackwrightError(e, 'REF_NOT_FOUND'));
-          assert.throws(() => r.resolve('HEAD:no/such/path'), (e: unknown) => isPackwrightError(e, 'REF_NOT_FOUND'));
+          assert.throws(() => r.resolve('HEAD:no/such/path'), (e: unknown) => isPackwrightError(e, 'PATH_NOT_FOUND') && e.message === "path 'no/such/path' does not exist in 'HEAD'");
         } finally {
           r.close();
         }

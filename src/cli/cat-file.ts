@@ -391,7 +391,7 @@ class BatchPrinter {
       id ??= this.repo.resolve(name);
     } catch (e) {
       if (isPackwrightError(e, 'OBJECT_AMBIGUOUS')) { this.out.string(`${name} ambiguous\n`); return; }
-      if (isPackwrightError(e, 'REF_NOT_FOUND') || isPackwrightError(e, 'OBJECT_NOT_FOUND')) { this.out.string(`${name} missing\n`); return; }
+      if (isPackwrightError(e, 'REF_NOT_FOUND') || isPackwrightError(e, 'PATH_NOT_FOUND') || isPackwrightError(e, 'OBJECT_NOT_FOUND')) { this.out.string(`${name} missing\n`); return; }
       throw e;
     }
     const location = this.store.locate(this.replaced(id));

@@ -126,6 +126,9 @@ export function revListCommand(io: CommandIO, open: () => Repository, argv: stri
     } catch (e) {
       // git's setup_revisions: without `--`, what is not a revision starts the paths, and each of
       // them must be there in the work tree.
+      // A path a tree-ish lacks (`HEAD:nope`): git dies of it, in its words, unless `--` made it a
+      // revision for sure ("bad revision").
+      if (isPackwrightError(e, 'PATH_NOT_FOUND')) throw dashdash >= 0 ? new PackwrightError('REF_NOT_FOUND', `bad revision '${a}'`) : e;
       if (!isPackwrightError(e, 'REF_NOT_FOUND') || dashdash >= 0 || asRevision || a.startsWith('^')) throw e;
       for (const [rest] of revArgs.slice(j)) {
         verifyFilename(repo, rest);

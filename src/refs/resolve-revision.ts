@@ -309,14 +309,16 @@ function peel(store: StoreHandle, id: Buffer, wanted: string, rev: string): Buff
   throw new PackwrightError('REF_NOT_FOUND', `${rev}: expected ${wanted || 'a non-tag object'}`);
 }
 
-function lookupPath(store: StoreHandle, treeish: Buffer, path: string, rev: string): Buffer {
-  let id = peel(store, treeish, 'tree', rev);
+/** `<treeish>:<path>`: the entry at `path` of the tree `treeish` names; PATH_NOT_FOUND in git's words (naming the tree-ish as given) when there is none. */
+function lookupPath(store: StoreHandle, treeish: Buffer, path: string, treeishName: string): Buffer {
+  let id = peel(store, treeish, 'tree', treeishName);
+  const missing = (): PackwrightError => new PackwrightError('PATH_NOT_FOUND', `path '${path}' does not exist in '${treeishName}'`);
   const parts = path.split('/').filter((p) => p !== '');
   for (const part of parts) {
     const obj = store.read(id);
-    if (obj.type !== OBJ_TREE) throw new PackwrightError('REF_NOT_FOUND', `path '${path}' does not exist in '${rev}'`);
+    if (obj.type !== OBJ_TREE) throw missing();
     const entry = findTreeEntry(obj.data, store.hashLength, Buffer.from(part, 'utf8'));
-    if (entry === undefined) throw new PackwrightError('REF_NOT_FOUND', `path '${path}' does not exist in '${rev}'`);
+    if (entry === undefined) throw missing();
     id = entry.id;
   }
   return id;
@@ -339,7 +341,7 @@ export function resolveRevision(ctx: RevisionContext, rev: string): Buffer {
   const colon = treeishColon(rev);
   if (colon > 0) {
     const treeish = resolveRevision(ctx, rev.slice(0, colon));
-    return lookupPath(store, treeish, rev.slice(colon + 1), rev);
+    return lookupPath(store, treeish, rev.slice(colon + 1), rev.slice(0, colon));
   }
   const m = /^(.*?)((?:\^\{[a-z]*\}|\^\{\/[^}]*\}|\^[0-9]*|~[0-9]*)*)$/s.exec(rev);
   const baseName = m?.[1] ?? rev;
