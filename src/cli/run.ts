@@ -19,6 +19,7 @@ import { revParseCommand } from './rev-parse.js';
 import { uploadPackCommand } from './upload-pack.js';
 import { receivePackCommand } from './receive-pack.js';
 import { diffTreeCommand } from './diff-tree.js';
+import { lsRemoteCommand } from './ls-remote.js';
 import { httpBackendCommand } from './http-backend.js';
 import { serveCommand } from './serve.js';
 import { updateRefCommand } from './update-ref.js';
@@ -51,6 +52,7 @@ commands:
   rev-list       list commits, and with --objects every object, reachable from revisions (git rev-list)
   upload-pack    serve a clone or fetch over stdin/stdout, protocol v0, v1 or v2 (git upload-pack)
   receive-pack   accept a push over stdin/stdout: quarantine, hooks, ref transactions (git receive-pack)
+  ls-remote      the refs a repository at a URL or path has (git ls-remote)
   http-backend   answer a smart HTTP request as a CGI program (git http-backend)
   serve          serve clones and fetches over HTTP from this process, printing the URL
   demo           count, verify and read every object of the repository here, with timings`;
@@ -110,6 +112,8 @@ export async function run(argv: string[], callerIO: CommandIO): Promise<number> 
         return await uploadPackCommand(io, global, `packwright/${packageVersion()}`, args);
       case 'receive-pack':
         return await receivePackCommand(io, global, `packwright/${packageVersion()}`, args);
+      case 'ls-remote':
+        return await lsRemoteCommand(io, global, `packwright/${packageVersion()}`, args);
       case 'http-backend':
         return await httpBackendCommand(io, global, `packwright/${packageVersion()}`);
       case 'update-ref':

@@ -1,0 +1,117 @@
+// git ls-remote's conversation (connect.c: get_remote_heads, get_remote_refs): the refs a
+// server's upload-pack advertises, from protocol v0/v1's advertisement or v2's ls-refs.
+import { PackwrightError } from '../errors/packwright-error.js';
+import { DELIM_PACKET, encodePacket, FLUSH_PACKET, type Packet, type PacketReader } from '../protocol/pkt-line.js';
+import { openConnection, parseRemoteUrl } from './transport.js';
+
+/** A ref a server has, as isomorphic-git's listServerRefs gives it. */
+export interface ServerRef {
+  ref: string;
+  oid: string;
+  /** For a symbolic ref (HEAD): the ref it points to. */
+  target?: string | undefined;
+  /** For an annotated tag: the object it peels to. */
+  peeled?: string | undefined;
+}
+
+export interface ListServerRefsOptions {
+  /** The protocol to ask for (default 2; a server that does not speak it answers in v0). */
+  protocol?: 0 | 1 | 2 | undefined;
+  /** Only refs starting with one of these (v2's ref-prefix; filtered here for v0). */
+  prefixes?: readonly string[] | undefined;
+  /** Ask for symbolic refs' targets (v2; v0 servers tell HEAD's in their capabilities). */
+  symrefs?: boolean | undefined;
+  /** Ask for annotated tags' peeled values. */
+  peelTags?: boolean | undefined;
+  /** For a local repository: spawn this upload-pack command instead of serving it in this process. */
+  uploadPack?: string | undefined;
+  headers?: Readonly<Record<string, string>> | undefined;
+  agent?: string | undefined;
+  signal?: AbortSignal | undefined;
+  /** The directory a relative path is taken from (default: the process's). */
+  cwd?: string | undefined;
+}
+
+async function next(reader: PacketReader): Promise<Packet> {
+  const p = await reader.read();
+  if (p.kind === 'eof') throw new PackwrightError('CONNECTION_CLOSED', 'the remote end hung up unexpectedly');
+  if (p.kind === 'data' && p.line.startsWith('ERR ')) throw new PackwrightError('REQUEST_REFUSED', `remote error: ${p.line.slice(4)}`);
+  return p;
+}
+
+/**
+ * The refs the server at `url` advertises (git ls-remote), in its order: protocol v2's ls-refs
+ * with `prefixes`, or the v0/v1 advertisement, HEAD's target from its capabilities.
+ */
+export async function listServerRefs(url: string, options: ListServerRefsOptions = {}): Promise<ServerRef[]> {
+  const location = parseRemoteUrl(url, options.cwd);
+  const conn = await openConnection(location, {
+    service: 'git-upload-pack', protocol: options.protocol ?? 2, command: options.uploadPack, headers: options.headers, agent: options.agent, signal: options.signal,
+  });
+  try {
+    const first = await next(conn.reader);
+    const wanted = (name: string): boolean => options.prefixes === undefined || options.prefixes.length === 0 || options.prefixes.some((p) => name.startsWith(p));
+    if (first.kind === 'data' && first.line === 'version 2') {
+      const caps = new Map<string, string>();
+      for (let p = await next(conn.reader); p.kind === 'data'; p = await next(conn.reader)) {
+        const eq = p.line.indexOf('=');
+        caps.set(eq < 0 ? p.line : p.line.slice(0, eq), eq < 0 ? '' : p.line.slice(eq + 1));
+      }
+      if (!caps.has('ls-refs')) throw new PackwrightError('PROTOCOL_ERROR', 'the server speaks protocol v2 without ls-refs');
+      const parts = [encodePacket('command=ls-refs\n'), encodePacket(`agent=${options.agent ?? 'packwright'}\n`)];
+      const format = caps.get('object-format');
+      if (format !== undefined && format !== 'sha1') parts.push(encodePacket(`object-format=${format}\n`));
+      parts.push(DELIM_PACKET);
+      if (options.peelTags === true) parts.push(encodePacket('peel\n'));
+      if (options.symrefs === true) parts.push(encodePacket('symrefs\n'));
+      for (const prefix of options.prefixes ?? []) parts.push(encodePacket(`ref-prefix ${prefix}\n`));
+      parts.push(FLUSH_PACKET);
+      const reader = await conn.request(Buffer.concat(parts));
+      const out: ServerRef[] = [];
+      for (let p = await next(reader); p.kind === 'data'; p = await next(reader)) {
+        const [oid, ref, ...attrs] = p.line.split(' ');
+        if (oid === undefined || ref === undefined) throw new PackwrightError('PROTOCOL_ERROR', `invalid ls-refs response: ${p.line}`);
+        const r: ServerRef = { ref, oid };
+        for (const a of attrs) {
+          if (a.startsWith('symref-target:')) r.target = a.slice(14);
+          else if (a.startsWith('peeled:')) r.peeled = a.slice(7);
+        }
+        out.push(r);
+      }
+      return out;
+    }
+    // v0/v1: an optional "version 1", then `<oid> <ref>` lines (capabilities after the first's NUL), peeled `^{}` lines, shallow lines, a flush.
+    let p = first;
+    if (p.kind === 'data' && p.line === 'version 1') p = await next(conn.reader);
+    const out: ServerRef[] = [];
+    let symrefs = new Map<string, string>();
+    for (let firstLine = true; p.kind === 'data'; p = await next(conn.reader), firstLine = false) {
+      const nul = p.data.indexOf(0);
+      const line = nul >= 0 ? p.data.toString('utf8', 0, nul) : p.line;
+      if (firstLine && nul >= 0) {
+        symrefs = new Map();
+        for (const [k, v] of [...p.data.toString('utf8', nul + 1).replace(/\n$/, '').split(' ')].map((w) => [w.slice(0, w.indexOf('=')), w.slice(w.indexOf('=') + 1)] as const)) {
+          if (k === 'symref') symrefs.set(v.slice(0, v.indexOf(':')), v.slice(v.indexOf(':') + 1));
+        }
+      }
+      if (line.startsWith('shallow ')) continue;
+      const space = line.indexOf(' ');
+      const oid = line.slice(0, space);
+      const ref = line.slice(space + 1);
+      if (ref === 'capabilities^{}') continue;
+      if (ref.endsWith('^{}')) {
+        const tag = out[out.length - 1];
+        if (tag !== undefined && tag.ref === ref.slice(0, -3) && options.peelTags === true) tag.peeled = oid;
+        continue;
+      }
+      if (!wanted(ref)) continue;
+      const target = options.symrefs === true ? symrefs.get(ref) : undefined;
+      out.push(target !== undefined ? { ref, oid, target } : { ref, oid });
+    }
+    // A v0 conversation is ended by the client: a flush (no wants).
+    if (location.kind !== 'http') await conn.request(FLUSH_PACKET).catch(() => undefined);
+    return out;
+  } finally {
+    conn.close();
+  }
+}

@@ -1,0 +1,147 @@
+// How a client reaches a server's upload-pack or receive-pack (git's transport.c, connect.c,
+// remote-curl.c): a local path or file:// (the service run in this process, or a command spawned
+// as git spawns --upload-pack), git:// over TCP, and smart HTTP(S). A connection is a
+// conversation: the stateful ones keep one byte stream both ways; HTTP is one request per turn.
+import { spawn } from 'node:child_process';
+import { connect } from 'node:net';
+import { PassThrough, Readable } from 'node:stream';
+import { existsSync } from 'node:fs';
+import { resolve as resolvePath } from 'node:path';
+import { PackwrightError } from '../errors/packwright-error.js';
+import { encodePacket, PacketReader, streamSink } from '../protocol/pkt-line.js';
+import { Repository } from '../repo/repository.js';
+import { uploadPack } from '../serve/upload-pack.js';
+
+export type ClientService = 'git-upload-pack' | 'git-receive-pack';
+
+/** Where a URL points, as git reads it. */
+export type RemoteLocation =
+  | { kind: 'local'; path: string }
+  | { kind: 'git'; host: string; port: number; path: string }
+  | { kind: 'http'; url: URL };
+
+/** git's reading of a remote URL: `http(s)://`, `git://`, `file://` and plain paths (ssh: not yet). */
+export function parseRemoteUrl(url: string, cwd = process.cwd()): RemoteLocation {
+  if (/^https?:\/\//i.test(url)) return { kind: 'http', url: new URL(url.replace(/\/+$/, '')) };
+  if (/^git:\/\//i.test(url)) {
+    const u = new URL(url);
+    return { kind: 'git', host: u.hostname, port: u.port === '' ? 9418 : Number(u.port), path: decodeURIComponent(u.pathname) };
+  }
+  if (/^file:\/\//i.test(url)) return { kind: 'local', path: decodeURIComponent(new URL(url).pathname) };
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(url) || /^[^/]+:/.test(url) && !existsSync(url)) {
+    throw new PackwrightError('INVALID_ARGUMENT', `unsupported remote '${url}': packwright reaches http(s)://, git://, file:// and local paths (ssh is not there yet)`);
+  }
+  return { kind: 'local', path: resolvePath(cwd, url) };
+}
+
+/** A conversation with a server's service. */
+export interface Connection {
+  /** The server's first message (the advertisement): its packets, read as they come. */
+  readonly reader: PacketReader;
+  /**
+   * Sends a request. On a stateful connection it goes down the same stream and `reader` goes on
+   * with the answer; over HTTP it is a POST whose answer is returned as a new reader.
+   */
+  request(body: Buffer): Promise<PacketReader>;
+  close(): void;
+}
+
+export interface ConnectOptions {
+  service: ClientService;
+  /** The protocol to ask for (GIT_PROTOCOL's version=; 0 asks for nothing). */
+  protocol: 0 | 1 | 2;
+  /** For a local repository: spawn this command (git's --upload-pack, run through the shell with the path as its argument) instead of serving it in this process. */
+  command?: string | undefined;
+  /** Headers for every HTTP request (git's http.extraHeader). */
+  headers?: Readonly<Record<string, string>> | undefined;
+  agent?: string | undefined;
+  signal?: AbortSignal | undefined;
+}
+
+/** Opens a conversation with the service at `location`. */
+export async function openConnection(location: RemoteLocation, options: ConnectOptions): Promise<Connection> {
+  const gitProtocol = options.protocol === 0 ? undefined : `version=${options.protocol}`;
+  if (location.kind === 'http') return httpConnection(location.url, options, gitProtocol);
+  if (location.kind === 'git') {
+    const socket = connect({ host: location.host, port: location.port });
+    await new Promise<void>((ok, fail) => {
+      socket.once('connect', ok);
+      socket.once('error', (e) => fail(new PackwrightError('CONNECTION_CLOSED', `unable to connect to ${location.host}:${location.port}: ${e.message}`)));
+    });
+    socket.on('error', () => undefined);
+    const write = streamSink(socket, 'the connection is closed');
+    await write(encodePacket(`${options.service} ${location.path}\0host=${location.host}\0${gitProtocol !== undefined ? `\0${gitProtocol}\0` : ''}`));
+    const reader = new PacketReader(socket);
+    return { reader, request: async (body) => { await write(body); return reader; }, close: () => socket.destroy() };
+  }
+  if (options.command !== undefined) {
+    const child = spawn('/bin/sh', ['-c', `${options.command} "$@"`, options.command, location.path], {
+      stdio: ['pipe', 'pipe', 'inherit'],
+      env: { ...process.env, ...(gitProtocol !== undefined ? { GIT_PROTOCOL: gitProtocol } : {}) },
+    });
+    child.stdin.on('error', () => undefined);
+    const reader = new PacketReader(child.stdout);
+    const write = streamSink(child.stdin, 'the remote end hung up');
+    return { reader, request: async (body) => { await write(body); return reader; }, close: () => { child.stdin.end(); child.kill(); } };
+  }
+  // In this process: packwright's upload-pack on the repository, over a pair of streams.
+  if (options.service !== 'git-upload-pack') throw new PackwrightError('INVALID_ARGUMENT', `${options.service} to a local repository is not there yet`);
+  const repo = Repository.openGitDir(existsSync(`${location.path}/.git`) ? `${location.path}/.git` : location.path, { defaultRefresh: 'on-miss' });
+  const toServer = new PassThrough();
+  const toClient = new PassThrough();
+  const done = uploadPack(repo, { input: toServer, output: (chunk) => void toClient.write(chunk), protocol: options.protocol, agent: options.agent, signal: options.signal })
+    .catch(() => undefined)
+    .finally(() => {
+      toClient.end();
+      repo.close();
+    });
+  void done;
+  const reader = new PacketReader(toClient);
+  return { reader, request: async (body) => { toServer.write(body); return reader; }, close: () => toServer.end() };
+}
+
+function httpConnection(base: URL, options: ConnectOptions, gitProtocol: string | undefined): Promise<Connection> {
+  const headers = (extra: Record<string, string>): Record<string, string> => ({
+    ...(gitProtocol !== undefined ? { 'Git-Protocol': gitProtocol } : {}),
+    'User-Agent': `git/${options.agent ?? 'packwright'}`,
+    ...options.headers,
+    ...extra,
+  });
+  const fail = async (response: Response, what: string): Promise<never> => {
+    throw new PackwrightError(response.status === 404 ? 'REPO_NOT_FOUND' : 'REQUEST_REFUSED', `${what}: the server answered ${response.status} ${response.statusText}`);
+  };
+  const body = (response: Response): PacketReader => new PacketReader(Readable.fromWeb(response.body as import('node:stream/web').ReadableStream<Uint8Array>));
+  return (async () => {
+    const url = new URL(`${base.href}/info/refs?service=${options.service}`);
+    const response = await fetch(url, { headers: headers({}), ...(options.signal !== undefined ? { signal: options.signal } : {}) });
+    if (!response.ok) await fail(response, url.href);
+    const type = response.headers.get('content-type') ?? '';
+    if (type !== `application/x-${options.service}-advertisement`) {
+      throw new PackwrightError('PROTOCOL_ERROR', `${url.href}: not a smart HTTP server (content type '${type}'): packwright speaks git's smart protocol only`);
+    }
+    const reader = body(response);
+    // v0 and v1 begin with "# service=<service>" and a flush; v2 with "version 2".
+    const first = await reader.peek();
+    if (first.kind === 'data' && first.line.startsWith('# service=')) {
+      await reader.read();
+      const flush = await reader.read();
+      if (flush.kind !== 'flush') throw new PackwrightError('PROTOCOL_ERROR', `${url.href}: expected a flush after the service line`);
+    }
+    const post = `${base.href}/${options.service}`;
+    return {
+      reader,
+      request: async (requestBody: Buffer) => {
+        const r = await fetch(post, {
+          method: 'POST',
+          headers: headers({ 'Content-Type': `application/x-${options.service}-request`, Accept: `application/x-${options.service}-result` }),
+          body: requestBody,
+          ...(options.signal !== undefined ? { signal: options.signal } : {}),
+        });
+        if (!r.ok) await fail(r, post);
+        return body(r);
+      },
+      close: () => undefined,
+    };
+  })();
+}
+
