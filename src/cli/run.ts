@@ -20,6 +20,7 @@ import { uploadPackCommand } from './upload-pack.js';
 import { receivePackCommand } from './receive-pack.js';
 import { diffTreeCommand } from './diff-tree.js';
 import { lsRemoteCommand } from './ls-remote.js';
+import { cloneCommand } from './clone.js';
 import { httpBackendCommand } from './http-backend.js';
 import { serveCommand } from './serve.js';
 import { updateRefCommand } from './update-ref.js';
@@ -52,6 +53,7 @@ commands:
   rev-list       list commits, and with --objects every object, reachable from revisions (git rev-list)
   upload-pack    serve a clone or fetch over stdin/stdout, protocol v0, v1 or v2 (git upload-pack)
   receive-pack   accept a push over stdin/stdout: quarantine, hooks, ref transactions (git receive-pack)
+  clone          a bare copy of a repository at a URL or path (git clone --bare)
   ls-remote      the refs a repository at a URL or path has (git ls-remote)
   http-backend   answer a smart HTTP request as a CGI program (git http-backend)
   serve          serve clones and fetches over HTTP from this process, printing the URL
@@ -112,6 +114,8 @@ export async function run(argv: string[], callerIO: CommandIO): Promise<number> 
         return await uploadPackCommand(io, global, `packwright/${packageVersion()}`, args);
       case 'receive-pack':
         return await receivePackCommand(io, global, `packwright/${packageVersion()}`, args);
+      case 'clone':
+        return await cloneCommand(io, global, `packwright/${packageVersion()}`, args);
       case 'ls-remote':
         return await lsRemoteCommand(io, global, `packwright/${packageVersion()}`, args);
       case 'http-backend':

@@ -1,6 +1,9 @@
 // The client side of git's transport: reaching a server (a local path, file://, git://, smart
-// HTTP) and what is asked of it. Today: the refs a server has (listServerRefs, git ls-remote).
+// HTTP) and what is asked of it: the refs a server has (listServerRefs, git ls-remote), a bare
+// clone (cloneBare).
 export { listServerRefs } from './list-server-refs.js';
 export type { ListServerRefsOptions, ServerRef } from './list-server-refs.js';
 export { openConnection, parseRemoteUrl } from './transport.js';
 export type { ClientService, Connection, ConnectOptions, RemoteLocation } from './transport.js';
+export { cloneBare } from './clone.js';
+export type { CloneOptions, CloneResult } from './clone.js';

@@ -1,7 +1,8 @@
 // git ls-remote's conversation (connect.c: get_remote_heads, get_remote_refs): the refs a
 // server's upload-pack advertises, from protocol v0/v1's advertisement or v2's ls-refs.
 import { PackwrightError } from '../errors/packwright-error.js';
-import { DELIM_PACKET, encodePacket, FLUSH_PACKET, type Packet, type PacketReader } from '../protocol/pkt-line.js';
+import { FLUSH_PACKET } from '../protocol/pkt-line.js';
+import { commandRequest, nextPacket, readCapabilities } from './protocol-v2.js';
 import { openConnection, parseRemoteUrl } from './transport.js';
 
 /** A ref a server has, as isomorphic-git's listServerRefs gives it. */
@@ -32,13 +33,6 @@ export interface ListServerRefsOptions {
   cwd?: string | undefined;
 }
 
-async function next(reader: PacketReader): Promise<Packet> {
-  const p = await reader.read();
-  if (p.kind === 'eof') throw new PackwrightError('CONNECTION_CLOSED', 'the remote end hung up unexpectedly');
-  if (p.kind === 'data' && p.line.startsWith('ERR ')) throw new PackwrightError('REQUEST_REFUSED', `remote error: ${p.line.slice(4)}`);
-  return p;
-}
-
 /**
  * The refs the server at `url` advertises (git ls-remote), in its order: protocol v2's ls-refs
  * with `prefixes`, or the v0/v1 advertisement, HEAD's target from its capabilities.
@@ -49,26 +43,15 @@ export async function listServerRefs(url: string, options: ListServerRefsOptions
     service: 'git-upload-pack', protocol: options.protocol ?? 2, command: options.uploadPack, headers: options.headers, agent: options.agent, signal: options.signal,
   });
   try {
-    const first = await next(conn.reader);
+    const first = await nextPacket(conn.reader);
     const wanted = (name: string): boolean => options.prefixes === undefined || options.prefixes.length === 0 || options.prefixes.some((p) => name.startsWith(p));
     if (first.kind === 'data' && first.line === 'version 2') {
-      const caps = new Map<string, string>();
-      for (let p = await next(conn.reader); p.kind === 'data'; p = await next(conn.reader)) {
-        const eq = p.line.indexOf('=');
-        caps.set(eq < 0 ? p.line : p.line.slice(0, eq), eq < 0 ? '' : p.line.slice(eq + 1));
-      }
+      const caps = await readCapabilities(conn.reader);
       if (!caps.has('ls-refs')) throw new PackwrightError('PROTOCOL_ERROR', 'the server speaks protocol v2 without ls-refs');
-      const parts = [encodePacket('command=ls-refs\n'), encodePacket(`agent=${options.agent ?? 'packwright'}\n`)];
-      const format = caps.get('object-format');
-      if (format !== undefined && format !== 'sha1') parts.push(encodePacket(`object-format=${format}\n`));
-      parts.push(DELIM_PACKET);
-      if (options.peelTags === true) parts.push(encodePacket('peel\n'));
-      if (options.symrefs === true) parts.push(encodePacket('symrefs\n'));
-      for (const prefix of options.prefixes ?? []) parts.push(encodePacket(`ref-prefix ${prefix}\n`));
-      parts.push(FLUSH_PACKET);
-      const reader = await conn.request(Buffer.concat(parts));
+      const args = [...(options.peelTags === true ? ['peel'] : []), ...(options.symrefs === true ? ['symrefs'] : []), ...(options.prefixes ?? []).map((p) => `ref-prefix ${p}`)];
+      const reader = await conn.request(commandRequest('ls-refs', caps, options.agent ?? 'packwright', args));
       const out: ServerRef[] = [];
-      for (let p = await next(reader); p.kind === 'data'; p = await next(reader)) {
+      for (let p = await nextPacket(reader); p.kind === 'data'; p = await nextPacket(reader)) {
         const [oid, ref, ...attrs] = p.line.split(' ');
         if (oid === undefined || ref === undefined) throw new PackwrightError('PROTOCOL_ERROR', `invalid ls-refs response: ${p.line}`);
         const r: ServerRef = { ref, oid };
@@ -82,10 +65,10 @@ export async function listServerRefs(url: string, options: ListServerRefsOptions
     }
     // v0/v1: an optional "version 1", then `<oid> <ref>` lines (capabilities after the first's NUL), peeled `^{}` lines, shallow lines, a flush.
     let p = first;
-    if (p.kind === 'data' && p.line === 'version 1') p = await next(conn.reader);
+    if (p.kind === 'data' && p.line === 'version 1') p = await nextPacket(conn.reader);
     const out: ServerRef[] = [];
     let symrefs = new Map<string, string>();
-    for (let firstLine = true; p.kind === 'data'; p = await next(conn.reader), firstLine = false) {
+    for (let firstLine = true; p.kind === 'data'; p = await nextPacket(conn.reader), firstLine = false) {
       const nul = p.data.indexOf(0);
       const line = nul >= 0 ? p.data.toString('utf8', 0, nul) : p.line;
       if (firstLine && nul >= 0) {

@@ -1,0 +1,123 @@
+// `git clone --bare` over protocol v2 (builtin/clone.c, fetch-pack.c): the refs by ls-refs, one
+// fetch of everything they name (no haves), the pack streamed into index-pack as it arrives, then
+// packed-refs, HEAD and the remote's URL written as git writes them.
+import { readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { hostname } from 'node:os';
+import { join, resolve } from 'node:path';
+import { PackwrightError } from '../errors/packwright-error.js';
+import type { ObjectFormat } from '../hash/object-format.js';
+import { BAND_DATA, BAND_ERROR, BAND_PROGRESS } from '../protocol/sideband.js';
+import type { PacketReader } from '../protocol/pkt-line.js';
+import { initBareRepository } from '../repo/init-repository.js';
+import { Repository } from '../repo/repository.js';
+import { isConnected } from '../transfer/connectivity.js';
+import { readPackHeader, receiveObjects } from '../transfer/receive-objects.js';
+import { commandRequest, nextPacket, readCapabilities } from './protocol-v2.js';
+import { openConnection, parseRemoteUrl } from './transport.js';
+
+export interface CloneOptions {
+  /** Where the bare repository is made (missing or empty). */
+  dir: string;
+  /** For a local repository: spawn this upload-pack command instead of serving it in this process. */
+  uploadPack?: string | undefined;
+  headers?: Readonly<Record<string, string>> | undefined;
+  /** The server's progress lines (band 2), as they come. */
+  onProgress?: ((text: string) => void) | undefined;
+  agent?: string | undefined;
+  signal?: AbortSignal | undefined;
+  cwd?: string | undefined;
+}
+
+export interface CloneResult {
+  /** The refs written (`refs/heads/*`, `refs/tags/*`), hex ids. */
+  refs: { ref: string; oid: string }[];
+  /** Where HEAD points (the server's HEAD), or undefined when the server has no HEAD branch. */
+  head: string | undefined;
+}
+
+/** The pack of a v2 fetch response: sections skipped up to `packfile`, then side band 1, with 2 to `progress` and 3 an error. */
+async function* packfileSection(reader: PacketReader, progress: ((text: string) => void) | undefined): AsyncGenerator<Buffer> {
+  for (;;) {
+    const p = await nextPacket(reader);
+    if (p.kind === 'data' && p.line === 'packfile') break;
+    if (p.kind === 'flush') throw new PackwrightError('PROTOCOL_ERROR', 'the fetch response ended without a packfile');
+  }
+  for (;;) {
+    const p = await nextPacket(reader);
+    if (p.kind !== 'data') return;
+    const band = p.data[0];
+    if (band === BAND_DATA) yield p.data.subarray(1);
+    else if (band === BAND_PROGRESS) progress?.(p.data.toString('utf8', 1));
+    else if (band === BAND_ERROR) throw new PackwrightError('REQUEST_REFUSED', `remote error: ${p.data.toString('utf8', 1).trimEnd()}`);
+    else throw new PackwrightError('PROTOCOL_ERROR', `bad band #${band ?? -1}`);
+  }
+}
+
+/**
+ * Clones the repository at `url` into a new bare repository `options.dir`, as `git clone --bare`:
+ * every branch and tag, HEAD as the server's, `remote.origin.url`; the pack checked as git's
+ * index-pack checks a fetched one and every ref's history connected. A failure removes what it made.
+ */
+export async function cloneBare(url: string, options: CloneOptions): Promise<CloneResult> {
+  const dir = resolve(options.cwd ?? process.cwd(), options.dir);
+  const location = parseRemoteUrl(url, options.cwd);
+  const agent = options.agent ?? 'packwright';
+  const conn = await openConnection(location, { service: 'git-upload-pack', protocol: 2, command: options.uploadPack, headers: options.headers, agent, signal: options.signal });
+  let made = false;
+  try {
+    const first = await nextPacket(conn.reader);
+    if (first.kind !== 'data' || first.line !== 'version 2') throw new PackwrightError('PROTOCOL_ERROR', `${url}: the server does not speak protocol v2, which packwright's clone needs`);
+    const caps = await readCapabilities(conn.reader);
+    const format = (caps.get('object-format') ?? 'sha1') as ObjectFormat;
+    let reader = await conn.request(commandRequest('ls-refs', caps, agent, ['peel', 'symrefs', 'unborn', 'ref-prefix HEAD', 'ref-prefix refs/heads/', 'ref-prefix refs/tags/']));
+    const refs: { ref: string; oid: string; peeled?: string }[] = [];
+    let head: string | undefined;
+    for (let p = await nextPacket(reader); p.kind === 'data'; p = await nextPacket(reader)) {
+      const [oid, ref, ...attrs] = p.line.split(' ');
+      if (oid === undefined || ref === undefined) throw new PackwrightError('PROTOCOL_ERROR', `invalid ls-refs response: ${p.line}`);
+      const target = attrs.find((a) => a.startsWith('symref-target:'))?.slice(14);
+      const peeled = attrs.find((a) => a.startsWith('peeled:'))?.slice(7);
+      if (ref === 'HEAD') head = target;
+      else if (oid !== 'unborn') refs.push(peeled !== undefined ? { ref, oid, peeled } : { ref, oid });
+    }
+    initBareRepository(dir, format, head?.startsWith('refs/heads/') === true ? head.slice(11) : 'master');
+    made = true;
+    const wants = [...new Set(refs.map((r) => r.oid))];
+    const repo = Repository.openGitDir(dir, { defaultRefresh: 'on-miss' });
+    try {
+      if (wants.length > 0) {
+        reader = await conn.request(commandRequest('fetch', caps, agent, [...wants.map((w) => `want ${w}`), 'ofs-delta', ...(options.onProgress === undefined ? ['no-progress'] : []), 'done']));
+        const { header, rest } = await readPackHeader(packfileSection(reader, options.onProgress));
+        const received = await receiveObjects(repo, header, rest, { unpackLimit: 0, keep: `fetch-pack ${process.pid} on ${hostname()}`, signal: options.signal });
+        repo.store.refresh();
+        if (!(await isConnected(repo.objects, wants.map((w) => Buffer.from(w, 'hex')), [], { signal: options.signal }))) {
+          throw new PackwrightError('OBJECT_NOT_FOUND', `${url}: the pack received does not hold everything the refs need`);
+        }
+        if (received.keepPath !== undefined) rmSync(received.keepPath, { force: true });
+      }
+      // packed-refs as git clone writes it: sorted, each annotated tag followed by what it peels to.
+      const sorted = [...refs].sort((a, b) => (a.ref < b.ref ? -1 : a.ref > b.ref ? 1 : 0));
+      if (sorted.length > 0) {
+        const text = `# pack-refs with: peeled fully-peeled sorted \n${sorted.map((r) => `${r.oid} ${r.ref}\n${r.peeled !== undefined ? `^${r.peeled}\n` : ''}`).join('')}`;
+        const tmp = join(dir, 'packed-refs.lock');
+        writeFileSync(tmp, text, { flag: 'wx' });
+        renameSync(tmp, join(dir, 'packed-refs'));
+      }
+      // The URL as given; a local path made absolute, as git writes it.
+      const recorded = location.kind === 'local' && !/^file:\/\//i.test(url) ? location.path : url;
+      // git clone starts from a SHA-1 repository's config and adds the object format once the
+      // server has said it: for SHA-256 the extension comes after the remote.
+      const core = readFileSync(join(dir, 'config'), 'utf8').replace(/\[extensions\]\n\tobjectformat = [^\n]*\n/, '');
+      writeFileSync(join(dir, 'config'), `${core}[remote "origin"]\n\turl = ${recorded}\n${format === 'sha1' ? '' : `[extensions]\n\tobjectformat = ${format}\n`}`);
+    } finally {
+      repo.close();
+    }
+    return { refs: refs.map((r) => ({ ref: r.ref, oid: r.oid })), head };
+  } catch (e) {
+    if (made) rmSync(dir, { recursive: true, force: true });
+    throw e;
+  } finally {
+    conn.close();
+  }
+}
+

@@ -1,0 +1,90 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer as createHttpServer } from 'node:http';
+import { createServer, type AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { git, GIT_ENV, makeHistoryRepo, runPackwright, tempDir, type Format } from './helpers/git.js';
+import { Repository } from '../src/repo/index.js';
+import { createGitHttpHandler, serveGitDaemonConnection } from '../src/serve/index.js';
+import { cloneBare } from '../src/client/index.js';
+import { isPackwrightError } from '../src/errors/index.js';
+import { encodePacket, FLUSH_PACKET } from '../src/protocol/index.js';
+
+const execFileAsync = promisify(execFile);
+
+/** What a bare clone leaves that git would leave the same: the files git writes, the refs, every object. */
+function state(repo: string): string {
+  const files = ['config', 'HEAD', 'packed-refs', 'description', 'info/exclude'].map((f) => `${f}:\n${existsSync(join(repo, f)) ? readFileSync(join(repo, f), 'utf8') : '(none)'}`).join('\n');
+  return `${files}\nrefs:\n${git(repo, ['for-each-ref']).toString()}objects:\n${git(repo, ['cat-file', '--batch-all-objects', '--batch-check']).toString()}`;
+}
+
+for (const format of ['sha1', 'sha256'] as Format[]) {
+  test(`clone --bare leaves what git clone --bare leaves (${format}): from a path, file:// with git's upload-pack, git:// and HTTP served by packwright`, async () => {
+    using dir = tempDir();
+    const src = makeHistoryRepo(dir.path, format);
+    const opened: Repository[] = [];
+    const open = (): Repository => {
+      const r = Repository.openGitDir(src, { env: GIT_ENV });
+      opened.push(r);
+      return r;
+    };
+    const daemon = createServer((socket) => void serveGitDaemonConnection(socket, { repository: open, threads: 1 }));
+    const handler = createGitHttpHandler({ repository: (path) => (path === '/repo.git' ? open() : undefined), threads: 1 });
+    const http = createHttpServer((req, res) => void handler(req, res));
+    await Promise.all([daemon, http].map((s) => new Promise<void>((ok) => s.listen(0, '127.0.0.1', ok))));
+    try {
+      const urls = [src, `file://${src}`, `git://127.0.0.1:${(daemon.address() as AddressInfo).port}${src}`, `http://127.0.0.1:${(http.address() as AddressInfo).port}/repo.git`];
+      for (const [i, url] of urls.entries()) {
+        const theirs = join(dir.path, `git-${i}.git`);
+        const ours = join(dir.path, `pw-${i}.git`);
+        await execFileAsync('git', ['clone', '-q', '--bare', '--no-local', url, theirs], { env: GIT_ENV });
+        const extra = url.startsWith('file://') ? ['--upload-pack=git-upload-pack'] : [];
+        const r = await runPackwright(dir.path, ['clone', '--bare', '-q', ...extra, url, ours], { env: GIT_ENV });
+        assert.equal(r.status, 0, r.stderr);
+        assert.equal(state(ours), state(theirs), url);
+        git(ours, ['fsck', '--full', '--no-dangling']);
+      }
+    } finally {
+      http.closeAllConnections();
+      await Promise.all([daemon, http].map((s) => new Promise((ok) => s.close(ok))));
+      for (const r of opened) r.close();
+    }
+  });
+}
+
+test('a clone that fails leaves nothing behind, and refuses a destination that is not empty', async () => {
+  using dir = tempDir();
+  const src = makeHistoryRepo(dir.path, 'sha1');
+  const busy = join(dir.path, 'busy');
+  mkdirSync(busy);
+  writeFileSync(join(busy, 'file'), 'x');
+  await assert.rejects(cloneBare(src, { dir: busy }), (e) => isPackwrightError(e, 'INVALID_ARGUMENT'));
+  assert.ok(existsSync(join(busy, 'file')));
+  // A server that sends a broken pack: nothing is left where the clone was to go.
+  const http = createHttpServer((req, res) => {
+    if (req.url?.includes('info/refs') === true) {
+      res.setHeader('Content-Type', 'application/x-git-upload-pack-advertisement');
+      res.end(Buffer.concat([encodePacket('version 2\n'), encodePacket('object-format=sha1\n'), encodePacket('ls-refs\n'), encodePacket('fetch=shallow\n'), FLUSH_PACKET]));
+      return;
+    }
+    res.setHeader('Content-Type', 'application/x-git-upload-pack-result');
+    let body = '';
+    req.on('data', (d: Buffer) => (body += d.toString('latin1')));
+    req.on('end', () => {
+      if (body.includes('command=ls-refs')) res.end(Buffer.concat([encodePacket(`${'1'.repeat(40)} refs/heads/main\n`), FLUSH_PACKET]));
+      // A pack header of no object, and no trailer: cut short.
+      else res.end(Buffer.concat([encodePacket('packfile\n'), encodePacket(Buffer.concat([Buffer.from([1]), Buffer.from('PACK'), Buffer.from([0, 0, 0, 2, 0, 0, 0, 0])])), FLUSH_PACKET]));
+    });
+  });
+  await new Promise<void>((ok) => http.listen(0, '127.0.0.1', ok));
+  try {
+    const dest = join(dir.path, 'broken.git');
+    await assert.rejects(cloneBare(`http://127.0.0.1:${(http.address() as AddressInfo).port}/x.git`, { dir: dest }), (e) => isPackwrightError(e, 'PACK_TRUNCATED'));
+    assert.equal(existsSync(dest), false);
+  } finally {
+    await new Promise((ok) => http.close(ok));
+  }
+});
