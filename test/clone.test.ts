@@ -22,7 +22,7 @@ function state(repo: string): string {
 }
 
 for (const format of ['sha1', 'sha256'] as Format[]) {
-  test(`clone --bare leaves what git clone --bare leaves (${format}): from a path, file:// with git's upload-pack, git:// and HTTP served by packwright`, async () => {
+  test(`clone --bare and --mirror leave what git's leave (${format}): from a path, file:// with git's upload-pack, git:// and HTTP served by packwright`, async () => {
     using dir = tempDir();
     const src = makeHistoryRepo(dir.path, format);
     const opened: Repository[] = [];
@@ -47,6 +47,14 @@ for (const format of ['sha1', 'sha256'] as Format[]) {
         assert.equal(state(ours), state(theirs), url);
         git(ours, ['fsck', '--full', '--no-dangling']);
       }
+      // --mirror: every ref under refs/ (a note and a pull request's here), and the mirroring remote.
+      git(src, ['update-ref', 'refs/pull/1/head', 'main~1']);
+      git(src, ['update-ref', 'refs/notes/commits', 'main']);
+      await execFileAsync('git', ['clone', '-q', '--mirror', '--no-local', urls[2] as string, join(dir.path, 'git-mirror.git')], { env: GIT_ENV });
+      const mirrored = await runPackwright(dir.path, ['clone', '--mirror', '-q', urls[2] as string, join(dir.path, 'pw-mirror.git')], { env: GIT_ENV });
+      assert.equal(mirrored.status, 0, mirrored.stderr);
+      assert.equal(state(join(dir.path, 'pw-mirror.git')), state(join(dir.path, 'git-mirror.git')));
+      assert.match(readFileSync(join(dir.path, 'pw-mirror.git', 'packed-refs'), 'utf8'), /refs\/pull\/1\/head/);
     } finally {
       http.closeAllConnections();
       await Promise.all([daemon, http].map((s) => new Promise((ok) => s.close(ok))));

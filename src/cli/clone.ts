@@ -4,7 +4,7 @@ import type { CommandIO } from './command-io.js';
 import type { GlobalOptions } from './global-options.js';
 import { helpRequested, UsageError } from './usage-error.js';
 
-const USAGE = 'usage: packwright clone --bare [-q] [--upload-pack=<exec>] <repository> [<directory>]';
+const USAGE = 'usage: packwright clone (--bare | --mirror) [-q] [--upload-pack=<exec>] <repository> [<directory>]';
 
 /**
  * `git clone --bare`: every branch and tag of the repository at a URL or path into a new bare
@@ -15,12 +15,14 @@ export async function cloneCommand(io: CommandIO, global: GlobalOptions, agent: 
   const help = helpRequested(args, USAGE, io.stdout);
   if (help !== undefined) return help;
   let bare = false;
+  let mirror = false;
   let progress = io.stderr.isTTY;
   let uploadPack: string | undefined;
   const positional: string[] = [];
   for (let i = 0; i < args.length; i++) {
     const a = args[i] as string;
     if (a === '--bare') bare = true;
+    else if (a === '--mirror') mirror = bare = true;
     else if (a === '-q' || a === '--quiet') progress = false;
     else if (a === '--progress') progress = true;
     else if (a.startsWith('--upload-pack=')) uploadPack = a.slice(14);
@@ -31,12 +33,12 @@ export async function cloneCommand(io: CommandIO, global: GlobalOptions, agent: 
   }
   const url = positional[0];
   if (url === undefined || positional.length > 2) throw new UsageError(USAGE);
-  if (!bare) throw new PackwrightError('INVALID_ARGUMENT', 'packwright clone makes bare repositories only (it does not check out a work tree): give --bare');
+  if (!bare) throw new PackwrightError('INVALID_ARGUMENT', 'packwright clone makes bare repositories only (it does not check out a work tree): give --bare or --mirror');
   // git's default directory: the URL's last part, `.git` kept or added for a bare clone.
   const dir = positional[1] ?? `${url.replace(/\/+$/, '').replace(/\/\.git$/, '').split(/[/:]/).pop()?.replace(/\.git$/, '') ?? 'repo'}.git`;
   if (progress) io.stderr.write(`Cloning into bare repository '${dir}'...\n`);
   await io.interruptible((signal) => cloneBare(url, {
-    dir, uploadPack, agent, signal, cwd: global.cwd,
+    dir, uploadPack, agent, signal, cwd: global.cwd, mirror,
     ...(progress ? { onProgress: (text: string) => io.stderr.write(`remote: ${text}`) } : {}),
   }));
   return 0;

@@ -18,6 +18,8 @@ import { openConnection, parseRemoteUrl } from './transport.js';
 export interface CloneOptions {
   /** Where the bare repository is made (missing or empty). */
   dir: string;
+  /** git's --mirror: every ref under refs/ (not only branches and tags), and a remote that fetches them all (`+refs/*:refs/*`, `mirror = true`). */
+  mirror?: boolean | undefined;
   /** For a local repository: spawn this upload-pack command instead of serving it in this process. */
   uploadPack?: string | undefined;
   headers?: Readonly<Record<string, string>> | undefined;
@@ -54,8 +56,8 @@ async function* packfileSection(reader: PacketReader, progress: ((text: string) 
 }
 
 /**
- * Clones the repository at `url` into a new bare repository `options.dir`, as `git clone --bare`:
- * every branch and tag, HEAD as the server's, `remote.origin.url`; the pack checked as git's
+ * Clones the repository at `url` into a new bare repository `options.dir`, as `git clone --bare`
+ * (or `--mirror`): every branch and tag (every ref), HEAD as the server's, `remote.origin.url`; the pack checked as git's
  * index-pack checks a fetched one and every ref's history connected. A failure removes what it made.
  */
 export async function cloneBare(url: string, options: CloneOptions): Promise<CloneResult> {
@@ -69,7 +71,8 @@ export async function cloneBare(url: string, options: CloneOptions): Promise<Clo
     if (first.kind !== 'data' || first.line !== 'version 2') throw new PackwrightError('PROTOCOL_ERROR', `${url}: the server does not speak protocol v2, which packwright's clone needs`);
     const caps = await readCapabilities(conn.reader);
     const format = (caps.get('object-format') ?? 'sha1') as ObjectFormat;
-    let reader = await conn.request(commandRequest('ls-refs', caps, agent, ['peel', 'symrefs', 'unborn', 'ref-prefix HEAD', 'ref-prefix refs/heads/', 'ref-prefix refs/tags/']));
+    const prefixes = options.mirror === true ? ['HEAD', 'refs/', 'refs/tags/'] : ['HEAD', 'refs/heads/', 'refs/tags/'];
+    let reader = await conn.request(commandRequest('ls-refs', caps, agent, ['peel', 'symrefs', 'unborn', ...prefixes.map((p) => `ref-prefix ${p}`)]));
     const refs: { ref: string; oid: string; peeled?: string }[] = [];
     let head: string | undefined;
     for (let p = await nextPacket(reader); p.kind === 'data'; p = await nextPacket(reader)) {
@@ -108,7 +111,8 @@ export async function cloneBare(url: string, options: CloneOptions): Promise<Clo
       // git clone starts from a SHA-1 repository's config and adds the object format once the
       // server has said it: for SHA-256 the extension comes after the remote.
       const core = readFileSync(join(dir, 'config'), 'utf8').replace(/\[extensions\]\n\tobjectformat = [^\n]*\n/, '');
-      writeFileSync(join(dir, 'config'), `${core}[remote "origin"]\n\turl = ${recorded}\n${format === 'sha1' ? '' : `[extensions]\n\tobjectformat = ${format}\n`}`);
+      const remote = `[remote "origin"]\n\turl = ${recorded}\n${options.mirror === true ? '\tfetch = +refs/*:refs/*\n\tmirror = true\n' : ''}`;
+      writeFileSync(join(dir, 'config'), `${core}${remote}${format === 'sha1' ? '' : `[extensions]\n\tobjectformat = ${format}\n`}`);
     } finally {
       repo.close();
     }
