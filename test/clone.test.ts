@@ -22,7 +22,7 @@ function state(repo: string): string {
 }
 
 for (const format of ['sha1', 'sha256'] as Format[]) {
-  test(`clone --bare and --mirror leave what git's leave (${format}): from a path, file:// with git's upload-pack, git:// and HTTP served by packwright`, async () => {
+  test(`clone --bare, --mirror and --no-checkout leave what git's leave (${format}): from a path, file:// with git's upload-pack, git:// and HTTP served by packwright`, async () => {
     using dir = tempDir();
     const src = makeHistoryRepo(dir.path, format);
     const opened: Repository[] = [];
@@ -55,6 +55,14 @@ for (const format of ['sha1', 'sha256'] as Format[]) {
       assert.equal(mirrored.status, 0, mirrored.stderr);
       assert.equal(state(join(dir.path, 'pw-mirror.git')), state(join(dir.path, 'git-mirror.git')));
       assert.match(readFileSync(join(dir.path, 'pw-mirror.git', 'packed-refs'), 'utf8'), /refs\/pull\/1\/head/);
+      // Without --bare: the repository in <dir>/.git, the branches as origin's, the HEAD branch made
+      // and tracking, the reflogs; no checkout (git clone --no-checkout leaves the same).
+      await execFileAsync('git', ['clone', '-q', '--no-checkout', urls[3] as string, join(dir.path, 'git-work')], { env: GIT_ENV });
+      const work = await runPackwright(dir.path, ['clone', '-q', '--no-checkout', urls[3] as string, join(dir.path, 'pw-work')], { env: GIT_ENV });
+      assert.equal(work.status, 0, work.stderr);
+      const files = ['HEAD', 'refs/heads/main', 'refs/remotes/origin/HEAD', 'logs/HEAD', 'logs/refs/heads/main', 'logs/refs/remotes/origin/HEAD'];
+      for (const f of files) assert.equal(readFileSync(join(dir.path, 'pw-work', '.git', f), 'utf8'), readFileSync(join(dir.path, 'git-work', '.git', f), 'utf8'), f);
+      assert.equal(state(join(dir.path, 'pw-work', '.git')), state(join(dir.path, 'git-work', '.git')));
     } finally {
       http.closeAllConnections();
       await Promise.all([daemon, http].map((s) => new Promise((ok) => s.close(ok))));

@@ -4,7 +4,7 @@ import type { CommandIO } from './command-io.js';
 import type { GlobalOptions } from './global-options.js';
 import { helpRequested, UsageError } from './usage-error.js';
 
-const USAGE = 'usage: packwright clone (--bare | --mirror) [-q] [--upload-pack=<exec>] <repository> [<directory>]';
+const USAGE = 'usage: packwright clone (--bare | --mirror | -n | --no-checkout) [-q] [--upload-pack=<exec>] <repository> [<directory>]';
 
 /**
  * `git clone --bare`: every branch and tag of the repository at a URL or path into a new bare
@@ -16,6 +16,7 @@ export async function cloneCommand(io: CommandIO, global: GlobalOptions, agent: 
   if (help !== undefined) return help;
   let bare = false;
   let mirror = false;
+  let noCheckout = false;
   let progress = io.stderr.isTTY;
   let uploadPack: string | undefined;
   const positional: string[] = [];
@@ -23,6 +24,7 @@ export async function cloneCommand(io: CommandIO, global: GlobalOptions, agent: 
     const a = args[i] as string;
     if (a === '--bare') bare = true;
     else if (a === '--mirror') mirror = bare = true;
+    else if (a === '-n' || a === '--no-checkout') noCheckout = true;
     else if (a === '-q' || a === '--quiet') progress = false;
     else if (a === '--progress') progress = true;
     else if (a.startsWith('--upload-pack=')) uploadPack = a.slice(14);
@@ -33,12 +35,13 @@ export async function cloneCommand(io: CommandIO, global: GlobalOptions, agent: 
   }
   const url = positional[0];
   if (url === undefined || positional.length > 2) throw new UsageError(USAGE);
-  if (!bare) throw new PackwrightError('INVALID_ARGUMENT', 'packwright clone makes bare repositories only (it does not check out a work tree): give --bare or --mirror');
-  // git's default directory: the URL's last part, `.git` kept or added for a bare clone.
-  const dir = positional[1] ?? `${url.replace(/\/+$/, '').replace(/\/\.git$/, '').split(/[/:]/).pop()?.replace(/\.git$/, '') ?? 'repo'}.git`;
-  if (progress) io.stderr.write(`Cloning into bare repository '${dir}'...\n`);
+  if (!bare && !noCheckout) throw new PackwrightError('INVALID_ARGUMENT', 'packwright clone does not check out a work tree: give --no-checkout (the repository in <directory>/.git), --bare or --mirror');
+  // git's default directory: the URL's last part, with `.git` for a bare clone and without it otherwise.
+  const name = url.replace(/\/+$/, '').replace(/\/\.git$/, '').split(/[/:]/).pop()?.replace(/\.git$/, '') ?? 'repo';
+  const dir = positional[1] ?? (bare ? `${name}.git` : name);
+  if (progress) io.stderr.write(bare ? `Cloning into bare repository '${dir}'...\n` : `Cloning into '${dir}'...\n`);
   await io.interruptible((signal) => cloneBare(url, {
-    dir, uploadPack, agent, signal, cwd: global.cwd, mirror,
+    dir, uploadPack, agent, signal, cwd: global.cwd, mirror, bare, env: { ...global.env },
     ...(progress ? { onProgress: (text: string) => io.stderr.write(`remote: ${text}`) } : {}),
   }));
   return 0;

@@ -1,7 +1,7 @@
 // `git clone --bare` over protocol v2 (builtin/clone.c, fetch-pack.c): the refs by ls-refs, one
 // fetch of everything they name (no haves), the pack streamed into index-pack as it arrives, then
 // packed-refs, HEAD and the remote's URL written as git writes them.
-import { readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join, resolve } from 'node:path';
 import { PackwrightError } from '../errors/packwright-error.js';
@@ -18,6 +18,12 @@ import { openConnection, parseRemoteUrl } from './transport.js';
 export interface CloneOptions {
   /** Where the bare repository is made (missing or empty). */
   dir: string;
+  /**
+   * A repository with a work tree's layout (`<dir>/.git`) but no checkout, as `git clone
+   * --no-checkout` leaves it: the branches as `refs/remotes/origin/*`, the server's HEAD branch
+   * made locally and tracking it, reflogs (default: bare).
+   */
+  bare?: boolean | undefined;
   /** git's --mirror: every ref under refs/ (not only branches and tags), and a remote that fetches them all (`+refs/*:refs/*`, `mirror = true`). */
   mirror?: boolean | undefined;
   /** For a local repository: spawn this upload-pack command instead of serving it in this process. */
@@ -28,6 +34,8 @@ export interface CloneOptions {
   agent?: string | undefined;
   signal?: AbortSignal | undefined;
   cwd?: string | undefined;
+  /** The environment git's variables are read from (the reflogs' committer); default the process's. */
+  env?: Record<string, string | undefined> | undefined;
 }
 
 export interface CloneResult {
@@ -66,6 +74,7 @@ export async function cloneBare(url: string, options: CloneOptions): Promise<Clo
   const agent = options.agent ?? 'packwright';
   const conn = await openConnection(location, { service: 'git-upload-pack', protocol: 2, command: options.uploadPack, headers: options.headers, agent, signal: options.signal });
   let made = false;
+  let existed = true;
   try {
     const first = await nextPacket(conn.reader);
     if (first.kind !== 'data' || first.line !== 'version 2') throw new PackwrightError('PROTOCOL_ERROR', `${url}: the server does not speak protocol v2, which packwright's clone needs`);
@@ -83,10 +92,15 @@ export async function cloneBare(url: string, options: CloneOptions): Promise<Clo
       if (ref === 'HEAD') head = target;
       else if (oid !== 'unborn') refs.push(peeled !== undefined ? { ref, oid, peeled } : { ref, oid });
     }
-    initBareRepository(dir, format, head?.startsWith('refs/heads/') === true ? head.slice(11) : 'master');
+    const bare = options.bare !== false || options.mirror === true;
+    const gitDir = bare ? dir : join(dir, '.git');
+    if (!bare) existed = assertEmpty(dir);
+    const branch = head?.startsWith('refs/heads/') === true ? head.slice(11) : undefined;
+    initBareRepository(gitDir, format, branch ?? 'master');
     made = true;
     const wants = [...new Set(refs.map((r) => r.oid))];
-    const repo = Repository.openGitDir(dir, { defaultRefresh: 'on-miss' });
+    const openOptions = { defaultRefresh: 'on-miss' as const, ...(options.env !== undefined ? { env: options.env } : {}) };
+    const repo = Repository.openGitDir(gitDir, openOptions);
     try {
       if (wants.length > 0) {
         reader = await conn.request(commandRequest('fetch', caps, agent, [...wants.map((w) => `want ${w}`), 'ofs-delta', ...(options.onProgress === undefined ? ['no-progress'] : []), 'done']));
@@ -98,30 +112,62 @@ export async function cloneBare(url: string, options: CloneOptions): Promise<Clo
         }
         if (received.keepPath !== undefined) rmSync(received.keepPath, { force: true });
       }
-      // packed-refs as git clone writes it: sorted, each annotated tag followed by what it peels to.
-      const sorted = [...refs].sort((a, b) => (a.ref < b.ref ? -1 : a.ref > b.ref ? 1 : 0));
+      // packed-refs as git clone writes it: sorted, each annotated tag followed by what it peels to;
+      // with a work tree's layout the branches are the remote's (refs/remotes/origin/*).
+      const local = refs.map((r) => (bare || !r.ref.startsWith('refs/heads/') ? r : { ...r, ref: `refs/remotes/origin/${r.ref.slice(11)}` }));
+      const sorted = [...local].sort((a, b) => (a.ref < b.ref ? -1 : a.ref > b.ref ? 1 : 0));
       if (sorted.length > 0) {
         const text = `# pack-refs with: peeled fully-peeled sorted \n${sorted.map((r) => `${r.oid} ${r.ref}\n${r.peeled !== undefined ? `^${r.peeled}\n` : ''}`).join('')}`;
-        const tmp = join(dir, 'packed-refs.lock');
+        const tmp = join(gitDir, 'packed-refs.lock');
         writeFileSync(tmp, text, { flag: 'wx' });
-        renameSync(tmp, join(dir, 'packed-refs'));
+        renameSync(tmp, join(gitDir, 'packed-refs'));
       }
       // The URL as given; a local path made absolute, as git writes it.
       const recorded = location.kind === 'local' && !/^file:\/\//i.test(url) ? location.path : url;
       // git clone starts from a SHA-1 repository's config and adds the object format once the
-      // server has said it: for SHA-256 the extension comes after the remote.
-      const core = readFileSync(join(dir, 'config'), 'utf8').replace(/\[extensions\]\n\tobjectformat = [^\n]*\n/, '');
-      const remote = `[remote "origin"]\n\turl = ${recorded}\n${options.mirror === true ? '\tfetch = +refs/*:refs/*\n\tmirror = true\n' : ''}`;
-      writeFileSync(join(dir, 'config'), `${core}${remote}${format === 'sha1' ? '' : `[extensions]\n\tobjectformat = ${format}\n`}`);
+      // server has said it: for SHA-256 the extension comes after the remote (and before the branch).
+      let core = readFileSync(join(gitDir, 'config'), 'utf8').replace(/\[extensions\]\n\tobjectformat = [^\n]*\n/, '');
+      if (!bare) core = core.replace('\tbare = true\n', '\tbare = false\n\tlogallrefupdates = true\n');
+      const fetchSpec = options.mirror === true ? '\tfetch = +refs/*:refs/*\n\tmirror = true\n' : bare ? '' : '\tfetch = +refs/heads/*:refs/remotes/origin/*\n';
+      const extension = format === 'sha1' ? '' : `[extensions]\n\tobjectformat = ${format}\n`;
+      const tracking = !bare && branch !== undefined && refs.some((r) => r.ref === head) ? `[branch "${branch}"]\n\tremote = origin\n\tmerge = ${head}\n` : '';
+      writeFileSync(join(gitDir, 'config'), `${core}[remote "origin"]\n\turl = ${recorded}\n${fetchSpec}${extension}${tracking}`);
+      if (!bare && branch !== undefined) {
+        const tip = refs.find((r) => r.ref === head);
+        if (tip !== undefined) {
+          // The local branch and origin/HEAD, with git clone's reflog lines ("clone: from <url>").
+          const reopened = Repository.openGitDir(gitDir, openOptions);
+          try {
+            const message = `clone: from ${recorded}`;
+            reopened.refTransaction().create(head as string, Buffer.from(tip.oid, 'hex'), { message }).commit();
+            reopened.refTransaction().setSymbolic('refs/remotes/origin/HEAD', `refs/remotes/origin/${branch}`, { message }).commit();
+          } finally {
+            reopened.close();
+          }
+        }
+      }
     } finally {
       repo.close();
     }
     return { refs: refs.map((r) => ({ ref: r.ref, oid: r.oid })), head };
   } catch (e) {
-    if (made) rmSync(dir, { recursive: true, force: true });
+    // What the clone made goes: the repository, and the directory around it when it made that too.
+    if (made) rmSync(options.bare === false && options.mirror !== true && existed ? join(dir, '.git') : dir, { recursive: true, force: true });
     throw e;
   } finally {
     conn.close();
   }
 }
 
+
+/** git's check of a clone's destination: missing (false), or an empty directory (true). */
+function assertEmpty(dir: string): boolean {
+  let entries: string[] = [];
+  try {
+    entries = readdirSync(dir);
+  } catch {
+    return false;
+  }
+  if (entries.length > 0) throw new PackwrightError('INVALID_ARGUMENT', `destination path '${dir}' already exists and is not an empty directory.`);
+  return true;
+}
