@@ -53,10 +53,10 @@ commands:
   rev-list       list commits, and with --objects every object, reachable from revisions (git rev-list)
   upload-pack    serve a clone or fetch over stdin/stdout, protocol v0, v1 or v2 (git upload-pack)
   receive-pack   accept a push over stdin/stdout: quarantine, hooks, ref transactions (git receive-pack)
-  clone          a bare copy of a repository at a URL or path (git clone --bare)
+  clone          copy a repository at a URL or path: --bare, --mirror, --no-checkout (git clone)
   ls-remote      the refs a repository at a URL or path has (git ls-remote)
   http-backend   answer a smart HTTP request as a CGI program (git http-backend)
-  serve          serve clones and fetches over HTTP from this process, printing the URL
+  serve          serve clones, fetches (and with --enable=receive-pack pushes) over HTTP, printing the URL
   demo           count, verify and read every object of the repository here, with timings`;
 
 /** The version in package.json: two levels up from the bundle's dist/bin/, three from the tests' dist-test/src/cli/. */
