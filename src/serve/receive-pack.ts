@@ -380,12 +380,11 @@ export class ReceiveSession {
       return undefined;
     } catch (e) {
       progress.finish('failed');
-      if (e instanceof Error && (isPackwrightError(e) || !(e instanceof TypeError))) {
-        if (isPackwrightError(e) && e.code === 'ABORTED') throw e;
-        this.tell(`fatal: ${e.message}\n`);
-        return indexing ? 'index-pack abnormal exit' : 'unpack-objects abnormal exit';
-      }
-      throw e;
+      // An abort is the caller's, a TypeError or ReferenceError a bug here: those go up. Anything
+      // else (a bad pack, a full disk) failed the unpacking, which the pusher is told as git tells it.
+      if (!(e instanceof Error) || isPackwrightError(e, 'ABORTED') || e instanceof TypeError || e instanceof ReferenceError) throw e;
+      this.tell(`fatal: ${e.message}\n`);
+      return indexing ? 'index-pack abnormal exit' : 'unpack-objects abnormal exit';
     }
   }
 
