@@ -231,13 +231,15 @@ test('the library\'s policy callbacks: beforeUpdate sees the quarantined objects
     },
     afterUpdate: (updated) => void (after = updated.map((c) => c.ref)),
   });
-  const ours = target(dir.path, 'policy.git', 'sha1');
+  const ours = target(dir.path, 'policy.git', 'sha1', [['receive.updateServerInfo', 'true']]);
   const pushed = await gitAsync(src, ['push', '--porcelain', server.url(ours), 'main:refs/heads/main', 'topic:refs/heads/wip']);
   assert.equal(pushed.status, 1);
   assert.match(pushed.stdout, /!\trefs\/heads\/topic:refs\/heads\/wip\t\[remote rejected\] \(no work in progress here\)/);
   assert.deepEqual(seen, ['refs/heads/main visible ', 'refs/heads/wip visible ']);
   assert.deepEqual(after, ['refs/heads/main']);
   assert.equal(git(ours, ['for-each-ref', '--format=%(refname)']).toString(), 'refs/heads/main\n');
+  // receive.updateServerInfo: the dumb clients' files follow the push.
+  assert.equal(readFileSync(join(ours, 'info', 'refs'), 'utf8'), `${git(ours, ['rev-parse', 'main']).toString().trim()}\trefs/heads/main\n`);
   git(ours, ['fsck', '--full', '--no-dangling']);
 });
 

@@ -148,3 +148,20 @@ test('listRefs peels annotated tags, loose and packed, as git show-ref -d does (
   assert.equal(ours, git(src, ['show-ref', '-d']).toString());
   assert.ok(ours.includes('refs/tags/loose-tag'));
 });
+
+test('update-server-info writes git\'s info/refs and objects/info/packs, and rewrites them as refs change', async () => {
+  using dir = tempDir();
+  const src = makeHistoryRepo(dir.path, 'sha1');
+  const copy = join(dir.path, 'copy.git');
+  git(dir.path, ['clone', '-q', '--mirror', src, copy]);
+  git(copy, ['update-server-info']);
+  const ours = join(dir.path, 'ours.git');
+  git(dir.path, ['clone', '-q', '--mirror', src, ours]);
+  assert.equal((await runPackwright(ours, ['update-server-info'])).status, 0);
+  for (const f of ['info/refs', 'objects/info/packs']) assert.equal(readFileSync(join(ours, f), 'utf8'), readFileSync(join(copy, f), 'utf8'), f);
+  git(ours, ['tag', '-a', '-m', 'new', 'newer', 'main~1']);
+  git(copy, ['tag', '-a', '-m', 'new', 'newer', 'main~1']);
+  git(copy, ['update-server-info']);
+  assert.equal((await runPackwright(ours, ['update-server-info'])).status, 0);
+  assert.equal(readFileSync(join(ours, 'info/refs'), 'utf8'), readFileSync(join(copy, 'info/refs'), 'utf8'));
+});

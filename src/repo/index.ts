@@ -20,3 +20,4 @@ export { Attributes } from './attributes.js';
 export type { AttributeValue } from './attributes.js';
 export { convertToGit, convertToWorkTree, textconv } from './convert-to-git.js';
 export { committerIdent } from './ident.js';
+export { updateServerInfo } from './server-info.js';

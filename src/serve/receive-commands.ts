@@ -14,6 +14,7 @@ import type { RefTransaction } from '../refs/ref-transaction.js';
 import { isValidRefname } from '../refs/refname.js';
 import type { Repository } from '../repo/repository.js';
 import { shallowFilePath } from '../repo/shallow-file.js';
+import { updateServerInfo } from '../repo/server-info.js';
 import { isConnected } from '../transfer/connectivity.js';
 import { mergeBases } from '../walk/merge-bases.js';
 import { walkCommits } from '../walk/walk-objects.js';
@@ -167,6 +168,8 @@ export async function runAfterUpdate(s: ReceiveSession, commands: readonly Comma
   await hook(s, 'post-update', done.map((c) => c.ref), undefined);
   await s.options.afterUpdate?.(done.map((c) => ({ ref: c.ref, oldId: c.oldId, newId: c.newId })), s.pushOptions);
   if (s.config.autoGc && s.options.autoGc !== false) await autoGc(s);
+  // receive.updateServerInfo: the files dumb HTTP clients read, as git's receive-pack keeps them.
+  if (s.config.updateServerInfo) updateServerInfo(s.repo);
 }
 
 /** git's `gc --auto --quiet` after a push, its output relayed to the pusher; nothing when no git is installed. */
