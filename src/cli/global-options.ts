@@ -1,5 +1,5 @@
 import { resolve } from 'node:path';
-import { Repository, type OpenRepositoryOptions } from '../repo/index.js';
+import { enterRepository, Repository, type OpenRepositoryOptions } from '../repo/index.js';
 import { GitConfig } from '../config/index.js';
 import { isPackwrightError, PackwrightError } from '../errors/index.js';
 import type { ObjectFormat } from '../hash/index.js';
@@ -57,6 +57,27 @@ export function openRepository(global: GlobalOptions, extra: OpenRepositoryOptio
   // git lists the pack directory again on every miss; so does the CLI, unless config says otherwise.
   const options: OpenRepositoryOptions = { defaultRefresh: 'on-miss', configParameters: global.configParameters, env: global.env, ...extra };
   const repo = global.gitDir !== undefined ? Repository.openGitDir(resolve(global.cwd, global.gitDir), options) : Repository.open(global.cwd, options);
+  global.opened.push(repo);
+  return repo;
+}
+
+/**
+ * A git directory a server command serves (upload-pack, receive-pack, http-backend, serve), opened
+ * with the command line's configuration; its store lists the packs again on a miss, so a
+ * long-lived one sees what others push or repack. `env` replaces the command's environment.
+ */
+export function openServedGitDir(global: GlobalOptions, gitDir: string, env: Readonly<Record<string, string | undefined>> = global.env): Repository {
+  return Repository.openGitDir(gitDir, { defaultRefresh: 'on-miss', configParameters: global.configParameters, env });
+}
+
+/**
+ * upload-pack's and receive-pack's `<directory>`, entered as git's enter_repo does (`strict`: no
+ * `.git` tried), opened, and closed with the command; git's words when it is no repository.
+ */
+export function enterServedRepository(global: GlobalOptions, dir: string, strict: boolean): Repository {
+  const gitDir = enterRepository(dir.startsWith('/') ? dir : `${global.cwd}/${dir}`, strict);
+  if (gitDir === undefined) throw new PackwrightError('REPO_NOT_FOUND', `'${dir}' does not appear to be a git repository`);
+  const repo = openServedGitDir(global, gitDir);
   global.opened.push(repo);
   return repo;
 }

@@ -5,7 +5,7 @@ import { isPackwrightError, PackwrightError } from '../errors/index.js';
 import { enterRepository, Repository } from '../repo/index.js';
 import { serveSmartHttp } from '../serve/index.js';
 import type { CommandIO } from './command-io.js';
-import type { GlobalOptions } from './global-options.js';
+import { openServedGitDir, type GlobalOptions } from './global-options.js';
 
 /**
  * `git http-backend`: a CGI program answering one smart HTTP request for a repository under
@@ -55,7 +55,7 @@ export async function httpBackendCommand(io: CommandIO, global: GlobalOptions, a
         const user = env['REMOTE_USER'] !== undefined && env['REMOTE_USER'] !== '' ? env['REMOTE_USER'] : 'anonymous';
         const host = env['REMOTE_ADDR'] !== undefined && env['REMOTE_ADDR'] !== '' ? env['REMOTE_ADDR'] : '(none)';
         const repoEnv = { GIT_COMMITTER_NAME: user, GIT_COMMITTER_EMAIL: `${user}@http.${host}`, ...global.env };
-        const repo = Repository.openGitDir(gitDir, { defaultRefresh: 'on-miss', configParameters: global.configParameters, env: repoEnv });
+        const repo = openServedGitDir(global, gitDir, repoEnv);
         opened.push(repo);
         return repo;
       },

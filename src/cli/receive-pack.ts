@@ -1,9 +1,7 @@
-import { PackwrightError } from '../errors/index.js';
-import { requestedProtocolVersion } from '../protocol/index.js';
-import { enterRepository, Repository } from '../repo/index.js';
 import { receivePack } from '../serve/index.js';
 import type { CommandIO } from './command-io.js';
-import type { GlobalOptions } from './global-options.js';
+import { enterServedRepository, type GlobalOptions } from './global-options.js';
+import { serveOverStdio } from './serve-over-stdio.js';
 import { helpRequested, UsageError } from './usage-error.js';
 
 const USAGE = `usage: packwright receive-pack <git-dir>
@@ -40,24 +38,8 @@ export async function receivePackCommand(io: CommandIO, global: GlobalOptions, a
   }
   if (positional.length > 1) throw new UsageError(`fatal: too many arguments\n\n${USAGE}`);
   if (positional.length === 0) throw new UsageError(`fatal: you must specify a directory\n\n${USAGE}`);
-  const dir = positional[0] as string;
-  const gitDir = enterRepository(dir.startsWith('/') ? dir : `${global.cwd}/${dir}`, false);
-  if (gitDir === undefined) throw new PackwrightError('REPO_NOT_FOUND', `'${dir}' does not appear to be a git repository`);
-  const repo = Repository.openGitDir(gitDir, { defaultRefresh: 'on-miss', configParameters: global.configParameters, env: global.env });
-  global.opened.push(repo);
+  const repo = enterServedRepository(global, positional[0] as string, false);
   // The pusher keeps its end open for the report: the pack is read to its trailer, no further.
-  const input = io.stdin.stream();
-  await io.interruptible((signal) => receivePack(repo, {
-    input,
-    output: (chunk) => io.stdout.write(chunk),
-    stderr: (text) => io.stderr.write(text),
-    protocol: requestedProtocolVersion(io.env['GIT_PROTOCOL']),
-    statelessRpc,
-    advertiseRefs,
-    quiet,
-    rejectThin,
-    signal,
-    agent,
-  })).finally(() => input.destroy());
+  await serveOverStdio(io, (conversation) => receivePack(repo, { ...conversation, statelessRpc, advertiseRefs, quiet, rejectThin, agent }));
   return 0;
 }

@@ -5,7 +5,7 @@ import { PackwrightError } from '../errors/index.js';
 import { enterRepository, Repository } from '../repo/index.js';
 import { createGitHttpHandler } from '../serve/index.js';
 import type { CommandIO } from './command-io.js';
-import type { GlobalOptions } from './global-options.js';
+import { openServedGitDir, type GlobalOptions } from './global-options.js';
 import { helpRequested, integerOption, UsageError } from './usage-error.js';
 
 const USAGE = `usage: packwright serve [--listen=<addr>] [--port=<n>] [--base-path=<dir>] [--export-all]
@@ -63,8 +63,7 @@ export async function serveCommand(io: CommandIO, global: GlobalOptions, agent: 
   const open = (gitDir: string): Repository => {
     let repo = repos.get(gitDir);
     if (repo === undefined) {
-      // A long-lived store: what a push or a repack by others changes is seen on a miss.
-      repo = Repository.openGitDir(gitDir, { defaultRefresh: 'on-miss', configParameters: global.configParameters, env: global.env });
+      repo = openServedGitDir(global, gitDir);
       repos.set(gitDir, repo);
     }
     return repo;

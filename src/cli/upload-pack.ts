@@ -1,9 +1,7 @@
-import { PackwrightError } from '../errors/index.js';
-import { requestedProtocolVersion } from '../protocol/index.js';
-import { enterRepository, Repository } from '../repo/index.js';
 import { uploadPack } from '../serve/index.js';
 import type { CommandIO } from './command-io.js';
-import type { GlobalOptions } from './global-options.js';
+import { enterServedRepository, type GlobalOptions } from './global-options.js';
+import { serveOverStdio } from './serve-over-stdio.js';
 import { helpRequested, integerOption, UsageError } from './usage-error.js';
 
 const USAGE = `usage: packwright upload-pack [--[no-]strict] [--timeout=<n>] [--stateless-rpc]
@@ -42,25 +40,8 @@ export async function uploadPackCommand(io: CommandIO, global: GlobalOptions, ag
     else positional.push(a);
   }
   if (positional.length !== 1) throw new UsageError(USAGE);
-  const dir = positional[0] as string;
-  const gitDir = enterRepository(dir.startsWith('/') ? dir : `${global.cwd}/${dir}`, strict);
-  if (gitDir === undefined) throw new PackwrightError('REPO_NOT_FOUND', `'${dir}' does not appear to be a git repository`);
   // git's upload-pack reads no replace refs and never fetches missing objects lazily.
-  const repo = Repository.openGitDir(gitDir, { defaultRefresh: 'on-miss', configParameters: global.configParameters, env: global.env });
-  global.opened.push(repo);
-  // git's upload-pack exits when the conversation is over, though the client may keep its end
-  // open: what is left of stdin is not waited for.
-  const input = io.stdin.stream();
-  await io.interruptible((signal) => uploadPack(repo, {
-    input,
-    output: (chunk) => io.stdout.write(chunk),
-    stderr: (text) => io.stderr.write(text),
-    protocol: requestedProtocolVersion(io.env['GIT_PROTOCOL']),
-    statelessRpc,
-    advertiseRefs,
-    ...(timeout > 0 ? { timeout } : {}),
-    signal,
-    agent,
-  })).finally(() => input.destroy());
+  const repo = enterServedRepository(global, positional[0] as string, strict);
+  await serveOverStdio(io, (conversation) => uploadPack(repo, { ...conversation, statelessRpc, advertiseRefs, ...(timeout > 0 ? { timeout } : {}), agent }));
   return 0;
 }
