@@ -3,14 +3,13 @@ import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer as createHttpServer } from 'node:http';
-import { createServer, type AddressInfo } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { git, GIT_ENV, makeHistoryRepo, runPackwright, tempDir, type Format } from './helpers/git.js';
-import { Repository } from '../src/repo/index.js';
-import { createGitHttpHandler, serveGitDaemonConnection } from '../src/serve/index.js';
 import { cloneBare } from '../src/client/index.js';
 import { isPackwrightError } from '../src/errors/index.js';
+import { packwrightServers } from './helpers/servers.js';
 import { encodePacket, FLUSH_PACKET } from '../src/protocol/index.js';
 
 const execFileAsync = promisify(execFile);
@@ -25,49 +24,34 @@ for (const format of ['sha1', 'sha256'] as Format[]) {
   test(`clone --bare, --mirror and --no-checkout leave what git's leave (${format}): from a path, file:// with git's upload-pack, git:// and HTTP served by packwright`, async () => {
     using dir = tempDir();
     const src = makeHistoryRepo(dir.path, format);
-    const opened: Repository[] = [];
-    const open = (): Repository => {
-      const r = Repository.openGitDir(src, { env: GIT_ENV });
-      opened.push(r);
-      return r;
-    };
-    const daemon = createServer((socket) => void serveGitDaemonConnection(socket, { repository: open, threads: 1 }));
-    const handler = createGitHttpHandler({ repository: (path) => (path === '/repo.git' ? open() : undefined), threads: 1 });
-    const http = createHttpServer((req, res) => void handler(req, res));
-    await Promise.all([daemon, http].map((s) => new Promise<void>((ok) => s.listen(0, '127.0.0.1', ok))));
-    try {
-      const urls = [src, `file://${src}`, `git://127.0.0.1:${(daemon.address() as AddressInfo).port}${src}`, `http://127.0.0.1:${(http.address() as AddressInfo).port}/repo.git`];
-      for (const [i, url] of urls.entries()) {
-        const theirs = join(dir.path, `git-${i}.git`);
-        const ours = join(dir.path, `pw-${i}.git`);
-        await execFileAsync('git', ['clone', '-q', '--bare', '--no-local', url, theirs], { env: GIT_ENV });
-        const extra = url.startsWith('file://') ? ['--upload-pack=git-upload-pack'] : [];
-        const r = await runPackwright(dir.path, ['clone', '--bare', '-q', ...extra, url, ours], { env: GIT_ENV });
-        assert.equal(r.status, 0, r.stderr);
-        assert.equal(state(ours), state(theirs), url);
-        git(ours, ['fsck', '--full', '--no-dangling']);
-      }
-      // --mirror: every ref under refs/ (a note and a pull request's here), and the mirroring remote.
-      git(src, ['update-ref', 'refs/pull/1/head', 'main~1']);
-      git(src, ['update-ref', 'refs/notes/commits', 'main']);
-      await execFileAsync('git', ['clone', '-q', '--mirror', '--no-local', urls[2] as string, join(dir.path, 'git-mirror.git')], { env: GIT_ENV });
-      const mirrored = await runPackwright(dir.path, ['clone', '--mirror', '-q', urls[2] as string, join(dir.path, 'pw-mirror.git')], { env: GIT_ENV });
-      assert.equal(mirrored.status, 0, mirrored.stderr);
-      assert.equal(state(join(dir.path, 'pw-mirror.git')), state(join(dir.path, 'git-mirror.git')));
-      assert.match(readFileSync(join(dir.path, 'pw-mirror.git', 'packed-refs'), 'utf8'), /refs\/pull\/1\/head/);
-      // Without --bare: the repository in <dir>/.git, the branches as origin's, the HEAD branch made
-      // and tracking, the reflogs; no checkout (git clone --no-checkout leaves the same).
-      await execFileAsync('git', ['clone', '-q', '--no-checkout', urls[3] as string, join(dir.path, 'git-work')], { env: GIT_ENV });
-      const work = await runPackwright(dir.path, ['clone', '-q', '--no-checkout', urls[3] as string, join(dir.path, 'pw-work')], { env: GIT_ENV });
-      assert.equal(work.status, 0, work.stderr);
-      const files = ['HEAD', 'refs/heads/main', 'refs/remotes/origin/HEAD', 'logs/HEAD', 'logs/refs/heads/main', 'logs/refs/remotes/origin/HEAD'];
-      for (const f of files) assert.equal(readFileSync(join(dir.path, 'pw-work', '.git', f), 'utf8'), readFileSync(join(dir.path, 'git-work', '.git', f), 'utf8'), f);
-      assert.equal(state(join(dir.path, 'pw-work', '.git')), state(join(dir.path, 'git-work', '.git')));
-    } finally {
-      http.closeAllConnections();
-      await Promise.all([daemon, http].map((s) => new Promise((ok) => s.close(ok))));
-      for (const r of opened) r.close();
+    await using servers = await packwrightServers(src, GIT_ENV);
+    const urls = [src, `file://${src}`, servers.git, servers.http];
+    for (const [i, url] of urls.entries()) {
+      const theirs = join(dir.path, `git-${i}.git`);
+      const ours = join(dir.path, `pw-${i}.git`);
+      await execFileAsync('git', ['clone', '-q', '--bare', '--no-local', url, theirs], { env: GIT_ENV });
+      const extra = url.startsWith('file://') ? ['--upload-pack=git-upload-pack'] : [];
+      const r = await runPackwright(dir.path, ['clone', '--bare', '-q', ...extra, url, ours], { env: GIT_ENV });
+      assert.equal(r.status, 0, r.stderr);
+      assert.equal(state(ours), state(theirs), url);
+      git(ours, ['fsck', '--full', '--no-dangling']);
     }
+    // --mirror: every ref under refs/ (a note and a pull request's here), and the mirroring remote.
+    git(src, ['update-ref', 'refs/pull/1/head', 'main~1']);
+    git(src, ['update-ref', 'refs/notes/commits', 'main']);
+    await execFileAsync('git', ['clone', '-q', '--mirror', '--no-local', urls[2] as string, join(dir.path, 'git-mirror.git')], { env: GIT_ENV });
+    const mirrored = await runPackwright(dir.path, ['clone', '--mirror', '-q', urls[2] as string, join(dir.path, 'pw-mirror.git')], { env: GIT_ENV });
+    assert.equal(mirrored.status, 0, mirrored.stderr);
+    assert.equal(state(join(dir.path, 'pw-mirror.git')), state(join(dir.path, 'git-mirror.git')));
+    assert.match(readFileSync(join(dir.path, 'pw-mirror.git', 'packed-refs'), 'utf8'), /refs\/pull\/1\/head/);
+    // Without --bare: the repository in <dir>/.git, the branches as origin's, the HEAD branch made
+    // and tracking, the reflogs; no checkout (git clone --no-checkout leaves the same).
+    await execFileAsync('git', ['clone', '-q', '--no-checkout', urls[3] as string, join(dir.path, 'git-work')], { env: GIT_ENV });
+    const work = await runPackwright(dir.path, ['clone', '-q', '--no-checkout', urls[3] as string, join(dir.path, 'pw-work')], { env: GIT_ENV });
+    assert.equal(work.status, 0, work.stderr);
+    const files = ['HEAD', 'refs/heads/main', 'refs/remotes/origin/HEAD', 'logs/HEAD', 'logs/refs/heads/main', 'logs/refs/remotes/origin/HEAD'];
+    for (const f of files) assert.equal(readFileSync(join(dir.path, 'pw-work', '.git', f), 'utf8'), readFileSync(join(dir.path, 'git-work', '.git', f), 'utf8'), f);
+    assert.equal(state(join(dir.path, 'pw-work', '.git')), state(join(dir.path, 'git-work', '.git')));
   });
 }
 

@@ -7,44 +7,16 @@ import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, sy
 import { join, relative } from 'node:path';
 import { Readable } from 'node:stream';
 import { CLI, git, GIT_ENV, makeHistoryRepo, tempDir, type Format } from './helpers/git.js';
+import { packwrightDaemon } from './helpers/servers.js';
 import { encodePacket, FLUSH_PACKET, PacketReader } from '../src/protocol/index.js';
 import { Repository } from '../src/repo/index.js';
-import { receivePack, serveGitDaemonConnection, type ReceivePackOptions } from '../src/serve/index.js';
+import { receivePack, type ReceivePackOptions } from '../src/serve/index.js';
 
 const execFileAsync = promisify(execFile);
 const FORMATS: Format[] = ['sha1', 'sha256'];
 
-/**
- * packwright's receive-pack (and upload-pack) serving git:// on 127.0.0.1 from this process, with
- * pushes allowed; `receive` gives the library's push options. Closed by `close()`.
- */
-async function daemon(receive: Pick<ReceivePackOptions, 'beforeUpdate' | 'afterUpdate' | 'hooks'> = {}): Promise<{ url: (path: string) => string; errors: string[]; [Symbol.asyncDispose]: () => Promise<void> }> {
-  const errors: string[] = [];
-  const opened: Repository[] = [];
-  const server = createServer((socket) => {
-    void serveGitDaemonConnection(socket, {
-      repository: (path) => {
-        const repo = Repository.openGitDir(path, { env: GIT_ENV });
-        opened.push(repo);
-        return repo;
-      },
-      authorize: () => true,
-      receive,
-      threads: 1,
-      onStderr: (text) => void errors.push(text),
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as AddressInfo).port;
-  return {
-    url: (path) => `git://127.0.0.1:${port}${path}`,
-    errors,
-    [Symbol.asyncDispose]: async () => {
-      await new Promise((resolve) => server.close(resolve));
-      for (const repo of opened) repo.close();
-    },
-  };
-}
+/** packwright's receive-pack (and upload-pack) serving git:// from this process, pushes allowed; `receive` gives the library's push options. */
+const daemon = (receive: Pick<ReceivePackOptions, 'beforeUpdate' | 'afterUpdate' | 'hooks'> = {}): ReturnType<typeof packwrightDaemon> => packwrightDaemon({ env: GIT_ENV, authorize: () => true, receive });
 
 /** git, asynchronously (the server answering it may run in this process): its status, stdout and stderr. */
 async function gitAsync(cwd: string, args: string[], env: Record<string, string | undefined> = {}): Promise<{ status: number; stdout: string; stderr: string }> {

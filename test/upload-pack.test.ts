@@ -1,15 +1,15 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile, execFileSync } from 'node:child_process';
-import { createServer, type AddressInfo } from 'node:net';
 import { promisify } from 'node:util';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CLI, git, GIT_ENV, makeHistoryRepo, runPackwright, tempDir, type Format } from './helpers/git.js';
+import { packwrightDaemon } from './helpers/servers.js';
 import { encodePacket, PacketReader } from '../src/protocol/index.js';
 import { PassThrough, Readable } from 'node:stream';
 import { Repository } from '../src/repo/index.js';
-import { serveGitDaemonConnection, uploadPack } from '../src/serve/index.js';
+import { uploadPack } from '../src/serve/index.js';
 
 const execFileAsync = promisify(execFile);
 
@@ -24,37 +24,6 @@ function state(repo: string): string {
   const shallow = existsSync(join(gitDir, 'shallow')) ? readFileSync(join(gitDir, 'shallow'), 'utf8').split('\n').sort().join('\n') : '';
   const objects = git(repo, ['cat-file', '--batch-all-objects', '--batch-check=%(objectname) %(objecttype)']).toString();
   return `${git(repo, ['show-ref', '--head']).toString()}\nshallow:\n${shallow}\nobjects:\n${objects}`;
-}
-
-/**
- * packwright serving git:// on 127.0.0.1 from this process (serveGitDaemonConnection): a clone
- * costs no node start-up, so these tests stay fast. Closed by `close()`; every connection is
- * over before it resolves.
- */
-async function daemon(): Promise<{ url: (path: string) => string; close: () => Promise<void>; errors: string[] }> {
-  const errors: string[] = [];
-  const opened: Repository[] = [];
-  const server = createServer((socket) => {
-    void serveGitDaemonConnection(socket, {
-      repository: (path) => {
-        const repo = Repository.openGitDir(path);
-        opened.push(repo);
-        return repo;
-      },
-      threads: 1,
-      onStderr: (text) => void errors.push(text),
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as AddressInfo).port;
-  return {
-    url: (path) => `git://127.0.0.1:${port}${path}`,
-    errors,
-    close: async () => {
-      await new Promise((resolve) => server.close(resolve));
-      for (const repo of opened) repo.close();
-    },
-  };
 }
 
 /** git, asynchronously (the server answering it runs in this process). */
@@ -83,11 +52,7 @@ async function fetchBoth(repos: { ours: string; theirs: string }, version: numbe
   await gitAsync(repos.ours, ['fsck', '--full', '--no-dangling']);
 }
 
-/** daemon() as an `await using` resource. */
-async function daemonResource(): Promise<{ url: (path: string) => string; errors: string[]; [Symbol.asyncDispose]: () => Promise<void> }> {
-  const d = await daemon();
-  return { url: d.url, errors: d.errors, [Symbol.asyncDispose]: d.close };
-}
+const daemonResource = (): ReturnType<typeof packwrightDaemon> => packwrightDaemon();
 
 /** A commit on `branch` of a bare repository, made without a work tree. */
 function commitTo(repo: string, branch: string, message: string): void {
