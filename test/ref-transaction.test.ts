@@ -32,13 +32,19 @@ function gitUpdateRef(repo: string, args: string[], input?: string): { status: n
   }
 }
 
-test('update-ref writes the refs, packed-refs and reflogs git writes: updates, symrefs, deletes of packed refs, --stdin transactions', async () => {
-  using dir = tempDir();
-  const base = makeRepo(dir.path, 'sha1');
-  const ours = join(dir.path, 'ours');
-  const theirs = join(dir.path, 'theirs');
+/** A repository made by git, and two copies of it: one for packwright's commands, one for git's. */
+function twoCopies(dir: string): { base: string; ours: string; theirs: string } {
+  const base = makeRepo(dir, 'sha1');
+  const ours = join(dir, 'ours');
+  const theirs = join(dir, 'theirs');
   cpSync(base, ours, { recursive: true });
   cpSync(base, theirs, { recursive: true });
+  return { base, ours, theirs };
+}
+
+test('update-ref writes the refs, packed-refs and reflogs git writes: updates, symrefs, deletes of packed refs, --stdin transactions', async () => {
+  using dir = tempDir();
+  const { base, ours, theirs } = twoCopies(dir.path);
   const rev = (r: string): string => git(base, ['rev-parse', r]).toString().trim();
   const [a, b, c] = [rev('HEAD'), rev('HEAD~1'), rev('HEAD~2')];
   const steps: { args: string[]; input?: string }[] = [
@@ -118,11 +124,7 @@ test('a library transaction: all or nothing, compare-and-swap, and every lock re
 
 test('symbolic-ref reads, sets (with a reflog line) and deletes symbolic refs as git does', async () => {
   using dir = tempDir();
-  const base = makeRepo(dir.path, 'sha1');
-  const ours = join(dir.path, 'ours');
-  const theirs = join(dir.path, 'theirs');
-  cpSync(base, ours, { recursive: true });
-  cpSync(base, theirs, { recursive: true });
+  const { base, ours, theirs } = twoCopies(dir.path);
   git(base, ['branch', 'other', 'HEAD~1']);
   for (const repo of [ours, theirs]) git(repo, ['branch', 'other', 'HEAD~1']);
   const steps = [['HEAD'], ['--short', 'HEAD'], ['-m', 'switch', 'HEAD', 'refs/heads/other'], ['refs/heads/alias', 'refs/heads/main'], ['-d', 'refs/heads/alias']];

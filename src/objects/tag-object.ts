@@ -41,16 +41,8 @@ export function parseTagObject(id: string, data: Uint8Array): TagObject {
   };
 }
 
-/** What a new annotated tag is made of (`writeTag`). */
-export interface NewTag {
-  object: string;
-  type: ObjectType;
-  tag: string;
-  tagger?: Person | undefined;
-  message: string;
-  /** A signature, appended to the message as git appends it. */
-  gpgsig?: string | undefined;
-}
+/** What a new annotated tag is made of (`writeTag`): a TagObject without its id (the signature is appended to the message, as git appends it). */
+export type NewTag = Omit<TagObject, 'id'>;
 
 /** The bytes of a tag as git's mktag takes them: object, type, tag, tagger, a blank line, the message, then the signature. */
 export function formatTagObject(t: NewTag): Buffer {

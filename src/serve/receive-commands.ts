@@ -81,8 +81,8 @@ export async function executeCommands(s: ReceiveSession, commands: Command[], un
   const zero = s.zeroId;
   const quarantine = s.quarantine;
   const view = quarantine?.repository ?? repo;
-  const shallow = await shallowInfo(s, view, commands);
   const known = knownTips(s);
+  const shallow = await shallowInfo(s, view, commands, known);
   const connectedOptions = { shallow: shallow.boundary, signal: s.options.signal };
   const checked = commands.filter((c) => c.newId !== zero && !c.skipUpdate && !c.shallowRef);
   if (!(await isConnected(view.objects, checked.map((c) => s.id(c.newId)), known, connectedOptions))) {
@@ -237,7 +237,7 @@ function knownTips(s: ReceiveSession): Buffer[] {
  * update_shallow_info): those not in our shallow file whose commits arrived. A command whose new
  * history reaches one is a shallow update, refused unless receive.shallowUpdate.
  */
-async function shallowInfo(s: ReceiveSession, view: Repository, commands: Command[]): Promise<{ boundary: Buffer[]; added: Map<string, Buffer[]> }> {
+async function shallowInfo(s: ReceiveSession, view: Repository, commands: Command[], knownIds: readonly Buffer[]): Promise<{ boundary: Buffer[]; added: Map<string, Buffer[]> }> {
   const ours = s.repo.shallowCommits();
   const oursHex = new Set(ours.map((id) => toHex(id)));
   const theirs = s.clientShallow.filter((id) => !oursHex.has(toHex(id)) && view.objects.has(id));
@@ -245,7 +245,7 @@ async function shallowInfo(s: ReceiveSession, view: Repository, commands: Comman
   if (theirs.length === 0) return { boundary: ours, added };
   const boundary = [...ours, ...theirs];
   const theirsHex = new Set(theirs.map((id) => toHex(id)));
-  const known: RevTip[] = knownTips(s).filter((id) => view.objects.has(id)).map((id) => ({ id, uninteresting: true, name: '' }));
+  const known: RevTip[] = knownIds.filter((id) => view.objects.has(id)).map((id) => ({ id, uninteresting: true, name: '' }));
   for (const c of commands) {
     if (c.newId === s.zeroId || c.error !== undefined) continue;
     const walk = walkCommits(view.objects, [{ id: s.id(c.newId), uninteresting: false, name: c.ref }, ...known], { shallow: boundary, missing: 'allow-any' });
