@@ -135,7 +135,8 @@ export async function cloneBare(url: string, options: CloneOptions): Promise<Clo
       if (!bare && branch !== undefined) {
         const tip = refs.find((r) => r.ref === head);
         if (tip !== undefined) {
-          // The local branch and origin/HEAD, with git clone's reflog lines ("clone: from <url>").
+          // The local branch and origin/HEAD, with git clone's reflog lines ("clone: from <url>"),
+          // through a repository opened again: `repo` read its config before logallrefupdates was written.
           const reopened = Repository.openGitDir(gitDir, openOptions);
           try {
             const message = `clone: from ${recorded}`;
