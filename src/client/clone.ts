@@ -2,17 +2,15 @@
 // fetch of everything they name (no haves), the pack streamed into index-pack as it arrives, then
 // packed-refs, HEAD and the remote's URL written as git writes them.
 import { readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { hostname } from 'node:os';
 import { join, resolve } from 'node:path';
 import { PackwrightError } from '../errors/packwright-error.js';
 import type { ObjectFormat } from '../hash/object-format.js';
-import { BAND_DATA, BAND_ERROR, BAND_PROGRESS } from '../protocol/sideband.js';
-import type { PacketReader } from '../protocol/pkt-line.js';
 import { initBareRepository } from '../repo/init-repository.js';
 import { Repository } from '../repo/repository.js';
 import { isConnected } from '../transfer/connectivity.js';
-import { readPackHeader, receiveObjects } from '../transfer/receive-objects.js';
-import { commandRequest, nextPacket, readCapabilities } from './protocol-v2.js';
+import { fetchPack } from './fetch-pack.js';
+import { nextPacket, readCapabilities } from './protocol-v2.js';
+import { lsRefs } from './list-server-refs.js';
 import { openConnection, parseRemoteUrl } from './transport.js';
 
 export interface CloneOptions {
@@ -45,24 +43,6 @@ export interface CloneResult {
   head: string | undefined;
 }
 
-/** The pack of a v2 fetch response: sections skipped up to `packfile`, then side band 1, with 2 to `progress` and 3 an error. */
-async function* packfileSection(reader: PacketReader, progress: ((text: string) => void) | undefined): AsyncGenerator<Buffer> {
-  for (;;) {
-    const p = await nextPacket(reader);
-    if (p.kind === 'data' && p.line === 'packfile') break;
-    if (p.kind === 'flush') throw new PackwrightError('PROTOCOL_ERROR', 'the fetch response ended without a packfile');
-  }
-  for (;;) {
-    const p = await nextPacket(reader);
-    if (p.kind !== 'data') return;
-    const band = p.data[0];
-    if (band === BAND_DATA) yield p.data.subarray(1);
-    else if (band === BAND_PROGRESS) progress?.(p.data.toString('utf8', 1));
-    else if (band === BAND_ERROR) throw new PackwrightError('REQUEST_REFUSED', `remote error: ${p.data.toString('utf8', 1).trimEnd()}`);
-    else throw new PackwrightError('PROTOCOL_ERROR', `bad band #${band ?? -1}`);
-  }
-}
-
 /**
  * Clones the repository at `url` into a new bare repository `options.dir`, as `git clone --bare`
  * (or `--mirror`): every branch and tag (every ref), HEAD as the server's, `remote.origin.url`; the pack checked as git's
@@ -81,16 +61,12 @@ export async function cloneBare(url: string, options: CloneOptions): Promise<Clo
     const caps = await readCapabilities(conn.reader);
     const format = (caps.get('object-format') ?? 'sha1') as ObjectFormat;
     const prefixes = options.mirror === true ? ['HEAD', 'refs/', 'refs/tags/'] : ['HEAD', 'refs/heads/', 'refs/tags/'];
-    let reader = await conn.request(commandRequest('ls-refs', caps, agent, ['peel', 'symrefs', 'unborn', ...prefixes.map((p) => `ref-prefix ${p}`)]));
+    const listed = await lsRefs(conn, caps, agent, { peel: true, symrefs: true, unborn: true, prefixes });
     const refs: { ref: string; oid: string; peeled?: string }[] = [];
     let head: string | undefined;
-    for (let p = await nextPacket(reader); p.kind === 'data'; p = await nextPacket(reader)) {
-      const [oid, ref, ...attrs] = p.line.split(' ');
-      if (oid === undefined || ref === undefined) throw new PackwrightError('PROTOCOL_ERROR', `invalid ls-refs response: ${p.line}`);
-      const target = attrs.find((a) => a.startsWith('symref-target:'))?.slice(14);
-      const peeled = attrs.find((a) => a.startsWith('peeled:'))?.slice(7);
-      if (ref === 'HEAD') head = target;
-      else if (oid !== 'unborn') refs.push(peeled !== undefined ? { ref, oid, peeled } : { ref, oid });
+    for (const r of listed) {
+      if (r.ref === 'HEAD') head = r.target;
+      else if (r.oid !== 'unborn') refs.push(r.peeled !== undefined ? { ref: r.ref, oid: r.oid, peeled: r.peeled } : { ref: r.ref, oid: r.oid });
     }
     const bare = options.bare !== false || options.mirror === true;
     const gitDir = bare ? dir : join(dir, '.git');
@@ -103,14 +79,13 @@ export async function cloneBare(url: string, options: CloneOptions): Promise<Clo
     const repo = Repository.openGitDir(gitDir, openOptions);
     try {
       if (wants.length > 0) {
-        reader = await conn.request(commandRequest('fetch', caps, agent, [...wants.map((w) => `want ${w}`), 'ofs-delta', ...(options.onProgress === undefined ? ['no-progress'] : []), 'done']));
-        const { header, rest } = await readPackHeader(packfileSection(reader, options.onProgress));
-        const received = await receiveObjects(repo, header, rest, { unpackLimit: 0, keep: `fetch-pack ${process.pid} on ${hostname()}`, signal: options.signal });
+        // A clone keeps what it receives as a pack whatever its size (git's TRANS_OPT_KEEP).
+        const received = await fetchPack(conn, caps, repo, { wants, unpackLimit: 0, onProgress: options.onProgress, agent, signal: options.signal });
         repo.store.refresh();
         if (!(await isConnected(repo.objects, wants.map((w) => Buffer.from(w, 'hex')), [], { signal: options.signal }))) {
           throw new PackwrightError('OBJECT_NOT_FOUND', `${url}: the pack received does not hold everything the refs need`);
         }
-        if (received.keepPath !== undefined) rmSync(received.keepPath, { force: true });
+        if (received?.keepPath !== undefined) rmSync(received.keepPath, { force: true });
       }
       // packed-refs as git clone writes it: sorted, each annotated tag followed by what it peels to;
       // with a work tree's layout the branches are the remote's (refs/remotes/origin/*).

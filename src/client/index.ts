@@ -1,9 +1,13 @@
 // The client side of git's transport: reaching a server (a local path, file://, git://, smart
 // HTTP) and what is asked of it: the refs a server has (listServerRefs, git ls-remote), a bare
-// clone (cloneBare).
+// clone (cloneBare), a fetch into a repository (fetch).
 export { listServerRefs } from './list-server-refs.js';
 export type { ListServerRefsOptions, ServerRef } from './list-server-refs.js';
 export { openConnection, parseRemoteUrl } from './transport.js';
 export type { ClientService, Connection, ConnectOptions, RemoteLocation } from './transport.js';
 export { cloneBare } from './clone.js';
 export type { CloneOptions, CloneResult } from './clone.js';
+export { fetch } from './fetch.js';
+export type { FetchOptions, FetchResult, FetchedRef, FetchedRefStatus } from './fetch.js';
+export { readRemoteConfig, anonymizeUrl, displayUrl } from './remote-config.js';
+export type { RemoteConfig } from './remote-config.js';

@@ -3,7 +3,7 @@
 import { PackwrightError } from '../errors/packwright-error.js';
 import { FLUSH_PACKET } from '../protocol/pkt-line.js';
 import { commandRequest, nextPacket, readCapabilities } from './protocol-v2.js';
-import { openConnection, parseRemoteUrl } from './transport.js';
+import { openConnection, parseRemoteUrl, type Connection } from './transport.js';
 
 /** A ref a server has, as isomorphic-git's listServerRefs gives it. */
 export interface ServerRef {
@@ -34,6 +34,37 @@ export interface ListServerRefsOptions {
 }
 
 /**
+ * A v2 `ls-refs` on a connection whose capabilities were read: the refs in the server's order,
+ * `unborn` HEAD (with `unborn`) as `{ ref: 'HEAD', oid: 'unborn', target }`.
+ */
+export async function lsRefs(
+  conn: Connection,
+  caps: ReadonlyMap<string, string>,
+  agent: string,
+  options: { prefixes?: readonly string[] | undefined; peel?: boolean | undefined; symrefs?: boolean | undefined; unborn?: boolean | undefined },
+): Promise<ServerRef[]> {
+  const args = [
+    ...(options.peel === true ? ['peel'] : []),
+    ...(options.symrefs === true ? ['symrefs'] : []),
+    ...(options.unborn === true ? ['unborn'] : []),
+    ...(options.prefixes ?? []).map((p) => `ref-prefix ${p}`),
+  ];
+  const reader = await conn.request(commandRequest('ls-refs', caps, agent, args));
+  const out: ServerRef[] = [];
+  for (let p = await nextPacket(reader); p.kind === 'data'; p = await nextPacket(reader)) {
+    const [oid, ref, ...attrs] = p.line.split(' ');
+    if (oid === undefined || ref === undefined) throw new PackwrightError('PROTOCOL_ERROR', `invalid ls-refs response: ${p.line}`);
+    const r: ServerRef = { ref, oid };
+    for (const a of attrs) {
+      if (a.startsWith('symref-target:')) r.target = a.slice(14);
+      else if (a.startsWith('peeled:')) r.peeled = a.slice(7);
+    }
+    out.push(r);
+  }
+  return out;
+}
+
+/**
  * The refs the server at `url` advertises (git ls-remote), in its order: protocol v2's ls-refs
  * with `prefixes`, or the v0/v1 advertisement, HEAD's target from its capabilities.
  */
@@ -48,20 +79,7 @@ export async function listServerRefs(url: string, options: ListServerRefsOptions
     if (first.kind === 'data' && first.line === 'version 2') {
       const caps = await readCapabilities(conn.reader);
       if (!caps.has('ls-refs')) throw new PackwrightError('PROTOCOL_ERROR', 'the server speaks protocol v2 without ls-refs');
-      const args = [...(options.peelTags === true ? ['peel'] : []), ...(options.symrefs === true ? ['symrefs'] : []), ...(options.prefixes ?? []).map((p) => `ref-prefix ${p}`)];
-      const reader = await conn.request(commandRequest('ls-refs', caps, options.agent ?? 'packwright', args));
-      const out: ServerRef[] = [];
-      for (let p = await nextPacket(reader); p.kind === 'data'; p = await nextPacket(reader)) {
-        const [oid, ref, ...attrs] = p.line.split(' ');
-        if (oid === undefined || ref === undefined) throw new PackwrightError('PROTOCOL_ERROR', `invalid ls-refs response: ${p.line}`);
-        const r: ServerRef = { ref, oid };
-        for (const a of attrs) {
-          if (a.startsWith('symref-target:')) r.target = a.slice(14);
-          else if (a.startsWith('peeled:')) r.peeled = a.slice(7);
-        }
-        out.push(r);
-      }
-      return out;
+      return await lsRefs(conn, caps, options.agent ?? 'packwright', { prefixes: options.prefixes, peel: options.peelTags, symrefs: options.symrefs });
     }
     // v0/v1: an optional "version 1", then `<oid> <ref>` lines (capabilities after the first's NUL), peeled `^{}` lines, shallow lines, a flush.
     let p = first;

@@ -1,0 +1,121 @@
+import { anonymizeUrl, fetch, type FetchedRef } from '../client/index.js';
+import type { Repository } from '../repo/index.js';
+import type { CommandIO } from './command-io.js';
+import { openRepository, type GlobalOptions } from './global-options.js';
+import { helpRequested, UsageError } from './usage-error.js';
+
+const USAGE = `usage: packwright fetch [-q | -v] [-p | --prune | --no-prune] [-t | --tags | -n | --no-tags] [-f | --force]
+                        [-u | --update-head-ok] [--upload-pack=<exec>] [--[no-]write-fetch-head] [--progress]
+                        [<repository> [<refspec>...]]`;
+
+/** A ref name as git fetch shows it (prettify_refname). */
+function pretty(name: string): string {
+  for (const prefix of ['refs/heads/', 'refs/tags/', 'refs/remotes/']) if (name.startsWith(prefix)) return name.slice(prefix.length);
+  return name;
+}
+
+/** The server's side of a line (the `what` of git's store_updated_refs). */
+function remoteShown(name: string): string {
+  return name === 'HEAD' ? '' : pretty(name);
+}
+
+/**
+ * `git fetch`: the refs of a remote (a configured one, default `origin`, or a URL) through its
+ * refspecs or those given, tags following, `--prune`; git's report on stderr (`From <url>`, a line
+ * a ref), FETCH_HEAD and reflogs as git writes them. Exit 1 when a ref was refused.
+ */
+export async function fetchCommand(io: CommandIO, global: GlobalOptions, agent: string, args: string[]): Promise<number> {
+  const help = helpRequested(args, USAGE, io.stdout);
+  if (help !== undefined) return help;
+  let verbosity = 0;
+  let progress = io.stderr.isTTY;
+  let prune: boolean | undefined;
+  let tags: 'all' | 'none' | undefined;
+  let force = false;
+  let updateHeadOk = false;
+  let writeFetchHead = true;
+  let uploadPack: string | undefined;
+  const positional: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i] as string;
+    if (a === '-q' || a === '--quiet') (verbosity = -1), (progress = false);
+    else if (a === '-v' || a === '--verbose') verbosity = 1;
+    else if (a === '-p' || a === '--prune') prune = true;
+    else if (a === '--no-prune') prune = false;
+    else if (a === '-t' || a === '--tags') tags = 'all';
+    else if (a === '-n' || a === '--no-tags') tags = 'none';
+    else if (a === '-f' || a === '--force') force = true;
+    else if (a === '-u' || a === '--update-head-ok') updateHeadOk = true;
+    else if (a === '--write-fetch-head') writeFetchHead = true;
+    else if (a === '--no-write-fetch-head') writeFetchHead = false;
+    else if (a === '--progress') progress = true;
+    else if (a.startsWith('--upload-pack=')) uploadPack = a.slice(14);
+    else if (a === '--upload-pack' && i + 1 < args.length) uploadPack = args[++i];
+    else if (a === '--') positional.push(...args.slice(i + 1)), (i = args.length);
+    else if (a.startsWith('-')) throw new UsageError(`error: unknown option \`${a.replace(/^-+/, '')}'\n${USAGE}`);
+    else positional.push(a);
+  }
+  const repo = openRepository(global);
+  // git's default reflog action: the command line as given, URLs without their passwords.
+  const reflogAction = global.env['GIT_REFLOG_ACTION'] ?? ['fetch', ...args.map(anonymizeUrl)].join(' ');
+  const result = await io.interruptible((signal) => fetch({
+    repository: repo, remote: positional[0], refspecs: positional.slice(1), tags, prune, force, updateHeadOk, writeFetchHead, uploadPack, agent, signal, reflogAction,
+    ...(progress ? { onProgress: (text: string) => io.stderr.write(`remote: ${text}`) } : {}),
+  }));
+  const rejected = result.refs.some((r) => r.status === 'rejected');
+  if (verbosity >= 0) io.stderr.write(fetchReport(repo, result.url, result.refs, result.pruned, verbosity, Number(global.env['COLUMNS']) || 80));
+  return rejected ? 1 : 0;
+}
+
+/** git fetch's lines (store_updated_refs, prune_refs, format_display): `From <url>`, then a line a ref. */
+export function fetchReport(repo: Repository, url: string, refs: readonly FetchedRef[], pruned: readonly { ref: string; oldId: string }[], verbosity: number, columns: number): string {
+  const abbrev = (hex: string): string => repo.objects.abbreviate(Buffer.from(hex, 'hex'));
+  const nullWidth = abbrev('0'.repeat(repo.store.hashLength * 2)).length;
+  const summaryWidth = (ids: readonly string[]): number => 2 * Math.max(nullWidth, ...ids.map((h) => abbrev(h).length)) + 3;
+  const lines: string[] = [];
+  let refcol = 10;
+  const line = (code: string, summary: string, error: string | undefined, remote: string, local: string, width: number): void => {
+    lines.push(` ${code} ${summary.padEnd(width)} ${remote.padEnd(refcol)} -> ${local}${error !== undefined ? `  (${error})` : ''}`);
+  };
+  // Pruning comes first, before git has measured the ref column.
+  const pruneWidth = summaryWidth(pruned.map((p) => p.oldId));
+  for (const p of pruned) line('-', '[deleted]', undefined, '(none)', pretty(p.ref), pruneWidth);
+  for (const r of refs) {
+    if (r.localRef === undefined || r.remoteRef === 'HEAD' || (verbosity <= 0 && r.status === 'up-to-date')) continue;
+    const rlen = pretty(r.remoteRef).length;
+    if (21 + rlen + 4 + pretty(r.localRef).length < columns) refcol = Math.max(refcol, rlen);
+  }
+  const width = summaryWidth(refs.map((r) => r.newId));
+  for (const r of refs) {
+    const what = remoteShown(r.remoteRef);
+    const local = r.localRef !== undefined ? pretty(r.localRef) : 'FETCH_HEAD';
+    switch (r.status) {
+      case 'fetch-head': {
+        const kind = r.remoteRef.startsWith('refs/heads/') ? 'branch' : r.remoteRef.startsWith('refs/tags/') ? 'tag' : r.remoteRef.startsWith('refs/remotes/') ? 'remote-tracking branch' : '';
+        line('*', kind !== '' ? kind : 'branch', undefined, what !== '' ? what : 'HEAD', 'FETCH_HEAD', width);
+        break;
+      }
+      case 'up-to-date':
+        if (verbosity > 0) line('=', '[up to date]', undefined, what, local, width);
+        break;
+      case 'new': {
+        const kind = r.remoteRef.startsWith('refs/tags/') ? '[new tag]' : r.remoteRef.startsWith('refs/heads/') ? '[new branch]' : '[new ref]';
+        line('*', kind, undefined, what, local, width);
+        break;
+      }
+      case 'fast-forward':
+        line(' ', `${abbrev(r.oldId as string)}..${abbrev(r.newId)}`, undefined, what, local, width);
+        break;
+      case 'forced':
+        line('+', `${abbrev(r.oldId as string)}...${abbrev(r.newId)}`, 'forced update', what, local, width);
+        break;
+      case 'tag-update':
+        line('t', '[tag update]', undefined, what, local, width);
+        break;
+      case 'rejected':
+        line('!', '[rejected]', r.reason, what, local, width);
+        break;
+    }
+  }
+  return lines.length > 0 ? `From ${url}\n${lines.join('\n')}\n` : '';
+}

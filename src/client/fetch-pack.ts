@@ -1,0 +1,131 @@
+// A protocol v2 fetch from the client's side (fetch-pack.c, do_fetch_pack_v2): the wants, rounds
+// of haves until the server is ready or nothing is left to offer, then the pack, streamed straight
+// into index-pack (or unpack-objects below the unpack limit) as it arrives.
+import { hostname } from 'node:os';
+import { PackwrightError } from '../errors/packwright-error.js';
+import type { PacketReader } from '../protocol/pkt-line.js';
+import { BAND_DATA, BAND_ERROR, BAND_PROGRESS } from '../protocol/sideband.js';
+import type { Repository } from '../repo/repository.js';
+import { readPackHeader, receiveObjects, type ReceivedObjects } from '../transfer/receive-objects.js';
+import type { HaveNegotiator } from './have-negotiator.js';
+import { commandRequest, nextPacket } from './protocol-v2.js';
+import type { Connection } from './transport.js';
+
+/** git's negotiation limits: the first round's haves, and how many unacknowledged haves after an ACK end it (MAX_IN_VAIN). */
+const INITIAL_FLUSH = 16;
+const LARGE_FLUSH = 16384;
+const MAX_IN_VAIN = 256;
+
+export interface FetchPackOptions {
+  /** Ids to ask for (hex). */
+  wants: readonly string[];
+  /** What to offer as haves (none: a clone). */
+  negotiator?: HaveNegotiator | undefined;
+  /** Ask for annotated tags of what is sent (include-tag). */
+  includeTag?: boolean | undefined;
+  /** This repository's shallow boundary, told to the server (`shallow <id>`) so it sends nothing that needs what is cut off. */
+  shallow?: readonly Uint8Array[] | undefined;
+  /** Objects below this count are written loose (fetch.unpackLimit; default 100). */
+  unpackLimit?: number | undefined;
+  onProgress?: ((text: string) => void) | undefined;
+  agent: string;
+  signal?: AbortSignal | undefined;
+}
+
+/** The pack of a v2 fetch response: sections skipped up to `packfile`, then side band 1, with 2 to `progress` and 3 an error. */
+async function* packfileSection(reader: PacketReader, progress: ((text: string) => void) | undefined): AsyncGenerator<Buffer> {
+  for (;;) {
+    const p = await nextPacket(reader);
+    if (p.kind === 'data' && p.line === 'packfile') break;
+    if (p.kind === 'flush') throw new PackwrightError('PROTOCOL_ERROR', 'the fetch response ended without a packfile');
+  }
+  for (;;) {
+    const p = await nextPacket(reader);
+    if (p.kind !== 'data') return;
+    const band = p.data[0];
+    if (band === BAND_DATA) yield p.data.subarray(1);
+    else if (band === BAND_PROGRESS) progress?.(p.data.toString('utf8', 1));
+    else if (band === BAND_ERROR) throw new PackwrightError('REQUEST_REFUSED', `remote error: ${p.data.toString('utf8', 1).trimEnd()}`);
+    else throw new PackwrightError('PROTOCOL_ERROR', `bad band #${band ?? -1}`);
+  }
+}
+
+/**
+ * Reads an `acknowledgments` section (git's process_acks): ACKs go to the negotiator; true when
+ * the server said `ready` (the packfile follows in this response), false when it wants another round.
+ */
+async function readAcknowledgments(reader: PacketReader, negotiator: HaveNegotiator | undefined, common: Set<string>): Promise<{ ready: boolean; acked: boolean }> {
+  const first = await nextPacket(reader);
+  if (first.kind !== 'data' || first.line !== 'acknowledgments') throw new PackwrightError('PROTOCOL_ERROR', `expected 'acknowledgments', received '${first.kind === 'data' ? first.line : first.kind}'`);
+  let ready = false;
+  let acked = false;
+  for (;;) {
+    const p = await nextPacket(reader);
+    if (p.kind === 'flush') {
+      if (ready) throw new PackwrightError('PROTOCOL_ERROR', "expected packfile to be sent after 'ready'");
+      return { ready, acked };
+    }
+    if (p.kind === 'delim') {
+      if (!ready) throw new PackwrightError('PROTOCOL_ERROR', "expected no other sections to be sent after no 'ready'");
+      return { ready, acked };
+    }
+    if (p.kind !== 'data') throw new PackwrightError('PROTOCOL_ERROR', 'unexpected packet in the acknowledgments');
+    if (p.line === 'NAK') continue;
+    if (p.line === 'ready') {
+      ready = true;
+      continue;
+    }
+    if (p.line.startsWith('ACK ')) {
+      const hex = p.line.slice(4);
+      if (negotiator?.ack(hex) === true || !common.has(hex)) acked = true;
+      common.add(hex);
+      continue;
+    }
+    throw new PackwrightError('PROTOCOL_ERROR', `unexpected acknowledgment line: '${p.line}'`);
+  }
+}
+
+/**
+ * Fetches `wants` over a v2 connection whose capabilities were read (`caps`) into `repo`; the
+ * objects received (with a `.keep` the caller removes once refs name them). Nothing wanted:
+ * nothing asked.
+ */
+export async function fetchPack(conn: Connection, caps: ReadonlyMap<string, string>, repo: Repository, options: FetchPackOptions): Promise<ReceivedObjects | undefined> {
+  if (options.wants.length === 0) return undefined;
+  const head = options.wants.map((w) => `want ${w}`);
+  head.push('thin-pack', 'ofs-delta');
+  if (options.onProgress === undefined) head.push('no-progress');
+  if (options.includeTag === true) head.push('include-tag');
+  for (const id of options.shallow ?? []) head.push(`shallow ${Buffer.from(id).toString('hex')}`);
+  const common = new Set<string>();
+  let reader: PacketReader | undefined;
+  let flushAt = INITIAL_FLUSH;
+  let inVain = 0;
+  let seenAck = false;
+  for (;;) {
+    const haves: string[] = [];
+    while (options.negotiator !== undefined && haves.length < flushAt) {
+      const h = options.negotiator.next();
+      if (h === undefined) break;
+      haves.push(h);
+    }
+    inVain += haves.length;
+    const done = haves.length === 0 || (seenAck && inVain >= MAX_IN_VAIN);
+    const args = [...head, ...[...common].map((c) => `have ${c}`), ...haves.map((h) => `have ${h}`), ...(done ? ['done'] : [])];
+    reader = await conn.request(commandRequest('fetch', caps, options.agent, args));
+    if (done) break;
+    const { ready, acked } = await readAcknowledgments(reader, options.negotiator, common);
+    if (acked) {
+      seenAck = true;
+      inVain = 0;
+    }
+    if (ready) break;
+    flushAt = flushAt < LARGE_FLUSH ? flushAt * 2 : Math.floor(flushAt * 11 / 10);
+  }
+  const { header, rest } = await readPackHeader(packfileSection(reader, options.onProgress));
+  return receiveObjects(repo, header, rest, {
+    unpackLimit: options.unpackLimit ?? 100,
+    keep: `fetch-pack ${process.pid} on ${hostname()}`,
+    signal: options.signal,
+  });
+}

@@ -1,0 +1,426 @@
+// `git fetch` (builtin/fetch.c) over protocol v2: the server's refs by ls-refs, mapped through
+// the refspecs (the command's, else the remote's) to local refs, tags following what is fetched,
+// stale refs pruned, the objects negotiated and received, then each ref updated as git judges it
+// (new, fast-forward, forced, refused), reflogs and FETCH_HEAD written as git writes them.
+import { renameSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { PackwrightError } from '../errors/packwright-error.js';
+import { OBJ_COMMIT, OBJ_TAG } from '../objects/object-type.js';
+import { parseTag } from '../objects/commit.js';
+import { excludedByNegative, fetchDestination, mapPattern, parseRefspec, refspecPrefixes, type Refspec } from '../refs/refspec.js';
+import { DWIM_RULES } from '../refs/resolve-revision.js';
+import { Repository } from '../repo/repository.js';
+import { isConnected } from '../transfer/connectivity.js';
+import { mergeBases } from '../walk/merge-bases.js';
+import { fetchPack } from './fetch-pack.js';
+import { HaveNegotiator } from './have-negotiator.js';
+import { lsRefs, type ServerRef } from './list-server-refs.js';
+import { nextPacket, readCapabilities } from './protocol-v2.js';
+import { displayUrl, readRemoteConfig } from './remote-config.js';
+import { openConnection, parseRemoteUrl } from './transport.js';
+
+export interface FetchOptions {
+  /** The repository fetched into: its git directory, or a work tree holding `.git`… */
+  dir?: string | undefined;
+  /** …or a repository open already (left open). */
+  repository?: Repository | undefined;
+  /** A configured remote's name (default `origin`), or a URL or path. */
+  remote?: string | undefined;
+  /** Refspecs (git's command-line ones); default the remote's `remote.<name>.fetch`. */
+  refspecs?: readonly string[] | undefined;
+  /** Tags: `'all'` (git's --tags), `'none'` (--no-tags); default remote.<name>.tagOpt, else those pointing into what is fetched. */
+  tags?: 'all' | 'none' | undefined;
+  /** Delete local refs the refspecs map from server refs that are gone (git's --prune; default remote.<name>.prune, fetch.prune). */
+  prune?: boolean | undefined;
+  /** Update refs even when it is not a fast-forward (git's --force). */
+  force?: boolean | undefined;
+  /** Write FETCH_HEAD (default true). */
+  writeFetchHead?: boolean | undefined;
+  /** The reflog lines' action (git's GIT_REFLOG_ACTION; default `fetch <remote>`). */
+  reflogAction?: string | undefined;
+  /** Allow updating the branch HEAD is on in a repository with a work tree (git's --update-head-ok). */
+  updateHeadOk?: boolean | undefined;
+  /** For a local repository: spawn this upload-pack command instead of serving it in this process. */
+  uploadPack?: string | undefined;
+  headers?: Readonly<Record<string, string>> | undefined;
+  /** The server's progress lines (band 2), as they come. */
+  onProgress?: ((text: string) => void) | undefined;
+  agent?: string | undefined;
+  signal?: AbortSignal | undefined;
+  cwd?: string | undefined;
+  /** The environment git's variables are read from (the reflogs' committer); default the process's. */
+  env?: Record<string, string | undefined> | undefined;
+}
+
+/** How a ref fared (git fetch's display): `'new'` ([new branch], [new tag], [new ref]), `'fast-forward'`, `'forced'`, `'tag-update'`, `'rejected'`, `'up-to-date'`, `'fetch-head'` (no local ref: FETCH_HEAD only). */
+export type FetchedRefStatus = 'new' | 'fast-forward' | 'forced' | 'tag-update' | 'rejected' | 'up-to-date' | 'fetch-head';
+
+export interface FetchedRef {
+  /** The server's ref (`refs/heads/main`, `HEAD`), or the id asked for. */
+  remoteRef: string;
+  /** Where it was stored; undefined when only FETCH_HEAD has it. */
+  localRef: string | undefined;
+  /** The local ref's id before (undefined: it did not exist). */
+  oldId: string | undefined;
+  newId: string;
+  status: FetchedRefStatus;
+  /** Why it was refused (git's words: `non-fast-forward`, `would clobber existing tag`, `unable to update local ref`). */
+  reason?: string | undefined;
+  /** FETCH_HEAD's mark: for merge (the first refspec's ref) or not. */
+  forMerge: boolean;
+  /** Not written to FETCH_HEAD (a remote-tracking ref updated by the way). */
+  fetchHeadIgnored: boolean;
+}
+
+export interface FetchResult {
+  /** The URL as git shows it (`From <url>`). */
+  url: string;
+  /** The refs in git's order of display and of FETCH_HEAD: for merge first. */
+  refs: FetchedRef[];
+  /** Refs deleted by pruning, with the id each had. */
+  pruned: { ref: string; oldId: string }[];
+  /** Objects received (0 when everything was here). */
+  objects: number;
+}
+
+interface MapEntry {
+  remote: ServerRef | { ref: string; oid: string };
+  local: string | undefined;
+  force: boolean;
+  status: 'merge' | 'not-for-merge' | 'ignore';
+}
+
+/** git's get_fetch_map: what `spec` takes from `remoteRefs`. */
+function fetchMap(remoteRefs: readonly ServerRef[], spec: Refspec, into: MapEntry[], missingOk: boolean): void {
+  if (spec.negative) return;
+  if (spec.pattern) {
+    for (const r of remoteRefs) {
+      if (r.ref.endsWith('^{}')) continue;
+      const local = spec.dst === undefined || spec.dst === '' ? undefined : mapPattern(spec.src, spec.dst, r.ref);
+      if (spec.dst !== undefined && spec.dst !== '' && local === undefined) continue;
+      if (mapPattern(spec.src, spec.src, r.ref) === undefined) continue;
+      into.push({ remote: r, local, force: spec.force, status: 'not-for-merge' });
+    }
+    return;
+  }
+  const src = spec.src === '' ? 'HEAD' : spec.src;
+  let found: ServerRef | { ref: string; oid: string } | undefined;
+  if (/^[0-9a-f]{40}([0-9a-f]{24})?$/.test(src)) found = { ref: src, oid: src };
+  else {
+    for (const rule of DWIM_RULES) {
+      found = remoteRefs.find((r) => r.ref === rule.replace('%s', src));
+      if (found !== undefined) break;
+    }
+  }
+  if (found === undefined) {
+    if (missingOk) return;
+    throw new PackwrightError('REF_NOT_FOUND', `couldn't find remote ref ${src}`);
+  }
+  into.push({ remote: found, local: spec.dst === undefined || spec.dst === '' ? undefined : fetchDestination(spec.dst), force: spec.force, status: 'not-for-merge' });
+}
+
+/**
+ * Fetches from a remote into the repository at `options.dir`, as `git fetch` does: refs mapped
+ * through the refspecs, tags following what is fetched, `prune`, fast-forward rules, reflogs and
+ * FETCH_HEAD. Refs refused are reported, not thrown (git exits 1 then); a server that sends too
+ * little, or a broken pack, fails with nothing changed.
+ */
+export async function fetch(options: FetchOptions): Promise<FetchResult> {
+  if (options.repository !== undefined) return fetchInto(options.repository, options);
+  if (options.dir === undefined) throw new PackwrightError('INVALID_ARGUMENT', 'fetch needs `dir` or `repository`');
+  const repo = Repository.open(options.dir, { defaultRefresh: 'on-miss', ...(options.env !== undefined ? { env: options.env } : {}) });
+  try {
+    return await fetchInto(repo, options);
+  } finally {
+    repo.close();
+  }
+}
+
+async function fetchInto(repo: Repository, options: FetchOptions): Promise<FetchResult> {
+  const remoteName = options.remote ?? 'origin';
+  const remote = readRemoteConfig(repo.config, remoteName);
+  const url = remote.url;
+  const agent = options.agent ?? 'packwright';
+  const cmdline = (options.refspecs ?? []).map((s) => parseRefspec(s, 'fetch'));
+  const specs = cmdline.length > 0 ? cmdline : remote.fetch;
+  const tagMode = options.tags ?? remote.tags;
+  const hashHex = repo.store.hashLength * 2;
+  const location = parseRemoteUrl(url, options.cwd ?? repo.workTree ?? repo.gitDir);
+  const conn = await openConnection(location, { service: 'git-upload-pack', protocol: 2, command: options.uploadPack ?? remote.uploadPack, headers: options.headers, agent, signal: options.signal });
+  try {
+    const first = await nextPacket(conn.reader);
+    if (first.kind !== 'data' || first.line !== 'version 2') throw new PackwrightError('PROTOCOL_ERROR', `${url}: the server does not speak protocol v2, which packwright's fetch needs`);
+    const caps = await readCapabilities(conn.reader);
+    const format = caps.get('object-format') ?? 'sha1';
+    if (format !== repo.format) throw new PackwrightError('INVALID_ARGUMENT', `mismatched algorithms: client ${repo.format}; server ${format}`);
+
+    // The current branch's upstream, when it is on this remote (branch.<name>.remote, .merge).
+    const branch = repo.refs.symbolicEnd('HEAD');
+    const branchKey = branch?.startsWith('refs/heads/') === true ? `branch.${branch.slice(11)}` : undefined;
+    const merges = cmdline.length === 0 && branchKey !== undefined && remote.name !== undefined && repo.config.get(`${branchKey}.remote`) === remote.name
+      ? repo.config.getAll(`${branchKey}.merge`).filter((m): m is string => typeof m === 'string')
+      : [];
+    // Which server refs to list: the refspecs' sources, the upstream, and the tags when they may follow.
+    const fetchesHead = specs.length === 0 && merges.length === 0;
+    const prefixes = fetchesHead ? ['HEAD'] : [...refspecPrefixes(specs), ...merges];
+    const autoTags = tagMode !== 'none' && (tagMode === 'all' || specs.some((s) => s.dst !== undefined && s.dst !== ''));
+    if (autoTags) prefixes.push('refs/tags/');
+    const remoteRefs = await lsRefs(conn, caps, agent, { peel: true, symrefs: true, prefixes });
+
+    // git's get_ref_map.
+    const map: MapEntry[] = [];
+    if (cmdline.length > 0) {
+      for (const s of cmdline) fetchMap(remoteRefs, s, map, false);
+      for (const e of map) e.status = 'merge';
+    } else if (!fetchesHead) {
+      for (const [i, s] of specs.entries()) {
+        const before = map.length;
+        fetchMap(remoteRefs, s, map, false);
+        if (i === 0 && merges.length === 0 && !s.pattern && map.length > before) (map[before] as MapEntry).status = 'merge';
+      }
+      // git's add_merge_config: what the current branch merges from this remote is for merge, fetched if no refspec took it.
+      for (const m of merges) {
+        const e = map.find((x) => x.remote.ref === m);
+        if (e !== undefined) e.status = 'merge';
+        else {
+          const before = map.length;
+          fetchMap(remoteRefs, parseRefspec(m, 'fetch'), map, true);
+          for (const x of map.slice(before)) x.status = 'merge';
+        }
+      }
+    } else {
+      const head = remoteRefs.find((r) => r.ref === 'HEAD');
+      if (head === undefined) throw new PackwrightError('REF_NOT_FOUND', "couldn't find remote ref HEAD");
+      map.push({ remote: head, local: undefined, force: false, status: 'merge' });
+    }
+    // The local refs (symbolic ones are neither pruned nor offered twice).
+    const localRefs = new Map(repo.refs.list('refs/').filter((r) => r.symbolicTarget === undefined).map((r) => [r.name, r.id]));
+    const have = (hex: string): boolean => repo.objects.has(Buffer.from(hex, 'hex'));
+    if (tagMode === 'all') {
+      fetchMap(remoteRefs, parseRefspec('refs/tags/*:refs/tags/*', 'fetch'), map, true);
+    } else if (autoTags) {
+      // git's find_non_local_tags: a tag not here yet follows when what it points at is here or coming.
+      const coming = new Set(map.map((e) => e.remote.oid));
+      for (const r of remoteRefs) {
+        if (!r.ref.startsWith('refs/tags/') || localRefs.has(r.ref) || map.some((e) => e.local === r.ref)) continue;
+        const target = r.peeled ?? r.oid;
+        if (have(target) || coming.has(target)) map.push({ remote: r, local: r.ref, force: false, status: 'not-for-merge' });
+      }
+    }
+    // Refs a command-line refspec fetches also update their remote-tracking refs (git's opportunistic updates).
+    if (cmdline.length > 0) {
+      const extra: MapEntry[] = [];
+      for (const s of remote.fetch) fetchMap(map.map((e) => e.remote as ServerRef), s, extra, true);
+      for (const e of extra) map.push({ ...e, status: 'ignore' });
+    }
+    const negatives = cmdline.length > 0 ? cmdline : remote.fetch;
+    const entries = dedupe(map.filter((e) => !excludedByNegative(negatives, e.remote.ref)));
+
+    // A work tree's current branch is not fetched into (git's check_not_current_branch).
+    const current = repo.workTree !== undefined && options.updateHeadOk !== true ? repo.refs.symbolicEnd('HEAD') : undefined;
+    for (const e of entries) {
+      if (current !== undefined && e.local === current && localRefs.has(current)) {
+        throw new PackwrightError('INVALID_ARGUMENT', `refusing to fetch into branch '${current}' checked out at '${repo.workTree ?? ''}'`);
+      }
+    }
+
+    const reflogAction = options.reflogAction ?? `fetch${options.remote !== undefined ? ` ${options.remote}` : ''}`;
+    const result: FetchResult = { url: displayUrl(url), refs: [], pruned: [], objects: 0 };
+    const prune = options.prune ?? remote.prune ?? false;
+    if (prune) result.pruned = pruneStale(repo, specs, remoteRefs, entries, localRefs);
+
+    // The objects: everything the map names that this repository lacks.
+    const wants = [...new Set(entries.map((e) => e.remote.oid))].filter((oid) => !have(oid));
+    const shallow = repo.shallowCommits();
+    if (wants.length > 0) {
+      const negotiator = new HaveNegotiator(repo.objects, shallow);
+      for (const id of localRefs.values()) negotiator.addTip(id);
+      for (const r of remoteRefs) if (r.oid.length === hashHex && have(r.oid)) negotiator.knownCommon(Buffer.from(r.oid, 'hex'));
+      const unpackLimit = repo.config.getInt('fetch.unpacklimit') ?? repo.config.getInt('transfer.unpacklimit') ?? 100;
+      const received = await fetchPack(conn, caps, repo, {
+        wants, negotiator, includeTag: autoTags, unpackLimit, onProgress: options.onProgress, agent, signal: options.signal, shallow,
+      });
+      repo.store.refresh();
+      result.objects = received?.objects ?? 0;
+      try {
+        await checkConnected(repo, entries, localRefs, shallow, url, options.signal);
+        storeRefs(repo, entries, localRefs, options, reflogAction, result);
+      } finally {
+        if (received?.keepPath !== undefined) rmSync(received.keepPath, { force: true });
+      }
+    } else {
+      await checkConnected(repo, entries, localRefs, shallow, url, options.signal);
+      storeRefs(repo, entries, localRefs, options, reflogAction, result);
+    }
+    if (options.writeFetchHead !== false) writeFetchHead(repo, result, url);
+    return result;
+  } finally {
+    conn.close();
+  }
+}
+
+/** git's check_connected before any ref moves: what the map names, down to what the local refs reach. */
+async function checkConnected(repo: Repository, entries: readonly MapEntry[], localRefs: ReadonlyMap<string, Buffer>, shallow: readonly Uint8Array[], url: string, signal: AbortSignal | undefined): Promise<void> {
+  const tips = [...new Set(entries.map((e) => e.remote.oid))].map((h) => Buffer.from(h, 'hex'));
+  if (!(await isConnected(repo.objects, tips, [...localRefs.values()], { shallow, signal }))) {
+    throw new PackwrightError('OBJECT_NOT_FOUND', `${displayUrl(url)} did not send all necessary objects`);
+  }
+}
+
+/** git's ref_remove_duplicates: one entry per local ref (two sources for one ref are refused), one per server ref without one. */
+function dedupe(map: readonly MapEntry[]): MapEntry[] {
+  const out: MapEntry[] = [];
+  const byLocal = new Map<string, MapEntry>();
+  for (const e of map) {
+    if (e.local === undefined) {
+      out.push(e);
+      continue;
+    }
+    const seen = byLocal.get(e.local);
+    if (seen === undefined) {
+      byLocal.set(e.local, e);
+      out.push(e);
+    } else if (seen.remote.ref !== e.remote.ref) {
+      if (seen.status === 'ignore') Object.assign(seen, e);
+      else if (e.status !== 'ignore') throw new PackwrightError('INVALID_ARGUMENT', `Cannot fetch both ${seen.remote.ref} and ${e.remote.ref} to ${e.local}`);
+    } else if (seen.status === 'ignore' && e.status !== 'ignore') {
+      seen.status = e.status;
+    }
+  }
+  return out;
+}
+
+/** git's prune_refs: local refs a refspec maps to from a server ref that is no longer there. */
+function pruneStale(repo: Repository, specs: readonly Refspec[], remoteRefs: readonly ServerRef[], entries: readonly MapEntry[], localRefs: Map<string, Buffer>): { ref: string; oldId: string }[] {
+  const remoteNames = new Set(remoteRefs.map((r) => r.ref));
+  const mapped = new Set(entries.map((e) => e.local));
+  const stale: { ref: string; oldId: string }[] = [];
+  for (const [name, id] of localRefs) {
+    if (mapped.has(name)) continue;
+    for (const s of specs) {
+      if (s.negative || s.dst === undefined || s.dst === '') continue;
+      const src = s.pattern ? mapPattern(fetchDestination(s.dst), s.src, name) : fetchDestination(s.dst) === name ? s.src : undefined;
+      if (src === undefined) continue;
+      if (!remoteNames.has(src)) stale.push({ ref: name, oldId: id.toString('hex') });
+      break;
+    }
+  }
+  if (stale.length > 0) {
+    const tx = repo.refTransaction();
+    for (const s of stale) tx.delete(s.ref, undefined, { message: 'fetch: prune' });
+    tx.commit();
+    for (const s of stale) localRefs.delete(s.ref);
+  }
+  return stale;
+}
+
+/** git's store_updated_refs and update_local_ref: each ref judged and written, merge entries first. */
+function storeRefs(repo: Repository, entries: readonly MapEntry[], localRefs: ReadonlyMap<string, Buffer>, options: FetchOptions, action: string, result: FetchResult): void {
+  const order = { merge: 0, 'not-for-merge': 1, ignore: 2 } as const;
+  const isCommitish = (hex: string): boolean => {
+    try {
+      return peeledType(repo, Buffer.from(hex, 'hex')) === OBJ_COMMIT;
+    } catch {
+      return false;
+    }
+  };
+  // FETCH_HEAD names something that is no commit as not for merge.
+  const judged = entries.map((e) => ({ e, status: e.status === 'merge' && !isCommitish(e.remote.oid) ? 'not-for-merge' as const : e.status }));
+  for (const pass of [0, 1, 2]) {
+    for (const { e, status } of judged) {
+      if (order[status] !== pass) continue;
+      const newId = e.remote.oid;
+      const forMerge = status === 'merge';
+      const fetchHeadIgnored = status === 'ignore';
+      if (e.local === undefined) {
+        result.refs.push({ remoteRef: e.remote.ref, localRef: undefined, oldId: undefined, newId, status: 'fetch-head', forMerge, fetchHeadIgnored });
+        continue;
+      }
+      const old = localRefs.get(e.local);
+      const oldId = old?.toString('hex');
+      const report = (s: FetchedRefStatus, reason?: string): void => {
+        result.refs.push({ remoteRef: e.remote.ref, localRef: e.local, oldId, newId, status: s, ...(reason !== undefined ? { reason } : {}), forMerge, fetchHeadIgnored });
+      };
+      if (oldId === newId) {
+        report('up-to-date');
+        continue;
+      }
+      const write = (message: string, checkOld: boolean): boolean => {
+        try {
+          repo.refTransaction().update(e.local as string, Buffer.from(newId, 'hex'), checkOld ? old : undefined, { message: `${action}: ${message}` }).commit();
+          return true;
+        } catch {
+          return false;
+        }
+      };
+      const force = options.force === true || e.force;
+      if (old !== undefined && e.local.startsWith('refs/tags/')) {
+        if (!force) report('rejected', 'would clobber existing tag');
+        else if (write('updating tag', false)) report('tag-update');
+        else report('rejected', 'unable to update local ref');
+        continue;
+      }
+      const oldCommit = old !== undefined && isCommitish(oldId as string);
+      if (!oldCommit || !isCommitish(newId)) {
+        const what = e.remote.ref.startsWith('refs/tags/') ? 'storing tag' : e.remote.ref.startsWith('refs/heads/') ? 'storing head' : 'storing ref';
+        if (write(what, false)) report('new');
+        else report('rejected', 'unable to update local ref');
+        continue;
+      }
+      const a = peelTo(repo, old as Buffer);
+      const b = peelTo(repo, Buffer.from(newId, 'hex'));
+      const fastForward = mergeBases(repo.objects, a, b).some((m) => m.equals(a));
+      if (fastForward) {
+        if (write('fast-forward', true)) report('fast-forward');
+        else report('rejected', 'unable to update local ref');
+      } else if (force) {
+        if (write('forced-update', true)) report('forced');
+        else report('rejected', 'unable to update local ref');
+      } else {
+        report('rejected', 'non-fast-forward');
+      }
+    }
+  }
+}
+
+function peeledType(repo: Repository, id: Buffer): number {
+  const o = repo.objects.read(peelTo(repo, id));
+  return o.type;
+}
+
+/** Tags peeled to what they finally point at. */
+function peelTo(repo: Repository, id: Buffer): Buffer {
+  let current = id;
+  for (let depth = 0; depth < 64; depth++) {
+    const o = repo.objects.read(current);
+    if (o.type !== OBJ_TAG) return current;
+    current = parseTag(o.data, repo.store.hashLength).object;
+  }
+  throw new PackwrightError('OBJECT_CORRUPT', `tag chain too deep at ${id.toString('hex')}`);
+}
+
+/** FETCH_HEAD as git writes it: `<id>\t[not-for-merge]\t<kind> '<name>' of <url>` a line, merge entries first. */
+function writeFetchHead(repo: Repository, result: FetchResult, url: string): void {
+  const shown = displayUrl(url);
+  let text = '';
+  for (const r of result.refs) {
+    if (r.fetchHeadIgnored) continue;
+    const name = r.remoteRef;
+    let kind = '';
+    let what = name;
+    for (const [prefix, k] of [['refs/heads/', 'branch'], ['refs/tags/', 'tag'], ['refs/remotes/', 'remote-tracking branch']] as const) {
+      if (name.startsWith(prefix)) {
+        kind = k;
+        what = name.slice(prefix.length);
+        break;
+      }
+    }
+    if (name === 'HEAD') what = '';
+    const note = what === '' ? '' : `${kind !== '' ? `${kind} ` : ''}'${what}' of `;
+    text += `${r.newId}\t${r.forMerge ? '' : 'not-for-merge'}\t${note}${shown.replace(/\n/g, '\\n')}\n`;
+  }
+  // git truncates and appends; a rename leaves no half-written file to a reader.
+  const path = join(repo.gitDir, 'FETCH_HEAD');
+  writeFileSync(`${path}.lock`, text);
+  renameSync(`${path}.lock`, path);
+}

@@ -1,0 +1,63 @@
+// A remote as git's remote.c reads it from the configuration: `remote.<name>.url`, its fetch and
+// push refspecs, tagOpt, prune, mirror, and the commands to run for a local one. A name that
+// is no configured remote is taken as a URL (an anonymous remote, with no refspecs).
+import type { GitConfig } from '../config/git-config.js';
+import { PackwrightError } from '../errors/packwright-error.js';
+import { parseRefspec, type Refspec } from '../refs/refspec.js';
+
+export interface RemoteConfig {
+  /** The remote's name; undefined for a URL given directly. */
+  name: string | undefined;
+  url: string;
+  fetch: Refspec[];
+  push: Refspec[];
+  /** remote.<name>.tagOpt: `--tags` (all tags) or `--no-tags`; undefined: tags follow what is fetched. */
+  tags: 'all' | 'none' | undefined;
+  /** remote.<name>.prune, else fetch.prune. */
+  prune: boolean | undefined;
+  /** remote.<name>.mirror. */
+  mirror: boolean;
+  uploadPack: string | undefined;
+  receivePack: string | undefined;
+}
+
+/** The remote `nameOrUrl` names in `config` (git's remote_get). */
+export function readRemoteConfig(config: GitConfig, nameOrUrl: string): RemoteConfig {
+  const key = (k: string): string => `remote.${nameOrUrl}.${k}`;
+  const urls = config.getAll(key('url')).filter((u): u is string => typeof u === 'string');
+  const str = (k: string): string | undefined => {
+    const v = config.get(key(k));
+    return typeof v === 'string' ? v : undefined;
+  };
+  if (urls.length === 0) {
+    // Not a configured remote: a URL or a path, as git takes it.
+    if (/^[A-Za-z0-9._-]+$/.test(nameOrUrl) && config.getAll(key('fetch')).length > 0) {
+      throw new PackwrightError('INVALID_ARGUMENT', `remote '${nameOrUrl}' has no url configured`);
+    }
+    return { name: undefined, url: nameOrUrl, fetch: [], push: [], tags: undefined, prune: config.getBool('fetch.prune'), mirror: false, uploadPack: undefined, receivePack: undefined };
+  }
+  const specs = (k: string, kind: 'fetch' | 'push'): Refspec[] => config.getAll(key(k)).filter((v): v is string => typeof v === 'string').map((v) => parseRefspec(v, kind));
+  const tagOpt = str('tagopt');
+  return {
+    name: nameOrUrl,
+    url: urls[0] as string,
+    fetch: specs('fetch', 'fetch'),
+    push: specs('push', 'push'),
+    tags: tagOpt === '--tags' ? 'all' : tagOpt === '--no-tags' ? 'none' : undefined,
+    prune: config.getBool(key('prune')) ?? config.getBool('fetch.prune'),
+    mirror: config.getBool(key('mirror')) ?? false,
+    uploadPack: str('uploadpack'),
+    receivePack: str('receivepack'),
+  };
+}
+
+/** A URL as git shows it (transport_anonymize_url): without a user name or password. */
+export function anonymizeUrl(url: string): string {
+  return url.replace(/^([a-z][a-z0-9+.-]*:\/\/)[^/@]*@/i, '$1');
+}
+
+/** A URL as git fetch shows it and writes it to FETCH_HEAD: trailing slashes and `.git` dropped. */
+export function displayUrl(url: string): string {
+  const trimmed = anonymizeUrl(url).replace(/\/+$/, '');
+  return trimmed.length > 5 && trimmed.endsWith('.git') ? trimmed.slice(0, -4) : trimmed;
+}
