@@ -1,0 +1,95 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { cpSync, existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { git, GIT_ENV, makeHistoryRepo, runPackwright, tempDir, type Format } from './helpers/git.js';
+import { packwrightServers } from './helpers/servers.js';
+import { fetch } from '../src/client/index.js';
+
+const execFileAsync = promisify(execFile);
+
+/** What a fetch leaves that git's would leave the same: refs, reflogs, FETCH_HEAD, and the objects. */
+function state(work: string): string {
+  const gitDir = join(work, '.git');
+  const logs = (dir: string, rel = ''): string[] => readdirSync(join(dir, rel), { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? logs(dir, join(rel, e.name)) : [`${join(rel, e.name)}:\n${readFileSync(join(dir, rel, e.name), 'utf8')}`]));
+  return [
+    git(work, ['for-each-ref']).toString(),
+    existsSync(join(gitDir, 'packed-refs')) ? readFileSync(join(gitDir, 'packed-refs'), 'utf8') : '',
+    logs(join(gitDir, 'logs')).sort().join(''),
+    readFileSync(join(gitDir, 'FETCH_HEAD'), 'utf8'),
+    git(work, ['cat-file', '--batch-all-objects', '--batch-check']).toString(),
+  ].join('\n');
+}
+
+/** The server's history moved on: new commits and an annotated tag on main, a branch rewritten, one deleted, one made. */
+function moveOn(src: string): void {
+  const commit = (parent: string, msg: string): string => git(src, ['commit-tree', `${parent}^{tree}`, '-p', parent, '-m', msg]).toString().trim();
+  const tip = commit(commit('main', 'one more'), 'two more');
+  git(src, ['update-ref', 'refs/heads/main', tip]);
+  git(src, ['tag', '-a', '-m', 'next', 'v2.0', tip]);
+  git(src, ['update-ref', 'refs/heads/topic', commit('topic~1', 'rewritten')]);
+  git(src, ['update-ref', '-d', 'refs/heads/oct-a']);
+  git(src, ['update-ref', 'refs/heads/new', 'main~1']);
+}
+
+for (const format of ['sha1', 'sha256'] as Format[]) {
+  test(`fetch --prune leaves what git fetch leaves, and says it in git's words (${format}; SHA-1 from a path, HTTP served by packwright and git's upload-pack, SHA-256 over git://)`, async () => {
+    using dir = tempDir();
+    const src = join(dir.path, 'src.git');
+    git(dir.path, ['clone', '-q', '--mirror', makeHistoryRepo(dir.path, format), src]);
+    const base = join(dir.path, 'base');
+    git(dir.path, ['clone', '-q', '--no-checkout', src, base]);
+    moveOn(src);
+    await using servers = await packwrightServers(src, GIT_ENV);
+    const urls = format === 'sha1' ? [src, servers.http, `file://${src}`] : [servers.git];
+    for (const [i, url] of urls.entries()) {
+      const theirs = join(dir.path, `git-${i}`);
+      const ours = join(dir.path, `pw-${i}`);
+      cpSync(base, theirs, { recursive: true });
+      cpSync(base, ours, { recursive: true });
+      for (const d of [theirs, ours]) git(d, ['remote', 'set-url', 'origin', url]);
+      // Asynchronously: the HTTP server answering it is in this process.
+      const extra = url.startsWith('file://') ? ['--upload-pack=git-upload-pack'] : [];
+      const gitSays = (await execFileAsync('git', ['fetch', '--prune', ...extra, 'origin'], { cwd: theirs, env: GIT_ENV })).stderr;
+      const r = await runPackwright(ours, ['fetch', '--prune', ...extra, 'origin'], { env: GIT_ENV });
+      assert.equal(r.status, 0, r.stderr);
+      assert.equal(r.stderr, gitSays, url);
+      assert.match(r.stderr, /- \[deleted\] +\(none\) +-> origin\/oct-a\n/);
+      const [a, b] = [state(ours).split('\n\n'), state(theirs).split('\n\n')];
+      for (const [k, part] of a.entries()) assert.equal(part, b[k], `${url}: part ${k}`);
+      git(ours, ['fsck', '--full', '--no-dangling']);
+    }
+  });
+}
+
+test('fetch offers its history in rounds and gets only what it lacks; refuses a non-fast-forward without +, and a tag that would be clobbered', async () => {
+  using dir = tempDir();
+  const src = join(dir.path, 'src.git');
+  git(dir.path, ['clone', '-q', '--mirror', makeHistoryRepo(dir.path, 'sha1'), src]);
+  const work = join(dir.path, 'work');
+  git(dir.path, ['clone', '-q', '--no-checkout', src, work]);
+  // 300 local commits the server never saw: the negotiation must get past them to what is common.
+  const local = Array.from({ length: 300 }, (_, i) => `commit refs/heads/local\ncommitter L <l@example.com> ${1800000000 + i} +0000\ndata 4\nl${String(i).padStart(3, '0')}\n${i === 0 ? 'from refs/heads/main\n' : ''}`).join('');
+  git(work, ['fast-import', '--quiet'], local);
+  moveOn(src);
+  const expected = git(src, ['rev-list', '--objects', 'refs/heads/main', 'refs/heads/topic', 'refs/heads/new', 'refs/tags/v2.0', '--not', 'main~2', 'topic~1']).toString().trim().split('\n').length;
+  const result = await fetch({ dir: work, env: GIT_ENV, refspecs: ['+refs/heads/*:refs/remotes/origin/*'] });
+  assert.equal(result.objects, expected);
+  assert.deepEqual(result.refs.filter((r) => r.status !== 'up-to-date').map((r) => `${r.status} ${r.localRef}`).sort(), [
+    'fast-forward refs/remotes/origin/main', 'forced refs/remotes/origin/topic', 'new refs/remotes/origin/new', 'new refs/tags/v2.0',
+  ]);
+  // Without `+`, a rewritten branch is refused; a moved tag likewise, unless forced.
+  const commit = (parent: string): string => git(src, ['commit-tree', `${parent}^{tree}`, '-p', parent, '-m', 'again']).toString().trim();
+  git(src, ['update-ref', 'refs/heads/topic', commit('topic~1')]);
+  git(src, ['tag', '-f', '-a', '-m', 'moved', 'v2.0', 'main~1']);
+  const refused = await runPackwright(work, ['fetch', 'origin', 'refs/heads/topic:refs/remotes/origin/topic', 'refs/tags/v2.0:refs/tags/v2.0'], { env: GIT_ENV });
+  assert.equal(refused.status, 1);
+  assert.match(refused.stderr, / ! \[rejected\] +topic +-> origin\/topic  \(non-fast-forward\)\n/);
+  assert.match(refused.stderr, / ! \[rejected\] +v2.0 +-> v2.0  \(would clobber existing tag\)\n/);
+  const forced = await runPackwright(work, ['fetch', '--force', 'origin', 'refs/tags/v2.0:refs/tags/v2.0'], { env: GIT_ENV });
+  assert.equal(forced.status, 0, forced.stderr);
+  assert.match(forced.stderr, / t \[tag update\] +v2.0 +-> v2.0\n/);
+  assert.equal(git(work, ['rev-parse', 'v2.0']).toString(), git(src, ['rev-parse', 'v2.0']).toString());
+});
