@@ -21,6 +21,7 @@ import { receivePackCommand } from './receive-pack.js';
 import { diffTreeCommand } from './diff-tree.js';
 import { lsRemoteCommand } from './ls-remote.js';
 import { fetchCommand } from './fetch.js';
+import { pushCommand } from './push.js';
 import { cloneCommand } from './clone.js';
 import { updateServerInfoCommand } from './update-server-info.js';
 import { httpBackendCommand } from './http-backend.js';
@@ -58,6 +59,7 @@ commands:
   clone          copy a repository at a URL or path: --bare, --mirror, --no-checkout (git clone)
   ls-remote      the refs a repository at a URL or path has (git ls-remote)
   fetch          update refs from a remote: refspecs, tags, --prune, FETCH_HEAD (git fetch)
+  push           update a remote's refs and send what they need: --force, --force-with-lease, --atomic (git push)
   update-server-info  info/refs and objects/info/packs for dumb HTTP clients (git update-server-info)
   http-backend   answer a smart HTTP request as a CGI program (git http-backend)
   serve          serve clones, fetches (and with --enable=receive-pack pushes) over HTTP, printing the URL
@@ -124,6 +126,8 @@ export async function run(argv: string[], callerIO: CommandIO): Promise<number> 
         return await lsRemoteCommand(io, global, `packwright/${packageVersion()}`, args);
       case 'fetch':
         return await fetchCommand(io, global, `packwright/${packageVersion()}`, args);
+      case 'push':
+        return await pushCommand(io, global, `packwright/${packageVersion()}`, args);
       case 'update-server-info':
         return updateServerInfoCommand(io, () => openRepository(global), args);
       case 'http-backend':

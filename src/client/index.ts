@@ -1,6 +1,6 @@
 // The client side of git's transport: reaching a server (a local path, file://, git://, smart
 // HTTP) and what is asked of it: the refs a server has (listServerRefs, git ls-remote), a bare
-// clone (cloneBare), a fetch into a repository (fetch).
+// clone (cloneBare), a fetch into a repository (fetch), a push from one (push).
 export { listServerRefs } from './list-server-refs.js';
 export type { ListServerRefsOptions, ServerRef } from './list-server-refs.js';
 export { openConnection, parseRemoteUrl } from './transport.js';
@@ -11,3 +11,7 @@ export { fetch } from './fetch.js';
 export type { FetchOptions, FetchResult, FetchedRef, FetchedRefStatus } from './fetch.js';
 export { readRemoteConfig, anonymizeUrl, displayUrl } from './remote-config.js';
 export type { RemoteConfig } from './remote-config.js';
+export { push } from './push.js';
+export type { PushOptions, PushResult, PushedRef, PushedRefStatus } from './push.js';
+export { readAdvertisement } from './advertisement.js';
+export type { Advertisement, AdvertisedRef } from './advertisement.js';

@@ -2,6 +2,7 @@
 // server's upload-pack advertises, from protocol v0/v1's advertisement or v2's ls-refs.
 import { PackwrightError } from '../errors/packwright-error.js';
 import { FLUSH_PACKET } from '../protocol/pkt-line.js';
+import { readAdvertisement } from './advertisement.js';
 import { commandRequest, nextPacket, readCapabilities } from './protocol-v2.js';
 import { openConnection, parseRemoteUrl, type Connection } from './transport.js';
 
@@ -81,33 +82,14 @@ export async function listServerRefs(url: string, options: ListServerRefsOptions
       if (!caps.has('ls-refs')) throw new PackwrightError('PROTOCOL_ERROR', 'the server speaks protocol v2 without ls-refs');
       return await lsRefs(conn, caps, options.agent ?? 'packwright', { prefixes: options.prefixes, peel: options.peelTags, symrefs: options.symrefs });
     }
-    // v0/v1: an optional "version 1", then `<oid> <ref>` lines (capabilities after the first's NUL), peeled `^{}` lines, shallow lines, a flush.
-    let p = first;
-    if (p.kind === 'data' && p.line === 'version 1') p = await nextPacket(conn.reader);
+    // v0/v1: the advertisement; HEAD's target from the capabilities.
+    const advertised = await readAdvertisement(conn.reader, first);
     const out: ServerRef[] = [];
-    let symrefs = new Map<string, string>();
-    for (let firstLine = true; p.kind === 'data'; p = await nextPacket(conn.reader), firstLine = false) {
-      const nul = p.data.indexOf(0);
-      const line = nul >= 0 ? p.data.toString('utf8', 0, nul) : p.line;
-      if (firstLine && nul >= 0) {
-        symrefs = new Map();
-        for (const [k, v] of [...p.data.toString('utf8', nul + 1).replace(/\n$/, '').split(' ')].map((w) => [w.slice(0, w.indexOf('=')), w.slice(w.indexOf('=') + 1)] as const)) {
-          if (k === 'symref') symrefs.set(v.slice(0, v.indexOf(':')), v.slice(v.indexOf(':') + 1));
-        }
-      }
-      if (line.startsWith('shallow ')) continue;
-      const space = line.indexOf(' ');
-      const oid = line.slice(0, space);
-      const ref = line.slice(space + 1);
-      if (ref === 'capabilities^{}') continue;
-      if (ref.endsWith('^{}')) {
-        const tag = out[out.length - 1];
-        if (tag !== undefined && tag.ref === ref.slice(0, -3) && options.peelTags === true) tag.peeled = oid;
-        continue;
-      }
-      if (!wanted(ref)) continue;
-      const target = options.symrefs === true ? symrefs.get(ref) : undefined;
-      out.push(target !== undefined ? { ref, oid, target } : { ref, oid });
+    for (const r of advertised.refs) {
+      if (!wanted(r.ref)) continue;
+      const target = options.symrefs === true ? advertised.symrefs.get(r.ref) : undefined;
+      const peeled = options.peelTags === true ? r.peeled : undefined;
+      out.push({ ref: r.ref, oid: r.oid, ...(target !== undefined ? { target } : {}), ...(peeled !== undefined ? { peeled } : {}) });
     }
     // A v0 conversation is ended by the client: a flush (no wants).
     if (location.kind !== 'http') await conn.request(FLUSH_PACKET).catch(() => undefined);

@@ -10,6 +10,7 @@ import { resolve as resolvePath } from 'node:path';
 import { PackwrightError } from '../errors/packwright-error.js';
 import { encodePacket, PacketReader, streamSink } from '../protocol/pkt-line.js';
 import { Repository } from '../repo/repository.js';
+import { receivePack } from '../serve/receive-pack.js';
 import { uploadPack } from '../serve/upload-pack.js';
 
 export type ClientService = 'git-upload-pack' | 'git-receive-pack';
@@ -34,15 +35,25 @@ export function parseRemoteUrl(url: string, cwd = process.cwd()): RemoteLocation
   return { kind: 'local', path: resolvePath(cwd, url) };
 }
 
+/** What a request sends: its bytes, or its chunks as they are made. */
+export type RequestBody = Buffer | AsyncIterable<Buffer>;
+
+/** Writes a request's body through `write`, chunk by chunk (each write waits for the stream to drain). */
+async function writeBody(write: (chunk: Buffer) => Promise<void>, body: RequestBody): Promise<void> {
+  if (Buffer.isBuffer(body)) await write(body);
+  else for await (const chunk of body) await write(chunk);
+}
+
 /** A conversation with a server's service. */
 export interface Connection {
   /** The server's first message (the advertisement): its packets, read as they come. */
   readonly reader: PacketReader;
   /**
-   * Sends a request. On a stateful connection it goes down the same stream and `reader` goes on
-   * with the answer; over HTTP it is a POST whose answer is returned as a new reader.
+   * Sends a request (bytes, or chunks as they are made: a push's pack, streamed). On a stateful
+   * connection it goes down the same stream and `reader` goes on with the answer; over HTTP it is
+   * a POST whose answer is returned as a new reader.
    */
-  request(body: Buffer): Promise<PacketReader>;
+  request(body: RequestBody): Promise<PacketReader>;
   close(): void;
 }
 
@@ -56,6 +67,8 @@ export interface ConnectOptions {
   headers?: Readonly<Record<string, string>> | undefined;
   agent?: string | undefined;
   signal?: AbortSignal | undefined;
+  /** What a service run in this process writes to its stderr (a spawned one's goes to this process's). */
+  stderr?: ((text: string) => void) | undefined;
 }
 
 /** Opens a conversation with the service at `location`. */
@@ -72,7 +85,7 @@ export async function openConnection(location: RemoteLocation, options: ConnectO
     const write = streamSink(socket, 'the connection is closed');
     await write(encodePacket(`${options.service} ${location.path}\0host=${location.host}\0${gitProtocol !== undefined ? `\0${gitProtocol}\0` : ''}`));
     const reader = new PacketReader(socket);
-    return { reader, request: async (body) => { await write(body); return reader; }, close: () => socket.destroy() };
+    return { reader, request: async (body) => { await writeBody(write, body); return reader; }, close: () => socket.destroy() };
   }
   if (options.command !== undefined) {
     const child = spawn('/bin/sh', ['-c', `${options.command} "$@"`, options.command, location.path], {
@@ -82,22 +95,28 @@ export async function openConnection(location: RemoteLocation, options: ConnectO
     child.stdin.on('error', () => undefined);
     const reader = new PacketReader(child.stdout);
     const write = streamSink(child.stdin, 'the remote end hung up');
-    return { reader, request: async (body) => { await write(body); return reader; }, close: () => { child.stdin.end(); child.kill(); } };
+    return { reader, request: async (body) => { await writeBody(write, body); return reader; }, close: () => { child.stdin.end(); child.kill(); } };
   }
-  // In this process: packwright's upload-pack on the repository, over a pair of streams.
-  if (options.service !== 'git-upload-pack') throw new PackwrightError('INVALID_ARGUMENT', `${options.service} to a local repository is not there yet`);
+  // In this process: packwright's upload-pack or receive-pack on the repository, over a pair of
+  // streams; what the service says on its stderr goes to `options.stderr` (git shows a spawned
+  // one's stderr).
   const repo = Repository.openGitDir(existsSync(`${location.path}/.git`) ? `${location.path}/.git` : location.path, { defaultRefresh: 'on-miss' });
   const toServer = new PassThrough();
   const toClient = new PassThrough();
-  const done = uploadPack(repo, { input: toServer, output: (chunk) => void toClient.write(chunk), protocol: options.protocol, agent: options.agent, signal: options.signal })
-    .catch(() => undefined)
+  const serviceOptions = {
+    input: toServer, output: (chunk: Buffer) => void toClient.write(chunk), protocol: options.protocol, agent: options.agent, signal: options.signal,
+    stderr: (text: string) => options.stderr?.(text),
+  };
+  const served = options.service === 'git-upload-pack' ? uploadPack(repo, serviceOptions) : receivePack(repo, serviceOptions);
+  void served
+    .catch((e: unknown) => options.stderr?.(`fatal: ${e instanceof Error ? e.message : String(e)}\n`))
     .finally(() => {
       toClient.end();
       repo.close();
     });
-  void done;
   const reader = new PacketReader(toClient);
-  return { reader, request: async (body) => { toServer.write(body); return reader; }, close: () => toServer.end() };
+  const write = streamSink(toServer, 'the remote end hung up');
+  return { reader, request: async (body) => { await writeBody(write, body); return reader; }, close: () => toServer.end() };
 }
 
 function httpConnection(base: URL, options: ConnectOptions, gitProtocol: string | undefined): Promise<Connection> {
@@ -130,11 +149,12 @@ function httpConnection(base: URL, options: ConnectOptions, gitProtocol: string 
     const post = `${base.href}/${options.service}`;
     return {
       reader,
-      request: async (requestBody: Buffer) => {
+      request: async (requestBody: RequestBody) => {
         const r = await fetch(post, {
           method: 'POST',
           headers: headers({ 'Content-Type': `application/x-${options.service}-request`, Accept: `application/x-${options.service}-result` }),
-          body: requestBody,
+          // A streamed body (a push's pack) goes out as it is made, chunked.
+          ...(Buffer.isBuffer(requestBody) ? { body: requestBody } : { body: Readable.toWeb(Readable.from(requestBody)) as unknown as NonNullable<RequestInit['body']>, duplex: 'half' }),
           ...(options.signal !== undefined ? { signal: options.signal } : {}),
         });
         if (!r.ok) await fail(r, post);

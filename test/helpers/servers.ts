@@ -42,16 +42,17 @@ export async function packwrightDaemon(options: DaemonOptions = {}): Promise<{ u
   };
 }
 
-/** One repository served over git:// (at its own path) and smart HTTP (at `/repo.git`). */
-export async function packwrightServers(repo: string, env: Record<string, string | undefined>): Promise<{ git: string; http: string; [Symbol.asyncDispose]: () => Promise<void> }> {
+/** One repository served over git:// (at its own path) and smart HTTP (at `/repo.git`); with `push`, receive-pack too. */
+export async function packwrightServers(repo: string, env: Record<string, string | undefined>, options: { push?: boolean } = {}): Promise<{ git: string; http: string; [Symbol.asyncDispose]: () => Promise<void> }> {
   const opened: Repository[] = [];
   const open = (): Repository => {
     const r = Repository.openGitDir(repo, { env });
     opened.push(r);
     return r;
   };
-  const daemon = createServer((socket) => void serveGitDaemonConnection(socket, { repository: open, threads: 1 }));
-  const handler = createGitHttpHandler({ repository: (path) => (path === '/repo.git' ? open() : undefined), threads: 1 });
+  const authorize = options.push === true ? { authorize: () => true } : {};
+  const daemon = createServer((socket) => void serveGitDaemonConnection(socket, { repository: open, threads: 1, ...authorize }));
+  const handler = createGitHttpHandler({ repository: (path) => (path === '/repo.git' ? open() : undefined), threads: 1, ...authorize });
   const http = createHttpServer((req, res) => void handler(req, res));
   await Promise.all([daemon, http].map((s) => new Promise<void>((ok) => s.listen(0, '127.0.0.1', ok))));
   return {

@@ -1,0 +1,115 @@
+import { anonymizeUrl, push, readRemoteConfig, type PushedRef } from '../client/index.js';
+import type { Repository } from '../repo/index.js';
+import type { CommandIO } from './command-io.js';
+import { openRepository, type GlobalOptions } from './global-options.js';
+import { helpRequested, UsageError } from './usage-error.js';
+
+const USAGE = `usage: packwright push [-q | -v] [--all | --tags] [-d | --delete] [-f | --force] [--force-with-lease[=<ref>[:<expect>]]]
+                       [--atomic] [-o <option> | --push-option=<option>] [--[no-]thin] [--receive-pack=<exec>] [--porcelain]
+                       [<repository> [<refspec>...]]`;
+
+/** git's advice after a refusal (builtin/push.c), by the first reason that applies. */
+const ADVICE: readonly [string, string][] = [
+  ['non-ff-head', "Updates were rejected because the tip of your current branch is behind\nits remote counterpart. Integrate the remote changes (e.g.\n'git pull ...') before pushing again.\nSee the 'Note about fast-forwards' in 'git push --help' for details."],
+  ['non-fast-forward', "Updates were rejected because a pushed branch tip is behind its remote\ncounterpart. Check out this branch and integrate the remote changes\n(e.g. 'git pull ...') before pushing again.\nSee the 'Note about fast-forwards' in 'git push --help' for details."],
+  ['already exists', 'Updates were rejected because the tag already exists in the remote.'],
+  ['fetch first', "Updates were rejected because the remote contains work that you do\nnot have locally. This is usually caused by another repository pushing\nto the same ref. You may want to first integrate the remote changes\n(e.g., 'git pull ...') before pushing again.\nSee the 'Note about fast-forwards' in 'git push --help' for details."],
+  ['needs force', "You cannot update a remote ref that points at a non-commit object,\nor update a remote ref to make it point at a non-commit object,\nwithout using the '--force' option.\n"],
+];
+
+function pretty(name: string): string {
+  for (const prefix of ['refs/heads/', 'refs/tags/', 'refs/remotes/']) if (name.startsWith(prefix)) return name.slice(prefix.length);
+  return name;
+}
+
+/**
+ * `git push`: refs to a remote (a configured one or a URL) through the refspecs given, the
+ * remote's push refspecs, or the current branch (push.default=simple); `--all`, `--tags`,
+ * `--delete`, `--force`, `--force-with-lease`, `--atomic`, `--push-option`. git's report on stderr
+ * (or `--porcelain` on stdout); exit 1 when a ref was refused.
+ */
+export async function pushCommand(io: CommandIO, global: GlobalOptions, agent: string, args: string[]): Promise<number> {
+  const help = helpRequested(args, USAGE, io.stdout);
+  if (help !== undefined) return help;
+  let verbosity = 0;
+  let all = false, tags = false, del = false, force = false, atomic = false, porcelain = false;
+  let thin = true;
+  let lease: boolean | Record<string, string | undefined> = false;
+  let receivePack: string | undefined;
+  const pushOptions: string[] = [];
+  const positional: string[] = [];
+  const addLease = (spec: string): void => {
+    const colon = spec.indexOf(':');
+    if (lease === true || lease === false) lease = {};
+    if (colon < 0) lease[spec.startsWith('refs/') ? spec : `refs/heads/${spec}`] = undefined;
+    else lease[spec.slice(0, colon).startsWith('refs/') ? spec.slice(0, colon) : `refs/heads/${spec.slice(0, colon)}`] = spec.slice(colon + 1);
+  };
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i] as string;
+    if (a === '-q' || a === '--quiet') verbosity = -1;
+    else if (a === '-v' || a === '--verbose') verbosity = 1;
+    else if (a === '--all') all = true;
+    else if (a === '--tags') tags = true;
+    else if (a === '-d' || a === '--delete') del = true;
+    else if (a === '-f' || a === '--force') force = true;
+    else if (a === '--atomic') atomic = true;
+    else if (a === '--porcelain') porcelain = true;
+    else if (a === '--thin') thin = true;
+    else if (a === '--no-thin') thin = false;
+    else if (a === '--force-with-lease') lease = lease === false ? true : lease;
+    else if (a.startsWith('--force-with-lease=')) addLease(a.slice(19));
+    else if (a.startsWith('--push-option=')) pushOptions.push(a.slice(14));
+    else if ((a === '-o' || a === '--push-option') && i + 1 < args.length) pushOptions.push(args[++i] as string);
+    else if (a.startsWith('--receive-pack=') || a.startsWith('--exec=')) receivePack = a.slice(a.indexOf('=') + 1);
+    else if (a === '--receive-pack' && i + 1 < args.length) receivePack = args[++i];
+    else if (a === '--') positional.push(...args.slice(i + 1)), (i = args.length);
+    else if (a.startsWith('-')) throw new UsageError(`error: unknown option \`${a.replace(/^-+/, '')}'\n${USAGE}`);
+    else positional.push(a);
+  }
+  const repo = openRepository(global);
+  if (verbosity > 0) io.stderr.write(`Pushing to ${anonymizeUrl(readRemoteConfig(repo.config, positional[0] ?? 'origin').url)}\n`);
+  const result = await io.interruptible((signal) => push({
+    repository: repo, remote: positional[0], refspecs: positional.slice(1), all, tags, delete: del, force, atomic, pushOptions, thin, receivePack, agent, signal,
+    forceWithLease: lease,
+    onMessage: (text) => io.stderr.write(text.replace(/^(?!error: )/gm, 'remote: ').replace(/remote: $/, '')),
+  }));
+  const report = pushReport(repo, result.url, result.refs, verbosity, porcelain);
+  if (porcelain) io.stdout.write(report);
+  else if (verbosity >= 0 || !result.ok) io.stderr.write(report);
+  if (porcelain) io.stdout.write('Done\n');
+  if (result.ok) return 0;
+  io.stderr.write(`error: failed to push some refs to '${result.url}'\n`);
+  const head = repo.refs.symbolicEnd('HEAD');
+  const reasons = new Set(result.refs.filter((r) => r.status === 'rejected').map((r) => (r.reason === 'non-fast-forward' && r.localRef === head ? 'non-ff-head' : r.reason)));
+  const advice = ADVICE.find(([reason]) => reasons.has(reason));
+  if (advice !== undefined) io.stderr.write(`${advice[1].split('\n').map((l) => (l === '' ? 'hint:' : `hint: ${l}`)).join('\n')}\n`);
+  return 1;
+}
+
+/** git push's lines (transport_print_push_status): `To <url>`, the refs pushed, then the ones refused. */
+export function pushReport(repo: Repository, url: string, refs: readonly PushedRef[], verbosity: number, porcelain: boolean): string {
+  const abbrev = (hex: string): string => repo.objects.abbreviate(Buffer.from(hex, 'hex'));
+  const ids = refs.flatMap((r) => [r.oldId, r.newId].filter((x): x is string => x !== undefined));
+  const width = 2 * Math.max(abbrev('0'.repeat(repo.store.hashLength * 2)).length, ...ids.map((h) => abbrev(h).length)) + 3;
+  const lines: string[] = [];
+  const line = (r: PushedRef, flag: string, summary: string, withSource: boolean, msg: string | undefined): void => {
+    const from = withSource && r.localRef !== undefined ? r.localRef : undefined;
+    if (porcelain) lines.push(`${flag}\t${from ?? ''}:${r.remoteRef}\t${summary}${msg !== undefined ? ` (${msg})` : ''}`);
+    else lines.push(` ${flag} ${summary.padEnd(width)} ${from !== undefined ? `${pretty(from)} -> ${pretty(r.remoteRef)}` : pretty(r.remoteRef)}${msg !== undefined ? ` (${msg})` : ''}`);
+  };
+  const ok = (r: PushedRef): void => {
+    if (r.newId === undefined) line(r, '-', '[deleted]', false, undefined);
+    else if (r.oldId === undefined) line(r, '*', r.remoteRef.startsWith('refs/tags/') ? '[new tag]' : r.remoteRef.startsWith('refs/heads/') ? '[new branch]' : '[new reference]', true, undefined);
+    else if (r.forced) line(r, '+', `${abbrev(r.oldId)}...${abbrev(r.newId)}`, true, 'forced update');
+    else line(r, ' ', `${abbrev(r.oldId)}..${abbrev(r.newId)}`, true, undefined);
+  };
+  if (verbosity > 0) for (const r of refs) if (r.status === 'up-to-date') line(r, '=', '[up to date]', true, undefined);
+  for (const r of refs) if (r.status === 'ok') ok(r);
+  for (const r of refs) {
+    if (r.status === 'rejected') line(r, '!', '[rejected]', true, r.reason);
+    else if (r.status === 'remote-rejected') line(r, '!', '[remote rejected]', r.newId !== undefined, r.reason);
+    else if (r.status === 'remote-failure') line(r, '!', '[remote failure]', r.newId !== undefined, r.reason);
+  }
+  if (lines.length === 0) return porcelain ? '' : 'Everything up-to-date\n';
+  return `To ${url}\n${lines.join('\n')}\n`;
+}

@@ -1,0 +1,423 @@
+// `git push` (builtin/push.c, remote.c's match_push_refs and set_ref_status_for_push,
+// send-pack.c): the server's receive-pack advertisement, the refspecs matched against local and
+// remote refs, each ref judged as git judges it (up to date, fast-forward, forced, refused), the
+// commands with a thin pack of what the server lacks, streamed as it is made, then the server's
+// report and the remote-tracking refs updated.
+import { PassThrough } from 'node:stream';
+import { PackwrightError } from '../errors/packwright-error.js';
+import { createPack } from '../create/create-pack.js';
+import { packSettings } from '../create/pack-settings.js';
+import { OBJ_COMMIT, OBJ_TAG } from '../objects/object-type.js';
+import { parseTag } from '../objects/commit.js';
+import { encodePacket, FLUSH_PACKET, PacketReader } from '../protocol/pkt-line.js';
+import { BAND_DATA, BAND_ERROR, BAND_PROGRESS } from '../protocol/sideband.js';
+import { fetchDestination, mapPattern, parseRefspec, type Refspec } from '../refs/refspec.js';
+import { DWIM_RULES } from '../refs/resolve-revision.js';
+import { Repository } from '../repo/repository.js';
+import { mergeBases } from '../walk/merge-bases.js';
+import type { RevTip } from '../walk/rev-args.js';
+import { readAdvertisement, type AdvertisedRef } from './advertisement.js';
+import { nextPacket } from './protocol-v2.js';
+import { anonymizeUrl, readRemoteConfig, type RemoteConfig } from './remote-config.js';
+import { openConnection, parseRemoteUrl } from './transport.js';
+
+export interface PushOptions {
+  /** The repository pushed from: its git directory, or a work tree holding `.git`… */
+  dir?: string | undefined;
+  /** …or a repository open already (left open). */
+  repository?: Repository | undefined;
+  /** A configured remote's name (default: the current branch's remote, else `origin`), or a URL or path. */
+  remote?: string | undefined;
+  /** Refspecs (`main`, `HEAD:refs/heads/x`, `+topic`, `:gone`, `refs/heads/*:refs/heads/*`); default remote.<name>.push, else the current branch to its upstream (push.default=simple). */
+  refspecs?: readonly string[] | undefined;
+  /** Every branch (git's --all). */
+  all?: boolean | undefined;
+  /** Every tag as well (git's --tags). */
+  tags?: boolean | undefined;
+  /** The refspecs name remote refs to delete (git's --delete). */
+  delete?: boolean | undefined;
+  /** Update refs even when it is not a fast-forward (git's --force). */
+  force?: boolean | undefined;
+  /**
+   * git's --force-with-lease: a ref is overwritten only if the server's value is what is
+   * expected: `true` (each ref's remote-tracking value; absent when there is none), or per ref the
+   * id expected (`undefined`: the remote-tracking value).
+   */
+  forceWithLease?: boolean | Readonly<Record<string, string | undefined>> | undefined;
+  /** All refs or none (git's --atomic; the server must support it). */
+  atomic?: boolean | undefined;
+  /** git's --push-option values, for the server's hooks. */
+  pushOptions?: readonly string[] | undefined;
+  /** Send a thin pack (default true, unless the server says no-thin). */
+  thin?: boolean | undefined;
+  /** For a local repository: spawn this receive-pack command instead of serving it in this process. */
+  receivePack?: string | undefined;
+  headers?: Readonly<Record<string, string>> | undefined;
+  /** What the server says (its hooks' output, band 2), as it comes. */
+  onMessage?: ((text: string) => void) | undefined;
+  agent?: string | undefined;
+  signal?: AbortSignal | undefined;
+  cwd?: string | undefined;
+  env?: Record<string, string | undefined> | undefined;
+}
+
+/**
+ * How a ref fared (git push's report): `'ok'`, `'up-to-date'`, `'rejected'` (here: `non-fast-forward`,
+ * `fetch first`, `already exists`, `needs force`, `stale info`, `atomic push failed`),
+ * `'remote-rejected'` (the server refused: its reason), `'remote-failure'` (no report came).
+ */
+export type PushedRefStatus = 'ok' | 'up-to-date' | 'rejected' | 'remote-rejected' | 'remote-failure';
+
+export interface PushedRef {
+  /** The local ref (or revision) pushed; undefined for a deletion. */
+  localRef: string | undefined;
+  remoteRef: string;
+  /** The server's id before (undefined: the ref was new). */
+  oldId: string | undefined;
+  /** The id sent (undefined: a deletion). */
+  newId: string | undefined;
+  status: PushedRefStatus;
+  reason?: string | undefined;
+  /** Not a fast-forward, and updated all the same (forced). */
+  forced: boolean;
+}
+
+export interface PushResult {
+  /** The URL as git shows it (`To <url>`). */
+  url: string;
+  /** The refs in git's order: the server's existing ones as it listed them, then the new ones. */
+  refs: PushedRef[];
+  /** Every ref pushed or up to date. */
+  ok: boolean;
+}
+
+interface Entry {
+  src: string | undefined;
+  newId: Buffer | undefined;
+  dst: string;
+  force: boolean;
+  remote: AdvertisedRef | undefined;
+  result: PushedRef;
+  /** The id the server's ref is expected to have (force-with-lease): hex, or null for absent. */
+  expect?: string | null | undefined;
+}
+
+/**
+ * Pushes from the repository at `options.dir` (or `options.repository`), as `git push` does.
+ * Refs the rules refuse are reported, not thrown; a server that cannot be reached, or a
+ * refspec that matches nothing, fails.
+ */
+export async function push(options: PushOptions): Promise<PushResult> {
+  if (options.repository !== undefined) return pushFrom(options.repository, options);
+  if (options.dir === undefined) throw new PackwrightError('INVALID_ARGUMENT', 'push needs `dir` or `repository`');
+  const repo = Repository.open(options.dir, { defaultRefresh: 'on-miss', ...(options.env !== undefined ? { env: options.env } : {}) });
+  try {
+    return await pushFrom(repo, options);
+  } finally {
+    repo.close();
+  }
+}
+
+async function pushFrom(repo: Repository, options: PushOptions): Promise<PushResult> {
+  const branch = repo.refs.symbolicEnd('HEAD');
+  const branchName = branch?.startsWith('refs/heads/') === true ? branch.slice(11) : undefined;
+  const configured = (k: string): string | undefined => {
+    const v = repo.config.get(k);
+    return typeof v === 'string' ? v : undefined;
+  };
+  const remoteName = options.remote ?? (branchName !== undefined ? configured(`branch.${branchName}.pushremote`) : undefined) ?? configured('remote.pushdefault')
+    ?? (branchName !== undefined ? configured(`branch.${branchName}.remote`) : undefined) ?? 'origin';
+  const remote = readRemoteConfig(repo.config, remoteName);
+  const agent = options.agent ?? 'packwright';
+  const location = parseRemoteUrl(remote.url, options.cwd ?? repo.workTree ?? repo.gitDir);
+  const conn = await openConnection(location, {
+    service: 'git-receive-pack', protocol: 0, command: options.receivePack ?? remote.receivePack, headers: options.headers, agent, signal: options.signal,
+    stderr: options.onMessage,
+  });
+  try {
+    const advertised = await readAdvertisement(conn.reader);
+    const caps = advertised.capabilities;
+    const format = caps.get('object-format') ?? 'sha1';
+    if (format !== repo.format) throw new PackwrightError('INVALID_ARGUMENT', `the receiving end does not support this repository's hash algorithm (${repo.format}; it has ${format})`);
+    if (options.atomic === true && !caps.has('atomic')) throw new PackwrightError('REQUEST_REFUSED', 'the receiving end does not support --atomic push');
+    const pushOptions = options.pushOptions ?? [];
+    if (pushOptions.length > 0 && !caps.has('push-options')) throw new PackwrightError('REQUEST_REFUSED', 'the receiving end does not support push options');
+
+    const entries = matchRefs(repo, remote, advertised.refs, options, branchName);
+    judge(repo, remote, entries, options);
+    if (options.atomic === true && entries.some((e) => e.result.status === 'rejected')) {
+      for (const e of entries) if (e.result.status === 'ok') Object.assign(e.result, { status: 'rejected', reason: 'atomic push failed' });
+    }
+    const sending = entries.filter((e) => e.result.status === 'ok');
+    const url = anonymizeUrl(remote.url);
+    if (sending.length === 0) {
+      if (location.kind !== 'http') await conn.request(FLUSH_PACKET).catch(() => undefined);
+      return { url, refs: entries.map((e) => e.result), ok: entries.every((e) => e.result.status === 'up-to-date') };
+    }
+    // The commands, the first with the capabilities git's send-pack asks for.
+    const zero = '0'.repeat(repo.store.hashLength * 2);
+    const statusV2 = caps.has('report-status-v2');
+    const sideband = caps.has('side-band-64k');
+    const wanted = [statusV2 ? 'report-status-v2' : caps.has('report-status') ? 'report-status' : '', sideband ? 'side-band-64k' : '', caps.has('quiet') ? 'quiet' : '',
+      options.atomic === true ? 'atomic' : '', pushOptions.length > 0 ? 'push-options' : '', caps.has('object-format') ? `object-format=${repo.format}` : '', caps.has('agent') ? `agent=${agent}` : ''].filter((c) => c !== '');
+    const head: Buffer[] = sending.map((e, i) => encodePacket(`${e.result.oldId ?? zero} ${e.result.newId ?? zero} ${e.dst}${i === 0 ? `\0 ${wanted.join(' ')}` : ''}`));
+    head.push(FLUSH_PACKET);
+    if (pushOptions.length > 0) head.push(...pushOptions.map((o) => encodePacket(o)), FLUSH_PACKET);
+    const body = sending.some((e) => e.newId !== undefined) ? packStream(repo, sending, advertised.refs, Buffer.concat(head), options, caps) : Buffer.concat(head);
+    const reader = await conn.request(body);
+    await readReport(reader, sideband, entries, options.onMessage);
+    updateTracking(repo, remote, entries);
+    return { url, refs: entries.map((e) => e.result), ok: entries.every((e) => e.result.status === 'ok' || e.result.status === 'up-to-date') };
+  } finally {
+    conn.close();
+  }
+}
+
+/** The request after the commands: the pack of what the new tips reach and the server's refs do not, thin, streamed as it is made. */
+function packStream(repo: Repository, sending: readonly Entry[], remoteRefs: readonly AdvertisedRef[], head: Buffer, options: PushOptions, caps: ReadonlyMap<string, string>): AsyncIterable<Buffer> {
+  const out = new PassThrough({ highWaterMark: 1 << 20 });
+  const tips: RevTip[] = [];
+  for (const e of sending) if (e.newId !== undefined) tips.push({ id: e.newId, uninteresting: false, name: '' });
+  for (const r of remoteRefs) {
+    const id = Buffer.from(r.oid, 'hex');
+    if (repo.objects.has(id)) tips.push({ id, uninteresting: true, name: '' });
+  }
+  out.write(head);
+  void createPack({
+    ...packSettings(repo.config, repo.env),
+    objects: repo.objects,
+    refs: repo.refs,
+    tips,
+    thin: options.thin !== false && !caps.has('no-thin'),
+    deltaBaseOffset: caps.has('ofs-delta'),
+    ...(options.signal !== undefined ? { signal: options.signal } : {}),
+    sink: (chunk) => (out.write(chunk) ? undefined : new Promise<void>((ok) => out.once('drain', ok))),
+  }).then(() => out.end(), (e: unknown) => out.destroy(e instanceof Error ? e : new Error(String(e))));
+  return out;
+}
+
+/** git's match_push_refs: what each refspec sends where. */
+function matchRefs(repo: Repository, remote: RemoteConfig, remoteRefs: readonly AdvertisedRef[], options: PushOptions, branchName: string | undefined): Entry[] {
+  let specs: Refspec[];
+  const given = options.refspecs ?? [];
+  if (options.delete === true) {
+    if (given.length === 0) throw new PackwrightError('INVALID_ARGUMENT', '--delete doesn\'t make sense without any refs');
+    specs = given.map((s) => parseRefspec(`:${s}`, 'push'));
+  } else {
+    specs = given.map((s) => parseRefspec(s, 'push'));
+    if (options.all === true) specs.push(parseRefspec('refs/heads/*:refs/heads/*', 'push'));
+    if (options.tags === true) specs.push(parseRefspec('refs/tags/*:refs/tags/*', 'push'));
+    if (specs.length === 0) specs = remote.push.length > 0 ? [...remote.push] : [simpleDefault(repo, remote, branchName)];
+  }
+  const localRefs = repo.refs.list('refs/').filter((r) => r.symbolicTarget === undefined);
+  const byRemote = new Map(remoteRefs.map((r) => [r.ref, r]));
+  const entries: Entry[] = [];
+  const add = (src: string | undefined, newId: Buffer | undefined, dst: string, force: boolean): void => {
+    if (entries.some((e) => e.dst === dst)) return;
+    const r = byRemote.get(dst);
+    entries.push({
+      src, newId, dst, force, remote: r,
+      result: { localRef: src, remoteRef: dst, oldId: r?.oid, newId: newId?.toString('hex'), status: 'ok', forced: false },
+    });
+  };
+  const dwim = (names: readonly string[], short: string): string | undefined => {
+    for (const rule of DWIM_RULES) {
+      const full = rule.replace('%s', short);
+      if (names.includes(full)) return full;
+    }
+    return undefined;
+  };
+  for (const s of specs) {
+    if (s.negative) continue;
+    const force = s.force || options.force === true;
+    if (s.pattern) {
+      for (const l of localRefs) {
+        const dst = mapPattern(s.src, s.dst ?? s.src, l.name);
+        if (dst !== undefined && mapPattern(s.src, s.src, l.name) !== undefined) add(l.name, l.id, dst, force);
+      }
+      continue;
+    }
+    if (s.src === '') {
+      // `:dst`: delete the server's ref.
+      const dst = s.dst?.startsWith('refs/') === true ? s.dst : dwim([...byRemote.keys()], s.dst ?? '');
+      if (dst === undefined || !byRemote.has(dst)) throw new PackwrightError('REF_NOT_FOUND', `unable to delete '${s.dst ?? ''}': remote ref does not exist`);
+      add(undefined, undefined, dst, force);
+      continue;
+    }
+    // The source: a local ref by git's rules (HEAD: the branch it is on), else any revision.
+    let srcRef = s.src === 'HEAD' ? repo.refs.symbolicEnd('HEAD') : dwim(localRefs.map((l) => l.name), s.src);
+    let id: Buffer;
+    if (srcRef !== undefined && repo.refs.resolve(srcRef) !== undefined) id = repo.refs.resolve(srcRef) as Buffer;
+    else {
+      srcRef = undefined;
+      try {
+        id = repo.resolve(s.src);
+      } catch {
+        throw new PackwrightError('REF_NOT_FOUND', `src refspec ${s.src} does not match any`);
+      }
+    }
+    let dst: string | undefined;
+    if (s.dst === undefined || s.dst === '') dst = srcRef;
+    else if (s.dst.startsWith('refs/')) dst = s.dst;
+    else dst = dwim([...byRemote.keys()], s.dst) ?? (srcRef?.startsWith('refs/heads/') === true ? `refs/heads/${s.dst}` : srcRef?.startsWith('refs/tags/') === true ? `refs/tags/${s.dst}` : undefined);
+    if (dst === undefined) {
+      throw new PackwrightError('INVALID_ARGUMENT', `The destination you provided is not a full refname (i.e., starting with "refs/"). We tried to guess what you meant by looking at '${s.dst ?? s.src}' on the remote side and the source '${s.src}' locally, and neither helped.`);
+    }
+    add(srcRef ?? s.src, id, dst, force);
+  }
+  // git's order: the server's refs as it listed them, then the new ones as matched.
+  const position = new Map(remoteRefs.map((r, i) => [r.ref, i]));
+  return entries.map((e, i) => ({ e, k: position.get(e.dst) ?? remoteRefs.length + i })).sort((a, b) => a.k - b.k).map((x) => x.e);
+}
+
+/** push.default=simple: the current branch to the branch of the same name (its upstream, on its remote). */
+function simpleDefault(repo: Repository, remote: RemoteConfig, branchName: string | undefined): Refspec {
+  if (branchName === undefined) throw new PackwrightError('INVALID_ARGUMENT', 'You are not currently on a branch.');
+  const upstreamRemote = repo.config.get(`branch.${branchName}.remote`);
+  const merge = repo.config.get(`branch.${branchName}.merge`);
+  if (remote.name !== undefined && upstreamRemote === remote.name) {
+    if (typeof merge !== 'string') throw new PackwrightError('INVALID_ARGUMENT', `The current branch ${branchName} has no upstream branch.`);
+    if (merge !== `refs/heads/${branchName}`) throw new PackwrightError('INVALID_ARGUMENT', 'The upstream branch of your current branch does not match the name of your current branch.');
+  }
+  return parseRefspec(`refs/heads/${branchName}:refs/heads/${branchName}`, 'push');
+}
+
+/** git's set_ref_status_for_push: up to date, stale (a lease broken), already exists, fetch first, needs force, non-fast-forward. */
+function judge(repo: Repository, remote: RemoteConfig, entries: Entry[], options: PushOptions): void {
+  for (const e of entries) {
+    const r = e.result;
+    if (e.newId !== undefined && r.oldId === r.newId) {
+      r.status = 'up-to-date';
+      continue;
+    }
+    let force = e.force;
+    const lease = options.forceWithLease;
+    if (lease !== undefined && lease !== false) {
+      const named = lease === true ? undefined : Object.hasOwn(lease, e.dst) ? { value: lease[e.dst] } : undefined;
+      if (lease === true || named !== undefined) {
+        const expect = named?.value ?? trackingValue(repo, remote, e.dst) ?? null;
+        if ((r.oldId ?? null) !== expect) {
+          Object.assign(r, { status: 'rejected', reason: 'stale info' });
+          continue;
+        }
+        force = true;
+      }
+    }
+    let reason: string | undefined;
+    if (e.newId !== undefined && r.oldId !== undefined) {
+      const old = Buffer.from(r.oldId, 'hex');
+      if (e.dst.startsWith('refs/tags/')) reason = 'already exists';
+      else if (!repo.objects.has(old)) reason = 'fetch first';
+      else {
+        const a = peelToCommit(repo, old);
+        const b = peelToCommit(repo, e.newId);
+        if (a === undefined || b === undefined) reason = 'needs force';
+        else if (!mergeBases(repo.objects, a, b).some((m) => m.equals(a))) reason = 'non-fast-forward';
+      }
+    }
+    if (reason === undefined) continue;
+    if (force) r.forced = true;
+    else Object.assign(r, { status: 'rejected', reason });
+  }
+}
+
+/** The local remote-tracking ref's value for a server ref (through the remote's fetch refspecs), hex. */
+function trackingValue(repo: Repository, remote: RemoteConfig, dst: string): string | undefined {
+  const tracking = trackingRef(remote, dst);
+  return tracking === undefined ? undefined : repo.refs.resolve(tracking)?.toString('hex');
+}
+
+function trackingRef(remote: RemoteConfig, dst: string): string | undefined {
+  for (const s of remote.fetch) {
+    if (s.negative || s.dst === undefined || s.dst === '') continue;
+    const mapped = s.pattern ? mapPattern(s.src, fetchDestination(s.dst), dst) : s.src === dst ? fetchDestination(s.dst) : undefined;
+    if (mapped !== undefined) return mapped;
+  }
+  return undefined;
+}
+
+function peelToCommit(repo: Repository, id: Buffer): Buffer | undefined {
+  let current = id;
+  for (let depth = 0; depth < 64; depth++) {
+    if (!repo.objects.has(current)) return undefined;
+    const o = repo.objects.read(current);
+    if (o.type === OBJ_COMMIT) return current;
+    if (o.type !== OBJ_TAG) return undefined;
+    current = parseTag(o.data, repo.store.hashLength).object;
+  }
+  return undefined;
+}
+
+/** The server's report (send-pack.c receive_status): `unpack ok`, then `ok <ref>` or `ng <ref> <reason>` (v2: `option` lines). */
+async function readReport(outer: PacketReader, sideband: boolean, entries: readonly Entry[], onMessage: ((text: string) => void) | undefined): Promise<void> {
+  let reader = outer;
+  if (sideband) {
+    // Band 1 carries the report's own packets; band 2 the server's messages; band 3 its last words.
+    const inner = new PassThrough();
+    for (;;) {
+      const p = await outer.read();
+      if (p.kind !== 'data') break;
+      const band = p.data[0];
+      if (band === BAND_DATA) inner.write(p.data.subarray(1));
+      else if (band === BAND_PROGRESS) onMessage?.(p.data.toString('utf8', 1));
+      else if (band === BAND_ERROR) throw new PackwrightError('REQUEST_REFUSED', `remote error: ${p.data.toString('utf8', 1).trimEnd()}`);
+      else throw new PackwrightError('PROTOCOL_ERROR', `bad band #${band ?? -1}`);
+    }
+    inner.end();
+    reader = new PacketReader(inner);
+  }
+  const pending = new Set(entries.filter((e) => e.result.status === 'ok'));
+  let unpack: string | undefined;
+  try {
+    const first = await nextPacket(reader);
+    if (first.kind !== 'data' || !first.line.startsWith('unpack ')) throw new PackwrightError('PROTOCOL_ERROR', `unpack status missing in the report`);
+    unpack = first.line.slice(7);
+    let last: Entry | undefined;
+    for (let p = await nextPacket(reader); p.kind === 'data'; p = await nextPacket(reader)) {
+      const line = p.line;
+      if (line.startsWith('option ')) {
+        if (last === undefined) continue;
+        const [key, value] = [line.slice(7, line.indexOf(' ', 7) < 0 ? undefined : line.indexOf(' ', 7)), line.slice(line.indexOf(' ', 7) + 1)];
+        if (key === 'forced-update') last.result.forced = true;
+        else if (key === 'old-oid') last.result.oldId = /^0+$/.test(value) ? undefined : value;
+        else if (key === 'new-oid') last.result.newId = /^0+$/.test(value) ? undefined : value;
+        continue;
+      }
+      const ok = line.startsWith('ok ');
+      if (!ok && !line.startsWith('ng ')) throw new PackwrightError('PROTOCOL_ERROR', `invalid ref status from remote: ${line}`);
+      const rest = line.slice(3);
+      const space = rest.indexOf(' ');
+      const ref = ok || space < 0 ? rest : rest.slice(0, space);
+      const e = [...pending].find((x) => x.dst === ref);
+      if (e === undefined) continue;
+      pending.delete(e);
+      last = e;
+      if (!ok) Object.assign(e.result, { status: 'remote-rejected', reason: space < 0 ? undefined : rest.slice(space + 1) });
+    }
+  } catch (e) {
+    if (unpack === undefined) throw e;
+  }
+  for (const e of pending) Object.assign(e.result, { status: 'remote-failure', reason: 'remote failed to report status' });
+  if (unpack !== undefined && unpack !== 'ok') {
+    for (const e of entries) if (e.result.status === 'ok') Object.assign(e.result, { status: 'remote-rejected', reason: 'unpacker error' });
+    onMessage?.(`error: remote unpack failed: ${unpack}\n`);
+  }
+}
+
+/** git's update_tracking_ref: what the server now has, in the remote-tracking refs ("update by push"). */
+function updateTracking(repo: Repository, remote: RemoteConfig, entries: readonly Entry[]): void {
+  for (const e of entries) {
+    if (e.result.status !== 'ok' && e.result.status !== 'up-to-date') continue;
+    const tracking = trackingRef(remote, e.dst);
+    if (tracking === undefined) continue;
+    const tx = repo.refTransaction();
+    if (e.newId === undefined) {
+      if (repo.refs.resolve(tracking) === undefined) continue;
+      tx.delete(tracking, undefined, { message: 'update by push' });
+    } else {
+      if (repo.refs.resolve(tracking)?.equals(e.newId) === true) continue;
+      tx.update(tracking, e.newId, undefined, { message: 'update by push' });
+    }
+    tx.commit();
+  }
+}

@@ -1,0 +1,107 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { chmodSync, cpSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { git, GIT_ENV, makeHistoryRepo, runPackwright, tempDir, type Format } from './helpers/git.js';
+import { packwrightServers } from './helpers/servers.js';
+import { push } from '../src/client/index.js';
+
+const execFileAsync = promisify(execFile);
+
+/** Local history moved on: commits on main, a tag, a new branch, `topic` rewritten (not a fast-forward). */
+function moveOn(work: string): void {
+  const commit = (parent: string, msg: string): string => git(work, ['commit-tree', `${parent}^{tree}`, '-p', parent, '-m', msg]).toString().trim();
+  const tip = commit(commit('main', 'one more'), 'two more');
+  git(work, ['update-ref', 'refs/heads/main', tip]);
+  git(work, ['tag', '-a', '-m', 'next', 'v2.0', tip]);
+  git(work, ['update-ref', 'refs/heads/new', 'main~1']);
+  git(work, ['update-ref', 'refs/heads/topic', commit('origin/topic~1', 'rewritten')]);
+}
+
+const REFSPECS = ['main', 'v2.0', 'new', 'topic', ':oct-a'];
+
+for (const format of ['sha1', 'sha256'] as Format[]) {
+  test(`push leaves the server and the remote-tracking refs as git push does, and says it in git's words (${format}; SHA-1 to a path, HTTP served by packwright and git's receive-pack, SHA-256 over git://)`, async () => {
+    using dir = tempDir();
+    const history = makeHistoryRepo(dir.path, format);
+    const base = join(dir.path, 'base');
+    git(dir.path, ['clone', '-q', '--no-checkout', history, base]);
+    moveOn(base);
+    const servers = [0, 1].map((i) => {
+      const s = join(dir.path, `server-${i}.git`);
+      git(dir.path, ['clone', '-q', '--mirror', history, s]);
+      return s;
+    });
+    await using theirServer = await packwrightServers(servers[0] as string, GIT_ENV, { push: true });
+    await using ourServer = await packwrightServers(servers[1] as string, GIT_ENV, { push: true });
+    const kinds = format === 'sha1' ? ['path', 'http', 'git-receive-pack'] : ['git'];
+    for (const [i, kind] of kinds.entries()) {
+      // A fresh pair of servers for each kind: the same starting state.
+      for (const s of servers) {
+        git(s, ['update-ref', 'refs/heads/main', git(history, ['rev-parse', 'main']).toString().trim()]);
+        for (const ref of ['topic', 'oct-a']) git(s, ['update-ref', `refs/heads/${ref}`, git(history, ['rev-parse', ref]).toString().trim()]);
+        for (const ref of ['refs/heads/new', 'refs/tags/v2.0']) git(s, ['update-ref', '-d', ref]);
+      }
+      const urls = servers.map((s, k) => (kind === 'http' ? (k === 0 ? theirServer : ourServer).http : kind === 'git' ? (k === 0 ? theirServer : ourServer).git : kind === 'git-receive-pack' ? `file://${s}` : s));
+      const works = [0, 1].map((k) => {
+        const w = join(dir.path, `work-${i}-${k}`);
+        cpSync(base, w, { recursive: true });
+        git(w, ['remote', 'set-url', 'origin', urls[k] as string]);
+        return w;
+      });
+      const extra = kind === 'git-receive-pack' ? ['--receive-pack=git-receive-pack'] : [];
+      const theirs = await execFileAsync('git', ['push', ...extra, 'origin', ...REFSPECS], { cwd: works[0], env: GIT_ENV }).then(() => assert.fail('topic is not a fast-forward'), (e: { code: number; stderr: string }) => e);
+      const ours = await runPackwright(works[1] as string, ['push', ...extra, 'origin', ...REFSPECS], { env: GIT_ENV });
+      assert.equal(ours.status, theirs.code, ours.stderr);
+      assert.equal(ours.stderr.replaceAll(urls[1] as string, 'URL'), theirs.stderr.replaceAll(urls[0] as string, 'URL'), kind);
+      assert.match(ours.stderr, /! \[rejected\] +topic -> topic \(non-fast-forward\)/);
+      assert.equal(git(servers[1] as string, ['for-each-ref']).toString(), git(servers[0] as string, ['for-each-ref']).toString(), kind);
+      assert.equal(git(works[1] as string, ['for-each-ref']).toString(), git(works[0] as string, ['for-each-ref']).toString(), kind);
+      assert.equal(readFileSync(join(works[1] as string, '.git/logs/refs/remotes/origin/main'), 'utf8'), readFileSync(join(works[0] as string, '.git/logs/refs/remotes/origin/main'), 'utf8'));
+      git(servers[1] as string, ['fsck', '--full', '--no-dangling']);
+    }
+  });
+}
+
+test("push: --force, --force-with-lease, --atomic, --delete and a server hook's refusal, as git judges them", async () => {
+  using dir = tempDir();
+  const server = join(dir.path, 'server.git');
+  git(dir.path, ['clone', '-q', '--mirror', makeHistoryRepo(dir.path, 'sha1'), server]);
+  const work = join(dir.path, 'work');
+  git(dir.path, ['clone', '-q', '--no-checkout', server, work]);
+  moveOn(work);
+  const statuses = (refs: readonly { remoteRef: string; status: string; reason?: string | undefined; forced: boolean }[]): string[] =>
+    refs.map((r) => `${r.remoteRef} ${r.status}${r.reason !== undefined ? ` (${r.reason})` : ''}${r.forced ? ' forced' : ''}`);
+  // --atomic: one refusal refuses all; nothing changes on the server.
+  const before = git(server, ['for-each-ref']).toString();
+  const atomic = await push({ dir: work, env: GIT_ENV, refspecs: ['main', 'topic'], atomic: true });
+  assert.deepEqual(statuses(atomic.refs), ['refs/heads/main rejected (atomic push failed)', 'refs/heads/topic rejected (non-fast-forward)']);
+  assert.equal(git(server, ['for-each-ref']).toString(), before);
+  // --force-with-lease: refused while the server's ref is not what origin/topic says; then forced.
+  git(server, ['update-ref', 'refs/heads/topic', 'refs/heads/main']);
+  const stale = await push({ dir: work, env: GIT_ENV, refspecs: ['topic'], forceWithLease: true });
+  assert.deepEqual(statuses(stale.refs), ['refs/heads/topic rejected (stale info)']);
+  git(work, ['fetch', '-q', 'origin']);
+  const leased = await push({ dir: work, env: GIT_ENV, refspecs: ['topic'], forceWithLease: true });
+  assert.deepEqual(statuses(leased.refs), ['refs/heads/topic ok forced']);
+  assert.equal(git(server, ['rev-parse', 'topic']).toString(), git(work, ['rev-parse', 'topic']).toString());
+  // A pre-receive hook that refuses: the server's reason, and its words on stderr as `remote:` lines.
+  const hook = join(server, 'hooks', 'pre-receive');
+  writeFileSync(hook, '#!/bin/sh\necho "no pushes on Fridays"\nexit 1\n');
+  chmodSync(hook, 0o755);
+  const refused = await runPackwright(work, ['push', 'origin', 'main'], { env: GIT_ENV });
+  assert.equal(refused.status, 1);
+  assert.match(refused.stderr, /remote: no pushes on Fridays\n/);
+  assert.match(refused.stderr, / ! \[remote rejected\] main -> main \(pre-receive hook declined\)\n/);
+  writeFileSync(hook, '#!/bin/sh\nexit 0\n');
+  // --delete, and a push of everything up to date.
+  const deleted = await runPackwright(work, ['push', '--delete', 'origin', 'oct-a'], { env: GIT_ENV });
+  assert.equal(deleted.status, 0, deleted.stderr);
+  assert.match(deleted.stderr, / - \[deleted\] +oct-a\n/);
+  assert.throws(() => git(server, ['rev-parse', '--verify', '-q', 'refs/heads/oct-a']));
+  assert.throws(() => git(work, ['rev-parse', '--verify', '-q', 'refs/remotes/origin/oct-a']));
+  const again = await runPackwright(work, ['push', 'origin', 'topic'], { env: GIT_ENV });
+  assert.equal(again.stderr, 'Everything up-to-date\n');
+});
