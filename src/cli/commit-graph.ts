@@ -1,9 +1,9 @@
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { PackwrightError } from '../errors/index.js';
-import { fromHex, toHex } from '../hash/index.js';
-import { OBJ_COMMIT, OBJ_TAG, parseTag } from '../objects/index.js';
-import { Store, type StoreHandle } from '../odb/index.js';
+import { fromHex } from '../hash/index.js';
+import { OBJ_COMMIT } from '../objects/index.js';
+import { peelObject, Store, type StoreHandle } from '../odb/index.js';
 import { sharedFileMode, type Repository } from '../repo/index.js';
 import type { BloomSettings } from '../commit-graph/index.js';
 import { verifyStoreCommitGraph, writeCommitGraph, type WriteCommitGraphOptions } from '../walk/index.js';
@@ -207,15 +207,6 @@ function lines(io: CommandIO): string[] {
  * it over), null when an object on the way is not there.
  */
 function peelToCommit(handle: StoreHandle, id: Buffer): Buffer | undefined | null {
-  let current = id;
-  for (let depth = 0; depth < 64; depth++) {
-    const location = handle.locate(current);
-    if (location === undefined) return null;
-    // The type alone (a delta's from its base's header): a commit is not read here.
-    const type = handle.typeAt(location);
-    if (type === OBJ_COMMIT) return current;
-    if (type !== OBJ_TAG) return undefined;
-    current = parseTag(handle.readTransientAt(location).data, handle.hashLength, toHex(current)).object;
-  }
-  return undefined;
+  const end = peelObject(handle, id, OBJ_COMMIT);
+  return end.kind === 'found' ? end.id : end.kind === 'missing' ? null : undefined;
 }

@@ -4,7 +4,7 @@ import type { CommandIO } from './command-io.js';
 import { openRepository, type GlobalOptions } from './global-options.js';
 import { helpRequested, UsageError } from './usage-error.js';
 
-const USAGE = `usage: packwright push [-q | -v] [--all | --tags] [-d | --delete] [-f | --force] [--force-with-lease[=<ref>[:<expect>]]]
+const USAGE = `usage: packwright push [-q | -v] [--all | --mirror | --tags] [--prune] [-d | --delete] [-f | --force] [--force-with-lease[=<ref>[:<expect>]]]
                        [--atomic] [-o <option> | --push-option=<option>] [--[no-]thin] [--receive-pack=<exec>] [--porcelain]
                        [<repository> [<refspec>...]]`;
 
@@ -32,7 +32,7 @@ export async function pushCommand(io: CommandIO, global: GlobalOptions, agent: s
   const help = helpRequested(args, USAGE, io.stdout);
   if (help !== undefined) return help;
   let verbosity = 0;
-  let all = false, tags = false, del = false, force = false, atomic = false, porcelain = false;
+  let all = false, tags = false, del = false, force = false, atomic = false, porcelain = false, mirror = false, prune = false;
   let thin = true;
   let lease: boolean | Record<string, string | undefined> = false;
   let receivePack: string | undefined;
@@ -49,6 +49,8 @@ export async function pushCommand(io: CommandIO, global: GlobalOptions, agent: s
     if (a === '-q' || a === '--quiet') verbosity = -1;
     else if (a === '-v' || a === '--verbose') verbosity = 1;
     else if (a === '--all') all = true;
+    else if (a === '--mirror') mirror = true;
+    else if (a === '--prune') prune = true;
     else if (a === '--tags') tags = true;
     else if (a === '-d' || a === '--delete') del = true;
     else if (a === '-f' || a === '--force') force = true;
@@ -69,7 +71,7 @@ export async function pushCommand(io: CommandIO, global: GlobalOptions, agent: s
   const repo = openRepository(global);
   if (verbosity > 0) io.stderr.write(`Pushing to ${anonymizeUrl(readRemoteConfig(repo.config, positional[0] ?? 'origin').url)}\n`);
   const result = await io.interruptible((signal) => push({
-    repository: repo, remote: positional[0], refspecs: positional.slice(1), all, tags, delete: del, force, atomic, pushOptions, thin, receivePack, agent, signal,
+    repository: repo, remote: positional[0], refspecs: positional.slice(1), all, mirror, prune, tags, delete: del, force, atomic, pushOptions, thin, receivePack, agent, signal,
     forceWithLease: lease,
     onMessage: (text) => io.stderr.write(text.replace(/^(?!error: )/gm, 'remote: ').replace(/remote: $/, '')),
   }));

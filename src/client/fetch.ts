@@ -5,8 +5,8 @@
 import { renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PackwrightError } from '../errors/packwright-error.js';
-import { OBJ_COMMIT, OBJ_TAG } from '../objects/object-type.js';
-import { parseTag } from '../objects/commit.js';
+import { OBJ_COMMIT } from '../objects/object-type.js';
+import { peelObject } from '../odb/peel-object.js';
 import { excludedByNegative, fetchDestination, mapPattern, parseRefspec, refspecPrefixes, type Refspec } from '../refs/refspec.js';
 import { DWIM_RULES } from '../refs/resolve-revision.js';
 import { Repository } from '../repo/repository.js';
@@ -317,15 +317,8 @@ function pruneStale(repo: Repository, specs: readonly Refspec[], remoteRefs: rea
 /** git's store_updated_refs and update_local_ref: each ref judged and written, merge entries first. */
 function storeRefs(repo: Repository, entries: readonly MapEntry[], localRefs: ReadonlyMap<string, Buffer>, options: FetchOptions, action: string, result: FetchResult): void {
   const order = { merge: 0, 'not-for-merge': 1, ignore: 2 } as const;
-  const isCommitish = (hex: string): boolean => {
-    try {
-      return peeledType(repo, Buffer.from(hex, 'hex')) === OBJ_COMMIT;
-    } catch {
-      return false;
-    }
-  };
   // FETCH_HEAD names something that is no commit as not for merge.
-  const judged = entries.map((e) => ({ e, status: e.status === 'merge' && !isCommitish(e.remote.oid) ? 'not-for-merge' as const : e.status }));
+  const judged = entries.map((e) => ({ e, status: e.status === 'merge' && !isCommitish(repo, e.remote.oid) ? 'not-for-merge' as const : e.status }));
   for (const pass of [0, 1, 2]) {
     for (const { e, status } of judged) {
       if (order[status] !== pass) continue;
@@ -360,15 +353,15 @@ function storeRefs(repo: Repository, entries: readonly MapEntry[], localRefs: Re
         else report('rejected', 'unable to update local ref');
         continue;
       }
-      const oldCommit = old !== undefined && isCommitish(oldId as string);
-      if (!oldCommit || !isCommitish(newId)) {
+      const oldCommit = old !== undefined && isCommitish(repo, oldId as string);
+      if (!oldCommit || !isCommitish(repo, newId)) {
         const what = e.remote.ref.startsWith('refs/tags/') ? 'storing tag' : e.remote.ref.startsWith('refs/heads/') ? 'storing head' : 'storing ref';
         if (write(what, false)) report('new');
         else report('rejected', 'unable to update local ref');
         continue;
       }
-      const a = peelTo(repo, old as Buffer);
-      const b = peelTo(repo, Buffer.from(newId, 'hex'));
+      const a = commitOf(repo, old as Buffer);
+      const b = commitOf(repo, Buffer.from(newId, 'hex'));
       const fastForward = mergeBases(repo.objects, a, b).some((m) => m.equals(a));
       if (fastForward) {
         if (write('fast-forward', true)) report('fast-forward');
@@ -383,20 +376,15 @@ function storeRefs(repo: Repository, entries: readonly MapEntry[], localRefs: Re
   }
 }
 
-function peeledType(repo: Repository, id: Buffer): number {
-  const o = repo.objects.read(peelTo(repo, id));
-  return o.type;
+/** Whether `hex` is a commit or a tag that leads to one (git's lookup_commit_reference_gently). */
+function isCommitish(repo: Repository, hex: string): boolean {
+  const end = peelObject(repo.objects, Buffer.from(hex, 'hex'), OBJ_COMMIT);
+  return end.kind === 'found';
 }
 
-/** Tags peeled to what they finally point at. */
-function peelTo(repo: Repository, id: Buffer): Buffer {
-  let current = id;
-  for (let depth = 0; depth < 64; depth++) {
-    const o = repo.objects.read(current);
-    if (o.type !== OBJ_TAG) return current;
-    current = parseTag(o.data, repo.store.hashLength).object;
-  }
-  throw new PackwrightError('OBJECT_CORRUPT', `tag chain too deep at ${id.toString('hex')}`);
+/** The commit `id` leads to (callers have checked it is commit-ish). */
+function commitOf(repo: Repository, id: Buffer): Buffer {
+  return peelObject(repo.objects, id, OBJ_COMMIT).id;
 }
 
 /** FETCH_HEAD as git writes it: `<id>\t[not-for-merge]\t<kind> '<name>' of <url>` a line, merge entries first. */

@@ -7,8 +7,8 @@ import { PassThrough } from 'node:stream';
 import { PackwrightError } from '../errors/packwright-error.js';
 import { createPack } from '../create/create-pack.js';
 import { packSettings } from '../create/pack-settings.js';
-import { OBJ_COMMIT, OBJ_TAG } from '../objects/object-type.js';
-import { parseTag } from '../objects/commit.js';
+import { OBJ_COMMIT } from '../objects/object-type.js';
+import { peelObject } from '../odb/peel-object.js';
 import { encodePacket, FLUSH_PACKET, PacketReader } from '../protocol/pkt-line.js';
 import { BAND_DATA, BAND_ERROR, BAND_PROGRESS } from '../protocol/sideband.js';
 import { fetchDestination, mapPattern, parseRefspec, type Refspec } from '../refs/refspec.js';
@@ -34,6 +34,10 @@ export interface PushOptions {
   all?: boolean | undefined;
   /** Every tag as well (git's --tags). */
   tags?: boolean | undefined;
+  /** Every ref under refs/, forced, and the server's refs this repository lacks deleted (git's --mirror; also remote.<name>.mirror). */
+  mirror?: boolean | undefined;
+  /** Delete the server's refs that a pattern refspec maps to from local refs that are gone (git's --prune). */
+  prune?: boolean | undefined;
   /** The refspecs name remote refs to delete (git's --delete). */
   delete?: boolean | undefined;
   /** Update refs even when it is not a fast-forward (git's --force). */
@@ -205,6 +209,7 @@ function matchRefs(repo: Repository, remote: RemoteConfig, remoteRefs: readonly 
     specs = given.map((s) => parseRefspec(`:${s}`, 'push'));
   } else {
     specs = given.map((s) => parseRefspec(s, 'push'));
+    if (options.mirror === true || (given.length === 0 && remote.mirror)) specs.push(parseRefspec('+refs/*:refs/*', 'push'));
     if (options.all === true) specs.push(parseRefspec('refs/heads/*:refs/heads/*', 'push'));
     if (options.tags === true) specs.push(parseRefspec('refs/tags/*:refs/tags/*', 'push'));
     if (specs.length === 0) specs = remote.push.length > 0 ? [...remote.push] : [simpleDefault(repo, remote, branchName)];
@@ -237,6 +242,11 @@ function matchRefs(repo: Repository, remote: RemoteConfig, remoteRefs: readonly 
       }
       continue;
     }
+    if (s.src === '' && s.dst === '') {
+      // `:`: "matching", every branch the server has too.
+      for (const l of localRefs) if (l.name.startsWith('refs/heads/') && byRemote.has(l.name)) add(l.name, l.id, l.name, force);
+      continue;
+    }
     if (s.src === '') {
       // `:dst`: delete the server's ref.
       const dst = s.dst?.startsWith('refs/') === true ? s.dst : dwim([...byRemote.keys()], s.dst ?? '');
@@ -264,6 +274,17 @@ function matchRefs(repo: Repository, remote: RemoteConfig, remoteRefs: readonly 
       throw new PackwrightError('INVALID_ARGUMENT', `The destination you provided is not a full refname (i.e., starting with "refs/"). We tried to guess what you meant by looking at '${s.dst ?? s.src}' on the remote side and the source '${s.src}' locally, and neither helped.`);
     }
     add(srcRef ?? s.src, id, dst, force);
+  }
+  // --prune (and --mirror): the server's refs a pattern maps to from a local ref that is gone are deleted.
+  if (options.prune === true || options.mirror === true || (given.length === 0 && remote.mirror)) {
+    const local = new Set(localRefs.map((l) => l.name));
+    for (const s of specs) {
+      if (!s.pattern || s.negative) continue;
+      for (const r of remoteRefs) {
+        const src = mapPattern(s.dst ?? s.src, s.src, r.ref);
+        if (src !== undefined && !local.has(src)) add(undefined, undefined, r.ref, true);
+      }
+    }
   }
   // git's order: the server's refs as it listed them, then the new ones as matched.
   const position = new Map(remoteRefs.map((r, i) => [r.ref, i]));
@@ -337,15 +358,8 @@ function trackingRef(remote: RemoteConfig, dst: string): string | undefined {
 }
 
 function peelToCommit(repo: Repository, id: Buffer): Buffer | undefined {
-  let current = id;
-  for (let depth = 0; depth < 64; depth++) {
-    if (!repo.objects.has(current)) return undefined;
-    const o = repo.objects.read(current);
-    if (o.type === OBJ_COMMIT) return current;
-    if (o.type !== OBJ_TAG) return undefined;
-    current = parseTag(o.data, repo.store.hashLength).object;
-  }
-  return undefined;
+  const end = peelObject(repo.objects, id, OBJ_COMMIT);
+  return end.kind === 'found' ? end.id : undefined;
 }
 
 /** The server's report (send-pack.c receive_status): `unpack ok`, then `ok <ref>` or `ng <ref> <reason>` (v2: `option` lines). */

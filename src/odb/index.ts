@@ -27,3 +27,5 @@ export { storeForKey } from './store-tasks.js';
 export type { ObjectStream } from './object-stream.js';
 export { listTree } from './list-tree.js';
 export type { ListedTreeEntry, ListTreeOptions } from './list-tree.js';
+export { peelObject } from './peel-object.js';
+export type { PeelResult } from './peel-object.js';

@@ -1,9 +1,10 @@
 import { PackwrightError } from '../errors/packwright-error.js';
-import { fromHex, isHex, toHex } from '../hash/hex.js';
-import { OBJ_COMMIT, OBJ_TAG, OBJ_TREE, typeName } from '../objects/object-type.js';
+import { fromHex, isHex } from '../hash/hex.js';
+import { OBJ_COMMIT, OBJ_TREE, TYPE_NAMES } from '../objects/object-type.js';
+import { peelObject } from '../odb/peel-object.js';
 import type { StoreHandle } from '../odb/store-handle.js';
 import type { RefStore } from './ref-store.js';
-import { parseCommit, parseTag } from '../objects/commit.js';
+import { parseCommit } from '../objects/commit.js';
 import { findTreeEntry } from '../objects/tree.js';
 import { approxidate } from './approxidate.js';
 import { readReflog, reflogExists, type ReflogEntry } from './reflog.js';
@@ -294,17 +295,12 @@ function resolveBase(ctx: RevisionContext, name: string): Buffer {
 
 /** Peels tags (and commits to their trees) until an object of `wanted` type, or any non-tag for ''. */
 function peel(store: StoreHandle, id: Buffer, wanted: string, rev: string): Buffer {
-  for (let i = 0; i < 64; i++) {
-    const obj = store.read(id);
-    const type = typeName(obj.type);
-    if (wanted === type || (wanted === '' && obj.type !== OBJ_TAG) || wanted === 'object') return id;
-    if (obj.type === OBJ_TAG) {
-      id = parseTag(obj.data, store.hashLength, toHex(id)).object;
-    } else if (obj.type === OBJ_COMMIT && wanted === 'tree') {
-      id = parseCommit(obj.data, store.hashLength, toHex(id)).tree;
-    } else {
-      break;
-    }
+  if (wanted === 'object') return id;
+  const want = wanted === '' ? 'non-tag' : (TYPE_NAMES as readonly string[]).indexOf(wanted);
+  if (want !== -1 && want !== 0) {
+    const end = peelObject(store, id, want);
+    if (end.kind === 'found') return end.id;
+    if (end.kind === 'missing') store.read(end.id); // OBJECT_NOT_FOUND, in the store's words
   }
   throw new PackwrightError('REF_NOT_FOUND', `${rev}: expected ${wanted || 'a non-tag object'}`);
 }

@@ -6,7 +6,7 @@ import { parseCommitObject, type CommitObject } from '../objects/commit-object.j
 import { OBJ_BLOB, OBJ_COMMIT, OBJ_TAG, OBJ_TREE, typeName } from '../objects/object-type.js';
 import { parseTagObject, type TagObject } from '../objects/tag-object.js';
 import { findTreeEntry, modeType, TreeCursor } from '../objects/tree.js';
-import { parseCommit, parseTag } from '../objects/commit.js';
+import { peelObject } from '../odb/peel-object.js';
 import type { StoreHandle } from '../odb/store-handle.js';
 import type { StoredObject } from '../odb/index.js';
 import { diffTrees } from '../diff/diff-trees.js';
@@ -33,15 +33,11 @@ const UTF8 = new TextDecoder();
 
 /** The object `id` names, followed through tags (and, for 'tree', from a commit to its tree) to one of type `want`. */
 function peelTo(objects: StoreHandle, id: Buffer, want: number, what: string): { id: Buffer; object: StoredObject } {
-  const H = objects.hashLength;
-  for (let depth = 0; depth < 64; depth++) {
-    const object = objects.read(id);
-    if (object.type === want) return { id, object };
-    if (object.type === OBJ_TAG) id = parseTag(object.data, H, toHex(id)).object;
-    else if (object.type === OBJ_COMMIT && want === OBJ_TREE) id = parseCommit(object.data, H, toHex(id)).tree;
-    else throw new PackwrightError('INVALID_ARGUMENT', `object ${toHex(id)} is a ${typeName(object.type)}, not a ${typeName(want)} (${what})`);
-  }
-  throw new PackwrightError('INVALID_ARGUMENT', `${what}: too many tags to peel`);
+  const end = peelObject(objects, id, want);
+  if (end.kind === 'found') return { id: end.id, object: objects.read(end.id) };
+  if (end.kind === 'missing') return { id: end.id, object: objects.read(end.id) }; // OBJECT_NOT_FOUND, in the store's words
+  if (end.type === OBJ_TAG) throw new PackwrightError('INVALID_ARGUMENT', `${what}: too many tags to peel`);
+  throw new PackwrightError('INVALID_ARGUMENT', `object ${toHex(end.id)} is a ${typeName(end.type)}, not a ${typeName(want)} (${what})`);
 }
 
 export function readCommitFrom(repo: ObjectSource, rev: string): CommitObject {
