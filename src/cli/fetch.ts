@@ -4,7 +4,8 @@ import type { CommandIO } from './command-io.js';
 import { openRepository, type GlobalOptions } from './global-options.js';
 import { helpRequested, UsageError } from './usage-error.js';
 
-const USAGE = `usage: packwright fetch [-q | -v] [-p | --prune | --no-prune] [-t | --tags | -n | --no-tags] [-f | --force]
+const USAGE = `usage: packwright fetch [-q | -v] [-p | --prune | --no-prune] [-P | --prune-tags] [-t | --tags | -n | --no-tags] [-f | --force]
+                        [--atomic] [--dry-run] [-a | --append] [--refmap=<refspec>] [--negotiation-tip=<rev>]
                         [-u | --update-head-ok] [--upload-pack=<exec>] [--[no-]write-fetch-head] [--progress]
                         [<repository> [<refspec>...]]`;
 
@@ -34,6 +35,10 @@ export async function fetchCommand(io: CommandIO, global: GlobalOptions, agent: 
   let force = false;
   let updateHeadOk = false;
   let writeFetchHead = true;
+  let atomic = false, dryRun = false, append = false;
+  let pruneTags: boolean | undefined;
+  let refmap: string[] | undefined;
+  const negotiationTips: string[] = [];
   let uploadPack: string | undefined;
   const positional: string[] = [];
   for (let i = 0; i < args.length; i++) {
@@ -42,6 +47,14 @@ export async function fetchCommand(io: CommandIO, global: GlobalOptions, agent: 
     else if (a === '-v' || a === '--verbose') verbosity = 1;
     else if (a === '-p' || a === '--prune') prune = true;
     else if (a === '--no-prune') prune = false;
+    else if (a === '-P' || a === '--prune-tags') pruneTags = true;
+    else if (a === '--no-prune-tags') pruneTags = false;
+    else if (a === '--atomic') atomic = true;
+    else if (a === '--dry-run') dryRun = true;
+    else if (a === '-a' || a === '--append') append = true;
+    else if (a === '--show-forced-updates' || a === '--no-show-forced-updates') continue;
+    else if (a.startsWith('--refmap=')) (refmap ??= []), a.length > 9 && refmap.push(a.slice(9));
+    else if (a.startsWith('--negotiation-tip=')) negotiationTips.push(a.slice(18));
     else if (a === '-t' || a === '--tags') tags = 'all';
     else if (a === '-n' || a === '--no-tags') tags = 'none';
     else if (a === '-f' || a === '--force') force = true;
@@ -55,14 +68,18 @@ export async function fetchCommand(io: CommandIO, global: GlobalOptions, agent: 
     else if (a.startsWith('-')) throw new UsageError(`error: unknown option \`${a.replace(/^-+/, '')}'\n${USAGE}`);
     else positional.push(a);
   }
+  // `tag <name>` is refs/tags/<name>:refs/tags/<name>, as git reads it.
+  for (let i = 1; i < positional.length; i++) {
+    if (positional[i] === 'tag' && i + 1 < positional.length) positional.splice(i, 2, `refs/tags/${positional[i + 1] as string}:refs/tags/${positional[i + 1] as string}`);
+  }
   const repo = openRepository(global);
   // git's default reflog action: the command line as given, URLs without their passwords.
   const reflogAction = global.env['GIT_REFLOG_ACTION'] ?? ['fetch', ...args.map(anonymizeUrl)].join(' ');
   const result = await io.interruptible((signal) => fetch({
-    repository: repo, remote: positional[0], refspecs: positional.slice(1), tags, prune, force, updateHeadOk, writeFetchHead, uploadPack, agent, signal, reflogAction,
+    repository: repo, remote: positional[0], refspecs: positional.slice(1), tags, prune, pruneTags, atomic, dryRun, append, refmap, negotiationTips, force, updateHeadOk, writeFetchHead, uploadPack, agent, signal, reflogAction,
     ...(progress ? { onProgress: (text: string) => io.stderr.write(`remote: ${text}`) } : {}),
   }));
-  const rejected = result.refs.some((r) => r.status === 'rejected');
+  const rejected = result.aborted || result.refs.some((r) => r.status === 'rejected');
   if (verbosity >= 0) io.stderr.write(fetchReport(repo, result.url, result.refs, result.pruned, verbosity, Number(global.env['COLUMNS']) || 80));
   return rejected ? 1 : 0;
 }

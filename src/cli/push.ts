@@ -54,6 +54,7 @@ export async function pushCommand(io: CommandIO, global: GlobalOptions, agent: s
     else if (a === '--tags') tags = true;
     else if (a === '-d' || a === '--delete') del = true;
     else if (a === '-f' || a === '--force') force = true;
+    else if (a === '--no-force') force = false;
     else if (a === '--atomic') atomic = true;
     else if (a === '--porcelain') porcelain = true;
     else if (a === '--thin') thin = true;
@@ -68,8 +69,12 @@ export async function pushCommand(io: CommandIO, global: GlobalOptions, agent: s
     else if (a.startsWith('-')) throw new UsageError(`error: unknown option \`${a.replace(/^-+/, '')}'\n${USAGE}`);
     else positional.push(a);
   }
+  // `tag <name>` on the command line is refs/tags/<name>:refs/tags/<name>, as git reads it.
+  for (let i = 1; i < positional.length; i++) {
+    if (positional[i] === 'tag' && i + 1 < positional.length) positional.splice(i, 2, `refs/tags/${positional[i + 1] as string}`);
+  }
   const repo = openRepository(global);
-  if (verbosity > 0) io.stderr.write(`Pushing to ${anonymizeUrl(readRemoteConfig(repo.config, positional[0] ?? 'origin').url)}\n`);
+  if (verbosity > 0) io.stderr.write(`Pushing to ${anonymizeUrl(readRemoteConfig(repo.config, positional[0] ?? 'origin').pushUrl)}\n`);
   const result = await io.interruptible((signal) => push({
     repository: repo, remote: positional[0], refspecs: positional.slice(1), all, mirror, prune, tags, delete: del, force, atomic, pushOptions, thin, receivePack, agent, signal,
     forceWithLease: lease,

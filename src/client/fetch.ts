@@ -3,6 +3,8 @@
 // stale refs pruned, the objects negotiated and received, then each ref updated as git judges it
 // (new, fast-forward, forced, refused), reflogs and FETCH_HEAD written as git writes them.
 import { renameSync, rmSync, writeFileSync } from 'node:fs';
+import { wildmatch } from '../config/wildmatch.js';
+import { readFileIfPresent } from '../io/read-file-if-present.js';
 import { join } from 'node:path';
 import { PackwrightError } from '../errors/packwright-error.js';
 import { OBJ_COMMIT } from '../objects/object-type.js';
@@ -32,8 +34,20 @@ export interface FetchOptions {
   tags?: 'all' | 'none' | undefined;
   /** Delete local refs the refspecs map from server refs that are gone (git's --prune; default remote.<name>.prune, fetch.prune). */
   prune?: boolean | undefined;
+  /** With `prune`, also delete local tags the server no longer has, and fetch all tags (git's --prune-tags; default remote.<name>.pruneTags, fetch.pruneTags). */
+  pruneTags?: boolean | undefined;
   /** Update refs even when it is not a fast-forward (git's --force). */
   force?: boolean | undefined;
+  /** All ref updates in one transaction: every one or none, and FETCH_HEAD only then (git's --atomic). */
+  atomic?: boolean | undefined;
+  /** Judge and report, change no ref and no FETCH_HEAD (git's --dry-run; the objects are still fetched). */
+  dryRun?: boolean | undefined;
+  /** Add to FETCH_HEAD instead of replacing it (git's --append). */
+  append?: boolean | undefined;
+  /** With command-line refspecs: the refspecs that map what they fetch to remote-tracking refs, instead of remote.<name>.fetch (git's --refmap; [] for none). */
+  refmap?: readonly string[] | undefined;
+  /** Offer only the history of these local refs (names, globs or ids) as haves (git's --negotiation-tip). */
+  negotiationTips?: readonly string[] | undefined;
   /** Write FETCH_HEAD (default true). */
   writeFetchHead?: boolean | undefined;
   /** The reflog lines' action (git's GIT_REFLOG_ACTION; default `fetch <remote>`). */
@@ -79,6 +93,8 @@ export interface FetchResult {
   refs: FetchedRef[];
   /** Refs deleted by pruning, with the id each had. */
   pruned: { ref: string; oldId: string }[];
+  /** With `atomic`: a ref was refused or could not be written, so none was. */
+  aborted: boolean;
   /** Objects received (0 when everything was here). */
   objects: number;
 }
@@ -142,7 +158,10 @@ async function fetchInto(repo: Repository, options: FetchOptions): Promise<Fetch
   const url = remote.url;
   const agent = options.agent ?? 'packwright';
   const cmdline = (options.refspecs ?? []).map((s) => parseRefspec(s, 'fetch'));
-  const specs = cmdline.length > 0 ? cmdline : remote.fetch;
+  let specs = cmdline.length > 0 ? cmdline : remote.fetch;
+  const prune = options.prune ?? remote.prune ?? false;
+  // --prune-tags is a refspec that fetches every tag, and so prunes the ones gone.
+  if (prune && (options.pruneTags ?? remote.pruneTags ?? false)) specs = [...specs, parseRefspec('refs/tags/*:refs/tags/*', 'fetch')];
   const tagMode = options.tags ?? remote.tags;
   const hashHex = repo.store.hashLength * 2;
   const location = parseRemoteUrl(url, options.cwd ?? repo.workTree ?? repo.gitDir);
@@ -210,7 +229,8 @@ async function fetchInto(repo: Repository, options: FetchOptions): Promise<Fetch
     // Refs a command-line refspec fetches also update their remote-tracking refs (git's opportunistic updates).
     if (cmdline.length > 0) {
       const extra: MapEntry[] = [];
-      for (const s of remote.fetch) fetchMap(map.map((e) => e.remote as ServerRef), s, extra, true);
+      const refmap = options.refmap !== undefined ? options.refmap.map((r) => parseRefspec(r, 'fetch')) : remote.fetch;
+      for (const s of refmap) fetchMap(map.map((e) => e.remote as ServerRef), s, extra, true);
       for (const e of extra) map.push({ ...e, status: 'ignore' });
     }
     const negatives = cmdline.length > 0 ? cmdline : remote.fetch;
@@ -225,16 +245,16 @@ async function fetchInto(repo: Repository, options: FetchOptions): Promise<Fetch
     }
 
     const reflogAction = options.reflogAction ?? `fetch${options.remote !== undefined ? ` ${options.remote}` : ''}`;
-    const result: FetchResult = { url: displayUrl(url), refs: [], pruned: [], objects: 0 };
-    const prune = options.prune ?? remote.prune ?? false;
-    if (prune) result.pruned = pruneStale(repo, specs, remoteRefs, entries, localRefs);
+    const result: FetchResult = { url: displayUrl(url), refs: [], pruned: [], objects: 0, aborted: false };
+    const writes = refWriter(repo, options);
+    if (prune) result.pruned = pruneStale(specs, remoteRefs, entries, localRefs, writes);
 
     // The objects: everything the map names that this repository lacks.
     const wants = [...new Set(entries.map((e) => e.remote.oid))].filter((oid) => !have(oid));
     const shallow = repo.shallowCommits();
     if (wants.length > 0) {
       const negotiator = new HaveNegotiator(repo.objects, shallow);
-      for (const id of localRefs.values()) negotiator.addTip(id);
+      for (const id of negotiationTips(repo, localRefs, options.negotiationTips)) negotiator.addTip(id);
       for (const r of remoteRefs) if (r.oid.length === hashHex && have(r.oid)) negotiator.knownCommon(Buffer.from(r.oid, 'hex'));
       const unpackLimit = repo.config.getInt('fetch.unpacklimit') ?? repo.config.getInt('transfer.unpacklimit') ?? 100;
       const received = await fetchPack(conn, caps, repo, {
@@ -244,15 +264,17 @@ async function fetchInto(repo: Repository, options: FetchOptions): Promise<Fetch
       result.objects = received?.objects ?? 0;
       try {
         await checkConnected(repo, entries, localRefs, shallow, url, options.signal);
-        storeRefs(repo, entries, localRefs, options, reflogAction, result);
+        storeRefs(repo, entries, localRefs, options, reflogAction, result, writes);
+        result.aborted = !writes.finish(result.refs.some((r) => r.status === 'rejected'));
       } finally {
         if (received?.keepPath !== undefined) rmSync(received.keepPath, { force: true });
       }
     } else {
       await checkConnected(repo, entries, localRefs, shallow, url, options.signal);
-      storeRefs(repo, entries, localRefs, options, reflogAction, result);
+      storeRefs(repo, entries, localRefs, options, reflogAction, result, writes);
+      result.aborted = !writes.finish(result.refs.some((r) => r.status === 'rejected'));
     }
-    if (options.writeFetchHead !== false) writeFetchHead(repo, result, url);
+    if (options.writeFetchHead !== false && options.dryRun !== true && !result.aborted) writeFetchHead(repo, result, url, options.append === true);
     return result;
   } finally {
     conn.close();
@@ -291,7 +313,7 @@ function dedupe(map: readonly MapEntry[]): MapEntry[] {
 }
 
 /** git's prune_refs: local refs a refspec maps to from a server ref that is no longer there. */
-function pruneStale(repo: Repository, specs: readonly Refspec[], remoteRefs: readonly ServerRef[], entries: readonly MapEntry[], localRefs: Map<string, Buffer>): { ref: string; oldId: string }[] {
+function pruneStale(specs: readonly Refspec[], remoteRefs: readonly ServerRef[], entries: readonly MapEntry[], localRefs: Map<string, Buffer>, writes: RefWriter): { ref: string; oldId: string }[] {
   const remoteNames = new Set(remoteRefs.map((r) => r.ref));
   const mapped = new Set(entries.map((e) => e.local));
   const stale: { ref: string; oldId: string }[] = [];
@@ -306,16 +328,75 @@ function pruneStale(repo: Repository, specs: readonly Refspec[], remoteRefs: rea
     }
   }
   if (stale.length > 0) {
-    const tx = repo.refTransaction();
-    for (const s of stale) tx.delete(s.ref, undefined, { message: 'fetch: prune' });
-    tx.commit();
+    writes.prune(stale.map((s) => s.ref));
     for (const s of stale) localRefs.delete(s.ref);
   }
   return stale;
 }
 
+interface RefWriter {
+  /** Deletes pruned refs (at once, or in the atomic transaction). */
+  prune(refs: readonly string[]): void;
+  /** Sets a ref; false when it could not be written. */
+  update(ref: string, id: Buffer, old: Buffer | undefined, message: string): boolean;
+  /** Ends the fetch's writes: commits the atomic transaction unless a ref was refused; false when it was abandoned. */
+  finish(refused: boolean): boolean;
+}
+
+/** How a fetch writes refs: each in its own transaction (git's default), all in one (`atomic`), or not at all (`dryRun`). */
+function refWriter(repo: Repository, options: FetchOptions): RefWriter {
+  if (options.dryRun === true) return { prune: () => undefined, update: () => true, finish: () => true };
+  if (options.atomic === true) {
+    const tx = repo.refTransaction();
+    return {
+      prune: (refs) => void refs.forEach((r) => tx.delete(r, undefined, { message: 'fetch: prune' })),
+      update: (ref, id, old, message) => (tx.update(ref, id, old, { message }), true),
+      finish: (refused) => {
+        if (refused) return false;
+        try {
+          tx.commit();
+          return true;
+        } catch {
+          return false;
+        }
+      },
+    };
+  }
+  return {
+    prune: (refs) => {
+      const tx = repo.refTransaction();
+      for (const r of refs) tx.delete(r, undefined, { message: 'fetch: prune' });
+      tx.commit();
+    },
+    update: (ref, id, old, message) => {
+      try {
+        repo.refTransaction().update(ref, id, old, { message }).commit();
+        return true;
+      } catch {
+        return false;
+      }
+    },
+    finish: () => true,
+  };
+}
+
+/** The local refs whose history is offered: all, or those `tips` name (ref names, globs, ids), as git's --negotiation-tip. */
+function negotiationTips(repo: Repository, localRefs: ReadonlyMap<string, Buffer>, tips: readonly string[] | undefined): Buffer[] {
+  if (tips === undefined || tips.length === 0) return [...localRefs.values()];
+  const out: Buffer[] = [];
+  for (const tip of tips) {
+    if (/[*?[]/.test(tip)) {
+      const pattern = tip.startsWith('refs/') ? tip : `refs/heads/${tip}`;
+      for (const [name, id] of localRefs) if (wildmatch(pattern, name)) out.push(id);
+    } else {
+      out.push(repo.resolve(tip));
+    }
+  }
+  return out;
+}
+
 /** git's store_updated_refs and update_local_ref: each ref judged and written, merge entries first. */
-function storeRefs(repo: Repository, entries: readonly MapEntry[], localRefs: ReadonlyMap<string, Buffer>, options: FetchOptions, action: string, result: FetchResult): void {
+function storeRefs(repo: Repository, entries: readonly MapEntry[], localRefs: ReadonlyMap<string, Buffer>, options: FetchOptions, action: string, result: FetchResult, writes: RefWriter): void {
   const order = { merge: 0, 'not-for-merge': 1, ignore: 2 } as const;
   // FETCH_HEAD names something that is no commit as not for merge.
   const judged = entries.map((e) => ({ e, status: e.status === 'merge' && !isCommitish(repo, e.remote.oid) ? 'not-for-merge' as const : e.status }));
@@ -338,14 +419,7 @@ function storeRefs(repo: Repository, entries: readonly MapEntry[], localRefs: Re
         report('up-to-date');
         continue;
       }
-      const write = (message: string, checkOld: boolean): boolean => {
-        try {
-          repo.refTransaction().update(e.local as string, Buffer.from(newId, 'hex'), checkOld ? old : undefined, { message: `${action}: ${message}` }).commit();
-          return true;
-        } catch {
-          return false;
-        }
-      };
+      const write = (message: string, checkOld: boolean): boolean => writes.update(e.local as string, Buffer.from(newId, 'hex'), checkOld ? old : undefined, `${action}: ${message}`);
       const force = options.force === true || e.force;
       if (old !== undefined && e.local.startsWith('refs/tags/')) {
         if (!force) report('rejected', 'would clobber existing tag');
@@ -388,7 +462,7 @@ function commitOf(repo: Repository, id: Buffer): Buffer {
 }
 
 /** FETCH_HEAD as git writes it: `<id>\t[not-for-merge]\t<kind> '<name>' of <url>` a line, merge entries first. */
-function writeFetchHead(repo: Repository, result: FetchResult, url: string): void {
+function writeFetchHead(repo: Repository, result: FetchResult, url: string, append: boolean): void {
   const shown = displayUrl(url);
   let text = '';
   for (const r of result.refs) {
@@ -409,6 +483,7 @@ function writeFetchHead(repo: Repository, result: FetchResult, url: string): voi
   }
   // git truncates and appends; a rename leaves no half-written file to a reader.
   const path = join(repo.gitDir, 'FETCH_HEAD');
+  if (append) text = (readFileIfPresent(path, 'FETCH_HEAD')?.toString('utf8') ?? '') + text;
   writeFileSync(`${path}.lock`, text);
   renameSync(`${path}.lock`, path);
 }

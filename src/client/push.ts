@@ -133,7 +133,7 @@ async function pushFrom(repo: Repository, options: PushOptions): Promise<PushRes
     ?? (branchName !== undefined ? configured(`branch.${branchName}.remote`) : undefined) ?? 'origin';
   const remote = readRemoteConfig(repo.config, remoteName);
   const agent = options.agent ?? 'packwright';
-  const location = parseRemoteUrl(remote.url, options.cwd ?? repo.workTree ?? repo.gitDir);
+  const location = parseRemoteUrl(remote.pushUrl, options.cwd ?? repo.workTree ?? repo.gitDir);
   const conn = await openConnection(location, {
     service: 'git-receive-pack', protocol: 0, command: options.receivePack ?? remote.receivePack, headers: options.headers, agent, signal: options.signal,
     stderr: options.onMessage,
@@ -153,9 +153,10 @@ async function pushFrom(repo: Repository, options: PushOptions): Promise<PushRes
       for (const e of entries) if (e.result.status === 'ok') Object.assign(e.result, { status: 'rejected', reason: 'atomic push failed' });
     }
     const sending = entries.filter((e) => e.result.status === 'ok');
-    const url = anonymizeUrl(remote.url);
+    const url = anonymizeUrl(remote.pushUrl);
     if (sending.length === 0) {
       if (location.kind !== 'http') await conn.request(FLUSH_PACKET).catch(() => undefined);
+      updateTracking(repo, remote, entries);
       return { url, refs: entries.map((e) => e.result), ok: entries.every((e) => e.result.status === 'up-to-date') };
     }
     // The commands, the first with the capabilities git's send-pack asks for.
@@ -206,13 +207,14 @@ function matchRefs(repo: Repository, remote: RemoteConfig, remoteRefs: readonly 
   const given = options.refspecs ?? [];
   if (options.delete === true) {
     if (given.length === 0) throw new PackwrightError('INVALID_ARGUMENT', '--delete doesn\'t make sense without any refs');
+    if (given.some((s) => s === '' || s.includes(':'))) throw new PackwrightError('INVALID_ARGUMENT', '--delete only accepts plain target ref names');
     specs = given.map((s) => parseRefspec(`:${s}`, 'push'));
   } else {
     specs = given.map((s) => parseRefspec(s, 'push'));
     if (options.mirror === true || (given.length === 0 && remote.mirror)) specs.push(parseRefspec('+refs/*:refs/*', 'push'));
     if (options.all === true) specs.push(parseRefspec('refs/heads/*:refs/heads/*', 'push'));
     if (options.tags === true) specs.push(parseRefspec('refs/tags/*:refs/tags/*', 'push'));
-    if (specs.length === 0) specs = remote.push.length > 0 ? [...remote.push] : [simpleDefault(repo, remote, branchName)];
+    if (specs.length === 0) specs = remote.push.length > 0 ? [...remote.push] : [pushDefault(repo, remote, branchName)];
   }
   const localRefs = repo.refs.list('refs/').filter((r) => r.symbolicTarget === undefined);
   const byRemote = new Map(remoteRefs.map((r) => [r.ref, r]));
@@ -249,8 +251,9 @@ function matchRefs(repo: Repository, remote: RemoteConfig, remoteRefs: readonly 
     }
     if (s.src === '') {
       // `:dst`: delete the server's ref.
+      // A full name is deleted whether or not the server has it (its hooks hear of it); a short one must match.
       const dst = s.dst?.startsWith('refs/') === true ? s.dst : dwim([...byRemote.keys()], s.dst ?? '');
-      if (dst === undefined || !byRemote.has(dst)) throw new PackwrightError('REF_NOT_FOUND', `unable to delete '${s.dst ?? ''}': remote ref does not exist`);
+      if (dst === undefined || (!byRemote.has(dst) && !dst.startsWith('refs/'))) throw new PackwrightError('REF_NOT_FOUND', `unable to delete '${s.dst ?? ''}': remote ref does not exist`);
       add(undefined, undefined, dst, force);
       continue;
     }
@@ -278,7 +281,9 @@ function matchRefs(repo: Repository, remote: RemoteConfig, remoteRefs: readonly 
   // --prune (and --mirror): the server's refs a pattern maps to from a local ref that is gone are deleted.
   if (options.prune === true || options.mirror === true || (given.length === 0 && remote.mirror)) {
     const local = new Set(localRefs.map((l) => l.name));
-    for (const s of specs) {
+    for (const spec of specs) {
+      // The matching refspec prunes as `refs/heads/*` would.
+      const s = spec.src === '' && spec.dst === '' ? parseRefspec('refs/heads/*:refs/heads/*', 'push') : spec;
       if (!s.pattern || s.negative) continue;
       for (const r of remoteRefs) {
         const src = mapPattern(s.dst ?? s.src, s.src, r.ref);
@@ -291,16 +296,28 @@ function matchRefs(repo: Repository, remote: RemoteConfig, remoteRefs: readonly 
   return entries.map((e, i) => ({ e, k: position.get(e.dst) ?? remoteRefs.length + i })).sort((a, b) => a.k - b.k).map((x) => x.e);
 }
 
-/** push.default=simple: the current branch to the branch of the same name (its upstream, on its remote). */
-function simpleDefault(repo: Repository, remote: RemoteConfig, branchName: string | undefined): Refspec {
+/**
+ * What a push without refspecs sends (git's push.default): `simple` (the default: the current
+ * branch to the branch of the same name, which must be its upstream on its own remote), `current`,
+ * `upstream` (to what it merges from), `matching` (every branch the server has too), `nothing`.
+ */
+function pushDefault(repo: Repository, remote: RemoteConfig, branchName: string | undefined): Refspec {
+  const mode = (repo.config.get('push.default') ?? 'simple') as string;
+  if (mode === 'matching') return parseRefspec(':', 'push');
+  if (mode === 'nothing') throw new PackwrightError('INVALID_ARGUMENT', "You didn't specify any refspecs to push, and push.default is \"nothing\".");
   if (branchName === undefined) throw new PackwrightError('INVALID_ARGUMENT', 'You are not currently on a branch.');
   const upstreamRemote = repo.config.get(`branch.${branchName}.remote`);
   const merge = repo.config.get(`branch.${branchName}.merge`);
-  if (remote.name !== undefined && upstreamRemote === remote.name) {
-    if (typeof merge !== 'string') throw new PackwrightError('INVALID_ARGUMENT', `The current branch ${branchName} has no upstream branch.`);
-    if (merge !== `refs/heads/${branchName}`) throw new PackwrightError('INVALID_ARGUMENT', 'The upstream branch of your current branch does not match the name of your current branch.');
+  const own = `refs/heads/${branchName}`;
+  if (mode === 'upstream' || mode === 'tracking') {
+    if (typeof merge !== 'string' || remote.name === undefined || upstreamRemote !== remote.name) throw new PackwrightError('INVALID_ARGUMENT', `The current branch ${branchName} has no upstream branch.`);
+    return parseRefspec(`${own}:${merge}`, 'push');
   }
-  return parseRefspec(`refs/heads/${branchName}:refs/heads/${branchName}`, 'push');
+  if (mode === 'simple' && remote.name !== undefined && upstreamRemote === remote.name) {
+    if (typeof merge !== 'string') throw new PackwrightError('INVALID_ARGUMENT', `The current branch ${branchName} has no upstream branch.`);
+    if (merge !== own) throw new PackwrightError('INVALID_ARGUMENT', 'The upstream branch of your current branch does not match the name of your current branch.');
+  }
+  return parseRefspec(`${own}:${own}`, 'push');
 }
 
 /** git's set_ref_status_for_push: up to date, stale (a lease broken), already exists, fetch first, needs force, non-fast-forward. */

@@ -8,13 +8,18 @@ import { parseRefspec, type Refspec } from '../refs/refspec.js';
 export interface RemoteConfig {
   /** The remote's name; undefined for a URL given directly. */
   name: string | undefined;
+  /** Where fetches go (url.<base>.insteadOf applied). */
   url: string;
+  /** Where pushes go: remote.<name>.pushurl, else the URL with url.<base>.pushInsteadOf (or insteadOf) applied. */
+  pushUrl: string;
   fetch: Refspec[];
   push: Refspec[];
   /** remote.<name>.tagOpt: `--tags` (all tags) or `--no-tags`; undefined: tags follow what is fetched. */
   tags: 'all' | 'none' | undefined;
   /** remote.<name>.prune, else fetch.prune. */
   prune: boolean | undefined;
+  /** remote.<name>.pruneTags, else fetch.pruneTags. */
+  pruneTags: boolean | undefined;
   /** remote.<name>.mirror. */
   mirror: boolean;
   uploadPack: string | undefined;
@@ -34,21 +39,39 @@ export function readRemoteConfig(config: GitConfig, nameOrUrl: string): RemoteCo
     if (/^[A-Za-z0-9._-]+$/.test(nameOrUrl) && config.getAll(key('fetch')).length > 0) {
       throw new PackwrightError('INVALID_ARGUMENT', `remote '${nameOrUrl}' has no url configured`);
     }
-    return { name: undefined, url: nameOrUrl, fetch: [], push: [], tags: undefined, prune: config.getBool('fetch.prune'), mirror: false, uploadPack: undefined, receivePack: undefined };
+    return { name: undefined, url: rewriteUrl(config, nameOrUrl, 'insteadof'), pushUrl: pushUrlOf(config, nameOrUrl), fetch: [], push: [], tags: undefined, prune: config.getBool('fetch.prune'), pruneTags: config.getBool('fetch.prunetags'), mirror: false, uploadPack: undefined, receivePack: undefined };
   }
   const specs = (k: string, kind: 'fetch' | 'push'): Refspec[] => config.getAll(key(k)).filter((v): v is string => typeof v === 'string').map((v) => parseRefspec(v, kind));
   const tagOpt = str('tagopt');
   return {
     name: nameOrUrl,
-    url: urls[0] as string,
+    url: rewriteUrl(config, urls[0] as string, 'insteadof'),
+    pushUrl: str('pushurl') !== undefined ? rewriteUrl(config, str('pushurl') as string, 'insteadof') : pushUrlOf(config, urls[0] as string),
     fetch: specs('fetch', 'fetch'),
     push: specs('push', 'push'),
     tags: tagOpt === '--tags' ? 'all' : tagOpt === '--no-tags' ? 'none' : undefined,
     prune: config.getBool(key('prune')) ?? config.getBool('fetch.prune'),
+    pruneTags: config.getBool(key('prunetags')) ?? config.getBool('fetch.prunetags'),
     mirror: config.getBool(key('mirror')) ?? false,
     uploadPack: str('uploadpack'),
     receivePack: str('receivepack'),
   };
+}
+
+/** git's rewrite of a URL by the longest `url.<base>.insteadOf` (or pushInsteadOf) prefix it starts with. */
+function rewriteUrl(config: GitConfig, url: string, kind: 'insteadof' | 'pushinsteadof'): string {
+  let best: { prefix: string; base: string } | undefined;
+  for (const e of config.entries) {
+    if (typeof e.value !== 'string' || !e.key.startsWith('url.') || !e.key.endsWith(`.${kind}`)) continue;
+    if (url.startsWith(e.value) && (best === undefined || e.value.length > best.prefix.length)) best = { prefix: e.value, base: e.key.slice(4, -(kind.length + 1)) };
+  }
+  return best === undefined ? url : best.base + url.slice(best.prefix.length);
+}
+
+/** A push goes where pushInsteadOf sends the URL, else where insteadOf does. */
+function pushUrlOf(config: GitConfig, url: string): string {
+  const pushed = rewriteUrl(config, url, 'pushinsteadof');
+  return pushed !== url ? pushed : rewriteUrl(config, url, 'insteadof');
 }
 
 /** A URL as git shows it (transport_anonymize_url): without a user name or password. */

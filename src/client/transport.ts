@@ -7,7 +7,7 @@ import { connect } from 'node:net';
 import { PassThrough, Readable } from 'node:stream';
 import { existsSync } from 'node:fs';
 import { resolve as resolvePath } from 'node:path';
-import { PackwrightError } from '../errors/packwright-error.js';
+import { isPackwrightError, PackwrightError } from '../errors/packwright-error.js';
 import { encodePacket, PacketReader, streamSink } from '../protocol/pkt-line.js';
 import { Repository } from '../repo/repository.js';
 import { receivePack } from '../serve/receive-pack.js';
@@ -109,7 +109,8 @@ export async function openConnection(location: RemoteLocation, options: ConnectO
   };
   const served = options.service === 'git-upload-pack' ? uploadPack(repo, serviceOptions) : receivePack(repo, serviceOptions);
   void served
-    .catch((e: unknown) => options.stderr?.(`fatal: ${e instanceof Error ? e.message : String(e)}\n`))
+    // A client that leaves without a request (nothing to push) is no error, as git's services take it.
+    .catch((e: unknown) => (isPackwrightError(e, 'CONNECTION_CLOSED') ? undefined : options.stderr?.(`fatal: ${e instanceof Error ? e.message : String(e)}\n`)))
     .finally(() => {
       toClient.end();
       repo.close();

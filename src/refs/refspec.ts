@@ -36,7 +36,9 @@ export function parseRefspec(text: string, kind: 'fetch' | 'push'): Refspec {
     rest = rest.slice(1);
   }
   const colon = rest.lastIndexOf(':');
-  const src = colon < 0 ? rest : rest.slice(0, colon);
+  let src = colon < 0 ? rest : rest.slice(0, colon);
+  // In a push, `@` is HEAD.
+  if (kind === 'push' && src === '@') src = 'HEAD';
   const dst = colon < 0 ? undefined : rest.slice(colon + 1);
   const bad = (): never => {
     throw new PackwrightError('INVALID_ARGUMENT', `invalid refspec '${text}'`);
