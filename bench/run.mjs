@@ -599,6 +599,36 @@ for (const [label, make] of served) {
     git: httpPush('git'),
     teardown: stopServers,
   });
+  // The client (issue 41): packwright's clone, fetch and push against git's, both talking to git
+  // http-backend behind the CGI bridge (the same server for both clients).
+  const viaGit = () => `${servers.git.url.replace(/\/$/, '')}/${servers.name}`;
+  cases.push({
+    name: `client: clone --bare over HTTP from git http-backend, packwright clone vs git clone (${label})`,
+    setup: () => startServers(make()),
+    packwright: () => ['sh', ['-c', `rm -rf ${dst} && ${process.execPath} ${cli} clone -q --bare ${viaGit()} ${dst}`], work],
+    git: () => ['sh', ['-c', `rm -rf ${dst} && git clone -q --bare ${viaGit()} ${dst}`], work],
+    reference: { label: 'isomorphic-git clone (noCheckout)', setup: () => {}, run: () => [process.execPath, [join(here, 'isogit-clone.mjs'), viaGit(), join(work, 'isogit-clone')], work] },
+    teardown: stopServers,
+  });
+  cases.push({
+    name: `client: fetch of 10 new commits over HTTP from git http-backend, packwright fetch vs git fetch (${label})`,
+    setup: () => startServers(withFetchBase()),
+    packwright: () => ['sh', ['-c', `rm -rf ${fetchWork} && cp -a ${base} ${fetchWork} && ${process.execPath} ${cli} --git-dir=${fetchWork} fetch -q ${viaGit()} main`], work],
+    git: () => ['sh', ['-c', `rm -rf ${fetchWork} && cp -a ${base} ${fetchWork} && git -C ${fetchWork} fetch -q ${viaGit()} main`], work],
+    teardown: stopServers,
+  });
+  const clientPush = (command) => () => ['sh', ['-c', `rm -rf ${pushTarget} && cp -a ${base} ${pushTarget} && git -C ${pushTarget} config http.receivepack true && ${command} push -q ${servers.git.url.replace(/\/$/, '')}/push-target.git main:refs/heads/bench-base`], work];
+  cases.push({
+    name: `client: push of 10 new commits over HTTP to git http-backend, packwright push vs git push (${label})`,
+    setup: async () => {
+      const repo = withFetchBase();
+      servers.repo = repo;
+      return startServers(repo);
+    },
+    packwright: () => clientPush(`${process.execPath} ${cli} --git-dir=${servers.repo}`)(),
+    git: () => clientPush(`git -C ${servers.repo}`)(),
+    teardown: stopServers,
+  });
   // 16 clones at once: one packwright serve against 16 of git's upload-pack.
   const result = (side) => join(work, `concurrent-${side}.json`);
   cases.push({

@@ -2,11 +2,16 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
+import { createHash } from 'node:crypto';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { cpSync, existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { git, GIT_ENV, makeHistoryRepo, runPackwright, tempDir, type Format } from './helpers/git.js';
 import { packwrightServers } from './helpers/servers.js';
 import { fetch } from '../src/client/index.js';
+import { isPackwrightError } from '../src/errors/index.js';
+import { encodePacket, FLUSH_PACKET } from '../src/protocol/index.js';
 
 const execFileAsync = promisify(execFile);
 
@@ -92,4 +97,43 @@ test('fetch offers its history in rounds and gets only what it lacks; refuses a 
   assert.equal(forced.status, 0, forced.stderr);
   assert.match(forced.stderr, / t \[tag update\] +v2.0 +-> v2.0\n/);
   assert.equal(git(work, ['rev-parse', 'v2.0']).toString(), git(src, ['rev-parse', 'v2.0']).toString());
+});
+
+test('a server that cuts its pack short, or names objects its pack lacks: fetch fails, refs and FETCH_HEAD unchanged, nothing left in the pack directory', async () => {
+  using dir = tempDir();
+  const src = makeHistoryRepo(dir.path, 'sha1');
+  const work = join(dir.path, 'work');
+  git(dir.path, ['clone', '-q', '--no-checkout', src, work]);
+  const lie = '1'.repeat(40);
+  const header = Buffer.from([0x50, 0x41, 0x43, 0x4b, 0, 0, 0, 2, 0, 0, 0, 0]);
+  // An empty pack, complete with its trailer, and the same pack cut before the trailer.
+  const emptyPack = Buffer.concat([header, createHash('sha1').update(header).digest()]);
+  for (const [pack, code] of [[header, 'PACK_TRUNCATED'], [emptyPack, 'OBJECT_NOT_FOUND']] as const) {
+    const server = createServer((req, res) => {
+      if (req.url?.includes('info/refs') === true) {
+        res.setHeader('Content-Type', 'application/x-git-upload-pack-advertisement');
+        res.end(Buffer.concat([encodePacket('version 2\n'), encodePacket('object-format=sha1\n'), encodePacket('ls-refs\n'), encodePacket('fetch\n'), FLUSH_PACKET]));
+        return;
+      }
+      let body = '';
+      req.on('data', (d: Buffer) => (body += d.toString('latin1')));
+      req.on('end', () => {
+        res.setHeader('Content-Type', 'application/x-git-upload-pack-result');
+        if (body.includes('command=ls-refs')) res.end(Buffer.concat([encodePacket(`${lie} refs/heads/main\n`), FLUSH_PACKET]));
+        else res.end(Buffer.concat([encodePacket('packfile\n'), encodePacket(Buffer.concat([Buffer.from([1]), pack])), FLUSH_PACKET]));
+      });
+    });
+    await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
+    try {
+      git(work, ['remote', 'set-url', 'origin', `http://127.0.0.1:${(server.address() as AddressInfo).port}/x.git`]);
+      const before = git(work, ['for-each-ref']).toString();
+      await assert.rejects(fetch({ dir: work, env: GIT_ENV }), (e) => isPackwrightError(e, code));
+      assert.equal(git(work, ['for-each-ref']).toString(), before);
+      assert.equal(existsSync(join(work, '.git', 'FETCH_HEAD')), false);
+      const packDir = join(work, '.git', 'objects', 'pack');
+      assert.deepEqual(readdirSync(packDir).filter((f) => !/^pack-[0-9a-f]{40}\.(pack|idx|rev)$/.test(f)), []);
+    } finally {
+      await new Promise((ok) => server.close(ok));
+    }
+  }
 });

@@ -26,7 +26,7 @@ export interface FetchOptions {
   dir?: string | undefined;
   /** …or a repository open already (left open). */
   repository?: Repository | undefined;
-  /** A configured remote's name (default `origin`), or a URL or path. */
+  /** A configured remote's name (default: the current branch's remote, else `origin`), or a URL or path. */
   remote?: string | undefined;
   /** Refspecs (git's command-line ones); default the remote's `remote.<name>.fetch`. */
   refspecs?: readonly string[] | undefined;
@@ -153,15 +153,20 @@ export async function fetch(options: FetchOptions): Promise<FetchResult> {
 }
 
 async function fetchInto(repo: Repository, options: FetchOptions): Promise<FetchResult> {
-  const remoteName = options.remote ?? 'origin';
+  // Without a remote: the current branch's (branch.<name>.remote), else origin, as git's remote_get(NULL).
+  const current = repo.refs.symbolicEnd('HEAD');
+  const branchRemote = current?.startsWith('refs/heads/') === true ? repo.config.get(`branch.${current.slice(11)}.remote`) : undefined;
+  const remoteName = options.remote ?? (typeof branchRemote === 'string' ? branchRemote : 'origin');
   const remote = readRemoteConfig(repo.config, remoteName);
   const url = remote.url;
   const agent = options.agent ?? 'packwright';
   const cmdline = (options.refspecs ?? []).map((s) => parseRefspec(s, 'fetch'));
+  if (options.refmap !== undefined && cmdline.length === 0) throw new PackwrightError('INVALID_ARGUMENT', '--refmap option is only meaningful with command-line refspec(s)');
   let specs = cmdline.length > 0 ? cmdline : remote.fetch;
   const prune = options.prune ?? remote.prune ?? false;
   // --prune-tags is a refspec that fetches every tag, and so prunes the ones gone.
-  if (prune && (options.pruneTags ?? remote.pruneTags ?? false)) specs = [...specs, parseRefspec('refs/tags/*:refs/tags/*', 'fetch')];
+  // (Only for the configured refspecs: command-line ones say what to fetch and prune.)
+  if (prune && cmdline.length === 0 && (options.pruneTags ?? remote.pruneTags ?? false)) specs = [...specs, parseRefspec('refs/tags/*:refs/tags/*', 'fetch')];
   const tagMode = options.tags ?? remote.tags;
   const hashHex = repo.store.hashLength * 2;
   const location = parseRemoteUrl(url, options.cwd ?? repo.workTree ?? repo.gitDir);
@@ -174,8 +179,7 @@ async function fetchInto(repo: Repository, options: FetchOptions): Promise<Fetch
     if (format !== repo.format) throw new PackwrightError('INVALID_ARGUMENT', `mismatched algorithms: client ${repo.format}; server ${format}`);
 
     // The current branch's upstream, when it is on this remote (branch.<name>.remote, .merge).
-    const branch = repo.refs.symbolicEnd('HEAD');
-    const branchKey = branch?.startsWith('refs/heads/') === true ? `branch.${branch.slice(11)}` : undefined;
+    const branchKey = current?.startsWith('refs/heads/') === true ? `branch.${current.slice(11)}` : undefined;
     const merges = cmdline.length === 0 && branchKey !== undefined && remote.name !== undefined && repo.config.get(`${branchKey}.remote`) === remote.name
       ? repo.config.getAll(`${branchKey}.merge`).filter((m): m is string => typeof m === 'string')
       : [];
@@ -237,10 +241,10 @@ async function fetchInto(repo: Repository, options: FetchOptions): Promise<Fetch
     const entries = dedupe(map.filter((e) => !excludedByNegative(negatives, e.remote.ref)));
 
     // A work tree's current branch is not fetched into (git's check_not_current_branch).
-    const current = repo.workTree !== undefined && options.updateHeadOk !== true ? repo.refs.symbolicEnd('HEAD') : undefined;
+    const checkedOut = repo.workTree !== undefined && options.updateHeadOk !== true ? current : undefined;
     for (const e of entries) {
-      if (current !== undefined && e.local === current && localRefs.has(current)) {
-        throw new PackwrightError('INVALID_ARGUMENT', `refusing to fetch into branch '${current}' checked out at '${repo.workTree ?? ''}'`);
+      if (checkedOut !== undefined && e.local === checkedOut && localRefs.has(checkedOut)) {
+        throw new PackwrightError('INVALID_ARGUMENT', `refusing to fetch into branch '${checkedOut}' checked out at '${repo.workTree ?? ''}'`);
       }
     }
 

@@ -7,7 +7,8 @@ import { DELIM_PACKET, encodePacket, FLUSH_PACKET, type Packet, type PacketReade
 export async function nextPacket(reader: PacketReader): Promise<Packet> {
   const p = await reader.read();
   if (p.kind === 'eof') throw new PackwrightError('CONNECTION_CLOSED', 'the remote end hung up unexpectedly');
-  if (p.kind === 'data' && p.line.startsWith('ERR ')) throw new PackwrightError('REQUEST_REFUSED', `remote error: ${p.line.slice(4)}`);
+  // The first bytes only: a pack's packets are never decoded as text.
+  if (p.kind === 'data' && p.data.length >= 4 && p.data.toString('latin1', 0, 4) === 'ERR ') throw new PackwrightError('REQUEST_REFUSED', `remote error: ${p.line.slice(4)}`);
   return p;
 }
 
