@@ -11,7 +11,7 @@ import { git, GIT_ENV, makeHistoryRepo, runPackwright, tempDir, type Format } fr
 import { packwrightServers } from './helpers/servers.js';
 import { fetch } from '../src/client/index.js';
 import { isPackwrightError } from '../src/errors/index.js';
-import { encodePacket, FLUSH_PACKET } from '../src/protocol/index.js';
+import { DELIM_PACKET, encodePacket, FLUSH_PACKET } from '../src/protocol/index.js';
 
 const execFileAsync = promisify(execFile);
 
@@ -120,7 +120,11 @@ test('a server that cuts its pack short, or names objects its pack lacks: fetch 
       req.on('end', () => {
         res.setHeader('Content-Type', 'application/x-git-upload-pack-result');
         if (body.includes('command=ls-refs')) res.end(Buffer.concat([encodePacket(`${lie} refs/heads/main\n`), FLUSH_PACKET]));
-        else res.end(Buffer.concat([encodePacket('packfile\n'), encodePacket(Buffer.concat([Buffer.from([1]), pack])), FLUSH_PACKET]));
+        else {
+          // Before `done`, the acknowledgments and `ready`; then the pack.
+          const acks = body.includes('0009done\n') ? [] : [encodePacket('acknowledgments\n'), encodePacket('ready\n'), DELIM_PACKET];
+          res.end(Buffer.concat([...acks, encodePacket('packfile\n'), encodePacket(Buffer.concat([Buffer.from([1]), pack])), FLUSH_PACKET]));
+        }
       });
     });
     await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
