@@ -5,7 +5,7 @@ import { openRepository, type GlobalOptions } from './global-options.js';
 import { helpRequested, UsageError } from './usage-error.js';
 
 const USAGE = `usage: packwright fetch [-q | -v] [-p | --prune | --no-prune] [-P | --prune-tags] [-t | --tags | -n | --no-tags] [-f | --force]
-                        [--atomic] [--dry-run] [-a | --append] [--refmap=<refspec>] [--negotiation-tip=<rev>]
+                        [--all | --multiple] [--atomic] [--dry-run] [-a | --append] [--refmap=<refspec>] [--negotiation-tip=<rev>]
                         [-u | --update-head-ok] [--upload-pack=<exec>] [--[no-]write-fetch-head] [--progress]
                         [<repository> [<refspec>...]]`;
 
@@ -35,7 +35,7 @@ export async function fetchCommand(io: CommandIO, global: GlobalOptions, agent: 
   let force = false;
   let updateHeadOk = false;
   let writeFetchHead = true;
-  let atomic = false, dryRun = false, append = false;
+  let atomic = false, dryRun = false, append = false, all = false, multiple = false;
   let pruneTags: boolean | undefined;
   let refmap: string[] | undefined;
   const negotiationTips: string[] = [];
@@ -50,6 +50,8 @@ export async function fetchCommand(io: CommandIO, global: GlobalOptions, agent: 
     else if (a === '-P' || a === '--prune-tags') pruneTags = true;
     else if (a === '--no-prune-tags') pruneTags = false;
     else if (a === '--atomic') atomic = true;
+    else if (a === '--all') all = true;
+    else if (a === '--multiple') multiple = true;
     else if (a === '--dry-run') dryRun = true;
     else if (a === '-a' || a === '--append') append = true;
     else if (a === '--show-forced-updates' || a === '--no-show-forced-updates') continue;
@@ -75,13 +77,30 @@ export async function fetchCommand(io: CommandIO, global: GlobalOptions, agent: 
   const repo = openRepository(global);
   // git's default reflog action: the command line as given, URLs without their passwords.
   const reflogAction = global.env['GIT_REFLOG_ACTION'] ?? ['fetch', ...args.map(anonymizeUrl)].join(' ');
-  const result = await io.interruptible((signal) => fetch({
-    repository: repo, remote: positional[0], refspecs: positional.slice(1), tags, prune, pruneTags, atomic, dryRun, append, refmap, negotiationTips, force, updateHeadOk, writeFetchHead, uploadPack, agent, signal, reflogAction,
-    ...(progress ? { onProgress: (text: string) => io.stderr.write(`remote: ${text}`) } : {}),
-  }));
-  const rejected = result.aborted || result.refs.some((r) => r.status === 'rejected');
-  if (verbosity >= 0) io.stderr.write(fetchReport(repo, result.url, result.refs, result.pruned, verbosity, Number(global.env['COLUMNS']) || 80));
-  return rejected ? 1 : 0;
+  // --all: every configured remote; --multiple: the remotes named. Each fetched in turn, as git does.
+  const remotes = all ? configuredRemotes(repo) : multiple ? positional : [positional[0]];
+  const refspecs = all || multiple ? [] : positional.slice(1);
+  let status = 0;
+  for (const remote of remotes) {
+    if ((all || multiple) && verbosity >= 0) io.stdout.write(`Fetching ${remote ?? ''}\n`);
+    const result = await io.interruptible((signal) => fetch({
+      repository: repo, remote, refspecs, tags, prune, pruneTags, atomic, dryRun, append: append || ((all || multiple) && remote !== remotes[0]), refmap, negotiationTips, force, updateHeadOk, writeFetchHead, uploadPack, agent, signal, reflogAction,
+      ...(progress ? { onProgress: (text: string) => io.stderr.write(`remote: ${text}`) } : {}),
+    }));
+    if (result.aborted || result.refs.some((r) => r.status === 'rejected')) status = 1;
+    if (verbosity >= 0) io.stderr.write(fetchReport(repo, result.url, result.refs, result.pruned, verbosity, Number(global.env['COLUMNS']) || 80));
+  }
+  return status;
+}
+
+/** The remotes the configuration names (`remote.<name>.url`), in the order first named. */
+function configuredRemotes(repo: Repository): string[] {
+  const names: string[] = [];
+  for (const e of repo.config.entries) {
+    const m = /^remote\.(.+)\.url$/.exec(e.key);
+    if (m !== null && !names.includes(m[1] as string)) names.push(m[1] as string);
+  }
+  return names;
 }
 
 /** git fetch's lines (store_updated_refs, prune_refs, format_display): `From <url>`, then a line a ref. */

@@ -4,7 +4,7 @@ import type { CommandIO } from './command-io.js';
 import { openRepository, type GlobalOptions } from './global-options.js';
 import { helpRequested, UsageError } from './usage-error.js';
 
-const USAGE = `usage: packwright push [-q | -v] [--all | --mirror | --tags] [--prune] [-d | --delete] [-f | --force] [--force-with-lease[=<ref>[:<expect>]]]
+const USAGE = `usage: packwright push [-q | -v] [--all | --mirror | --tags] [--prune] [-d | --delete] [-f | --force] [--force-with-lease[=<ref>[:<expect>]] [--force-if-includes]]
                        [--atomic] [-o <option> | --push-option=<option>] [--[no-]thin] [--receive-pack=<exec>] [--porcelain]
                        [<repository> [<refspec>...]]`;
 
@@ -34,6 +34,7 @@ export async function pushCommand(io: CommandIO, global: GlobalOptions, agent: s
   let verbosity = 0;
   let all = false, tags = false, del = false, force = false, atomic = false, porcelain = false, mirror = false, prune = false;
   let thin = true;
+  let forceIfIncludes: boolean | undefined;
   let lease: boolean | Record<string, string | undefined> = false;
   let receivePack: string | undefined;
   const pushOptions: string[] = [];
@@ -56,6 +57,8 @@ export async function pushCommand(io: CommandIO, global: GlobalOptions, agent: s
     else if (a === '-f' || a === '--force') force = true;
     else if (a === '--no-force') force = false;
     else if (a === '--atomic') atomic = true;
+    else if (a === '--force-if-includes') forceIfIncludes = true;
+    else if (a === '--no-force-if-includes') forceIfIncludes = false;
     else if (a === '--porcelain') porcelain = true;
     else if (a === '--thin') thin = true;
     else if (a === '--no-thin') thin = false;
@@ -77,7 +80,7 @@ export async function pushCommand(io: CommandIO, global: GlobalOptions, agent: s
   if (verbosity > 0) io.stderr.write(`Pushing to ${anonymizeUrl(readRemoteConfig(repo.config, positional[0] ?? 'origin').pushUrl)}\n`);
   const result = await io.interruptible((signal) => push({
     repository: repo, remote: positional[0], refspecs: positional.slice(1), all, mirror, prune, tags, delete: del, force, atomic, pushOptions, thin, receivePack, agent, signal,
-    forceWithLease: lease,
+    forceWithLease: lease, forceIfIncludes,
     onMessage: (text) => io.stderr.write(text.replace(/^(?!error: )/gm, 'remote: ').replace(/remote: $/, '')),
   }));
   const report = pushReport(repo, result.url, result.refs, verbosity, porcelain);

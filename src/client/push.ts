@@ -12,6 +12,7 @@ import { peelObject } from '../odb/peel-object.js';
 import { encodePacket, FLUSH_PACKET, PacketReader } from '../protocol/pkt-line.js';
 import { BAND_DATA, BAND_ERROR, BAND_PROGRESS } from '../protocol/sideband.js';
 import { fetchDestination, mapPattern, parseRefspec, type Refspec } from '../refs/refspec.js';
+import { readReflog } from '../refs/reflog.js';
 import { DWIM_RULES } from '../refs/resolve-revision.js';
 import { Repository } from '../repo/repository.js';
 import { mergeBases } from '../walk/merge-bases.js';
@@ -44,10 +45,16 @@ export interface PushOptions {
   force?: boolean | undefined;
   /**
    * git's --force-with-lease: a ref is overwritten only if the server's value is what is
-   * expected: `true` (each ref's remote-tracking value; absent when there is none), or per ref the
-   * id expected (`undefined`: the remote-tracking value).
+   * expected: `true` (each ref's remote-tracking value; absent when there is none), or per ref a
+   * revision giving the id expected ('': the ref must not exist; `undefined`: the remote-tracking value).
    */
   forceWithLease?: boolean | Readonly<Record<string, string | undefined>> | undefined;
+  /**
+   * With a lease taken from a remote-tracking ref: also refuse when that ref's value was never part
+   * of the local branch (not reachable from its tip or any entry of its reflog; git's
+   * --force-if-includes, push.useForceIfIncludes), so a fetch in the background does not arm a force.
+   */
+  forceIfIncludes?: boolean | undefined;
   /** All refs or none (git's --atomic; the server must support it). */
   atomic?: boolean | undefined;
   /** git's --push-option values, for the server's hooks. */
@@ -333,10 +340,22 @@ function judge(repo: Repository, remote: RemoteConfig, entries: Entry[], options
     if (lease !== undefined && lease !== false) {
       const named = lease === true ? undefined : Object.hasOwn(lease, e.dst) ? { value: lease[e.dst] } : undefined;
       if (lease === true || named !== undefined) {
-        const expect = named?.value ?? trackingValue(repo, remote, e.dst) ?? null;
+        // An explicit expectation is a revision here ('' for "must not exist"); otherwise the tracking ref's value.
+        const value = named?.value;
+        const expect = value === '' ? null : value !== undefined ? repo.resolve(value).toString('hex') : trackingValue(repo, remote, e.dst) ?? null;
+        if (value === undefined && expect !== null && e.src !== undefined && e.newId !== undefined && (options.forceIfIncludes ?? repo.config.getBool('push.useforceifincludes') ?? false)) {
+          if (!includedLocally(repo, e.src, e.newId, Buffer.from(expect, 'hex'))) {
+            Object.assign(r, { status: 'rejected', reason: 'remote ref updated since checkout' });
+            continue;
+          }
+        }
         if ((r.oldId ?? null) !== expect) {
-          Object.assign(r, { status: 'rejected', reason: 'stale info' });
-          continue;
+          // --force overrides a broken lease, as git's does (and the update counts as forced).
+          if (!force) {
+            Object.assign(r, { status: 'rejected', reason: 'stale info' });
+            continue;
+          }
+          r.forced = true;
         }
         force = true;
       }
@@ -357,6 +376,19 @@ function judge(repo: Repository, remote: RemoteConfig, entries: Entry[], options
     if (force) r.forced = true;
     else Object.assign(r, { status: 'rejected', reason });
   }
+}
+
+/** Whether `tracked` is the local ref's tip or an entry of its reflog, or below one (git's is_reachable_in_reflog). */
+function includedLocally(repo: Repository, localRef: string, tip: Buffer, tracked: Buffer): boolean {
+  if (!repo.objects.has(tracked)) return false;
+  const candidates = [tip, ...readReflog(repo.gitDir, repo.commonDir, localRef, repo.store.hashLength).map((l) => l.new)];
+  if (candidates.some((c) => c.equals(tracked))) return true;
+  const target = peelToCommit(repo, tracked);
+  if (target === undefined) return false;
+  return candidates.some((c) => {
+    const commit = repo.objects.has(c) ? peelToCommit(repo, c) : undefined;
+    return commit !== undefined && mergeBases(repo.objects, target, commit).some((m) => m.equals(target));
+  });
 }
 
 /** The local remote-tracking ref's value for a server ref (through the remote's fetch refspecs), hex. */
