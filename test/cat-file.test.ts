@@ -147,13 +147,17 @@ describe('cat-file on a delta chain deeper than 1000', () => {
     for (const options of [{ windowSize: 4096 }, { denseAfter: Infinity }]) {
       const store = Repository.open(repo, { ...options, deltaBaseCacheLimit: 64 * 1024 }).objects;
       try {
+        // Every eighth object, spread over the chain: each read alone rebuilds its chain
+        // through the tiny cache, so reading all 3,000 took 12 s of the suite for no more coverage.
         let n = 0;
+        let checked = 0;
         forEachObject(store, {}, (id) => {
+          if (n++ % 8 !== 0) return;
           const obj = store.read(id);
           assert.deepEqual(hashObject('sha1', obj.type, obj.data), id);
-          n++;
+          checked++;
         });
-        assert.ok(n > 3000);
+        assert.ok(n > 3000 && checked > 375);
       } finally {
         store.close();
       }
