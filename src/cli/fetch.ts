@@ -1,6 +1,7 @@
 import { anonymizeUrl, fetch, type FetchedRef } from '../client/index.js';
 import type { Repository } from '../repo/index.js';
 import type { CommandIO } from './command-io.js';
+import { prettyRefName } from './pretty-ref-name.js';
 import { openRepository, type GlobalOptions } from './global-options.js';
 import { helpRequested, UsageError } from './usage-error.js';
 
@@ -9,15 +10,9 @@ const USAGE = `usage: packwright fetch [-q | -v] [-p | --prune | --no-prune] [-P
                         [-u | --update-head-ok] [--upload-pack=<exec>] [--[no-]write-fetch-head] [--progress]
                         [<repository> [<refspec>...]]`;
 
-/** A ref name as git fetch shows it (prettify_refname). */
-function pretty(name: string): string {
-  for (const prefix of ['refs/heads/', 'refs/tags/', 'refs/remotes/']) if (name.startsWith(prefix)) return name.slice(prefix.length);
-  return name;
-}
-
 /** The server's side of a line (the `what` of git's store_updated_refs). */
 function remoteShown(name: string): string {
-  return name === 'HEAD' ? '' : pretty(name);
+  return name === 'HEAD' ? '' : prettyRefName(name);
 }
 
 /**
@@ -115,16 +110,16 @@ export function fetchReport(repo: Repository, url: string, refs: readonly Fetche
   };
   // Pruning comes first, before git has measured the ref column.
   const pruneWidth = summaryWidth(pruned.map((p) => p.oldId));
-  for (const p of pruned) line('-', '[deleted]', undefined, '(none)', pretty(p.ref), pruneWidth);
+  for (const p of pruned) line('-', '[deleted]', undefined, '(none)', prettyRefName(p.ref), pruneWidth);
   for (const r of refs) {
     if (r.localRef === undefined || r.remoteRef === 'HEAD' || (verbosity <= 0 && r.status === 'up-to-date')) continue;
-    const rlen = pretty(r.remoteRef).length;
-    if (21 + rlen + 4 + pretty(r.localRef).length < columns) refcol = Math.max(refcol, rlen);
+    const rlen = prettyRefName(r.remoteRef).length;
+    if (21 + rlen + 4 + prettyRefName(r.localRef).length < columns) refcol = Math.max(refcol, rlen);
   }
   const width = summaryWidth(refs.map((r) => r.newId));
   for (const r of refs) {
     const what = remoteShown(r.remoteRef);
-    const local = r.localRef !== undefined ? pretty(r.localRef) : 'FETCH_HEAD';
+    const local = r.localRef !== undefined ? prettyRefName(r.localRef) : 'FETCH_HEAD';
     switch (r.status) {
       case 'fetch-head': {
         const kind = r.remoteRef.startsWith('refs/heads/') ? 'branch' : r.remoteRef.startsWith('refs/tags/') ? 'tag' : r.remoteRef.startsWith('refs/remotes/') ? 'remote-tracking branch' : '';

@@ -1,6 +1,7 @@
 import { anonymizeUrl, push, readRemoteConfig, type PushedRef } from '../client/index.js';
 import type { Repository } from '../repo/index.js';
 import type { CommandIO } from './command-io.js';
+import { prettyRefName } from './pretty-ref-name.js';
 import { openRepository, type GlobalOptions } from './global-options.js';
 import { helpRequested, UsageError } from './usage-error.js';
 
@@ -16,11 +17,6 @@ const ADVICE: readonly [string, string][] = [
   ['fetch first', "Updates were rejected because the remote contains work that you do\nnot have locally. This is usually caused by another repository pushing\nto the same ref. You may want to first integrate the remote changes\n(e.g., 'git pull ...') before pushing again.\nSee the 'Note about fast-forwards' in 'git push --help' for details."],
   ['needs force', "You cannot update a remote ref that points at a non-commit object,\nor update a remote ref to make it point at a non-commit object,\nwithout using the '--force' option.\n"],
 ];
-
-function pretty(name: string): string {
-  for (const prefix of ['refs/heads/', 'refs/tags/', 'refs/remotes/']) if (name.startsWith(prefix)) return name.slice(prefix.length);
-  return name;
-}
 
 /**
  * `git push`: refs to a remote (a configured one or a URL) through the refspecs given, the
@@ -105,7 +101,7 @@ export function pushReport(repo: Repository, url: string, refs: readonly PushedR
   const line = (r: PushedRef, flag: string, summary: string, withSource: boolean, msg: string | undefined): void => {
     const from = withSource && r.localRef !== undefined ? r.localRef : undefined;
     if (porcelain) lines.push(`${flag}\t${from ?? ''}:${r.remoteRef}\t${summary}${msg !== undefined ? ` (${msg})` : ''}`);
-    else lines.push(` ${flag} ${summary.padEnd(width)} ${from !== undefined ? `${pretty(from)} -> ${pretty(r.remoteRef)}` : pretty(r.remoteRef)}${msg !== undefined ? ` (${msg})` : ''}`);
+    else lines.push(` ${flag} ${summary.padEnd(width)} ${from !== undefined ? `${prettyRefName(from)} -> ${prettyRefName(r.remoteRef)}` : prettyRefName(r.remoteRef)}${msg !== undefined ? ` (${msg})` : ''}`);
   };
   const ok = (r: PushedRef): void => {
     if (r.newId === undefined) line(r, '-', '[deleted]', false, undefined);
