@@ -65,7 +65,7 @@ for (const format of ['sha1', 'sha256'] as Format[]) {
   });
 }
 
-test("push: --force, --force-with-lease, --atomic, --delete and a server hook's refusal, as git judges them", async () => {
+test("push: --force, --force-with-lease, --atomic, --delete, --follow-tags and a server hook's refusal, as git judges them", async () => {
   using dir = tempDir();
   const server = join(dir.path, 'server.git');
   git(dir.path, ['clone', '-q', '--mirror', makeHistoryRepo(dir.path, 'sha1'), server]);
@@ -104,4 +104,10 @@ test("push: --force, --force-with-lease, --atomic, --delete and a server hook's 
   assert.throws(() => git(work, ['rev-parse', '--verify', '-q', 'refs/remotes/origin/oct-a']));
   const again = await runPackwright(work, ['push', 'origin', 'topic'], { env: GIT_ENV });
   assert.equal(again.stderr, 'Everything up-to-date\n');
+  // --follow-tags: the annotated tag on what is pushed goes too; a lightweight one does not.
+  git(work, ['tag', 'light-new', 'topic']);
+  git(work, ['tag', '-a', '-m', 'on topic', 'annotated-new', 'topic']);
+  const followed = await push({ dir: work, env: GIT_ENV, refspecs: ['topic'], followTags: true });
+  assert.deepEqual(statuses(followed.refs), ['refs/heads/topic up-to-date', 'refs/tags/annotated-new ok']);
+  assert.throws(() => git(server, ['rev-parse', '--verify', '-q', 'refs/tags/light-new']));
 });

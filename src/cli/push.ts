@@ -6,7 +6,7 @@ import { openRepository, type GlobalOptions } from './global-options.js';
 import { helpRequested, UsageError } from './usage-error.js';
 
 const USAGE = `usage: packwright push [-q | -v] [--all | --mirror | --tags] [--prune] [-d | --delete] [-f | --force] [--force-with-lease[=<ref>[:<expect>]] [--force-if-includes]]
-                       [--atomic] [-o <option> | --push-option=<option>] [--[no-]thin] [--receive-pack=<exec>] [--porcelain]
+                       [--atomic] [--follow-tags] [-o <option> | --push-option=<option>] [--[no-]thin] [--receive-pack=<exec>] [--porcelain]
                        [<repository> [<refspec>...]]`;
 
 /** git's advice after a refusal (builtin/push.c), by the first reason that applies. */
@@ -31,6 +31,7 @@ export async function pushCommand(io: CommandIO, global: GlobalOptions, agent: s
   let all = false, tags = false, del = false, force = false, atomic = false, porcelain = false, mirror = false, prune = false;
   let thin = true;
   let forceIfIncludes: boolean | undefined;
+  let followTags: boolean | undefined;
   let lease: boolean | Record<string, string | undefined> = false;
   let receivePack: string | undefined;
   const pushOptions: string[] = [];
@@ -53,6 +54,8 @@ export async function pushCommand(io: CommandIO, global: GlobalOptions, agent: s
     else if (a === '-f' || a === '--force') force = true;
     else if (a === '--no-force') force = false;
     else if (a === '--atomic') atomic = true;
+    else if (a === '--follow-tags') followTags = true;
+    else if (a === '--no-follow-tags') followTags = false;
     else if (a === '--force-if-includes') forceIfIncludes = true;
     else if (a === '--no-force-if-includes') forceIfIncludes = false;
     else if (a === '--porcelain') porcelain = true;
@@ -76,7 +79,7 @@ export async function pushCommand(io: CommandIO, global: GlobalOptions, agent: s
   if (verbosity > 0) io.stderr.write(`Pushing to ${anonymizeUrl(readRemoteConfig(repo.config, positional[0] ?? 'origin').pushUrl)}\n`);
   const result = await io.interruptible((signal) => push({
     repository: repo, remote: positional[0], refspecs: positional.slice(1), all, mirror, prune, tags, delete: del, force, atomic, pushOptions, thin, receivePack, agent, signal,
-    forceWithLease: lease, forceIfIncludes,
+    forceWithLease: lease, forceIfIncludes, followTags,
     onMessage: (text) => io.stderr.write(text.replace(/^(?!error: )/gm, 'remote: ').replace(/remote: $/, '')),
   }));
   const report = pushReport(repo, result.url, result.refs, verbosity, porcelain);

@@ -15,6 +15,7 @@ import { fetchDestination, mapPattern, parseRefspec, type Refspec } from '../ref
 import { readReflog } from '../refs/reflog.js';
 import { DWIM_RULES } from '../refs/resolve-revision.js';
 import { Repository } from '../repo/repository.js';
+import { CommitDag } from '../walk/commit-dag.js';
 import { mergeBases } from '../walk/merge-bases.js';
 import type { RevTip } from '../walk/rev-args.js';
 import { readAdvertisement, type AdvertisedRef } from './advertisement.js';
@@ -39,6 +40,8 @@ export interface PushOptions {
   mirror?: boolean | undefined;
   /** Delete the server's refs that a pattern refspec maps to from local refs that are gone (git's --prune). */
   prune?: boolean | undefined;
+  /** Also push the annotated tags that point into what is pushed and the server lacks (git's --follow-tags; push.followTags). */
+  followTags?: boolean | undefined;
   /** The refspecs name remote refs to delete (git's --delete). */
   delete?: boolean | undefined;
   /** Update refs even when it is not a fast-forward (git's --force). */
@@ -285,6 +288,7 @@ function matchRefs(repo: Repository, remote: RemoteConfig, remoteRefs: readonly 
     }
     add(srcRef ?? s.src, id, dst, force);
   }
+  if (options.followTags ?? repo.config.getBool('push.followtags') ?? false) followTags(repo, localRefs, remoteRefs, entries, add);
   // --prune (and --mirror): the server's refs a pattern maps to from a local ref that is gone are deleted.
   if (options.prune === true || options.mirror === true || (given.length === 0 && remote.mirror)) {
     const local = new Set(localRefs.map((l) => l.name));
@@ -301,6 +305,45 @@ function matchRefs(repo: Repository, remote: RemoteConfig, remoteRefs: readonly 
   // git's order: the server's refs as it listed them, then the new ones as matched.
   const position = new Map(remoteRefs.map((r, i) => [r.ref, i]));
   return entries.map((e, i) => ({ e, k: position.get(e.dst) ?? remoteRefs.length + i })).sort((a, b) => a.k - b.k).map((x) => x.e);
+}
+
+/**
+ * git's add_missing_tags: annotated tags the server lacks whose commit is reachable from what is
+ * pushed or what the server has, sent to the same name.
+ */
+function followTags(repo: Repository, localRefs: readonly { name: string; id: Buffer }[], remoteRefs: readonly AdvertisedRef[], entries: readonly Entry[], add: (src: string, id: Buffer, dst: string, force: boolean) => void): void {
+  const onServer = new Set(remoteRefs.map((r) => r.ref));
+  const candidates = new Map<string, { name: string; id: Buffer }[]>();
+  for (const l of localRefs) {
+    if (!l.name.startsWith('refs/tags/') || onServer.has(l.name) || entries.some((e) => e.dst === l.name)) continue;
+    if (peelObject(repo.objects, l.id, 'non-tag').id.equals(l.id)) continue; // not an annotated tag
+    const commit = peelToCommit(repo, l.id);
+    if (commit === undefined) continue;
+    const key = commit.toString('hex');
+    candidates.set(key, [...(candidates.get(key) ?? []), l]);
+  }
+  if (candidates.size === 0) return;
+  // One walk down from the tips until every candidate commit is found or history ends.
+  const tips = [...entries.flatMap((e) => (e.newId !== undefined ? [e.newId] : [])), ...remoteRefs.map((r) => Buffer.from(r.oid, 'hex'))];
+  const dag = new CommitDag(repo.objects);
+  const stack: number[] = [];
+  const seen = new Set<number>();
+  for (const t of tips) {
+    const n = repo.objects.has(t) ? dag.peel(dag.intern(t)) : -1;
+    if (n >= 0 && dag.type(n) === OBJ_COMMIT && !seen.has(n)) seen.add(n), stack.push(n);
+  }
+  let left = candidates.size;
+  const found: { name: string; id: Buffer }[] = [];
+  while (stack.length > 0 && left > 0) {
+    const n = stack.pop() as number;
+    const tags = candidates.get(dag.hex(n));
+    if (tags !== undefined) {
+      found.push(...tags);
+      left--;
+    }
+    for (const p of dag.parents(n)) if (!seen.has(p) && dag.type(p) === OBJ_COMMIT) seen.add(p), stack.push(p);
+  }
+  for (const t of found.sort((a, b) => (a.name < b.name ? -1 : 1))) add(t.name, t.id, t.name, false);
 }
 
 /**
