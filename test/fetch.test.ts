@@ -141,3 +141,34 @@ test('a server that cuts its pack short, or names objects its pack lacks: fetch 
     }
   }
 });
+
+test('a server that stops answering: fetch gives up after idleTimeoutMs, before the answer and in the middle of it, with refs unchanged', async () => {
+  using dir = tempDir();
+  const work = join(dir.path, 'work');
+  git(dir.path, ['clone', '-q', '--no-checkout', makeHistoryRepo(dir.path, 'sha1'), work]);
+  const open = new Set<import('node:http').ServerResponse>();
+  for (const stall of ['before', 'during'] as const) {
+    const server = createServer((req, res) => {
+      open.add(res);
+      if (req.url?.includes('info/refs') === true) {
+        res.setHeader('Content-Type', 'application/x-git-upload-pack-advertisement');
+        // The advertisement's start, then (`during`) nothing more; or (`before`) all of it, and the request that follows never answered.
+        if (stall === 'during') res.write(encodePacket('version 2\n'));
+        else res.end(Buffer.concat([encodePacket('version 2\n'), encodePacket('object-format=sha1\n'), encodePacket('ls-refs\n'), encodePacket('fetch\n'), FLUSH_PACKET]));
+      }
+    });
+    await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
+    try {
+      git(work, ['remote', 'set-url', 'origin', `http://127.0.0.1:${(server.address() as AddressInfo).port}/x.git`]);
+      const before = git(work, ['for-each-ref']).toString();
+      const started = Date.now();
+      await assert.rejects(fetch({ dir: work, env: GIT_ENV, idleTimeoutMs: 300 }), (e) => isPackwrightError(e, 'CONNECTION_CLOSED') && /stopped answering/.test(String(e)));
+      assert.ok(Date.now() - started < 1500, stall);
+      assert.equal(git(work, ['for-each-ref']).toString(), before);
+    } finally {
+      for (const res of open) res.destroy();
+      server.closeAllConnections();
+      await new Promise((ok) => server.close(ok));
+    }
+  }
+});

@@ -30,6 +30,8 @@ export interface CloneOptions {
   /** The server's progress lines (band 2), as they come. */
   onProgress?: ((text: string) => void) | undefined;
   agent?: string | undefined;
+  /** Give up when the server sends nothing for this long (ms): CONNECTION_CLOSED (default: wait). */
+  idleTimeoutMs?: number | undefined;
   signal?: AbortSignal | undefined;
   cwd?: string | undefined;
   /** The environment git's variables are read from (the reflogs' committer); default the process's. */
@@ -52,7 +54,7 @@ export async function cloneBare(url: string, options: CloneOptions): Promise<Clo
   const dir = resolve(options.cwd ?? process.cwd(), options.dir);
   const location = parseRemoteUrl(url, options.cwd);
   const agent = options.agent ?? 'packwright';
-  const conn = await openConnection(location, { service: 'git-upload-pack', protocol: 2, command: options.uploadPack, headers: options.headers, agent, signal: options.signal });
+  const conn = await openConnection(location, { idleTimeoutMs: options.idleTimeoutMs, service: 'git-upload-pack', protocol: 2, command: options.uploadPack, headers: options.headers, agent, signal: options.signal });
   let made = false;
   let existed = true;
   try {

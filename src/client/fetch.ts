@@ -60,6 +60,8 @@ export interface FetchOptions {
   /** The server's progress lines (band 2), as they come. */
   onProgress?: ((text: string) => void) | undefined;
   agent?: string | undefined;
+  /** Give up when the server sends nothing for this long (ms): CONNECTION_CLOSED (default: wait). */
+  idleTimeoutMs?: number | undefined;
   signal?: AbortSignal | undefined;
   cwd?: string | undefined;
   /** The environment git's variables are read from (the reflogs' committer); default the process's. */
@@ -170,7 +172,7 @@ async function fetchInto(repo: Repository, options: FetchOptions): Promise<Fetch
   const tagMode = options.tags ?? remote.tags;
   const hashHex = repo.store.hashLength * 2;
   const location = parseRemoteUrl(url, options.cwd ?? repo.workTree ?? repo.gitDir);
-  const conn = await openConnection(location, { service: 'git-upload-pack', protocol: 2, command: options.uploadPack ?? remote.uploadPack, headers: options.headers, agent, signal: options.signal });
+  const conn = await openConnection(location, { idleTimeoutMs: options.idleTimeoutMs, service: 'git-upload-pack', protocol: 2, command: options.uploadPack ?? remote.uploadPack, headers: options.headers, agent, signal: options.signal });
   try {
     const first = await nextPacket(conn.reader);
     if (first.kind !== 'data' || first.line !== 'version 2') throw new PackwrightError('PROTOCOL_ERROR', `${url}: the server does not speak protocol v2, which packwright's fetch needs`);

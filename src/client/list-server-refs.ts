@@ -29,6 +29,8 @@ export interface ListServerRefsOptions {
   uploadPack?: string | undefined;
   headers?: Readonly<Record<string, string>> | undefined;
   agent?: string | undefined;
+  /** Give up when the server sends nothing for this long (ms): CONNECTION_CLOSED (default: wait). */
+  idleTimeoutMs?: number | undefined;
   signal?: AbortSignal | undefined;
   /** The directory a relative path is taken from (default: the process's). */
   cwd?: string | undefined;
@@ -71,7 +73,7 @@ export async function lsRefs(
  */
 export async function listServerRefs(url: string, options: ListServerRefsOptions = {}): Promise<ServerRef[]> {
   const location = parseRemoteUrl(url, options.cwd);
-  const conn = await openConnection(location, {
+  const conn = await openConnection(location, { idleTimeoutMs: options.idleTimeoutMs,
     service: 'git-upload-pack', protocol: options.protocol ?? 2, command: options.uploadPack, headers: options.headers, agent: options.agent, signal: options.signal,
   });
   try {

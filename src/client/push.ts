@@ -70,6 +70,8 @@ export interface PushOptions {
   /** What the server says (its hooks' output, band 2), as it comes. */
   onMessage?: ((text: string) => void) | undefined;
   agent?: string | undefined;
+  /** Give up when the server sends nothing for this long (ms): CONNECTION_CLOSED (default: wait). */
+  idleTimeoutMs?: number | undefined;
   signal?: AbortSignal | undefined;
   cwd?: string | undefined;
   env?: Record<string, string | undefined> | undefined;
@@ -144,7 +146,7 @@ async function pushFrom(repo: Repository, options: PushOptions): Promise<PushRes
   const remote = readRemoteConfig(repo.config, remoteName);
   const agent = options.agent ?? 'packwright';
   const location = parseRemoteUrl(remote.pushUrl, options.cwd ?? repo.workTree ?? repo.gitDir);
-  const conn = await openConnection(location, {
+  const conn = await openConnection(location, { idleTimeoutMs: options.idleTimeoutMs,
     service: 'git-receive-pack', protocol: 0, command: options.receivePack ?? remote.receivePack, headers: options.headers, agent, signal: options.signal,
     stderr: options.onMessage,
   });

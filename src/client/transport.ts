@@ -67,8 +67,41 @@ export interface ConnectOptions {
   headers?: Readonly<Record<string, string>> | undefined;
   agent?: string | undefined;
   signal?: AbortSignal | undefined;
+  /**
+   * Give up when the server sends nothing for this long (ms): CONNECTION_CLOSED, "the server
+   * stopped answering" (git's http.lowSpeedTime, for every transport). Default: wait.
+   */
+  idleTimeoutMs?: number | undefined;
   /** What a service run in this process writes to its stderr (a spawned one's goes to this process's). */
   stderr?: ((text: string) => void) | undefined;
+}
+
+/**
+ * The server's bytes as they come; with `ms`, a wait of that long for the next chunk (or for the
+ * first one) ends the conversation with CONNECTION_CLOSED.
+ */
+async function* withIdleTimeout(source: AsyncIterable<Uint8Array>, ms: number | undefined, close: () => void): AsyncGenerator<Uint8Array> {
+  if (ms === undefined) {
+    yield* source;
+    return;
+  }
+  const iterator = source[Symbol.asyncIterator]();
+  for (;;) {
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => {
+        close();
+        reject(new PackwrightError('CONNECTION_CLOSED', `the server stopped answering (nothing for ${ms / 1000} s)`));
+      }, ms);
+    });
+    try {
+      const r = await Promise.race([iterator.next(), timeout]);
+      if (r.done === true) return;
+      yield r.value;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
 }
 
 /** Opens a conversation with the service at `location`. */
@@ -84,7 +117,7 @@ export async function openConnection(location: RemoteLocation, options: ConnectO
     socket.on('error', () => undefined);
     const write = streamSink(socket, 'the connection is closed');
     await write(encodePacket(`${options.service} ${location.path}\0host=${location.host}\0${gitProtocol !== undefined ? `\0${gitProtocol}\0` : ''}`));
-    const reader = new PacketReader(socket);
+    const reader = new PacketReader(withIdleTimeout(socket, options.idleTimeoutMs, () => socket.destroy()));
     return { reader, request: async (body) => { await writeBody(write, body); return reader; }, close: () => socket.destroy() };
   }
   if (options.command !== undefined) {
@@ -93,7 +126,7 @@ export async function openConnection(location: RemoteLocation, options: ConnectO
       env: { ...process.env, ...(gitProtocol !== undefined ? { GIT_PROTOCOL: gitProtocol } : {}) },
     });
     child.stdin.on('error', () => undefined);
-    const reader = new PacketReader(child.stdout);
+    const reader = new PacketReader(withIdleTimeout(child.stdout, options.idleTimeoutMs, () => child.kill()));
     const write = streamSink(child.stdin, 'the remote end hung up');
     return { reader, request: async (body) => { await writeBody(write, body); return reader; }, close: () => { child.stdin.end(); child.kill(); } };
   }
@@ -130,10 +163,39 @@ function httpConnection(base: URL, options: ConnectOptions, gitProtocol: string 
   const fail = async (response: Response, what: string): Promise<never> => {
     throw new PackwrightError(response.status === 404 ? 'REPO_NOT_FOUND' : 'REQUEST_REFUSED', `${what}: the server answered ${response.status} ${response.statusText}`);
   };
-  const body = (response: Response): PacketReader => new PacketReader(Readable.fromWeb(response.body as import('node:stream/web').ReadableStream<Uint8Array>));
+  const body = (response: Response): PacketReader => {
+    const stream = Readable.fromWeb(response.body as import('node:stream/web').ReadableStream<Uint8Array>);
+    return new PacketReader(withIdleTimeout(stream, options.idleTimeoutMs, () => stream.destroy()));
+  };
+  // Until the answer's headers come, the same limit holds (a server that never answers at all).
+  // (Not while a streamed body goes out: its answer comes only once it is all sent.)
+  const send = async (url: URL | string, init: RequestInit, streamed = false): Promise<Response> => {
+    const ms = streamed ? undefined : options.idleTimeoutMs;
+    if (ms === undefined) return fetch(url, { ...init, ...(options.signal !== undefined ? { signal: options.signal } : {}) });
+    // One controller for the caller's signal and the wait for headers; the timer stops once they come
+    // (the body has its own limit, between chunks).
+    const controller = new AbortController();
+    const outer = options.signal;
+    const forward = (): void => controller.abort(outer?.reason);
+    outer?.addEventListener('abort', forward, { once: true });
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      controller.abort();
+    }, ms);
+    try {
+      return await fetch(url, { ...init, signal: controller.signal });
+    } catch (e) {
+      if (timedOut) throw new PackwrightError('CONNECTION_CLOSED', `the server stopped answering (nothing for ${ms / 1000} s)`);
+      throw e;
+    } finally {
+      clearTimeout(timer);
+      outer?.removeEventListener('abort', forward);
+    }
+  };
   return (async () => {
     const url = new URL(`${base.href}/info/refs?service=${options.service}`);
-    const response = await fetch(url, { headers: headers({}), ...(options.signal !== undefined ? { signal: options.signal } : {}) });
+    const response = await send(url, { headers: headers({}) });
     if (!response.ok) await fail(response, url.href);
     const type = response.headers.get('content-type') ?? '';
     if (type !== `application/x-${options.service}-advertisement`) {
@@ -151,13 +213,12 @@ function httpConnection(base: URL, options: ConnectOptions, gitProtocol: string 
     return {
       reader,
       request: async (requestBody: RequestBody) => {
-        const r = await fetch(post, {
+        const r = await send(post, {
           method: 'POST',
           headers: headers({ 'Content-Type': `application/x-${options.service}-request`, Accept: `application/x-${options.service}-result` }),
           // A streamed body (a push's pack) goes out as it is made, chunked.
           ...(Buffer.isBuffer(requestBody) ? { body: requestBody } : { body: Readable.toWeb(Readable.from(requestBody)) as unknown as NonNullable<RequestInit['body']>, duplex: 'half' }),
-          ...(options.signal !== undefined ? { signal: options.signal } : {}),
-        });
+        }, !Buffer.isBuffer(requestBody));
         if (!r.ok) await fail(r, post);
         return body(r);
       },
