@@ -12,8 +12,9 @@ import { fetchPack } from './fetch-pack.js';
 import { nextPacket, readCapabilities } from './protocol-v2.js';
 import { lsRefs } from './list-server-refs.js';
 import { openConnection, parseRemoteUrl } from './transport.js';
+import type { RemoteCallOptions } from './client-options.js';
 
-export interface CloneOptions {
+export interface CloneOptions extends RemoteCallOptions {
   /** Where the bare repository is made (missing or empty). */
   dir: string;
   /**
@@ -26,14 +27,8 @@ export interface CloneOptions {
   mirror?: boolean | undefined;
   /** For a local repository: spawn this upload-pack command instead of serving it in this process. */
   uploadPack?: string | undefined;
-  headers?: Readonly<Record<string, string>> | undefined;
   /** The server's progress lines (band 2), as they come. */
   onProgress?: ((text: string) => void) | undefined;
-  agent?: string | undefined;
-  /** Give up when the server sends nothing for this long (ms): CONNECTION_CLOSED (default: wait). */
-  idleTimeoutMs?: number | undefined;
-  signal?: AbortSignal | undefined;
-  cwd?: string | undefined;
   /** The environment git's variables are read from (the reflogs' committer); default the process's. */
   env?: Record<string, string | undefined> | undefined;
 }

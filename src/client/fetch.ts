@@ -9,9 +9,8 @@ import { join } from 'node:path';
 import { PackwrightError } from '../errors/packwright-error.js';
 import { OBJ_COMMIT } from '../objects/object-type.js';
 import { peelObject } from '../odb/peel-object.js';
-import { excludedByNegative, fetchDestination, mapPattern, parseRefspec, refspecPrefixes, type Refspec } from '../refs/refspec.js';
-import { DWIM_RULES } from '../refs/resolve-revision.js';
-import { Repository } from '../repo/repository.js';
+import { excludedByNegative, expandRefName, fetchDestination, isFullObjectId, mapPattern, parseRefspec, refspecPrefixes, type Refspec } from '../refs/refspec.js';
+import type { Repository } from '../repo/repository.js';
 import { isConnected } from '../transfer/connectivity.js';
 import { mergeBases } from '../walk/merge-bases.js';
 import { fetchPack } from './fetch-pack.js';
@@ -20,12 +19,10 @@ import { lsRefs, type ServerRef } from './list-server-refs.js';
 import { nextPacket, readCapabilities } from './protocol-v2.js';
 import { displayUrl, readRemoteConfig } from './remote-config.js';
 import { openConnection, parseRemoteUrl } from './transport.js';
+import { withLocalRepository, type LocalRepositoryOptions, type RemoteCallOptions } from './client-options.js';
 
-export interface FetchOptions {
-  /** The repository fetched into: its git directory, or a work tree holding `.git`… */
-  dir?: string | undefined;
-  /** …or a repository open already (left open). */
-  repository?: Repository | undefined;
+/** Where to fetch into (`dir` or `repository`), from where, and how. */
+export interface FetchOptions extends LocalRepositoryOptions, RemoteCallOptions {
   /** A configured remote's name (default: the current branch's remote, else `origin`), or a URL or path. */
   remote?: string | undefined;
   /** Refspecs (git's command-line ones); default the remote's `remote.<name>.fetch`. */
@@ -56,16 +53,8 @@ export interface FetchOptions {
   updateHeadOk?: boolean | undefined;
   /** For a local repository: spawn this upload-pack command instead of serving it in this process. */
   uploadPack?: string | undefined;
-  headers?: Readonly<Record<string, string>> | undefined;
   /** The server's progress lines (band 2), as they come. */
   onProgress?: ((text: string) => void) | undefined;
-  agent?: string | undefined;
-  /** Give up when the server sends nothing for this long (ms): CONNECTION_CLOSED (default: wait). */
-  idleTimeoutMs?: number | undefined;
-  signal?: AbortSignal | undefined;
-  cwd?: string | undefined;
-  /** The environment git's variables are read from (the reflogs' committer); default the process's. */
-  env?: Record<string, string | undefined> | undefined;
 }
 
 /** How a ref fared (git fetch's display): `'new'` ([new branch], [new tag], [new ref]), `'fast-forward'`, `'forced'`, `'tag-update'`, `'rejected'`, `'up-to-date'`, `'fetch-head'` (no local ref: FETCH_HEAD only). */
@@ -123,12 +112,10 @@ function fetchMap(remoteRefs: readonly ServerRef[], spec: Refspec, into: MapEntr
   }
   const src = spec.src === '' ? 'HEAD' : spec.src;
   let found: ServerRef | { ref: string; oid: string } | undefined;
-  if (/^[0-9a-f]{40}([0-9a-f]{24})?$/.test(src)) found = { ref: src, oid: src };
+  if (isFullObjectId(src)) found = { ref: src, oid: src };
   else {
-    for (const rule of DWIM_RULES) {
-      found = remoteRefs.find((r) => r.ref === rule.replace('%s', src));
-      if (found !== undefined) break;
-    }
+    const full = expandRefName(src, (name) => remoteRefs.some((r) => r.ref === name));
+    found = full === undefined ? undefined : remoteRefs.find((r) => r.ref === full);
   }
   if (found === undefined) {
     if (missingOk) return;
@@ -144,14 +131,7 @@ function fetchMap(remoteRefs: readonly ServerRef[], spec: Refspec, into: MapEntr
  * little, or a broken pack, fails with nothing changed.
  */
 export async function fetch(options: FetchOptions): Promise<FetchResult> {
-  if (options.repository !== undefined) return fetchInto(options.repository, options);
-  if (options.dir === undefined) throw new PackwrightError('INVALID_ARGUMENT', 'fetch needs `dir` or `repository`');
-  const repo = Repository.open(options.dir, { defaultRefresh: 'on-miss', ...(options.env !== undefined ? { env: options.env } : {}) });
-  try {
-    return await fetchInto(repo, options);
-  } finally {
-    repo.close();
-  }
+  return withLocalRepository(options, 'fetch', (repo) => fetchInto(repo, options));
 }
 
 async function fetchInto(repo: Repository, options: FetchOptions): Promise<FetchResult> {

@@ -15,3 +15,4 @@ export { push } from './push.js';
 export type { PushOptions, PushResult, PushedRef, PushedRefStatus } from './push.js';
 export { readAdvertisement } from './advertisement.js';
 export type { Advertisement, AdvertisedRef } from './advertisement.js';
+export type { RemoteCallOptions, LocalRepositoryOptions } from './client-options.js';

@@ -5,6 +5,7 @@ import { FLUSH_PACKET } from '../protocol/pkt-line.js';
 import { readAdvertisement } from './advertisement.js';
 import { commandRequest, nextPacket, readCapabilities } from './protocol-v2.js';
 import { openConnection, parseRemoteUrl, type Connection } from './transport.js';
+import type { RemoteCallOptions } from './client-options.js';
 
 /** A ref a server has, as isomorphic-git's listServerRefs gives it. */
 export interface ServerRef {
@@ -16,7 +17,7 @@ export interface ServerRef {
   peeled?: string | undefined;
 }
 
-export interface ListServerRefsOptions {
+export interface ListServerRefsOptions extends RemoteCallOptions {
   /** The protocol to ask for (default 2; a server that does not speak it answers in v0). */
   protocol?: 0 | 1 | 2 | undefined;
   /** Only refs starting with one of these (v2's ref-prefix; filtered here for v0). */
@@ -27,13 +28,6 @@ export interface ListServerRefsOptions {
   peelTags?: boolean | undefined;
   /** For a local repository: spawn this upload-pack command instead of serving it in this process. */
   uploadPack?: string | undefined;
-  headers?: Readonly<Record<string, string>> | undefined;
-  agent?: string | undefined;
-  /** Give up when the server sends nothing for this long (ms): CONNECTION_CLOSED (default: wait). */
-  idleTimeoutMs?: number | undefined;
-  signal?: AbortSignal | undefined;
-  /** The directory a relative path is taken from (default: the process's). */
-  cwd?: string | undefined;
 }
 
 /**

@@ -11,10 +11,9 @@ import { OBJ_COMMIT } from '../objects/object-type.js';
 import { peelObject } from '../odb/peel-object.js';
 import { encodePacket, FLUSH_PACKET, PacketReader } from '../protocol/pkt-line.js';
 import { BAND_DATA, BAND_ERROR, BAND_PROGRESS } from '../protocol/sideband.js';
-import { fetchDestination, mapPattern, parseRefspec, type Refspec } from '../refs/refspec.js';
+import { expandRefName, fetchDestination, mapPattern, parseRefspec, type Refspec } from '../refs/refspec.js';
 import { readReflog } from '../refs/reflog.js';
-import { DWIM_RULES } from '../refs/resolve-revision.js';
-import { Repository } from '../repo/repository.js';
+import type { Repository } from '../repo/repository.js';
 import { CommitDag } from '../walk/commit-dag.js';
 import { mergeBases } from '../walk/merge-bases.js';
 import type { RevTip } from '../walk/rev-args.js';
@@ -22,12 +21,10 @@ import { readAdvertisement, type AdvertisedRef } from './advertisement.js';
 import { nextPacket } from './protocol-v2.js';
 import { anonymizeUrl, readRemoteConfig, type RemoteConfig } from './remote-config.js';
 import { openConnection, parseRemoteUrl } from './transport.js';
+import { withLocalRepository, type LocalRepositoryOptions, type RemoteCallOptions } from './client-options.js';
 
-export interface PushOptions {
-  /** The repository pushed from: its git directory, or a work tree holding `.git`… */
-  dir?: string | undefined;
-  /** …or a repository open already (left open). */
-  repository?: Repository | undefined;
+/** What to push from (`dir` or `repository`), where, and how. */
+export interface PushOptions extends LocalRepositoryOptions, RemoteCallOptions {
   /** A configured remote's name (default: the current branch's remote, else `origin`), or a URL or path. */
   remote?: string | undefined;
   /** Refspecs (`main`, `HEAD:refs/heads/x`, `+topic`, `:gone`, `refs/heads/*:refs/heads/*`); default remote.<name>.push, else the current branch to its upstream (push.default=simple). */
@@ -66,15 +63,8 @@ export interface PushOptions {
   thin?: boolean | undefined;
   /** For a local repository: spawn this receive-pack command instead of serving it in this process. */
   receivePack?: string | undefined;
-  headers?: Readonly<Record<string, string>> | undefined;
   /** What the server says (its hooks' output, band 2), as it comes. */
   onMessage?: ((text: string) => void) | undefined;
-  agent?: string | undefined;
-  /** Give up when the server sends nothing for this long (ms): CONNECTION_CLOSED (default: wait). */
-  idleTimeoutMs?: number | undefined;
-  signal?: AbortSignal | undefined;
-  cwd?: string | undefined;
-  env?: Record<string, string | undefined> | undefined;
 }
 
 /**
@@ -114,8 +104,6 @@ interface Entry {
   force: boolean;
   remote: AdvertisedRef | undefined;
   result: PushedRef;
-  /** The id the server's ref is expected to have (force-with-lease): hex, or null for absent. */
-  expect?: string | null | undefined;
 }
 
 /**
@@ -124,14 +112,7 @@ interface Entry {
  * refspec that matches nothing, fails.
  */
 export async function push(options: PushOptions): Promise<PushResult> {
-  if (options.repository !== undefined) return pushFrom(options.repository, options);
-  if (options.dir === undefined) throw new PackwrightError('INVALID_ARGUMENT', 'push needs `dir` or `repository`');
-  const repo = Repository.open(options.dir, { defaultRefresh: 'on-miss', ...(options.env !== undefined ? { env: options.env } : {}) });
-  try {
-    return await pushFrom(repo, options);
-  } finally {
-    repo.close();
-  }
+  return withLocalRepository(options, 'push', (repo) => pushFrom(repo, options));
 }
 
 async function pushFrom(repo: Repository, options: PushOptions): Promise<PushResult> {
@@ -239,13 +220,8 @@ function matchRefs(repo: Repository, remote: RemoteConfig, remoteRefs: readonly 
       result: { localRef: src, remoteRef: dst, oldId: r?.oid, newId: newId?.toString('hex'), status: 'ok', forced: false },
     });
   };
-  const dwim = (names: readonly string[], short: string): string | undefined => {
-    for (const rule of DWIM_RULES) {
-      const full = rule.replace('%s', short);
-      if (names.includes(full)) return full;
-    }
-    return undefined;
-  };
+  const localNames = new Set(localRefs.map((l) => l.name));
+  const onServer = (name: string): boolean => byRemote.has(name);
   for (const s of specs) {
     if (s.negative) continue;
     const force = s.force || options.force === true;
@@ -264,13 +240,13 @@ function matchRefs(repo: Repository, remote: RemoteConfig, remoteRefs: readonly 
     if (s.src === '') {
       // `:dst`: delete the server's ref.
       // A full name is deleted whether or not the server has it (its hooks hear of it); a short one must match.
-      const dst = s.dst?.startsWith('refs/') === true ? s.dst : dwim([...byRemote.keys()], s.dst ?? '');
+      const dst = s.dst?.startsWith('refs/') === true ? s.dst : expandRefName(s.dst ?? '', onServer);
       if (dst === undefined || (!byRemote.has(dst) && !dst.startsWith('refs/'))) throw new PackwrightError('REF_NOT_FOUND', `unable to delete '${s.dst ?? ''}': remote ref does not exist`);
       add(undefined, undefined, dst, force);
       continue;
     }
     // The source: a local ref by git's rules (HEAD: the branch it is on), else any revision.
-    let srcRef = s.src === 'HEAD' ? repo.refs.symbolicEnd('HEAD') : dwim(localRefs.map((l) => l.name), s.src);
+    let srcRef = s.src === 'HEAD' ? repo.refs.symbolicEnd('HEAD') : expandRefName(s.src, (name) => localNames.has(name));
     let id: Buffer;
     if (srcRef !== undefined && repo.refs.resolve(srcRef) !== undefined) id = repo.refs.resolve(srcRef) as Buffer;
     else {
@@ -284,7 +260,7 @@ function matchRefs(repo: Repository, remote: RemoteConfig, remoteRefs: readonly 
     let dst: string | undefined;
     if (s.dst === undefined || s.dst === '') dst = srcRef;
     else if (s.dst.startsWith('refs/')) dst = s.dst;
-    else dst = dwim([...byRemote.keys()], s.dst) ?? (srcRef?.startsWith('refs/heads/') === true ? `refs/heads/${s.dst}` : srcRef?.startsWith('refs/tags/') === true ? `refs/tags/${s.dst}` : undefined);
+    else dst = expandRefName(s.dst, onServer) ?? (srcRef?.startsWith('refs/heads/') === true ? `refs/heads/${s.dst}` : srcRef?.startsWith('refs/tags/') === true ? `refs/tags/${s.dst}` : undefined);
     if (dst === undefined) {
       throw new PackwrightError('INVALID_ARGUMENT', `The destination you provided is not a full refname (i.e., starting with "refs/"). We tried to guess what you meant by looking at '${s.dst ?? s.src}' on the remote side and the source '${s.src}' locally, and neither helped.`);
     }
@@ -293,14 +269,13 @@ function matchRefs(repo: Repository, remote: RemoteConfig, remoteRefs: readonly 
   if (options.followTags ?? repo.config.getBool('push.followtags') ?? false) followTags(repo, localRefs, remoteRefs, entries, add);
   // --prune (and --mirror): the server's refs a pattern maps to from a local ref that is gone are deleted.
   if (options.prune === true || options.mirror === true || (given.length === 0 && remote.mirror)) {
-    const local = new Set(localRefs.map((l) => l.name));
     for (const spec of specs) {
       // The matching refspec prunes as `refs/heads/*` would.
       const s = spec.src === '' && spec.dst === '' ? parseRefspec('refs/heads/*:refs/heads/*', 'push') : spec;
       if (!s.pattern || s.negative) continue;
       for (const r of remoteRefs) {
         const src = mapPattern(s.dst ?? s.src, s.src, r.ref);
-        if (src !== undefined && !local.has(src)) add(undefined, undefined, r.ref, true);
+        if (src !== undefined && !localNames.has(src)) add(undefined, undefined, r.ref, true);
       }
     }
   }

@@ -53,11 +53,25 @@ export function parseRefspec(text: string, kind: 'fetch' | 'push'): Refspec {
   const checkName = (name: string): boolean => isValidRefname(pattern ? name.replace('*', 'x') : name, { allowOneLevel: true });
   if (src !== '' && !negative && !checkName(src)) {
     // A fetch may name an object by its id; a push any revision (`HEAD~1:refs/heads/x`).
-    if (!(kind === 'fetch' && /^[0-9a-f]{40}([0-9a-f]{24})?$/.test(src)) && kind !== 'push') bad();
+    if (!(kind === 'fetch' && isFullObjectId(src)) && kind !== 'push') bad();
   }
   if (src === '' && dst === undefined && kind === 'push') bad();
   if (dst !== undefined && dst !== '' && !checkName(dst)) bad();
   return { force, negative, pattern, src, dst, text };
+}
+
+/** A full object id in hex (SHA-1 or SHA-256): a fetch may ask for one by its id. */
+export function isFullObjectId(text: string): boolean {
+  return /^[0-9a-f]{40}([0-9a-f]{24})?$/.test(text);
+}
+
+/** The first of git's expansions of a short name (DWIM_RULES: `main`, `refs/heads/main`, …) that `exists`. */
+export function expandRefName(short: string, exists: (full: string) => boolean): string | undefined {
+  for (const rule of DWIM_RULES) {
+    const full = rule.replace('%s', short);
+    if (exists(full)) return full;
+  }
+  return undefined;
 }
 
 /** With a pattern refspec: what `name` maps to through `from` → `to` (undefined: no match). */
@@ -95,7 +109,7 @@ export function refspecPrefixes(specs: readonly Refspec[]): string[] {
     if (s.src === '') out.add('HEAD');
     else if (s.pattern) out.add(s.src.slice(0, s.src.indexOf('*')));
     else if (s.src.startsWith('refs/')) out.add(s.src);
-    else if (!/^[0-9a-f]{40}([0-9a-f]{24})?$/.test(s.src)) for (const rule of DWIM_RULES) out.add(rule.replace('%s', s.src));
+    else if (!isFullObjectId(s.src)) for (const rule of DWIM_RULES) out.add(rule.replace('%s', s.src));
   }
   return [...out];
 }

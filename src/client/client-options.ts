@@ -1,0 +1,37 @@
+// What every client call (listServerRefs, cloneBare, fetch, push) takes to reach a server, and
+// how fetch and push find the local repository they work on.
+import { PackwrightError } from '../errors/packwright-error.js';
+import { Repository } from '../repo/repository.js';
+
+export interface RemoteCallOptions {
+  /** Headers for every HTTP request (git's http.extraHeader). */
+  headers?: Readonly<Record<string, string>> | undefined;
+  /** The agent named to the server (default `packwright`). */
+  agent?: string | undefined;
+  /** Give up when the server sends nothing for this long (ms): CONNECTION_CLOSED (default: wait). */
+  idleTimeoutMs?: number | undefined;
+  signal?: AbortSignal | undefined;
+  /** The directory a relative path is taken from (default: the process's, or the repository's). */
+  cwd?: string | undefined;
+}
+
+export interface LocalRepositoryOptions {
+  /** The local repository: its git directory, or a work tree holding `.git`… */
+  dir?: string | undefined;
+  /** …or a repository open already (left open). */
+  repository?: Repository | undefined;
+  /** The environment git's variables are read from (the reflogs' committer); default the process's. */
+  env?: Record<string, string | undefined> | undefined;
+}
+
+/** Runs `work` on the repository `options` name: the one given, or one opened from `dir` and closed after. */
+export async function withLocalRepository<T>(options: LocalRepositoryOptions, what: string, work: (repo: Repository) => Promise<T>): Promise<T> {
+  if (options.repository !== undefined) return work(options.repository);
+  if (options.dir === undefined) throw new PackwrightError('INVALID_ARGUMENT', `${what} needs \`dir\` or \`repository\``);
+  const repo = Repository.open(options.dir, { defaultRefresh: 'on-miss', ...(options.env !== undefined ? { env: options.env } : {}) });
+  try {
+    return await work(repo);
+  } finally {
+    repo.close();
+  }
+}
