@@ -247,8 +247,9 @@ function matchRefs(repo: Repository, remote: RemoteConfig, remoteRefs: readonly 
     }
     // The source: a local ref by git's rules (HEAD: the branch it is on), else any revision.
     let srcRef = s.src === 'HEAD' ? repo.refs.symbolicEnd('HEAD') : expandRefName(s.src, (name) => localNames.has(name));
+    const resolved = srcRef !== undefined ? repo.refs.resolve(srcRef) : undefined;
     let id: Buffer;
-    if (srcRef !== undefined && repo.refs.resolve(srcRef) !== undefined) id = repo.refs.resolve(srcRef) as Buffer;
+    if (resolved !== undefined) id = resolved;
     else {
       srcRef = undefined;
       try {
