@@ -7,7 +7,7 @@ import { CLI, git, packwright, packwrightFails, tempDir, makeRepo, makeDeepChain
 import { Repository } from '../src/repo/index.js';
 import { forEachObject } from '../src/odb/index.js';
 import { hashObject } from '../src/hash/index.js';
-import { formatTree, typeName } from '../src/objects/index.js';
+import { formatTree } from '../src/objects/index.js';
 import { isPackwrightError } from '../src/errors/index.js';
 
 const FULL = '--batch=%(objectname) %(objecttype) %(objectsize) %(objectsize:disk) %(deltabase)';
@@ -90,7 +90,7 @@ for (const format of ['sha1', 'sha256'] as Format[]) {
           // Types, sizes and contents of each, against one git cat-file --batch.
           const batch = ids.map((id) => {
             const obj = r.objects.read(Buffer.from(id, 'hex'));
-            return Buffer.concat([Buffer.from(`${id} ${typeName(obj.type)} ${obj.data.length}\n`), obj.data, Buffer.from('\n')]);
+            return Buffer.concat([Buffer.from(`${id} ${obj.type} ${obj.data.length}\n`), obj.data, Buffer.from('\n')]);
           });
           assert.deepEqual(Buffer.concat(batch), git(repo, ['cat-file', '--batch'], ids.join('\n') + '\n'));
           assert.equal(formatTree(r.objects.read(r.resolve('HEAD^{tree}')).data, r.objects.hashLength).toString(), git(repo, ['cat-file', '-p', 'HEAD^{tree}']).toString());

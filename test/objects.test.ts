@@ -21,8 +21,11 @@ for (const format of ['sha1', 'sha256'] as Format[]) {
       const lines = git(repo, ['log', '--format=%H %T %P', 'main']).toString().trim().split('\n');
       for (const line of lines) {
         const [id, tree, ...parents] = line.split(' ') as [string, string, ...string[]];
-        const c = parseCommit(store.read(Buffer.from(id, 'hex')).data, H, id);
+        const data = store.read(Buffer.from(id, 'hex')).data;
+        const c = parseCommit(data, H, id);
         assert.equal(c.tree.toString('hex'), tree);
+        // The id length comes from the tree line when it is not given.
+        assert.deepEqual(parseCommit(data), c);
         assert.deepEqual(c.parents.map((p) => p.toString('hex')), parents.filter((p) => p !== ''));
       }
       // Trees: every entry as `ls-tree` lists it (mode, type, id, name), walked without objects.
@@ -43,13 +46,17 @@ for (const format of ['sha1', 'sha256'] as Format[]) {
         }
         assert.equal(listed, expected, `tree ${id}`);
         assert.equal(formatTree(data, H).toString(), expected);
-        assert.equal(parseTree(data, H).length, expected.split('\n').length - 1);
+        const parsed = parseTree(data, H);
+        assert.equal(parsed.map((e) => `${e.mode.toString(8).padStart(6, '0')} ${e.type} ${e.id.toString('hex')}\t${e.name}\n`).join(''), expected);
+        assert.ok(parsed.every((e) => e.nameBytes.toString('utf8') === e.name));
       }
       // The annotated tag.
       const tagId = git(repo, ['rev-parse', 'v1.0']).toString().trim();
-      const tag = parseTag(store.read(Buffer.from(tagId, 'hex')).data, H, tagId);
+      const tagData = store.read(Buffer.from(tagId, 'hex')).data;
+      const tag = parseTag(tagData, H, tagId);
+      assert.deepEqual(parseTag(tagData), tag);
       assert.equal(tag.object.toString('hex'), git(repo, ['rev-parse', 'v1.0^{}']).toString().trim());
-      assert.equal(tag.type, OBJ_COMMIT);
+      assert.equal(tag.type, 'commit');
       assert.equal(tag.name, 'v1.0');
       store.close();
     } finally {
@@ -67,7 +74,7 @@ test('a tree with a non-canonical mode prints as git prints it (100664 is shown 
     const raw = Buffer.concat([Buffer.from('100664 odd\0'), Buffer.from(blob, 'hex'), Buffer.from('100755 run\0'), Buffer.from(blob, 'hex')]);
     const tree = git(repo, ['hash-object', '-w', '-t', 'tree', '--literally', '--stdin'], raw).toString().trim();
     assert.equal(formatTree(raw, 20).toString(), git(repo, ['cat-file', '-p', tree]).toString());
-    assert.equal(parseTree(raw, 20)[0]?.mode, '100664', 'parseTree keeps the stored mode');
+    assert.equal(parseTree(raw)[0]?.mode, 0o100664, 'parseTree keeps the stored mode');
     assert.equal(modeObjectType(0o160000), OBJ_COMMIT);
   } finally {
     dir[Symbol.dispose]();

@@ -5,6 +5,7 @@ import { git, tempDir, type Format } from './helpers/git.js';
 import { Repository } from '../src/repo/index.js';
 import { formatPerson, parsePerson } from '../src/objects/index.js';
 import { isPackwrightError } from '../src/errors/index.js';
+import { listTree } from '../src/odb/index.js';
 
 const FORMATS: Format[] = ['sha1', 'sha256'];
 
@@ -81,6 +82,23 @@ for (const format of FORMATS) {
     assert.deepEqual(entries.map((e) => `${e.mode.toString(8).padStart(6, '0')} ${e.type} ${e.id}\t${e.pathBytes.toString('latin1')}`), lsTree);
     assert.deepEqual(entries.map((e) => e.path), ['café ünï.txt', 'caf\ufffd \ufffd.txt', 'run.sh', 'sub']);
     assert.deepEqual((await repo.readTree('main:sub')).map((e) => e.path), ['inner']);
+    // The store level names types too, and listTree's paths are UTF-8 with their bytes beside them.
+    const lsTreeR = git(path, ['ls-tree', '-r', '-z', 'main']).toString('latin1').split('\0').filter((l) => l !== '');
+    const listed = [...listTree(repo.objects, Buffer.from(tree, 'hex'), { recursive: true })];
+    assert.deepEqual(listed.map((e) => `${e.mode.toString(8).padStart(6, '0')} ${e.type} ${e.id.toString('hex')}\t${e.pathBytes.toString('latin1')}`), lsTreeR);
+    assert.deepEqual(listed.map((e) => e.path), ['café ünï.txt', 'caf\ufffd \ufffd.txt', 'run.sh', 'sub/inner']);
+    assert.deepEqual([...listTree(repo.objects, Buffer.from(tree, 'hex'), { paths: ['café ünï.txt', latin] })].map((e) => e.name), ['café ünï.txt', 'caf\ufffd \ufffd.txt']);
+    const objects = repo.objects;
+    for (const [id, type] of [[merge, 'commit'], [tree, 'tree'], [blob, 'blob'], [tag, 'tag']] as const) {
+      const bytes = Buffer.from(id, 'hex');
+      assert.equal(objects.read(bytes).type, type);
+      assert.equal(objects.header(bytes).type, type);
+      assert.equal(objects.info(bytes).type, type);
+      const stream = objects.readStream(bytes);
+      assert.equal(stream.type, type);
+      stream.stream.destroy();
+      assert.equal(objects.typeAt(objects.locateOrThrow(bytes)), type);
+    }
 
     assert.equal((await repo.readBlob({ commit: 'main', path: 'sub/inner' })).toString(), 'hello\n');
     assert.equal((await repo.readBlob('main:run.sh')).toString(), 'hello\n');

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { git, makeRepo, tempDir, type Format } from './helpers/git.js';
 import { Repository } from '../src/repo/index.js';
 import { isPackwrightError } from '../src/errors/index.js';
-import { OBJ_TAG, parseTag } from '../src/objects/index.js';
+import { parseTag } from '../src/objects/index.js';
 
 /**
  * `git for-each-ref` of what packwright lists: name, id, what a tag points at (`%(*objectname)`:
@@ -14,7 +14,7 @@ import { OBJ_TAG, parseTag } from '../src/objects/index.js';
 function listing(repo: Repository): string {
   return repo.refs.list().map((r) => {
     const obj = repo.objects.read(r.id);
-    const peeled = r.peeled ?? (obj.type === OBJ_TAG ? parseTag(obj.data, repo.objects.hashLength).object : undefined);
+    const peeled = r.peeled ?? (obj.type === 'tag' ? parseTag(obj.data, repo.objects.hashLength).object : undefined);
     return `${r.name} ${r.id.toString('hex')} ${peeled?.toString('hex') ?? ''} ${r.symbolicTarget ?? ''}\n`;
   }).join('');
 }

@@ -3,7 +3,6 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { git, tempDir, makeRepo } from './helpers/git.js';
 import { Store } from '../src/odb/index.js';
-import { typeName } from '../src/objects/index.js';
 import { isPackwrightError } from '../src/errors/index.js';
 
 describe('store: reads on worker threads', () => {
@@ -34,7 +33,7 @@ describe('store: reads on worker threads', () => {
         }
         const e = expected.find((x) => x.id === id.toString('hex'));
         assert.ok(r.found && e !== undefined);
-        assert.equal(typeName(r.type), e.type);
+        assert.equal(r.type, e.type);
         assert.deepEqual(r.data, e.data);
       }
       assert.equal(k, ids.length);

@@ -1,5 +1,5 @@
 import { PackwrightError, isPackwrightError } from '../errors/index.js';
-import { OBJ_BLOB, OBJ_COMMIT, OBJ_TAG, OBJ_TREE, TYPE_NAME_BYTES, TYPE_NAMES, typeName, typeNumber, parseCommit, parseTag, formatTree } from '../objects/index.js';
+import { TYPE_NAME_BYTES, TYPE_NAMES, typeName, typeNumber, parseCommit, parseTag, formatTree, type ObjectType } from '../objects/index.js';
 import { forEachObject, onlyPack, type ObjectInfo, type ObjectLocation, type StoreHandle, type StorePack } from '../odb/index.js';
 import { convertToWorkTree, followSymlinks, replaceRefs, textconv, type OpenRepositoryOptions, type Repository } from '../repo/index.js';
 import { maxMemoryOf } from './max-memory.js';
@@ -235,7 +235,7 @@ export async function catFile(io: CommandIO, openRepo: (options?: OpenRepository
     const [typeArg, name] = positional as [string, string];
     const wanted = typeNumber(typeArg);
     if (wanted < 0) throw new PackwrightError('INVALID_ARGUMENT', `invalid object type "${typeArg}"`);
-    const obj = readAs(store, replaced(repo.resolve(name)), wanted, name);
+    const obj = readAs(store, replaced(repo.resolve(name)), typeArg as ObjectType, name);
     out.bytes(obj);
     out.flush();
     return 0;
@@ -251,9 +251,9 @@ export async function catFile(io: CommandIO, openRepo: (options?: OpenRepository
     const path = forcePath ?? (colon >= 0 ? name.slice(colon + 1) : undefined);
     if (path === undefined) throw new PackwrightError('INVALID_ARGUMENT', `<object>:<path> required, only <object> '${name}' given`);
     const obj = store.read(repo.resolve(name));
-    if (obj.type === OBJ_BLOB && opt === 'w') out.bytes(convertToWorkTree(repo, path, obj.data, toHex(repo.resolve(name))));
-    else if (obj.type === OBJ_BLOB) out.bytes(textconv(repo, path, obj.data));
-    else if (obj.type === OBJ_TREE) out.bytes(formatTree(obj.data, store.hashLength));
+    if (obj.type === 'blob' && opt === 'w') out.bytes(convertToWorkTree(repo, path, obj.data, toHex(repo.resolve(name))));
+    else if (obj.type === 'blob') out.bytes(textconv(repo, path, obj.data));
+    else if (obj.type === 'tree') out.bytes(formatTree(obj.data, store.hashLength));
     else out.bytes(obj.data);
     out.flush();
     return 0;
@@ -272,11 +272,11 @@ export async function catFile(io: CommandIO, openRepo: (options?: OpenRepository
         out.string(opt === 't' ? `${literal.typeName}\n` : `${literal.size}\n`);
       } else {
         const info = store.info(id);
-        out.string(opt === 't' ? `${typeName(info.type)}\n` : `${info.size}\n`);
+        out.string(opt === 't' ? `${info.type}\n` : `${info.size}\n`);
       }
     } else {
       const obj = store.read(id);
-      out.bytes(obj.type === OBJ_TREE ? formatTree(obj.data, store.hashLength) : obj.data);
+      out.bytes(obj.type === 'tree' ? formatTree(obj.data, store.hashLength) : obj.data);
     }
   } catch (e) {
     throw gitReadError(e, id, io.stderr, opt === 'p' ? `Not a valid object name ${name}` : 'git cat-file: could not get object info');
@@ -312,12 +312,12 @@ function looseHeaderLiterally(store: StoreHandle, id: Buffer): { typeName: strin
 
 
 /** `cat-file <type>`: like git, peels tags and takes a commit's tree until the type matches. */
-function readAs(store: StoreHandle, id: Buffer, wanted: number, name: string): Buffer {
+function readAs(store: StoreHandle, id: Buffer, wanted: ObjectType, name: string): Buffer {
   for (let i = 0; i < 64; i++) {
     const obj = store.read(id);
     if (obj.type === wanted) return obj.data;
-    if (obj.type === OBJ_TAG) id = parseTag(obj.data, store.hashLength).object;
-    else if (obj.type === OBJ_COMMIT && wanted === OBJ_TREE) id = parseCommit(obj.data, store.hashLength).tree;
+    if (obj.type === 'tag') id = parseTag(obj.data, store.hashLength).object;
+    else if (obj.type === 'commit' && wanted === 'tree') id = parseCommit(obj.data, store.hashLength).tree;
     else break;
   }
   throw new PackwrightError('INVALID_ARGUMENT', `${name}: bad file`);
@@ -327,7 +327,7 @@ class BatchPrinter {
   private readonly ctx: BatchContext;
   private readonly store: StoreHandle;
   /** Reused for every header-only answer. */
-  private readonly info: ObjectInfo = { type: 0, size: 0, diskSize: -1, deltaBase: undefined };
+  private readonly info: ObjectInfo = { type: 'blob', size: 0, diskSize: -1, deltaBase: undefined };
 
   constructor(
     private readonly repo: Repository,
@@ -435,7 +435,7 @@ class BatchPrinter {
     if (this.contents) {
       const obj = this.store.readTransientAt(location);
       data = obj.data;
-      ctx.type = obj.type;
+      ctx.type = typeNumber(obj.type);
       ctx.size = data.length;
       if (fmt.diskSize || fmt.deltaBase) {
         const info = this.store.infoAt(location, fmt, this.info);
@@ -444,7 +444,7 @@ class BatchPrinter {
       }
     } else if (fmt.needInfo) {
       const info = this.store.infoAt(location, fmt, this.info);
-      ctx.type = info.type;
+      ctx.type = typeNumber(info.type);
       ctx.size = info.size;
       ctx.diskSize = info.diskSize;
       ctx.deltaBase = info.deltaBase;

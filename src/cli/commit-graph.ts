@@ -2,7 +2,6 @@ import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { PackwrightError } from '../errors/index.js';
 import { fromHex } from '../hash/index.js';
-import { OBJ_COMMIT } from '../objects/index.js';
 import { peelObject, Store, type StoreHandle } from '../odb/index.js';
 import { sharedFileMode, type Repository } from '../repo/index.js';
 import type { BloomSettings } from '../commit-graph/index.js';
@@ -207,6 +206,6 @@ function lines(io: CommandIO): string[] {
  * it over), null when an object on the way is not there.
  */
 function peelToCommit(handle: StoreHandle, id: Buffer): Buffer | undefined | null {
-  const end = peelObject(handle, id, OBJ_COMMIT);
+  const end = peelObject(handle, id, 'commit');
   return end.kind === 'found' ? end.id : end.kind === 'missing' ? null : undefined;
 }

@@ -1,5 +1,4 @@
 import { hashObject } from '../hash/index.js';
-import { typeName } from '../objects/index.js';
 import { forEachObject } from '../odb/index.js';
 import type { Repository } from '../repo/index.js';
 import { defaultThreads, indexPack, verifyPack } from '../resolve/index.js';
@@ -10,6 +9,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { CommandIO } from './command-io.js';
+import { typeNumber } from '../objects/index.js';
 
 /**
  * The README's first command: on the repository (this checkout by default), count the
@@ -28,8 +28,8 @@ export async function demo(io: CommandIO, repo: Repository, _args: string[]): Pr
     const obj = store.readTransientAt(location);
     n++;
     bytes += obj.data.length;
-    counts[typeName(obj.type)] = (counts[typeName(obj.type)] ?? 0) + 1;
-    if (!hashObject(store.format, obj.type, obj.data).equals(id)) {
+    counts[obj.type] = (counts[obj.type] ?? 0) + 1;
+    if (!hashObject(store.format, typeNumber(obj.type), obj.data).equals(id)) {
       bad++;
       io.stderr.write(`object ${id.toString('hex')} does not hash to its id\n`);
     }

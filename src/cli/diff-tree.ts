@@ -1,7 +1,7 @@
 import { diffTrees, type TreeChange } from '../diff/index.js';
 import { PackwrightError } from '../errors/index.js';
 import { toHex } from '../hash/index.js';
-import { OBJ_COMMIT, OBJ_TAG, OBJ_TREE, Pathspec, parseCommit, parseTag } from '../objects/index.js';
+import { Pathspec, parseCommit, parseTag } from '../objects/index.js';
 import type { Repository } from '../repo/index.js';
 import type { CommandIO } from './command-io.js';
 import { Output } from './output.js';
@@ -67,9 +67,9 @@ export function diffTreeCommand(io: CommandIO, open: () => Repository, args: str
   const treeOf = (id: Buffer, name: string): Buffer => {
     for (let depth = 0; depth < 64; depth++) {
       const o = objects.read(id);
-      if (o.type === OBJ_TREE) return id;
-      if (o.type === OBJ_TAG) id = parseTag(o.data, H, toHex(id)).object;
-      else if (o.type === OBJ_COMMIT) id = parseCommit(o.data, H, toHex(id)).tree;
+      if (o.type === 'tree') return id;
+      if (o.type === 'tag') id = parseTag(o.data, H, toHex(id)).object;
+      else if (o.type === 'commit') id = parseCommit(o.data, H, toHex(id)).tree;
       else throw new PackwrightError('INVALID_ARGUMENT', `unable to read tree (${name})`);
     }
     throw new PackwrightError('INVALID_ARGUMENT', `unable to read tree (${name})`);
@@ -78,11 +78,11 @@ export function diffTreeCommand(io: CommandIO, open: () => Repository, args: str
   const oneCommit = (commit: Buffer, given: Buffer[] | undefined, header: string): void => {
     let id = commit;
     let o = objects.read(id);
-    while (o.type === OBJ_TAG) {
+    while (o.type === 'tag') {
       id = parseTag(o.data, H, toHex(id)).object;
       o = objects.read(id);
     }
-    if (o.type !== OBJ_COMMIT) throw new PackwrightError('INVALID_ARGUMENT', `${header}: not a commit`);
+    if (o.type !== 'commit') throw new PackwrightError('INVALID_ARGUMENT', `${header}: not a commit`);
     const parsed = parseCommit(o.data, H, toHex(id));
     const parents = given ?? parsed.parents;
     if (parents.length > 1) return;

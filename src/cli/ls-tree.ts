@@ -1,6 +1,5 @@
 import { posix, relative, resolve } from 'node:path';
 import { isPackwrightError, PackwrightError } from '../errors/index.js';
-import { OBJ_BLOB, TYPE_NAMES } from '../objects/index.js';
 import { listTree, type ListedTreeEntry } from '../odb/index.js';
 import type { Repository } from '../repo/index.js';
 import { abbrevOption, configuredAbbrev } from './abbrev.js';
@@ -92,8 +91,10 @@ export function lsTreeCommand(io: CommandIO, global: GlobalOptions, open: () => 
       throw new PackwrightError('REF_NOT_FOUND', `Not a valid object name ${rev}`);
     }
     const tree = treeOf(repo, id);
+    // Paths held as latin1 (one char a byte) until they reach listTree, which takes their bytes.
     const paths = rest.slice(1).map((p) => pathspec(prefix, p, repo.workTree));
     if (paths.length === 0 && prefix !== '') paths.push(prefix);
+    const pathBytes = paths.map((p) => Buffer.from(p, 'latin1'));
     const effective = format ?? FORMATS[mode ?? 'default'];
     const fast = (Object.keys(FORMATS) as Mode[]).find((m) => FORMATS[m] === effective);
     const term = nul ? '\0' : '\n';
@@ -105,13 +106,14 @@ export function lsTreeCommand(io: CommandIO, global: GlobalOptions, open: () => 
       bytes = 0;
     };
     const name = (e: ListedTreeEntry, alwaysQuote: boolean): string => {
-      const shown = chomp ? relativePath(e.path, prefix) : e.path;
+      const path = e.pathBytes.toString('latin1');
+      const shown = chomp ? relativePath(path, prefix) : path;
       return nul && !alwaysQuote ? shown : quoteCStyle(Buffer.from(shown, 'latin1'), quoteHigh);
     };
     const hex = (e: ListedTreeEntry): string => (length === 0 ? e.id.toString('hex') : handle.abbreviate(e.id, length));
     const size = (e: ListedTreeEntry, padded: boolean, bad: string): string => {
       let text = '-';
-      if (e.type === OBJ_BLOB) {
+      if (e.type === 'blob') {
         try {
           text = String(handle.header(e.id).size);
         } catch (err) {
@@ -123,10 +125,10 @@ export function lsTreeCommand(io: CommandIO, global: GlobalOptions, open: () => 
       return padded ? text.padStart(7) : text;
     };
     const mode6 = (e: ListedTreeEntry): string => e.mode.toString(8).padStart(6, '0');
-    for (const e of listTree(handle, tree, { recursive, treesOnly, showTrees, paths })) {
+    for (const e of listTree(handle, tree, { recursive, treesOnly, showTrees, paths: pathBytes })) {
       let line: string;
-      if (fast === 'default') line = `${mode6(e)} ${TYPE_NAMES[e.type]} ${hex(e)}\t${name(e, false)}`;
-      else if (fast === 'long') line = `${mode6(e)} ${TYPE_NAMES[e.type]} ${hex(e)} ${size(e, true, 'BAD')}\t${name(e, false)}`;
+      if (fast === 'default') line = `${mode6(e)} ${e.type} ${hex(e)}\t${name(e, false)}`;
+      else if (fast === 'long') line = `${mode6(e)} ${e.type} ${hex(e)} ${size(e, true, 'BAD')}\t${name(e, false)}`;
       else if (fast === 'name-only') line = name(e, false);
       else if (fast === 'object-only') line = hex(e);
       else line = expandFormat(effective, e, { mode6, hex, size: (padded) => size(e, padded, ''), path: () => name(e, true) });
@@ -178,7 +180,7 @@ function expandFormat(format: string, e: ListedTreeEntry, f: { mode6: (e: Listed
     if (end < 0) throw new PackwrightError('INVALID_ARGUMENT', `bad ls-tree format: element '${rest}' does not end in ')'`);
     const key = rest.slice(1, end);
     if (key === 'objectmode') out += f.mode6(e);
-    else if (key === 'objecttype') out += TYPE_NAMES[e.type];
+    else if (key === 'objecttype') out += e.type;
     else if (key === 'objectsize:padded') out += f.size(true);
     else if (key === 'objectsize') out += f.size(false);
     else if (key === 'objectname') out += f.hex(e);

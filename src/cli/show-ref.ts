@@ -1,5 +1,5 @@
 import { isPackwrightError } from '../errors/index.js';
-import { OBJ_TAG, parseTag } from '../objects/index.js';
+import { parseTag } from '../objects/index.js';
 import { isValidRefname } from '../refs/index.js';
 import type { Repository } from '../repo/index.js';
 import { abbrevOption, configuredAbbrev } from './abbrev.js';
@@ -120,7 +120,7 @@ function peelTag(repo: Repository, id: Buffer): Buffer | undefined {
       if (isPackwrightError(e)) return peeled;
       throw e;
     }
-    if (obj.type !== OBJ_TAG) return peeled;
+    if (obj.type !== 'tag') return peeled;
     current = parseTag(obj.data, repo.store.hashLength, current.toString('hex')).object;
     peeled = current;
   }

@@ -7,7 +7,6 @@ import { wildmatch } from '../config/wildmatch.js';
 import { readFileIfPresent } from '../io/read-file-if-present.js';
 import { join } from 'node:path';
 import { PackwrightError } from '../errors/packwright-error.js';
-import { OBJ_COMMIT } from '../objects/object-type.js';
 import { peelObject } from '../odb/peel-object.js';
 import { excludedByNegative, expandRefName, fetchDestination, isFullObjectId, mapPattern, parseRefspec, refspecPrefixes, type Refspec } from '../refs/refspec.js';
 import type { Repository } from '../repo/repository.js';
@@ -438,13 +437,13 @@ function storeRefs(repo: Repository, entries: readonly MapEntry[], localRefs: Re
 
 /** Whether `hex` is a commit or a tag that leads to one (git's lookup_commit_reference_gently). */
 function isCommitish(repo: Repository, hex: string): boolean {
-  const end = peelObject(repo.objects, Buffer.from(hex, 'hex'), OBJ_COMMIT);
+  const end = peelObject(repo.objects, Buffer.from(hex, 'hex'), 'commit');
   return end.kind === 'found';
 }
 
 /** The commit `id` leads to (callers have checked it is commit-ish). */
 function commitOf(repo: Repository, id: Buffer): Buffer {
-  return peelObject(repo.objects, id, OBJ_COMMIT).id;
+  return peelObject(repo.objects, id, 'commit').id;
 }
 
 /** FETCH_HEAD as git writes it: `<id>\t[not-for-merge]\t<kind> '<name>' of <url>` a line, merge entries first. */

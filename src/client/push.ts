@@ -428,7 +428,7 @@ function trackingRef(remote: RemoteConfig, dst: string): string | undefined {
 }
 
 function peelToCommit(repo: Repository, id: Buffer): Buffer | undefined {
-  const end = peelObject(repo.objects, id, OBJ_COMMIT);
+  const end = peelObject(repo.objects, id, 'commit');
   return end.kind === 'found' ? end.id : undefined;
 }
 

@@ -321,7 +321,7 @@ function includeTags(handle: StoreHandle, table: ObjectTable, refs: RefStore | u
       const location = handle.locate(id);
       if (location === undefined) break;
       const obj = handle.readAt(location);
-      if (obj.type !== OBJ_TAG) break;
+      if (obj.type !== 'tag') break;
       chain.push(id);
       id = parseTag(obj.data, handle.hashLength).object;
     }

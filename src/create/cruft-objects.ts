@@ -5,6 +5,7 @@ import type { StoreHandle } from '../odb/store-handle.js';
 import type { StorePack } from '../odb/store-pack.js';
 import { Flag, ObjectTable } from '../walk/object-table.js';
 import { isLocal, looseSeconds, packSeconds, storedType, walkReachable } from '../walk/unreachable-objects.js';
+import { typeNumber } from '../objects/object-type.js';
 
 /**
  * What a cruft pack is made of (git's --cruft, builtin/pack-objects.c read_cruft_objects): the
@@ -87,7 +88,7 @@ export function enumerateCruft(handle: StoreHandle, options: CruftOptions): Cruf
       if (!isLocal(handle, pack) || pack.markers.keep || keptInCore.includes(pack)) continue;
       const index = pack.tryIndex();
       if (index === undefined) continue;
-      for (const position of index.packOrder().positions) add(index.id(position), pack.typeAt(position), packedTime(pack, position));
+      for (const position of index.packOrder().positions) add(index.id(position), typeNumber(pack.typeAt(position)), packedTime(pack, position));
     }
     for (const id of handle.looseIds(looseDir)) {
       const mtime = looseSeconds(looseDir, id);
@@ -114,7 +115,7 @@ export function enumerateCruft(handle: StoreHandle, options: CruftOptions): Cruf
       const mtime = packedTime(pack, position);
       const id = index.id(position);
       if (mtime <= expiration || inKept(id)) continue;
-      add(id, pack.typeAt(position), mtime);
+      add(id, typeNumber(pack.typeAt(position)), mtime);
       tips.push(id);
     }
   }

@@ -6,7 +6,7 @@ import type { CreateTasks } from './create-tasks.js';
 import { searchSteps, type DeltaResults, type DeltaSegment } from './delta-window.js';
 import { NOWHERE, type ObjectLocations } from '../walk/locate-objects.js';
 import { Flag, type ObjectTable } from '../walk/object-table.js';
-import { OBJ_BLOB, OBJ_TREE } from '../objects/object-type.js';
+import { OBJ_BLOB, OBJ_TREE, typeNumber } from '../objects/object-type.js';
 import { breakLongChains, Entry, type PackPlan } from './pack-plan.js';
 import { readObject, type NewDeltas } from './write-pack.js';
 
@@ -267,13 +267,13 @@ function objectSizes(options: DeltaSearchOptions, candidates: readonly number[])
     let size: number;
     try {
       const info = k >= 0 ? (locations.packs[k] as StorePack).info(locations.position[o] as number) : handle.info(table.id(o));
-      type = info.type;
+      type = typeNumber(info.type);
       size = info.size;
     } catch (e) {
       // A copy whose header or chain is corrupt: the object may still be readable elsewhere.
       if (!isPackwrightError(e)) throw e;
       const obj = readObject(handle, table, locations, o);
-      type = obj.type;
+      type = typeNumber(obj.type);
       size = obj.data.length;
     }
     if (table.types[o] === 0) table.types[o] = type;

@@ -1,4 +1,4 @@
-import { OBJ_COMMIT, OBJ_TREE } from '../objects/object-type.js';
+import { OBJ_COMMIT, OBJ_TREE, typeNumber } from '../objects/object-type.js';
 import { TreeCursor } from '../objects/tree.js';
 import type { StoreHandle } from '../odb/store-handle.js';
 import { Flag, foldNameHash, type ObjectTable } from '../walk/object-table.js';
@@ -26,8 +26,8 @@ export function markPreferredBases(handle: StoreHandle, table: ObjectTable, root
     const location = handle.locate(table.id(n));
     if (location === undefined) continue;
     const obj = handle.readAt(location);
-    if (table.types[n] === 0) table.types[n] = obj.type;
-    if (obj.type !== OBJ_TREE) continue;
+    if (table.types[n] === 0) table.types[n] = typeNumber(obj.type);
+    if (obj.type !== 'tree') continue;
     cursor.reset(obj.data);
     while (cursor.next()) {
       const type = cursor.objectType;

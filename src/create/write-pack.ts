@@ -6,7 +6,7 @@ import { nodeCrypto } from '../hash/node-crypto.js';
 import { encodeEntryHeader, encodeOfsDistance, OBJ_OFS_DELTA, OBJ_REF_DELTA } from '../pack/entry-header.js';
 import type { PackFile } from '../pack/pack-file.js';
 import type { StoreHandle } from '../odb/store-handle.js';
-import type { StorePack } from '../odb/store-pack.js';
+import type { StorePack, StoredObject } from '../odb/store-pack.js';
 import { Deflater } from '../zlib/deflater.js';
 import { DeltaIndex } from '../delta/create-delta.js';
 import type { ObjectTable } from '../walk/object-table.js';
@@ -14,6 +14,7 @@ import { LOOSE, NOWHERE, type ObjectLocations } from '../walk/locate-objects.js'
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { Entry, type PackPlan } from './pack-plan.js';
+import { typeNumber } from '../objects/object-type.js';
 
 /** Where the pack's bytes go: each chunk once, in order; a returned promise is waited for. */
 export type PackSink = (chunk: Buffer) => void | Promise<void>;
@@ -271,7 +272,7 @@ export async function writePack(options: WritePackOptions): Promise<WrittenPack>
 
   const recompress = (o: number): Prepared => {
     const obj = readObject(handle, table, locations, o);
-    return entry(encodeEntryHeader(obj.type, obj.data.length), deflater.deflate(obj.data), 'recompressed');
+    return entry(encodeEntryHeader(typeNumber(obj.type), obj.data.length), deflater.deflate(obj.data), 'recompressed');
   };
 
   // Every base before its deltas: a delta whose base is not written yet writes the base first
@@ -317,11 +318,11 @@ export async function writePack(options: WritePackOptions): Promise<WrittenPack>
  * copy (another pack, a loose file), as git falls back when a packed copy is corrupt. When no copy
  * can be read, OBJECT_CORRUPT names the object and what went wrong with the first.
  */
-export function readObject(handle: StoreHandle, table: ObjectTable, locations: ObjectLocations, o: number): { type: number; data: Buffer } {
+export function readObject(handle: StoreHandle, table: ObjectTable, locations: ObjectLocations, o: number): StoredObject {
   const k = locations.pack[o] as number;
   const id = table.id(o);
   let first: unknown;
-  const attempt = (read: () => { type: number; data: Buffer }): { type: number; data: Buffer } | undefined => {
+  const attempt = (read: () => StoredObject): StoredObject | undefined => {
     try {
       return read();
     } catch (e) {
@@ -331,7 +332,7 @@ export function readObject(handle: StoreHandle, table: ObjectTable, locations: O
   };
   const found =
     (k >= 0 ? attempt(() => (locations.packs[k] as StorePack).read(locations.position[o] as number)) : undefined) ??
-    (locations.otherCopies.get(o) ?? []).reduce<{ type: number; data: Buffer } | undefined>((got, c) => got ?? attempt(() => (locations.packs[c.pack] as StorePack).read(c.position)), undefined) ??
+    (locations.otherCopies.get(o) ?? []).reduce<StoredObject | undefined>((got, c) => got ?? attempt(() => (locations.packs[c.pack] as StorePack).read(c.position)), undefined) ??
     readLooseCopy(handle, id, attempt) ??
     (k === LOOSE || k === NOWHERE ? attempt(() => handle.read(id)) : undefined);
   if (found !== undefined) return found;
@@ -339,7 +340,7 @@ export function readObject(handle: StoreHandle, table: ObjectTable, locations: O
 }
 
 /** `handle.read(id)`, or when the copy it finds cannot be read, a loose copy (a worker's fallback). */
-export function readAnyCopy(handle: StoreHandle, id: Uint8Array): { type: number; data: Buffer } {
+export function readAnyCopy(handle: StoreHandle, id: Uint8Array): StoredObject {
   try {
     return handle.read(id);
   } catch (e) {
@@ -359,8 +360,8 @@ export function readAnyCopy(handle: StoreHandle, id: Uint8Array): { type: number
 
 /** The object from a loose file of the store (or an alternate), if one is there and reads. */
 function readLooseCopy(
-  handle: StoreHandle, id: Uint8Array, attempt: (read: () => { type: number; data: Buffer }) => { type: number; data: Buffer } | undefined,
-): { type: number; data: Buffer } | undefined {
+  handle: StoreHandle, id: Uint8Array, attempt: (read: () => StoredObject) => StoredObject | undefined,
+): StoredObject | undefined {
   const hex = toHex(id);
   for (const dir of handle.looseDirs()) {
     const path = join(dir, hex.slice(0, 2), hex.slice(2));

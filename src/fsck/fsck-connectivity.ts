@@ -1,9 +1,10 @@
 import { TreeCursor, S_IFDIR, S_IFLNK, S_IFMT, S_IFREG } from '../objects/tree.js';
 import { isPackwrightError } from '../errors/packwright-error.js';
 import { objectLinks } from './check-object.js';
-import { OBJ_BLOB, OBJ_COMMIT, OBJ_TAG, OBJ_TREE, TYPE_NAMES } from '../objects/object-type.js';
+import { OBJ_BLOB, OBJ_COMMIT, OBJ_TAG, OBJ_TREE, TYPE_NAMES, typeNumber } from '../objects/object-type.js';
 import { FsckState, REACHABLE, HAS_OBJ, USED, PROMISOR, type LinkChunk } from './fsck-state.js';
 import { FSCK_ERROR_OBJECT, FSCK_ERROR_REACHABLE } from './fsck-options.js';
+import type { StoredObject } from '../odb/store-pack.js';
 
 /** git's mark_object for a head (no parent). */
 export function markReachable(s: FsckState, n: number): void {
@@ -70,7 +71,7 @@ export function walkLinks(s: FsckState, n: number, visit: (target: number, type:
   }
   const type = s.table.types[n] as number;
   if (type === OBJ_BLOB) return;
-  let object: { type: number; data: Buffer };
+  let object: StoredObject;
   try {
     object = s.handle.read(s.table.id(n));
   } catch (e) {
@@ -78,12 +79,13 @@ export function walkLinks(s: FsckState, n: number, visit: (target: number, type:
     s.error(`${e.message}`, FSCK_ERROR_OBJECT, s.hexOf(n));
     return;
   }
-  s.table.types[n] = object.type;
-  if (object.type === OBJ_BLOB) return;
+  const objectType = typeNumber(object.type);
+  s.table.types[n] = objectType;
+  if (objectType === OBJ_BLOB) return;
   const name = s.o.nameObjects === true ? s.names.get(n) : undefined;
   const targets: [number, number, string | undefined][] = [];
   const data = object.data;
-  if (object.type === OBJ_TREE && name !== undefined) {
+  if (objectType === OBJ_TREE && name !== undefined) {
     const e = new TreeCursor(s.H).reset(data);
     while (e.tryNext()) {
       const kind = e.mode & S_IFMT;
@@ -94,9 +96,9 @@ export function walkLinks(s: FsckState, n: number, visit: (target: number, type:
     }
     if (e.error !== undefined) s.error(e.error, 0);
   } else {
-    const error = objectLinks(object.type, data, s.H, (bytes, at, t) => targets.push([s.numberOf(bytes.subarray(at, at + s.H)), t, undefined]));
-    if (error !== undefined && object.type === OBJ_TREE) s.error(error, 0);
-    if (name !== undefined) nameLinks(object.type, name, targets);
+    const error = objectLinks(objectType, data, s.H, (bytes, at, t) => targets.push([s.numberOf(bytes.subarray(at, at + s.H)), t, undefined]));
+    if (error !== undefined && objectType === OBJ_TREE) s.error(error, 0);
+    if (name !== undefined) nameLinks(objectType, name, targets);
   }
   for (const [t, linkType, childName] of targets) {
     if (s.table.types[t] === 0) s.table.types[t] = linkType;

@@ -7,8 +7,8 @@ import { hashBytes } from '../hash/hash-object.js';
 import { isHex } from '../hash/hex.js';
 import { checkSpecialBlob } from './check-object.js';
 import { fsckMessageId, type FsckMessageKey } from './fsck-messages.js';
-import { OBJ_BLOB, OBJ_COMMIT, OBJ_TAG, OBJ_TREE, TYPE_NAMES } from '../objects/object-type.js';
-import { listedObjects, type StorePack } from '../odb/store-pack.js';
+import { OBJ_BLOB, OBJ_COMMIT, OBJ_TAG, OBJ_TREE, TYPE_NAMES, typeNumber } from '../objects/object-type.js';
+import { listedObjects, type StorePack, type StoredObject } from '../odb/store-pack.js';
 import { verifyPack } from '../resolve/verify-pack.js';
 import type { LinkRecords } from './link-records.js';
 import { CHECKED_TYPES, FSCK_WORKER, ObjectChecker, PACK_CHECKER, type CheckFindings, type PackCheckOptions } from './pack-checker.js';
@@ -351,7 +351,7 @@ export function checkSpecialBlobs(s: FsckState): void {
         s.say(isError ? 'error' : 'warning', `${word} in ${TYPE_NAMES[type]} ${s.describe(hex)}: ${fsckMessageId(key)}: ${message}`, { id: hex, msgId: fsckMessageId(key) });
         return isError;
       };
-      let object: { type: number; data: Buffer } | undefined;
+      let object: StoredObject | undefined;
       try {
         object = s.handle.read(id);
       } catch (e) {
@@ -362,8 +362,8 @@ export function checkSpecialBlobs(s: FsckState): void {
         report(missingKey, `unable to read ${kind === 'gitmodules' ? '.gitmodules' : '.gitattributes'} blob`);
         continue;
       }
-      if (object.type !== OBJ_BLOB) {
-        report(blobKey, `non-blob found at ${kind === 'gitmodules' ? '.gitmodules' : '.gitattributes'}`, object.type);
+      if (object.type !== 'blob') {
+        report(blobKey, `non-blob found at ${kind === 'gitmodules' ? '.gitmodules' : '.gitattributes'}`, typeNumber(object.type));
         continue;
       }
       if (s.rules.skip.has(hex)) continue;

@@ -1,7 +1,7 @@
 import { ObjectTable } from '../walk/object-table.js';
 import { isPackwrightError } from '../errors/packwright-error.js';
 import { FsckRules } from './fsck-messages.js';
-import { TYPE_NAMES } from '../objects/object-type.js';
+import { TYPE_NAMES, typeNumber } from '../objects/object-type.js';
 import type { StoreHandle } from '../odb/store-handle.js';
 import { type StorePack } from '../odb/store-pack.js';
 import type { Repository } from '../repo/repository.js';
@@ -139,7 +139,7 @@ export class FsckState {
     let type = this.table.types[n] as number;
     if (type === 0 || !(((this.flags[n] as number) & HAS_OBJ))) {
       try {
-        type = this.handle.header(this.table.id(n)).type;
+        type = typeNumber(this.handle.header(this.table.id(n)).type);
         this.table.types[n] = type;
       } catch (e) {
         if (!isPackwrightError(e)) throw e;

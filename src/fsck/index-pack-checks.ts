@@ -3,7 +3,7 @@ import { PackwrightError } from '../errors/packwright-error.js';
 import { hashLength } from '../hash/object-format.js';
 import { checkObject } from './check-object.js';
 import { FsckRules, fsckMessageId, type FsckMessageKey } from './fsck-messages.js';
-import { OBJ_BLOB, TYPE_NAMES } from '../objects/object-type.js';
+import { OBJ_BLOB, TYPE_NAMES, typeNumber } from '../objects/object-type.js';
 import { DeltaBaseCache } from '../pack/delta-base-cache.js';
 import { PackFile } from '../pack/pack-file.js';
 import { PackReader } from '../pack/pack-reader.js';
@@ -216,8 +216,8 @@ function checkLinks(objects: IndexedObjects, found: CheckFindings, repo: Reposit
       if (!outside.added) continue;
       const info = store?.has(unknown.subarray(at, at + H), { refresh: false }) === true ? store.info(unknown.subarray(at, at + H)) : undefined;
       if (info === undefined) throw new PackwrightError('OBJECT_NOT_FOUND', `did not receive expected object ${hexAt(unknown, at, H)}`);
-      if (info.type !== type) {
-        throw new PackwrightError('OBJECT_CORRUPT', `object ${hexAt(unknown, at, H)}: expected type ${TYPE_NAMES[type]}, found ${TYPE_NAMES[info.type]}`);
+      if (typeNumber(info.type) !== type) {
+        throw new PackwrightError('OBJECT_CORRUPT', `object ${hexAt(unknown, at, H)}: expected type ${TYPE_NAMES[type]}, found ${info.type}`);
       }
       outside.types[n] = type;
     }

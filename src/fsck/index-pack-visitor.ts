@@ -6,6 +6,7 @@ import { ARENA_FACTOR } from '../pack/delta-base-cache.js';
 import { ALL_VISITED_TYPES, registerPackVisitor, type PackVisitor } from '../resolve/pack-visitor.js';
 import type { PackView } from '../resolve/pack-visitor.js';
 import { CHECKED_TYPES, ObjectChecker, type CheckFindings, type PackCheckOptions } from './pack-checker.js';
+import { typeNumber } from '../objects/object-type.js';
 
 /** The repository whose copies incoming objects are compared with, as plain data for worker threads. */
 export interface CompareWith {
@@ -70,7 +71,7 @@ registerPackVisitor(INDEX_PACK_VISITOR, (raw: unknown, state: PackView): PackVis
       // repository's pack has the same deltas, as when the pack is its own, the next read is
       // then one delta away).
       const theirs = objects.readTransientAt(where, true);
-      if (theirs.type !== type || !theirs.data.equals(data)) {
+      if (typeNumber(theirs.type) !== type || !theirs.data.equals(data)) {
         throw new PackwrightError('OBJECT_CORRUPT', `SHA1 COLLISION FOUND WITH ${toHex(id)} !`, { file: state.name, offset: state.offsets[k] as number });
       }
     },

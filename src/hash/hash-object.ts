@@ -2,11 +2,11 @@ import { nodeCrypto } from './node-crypto.js';
 import { collisionAttack } from './collision-attack.js';
 import { Sha1dc, sha1dcInto } from './sha1dc/sha1dc.js';
 import { detectsCollisions, type ObjectFormat } from './object-format.js';
-import { TYPE_NAMES } from '../objects/object-type.js';
+import { TYPE_NAMES, type ObjectType } from '../objects/object-type.js';
 
-/** `"<type> <size>\0"` as bytes; at most 7 + 1 + 20 + 1 bytes. */
-export function objectHeader(type: number, size: number): Buffer {
-  return Buffer.from(`${TYPE_NAMES[type]} ${size}\0`, 'latin1');
+/** `"<type> <size>\0"` as bytes (the type by name, or by its pack number 1-4); at most 7 + 1 + 20 + 1 bytes. */
+export function objectHeader(type: ObjectType | number, size: number): Buffer {
+  return Buffer.from(`${typeof type === 'number' ? TYPE_NAMES[type] : type} ${size}\0`, 'latin1');
 }
 
 /**
@@ -57,10 +57,13 @@ function digestString(format: ObjectFormat, data: Uint8Array): string {
 }
 
 /**
- * The object id of `data` as an object of `type`. With `detectCollisions`, a SHA-1 id comes from
- * sha1dc, and an object that holds half of a collision attack fails with COLLISION_ATTACK.
+ * The object id of `data` as an object of `type` (by name, or by its pack number 1-4), as
+ * `git hash-object` computes it. With `detectCollisions`, a SHA-1 id comes from sha1dc, and an
+ * object that holds half of a collision attack fails with COLLISION_ATTACK.
+ *
+ * @example hashObject('sha1', 'blob', Buffer.from('hello\n')).toString('hex') // 'ce0136…'
  */
-export function hashObject(format: ObjectFormat, type: number, data: Uint8Array, detectCollisions = false): Buffer {
+export function hashObject(format: ObjectFormat, type: ObjectType | number, data: Uint8Array, detectCollisions = false): Buffer {
   const header = objectHeader(type, data.length);
   if (detectsCollisions(format, detectCollisions)) {
     const h = new Sha1dc().update(header).update(data);

@@ -1,5 +1,5 @@
 import { PackwrightError } from '../errors/packwright-error.js';
-import { typeNumber } from './object-type.js';
+import { typeName, typeNumber, type ObjectType } from './object-type.js';
 import { idFromHexBytes } from '../hash/hex.js';
 
 /**
@@ -22,8 +22,8 @@ export interface CommitHeader {
 export interface TagHeader {
   /** The tagged object's id. */
   object: Buffer;
-  /** Its type number (1-4). */
-  type: number;
+  /** Its type, as the tag's `type` line names it. */
+  type: ObjectType;
   /** The tag's name (its `tag` line), or '' when it has none. */
   name: string;
 }
@@ -60,10 +60,25 @@ function keyIs(data: Uint8Array, start: number, keyEnd: number, key: string): bo
 }
 
 /**
- * The tree and parents of a commit. Like git's parser (commit.c, parse_commit_buffer) the tree
- * line must come first and the parents follow it; a bad id is OBJECT_CORRUPT.
+ * The length in bytes of the ids of a commit or tag, from its first line (`tree <hex>` or
+ * `object <hex>`): 20 (SHA-1) or 32 (SHA-256), or -1 when that line holds neither.
  */
-export function parseCommit(data: Uint8Array, hashLength: number, idForErrors = '<commit>'): CommitHeader {
+function idLengthOfFirstLine(data: Uint8Array): number {
+  const end = data.indexOf(0x0a);
+  const space = data.indexOf(0x20);
+  if (space < 0 || end < 0 || space > end) return -1;
+  const hex = end - space - 1;
+  return hex === 40 ? 20 : hex === 64 ? 32 : -1;
+}
+
+/**
+ * The tree and parents of a commit. Like git's parser (commit.c, parse_commit_buffer) the tree
+ * line must come first and the parents follow it; a bad id is OBJECT_CORRUPT. `hashLength` (20 for
+ * SHA-1, 32 for SHA-256) is taken from the tree line when not given.
+ *
+ * @example const { tree, parents } = parseCommit(data);
+ */
+export function parseCommit(data: Uint8Array, hashLength = idLengthOfFirstLine(data), idForErrors = '<commit>'): CommitHeader {
   let tree: Buffer | undefined;
   const parents: Buffer[] = [];
   let bad: string | undefined;
@@ -109,8 +124,11 @@ function lineDate(data: Uint8Array, from: number, end: number): number {
   return p === digits ? 0 : t;
 }
 
-/** The object, type and name lines of an annotated tag (object first, type second, as git requires). */
-export function parseTag(data: Uint8Array, hashLength: number, idForErrors = '<tag>'): TagHeader {
+/**
+ * The object, type and name lines of an annotated tag (object first, type second, as git requires).
+ * `hashLength` (20 for SHA-1, 32 for SHA-256) is taken from the object line when not given.
+ */
+export function parseTag(data: Uint8Array, hashLength = idLengthOfFirstLine(data), idForErrors = '<tag>'): TagHeader {
   let object: Buffer | undefined;
   let type = -1;
   let name = '';
@@ -123,5 +141,5 @@ export function parseTag(data: Uint8Array, hashLength: number, idForErrors = '<t
     return i < 2;
   });
   if (object === undefined || type < 0) throw new PackwrightError('OBJECT_CORRUPT', `tag ${idForErrors} lacks a valid object or type line`);
-  return { object, type, name };
+  return { object, type: typeName(type), name };
 }

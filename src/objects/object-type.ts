@@ -26,6 +26,12 @@ export function typeName(type: number): ObjectType {
 
 /** The number of a type name, or -1 for anything else. */
 export function typeNumber(name: string): number {
-  const n = TYPE_NAMES.indexOf(name as ObjectType);
-  return n > 0 ? n : -1;
+  switch (name) {
+    case 'commit': return OBJ_COMMIT;
+    case 'tree': return OBJ_TREE;
+    case 'blob': return OBJ_BLOB;
+    case 'tag': return OBJ_TAG;
+    default: return -1;
+  }
 }
+

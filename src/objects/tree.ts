@@ -126,20 +126,35 @@ export function modeObjectType(mode: number): number {
 
 /** One tree entry as objects (for callers that keep a few; walks use `TreeCursor`). */
 export interface TreeEntry {
-  /** Octal mode as git stores it ("40000", "100644", "120000", "160000"). */
-  mode: string;
-  name: Buffer;
+  /** The mode as the tree stores it (0o40000, 0o100644, 0o100755, 0o120000, 0o160000; old trees hold others). */
+  mode: number;
+  /** What the mode makes the entry: 'tree' (a directory), 'commit' (a submodule) or 'blob'. */
+  type: 'tree' | 'commit' | 'blob';
+  /** The name decoded as UTF-8. */
+  name: string;
+  /** The name's bytes (a view of the tree's data): names are bytes in git, in any encoding. */
+  nameBytes: Buffer;
+  /** The id's bytes (a view of the tree's data). */
   id: Buffer;
 }
 
-/** Parses a whole tree into entries (views of `data`). */
-export function parseTree(data: Buffer, hashLength: number, idForErrors = '<tree>'): TreeEntry[] {
+/**
+ * Parses a whole tree into entries, in the tree's order. `hashLength` is 20 for SHA-1 (the default)
+ * and 32 for SHA-256: a tree's bytes do not say which. A malformed tree is OBJECT_CORRUPT.
+ *
+ * @example for (const e of parseTree(data)) console.log(e.mode.toString(8), e.type, e.name);
+ */
+export function parseTree(data: Buffer, hashLength = 20, idForErrors = '<tree>'): TreeEntry[] {
   const entries: TreeEntry[] = [];
   const cursor = new TreeCursor(hashLength).reset(data, idForErrors);
   while (cursor.next()) {
+    const nameBytes = data.subarray(cursor.nameStart, cursor.nameEnd);
+    const type = modeObjectType(cursor.mode);
     entries.push({
-      mode: data.toString('latin1', cursor.entryStart, cursor.nameStart - 1),
-      name: data.subarray(cursor.nameStart, cursor.nameEnd),
+      mode: cursor.mode,
+      type: type === OBJ_TREE ? 'tree' : type === OBJ_COMMIT ? 'commit' : 'blob',
+      name: nameBytes.toString('utf8'),
+      nameBytes,
       id: data.subarray(cursor.idStart, cursor.idStart + hashLength),
     });
   }

@@ -1,18 +1,21 @@
 import { PackwrightError } from '../errors/packwright-error.js';
 import { toHex } from '../hash/hex.js';
-import { OBJ_COMMIT, OBJ_TREE } from '../objects/object-type.js';
+import { OBJ_BLOB, OBJ_TREE, typeName, type ObjectType } from '../objects/object-type.js';
 import { canonicalMode, modeObjectType, TreeCursor } from '../objects/tree.js';
 import type { StoreHandle } from './store-handle.js';
 
-/** One entry `listTree` gives: its path from the top tree (bytes as latin1), mode, type and id. */
+/** One entry `listTree` gives: its path from the top tree, mode, type and id. */
 export interface ListedTreeEntry {
-  /** The path from the top tree, `/`-separated; bytes as latin1 chars (names are bytes in git). */
+  /** The path from the top tree, `/`-separated, decoded as UTF-8 (what nearly every tree holds). */
   path: string;
-  /** The entry's name alone (the last component of `path`). */
+  /** The path's bytes as the trees hold them (names are bytes in git, in any encoding). */
+  pathBytes: Buffer;
+  /** The entry's name alone (the last component of `path`), decoded as UTF-8. */
   name: string;
-  /** Mode as git canonicalises it (100644, 100755, 120000, 040000, 160000). */
+  /** Mode as git canonicalises it (0o100644, 0o100755, 0o120000, 0o040000, 0o160000). */
   mode: number;
-  type: number;
+  /** 'tree' for a directory, 'commit' for a submodule, else 'blob'. */
+  type: ObjectType;
   id: Buffer;
 }
 
@@ -24,10 +27,10 @@ export interface ListTreeOptions {
   /** Also show the trees descended into (`-t`). */
   showTrees?: boolean;
   /**
-   * Paths to limit the listing to, from the top tree (latin1 strings; a trailing `/` matches only a
-   * directory). Literal, as `git ls-tree` takes them: no wildcards. Empty: everything.
+   * Paths to limit the listing to, from the top tree: strings (UTF-8) or the paths' bytes; a trailing
+   * `/` matches only a directory. Literal, as `git ls-tree` takes them: no wildcards. Empty: everything.
    */
-  paths?: readonly string[];
+  paths?: readonly (string | Uint8Array)[] | undefined;
 }
 
 /** How an entry stands against a path: outside it, on it (or under it), or a directory leading to it. */
@@ -54,22 +57,23 @@ function matchPath(spec: string, path: string, isDir: boolean): number {
  */
 export function* listTree(handle: StoreHandle, tree: Uint8Array, options: ListTreeOptions = {}): Generator<ListedTreeEntry> {
   const H = handle.hashLength;
-  const paths = options.paths ?? [];
+  // Matched as latin1 strings: one char a byte, so any encoding compares as its bytes.
+  const paths = (options.paths ?? []).map((p) => Buffer.from(p).toString('latin1'));
   const recursive = options.recursive === true;
   const treesOnly = options.treesOnly === true;
   // git: -d with -r implies -t.
   const showTrees = options.showTrees === true || (treesOnly && recursive);
   const walk = function* (id: Uint8Array, base: string): Generator<ListedTreeEntry> {
     const obj = handle.read(id);
-    if (obj.type !== OBJ_TREE) throw new PackwrightError('OBJECT_CORRUPT', `not a tree object: ${toHex(id)}`);
+    if (obj.type !== 'tree') throw new PackwrightError('OBJECT_CORRUPT', `not a tree object: ${toHex(id)}`);
     const data = obj.data;
     const cursor = new TreeCursor(H).reset(data, () => toHex(id));
     while (cursor.next()) {
       const name = data.toString('latin1', cursor.nameStart, cursor.nameEnd);
       const path = base + name;
       const mode = canonicalMode(cursor.mode);
-      const type = modeObjectType(mode);
-      const isDir = type === OBJ_TREE;
+      const typeCode = modeObjectType(mode);
+      const isDir = typeCode === OBJ_TREE;
       let leading = false;
       if (paths.length > 0) {
         let matched = false;
@@ -84,13 +88,19 @@ export function* listTree(handle: StoreHandle, tree: Uint8Array, options: ListTr
       if (isDir) {
         // git's show_recursive: -r, or a path that goes on below this directory.
         const descend = recursive || leading;
-        if (!descend || showTrees) yield { path, name, mode, type, id: entryId };
+        if (!descend || showTrees) yield entry(path, name, mode, typeCode, entryId);
         if (descend) yield* walk(entryId, `${path}/`);
-      } else if (!treesOnly || type === OBJ_COMMIT) {
+      } else if (!treesOnly || typeCode !== OBJ_BLOB) {
         // -d leaves out blobs only: submodules are listed.
-        yield { path, name, mode, type, id: entryId };
+        yield entry(path, name, mode, typeCode, entryId);
       }
     }
   };
   yield* walk(tree, '');
+}
+
+/** An entry from a path and name held as latin1 (one char a byte). */
+function entry(path: string, name: string, mode: number, typeCode: number, id: Buffer): ListedTreeEntry {
+  const pathBytes = Buffer.from(path, 'latin1');
+  return { path: pathBytes.toString('utf8'), pathBytes, name: Buffer.from(name, 'latin1').toString('utf8'), mode, type: typeName(typeCode), id };
 }

@@ -3,10 +3,11 @@ import { openForReading } from '../io/open-for-reading.js';
 import { Readable, Transform, type TransformCallback } from 'node:stream';
 import { createInflate } from 'node:zlib';
 import { PackwrightError } from '../errors/packwright-error.js';
+import type { ObjectType } from '../objects/object-type.js';
 
 /** A stored object's type and size, and its bytes as a stream. */
 export interface ObjectStream {
-  type: number;
+  type: ObjectType;
   size: number;
   stream: Readable;
 }
@@ -78,7 +79,7 @@ function inflateExactly(source: Readable, skip: number, size: number, where: str
 }
 
 /** A loose object's bytes as a stream (its header already parsed: `headerLength` bytes skipped). */
-export function looseStream(path: string, type: number, size: number, headerLength: number, fileSize: number): ObjectStream {
+export function looseStream(path: string, type: ObjectType, size: number, headerLength: number, fileSize: number): ObjectStream {
   const fd = openForReading(path, 'OBJECT_NOT_FOUND');
   let open = true;
   const close = (): void => {
@@ -91,11 +92,11 @@ export function looseStream(path: string, type: number, size: number, headerLeng
 }
 
 /** A whole (non-delta) pack entry's bytes as a stream: its zlib data read from `[dataStart, entryEnd)`. */
-export function packEntryStream(read: (buf: Buffer, position: number) => number, where: string, type: number, size: number, dataStart: number, entryEnd: number): ObjectStream {
+export function packEntryStream(read: (buf: Buffer, position: number) => number, where: string, type: ObjectType, size: number, dataStart: number, entryEnd: number): ObjectStream {
   return { type, size, stream: inflateExactly(rangeStream(read, dataStart, entryEnd), 0, size, where) };
 }
 
 /** An object already in memory, as a stream (a delta, which must be applied whole). */
-export function bufferStream(type: number, data: Buffer): ObjectStream {
+export function bufferStream(type: ObjectType, data: Buffer): ObjectStream {
   return { type, size: data.length, stream: Readable.from([data], { objectMode: false }) };
 }

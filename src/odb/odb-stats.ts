@@ -6,7 +6,8 @@ import { objectSize, type PackInfoTable } from '../pack/pack-info-table.js';
 import { forEachObject, onlyPack } from './all-objects.js';
 import { Store } from './store.js';
 import type { StoreHandle } from './store-handle.js';
-import type { StorePack } from './store-pack.js';
+import type { ObjectInfo, StorePack } from './store-pack.js';
+import { typeNumber } from '../objects/object-type.js';
 
 export interface OdbStatsOptions {
   /**
@@ -135,11 +136,11 @@ async function extraLookup(handle: StoreHandle, stats: OdbStats, options: OdbSta
   const ids: Buffer[] = [];
   const types: number[] = [];
   const sizes: number[] = [];
-  const info = { type: 0, size: 0, diskSize: -1, deltaBase: undefined };
+  const info: ObjectInfo = { type: 'blob', size: 0, diskSize: -1, deltaBase: undefined };
   forEachObject(handle, { unordered: true }, (id, location) => {
     ids.push(Buffer.from(id));
     handle.infoAt(location, {}, info);
-    types.push(info.type);
+    types.push(typeNumber(info.type));
     sizes.push(info.size);
   });
   const threads = options.threads ?? 2;
@@ -155,7 +156,7 @@ async function extraLookup(handle: StoreHandle, stats: OdbStats, options: OdbSta
         const location = h.locate(id);
         if (location === undefined) return;
         h.infoAt(location, {}, info);
-        got.types[i] = info.type;
+        got.types[i] = typeNumber(info.type);
         got.sizes[i] = info.size;
       });
     }

@@ -4,6 +4,8 @@ import { join } from 'node:path';
 import { isPackwrightError, PackwrightError } from '../errors/packwright-error.js';
 import { isHex, toHex } from '../hash/hex.js';
 import { readLoose, readLooseHeader } from '../loose/read-loose.js';
+import type { Inflater } from '../zlib/inflater.js';
+import { typeName, type ObjectType } from '../objects/object-type.js';
 import { MidxSource, type CatalogView, type Source } from './catalog.js';
 import type { Store } from './store.js';
 import { listedObjects, type InfoRequest, type ObjectInfo, type StorePack, type StoredObject } from './store-pack.js';
@@ -24,7 +26,7 @@ export type PrefixMatch =
 
 /** What `header` tells about an object without applying deltas. */
 export interface ObjectHeader {
-  type: number;
+  type: ObjectType;
   size: number;
   location: ObjectLocation;
   /** Deltas between the stored entry and a whole object (0 for loose objects and whole entries). */
@@ -263,7 +265,7 @@ export class StoreHandle {
   readAt(location: ObjectLocation): StoredObject {
     try {
       if (location.kind === 'pack') return location.pack.read(location.position);
-      return readLoose(location.path, this.store.inflater);
+      return storedLoose(location.path, this.store.inflater);
     } catch (e) {
       return this.otherCopyAfter(location, e) ?? this.readAt(this.relocate(location, e));
     }
@@ -277,7 +279,7 @@ export class StoreHandle {
   readTransientAt(location: ObjectLocation, baseSoon = false): StoredObject {
     try {
       if (location.kind === 'pack') return location.pack.readTransient(location.position, baseSoon);
-      return readLoose(location.path, this.store.inflater);
+      return storedLoose(location.path, this.store.inflater);
     } catch (e) {
       return this.otherCopyAfter(location, e) ?? this.readTransientAt(this.relocate(location, e), baseSoon);
     }
@@ -315,7 +317,7 @@ export class StoreHandle {
       const path = join(dir, hex.slice(0, 2), hex.slice(2));
       if (!existsSync(path)) continue;
       try {
-        return readLoose(path, this.store.inflater);
+        return storedLoose(path, this.store.inflater);
       } catch (e) {
         if (!isPackwrightError(e)) throw e;
       }
@@ -344,7 +346,7 @@ export class StoreHandle {
       } catch (e) {
         const copy = this.otherCopyAfter(location, e);
         if (copy !== undefined) {
-          const info = into ?? { type: 0, size: 0, diskSize: -1, deltaBase: undefined };
+          const info = into ?? { type: copy.type, size: 0, diskSize: -1, deltaBase: undefined };
           Object.assign(info, { type: copy.type, size: copy.data.length, diskSize: -1, deltaBase: undefined });
           return info;
         }
@@ -357,8 +359,9 @@ export class StoreHandle {
     } catch (e) {
       return this.infoAt(this.relocate(location, e), want, into);
     }
-    const info = into ?? { type: 0, size: 0, diskSize: -1, deltaBase: undefined };
-    info.type = h.type;
+    const type = typeName(h.type);
+    const info = into ?? { type, size: 0, diskSize: -1, deltaBase: undefined };
+    info.type = type;
     info.size = h.size;
     info.diskSize = want.diskSize ? statSync(location.path).size : -1;
     info.deltaBase = undefined;
@@ -370,10 +373,10 @@ export class StoreHandle {
    * header: for a caller asking about a few objects of a big pack, it neither inflates anything nor
    * counts toward building the pack's info table (as `infoAt` does).
    */
-  typeAt(location: ObjectLocation): number {
+  typeAt(location: ObjectLocation): ObjectType {
     try {
       if (location.kind === 'pack') return location.pack.typeAt(location.position);
-      return readLooseHeader(location.path, this.store.inflater).type;
+      return typeName(readLooseHeader(location.path, this.store.inflater).type);
     } catch (e) {
       return this.otherCopyAfter(location, e)?.type ?? this.typeAt(this.relocate(location, e));
     }
@@ -408,7 +411,7 @@ export class StoreHandle {
     const location = this.locateOrThrow(id);
     if (location.kind === 'pack') return location.pack.stream(location.position);
     const h = readLooseHeader(location.path, this.store.inflater);
-    return looseStream(location.path, h.type, h.size, h.headerLength, statSync(location.path).size);
+    return looseStream(location.path, typeName(h.type), h.size, h.headerLength, statSync(location.path).size);
   }
 
   /** Type, size, where and delta depth, applying no delta; throws OBJECT_NOT_FOUND. */
@@ -526,4 +529,10 @@ function looseId(path: string): Buffer | undefined {
 
 function listDir(path: string): string[] {
   return readDirIfPresent(path, 'loose object directory') ?? [];
+}
+
+/** A loose object as the store gives it (its type named). */
+function storedLoose(path: string, inflater: Inflater): StoredObject {
+  const o = readLoose(path, inflater);
+  return { type: typeName(o.type), data: o.data };
 }

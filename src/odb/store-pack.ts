@@ -6,15 +6,18 @@ import { PackReader } from '../pack/pack-reader.js';
 import { buildInfoTable, MAX_CHILDREN, objectSize, type PackInfoTable } from '../pack/pack-info-table.js';
 import type { DeltaBaseCache, PackIdentity } from '../pack/delta-base-cache.js';
 import { fileStamp } from './file-stamp.js';
+import { typeName, typeNumber, type ObjectType } from '../objects/object-type.js';
 import { bufferStream, packEntryStream, type ObjectStream } from './object-stream.js';
 
+/** An object read from the store: its type and its bytes (without git's `<type> <size>\0` header). */
 export interface StoredObject {
-  type: number;
+  type: ObjectType;
   data: Buffer;
 }
 
+/** What the store knows of an object without reading its data. */
 export interface ObjectInfo {
-  type: number;
+  type: ObjectType;
   size: number;
   /** Bytes the object takes on disk (its pack entry, or its loose file); -1 unless requested. */
   diskSize: number;
@@ -223,13 +226,15 @@ export class StorePack {
     }, this.identity, (offset) => {
       // A base entry here that cannot be read: its id, from the index, and a copy elsewhere.
       const pos = index.positionOfOffset(offset);
-      return pos < 0 ? undefined : this.context.otherCopy?.(index.id(pos), this);
+      const copy = pos < 0 ? undefined : this.context.otherCopy?.(index.id(pos), this);
+      return copy === undefined ? undefined : { type: typeNumber(copy.type), data: copy.data };
     });
     return this.reader;
   }
 
   read(position: number): StoredObject {
-    return this.open().read(this.index.offset(position));
+    const o = this.open().read(this.index.offset(position));
+    return { type: typeName(o.type), data: o.data };
   }
 
   /**
@@ -267,10 +272,9 @@ export class StorePack {
   }
 
   /** The resolved type at `position`: from the info table if built, else entry headers only. */
-  typeAt(position: number): number {
+  typeAt(position: number): ObjectType {
     const t = this.table;
-    if (t !== undefined) return t.types[position] as number;
-    return this.open().resolvedType(this.index.offset(position));
+    return typeName(t !== undefined ? t.types[position] as number : this.open().resolvedType(this.index.offset(position)));
   }
 
   /**
@@ -283,7 +287,10 @@ export class StorePack {
     const t = this.table;
     const reader = this.open();
     const index = this.index;
-    if (t === undefined) return reader.readTransient(index.offset(position), baseSoon);
+    if (t === undefined) {
+      const o = reader.readTransient(index.offset(position), baseSoon);
+      return { type: typeName(o.type), data: o.data };
+    }
     let unread = this.unread;
     // Copied again only once they are all spent (an O(n) copy a pass, never one a read: a pack
     // without deltas, or whose bases all saturate, has nothing to spend).
@@ -304,7 +311,7 @@ export class StorePack {
       this.unreadTotal--;
       if (left === 1) reader.forget(baseOffset);
     }
-    return obj;
+    return { type: typeName(obj.type), data: obj.data };
   }
 
   /**
@@ -318,8 +325,9 @@ export class StorePack {
     const t = this.table;
     if (t !== undefined) {
       const base = t.basePositions[position] as number;
-      const info = into ?? { type: 0, size: 0, diskSize: -1, deltaBase: undefined };
-      info.type = t.types[position] as number;
+      const type = typeName(t.types[position] as number);
+      const info = into ?? { type, size: 0, diskSize: -1, deltaBase: undefined };
+      info.type = type;
       info.size = objectSize(t, position);
       info.diskSize = want.diskSize ? (this.entrySizes()[position] as number) : -1;
       info.deltaBase = want.deltaBase && base >= 0 ? Buffer.from(this.index.id(base)) : undefined;
@@ -335,8 +343,8 @@ export class StorePack {
       deltaBase = i.baseId;
     }
     const diskSize = want.diskSize ? this.index.entryEnd(offset, this.pack().dataEnd) - offset : -1;
-    if (into === undefined) return { type: i.type, size: i.size, diskSize, deltaBase };
-    into.type = i.type;
+    if (into === undefined) return { type: typeName(i.type), size: i.size, diskSize, deltaBase };
+    into.type = typeName(i.type);
     into.size = i.size;
     into.diskSize = diskSize;
     into.deltaBase = deltaBase;
@@ -362,7 +370,7 @@ export class StorePack {
     return packEntryStream((buf, at) => {
       file.readInto(buf, at, buf.length);
       return buf.length;
-    }, where, h.type, h.size, offset + h.headerLength, index.entryEnd(offset, file.dataEnd));
+    }, where, typeName(h.type), h.size, offset + h.headerLength, index.entryEnd(offset, file.dataEnd));
   }
 
   /**

@@ -1,3 +1,5 @@
+import { typeNumber } from '../objects/object-type.js';
+import type { ObjectInfo } from './store-pack.js';
 import type { Task } from '../workers/task.js';
 import { hashLength, type ObjectFormat } from '../hash/object-format.js';
 import type { RefreshPolicy } from './refresh-policy.js';
@@ -108,7 +110,7 @@ export const storeTasks = {
         const location = handle.locate(id);
         if (location !== undefined) {
           const obj = handle.readAt(location);
-          types[i - first] = obj.type;
+          types[i - first] = typeNumber(obj.type);
           parts.push(obj.data);
           bytes += obj.data.length;
         }
@@ -146,12 +148,12 @@ export const storeTasks = {
       const n = request.ids.length / H;
       const types = new Uint8Array(n);
       const sizes = new Float64Array(n);
-      const info = { type: 0, size: 0, diskSize: -1, deltaBase: undefined };
+      const info: ObjectInfo = { type: 'blob', size: 0, diskSize: -1, deltaBase: undefined };
       for (let i = 0; i < n; i++) {
         const location = handle.locate(request.ids.subarray(i * H, i * H + H));
         if (location === undefined) continue;
         handle.infoAt(location, {}, info);
-        types[i] = info.type;
+        types[i] = typeNumber(info.type);
         sizes[i] = info.size;
       }
       return { types, sizes };

@@ -1,3 +1,4 @@
+import { typeName, type ObjectType } from '../objects/object-type.js';
 import { PackwrightError, throwIfAborted } from '../errors/packwright-error.js';
 import { WorkerPool } from '../workers/worker-pool.js';
 import type { StoredObject } from './store-pack.js';
@@ -27,7 +28,7 @@ export interface ManyOptions {
 
 /** One answer of `readMany`, in the order of the ids asked for. */
 export type ReadManyResult =
-  | { id: Buffer; found: true; type: number; data: Buffer }
+  | { id: Buffer; found: true; type: ObjectType; data: Buffer }
   | { id: Buffer; found: false };
 
 /** Chunk `c` of `ids`, back to back in one buffer (what a worker is sent). */
@@ -90,7 +91,7 @@ export class StoreWorkers {
             const end = item.ends[k] as number;
             const id = Buffer.from(ids[base + item.first + k] as Uint8Array);
             const type = item.types[k] as number;
-            yield type === 0 ? { id, found: false } : { id, found: true, type, data: data.subarray(start, end) };
+            yield type === 0 ? { id, found: false } : { id, found: true, type: typeName(type), data: data.subarray(start, end) };
             start = end;
           }
         }

@@ -21,6 +21,7 @@ import type { PackContext, StorePack, StoredObject } from './store-pack.js';
 import { ReadBatcher, StoreWorkers, type ManyOptions, type ReadManyResult } from './store-workers.js';
 import type { HeadersReply, StoreKey } from './store-tasks.js';
 import { availableParallelism } from 'node:os';
+import type { ObjectType } from '../objects/object-type.js';
 
 /**
  * Objects below which a pack's info table is built on this thread. Measured on gitoxide.pack
@@ -246,9 +247,10 @@ export class Store {
   /**
    * Writes an object as a loose file unless the store already has it (git's rule: an existing
    * object is never rewritten), and returns its id. With `detectCollisions`, the id comes from
-   * sha1dc (hashObject), and half of a collision attack is refused.
+   * sha1dc (hashObject), and half of a collision attack is refused. The type is named, or given by
+   * its pack number (1-4).
    */
-  writeLoose(type: number, data: Uint8Array, detectCollisions = false): Buffer {
+  writeLoose(type: ObjectType | number, data: Uint8Array, detectCollisions = false): Buffer {
     const id = hashObject(this.format, type, data, detectCollisions);
     if (this.objects.has(id, { refresh: false })) return id;
     writeLoose(this.objectsDir, toHex(id), type, data, this.looseOptions);

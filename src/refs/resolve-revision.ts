@@ -1,6 +1,5 @@
 import { PackwrightError } from '../errors/packwright-error.js';
 import { fromHex, isHex } from '../hash/hex.js';
-import { OBJ_COMMIT, OBJ_TREE, TYPE_NAMES } from '../objects/object-type.js';
 import { peelObject } from '../odb/peel-object.js';
 import type { StoreHandle } from '../odb/store-handle.js';
 import type { RefStore } from './ref-store.js';
@@ -8,6 +7,8 @@ import { parseCommit } from '../objects/commit.js';
 import { findTreeEntry } from '../objects/tree.js';
 import { approxidate } from './approxidate.js';
 import { readReflog, reflogExists, type ReflogEntry } from './reflog.js';
+import type { ObjectType } from '../objects/object-type.js';
+import { typeNumber } from '../objects/object-type.js';
 
 /** The refs git tries for a short name, in order (refs.c, ref_rev_parse_rules). */
 export const DWIM_RULES: readonly string[] = ['%s', 'refs/%s', 'refs/tags/%s', 'refs/heads/%s', 'refs/remotes/%s', 'refs/remotes/%s/HEAD'];
@@ -225,7 +226,7 @@ function searchMessage(ctx: RevisionContext, tips: Buffer[], pattern: string): B
       if (e instanceof PackwrightError) return;
       throw e;
     }
-    if (obj.type !== OBJ_COMMIT) return;
+    if (obj.type !== 'commit') return;
     queue.push({ id, time: parseCommit(obj.data, store.hashLength).time, data: obj.data });
   };
   for (const t of tips) add(t);
@@ -296,8 +297,8 @@ function resolveBase(ctx: RevisionContext, name: string): Buffer {
 /** Peels tags (and commits to their trees) until an object of `wanted` type, or any non-tag for ''. */
 function peel(store: StoreHandle, id: Buffer, wanted: string, rev: string): Buffer {
   if (wanted === 'object') return id;
-  const want = wanted === '' ? 'non-tag' : (TYPE_NAMES as readonly string[]).indexOf(wanted);
-  if (want !== -1 && want !== 0) {
+  const want = wanted === '' ? 'non-tag' : typeNumber(wanted) > 0 ? wanted as ObjectType : undefined;
+  if (want !== undefined) {
     const end = peelObject(store, id, want);
     if (end.kind === 'found') return end.id;
     if (end.kind === 'missing') store.read(end.id); // OBJECT_NOT_FOUND, in the store's words
@@ -312,7 +313,7 @@ function lookupPath(store: StoreHandle, treeish: Buffer, path: string, treeishNa
   const parts = path.split('/').filter((p) => p !== '');
   for (const part of parts) {
     const obj = store.read(id);
-    if (obj.type !== OBJ_TREE) throw missing();
+    if (obj.type !== 'tree') throw missing();
     const entry = findTreeEntry(obj.data, store.hashLength, Buffer.from(part, 'utf8'));
     if (entry === undefined) throw missing();
     id = entry.id;

@@ -1,5 +1,4 @@
 import { isPackwrightError } from '../errors/packwright-error.js';
-import { OBJ_TREE } from '../objects/object-type.js';
 import { findTreeEntry, S_IFDIR, S_IFLNK, S_IFMT, S_IFREG } from '../objects/tree.js';
 import type { Repository } from './repository.js';
 
@@ -37,7 +36,7 @@ export function followSymlinks(repo: Repository, rev: string, path: string): Fol
         if (isPackwrightError(e)) return { kind: failure };
         throw e;
       }
-      if (obj.type !== OBJ_TREE) return { kind: failure };
+      if (obj.type !== 'tree') return { kind: failure };
       current = { id: nextTree, data: obj.data };
       parents.push(current);
       nextTree = undefined;

@@ -3,7 +3,6 @@
 import { PackwrightError } from '../errors/packwright-error.js';
 import { toHex } from '../hash/hex.js';
 import { parseCommitObject, type CommitObject } from '../objects/commit-object.js';
-import { OBJ_BLOB, OBJ_COMMIT, OBJ_TAG, OBJ_TREE, typeName } from '../objects/object-type.js';
 import { parseTagObject, type TagObject } from '../objects/tag-object.js';
 import { findTreeEntry, modeType, TreeCursor } from '../objects/tree.js';
 import { peelObject } from '../odb/peel-object.js';
@@ -11,6 +10,7 @@ import type { StoreHandle } from '../odb/store-handle.js';
 import type { StoredObject } from '../odb/index.js';
 import { diffTrees } from '../diff/diff-trees.js';
 import type { Pathspec } from '../objects/pathspec.js';
+import type { ObjectType } from '../objects/object-type.js';
 
 /** One entry of a tree. */
 export interface TreeEntryObject {
@@ -32,28 +32,28 @@ export interface ObjectSource {
 const UTF8 = new TextDecoder();
 
 /** The object `id` names, followed through tags (and, for 'tree', from a commit to its tree) to one of type `want`. */
-function peelTo(objects: StoreHandle, id: Buffer, want: number, what: string): { id: Buffer; object: StoredObject } {
+function peelTo(objects: StoreHandle, id: Buffer, want: ObjectType, what: string): { id: Buffer; object: StoredObject } {
   const end = peelObject(objects, id, want);
   if (end.kind === 'found') return { id: end.id, object: objects.read(end.id) };
   if (end.kind === 'missing') return { id: end.id, object: objects.read(end.id) }; // OBJECT_NOT_FOUND, in the store's words
-  if (end.type === OBJ_TAG) throw new PackwrightError('INVALID_ARGUMENT', `${what}: too many tags to peel`);
-  throw new PackwrightError('INVALID_ARGUMENT', `object ${toHex(end.id)} is a ${typeName(end.type)}, not a ${typeName(want)} (${what})`);
+  if (end.type === 'tag') throw new PackwrightError('INVALID_ARGUMENT', `${what}: too many tags to peel`);
+  throw new PackwrightError('INVALID_ARGUMENT', `object ${toHex(end.id)} is a ${end.type}, not a ${want} (${what})`);
 }
 
 export function readCommitFrom(repo: ObjectSource, rev: string): CommitObject {
-  const { id, object } = peelTo(repo.objects, repo.resolve(rev), OBJ_COMMIT, rev);
+  const { id, object } = peelTo(repo.objects, repo.resolve(rev), 'commit', rev);
   return parseCommitObject(toHex(id), object.data);
 }
 
 export function readTagFrom(repo: ObjectSource, rev: string): TagObject {
   const id = repo.resolve(rev);
   const object = repo.objects.read(id);
-  if (object.type !== OBJ_TAG) throw new PackwrightError('INVALID_ARGUMENT', `object ${toHex(id)} is a ${typeName(object.type)}, not a tag (${rev})`);
+  if (object.type !== 'tag') throw new PackwrightError('INVALID_ARGUMENT', `object ${toHex(id)} is a ${object.type}, not a tag (${rev})`);
   return parseTagObject(toHex(id), object.data);
 }
 
 export function readTreeFrom(repo: ObjectSource, rev: string): TreeEntryObject[] {
-  const { id, object } = peelTo(repo.objects, repo.resolve(rev), OBJ_TREE, rev);
+  const { id, object } = peelTo(repo.objects, repo.resolve(rev), 'tree', rev);
   const H = repo.objects.hashLength;
   const data = Buffer.from(object.data.buffer, object.data.byteOffset, object.data.byteLength);
   const cursor = new TreeCursor(H).reset(data, toHex(id));
@@ -68,19 +68,19 @@ export function readTreeFrom(repo: ObjectSource, rev: string): TreeEntryObject[]
 
 export function readBlobFrom(repo: ObjectSource, target: string | { commit: string; path: string }): Buffer {
   const objects = repo.objects;
-  if (typeof target === 'string') return peelTo(objects, repo.resolve(target), OBJ_BLOB, target).object.data;
+  if (typeof target === 'string') return peelTo(objects, repo.resolve(target), 'blob', target).object.data;
   const { commit, path } = target;
-  let { id } = peelTo(objects, repo.resolve(commit), OBJ_TREE, commit);
+  let { id } = peelTo(objects, repo.resolve(commit), 'tree', commit);
   const missing = (): PackwrightError => new PackwrightError('PATH_NOT_FOUND', `path '${path}' does not exist in '${commit}'`);
   for (const part of path.split('/').filter((p) => p !== '')) {
     const tree = objects.read(id);
-    if (tree.type !== OBJ_TREE) throw missing();
+    if (tree.type !== 'tree') throw missing();
     const entry = findTreeEntry(tree.data, objects.hashLength, Buffer.from(part, 'utf8'));
     if (entry === undefined) throw missing();
     id = entry.id;
   }
   const object = objects.read(id);
-  if (object.type !== OBJ_BLOB) throw new PackwrightError('INVALID_ARGUMENT', `path '${path}' in '${commit}' is a ${typeName(object.type)}, not a blob`);
+  if (object.type !== 'blob') throw new PackwrightError('INVALID_ARGUMENT', `path '${path}' in '${commit}' is a ${object.type}, not a blob`);
   return object.data;
 }
 
@@ -99,7 +99,7 @@ export interface TreeDiffEntry {
 
 /** The tree a revision names (a commit's, tags peeled), or undefined for null: the empty tree. */
 export function treeOf(repo: ObjectSource, rev: string | null): Buffer | undefined {
-  return rev === null ? undefined : peelTo(repo.objects, repo.resolve(rev), OBJ_TREE, rev).id;
+  return rev === null ? undefined : peelTo(repo.objects, repo.resolve(rev), 'tree', rev).id;
 }
 
 export function diffTreesFrom(repo: ObjectSource, a: string | null, b: string | null, options: { recursive?: boolean | undefined; pathspec?: Pathspec | undefined }): TreeDiffEntry[] {

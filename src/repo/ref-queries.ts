@@ -5,7 +5,6 @@ import { fromHex } from '../hash/hex.js';
 import type { RefStore } from '../refs/ref-store.js';
 import type { RefTransaction } from '../refs/ref-transaction.js';
 import { DWIM_RULES } from '../refs/resolve-revision.js';
-import { OBJ_TAG } from '../objects/object-type.js';
 import { parseTag } from '../objects/commit.js';
 import type { StoreHandle } from '../odb/store-handle.js';
 
@@ -77,7 +76,7 @@ export function listRefsIn(refs: RefStore, objects: StoreHandle, prefix: string)
       let id = r.id;
       for (let depth = 0; depth < 64; depth++) {
         const o = objects.has(id) ? objects.read(id) : undefined;
-        if (o === undefined || o.type !== OBJ_TAG) break;
+        if (o === undefined || o.type !== 'tag') break;
         id = parseTag(o.data, objects.hashLength, r.id.toString('hex')).object;
         peeled = id;
       }

@@ -2,7 +2,6 @@
 // in git's bytes, stored loose as git stores them; ids back as lowercase hex.
 import { PackwrightError } from '../errors/packwright-error.js';
 import { formatCommitObject, type NewCommit } from '../objects/commit-object.js';
-import { OBJ_BLOB, OBJ_COMMIT, OBJ_TAG, OBJ_TREE } from '../objects/object-type.js';
 import { formatTagObject, type NewTag } from '../objects/tag-object.js';
 import { serializeTree, type NewTreeEntry } from '../objects/tree.js';
 import type { Store } from '../odb/store.js';
@@ -12,20 +11,20 @@ function checkId(hex: string, hashLength: number, what: string): void {
 }
 
 export function writeBlobTo(store: Store, data: Uint8Array | string): string {
-  return store.writeLoose(OBJ_BLOB, typeof data === 'string' ? Buffer.from(data, 'utf8') : data).toString('hex');
+  return store.writeLoose('blob', typeof data === 'string' ? Buffer.from(data, 'utf8') : data).toString('hex');
 }
 
 export function writeTreeTo(store: Store, entries: readonly NewTreeEntry[]): string {
-  return store.writeLoose(OBJ_TREE, serializeTree(entries, store.hashLength)).toString('hex');
+  return store.writeLoose('tree', serializeTree(entries, store.hashLength)).toString('hex');
 }
 
 export function writeCommitTo(store: Store, commit: NewCommit): string {
   checkId(commit.tree, store.hashLength, 'tree');
   for (const p of commit.parents ?? []) checkId(p, store.hashLength, 'parent');
-  return store.writeLoose(OBJ_COMMIT, formatCommitObject(commit)).toString('hex');
+  return store.writeLoose('commit', formatCommitObject(commit)).toString('hex');
 }
 
 export function writeTagTo(store: Store, tag: NewTag): string {
   checkId(tag.object, store.hashLength, 'object');
-  return store.writeLoose(OBJ_TAG, formatTagObject(tag)).toString('hex');
+  return store.writeLoose('tag', formatTagObject(tag)).toString('hex');
 }

@@ -1,3 +1,4 @@
+import { typeNumber } from '../objects/object-type.js';
 import { fsyncSync, ftruncateSync } from 'node:fs';
 import { hashFileRange } from '../hash/hash-file.js';
 import { writeFully } from '../io/write-fully.js';
@@ -29,8 +30,9 @@ export async function completeThinPack(fd: number, path: string, scan: PackScan,
   let offset = scan.offsets[first] as number;
   for (let i = 0; i < ids.length; i++) {
     const id = ids[i] as Buffer;
-    const obj = lookup(id);
-    if (obj === undefined) throw new PackwrightError('OBJECT_NOT_FOUND', `base ${toHex(id)} vanished while completing the thin pack`);
+    const found = lookup(id);
+    if (found === undefined) throw new PackwrightError('OBJECT_NOT_FOUND', `base ${toHex(id)} vanished while completing the thin pack`);
+    const obj = { type: typeNumber(found.type), data: found.data };
     const entry = Buffer.concat([encodeEntryHeader(obj.type, obj.data.length), deflate(obj.data, level)]);
     const k = first + i;
     grown.offsets[k] = offset;

@@ -1,3 +1,4 @@
+import { typeNumber, type ObjectType } from '../objects/object-type.js';
 import { abortedError, isPackwrightError, PackwrightError, throwIfAborted } from '../errors/packwright-error.js';
 import { OBJ_OFS_DELTA, OBJ_REF_DELTA } from '../pack/entry-header.js';
 import { hashLength } from '../hash/object-format.js';
@@ -30,8 +31,11 @@ export interface ResolveStats {
   visits: unknown[];
 }
 
-/** A base found outside the pack, for thin packs (`--fix-thin`). */
-export type ExternalBaseLookup = (id: Uint8Array) => { type: number; data: Buffer } | undefined;
+/**
+ * A base found outside the pack, for thin packs (`--fix-thin`): what a store's `read` gives
+ * (`(id) => (store.has(id) ? store.read(id) : undefined)`), or undefined when there is none.
+ */
+export type ExternalBaseLookup = (id: Uint8Array) => { type: ObjectType; data: Buffer } | undefined;
 
 export interface ResolveOptions {
   signal?: AbortSignal;
@@ -168,7 +172,7 @@ export async function resolveDeltas(packPath: string, scan: PackScan, options: R
         const id = Buffer.from(tree.refBaseIds.subarray(at, at + H));
         const ext = options.externalBase(id);
         if (ext === undefined) continue;
-        if (local.resolveExternal(g, ext.type, ext.data)) {
+        if (local.resolveExternal(g, typeNumber(ext.type), ext.data)) {
           options.usedExternal?.push(id);
           externalBases++;
         }

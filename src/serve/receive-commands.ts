@@ -8,7 +8,6 @@ import { readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { isPackwrightError } from '../errors/packwright-error.js';
 import { toHex } from '../hash/hex.js';
-import { OBJ_COMMIT } from '../objects/object-type.js';
 import { RefStore } from '../refs/ref-store.js';
 import type { RefTransaction } from '../refs/ref-transaction.js';
 import { isValidRefname } from '../refs/refname.js';
@@ -412,7 +411,7 @@ async function update(s: ReceiveSession, c: Command, tx: RefTransaction, headNam
   if (s.config.denyNonFastForwards && c.newId !== zero && c.oldId !== zero && name.startsWith('refs/heads/')) {
     const oldId = s.id(c.oldId);
     const newId = s.id(c.newId);
-    const isCommit = (id: Buffer): boolean => objects.has(id) && objects.header(id).type === OBJ_COMMIT;
+    const isCommit = (id: Buffer): boolean => objects.has(id) && objects.header(id).type === 'commit';
     if (!isCommit(oldId) || !isCommit(newId)) {
       s.options.stderr?.(`error: bad sha1 objects for ${name}\n`);
       return 'bad ref';

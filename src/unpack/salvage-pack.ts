@@ -5,6 +5,7 @@ import { toHex } from '../hash/hex.js';
 import { writeLoose } from '../loose/write-loose.js';
 import { EntryHeader, OBJ_OFS_DELTA, OBJ_REF_DELTA, parseEntryHeader } from '../pack/entry-header.js';
 import type { Store } from '../odb/store.js';
+import { typeNumber } from '../objects/object-type.js';
 
 /**
  * `unpack-objects -r` after the pack failed to index: git's recovering unpack, front to back,
@@ -93,7 +94,8 @@ export function salvagePack(store: Store, pack: Uint8Array, options: { dryRun: b
       const baseId = Buffer.from(pack.subarray(header.baseIdPosition, header.baseIdPosition + H));
       let base: { type: number; data: Buffer } | undefined;
       try {
-        base = store.objects.read(baseId);
+        const found = store.objects.read(baseId);
+        base = { type: typeNumber(found.type), data: found.data };
       } catch (e) {
         if (!isPackwrightError(e)) throw e;
       }

@@ -10,7 +10,7 @@ import { hashLength } from '../hash/object-format.js';
 import { writeLoose } from '../loose/write-loose.js';
 import { checkSpecialBlob } from '../fsck/check-object.js';
 import { FsckRules, fsckMessageId, type FsckMessageKey } from '../fsck/fsck-messages.js';
-import { OBJ_BLOB, TYPE_NAMES } from '../objects/object-type.js';
+import { TYPE_NAMES, typeNumber } from '../objects/object-type.js';
 import type { Store } from '../odb/store.js';
 import { indexPack, type IndexPackResult } from '../resolve/index-pack.js';
 import { ALL_VISITED_TYPES } from '../resolve/pack-visitor.js';
@@ -151,7 +151,7 @@ function writeChecked(store: Store, result: IndexPackResult, threads: UnpackThre
       let actual = inPack.get(hex);
       if (actual === undefined) {
         try {
-          actual = store.objects.header(id).type;
+          actual = typeNumber(store.objects.header(id).type);
         } catch (e) {
           if (!isPackwrightError(e)) throw e;
           throw new PackwrightError('OBJECT_NOT_FOUND', `object of unexpected type (${hex}, linked from ${idHex(k)}, is missing)`);
@@ -178,7 +178,7 @@ function writeChecked(store: Store, result: IndexPackResult, threads: UnpackThre
         if (report(hex)(kind === 'gitmodules' ? 'GITMODULES_MISSING' : 'GITATTRIBUTES_MISSING', `unable to read .${kind} blob`)) failed = true;
         continue;
       }
-      if (object.type !== OBJ_BLOB) {
+      if (object.type !== 'blob') {
         if (report(hex)(kind === 'gitmodules' ? 'GITMODULES_BLOB' : 'GITATTRIBUTES_BLOB', `non-blob found at .${kind}`)) failed = true;
       } else if (checkSpecialBlob(kind, object.data, report(hex))) {
         failed = true;

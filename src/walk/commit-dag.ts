@@ -1,7 +1,7 @@
 import { PackwrightError } from '../errors/packwright-error.js';
 import { toHex } from '../hash/hex.js';
 import { parseCommit, parseTag } from '../objects/commit.js';
-import { OBJ_COMMIT, OBJ_TAG } from '../objects/object-type.js';
+import { OBJ_COMMIT, OBJ_TAG, typeNumber } from '../objects/object-type.js';
 import type { StoreHandle } from '../odb/store-handle.js';
 import type { CommitGraphChain } from '../commit-graph/commit-graph-chain.js';
 import { ObjectTable } from './object-table.js';
@@ -84,7 +84,7 @@ export class CommitDag {
     }
     const location = this.objects.locate(this.table.id(n));
     if (location === undefined) return 0;
-    const type = this.objects.typeAt(location);
+    const type = typeNumber(this.objects.typeAt(location));
     this.table.types[n] = type;
     return type;
   }
@@ -130,7 +130,7 @@ export class CommitDag {
     const location = this.objects.locate(id);
     if (location === undefined) throw new PackwrightError('OBJECT_NOT_FOUND', `object ${this.hex(n)} not found`);
     const obj = this.objects.readAt(location);
-    if (obj.type !== OBJ_COMMIT) throw new PackwrightError('OBJECT_CORRUPT', `object ${this.hex(n)} is not a commit`);
+    if (obj.type !== 'commit') throw new PackwrightError('OBJECT_CORRUPT', `object ${this.hex(n)} is not a commit`);
     this.table.types[n] = OBJ_COMMIT;
     const commit = parseCommit(obj.data, this.table.hashLength, this.hex(n));
     this.dates[n] = commit.time;

@@ -1,6 +1,6 @@
 import { PackwrightError } from '../errors/packwright-error.js';
 import { toHex } from '../hash/hex.js';
-import { typeName } from '../objects/object-type.js';
+import { typeName, typeNumber } from '../objects/object-type.js';
 import type { ObjectLocation, StoreHandle } from '../odb/store-handle.js';
 import type { TreeSource } from './list-objects.js';
 import type { ObjectTable } from './object-table.js';
@@ -47,10 +47,11 @@ export class ObjectReader implements TreeSource {
     const t = this.table;
     this.lastFromPromisor = location.kind === 'pack' && location.pack.markers.promisor;
     const obj = transient ? this.objects.readTransientAt(location) : this.objects.readAt(location);
-    if (want >= 0 && obj.type !== want) {
-      throw new PackwrightError('OBJECT_CORRUPT', `object ${toHex(t.id(n))} is a ${typeName(obj.type)}, not a ${typeName(want)}`);
+    const type = typeNumber(obj.type);
+    if (want >= 0 && type !== want) {
+      throw new PackwrightError('OBJECT_CORRUPT', `object ${toHex(t.id(n))} is a ${obj.type}, not a ${typeName(want)}`);
     }
-    if (t.types[n] === 0 || want < 0) t.types[n] = obj.type;
-    return obj;
+    if (t.types[n] === 0 || want < 0) t.types[n] = type;
+    return { type, data: obj.data };
   }
 }

@@ -1,4 +1,4 @@
-import { OBJ_COMMIT, OBJ_TAG, OBJ_TREE } from '../objects/object-type.js';
+import { OBJ_COMMIT, OBJ_TAG, OBJ_TREE, typeNumber } from '../objects/object-type.js';
 import { TreeCursor } from '../objects/tree.js';
 import type { StoreHandle } from '../odb/store-handle.js';
 import { Flag, type ObjectTable } from './object-table.js';
@@ -34,7 +34,7 @@ export function promisorObjects(handle: StoreHandle, into: ObjectTable): void {
     for (let i = 0; i < index.count; i++) {
       const id = index.id(i);
       into.intern(id);
-      const type = pack.typeAt(i);
+      const type = typeNumber(pack.typeAt(i));
       if (type === OBJ_COMMIT || type === OBJ_TREE || type === OBJ_TAG) forEachLink(id, type, pack.read(i).data, cursor, link);
     }
   }

@@ -1,7 +1,7 @@
 import { PackwrightError } from '../errors/packwright-error.js';
 import { toHex } from '../hash/hex.js';
 import { parseCommit, parseTag } from '../objects/commit.js';
-import { OBJ_BLOB, OBJ_COMMIT, OBJ_TAG, OBJ_TREE, typeName } from '../objects/object-type.js';
+import { OBJ_BLOB, OBJ_COMMIT, OBJ_TAG, OBJ_TREE, typeName, typeNumber } from '../objects/object-type.js';
 import { TreeCursor } from '../objects/tree.js';
 import type { StoreHandle } from '../odb/store-handle.js';
 import type { RevTip } from './rev-args.js';
@@ -149,7 +149,7 @@ export class RevWalk extends ObjectReader {
           const tag = parseTag(obj.data, this.hashLength, toHex(t.id(n)));
           if (this.options.tagObjects && !flags) this.pending.push({ n, name: tag.name });
           n = t.intern(tag.object);
-          if (t.types[n] === 0) t.types[n] = tag.type;
+          if (t.types[n] === 0) t.types[n] = typeNumber(tag.type);
           t.mark(n, flags);
           name = '';
           if (depth > 64) throw new PackwrightError('OBJECT_CORRUPT', `tag chain at ${tip.name} is too deep`);
@@ -574,7 +574,7 @@ export class RevWalk extends ObjectReader {
     // Transient reads (the store's buffer until its next read): addTips parses a tag or commit at
     // once, and a copy of each would cost an allocation per ref (8.5k refs on gitoxide).
     if (location === undefined) return this.readTyped(n, -1, true);
-    const type = this.objects.typeAt(location);
+    const type = typeNumber(this.objects.typeAt(location));
     if (type === OBJ_TAG || type === OBJ_COMMIT) return this.readTypedAt(n, location, type, true);
     this.table.types[n] = type;
     return { type, data: EMPTY_DATA };

@@ -5,7 +5,7 @@ import { basename, join, sep } from 'node:path';
 import { toHex } from '../hash/hex.js';
 import { writeLoose } from '../loose/write-loose.js';
 import { PackwrightError } from '../errors/packwright-error.js';
-import { OBJ_COMMIT, OBJ_TAG, OBJ_TREE, TYPE_NAMES } from '../objects/object-type.js';
+import { OBJ_COMMIT, OBJ_TAG, OBJ_TREE, TYPE_NAMES, typeNumber } from '../objects/object-type.js';
 import { TreeCursor } from '../objects/tree.js';
 import type { StoreHandle } from '../odb/store-handle.js';
 import type { StorePack } from '../odb/store-pack.js';
@@ -45,7 +45,7 @@ export function addObjectsOfRepackedPacks(handle: StoreHandle, table: ObjectTabl
     if (!isRepacked(handle, pack, keepPacks)) continue;
     const index = pack.tryIndex();
     if (index === undefined) continue;
-    for (const position of index.packOrder().positions) add(table, index.id(position), () => pack.typeAt(position), added);
+    for (const position of index.packOrder().positions) add(table, index.id(position), () => typeNumber(pack.typeAt(position)), added);
   }
   return added;
 }
@@ -64,7 +64,7 @@ export function addLooseObjects(handle: StoreHandle, table: ObjectTable): number
 /** The type of the stored object `id` (found without listing the directories again), or -1. */
 export function storedType(handle: StoreHandle, id: Uint8Array): number {
   const at = handle.locate(id, { refresh: false });
-  return at === undefined ? -1 : handle.typeAt(at);
+  return at === undefined ? -1 : typeNumber(handle.typeAt(at));
 }
 
 function add(table: ObjectTable, id: Uint8Array, typeOf: () => number, added: number[]): void {
@@ -144,7 +144,7 @@ export function walkReachable(handle: StoreHandle, tips: readonly Uint8Array[], 
     const id = queue.pop() as Uint8Array;
     const at = handle.locate(id, { refresh: false });
     if (at === undefined) continue;
-    const type = handle.typeAt(at);
+    const type = typeNumber(handle.typeAt(at));
     show(id, type);
     if (type === OBJ_COMMIT || type === OBJ_TREE || type === OBJ_TAG) forEachLink(id, type, handle.readAt(at).data, cursor, push);
   }

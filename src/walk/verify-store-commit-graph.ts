@@ -1,7 +1,6 @@
 import { verifyCommitGraph } from '../commit-graph/verify-commit-graph.js';
 import { isPackwrightError } from '../errors/packwright-error.js';
 import { parseCommit } from '../objects/commit.js';
-import { OBJ_COMMIT } from '../objects/object-type.js';
 import type { StoreHandle } from '../odb/store-handle.js';
 
 /**
@@ -15,7 +14,7 @@ export function verifyStoreCommitGraph(handle: StoreHandle, objectsDir: string, 
   const lookup = (id: Buffer): { tree: Buffer; parents: Buffer[]; date: number } | undefined => {
     try {
       const obj = handle.read(id);
-      if (obj.type !== OBJ_COMMIT) return undefined;
+      if (obj.type !== 'commit') return undefined;
       const c = parseCommit(obj.data, H);
       return { tree: c.tree, parents: c.parents, date: c.time };
     } catch (e) {

@@ -9,7 +9,6 @@ import { toHex } from '../hash/hex.js';
 import { sortIds } from '../idx/sort-ids.js';
 import { temporaryPathBeside, writeFileAtomic } from '../io/write-file-atomic.js';
 import { parseCommit } from '../objects/commit.js';
-import { OBJ_COMMIT, typeName } from '../objects/object-type.js';
 import type { ObjectLocation, StoreHandle } from '../odb/store-handle.js';
 import type { StorePack } from '../odb/store-pack.js';
 import { changedPaths, TreeBytes } from './changed-paths.js';
@@ -125,7 +124,7 @@ export function writeCommitGraph(handle: StoreHandle, options: WriteCommitGraphO
       const { positions } = index.packOrder();
       for (let k = 0; k < positions.length; k++) {
         const i = positions[k] as number;
-        if (pack.typeAt(i) !== OBJ_COMMIT) continue;
+        if (pack.typeAt(i) !== 'commit') continue;
         const n = add(index.id(i));
         packOrderOf.set(n, ++packCounter);
       }
@@ -171,7 +170,7 @@ export function writeCommitGraph(handle: StoreHandle, options: WriteCommitGraphO
       const layer = before.layers[l] as CommitGraphFile;
       for (let i = 0; i < layer.count; i++) {
         const location = handle.locate(layer.data.subarray(layer.idOffset(i), layer.idOffset(i) + H));
-        if (location === undefined || handle.typeAt(location) !== OBJ_COMMIT) continue;
+        if (location === undefined || handle.typeAt(location) !== 'commit') continue;
         const n = table.intern(layer.data, layer.idOffset(i));
         if (!inMembers.has(n)) {
           inMembers.add(n);
@@ -350,7 +349,7 @@ function readCommits(
       const id = table.id(n);
       // Parsed at once: the store's buffer, not a copy.
       const obj = handle.readTransientAt(location);
-      if (obj.type !== OBJ_COMMIT) throw new PackwrightError('OBJECT_CORRUPT', `object ${toHex(id)} is a ${typeName(obj.type)}, not a commit`);
+      if (obj.type !== 'commit') throw new PackwrightError('OBJECT_CORRUPT', `object ${toHex(id)} is a ${obj.type}, not a commit`);
       let c;
       try {
         c = parseCommit(obj.data, H, toHex(id));
