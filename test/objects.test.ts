@@ -6,7 +6,7 @@ import { git, makeRepo, tempDir, type Format } from './helpers/git.js';
 import { Repository } from '../src/repo/index.js';
 import { TreeCursor, formatTree, parseCommit, parseTag, parseTree, OBJ_TREE, OBJ_COMMIT, OBJ_BLOB, modeObjectType } from '../src/objects/index.js';
 import { isPackwrightError } from '../src/errors/index.js';
-import { idFromHexBytes } from '../src/hash/hex.js';
+import { fromHex, idFromHexBytes } from '../src/hash/hex.js';
 import fc from 'fast-check';
 
 for (const format of ['sha1', 'sha256'] as Format[]) {
@@ -112,7 +112,15 @@ test('idFromHexBytes reads what Node\'s hex decoder reads, in either case, and r
     bytes[2 + at] = byte;
     const valid = /[0-9a-fA-F]/.test(String.fromCharCode(byte));
     assert.equal(idFromHexBytes(bytes, 2, 20) === undefined, !valid);
+    // fromHex: the same id from a string, or INVALID_ARGUMENT, never undefined.
+    const text = bytes.toString('latin1', 2);
+    if (valid) assert.deepEqual(fromHex(text), idFromHexBytes(bytes, 2, 20));
+    else assert.throws(() => fromHex(text), (e) => isPackwrightError(e, 'INVALID_ARGUMENT'));
   }));
+  const sha256 = 'ab'.repeat(32);
+  assert.equal(fromHex(sha256).length, 32);
+  assert.throws(() => fromHex(sha256, 20), (e) => isPackwrightError(e, 'INVALID_ARGUMENT'));
+  for (const bad of ['', 'abc', 'zz'.repeat(20), 'a'.repeat(41)]) assert.throws(() => fromHex(bad), (e) => isPackwrightError(e, 'INVALID_ARGUMENT'));
 });
 
 test('typeName of a number that is no object type is INVALID_ARGUMENT (a PackwrightError), not a plain error', async () => {

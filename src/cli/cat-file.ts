@@ -6,7 +6,7 @@ import { maxMemoryOf } from './max-memory.js';
 import { Output, writeDecimal, writeHex } from './output.js';
 import { BIG_SIZE, objectSize } from '../pack/index.js';
 import { readLines } from './read-lines.js';
-import { fromHex, toHex } from '../hash/index.js';
+import { tryFromHex, toHex } from '../hash/index.js';
 import { readLooseHeaderLiterally } from '../loose/index.js';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
@@ -378,7 +378,7 @@ class BatchPrinter {
   printName(line: string): void {
     const m = this.format.usesRest ? /^(\S*)(?:\s+(.*))?$/.exec(line) : null;
     const name = m?.[1] ?? line;
-    let id: Buffer | undefined = name.length === this.store.hashLength * 2 ? fromHex(name, this.store.hashLength) : undefined;
+    let id: Buffer | undefined = name.length === this.store.hashLength * 2 ? tryFromHex(name, this.store.hashLength) : undefined;
     const colon = name.indexOf(':');
     if (this.followSymlinks && id === undefined && colon > 0) {
       const r = followSymlinks(this.repo, name.slice(0, colon), name.slice(colon + 1));

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { PackwrightError } from '../errors/index.js';
-import { fromHex } from '../hash/index.js';
+import { tryFromHex } from '../hash/index.js';
 import { peelObject, Store, type StoreHandle } from '../odb/index.js';
 import { sharedFileMode, type Repository } from '../repo/index.js';
 import type { BloomSettings } from '../commit-graph/index.js';
@@ -123,7 +123,7 @@ export function commitGraphCommand(io: CommandIO, ctx: GlobalOptions, open: () =
       commits = [];
       // git reports bad input as an error and exits 1.
       for (const line of lines(io)) {
-        const id = fromHex(line, handle.hashLength);
+        const id = tryFromHex(line, handle.hashLength);
         if (id === undefined) return inputError(io, `unexpected non-hex object ID: ${line}`);
         const commit = peelToCommit(handle, id);
         if (commit === null) return inputError(io, `invalid object: ${line}`);

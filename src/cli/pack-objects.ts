@@ -2,7 +2,7 @@ import { createPack, objectsOfPacks, PackProgress, packSettings, type CreatePack
 import { parseObjectFilter, type MissingAction } from '../walk/index.js';
 import { resolve } from 'node:path';
 import { PackwrightError } from '../errors/index.js';
-import { fromHex, toHex } from '../hash/index.js';
+import { tryFromHex, toHex } from '../hash/index.js';
 import { approxidate } from '../refs/index.js';
 import { RevArgs } from '../walk/index.js';
 import type { Repository } from '../repo/index.js';
@@ -220,7 +220,7 @@ export async function packObjectsCommand(io: CommandIO, global: GlobalOptions, o
         return;
       }
       if (line.startsWith('--shallow ')) {
-        const id = fromHex(line.slice(10), objects.hashLength);
+        const id = tryFromHex(line.slice(10), objects.hashLength);
         if (id === undefined) throw new PackwrightError('INVALID_ARGUMENT', `not an object name '${line.slice(10)}'`);
         shallow.push(id);
       } else if (line === '--not' || !line.startsWith('-')) {
@@ -237,7 +237,7 @@ export async function packObjectsCommand(io: CommandIO, global: GlobalOptions, o
       const preferred = line.startsWith('-');
       const text = preferred ? line.slice(1) : line;
       const hex = text.slice(0, 2 * objects.hashLength);
-      const id = fromHex(hex, objects.hashLength);
+      const id = tryFromHex(hex, objects.hashLength);
       if (id === undefined || (text.length > hex.length && text[hex.length] !== ' ')) throw new PackwrightError('INVALID_ARGUMENT', `expected object ID, got garbage:\n ${line}\n`);
       if (preferred) {
         preferredBases.push(id);

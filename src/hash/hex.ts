@@ -1,3 +1,5 @@
+import { PackwrightError } from '../errors/packwright-error.js';
+
 /** Object ids are bytes everywhere inside packwright; hex exists only at the edges. */
 export function toHex(id: Uint8Array): string {
   return Buffer.from(id.buffer, id.byteOffset, id.byteLength).toString('hex');
@@ -13,10 +15,26 @@ export function isHex(s: string): boolean {
  * Parses a full-length hex id (either case, as git accepts); returns undefined for anything else.
  * Node's hex decoder stops at the first non-hex pair, so a short result means a bad character.
  */
-export function fromHex(hex: string, length: number): Buffer | undefined {
+export function tryFromHex(hex: string, length: number): Buffer | undefined {
   if (hex.length !== length * 2) return undefined;
   const id = Buffer.from(hex, 'hex');
   return id.length === length ? id : undefined;
+}
+
+/**
+ * The bytes of a full object id spelled in hex (either case): 40 digits for SHA-1, 64 for SHA-256,
+ * or exactly `2 * length` when `length` is given. Anything else is INVALID_ARGUMENT.
+ *
+ * @throws {PackwrightError} INVALID_ARGUMENT when `hex` is not such an id.
+ * @example fromHex('ce013625030ba8dba906f756967f9e9ca394464a') // <Buffer ce 01 36 …>, 20 bytes
+ */
+export function fromHex(hex: string, length?: number): Buffer {
+  const id = length !== undefined ? tryFromHex(hex, length) : hex.length === 40 || hex.length === 64 ? tryFromHex(hex, hex.length / 2) : undefined;
+  if (id === undefined) {
+    const want = length !== undefined ? `${2 * length} hex digits` : '40 (SHA-1) or 64 (SHA-256) hex digits';
+    throw new PackwrightError('INVALID_ARGUMENT', `'${hex.length > 80 ? `${hex.slice(0, 80)}…` : hex}' is not an object id (${want})`);
+  }
+  return id;
 }
 
 /** Value of each ASCII byte as a hex digit (either case), or -1. */

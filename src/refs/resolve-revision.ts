@@ -1,5 +1,5 @@
 import { PackwrightError } from '../errors/packwright-error.js';
-import { fromHex, isHex } from '../hash/hex.js';
+import { tryFromHex, isHex } from '../hash/hex.js';
 import { peelObject } from '../odb/peel-object.js';
 import type { StoreHandle } from '../odb/store-handle.js';
 import type { RefStore } from './ref-store.js';
@@ -123,7 +123,7 @@ function resolveAt(ctx: RevisionContext, name: string): Buffer | undefined {
   if (base === '' && /^-\d+$/.test(mark)) {
     const branch = priorCheckout(refs, Number(mark.slice(1)));
     if (branch === undefined) throw new PackwrightError('REF_NOT_FOUND', `${name}: no such prior checkout`);
-    const id = fromHex(branch, refs.hashLength) ?? dwimRef(refs, branch);
+    const id = tryFromHex(branch, refs.hashLength) ?? dwimRef(refs, branch);
     return id ?? notFound(name);
   }
   if (base.startsWith('@{-')) {
@@ -282,7 +282,7 @@ function resolveBase(ctx: RevisionContext, name: string): Buffer {
   if (at !== undefined) return at;
   const store = ctx.objects;
   const H = store.hashLength;
-  const full = fromHex(name.toLowerCase(), H);
+  const full = tryFromHex(name.toLowerCase(), H);
   if (full !== undefined) return full;
   const ref = name === '' ? undefined : dwimRef(ctx.refs, name);
   if (ref !== undefined) return ref;

@@ -1,7 +1,7 @@
 // The repository-level ref calls (Repository.listBranches, listTags, currentBranch, resolveRef,
 // updateRef), in isomorphic-git's names: short names out, hex ids, writes through a ref transaction.
 import { PackwrightError } from '../errors/packwright-error.js';
-import { fromHex } from '../hash/hex.js';
+import { tryFromHex } from '../hash/hex.js';
 import type { RefStore } from '../refs/ref-store.js';
 import type { RefTransaction } from '../refs/ref-transaction.js';
 import { DWIM_RULES } from '../refs/resolve-revision.js';
@@ -43,7 +43,7 @@ export interface UpdateRefRequest {
 /** Queues `request` in `tx` and commits it (REF_MISMATCH, REF_LOCKED, REF_CONFLICT in git's words). */
 export function updateRefWith(tx: RefTransaction, hashLength: number, request: UpdateRefRequest): void {
   const id = (hex: string, what: string): Buffer => {
-    const b = fromHex(hex, hashLength);
+    const b = tryFromHex(hex, hashLength);
     if (b === undefined) throw new PackwrightError('INVALID_ARGUMENT', `${what}: '${hex}' is not an object id`);
     return b;
   };

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { PackwrightError } from '../errors/packwright-error.js';
-import { fromHex } from '../hash/hex.js';
+import { tryFromHex } from '../hash/hex.js';
 import { readFileIfPresent } from '../io/read-file-if-present.js';
 
 /**
@@ -23,7 +23,7 @@ export function readShallowFile(path: string, hashLength: number): Buffer[] {
   const ids: Buffer[] = [];
   for (const line of text?.toString('latin1').split('\n') ?? []) {
     if (line === '') continue;
-    const id = fromHex(line, hashLength);
+    const id = tryFromHex(line, hashLength);
     if (id === undefined) throw new PackwrightError('INVALID_ARGUMENT', `bad shallow line: ${line}`, { file: path });
     ids.push(id);
   }

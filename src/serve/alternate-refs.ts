@@ -3,7 +3,7 @@
 import { spawnSync } from 'node:child_process';
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
-import { fromHex } from '../hash/hex.js';
+import { tryFromHex } from '../hash/hex.js';
 import { readAlternates } from '../odb/alternates.js';
 import { RefStore } from '../refs/ref-store.js';
 import type { Repository } from '../repo/repository.js';
@@ -37,7 +37,7 @@ export function alternateRefIds(repo: Repository): Buffer[] {
       const run = spawnSync('/bin/sh', ['-c', `${command} "$@"`, command, path], { cwd: repo.gitDir, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
       for (const line of (run.stdout ?? '').split('\n')) {
         if (line === '') continue;
-        const id = line.length === 2 * H ? fromHex(line, H) : undefined;
+        const id = line.length === 2 * H ? tryFromHex(line, H) : undefined;
         // git warns of the line and reads no further.
         if (id === undefined) break;
         out.push(id);

@@ -5,7 +5,7 @@
 import { rmSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { PackwrightError, isPackwrightError } from '../errors/packwright-error.js';
-import { fromHex, toHex } from '../hash/hex.js';
+import { tryFromHex, toHex } from '../hash/hex.js';
 import { advertisedAgent, parseCapabilities } from '../protocol/capabilities.js';
 import { encodePacket, FLUSH_PACKET, LARGE_PACKET_MAX, PacketReader, PacketWriter, type ByteSink, type Packet } from '../protocol/pkt-line.js';
 import { BAND_DATA, BAND_PROGRESS, sidebandFrames } from '../protocol/sideband.js';
@@ -136,7 +136,7 @@ export class ReceiveSession {
 
   /** The id a command's hex names (checked when the command was read). */
   id(hex: string): Buffer {
-    return fromHex(hex, this.hashLength) as Buffer;
+    return tryFromHex(hex, this.hashLength) as Buffer;
   }
 
   get zeroId(): string {
@@ -299,7 +299,7 @@ export class ReceiveSession {
       const nul = p.data.indexOf(0);
       const line = nul >= 0 ? p.data.toString('utf8', 0, nul) : p.line;
       if (p.data.length > 8 && line.startsWith('shallow ')) {
-        const id = line.length === 8 + H ? fromHex(line.slice(8), this.hashLength) : undefined;
+        const id = line.length === 8 + H ? tryFromHex(line.slice(8), this.hashLength) : undefined;
         if (id === undefined) throw new PackwrightError('PROTOCOL_ERROR', `protocol error: expected shallow sha, got '${line.slice(8)}'`);
         this.clientShallow.push(id);
         continue;
@@ -308,7 +308,7 @@ export class ReceiveSession {
       const m = line.length > 2 * H + 2 && line[H] === ' ' && line[2 * H + 1] === ' ' ? line : undefined;
       const oldId = m?.slice(0, H);
       const newId = m?.slice(H + 1, 2 * H + 1);
-      if (m === undefined || oldId === undefined || newId === undefined || fromHex(oldId, this.hashLength) === undefined || fromHex(newId, this.hashLength) === undefined) {
+      if (m === undefined || oldId === undefined || newId === undefined || tryFromHex(oldId, this.hashLength) === undefined || tryFromHex(newId, this.hashLength) === undefined) {
         throw new PackwrightError('PROTOCOL_ERROR', `protocol error: expected old/new/ref, got '${line}'`);
       }
       commands.push({ ref: m.slice(2 * H + 2), oldId: oldId.toLowerCase(), newId: newId.toLowerCase(), error: undefined, skipUpdate: false, didNotExist: false, shallowRef: false });

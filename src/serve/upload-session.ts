@@ -1,5 +1,5 @@
 import { isPackwrightError, PackwrightError } from '../errors/packwright-error.js';
-import { fromHex, toHex } from '../hash/hex.js';
+import { tryFromHex, toHex } from '../hash/hex.js';
 import { OBJ_COMMIT } from '../objects/object-type.js';
 import type { Repository } from '../repo/repository.js';
 import { createPack } from '../create/create-pack.js';
@@ -205,7 +205,7 @@ export class UploadSession {
 
   /** An id in hex, or undefined. */
   parseId(hex: string): Buffer | undefined {
-    return hex.length === 2 * this.hashLength ? fromHex(hex, this.hashLength) : undefined;
+    return hex.length === 2 * this.hashLength ? tryFromHex(hex, this.hashLength) : undefined;
   }
 
   /** Marks the objects of every ref OUR_REF or HIDDEN_REF (git's check_ref over HEAD and refs/). */
