@@ -22,7 +22,9 @@ try {
     files: ['app.ts'],
   }));
   writeFileSync(join(dir, 'app.ts'), `
-import { Repository, type CommitObject, type TreeEntryObject, type Person } from 'packwright';
+import { Repository, fromHex, hashObject, type CommitObject, type TreeEntryObject, type Person, type StoredObject } from 'packwright';
+import { listTree, type ListedTreeEntry } from 'packwright/odb';
+import { parseTree, parseCommit } from 'packwright/objects';
 import { diffTrees } from 'packwright/diff';
 import { receivePack, createGitHttpHandler, type ReceiveCommandResult } from 'packwright/serve';
 import { listServerRefs, cloneBare, type ServerRef } from 'packwright/client';
@@ -57,6 +59,16 @@ export async function use(path: string): Promise<void> {
   const refs: ServerRef[] = await listServerRefs('https://example.com/r.git', { prefixes: ['refs/heads/'], symrefs: true });
   await cloneBare('https://example.com/r.git', { dir: '/tmp/x.git', mirror: false, onProgress: (t) => process.stderr.write(t) });
   console.log(refs.length);
+  // The store level names types too; options take undefined where a value may be missing.
+  const maybeSignal: AbortSignal | undefined = undefined;
+  const head: StoredObject = await repo.store.readAsync(fromHex(commit.id));
+  if (head.type === 'commit') console.log(parseCommit(head.data).tree.length, hashObject(repo.store.format, head.type, head.data).length);
+  const header = repo.objects.header(fromHex(commit.tree));
+  if (header.type === 'tree') for (const e of parseTree(repo.objects.read(fromHex(commit.tree)).data, repo.objects.hashLength)) console.log(e.type, e.name, e.nameBytes.length, e.mode);
+  const listed: ListedTreeEntry[] = [...listTree(repo.objects, fromHex(commit.tree), { recursive: true, paths: ['src/', Buffer.from('café')] })];
+  for (const e of listed) if (e.type === 'blob') console.log(e.path, e.pathBytes.length);
+  for await (const o of repo.store.readMany([fromHex(commit.id)], { signal: maybeSignal })) if (o.found && o.type === 'commit') console.log(o.data.length);
+  for await (const c of repo.log({ ref: 'main', maxCount: undefined, paths: undefined })) console.log(c.id);
   repo.close();
 }
 `);

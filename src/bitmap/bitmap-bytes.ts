@@ -17,6 +17,10 @@ const OPT_LOOKUP_TABLE = 0x10;
 /** How far back git looks for a set to XOR against. */
 const MAX_XOR_OFFSET_SEARCH = 10;
 
+/**
+ * What a `.bitmap` file is written from: the format, the pack's checksum and object count, the type
+ * bitmaps, the selected commits' bitmaps, and the optional hash cache and lookup table.
+ */
 export interface BitmapFileInput {
   format: ObjectFormat;
   /** The pack's checksum (its name). */
@@ -32,6 +36,10 @@ export interface BitmapFileInput {
   lookupTable?: boolean;
 }
 
+/**
+ * The bytes of a `.bitmap` file, as git's pack-bitmap-write.c lays them out (v1, with the hash cache and
+ * lookup table options).
+ */
 export function bitmapFileBytes(input: BitmapFileInput): Buffer {
   const H = hashLength(input.format);
   const N = input.objectCount;

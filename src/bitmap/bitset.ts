@@ -18,11 +18,13 @@ export class Bitset {
     return b;
   }
 
+  /** Whether bit `i` is set. */
   get(i: number): boolean {
     const w = i >>> 5;
     return w < this.words.length && (((this.words[w] as number) >>> (i & 31)) & 1) === 1;
   }
 
+  /** Sets bit `i`, growing the set as needed. */
   set(i: number): void {
     const w = i >>> 5;
     if (w >= this.words.length) this.grow(w + 1);

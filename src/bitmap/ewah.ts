@@ -7,6 +7,7 @@
  */
 import { Bitset } from './bitset.js';
 
+/** An EWAH bitmap that cannot be decoded; `offset` says where. */
 export class EwahFormatError extends Error {
   override readonly name = 'EwahFormatError';
   /** Byte offset, from the start of the data given, where the problem was found. */
@@ -17,6 +18,7 @@ export class EwahFormatError extends Error {
   }
 }
 
+/** A decoded EWAH bitmap and the bytes it took. */
 export interface DecodedEwah {
   bits: Bitset;
   /** The number of bits the stream says it holds. */

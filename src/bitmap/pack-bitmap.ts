@@ -33,14 +33,22 @@ const LOOKUP_ROW = 16;
  */
 const DECODED_BUDGET = 32 * 1024 * 1024;
 
+/**
+ * How a `.bitmap` file is checked on opening: the pack's object count, the id length and, when known, the
+ * pack's checksum.
+ */
 export interface PackBitmapOptions {
   /** Objects in the pack (its index's count): the bits every set covers. */
   objectCount: number;
   hashLength: number;
   /** The pack's hash: the bitmap must name it. */
-  packHash?: Uint8Array;
+  packHash?: Uint8Array | undefined;
 }
 
+/**
+ * A pack's reachability bitmap file (`.bitmap`): type bitmaps, the bitmaps of selected commits (XOR-decoded
+ * on demand) and the hash cache.
+ */
 export class PackBitmap {
   readonly commits: Bitset;
   readonly trees: Bitset;

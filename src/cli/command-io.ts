@@ -32,6 +32,7 @@ export interface CommandInput {
 
 /** Standard output or error: `write` has written (or copied) the bytes when it returns, so callers may reuse their buffer. */
 export interface CommandOutput {
+  /** Writes bytes (or text, as UTF-8); they are written or copied when it returns. */
   write(chunk: Uint8Array | string): void;
   /** Whether a person is watching (progress is shown by default only then). */
   readonly isTTY: boolean;
@@ -39,7 +40,9 @@ export interface CommandOutput {
 
 /** An output into memory; `bytes()` is everything written so far. */
 export interface MemoryOutput extends CommandOutput {
+  /** Everything written so far, as bytes. */
   bytes(): Buffer;
+  /** Everything written so far, as UTF-8 text. */
   text(): string;
 }
 
@@ -109,6 +112,7 @@ export function bufferInput(data: Uint8Array | string = ''): CommandInput {
   };
 }
 
+/** An in-memory CommandOutput, for running commands as functions and reading what they wrote. */
 export function memoryOutput(isTTY = false): MemoryOutput {
   const chunks: Buffer[] = [];
   return {

@@ -15,7 +15,7 @@ export interface GlobalOptions {
   /** `-c name=value`, in order. */
   configParameters: string[];
   /** `--shallow-file <file>`: the shallow commits (git upload-pack passes '' for none). */
-  shallowFile?: string;
+  shallowFile?: string | undefined;
   /** The repositories the command opened (openRepository): run() closes them when the command ends, so one run in-process leaves no file or thread open. */
   opened: Repository[];
 }

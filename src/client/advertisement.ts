@@ -7,6 +7,7 @@ import { parseCapabilities } from '../protocol/capabilities.js';
 import type { Packet, PacketReader } from '../protocol/pkt-line.js';
 import { nextPacket } from './protocol-v2.js';
 
+/** One advertised ref: its name, id, and the peeled id of an annotated tag. */
 export interface AdvertisedRef {
   ref: string;
   oid: string;
@@ -14,6 +15,7 @@ export interface AdvertisedRef {
   peeled?: string | undefined;
 }
 
+/** A server's protocol v0/v1 advertisement: refs, capabilities, the symrefs and the shallow boundary. */
 export interface Advertisement {
   refs: AdvertisedRef[];
   capabilities: Map<string, string>;

@@ -3,6 +3,10 @@
 import { PackwrightError } from '../errors/packwright-error.js';
 import { Repository } from '../repo/repository.js';
 
+/**
+ * What every call to a remote takes: HTTP headers and agent, an idle timeout, cancellation, the working
+ * directory for relative paths.
+ */
 export interface RemoteCallOptions {
   /** Headers for every HTTP request (git's http.extraHeader). */
   headers?: Readonly<Record<string, string>> | undefined;
@@ -15,6 +19,7 @@ export interface RemoteCallOptions {
   cwd?: string | undefined;
 }
 
+/** The local repository a fetch or push works on: a directory to open, or an open Repository. */
 export interface LocalRepositoryOptions {
   /** The local repository: its git directory, or a work tree holding `.git`… */
   dir?: string | undefined;

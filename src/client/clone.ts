@@ -14,6 +14,10 @@ import { lsRefs } from './list-server-refs.js';
 import { openConnection, parseRemoteUrl } from './transport.js';
 import type { RemoteCallOptions } from './client-options.js';
 
+/**
+ * Options of `cloneBare` (and of a clone with a work tree's `.git`): bare or mirror, the protocol, progress
+ * and what every remote call takes.
+ */
 export interface CloneOptions extends RemoteCallOptions {
   /** Where the bare repository is made (missing or empty). */
   dir: string;
@@ -33,6 +37,7 @@ export interface CloneOptions extends RemoteCallOptions {
   env?: Record<string, string | undefined> | undefined;
 }
 
+/** What `cloneBare` wrote: the refs, and where HEAD points. */
 export interface CloneResult {
   /** The refs written (`refs/heads/*`, `refs/tags/*`), hex ids. */
   refs: { ref: string; oid: string }[];

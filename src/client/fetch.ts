@@ -59,6 +59,10 @@ export interface FetchOptions extends LocalRepositoryOptions, RemoteCallOptions 
 /** How a ref fared (git fetch's display): `'new'` ([new branch], [new tag], [new ref]), `'fast-forward'`, `'forced'`, `'tag-update'`, `'rejected'`, `'up-to-date'`, `'fetch-head'` (no local ref: FETCH_HEAD only). */
 export type FetchedRefStatus = 'new' | 'fast-forward' | 'forced' | 'tag-update' | 'rejected' | 'up-to-date' | 'fetch-head';
 
+/**
+ * One ref `fetch` considered: where it came from, what it was and became, and why (new, fast-forward,
+ * forced, rejected, up to date).
+ */
 export interface FetchedRef {
   /** The server's ref (`refs/heads/main`, `HEAD`), or the id asked for. */
   remoteRef: string;
@@ -76,6 +80,7 @@ export interface FetchedRef {
   fetchHeadIgnored: boolean;
 }
 
+/** What `fetch` did: each ref's outcome (in FETCH_HEAD's order), the pruned refs and the objects received. */
 export interface FetchResult {
   /** The URL as git shows it (`From <url>`). */
   url: string;

@@ -17,6 +17,10 @@ export interface ServerRef {
   peeled?: string | undefined;
 }
 
+/**
+ * Options of `listServerRefs`: ref prefixes, peeling, symrefs, the protocol version, and what every remote
+ * call takes.
+ */
 export interface ListServerRefsOptions extends RemoteCallOptions {
   /** The protocol to ask for (default 2; a server that does not speak it answers in v0). */
   protocol?: 0 | 1 | 2 | undefined;

@@ -74,6 +74,7 @@ export interface PushOptions extends LocalRepositoryOptions, RemoteCallOptions {
  */
 export type PushedRefStatus = 'ok' | 'up-to-date' | 'rejected' | 'remote-rejected' | 'remote-failure';
 
+/** One ref `push` considered: source, destination, old and new ids, and its status as git reports it. */
 export interface PushedRef {
   /** The local ref (or revision) pushed; undefined for a deletion. */
   localRef: string | undefined;
@@ -88,6 +89,7 @@ export interface PushedRef {
   forced: boolean;
 }
 
+/** What `push` did: each ref's outcome, in git's order, and whether all went well. */
 export interface PushResult {
   /** The URL as git shows it (`To <url>`). */
   url: string;

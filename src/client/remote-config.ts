@@ -5,6 +5,10 @@ import type { GitConfig } from '../config/git-config.js';
 import { PackwrightError } from '../errors/packwright-error.js';
 import { parseRefspec, type Refspec } from '../refs/refspec.js';
 
+/**
+ * A remote as the configuration says it: URLs (fetch and push, rewritten by insteadOf), refspecs, tags and
+ * prune settings.
+ */
 export interface RemoteConfig {
   /** The remote's name; undefined for a URL given directly. */
   name: string | undefined;

@@ -13,6 +13,7 @@ import { Repository } from '../repo/repository.js';
 import { receivePack } from '../serve/receive-pack.js';
 import { uploadPack } from '../serve/upload-pack.js';
 
+/** The two services a client asks a git server for. */
 export type ClientService = 'git-upload-pack' | 'git-receive-pack';
 
 /** Where a URL points, as git reads it. */
@@ -54,9 +55,14 @@ export interface Connection {
    * a POST whose answer is returned as a new reader.
    */
   request(body: RequestBody): Promise<PacketReader>;
+  /** Ends the connection (a spawned process is killed, a socket closed). */
   close(): void;
 }
 
+/**
+ * Options of `openConnection`: the service, the protocol version, the command to spawn, HTTP headers and
+ * agent, cancellation and an idle timeout.
+ */
 export interface ConnectOptions {
   service: ClientService;
   /** The protocol to ask for (GIT_PROTOCOL's version=; 0 asks for nothing). */

@@ -157,16 +157,19 @@ export class CommitGraphChain {
     throw new PackwrightError('COMMIT_GRAPH_CORRUPT', `invalid commit position ${pos}: the commit-graph has ${this.count} commits`);
   }
 
+  /** The id of the commit at global position `i` (layers counted from the base). */
   id(pos: number): Buffer {
     const layer = this.layerOf(pos);
     return layer.id(pos - layer.baseCount);
   }
 
+  /** The root tree id of the commit at global position `i`. */
   tree(pos: number): Buffer {
     const layer = this.layerOf(pos);
     return layer.tree(pos - layer.baseCount);
   }
 
+  /** The commit date (seconds since the epoch) of the commit at global position `i`. */
   date(pos: number): number {
     const layer = this.layerOf(pos);
     return layer.date(pos - layer.baseCount);

@@ -133,6 +133,7 @@ export class CommitGraphFile {
     return this.date(i) + Number(this.data.readBigUInt64BE(this.generationOverflow + 8 * (offset & ~OFFSET_OVERFLOW)));
   }
 
+  /** Reads and checks a commit-graph file (COMMIT_GRAPH_CORRUPT when it is malformed). */
   static read(path: string, hashLength: number, baseCount = 0): CommitGraphFile {
     return new CommitGraphFile(path, readFileSync(path), hashLength, baseCount);
   }
@@ -162,6 +163,7 @@ export class CommitGraphFile {
     return this.ids + i * this.hashLength;
   }
 
+  /** The root tree id of the commit at position `i`. */
   tree(i: number): Buffer {
     return this.data.subarray(this.treeOffset(i), this.treeOffset(i) + this.hashLength);
   }
@@ -202,6 +204,7 @@ export class CommitGraphFile {
     return this.data.subarray(0, this.data.length - this.hashLength);
   }
 
+  /** The file's checksum (its last hash-length bytes). */
   trailer(): Buffer {
     return this.data.subarray(this.data.length - this.hashLength);
   }

@@ -26,11 +26,15 @@ export interface ConfigEntry {
   file: string;
 }
 
+/**
+ * Where configuration is read from besides git's environment: the git directory (its `config`, and
+ * `includeIf` conditions) and the home directory.
+ */
 export interface ConfigReadOptions {
   /** The repository's git directory, for `includeIf "gitdir:…"` and `"onbranch:…"`. */
-  gitDir?: string;
+  gitDir?: string | undefined;
   /** Home directory for `~/` in include paths (default: HOME, as git uses it). */
-  home?: string;
+  home?: string | undefined;
 }
 
 /** git's MAX_INCLUDE_DEPTH. */

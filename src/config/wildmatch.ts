@@ -12,13 +12,18 @@ const ABORT_ALL = 2;
 /** A single `*` hit a slash: only an enclosing `**` may still match. */
 const ABORT_TO_STARSTAR = 3;
 
+/** How `wildmatch` matches: `pathname` (a `*` stops at `/`), `caseFold`. */
 export interface WildmatchOptions {
   /** `*` and `?` do not match `/` (git's WM_PATHNAME). */
-  pathname?: boolean;
+  pathname?: boolean | undefined;
   /** Compare ASCII letters without case (WM_CASEFOLD). */
-  caseFold?: boolean;
+  caseFold?: boolean | undefined;
 }
 
+/**
+ * Whether `text` matches the glob `pattern` as git's wildmatch.c matches (`**`, character classes, case
+ * folding).
+ */
 export function wildmatch(pattern: string, text: string, options: WildmatchOptions = {}): boolean {
   const p = Buffer.from(pattern, 'utf8');
   const t = Buffer.from(text, 'utf8');

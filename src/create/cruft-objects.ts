@@ -26,7 +26,7 @@ export interface CruftOptions {
    * git's --cruft-expiration (seconds since the epoch; 0 or absent: none): only objects newer than
    * this, and what they reach, are kept; older ones are left out, to be deleted with their packs.
    */
-  expiration?: number;
+  expiration?: number | undefined;
 }
 
 export interface CruftObjects {

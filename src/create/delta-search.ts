@@ -18,7 +18,7 @@ export interface DeltaSearchOptions {
   listed: Int32Array;
   window: number;
   /** git's --window-memory (0: no limit): see DeltaSegment.windowMemory. */
-  windowMemory?: number;
+  windowMemory?: number | undefined;
   depth: number;
   threads: number;
   compression: number;
@@ -28,14 +28,14 @@ export interface DeltaSearchOptions {
    * Bytes of compressed new deltas kept until the pack is written (git's pack.deltaCacheSize,
    * 256 MiB): beyond it, a delta is recomputed when written, so memory stays bounded.
    */
-  deltaCacheSize?: number;
+  deltaCacheSize?: number | undefined;
   /**
    * The worker threads to search on, asked for only when the search goes parallel (the caller
    * starts and prepares them then, and closes them); without it, a pool is made for the search.
    */
-  pool?: () => Promise<WorkerPool<CreateTasks>>;
-  signal?: AbortSignal;
-  onProgress?: (done: number, total: number) => void;
+  pool?: (() => Promise<WorkerPool<CreateTasks>>) | undefined;
+  signal?: AbortSignal | undefined;
+  onProgress?: ((done: number, total: number) => void) | undefined;
 }
 
 /** git does not try objects smaller than this (pack-objects.c, prepare_pack). */

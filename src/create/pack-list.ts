@@ -3,9 +3,10 @@ import { PackwrightError } from '../errors/packwright-error.js';
 import type { StoreHandle } from '../odb/store-handle.js';
 import { ObjectTable } from '../walk/object-table.js';
 
+/** Which objects the pack list takes: with `unpacked`, only loose ones (`--unpacked`). */
 export interface PackListOptions {
   /** Also every loose object of the store (git's --stdin-packs --unpacked). */
-  unpacked?: boolean;
+  unpacked?: boolean | undefined;
 }
 
 /**

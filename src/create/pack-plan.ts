@@ -20,6 +20,10 @@ export const Entry = {
   NEW_THIN: 6,
 } as const;
 
+/**
+ * Options of the pack plan: whether stored deltas and entries may be reused, a thin pack, the depth limit,
+ * and what the receiver has.
+ */
 export interface PlanOptions {
   /** Keep stored deltas (git's --no-reuse-delta turns this off). */
   reuseDelta: boolean;

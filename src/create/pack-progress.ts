@@ -19,6 +19,7 @@ export class PackProgress {
     this.bar = new Progress(enabled, output);
   }
 
+  /** Reports progress of a phase of `createPack` (pass it as createPack's `onProgress`). */
   readonly onProgress = (phase: CreatePackPhase, done: number, total: number, bytes?: number): void => {
     const bar = this.bar;
     if (phase === 'counting') {

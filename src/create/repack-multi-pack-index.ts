@@ -3,16 +3,19 @@ import { selectPacksToRepack, writeMultiPackIndexFile, type MidxRepackSelectOpti
 import type { Store } from '../odb/store.js';
 import { createPack, type CreatePackPhase, type CreatePackResult } from './create-pack.js';
 
+/** Options of `repackMultiPackIndex`, as `git multi-pack-index repack` takes them. */
 export interface MidxRepackOptions extends MidxRepackSelectOptions {
   /** OFS_DELTA in the new pack (`repack.useDeltaBaseOffset`, default true). */
-  deltaBaseOffset?: boolean;
-  threads?: number;
-  signal?: AbortSignal;
+  deltaBaseOffset?: boolean | undefined;
+  threads?: number | undefined;
+  signal?: AbortSignal | undefined;
   /** Progress of the new pack, then of the multi-pack-index written over it. */
-  onPackProgress?: (phase: CreatePackPhase, done: number, total: number, bytes?: number) => void;
-  onProgress?: MidxWriteOptions['onProgress'];
+  onPackProgress?: ((phase: CreatePackPhase, done: number, total: number, bytes?: number) => void) | undefined;
+  /** Progress of each phase of the pack written: done of total. */
+  onProgress?: MidxWriteOptions['onProgress'] | undefined;
 }
 
+/** What `repackMultiPackIndex` did: the packs chosen and the pack written. */
 export interface MidxRepackResult {
   /** The packs whose objects went into the new pack (they stay until `expire`). */
   packs: string[];

@@ -6,6 +6,7 @@
  */
 import { readSizeVarint, sizeVarintEnd, VARINT_CUT, VARINT_TOO_LONG } from '../encoding/size-varint.js';
 
+/** A delta that cannot be applied: bad header, a copy outside the base, or a result of the wrong size. */
 export class DeltaFormatError extends Error {
   override readonly name = 'DeltaFormatError';
   /** Position inside the delta data where the problem was found. */
@@ -19,6 +20,7 @@ export class DeltaFormatError extends Error {
 /** A size varint is too long at its 8th byte (more than 49 bits): where that error points. */
 const TOO_LONG_AT = 8;
 
+/** The two sizes a git delta starts with: its base's and its result's. */
 export interface DeltaHeader {
   baseSize: number;
   resultSize: number;

@@ -19,6 +19,7 @@ export interface TreeChange {
   newId: Buffer | undefined;
 }
 
+/** Options of `diffTrees`: recursion, trees shown as well, paths to limit to. */
 export interface DiffTreesOptions {
   /** Into subtrees (git's -r); without it a changed subtree is one entry. */
   recursive?: boolean | undefined;

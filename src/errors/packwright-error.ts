@@ -54,14 +54,19 @@ export type ErrorCode =
   /** A server refused what a client asked for (a want it does not advertise, a filter it does not allow). */
   | 'REQUEST_REFUSED';
 
+/** Where an error happened (file, offset, object id) and what caused it. */
 export interface PackwrightErrorOptions {
-  cause?: unknown;
+  cause?: unknown | undefined;
   /** The file the error is about, when there is one. */
-  file?: string;
+  file?: string | undefined;
   /** Byte offset inside `file` (or inside the pack stream). */
-  offset?: number;
+  offset?: number | undefined;
 }
 
+/**
+ * The one error type packwright throws: a stable `code` to branch on, a message in git's words where git
+ * has one, and where (file, offset, id) when known.
+ */
 export class PackwrightError extends Error {
   override readonly name = 'PackwrightError';
   readonly code: ErrorCode;
@@ -81,6 +86,7 @@ export class PackwrightError extends Error {
   }
 }
 
+/** A PackwrightError as plain data (see `serializeError`). */
 export interface SerializedError {
   name: string;
   code: string;
@@ -116,6 +122,7 @@ export function deserializeError(s: SerializedError): PackwrightError {
   return new PackwrightError(s.name === 'PackwrightError' ? (s.code as ErrorCode) : 'WORKER_FAILED', s.message, opts);
 }
 
+/** An error as plain data (code, message, file, offset), to send to another thread or print as JSON. */
 export function serializeError(e: unknown): SerializedError {
   if (isPackwrightError(e)) return e.toJSON();
   if (e instanceof Error) return { name: e.name, code: 'WORKER_FAILED', message: `${e.name}: ${e.message}`, file: undefined, offset: undefined, stack: e.stack };

@@ -27,6 +27,7 @@ const MESSAGES = [
   ['EXTRA_HEADER_ENTRY', 'ignore'],
 ] as const satisfies readonly (readonly [string, FsckSeverity])[];
 
+/** The ids of git's fsck messages (`missingEmail`, `badTree`, …). */
 export type FsckMessageKey = (typeof MESSAGES)[number][0];
 
 const SEVERITIES: readonly FsckSeverity[] = ['ignore', 'info', 'fatal', 'error', 'warn'];
@@ -70,6 +71,10 @@ export class FsckRules {
     readonly strict: boolean,
   ) {}
 
+  /**
+   * git's default severity of every fsck message (`strict` turns the warnings that `--strict` makes errors
+   * into errors).
+   */
   static defaults(strict = false): FsckRules {
     const levels = new Uint8Array(MESSAGES.length);
     MESSAGES.forEach(([, s], i) => { levels[i] = SEVERITIES.indexOf(strict && s === 'warn' ? 'error' : s); });
@@ -92,10 +97,12 @@ export class FsckRules {
     return new FsckRules(Uint8Array.from(data.levels), new Set(data.skip), data.strict);
   }
 
+  /** The rules as plain data, to send to a worker thread. */
   toJSON(): { levels: Uint8Array; skip: string[]; strict: boolean } {
     return { levels: this.levels, skip: [...this.skip], strict: this.strict };
   }
 
+  /** The severity (error, warning, ignore) of a message under these rules. */
   severity(key: FsckMessageKey): FsckSeverity {
     return SEVERITIES[this.levels[INDEX.get(key) as number] as number] as FsckSeverity;
   }

@@ -14,29 +14,36 @@ import { COMPARE_BYTES_PER_THREAD, INDEX_PACK_VISITOR, indexPackVisitorTypes, ty
 import { forEachRecord } from './link-records.js';
 import { setFsckMessageTypes } from './config-rules.js';
 
+/**
+ * Options of the checks index-pack `--strict` makes: the rules, and the store to look up objects the pack
+ * links to.
+ */
 export interface IndexPackCheckOptions {
   /**
    * The repository the pack is for. An incoming object it already has must have the same bytes
    * (git's "SHA1 COLLISION FOUND"), and with `strict` a link may name one of its objects.
    */
-  repo?: Repository;
+  repo?: Repository | undefined;
   /** git's `--fsck-objects`: check every object as fsck does. */
-  fsckObjects?: boolean;
+  fsckObjects?: boolean | undefined;
   /** git's `--strict`: `fsckObjects`, and every object a commit, tree or tag names is in the pack or the repository. */
-  strict?: boolean;
+  strict?: boolean | undefined;
   /**
    * git's `--check-self-contained-and-connected`: every object a commit, tree or tag of the pack
    * names must be in the pack or the repository (as with `strict`, without fsck's other checks),
    * and `onSelfContained` is told whether all of them are in the pack.
    */
-  selfContained?: boolean;
-  onSelfContained?: (selfContained: boolean) => void;
+  selfContained?: boolean | undefined;
+  /**
+   * Called when the pack turns out to hold every object it links to (no lookups in the store were needed).
+   */
+  onSelfContained?: ((selfContained: boolean) => void) | undefined;
   /** Severities for message ids, git's `--strict=<id>=<type>[,...]` (and `skiplist=<file>`). */
-  messageTypes?: string;
+  messageTypes?: string | undefined;
   /** Where a relative `skiplist=<file>` of `messageTypes` is (default: the working directory). */
-  baseDir?: string;
+  baseDir?: string | undefined;
   /** Lines for stderr, in git's words: the warnings, and the error that ends the run. */
-  onMessage?: (line: string) => void;
+  onMessage?: ((line: string) => void) | undefined;
 }
 
 /**

@@ -19,9 +19,9 @@ export interface CompareWith {
 
 export interface IndexPackVisitorOptions {
   /** `--fsck-objects` / `--strict`: commits, trees and tags checked as fsck checks them. */
-  check?: PackCheckOptions;
+  check?: PackCheckOptions | undefined;
   /** In a repository: every incoming object it already has must be the same object. */
-  compare?: CompareWith;
+  compare?: CompareWith | undefined;
 }
 
 export const INDEX_PACK_VISITOR = 'index-pack';

@@ -18,6 +18,10 @@ export interface ObjectFinding {
   message: string;
 }
 
+/**
+ * What checking a set of objects found: problems by object, and the links and `.gitmodules` blobs still to
+ * check.
+ */
 export interface CheckFindings {
   links: LinkRecords;
   findings: ObjectFinding[];
@@ -33,7 +37,7 @@ export interface CheckFindings {
 export interface PackCheckOptions {
   rules: ReturnType<FsckRules['toJSON']>;
   /** The objects links are numbered by; without it, every link is an id of `LinkRecords.unknown`. */
-  table?: SharedTableParts;
+  table?: SharedTableParts | undefined;
   /** Keep tag names (`--tags`). */
   tagNames: boolean;
 }
@@ -88,6 +92,10 @@ export class ObjectChecker {
     if (recorded) this.links.end();
   }
 
+  /**
+   * Ends checking and returns what was found: problems, and the links and special blobs to check against
+   * other objects.
+   */
   finish(): CheckFindings {
     const hex = (ids: Uint8Array[]): string[] => ids.map((id) => Buffer.from(id).toString('hex'));
     return {

@@ -4,7 +4,9 @@ import { Sha1dc } from './sha1dc/sha1dc.js';
 
 /** What a streaming hash needs to offer here: Node's `Hash` and `Sha1dc` both do. */
 export interface Digester {
+  /** Adds bytes to the digest. */
   update(data: Uint8Array): unknown;
+  /** The digest of everything added. */
   digest(): Buffer;
   /** Set by a collision-detecting SHA-1 once it has seen half of a collision attack. */
   readonly collision?: boolean;

@@ -7,6 +7,7 @@ export function toHex(id: Uint8Array): string {
 
 const HEX = /^[0-9a-f]*$/;
 
+/** Whether `s` holds only lowercase hex digits (the empty string too). */
 export function isHex(s: string): boolean {
   return HEX.test(s);
 }

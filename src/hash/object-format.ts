@@ -1,10 +1,12 @@
 /** The two object formats git supports (hash-function-transition.txt). */
 export type ObjectFormat = 'sha1' | 'sha256';
 
+/** The length in bytes of an object id in `format`: 20 for SHA-1, 32 for SHA-256. */
 export function hashLength(format: ObjectFormat): 20 | 32 {
   return format === 'sha1' ? 20 : 32;
 }
 
+/** The object format whose ids are `length` bytes long (20 or 32); anything else is INVALID_ARGUMENT. */
 export function formatForHashLength(length: number): ObjectFormat {
   if (length === 20) return 'sha1';
   if (length === 32) return 'sha256';

@@ -14,19 +14,20 @@ export type { PackOrder } from './pack-order.js';
 
 const FANOUT_BYTES = 256 * 4;
 
+/** How `PackIndex.open` reads the file: whole, or by section above a size. */
 export interface PackIndexOpenOptions {
   /**
    * v2 indexes of at least this many bytes are read by section, on demand (default 1 MiB; 0 for
    * all, Infinity for none). See the class comment.
    */
-  lazyMin?: number;
+  lazyMin?: number | undefined;
   /** What one small read is taken to cost, in bytes of a section read whole (default SMALL_READ_BYTES). */
-  smallReadBytes?: number;
+  smallReadBytes?: number | undefined;
   /**
    * The pack's `.rev` (gitformat-pack, "pack-*.rev"), when git wrote one: the pack order is then
    * read from it instead of sorted from the offsets.
    */
-  revPath?: string;
+  revPath?: string | undefined;
 }
 
 /** Sections of a v2 index read on demand. */
@@ -171,6 +172,10 @@ export class PackIndex implements ObjectIndex {
     }
   }
 
+  /**
+   * Opens a pack index (v1 or v2) and checks its structure; large v2 indexes are read by section, on
+   * demand.
+   */
   static open(path: string, hashLength: number, options: PackIndexOpenOptions = {}): PackIndex {
     const fd = openForReading(path, 'IDX_MISSING');
     let keep = false;
@@ -343,6 +348,7 @@ export class PackIndex implements ObjectIndex {
     return 0;
   }
 
+  /** The CRC32 of the entry at idx position `position` (v2 indexes only). */
   crc32(i: number): number {
     if (this.crcStart < 0) throw new PackwrightError('INVALID_ARGUMENT', `${this.path}: a v1 index stores no CRC32`);
     this.need(CRCS);

@@ -12,9 +12,9 @@ export interface SortIdsOptions {
    * Write the order into this table (its first n entries) instead of a new one: a caller with a
    * table it no longer needs spares the collector a copy (at 10M entries, 38 MiB).
    */
-  into?: Uint32Array;
+  into?: Uint32Array | undefined;
   /** Sort by buckets from this many entries (default 2^16; tests lower it). */
-  bucketedFrom?: number;
+  bucketedFrom?: number | undefined;
 }
 
 /**

@@ -3,6 +3,7 @@ import type { ObjectFormat } from '../hash/object-format.js';
 import type { Hash } from 'node:crypto';
 import { nodeCrypto } from '../hash/node-crypto.js';
 
+/** What an index is written from: ids, offsets and CRC32s of a pack's objects, and the pack's checksum. */
 export interface IndexEntries {
   /** Ids of all objects, H bytes each, back to back: sorted, or in any order with `order`. */
   ids: Uint8Array;
@@ -20,14 +21,15 @@ export interface IndexEntries {
   order?: Uint32Array;
 }
 
+/** Options of `writeIndex`: version (1 or 2) and the 64-bit offset threshold. */
 export interface WriteIndexOptions {
   /** 1 or 2 (default 2). A v1 request becomes v2 when an offset needs the 64-bit table. */
-  version?: 1 | 2;
+  version?: 1 | 2 | undefined;
   /**
    * Offsets above this go to the 64-bit table (git's `--index-version=2,<limit>`); default
    * 0x7fffffff. Lower it to test large offsets on small packs.
    */
-  largeOffsetLimit?: number;
+  largeOffsetLimit?: number | undefined;
 }
 
 /** Receives an index a chunk at a time, in order; a chunk is reused once the call returns. */

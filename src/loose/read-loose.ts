@@ -8,11 +8,13 @@ import { typeNumber } from '../objects/object-type.js';
 import { MAX_HEADER_LENGTH } from '../hash/hash-object.js';
 import { Inflater, inflateCodeName } from '../zlib/inflater.js';
 
+/** A loose object: its type number (1-4) and its bytes. */
 export interface LooseObject {
   type: number;
   data: Buffer;
 }
 
+/** A loose object's header: type number, size, and where the data starts in the inflated stream. */
 export interface LooseHeader {
   type: number;
   size: number;
@@ -87,6 +89,7 @@ function readWhole(path: string): Buffer {
   }
 }
 
+/** The type and size of a loose object, inflating only its first bytes. */
 export function readLooseHeader(path: string, inflater: Inflater): LooseHeader {
   // The header is in the first bytes out; a few KiB of input always hold them (a zlib header and
   // at most one dynamic block header before the first symbols), so a large file is not read whole.

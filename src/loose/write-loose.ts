@@ -7,17 +7,18 @@ import { nodeCrypto } from '../hash/node-crypto.js';
 import { objectHeader } from '../hash/hash-object.js';
 import { deflate } from '../zlib/deflate.js';
 
+/** How a loose object is written: zlib level, fsync, modification time. */
 export interface WriteLooseOptions {
   /** zlib level (git's core.looseCompression; default 1, Z_BEST_SPEED, as git). */
-  compression?: number;
+  compression?: number | undefined;
   /** fsync the file before it is linked into place (git's core.fsync with loose-object). */
-  fsync?: boolean;
+  fsync?: boolean | undefined;
   /**
    * Access and modification time (seconds since the epoch) the new file gets: pack-objects
    * --unpack-unreachable gives an object loosened from a pack the pack's time, as git does, so
    * that `git prune --expire` sees it as old as the pack it came from.
    */
-  mtime?: number;
+  mtime?: number | undefined;
 }
 
 /**
@@ -36,6 +37,10 @@ const knownDirs = new Set<string>();
 let tmpPrefix: string | undefined;
 let tmpCounter = 0;
 
+/**
+ * Writes a loose object as git does (a temporary file, then a link or rename; never over an existing one);
+ * returns whether it wrote one.
+ */
 export function writeLoose(objectsDir: string, hex: string, type: number | string, data: Uint8Array, options: WriteLooseOptions = {}): boolean {
   const dir = join(objectsDir, hex.slice(0, 2));
   const path = join(dir, hex.slice(2));

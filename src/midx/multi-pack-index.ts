@@ -27,6 +27,7 @@ export const CHUNK_OIDL = 0x4f49444c;
 export const CHUNK_OOFF = 0x4f4f4646;
 export const CHUNK_LOFF = 0x4c4f4646;
 export const CHUNK_RIDX = 0x52494458;
+/** Bytes of a multi-pack-index's header. */
 export const MIDX_HEADER_LENGTH = 12;
 /** OOFF offsets with this bit set index LOFF, when there is a LOFF chunk. */
 export const MIDX_LARGE_OFFSET_NEEDED = 0x80000000;

@@ -11,7 +11,9 @@ import {
 /** What the writer needs of one pack's own index. */
 export interface MidxPackIndex {
   readonly count: number;
+  /** The id at sorted position `position`. */
   id(position: number): Uint8Array;
+  /** The pack offset of the object at sorted position `position`. */
   offset(position: number): number;
 }
 
@@ -24,6 +26,10 @@ export interface MidxPack {
   index: MidxPackIndex;
 }
 
+/**
+ * What a multi-pack-index is written from: the format, the packs (names and indexes in order), the
+ * preferred pack and the optional chunks.
+ */
 export interface WriteMidxInput {
   format: ObjectFormat;
   /**

@@ -19,6 +19,7 @@ export interface CommitHeader {
   time: number;
 }
 
+/** The first lines of an annotated tag: what it points at, that object's type, and the tag's name. */
 export interface TagHeader {
   /** The tagged object's id. */
   object: Buffer;

@@ -6,9 +6,13 @@ import { PackwrightError } from '../errors/packwright-error.js';
  */
 export type ObjectType = 'commit' | 'tree' | 'blob' | 'tag';
 
+/** Pack type number of a commit. */
 export const OBJ_COMMIT = 1;
+/** Pack type number of a tree. */
 export const OBJ_TREE = 2;
+/** Pack type number of a blob. */
 export const OBJ_BLOB = 3;
+/** Pack type number of an annotated tag. */
 export const OBJ_TAG = 4;
 
 /** Names by type number; index 0 is no type. */
@@ -17,6 +21,10 @@ export const TYPE_NAMES: readonly ['', 'commit', 'tree', 'blob', 'tag'] = ['', '
 /** The names as latin1 bytes, for output written byte by byte. */
 export const TYPE_NAME_BYTES: readonly Buffer[] = TYPE_NAMES.map((name) => Buffer.from(name, 'latin1'));
 
+/**
+ * The name of a type number (1 commit, 2 tree, 3 blob, 4 tag), as pack entries number them; anything else
+ * is INVALID_ARGUMENT.
+ */
 export function typeName(type: number): ObjectType {
   const name = TYPE_NAMES[type];
   // A public call with a number from a user's data: a typed error, not a bug report.

@@ -8,6 +8,10 @@ export const INTERESTING = 1;
 /** A tree is wanted with everything it holds: its entries need no more checks. */
 export const ALL_INTERESTING = 2;
 
+/**
+ * How a pathspec stands toward a tree entry: not interesting, interesting (descend and check), or
+ * everything below is.
+ */
 export type Interest = typeof NOT_INTERESTING | typeof INTERESTING | typeof ALL_INTERESTING;
 
 interface Item {

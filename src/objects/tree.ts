@@ -3,8 +3,11 @@ import { OBJ_BLOB, OBJ_COMMIT, OBJ_TREE } from './object-type.js';
 
 /** File-type bits of a tree entry's mode (git's S_IFMT), and each type. */
 export const S_IFMT = 0o170000;
+/** Tree entry mode bits of a directory (a tree). */
 export const S_IFDIR = 0o040000;
+/** Tree entry mode bits of a regular file (a blob; 0o100644 or 0o100755 with the permission bits). */
 export const S_IFREG = 0o100000;
+/** Tree entry mode bits of a symbolic link (a blob holding the target). */
 export const S_IFLNK = 0o120000;
 /** A submodule: the entry names a commit of another repository (gitlink). */
 export const S_IFGITLINK = 0o160000;

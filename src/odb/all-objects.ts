@@ -48,12 +48,12 @@ interface Cursor {
  * between objects (see `forEachObjectAsync`).
  */
 export interface ObjectsOptions {
-  unordered?: boolean;
+  unordered?: boolean | undefined;
   /**
    * Also list the objects of a pack whose index loads but whose pack does not open (git's
    * --batch-all-objects lists them, and each is then "missing"); reading them fails.
    */
-  withUnopenedPacks?: boolean;
+  withUnopenedPacks?: boolean | undefined;
 }
 
 export function* objects(handle: StoreHandle, options: ObjectsOptions = {}): Generator<ObjectEntry, void, undefined> {

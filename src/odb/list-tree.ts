@@ -19,13 +19,14 @@ export interface ListedTreeEntry {
   id: Buffer;
 }
 
+/** What `listTree` lists: recursion, trees only or as well, and paths to limit to. */
 export interface ListTreeOptions {
   /** Descend into every subtree (`-r`). */
-  recursive?: boolean;
+  recursive?: boolean | undefined;
   /** Only trees (`-d`). */
-  treesOnly?: boolean;
+  treesOnly?: boolean | undefined;
   /** Also show the trees descended into (`-t`). */
-  showTrees?: boolean;
+  showTrees?: boolean | undefined;
   /**
    * Paths to limit the listing to, from the top tree: strings (UTF-8) or the paths' bytes; a trailing
    * `/` matches only a directory. Literal, as `git ls-tree` takes them: no wildcards. Empty: everything.

@@ -11,17 +11,22 @@ import { MultiPackIndex } from '../midx/multi-pack-index.js';
 import { writeMultiPackIndex, type MidxPack } from '../midx/write-multi-pack-index.js';
 import type { Store } from './store.js';
 
+/** Options of `writeMultiPackIndexFile`: the preferred pack, the packs to include, warnings and progress. */
 export interface MidxWriteOptions {
   /** The pack whose copies win over duplicates elsewhere (`pack-<hash>.pack` or `.idx`). */
-  preferredPack?: string;
+  preferredPack?: string | undefined;
   /** Warnings git prints (a pack that could not be added, an unknown preferred pack). */
-  onWarning?: (message: string) => void;
+  onWarning?: ((message: string) => void) | undefined;
   /** Only these packs (`.idx` names; git's `--stdin-packs`): an existing file is not carried forward. */
-  include?: ReadonlySet<string>;
+  include?: ReadonlySet<string> | undefined;
   /** Progress, in git's phases ("Adding packfiles to multi-pack-index", …); total 0 when unknown. */
-  onProgress?: (phase: string, done: number, total: number) => void;
+  onProgress?: ((phase: string, done: number, total: number) => void) | undefined;
 }
 
+/**
+ * What `writeMultiPackIndexFile` did: the file, whether it was written (not already up to date), and its
+ * packs and objects.
+ */
 export interface MidxWriteResult {
   path: string;
   /** False when the existing file already covers every pack (git then writes nothing). */
@@ -293,6 +298,10 @@ export interface MidxRepackSelection {
   ids: Buffer[];
 }
 
+/**
+ * What `selectPacksToRepack` chooses by: the batch size, as `git multi-pack-index repack --batch-size`
+ * does.
+ */
 export interface MidxRepackSelectOptions {
   /**
    * git's `--batch-size`: 0 takes every pack; otherwise packs are taken oldest first while their
@@ -301,8 +310,9 @@ export interface MidxRepackSelectOptions {
    */
   batchSize: number;
   /** Take packs with a `.keep` file too (`repack.packKeptObjects`, default false). */
-  packKeptObjects?: boolean;
-  onWarning?: (message: string) => void;
+  packKeptObjects?: boolean | undefined;
+  /** Called with a warning git would print (a pack that cannot be read is skipped). */
+  onWarning?: ((message: string) => void) | undefined;
 }
 
 /**

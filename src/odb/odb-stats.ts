@@ -9,21 +9,23 @@ import type { StoreHandle } from './store-handle.js';
 import type { ObjectInfo, StorePack } from './store-pack.js';
 import { typeNumber } from '../objects/object-type.js';
 
+/** Options of `odbStats`: threads, the extra cold header lookup, cancellation and progress. */
 export interface OdbStatsOptions {
   /**
    * Threads for the info tables and the extra lookup (default: the store's). One: everything on
    * this thread.
    */
-  threads?: number;
+  threads?: number | undefined;
   /**
    * Then open a second, cold store on the same directory and look every id up again from all
    * threads at once: ids it cannot find are in `missing`, ids whose type or size differs are in
    * `wrong`. What `odb stats --extra-header-lookup` runs while `git repack` changes the files,
    * to show that nothing is lost.
    */
-  extraHeaderLookup?: boolean;
-  signal?: AbortSignal;
-  onProgress?: (phase: string, done: number, total: number) => void;
+  extraHeaderLookup?: boolean | undefined;
+  signal?: AbortSignal | undefined;
+  /** Progress of each phase: done of total. */
+  onProgress?: ((phase: string, done: number, total: number) => void) | undefined;
 }
 
 /** What `packwright odb stats` reports. */

@@ -33,13 +33,14 @@ export interface ObjectHeader {
   deltaDepth: number;
 }
 
+/** How a lookup may look again: whether a miss lists the pack directories again. */
 export interface LookupOptions {
   /**
    * May a miss list the pack directories again, as the store's policy allows (default true)?
    * `false` is git's OBJECT_INFO_QUICK: no rescan, and loose objects are looked up in a listing of
    * their fan-out directory read once (a lookup per object of a pack then costs no stat each).
    */
-  refresh?: boolean;
+  refresh?: boolean | undefined;
 }
 
 /** Rescans one miss may cause: a directory that changes under every listing cannot hold a lookup forever. */
@@ -253,6 +254,10 @@ export class StoreHandle {
     return copy === undefined ? undefined : { kind: 'pack', pack: copy.pack, position: copy.position };
   }
 
+  /**
+   * Whether the store holds `id` (a miss may list the directories again, as the store's refresh policy and
+   * `options.refresh` allow).
+   */
   has(id: Uint8Array, options?: LookupOptions): boolean {
     return this.locate(id, options) !== undefined;
   }
@@ -387,6 +392,10 @@ export class StoreHandle {
     return this.readAt(this.locateOrThrow(id));
   }
 
+  /**
+   * Type, size and, when asked, disk size and delta base of `id`, reading no more than a delta's first
+   * bytes; throws OBJECT_NOT_FOUND.
+   */
   info(id: Uint8Array, want: InfoRequest = {}): ObjectInfo {
     return this.infoAt(this.locateOrThrow(id), want);
   }
@@ -516,6 +525,7 @@ export class StoreHandle {
     this.store.release(this.view);
   }
 
+  /** Lets go of the view this handle holds (`using handle = store.handle()`). */
   [Symbol.dispose](): void {
     this.close();
   }

@@ -1,6 +1,7 @@
 import { RUNTIME_BYTES, SLACK_BYTES } from '../memory/ceiling.js';
 import { ARENA_FACTOR } from '../pack/delta-base-cache.js';
 
+/** How a store divides its memory ceiling: the delta base cache's limit and the pack windows' budget. */
 export interface StoreMemoryPlan {
   /** Bytes of delta bases the cache may hold (its arena is ARENA_FACTOR times as large). */
   cacheLimit: number;

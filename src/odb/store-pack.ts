@@ -27,8 +27,8 @@ export interface ObjectInfo {
 
 /** Optional parts of `ObjectInfo` (each costs a reverse index of the pack). */
 export interface InfoRequest {
-  diskSize?: boolean;
-  deltaBase?: boolean;
+  diskSize?: boolean | undefined;
+  deltaBase?: boolean | undefined;
 }
 
 /** What a pack needs from the store it belongs to: shared caches and read options. */
@@ -232,6 +232,7 @@ export class StorePack {
     return this.reader;
   }
 
+  /** Reads the object at idx position `position`, resolving deltas. */
   read(position: number): StoredObject {
     const o = this.open().read(this.index.offset(position));
     return { type: typeName(o.type), data: o.data };
@@ -427,6 +428,7 @@ export class StorePack {
     return index === undefined ? undefined : Buffer.from(index.id(position));
   }
 
+  /** Closes the pack file and index. */
   close(): void {
     this.file?.close();
     this.file = undefined;

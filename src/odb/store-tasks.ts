@@ -38,6 +38,7 @@ export interface ObjectsItem {
   data: Uint8Array;
 }
 
+/** Types and sizes of many objects, in the order asked (type 0: not found). */
 export interface HeadersReply {
   /** 0 when the object is missing. */
   types: Uint8Array;

@@ -20,10 +20,11 @@ const STORE_WORKER = new URL('./store-worker.js', import.meta.url);
 /** Ids a worker is sent at once: enough to amortise a message, small enough to spread over threads. */
 const CHUNK = 512;
 
+/** Options of `Store.readMany` and `headerMany`: cancellation and progress. */
 export interface ManyOptions {
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
   /** Called after each chunk with the objects done so far and the total. */
-  onProgress?: (done: number, total: number) => void;
+  onProgress?: ((done: number, total: number) => void) | undefined;
 }
 
 /** One answer of `readMany`, in the order of the ids asked for. */

@@ -32,45 +32,46 @@ import type { ObjectType } from '../objects/object-type.js';
  */
 const PARALLEL_TABLE_MIN = 1_000_000;
 
+/** Options of `Store.open` (and of `Repository.open`, which passes them on). */
 export interface OpenStoreOptions {
   /** SHA-1 or SHA-256; by default what the git directory's config says (extensions.objectformat). */
-  objectFormat?: ObjectFormat;
+  objectFormat?: ObjectFormat | undefined;
   /** Bytes of resolved delta bases to keep (git's core.deltaBaseCacheLimit, 96 MiB), at most (see maxMemory). */
-  deltaBaseCacheLimit?: number;
+  deltaBaseCacheLimit?: number | undefined;
   /**
    * The ceiling on what the store holds, in bytes (default DEFAULT_MAX_MEMORY, 256 MiB; Infinity
    * for none): it sizes the delta base cache and the pack windows, whole packs included, and the
    * tables the store builds are charged against it (see planStoreMemory).
    */
-  maxMemory?: number;
+  maxMemory?: number | undefined;
   /** Bytes of pack windows, in place of what maxMemory gives them (a worker thread's share). */
-  windowBudget?: number;
+  windowBudget?: number | undefined;
   /** Window size for pack reads (see PackFile); tests lower it to exercise windowed reads. */
-  windowSize?: number;
+  windowSize?: number | undefined;
   /** Reads through small windows before a pack is read in big ones (see PackFileOptions). */
-  denseAfter?: number;
+  denseAfter?: number | undefined;
   /** Indexes of at least this many bytes are read by section, on demand (see PackIndex). */
-  lazyIndexMin?: number;
+  lazyIndexMin?: number | undefined;
   /** When a miss lists the pack directories again (see RefreshPolicy; default `{ afterMs: 1000 }`). */
-  refresh?: RefreshPolicy;
+  refresh?: RefreshPolicy | undefined;
   /** The clock of the refresh window, in milliseconds (tests pass a fake one). */
-  now?: () => number;
+  now?: (() => number) | undefined;
   /** Look objects up through multi-pack-indexes (git's core.multiPackIndex; default true). */
-  multiPackIndex?: boolean;
+  multiPackIndex?: boolean | undefined;
   /** Let walks read commits from the commit-graph (git's core.commitGraph; default true). */
-  commitGraph?: boolean;
+  commitGraph?: boolean | undefined;
   /** zlib level of loose objects written (git's core.looseCompression; default 1). */
-  looseCompression?: number;
+  looseCompression?: number | undefined;
   /** fsync loose objects before they become visible (git's core.fsync loose-object; default false, as git). */
-  fsyncLooseObjects?: boolean;
+  fsyncLooseObjects?: boolean | undefined;
   /** Worker threads of the async reads (`readMany`, `readAsync`, `headerMany`); default: the CPUs, at most 4. */
-  threads?: number;
+  threads?: number | undefined;
   /**
    * Object directories searched as alternates before those `objects/info/alternates` names (git's
    * GIT_ALTERNATE_OBJECT_DIRECTORIES, which Repository passes: receive-pack's quarantine names the
    * repository's own objects so). Relative ones are taken from the working directory.
    */
-  alternates?: readonly string[];
+  alternates?: readonly string[] | undefined;
 }
 
 /** Counters of a store's work since it opened (`odb stats`, the refresh benches). */
@@ -395,6 +396,10 @@ export class Store {
     }
   }
 
+  /**
+   * Closes the store: its pack files and indexes, and its worker threads if any were started. Handles made
+   * from it must not be used after.
+   */
   close(): void {
     if (this.closed) return;
     this.closed = true;
@@ -430,6 +435,7 @@ export function objectFormatOf(gitDir: string): ObjectFormat {
   throw new PackwrightError('CONFIG_INVALID', `${file}: unknown object format "${v}"`, { file });
 }
 
+/** The OBJECT_NOT_FOUND error for `id`, in git's words. */
 export function notFound(id: Uint8Array): PackwrightError {
   return new PackwrightError('OBJECT_NOT_FOUND', `object ${toHex(id)} not found`);
 }

@@ -23,6 +23,7 @@ export interface CachedObject {
   backing?: Buffer;
 }
 
+/** Bytes the delta base cache holds by default (git's core.deltaBaseCacheLimit is 96 MiB). */
 export const DEFAULT_DELTA_BASE_CACHE_LIMIT = 96 * 1024 * 1024;
 
 /**
@@ -54,6 +55,10 @@ interface Slot {
   newer: Slot | undefined;
 }
 
+/**
+ * Objects recently made from delta chains, kept by pack and offset so that the next delta on the same base
+ * is one application away (git's delta base cache).
+ */
 export class DeltaBaseCache {
   /**
    * Entries by key, and a list of them from least to most recently used. A Map's own order served
@@ -195,6 +200,7 @@ export class DeltaBaseCache {
     return size <= this.limit && this.blocks().arena.blockSize(size + 1) >= 0;
   }
 
+  /** The object cached under `key` (a pack's identity and an offset in it), or undefined. */
   get(key: number): CachedObject | undefined {
     const hit = this.map.get(key);
     if (hit === undefined) {
@@ -219,6 +225,7 @@ export class DeltaBaseCache {
     return this.map.get(key)?.value;
   }
 
+  /** Caches an object, evicting the least recently used ones beyond the limit. */
   set(key: number, value: CachedObject): void {
     const cost = DeltaBaseCache.cost(value);
     // Only the arena's blocks are kept: the cache's memory is the arena, which is what the memory
@@ -247,6 +254,7 @@ export class DeltaBaseCache {
     return this.bytes;
   }
 
+  /** Drops every cached object. */
   clear(): void {
     this.map.clear();
     this.oldest = this.newest = undefined;

@@ -3,6 +3,7 @@ import { readSizeVarint, sizeVarintEnd, sizeVarintLength, VARINT_CUT, VARINT_TOO
 
 /** Entry types of deltas (gitformat-pack); 1-4 are object types (objects/object-type.ts), 5 is reserved. */
 export const OBJ_OFS_DELTA = 6;
+/** Entry type of a delta whose base is named by its id. */
 export const OBJ_REF_DELTA = 7;
 
 /**

@@ -7,6 +7,7 @@ import { EntryHeader, HEADER_INCOMPLETE, MAX_ENTRY_HEADER, parseEntryHeader } fr
 import { PACK_HEADER_LENGTH, parsePackHeader } from './pack-header.js';
 import { WindowPool, type PooledWindow, type WindowOwner } from './window-pool.js';
 
+/** Options of `PackFile.open`: the id length and how the file is read (windows, pool). */
 export interface PackFileOptions {
   hashLength: number;
   /**
@@ -14,17 +15,17 @@ export interface PackFileOptions {
    * ones through windows no larger than this, so packs beyond 4 GiB (the limit of one Buffer) are
    * readable. Offsets are numbers.
    */
-  windowSize?: number;
+  windowSize?: number | undefined;
   /**
    * The budget of large windows this pack shares with the other packs of its store (see
    * WindowPool); default: a pool of its own, without a limit.
    */
-  pool?: WindowPool;
+  pool?: WindowPool | undefined;
   /**
    * Reads made through small windows (or one-off) before the pack is read in big windows or
    * whole; default: as many as it takes to read the pack's size in small windows.
    */
-  denseAfter?: number;
+  denseAfter?: number | undefined;
 }
 
 /** 1 GiB: packs below it may be read whole. */
@@ -154,6 +155,7 @@ export class PackFile implements WindowOwner {
     this.denseAfter = options.denseAfter ?? Math.max(1, Math.ceil(size / SMALL_WINDOW));
   }
 
+  /** Opens a pack file and checks its header (PACK_MISSING, PACK_CORRUPT). */
   static open(path: string, options: PackFileOptions): PackFile {
     const fd = openForReading(path, 'PACK_MISSING');
     try {
@@ -178,6 +180,7 @@ export class PackFile implements WindowOwner {
     return t;
   }
 
+  /** Closes the file and lets go of its windows. */
   close(): void {
     if (this.fd >= 0) closeSync(this.fd);
     this.fd = -1;

@@ -1,7 +1,9 @@
 import { PackwrightError } from '../errors/packwright-error.js';
 
+/** Bytes of a pack's header: `PACK`, version, object count. */
 export const PACK_HEADER_LENGTH = 12;
 
+/** A pack's header: version (2 or 3) and object count. */
 export interface PackHeader {
   version: number;
   objectCount: number;

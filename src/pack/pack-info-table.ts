@@ -74,6 +74,10 @@ const WINDOW = 256 << 10;
  */
 const PREFIX = 512;
 
+/**
+ * Type, size and delta base of every object of a pack, learnt in one sequential pass over its entries'
+ * headers.
+ */
 export function buildInfoTable(pack: PackFile, index: PackIndex, windowSize = WINDOW): PackInfoTable {
   const n = index.count;
   const table = emptyInfoTable(n);

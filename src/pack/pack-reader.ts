@@ -6,11 +6,16 @@ import type { DeltaBaseCache, CachedObject, PackIdentity } from './delta-base-ca
 import { EntryHeader } from './entry-header.js';
 import type { PackFile } from './pack-file.js';
 
+/** An object read from a pack: its type number (1-4) and its bytes. */
 export interface PackObject {
   type: number;
   data: Buffer;
 }
 
+/**
+ * What a pack entry says of its object without inflating it: the object's type and size, the entry's own
+ * type, and its delta base (offset or id) when it is a delta.
+ */
 export interface PackObjectInfo {
   /** Type of the object after resolving deltas (1-4). */
   type: number;

@@ -22,11 +22,16 @@ export interface PooledWindow {
   recyclable: boolean;
 }
 
+/** A pack file whose windows a WindowPool holds, told when one is evicted. */
 export interface WindowOwner {
   /** The pool evicted `window`: forget it (its buffer may be reused at once). */
   dropWindow(window: PooledWindow): void;
 }
 
+/**
+ * Windows of pack files read into memory, shared by all packs of a store under one byte budget, least
+ * recently used evicted first (git's core.packedGitLimit).
+ */
 export class WindowPool {
   private readonly windows: PooledWindow[] = [];
   private held = 0;

@@ -1,5 +1,6 @@
 /** Where progress lines go: a terminal, a file descriptor, or side band 2 of a git connection. */
 export interface ProgressOutput {
+  /** Writes a line (or a part of one, ending in `\r`). */
   write(text: string): void;
 }
 
@@ -18,6 +19,10 @@ export class Progress {
 
   constructor(private readonly enabled: boolean, private readonly stderr: ProgressOutput) {}
 
+  /**
+   * Shows progress of `title`: `done` of `total` (0: unknown), with `bytes` when given, as git's progress
+   * lines.
+   */
   update(title: string, done: number, total: number, bytes?: number): void {
     if (!this.enabled) return;
     if (title !== this.title) {

@@ -12,8 +12,11 @@ export const LARGE_PACKET_DATA_MAX = LARGE_PACKET_MAX - 4;
 /** The packet size of the old `side-band` capability (git's DEFAULT_PACKET_MAX). */
 export const DEFAULT_PACKET_MAX = 1000;
 
+/** The flush packet, `0000`. */
 export const FLUSH_PACKET = Buffer.from('0000');
+/** The delimiter packet of protocol v2, `0001`. */
 export const DELIM_PACKET = Buffer.from('0001');
+/** The response-end packet of protocol v2, `0002`. */
 export const RESPONSE_END_PACKET = Buffer.from('0002');
 
 /** One packet read: data (`line` is its text with a final "\n" taken off), a special packet, or the end of input. */
@@ -94,6 +97,7 @@ export class PacketReader {
     return this.peeked;
   }
 
+  /** The next packet: data, flush, delim, response-end, or eof at the end of input; PROTOCOL_ERROR for a bad length. */
   async read(): Promise<Packet> {
     const p = this.peeked ?? (await this.next());
     this.peeked = undefined;
@@ -207,6 +211,7 @@ export class PacketWriter {
     this.pending.push(encodePacket(this.sideband ? `\u0001${body}` : body));
   }
 
+  /** Queues one data packet (its length prefixed); more than 65516 bytes is INVALID_ARGUMENT. */
   data(bytes: Uint8Array): void {
     this.pending.push(encodePacket(bytes));
   }
@@ -216,14 +221,17 @@ export class PacketWriter {
     this.pending.push(encodePacket(this.sideband ? `\u0003${message}\n` : `ERR ${message}\n`));
   }
 
+  /** Writes a flush packet (`0000`). */
   flush(): void {
     this.pending.push(FLUSH_PACKET);
   }
 
+  /** Writes a delimiter packet (`0001`, protocol v2). */
   delim(): void {
     this.pending.push(DELIM_PACKET);
   }
 
+  /** Writes a response-end packet (`0002`, protocol v2 over HTTP). */
   responseEnd(): void {
     this.pending.push(RESPONSE_END_PACKET);
   }

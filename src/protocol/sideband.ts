@@ -3,8 +3,11 @@
 import { Buffer } from 'node:buffer';
 import { DEFAULT_PACKET_MAX, LARGE_PACKET_MAX, type ByteSink } from './pkt-line.js';
 
+/** Side band 1: the pack (or the answer). */
 export const BAND_DATA = 1;
+/** Side band 2: progress and messages for the user. */
 export const BAND_PROGRESS = 2;
+/** Side band 3: a fatal error; the conversation ends. */
 export const BAND_ERROR = 3;
 
 /** Packet sizes of the two capabilities: `side-band` (1000 bytes) and `side-band-64k` (65520). */

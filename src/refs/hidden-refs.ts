@@ -22,6 +22,7 @@ export class HiddenRefs {
     return new HiddenRefs(patterns);
   }
 
+  /** Hides nothing. */
   static none(): HiddenRefs {
     return new HiddenRefs([]);
   }

@@ -15,6 +15,7 @@ import { isValidRefname } from './refname.js';
 /** What a ref must be before an update: this id, absent (`'absent'`: a create), or anything (undefined). */
 export type RefExpectation = Uint8Array | 'absent' | undefined;
 
+/** Options of one update in a ref transaction: no-deref, the reflog message, whether to create a reflog. */
 export interface RefUpdateOptions {
   /** Change a symbolic ref itself, not the ref it points to (git's --no-deref). */
   noDeref?: boolean | undefined;
@@ -24,6 +25,10 @@ export interface RefUpdateOptions {
   createReflog?: boolean | undefined;
 }
 
+/**
+ * Options of a ref transaction: the committer ident for the reflogs, core.logAllRefUpdates, whether it runs
+ * in a quarantine, and lock timeouts.
+ */
 export interface RefTransactionOptions {
   /** The committer identity and time of reflog lines: `Name <email> <seconds> <+hhmm>`. */
   ident: string;

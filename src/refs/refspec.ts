@@ -5,6 +5,7 @@ import { PackwrightError } from '../errors/packwright-error.js';
 import { isValidRefname } from './refname.js';
 import { DWIM_RULES } from './resolve-revision.js';
 
+/** A parsed refspec (`+refs/heads/*:refs/remotes/origin/*`, `^refs/heads/x`, `:dst`). */
 export interface Refspec {
   /** `+`: update even when it is not a fast-forward. */
   force: boolean;

@@ -17,7 +17,10 @@ export const DWIM_RULES: readonly string[] = ['%s', 'refs/%s', 'refs/tags/%s', '
 export interface RevisionContext {
   readonly refs: RefStore;
   readonly objects: StoreHandle;
-  readonly config?: { get(key: string): string | null | undefined };
+  readonly config?: {
+    /** The value of a configuration key (`core.warnAmbiguousRefs`, …); null or undefined when unset. */
+    get(key: string): string | null | undefined;
+  };
   /** Where git's warnings go (a reflog that does not go back far enough); none: dropped. */
   readonly onWarning?: ((message: string) => void) | undefined;
   /**

@@ -28,6 +28,7 @@ export interface ResolveUndo {
   ids: (Buffer | undefined)[];
 }
 
+/** git's index file (`.git/index`) as read: version, entries, the cache tree and resolve-undo extensions. */
 export interface IndexFile {
   version: number;
   entries: IndexEntry[];

@@ -7,6 +7,7 @@ import type { RevTip } from '../walk/rev-args.js';
 import type { RevWalk } from '../walk/rev-walk.js';
 import { walkCommits } from '../walk/walk-objects.js';
 
+/** What `Repository.log` walks, and how: as `git log` takes the same options. */
 export interface LogOptions {
   /** Where history starts (a revision; default HEAD). */
   ref?: string | undefined;

@@ -29,6 +29,10 @@ export function resolveRefIn(refs: RefStore, ref: string): string {
   throw new PackwrightError('REF_NOT_FOUND', `ref '${ref}' not found`);
 }
 
+/**
+ * One ref update for `Repository.updateRef`, with an optional old value checked as `git update-ref` checks
+ * it.
+ */
 export interface UpdateRefRequest {
   /** The full name (`refs/heads/main`, `HEAD`). */
   ref: string;

@@ -30,6 +30,10 @@ import type { NewTreeEntry } from '../objects/tree.js';
 import { mergeBases } from '../walk/merge-bases.js';
 import { logFrom, type LogOptions } from './log.js';
 
+/**
+ * Options of `Repository.open` and `Repository.openGitDir`: the store's options, and the environment git's
+ * configuration is read with.
+ */
 export interface OpenRepositoryOptions extends OpenStoreOptions {
   /**
    * Environment to take git's config locations from (GIT_CONFIG_NOSYSTEM, GIT_CONFIG_SYSTEM,
@@ -40,9 +44,9 @@ export interface OpenRepositoryOptions extends OpenStoreOptions {
    * The refresh policy when neither `refresh` nor `packwright.refreshAfter` says one: the CLI
    * passes `'on-miss'` (git's behaviour); the library's default is the store's.
    */
-  defaultRefresh?: RefreshPolicy;
+  defaultRefresh?: RefreshPolicy | undefined;
   /** git's `-c name=value` options, applied over every configuration file. */
-  configParameters?: readonly string[];
+  configParameters?: readonly string[] | undefined;
 }
 
 /**
@@ -491,6 +495,7 @@ export class Repository implements RevisionContext {
     return entry.id;
   }
 
+  /** Closes the repository's object store (its packs and worker threads). */
   close(): void {
     this.openStore?.close();
     this.openStore = undefined;

@@ -7,82 +7,90 @@ import type { ConsumedPackHeader } from './pack-source.js';
 import type { ExternalBaseLookup } from './resolve-deltas.js';
 import type { PackVisitorSpec } from './pack-visitor.js';
 
+/**
+ * The phases `indexPack` reports progress for, in order: receiving a stream (or indexing a file), resolving
+ * deltas, writing the files.
+ */
 export type IndexPackPhase = 'receiving' | 'indexing' | 'resolving' | 'writing';
 
+/**
+ * Options of `indexPack`: where the pack comes from and goes, threads, memory, checks, thin packs, progress
+ * and cancellation.
+ */
 export interface IndexPackOptions {
-  objectFormat?: ObjectFormat;
+  objectFormat?: ObjectFormat | undefined;
   /**
    * Threads for both passes, this one included, as git's --threads counts them (default: git's
    * rule, and one thread for packs under 4 MiB, where starting a worker costs more than it saves).
    */
-  threads?: number;
-  idxVersion?: 1 | 2;
+  threads?: number | undefined;
+  idxVersion?: 1 | 2 | undefined;
   /** Offsets above this go to the 64-bit table (`--index-version=2,<limit>`). */
-  largeOffsetLimit?: number;
+  largeOffsetLimit?: number | undefined;
   /** Also write a `.rev` file. */
-  revIndex?: boolean;
+  revIndex?: boolean | undefined;
   /** Write a `.keep` file with this message ('' for an empty one). */
-  keep?: string;
+  keep?: string | undefined;
   /** Write a `.promisor` file with this message ('' for an empty one): `--promisor[=<msg>]`. */
-  promisor?: string;
+  promisor?: string | undefined;
   /**
    * Called once every object is resolved and the index is built, before any file is written or
    * renamed into place, so a check that throws here (index-pack's `--strict`, the collision
    * check) leaves nothing behind. See fsck/index-pack-checks.ts.
    */
-  beforeWrite?: (pack: IndexedPack) => void | Promise<void>;
+  beforeWrite?: ((pack: IndexedPack) => void | Promise<void>) | undefined;
   /** Where to write the `.idx` (default: the pack path with `.idx`). */
-  indexPath?: string;
+  indexPath?: string | undefined;
   /** For stream or buffer input: where to write the pack (its `.idx`, `.rev`, `.keep` go beside it). */
-  packPath?: string;
+  packPath?: string | undefined;
   /** For stream or buffer input: write `pack-<hash>.pack` (and its companions) in this directory. */
-  packDir?: string;
+  packDir?: string | undefined;
   /**
    * For stream input with neither `packPath` nor `packDir`: the directory the received pack is
    * written to while it is indexed, and removed from afterwards (default: the OS temp directory).
    * unpack-objects gives its pack directory, so a file a killed run leaves is git prune's to clean.
    */
-  spoolDir?: string;
+  spoolDir?: string | undefined;
   /** Record each entry's delta depth (`IndexPackResult.depths`, for verify-pack -v): 4 bytes an object. */
-  depths?: boolean;
+  depths?: boolean | undefined;
   /** Reject duplicate objects (git's `--strict` does that among its checks). */
-  strict?: boolean;
+  strict?: boolean | undefined;
   /** Complete a thin pack with bases from this lookup (git's `--fix-thin`). */
-  fixThin?: ExternalBaseLookup;
+  fixThin?: ExternalBaseLookup | undefined;
   /**
    * zlib level, -1 to 9, of the bases `fixThin` appends: git's core.loosecompression, else
    * core.compression, else 1 (Z_BEST_SPEED), which this defaults to.
    */
-  fixThinCompression?: number;
+  fixThinCompression?: number | undefined;
   /**
    * Deflate the appended bases as reference zlib does, so the completed pack (and its name) are
    * the bytes git's index-pack writes (default true); false: with Node's zlib, several times
    * faster on many small bases, a pack as valid with other bytes (a server receiving a push).
    */
-  fixThinGitBytes?: boolean;
+  fixThinGitBytes?: boolean | undefined;
   /** Resolve a thin pack's deltas against bases from this lookup without adding them to the pack (unpack-objects). */
-  thinBases?: ExternalBaseLookup;
+  thinBases?: ExternalBaseLookup | undefined;
   /** Do not write anything: build the index and compare it with the existing `.idx`. */
-  verify?: boolean;
+  verify?: boolean | undefined;
   /**
    * With `verify`, for a pack file that fits `memoryLimit`: take the entries' extents from the
    * existing index rather than inflating every entry in pass 1 to find where it ends, as git's
    * fsck does (scan-with-index.ts). The same bytes are checked; errors name what the index says.
    */
-  extentsFromIndex?: boolean;
+  extentsFromIndex?: boolean | undefined;
   /**
    * With `verify`: the index on disk, already open (a store's): compared with the one rebuilt, and
    * with `extentsFromIndex` the one the extents come from, instead of reading the file again. It
    * stays open.
    */
-  existingIndex?: PackIndex;
+  existingIndex?: PackIndex | undefined;
   /**
    * The ceiling on what the run holds, in bytes (Infinity for none; default `defaultMaxMemory` of
    * the pack's object count: 256 MiB up to a million objects, 48 bytes more for each one past
    * that): see memory-plan.ts. Threads are dropped when their working sets would not fit, and what
    * is left holds the deltas pass 1 keeps, then the pack itself if it still fits (`memoryLimit`).
    */
-  maxMemory?: number;
+  maxMemory?: number | undefined;
   /**
    * What pass 1 may hold for pass 2 beside the tables, within what `maxMemory` leaves (default 1
    * GiB): the deltas' data as pass 1 inflates them, when one thread scans the whole file or resolves
@@ -90,42 +98,42 @@ export interface IndexPackOptions {
    * entries without a system call each); otherwise entries are read back from the file through
    * block caches (memory-plan.ts `planPackHolding`).
    */
-  memoryLimit?: number;
+  memoryLimit?: number | undefined;
   /**
    * Packs from this size up (default 8 MiB) have pass 1 split across threads, unless their entries
    * average over 256 KiB or the memory plan has no room for what a split leaves behind.
    */
-  parallelScanMinSize?: number;
+  parallelScanMinSize?: number | undefined;
   /** Refuse packs larger than this many bytes (`--max-input-size`). */
-  maxInputSize?: number;
+  maxInputSize?: number | undefined;
   /**
    * For a stream or buffer: the caller read the pack's 12-byte header already and says what it
    * held (git's `--pack_header=<version>,<count>`, which fetch-pack passes); the input starts
    * after it.
    */
-  packHeader?: ConsumedPackHeader;
+  packHeader?: ConsumedPackHeader | undefined;
   /**
    * Compute SHA-1 ids (and the trailer) with collision detection, as git always does (its sha1dc):
    * half of a collision attack fails the run with COLLISION_ATTACK. About 2.4× the hashing time, so
    * off by default here; the CLI turns it on for data from outside (`--stdin`, `--fix-thin`).
    */
-  detectCollisions?: boolean;
-  signal?: AbortSignal;
+  detectCollisions?: boolean | undefined;
+  signal?: AbortSignal | undefined;
   /**
    * How long (ms) this thread works between turns of its event loop (default 40, see slices.ts):
    * an abort from a timer, and a server's other work, wait at most about this long.
    */
-  sliceMs?: number;
+  sliceMs?: number | undefined;
   /** Objects done of total in the current phase; `bytes` read so far while scanning. */
-  onProgress?: (phase: IndexPackPhase, done: number, total: number, bytes?: number) => void;
+  onProgress?: ((phase: IndexPackPhase, done: number, total: number, bytes?: number) => void) | undefined;
   /**
    * Show objects to a visitor as they resolve (fsck does its checks so); `workerScript` is then a
    * worker script that hosts the resolve tasks and registers the visitor.
    */
-  visitor?: PackVisitorSpec;
-  workerScript?: URL;
+  visitor?: PackVisitorSpec | undefined;
+  workerScript?: URL | undefined;
   /** Bytes the visitor holds on each resolving thread (a store of its own, say): charged by the memory plan. */
-  visitorBytes?: number;
+  visitorBytes?: number | undefined;
 }
 
 /** What `beforeWrite` is shown: the pack's entries (ids included) and what the visitor found. */
@@ -139,6 +147,7 @@ export interface IndexedPack {
   findEntry(id: Uint8Array): number;
 }
 
+/** What `indexPack` did: the pack's checksum, the files written, object counts and the phases' times. */
 export interface IndexPackResult {
   packHash: Buffer;
   packPath: string | undefined;

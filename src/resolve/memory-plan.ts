@@ -37,6 +37,9 @@ export function bytesPerObject(format: ObjectFormat, depths = false, wideOffsets
   return { object: (wideOffsets ? 23 : 19) + H + (depths ? 4 : 0), refDelta: 4 + H + 8 };
 }
 
+/**
+ * What index-pack's memory plan is computed from: object and delta counts, pack size, threads, the ceiling.
+ */
 export interface MemoryPlanInput {
   /** The ceiling in bytes (Infinity: none). */
   maxMemory: number;
@@ -63,6 +66,7 @@ export interface MemoryPlanInput {
   visitorBytes?: number;
 }
 
+/** How index-pack divides its memory ceiling: threads, what is held whole, what is kept from pass 1. */
 export interface MemoryPlan {
   /** Threads to run: fewer than asked when the ceiling cannot hold the working sets of all. */
   threads: number;

@@ -125,31 +125,35 @@ export interface PackScan {
   inflatedBytes: number;
 }
 
+/**
+ * Options of pass 1 (`scanPack`): format, size, memory, threads' shared tables, progress and cancellation.
+ */
 export interface ScanOptions {
   format: ObjectFormat;
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
   /** Work between turns of the event loop, in ms (default SLICE_MS). */
-  sliceMs?: number;
-  onProgress?: (done: number, total: number, bytes: number) => void;
+  sliceMs?: number | undefined;
+  /** Progress of pass 1: entries done of total, and bytes read. */
+  onProgress?: ((done: number, total: number, bytes: number) => void) | undefined;
   /** Name used in error messages. */
-  name?: string;
+  name?: string | undefined;
   /** Allocate the arrays in shared memory, for worker threads to read and fill. */
-  shared?: boolean;
+  shared?: boolean | undefined;
   /** Total input size when known (a file): bounds the declared object count. */
-  size?: number;
+  size?: number | undefined;
   /** Refuse packs larger than this. */
-  maxInputSize?: number;
+  maxInputSize?: number | undefined;
   /**
    * Bytes of deltas' data to keep for pass 2 (kept-deltas.ts), for a pack of this many objects:
    * asked once the header is read (0, or absent: none).
    */
-  keepDeltas?: (objects: number) => number;
+  keepDeltas?: ((objects: number) => number) | undefined;
   /** Receives the pack's bytes, in order, as they are consumed (to write a pack read from a stream). */
-  sink?: (bytes: Uint8Array) => void;
+  sink?: ((bytes: Uint8Array) => void) | undefined;
   /** Read the whole pack into this buffer and keep it (`PackScan.data`). */
-  whole?: WholePack;
+  whole?: WholePack | undefined;
   /** SHA-1 with collision detection (sha1dc) for object ids and the trailer: an attack fails the scan. */
-  detectCollisions?: boolean;
+  detectCollisions?: boolean | undefined;
 }
 
 export type TypedArrayConstructor<T> = { new (buffer: ArrayBufferLike, byteOffset?: number, length?: number): T; BYTES_PER_ELEMENT: number };

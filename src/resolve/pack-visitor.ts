@@ -44,6 +44,10 @@ export const ALL_VISITED_TYPES = 0b11110;
 type Factory = (options: unknown, pack: PackView) => PackVisitor;
 const factories = new Map<string, Factory>();
 
+/**
+ * Registers a visitor factory under a name, so that worker threads (which load this module too) can make
+ * the same visitor for pass 2.
+ */
 export function registerPackVisitor(name: string, factory: Factory): void {
   factories.set(name, factory);
 }

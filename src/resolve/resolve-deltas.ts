@@ -13,6 +13,7 @@ import { createPackVisitor, type PackVisitorSpec } from './pack-visitor.js';
 import { Resolver, type ResolverStats } from './resolver.js';
 import { CONTROL_ABORT, CONTROL_LENGTH, CONTROL_RESOLVED, CONTROL_STARTED, CONTROL_WORKERS, type ResolveState } from './resolve-state.js';
 
+/** What pass 2 (`resolveDeltas`) did: objects resolved, delta depths, threads, memory peak. */
 export interface ResolveStats {
   deltas: number;
   /** histogram[d] = number of objects at delta depth d (0 = not a delta). */
@@ -37,31 +38,33 @@ export interface ResolveStats {
  */
 export type ExternalBaseLookup = (id: Uint8Array) => { type: ObjectType; data: Buffer } | undefined;
 
+/** Options of pass 2 (`resolveDeltas`): threads, thin-pack bases, visitors, progress and cancellation. */
 export interface ResolveOptions {
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
   /** Work between turns of the event loop, in ms (default SLICE_MS). */
-  sliceMs?: number;
-  onProgress?: (done: number, total: number) => void;
-  name?: string;
-  externalBase?: ExternalBaseLookup;
+  sliceMs?: number | undefined;
+  /** Progress of pass 2: deltas resolved of total. */
+  onProgress?: ((done: number, total: number) => void) | undefined;
+  name?: string | undefined;
+  externalBase?: ExternalBaseLookup | undefined;
   /** Ids of external bases used, in the order they were first needed. */
-  usedExternal?: Buffer[];
+  usedExternal?: Buffer[] | undefined;
   /**
    * Worker threads that resolve alongside the calling thread (the scan must then be in shared
    * memory); without it, resolution runs in the calling thread alone.
    */
-  pool?: WorkerPool<ResolveTasks>;
+  pool?: WorkerPool<ResolveTasks> | undefined;
   /** Ids by SHA-1 with collision detection (sha1dc): a flagged object fails with COLLISION_ATTACK. */
-  detectCollisions?: boolean;
+  detectCollisions?: boolean | undefined;
   /** Record each entry's delta depth (`ResolveStats.depths`: 4 bytes an entry). */
-  depths?: boolean;
+  depths?: boolean | undefined;
   /** Threads to resolve on, this one included (default: every worker of `pool`, and this one). */
-  threads?: number;
+  threads?: number | undefined;
   /**
    * Show every object of the types it names to a visitor in the thread that resolves it (the
    * workers' script must register it: see pack-visitor.ts).
    */
-  visitor?: PackVisitorSpec;
+  visitor?: PackVisitorSpec | undefined;
 }
 
 /**

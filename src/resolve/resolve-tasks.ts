@@ -21,11 +21,13 @@ export interface RegionItem {
  */
 export const resolveTasks = {
   prefault: {
+    /** Touches a shared buffer's pages ahead of the thread that reads it. */
     run(request: { buffer: Uint8Array; states: Int32Array }): void {
       prefault(request.buffer, request.states);
     },
   } satisfies Task<{ buffer: Uint8Array; states: Int32Array }, void>,
   'scan-regions': {
+    /** Scans regions of a pack ahead of the main thread (a parallel pass 1). */
     run(request: RegionsRequest, emit): void {
       scanRegionsAhead(request, (index, r) => {
         // The tables are views of one buffer (scan-region.ts alloc).
@@ -34,6 +36,7 @@ export const resolveTasks = {
     },
   } satisfies Task<RegionsRequest, void, RegionItem>,
   resolve: {
+    /** Resolves a share of the pack's deltas (pass 2). */
     run(state: ResolveState): ResolverStats {
       let resolver: Resolver | undefined;
       let visitor: PackVisitor | undefined;

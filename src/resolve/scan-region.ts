@@ -15,16 +15,16 @@ const SEARCH_MAX_SIZE = 8 << 20;
 export interface RegionRequest {
   format: ObjectFormat;
   /** Ids by SHA-1 with collision detection; a flagged object fails the region (the main thread then meets it). */
-  detectCollisions?: boolean;
+  detectCollisions?: boolean | undefined;
   path: string;
   /**
    * The shared buffer that holds (will hold) the whole pack, offset 0 = pack offset 0; without
    * it, the region is read into a buffer of the helper's own (`scratch`) and the main thread reads
    * the bytes again as it hashes them (a pack not held in memory).
    */
-  buffer?: Uint8Array;
+  buffer?: Uint8Array | undefined;
   /** The helper's own buffer, reused from region to region (grown as needed). */
-  scratch?: { buf: Uint8Array };
+  scratch?: { buf: Uint8Array } | undefined;
   from: number;
   /** Stop at the first entry that starts at or after this. */
   to: number;
@@ -135,10 +135,10 @@ export function scanRegion(req: RegionRequest): RegionScan {
 
 export interface RegionsRequest {
   format: ObjectFormat;
-  detectCollisions?: boolean;
+  detectCollisions?: boolean | undefined;
   path: string;
   /** As in RegionRequest: the shared whole-pack buffer, or none (each helper reads into its own). */
-  buffer?: Uint8Array;
+  buffer?: Uint8Array | undefined;
   /** Region boundaries: region i is `[bounds[i], bounds[i + 1])`. */
   bounds: Float64Array;
   /** Who scans each region: 0 nobody yet, 1 the main thread, 2 a helper. */

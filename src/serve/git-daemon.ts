@@ -11,6 +11,10 @@ import { receivePack, type ReceivePackOptions } from './receive-pack.js';
 import type { GitService } from './smart-http.js';
 import { requestedProtocolVersion } from '../protocol/capabilities.js';
 
+/**
+ * Options of `serveGitDaemonConnection`: the base path, exported repositories, the services allowed and an
+ * authorize callback.
+ */
 export interface GitDaemonOptions {
   /**
    * The repository to serve for the path a client asked for (and the host it named), or

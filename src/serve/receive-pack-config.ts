@@ -55,6 +55,7 @@ function int(key: string, value: string | null): number {
   return n;
 }
 
+/** receive-pack's settings from git's configuration (receive.*, transfer.*). */
 export function receivePackConfig(config: GitConfig): ReceivePackConfig {
   const out: ReceivePackConfig = {
     denyDeletes: false, denyNonFastForwards: false, denyCurrentBranch: 'unconfigured', denyDeleteCurrent: 'unconfigured',

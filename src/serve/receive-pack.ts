@@ -43,6 +43,10 @@ export interface PendingPush {
   repository: Repository;
 }
 
+/**
+ * Options of `receivePack`: stateless RPC, the pusher, hooks and the host's callbacks (beforeUpdate,
+ * afterUpdate), progress and cancellation.
+ */
 export interface ReceivePackOptions {
   input: AsyncIterable<Uint8Array>;
   output: ByteSink;

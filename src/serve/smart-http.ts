@@ -11,6 +11,10 @@ import type { Repository } from '../repo/repository.js';
 import { uploadPack } from './upload-pack.js';
 import { receivePack, type ReceivePackOptions } from './receive-pack.js';
 
+/**
+ * The parts of an HTTP request the smart HTTP handler reads (method, URL, headers, body), so any server can
+ * call it.
+ */
 export interface GitHttpRequest {
   /** GET, HEAD or POST. */
   method: string;
@@ -27,6 +31,7 @@ export interface GitHttpRequest {
   body: AsyncIterable<Uint8Array>;
 }
 
+/** The answer of the smart HTTP handler: status, headers, and the body as a stream. */
 export interface GitHttpResponse {
   /** Called once, before any byte of the body. */
   start(status: number, reason: string, headers: readonly [string, string][]): void | Promise<void>;
@@ -34,6 +39,7 @@ export interface GitHttpResponse {
   write: ByteSink;
 }
 
+/** The services the smart HTTP handler serves. */
 export type GitService = 'upload-pack' | 'receive-pack';
 
 /** Who pushes: the name and email of the reflog lines a push writes (in place of the committer git would take from the environment). */
@@ -52,6 +58,10 @@ export type Authorization =
   | { refuse: 401 | 403 | 404; message?: string | undefined; headers?: readonly [string, string][] | undefined }
   | { pusher: Pusher };
 
+/**
+ * Options of `serveSmartHttp`: how a URL maps to a repository, authorization, the services enabled and
+ * their options.
+ */
 export interface SmartHttpOptions {
   /**
    * The repository a URL path names (what comes before `/info/refs` or `/git-upload-pack`), or

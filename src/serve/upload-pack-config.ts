@@ -37,6 +37,10 @@ function bool(key: string, value: string | null): boolean {
   return parseBool(value, key);
 }
 
+/**
+ * upload-pack's settings from git's configuration and environment (uploadpack.*, transfer.hideRefs,
+ * protocol.version).
+ */
 export function uploadPackConfig(config: GitConfig, env: Readonly<Record<string, string | undefined>>): UploadPackConfig {
   const out: UploadPackConfig = {
     allowUnadvertised: 0, keepAlive: 5, allowFilter: false, allowRefInWant: false, allowSidebandAll: false,

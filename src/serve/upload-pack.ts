@@ -9,6 +9,10 @@ import type { Repository } from '../repo/repository.js';
 import { advertisedRefs } from './advertised-refs.js';
 import { UploadSession, WANTED, type UploadSessionOptions } from './upload-session.js';
 
+/**
+ * Options of `uploadPack`: the protocol version, stateless RPC (HTTP), the configuration, hidden refs, and
+ * where errors go.
+ */
 export interface UploadPackOptions extends UploadSessionOptions {
   /** The protocol the client asked for (GIT_PROTOCOL's `version=`; see requestedProtocolVersion). */
   protocol?: 0 | 1 | 2 | undefined;

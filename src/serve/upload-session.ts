@@ -31,6 +31,7 @@ export const INFINITE_DEPTH = 0x7fffffff;
 export interface UploadSessionOptions {
   input: AsyncIterable<Uint8Array>;
   output: ByteSink;
+  /** Where errors are written for the operator (git's upload-pack writes them to its stderr). */
   stderr?: ((text: string) => void) | undefined;
   statelessRpc?: boolean | undefined;
   /**

@@ -6,6 +6,7 @@ import type { StoreHandle } from '../odb/store-handle.js';
 import type { RevTip } from '../walk/rev-args.js';
 import { walkObjectsSliced } from '../walk/walk-objects.js';
 
+/** Options of `isConnected`: the tips to check, the refs taken as complete, cancellation. */
 export interface ConnectivityOptions {
   /** Commits whose parents are not followed (the shallow boundary). */
   shallow?: readonly Uint8Array[] | undefined;

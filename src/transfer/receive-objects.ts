@@ -22,8 +22,13 @@ import { unpackObjects } from '../unpack/unpack-objects.js';
  */
 const SMALL_PACK_OBJECTS = 2000;
 
+/** The phases `receiveObjects` reports progress for: index-pack's, or unpacking loose objects. */
 export type ReceivePhase = IndexPackPhase | 'unpacking';
 
+/**
+ * Options of `receiveObjects`: the unpack limit, checks, thin-pack completion, the .keep message, progress
+ * and cancellation.
+ */
 export interface ReceiveObjectsOptions {
   /** Packs of fewer objects than this are written as loose objects (git's receive.unpackLimit / fetch.unpackLimit; default 100). */
   unpackLimit?: number | undefined;
@@ -43,11 +48,13 @@ export interface ReceiveObjectsOptions {
   fixThin?: boolean | undefined;
   threads?: number | undefined;
   signal?: AbortSignal | undefined;
+  /** Progress of each phase: done of total, and bytes received. */
   onProgress?: ((phase: ReceivePhase, done: number, total: number, bytes?: number) => void) | undefined;
   /** The checks' warnings, in git's words. */
   onMessage?: ((line: string) => void) | undefined;
 }
 
+/** What `receiveObjects` did: the objects received, the pack kept (or none: they were written loose) and its `.keep`. */
 export interface ReceivedObjects {
   /** Objects the pack held (bases a thin pack needed not counted). */
   objects: number;

@@ -21,33 +21,36 @@ import { UNPACK_VISITOR, type UnpackThreadResult, type UnpackVisitorOptions } fr
 /** The worker script: index-pack's tasks with the unpack visitor registered (unpack-worker.ts). */
 const UNPACK_WORKER = new URL('./unpack-worker.js', import.meta.url);
 
+/** Options of `unpackObjects`, as `git unpack-objects` takes them. */
 export interface UnpackObjectsOptions {
   /** Check and write nothing (`-n`). */
-  dryRun?: boolean;
+  dryRun?: boolean | undefined;
   /**
    * Check every object by git's fsck rules and require everything it links to, in the pack or in
    * the store, before commits, trees and tags are written (`--strict`); the rules to check with.
    */
-  strict?: FsckRules;
+  strict?: FsckRules | undefined;
   /** Write what can be read of a damaged pack instead of failing at its first problem (`-r`). */
-  recover?: boolean;
+  recover?: boolean | undefined;
   /** Threads, this one included (default: git's index-pack rule). */
-  threads?: number;
+  threads?: number | undefined;
   /** Refuse packs larger than this (`--max-input-size`). */
-  maxInputSize?: number;
+  maxInputSize?: number | undefined;
   /** Ids by SHA-1 with collision detection (IndexPackOptions.detectCollisions; the CLI's default). */
-  detectCollisions?: boolean;
+  detectCollisions?: boolean | undefined;
   /** The pack's header was already read by the caller (`--pack_header=<version>,<count>`, as receive-pack passes it). */
-  packHeader?: ConsumedPackHeader;
-  signal?: AbortSignal;
-  onProgress?: (done: number, total: number) => void;
+  packHeader?: ConsumedPackHeader | undefined;
+  signal?: AbortSignal | undefined;
+  /** Progress of unpacking: objects done of total. */
+  onProgress?: ((done: number, total: number) => void) | undefined;
   /**
    * Errors found along the way, and `strict`'s findings, in git's words (`error: …` and `warning: …`
    * lines); the recovering mode goes on after errors.
    */
-  onError?: (message: string) => void;
+  onError?: ((message: string) => void) | undefined;
 }
 
+/** What `unpackObjects` did: objects read and loose objects written. */
 export interface UnpackObjectsResult {
   objects: number;
   /** Loose objects written (those the store already had are not written again). */

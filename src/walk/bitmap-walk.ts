@@ -13,14 +13,18 @@ import { Flag, ObjectTable } from './object-table.js';
 import { RevWalk, type MissingAction } from './rev-walk.js';
 import { locateListed, walkObjects, type WalkedObjects } from './walk-objects.js';
 
+/**
+ * Options of a walk answered from reachability bitmaps: what a missing object does, whose words a missing
+ * blob is told in, warnings and cancellation.
+ */
 export interface BitmapWalkOptions {
   /** What to do with missing trees and blobs met outside the bitmapped pack (default 'error'). */
-  missing?: MissingAction;
+  missing?: MissingAction | undefined;
   /** How a missing blob is an error (see WalkObjectsOptions.blobError). */
-  blobError?: 'rev-list' | 'pack-objects';
+  blobError?: 'rev-list' | 'pack-objects' | undefined;
   /** Told why a bitmap the store has cannot be used (the walk then returns undefined). */
-  onWarning?: (message: string) => void;
-  signal?: AbortSignal;
+  onWarning?: ((message: string) => void) | undefined;
+  signal?: AbortSignal | undefined;
 }
 
 /**
@@ -143,6 +147,10 @@ export function walkObjectsWithBitmap(handle: StoreHandle, tips: readonly RevTip
   return { ...walked, bitmapResult: { pack: index.pack, positions: result, ...(havesSet !== undefined ? { haves: havesSet } : {}) } };
 }
 
+/**
+ * One commit's stored bitmap checked against a walk (`rev-list --test-bitmap`): bits counted and whether
+ * they agree.
+ */
 export interface CommitBitmapCheck {
   /** Entries (bitmapped commits) in the bitmap. */
   entries: number;

@@ -12,17 +12,18 @@ import { notFoundError, type MissingAction, type RevWalk } from './rev-walk.js';
  */
 export type ListVisitor = (n: number, type: number, path: Uint8Array | undefined) => void;
 
+/** How `listObjects` lists: with paths or not, what a missing object does, a pathspec, which trees to enter. */
 export interface ListObjectsOptions {
   /** Build each object's path for the visitor (rev-list prints them; a pack needs only the hash). */
-  paths?: boolean;
-  missing?: MissingAction;
+  paths?: boolean | undefined;
+  missing?: MissingAction | undefined;
   /** List only the tree entries these paths want (git's process_tree with the walk's pathspec). */
-  pathspec?: Pathspec;
+  pathspec?: Pathspec | undefined;
   /**
    * Asked of each tree before it is read: false leaves it out, unread and marked seen, with
    * what it holds (git's include_check_obj; the bitmap walk skips trees a bitmap covers).
    */
-  includeTree?: (n: number) => boolean;
+  includeTree?: ((n: number) => boolean) | undefined;
 }
 
 const SLASH = 0x2f;

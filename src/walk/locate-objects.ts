@@ -14,7 +14,9 @@ export interface ObjectLocations {
   otherCopies: Map<number, { pack: number; position: number }[]>;
 }
 
+/** Where-code of an object found loose. */
 export const LOOSE = -1;
+/** Where-code of an object found nowhere. */
 export const NOWHERE = -2;
 
 /** Ids read from an index at a time when its ids are not in memory. */

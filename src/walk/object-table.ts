@@ -122,10 +122,12 @@ export class ObjectTable {
     return ((this.flags[n] as number) & flag) !== 0;
   }
 
+  /** Sets `flag` on object `n`. */
   mark(n: number, flag: number): void {
     this.flags[n] = (this.flags[n] as number) | flag;
   }
 
+  /** Clears `flag` on object `n`. */
   unmark(n: number, flag: number): void {
     this.flags[n] = (this.flags[n] as number) & ~flag;
   }
@@ -182,6 +184,7 @@ export class ObjectTable {
   }
 }
 
+/** The shared memory of an object table, for a worker thread to open the same table. */
 export interface SharedTableParts {
   hashLength: number;
   ids: Uint8Array;

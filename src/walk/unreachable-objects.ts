@@ -171,7 +171,7 @@ export interface LoosenOptions {
    */
   expiration: number;
   /** The recent objects (`recentObjects`), with an expiration. */
-  recent?: ObjectTable;
+  recent?: ObjectTable | undefined;
 }
 
 /**

@@ -16,55 +16,57 @@ import { listObjectsParallel } from './list-objects-parallel.js';
 import type { WalkTasks } from './walk-tasks.js';
 import type { WorkerPool } from '../workers/worker-pool.js';
 
+/** What `walkObjects` walks: the tips, exclusions, filters, threads, and what it reports. */
 export interface WalkObjectsOptions {
   /** What to do with missing trees and blobs (default 'error'; commits must be there). */
-  missing?: MissingAction;
+  missing?: MissingAction | undefined;
   /** Commits whose parents are not followed (a shallow boundary: `--shallow` lines, the shallow file). */
-  shallow?: readonly Uint8Array[];
+  shallow?: readonly Uint8Array[] | undefined;
   /** List only the first this many included commits (git's --max-count; negative: all). */
-  maxCount?: number;
+  maxCount?: number | undefined;
   /** git's --since and --until, in seconds (see RevWalk's options). */
   maxAge?: number | undefined;
   minAge?: number | undefined;
   /** Follow only included commits' first parents (git's --first-parent). */
-  firstParent?: boolean;
+  firstParent?: boolean | undefined;
   /** Keep only the bisection point of the included commits (git's --bisect). */
-  bisect?: boolean;
+  bisect?: boolean | undefined;
   /** Give the visitor each object's path. */
-  paths?: boolean;
+  paths?: boolean | undefined;
   /**
    * How a missing blob is an error (with `missing` 'error'): rev-list's "missing blob object
    * '<id>'" (default), or pack-objects' "unable to read <id>", which git's dies of when it writes.
    */
-  blobError?: 'rev-list' | 'pack-objects';
+  blobError?: 'rev-list' | 'pack-objects' | undefined;
   /** git's --exclude-promisor-objects (see RevWalk's option and markPromisorPacks). */
-  excludePromisor?: boolean;
+  excludePromisor?: boolean | undefined;
   /** Mark the excluded side's trees with git's sparse algorithm (see RevWalk's option). */
-  sparse?: boolean;
+  sparse?: boolean | undefined;
   /** Every excluded tip's tree is an edge (see RevWalk's option). */
-  aggressiveEdges?: boolean;
+  aggressiveEdges?: boolean | undefined;
   /**
    * Leave missing blobs in `order`, unreported, for the caller to settle with `leaveOutMissing`
    * once a filter has had its say: git never looks for a blob its filter leaves out, so a partial
    * clone can serve a `blob:none` fetch.
    */
-  deferMissingBlobs?: boolean;
+  deferMissingBlobs?: boolean | undefined;
   /**
    * 'tips': list no tree but those named as tips, and not what they hold either; their blobs
    * still are. For a filter that keeps no other tree (tree:0, object:type=commit): git skips every
    * tree it meets (LOFR_SKIP_TREE), so a treeless clone reads no trees at all. A tip that is also a
    * walked commit's root tree is left out too, as git's filter leaves it out (see filterObjects).
    */
-  trees?: 'all' | 'tips';
+  trees?: 'all' | 'tips' | undefined;
   /** Limit history and trees to these paths (git's `-- <paths>`; see RevWalk and TreeLister). */
-  pathspec?: Pathspec;
+  pathspec?: Pathspec | undefined;
   /** Called for each object listed, in git's order (missing objects included; see `missing`). */
-  visit?: ListVisitor;
+  visit?: ListVisitor | undefined;
   /** Called now and then with the number of objects listed so far. */
-  onProgress?: (listed: number) => void;
-  signal?: AbortSignal;
+  onProgress?: ((listed: number) => void) | undefined;
+  signal?: AbortSignal | undefined;
 }
 
+/** What `walkObjects` found: the walk, the object table, the objects in order and where each is stored, the missing ones, and a bitmap's answer when one was used. */
 export interface WalkedObjects {
   walk: RevWalk;
   table: ObjectTable;

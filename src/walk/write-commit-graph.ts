@@ -14,33 +14,34 @@ import type { StorePack } from '../odb/store-pack.js';
 import { changedPaths, TreeBytes } from './changed-paths.js';
 import { ObjectTable } from './object-table.js';
 
+/** Options of `writeCommitGraph`, as `git commit-graph write` takes them. */
 export interface WriteCommitGraphOptions {
   /**
    * The commits to start from (git's --reachable: the refs' commits; --stdin-commits: those
    * given); without them and without `packs`, every commit of every pack of the store (git's
    * default). Whatever they reach is added.
    */
-  commits?: readonly Uint8Array[];
+  commits?: readonly Uint8Array[] | undefined;
   /** Only the commits of these packs (git's --stdin-packs: `pack-<hash>.idx` names). */
-  packs?: readonly string[];
+  packs?: readonly string[] | undefined;
   /** Keep the commits of the graph there now (its top layer: git's --append). */
-  append?: boolean;
+  append?: boolean | undefined;
   /** Write corrected commit dates (git's commitGraph.generationVersion=2, the default). */
-  generationData?: boolean;
+  generationData?: boolean | undefined;
   /**
    * Changed-path Bloom filters (git's --changed-paths): true writes them, false never (git's
    * --no-changed-paths); by default, only when the graph there now has them. A filter the graph
    * there has for a commit is kept, as git keeps it. `bloomSettings` replaces the defaults (git's
    * GIT_TEST_BLOOM_SETTINGS_*), unless the graph there has its own.
    */
-  changedPaths?: boolean;
-  bloomSettings?: Partial<BloomSettings>;
+  changedPaths?: boolean | undefined;
+  bloomSettings?: Partial<BloomSettings> | undefined;
   /**
    * Compute at most this many new filters (git's --max-new-filters, commitGraph.maxNewFilters);
    * the rest get none (an empty one), and a later write fills them in. Which ones are computed
    * follows git's order: commits found in packs by pack order, else by generation then date.
    */
-  maxNewFilters?: number;
+  maxNewFilters?: number | undefined;
   /**
    * Write a layer of a split graph (git's --split): the commits the graph there lacks, in a new
    * layer over it, merged with the layers above the first one more than `sizeMultiple` (default
@@ -48,14 +49,15 @@ export interface WriteCommitGraphOptions {
    * writes every commit in one layer. Layers left out, and older than `expireTime` (seconds since
    * the epoch, default now), are deleted.
    */
-  split?: { mode?: 'merge' | 'no-merge' | 'replace'; sizeMultiple?: number; maxCommits?: number; expireTime?: number };
+  split?: { mode?: 'merge' | 'no-merge' | 'replace'; sizeMultiple?: number; maxCommits?: number; expireTime?: number } | undefined;
   /** The files' mode (default 0o444; see sharedFileMode for core.sharedRepository). */
-  fileMode?: number;
+  fileMode?: number | undefined;
   /** Called now and then with how many commits have been read. */
-  onProgress?: (commits: number) => void;
-  signal?: AbortSignal;
+  onProgress?: ((commits: number) => void) | undefined;
+  signal?: AbortSignal | undefined;
 }
 
+/** What `writeCommitGraph` wrote: the file (or the chain's newest layer) and the commits in it. */
 export interface WrittenCommitGraph {
   /** The file written (`<objects>/info/commit-graph`, or the new layer of `info/commit-graphs/`). */
   path: string;

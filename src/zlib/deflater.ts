@@ -64,6 +64,7 @@ export class Deflater {
     return this.out.subarray(0, bound - outLeft);
   }
 
+  /** Frees the native zlib handle. */
   close(): void {
     this.handle?.close();
     this.handle = undefined;

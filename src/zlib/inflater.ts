@@ -19,8 +19,11 @@ import zlib from 'node:zlib';
 
 /** Result codes of `inflateExact` below zero; zero or more is the consumed input length. */
 export const INFLATE_INPUT_ENDED = -1;
+/** Inflater result: the stream held more bytes than declared. */
 export const INFLATE_TOO_LONG = -2;
+/** Inflater result: the stream ended before the declared size. */
 export const INFLATE_TOO_SHORT = -3;
+/** Inflater result: the compressed data is not a valid zlib stream. */
 export const INFLATE_CORRUPT = -4;
 
 /** The native zlib handle inside `zlib.Inflate`/`zlib.Deflate`, driven directly (see Inflater). */
@@ -34,6 +37,10 @@ export interface NativeHandle {
 const Z_FINISH = zlib.constants.Z_FINISH;
 const Z_BUF_ERROR = zlib.constants.Z_BUF_ERROR;
 
+/**
+ * Inflates zlib streams through Node's native zlib handle driven synchronously, with exact sizes checked:
+ * what packs and loose objects need, without a stream per object.
+ */
 export class Inflater {
   private handle: NativeHandle | undefined;
   private state: Uint32Array | undefined;
@@ -161,12 +168,14 @@ export class Inflater {
     return result.engine.bytesWritten;
   }
 
+  /** Frees the native zlib handle. */
   close(): void {
     this.handle?.close();
     this.handle = undefined;
   }
 }
 
+/** What an Inflater result code means, in words for an error message. */
 export function inflateCodeName(code: number): string {
   switch (code) {
     case INFLATE_INPUT_ENDED: return 'input ended inside the compressed data';

@@ -31,6 +31,10 @@ export const STREAMED_BUDGET = 16 << 20;
 /** A lane keeps its copy buffer for the next long message up to this size (no garbage for most). */
 const KEPT_COPY = 4 << 20;
 
+/**
+ * SHA-1 with collision detection over many small inputs at once (several lanes in one WebAssembly call),
+ * for hashing the objects of a pack.
+ */
 export class Sha1dcLanes {
   private readonly e: Engine = threadEngine();
   private readonly digest = new Uint8Array(20);
@@ -52,6 +56,11 @@ export class Sha1dcLanes {
   /** Each lane's buffer for copies, kept between long messages. */
   private readonly copies: Array<Buffer | undefined> = new Array(LANES).fill(undefined);
 
+  /**
+   * Hashes `data` in a free lane: its id is written to `out` at `at` when the lane finishes (at the latest
+   * on `flush`), and `onCollision` is called instead if it holds half of a collision attack. `owner` is who
+   * may drop the submission unfinished (`discard`).
+   */
   submit(data: Uint8Array, out: Uint8Array, at: number, owner: object, onCollision: (digest: Uint8Array) => void): void {
     const n = data.length;
     const padded = (n + 9 + 63) & ~63;

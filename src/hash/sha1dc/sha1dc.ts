@@ -40,6 +40,7 @@ export class Sha1dc {
     return this;
   }
 
+  /** Adds bytes to the digest; returns this hasher. */
   update(data: Uint8Array): this {
     this.total += data.length;
     let at = 0;
@@ -67,6 +68,7 @@ export class Sha1dc {
     return out;
   }
 
+  /** Writes the 20-byte digest to `out` at `at`; `collision` then says whether the input held half of a collision attack. */
   digestInto(out: Uint8Array, at: number): void {
     const end = this.pendingLength + 1 > 56 ? 128 : 64;
     pad(this.pending, 0, this.pendingLength, end, this.total);
