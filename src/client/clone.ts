@@ -49,6 +49,10 @@ export interface CloneResult {
  * Clones the repository at `url` into a new bare repository `options.dir`, as `git clone --bare`
  * (or `--mirror`): every branch and tag (every ref), HEAD as the server's, `remote.origin.url`; the pack checked as git's
  * index-pack checks a fetched one and every ref's history connected. A failure removes what it made.
+ * @param url A path, `file://`, `git://`, `http://` or `https://` URL.
+ * @returns The refs written and where HEAD points.
+ * @throws {PackwrightError} CONNECTION_CLOSED, PROTOCOL_ERROR, REQUEST_REFUSED (the server's words), PACK_CORRUPT, OBJECT_NOT_FOUND (the server sent too little), ABORTED.
+ * @example await cloneBare('https://github.com/git/git.git', { dir: 'git.git', onProgress: (text) => process.stderr.write(text) });
  */
 export async function cloneBare(url: string, options: CloneOptions): Promise<CloneResult> {
   const dir = resolve(options.cwd ?? process.cwd(), options.dir);

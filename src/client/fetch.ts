@@ -133,6 +133,10 @@ function fetchMap(remoteRefs: readonly ServerRef[], spec: Refspec, into: MapEntr
  * through the refspecs, tags following what is fetched, `prune`, fast-forward rules, reflogs and
  * FETCH_HEAD. Refs refused are reported, not thrown (git exits 1 then); a server that sends too
  * little, or a broken pack, fails with nothing changed.
+ * @param options The repository (`dir` or `repository`), the remote (a name or URL), refspecs and git fetch's switches.
+ * @returns Each ref's outcome, the pruned refs and the objects received.
+ * @throws {PackwrightError} REF_NOT_FOUND (a refspec's source the server lacks), CONNECTION_CLOSED, PROTOCOL_ERROR, PACK_CORRUPT, OBJECT_NOT_FOUND, ABORTED.
+ * @example const { refs } = await fetch({ dir: '.', remote: 'origin', prune: true });
  */
 export async function fetch(options: FetchOptions): Promise<FetchResult> {
   return withLocalRepository(options, 'fetch', (repo) => fetchInto(repo, options));

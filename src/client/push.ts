@@ -112,6 +112,10 @@ interface Entry {
  * Pushes from the repository at `options.dir` (or `options.repository`), as `git push` does.
  * Refs the rules refuse are reported, not thrown; a server that cannot be reached, or a
  * refspec that matches nothing, fails.
+ * @param options The repository (`dir` or `repository`), the remote, refspecs and git push's switches.
+ * @returns Each ref's outcome, as git reports it.
+ * @throws {PackwrightError} INVALID_ARGUMENT (a refspec that matches nothing), CONNECTION_CLOSED, PROTOCOL_ERROR, ABORTED.
+ * @example const result = await push({ dir: '.', remote: 'origin', refspecs: ['main'] }); if (!result.ok) process.exitCode = 1;
  */
 export async function push(options: PushOptions): Promise<PushResult> {
   return withLocalRepository(options, 'push', (repo) => pushFrom(repo, options));

@@ -22,6 +22,10 @@ export type { CreatePackOptions, CreatePackPhase, CreatePackResult, CreatePackSt
  * a version 2 pack that `git index-pack` accepts, streaming it to `sink` and/or writing it with
  * its index under `packBase`. Nothing is left half-written: file output goes through temporary
  * files, and an error or abort removes them.
+ * @param options What to pack (tips and exclusions, or ids), reuse and delta settings, threads, output (`sink`, `packBase`), progress and an AbortSignal.
+ * @returns The pack's checksum, the files written and the counts.
+ * @throws {PackwrightError} OBJECT_NOT_FOUND, OBJECT_CORRUPT, ABORTED; files are written through temporary names.
+ * @example await createPack({ objects: repo.objects, tips: [{ id: repo.resolve('HEAD'), uninteresting: false, name: 'HEAD' }], packBase: 'out/pack' });
  */
 export async function createPack(options: CreatePackOptions): Promise<CreatePackResult> {
   const threads = Math.max(1, options.threads ?? 1);

@@ -13,6 +13,10 @@ export * from './fsck-options.js';
  * stream), then every pack verified and its objects checked in one pass on all threads (the pack
  * checker runs inside index-pack's resolver), then connectivity from the refs, HEADs, reflogs
  * and the index. Returns every finding as data, in git's words, with git's exit status.
+ * @param repo The repository to check.
+ * @returns git's exit status and every finding, as data.
+ * @throws {PackwrightError} ABORTED; problems found in the repository are findings, not errors.
+ * @example const { status, messages } = await fsck(repo, { full: true }); for (const m of messages) console.log(m.text);
  */
 export async function fsck(repo: Repository, options: FsckOptions = {}): Promise<FsckResult> {
   const s = new FsckState(repo, options);

@@ -176,6 +176,10 @@ export class Store {
    * Opens the objects of a git directory, or of an objects directory given directly. Nothing is
    * searched for and nothing listed: finding the repository from a work tree is
    * `Repository.open`'s work, and the pack directories are listed on the first lookup.
+   * @param path A git directory, or an objects directory.
+   * @returns The store; `objects` (or `handle()`) reads from it.
+   * @throws {PackwrightError} REPO_NOT_FOUND when `path` is neither.
+   * @example const store = Store.open('.git'); const { type, data } = store.objects.read(fromHex(id));
    */
   static open(path: string, options: OpenStoreOptions = {}): Store {
     const dir = resolve(path);

@@ -130,12 +130,21 @@ export class Repository implements RevisionContext {
     this.refs = new RefStore(this.gitDir, this.commonDir, hashLength(this.format));
   }
 
-  /** The repository at or above `path` (a work tree, a `.git` directory or a bare repository), found as git finds it. */
+  /**
+   * The repository at or above `path` (a work tree, a `.git` directory or a bare repository), found as git finds it.
+   * @param path A work tree, a `.git` directory or a bare repository, or any directory below one.
+   * @returns The repository, open until `close()`.
+   * @throws {PackwrightError} REPO_NOT_FOUND when no repository is found.
+   */
   static open(path: string, options: OpenRepositoryOptions = {}): Repository {
     return new Repository(discoverRepository(path, options.env), options, resolvePath(path));
   }
 
-  /** The repository whose git directory is `gitDir` (git's GIT_DIR / --git-dir: no search). */
+  /**
+   * The repository whose git directory is `gitDir` (git's GIT_DIR / --git-dir: no search).
+   * @param gitDir The git directory itself (or a `gitdir:` file naming it).
+   * @throws {PackwrightError} REPO_NOT_FOUND, telling a missing directory from one that is no git directory.
+   */
   static openGitDir(gitDir: string, options: OpenRepositoryOptions = {}): Repository {
     // A `gitdir: <path>` file stands for the directory it names, as GIT_DIR may be one.
     const dir = gitFileTarget(gitDir) ?? gitDir;
@@ -187,13 +196,21 @@ export class Repository implements RevisionContext {
    * message, encoding?, gpgsig?, extraHeaders }`, ids in hex, people as `{ name, email,
    * timestamp, timezoneOffset }` (isomorphic-git's shape). Errors: REF_NOT_FOUND (no such
    * revision), INVALID_ARGUMENT (it names no commit), OBJECT_CORRUPT.
+   * @param revision Any revision git accepts (`HEAD~2`, `v1.0`, `main@{1}`, an id or a prefix of one).
+   * @returns The parsed commit, ids as lowercase hex.
+   * @throws {PackwrightError} REF_NOT_FOUND, INVALID_ARGUMENT (not a commit), OBJECT_NOT_FOUND, OBJECT_CORRUPT.
    * @example const { author, message } = await repo.readCommit('HEAD~2');
    */
   async readCommit(revision: string): Promise<CommitObject> {
     return readCommitFrom(this, revision);
   }
 
-  /** The annotated tag a revision names (`v1.0`, `refs/tags/v1.0`, an id), parsed; INVALID_ARGUMENT for anything but a tag object. */
+  /**
+   * The annotated tag a revision names (`v1.0`, `refs/tags/v1.0`, an id), parsed; INVALID_ARGUMENT for anything but a tag object.
+   * @param revision A revision naming an annotated tag.
+   * @returns The parsed tag: `{ id, object, type, tag, tagger?, message, gpgsig? }`.
+   * @throws {PackwrightError} REF_NOT_FOUND, INVALID_ARGUMENT (not a tag object), OBJECT_CORRUPT.
+   */
   async readTag(revision: string): Promise<TagObject> {
     return readTagFrom(this, revision);
   }
@@ -201,6 +218,9 @@ export class Repository implements RevisionContext {
   /**
    * The entries of the tree a revision names (a commit's tree, tags peeled), in git's tree order:
    * `{ mode, type, id, path, pathBytes }`.
+   * @param revision A revision naming a tree, or a commit or tag leading to one (`HEAD`, `HEAD:src`).
+   * @returns The entries, ids in hex, paths as UTF-8 with their bytes beside them.
+   * @throws {PackwrightError} REF_NOT_FOUND, PATH_NOT_FOUND, INVALID_ARGUMENT (no tree), OBJECT_CORRUPT.
    * @example for (const e of await repo.readTree('HEAD:src')) console.log(e.mode.toString(8), e.type, e.path);
    */
   async readTree(revision: string): Promise<TreeEntryObject[]> {
@@ -210,6 +230,9 @@ export class Repository implements RevisionContext {
   /**
    * A blob's bytes: by revision (`HEAD:README.md`, an id), or by `{ commit, path }`, where a
    * missing path is PATH_NOT_FOUND in git's words and one that is no blob INVALID_ARGUMENT.
+   * @param target A revision naming a blob, or a commit-ish and a path in its tree.
+   * @returns The blob's bytes.
+   * @throws {PackwrightError} PATH_NOT_FOUND, REF_NOT_FOUND, INVALID_ARGUMENT (not a blob).
    * @example const readme = (await repo.readBlob({ commit: 'HEAD', path: 'README.md' })).toString('utf8');
    */
   async readBlob(target: string | { commit: string; path: string }): Promise<Buffer> {
@@ -232,6 +255,9 @@ export class Repository implements RevisionContext {
   /**
    * Stores a commit (`{ tree, parents, author, committer?, message, encoding?, extraHeaders?,
    * gpgsig? }`) in git's bytes; its id, as `git commit-tree` gives it for the same fields.
+   * @param commit The commit's fields; `committer` defaults to `author`.
+   * @returns The new commit's id (hex).
+   * @throws {PackwrightError} INVALID_ARGUMENT for a malformed id or person.
    * @example
    * const me = { name: 'A U Thor', email: 'a@example.com', timestamp: Math.floor(Date.now() / 1000), timezoneOffset: new Date().getTimezoneOffset() };
    * const id = await repo.writeCommit({ tree, parents: [head], author: me, message: 'Add a file\n' });
@@ -250,6 +276,8 @@ export class Repository implements RevisionContext {
    * Sets (`value`) or deletes (`value: null`) a ref in a ref transaction, if it is now `oldValue`
    * (null: absent; omitted: anything), with a reflog line (`message`) as core.logAllRefUpdates
    * says. Errors: REF_MISMATCH, REF_LOCKED, REF_CONFLICT, INVALID_ARGUMENT, in git's words.
+   * @param request `{ ref, value, oldValue?, message? }`: value null deletes, oldValue null requires the ref to be absent.
+   * @throws {PackwrightError} REF_MISMATCH (the ref moved), REF_LOCKED, REF_CONFLICT (a directory/file conflict), INVALID_ARGUMENT (a bad name or id).
    */
   async updateRef(request: UpdateRefRequest): Promise<void> {
     updateRefWith(this.refTransaction(), hashLength(this.format), request);
@@ -278,7 +306,12 @@ export class Repository implements RevisionContext {
     return currentBranchOf(this.refs, options.fullname === true);
   }
 
-  /** The id a ref leads to (a full name, or a short one by git's rules: `main`, `v1.0`, `origin/main`); REF_NOT_FOUND otherwise. */
+  /**
+   * The id a ref leads to (a full name, or a short one by git's rules: `main`, `v1.0`, `origin/main`); REF_NOT_FOUND otherwise.
+   * @param ref A full ref name, or a short one.
+   * @returns The id (hex) the ref leads to, symbolic refs followed.
+   * @throws {PackwrightError} REF_NOT_FOUND.
+   */
   async resolveRef(ref: string): Promise<string> {
     return resolveRefIn(this.refs, ref);
   }
@@ -287,6 +320,9 @@ export class Repository implements RevisionContext {
    * History as `git log` lists it: the commits reachable from `ref` (default HEAD) and not from
    * `exclude`, in git log's order (or `order: 'topo'`), with `maxCount`, `firstParent`, `paths`
    * (git's history simplification), `since` and `until`; each commit parsed as readCommit gives it.
+   * @param options What to walk: `ref`, `exclude`, `maxCount`, `firstParent`, `paths`, `since`, `until`, `order`.
+   * @returns An async iterable of parsed commits, in git log's order.
+   * @throws {PackwrightError} REF_NOT_FOUND for a revision that names nothing, OBJECT_NOT_FOUND for a missing commit.
    * @example for await (const c of repo.log({ ref: 'main', maxCount: 10 })) console.log(c.id.slice(0, 7), c.message.split('\n')[0]);
    */
   log(options: LogOptions = {}): AsyncGenerator<CommitObject> {
@@ -298,6 +334,10 @@ export class Repository implements RevisionContext {
    * `git diff-tree -r --raw` lists it (`recursive: false`: a changed subtree is one entry), limited
    * to `paths` when given: `{ status: 'A' | 'D' | 'M' | 'T', path, pathBytes, oldId, newId,
    * oldMode, newMode }`, the absent side undefined.
+   * @param a The old tree-ish, or null for the empty tree.
+   * @param b The new tree-ish, or null for the empty tree.
+   * @returns The changes in `git diff-tree -r --raw` order.
+   * @throws {PackwrightError} REF_NOT_FOUND, INVALID_ARGUMENT (not a tree-ish).
    * @example for (const c of await repo.diffTrees('HEAD~1', 'HEAD')) console.log(c.status, c.path);
    */
   async diffTrees(a: string | null, b: string | null, options: { recursive?: boolean | undefined; paths?: readonly string[] | undefined } = {}): Promise<TreeDiffEntry[]> {
@@ -311,7 +351,11 @@ export class Repository implements RevisionContext {
     return mergeBases(this.objects, a, this.resolve(descendant)).some((b) => b.equals(a));
   }
 
-  /** The best common ancestors of two commits, as `git merge-base --all` lists them. */
+  /**
+   * The best common ancestors of two commits, as `git merge-base --all` lists them.
+   * @returns The merge bases' ids (hex); empty when the histories share nothing.
+   * @throws {PackwrightError} REF_NOT_FOUND, OBJECT_NOT_FOUND.
+   */
   async mergeBase(a: string, b: string): Promise<string[]> {
     return mergeBases(this.objects, this.resolve(a), this.resolve(b)).map((id) => id.toString('hex'));
   }

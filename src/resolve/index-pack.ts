@@ -75,6 +75,11 @@ export function defaultThreads(): number {
  * Indexes a pack as `git index-pack` does: pass 1 scans it (`scanPack`), pass 2 resolves deltas
  * (`resolveDeltas`), then the `.idx` (and `.rev`, `.keep`) are written to temporary names and
  * renamed in git's order (.keep, .pack, .rev, .idx), byte-identical to git's.
+ * @param input A pack file's path, a stream (stdin, a socket, an HTTP body: read exactly to the pack's trailer) or the pack's bytes.
+ * @param options Where the files go, threads, memory ceiling, checks, thin-pack bases, progress and an AbortSignal.
+ * @returns The pack's checksum, the files written and the counts.
+ * @throws {PackwrightError} PACK_CORRUPT, PACK_TRUNCATED, OBJECT_CORRUPT, DELTA_BASE_MISSING (a thin pack without `fixThin`), ABORTED; nothing is left half-written.
+ * @example const { packHash } = await indexPack('pack-1234.pack', { threads: 2, onProgress: (phase, done, total) => console.error(phase, done, total) });
  */
 export async function indexPack(input: string | Readable | Uint8Array, options: IndexPackOptions = {}): Promise<IndexPackResult> {
   if (options.packHeader !== undefined) {
