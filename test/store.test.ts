@@ -752,6 +752,30 @@ test('the default refresh policy finds an object git gc packed a moment after it
     git(repo, ['gc', '-q', '--prune=now']);
     assert.equal(h.read(head).type, 'commit');
     assert.equal(store.handle().read(head).type, 'commit');
+    // Still inside the window, each change git makes: a new object packed into a pack of its own
+    // (repack), every pack replaced by one (repack -ad), a loose object packed and pruned
+    // (repack -d, prune-packed), and pruned for good (git prune): each read is right the first time.
+    const commit = (message: string): Buffer => {
+      git(repo, ['commit', '-q', '--allow-empty', '-m', message]);
+      return Buffer.from(git(repo, ['rev-parse', 'HEAD']).toString().trim(), 'hex');
+    };
+    const second = commit('second');
+    git(repo, ['repack', '-q']);
+    assert.equal(h.read(second).type, 'commit');
+    git(repo, ['repack', '-adq']);
+    assert.equal(h.read(second).type, 'commit');
+    assert.equal(h.read(head).type, 'commit');
+    const third = commit('third');
+    assert.equal(h.read(third).type, 'commit');
+    git(repo, ['repack', '-dq']);
+    git(repo, ['prune-packed']);
+    assert.equal(h.read(third).type, 'commit');
+    const dangling = Buffer.from(git(repo, ['hash-object', '-w', '--stdin'], 'dangling\n').toString().trim(), 'hex');
+    assert.equal(h.read(dangling).type, 'blob');
+    git(repo, ['prune', '--expire=now']);
+    assert.equal(h.has(dangling), false, 'a pruned object is gone');
+    assert.throws(() => h.read(dangling), (e) => isPackwrightError(e, 'OBJECT_NOT_FOUND'));
+    assert.equal(h.read(third).type, 'commit');
   } finally {
     store.close();
   }
