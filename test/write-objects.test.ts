@@ -99,9 +99,9 @@ test('listBranches, listTags, currentBranch, resolveRef as git names them; isAnc
   assert.deepEqual((await repo.mergeBase('main', 'topic')).sort(), git(src, ['merge-base', '--all', 'main', 'topic']).toString().trim().split('\n').sort());
 });
 
-test('log lists what git log --format=%H lists: default and --topo-order, -n, --first-parent, ^exclude, -- <path>, --since, --until', async () => {
+for (const format of ['sha1', 'sha256'] as Format[]) test(`log lists what git log --format=%H lists (${format}): default and --topo-order, -n, --first-parent, ^exclude, -- <path>, --since, --until`, async () => {
   using dir = tempDir();
-  const src = makeHistoryRepo(dir.path, 'sha1');
+  const src = makeHistoryRepo(dir.path, format);
   using holder = { repo: Repository.openGitDir(src), [Symbol.dispose]() { this.repo.close(); } };
   const repo = holder.repo;
   const times = git(src, ['log', '--format=%ct', 'main']).toString().trim().split('\n').map(Number).sort((a, b) => a - b);
@@ -138,9 +138,9 @@ test('rev-list --since, --until, --max-age and --min-age list what git lists', a
   }
 });
 
-test('listRefs peels annotated tags, loose and packed, as git show-ref -d does (through tags of tags)', async () => {
+for (const format of ['sha1', 'sha256'] as Format[]) test(`listRefs peels annotated tags, loose and packed, as git show-ref -d does (through tags of tags) (${format})`, async () => {
   using dir = tempDir();
-  const src = makeHistoryRepo(dir.path, 'sha1');
+  const src = makeHistoryRepo(dir.path, format);
   // A loose annotated tag beside the packed ones.
   git(src, ['tag', '-a', '-m', 'loose one', 'loose-tag', 'main~2']);
   using holder = { repo: Repository.openGitDir(src), [Symbol.dispose]() { this.repo.close(); } };
