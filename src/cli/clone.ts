@@ -3,8 +3,9 @@ import { PackwrightError } from '../errors/index.js';
 import type { CommandIO } from './command-io.js';
 import type { GlobalOptions } from './global-options.js';
 import { helpRequested, UsageError } from './usage-error.js';
+import { readShallowOption, type ShallowOptions } from './shallow-options.js';
 
-const USAGE = 'usage: packwright clone (--bare | --mirror | -n | --no-checkout) [-q] [--upload-pack=<exec>] <repository> [<directory>]';
+const USAGE = 'usage: packwright clone (--bare | --mirror | -n | --no-checkout) [-q] [--upload-pack=<exec>] [-b <branch>] [--[no-]single-branch] [--depth=<n>] [--shallow-since=<date>] [--shallow-exclude=<ref>] <repository> [<directory>]';
 
 /**
  * `git clone --bare`: every branch and tag of the repository at a URL or path into a new bare
@@ -19,16 +20,25 @@ export async function cloneCommand(io: CommandIO, global: GlobalOptions, agent: 
   let noCheckout = false;
   let progress = io.stderr.isTTY;
   let uploadPack: string | undefined;
+  let branch: string | undefined;
+  let singleBranch: boolean | undefined;
+  const shallow: ShallowOptions = {};
   const positional: string[] = [];
   for (let i = 0; i < args.length; i++) {
     const a = args[i] as string;
-    if (a === '--bare') bare = true;
+    const taken = readShallowOption(args, i, shallow, false);
+    if (taken >= 0) i = taken;
+    else if (a === '--bare') bare = true;
     else if (a === '--mirror') mirror = bare = true;
     else if (a === '-n' || a === '--no-checkout') noCheckout = true;
     else if (a === '-q' || a === '--quiet') progress = false;
     else if (a === '--progress') progress = true;
     else if (a.startsWith('--upload-pack=')) uploadPack = a.slice(14);
     else if ((a === '--upload-pack' || a === '-u') && i + 1 < args.length) uploadPack = args[++i];
+    else if (a.startsWith('--branch=')) branch = a.slice(9);
+    else if ((a === '--branch' || a === '-b') && i + 1 < args.length) branch = args[++i];
+    else if (a === '--single-branch') singleBranch = true;
+    else if (a === '--no-single-branch') singleBranch = false;
     else if (a === '--') positional.push(...args.slice(i + 1)), (i = args.length);
     else if (a.startsWith('-')) throw new UsageError(`error: unknown option \`${a.replace(/^-+/, '')}'\n${USAGE}`);
     else positional.push(a);
@@ -41,7 +51,7 @@ export async function cloneCommand(io: CommandIO, global: GlobalOptions, agent: 
   const dir = positional[1] ?? (bare ? `${name}.git` : name);
   if (progress) io.stderr.write(bare ? `Cloning into bare repository '${dir}'...\n` : `Cloning into '${dir}'...\n`);
   await io.interruptible((signal) => cloneBare(url, {
-    dir, uploadPack, agent, signal, cwd: global.cwd, mirror, bare, env: { ...global.env },
+    dir, uploadPack, agent, signal, cwd: global.cwd, mirror, bare, env: { ...global.env }, branch, singleBranch, ...shallow,
     ...(progress ? { onProgress: (text: string) => io.stderr.write(`remote: ${text}`) } : {}),
   }));
   return 0;

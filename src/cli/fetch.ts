@@ -4,10 +4,12 @@ import type { CommandIO } from './command-io.js';
 import { prettyRefName } from './pretty-ref-name.js';
 import { openRepository, type GlobalOptions } from './global-options.js';
 import { helpRequested, UsageError } from './usage-error.js';
+import { readShallowOption, type ShallowOptions } from './shallow-options.js';
 
 const USAGE = `usage: packwright fetch [-q | -v] [-p | --prune | --no-prune] [-P | --prune-tags] [-t | --tags | -n | --no-tags] [-f | --force]
                         [--all | --multiple] [--atomic] [--dry-run] [-a | --append] [--refmap=<refspec>] [--negotiation-tip=<rev>]
                         [-u | --update-head-ok] [--upload-pack=<exec>] [--[no-]write-fetch-head] [--progress]
+                        [--depth=<n> | --deepen=<n> | --unshallow] [--shallow-since=<date>] [--shallow-exclude=<ref>]
                         [<repository> [<refspec>...]]`;
 
 /** The server's side of a line (the `what` of git's store_updated_refs). */
@@ -35,10 +37,13 @@ export async function fetchCommand(io: CommandIO, global: GlobalOptions, agent: 
   let refmap: string[] | undefined;
   const negotiationTips: string[] = [];
   let uploadPack: string | undefined;
+  const shallow: ShallowOptions = {};
   const positional: string[] = [];
   for (let i = 0; i < args.length; i++) {
     const a = args[i] as string;
-    if (a === '-q' || a === '--quiet') (verbosity = -1), (progress = false);
+    const taken = readShallowOption(args, i, shallow, true);
+    if (taken >= 0) i = taken;
+    else if (a === '-q' || a === '--quiet') (verbosity = -1), (progress = false);
     else if (a === '-v' || a === '--verbose') verbosity = 1;
     else if (a === '-p' || a === '--prune') prune = true;
     else if (a === '--no-prune') prune = false;
@@ -79,7 +84,7 @@ export async function fetchCommand(io: CommandIO, global: GlobalOptions, agent: 
   for (const remote of remotes) {
     if ((all || multiple) && verbosity >= 0) io.stdout.write(`Fetching ${remote ?? ''}\n`);
     const result = await io.interruptible((signal) => fetch({
-      repository: repo, remote, refspecs, tags, prune, pruneTags, atomic, dryRun, append: append || ((all || multiple) && remote !== remotes[0]), refmap, negotiationTips, force, updateHeadOk, writeFetchHead, uploadPack, agent, signal, reflogAction,
+      repository: repo, remote, refspecs, tags, prune, pruneTags, atomic, dryRun, append: append || ((all || multiple) && remote !== remotes[0]), refmap, negotiationTips, force, updateHeadOk, writeFetchHead, uploadPack, agent, signal, reflogAction, ...shallow,
       ...(progress ? { onProgress: (text: string) => io.stderr.write(`remote: ${text}`) } : {}),
     }));
     if (result.aborted || result.refs.some((r) => r.status === 'rejected')) status = 1;

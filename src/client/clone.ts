@@ -8,7 +8,8 @@ import type { ObjectFormat } from '../hash/object-format.js';
 import { initBareRepository } from '../repo/init-repository.js';
 import { Repository } from '../repo/repository.js';
 import { isConnected } from '../transfer/connectivity.js';
-import { fetchPack } from './fetch-pack.js';
+import { fetchPack, type Deepen } from './fetch-pack.js';
+import { writeShallowFile } from '../repo/shallow-file.js';
 import { nextPacket, readCapabilities } from './protocol-v2.js';
 import { lsRefs } from './list-server-refs.js';
 import { openConnection, parseRemoteUrl } from './transport.js';
@@ -35,6 +36,19 @@ export interface CloneOptions extends RemoteCallOptions {
   onProgress?: ((text: string) => void) | undefined;
   /** The environment git's variables are read from (the reflogs' committer); default the process's. */
   env?: Record<string, string | undefined> | undefined;
+  /** The branch HEAD is to name (git's --branch), instead of the server's HEAD branch. */
+  branch?: string | undefined;
+  /**
+   * Only the one branch (HEAD's, or `branch`), and the tags that point into its history (git's
+   * --single-branch). Default: on for a shallow clone, as in git, else off.
+   */
+  singleBranch?: boolean | undefined;
+  /** A shallow clone of this many commits from the tip (git's --depth). */
+  depth?: number | undefined;
+  /** A shallow clone of the history after this date (git's --shallow-since; a Date or seconds since the epoch). */
+  shallowSince?: Date | number | undefined;
+  /** A shallow clone of the history not reachable from these refs (git's --shallow-exclude). */
+  shallowExclude?: readonly string[] | undefined;
 }
 
 /** What `cloneBare` wrote: the refs, and where HEAD points. */
@@ -68,12 +82,24 @@ export async function cloneBare(url: string, options: CloneOptions): Promise<Clo
     const format = (caps.get('object-format') ?? 'sha1') as ObjectFormat;
     const prefixes = options.mirror === true ? ['HEAD', 'refs/', 'refs/tags/'] : ['HEAD', 'refs/heads/', 'refs/tags/'];
     const listed = await lsRefs(conn, caps, agent, { peel: true, symrefs: true, unborn: true, prefixes });
-    const refs: { ref: string; oid: string; peeled?: string }[] = [];
+    let refs: { ref: string; oid: string; peeled?: string }[] = [];
     let head: string | undefined;
     for (const r of listed) {
       if (r.ref === 'HEAD') head = r.target;
       else if (r.oid !== 'unborn') refs.push(r.peeled !== undefined ? { ref: r.ref, oid: r.oid, peeled: r.peeled } : { ref: r.ref, oid: r.oid });
     }
+    // The server's HEAD, for origin/HEAD; the local HEAD may name another branch (--branch).
+    const remoteHead = head;
+    if (options.branch !== undefined) {
+      head = `refs/heads/${options.branch}`;
+      if (!refs.some((r) => r.ref === head)) throw new PackwrightError('REF_NOT_FOUND', `Remote branch ${options.branch} not found in upstream origin`);
+    }
+    const deepen = deepenOf(options);
+    // git's --single-branch, implied by a shallow clone: the branch alone is mapped; tags that
+    // point into what arrives are written after (write_followtags).
+    const single = options.mirror !== true && (options.singleBranch ?? deepen !== undefined);
+    const followTags = single ? refs.filter((r) => r.ref.startsWith('refs/tags/')) : [];
+    if (single) refs = refs.filter((r) => r.ref === head);
     const bare = options.bare !== false || options.mirror === true;
     const gitDir = bare ? dir : join(dir, '.git');
     if (!bare) existed = assertEmpty(dir);
@@ -86,11 +112,15 @@ export async function cloneBare(url: string, options: CloneOptions): Promise<Clo
     try {
       if (wants.length > 0) {
         // A clone keeps what it receives as a pack whatever its size (git's TRANS_OPT_KEEP).
-        const received = await fetchPack(conn, caps, repo, { wants, unpackLimit: 0, onProgress: options.onProgress, agent, signal: options.signal });
+        const { received, shallowInfo } = await fetchPack(conn, caps, repo, {
+          wants, unpackLimit: 0, onProgress: options.onProgress, agent, signal: options.signal, includeTag: single, deepen,
+        });
         repo.store.refresh();
-        if (!(await isConnected(repo.objects, wants.map((w) => Buffer.from(w, 'hex')), [], { signal: options.signal }))) {
+        const shallow = shallowInfo.shallow.map((h) => Buffer.from(h, 'hex'));
+        if (!(await isConnected(repo.objects, wants.map((w) => Buffer.from(w, 'hex')), [], { shallow, signal: options.signal }))) {
           throw new PackwrightError('OBJECT_NOT_FOUND', `${url}: the pack received does not hold everything the refs need`);
         }
+        if (shallow.length > 0) writeShallowFile(join(gitDir, 'shallow'), shallow);
         if (received?.keepPath !== undefined) rmSync(received.keepPath, { force: true });
       }
       // packed-refs as git clone writes it: sorted, each annotated tag followed by what it peels to;
@@ -109,7 +139,9 @@ export async function cloneBare(url: string, options: CloneOptions): Promise<Clo
       // server has said it: for SHA-256 the extension comes after the remote (and before the branch).
       let core = readFileSync(join(gitDir, 'config'), 'utf8').replace(/\[extensions\]\n\tobjectformat = [^\n]*\n/, '');
       if (!bare) core = core.replace('\tbare = true\n', '\tbare = false\n\tlogallrefupdates = true\n');
-      const fetchSpec = options.mirror === true ? '\tfetch = +refs/*:refs/*\n\tmirror = true\n' : bare ? '' : '\tfetch = +refs/heads/*:refs/remotes/origin/*\n';
+      const fetchSpec = options.mirror === true ? '\tfetch = +refs/*:refs/*\n\tmirror = true\n'
+        : bare ? ''
+          : single && branch !== undefined ? `\tfetch = +refs/heads/${branch}:refs/remotes/origin/${branch}\n` : '\tfetch = +refs/heads/*:refs/remotes/origin/*\n';
       const extension = format === 'sha1' ? '' : `[extensions]\n\tobjectformat = ${format}\n`;
       const tracking = !bare && branch !== undefined && refs.some((r) => r.ref === head) ? `[branch "${branch}"]\n\tremote = origin\n\tmerge = ${head}\n` : '';
       writeFileSync(join(gitDir, 'config'), `${core}[remote "origin"]\n\turl = ${recorded}\n${fetchSpec}${extension}${tracking}`);
@@ -122,11 +154,21 @@ export async function cloneBare(url: string, options: CloneOptions): Promise<Clo
           try {
             const message = `clone: from ${recorded}`;
             reopened.refTransaction().create(head as string, Buffer.from(tip.oid, 'hex'), { message }).commit();
-            reopened.refTransaction().setSymbolic('refs/remotes/origin/HEAD', `refs/remotes/origin/${branch}`, { message }).commit();
+            // origin/HEAD follows the server's HEAD, when that branch was cloned.
+            if (remoteHead?.startsWith('refs/heads/') === true && refs.some((r) => r.ref === remoteHead)) {
+              reopened.refTransaction().setSymbolic('refs/remotes/origin/HEAD', `refs/remotes/origin/${remoteHead.slice(11)}`, { message }).commit();
+            }
           } finally {
             reopened.close();
           }
         }
+      }
+      // A single branch's clone: the tags whose objects arrived (include-tag brings the annotated ones).
+      const present = followTags.filter((t) => repo.objects.has(Buffer.from(t.oid, 'hex'), { refresh: false }));
+      if (present.length > 0) {
+        const transaction = repo.refTransaction();
+        for (const t of present) transaction.create(t.ref, Buffer.from(t.oid, 'hex'), { message: `clone: from ${recorded}` });
+        transaction.commit();
       }
     } finally {
       repo.close();
@@ -141,6 +183,18 @@ export async function cloneBare(url: string, options: CloneOptions): Promise<Clo
   }
 }
 
+
+/** What a shallow clone's options ask of the server, or undefined for a whole clone. */
+function deepenOf(options: CloneOptions): Deepen | undefined {
+  const { depth, shallowSince, shallowExclude } = options;
+  if (depth === undefined && shallowSince === undefined && (shallowExclude === undefined || shallowExclude.length === 0)) return undefined;
+  if (depth !== undefined && (!Number.isInteger(depth) || depth < 1)) throw new PackwrightError('INVALID_ARGUMENT', `depth ${depth} is not a positive number`);
+  return {
+    depth,
+    since: shallowSince instanceof Date ? Math.floor(shallowSince.getTime() / 1000) : shallowSince,
+    not: shallowExclude,
+  };
+}
 
 /** git's check of a clone's destination: missing (false), or an empty directory (true). */
 function assertEmpty(dir: string): boolean {

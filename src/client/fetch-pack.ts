@@ -25,6 +25,12 @@ export interface FetchPackOptions {
   includeTag?: boolean | undefined;
   /** This repository's shallow boundary, told to the server (`shallow <id>`) so it sends nothing that needs what is cut off. */
   shallow?: readonly Uint8Array[] | undefined;
+  /**
+   * A shallow fetch (git's --depth, --deepen, --shallow-since, --shallow-exclude, --unshallow):
+   * the history to take, counted from the wants (`depth`; with `relative`, from the present
+   * boundary), back to a date (seconds since the epoch), or short of what some refs reach.
+   */
+  deepen?: Deepen | undefined;
   /** Objects below this count are written loose (fetch.unpackLimit; default 100). */
   unpackLimit?: number | undefined;
   onProgress?: ((text: string) => void) | undefined;
@@ -32,12 +38,44 @@ export interface FetchPackOptions {
   signal?: AbortSignal | undefined;
 }
 
-/** The pack of a v2 fetch response: sections skipped up to `packfile`, then side band 1, with 2 to `progress` and 3 an error. */
-async function* packfileSection(reader: PacketReader, progress: ((text: string) => void) | undefined): AsyncGenerator<Buffer> {
+/** What a shallow fetch asks for (see FetchPackOptions.deepen). */
+export interface Deepen {
+  depth?: number | undefined;
+  relative?: boolean | undefined;
+  since?: number | undefined;
+  not?: readonly string[] | undefined;
+}
+
+/** The boundary changes a v2 fetch response's `shallow-info` section announces (hex ids). */
+export interface ShallowInfo {
+  shallow: string[];
+  unshallow: string[];
+}
+
+/**
+ * The pack of a v2 fetch response: the sections before `packfile` read (`shallow-info` into
+ * `shallowInfo`, the others skipped), then side band 1, with 2 to `progress` and 3 an error.
+ */
+async function* packfileSection(reader: PacketReader, progress: ((text: string) => void) | undefined, shallowInfo: ShallowInfo): AsyncGenerator<Buffer> {
+  let section = '';
   for (;;) {
     const p = await nextPacket(reader);
-    if (p.kind === 'data' && p.line === 'packfile') break;
     if (p.kind === 'flush') throw new PackwrightError('PROTOCOL_ERROR', 'the fetch response ended without a packfile');
+    if (p.kind === 'delim') {
+      section = '';
+      continue;
+    }
+    if (p.kind !== 'data') continue;
+    if (section === '') {
+      section = p.line;
+      if (section === 'packfile') break;
+      continue;
+    }
+    if (section !== 'shallow-info') continue;
+    const [what, id] = p.line.split(' ');
+    if (what === 'shallow' && id !== undefined) shallowInfo.shallow.push(id);
+    else if (what === 'unshallow' && id !== undefined) shallowInfo.unshallow.push(id);
+    else throw new PackwrightError('PROTOCOL_ERROR', `error processing shallow info: ${p.line}`);
   }
   for (;;) {
     const p = await nextPacket(reader);
@@ -85,18 +123,34 @@ async function readAcknowledgments(reader: PacketReader, negotiator: HaveNegotia
   }
 }
 
+/** What a fetch received: the objects (undefined when nothing was asked), and the boundary's changes. */
+export interface FetchedPack {
+  received: ReceivedObjects | undefined;
+  shallowInfo: ShallowInfo;
+}
+
 /**
  * Fetches `wants` over a v2 connection whose capabilities were read (`caps`) into `repo`; the
- * objects received (with a `.keep` the caller removes once refs name them). Nothing wanted:
- * nothing asked.
+ * objects received (with a `.keep` the caller removes once refs name them), and what the server
+ * said of the shallow boundary. Nothing wanted: nothing asked.
  */
-export async function fetchPack(conn: Connection, caps: ReadonlyMap<string, string>, repo: Repository, options: FetchPackOptions): Promise<ReceivedObjects | undefined> {
-  if (options.wants.length === 0) return undefined;
+export async function fetchPack(conn: Connection, caps: ReadonlyMap<string, string>, repo: Repository, options: FetchPackOptions): Promise<FetchedPack> {
+  const shallowInfo: ShallowInfo = { shallow: [], unshallow: [] };
+  if (options.wants.length === 0) return { received: undefined, shallowInfo };
   const head = options.wants.map((w) => `want ${w}`);
   head.push('thin-pack', 'ofs-delta');
   if (options.onProgress === undefined) head.push('no-progress');
   if (options.includeTag === true) head.push('include-tag');
   for (const id of options.shallow ?? []) head.push(`shallow ${Buffer.from(id).toString('hex')}`);
+  const deepen = options.deepen;
+  if (deepen !== undefined) {
+    // git's add_shallow_requests, after checking the server offers shallow fetches at all.
+    if (!/(^| )shallow( |$)/.test(caps.get('fetch') ?? '')) throw new PackwrightError('REQUEST_REFUSED', 'Server does not support shallow requests');
+    if (deepen.depth !== undefined) head.push(`deepen ${deepen.depth}`);
+    if (deepen.relative === true) head.push('deepen-relative');
+    if (deepen.since !== undefined) head.push(`deepen-since ${deepen.since}`);
+    for (const ref of deepen.not ?? []) head.push(`deepen-not ${ref}`);
+  }
   const common = new Set<string>();
   let reader: PacketReader | undefined;
   let flushAt = INITIAL_FLUSH;
@@ -122,10 +176,11 @@ export async function fetchPack(conn: Connection, caps: ReadonlyMap<string, stri
     if (ready) break;
     flushAt = flushAt < LARGE_FLUSH ? flushAt * 2 : Math.floor(flushAt * 11 / 10);
   }
-  const { header, rest } = await readPackHeader(packfileSection(reader, options.onProgress));
-  return receiveObjects(repo, header, rest, {
+  const { header, rest } = await readPackHeader(packfileSection(reader, options.onProgress, shallowInfo));
+  const received = await receiveObjects(repo, header, rest, {
     unpackLimit: options.unpackLimit ?? 100,
     keep: `fetch-pack ${process.pid} on ${hostname()}`,
     signal: options.signal,
   });
+  return { received, shallowInfo };
 }

@@ -12,7 +12,8 @@ import { excludedByNegative, expandRefName, fetchDestination, isFullObjectId, ma
 import type { Repository } from '../repo/repository.js';
 import { isConnected } from '../transfer/connectivity.js';
 import { mergeBases } from '../walk/merge-bases.js';
-import { fetchPack } from './fetch-pack.js';
+import { fetchPack, type Deepen } from './fetch-pack.js';
+import { shallowFilePath, writeShallowFile } from '../repo/shallow-file.js';
 import { HaveNegotiator } from './have-negotiator.js';
 import { lsRefs, type ServerRef } from './list-server-refs.js';
 import { nextPacket, readCapabilities } from './protocol-v2.js';
@@ -54,6 +55,16 @@ export interface FetchOptions extends LocalRepositoryOptions, RemoteCallOptions 
   uploadPack?: string | undefined;
   /** The server's progress lines (band 2), as they come. */
   onProgress?: ((text: string) => void) | undefined;
+  /** Make the history this many commits deep from the fetched tips (git's --depth). */
+  depth?: number | undefined;
+  /** Deepen the present shallow boundary by this many commits (git's --deepen). */
+  deepen?: number | undefined;
+  /** Make the history reach back to this date (git's --shallow-since; a Date or seconds since the epoch). */
+  shallowSince?: Date | number | undefined;
+  /** Cut the history short of what these refs reach (git's --shallow-exclude). */
+  shallowExclude?: readonly string[] | undefined;
+  /** Fetch the whole history of a shallow repository (git's --unshallow). */
+  unshallow?: boolean | undefined;
 }
 
 /** How a ref fared (git fetch's display): `'new'` ([new branch], [new tag], [new ref]), `'fast-forward'`, `'forced'`, `'tag-update'`, `'rejected'`, `'up-to-date'`, `'fetch-head'` (no local ref: FETCH_HEAD only). */
@@ -243,22 +254,47 @@ async function fetchInto(repo: Repository, options: FetchOptions): Promise<Fetch
     const writes = refWriter(repo, options);
     if (prune) result.pruned = pruneStale(specs, remoteRefs, entries, localRefs, writes);
 
-    // The objects: everything the map names that this repository lacks.
-    const wants = [...new Set(entries.map((e) => e.remote.oid))].filter((oid) => !have(oid));
+    // The objects: everything the map names that this repository lacks; with a deepening, all of
+    // it (git marks nothing complete then: what is here may lie beyond the boundary).
     const shallow = repo.shallowCommits();
+    const deepen = deepenOf(options, shallow.length > 0);
+    const wants = [...new Set(entries.map((e) => e.remote.oid))].filter((oid) => deepen !== undefined || !have(oid));
     if (wants.length > 0) {
       const negotiator = new HaveNegotiator(repo.objects, shallow);
       for (const id of negotiationTips(repo, localRefs, options.negotiationTips)) negotiator.addTip(id);
       for (const r of remoteRefs) if (r.oid.length === hashHex && have(r.oid)) negotiator.knownCommon(Buffer.from(r.oid, 'hex'));
       const unpackLimit = repo.config.getInt('fetch.unpacklimit') ?? repo.config.getInt('transfer.unpacklimit') ?? 100;
-      const received = await fetchPack(conn, caps, repo, {
-        wants, negotiator, includeTag: autoTags, unpackLimit, onProgress: options.onProgress, agent, signal: options.signal, shallow,
+      const { received, shallowInfo } = await fetchPack(conn, caps, repo, {
+        wants, negotiator, includeTag: autoTags, unpackLimit, onProgress: options.onProgress, agent, signal: options.signal, shallow, deepen,
       });
       repo.store.refresh();
       result.objects = received?.objects ?? 0;
       try {
-        await checkConnected(repo, entries, localRefs, shallow, url, options.signal);
+        // The boundary as the server moved it (git's register_shallow / unregister_shallow).
+        const gone = new Set(shallowInfo.unshallow);
+        const boundary = [...shallow.filter((id) => !gone.has(id.toString('hex'))), ...shallowInfo.shallow.filter((h) => !gone.has(h)).map((h) => Buffer.from(h, 'hex'))];
+        await checkConnected(repo, entries, localRefs, boundary, url, options.signal);
+        if (deepen !== undefined && options.dryRun !== true) writeShallowFile(shallowFilePath(repo.commonDir, repo.env), boundary);
         storeRefs(repo, entries, localRefs, options, reflogAction, result, writes);
+        if (autoTags && tagMode !== 'all') {
+          // git's backfill_tags: tags on what arrived besides the tips (history between them, a
+          // deepened boundary) follow too, their tag objects fetched in a second round if the
+          // first did not bring them.
+          const followed: MapEntry[] = remoteRefs
+            .filter((r) => r.ref.startsWith('refs/tags/') && !localRefs.has(r.ref) && !entries.some((e) => e.local === r.ref) && have(r.peeled ?? r.oid))
+            .map((r) => ({ remote: r, local: r.ref, force: false, status: 'not-for-merge' }));
+          const lacking = [...new Set(followed.map((e) => e.remote.oid))].filter((oid) => !have(oid));
+          if (lacking.length > 0) {
+            const more = await fetchPack(conn, caps, repo, { wants: lacking, includeTag: true, unpackLimit, agent, signal: options.signal, shallow: boundary });
+            repo.store.refresh();
+            result.objects += more.received?.objects ?? 0;
+            if (more.received?.keepPath !== undefined) rmSync(more.received.keepPath, { force: true });
+          }
+          if (followed.length > 0) {
+            await checkConnected(repo, followed, localRefs, boundary, url, options.signal);
+            storeRefs(repo, followed, localRefs, options, reflogAction, result, writes);
+          }
+        }
         result.aborted = !writes.finish(result.refs.some((r) => r.status === 'rejected'));
       } finally {
         if (received?.keepPath !== undefined) rmSync(received.keepPath, { force: true });
@@ -273,6 +309,27 @@ async function fetchInto(repo: Repository, options: FetchOptions): Promise<Fetch
   } finally {
     conn.close();
   }
+}
+
+/** git's largest depth: what --unshallow asks for. */
+const INFINITE_DEPTH = 0x7fffffff;
+
+/** What the options ask of a shallow fetch, refused where git refuses the combination; undefined for none. */
+function deepenOf(options: FetchOptions, shallow: boolean): Deepen | undefined {
+  const { depth, deepen, shallowSince, shallowExclude, unshallow } = options;
+  if (depth !== undefined && deepen !== undefined) throw new PackwrightError('INVALID_ARGUMENT', '--deepen and --depth are mutually exclusive');
+  for (const [name, n] of [['depth', depth], ['deepen', deepen]] as const) {
+    if (n !== undefined && (!Number.isInteger(n) || n < 1)) throw new PackwrightError('INVALID_ARGUMENT', `${name} ${n} is not a positive number`);
+  }
+  if (unshallow === true) {
+    if (depth !== undefined) throw new PackwrightError('INVALID_ARGUMENT', '--depth and --unshallow cannot be used together');
+    if (!shallow) throw new PackwrightError('INVALID_ARGUMENT', '--unshallow on a complete repository does not make sense');
+    return { depth: INFINITE_DEPTH };
+  }
+  const since = shallowSince instanceof Date ? Math.floor(shallowSince.getTime() / 1000) : shallowSince;
+  const not = shallowExclude !== undefined && shallowExclude.length > 0 ? shallowExclude : undefined;
+  if (depth === undefined && deepen === undefined && since === undefined && not === undefined) return undefined;
+  return { depth: depth ?? deepen, relative: deepen !== undefined, since, not };
 }
 
 /** git's check_connected before any ref moves: what the map names, down to what the local refs reach. */

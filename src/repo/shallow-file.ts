@@ -1,6 +1,7 @@
+import { renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PackwrightError } from '../errors/packwright-error.js';
-import { tryFromHex } from '../hash/hex.js';
+import { toHex, tryFromHex } from '../hash/hex.js';
 import { readFileIfPresent } from '../io/read-file-if-present.js';
 
 /**
@@ -28,4 +29,31 @@ export function readShallowFile(path: string, hashLength: number): Buffer[] {
     ids.push(id);
   }
   return ids;
+}
+
+/**
+ * Writes the shallow boundary `ids` to `path` as git does: one id a line, sorted (git keeps its
+ * grafts in id order), through `<path>.lock` (exclusive: a lock held by another git fails) and a
+ * rename; no ids removes the file, as git does when a repository stops being shallow.
+ */
+export function writeShallowFile(path: string, ids: Iterable<Uint8Array>): void {
+  const lines = [...new Set([...ids].map((id) => toHex(id)))].sort();
+  const lock = `${path}.lock`;
+  try {
+    writeFileSync(lock, lines.map((h) => `${h}\n`).join(''), { flag: 'wx' });
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'EEXIST') throw new PackwrightError('REF_LOCKED', `Unable to create '${lock}': File exists.`, { file: lock });
+    throw e;
+  }
+  try {
+    if (lines.length === 0) {
+      rmSync(path, { force: true });
+      rmSync(lock, { force: true });
+    } else {
+      renameSync(lock, path);
+    }
+  } catch (e) {
+    rmSync(lock, { force: true });
+    throw e;
+  }
 }

@@ -4,7 +4,7 @@
 // deletes, fast-forwards, the update hook) and changed in a ref transaction; after the report,
 // the post-receive and post-update hooks.
 import { spawn } from 'node:child_process';
-import { readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { isPackwrightError } from '../errors/packwright-error.js';
 import { toHex } from '../hash/hex.js';
@@ -12,7 +12,7 @@ import { RefStore } from '../refs/ref-store.js';
 import type { RefTransaction } from '../refs/ref-transaction.js';
 import { isValidRefname } from '../refs/refname.js';
 import type { Repository } from '../repo/repository.js';
-import { shallowFilePath } from '../repo/shallow-file.js';
+import { shallowFilePath, writeShallowFile } from '../repo/shallow-file.js';
 import { updateServerInfo } from '../repo/server-info.js';
 import { isConnected } from '../transfer/connectivity.js';
 import { mergeBases } from '../walk/merge-bases.js';
@@ -265,16 +265,7 @@ async function shallowInfo(s: ReceiveSession, view: Repository, commands: Comman
 function writeShallow(s: ReceiveSession, added: ReadonlyMap<string, Buffer[]>, commands: readonly Command[]): void {
   const fresh = commands.flatMap((c) => added.get(c.ref) ?? []);
   if (fresh.length === 0) return;
-  const path = shallowFilePath(s.repo.commonDir, s.repo.env);
-  const ids = new Set([...s.repo.shallowCommits(), ...fresh].map((id) => toHex(id)));
-  const lock = `${path}.lock`;
-  writeFileSync(lock, [...ids].sort().map((h) => `${h}\n`).join(''), { flag: 'wx' });
-  try {
-    renameSync(lock, path);
-  } catch (e) {
-    rmSync(lock, { force: true });
-    throw e;
-  }
+  writeShallowFile(shallowFilePath(s.repo.commonDir, s.repo.env), [...s.repo.shallowCommits(), ...fresh]);
 }
 
 function matchesProcReceive(s: ReceiveSession, c: Command): boolean {

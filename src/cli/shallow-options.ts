@@ -1,0 +1,58 @@
+import { PackwrightError } from '../errors/index.js';
+
+/** What clone's and fetch's shallow options ask for (see CloneOptions and FetchOptions). */
+export interface ShallowOptions {
+  depth?: number;
+  deepen?: number;
+  shallowSince?: number;
+  shallowExclude?: string[];
+  unshallow?: boolean;
+}
+
+/** The options each command takes: clone has no --deepen or --unshallow. */
+const VALUED = ['--depth', '--deepen', '--shallow-since', '--shallow-exclude'] as const;
+
+/**
+ * Reads a shallow option at `args[i]` (`--depth=3` or `--depth 3`, and so on) into `into`;
+ * returns the index of the last argument it took, or -1 when `args[i]` is no such option.
+ * `fetchOnly` options (--deepen, --unshallow) count only when `fetch` is true.
+ */
+export function readShallowOption(args: readonly string[], i: number, into: ShallowOptions, fetch: boolean): number {
+  const a = args[i] as string;
+  if (fetch && a === '--unshallow') {
+    into.unshallow = true;
+    return i;
+  }
+  for (const name of VALUED) {
+    if (name === '--deepen' && !fetch) continue;
+    let value: string | undefined;
+    let last = i;
+    if (a.startsWith(`${name}=`)) value = a.slice(name.length + 1);
+    else if (a === name && i + 1 < args.length) value = args[(last = i + 1)];
+    else continue;
+    value ??= '';
+    if (name === '--shallow-exclude') (into.shallowExclude ??= []).push(value);
+    else if (name === '--shallow-since') into.shallowSince = parseDate(value);
+    else {
+      const n = /^\d+$/.test(value) ? Number(value) : NaN;
+      // git's words (builtin/fetch.c, builtin/clone.c).
+      if (!(n > 0)) throw new PackwrightError('INVALID_ARGUMENT', name === '--depth' ? `depth ${value} is not a positive number` : `negative depth in --deepen is not supported`);
+      if (name === '--depth') into.depth = n;
+      else into.deepen = n;
+    }
+    return last;
+  }
+  return -1;
+}
+
+/**
+ * A date as git's --shallow-since takes it, in seconds since the epoch: `@<seconds>`, a number of
+ * seconds, or a date Date.parse reads (ISO 8601, RFC 2822). git's approxidate reads more
+ * ("2 weeks ago"); those are INVALID_ARGUMENT here.
+ */
+function parseDate(text: string): number {
+  if (/^@?\d+$/.test(text)) return Number(text.replace('@', ''));
+  const ms = Date.parse(text);
+  if (Number.isNaN(ms)) throw new PackwrightError('INVALID_ARGUMENT', `cannot parse date '${text}' (give @<seconds> or an ISO 8601 date)`);
+  return Math.floor(ms / 1000);
+}
