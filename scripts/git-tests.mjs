@@ -80,7 +80,7 @@ const GROUPS = [
     scripts: ['t5541-http-push-smart.sh', 't5545-push-options.sh', 't5548-push-porcelain.sh', 't5562-http-backend-content-length.sh'],
   },
   // The scripts' own fetch and push (the client, issue 41); git's pull still runs git's fetch.
-  { commands: 'fetch push', scripts: ['t5510-fetch.sh', 't5516-fetch-push.sh', 't5543-atomic-push.sh', 't5533-push-cas.sh', 't5514-fetch-multiple.sh'] },
+  { commands: 'fetch push', scripts: ['t5510-fetch.sh', 't5516-fetch-push.sh', 't5543-atomic-push.sh', 't5533-push-cas.sh', 't5514-fetch-multiple.sh', 't5537-fetch-shallow.sh'] },
   { commands: 'rev-list', scripts: ['t6000-rev-list-misc.sh', 't6004-rev-list-path-optim.sh'] },
   // Reading reachability bitmaps (git's repack writes them): the script's own rev-list
   // --use-bitmap-index and pack-objects calls.

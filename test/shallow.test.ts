@@ -84,6 +84,21 @@ for (const format of ['sha1', 'sha256'] as Format[]) {
       git(ours, ['fsck', '--full']);
     }
 
+    // From a shallow server: refs whose history needs its boundary are left alone, unless
+    // --update-shallow takes the boundary in (git's update_shallow).
+    const shallowServer = join(dir.path, 'shallow-server.git');
+    git(dir.path, ['clone', '-q', '--bare', '--depth=2', url, shallowServer]);
+    git(shallowServer, ['update-ref', 'refs/heads/orphan', git(shallowServer, ['commit-tree', tree, '-m', 'orphan']).toString().trim()]);
+    for (const args of [[], ['--update-shallow']]) {
+      const ours = join(dir.path, `from-shallow-ours${args.join('')}`);
+      const theirs = join(dir.path, `from-shallow-theirs${args.join('')}`);
+      for (const d of [ours, theirs]) git(dir.path, ['init', '-q', `--object-format=${format}`, d]);
+      const r = await runPackwright(ours, ['fetch', '-q', ...args, `file://${shallowServer}`, 'refs/heads/*:refs/remotes/s/*'], { env: GIT_ENV });
+      assert.equal(r.status, 0, r.stderr);
+      git(theirs, ['fetch', '-q', ...args, `file://${shallowServer}`, 'refs/heads/*:refs/remotes/s/*']);
+      assert.equal(state(join(ours, '.git')), state(join(theirs, '.git')), `fetch from a shallow server ${args.join(' ')}`);
+    }
+
     // git's refusals, in git's words.
     const complete = join(dir.path, 'complete');
     git(dir.path, ['clone', '-q', '-n', url, complete]);

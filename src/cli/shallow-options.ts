@@ -7,20 +7,25 @@ export interface ShallowOptions {
   shallowSince?: number;
   shallowExclude?: string[];
   unshallow?: boolean;
+  updateShallow?: boolean;
 }
 
-/** The options each command takes: clone has no --deepen or --unshallow. */
+/** The options that take a value; clone has no --deepen (nor --unshallow or --update-shallow). */
 const VALUED = ['--depth', '--deepen', '--shallow-since', '--shallow-exclude'] as const;
 
 /**
  * Reads a shallow option at `args[i]` (`--depth=3` or `--depth 3`, and so on) into `into`;
  * returns the index of the last argument it took, or -1 when `args[i]` is no such option.
- * `fetchOnly` options (--deepen, --unshallow) count only when `fetch` is true.
+ * Fetch's own options (--deepen, --unshallow, --update-shallow) count only when `fetch` is true.
  */
 export function readShallowOption(args: readonly string[], i: number, into: ShallowOptions, fetch: boolean): number {
   const a = args[i] as string;
   if (fetch && a === '--unshallow') {
     into.unshallow = true;
+    return i;
+  }
+  if (fetch && (a === '--update-shallow' || a === '--no-update-shallow')) {
+    into.updateShallow = a === '--update-shallow';
     return i;
   }
   for (const name of VALUED) {

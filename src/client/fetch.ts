@@ -8,6 +8,7 @@ import { readFileIfPresent } from '../io/read-file-if-present.js';
 import { join } from 'node:path';
 import { PackwrightError } from '../errors/packwright-error.js';
 import { peelObject } from '../odb/peel-object.js';
+import { parseCommit } from '../objects/commit.js';
 import { excludedByNegative, expandRefName, fetchDestination, isFullObjectId, mapPattern, parseRefspec, refspecPrefixes, type Refspec } from '../refs/refspec.js';
 import type { Repository } from '../repo/repository.js';
 import { isConnected } from '../transfer/connectivity.js';
@@ -65,6 +66,12 @@ export interface FetchOptions extends LocalRepositoryOptions, RemoteCallOptions 
   shallowExclude?: readonly string[] | undefined;
   /** Fetch the whole history of a shallow repository (git's --unshallow). */
   unshallow?: boolean | undefined;
+  /**
+   * From a shallow server: take its shallow commits into this repository's boundary so that every
+   * ref can be updated (git's --update-shallow). Without it, refs whose history reaches them are
+   * left alone, as git leaves them.
+   */
+  updateShallow?: boolean | undefined;
 }
 
 /** How a ref fared (git fetch's display): `'new'` ([new branch], [new tag], [new ref]), `'fast-forward'`, `'forced'`, `'tag-update'`, `'rejected'`, `'up-to-date'`, `'fetch-head'` (no local ref: FETCH_HEAD only). */
@@ -239,7 +246,7 @@ async function fetchInto(repo: Repository, options: FetchOptions): Promise<Fetch
       for (const e of extra) map.push({ ...e, status: 'ignore' });
     }
     const negatives = cmdline.length > 0 ? cmdline : remote.fetch;
-    const entries = dedupe(map.filter((e) => !excludedByNegative(negatives, e.remote.ref)));
+    let entries = dedupe(map.filter((e) => !excludedByNegative(negatives, e.remote.ref)));
 
     // A work tree's current branch is not fetched into (git's check_not_current_branch).
     const checkedOut = repo.workTree !== undefined && options.updateHeadOk !== true ? current : undefined;
@@ -270,18 +277,31 @@ async function fetchInto(repo: Repository, options: FetchOptions): Promise<Fetch
       repo.store.refresh();
       result.objects = received?.objects ?? 0;
       try {
-        // The boundary as the server moved it (git's register_shallow / unregister_shallow).
+        // The boundary as the server moved it (git's register_shallow / unregister_shallow); a
+        // shallow server's own boundary (without a deepening) only with updateShallow, else the
+        // refs that reach it are left alone (git's update_shallow).
         const gone = new Set(shallowInfo.unshallow);
-        const boundary = [...shallow.filter((id) => !gone.has(id.toString('hex'))), ...shallowInfo.shallow.filter((h) => !gone.has(h)).map((h) => Buffer.from(h, 'hex'))];
+        let boundary = shallow.filter((id) => !gone.has(id.toString('hex')));
+        const ours = new Set(boundary.map((id) => id.toString('hex')));
+        const theirs = shallowInfo.shallow.filter((h) => !gone.has(h) && !ours.has(h) && have(h));
+        let boundaryMoved = deepen !== undefined;
+        let reachesTheirs: ((tip: string) => boolean) | undefined;
+        if (theirs.length > 0 && (deepen !== undefined || options.updateShallow === true)) {
+          boundary = [...boundary, ...theirs.map((h) => Buffer.from(h, 'hex'))];
+          boundaryMoved = true;
+        } else if (theirs.length > 0) {
+          reachesTheirs = reachesShallow(repo, new Set(theirs), ours);
+          entries = entries.filter((e) => !(reachesTheirs as (tip: string) => boolean)(e.remote.oid));
+        }
         await checkConnected(repo, entries, localRefs, boundary, url, options.signal);
-        if (deepen !== undefined && options.dryRun !== true) writeShallowFile(shallowFilePath(repo.commonDir, repo.env), boundary);
+        if (boundaryMoved && options.dryRun !== true) writeShallowFile(shallowFilePath(repo.commonDir, repo.env), boundary);
         storeRefs(repo, entries, localRefs, options, reflogAction, result, writes);
         if (autoTags && tagMode !== 'all') {
           // git's backfill_tags: tags on what arrived besides the tips (history between them, a
           // deepened boundary) follow too, their tag objects fetched in a second round if the
           // first did not bring them.
           const followed: MapEntry[] = remoteRefs
-            .filter((r) => r.ref.startsWith('refs/tags/') && !localRefs.has(r.ref) && !entries.some((e) => e.local === r.ref) && have(r.peeled ?? r.oid))
+            .filter((r) => r.ref.startsWith('refs/tags/') && !localRefs.has(r.ref) && !entries.some((e) => e.local === r.ref) && have(r.peeled ?? r.oid) && reachesTheirs?.(r.peeled ?? r.oid) !== true)
             .map((r) => ({ remote: r, local: r.ref, force: false, status: 'not-for-merge' }));
           const lacking = [...new Set(followed.map((e) => e.remote.oid))].filter((oid) => !have(oid));
           if (lacking.length > 0) {
@@ -309,6 +329,43 @@ async function fetchInto(repo: Repository, options: FetchOptions): Promise<Fetch
   } finally {
     conn.close();
   }
+}
+
+/**
+ * Whether the history of a fetched tip reaches one of `theirs` (a shallow server's boundary
+ * commits), not going past `ours` (this repository's boundary) or objects it lacks: git's
+ * assign_shallow_commits_to_refs, for the refs it will not update without --update-shallow.
+ */
+function reachesShallow(repo: Repository, theirs: ReadonlySet<string>, ours: ReadonlySet<string>): (tip: string) => boolean {
+  const memo = new Map<string, boolean>();
+  return (tip) => {
+    const start = peelObject(repo.objects, Buffer.from(tip, 'hex'), 'commit');
+    if (start.kind !== 'found') return false;
+    // Depth first, each commit decided once its parents are.
+    const stack: { hex: string; parents?: string[] }[] = [{ hex: start.id.toString('hex') }];
+    while (stack.length > 0) {
+      const top = stack[stack.length - 1] as { hex: string; parents?: string[] };
+      if (memo.has(top.hex)) {
+        stack.pop();
+        continue;
+      }
+      if (theirs.has(top.hex)) {
+        memo.set(top.hex, true);
+        stack.pop();
+        continue;
+      }
+      if (top.parents === undefined) {
+        const id = Buffer.from(top.hex, 'hex');
+        const parents = ours.has(top.hex) || !repo.objects.has(id) ? [] : parseCommit(repo.objects.read(id).data, repo.objects.hashLength, top.hex).parents.map((p) => p.toString('hex'));
+        top.parents = parents;
+        for (const p of parents) if (!memo.has(p)) stack.push({ hex: p });
+        continue;
+      }
+      memo.set(top.hex, top.parents.some((p) => memo.get(p) === true));
+      stack.pop();
+    }
+    return memo.get(start.id.toString('hex')) === true;
+  };
 }
 
 /** git's largest depth: what --unshallow asks for. */
