@@ -137,3 +137,42 @@ test('symbolic-ref reads, sets (with a reflog line) and deletes symbolic refs as
   const refused = await runPackwright(ours, ['symbolic-ref', 'HEAD', 'elsewhere'], { env: GIT_ENV });
   assert.equal(refused.stderr, 'fatal: Refusing to point HEAD outside of refs/\n');
 });
+
+test('the reference-transaction hook is run as git runs it: prepared, committed, aborted, the lines it reads, and a refusal in prepared', async () => {
+  using dir = tempDir();
+  const base = makeRepo(dir.path, 'sha1', 3);
+  const ours = join(dir.path, 'ours');
+  const theirs = join(dir.path, 'theirs');
+  cpSync(base, ours, { recursive: true });
+  cpSync(base, theirs, { recursive: true });
+  const hook = (repo: string, refuse: boolean): void => {
+    writeFileSync(join(repo, '.git', 'hooks', 'reference-transaction'), `#!/bin/sh\n{ echo "$1"; cat; } >>"$(git rev-parse --git-dir)/hook.log"\n${refuse ? 'test "$1" != prepared' : 'exit 0'}\n`, { mode: 0o755 });
+  };
+  const head = git(base, ['rev-parse', 'HEAD']).toString().trim();
+  const parent = git(base, ['rev-parse', 'HEAD~1']).toString().trim();
+  const steps: { args: string[]; input?: string }[] = [
+    { args: ['update-ref', 'HEAD', parent] },
+    { args: ['update-ref', 'refs/heads/side', head, '0'.repeat(40)] },
+    // (A delete is left out: git 2.39 also runs the hook for the packed-refs side of it, an
+    // "aborted" with a line of zeros before the real transaction, which packwright does not.)
+    { args: ['update-ref', '--stdin'], input: `start\nupdate refs/heads/x ${head}\nabort\n` },
+  ];
+  hook(ours, false);
+  hook(theirs, false);
+  for (const { args, input } of steps) {
+    const r = await runPackwright(ours, args, { env: GIT_ENV, input });
+    assert.equal(r.status, 0, r.stderr);
+    execFileSync('git', args, { cwd: theirs, env: GIT_ENV, input: input ?? '' });
+  }
+  hook(ours, true);
+  hook(theirs, true);
+  const refused = await runPackwright(ours, ['update-ref', 'refs/heads/y', head], { env: GIT_ENV });
+  assert.notEqual(refused.status, 0);
+  assert.match(refused.stderr, /ref updates aborted by hook/);
+  assert.throws(() => execFileSync('git', ['update-ref', 'refs/heads/y', head], { cwd: theirs, env: GIT_ENV, stdio: 'pipe' }));
+  assert.equal(readFileSync(join(ours, '.git', 'hook.log'), 'utf8'), readFileSync(join(theirs, '.git', 'hook.log'), 'utf8'));
+  assert.equal(existsSync(join(ours, '.git', 'refs', 'heads', 'y')), false);
+  // The library's transactions run it too.
+  using holder = { repo: Repository.open(ours, { env: GIT_ENV }), [Symbol.dispose]() { this.repo.close(); } };
+  assert.throws(() => holder.repo.refTransaction().create('refs/heads/z', Buffer.from(head, 'hex')).commit(), { code: 'REQUEST_REFUSED' });
+});

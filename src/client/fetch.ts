@@ -324,7 +324,11 @@ async function fetchInto(repo: Repository, options: FetchOptions): Promise<Fetch
       storeRefs(repo, entries, localRefs, options, reflogAction, result, writes);
       result.aborted = !writes.finish(result.refs.some((r) => r.status === 'rejected'));
     }
-    if (options.writeFetchHead !== false && options.dryRun !== true && !result.aborted) writeFetchHead(repo, result, url, options.append === true);
+    // An aborted atomic fetch leaves FETCH_HEAD as git leaves it: emptied (git truncates it before
+    // fetching), or as it was with --append.
+    if (options.writeFetchHead !== false && options.dryRun !== true && !(result.aborted && options.append === true)) {
+      writeFetchHead(repo, result.aborted ? { ...result, refs: [] } : result, url, options.append === true);
+    }
     return result;
   } finally {
     conn.close();

@@ -8,6 +8,6 @@ export { readReflog, parseReflog } from './reflog.js';
 export type { ReflogEntry } from './reflog.js';
 export { HiddenRefs } from './hidden-refs.js';
 export { RefTransaction } from './ref-transaction.js';
-export type { RefExpectation, RefUpdateOptions, RefTransactionOptions } from './ref-transaction.js';
+export type { RefExpectation, RefUpdateOptions, RefTransactionOptions, RefTransactionState } from './ref-transaction.js';
 export { parseRefspec, mapPattern, fetchDestination, refspecPrefixes } from './refspec.js';
 export type { Refspec } from './refspec.js';

@@ -43,7 +43,16 @@ export interface RefTransactionOptions {
   lockTimeoutMs?: number | undefined;
   /** The same for packed-refs.lock (git's core.packedRefsTimeout; default 1000 ms). */
   packedLockTimeoutMs?: number | undefined;
+  /**
+   * Told of each step a prepared transaction takes, as git's reference-transaction hook is:
+   * `prepared` (every lock held; returning false aborts the transaction), then `committed` or
+   * `aborted`, with one `<old-id> <new-id> <ref>` line per ref changed (zeros for none).
+   */
+  onStateChange?: ((state: RefTransactionState, lines: string) => boolean | void) | undefined;
 }
+
+/** The steps `RefTransactionOptions.onStateChange` is told of. */
+export type RefTransactionState = 'prepared' | 'committed' | 'aborted';
 
 /** Sleeps this thread (a ref lock is held by another process only for the moment of its write). */
 function sleepSync(ms: number): void {
@@ -149,9 +158,34 @@ export class RefTransaction {
       }
       if (this.updates.some((u) => u.remove && this.refs.isPacked(u.target))) this.packedLock = this.lockFile(join(this.refs.commonDir, 'packed-refs'), 'packed-refs', this.options.packedLockTimeoutMs ?? 1000);
     } catch (e) {
-      this.abort();
+      this.release();
       throw e;
     }
+    if (this.tell('prepared') === false) {
+      this.abort();
+      // git's words (refs.c, ref_transaction_prepare).
+      throw new PackwrightError('REQUEST_REFUSED', 'ref updates aborted by hook');
+    }
+  }
+
+  /**
+   * The lines a reference-transaction hook reads, as git 2.39 writes them: `<old> <new> <ref>` for
+   * each ref set or deleted, the old value the one the caller expected (zeros for none or
+   * "absent"); once prepared, an update through a symbolic ref adds a line for the ref it reached
+   * (git splits such an update in two), after the others.
+   */
+  private hookLines(): string {
+    const zero = '0'.repeat(this.refs.hashLength * 2);
+    const changes = this.updates.filter((u) => u.symbolic === undefined && (u.remove || u.newId !== undefined));
+    const line = (u: Update, ref: string): string => `${u.expect instanceof Uint8Array ? toHex(u.expect) : zero} ${u.newId !== undefined ? toHex(u.newId) : zero} ${ref}\n`;
+    const split = this.state === 'prepared' ? changes.filter((u) => u.target !== u.name) : [];
+    return [...changes.map((u) => line(u, u.name)), ...split.map((u) => line(u, u.target))].join('');
+  }
+
+  /** Tells `onStateChange` of a step, when there is anything to tell of. */
+  private tell(state: RefTransactionState): boolean | void {
+    const lines = this.hookLines();
+    return lines === '' ? undefined : this.options.onStateChange?.(state, lines);
   }
 
   /** Makes every change (preparing first if needed), then releases the locks. */
@@ -189,13 +223,24 @@ export class RefTransaction {
         this.log(u.target, u, u.newId);
         for (const other of u.alsoLog) this.log(other, u, u.newId);
       }
-    } finally {
+    } catch (e) {
       this.abort();
+      throw e;
     }
+    const lines = this.hookLines();
+    this.release();
+    if (lines !== '') this.options.onStateChange?.('committed', lines);
   }
 
-  /** Releases every lock without changing anything. */
+  /** Releases every lock without changing anything; `aborted` is told, as git runs its hook then. */
   abort(): void {
+    if (this.state === 'closed') return;
+    const lines = this.hookLines();
+    this.release();
+    if (lines !== '') this.options.onStateChange?.('aborted', lines);
+  }
+
+  private release(): void {
     for (const u of this.updates) {
       if (u.lock !== undefined) unlinkIfPresent(u.lock);
       u.lock = undefined;

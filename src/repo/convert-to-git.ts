@@ -1,4 +1,3 @@
-import { createRequire } from 'node:module';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
@@ -6,14 +5,7 @@ import { isPackwrightError } from '../errors/packwright-error.js';
 import { Attributes, type AttributeValue } from './attributes.js';
 import { parseIndexFile } from './index-file.js';
 import type { Repository } from './repository.js';
-
-/**
- * `node:child_process`, loaded when a filter first runs: it pulls in net, dgram and streams, which
- * every command would otherwise load at start for a feature few repositories use.
- */
-function childProcess(): typeof import('node:child_process') {
-  return createRequire(import.meta.url)('node:child_process') as typeof import('node:child_process');
-}
+import { childProcess } from './lazy-child-process.js';
 
 /** git's gather_stats and convert_is_binary: a NUL, a lone CR, or too few printable bytes. */
 function looksBinary(data: Uint8Array): boolean {

@@ -9,6 +9,7 @@ import { homedir } from 'node:os';
 import { configFromEnvironment, GitConfig, parseBool } from '../config/git-config.js';
 import { committerIdent } from './ident.js';
 import type { RefTransaction } from '../refs/ref-transaction.js';
+import { referenceTransactionHook } from './reference-transaction-hook.js';
 import { hashLength, type ObjectFormat } from '../hash/object-format.js';
 import { Store, objectFormatOf, type OpenStoreOptions } from '../odb/store.js';
 import type { StoreHandle } from '../odb/store-handle.js';
@@ -178,7 +179,8 @@ export class Repository implements RevisionContext {
    * A transaction of ref changes (see RefTransaction), its reflog lines by this repository's
    * committer (committerIdent) as core.logAllRefUpdates says (default: true, but false in a bare repository);
    * inside a push's quarantine (GIT_QUARANTINE_PATH) every change is refused, as git refuses it.
-   * `committer` names someone else in the reflog lines (a server's authenticated pusher).
+   * `committer` names someone else in the reflog lines (a server's authenticated pusher). The
+   * repository's reference-transaction hook, when it has one, is run at each step as git runs it.
    */
   refTransaction(options: { committer?: { name: string; email: string } | undefined } = {}): RefTransaction {
     const setting = this.config.get('core.logallrefupdates');
@@ -188,7 +190,9 @@ export class Repository implements RevisionContext {
     const lockTimeoutMs = this.config.getInt('core.filesreflocktimeout');
     const packedLockTimeoutMs = this.config.getInt('core.packedrefstimeout');
     const env = options.committer !== undefined ? { ...this.env, GIT_COMMITTER_NAME: options.committer.name, GIT_COMMITTER_EMAIL: options.committer.email } : this.env;
-    return this.refs.transaction({ ident: committerIdent(env, this.config), logAllRefUpdates: logAll, quarantined, lockTimeoutMs, packedLockTimeoutMs });
+    return this.refs.transaction({
+      ident: committerIdent(env, this.config), logAllRefUpdates: logAll, quarantined, lockTimeoutMs, packedLockTimeoutMs, onStateChange: referenceTransactionHook(this),
+    });
   }
 
   /**

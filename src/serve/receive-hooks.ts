@@ -2,28 +2,11 @@
 // post-update, found where git finds them and run as git runs them: in the git directory with
 // GIT_DIR=., their standard output and error together going to the pusher (side band 2).
 import { spawn } from 'node:child_process';
-import { accessSync, constants, statSync } from 'node:fs';
-import { isAbsolute, join, relative } from 'node:path';
+import { isAbsolute, relative } from 'node:path';
 import type { Repository } from '../repo/repository.js';
+import { findHook } from '../repo/find-hook.js';
 
 export type ReceiveHookName = 'pre-receive' | 'update' | 'post-receive' | 'post-update' | 'push-to-checkout';
-
-/** The executable hook `name` of `repo`: `core.hooksPath/<name>` (relative to the git directory, where push hooks run), else `hooks/<name>` of the common directory. */
-export function findHook(repo: Repository, name: string): string | undefined {
-  const hooksPath = repo.config.get('core.hookspath');
-  const dir = typeof hooksPath === 'string' && hooksPath !== ''
-    ? (isAbsolute(hooksPath) ? hooksPath : join(repo.gitDir, hooksPath.replace(/^~(?=\/)/, repo.env['HOME'] ?? '~')))
-    : join(repo.commonDir, 'hooks');
-  const path = join(dir, name);
-  try {
-    if (!statSync(path).isFile()) return undefined;
-    accessSync(path, constants.X_OK);
-    return path;
-  } catch {
-    // Missing, or not executable: git runs no hook then (and hints that it ignored it).
-    return undefined;
-  }
-}
 
 export interface HookRun {
   args?: readonly string[];
