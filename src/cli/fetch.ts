@@ -88,7 +88,9 @@ export async function fetchCommand(io: CommandIO, global: GlobalOptions, agent: 
       ...(progress ? { onProgress: (text: string) => io.stderr.write(`remote: ${text}`) } : {}),
     }));
     if (result.aborted || result.refs.some((r) => r.status === 'rejected')) status = 1;
-    if (verbosity >= 0) io.stderr.write(fetchReport(repo, result.url, result.refs, result.pruned, verbosity, Number(global.env['COLUMNS']) || 80));
+    // git shows what goes to FETCH_HEAD only when it is written (or would be, with --dry-run).
+    const shown = writeFetchHead || dryRun ? result.refs : result.refs.filter((r) => r.status !== 'fetch-head');
+    if (verbosity >= 0) io.stderr.write(fetchReport(repo, result.url, shown, result.pruned, verbosity, Number(global.env['COLUMNS']) || 80));
   }
   return status;
 }
