@@ -1,9 +1,10 @@
-import { cloneBare } from '../client/index.js';
+import { cloneBare, extraHeaders } from '../client/index.js';
 import { PackwrightError } from '../errors/index.js';
 import type { CommandIO } from './command-io.js';
-import type { GlobalOptions } from './global-options.js';
+import { configFromParameters, type GlobalOptions } from './global-options.js';
 import { helpRequested, UsageError } from './usage-error.js';
 import { readShallowOption, type ShallowOptions } from './shallow-options.js';
+import { cliAuth } from './credentials.js';
 
 const USAGE = 'usage: packwright clone (--bare | --mirror | -n | --no-checkout) [-q] [--upload-pack=<exec>] [-b <branch>] [--[no-]single-branch] [--depth=<n>] [--shallow-since=<date>] [--shallow-exclude=<ref>] <repository> [<directory>]';
 
@@ -52,6 +53,8 @@ export async function cloneCommand(io: CommandIO, global: GlobalOptions, agent: 
   if (progress) io.stderr.write(bare ? `Cloning into bare repository '${dir}'...\n` : `Cloning into '${dir}'...\n`);
   await io.interruptible((signal) => cloneBare(url, {
     dir, uploadPack, agent, signal, cwd: global.cwd, mirror, bare, env: { ...global.env }, branch, singleBranch, ...shallow,
+    // `-c http.extraHeader=…`, as git clone takes it (CI's tokens are passed this way).
+    headers: extraHeaders(configFromParameters(global.configParameters), url), onAuth: cliAuth(configFromParameters(global.configParameters), global.env),
     ...(progress ? { onProgress: (text: string) => io.stderr.write(`remote: ${text}`) } : {}),
   }));
   return 0;

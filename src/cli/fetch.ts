@@ -5,6 +5,7 @@ import { prettyRefName } from './pretty-ref-name.js';
 import { openRepository, type GlobalOptions } from './global-options.js';
 import { helpRequested, UsageError } from './usage-error.js';
 import { readShallowOption, type ShallowOptions } from './shallow-options.js';
+import { cliAuth } from './credentials.js';
 
 const USAGE = `usage: packwright fetch [-q | -v] [-p | --prune | --no-prune] [-P | --prune-tags] [-t | --tags | -n | --no-tags] [-f | --force]
                         [--all | --multiple] [--atomic] [--dry-run] [-a | --append] [--refmap=<refspec>] [--negotiation-tip=<rev>]
@@ -84,7 +85,7 @@ export async function fetchCommand(io: CommandIO, global: GlobalOptions, agent: 
   for (const remote of remotes) {
     if ((all || multiple) && verbosity >= 0) io.stdout.write(`Fetching ${remote ?? ''}\n`);
     const result = await io.interruptible((signal) => fetch({
-      repository: repo, remote, refspecs, tags, prune, pruneTags, atomic, dryRun, append: append || ((all || multiple) && remote !== remotes[0]), refmap, negotiationTips, force, updateHeadOk, writeFetchHead, uploadPack, agent, signal, reflogAction, ...shallow,
+      repository: repo, remote, refspecs, tags, prune, pruneTags, atomic, dryRun, append: append || ((all || multiple) && remote !== remotes[0]), refmap, negotiationTips, force, updateHeadOk, writeFetchHead, uploadPack, agent, signal, reflogAction, ...shallow, onAuth: cliAuth(repo.config, global.env),
       ...(progress ? { onProgress: (text: string) => io.stderr.write(`remote: ${text}`) } : {}),
     }));
     if (result.aborted || result.refs.some((r) => r.status === 'rejected')) status = 1;

@@ -1,9 +1,10 @@
-import { listServerRefs } from '../client/index.js';
+import { extraHeaders, listServerRefs } from '../client/index.js';
 import { wildmatch } from '../config/index.js';
 import type { CommandIO } from './command-io.js';
 import { configFromParameters, type GlobalOptions } from './global-options.js';
 import { Output } from './output.js';
 import { helpRequested, UsageError } from './usage-error.js';
+import { cliAuth } from './credentials.js';
 
 const USAGE = `usage: packwright ls-remote [--heads] [--tags] [--refs] [--upload-pack=<exec>]
                             [-q | --quiet] [--exit-code] [--symref]
@@ -43,7 +44,7 @@ export async function lsRemoteCommand(io: CommandIO, global: GlobalOptions, agen
   const prefixes = [...(heads ? ['refs/heads/'] : []), ...(tags ? ['refs/tags/'] : [])];
   const refs = await io.interruptible((signal) => listServerRefs(url, {
     protocol: version === 0 || version === 1 ? version : 2,
-    prefixes, symrefs: true, peelTags: true, uploadPack, agent, signal, cwd: global.cwd,
+    prefixes, symrefs: true, peelTags: true, uploadPack, agent, signal, cwd: global.cwd, headers: extraHeaders(config, url), onAuth: cliAuth(config, global.env),
   }));
   const out = new Output(io.stdout);
   let shown = 0;

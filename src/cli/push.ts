@@ -4,6 +4,7 @@ import type { CommandIO } from './command-io.js';
 import { prettyRefName } from './pretty-ref-name.js';
 import { openRepository, type GlobalOptions } from './global-options.js';
 import { helpRequested, UsageError } from './usage-error.js';
+import { cliAuth } from './credentials.js';
 
 const USAGE = `usage: packwright push [-q | -v] [--all | --mirror | --tags] [--prune] [-d | --delete] [-f | --force] [--force-with-lease[=<ref>[:<expect>]] [--force-if-includes]]
                        [--atomic] [--follow-tags] [-o <option> | --push-option=<option>] [--[no-]thin] [--receive-pack=<exec>] [--porcelain]
@@ -79,7 +80,7 @@ export async function pushCommand(io: CommandIO, global: GlobalOptions, agent: s
   if (verbosity > 0) io.stderr.write(`Pushing to ${anonymizeUrl(readRemoteConfig(repo.config, positional[0] ?? 'origin').pushUrl)}\n`);
   const result = await io.interruptible((signal) => push({
     repository: repo, remote: positional[0], refspecs: positional.slice(1), all, mirror, prune, tags, delete: del, force, atomic, pushOptions, thin, receivePack, agent, signal,
-    forceWithLease: lease, forceIfIncludes, followTags,
+    forceWithLease: lease, forceIfIncludes, followTags, onAuth: cliAuth(repo.config, global.env),
     onMessage: (text) => io.stderr.write(text.replace(/^(?!error: )/gm, 'remote: ').replace(/remote: $/, '')),
   }));
   const report = pushReport(repo, result.url, result.refs, verbosity, porcelain);

@@ -3,13 +3,31 @@
 import { PackwrightError } from '../errors/packwright-error.js';
 import { Repository } from '../repo/repository.js';
 
+/** A user name and password for an HTTP server (sent as Basic authentication). */
+export interface Credentials {
+  username: string;
+  password: string;
+}
+
 /**
- * What every call to a remote takes: HTTP headers and agent, an idle timeout, cancellation, the working
- * directory for relative paths.
+ * Asked for credentials when an HTTP server answers 401: `url` is the repository's (without any
+ * credentials), `failed` the ones it refused, if any. Undefined gives up (REQUEST_REFUSED,
+ * git's "Authentication failed").
+ */
+export type AuthCallback = (url: string, failed: Credentials | undefined) => Credentials | undefined | Promise<Credentials | undefined>;
+
+/**
+ * What every call to a remote takes: HTTP headers, credentials and agent, an idle timeout,
+ * cancellation, the working directory for relative paths.
  */
 export interface RemoteCallOptions {
-  /** Headers for every HTTP request (git's http.extraHeader). */
+  /** Headers for every HTTP request (git's http.extraHeader; fetch and push add the configuration's). */
   headers?: Readonly<Record<string, string>> | undefined;
+  /**
+   * Credentials for an HTTP server that asks (401), as isomorphic-git's onAuth; a URL's own
+   * `https://user:password@host/` are tried first.
+   */
+  onAuth?: AuthCallback | undefined;
   /** The agent named to the server (default `packwright`). */
   agent?: string | undefined;
   /** Give up when the server sends nothing for this long (ms): CONNECTION_CLOSED (default: wait). */
@@ -39,4 +57,9 @@ export async function withLocalRepository<T>(options: LocalRepositoryOptions, wh
   } finally {
     repo.close();
   }
+}
+
+/** The part of a call's options that reaching the server takes (openConnection's). */
+export function remoteCallOptions(options: RemoteCallOptions): Pick<RemoteCallOptions, 'headers' | 'onAuth' | 'agent' | 'idleTimeoutMs' | 'signal'> {
+  return { headers: options.headers, onAuth: options.onAuth, agent: options.agent, idleTimeoutMs: options.idleTimeoutMs, signal: options.signal };
 }

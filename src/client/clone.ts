@@ -13,7 +13,7 @@ import { writeShallowFile } from '../repo/shallow-file.js';
 import { nextPacket, readCapabilities } from './protocol-v2.js';
 import { lsRefs } from './list-server-refs.js';
 import { openConnection, parseRemoteUrl } from './transport.js';
-import type { RemoteCallOptions } from './client-options.js';
+import { remoteCallOptions, type RemoteCallOptions } from './client-options.js';
 
 /**
  * Options of `cloneBare` (and of a clone with a work tree's `.git`): bare or mirror, the protocol, progress
@@ -72,7 +72,7 @@ export async function cloneBare(url: string, options: CloneOptions): Promise<Clo
   const dir = resolve(options.cwd ?? process.cwd(), options.dir);
   const location = parseRemoteUrl(url, options.cwd);
   const agent = options.agent ?? 'packwright';
-  const conn = await openConnection(location, { idleTimeoutMs: options.idleTimeoutMs, service: 'git-upload-pack', protocol: 2, command: options.uploadPack, headers: options.headers, agent, signal: options.signal });
+  const conn = await openConnection(location, { ...remoteCallOptions(options), agent, service: 'git-upload-pack', protocol: 2, command: options.uploadPack });
   let made = false;
   let existed = true;
   try {

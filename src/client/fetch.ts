@@ -20,7 +20,8 @@ import { lsRefs, type ServerRef } from './list-server-refs.js';
 import { nextPacket, readCapabilities } from './protocol-v2.js';
 import { displayUrl, readRemoteConfig } from './remote-config.js';
 import { openConnection, parseRemoteUrl } from './transport.js';
-import { withLocalRepository, type LocalRepositoryOptions, type RemoteCallOptions } from './client-options.js';
+import { remoteCallOptions, withLocalRepository, type LocalRepositoryOptions, type RemoteCallOptions } from './client-options.js';
+import { extraHeaders } from './http-config.js';
 
 /** Where to fetch into (`dir` or `repository`), from where, and how. */
 export interface FetchOptions extends LocalRepositoryOptions, RemoteCallOptions {
@@ -178,7 +179,10 @@ async function fetchInto(repo: Repository, options: FetchOptions): Promise<Fetch
   const tagMode = options.tags ?? remote.tags;
   const hashHex = repo.store.hashLength * 2;
   const location = parseRemoteUrl(url, options.cwd ?? repo.workTree ?? repo.gitDir);
-  const conn = await openConnection(location, { idleTimeoutMs: options.idleTimeoutMs, service: 'git-upload-pack', protocol: 2, command: options.uploadPack ?? remote.uploadPack, headers: options.headers, agent, signal: options.signal });
+  const conn = await openConnection(location, {
+    ...remoteCallOptions(options), agent, headers: { ...extraHeaders(repo.config, url), ...options.headers },
+    service: 'git-upload-pack', protocol: 2, command: options.uploadPack ?? remote.uploadPack,
+  });
   try {
     const first = await nextPacket(conn.reader);
     if (first.kind !== 'data' || first.line !== 'version 2') throw new PackwrightError('PROTOCOL_ERROR', `${url}: the server does not speak protocol v2, which packwright's fetch needs`);

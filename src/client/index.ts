@@ -15,4 +15,5 @@ export { push } from './push.js';
 export type { PushOptions, PushResult, PushedRef, PushedRefStatus } from './push.js';
 export { readAdvertisement } from './advertisement.js';
 export type { Advertisement, AdvertisedRef } from './advertisement.js';
-export type { RemoteCallOptions, LocalRepositoryOptions } from './client-options.js';
+export type { RemoteCallOptions, LocalRepositoryOptions, Credentials, AuthCallback } from './client-options.js';
+export { extraHeaders } from './http-config.js';

@@ -5,7 +5,7 @@ import { FLUSH_PACKET } from '../protocol/pkt-line.js';
 import { readAdvertisement } from './advertisement.js';
 import { commandRequest, nextPacket, readCapabilities } from './protocol-v2.js';
 import { openConnection, parseRemoteUrl, type Connection } from './transport.js';
-import type { RemoteCallOptions } from './client-options.js';
+import { remoteCallOptions, type RemoteCallOptions } from './client-options.js';
 
 /** A ref a server has, as isomorphic-git's listServerRefs gives it. */
 export interface ServerRef {
@@ -71,9 +71,7 @@ export async function lsRefs(
  */
 export async function listServerRefs(url: string, options: ListServerRefsOptions = {}): Promise<ServerRef[]> {
   const location = parseRemoteUrl(url, options.cwd);
-  const conn = await openConnection(location, { idleTimeoutMs: options.idleTimeoutMs,
-    service: 'git-upload-pack', protocol: options.protocol ?? 2, command: options.uploadPack, headers: options.headers, agent: options.agent, signal: options.signal,
-  });
+  const conn = await openConnection(location, { ...remoteCallOptions(options), service: 'git-upload-pack', protocol: options.protocol ?? 2, command: options.uploadPack });
   try {
     const first = await nextPacket(conn.reader);
     const wanted = (name: string): boolean => options.prefixes === undefined || options.prefixes.length === 0 || options.prefixes.some((p) => name.startsWith(p));

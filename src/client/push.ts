@@ -21,7 +21,8 @@ import { readAdvertisement, type AdvertisedRef } from './advertisement.js';
 import { nextPacket } from './protocol-v2.js';
 import { anonymizeUrl, readRemoteConfig, type RemoteConfig } from './remote-config.js';
 import { openConnection, parseRemoteUrl } from './transport.js';
-import { withLocalRepository, type LocalRepositoryOptions, type RemoteCallOptions } from './client-options.js';
+import { remoteCallOptions, withLocalRepository, type LocalRepositoryOptions, type RemoteCallOptions } from './client-options.js';
+import { extraHeaders } from './http-config.js';
 
 /** What to push from (`dir` or `repository`), where, and how. */
 export interface PushOptions extends LocalRepositoryOptions, RemoteCallOptions {
@@ -133,9 +134,9 @@ async function pushFrom(repo: Repository, options: PushOptions): Promise<PushRes
   const remote = readRemoteConfig(repo.config, remoteName);
   const agent = options.agent ?? 'packwright';
   const location = parseRemoteUrl(remote.pushUrl, options.cwd ?? repo.workTree ?? repo.gitDir);
-  const conn = await openConnection(location, { idleTimeoutMs: options.idleTimeoutMs,
-    service: 'git-receive-pack', protocol: 0, command: options.receivePack ?? remote.receivePack, headers: options.headers, agent, signal: options.signal,
-    stderr: options.onMessage,
+  const conn = await openConnection(location, {
+    ...remoteCallOptions(options), agent, headers: { ...extraHeaders(repo.config, remote.pushUrl), ...options.headers },
+    service: 'git-receive-pack', protocol: 0, command: options.receivePack ?? remote.receivePack, stderr: options.onMessage,
   });
   try {
     const advertised = await readAdvertisement(conn.reader);

@@ -12,6 +12,7 @@ import { encodePacket, PacketReader, streamSink } from '../protocol/pkt-line.js'
 import { Repository } from '../repo/repository.js';
 import { receivePack } from '../serve/receive-pack.js';
 import { uploadPack } from '../serve/upload-pack.js';
+import type { AuthCallback, Credentials } from './client-options.js';
 
 /** The two services a client asks a git server for. */
 export type ClientService = 'git-upload-pack' | 'git-receive-pack';
@@ -71,6 +72,8 @@ export interface ConnectOptions {
   command?: string | undefined;
   /** Headers for every HTTP request (git's http.extraHeader). */
   headers?: Readonly<Record<string, string>> | undefined;
+  /** Credentials for an HTTP server that answers 401 (see RemoteCallOptions.onAuth). */
+  onAuth?: AuthCallback | undefined;
   agent?: string | undefined;
   signal?: AbortSignal | undefined;
   /**
@@ -159,15 +162,36 @@ export async function openConnection(location: RemoteLocation, options: ConnectO
   return { reader, request: async (body) => { await writeBody(write, body); return reader; }, close: () => toServer.end() };
 }
 
-function httpConnection(base: URL, options: ConnectOptions, gitProtocol: string | undefined): Promise<Connection> {
+/** How many times a server that keeps answering 401 is asked again with new credentials (git asks once). */
+const AUTH_ATTEMPTS = 3;
+
+function httpConnection(given: URL, options: ConnectOptions, gitProtocol: string | undefined): Promise<Connection> {
+  // Credentials in the URL are not for fetch (which refuses them) but the first to try, as git's.
+  const base = new URL(given.href);
+  let credentials: Credentials | undefined = base.username !== '' ? { username: decodeURIComponent(base.username), password: decodeURIComponent(base.password) } : undefined;
+  base.username = '';
+  base.password = '';
+  const shown = base.href.replace(/\/+$/, '');
   const headers = (extra: Record<string, string>): Record<string, string> => ({
     ...(gitProtocol !== undefined ? { 'Git-Protocol': gitProtocol } : {}),
     'User-Agent': `git/${options.agent ?? 'packwright'}`,
+    ...(credentials !== undefined ? { Authorization: `Basic ${Buffer.from(`${credentials.username}:${credentials.password}`).toString('base64')}` } : {}),
     ...options.headers,
     ...extra,
   });
   const fail = async (response: Response, what: string): Promise<never> => {
+    // git's words for a 401 it could not answer (remote-curl.c).
+    if (response.status === 401) throw new PackwrightError('REQUEST_REFUSED', `Authentication failed for '${shown}/'`);
     throw new PackwrightError(response.status === 404 ? 'REPO_NOT_FOUND' : 'REQUEST_REFUSED', `${what}: the server answered ${response.status} ${response.statusText}`);
+  };
+  /** After a 401: new credentials from `onAuth` (true: ask again), or none (false: give up). */
+  const askAgain = async (response: Response): Promise<boolean> => {
+    if (response.status !== 401 || options.onAuth === undefined) return false;
+    await response.body?.cancel();
+    const next = await options.onAuth(shown, credentials);
+    if (next === undefined) return false;
+    credentials = next;
+    return true;
   };
   const body = (response: Response): PacketReader => {
     const stream = Readable.fromWeb(response.body as import('node:stream/web').ReadableStream<Uint8Array>);
@@ -200,8 +224,9 @@ function httpConnection(base: URL, options: ConnectOptions, gitProtocol: string 
     }
   };
   return (async () => {
-    const url = new URL(`${base.href}/info/refs?service=${options.service}`);
-    const response = await send(url, { headers: headers({}) });
+    const url = new URL(`${shown}/info/refs?service=${options.service}`);
+    let response = await send(url, { headers: headers({}) });
+    for (let attempt = 0; attempt < AUTH_ATTEMPTS && await askAgain(response); attempt++) response = await send(url, { headers: headers({}) });
     if (!response.ok) await fail(response, url.href);
     const type = response.headers.get('content-type') ?? '';
     if (type !== `application/x-${options.service}-advertisement`) {
@@ -215,16 +240,19 @@ function httpConnection(base: URL, options: ConnectOptions, gitProtocol: string 
       const flush = await reader.read();
       if (flush.kind !== 'flush') throw new PackwrightError('PROTOCOL_ERROR', `${url.href}: expected a flush after the service line`);
     }
-    const post = `${base.href}/${options.service}`;
+    const post = `${shown}/${options.service}`;
     return {
       reader,
       request: async (requestBody: RequestBody) => {
-        const r = await send(post, {
+        const postIt = (): Promise<Response> => send(post, {
           method: 'POST',
           headers: headers({ 'Content-Type': `application/x-${options.service}-request`, Accept: `application/x-${options.service}-result` }),
           // A streamed body (a push's pack) goes out as it is made, chunked.
           ...(Buffer.isBuffer(requestBody) ? { body: requestBody } : { body: Readable.toWeb(Readable.from(requestBody)) as unknown as NonNullable<RequestInit['body']>, duplex: 'half' }),
         }, !Buffer.isBuffer(requestBody));
+        let r = await postIt();
+        // A body sent whole can go again with new credentials; a streamed one is spent.
+        for (let attempt = 0; attempt < AUTH_ATTEMPTS && Buffer.isBuffer(requestBody) && await askAgain(r); attempt++) r = await postIt();
         if (!r.ok) await fail(r, post);
         return body(r);
       },

@@ -4,7 +4,7 @@
 import { createServer as createHttpServer } from 'node:http';
 import { createServer, type AddressInfo } from 'node:net';
 import { Repository } from '../../src/repo/index.js';
-import { createGitHttpHandler, serveGitDaemonConnection, type GitDaemonOptions } from '../../src/serve/index.js';
+import { createGitHttpHandler, serveGitDaemonConnection, type GitDaemonOptions, type SmartHttpOptions } from '../../src/serve/index.js';
 
 export interface DaemonOptions {
   /** The environment of the repositories it opens (the reflogs' committer). */
@@ -43,7 +43,7 @@ export async function packwrightDaemon(options: DaemonOptions = {}): Promise<{ u
 }
 
 /** One repository served over git:// (at its own path) and smart HTTP (at `/repo.git`); with `push`, receive-pack too. */
-export async function packwrightServers(repo: string, env: Record<string, string | undefined>, options: { push?: boolean } = {}): Promise<{ git: string; http: string; [Symbol.asyncDispose]: () => Promise<void> }> {
+export async function packwrightServers(repo: string, env: Record<string, string | undefined>, options: { push?: boolean; authorizeHttp?: SmartHttpOptions['authorize'] } = {}): Promise<{ git: string; http: string; [Symbol.asyncDispose]: () => Promise<void> }> {
   const opened: Repository[] = [];
   const open = (): Repository => {
     const r = Repository.openGitDir(repo, { env });
@@ -52,7 +52,7 @@ export async function packwrightServers(repo: string, env: Record<string, string
   };
   const authorize = options.push === true ? { authorize: () => true } : {};
   const daemon = createServer((socket) => void serveGitDaemonConnection(socket, { repository: open, threads: 1, ...authorize }));
-  const handler = createGitHttpHandler({ repository: (path) => (path === '/repo.git' ? open() : undefined), threads: 1, ...authorize });
+  const handler = createGitHttpHandler({ repository: (path) => (path === '/repo.git' ? open() : undefined), threads: 1, ...authorize, ...(options.authorizeHttp !== undefined ? { authorize: options.authorizeHttp } : {}) });
   const http = createHttpServer((req, res) => void handler(req, res));
   await Promise.all([daemon, http].map((s) => new Promise<void>((ok) => s.listen(0, '127.0.0.1', ok))));
   return {
