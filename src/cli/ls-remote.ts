@@ -44,7 +44,7 @@ export async function lsRemoteCommand(io: CommandIO, global: GlobalOptions, agen
   const prefixes = [...(heads ? ['refs/heads/'] : []), ...(tags ? ['refs/tags/'] : [])];
   const refs = await io.interruptible((signal) => listServerRefs(url, {
     protocol: version === 0 || version === 1 ? version : 2,
-    prefixes, symrefs: true, peelTags: true, uploadPack, agent, signal, cwd: global.cwd, headers: extraHeaders(config, url), onAuth: cliAuth(config, global.env),
+    prefixes, symrefs: true, peelTags: true, uploadPack, agent, signal, cwd: global.cwd, headers: extraHeaders(config, url), onAuth: cliAuth(config, global.env), env: global.env,
   }));
   const out = new Output(io.stdout);
   let shown = 0;

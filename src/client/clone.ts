@@ -72,7 +72,7 @@ export async function cloneBare(url: string, options: CloneOptions): Promise<Clo
   const dir = resolve(options.cwd ?? process.cwd(), options.dir);
   const location = parseRemoteUrl(url, options.cwd);
   const agent = options.agent ?? 'packwright';
-  const conn = await openConnection(location, { ...remoteCallOptions(options), agent, service: 'git-upload-pack', protocol: 2, command: options.uploadPack });
+  const conn = await openConnection(location, { ...remoteCallOptions(options), agent, service: 'git-upload-pack', protocol: 2, command: options.uploadPack, env: options.env });
   let made = false;
   let existed = true;
   try {

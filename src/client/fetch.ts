@@ -21,7 +21,7 @@ import { nextPacket, readCapabilities } from './protocol-v2.js';
 import { displayUrl, readRemoteConfig } from './remote-config.js';
 import { openConnection, parseRemoteUrl } from './transport.js';
 import { remoteCallOptions, withLocalRepository, type LocalRepositoryOptions, type RemoteCallOptions } from './client-options.js';
-import { extraHeaders } from './http-config.js';
+import { extraHeaders, sshSettings } from './remote-call-config.js';
 
 /** Where to fetch into (`dir` or `repository`), from where, and how. */
 export interface FetchOptions extends LocalRepositoryOptions, RemoteCallOptions {
@@ -180,7 +180,7 @@ async function fetchInto(repo: Repository, options: FetchOptions): Promise<Fetch
   const hashHex = repo.store.hashLength * 2;
   const location = parseRemoteUrl(url, options.cwd ?? repo.workTree ?? repo.gitDir);
   const conn = await openConnection(location, {
-    ...remoteCallOptions(options), agent, headers: { ...extraHeaders(repo.config, url), ...options.headers },
+    ...remoteCallOptions(options), ...sshSettings(repo), agent, headers: { ...extraHeaders(repo.config, url), ...options.headers },
     service: 'git-upload-pack', protocol: 2, command: options.uploadPack ?? remote.uploadPack,
   });
   try {

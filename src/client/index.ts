@@ -16,4 +16,4 @@ export type { PushOptions, PushResult, PushedRef, PushedRefStatus } from './push
 export { readAdvertisement } from './advertisement.js';
 export type { Advertisement, AdvertisedRef } from './advertisement.js';
 export type { RemoteCallOptions, LocalRepositoryOptions, Credentials, AuthCallback } from './client-options.js';
-export { extraHeaders } from './http-config.js';
+export { extraHeaders } from './remote-call-config.js';

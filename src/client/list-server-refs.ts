@@ -32,6 +32,8 @@ export interface ListServerRefsOptions extends RemoteCallOptions {
   peelTags?: boolean | undefined;
   /** For a local repository: spawn this upload-pack command instead of serving it in this process. */
   uploadPack?: string | undefined;
+  /** The environment GIT_SSH_COMMAND and GIT_SSH are read from (default: the process's). */
+  env?: Readonly<Record<string, string | undefined>> | undefined;
 }
 
 /**
@@ -71,7 +73,7 @@ export async function lsRefs(
  */
 export async function listServerRefs(url: string, options: ListServerRefsOptions = {}): Promise<ServerRef[]> {
   const location = parseRemoteUrl(url, options.cwd);
-  const conn = await openConnection(location, { ...remoteCallOptions(options), service: 'git-upload-pack', protocol: options.protocol ?? 2, command: options.uploadPack });
+  const conn = await openConnection(location, { ...remoteCallOptions(options), service: 'git-upload-pack', protocol: options.protocol ?? 2, command: options.uploadPack, env: options.env });
   try {
     const first = await nextPacket(conn.reader);
     const wanted = (name: string): boolean => options.prefixes === undefined || options.prefixes.length === 0 || options.prefixes.some((p) => name.startsWith(p));

@@ -2,7 +2,7 @@
 // remote-curl.c): a local path or file:// (the service run in this process, or a command spawned
 // as git spawns --upload-pack), git:// over TCP, and smart HTTP(S). A connection is a
 // conversation: the stateful ones keep one byte stream both ways; HTTP is one request per turn.
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { connect } from 'node:net';
 import { PassThrough, Readable } from 'node:stream';
 import { existsSync } from 'node:fs';
@@ -21,20 +21,83 @@ export type ClientService = 'git-upload-pack' | 'git-receive-pack';
 export type RemoteLocation =
   | { kind: 'local'; path: string }
   | { kind: 'git'; host: string; port: number; path: string }
+  | { kind: 'ssh'; host: string; port: number | undefined; path: string }
   | { kind: 'http'; url: URL };
 
-/** git's reading of a remote URL: `http(s)://`, `git://`, `file://` and plain paths (ssh: not yet). */
+/**
+ * git's reading of a remote URL (connect.c, parse_connect_url): `http(s)://`, `git://`,
+ * `ssh://[user@]host[:port]/path` (and `git+ssh://`, `ssh+git://`), the scp-like
+ * `[user@]host:path`, `file://` and plain paths.
+ */
 export function parseRemoteUrl(url: string, cwd = process.cwd()): RemoteLocation {
   if (/^https?:\/\//i.test(url)) return { kind: 'http', url: new URL(url.replace(/\/+$/, '')) };
   if (/^git:\/\//i.test(url)) {
     const u = new URL(url);
     return { kind: 'git', host: u.hostname, port: u.port === '' ? 9418 : Number(u.port), path: decodeURIComponent(u.pathname) };
   }
-  if (/^file:\/\//i.test(url)) return { kind: 'local', path: decodeURIComponent(new URL(url).pathname) };
-  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(url) || /^[^/]+:/.test(url) && !existsSync(url)) {
-    throw new PackwrightError('INVALID_ARGUMENT', `unsupported remote '${url}': packwright reaches http(s)://, git://, file:// and local paths (ssh is not there yet)`);
+  if (/^(ssh|git\+ssh|ssh\+git):\/\//i.test(url)) {
+    const u = new URL(url.replace(/^[^:]+:/, 'ssh:'));
+    const user = u.username !== '' ? `${decodeURIComponent(u.username)}@` : '';
+    const path = decodeURIComponent(u.pathname);
+    // `ssh://host/~user/repo` names a path from a home directory, as git reads it.
+    return { kind: 'ssh', host: `${user}${u.hostname.replace(/^\[(.*)\]$/, '$1')}`, port: u.port === '' ? undefined : Number(u.port), path: path.startsWith('/~') ? path.slice(1) : path };
   }
+  if (/^file:\/\//i.test(url)) return { kind: 'local', path: decodeURIComponent(new URL(url).pathname) };
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(url)) {
+    throw new PackwrightError('INVALID_ARGUMENT', `unsupported remote '${url}': packwright reaches http(s)://, ssh://, git://, file:// and local paths`);
+  }
+  // The scp-like form: a colon before any slash, and not a path that is there (git's url_is_local_not_ssh).
+  const scp = /^(\[[^\]]+\]|[^/:]+):(.*)$/.exec(url);
+  if (scp !== null && !existsSync(url)) return { kind: 'ssh', host: (scp[1] as string).replace(/^\[(.*)\]$/, '$1'), port: undefined, path: scp[2] as string };
   return { kind: 'local', path: resolvePath(cwd, url) };
+}
+
+/** git's ssh variants: which options the program takes (connect.c, determine_ssh_variant). */
+type SshVariant = 'ssh' | 'plink' | 'putty' | 'tortoiseplink' | 'simple';
+
+/** `'…'` quoting for a POSIX shell, as git's sq_quote_buf writes it. */
+function shellQuote(text: string): string {
+  return `'${text.replace(/'/g, "'\\''").replace(/!/g, "'\\!'")}'`;
+}
+
+/**
+ * The command line that reaches a service over ssh, as git's fill_ssh_args makes it: the ssh
+ * program (GIT_SSH_COMMAND or core.sshCommand through the shell, else GIT_SSH or `ssh` run
+ * directly), its options for the variant (the port, GIT_PROTOCOL sent along for OpenSSH), the
+ * host, and the remote command `<service> '<path>'`.
+ */
+function sshCommandLine(location: { host: string; port: number | undefined; path: string }, remoteCommand: string, options: ConnectOptions, gitProtocol: string | undefined): { file: string; args: string[]; env: Record<string, string> } {
+  const env = options.env ?? process.env;
+  const viaShell = env['GIT_SSH_COMMAND'] ?? options.sshCommand;
+  const program = viaShell ?? env['GIT_SSH'] ?? 'ssh';
+  if (location.host.startsWith('-')) throw new PackwrightError('INVALID_ARGUMENT', `strange hostname '${location.host}' blocked`);
+  const name = (viaShell !== undefined ? program.trim().split(/\s+/)[0] ?? '' : program).split('/').pop()?.toLowerCase().replace(/\.exe$/, '') ?? '';
+  const forced = env['GIT_SSH_VARIANT'] ?? options.sshVariant;
+  const childEnv: Record<string, string> = {};
+  for (const [k, v] of Object.entries(env)) if (v !== undefined) childEnv[k] = v;
+  // Another program is asked, as git asks it, whether it takes OpenSSH's options (`-G` succeeds).
+  const probe = (): SshVariant => {
+    const probeArgs = ['-G', ...(gitProtocol !== undefined ? ['-o', 'SendEnv=GIT_PROTOCOL'] : []), ...(location.port !== undefined ? ['-p', String(location.port)] : []), location.host];
+    const run = viaShell !== undefined
+      ? spawnSync('/bin/sh', ['-c', `${program} "$@"`, program, ...probeArgs], { env: childEnv, stdio: 'ignore' })
+      : spawnSync(program, probeArgs, { env: childEnv, stdio: 'ignore' });
+    return run.status === 0 ? 'ssh' : 'simple';
+  };
+  const variant: SshVariant = forced === 'ssh' || forced === 'plink' || forced === 'putty' || forced === 'tortoiseplink' || forced === 'simple' ? forced
+    : name === 'ssh' || name === 'plink' || name === 'tortoiseplink' ? name : probe();
+  const args: string[] = [];
+  if (variant === 'ssh' && gitProtocol !== undefined) {
+    args.push('-o', 'SendEnv=GIT_PROTOCOL');
+    childEnv['GIT_PROTOCOL'] = gitProtocol;
+  }
+  if (variant === 'tortoiseplink') args.push('-batch');
+  if (location.port !== undefined) {
+    if (variant === 'simple') throw new PackwrightError('INVALID_ARGUMENT', "ssh variant 'simple' does not support setting port");
+    args.push(variant === 'ssh' ? '-p' : '-P', String(location.port));
+  }
+  args.push(location.host, `${remoteCommand} ${shellQuote(location.path)}`);
+  if (viaShell === undefined) return { file: program, args, env: childEnv };
+  return { file: '/bin/sh', args: ['-c', `${program} "$@"`, program, ...args], env: childEnv };
 }
 
 /** What a request sends: its bytes, or its chunks as they are made. */
@@ -83,6 +146,12 @@ export interface ConnectOptions {
   idleTimeoutMs?: number | undefined;
   /** What a service run in this process writes to its stderr (a spawned one's goes to this process's). */
   stderr?: ((text: string) => void) | undefined;
+  /** The ssh command, run through the shell (git's core.sshCommand; GIT_SSH_COMMAND overrides it). */
+  sshCommand?: string | undefined;
+  /** Which options the ssh program takes (git's ssh.variant; GIT_SSH_VARIANT overrides it). */
+  sshVariant?: string | undefined;
+  /** The environment GIT_SSH_COMMAND, GIT_SSH and GIT_SSH_VARIANT are read from (default: the process's). */
+  env?: Readonly<Record<string, string | undefined>> | undefined;
 }
 
 /**
@@ -129,11 +198,14 @@ export async function openConnection(location: RemoteLocation, options: ConnectO
     const reader = new PacketReader(withIdleTimeout(socket, options.idleTimeoutMs, () => socket.destroy()));
     return { reader, request: async (body) => { await writeBody(write, body); return reader; }, close: () => socket.destroy() };
   }
-  if (options.command !== undefined) {
-    const child = spawn('/bin/sh', ['-c', `${options.command} "$@"`, options.command, location.path], {
-      stdio: ['pipe', 'pipe', 'inherit'],
-      env: { ...process.env, ...(gitProtocol !== undefined ? { GIT_PROTOCOL: gitProtocol } : {}) },
-    });
+  if (location.kind === 'ssh' || options.command !== undefined) {
+    // A process whose stdio is the conversation: ssh to the server's service, or a local command
+    // (git's --upload-pack) run through the shell with the path as its argument.
+    const { file, args, env } = location.kind === 'ssh'
+      ? sshCommandLine(location, options.command ?? options.service, options, gitProtocol)
+      : { file: '/bin/sh', args: ['-c', `${options.command} "$@"`, options.command as string, location.path], env: { ...process.env, ...(gitProtocol !== undefined ? { GIT_PROTOCOL: gitProtocol } : {}) } };
+    const child = spawn(file, args, { stdio: ['pipe', 'pipe', 'inherit'], env });
+    child.on('error', () => undefined);
     child.stdin.on('error', () => undefined);
     const reader = new PacketReader(withIdleTimeout(child.stdout, options.idleTimeoutMs, () => child.kill()));
     const write = streamSink(child.stdin, 'the remote end hung up');

@@ -1,5 +1,7 @@
-// git's http.* settings that a client call takes from the configuration (http.c, urlmatch.c).
+// What a client call takes from the repository's configuration: git's http.* settings (http.c,
+// urlmatch.c) and how it reaches ssh (connect.c).
 import type { GitConfig } from '../config/git-config.js';
+import type { Repository } from '../repo/repository.js';
 
 /**
  * The headers git's `http.extraHeader` adds to every request to `url`: from `http.extraHeader` and
@@ -28,4 +30,11 @@ export function extraHeaders(config: GitConfig, url: string): Record<string, str
 function matchesUrl(pattern: string, url: string): boolean {
   const p = pattern.replace(/\/+$/, '');
   return url === p || url.startsWith(`${p}/`);
+}
+
+/** core.sshCommand, ssh.variant and the repository's environment, for a connection over ssh. */
+export function sshSettings(repo: Repository): { sshCommand: string | undefined; sshVariant: string | undefined; env: Readonly<Record<string, string | undefined>> } {
+  const command = repo.config.get('core.sshcommand');
+  const variant = repo.config.get('ssh.variant');
+  return { sshCommand: typeof command === 'string' ? command : undefined, sshVariant: typeof variant === 'string' ? variant : undefined, env: repo.env };
 }
