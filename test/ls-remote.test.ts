@@ -39,5 +39,5 @@ test('ls-remote of what is not a repository, or not a git server, fails in its w
   } finally {
     await new Promise((ok) => http.close(ok));
   }
-  await assert.rejects(listServerRefs('ssh://example.invalid/repo.git'), (e) => isPackwrightError(e, 'INVALID_ARGUMENT'));
+  await assert.rejects(listServerRefs('ftp://127.0.0.1/repo.git'), (e) => isPackwrightError(e, 'INVALID_ARGUMENT'));
 });
