@@ -6,7 +6,7 @@ import { helpRequested, UsageError } from './usage-error.js';
 import { readShallowOption, type ShallowOptions } from './shallow-options.js';
 import { cliAuth } from './credentials.js';
 
-const USAGE = 'usage: packwright clone (--bare | --mirror | -n | --no-checkout) [-q] [--upload-pack=<exec>] [-b <branch>] [--[no-]single-branch] [--depth=<n>] [--shallow-since=<date>] [--shallow-exclude=<ref>] <repository> [<directory>]';
+const USAGE = 'usage: packwright clone (--bare | --mirror | -n | --no-checkout) [-q] [--upload-pack=<exec>] [-b <branch>] [--[no-]single-branch] [--depth=<n>] [--shallow-since=<date>] [--shallow-exclude=<ref>] [--filter=<filter-spec>] <repository> [<directory>]';
 
 /**
  * `git clone --bare`: every branch and tag of the repository at a URL or path into a new bare
@@ -23,6 +23,7 @@ export async function cloneCommand(io: CommandIO, global: GlobalOptions, agent: 
   let uploadPack: string | undefined;
   let branch: string | undefined;
   let singleBranch: boolean | undefined;
+  let filter: string | undefined;
   const shallow: ShallowOptions = {};
   const positional: string[] = [];
   for (let i = 0; i < args.length; i++) {
@@ -38,6 +39,9 @@ export async function cloneCommand(io: CommandIO, global: GlobalOptions, agent: 
     else if ((a === '--upload-pack' || a === '-u') && i + 1 < args.length) uploadPack = args[++i];
     else if (a.startsWith('--branch=')) branch = a.slice(9);
     else if ((a === '--branch' || a === '-b') && i + 1 < args.length) branch = args[++i];
+    else if (a.startsWith('--filter=')) filter = a.slice(9);
+    else if (a === '--filter' && i + 1 < args.length) filter = args[++i];
+    else if (a === '--no-filter') filter = undefined;
     else if (a === '--single-branch') singleBranch = true;
     else if (a === '--no-single-branch') singleBranch = false;
     else if (a === '--') positional.push(...args.slice(i + 1)), (i = args.length);
@@ -52,7 +56,7 @@ export async function cloneCommand(io: CommandIO, global: GlobalOptions, agent: 
   const dir = positional[1] ?? (bare ? `${name}.git` : name);
   if (progress) io.stderr.write(bare ? `Cloning into bare repository '${dir}'...\n` : `Cloning into '${dir}'...\n`);
   await io.interruptible((signal) => cloneBare(url, {
-    dir, uploadPack, agent, signal, cwd: global.cwd, mirror, bare, env: { ...global.env }, branch, singleBranch, ...shallow,
+    dir, uploadPack, agent, signal, cwd: global.cwd, mirror, bare, env: { ...global.env }, branch, singleBranch, filter, ...shallow,
     // `-c http.extraHeader=…`, as git clone takes it (CI's tokens are passed this way).
     headers: extraHeaders(configFromParameters(global.configParameters), url), onAuth: cliAuth(configFromParameters(global.configParameters), global.env),
     ...(progress ? { onProgress: (text: string) => io.stderr.write(`remote: ${text}`) } : {}),

@@ -10,7 +10,7 @@ import { cliAuth } from './credentials.js';
 const USAGE = `usage: packwright fetch [-q | -v] [-p | --prune | --no-prune] [-P | --prune-tags] [-t | --tags | -n | --no-tags] [-f | --force]
                         [--all | --multiple] [--atomic] [--dry-run] [-a | --append] [--refmap=<refspec>] [--negotiation-tip=<rev>]
                         [-u | --update-head-ok] [--upload-pack=<exec>] [--[no-]write-fetch-head] [--progress]
-                        [--depth=<n> | --deepen=<n> | --unshallow] [--shallow-since=<date>] [--shallow-exclude=<ref>] [--update-shallow]
+                        [--depth=<n> | --deepen=<n> | --unshallow] [--shallow-since=<date>] [--shallow-exclude=<ref>] [--update-shallow] [--filter=<filter-spec>]
                         [<repository> [<refspec>...]]`;
 
 /** The server's side of a line (the `what` of git's store_updated_refs). */
@@ -39,11 +39,13 @@ export async function fetchCommand(io: CommandIO, global: GlobalOptions, agent: 
   const negotiationTips: string[] = [];
   let uploadPack: string | undefined;
   const shallow: ShallowOptions = {};
+  let filter: string | undefined;
   const positional: string[] = [];
   for (let i = 0; i < args.length; i++) {
     const a = args[i] as string;
     const taken = readShallowOption(args, i, shallow, true);
     if (taken >= 0) i = taken;
+    else if (a.startsWith('--filter=')) filter = a.slice(9);
     else if (a === '-q' || a === '--quiet') (verbosity = -1), (progress = false);
     else if (a === '-v' || a === '--verbose') verbosity = 1;
     else if (a === '-p' || a === '--prune') prune = true;
@@ -85,7 +87,7 @@ export async function fetchCommand(io: CommandIO, global: GlobalOptions, agent: 
   for (const remote of remotes) {
     if ((all || multiple) && verbosity >= 0) io.stdout.write(`Fetching ${remote ?? ''}\n`);
     const result = await io.interruptible((signal) => fetch({
-      repository: repo, remote, refspecs, tags, prune, pruneTags, atomic, dryRun, append: append || ((all || multiple) && remote !== remotes[0]), refmap, negotiationTips, force, updateHeadOk, writeFetchHead, uploadPack, agent, signal, reflogAction, ...shallow, onAuth: cliAuth(repo.config, global.env),
+      repository: repo, remote, refspecs, tags, prune, pruneTags, atomic, dryRun, append: append || ((all || multiple) && remote !== remotes[0]), refmap, negotiationTips, force, updateHeadOk, writeFetchHead, uploadPack, agent, signal, reflogAction, ...shallow, filter, onAuth: cliAuth(repo.config, global.env),
       ...(progress ? { onProgress: (text: string) => io.stderr.write(`remote: ${text}`) } : {}),
     }));
     if (result.aborted || result.refs.some((r) => r.status === 'rejected')) status = 1;

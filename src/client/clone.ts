@@ -14,6 +14,7 @@ import { nextPacket, readCapabilities } from './protocol-v2.js';
 import { lsRefs } from './list-server-refs.js';
 import { openConnection, parseRemoteUrl } from './transport.js';
 import { remoteCallOptions, type RemoteCallOptions } from './client-options.js';
+import { normalizeFilterSpec } from '../walk/object-filter.js';
 
 /**
  * Options of `cloneBare` (and of a clone with a work tree's `.git`): bare or mirror, the protocol, progress
@@ -49,6 +50,12 @@ export interface CloneOptions extends RemoteCallOptions {
   shallowSince?: Date | number | undefined;
   /** A shallow clone of the history not reachable from these refs (git's --shallow-exclude). */
   shallowExclude?: readonly string[] | undefined;
+  /**
+   * A partial clone (git's --filter): objects the filter leaves out (`blob:none`, `blob:limit=<n>`,
+   * `tree:<depth>`) stay on the server, which becomes the repository's promisor remote. git fetches
+   * them when it needs them; packwright's own reads of them fail with OBJECT_NOT_FOUND.
+   */
+  filter?: string | undefined;
 }
 
 /** What `cloneBare` wrote: the refs, and where HEAD points. */
@@ -72,6 +79,7 @@ export async function cloneBare(url: string, options: CloneOptions): Promise<Clo
   const dir = resolve(options.cwd ?? process.cwd(), options.dir);
   const location = parseRemoteUrl(url, options.cwd);
   const agent = options.agent ?? 'packwright';
+  const filter = options.filter !== undefined ? normalizeFilterSpec(options.filter) : undefined;
   const conn = await openConnection(location, { ...remoteCallOptions(options), agent, service: 'git-upload-pack', protocol: 2, command: options.uploadPack, env: options.env });
   let made = false;
   let existed = true;
@@ -90,6 +98,8 @@ export async function cloneBare(url: string, options: CloneOptions): Promise<Clo
     }
     // The server's HEAD, for origin/HEAD; the local HEAD may name another branch (--branch).
     const remoteHead = head;
+    const remoteHeadId = listed.find((r) => r.ref === 'HEAD' && r.oid !== 'unborn')?.oid;
+    let partial = false;
     if (options.branch !== undefined) {
       head = `refs/heads/${options.branch}`;
       if (!refs.some((r) => r.ref === head)) throw new PackwrightError('REF_NOT_FOUND', `Remote branch ${options.branch} not found in upstream origin`);
@@ -112,12 +122,16 @@ export async function cloneBare(url: string, options: CloneOptions): Promise<Clo
     try {
       if (wants.length > 0) {
         // A clone keeps what it receives as a pack whatever its size (git's TRANS_OPT_KEEP).
-        const { received, shallowInfo } = await fetchPack(conn, caps, repo, {
+        // A partial clone's pack is a promisor pack: its `.promisor` lists what was asked for, as git's.
+        const sought = [...(remoteHeadId !== undefined && !single ? [`${remoteHeadId} HEAD`] : []), ...refs.map((r) => `${r.oid} ${r.ref}`)];
+        const { received, shallowInfo, filtered } = await fetchPack(conn, caps, repo, {
           wants, unpackLimit: 0, onProgress: options.onProgress, agent, signal: options.signal, includeTag: single, deepen,
+          filter, promisor: filter !== undefined ? sought.map((l) => `${l}\n`).join('').replace(/\n$/, '') : undefined,
         });
+        partial = filtered;
         repo.store.refresh();
         const shallow = shallowInfo.shallow.map((h) => Buffer.from(h, 'hex'));
-        if (!(await isConnected(repo.objects, wants.map((w) => Buffer.from(w, 'hex')), [], { shallow, signal: options.signal }))) {
+        if (!(await isConnected(repo.objects, wants.map((w) => Buffer.from(w, 'hex')), [], { shallow, promisor: partial, signal: options.signal }))) {
           throw new PackwrightError('OBJECT_NOT_FOUND', `${url}: the pack received does not hold everything the refs need`);
         }
         if (shallow.length > 0) writeShallowFile(join(gitDir, 'shallow'), shallow);
@@ -138,13 +152,16 @@ export async function cloneBare(url: string, options: CloneOptions): Promise<Clo
       // git clone starts from a SHA-1 repository's config and adds the object format once the
       // server has said it: for SHA-256 the extension comes after the remote (and before the branch).
       let core = readFileSync(join(gitDir, 'config'), 'utf8').replace(/\[extensions\]\n\tobjectformat = [^\n]*\n/, '');
+      // A partial clone: format version 1, and the remote its promisor (git's partial_clone_register).
+      if (partial) core = core.replace('\trepositoryformatversion = 0\n', '\trepositoryformatversion = 1\n');
+      const promisorConfig = partial ? `\tpromisor = true\n\tpartialclonefilter = ${filter ?? ''}\n` : '';
       if (!bare) core = core.replace('\tbare = true\n', '\tbare = false\n\tlogallrefupdates = true\n');
       const fetchSpec = options.mirror === true ? '\tfetch = +refs/*:refs/*\n\tmirror = true\n'
         : bare ? ''
           : single && branch !== undefined ? `\tfetch = +refs/heads/${branch}:refs/remotes/origin/${branch}\n` : '\tfetch = +refs/heads/*:refs/remotes/origin/*\n';
       const extension = format === 'sha1' ? '' : `[extensions]\n\tobjectformat = ${format}\n`;
       const tracking = !bare && branch !== undefined && refs.some((r) => r.ref === head) ? `[branch "${branch}"]\n\tremote = origin\n\tmerge = ${head}\n` : '';
-      writeFileSync(join(gitDir, 'config'), `${core}[remote "origin"]\n\turl = ${recorded}\n${fetchSpec}${extension}${tracking}`);
+      writeFileSync(join(gitDir, 'config'), `${core}[remote "origin"]\n\turl = ${recorded}\n${fetchSpec}${promisorConfig}${extension}${tracking}`);
       if (!bare && branch !== undefined) {
         const tip = refs.find((r) => r.ref === head);
         if (tip !== undefined) {

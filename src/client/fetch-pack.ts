@@ -31,6 +31,10 @@ export interface FetchPackOptions {
    * boundary), back to a date (seconds since the epoch), or short of what some refs reach.
    */
   deepen?: Deepen | undefined;
+  /** A partial fetch: the object filter (`blob:none`, `blob:limit=<n>`, `tree:<depth>`), sent when the server allows filters. */
+  filter?: string | undefined;
+  /** From a promisor remote: the `.promisor` text of the pack kept (see ReceiveObjectsOptions.promisor). */
+  promisor?: string | undefined;
   /** Objects below this count are written loose (fetch.unpackLimit; default 100). */
   unpackLimit?: number | undefined;
   onProgress?: ((text: string) => void) | undefined;
@@ -127,6 +131,8 @@ async function readAcknowledgments(reader: PacketReader, negotiator: HaveNegotia
 export interface FetchedPack {
   received: ReceivedObjects | undefined;
   shallowInfo: ShallowInfo;
+  /** Whether the server took the filter asked for (a partial fetch). */
+  filtered: boolean;
 }
 
 /**
@@ -136,7 +142,7 @@ export interface FetchedPack {
  */
 export async function fetchPack(conn: Connection, caps: ReadonlyMap<string, string>, repo: Repository, options: FetchPackOptions): Promise<FetchedPack> {
   const shallowInfo: ShallowInfo = { shallow: [], unshallow: [] };
-  if (options.wants.length === 0) return { received: undefined, shallowInfo };
+  if (options.wants.length === 0) return { received: undefined, shallowInfo, filtered: false };
   const head = options.wants.map((w) => `want ${w}`);
   head.push('thin-pack', 'ofs-delta');
   if (options.onProgress === undefined) head.push('no-progress');
@@ -150,6 +156,16 @@ export async function fetchPack(conn: Connection, caps: ReadonlyMap<string, stri
     if (deepen.relative === true) head.push('deepen-relative');
     if (deepen.since !== undefined) head.push(`deepen-since ${deepen.since}`);
     for (const ref of deepen.not ?? []) head.push(`deepen-not ${ref}`);
+  }
+  let filtered = false;
+  if (options.filter !== undefined) {
+    // git's words when the server does not take filters: the fetch goes on, whole.
+    if (/(^| )filter( |$)/.test(caps.get('fetch') ?? '')) {
+      head.push(`filter ${options.filter}`);
+      filtered = true;
+    } else {
+      options.onProgress?.('warning: filtering not recognized by server, ignoring\n');
+    }
   }
   const common = new Set<string>();
   let reader: PacketReader | undefined;
@@ -181,6 +197,7 @@ export async function fetchPack(conn: Connection, caps: ReadonlyMap<string, stri
     unpackLimit: options.unpackLimit ?? 100,
     keep: `fetch-pack ${process.pid} on ${hostname()}`,
     signal: options.signal,
+    promisor: options.promisor,
   });
-  return { received, shallowInfo };
+  return { received, shallowInfo, filtered };
 }

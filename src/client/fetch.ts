@@ -22,6 +22,7 @@ import { displayUrl, readRemoteConfig } from './remote-config.js';
 import { openConnection, parseRemoteUrl } from './transport.js';
 import { remoteCallOptions, withLocalRepository, type LocalRepositoryOptions, type RemoteCallOptions } from './client-options.js';
 import { extraHeaders, sshSettings } from './remote-call-config.js';
+import { normalizeFilterSpec } from '../walk/object-filter.js';
 
 /** Where to fetch into (`dir` or `repository`), from where, and how. */
 export interface FetchOptions extends LocalRepositoryOptions, RemoteCallOptions {
@@ -73,6 +74,11 @@ export interface FetchOptions extends LocalRepositoryOptions, RemoteCallOptions 
    * left alone, as git leaves them.
    */
   updateShallow?: boolean | undefined;
+  /**
+   * A partial fetch's object filter (git's --filter), only from the repository's promisor remote;
+   * by default that remote's `partialclonefilter`, as git fetches from it.
+   */
+  filter?: string | undefined;
 }
 
 /** How a ref fared (git fetch's display): `'new'` ([new branch], [new tag], [new ref]), `'fast-forward'`, `'forced'`, `'tag-update'`, `'rejected'`, `'up-to-date'`, `'fetch-head'` (no local ref: FETCH_HEAD only). */
@@ -269,6 +275,12 @@ async function fetchInto(repo: Repository, options: FetchOptions): Promise<Fetch
     // it (git marks nothing complete then: what is here may lie beyond the boundary).
     const shallow = repo.shallowCommits();
     const deepen = deepenOf(options, shallow.length > 0);
+    // A partial clone's promisor remote: its filter (or the one given), the pack marked as its.
+    const promisorRemote = remote.name !== undefined && repo.config.getBool(`remote.${remote.name}.promisor`) === true;
+    if (options.filter !== undefined && !promisorRemote) throw new PackwrightError('INVALID_ARGUMENT', '--filter can only be used with the remote configured in extensions.partialclone');
+    const configuredFilter = promisorRemote ? repo.config.get(`remote.${remote.name as string}.partialclonefilter`) : undefined;
+    const filterSpec = options.filter ?? (typeof configuredFilter === 'string' && configuredFilter !== '' ? configuredFilter : undefined);
+    const filter = filterSpec !== undefined ? normalizeFilterSpec(filterSpec) : undefined;
     const wants = [...new Set(entries.map((e) => e.remote.oid))].filter((oid) => deepen !== undefined || !have(oid));
     if (wants.length > 0) {
       const negotiator = new HaveNegotiator(repo.objects, shallow);
@@ -277,6 +289,8 @@ async function fetchInto(repo: Repository, options: FetchOptions): Promise<Fetch
       const unpackLimit = repo.config.getInt('fetch.unpacklimit') ?? repo.config.getInt('transfer.unpacklimit') ?? 100;
       const { received, shallowInfo } = await fetchPack(conn, caps, repo, {
         wants, negotiator, includeTag: autoTags, unpackLimit, onProgress: options.onProgress, agent, signal: options.signal, shallow, deepen,
+        // git's fetch marks the pack with an empty `.promisor` (only a clone lists the refs in it).
+        filter, promisor: promisorRemote ? '' : undefined,
       });
       repo.store.refresh();
       result.objects = received?.objects ?? 0;
@@ -400,7 +414,9 @@ function deepenOf(options: FetchOptions, shallow: boolean): Deepen | undefined {
 /** git's check_connected before any ref moves: what the map names, down to what the local refs reach. */
 async function checkConnected(repo: Repository, entries: readonly MapEntry[], localRefs: ReadonlyMap<string, Buffer>, shallow: readonly Uint8Array[], url: string, signal: AbortSignal | undefined): Promise<void> {
   const tips = [...new Set(entries.map((e) => e.remote.oid))].map((h) => Buffer.from(h, 'hex'));
-  if (!(await isConnected(repo.objects, tips, [...localRefs.values()], { shallow, signal }))) {
+  // In a partial clone, what its promisor remotes' objects name may be missing (git's --exclude-promisor-objects).
+  const promisor = repo.config.entries.some((e) => /^remote\..*\.promisor$/.test(e.key) && e.value !== 'false');
+  if (!(await isConnected(repo.objects, tips, [...localRefs.values()], { shallow, promisor, signal }))) {
     throw new PackwrightError('OBJECT_NOT_FOUND', `${displayUrl(url)} did not send all necessary objects`);
   }
 }

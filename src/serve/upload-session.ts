@@ -5,7 +5,7 @@ import type { Repository } from '../repo/repository.js';
 import { createPack } from '../create/create-pack.js';
 import { packSettings } from '../create/pack-settings.js';
 import { PackProgress } from '../create/pack-progress.js';
-import { parseObjectFilter, type ObjectFilter } from '../walk/object-filter.js';
+import { normalizeFilterSpec, parseObjectFilter, type ObjectFilter } from '../walk/object-filter.js';
 import { CommitDag } from '../walk/commit-dag.js';
 import { walkCommits } from '../walk/walk-objects.js';
 import type { RevTip } from '../walk/rev-args.js';
@@ -294,8 +294,7 @@ export class UploadSession {
     };
     await check(filter);
     this.filter = filter;
-    // git's expand_list_objects_filter_spec: a size limit in bytes, the rest as given.
-    this.filterSpec = filter.kind === 'blob:limit' ? `blob:limit=${filter.bytes}` : spec;
+    this.filterSpec = normalizeFilterSpec(spec);
   }
 
   /** A `have` the client sent: noted if we have it (git's got_oid/do_got_oid); false when we do not. */

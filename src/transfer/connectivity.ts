@@ -10,6 +10,8 @@ import { walkObjectsSliced } from '../walk/walk-objects.js';
 export interface ConnectivityOptions {
   /** Commits whose parents are not followed (the shallow boundary). */
   shallow?: readonly Uint8Array[] | undefined;
+  /** A partial clone's: objects that promisor packs' objects name may be missing (git's --exclude-promisor-objects). */
+  promisor?: boolean | undefined;
   signal?: AbortSignal | undefined;
 }
 
@@ -31,7 +33,7 @@ export async function isConnected(objects: StoreHandle, tips: readonly Uint8Arra
   }
   try {
     await walkObjectsSliced(objects, revTips, {
-      missing: 'error',
+      missing: options.promisor === true ? 'allow-promisor' : 'error',
       ...(options.shallow !== undefined && options.shallow.length > 0 ? { shallow: options.shallow } : {}),
       ...(options.signal !== undefined ? { signal: options.signal } : {}),
     });

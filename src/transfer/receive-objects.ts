@@ -44,6 +44,11 @@ export interface ReceiveObjectsOptions {
   maxInputSize?: number | undefined;
   /** The `.keep` message of a pack kept (git's `--keep=receive-pack <pid> on <host>`), so gc leaves it alone until the refs name it. */
   keep?: string | undefined;
+  /**
+   * From a promisor remote (a partial clone's): the pack is kept whatever its size and marked with
+   * a `.promisor` file holding this text (git writes the refs fetched, `<id> <ref>` a line).
+   */
+  promisor?: string | undefined;
   /** Complete a thin pack from the repository's objects (default true; git's --reject-thin-pack-for-testing is false). */
   fixThin?: boolean | undefined;
   threads?: number | undefined;
@@ -98,7 +103,8 @@ export async function readPackHeader(input: AsyncIterable<Uint8Array>): Promise<
  * fails leaves nothing behind. Reads the input to the pack's trailer and no further.
  */
 export async function receiveObjects(repo: Repository, header: ConsumedPackHeader, input: Readable, options: ReceiveObjectsOptions = {}): Promise<ReceivedObjects> {
-  const limit = options.unpackLimit ?? 100;
+  // Loose objects cannot be marked as a promisor's: such a pack is always kept (git's fetch-pack).
+  const limit = options.promisor !== undefined ? 0 : options.unpackLimit ?? 100;
   const say = options.onMessage ?? ((): void => undefined);
   const hexLength = repo.store.hashLength * 2;
   if (header.count < limit) {
@@ -132,6 +138,7 @@ export async function receiveObjects(repo: Repository, header: ConsumedPackHeade
     // pack lacks are deflated by Node's zlib, not the (slower) reference one.
     fixThinGitBytes: false,
     ...(options.keep !== undefined ? { keep: options.keep } : {}),
+    ...(options.promisor !== undefined ? { promisor: options.promisor } : {}),
     ...(options.maxInputSize !== undefined ? { maxInputSize: options.maxInputSize } : {}),
     // A pack of a few thousand objects is indexed sooner on this thread than a worker starts (~45 ms).
     ...(options.threads !== undefined ? { threads: options.threads } : header.count < SMALL_PACK_OBJECTS ? { threads: 1 } : {}),

@@ -13,7 +13,7 @@ export { walkCommits, walkObjects, walkObjectsSliced, walkObjectsParallel } from
 export type { WalkObjectsOptions, WalkedObjects } from './walk-objects.js';
 export { walkObjectsWithBitmap, wholeBitmappedPack, checkCommitBitmap } from './bitmap-walk.js';
 export type { BitmapWalkOptions, CommitBitmapCheck } from './bitmap-walk.js';
-export { parseObjectFilter } from './object-filter.js';
+export { normalizeFilterSpec, parseObjectFilter } from './object-filter.js';
 export type { ObjectFilter } from './object-filter.js';
 export { RevArgs } from './rev-args.js';
 export type { RevTip } from './rev-args.js';

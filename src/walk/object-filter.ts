@@ -22,6 +22,16 @@ const TYPES: Record<string, number> = { commit: OBJ_COMMIT, tree: OBJ_TREE, blob
 const RESERVED = '~`!@#$^&*()[]{}\\;\'",<>?';
 
 /**
+ * A filter spec as git passes it on and records it (expand_list_objects_filter_spec): a size
+ * limit in bytes (`blob:limit=1k` is `blob:limit=1024`), the rest as given; INVALID_ARGUMENT for a
+ * spec git refuses.
+ */
+export function normalizeFilterSpec(spec: string): string {
+  const filter = parseObjectFilter(spec);
+  return filter.kind === 'blob:limit' ? `blob:limit=${filter.bytes}` : spec;
+}
+
+/**
  * Parses a filter spec as git's gently_parse_list_objects_filter does, with its messages.
  * `sparse:oid=` (which needs sparse-checkout patterns) is the one form git knows that packwright
  * refuses; all errors are INVALID_ARGUMENT.

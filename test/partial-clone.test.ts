@@ -1,0 +1,50 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { cpSync, existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { git, GIT_ENV, makeRepo, runPackwright, tempDir, type Format } from './helpers/git.js';
+
+/** What a partial clone or fetch leaves that git's leaves the same: config, refs, the promisor marks and the objects. */
+function state(gitDir: string): string {
+  const read = (name: string): string => (existsSync(join(gitDir, name)) ? `${name}:\n${readFileSync(join(gitDir, name), 'utf8')}` : `${name}: none`);
+  const packDir = join(gitDir, 'objects', 'pack');
+  const promisors = readdirSync(packDir).filter((f) => f.endsWith('.promisor')).map((f) => readFileSync(join(packDir, f), 'utf8')).sort();
+  return [
+    read('config'), read('HEAD'), read('packed-refs'), read('FETCH_HEAD'), git(gitDir, ['for-each-ref']).toString(), ...promisors,
+    git(gitDir, ['cat-file', '--batch-all-objects', '--batch-check']).toString(),
+  ].join('\n');
+}
+
+for (const format of ['sha1', 'sha256'] as Format[]) {
+  test(`partial clones and fetches leave what git's leave (${format}): --filter=blob:none, tree:0, blob:limit, the promisor remote's filter on fetch`, async () => {
+    using dir = tempDir();
+    const src = join(makeRepo(dir.path, format, 4), '.git');
+    git(src, ['config', 'uploadpack.allowFilter', 'true']);
+    const url = `file://${src}`;
+    for (const [k, args] of [['--bare', '--filter=blob:none'], ['-n', '--filter=tree:0'], ['--bare', '--filter=blob:limit=1k']].entries()) {
+      const ours = join(dir.path, `ours${k}`);
+      const theirs = join(dir.path, `theirs${k}`);
+      const r = await runPackwright(dir.path, ['clone', '-q', ...args, url, ours], { env: GIT_ENV });
+      assert.equal(r.status, 0, r.stderr);
+      git(dir.path, ['clone', '-q', ...args, url, theirs]);
+      const gitDir = (d: string): string => (args.includes('-n') ? join(d, '.git') : d);
+      assert.equal(state(gitDir(ours)), state(gitDir(theirs)), `clone ${args.join(' ')}`);
+    }
+    // A fetch from the promisor remote takes its filter (or --filter's), and marks the pack.
+    const base = join(dir.path, 'base');
+    git(dir.path, ['clone', '-q', '-n', '--filter=blob:none', url, base]);
+    git(src, ['update-ref', 'refs/heads/main', git(src, ['commit-tree', 'main^{tree}', '-p', 'main', '-m', 'more']).toString().trim()]);
+    for (const args of [[], ['--filter=tree:0']]) {
+      const ours = join(dir.path, `fetch-ours${args.length}`);
+      const theirs = join(dir.path, `fetch-theirs${args.length}`);
+      cpSync(base, ours, { recursive: true });
+      cpSync(base, theirs, { recursive: true });
+      const r = await runPackwright(ours, ['fetch', '-q', ...args], { env: GIT_ENV });
+      assert.equal(r.status, 0, r.stderr);
+      git(theirs, ['fetch', '-q', ...args]);
+      assert.equal(state(join(ours, '.git')), state(join(theirs, '.git')), `fetch ${args.join(' ')}`);
+    }
+    const refused = await runPackwright(base, ['fetch', '--filter=blob:none', url], { env: GIT_ENV });
+    assert.match(refused.stderr, /--filter can only be used with the remote configured in extensions.partialclone/);
+  });
+}
