@@ -118,6 +118,9 @@ export class PackReader {
     }
   }
 
+  /** The most levels a read of this pack has had to replay (see decodeChain's stride). */
+  private longestReplay = 0;
+
   private decodeChain(offset: number, transient: boolean, keep: boolean, baseHint: number): PackObject {
     const file = this.file;
     const cache = this.cache;
@@ -188,6 +191,21 @@ export class PackReader {
         break;
       }
     }
+    // A chain longer than the cache holds would push out, level by level, everything a later read
+    // needs, leaving only the levels just made (cat-file in id order over 1,100-deep chains of
+    // 200 KB blobs with a 28 MB cache: 317k deltas applied for 3,300 objects, 4x git's time).
+    // Past half of what the cache holds, only one level in `stride` is kept, chosen by a hash of
+    // its offset: the same levels whichever read reaches them (and, strides being powers of two,
+    // a longer stride's levels among a shorter one's), so the kept ones add up to a lattice over
+    // the chain that fits, and a later read finds one about `stride` levels down.
+    // The stride follows the longest chain replayed in this pack so far, not this read's: a short
+    // replay that kept every level would push the lattice out again.
+    this.longestReplay = Math.max(this.longestReplay, offsets.length - 1);
+    const room = base === undefined ? Infinity : Math.max(1, Math.floor(cache.limit / Math.max(1, base.data.length) / 2));
+    // Only for chains far longer than that (four times): where they fit, keeping every level is what
+    // reads in chain order want (the next read's base is the level just made; sparser keeping made
+    // cat-file --batch in rev-list order on gitoxide 10% slower).
+    const stride = this.longestReplay <= 4 * room ? 1 : 2 ** Math.ceil(Math.log2(this.longestReplay / room));
     for (let i = offsets.length - 1; i >= 0; i--) {
       const at = offsets[i] as number;
       const size = sizes[i] as number;
@@ -213,10 +231,12 @@ export class PackReader {
         // A level the cache will not keep (larger than its limit) goes to one of two buffers of
         // this read's own, in turn: a fresh buffer a level cost a deep chain of large objects
         // under a small cache ~4x the delta application itself in first touches of memory.
-        const backing: Buffer = cache.keeps(resultSize) ? (this.pending = cache.allocate(resultSize + 1, base)) : this.levelBuffer(resultSize + 1, base);
+        // The requested object's own base is kept too: the next read may well be its sibling.
+        const kept = (stride === 1 || i === 1 || (Math.imul(at, 0x9e3779b1) >>> 16 & (stride - 1)) === 0) && cache.keeps(resultSize);
+        const backing: Buffer = kept ? (this.pending = cache.allocate(resultSize + 1, base)) : this.levelBuffer(resultSize + 1, base);
         this.applyAt(at, base.data, this.scratch, size, backing);
         base = { type: base.type, data: backing.subarray(0, resultSize), backing };
-        cache.set(cache.key(this.identity, at), base);
+        if (kept) cache.set(cache.key(this.identity, at), base);
         this.pending = undefined;
       } catch (e) {
         // Without a way to look elsewhere, or at the top, the damage is the answer.
