@@ -22,6 +22,13 @@ for (const format of ['sha1', 'sha256'] as Format[]) {
         }
       }
     }
+    // Inside a repository, a remote's name (or none: origin) stands for its URL.
+    const work = `${dir.path}/work`;
+    git(dir.path, ['init', '-q', `--object-format=${format}`, work]);
+    git(work, ['remote', 'add', 'origin', src]);
+    for (const args of [['origin'], [], ['--heads', 'origin']]) {
+      assert.equal((await runPackwright(work, ['ls-remote', ...args], { env: GIT_ENV })).stdout.toString(), git(work, ['ls-remote', ...args]).toString(), args.join(' '));
+    }
     const refs = await listServerRefs(s.http, { symrefs: true, peelTags: true, prefixes: ['refs/tags/', 'HEAD'] });
     assert.equal(refs.find((r) => r.ref === 'HEAD')?.target, 'refs/heads/main');
     assert.ok(refs.some((r) => r.ref.startsWith('refs/tags/') && r.peeled !== undefined));

@@ -1,7 +1,7 @@
-import { extraHeaders, listServerRefs } from '../client/index.js';
+import { extraHeaders, listServerRefs, readRemoteConfig } from '../client/index.js';
 import { wildmatch } from '../config/index.js';
 import type { CommandIO } from './command-io.js';
-import { configFromParameters, type GlobalOptions } from './global-options.js';
+import { configFromParameters, tryOpenRepository, type GlobalOptions } from './global-options.js';
 import { Output } from './output.js';
 import { helpRequested, UsageError } from './usage-error.js';
 import { cliAuth } from './credentials.js';
@@ -36,10 +36,15 @@ export async function lsRemoteCommand(io: CommandIO, global: GlobalOptions, agen
     else if (a.startsWith('-')) throw new UsageError(`error: unknown option \`${a.replace(/^-+/, '')}'\n${USAGE}`);
     else positional.push(a);
   }
-  const url = positional[0];
-  if (url === undefined) throw new UsageError(`fatal: no remote specified (packwright ls-remote needs the repository's URL or path)\n${USAGE}`);
+  // Inside a repository, a remote's name stands for its URL (and `origin` for none given), as in git.
+  const repo = tryOpenRepository(global);
+  const named = positional[0] ?? (repo?.config.get('remote.origin.url') !== undefined ? 'origin' : undefined);
+  if (named === undefined) throw new UsageError(`fatal: No remote configured to list refs from.\n${USAGE}`);
+  const remote = repo !== undefined ? readRemoteConfig(repo.config, named) : undefined;
+  const url = remote?.url ?? named;
+  uploadPack ??= remote?.uploadPack;
   const patterns = positional.slice(1).map((p) => `*/${p}`);
-  const config = configFromParameters(global.configParameters);
+  const config = repo?.config ?? configFromParameters(global.configParameters);
   const version = config.getInt('protocol.version') ?? 2;
   const prefixes = [...(heads ? ['refs/heads/'] : []), ...(tags ? ['refs/tags/'] : [])];
   const refs = await io.interruptible((signal) => listServerRefs(url, {
