@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { cpSync, existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { git, GIT_ENV, makeRepo, runPackwright, tempDir, type Format } from './helpers/git.js';
+import { cloneBothWays, git, GIT_ENV, makeRepo, runPackwright, tempDir, type Format } from './helpers/git.js';
 
 /** What a partial clone or fetch leaves that git's leaves the same: config, refs, the promisor marks and the objects. */
 function state(gitDir: string): string {
@@ -22,13 +22,8 @@ for (const format of ['sha1', 'sha256'] as Format[]) {
     git(src, ['config', 'uploadpack.allowFilter', 'true']);
     const url = `file://${src}`;
     for (const [k, args] of [['--bare', '--filter=blob:none'], ['-n', '--filter=tree:0'], ['--bare', '--filter=blob:limit=1k']].entries()) {
-      const ours = join(dir.path, `ours${k}`);
-      const theirs = join(dir.path, `theirs${k}`);
-      const r = await runPackwright(dir.path, ['clone', '-q', ...args, url, ours], { env: GIT_ENV });
-      assert.equal(r.status, 0, r.stderr);
-      git(dir.path, ['clone', '-q', ...args, url, theirs]);
-      const gitDir = (d: string): string => (args.includes('-n') ? join(d, '.git') : d);
-      assert.equal(state(gitDir(ours)), state(gitDir(theirs)), `clone ${args.join(' ')}`);
+      const { ours, theirs } = await cloneBothWays(dir.path, args, url, k);
+      assert.equal(state(ours), state(theirs), `clone ${args.join(' ')}`);
     }
     // A fetch from the promisor remote takes its filter (or --filter's), and marks the pack.
     const base = join(dir.path, 'base');

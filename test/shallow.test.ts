@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { cpSync, existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { git, GIT_ENV, runPackwright, tempDir, type Format } from './helpers/git.js';
+import { cloneBothWays, git, GIT_ENV, runPackwright, tempDir, type Format } from './helpers/git.js';
 
 /**
  * A history of eight commits on main, each tagged (t1..t8, and an annotated a3 on the third), and
@@ -53,14 +53,9 @@ for (const format of ['sha1', 'sha256'] as Format[]) {
       ['--bare', '--depth', '2', '--no-single-branch'],
     ];
     for (const [k, args] of clones.entries()) {
-      const ours = join(dir.path, `ours${k}`);
-      const theirs = join(dir.path, `theirs${k}`);
-      const r = await runPackwright(dir.path, ['clone', '-q', ...args, url, ours], { env: GIT_ENV });
-      assert.equal(r.status, 0, r.stderr);
-      git(dir.path, ['clone', '-q', ...args, url, theirs]);
-      const gitDir = (d: string): string => (args.includes('-n') ? join(d, '.git') : d);
-      assert.equal(state(gitDir(ours)), state(gitDir(theirs)), `clone ${args.join(' ')}`);
-      git(gitDir(ours), ['fsck', '--full']);
+      const { ours, theirs } = await cloneBothWays(dir.path, args, url, k);
+      assert.equal(state(ours), state(theirs), `clone ${args.join(' ')}`);
+      git(ours, ['fsck', '--full']);
     }
 
     // Fetches into a shallow clone with a work tree's layout, after the server moved on.

@@ -272,3 +272,17 @@ function buildHistoryRepo(dir: string, format: Format, commits: number): string 
   git(repo, ['update-ref', 'refs/heads/loose', loose]);
   return repo;
 }
+
+/**
+ * The same `clone -q <args> <url>` by packwright (in-process) and by git, into `ours<k>` and
+ * `theirs<k>` under `dir`; their git directories, to compare what each left.
+ */
+export async function cloneBothWays(dir: string, args: readonly string[], url: string, k: number): Promise<{ ours: string; theirs: string }> {
+  const ours = join(dir, `ours${k}`);
+  const theirs = join(dir, `theirs${k}`);
+  const r = await runPackwright(dir, ['clone', '-q', ...args, url, ours], { env: GIT_ENV });
+  if (r.status !== 0) throw new Error(`packwright clone ${args.join(' ')} exited ${r.status}: ${r.stderr}`);
+  git(dir, ['clone', '-q', ...args, url, theirs]);
+  const gitDir = (d: string): string => (args.includes('-n') ? join(d, '.git') : d);
+  return { ours: gitDir(ours), theirs: gitDir(theirs) };
+}
