@@ -1,4 +1,4 @@
-import { test, describe } from 'node:test';
+import { after, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -641,6 +641,19 @@ function incompressibleRepo(dir: string, format: Format): string {
 }
 
 describe('store: a memory ceiling', () => {
+  // Made once per format on first use (fast-import and a repack of ~3 MB of random text: ~1 s each).
+  const shared = tempDir();
+  const repos = new Map<Format, string>();
+  const wideRepo = (format: Format): string => {
+    let repo = repos.get(format);
+    if (repo === undefined) {
+      repo = incompressibleRepo(shared.path, format);
+      repos.set(format, repo);
+    }
+    return repo;
+  };
+  after(() => shared[Symbol.dispose]());
+
   test('the window pool evicts the least recently used window of any pack, and reuses only buffers no one can hold', () => {
     const dropped: string[] = [];
     const owner = (name: string): { dropWindow(): void } => ({ dropWindow: () => { dropped.push(name); } });
@@ -668,8 +681,7 @@ describe('store: a memory ceiling', () => {
 
   for (const format of ['sha1', 'sha256'] as const) {
     test(`${format}: a pack larger than its window budget reads every object as git does, in any order, within the budget`, () => {
-      using dir = tempDir();
-      const repo = incompressibleRepo(dir.path, format);
+      const repo = wideRepo(format);
       const packDir = join(repo, 'objects', 'pack');
       const packSize = statSync(join(packDir, fileEndingIn(packDir, '.pack'))).size;
       assert.ok(packSize > 3 << 20, `pack of ${packSize} bytes`);
@@ -724,8 +736,7 @@ describe('store: a memory ceiling', () => {
   });
 
   test('cat-file --max-memory and packwright.maxMemory bound the store, with the same output', async () => {
-    using dir = tempDir();
-    const repo = incompressibleRepo(dir.path, 'sha1');
+    const repo = wideRepo('sha1');
     const expected = git(repo, ['cat-file', '--batch-all-objects', '--batch', '--unordered']);
     assert.ok((await packwright(repo, ['cat-file', '--batch-all-objects', '--batch', '--unordered', '--max-memory=80m'])).equals(expected));
     assert.ok((await packwright(repo, ['-c', 'packwright.maxMemory=80m', 'cat-file', '--batch-all-objects', '--batch', '--unordered'])).equals(expected));
