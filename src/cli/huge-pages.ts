@@ -16,13 +16,15 @@ import type { GlobalOptions } from './global-options.js';
  * Tunables are read when a process starts, and Node cannot madvise, so the only way to get them is
  * to start again with the variable set. That costs one Node startup (~0.1 s, ~40 MB for the
  * waiting parent), so it happens only for the store's commands that read at least MIN_BYTES of
- * pack: `cat-file --batch-all-objects --batch`, and walks of every ref's trees (`rev-list --objects
- * --all`, `pack-objects --revs --all`), whose reads of tree entries across the pack also miss
- * the TLB far less with 2 MiB pages. On gitoxide, alternating runs of the child alone, when those
- * walks still read the pack whole: rev-list 2.60-3.65 s → 2.14-2.38 s, 309-312 → 285-290 MB;
- * pack-objects median of 5 3.23 → 3.00 s, 336 → 296 MB. Now that they read it through windows
- * (walk-objects.ts), rev-list with the relaunch (the parent's start included) takes the same
- * time as without (2.18-2.70 s against 2.00-2.87) in 185 MB instead of 209.
+ * pack: `cat-file --batch-all-objects --batch`, where it is even in time and keeps the child ~10 MB
+ * smaller (its 4 MiB young generation): gitoxide complete, five alternating runs, medians 1.87 s,
+ * 178 MB against 1.88 s, 189 MB without.
+ * Not for walks (`rev-list --objects --all`, `pack-objects --revs --all`), which it once sped up
+ * when they read the pack whole: since they read through windows and list trees faster, the
+ * relaunch only adds its start. Alternating runs (`/usr/bin/time`, medians of five): rev-list on
+ * the gitoxide corpus repository 1.65 s, 170 MB relaunched against 1.45 s, 190 MB not (huge
+ * pages set from the start, no relaunch: 1.46 s, so the pages no longer help it); pack-objects
+ * there 2.52 s against 2.00 s; and on a bitmapped pack sent whole, 0.41 s against 0.23 s.
  * Not for index-pack, verify-pack or fsck: once pass 1 kept the deltas for pass 2 and the
  * resolvers reused their buffers, the relaunch made index-pack --threads=2 of gitoxide.pack slower
  * (3.01-3.10 s against 2.83-2.87 s) and verify-pack -v too (2.85-2.92 s against 2.72-2.77 s),
@@ -89,11 +91,6 @@ function packBytesTouched(global: GlobalOptions, rest: string[]): number {
       // Only reading every object's content is big work; --batch-check over all objects is not.
       if (!args.includes('--batch-all-objects') || !args.some((a) => a === '--batch' || a.startsWith('--batch='))) return 0;
       return repositoryPackBytes(global);
-    case 'rev-list':
-      // A walk of every tree from every ref reads scattered parts of most of the pack.
-      return args.includes('--objects') && args.includes('--all') ? repositoryPackBytes(global) : 0;
-    case 'pack-objects':
-      return args.includes('--revs') && args.includes('--all') ? repositoryPackBytes(global) : 0;
     case 'demo':
       return repositoryPackBytes(global);
     default:
