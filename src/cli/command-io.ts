@@ -76,9 +76,14 @@ export function fdInput(fd: number, stream: () => Readable): CommandInput {
  * A file descriptor written with `writeSync`: the CLI prints hundreds of thousands of records, and
  * a stream costs a callback and an allocation each. A non-blocking pipe's EAGAIN waits briefly and retries.
  */
-export function fdOutput(fd: number, isTTY: boolean): CommandOutput {
+export function fdOutput(fd: number, isTTY: boolean | (() => boolean)): CommandOutput {
+  let tty = typeof isTTY === 'boolean' ? isTTY : undefined;
   return {
-    isTTY,
+    // Asked only by commands that may show progress: a function is called then, once.
+    get isTTY(): boolean {
+      tty ??= (isTTY as () => boolean)();
+      return tty;
+    },
     write(chunk) {
       const b = typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : chunk;
       let done = 0;

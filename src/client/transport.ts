@@ -2,8 +2,8 @@
 // remote-curl.c): a local path or file:// (the service run in this process, or a command spawned
 // as git spawns --upload-pack), git:// over TCP, and smart HTTP(S). A connection is a
 // conversation: the stateful ones keep one byte stream both ways; HTTP is one request per turn.
-import { spawn, spawnSync } from 'node:child_process';
-import { connect } from 'node:net';
+import { childProcess } from '../repo/lazy-child-process.js';
+import { createRequire } from 'node:module';
 import { PassThrough, Readable } from 'node:stream';
 import { existsSync } from 'node:fs';
 import { resolve as resolvePath } from 'node:path';
@@ -79,8 +79,8 @@ function sshCommandLine(location: { host: string; port: number | undefined; path
   const probe = (): SshVariant => {
     const probeArgs = ['-G', ...(gitProtocol !== undefined ? ['-o', 'SendEnv=GIT_PROTOCOL'] : []), ...(location.port !== undefined ? ['-p', String(location.port)] : []), location.host];
     const run = viaShell !== undefined
-      ? spawnSync('/bin/sh', ['-c', `${program} "$@"`, program, ...probeArgs], { env: childEnv, stdio: 'ignore' })
-      : spawnSync(program, probeArgs, { env: childEnv, stdio: 'ignore' });
+      ? childProcess().spawnSync('/bin/sh', ['-c', `${program} "$@"`, program, ...probeArgs], { env: childEnv, stdio: 'ignore' })
+      : childProcess().spawnSync(program, probeArgs, { env: childEnv, stdio: 'ignore' });
     return run.status === 0 ? 'ssh' : 'simple';
   };
   const variant: SshVariant = forced === 'ssh' || forced === 'plink' || forced === 'putty' || forced === 'tortoiseplink' || forced === 'simple' ? forced
@@ -187,6 +187,8 @@ export async function openConnection(location: RemoteLocation, options: ConnectO
   const gitProtocol = options.protocol === 0 ? undefined : `version=${options.protocol}`;
   if (location.kind === 'http') return httpConnection(location.url, options, gitProtocol);
   if (location.kind === 'git') {
+    // node:net is loaded for git:// only: every command would load it at start otherwise.
+    const { connect } = createRequire(import.meta.url)('node:net') as typeof import('node:net');
     const socket = connect({ host: location.host, port: location.port });
     await new Promise<void>((ok, fail) => {
       socket.once('connect', ok);
@@ -204,7 +206,7 @@ export async function openConnection(location: RemoteLocation, options: ConnectO
     const { file, args, env } = location.kind === 'ssh'
       ? sshCommandLine(location, options.command ?? options.service, options, gitProtocol)
       : { file: '/bin/sh', args: ['-c', `${options.command} "$@"`, options.command as string, location.path], env: { ...process.env, ...(gitProtocol !== undefined ? { GIT_PROTOCOL: gitProtocol } : {}) } };
-    const child = spawn(file, args, { stdio: ['pipe', 'pipe', 'inherit'], env });
+    const child = childProcess().spawn(file, args, { stdio: ['pipe', 'pipe', 'inherit'], env });
     child.on('error', () => undefined);
     child.stdin.on('error', () => undefined);
     const reader = new PacketReader(withIdleTimeout(child.stdout, options.idleTimeoutMs, () => child.kill()));

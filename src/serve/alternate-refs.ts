@@ -1,6 +1,6 @@
 // The tips of the repositories this one borrows objects from (git's for_each_alternate_ref):
 // receive-pack advertises them as `.have`, so a pusher does not send what an alternate holds.
-import { spawnSync } from 'node:child_process';
+import { childProcess } from '../repo/lazy-child-process.js';
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { tryFromHex } from '../hash/hex.js';
@@ -34,7 +34,7 @@ export function alternateRefIds(repo: Repository): Buffer[] {
     const path = dir.slice(0, -'/objects'.length);
     if (!isDirectory(join(path, 'refs'))) continue;
     if (typeof command === 'string') {
-      const run = spawnSync('/bin/sh', ['-c', `${command} "$@"`, command, path], { cwd: repo.gitDir, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
+      const run = childProcess().spawnSync('/bin/sh', ['-c', `${command} "$@"`, command, path], { cwd: repo.gitDir, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
       for (const line of (run.stdout ?? '').split('\n')) {
         if (line === '') continue;
         const id = line.length === 2 * H ? tryFromHex(line, H) : undefined;

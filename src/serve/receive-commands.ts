@@ -3,7 +3,7 @@
 // objects moved out of the quarantine, then each ref checked (funny names, the checked-out branch,
 // deletes, fast-forwards, the update hook) and changed in a ref transaction; after the report,
 // the post-receive and post-update hooks.
-import { spawn } from 'node:child_process';
+import { childProcess } from '../repo/lazy-child-process.js';
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { isPackwrightError } from '../errors/packwright-error.js';
@@ -176,7 +176,7 @@ async function autoGc(s: ReceiveSession): Promise<void> {
   const env: Record<string, string> = {};
   for (const [k, v] of Object.entries({ ...s.repo.env, GIT_DIR: '.' })) if (v !== undefined) env[k] = v;
   await new Promise<void>((resolve) => {
-    const child = spawn('git', ['gc', '--auto', '--quiet'], { cwd: s.repo.gitDir, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = childProcess().spawn('git', ['gc', '--auto', '--quiet'], { cwd: s.repo.gitDir, env, stdio: ['ignore', 'pipe', 'pipe'] });
     const relay = (chunk: Buffer): void => s.tell(chunk);
     child.stdout.on('data', relay);
     child.stderr.on('data', relay);

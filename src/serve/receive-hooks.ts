@@ -1,7 +1,7 @@
 // git's hook scripts around a push (githooks(5)): pre-receive, update, post-receive and
 // post-update, found where git finds them and run as git runs them: in the git directory with
 // GIT_DIR=., their standard output and error together going to the pusher (side band 2).
-import { spawn } from 'node:child_process';
+import { childProcess } from '../repo/lazy-child-process.js';
 import { isAbsolute, relative } from 'node:path';
 import type { Repository } from '../repo/repository.js';
 import { findHook } from '../repo/find-hook.js';
@@ -34,7 +34,7 @@ export function runHook(repo: Repository, name: ReceiveHookName, run: HookRun): 
     // git names a hook of the repository by its path from the git directory (`hooks/update`), as its $0 shows.
     const within = relative(repo.gitDir, path);
     const named = within !== '' && !within.startsWith('..') && !isAbsolute(within) ? within : path;
-    const child = spawn('/bin/sh', ['-c', 'exec "$0" "$@" 2>&1', named, ...(run.args ?? [])], {
+    const child = childProcess().spawn('/bin/sh', ['-c', 'exec "$0" "$@" 2>&1', named, ...(run.args ?? [])], {
       cwd: repo.gitDir,
       env,
       stdio: ['pipe', 'pipe', 'inherit'],

@@ -2,7 +2,7 @@
 // tree has checked out updates that work tree too, when it is clean. packwright has no work tree
 // code of its own: as git's receive-pack does, it runs git's (update-index, diff-files,
 // diff-index, read-tree), or the repository's push-to-checkout hook in their place.
-import { spawn } from 'node:child_process';
+import { childProcess } from '../repo/lazy-child-process.js';
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import type { Repository } from '../repo/repository.js';
@@ -35,7 +35,7 @@ export function linkedWorktreePath(adminDir: string): string | undefined {
 /** Runs `git <args>` for the work tree, resolving to its exit status (127 when there is no git to run). */
 function runGit(args: string[], cwd: string, env: Record<string, string>, output: (text: Buffer) => void): Promise<number> {
   return new Promise((done) => {
-    const child = spawn('git', args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = childProcess().spawn('git', args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
     child.stdout.on('data', output);
     child.stderr.on('data', output);
     child.on('error', () => done(127));
