@@ -16,7 +16,7 @@ const run = promisify(execFile);
 const [who, repo, count, resultFile] = process.argv.slice(2);
 const fsck = process.argv.includes('--fsck');
 const n = Number(count);
-const cli = join(dirname(fileURLToPath(import.meta.url)), '..', 'dist', 'bin', 'packwright.js');
+const cli = join(dirname(fileURLToPath(import.meta.url)), '..', 'dist', 'bin', 'packwright.cjs');
 const out = `${resultFile}.clones`;
 rmSync(out, { recursive: true, force: true });
 mkdirSync(out, { recursive: true });

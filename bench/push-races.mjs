@@ -17,7 +17,7 @@ import { promisify } from 'node:util';
 import { fileURLToPath } from 'node:url';
 
 const execFileAsync = promisify(execFile);
-const cli = fileURLToPath(new URL('../dist/bin/packwright.js', import.meta.url));
+const cli = fileURLToPath(new URL('../dist/bin/packwright.cjs', import.meta.url));
 const [pushes = 1000, clients = 8, refCount = 3] = process.argv.slice(2).map(Number);
 const env = { ...process.env, GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null', GIT_AUTHOR_NAME: 'A', GIT_AUTHOR_EMAIL: 'a@example.com', GIT_COMMITTER_NAME: 'C', GIT_COMMITTER_EMAIL: 'c@example.com' };
 const git = (cwd, args, input) => execFileSync('git', args, { cwd, env, input, maxBuffer: 1 << 28 }).toString().trim();

@@ -14,7 +14,7 @@ import { fileURLToPath } from 'node:url';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, '..');
-const cli = join(root, 'dist', 'bin', 'packwright.js');
+const cli = join(root, 'dist', 'bin', 'packwright.cjs');
 const shared = join(root, '..', 'shared', 'corpus');
 const work = join(tmpdir(), 'packwright-bench');
 const args = process.argv.slice(2);

@@ -20,7 +20,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const here = dirname(fileURLToPath(import.meta.url));
-const CLI = resolve(here, '..', 'dist', 'bin', 'packwright.js');
+const CLI = resolve(here, '..', 'dist', 'bin', 'packwright.cjs');
 
 // Which commands stand in for which scripts. t5316 keeps git's index-pack: it checks the trace2
 // progress regions git's index-pack writes (GIT_TRACE2_EVENT), which packwright does not.

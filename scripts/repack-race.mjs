@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 
 const { values } = parseArgs({ options: { repo: { type: 'string' }, repacks: { type: 'string', default: '20' }, threads: { type: 'string', default: '4' } } });
-const cli = new URL('../dist/bin/packwright.js', import.meta.url).pathname;
+const cli = new URL('../dist/bin/packwright.cjs', import.meta.url).pathname;
 const work = mkdtempSync(join(tmpdir(), 'packwright-race-'));
 let repo = join(work, 'repo.git');
 const corpus = new URL('../../shared/corpus/make-repo.sh', import.meta.url).pathname;

@@ -1,13 +1,17 @@
-// The commands' side of the `packwright` executable, bundled as dist/bin/packwright.cjs and started
+// The commands' side of the `packwright` executable, bundled as dist/bin/commands.cjs and started
 // by the loader (bin.ts); the only place the commands meet the process: its arguments, file
 // descriptors, environment, signals and exit status become a CommandIO (command-io.ts).
 // The decision to relaunch with huge pages (huge-pages.ts) is made before the commands are
 // loaded, so a relaunching parent stays cheap.
-import { isatty } from 'node:tty';
+import { createRequire } from 'node:module';
 import { fdInput, fdOutput, type CommandIO } from './command-io.js';
 import { parseGlobalOptions } from './global-options.js';
 import { relaunchWithHugePages } from './huge-pages.js';
 import { processInterruptible } from './interruptible.js';
+
+function isatty(fd: number): boolean {
+  return (createRequire(import.meta.url)('node:tty') as typeof import('node:tty')).isatty(fd);
+}
 
 /** Runs the command the process's arguments name; its status becomes the process's exit code. */
 export async function main(): Promise<void> {
@@ -16,9 +20,10 @@ export async function main(): Promise<void> {
   const io: CommandIO = {
     stdin: fdInput(0, () => process.stdin),
     // isatty, not process.stdout.isTTY: that makes the stream, and for a pipe loads node:net and
-    // its streams at every start, though commands write to the descriptor directly.
-    stdout: fdOutput(1, isatty(1)),
-    stderr: fdOutput(2, isatty(2)),
+    // its streams at every start, though commands write to the descriptor directly. node:tty
+    // loads node:net too (~2 ms), so it is loaded only when a command asks (progress).
+    stdout: fdOutput(1, () => isatty(1)),
+    stderr: fdOutput(2, () => isatty(2)),
     env: process.env,
     cwd: process.cwd(),
     interruptible: processInterruptible(Number.isInteger(parent) ? parent : undefined),

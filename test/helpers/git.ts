@@ -6,7 +6,7 @@ import { run } from '../../src/cli/run.js';
 import { memoryIO } from '../../src/cli/command-io.js';
 
 /** The executable as shipped (the bundle `npm run build` makes; npm test builds first). */
-export const CLI = new URL('../../../dist/bin/packwright.js', import.meta.url).pathname;
+export const CLI = new URL('../../../dist/bin/packwright.cjs', import.meta.url).pathname;
 
 export const GIT_ENV = {
   ...process.env,
