@@ -78,6 +78,36 @@ test('git clones through `packwright upload-pack` (stdio, as --upload-pack) equa
   }
 });
 
+test('a pack of many megabytes through `packwright upload-pack` (stdio): sent whole from a bitmapped pack and entry by entry, its buffers reused, every object arrives', () => {
+  using dir = tempDir();
+  const src = join(dir.path, 'src.git');
+  git(dir.path, ['init', '-q', '--bare', src]);
+  // ~6 MB of pack: the pack spans several of the writer's 1 MiB chunks and
+  // of the whole-pack copy's 4 MiB reads, so a buffer reused before the output took it would show.
+  let seed = 7;
+  const word = (): string => {
+    seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
+    return seed.toString(36).padStart(7, '0');
+  };
+  const parts: string[] = [];
+  for (let f = 0; f < 10; f++) {
+    // One of them larger than two chunks, so that one entry is handed over in several.
+    const data = Array.from({ length: f === 0 ? 400_000 : 70_000 }, word).join(' ');
+    parts.push(`blob\nmark :${f + 1}\ndata ${data.length}\n${data}\n`);
+  }
+  parts.push(`commit refs/heads/main\ncommitter A <a@example.com> 1700000000 +0000\ndata 4\nbig\n${Array.from({ length: 10 }, (_, f) => `M 100644 :${f + 1} f${f}\n`).join('')}\n`);
+  git(src, ['fast-import', '--quiet'], parts.join(''));
+  for (const bitmap of [true, false]) {
+    // No delta search: nothing here would delta, and looking takes seconds.
+    git(src, ['repack', '-adq', '--window=0', bitmap ? '--write-bitmap-index' : '--no-write-bitmap-index']);
+    const ours = join(dir.path, `pw-${bitmap}`);
+    git(dir.path, ['clone', '-q', '--bare', `--upload-pack=${UPLOAD_PACK}`, `file://${src}`, ours]);
+    git(ours, ['fsck', '--full', '--no-dangling']);
+    const objects = (repo: string): string => git(repo, ['cat-file', '--batch-all-objects', '--batch-check']).toString();
+    assert.equal(objects(ours), objects(src));
+  }
+});
+
 for (const format of FORMATS) {
   test(`git clones served by packwright equal git's own (${format}, protocols 0 and 2): full, bare, mirror, single branch, depth`, async () => {
     using dir = tempDir();

@@ -5,6 +5,8 @@ import type { CommandIO } from './command-io.js';
 export interface StdioConversation {
   input: NodeJS.ReadableStream & AsyncIterable<Uint8Array>;
   output: (chunk: Buffer) => void;
+  /** The output has written the bytes when it returns (see UploadSessionOptions.reusableOutput). */
+  reusableOutput: true;
   stderr: (text: string) => void;
   protocol: 0 | 1 | 2;
   signal: AbortSignal;
@@ -21,6 +23,8 @@ export async function serveOverStdio(io: CommandIO, run: (conversation: StdioCon
   await io.interruptible((signal) => run({
     input,
     output: (chunk) => io.stdout.write(chunk),
+    // A CommandOutput has written or copied the bytes when it returns.
+    reusableOutput: true,
     stderr: (text) => io.stderr.write(text),
     protocol: requestedProtocolVersion(io.env['GIT_PROTOCOL']),
     signal,

@@ -30,6 +30,13 @@ export interface CreatePackOptions {
   /** The pack's bytes go here, in order. */
   sink?: PackSink | undefined;
   /**
+   * The sink is done with each chunk once it returns, or once the promise it returns settles (it
+   * wrote or copied the bytes): the pack's buffers are then reused for the next chunks. Without
+   * it every chunk is a fresh buffer the sink may keep (a stream's queue does); a long pack then
+   * allocates its size again in buffers, and the allocator's heap grows with it.
+   */
+  reuseChunks?: boolean | undefined;
+  /**
    * Also (or instead) write `<packBase>-<hash>.pack` and its `.idx` (and `.rev` with
    * writeReverseIndex), each through a temporary file renamed into place, the index last.
    */

@@ -80,7 +80,7 @@ async function createPackWith(options: CreatePackOptions, pools: LazyPool, threa
       const objects = whole.index.count;
       progress?.('counting', objects, objects);
       times.counting = lap();
-      const hash = await copyWholePack(whole, sink, options.signal);
+      const hash = await copyWholePack(whole, sink, options.signal, undefined, options.reuseChunks === true);
       if (hash !== undefined) {
         times.writing = lap();
         return {

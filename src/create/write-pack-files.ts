@@ -91,6 +91,8 @@ export async function writePackOutput(options: CreatePackOptions, counted: Count
       deltaBaseOffset: options.deltaBaseOffset !== false,
       compression: options.compression ?? zlibConstants.Z_DEFAULT_COMPRESSION,
       sink,
+      // The files are written at once; the caller's sink says for itself.
+      reuseChunks: userSink === undefined || options.reuseChunks === true,
       split,
       signal: options.signal,
       onProgress: progress === undefined ? undefined : (done, total, bytes) => progress('writing', done, total, bytes),

@@ -87,6 +87,8 @@ export interface WritePackOptions {
   deltaBaseOffset: boolean;
   compression: number;
   sink: PackSink;
+  /** The sink is done with a chunk when it returns or its promise settles (see CreatePackOptions.reuseChunks). */
+  reuseChunks?: boolean | undefined;
   /** Several packs instead of one (then `sink` is not used). */
   split?: PackSplit | undefined;
   signal?: AbortSignal | undefined;
@@ -122,13 +124,20 @@ export async function writePack(options: WritePackOptions): Promise<WrittenPack>
   // a promise is waited for before the next entry. One await a chunk, not several an entry: at
   // 226k entries, per-entry awaits cost ~100 ms of microtasks.
   let waiting: Promise<void> | undefined;
+  /** Chunks a sink that does not keep them is done with (see reuseChunks). */
+  const spare: (typeof out)[] = [];
   const flush = (): void => {
     if (used === 0) return;
     const chunk = out.subarray(0, used);
     hasher.update(chunk);
     const pending = sink(chunk);
-    // The sink may keep the chunk (a stream): hand it over and take a fresh buffer.
-    out = Buffer.allocUnsafeSlow(CHUNK);
+    // A sink that may keep the chunk (a stream) has it for good: the next is a fresh buffer.
+    if (options.reuseChunks === true) {
+      const given = out;
+      if (pending === undefined) spare.push(given);
+      else pending.then(() => spare.push(given), () => {});
+    }
+    out = spare.pop() ?? Buffer.allocUnsafeSlow(CHUNK);
     used = 0;
     if (pending !== undefined) waiting = waiting === undefined ? pending : waiting.then(() => pending);
   };
@@ -421,7 +430,7 @@ class ForwardReader {
  * entry, from other copies where there are some); later it is PACK_CORRUPT, the pack being half
  * sent. Resolves to the trailer.
  */
-export async function copyWholePack(pack: StorePack, sink: PackSink, signal?: AbortSignal, onProgress?: (bytes: number) => void): Promise<Buffer | undefined> {
+export async function copyWholePack(pack: StorePack, sink: PackSink, signal?: AbortSignal, onProgress?: (bytes: number) => void, reuseChunks = false): Promise<Buffer | undefined> {
   const file = pack.open().file;
   const index = pack.index;
   const end = file.dataEnd;
@@ -429,6 +438,8 @@ export async function copyWholePack(pack: StorePack, sink: PackSink, signal?: Ab
   const offsets = order?.offsets;
   let k = 0;
   let sent = 0;
+  /** The read buffer, when the sink is done with each chunk as its promise settles (reuseChunks). */
+  let reused: Buffer | undefined;
   for (let start = 12; start < end;) {
     // A window of whole entries: READ_WINDOW bytes, or one entry when it is bigger.
     let stop = Math.min(end, start + READ_WINDOW);
@@ -438,8 +449,14 @@ export async function copyWholePack(pack: StorePack, sink: PackSink, signal?: Ab
       if (last === k && k < offsets.length) last = k + 1;
       stop = last < offsets.length ? (offsets[last] as number) : end;
     }
-    // A fresh buffer each time: the sink may keep what it is given.
-    const bytes = Buffer.allocUnsafeSlow(stop - start);
+    // A fresh buffer each time, unless the sink is done with each as it settles: it may keep what it is given.
+    let bytes: Buffer;
+    if (reuseChunks && stop - start <= READ_WINDOW) {
+      reused ??= Buffer.allocUnsafeSlow(READ_WINDOW);
+      bytes = reused.subarray(0, stop - start);
+    } else {
+      bytes = Buffer.allocUnsafeSlow(stop - start);
+    }
     file.readInto(bytes, start, stop - start);
     if (offsets !== undefined && order !== undefined) {
       for (; k < offsets.length && (offsets[k] as number) < stop; k++) {

@@ -19,9 +19,17 @@ export type SidebandSize = typeof DEFAULT_PACKET_MAX | typeof LARGE_PACKET_MAX;
  */
 export function sidebandFrames(band: number, data: Uint8Array, packetMax: number): Buffer {
   if (packetMax === 0) return Buffer.from(data.buffer, data.byteOffset, data.byteLength);
+  return sidebandFramesInto(Buffer.allocUnsafe(framedLength(data.length, packetMax)), band, data, packetMax);
+}
+
+/** The length of `length` bytes framed in packets of at most `packetMax` (a side band's). */
+export function framedLength(length: number, packetMax: number): number {
+  return length + 5 * Math.ceil(length / (packetMax - 5));
+}
+
+/** `sidebandFrames` into `out` (at least `framedLength` long), for a caller that reuses its buffers; a view of `out`. */
+export function sidebandFramesInto(out: Buffer, band: number, data: Uint8Array, packetMax: number): Buffer {
   const room = packetMax - 5;
-  const packets = Math.ceil(data.length / room);
-  const out = Buffer.allocUnsafe(data.length + 5 * packets);
   let o = 0;
   for (let i = 0; i < data.length; i += room) {
     const n = Math.min(room, data.length - i);
@@ -30,7 +38,7 @@ export function sidebandFrames(band: number, data: Uint8Array, packetMax: number
     out.set(data.subarray(i, i + n), o + 5);
     o += n + 5;
   }
-  return out;
+  return out.subarray(0, o);
 }
 
 /** A sink that frames what it is given on one band of another sink. */

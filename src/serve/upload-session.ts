@@ -12,7 +12,7 @@ import type { RevTip } from '../walk/rev-args.js';
 import { DWIM_RULES } from '../refs/resolve-revision.js';
 import { advertisedAgent } from '../protocol/capabilities.js';
 import { PacketReader, PacketWriter, LARGE_PACKET_MAX, type ByteSink, type Packet } from '../protocol/pkt-line.js';
-import { BAND_ERROR, BAND_PROGRESS, sidebandFrames, BAND_DATA } from '../protocol/sideband.js';
+import { BAND_DATA, BAND_ERROR, BAND_PROGRESS, framedLength, sidebandFrames, sidebandFramesInto } from '../protocol/sideband.js';
 import { advertisedRefs, HIDDEN_REF, namespacePrefix, OUR_REF } from './advertised-refs.js';
 import { shallowCommitsAtDepth, shallowCommitsByHistory, NOT_SHALLOW } from './shallow-boundary.js';
 import { ALLOW_ANY_SHA1, ALLOW_REACHABLE_SHA1, ALLOW_TIP_SHA1, uploadPackConfig, type UploadPackConfig } from './upload-pack-config.js';
@@ -31,6 +31,12 @@ export const INFINITE_DEPTH = 0x7fffffff;
 export interface UploadSessionOptions {
   input: AsyncIterable<Uint8Array>;
   output: ByteSink;
+  /**
+   * The output is done with each chunk once it returns, or once the promise it returns settles (it
+   * wrote or copied the bytes): the pack is then framed into buffers used again. A stream's
+   * write keeps what it is given, so leave this unset for one.
+   */
+  reusableOutput?: boolean | undefined;
   /** Where errors are written for the operator (git's upload-pack writes them to its stderr). */
   stderr?: ((text: string) => void) | undefined;
   statelessRpc?: boolean | undefined;
@@ -157,6 +163,25 @@ export class UploadSession {
     });
     this.tail = next;
     return next;
+  }
+
+  /** Framing buffers the output is done with (with `reusableOutput`). */
+  private readonly spareFrames: Buffer[] = [];
+
+  /**
+   * Sends pack data on band 1 (or bare, without a side band). An output that is done with each
+   * chunk as it settles (`reusableOutput`: a descriptor written at once) gets it framed in a
+   * buffer used again for a later chunk; a stream may keep what it is given, so it gets fresh ones.
+   */
+  private emitPackData(chunk: Buffer, sideband: number): Promise<void> {
+    if (sideband === 0 || this.options.reusableOutput !== true) return this.emit(sidebandFrames(BAND_DATA, chunk, sideband));
+    const need = framedLength(chunk.length, sideband);
+    let frame = this.spareFrames.pop();
+    if (frame === undefined || frame.length < need) frame = Buffer.allocUnsafeSlow(Math.max(need, frame?.length ?? 0));
+    const reused = frame;
+    const sent = this.emit(sidebandFramesInto(reused, BAND_DATA, chunk, sideband));
+    sent.then(() => this.spareFrames.push(reused), () => {});
+    return sent;
   }
 
   /** Waits until everything written has been taken by the output. */
@@ -534,7 +559,9 @@ export class UploadSession {
         // git passes --shallow to pack-objects when it registered a boundary for this client.
         shallowClient: this.shallowCount > 0,
         useBitmapIndex: this.repo.config.getBool('pack.useBitmaps') ?? true,
-        sink: (chunk) => this.emit(sidebandFrames(BAND_DATA, chunk, sideband)),
+        sink: (chunk) => this.emitPackData(chunk, sideband),
+        // Framing copies the pack's bytes, so its buffers can be reused; without a side band the chunk itself goes out.
+        reuseChunks: sideband !== 0,
         signal: this.signal,
         onProgress: meter.onProgress,
       });
