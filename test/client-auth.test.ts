@@ -1,6 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import { join } from 'node:path';
 import { git, GIT_ENV, makeRepo, runPackwright, tempDir } from './helpers/git.js';
 import { packwrightServers } from './helpers/servers.js';
@@ -24,14 +26,21 @@ test('HTTP credentials: from the URL, an onAuth callback (asked again after a re
   // In the URL (which fetch itself would refuse to send).
   const listed = await listServerRefs(withUser, { prefixes: ['refs/heads/'] });
   assert.equal(listed.map((r) => `${r.oid} ${r.ref}\n`).join(''), heads);
-  // A callback, asked again with what was refused.
+  // A callback, asked again with what was refused; told what was refused and what was taken (once).
   const asked: (Credentials | undefined)[] = [];
-  await cloneBare(url, { dir: join(dir.path, 'cb.git'), onAuth: (where, failed) => {
-    assert.equal(where, url);
-    asked.push(failed);
-    return failed === undefined ? { username: 'alice', password: 'wrong' } : { username: 'alice', password: 'secret' };
-  } });
+  const told: string[] = [];
+  await cloneBare(url, {
+    dir: join(dir.path, 'cb.git'),
+    onAuth: (where, failed) => {
+      assert.equal(where, url);
+      asked.push(failed);
+      return failed === undefined ? { username: 'alice', password: 'wrong' } : { username: 'alice', password: 'secret' };
+    },
+    onAuthFailure: (where, c) => void told.push(`failure ${where} ${c.username}:${c.password}`),
+    onAuthSuccess: (where, c) => void told.push(`success ${where} ${c.username}:${c.password}`),
+  });
   assert.deepEqual(asked, [undefined, { username: 'alice', password: 'wrong' }]);
+  assert.deepEqual(told, [`failure ${url} alice:wrong`, `success ${url} alice:secret`]);
   assert.equal(git(join(dir.path, 'cb.git'), ['for-each-ref', '--format=%(objectname) %(refname)', 'refs/heads/']).toString(), heads);
   await assert.rejects(cloneBare(url, { dir: join(dir.path, 'gave-up.git'), onAuth: () => undefined }), (e) => isPackwrightError(e, 'REQUEST_REFUSED'));
   assert.equal(existsSync(join(dir.path, 'gave-up.git')), false);
@@ -57,6 +66,28 @@ test('HTTP credentials: from the URL, an onAuth callback (asked again after a re
   writeFileSync(askpass, '#!/bin/sh\ncase "$1" in Username*) echo alice ;; *) echo secret ;; esac\n', { mode: 0o755 });
   const viaAskpass = await runPackwright(cli, ['fetch', '-q', 'origin'], { env: { ...GIT_ENV, GIT_ASKPASS: askpass } });
   assert.equal(viaAskpass.status, 0, viaAskpass.stderr);
+  // What a helper is told, against what git tells it: get, then store what the server took; erase what it refused.
+  const log = join(dir.path, 'helper.log');
+  const logging = (password: string): string => `!f() { echo "action=$1" >> ${log}; cat >> ${log}; if [ "$1" = get ]; then echo username=alice; echo password=${password}; fi; }; f`;
+  const helperSaw = async (password: string, run: () => Promise<unknown>): Promise<string> => {
+    rmSync(log, { force: true });
+    git(cli, ['config', 'credential.helper', logging(password)]);
+    await run();
+    return readFileSync(log, 'utf8');
+  };
+  const gitFetch = (): Promise<unknown> => promisify(execFile)('git', ['fetch', '-q', 'origin'], { cwd: cli, env: GIT_ENV }).catch(() => undefined);
+  const ourFetch = (): Promise<unknown> => runPackwright(cli, ['fetch', '-q', 'origin'], { env: GIT_ENV });
+  const stored = await helperSaw('secret', ourFetch);
+  assert.equal(stored, await helperSaw('secret', gitFetch));
+  assert.match(stored, /action=store\nprotocol=http\nhost=127\.0\.0\.1:\d+\nusername=alice\npassword=secret\n/);
+  const erased = await helperSaw('wrong', ourFetch);
+  assert.equal(erased, await helperSaw('wrong', gitFetch));
+  assert.match(erased, /action=erase\n.*\nusername=alice\npassword=wrong\n/s);
+  // clone, outside any repository, takes its helper from the global configuration, as git's.
+  const globalConfig = join(dir.path, 'global-config');
+  writeFileSync(globalConfig, '[credential]\n\thelper = "!f() { echo username=alice; echo password=secret; }; f"\n');
+  const cloned = await runPackwright(dir.path, ['clone', '-q', '--bare', url, 'global.git'], { env: { ...GIT_ENV, GIT_CONFIG_GLOBAL: globalConfig } });
+  assert.equal(cloned.status, 0, cloned.stderr);
   const none = await runPackwright(cli, ['ls-remote', url], { env: GIT_ENV });
   assert.notEqual(none.status, 0);
   assert.match(none.stderr, /Authentication failed for/);

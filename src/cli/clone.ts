@@ -1,7 +1,7 @@
 import { cloneBare, extraHeaders } from '../client/index.js';
 import { PackwrightError } from '../errors/index.js';
 import type { CommandIO } from './command-io.js';
-import { configFromParameters, type GlobalOptions } from './global-options.js';
+import { configOutsideRepository, type GlobalOptions } from './global-options.js';
 import { helpRequested, UsageError } from './usage-error.js';
 import { readShallowOption, type ShallowOptions } from './shallow-options.js';
 import { cliAuth } from './credentials.js';
@@ -54,11 +54,12 @@ export async function cloneCommand(io: CommandIO, global: GlobalOptions, agent: 
   // git's default directory: the URL's last part, with `.git` for a bare clone and without it otherwise.
   const name = url.replace(/\/+$/, '').replace(/\/\.git$/, '').split(/[/:]/).pop()?.replace(/\.git$/, '') ?? 'repo';
   const dir = positional[1] ?? (bare ? `${name}.git` : name);
+  const config = configOutsideRepository(global);
   if (progress) io.stderr.write(bare ? `Cloning into bare repository '${dir}'...\n` : `Cloning into '${dir}'...\n`);
   await io.interruptible((signal) => cloneBare(url, {
     dir, uploadPack, agent, signal, cwd: global.cwd, mirror, bare, env: { ...global.env }, branch, singleBranch, filter, ...shallow,
-    // `-c http.extraHeader=…`, as git clone takes it (CI's tokens are passed this way).
-    headers: extraHeaders(configFromParameters(global.configParameters), url), onAuth: cliAuth(configFromParameters(global.configParameters), global.env),
+    // The global configuration and `-c http.extraHeader=…`, as git clone takes them (CI's tokens are passed this way).
+    headers: extraHeaders(config, url), ...cliAuth(config, global.env),
     ...(progress ? { onProgress: (text: string) => io.stderr.write(`remote: ${text}`) } : {}),
   }));
   return 0;

@@ -1,4 +1,4 @@
-import type { AuthCallback, Credentials } from '../client/index.js';
+import type { Credentials, RemoteCallOptions } from '../client/index.js';
 import type { GitConfig } from '../config/index.js';
 
 /**
@@ -7,38 +7,60 @@ import type { GitConfig } from '../config/index.js';
  * `git-credential-<name>` program), then an askpass program (GIT_ASKPASS, core.askPass,
  * SSH_ASKPASS) asked for the user name and password. Nothing there: undefined, and the call fails
  * with git's "Authentication failed". A helper's credentials that the server refuses are not
- * asked for again from it.
+ * asked for again from it. As git does, credentials the server took are given to every helper to
+ * `store`, and ones it refused to every helper to `erase`.
  */
-export function cliAuth(config: GitConfig, env: Readonly<Record<string, string | undefined>>): AuthCallback {
-  const helpers = config.getAll('credential.helper').filter((h): h is string => typeof h === 'string');
+export function cliAuth(config: GitConfig, env: Readonly<Record<string, string | undefined>>): Pick<RemoteCallOptions, 'onAuth' | 'onAuthSuccess' | 'onAuthFailure'> {
+  const all = config.getAll('credential.helper').filter((h): h is string => typeof h === 'string');
+  // An empty value resets the list before it (git), so only the ones after the last count.
+  const helpers = all.slice(all.lastIndexOf('') + 1);
   const childEnv: Record<string, string> = {};
   for (const [k, v] of Object.entries(env)) if (v !== undefined) childEnv[k] = v;
   const tried = new Set<string>();
-  return async (url, failed) => {
+  const commandOf = (helper: string): string => (helper.startsWith('!') ? helper.slice(1) : helper.startsWith('/') ? helper : `git-credential-${helper}`);
+  const describe = (url: string, credentials?: Credentials): string => {
+    const u = new URL(url);
+    const path = decodeURIComponent(u.pathname.replace(/^\//, ''));
+    const lines = [`protocol=${u.protocol.replace(/:$/, '')}`, `host=${u.host}`];
+    // git sends the path only with credential.useHttpPath.
+    if (config.getBool('credential.usehttppath') === true && path !== '') lines.push(`path=${path}`);
+    if (credentials !== undefined) lines.push(`username=${credentials.username}`, `password=${credentials.password}`);
+    // git ends the description by closing the helper's input, not with a blank line.
+    return `${lines.join('\n')}\n`;
+  };
+  /** Each helper is told (store, erase); what they answer is not read, and a failing one does not stop the call, as in git. */
+  const tell = async (action: 'store' | 'erase', url: string, credentials: Credentials): Promise<void> => {
+    if (helpers.length === 0) return;
     // Loaded here: child_process pulls in net and streams, which no command should pay for at start.
     const { spawnSync } = await import('node:child_process');
-    const u = new URL(url);
-    const request = `protocol=${u.protocol.replace(/:$/, '')}\nhost=${u.host}\n${failed !== undefined ? `username=${failed.username}\n` : ''}\n`;
-    for (const helper of helpers) {
-      // An empty value resets the list before it (git), so only the ones after the last count.
-      if (helper === '' || tried.has(helper)) continue;
-      tried.add(helper);
-      const command = helper.startsWith('!') ? helper.slice(1) : helper.startsWith('/') ? helper : `git-credential-${helper}`;
-      const run = spawnSync('/bin/sh', ['-c', `${command} get`], { input: request, env: childEnv, stdio: ['pipe', 'pipe', 'inherit'] });
-      const got = parseCredentials(run.stdout?.toString('utf8') ?? '');
-      if (run.status === 0 && got !== undefined) return got;
-    }
-    const askpass = env['GIT_ASKPASS'] ?? config.get('core.askpass') ?? env['SSH_ASKPASS'];
-    if (typeof askpass !== 'string' || askpass === '' || (failed !== undefined && tried.has('askpass'))) return undefined;
-    tried.add('askpass');
-    const ask = (prompt: string): string | undefined => {
-      const run = spawnSync(askpass, [prompt], { env: childEnv, stdio: ['ignore', 'pipe', 'inherit'] });
-      return run.status === 0 ? run.stdout.toString('utf8').replace(/\r?\n$/, '') : undefined;
-    };
-    const where = `${u.protocol}//${u.host}`;
-    const username = ask(`Username for '${where}': `);
-    const password = username === undefined ? undefined : ask(`Password for '${u.protocol}//${username}@${u.host}': `);
-    return username !== undefined && password !== undefined ? { username, password } : undefined;
+    for (const helper of helpers) spawnSync('/bin/sh', ['-c', `${commandOf(helper)} ${action}`], { input: describe(url, credentials), env: childEnv, stdio: ['pipe', 'ignore', 'inherit'] });
+  };
+  return {
+    onAuth: async (url, failed) => {
+      const { spawnSync } = await import('node:child_process');
+      const u = new URL(url);
+      const request = failed !== undefined ? `${describe(url)}username=${failed.username}\n` : describe(url);
+      for (const helper of helpers) {
+        if (tried.has(helper)) continue;
+        tried.add(helper);
+        const run = spawnSync('/bin/sh', ['-c', `${commandOf(helper)} get`], { input: request, env: childEnv, stdio: ['pipe', 'pipe', 'inherit'] });
+        const got = parseCredentials(run.stdout?.toString('utf8') ?? '');
+        if (run.status === 0 && got !== undefined) return got;
+      }
+      const askpass = env['GIT_ASKPASS'] ?? config.get('core.askpass') ?? env['SSH_ASKPASS'];
+      if (typeof askpass !== 'string' || askpass === '' || (failed !== undefined && tried.has('askpass'))) return undefined;
+      tried.add('askpass');
+      const ask = (prompt: string): string | undefined => {
+        const run = spawnSync(askpass, [prompt], { env: childEnv, stdio: ['ignore', 'pipe', 'inherit'] });
+        return run.status === 0 ? run.stdout.toString('utf8').replace(/\r?\n$/, '') : undefined;
+      };
+      const where = `${u.protocol}//${u.host}`;
+      const username = ask(`Username for '${where}': `);
+      const password = username === undefined ? undefined : ask(`Password for '${u.protocol}//${username}@${u.host}': `);
+      return username !== undefined && password !== undefined ? { username, password } : undefined;
+    },
+    onAuthSuccess: (url, credentials) => tell('store', url, credentials),
+    onAuthFailure: (url, credentials) => tell('erase', url, credentials),
   };
 }
 

@@ -87,7 +87,7 @@ export async function fetchCommand(io: CommandIO, global: GlobalOptions, agent: 
   for (const remote of remotes) {
     if ((all || multiple) && verbosity >= 0) io.stdout.write(`Fetching ${remote ?? ''}\n`);
     const result = await io.interruptible((signal) => fetch({
-      repository: repo, remote, refspecs, tags, prune, pruneTags, atomic, dryRun, append: append || ((all || multiple) && remote !== remotes[0]), refmap, negotiationTips, force, updateHeadOk, writeFetchHead, uploadPack, agent, signal, reflogAction, ...shallow, filter, onAuth: cliAuth(repo.config, global.env),
+      repository: repo, remote, refspecs, tags, prune, pruneTags, atomic, dryRun, append: append || ((all || multiple) && remote !== remotes[0]), refmap, negotiationTips, force, updateHeadOk, writeFetchHead, uploadPack, agent, signal, reflogAction, ...shallow, filter, ...cliAuth(repo.config, global.env),
       ...(progress ? { onProgress: (text: string) => io.stderr.write(`remote: ${text}`) } : {}),
     }));
     if (result.aborted || result.refs.some((r) => r.status === 'rejected')) status = 1;

@@ -1,5 +1,5 @@
 import { resolve } from 'node:path';
-import { enterRepository, Repository, type OpenRepositoryOptions } from '../repo/index.js';
+import { enterRepository, Repository, userConfig, type OpenRepositoryOptions } from '../repo/index.js';
 import { GitConfig } from '../config/index.js';
 import { isPackwrightError, PackwrightError } from '../errors/index.js';
 import type { ObjectFormat } from '../hash/index.js';
@@ -100,6 +100,16 @@ export function tryOpenRepository(global: GlobalOptions): Repository | undefined
 export function objectFormatOption(value: string): ObjectFormat {
   if (value !== 'sha1' && value !== 'sha256') throw new PackwrightError('INVALID_ARGUMENT', `unknown hash algorithm '${value}'`);
   return value;
+}
+
+/**
+ * The configuration of a command that runs outside a repository (clone, ls-remote with a URL): the
+ * system and global files, then its `-c name=value` options, as git reads them.
+ */
+export function configOutsideRepository(global: GlobalOptions): GitConfig {
+  const config = userConfig({ ...global.env });
+  for (const p of global.configParameters) config.addParameter(p);
+  return config;
 }
 
 /** The `-c name=value` options alone, for commands that run outside a repository. */

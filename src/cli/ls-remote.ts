@@ -1,7 +1,7 @@
 import { extraHeaders, listServerRefs, readRemoteConfig } from '../client/index.js';
 import { wildmatch } from '../config/index.js';
 import type { CommandIO } from './command-io.js';
-import { configFromParameters, tryOpenRepository, type GlobalOptions } from './global-options.js';
+import { configOutsideRepository, tryOpenRepository, type GlobalOptions } from './global-options.js';
 import { Output } from './output.js';
 import { helpRequested, UsageError } from './usage-error.js';
 import { cliAuth } from './credentials.js';
@@ -44,12 +44,12 @@ export async function lsRemoteCommand(io: CommandIO, global: GlobalOptions, agen
   const url = remote?.url ?? named;
   uploadPack ??= remote?.uploadPack;
   const patterns = positional.slice(1).map((p) => `*/${p}`);
-  const config = repo?.config ?? configFromParameters(global.configParameters);
+  const config = repo?.config ?? configOutsideRepository(global);
   const version = config.getInt('protocol.version') ?? 2;
   const prefixes = [...(heads ? ['refs/heads/'] : []), ...(tags ? ['refs/tags/'] : [])];
   const refs = await io.interruptible((signal) => listServerRefs(url, {
     protocol: version === 0 || version === 1 ? version : 2,
-    prefixes, symrefs: true, peelTags: true, uploadPack, agent, signal, cwd: global.cwd, headers: extraHeaders(config, url), onAuth: cliAuth(config, global.env), env: global.env,
+    prefixes, symrefs: true, peelTags: true, uploadPack, agent, signal, cwd: global.cwd, headers: extraHeaders(config, url), ...cliAuth(config, global.env), env: global.env,
   }));
   const out = new Output(io.stdout);
   let shown = 0;

@@ -80,7 +80,7 @@ export async function pushCommand(io: CommandIO, global: GlobalOptions, agent: s
   if (verbosity > 0) io.stderr.write(`Pushing to ${anonymizeUrl(readRemoteConfig(repo.config, positional[0] ?? 'origin').pushUrl)}\n`);
   const result = await io.interruptible((signal) => push({
     repository: repo, remote: positional[0], refspecs: positional.slice(1), all, mirror, prune, tags, delete: del, force, atomic, pushOptions, thin, receivePack, agent, signal,
-    forceWithLease: lease, forceIfIncludes, followTags, onAuth: cliAuth(repo.config, global.env),
+    forceWithLease: lease, forceIfIncludes, followTags, ...cliAuth(repo.config, global.env),
     onMessage: (text) => io.stderr.write(text.replace(/^(?!error: )/gm, 'remote: ').replace(/remote: $/, '')),
   }));
   const report = pushReport(repo, result.url, result.refs, verbosity, porcelain);

@@ -28,6 +28,16 @@ export interface RemoteCallOptions {
    * `https://user:password@host/` are tried first.
    */
   onAuth?: AuthCallback | undefined;
+  /**
+   * Told the credentials a server took (its first answer that was not 401), once a connection, as
+   * isomorphic-git's onAuthSuccess; git's credential approval (a helper's `store`).
+   */
+  onAuthSuccess?: ((url: string, credentials: Credentials) => void | Promise<void>) | undefined;
+  /**
+   * Told the credentials a server refused (401), before `onAuth` is asked again, as
+   * isomorphic-git's onAuthFailure; git's credential rejection (a helper's `erase`).
+   */
+  onAuthFailure?: ((url: string, credentials: Credentials) => void | Promise<void>) | undefined;
   /** The agent named to the server (default `packwright`). */
   agent?: string | undefined;
   /** Give up when the server sends nothing for this long (ms): CONNECTION_CLOSED (default: wait). */
@@ -60,6 +70,6 @@ export async function withLocalRepository<T>(options: LocalRepositoryOptions, wh
 }
 
 /** The part of a call's options that reaching the server takes (openConnection's). */
-export function remoteCallOptions(options: RemoteCallOptions): Pick<RemoteCallOptions, 'headers' | 'onAuth' | 'agent' | 'idleTimeoutMs' | 'signal'> {
-  return { headers: options.headers, onAuth: options.onAuth, agent: options.agent, idleTimeoutMs: options.idleTimeoutMs, signal: options.signal };
+export function remoteCallOptions(options: RemoteCallOptions): Pick<RemoteCallOptions, 'headers' | 'onAuth' | 'onAuthSuccess' | 'onAuthFailure' | 'agent' | 'idleTimeoutMs' | 'signal'> {
+  return { headers: options.headers, onAuth: options.onAuth, onAuthSuccess: options.onAuthSuccess, onAuthFailure: options.onAuthFailure, agent: options.agent, idleTimeoutMs: options.idleTimeoutMs, signal: options.signal };
 }

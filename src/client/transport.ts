@@ -135,8 +135,10 @@ export interface ConnectOptions {
   command?: string | undefined;
   /** Headers for every HTTP request (git's http.extraHeader). */
   headers?: Readonly<Record<string, string>> | undefined;
-  /** Credentials for an HTTP server that answers 401 (see RemoteCallOptions.onAuth). */
+  /** Credentials for an HTTP server that answers 401 (see RemoteCallOptions.onAuth), and what became of them. */
   onAuth?: AuthCallback | undefined;
+  onAuthSuccess?: ((url: string, credentials: Credentials) => void | Promise<void>) | undefined;
+  onAuthFailure?: ((url: string, credentials: Credentials) => void | Promise<void>) | undefined;
   agent?: string | undefined;
   signal?: AbortSignal | undefined;
   /**
@@ -258,9 +260,18 @@ function httpConnection(given: URL, options: ConnectOptions, gitProtocol: string
     if (response.status === 401) throw new PackwrightError('REQUEST_REFUSED', `Authentication failed for '${shown}/'`);
     throw new PackwrightError(response.status === 404 ? 'REPO_NOT_FOUND' : 'REQUEST_REFUSED', `${what}: the server answered ${response.status} ${response.statusText}`);
   };
-  /** After a 401: new credentials from `onAuth` (true: ask again), or none (false: give up). */
+  /** Credentials the server has taken are approved once (git's credential_approve). */
+  let approved = false;
+  const approve = async (response: Response): Promise<void> => {
+    if (approved || !response.ok || credentials === undefined) return;
+    approved = true;
+    await options.onAuthSuccess?.(shown, credentials);
+  };
+  /** After a 401: the credentials sent are rejected (git's credential_reject), then new ones from `onAuth` (true: ask again), or none (false: give up). */
   const askAgain = async (response: Response): Promise<boolean> => {
-    if (response.status !== 401 || options.onAuth === undefined) return false;
+    if (response.status !== 401) return false;
+    if (credentials !== undefined) await options.onAuthFailure?.(shown, credentials);
+    if (options.onAuth === undefined) return false;
     await response.body?.cancel();
     const next = await options.onAuth(shown, credentials);
     if (next === undefined) return false;
@@ -302,6 +313,7 @@ function httpConnection(given: URL, options: ConnectOptions, gitProtocol: string
     let response = await send(url, { headers: headers({}) });
     for (let attempt = 0; attempt < AUTH_ATTEMPTS && await askAgain(response); attempt++) response = await send(url, { headers: headers({}) });
     if (!response.ok) await fail(response, url.href);
+    await approve(response);
     const type = response.headers.get('content-type') ?? '';
     if (type !== `application/x-${options.service}-advertisement`) {
       throw new PackwrightError('PROTOCOL_ERROR', `${url.href}: not a smart HTTP server (content type '${type}'): packwright speaks git's smart protocol only`);
@@ -327,7 +339,10 @@ function httpConnection(given: URL, options: ConnectOptions, gitProtocol: string
         let r = await postIt();
         // A body sent whole can go again with new credentials; a streamed one is spent.
         for (let attempt = 0; attempt < AUTH_ATTEMPTS && Buffer.isBuffer(requestBody) && await askAgain(r); attempt++) r = await postIt();
+        // A streamed body is not sent again, but the credentials it was refused with are rejected all the same.
+        if (r.status === 401 && !Buffer.isBuffer(requestBody) && credentials !== undefined) await options.onAuthFailure?.(shown, credentials);
         if (!r.ok) await fail(r, post);
+        await approve(r);
         return body(r);
       },
       close: () => undefined,

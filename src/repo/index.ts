@@ -1,4 +1,4 @@
-export { Repository, repositoryConfig } from './repository.js';
+export { Repository, repositoryConfig, userConfig } from './repository.js';
 export type { OpenRepositoryOptions } from './repository.js';
 export type { TreeEntryObject, TreeDiffEntry } from './read-objects.js';
 export type { UpdateRefRequest, RefInfo } from './ref-queries.js';

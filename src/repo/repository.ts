@@ -68,10 +68,36 @@ export function protectedConfig(location: RepositoryLocation, env: Record<string
   return readConfig(location, env, false);
 }
 
+/**
+ * The configuration git reads outside any repository: the system and global files and what
+ * `git -c` passed down (GIT_CONFIG_PARAMETERS). A clone reads it before its repository exists
+ * (credential helpers, http.extraHeader, url.<base>.insteadOf).
+ */
+export function userConfig(env: Record<string, string | undefined> = process.env): GitConfig {
+  const config = new GitConfig();
+  addUserFiles(config, env, { home: env['HOME'] ?? homedir() });
+  for (const { key, value } of configFromEnvironment(env)) config.addPair(key, value);
+  return config;
+}
+
 function readConfig(location: RepositoryLocation, env: Record<string, string | undefined>, repositoryFiles: boolean): GitConfig {
   const home = env['HOME'] ?? homedir();
   const options = { gitDir: location.gitDir, home };
   const config = new GitConfig();
+  addUserFiles(config, env, options);
+  if (repositoryFiles) {
+    const local = join(location.commonDir, 'config');
+    config.add(local, options);
+    if (GitConfig.read(local, options).getBool('extensions.worktreeConfig') === true) config.add(join(location.gitDir, 'config.worktree'), options);
+  }
+  // What `git -c` passed down (git runs packwright as its child: repack's pack-objects).
+  for (const { key, value } of configFromEnvironment(env)) config.addPair(key, value);
+  return config;
+}
+
+/** The system file, then the global ones, as git finds them. */
+function addUserFiles(config: GitConfig, env: Record<string, string | undefined>, options: { gitDir?: string; home: string }): void {
+  const home = options.home;
   if (env['GIT_CONFIG_NOSYSTEM'] === undefined || !['1', 'true', 'yes', 'on'].includes(env['GIT_CONFIG_NOSYSTEM'].toLowerCase())) {
     config.add(env['GIT_CONFIG_SYSTEM'] ?? '/etc/gitconfig', options);
   }
@@ -81,14 +107,6 @@ function readConfig(location: RepositoryLocation, env: Record<string, string | u
     config.add(join(env['XDG_CONFIG_HOME'] ?? join(home, '.config'), 'git', 'config'), options);
     config.add(join(home, '.gitconfig'), options);
   }
-  if (repositoryFiles) {
-    const local = join(location.commonDir, 'config');
-    config.add(local, options);
-    if (GitConfig.read(local, options).getBool('extensions.worktreeConfig') === true) config.add(join(location.gitDir, 'config.worktree'), options);
-  }
-  // What `git -c` passed down (git runs packwright as its child: repack's pack-objects).
-  for (const { key, value } of configFromEnvironment(env)) config.addPair(key, value);
-  return config;
 }
 
 /**
