@@ -3,6 +3,9 @@ import assert from 'node:assert/strict';
 import { cpSync, existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { cloneBothWays, git, GIT_ENV, makeRepo, runPackwright, tempDir, type Format } from './helpers/git.js';
+import { fetchMissing } from '../src/client/index.js';
+import { isPackwrightError } from '../src/errors/index.js';
+import { Repository } from '../src/repo/index.js';
 
 /** What a partial clone or fetch leaves that git's leaves the same: config, refs, the promisor marks and the objects. */
 function state(gitDir: string): string {
@@ -43,3 +46,42 @@ for (const format of ['sha1', 'sha256'] as Format[]) {
     assert.match(refused.stderr, /--filter can only be used with the remote configured in extensions.partialclone/);
   });
 }
+
+test('a partial clone\'s missing objects are fetched from its promisor remote as git fetches them lazily: fetchMissing, and cat-file naming one', async () => {
+  using dir = tempDir();
+  const src = join(makeRepo(dir.path, 'sha1', 4), '.git');
+  git(src, ['config', 'uploadpack.allowFilter', 'true']);
+  const { ours, theirs } = await cloneBothWays(dir.path, ['--bare', '--filter=blob:none'], `file://${src}`, 0);
+  // What the clone lacks (rev-list --missing does not fetch).
+  const blobs = git(ours, ['rev-list', '--objects', '--all', '--missing=print']).toString().split('\n').filter((l) => l.startsWith('?')).map((l) => l.slice(1));
+  assert.ok(blobs.length >= 2);
+  const [first, second] = blobs as [string, string];
+  const objects = (repo: string): string => git(repo, ['cat-file', '--batch-all-objects', '--batch-check']).toString();
+  const refs = (repo: string): string => git(repo, ['for-each-ref']).toString();
+  const promisors = (repo: string): string[] => readdirSync(join(repo, 'objects', 'pack')).filter((f) => f.endsWith('.promisor')).map((f) => readFileSync(join(repo, 'objects', 'pack', f), 'utf8')).sort();
+  // git's lazy fetch of one blob (cat-file -p names it), and ours through the library.
+  const expected = git(theirs, ['cat-file', '-p', first]);
+  const result = await fetchMissing({ dir: ours, ids: [first] });
+  assert.deepEqual(result, { remote: 'origin', objects: 1, present: 0 });
+  assert.equal(objects(ours), objects(theirs));
+  assert.equal(refs(ours), refs(theirs));
+  // A promisor pack, marked as git marks it.
+  assert.deepEqual(promisors(ours), promisors(theirs));
+  const repo = Repository.open(ours);
+  try {
+    assert.deepEqual(await repo.readBlob(first), expected);
+    assert.equal(repo.objects.has(Buffer.from(second, 'hex')), false);
+    // Already here: nothing asked.
+    assert.deepEqual(await fetchMissing({ repository: repo, ids: [Buffer.from(first, 'hex')] }), { remote: 'origin', objects: 0, present: 1 });
+  } finally {
+    repo.close();
+  }
+  // The CLI fetches what cat-file is asked for, as git's does.
+  const shown = await runPackwright(ours, ['cat-file', '-p', second], { env: GIT_ENV });
+  assert.equal(shown.status, 0, shown.stderr);
+  assert.deepEqual(shown.stdout, git(theirs, ['cat-file', '-p', second]));
+  assert.equal(objects(ours), objects(theirs));
+  assert.deepEqual(promisors(ours), promisors(theirs));
+  // A repository that is not a partial clone has nothing to fetch from.
+  await assert.rejects(fetchMissing({ dir: src, ids: [first] }), (e) => isPackwrightError(e, 'INVALID_ARGUMENT'));
+});

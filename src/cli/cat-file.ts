@@ -12,6 +12,8 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { helpRequested, UsageError } from './usage-error.js';
 import type { CommandIO, CommandOutput } from './command-io.js';
+import { fetchMissing, promisorRemoteName } from '../client/index.js';
+import { cliAuth } from './credentials.js';
 
 const USAGE = `usage: packwright cat-file <type> <object>
    or: packwright cat-file (-e | -p) <object>
@@ -231,10 +233,24 @@ export async function catFile(io: CommandIO, openRepo: (options?: OpenRepository
     out.flush();
     return 0;
   }
+  /**
+   * git's lazy fetch: in a partial clone, an object named here that the repository lacks is
+   * fetched from the promisor remote before it is read; failing that, git's words.
+   */
+  const fetchIfMissing = async (id: Buffer): Promise<void> => {
+    if (store.has(id) || promisorRemoteName(repo) === undefined) return;
+    try {
+      await io.interruptible((signal) => fetchMissing({ repository: repo, ids: [id], signal, env: { ...io.env }, ...cliAuth(repo.config, io.env) }));
+    } catch (e) {
+      io.stderr.write(`fatal: ${e instanceof Error ? e.message : String(e)}\n`);
+      throw new PackwrightError('OBJECT_NOT_FOUND', `could not fetch ${toHex(id)} from promisor remote`, { cause: e });
+    }
+  };
   if (opt === undefined) {
     const [typeArg, name] = positional as [string, string];
     const wanted = typeNumber(typeArg);
     if (wanted < 0) throw new PackwrightError('INVALID_ARGUMENT', `invalid object type "${typeArg}"`);
+    await fetchIfMissing(replaced(repo.resolve(name)));
     const obj = readAs(store, replaced(repo.resolve(name)), typeArg as ObjectType, name);
     out.bytes(obj);
     out.flush();
@@ -243,7 +259,9 @@ export async function catFile(io: CommandIO, openRepo: (options?: OpenRepository
   const name = positional[0] as string;
   if (opt === 'e') {
     // Like git: a name that resolves to no object is fatal (128); a valid id that is absent exits 1.
-    return store.has(repo.resolve(name)) ? 0 : 1;
+    const id = repo.resolve(name);
+    await fetchIfMissing(id);
+    return store.has(id) ? 0 : 1;
   }
   if (transform) {
     // <rev>:<path>, or --path=<path> with <rev>.
@@ -265,6 +283,7 @@ export async function catFile(io: CommandIO, openRepo: (options?: OpenRepository
     if (isPackwrightError(e, 'REF_NOT_FOUND')) throw new PackwrightError('REF_NOT_FOUND', `Not a valid object name ${name}`);
     throw e;
   }
+  await fetchIfMissing(id);
   try {
     if (opt === 't' || opt === 's') {
       const literal = unknownType ? looseHeaderLiterally(store, id) : undefined;

@@ -1,6 +1,7 @@
 // The client side of git's transport: reaching a server (a local path, file://, git://, smart
 // HTTP) and what is asked of it: the refs a server has (listServerRefs, git ls-remote), a bare
-// clone (cloneBare), a fetch into a repository (fetch), a push from one (push).
+// clone (cloneBare), a fetch into a repository (fetch), a push from one (push), and a partial
+// clone's missing objects from its promisor remote (fetchMissing).
 export { listServerRefs } from './list-server-refs.js';
 export type { ListServerRefsOptions, ServerRef } from './list-server-refs.js';
 export { openConnection, parseRemoteUrl } from './transport.js';
@@ -17,3 +18,5 @@ export { readAdvertisement } from './advertisement.js';
 export type { Advertisement, AdvertisedRef } from './advertisement.js';
 export type { RemoteCallOptions, LocalRepositoryOptions, Credentials, AuthCallback } from './client-options.js';
 export { extraHeaders } from './remote-call-config.js';
+export { fetchMissing, promisorRemoteName } from './fetch-missing.js';
+export type { FetchMissingOptions, FetchMissingResult } from './fetch-missing.js';

@@ -1,0 +1,91 @@
+import { PackwrightError } from '../errors/packwright-error.js';
+import { toHex } from '../hash/hex.js';
+import type { Repository } from '../repo/repository.js';
+import { remoteCallOptions, withLocalRepository, type LocalRepositoryOptions, type RemoteCallOptions } from './client-options.js';
+import { fetchPack } from './fetch-pack.js';
+import { nextPacket, readCapabilities } from './protocol-v2.js';
+import { extraHeaders, sshSettings } from './remote-call-config.js';
+import { readRemoteConfig } from './remote-config.js';
+import { openConnection, parseRemoteUrl } from './transport.js';
+
+/** What `fetchMissing` is given: the repository, the objects it lacks, and how to reach its promisor remote. */
+export interface FetchMissingOptions extends LocalRepositoryOptions, RemoteCallOptions {
+  /** The objects to fetch, as hex ids or bytes. */
+  ids: readonly (string | Uint8Array)[];
+  /** git's --upload-pack for a local or ssh remote. */
+  uploadPack?: string | undefined;
+  onProgress?: ((text: string) => void) | undefined;
+}
+
+/** What `fetchMissing` did: the promisor remote asked, and how many objects came. */
+export interface FetchMissingResult {
+  remote: string;
+  /** Objects received (with `ids`, what they reach that the filter kept). */
+  objects: number;
+  /** Of `ids`, those that were already here and not asked for. */
+  present: number;
+}
+
+/**
+ * The remote a partial clone's missing objects come from: `extensions.partialClone`, else the
+ * first remote marked `promisor` (git's promisor_remote_init); undefined when the repository is
+ * not a partial clone.
+ */
+export function promisorRemoteName(repo: Repository): string | undefined {
+  const named = repo.config.get('extensions.partialclone');
+  if (typeof named === 'string' && named !== '') return named;
+  const marked = repo.config.entries.find((e) => /^remote\..+\.promisor$/.test(e.key) && e.value !== null && !/^(false|no|off|0)$/i.test(e.value));
+  return marked === undefined ? undefined : marked.key.slice('remote.'.length, -'.promisor'.length);
+}
+
+/**
+ * Fetches objects a partial clone lacks from its promisor remote, as git does when a command needs
+ * one (promisor-remote.c's fetch_objects: `git fetch <remote> --no-tags --filter=blob:none` of the
+ * ids, with no negotiation). Each id is wanted by itself, so a server must allow wants of objects
+ * its refs reach (protocol v2 servers do, as git's); a wanted tree or commit comes without the
+ * blobs under it. The objects arrive in a promisor pack (an empty `.promisor` beside it), no ref
+ * changes, and the repository's reads find them at once.
+ * @param options The repository (`dir` or `repository`), the ids, and how to reach the server.
+ * @returns The remote asked and the objects received.
+ * @throws {PackwrightError} INVALID_ARGUMENT (not a partial clone), CONNECTION_CLOSED, PROTOCOL_ERROR,
+ *   REQUEST_REFUSED (the server would not send an object), PACK_CORRUPT, ABORTED.
+ * @example await fetchMissing({ repository: repo, ids: [blobId] }); repo.readBlob(blobId);
+ */
+export async function fetchMissing(options: FetchMissingOptions): Promise<FetchMissingResult> {
+  return withLocalRepository(options, 'fetchMissing', async (repo) => {
+    const name = promisorRemoteName(repo);
+    if (name === undefined) throw new PackwrightError('INVALID_ARGUMENT', `${repo.gitDir} is not a partial clone: it has no promisor remote to fetch missing objects from`);
+    const remote = readRemoteConfig(repo.config, name);
+    const hexLength = repo.store.hashLength * 2;
+    const wants: string[] = [];
+    let present = 0;
+    for (const id of options.ids) {
+      const hex = typeof id === 'string' ? id.toLowerCase() : toHex(id);
+      if (hex.length !== hexLength || !/^[0-9a-f]+$/.test(hex)) throw new PackwrightError('INVALID_ARGUMENT', `not an object id: '${hex}'`);
+      if (repo.objects.has(Buffer.from(hex, 'hex'))) present++;
+      else if (!wants.includes(hex)) wants.push(hex);
+    }
+    if (wants.length === 0) return { remote: name, objects: 0, present };
+    const agent = options.agent ?? 'packwright';
+    const location = parseRemoteUrl(remote.url, options.cwd ?? repo.workTree ?? repo.gitDir);
+    const conn = await openConnection(location, {
+      ...remoteCallOptions(options), ...sshSettings(repo), agent, headers: { ...extraHeaders(repo.config, remote.url), ...options.headers },
+      service: 'git-upload-pack', protocol: 2, command: options.uploadPack ?? remote.uploadPack,
+    });
+    try {
+      const first = await nextPacket(conn.reader);
+      if (first.kind !== 'data' || first.line !== 'version 2') throw new PackwrightError('PROTOCOL_ERROR', `${remote.url}: the server does not speak protocol v2, which fetching missing objects needs`);
+      const caps = await readCapabilities(conn.reader);
+      const format = caps.get('object-format') ?? 'sha1';
+      if (format !== repo.format) throw new PackwrightError('INVALID_ARGUMENT', `mismatched algorithms: client ${repo.format}; server ${format}`);
+      // No haves (git's noop negotiator for lazy fetches): the server sends what the wants reach, less the filtered blobs.
+      const { received } = await fetchPack(conn, caps, repo, {
+        wants, filter: 'blob:none', promisor: '', agent, signal: options.signal, onProgress: options.onProgress,
+      });
+      repo.store.refresh();
+      return { remote: name, objects: received?.objects ?? 0, present };
+    } finally {
+      conn.close();
+    }
+  });
+}
