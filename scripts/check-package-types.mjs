@@ -27,7 +27,7 @@ import { listTree, type ListedTreeEntry } from 'packwright/odb';
 import { parseTree, parseCommit } from 'packwright/objects';
 import { diffTrees } from 'packwright/diff';
 import { receivePack, createGitHttpHandler, type ReceiveCommandResult } from 'packwright/serve';
-import { listServerRefs, cloneBare, type ServerRef } from 'packwright/client';
+import { listServerRefs, cloneBare, fetchMissing, type FetchMissingResult, type ServerRef } from 'packwright/client';
 import { Readable } from 'node:stream';
 
 export async function use(path: string): Promise<void> {
@@ -57,7 +57,12 @@ export async function use(path: string): Promise<void> {
   console.log(results.map((r) => r.error ?? 'ok'), readme.length);
   createGitHttpHandler({ repository: () => repo, authorize: (service, _r, _p, request) => service === 'upload-pack' || (request.headers?.['authorization'] !== undefined ? { pusher: { name: 'n', email: 'e' } } : { refuse: 401, headers: [['WWW-Authenticate', 'Basic']] }) });
   const refs: ServerRef[] = await listServerRefs('https://example.com/r.git', { prefixes: ['refs/heads/'], symrefs: true });
-  await cloneBare('https://example.com/r.git', { dir: '/tmp/x.git', mirror: false, onProgress: (t) => process.stderr.write(t) });
+  await cloneBare('https://example.com/r.git', {
+    dir: '/tmp/x.git', mirror: false, onProgress: (t) => process.stderr.write(t), filter: 'blob:none',
+    onAuthSuccess: (url, c) => console.log(url, c.username), onAuthFailure: (url, c) => console.log(url, c.username),
+  });
+  const lazily: FetchMissingResult = await fetchMissing({ dir: '/tmp/x.git', ids: [commit.tree], signal: undefined });
+  console.log(lazily.objects);
   console.log(refs.length);
   // The store level names types too; options take undefined where a value may be missing.
   const maybeSignal: AbortSignal | undefined = undefined;
