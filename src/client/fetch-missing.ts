@@ -14,6 +14,7 @@ export interface FetchMissingOptions extends LocalRepositoryOptions, RemoteCallO
   ids: readonly (string | Uint8Array)[];
   /** git's --upload-pack for a local or ssh remote. */
   uploadPack?: string | undefined;
+  /** The server's progress messages (band 2), as they come. */
   onProgress?: ((text: string) => void) | undefined;
 }
 

@@ -135,9 +135,11 @@ export interface ConnectOptions {
   command?: string | undefined;
   /** Headers for every HTTP request (git's http.extraHeader). */
   headers?: Readonly<Record<string, string>> | undefined;
-  /** Credentials for an HTTP server that answers 401 (see RemoteCallOptions.onAuth), and what became of them. */
+  /** Credentials for an HTTP server that answers 401 (see RemoteCallOptions.onAuth). */
   onAuth?: AuthCallback | undefined;
+  /** Told the credentials the server took (see RemoteCallOptions.onAuthSuccess). */
   onAuthSuccess?: ((url: string, credentials: Credentials) => void | Promise<void>) | undefined;
+  /** Told the credentials the server refused (see RemoteCallOptions.onAuthFailure). */
   onAuthFailure?: ((url: string, credentials: Credentials) => void | Promise<void>) | undefined;
   agent?: string | undefined;
   signal?: AbortSignal | undefined;
