@@ -82,6 +82,14 @@ test('a partial clone\'s missing objects are fetched from its promisor remote as
   assert.deepEqual(shown.stdout, git(theirs, ['cat-file', '-p', second]));
   assert.equal(objects(ours), objects(theirs));
   assert.deepEqual(promisors(ours), promisors(theirs));
+  // cat-file --batch fetches the missing ids of what it reads at once (git: one at a time), then answers as git.
+  const rest = blobs.slice(2);
+  assert.ok(rest.length >= 2);
+  const input = `${rest.join('\n')}\n`;
+  const batch = await runPackwright(ours, ['cat-file', '--batch'], { env: GIT_ENV, input });
+  assert.equal(batch.status, 0, batch.stderr);
+  assert.deepEqual(batch.stdout, git(theirs, ['cat-file', '--batch'], input));
+  assert.equal(objects(ours), objects(theirs));
   // A repository that is not a partial clone has nothing to fetch from.
   await assert.rejects(fetchMissing({ dir: src, ids: [first] }), (e) => isPackwrightError(e, 'INVALID_ARGUMENT'));
 });

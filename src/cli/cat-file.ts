@@ -5,7 +5,7 @@ import { convertToWorkTree, followSymlinks, replaceRefs, textconv, type OpenRepo
 import { maxMemoryOf } from './max-memory.js';
 import { Output, writeDecimal, writeHex } from './output.js';
 import { BIG_SIZE, objectSize } from '../pack/index.js';
-import { readLines } from './read-lines.js';
+import { lineBatches, readLines } from './read-lines.js';
 import { tryFromHex, toHex } from '../hash/index.js';
 import { readLooseHeaderLiterally } from '../loose/index.js';
 import { existsSync } from 'node:fs';
@@ -179,6 +179,20 @@ export async function catFile(io: CommandIO, openRepo: (options?: OpenRepository
   const out = new Output(io.stdout);
   // git reads an object through refs/replace/<id> unless told not to (not with --batch-all-objects).
   const replaced = all ? (id: Buffer): Buffer => id : replaceRefs(repo);
+  /**
+   * git's lazy fetch: in a partial clone, objects named here that the repository lacks are
+   * fetched from the promisor remote before they are read; failing that, git's words.
+   */
+  const fetchAllMissing = async (ids: Buffer[]): Promise<void> => {
+    const lacking = ids.filter((id) => !store.has(id));
+    if (lacking.length === 0 || promisorRemoteName(repo) === undefined) return;
+    try {
+      await io.interruptible((signal) => fetchMissing({ repository: repo, ids: lacking, signal, env: { ...io.env }, ...cliAuth(repo.config, io.env) }));
+    } catch (e) {
+      io.stderr.write(`fatal: ${e instanceof Error ? e.message : String(e)}\n`);
+      throw new PackwrightError('OBJECT_NOT_FOUND', `could not fetch ${toHex(lacking[0] as Buffer)} from promisor remote`, { cause: e });
+    }
+  };
   if (batch !== undefined) {
     const fmt = compileFormat(format);
     const bufferedOutput = buffered ?? all;
@@ -226,26 +240,19 @@ export async function catFile(io: CommandIO, openRepo: (options?: OpenRepository
       return 0;
     }
     // Without --buffer, answers are flushed after each read of input, so a caller that writes a
-    // name and waits for its answer gets it (git flushes after every object).
-    readLines(io.stdin, (line) => printer.printName(line), () => {
+    // name and waits for its answer gets it (git flushes after every object). In a partial clone,
+    // the ids a read names that the repository lacks are fetched first, all at once (git fetches
+    // each as it comes to it).
+    const partial = promisorRemoteName(repo) !== undefined;
+    for (const lines of lineBatches(io.stdin, nul)) {
+      if (partial) await fetchAllMissing(lines.map((line) => tryFromHex(line.split(/[ \t]/, 1)[0] ?? '', store.hashLength)).filter((id): id is Buffer => id !== undefined));
+      for (const line of lines) printer.printName(line);
       if (!bufferedOutput) out.flush();
-    }, nul);
+    }
     out.flush();
     return 0;
   }
-  /**
-   * git's lazy fetch: in a partial clone, an object named here that the repository lacks is
-   * fetched from the promisor remote before it is read; failing that, git's words.
-   */
-  const fetchIfMissing = async (id: Buffer): Promise<void> => {
-    if (store.has(id) || promisorRemoteName(repo) === undefined) return;
-    try {
-      await io.interruptible((signal) => fetchMissing({ repository: repo, ids: [id], signal, env: { ...io.env }, ...cliAuth(repo.config, io.env) }));
-    } catch (e) {
-      io.stderr.write(`fatal: ${e instanceof Error ? e.message : String(e)}\n`);
-      throw new PackwrightError('OBJECT_NOT_FOUND', `could not fetch ${toHex(id)} from promisor remote`, { cause: e });
-    }
-  };
+  const fetchIfMissing = (id: Buffer): Promise<void> => fetchAllMissing([id]);
   if (opt === undefined) {
     const [typeArg, name] = positional as [string, string];
     const wanted = typeNumber(typeArg);
