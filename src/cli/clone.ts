@@ -60,6 +60,8 @@ export async function cloneCommand(io: CommandIO, global: GlobalOptions, agent: 
     dir, uploadPack, agent, signal, cwd: global.cwd, mirror, bare, env: { ...global.env }, branch, singleBranch, filter, ...shallow,
     // The global configuration and `-c http.extraHeader=…`, as git clone takes them (CI's tokens are passed this way).
     headers: extraHeaders(config, url), ...cliAuth(config, global.env),
+    // git's protocol.version: 0 and 1 ask for no v2 (the conversation is v0's then).
+    protocol: config.getInt('protocol.version') === 0 || config.getInt('protocol.version') === 1 ? 0 : 2,
     ...(progress ? { onProgress: (text: string) => io.stderr.write(`remote: ${text}`) } : {}),
   }));
   return 0;

@@ -8,10 +8,9 @@ import type { ObjectFormat } from '../hash/object-format.js';
 import { initBareRepository } from '../repo/init-repository.js';
 import { Repository } from '../repo/repository.js';
 import { isConnected } from '../transfer/connectivity.js';
-import { fetchPack, type Deepen } from './fetch-pack.js';
+import type { Deepen } from './fetch-pack.js';
 import { writeShallowFile } from '../repo/shallow-file.js';
-import { nextPacket, readCapabilities } from './protocol-v2.js';
-import { lsRefs } from './list-server-refs.js';
+import { endWithoutFetch, fetchFromServer, readGreeting, serverObjectFormat, serverRefs } from './upload-pack-conversation.js';
 import { openConnection, parseRemoteUrl } from './transport.js';
 import { remoteCallOptions, type RemoteCallOptions } from './client-options.js';
 import { normalizeFilterSpec } from '../walk/object-filter.js';
@@ -33,6 +32,11 @@ export interface CloneOptions extends RemoteCallOptions {
   mirror?: boolean | undefined;
   /** For a local repository: spawn this upload-pack command instead of serving it in this process. */
   uploadPack?: string | undefined;
+  /**
+   * The protocol to ask the server for (git's protocol.version; default 2). A server that does
+   * not speak v2 answers in v0, and the clone goes on in it.
+   */
+  protocol?: 0 | 1 | 2 | undefined;
   /** The server's progress lines (band 2), as they come. */
   onProgress?: ((text: string) => void) | undefined;
   /** The environment git's variables are read from (the reflogs' committer); default the process's. */
@@ -80,16 +84,14 @@ export async function cloneBare(url: string, options: CloneOptions): Promise<Clo
   const location = parseRemoteUrl(url, options.cwd);
   const agent = options.agent ?? 'packwright';
   const filter = options.filter !== undefined ? normalizeFilterSpec(options.filter) : undefined;
-  const conn = await openConnection(location, { ...remoteCallOptions(options), agent, service: 'git-upload-pack', protocol: 2, command: options.uploadPack, env: options.env });
+  const conn = await openConnection(location, { ...remoteCallOptions(options), agent, service: 'git-upload-pack', protocol: options.protocol ?? 2, command: options.uploadPack, env: options.env });
   let made = false;
   let existed = true;
   try {
-    const first = await nextPacket(conn.reader);
-    if (first.kind !== 'data' || first.line !== 'version 2') throw new PackwrightError('PROTOCOL_ERROR', `${url}: the server does not speak protocol v2, which packwright's clone needs`);
-    const caps = await readCapabilities(conn.reader);
-    const format = (caps.get('object-format') ?? 'sha1') as ObjectFormat;
+    const greeting = await readGreeting(conn);
+    const format = serverObjectFormat(greeting) as ObjectFormat;
     const prefixes = options.mirror === true ? ['HEAD', 'refs/', 'refs/tags/'] : ['HEAD', 'refs/heads/', 'refs/tags/'];
-    const listed = await lsRefs(conn, caps, agent, { peel: true, symrefs: true, unborn: true, prefixes });
+    const listed = await serverRefs(conn, greeting, agent, { peel: true, symrefs: true, unborn: true, prefixes });
     let refs: { ref: string; oid: string; peeled?: string }[] = [];
     let head: string | undefined;
     for (const r of listed) {
@@ -124,7 +126,7 @@ export async function cloneBare(url: string, options: CloneOptions): Promise<Clo
         // A clone keeps what it receives as a pack whatever its size (git's TRANS_OPT_KEEP).
         // A partial clone's pack is a promisor pack: its `.promisor` lists what was asked for, as git's.
         const sought = [...(remoteHeadId !== undefined && !single ? [`${remoteHeadId} HEAD`] : []), ...refs.map((r) => `${r.oid} ${r.ref}`)];
-        const { received, shallowInfo, filtered } = await fetchPack(conn, caps, repo, {
+        const { received, shallowInfo, filtered } = await fetchFromServer(conn, greeting, repo, {
           wants, unpackLimit: 0, onProgress: options.onProgress, agent, signal: options.signal, includeTag: single, deepen,
           filter, promisor: filter !== undefined ? sought.map((l) => `${l}\n`).join('').replace(/\n$/, '') : undefined,
         });
@@ -136,6 +138,8 @@ export async function cloneBare(url: string, options: CloneOptions): Promise<Clo
         }
         if (shallow.length > 0) writeShallowFile(join(gitDir, 'shallow'), shallow);
         if (received?.keepPath !== undefined) rmSync(received.keepPath, { force: true });
+      } else {
+        await endWithoutFetch(conn, greeting);
       }
       // packed-refs as git clone writes it: sorted, each annotated tag followed by what it peels to;
       // with a work tree's layout the branches are the remote's (refs/remotes/origin/*).

@@ -2,8 +2,7 @@ import { PackwrightError } from '../errors/packwright-error.js';
 import { toHex } from '../hash/hex.js';
 import type { Repository } from '../repo/repository.js';
 import { remoteCallOptions, withLocalRepository, type LocalRepositoryOptions, type RemoteCallOptions } from './client-options.js';
-import { fetchPack } from './fetch-pack.js';
-import { nextPacket, readCapabilities } from './protocol-v2.js';
+import { fetchFromServer, readGreeting, serverObjectFormat } from './upload-pack-conversation.js';
 import { extraHeaders, sshSettings } from './remote-call-config.js';
 import { readRemoteConfig } from './remote-config.js';
 import { openConnection, parseRemoteUrl } from './transport.js';
@@ -43,7 +42,8 @@ export function promisorRemoteName(repo: Repository): string | undefined {
  * Fetches objects a partial clone lacks from its promisor remote, as git does when a command needs
  * one (promisor-remote.c's fetch_objects: `git fetch <remote> --no-tags --filter=blob:none` of the
  * ids, with no negotiation). Each id is wanted by itself, so a server must allow wants of objects
- * its refs reach (protocol v2 servers do, as git's); a wanted tree or commit comes without the
+ * its refs reach (protocol v2 servers do, as git's; over v0, uploadpack.allowAnySHA1InWant or
+ * allowReachableSHA1InWant); a wanted tree or commit comes without the
  * blobs under it. The objects arrive in a promisor pack (an empty `.promisor` beside it), no ref
  * changes, and the repository's reads find them at once.
  * @param options The repository (`dir` or `repository`), the ids, and how to reach the server.
@@ -74,13 +74,11 @@ export async function fetchMissing(options: FetchMissingOptions): Promise<FetchM
       service: 'git-upload-pack', protocol: 2, command: options.uploadPack ?? remote.uploadPack,
     });
     try {
-      const first = await nextPacket(conn.reader);
-      if (first.kind !== 'data' || first.line !== 'version 2') throw new PackwrightError('PROTOCOL_ERROR', `${remote.url}: the server does not speak protocol v2, which fetching missing objects needs`);
-      const caps = await readCapabilities(conn.reader);
-      const format = caps.get('object-format') ?? 'sha1';
+      const greeting = await readGreeting(conn);
+      const format = serverObjectFormat(greeting);
       if (format !== repo.format) throw new PackwrightError('INVALID_ARGUMENT', `mismatched algorithms: client ${repo.format}; server ${format}`);
       // No haves (git's noop negotiator for lazy fetches): the server sends what the wants reach, less the filtered blobs.
-      const { received } = await fetchPack(conn, caps, repo, {
+      const { received } = await fetchFromServer(conn, greeting, repo, {
         wants, filter: 'blob:none', promisor: '', agent, signal: options.signal, onProgress: options.onProgress,
       });
       repo.store.refresh();

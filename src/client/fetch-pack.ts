@@ -12,9 +12,9 @@ import { commandRequest, nextPacket } from './protocol-v2.js';
 import type { Connection } from './transport.js';
 
 /** git's negotiation limits: the first round's haves, and how many unacknowledged haves after an ACK end it (MAX_IN_VAIN). */
-const INITIAL_FLUSH = 16;
-const LARGE_FLUSH = 16384;
-const MAX_IN_VAIN = 256;
+export const INITIAL_FLUSH = 16;
+export const LARGE_FLUSH = 16384;
+export const MAX_IN_VAIN = 256;
 
 export interface FetchPackOptions {
   /** Ids to ask for (hex). */
@@ -81,6 +81,11 @@ async function* packfileSection(reader: PacketReader, progress: ((text: string) 
     else if (what === 'unshallow' && id !== undefined) shallowInfo.unshallow.push(id);
     else throw new PackwrightError('PROTOCOL_ERROR', `error processing shallow info: ${p.line}`);
   }
+  yield* sidebandData(reader, progress);
+}
+
+/** The pack on side band 1 until a flush (or the end), band 2 to `progress`, band 3 an error (v0's and v2's packfile alike). */
+export async function* sidebandData(reader: PacketReader, progress: ((text: string) => void) | undefined): AsyncGenerator<Buffer> {
   for (;;) {
     const p = await nextPacket(reader);
     if (p.kind !== 'data') return;

@@ -13,13 +13,13 @@ import { excludedByNegative, expandRefName, fetchDestination, isFullObjectId, ma
 import type { Repository } from '../repo/repository.js';
 import { isConnected } from '../transfer/connectivity.js';
 import { mergeBases } from '../walk/merge-bases.js';
-import { fetchPack, type Deepen } from './fetch-pack.js';
+import type { Deepen } from './fetch-pack.js';
 import { shallowFilePath, writeShallowFile } from '../repo/shallow-file.js';
 import { HaveNegotiator } from './have-negotiator.js';
-import { lsRefs, type ServerRef } from './list-server-refs.js';
-import { nextPacket, readCapabilities } from './protocol-v2.js';
+import type { ServerRef } from './list-server-refs.js';
+import { endWithoutFetch, fetchFromServer, readGreeting, serverObjectFormat, serverRefs } from './upload-pack-conversation.js';
 import { displayUrl, readRemoteConfig } from './remote-config.js';
-import { openConnection, parseRemoteUrl } from './transport.js';
+import { openConnection, parseRemoteUrl, type Connection } from './transport.js';
 import { remoteCallOptions, withLocalRepository, type LocalRepositoryOptions, type RemoteCallOptions } from './client-options.js';
 import { extraHeaders, sshSettings } from './remote-call-config.js';
 import { normalizeFilterSpec } from '../walk/object-filter.js';
@@ -56,6 +56,11 @@ export interface FetchOptions extends LocalRepositoryOptions, RemoteCallOptions 
   updateHeadOk?: boolean | undefined;
   /** For a local repository: spawn this upload-pack command instead of serving it in this process. */
   uploadPack?: string | undefined;
+  /**
+   * The protocol to ask the server for (default: protocol.version, else 2). A server that does
+   * not speak v2 answers in v0, and the fetch goes on in it.
+   */
+  protocol?: 0 | 1 | 2 | undefined;
   /** The server's progress lines (band 2), as they come. */
   onProgress?: ((text: string) => void) | undefined;
   /** Make the history this many commits deep from the fetched tips (git's --depth). */
@@ -185,15 +190,18 @@ async function fetchInto(repo: Repository, options: FetchOptions): Promise<Fetch
   const tagMode = options.tags ?? remote.tags;
   const hashHex = repo.store.hashLength * 2;
   const location = parseRemoteUrl(url, options.cwd ?? repo.workTree ?? repo.gitDir);
-  const conn = await openConnection(location, {
+  // git's protocol.version (default 2); a server that does not speak v2 answers in v0.
+  const configuredProtocol = repo.config.getInt('protocol.version');
+  const protocol = options.protocol ?? (configuredProtocol === 0 || configuredProtocol === 1 ? configuredProtocol : 2);
+  const connect = (): Promise<Connection> => openConnection(location, {
     ...remoteCallOptions(options), ...sshSettings(repo), agent, headers: { ...extraHeaders(repo.config, url), ...options.headers },
-    service: 'git-upload-pack', protocol: 2, command: options.uploadPack ?? remote.uploadPack,
+    service: 'git-upload-pack', protocol, command: options.uploadPack ?? remote.uploadPack,
   });
+  const conn = await connect();
+  let backfill: Connection | undefined;
   try {
-    const first = await nextPacket(conn.reader);
-    if (first.kind !== 'data' || first.line !== 'version 2') throw new PackwrightError('PROTOCOL_ERROR', `${url}: the server does not speak protocol v2, which packwright's fetch needs`);
-    const caps = await readCapabilities(conn.reader);
-    const format = caps.get('object-format') ?? 'sha1';
+    const greeting = await readGreeting(conn);
+    const format = serverObjectFormat(greeting);
     if (format !== repo.format) throw new PackwrightError('INVALID_ARGUMENT', `mismatched algorithms: client ${repo.format}; server ${format}`);
 
     // The current branch's upstream, when it is on this remote (branch.<name>.remote, .merge).
@@ -206,7 +214,7 @@ async function fetchInto(repo: Repository, options: FetchOptions): Promise<Fetch
     const prefixes = fetchesHead ? ['HEAD'] : [...refspecPrefixes(specs), ...merges];
     const autoTags = tagMode !== 'none' && (tagMode === 'all' || specs.some((s) => s.dst !== undefined && s.dst !== ''));
     if (autoTags) prefixes.push('refs/tags/');
-    const remoteRefs = await lsRefs(conn, caps, agent, { peel: true, symrefs: true, prefixes });
+    const remoteRefs = await serverRefs(conn, greeting, agent, { peel: true, symrefs: true, prefixes });
 
     // git's get_ref_map.
     const map: MapEntry[] = [];
@@ -287,7 +295,7 @@ async function fetchInto(repo: Repository, options: FetchOptions): Promise<Fetch
       for (const id of negotiationTips(repo, localRefs, options.negotiationTips)) negotiator.addTip(id);
       for (const r of remoteRefs) if (r.oid.length === hashHex && have(r.oid)) negotiator.knownCommon(Buffer.from(r.oid, 'hex'));
       const unpackLimit = repo.config.getInt('fetch.unpacklimit') ?? repo.config.getInt('transfer.unpacklimit') ?? 100;
-      const { received, shallowInfo } = await fetchPack(conn, caps, repo, {
+      const { received, shallowInfo } = await fetchFromServer(conn, greeting, repo, {
         wants, negotiator, includeTag: autoTags, unpackLimit, onProgress: options.onProgress, agent, signal: options.signal, shallow, deepen,
         // git's fetch marks the pack with an empty `.promisor` (only a clone lists the refs in it).
         filter, promisor: promisorRemote ? '' : undefined,
@@ -323,7 +331,14 @@ async function fetchInto(repo: Repository, options: FetchOptions): Promise<Fetch
             .map((r) => ({ remote: r, local: r.ref, force: false, status: 'not-for-merge' }));
           const lacking = [...new Set(followed.map((e) => e.remote.oid))].filter((oid) => !have(oid));
           if (lacking.length > 0) {
-            const more = await fetchPack(conn, caps, repo, { wants: lacking, includeTag: true, unpackLimit, agent, signal: options.signal, shallow: boundary });
+            // v2's commands may follow one another; a v0 conversation ends with its pack, so git connects again.
+            let again = conn;
+            let againGreeting = greeting;
+            if (greeting.version === 0) {
+              backfill = again = await connect();
+              againGreeting = await readGreeting(again);
+            }
+            const more = await fetchFromServer(again, againGreeting, repo, { wants: lacking, includeTag: true, unpackLimit, agent, signal: options.signal, shallow: boundary });
             repo.store.refresh();
             result.objects += more.received?.objects ?? 0;
             if (more.received?.keepPath !== undefined) rmSync(more.received.keepPath, { force: true });
@@ -338,6 +353,7 @@ async function fetchInto(repo: Repository, options: FetchOptions): Promise<Fetch
         if (received?.keepPath !== undefined) rmSync(received.keepPath, { force: true });
       }
     } else {
+      await endWithoutFetch(conn, greeting);
       await checkConnected(repo, entries, localRefs, shallow, url, options.signal);
       storeRefs(repo, entries, localRefs, options, reflogAction, result, writes);
       result.aborted = !writes.finish(result.refs.some((r) => r.status === 'rejected'));
@@ -350,6 +366,7 @@ async function fetchInto(repo: Repository, options: FetchOptions): Promise<Fetch
     return result;
   } finally {
     conn.close();
+    backfill?.close();
   }
 }
 

@@ -119,6 +119,8 @@ export interface Connection {
    * a POST whose answer is returned as a new reader.
    */
   request(body: RequestBody): Promise<PacketReader>;
+  /** Each request is a conversation of its own (HTTP's stateless RPC): a v0 fetch says again what the server must know. */
+  readonly stateless: boolean;
   /** Ends the connection (a spawned process is killed, a socket closed). */
   close(): void;
 }
@@ -202,7 +204,7 @@ export async function openConnection(location: RemoteLocation, options: ConnectO
     const write = streamSink(socket, 'the connection is closed');
     await write(encodePacket(`${options.service} ${location.path}\0host=${location.host}\0${gitProtocol !== undefined ? `\0${gitProtocol}\0` : ''}`));
     const reader = new PacketReader(withIdleTimeout(socket, options.idleTimeoutMs, () => socket.destroy()));
-    return { reader, request: async (body) => { await writeBody(write, body); return reader; }, close: () => socket.destroy() };
+    return { reader, stateless: false, request: async (body) => { await writeBody(write, body); return reader; }, close: () => socket.destroy() };
   }
   if (location.kind === 'ssh' || options.command !== undefined) {
     // A process whose stdio is the conversation: ssh to the server's service, or a local command
@@ -215,7 +217,7 @@ export async function openConnection(location: RemoteLocation, options: ConnectO
     child.stdin.on('error', () => undefined);
     const reader = new PacketReader(withIdleTimeout(child.stdout, options.idleTimeoutMs, () => child.kill()));
     const write = streamSink(child.stdin, 'the remote end hung up');
-    return { reader, request: async (body) => { await writeBody(write, body); return reader; }, close: () => { child.stdin.end(); child.kill(); } };
+    return { reader, stateless: false, request: async (body) => { await writeBody(write, body); return reader; }, close: () => { child.stdin.end(); child.kill(); } };
   }
   // In this process: packwright's upload-pack or receive-pack on the repository, over a pair of
   // streams; what the service says on its stderr goes to `options.stderr` (git shows a spawned
@@ -237,7 +239,7 @@ export async function openConnection(location: RemoteLocation, options: ConnectO
     });
   const reader = new PacketReader(toClient);
   const write = streamSink(toServer, 'the remote end hung up');
-  return { reader, request: async (body) => { await writeBody(write, body); return reader; }, close: () => toServer.end() };
+  return { reader, stateless: false, request: async (body) => { await writeBody(write, body); return reader; }, close: () => toServer.end() };
 }
 
 /** How many times a server that keeps answering 401 is asked again with new credentials (git asks once). */
@@ -331,6 +333,7 @@ function httpConnection(given: URL, options: ConnectOptions, gitProtocol: string
     const post = `${shown}/${options.service}`;
     return {
       reader,
+      stateless: true,
       request: async (requestBody: RequestBody) => {
         const postIt = (): Promise<Response> => send(post, {
           method: 'POST',
