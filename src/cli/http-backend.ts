@@ -46,6 +46,8 @@ export async function httpBackendCommand(io: CommandIO, global: GlobalOptions, a
         headersDone = true;
       },
       write: (chunk) => io.stdout.write(chunk),
+      // A CommandOutput has written the bytes when it returns.
+      reusable: true,
     }, {
       repository: (path) => {
         const gitDir = enterRepository(path);

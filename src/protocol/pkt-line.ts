@@ -195,6 +195,29 @@ export function streamSink(stream: Writable, closedMessage: string): (chunk: Buf
 }
 
 /**
+ * Like `streamSink`, but each write's promise settles only once the stream has written the chunk
+ * (its write callback: for a socket, handed to the system), so the caller may reuse the buffer
+ * then. For a stream that writes to the system (a socket, an HTTP response), not one that keeps
+ * chunks for a reader (a PassThrough).
+ */
+export function writtenSink(stream: Writable, closedMessage: string): (chunk: Buffer) => Promise<void> {
+  return (chunk) => new Promise((resolve, reject) => {
+    if (stream.destroyed || stream.writableEnded) {
+      reject(new Error(closedMessage));
+      return;
+    }
+    // A stream closed with the write pending may never call it back (an HTTP response whose client left).
+    const closed = (): void => reject(new Error(closedMessage));
+    stream.once('close', closed);
+    stream.write(chunk, (e) => {
+      stream.off('close', closed);
+      if (e === undefined || e === null) resolve();
+      else reject(new Error(closedMessage, { cause: e }));
+    });
+  });
+}
+
+/**
  * Writes packets: each call frames one, and `send` hands what was framed since to the sink in one
  * piece (a conversation sends before it waits for the peer). With `sideband` (protocol v2's
  * sideband-all), data lines go on band 1 and errors on band 3.

@@ -4,7 +4,7 @@
 import { setMaxListeners } from 'node:events';
 import type { Duplex } from 'node:stream';
 import { isPackwrightError } from '../errors/packwright-error.js';
-import { encodePacket, PacketReader, streamSink } from '../protocol/pkt-line.js';
+import { encodePacket, PacketReader, writtenSink } from '../protocol/pkt-line.js';
 import type { Repository } from '../repo/repository.js';
 import { uploadPack } from './upload-pack.js';
 import { receivePack, type ReceivePackOptions } from './receive-pack.js';
@@ -51,7 +51,8 @@ export async function serveGitDaemonConnection(socket: Duplex, options: GitDaemo
   // Every connection in progress listens to the caller's signal.
   if (options.signal !== undefined) setMaxListeners(0, options.signal);
   options.signal?.addEventListener('abort', abort, { once: true });
-  const write = streamSink(socket, 'the connection is closed');
+  // Settled once the socket has the bytes, so the pack's buffers are reused (reusableOutput).
+  const write = writtenSink(socket, 'the connection is closed');
   try {
     const first = await reader.read();
     if (first.kind !== 'data') return;
@@ -91,6 +92,7 @@ export async function serveGitDaemonConnection(socket: Duplex, options: GitDaemo
     const common = {
       input: reader.rest(),
       output: write,
+      reusableOutput: true,
       stderr: options.onStderr,
       protocol: requestedProtocolVersion(protocolParts.join(':')),
       threads: options.threads,

@@ -1,6 +1,6 @@
 import { setMaxListeners } from 'node:events';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { streamSink } from '../protocol/pkt-line.js';
+import { writtenSink } from '../protocol/pkt-line.js';
 import { serveSmartHttp, type GitHttpResponse, type SmartHttpOptions } from './smart-http.js';
 
 /**
@@ -32,7 +32,9 @@ export function createGitHttpHandler(options: SmartHttpOptions): (req: IncomingM
         res.statusMessage = reason;
         for (const [name, value] of headers) res.setHeader(name, value);
       },
-      write: streamSink(res, 'the client went away'),
+      // Settled once the socket has the bytes, so the pack's buffers are reused (a stream's queue would keep them).
+      write: writtenSink(res, 'the client went away'),
+      reusable: true,
     };
     try {
       await serveSmartHttp({

@@ -37,6 +37,12 @@ export interface GitHttpResponse {
   start(status: number, reason: string, headers: readonly [string, string][]): void | Promise<void>;
   /** The body, in order; a promise holds the writer back (backpressure). */
   write: ByteSink;
+  /**
+   * `write` is done with a chunk once it returns or its promise settles (a socket's write
+   * callback, a descriptor written at once): the pack is then framed into buffers used again
+   * (UploadSessionOptions.reusableOutput). Leave unset for a write that keeps what it is given.
+   */
+  reusable?: boolean | undefined;
 }
 
 /** The services the smart HTTP handler serves. */
@@ -141,7 +147,7 @@ export async function serveSmartHttp(request: GitHttpRequest, response: GitHttpR
   }
   const pusher = typeof decision === 'object' && 'pusher' in decision ? decision.pusher : undefined;
   const protocol = requestedProtocolVersion(request.gitProtocol);
-  const common = { output: response.write, stderr: options.onStderr, protocol, threads: options.threads, signal: options.signal, agent: options.agent };
+  const common = { output: response.write, reusableOutput: response.reusable === true, stderr: options.onStderr, protocol, threads: options.threads, signal: options.signal, agent: options.agent };
   if (matched.route === 'info-refs') {
     await response.start(200, 'OK', [...NO_CACHE, ['Content-Type', `application/x-git-${service}-advertisement`]]);
     if (protocol !== 2) {
