@@ -54,6 +54,14 @@ function forEachHeader(data: Uint8Array, line: (keyEnd: number, start: number, e
   }
 }
 
+/**
+ * `data[start..end)` as text, without copying the bytes first (a walk reads thousands of tags:
+ * `Buffer.from(data.subarray())` copied each field before decoding it).
+ */
+function text(data: Uint8Array, start: number, end: number, encoding: 'latin1' | 'utf8'): string {
+  return Buffer.from(data.buffer, data.byteOffset + start, end - start).toString(encoding);
+}
+
 function keyIs(data: Uint8Array, start: number, keyEnd: number, key: string): boolean {
   if (keyEnd - start !== key.length) return false;
   for (let i = 0; i < key.length; i++) if (data[start + i] !== key.charCodeAt(i)) return false;
@@ -137,8 +145,8 @@ export function parseTag(data: Uint8Array, hashLength = idLengthOfFirstLine(data
   forEachHeader(data, (keyEnd, start, end) => {
     const i = n++;
     if (i === 0 && keyIs(data, start, keyEnd, 'object') && end === keyEnd + 1 + 2 * hashLength) object = idAt(data, keyEnd + 1, end, hashLength);
-    else if (i === 1 && keyIs(data, start, keyEnd, 'type')) type = typeNumber(Buffer.from(data.subarray(keyEnd + 1, end)).toString('latin1'));
-    else if (i === 2 && keyIs(data, start, keyEnd, 'tag')) name = Buffer.from(data.subarray(keyEnd + 1, end)).toString('utf8');
+    else if (i === 1 && keyIs(data, start, keyEnd, 'type')) type = typeNumber(text(data, keyEnd + 1, end, 'latin1'));
+    else if (i === 2 && keyIs(data, start, keyEnd, 'tag')) name = text(data, keyEnd + 1, end, 'utf8');
     return i < 2;
   });
   if (object === undefined || type < 0) throw new PackwrightError('OBJECT_CORRUPT', `tag ${idForErrors} lacks a valid object or type line`);
