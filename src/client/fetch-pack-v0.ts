@@ -10,6 +10,7 @@ import { encodePacket, FLUSH_PACKET, type PacketReader } from '../protocol/pkt-l
 import type { Repository } from '../repo/repository.js';
 import { readPackHeader, receiveObjects } from '../transfer/receive-objects.js';
 import { INITIAL_FLUSH, LARGE_FLUSH, MAX_IN_VAIN, sidebandData, type FetchedPack, type FetchPackOptions, type ShallowInfo } from './fetch-pack.js';
+// nextPacket turns the server's ERR lines into its error (REQUEST_REFUSED, "remote error: …").
 import { nextPacket } from './protocol-v2.js';
 import type { Connection } from './transport.js';
 
@@ -74,7 +75,6 @@ export async function fetchPackV0(conn: Connection, caps: ReadonlyMap<string, st
       const [what, id] = p.line.split(' ');
       if (what === 'shallow' && id !== undefined) shallowInfo.shallow.push(id);
       else if (what === 'unshallow' && id !== undefined) shallowInfo.unshallow.push(id);
-      else if (what === 'ERR') throw new PackwrightError('REQUEST_REFUSED', `remote error: ${p.line.slice(4)}`);
       else throw new PackwrightError('PROTOCOL_ERROR', `expected shallow/unshallow, got ${p.line}`);
     }
   };
@@ -86,7 +86,6 @@ export async function fetchPackV0(conn: Connection, caps: ReadonlyMap<string, st
       const p = await nextPacket(reader);
       if (p.kind !== 'data') throw new PackwrightError('PROTOCOL_ERROR', `git fetch-pack: expected ACK/NAK, got a ${p.kind} packet`);
       if (p.line === 'NAK') return { ready, acked };
-      if (p.line.startsWith('ERR ')) throw new PackwrightError('REQUEST_REFUSED', `remote error: ${p.line.slice(4)}`);
       const m = /^ACK ([0-9a-f]+)(?: (common|ready|continue))?$/.exec(p.line);
       if (m === null) throw new PackwrightError('PROTOCOL_ERROR', `git fetch-pack: expected ACK/NAK, got '${p.line}'`);
       const [, hex, kind] = m as unknown as [string, string, string | undefined];
@@ -145,10 +144,7 @@ export async function fetchPackV0(conn: Connection, caps: ReadonlyMap<string, st
     const p = await nextPacket(reader);
     if (p.kind !== 'data') throw new PackwrightError('PROTOCOL_ERROR', `git fetch-pack: expected ACK/NAK, got a ${p.kind} packet`);
     if (p.line === 'NAK' || /^ACK [0-9a-f]+$/.test(p.line)) break;
-    if (!/^ACK [0-9a-f]+ (common|ready|continue)$/.test(p.line)) {
-      if (p.line.startsWith('ERR ')) throw new PackwrightError('REQUEST_REFUSED', `remote error: ${p.line.slice(4)}`);
-      throw new PackwrightError('PROTOCOL_ERROR', `git fetch-pack: expected ACK/NAK, got '${p.line}'`);
-    }
+    if (!/^ACK [0-9a-f]+ (common|ready|continue)$/.test(p.line)) throw new PackwrightError('PROTOCOL_ERROR', `git fetch-pack: expected ACK/NAK, got '${p.line}'`);
   }
   const { header, rest } = await readPackHeader(sidebandData(reader, options.onProgress));
   const received = await receiveObjects(repo, header, rest, {
