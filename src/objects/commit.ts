@@ -62,6 +62,11 @@ function text(data: Uint8Array, start: number, end: number, encoding: 'latin1' |
   return Buffer.from(data.buffer, data.byteOffset + start, end - start).toString(encoding);
 }
 
+/** An object's name for an error, made only when there is one. */
+function named(id: string | (() => string)): string {
+  return typeof id === 'string' ? id : id();
+}
+
 function keyIs(data: Uint8Array, start: number, keyEnd: number, key: string): boolean {
   if (keyEnd - start !== key.length) return false;
   for (let i = 0; i < key.length; i++) if (data[start + i] !== key.charCodeAt(i)) return false;
@@ -83,11 +88,12 @@ function idLengthOfFirstLine(data: Uint8Array): number {
 /**
  * The tree and parents of a commit. Like git's parser (commit.c, parse_commit_buffer) the tree
  * line must come first and the parents follow it; a bad id is OBJECT_CORRUPT. `hashLength` (20 for
- * SHA-1, 32 for SHA-256) is taken from the tree line when not given.
+ * SHA-1, 32 for SHA-256) is taken from the tree line when not given. `idForErrors` names the
+ * commit in an error: a function is called only then, so a walk of many commits makes no hex strings.
  *
  * @example const { tree, parents } = parseCommit(data);
  */
-export function parseCommit(data: Uint8Array, hashLength = idLengthOfFirstLine(data), idForErrors = '<commit>'): CommitHeader {
+export function parseCommit(data: Uint8Array, hashLength = idLengthOfFirstLine(data), idForErrors: string | (() => string) = '<commit>'): CommitHeader {
   let tree: Buffer | undefined;
   const parents: Buffer[] = [];
   let bad: string | undefined;
@@ -116,7 +122,7 @@ export function parseCommit(data: Uint8Array, hashLength = idLengthOfFirstLine(d
     return false;
   });
   if (bad === undefined && tree === undefined) bad = 'has no tree line';
-  if (bad !== undefined || tree === undefined) throw new PackwrightError('OBJECT_CORRUPT', `commit ${idForErrors} ${bad ?? 'has no tree line'}`);
+  if (bad !== undefined || tree === undefined) throw new PackwrightError('OBJECT_CORRUPT', `commit ${named(idForErrors)} ${bad ?? 'has no tree line'}`);
   return { tree, parents, time };
 }
 
@@ -135,9 +141,10 @@ function lineDate(data: Uint8Array, from: number, end: number): number {
 
 /**
  * The object, type and name lines of an annotated tag (object first, type second, as git requires).
- * `hashLength` (20 for SHA-1, 32 for SHA-256) is taken from the object line when not given.
+ * `hashLength` (20 for SHA-1, 32 for SHA-256) is taken from the object line when not given;
+ * `idForErrors` as for parseCommit.
  */
-export function parseTag(data: Uint8Array, hashLength = idLengthOfFirstLine(data), idForErrors = '<tag>'): TagHeader {
+export function parseTag(data: Uint8Array, hashLength = idLengthOfFirstLine(data), idForErrors: string | (() => string) = '<tag>'): TagHeader {
   let object: Buffer | undefined;
   let type = -1;
   let name = '';
@@ -149,6 +156,6 @@ export function parseTag(data: Uint8Array, hashLength = idLengthOfFirstLine(data
     else if (i === 2 && keyIs(data, start, keyEnd, 'tag')) name = text(data, keyEnd + 1, end, 'utf8');
     return i < 2;
   });
-  if (object === undefined || type < 0) throw new PackwrightError('OBJECT_CORRUPT', `tag ${idForErrors} lacks a valid object or type line`);
+  if (object === undefined || type < 0) throw new PackwrightError('OBJECT_CORRUPT', `tag ${named(idForErrors)} lacks a valid object or type line`);
   return { object, type: typeName(type), name };
 }

@@ -24,8 +24,8 @@ export function peelObject(objects: StoreHandle, id: Buffer, want: ObjectType | 
     if (location === undefined) return { kind: 'missing', id: current };
     const type = objects.typeAt(location);
     if (type === want || (want === 'non-tag' && type !== 'tag')) return { kind: 'found', id: current };
-    if (type === 'tag') current = parseTag(objects.readTransientAt(location).data, objects.hashLength, toHex(current)).object;
-    else if (type === 'commit' && want === 'tree') current = parseCommit(objects.readTransientAt(location).data, objects.hashLength, toHex(current)).tree;
+    if (type === 'tag') current = parseTag(objects.readTransientAt(location).data, objects.hashLength, () => toHex(current)).object;
+    else if (type === 'commit' && want === 'tree') current = parseCommit(objects.readTransientAt(location).data, objects.hashLength, () => toHex(current)).tree;
     else return { kind: 'other', id: current, type };
   }
   return { kind: 'other', id: current, type: 'tag' };

@@ -60,7 +60,7 @@ function bitmapSets(handle: StoreHandle, tips: readonly RevTip[], options: Bitma
       const type = handle.typeAt(location);
       side.push({ id, type: typeNumber(type), name });
       if (type !== 'tag') break;
-      const tag = parseTag(handle.readAt(location).data, handle.hashLength, toHex(id));
+      const tag = parseTag(handle.readAt(location).data, handle.hashLength, () => toHex(id));
       id = tag.object;
       name = '';
     }

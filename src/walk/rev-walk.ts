@@ -1,4 +1,4 @@
-import { isPackwrightError, PackwrightError } from '../errors/packwright-error.js';
+import { PackwrightError } from '../errors/packwright-error.js';
 import { toHex } from '../hash/hex.js';
 import { parseCommit, parseTag } from '../objects/commit.js';
 import { OBJ_BLOB, OBJ_COMMIT, OBJ_TAG, OBJ_TREE, typeName, typeNumber } from '../objects/object-type.js';
@@ -146,7 +146,7 @@ export class RevWalk extends ObjectReader {
           throw notFoundError(t, n, 'object');
         }
         if (obj.type === OBJ_TAG) {
-          const tag = parseTagOf(obj.data, this.hashLength, t, n);
+          const tag = parseTag(obj.data, this.hashLength, () => toHex(t.id(n)));
           if (this.options.tagObjects && !flags) this.pending.push({ n, name: tag.name });
           n = t.intern(tag.object);
           if (t.types[n] === 0) t.types[n] = typeNumber(tag.type);
@@ -546,7 +546,7 @@ export class RevWalk extends ObjectReader {
 
   private parsed(n: number, data: Uint8Array): void {
     const t = this.table;
-    const c = parseCommit(data, this.hashLength, toHex(t.id(n)));
+    const c = parseCommit(data, this.hashLength, () => toHex(t.id(n)));
     t.types[n] = OBJ_COMMIT;
     const tree = t.intern(c.tree);
     if (t.types[tree] === 0) t.types[tree] = OBJ_TREE;
@@ -765,15 +765,3 @@ function bisect(commits: readonly number[], parentsOf: (n: number) => Int32Array
   return best;
 }
 
-/**
- * parseTag, with the tag's id in an error only: making it a hex string for every tag a walk
- * reads (thousands of refs) cost more than parsing the tags.
- */
-function parseTagOf(data: Uint8Array, hashLength: number, t: ObjectTable, n: number): ReturnType<typeof parseTag> {
-  try {
-    return parseTag(data, hashLength);
-  } catch (e) {
-    if (isPackwrightError(e, 'OBJECT_CORRUPT')) return parseTag(data, hashLength, toHex(t.id(n)));
-    throw e;
-  }
-}

@@ -354,7 +354,7 @@ function readCommits(
       if (obj.type !== 'commit') throw new PackwrightError('OBJECT_CORRUPT', `object ${toHex(id)} is a ${obj.type}, not a commit`);
       let c;
       try {
-        c = parseCommit(obj.data, H, toHex(id));
+        c = parseCommit(obj.data, H, () => toHex(id));
       } catch (e) {
         throw new PackwrightError('OBJECT_CORRUPT', `unable to parse commit ${toHex(id)}`, { cause: e });
       }
@@ -385,7 +385,7 @@ function treeOf(handle: StoreHandle, table: ObjectTable, read: ReadCommits, n: n
   if (read.done[n] === 1) return read.trees.subarray(n * H, (n + 1) * H);
   const at = graph?.find(table.id(n)) ?? -1;
   if (at >= 0) return (graph as CommitGraphChain).tree(at);
-  return parseCommit(handle.read(table.id(n)).data, H, toHex(table.id(n))).tree;
+  return parseCommit(handle.read(table.id(n)).data, H, () => toHex(table.id(n))).tree;
 }
 
 /** The filter the graph there now has for commit `id`, if any. */
