@@ -4,12 +4,10 @@
 // server is ready or nothing is left to offer, `done`, then the pack on side band 1. Over a
 // stream (ssh, git://, a local upload-pack) the conversation keeps its state; over HTTP (stateless
 // RPC) each round is a request of its own that says again the wants and what is known common.
-import { hostname } from 'node:os';
 import { PackwrightError } from '../errors/packwright-error.js';
 import { encodePacket, FLUSH_PACKET, type PacketReader } from '../protocol/pkt-line.js';
 import type { Repository } from '../repo/repository.js';
-import { readPackHeader, receiveObjects } from '../transfer/receive-objects.js';
-import { INITIAL_FLUSH, LARGE_FLUSH, MAX_IN_VAIN, sidebandData, type FetchedPack, type FetchPackOptions, type ShallowInfo } from './fetch-pack.js';
+import { INITIAL_FLUSH, MAX_IN_VAIN, nextFlush, receiveFetchedPack, sidebandData, type FetchedPack, type FetchPackOptions, type ShallowInfo } from './fetch-pack.js';
 // nextPacket turns the server's ERR lines into its error (REQUEST_REFUSED, "remote error: …").
 import { nextPacket } from './protocol-v2.js';
 import type { Connection } from './transport.js';
@@ -130,7 +128,7 @@ export async function fetchPackV0(conn: Connection, caps: ReadonlyMap<string, st
       inVain = 0;
     }
     if (ready || (seenAck && inVain >= MAX_IN_VAIN)) break;
-    flushAt = flushAt < LARGE_FLUSH ? flushAt * 2 : Math.floor(flushAt * 11 / 10);
+    flushAt = nextFlush(flushAt);
   }
   const done = encodePacket('done\n');
   if (stateless) {
@@ -146,12 +144,6 @@ export async function fetchPackV0(conn: Connection, caps: ReadonlyMap<string, st
     if (p.line === 'NAK' || /^ACK [0-9a-f]+$/.test(p.line)) break;
     if (!/^ACK [0-9a-f]+ (common|ready|continue)$/.test(p.line)) throw new PackwrightError('PROTOCOL_ERROR', `git fetch-pack: expected ACK/NAK, got '${p.line}'`);
   }
-  const { header, rest } = await readPackHeader(sidebandData(reader, options.onProgress));
-  const received = await receiveObjects(repo, header, rest, {
-    unpackLimit: options.unpackLimit ?? 100,
-    keep: `fetch-pack ${process.pid} on ${hostname()}`,
-    signal: options.signal,
-    promisor: options.promisor,
-  });
+  const received = await receiveFetchedPack(repo, sidebandData(reader, options.onProgress), options);
   return { received, shallowInfo, filtered };
 }

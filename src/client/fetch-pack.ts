@@ -13,7 +13,7 @@ import type { Connection } from './transport.js';
 
 /** git's negotiation limits: the first round's haves, and how many unacknowledged haves after an ACK end it (MAX_IN_VAIN). */
 export const INITIAL_FLUSH = 16;
-export const LARGE_FLUSH = 16384;
+const LARGE_FLUSH = 16384;
 export const MAX_IN_VAIN = 256;
 
 export interface FetchPackOptions {
@@ -195,14 +195,24 @@ export async function fetchPack(conn: Connection, caps: ReadonlyMap<string, stri
       inVain = 0;
     }
     if (ready) break;
-    flushAt = flushAt < LARGE_FLUSH ? flushAt * 2 : Math.floor(flushAt * 11 / 10);
+    flushAt = nextFlush(flushAt);
   }
-  const { header, rest } = await readPackHeader(packfileSection(reader, options.onProgress, shallowInfo));
-  const received = await receiveObjects(repo, header, rest, {
+  const received = await receiveFetchedPack(repo, packfileSection(reader, options.onProgress, shallowInfo), options);
+  return { received, shallowInfo, filtered };
+}
+
+/** How many haves the next round offers: git's next_flush (doubling, then a tenth more past LARGE_FLUSH). */
+export function nextFlush(count: number): number {
+  return count < LARGE_FLUSH ? count * 2 : Math.floor(count * 11 / 10);
+}
+
+/** The pack a fetch received, streamed into the repository (index-pack, or unpack-objects below the unpack limit), kept by a `.keep` the caller removes. */
+export async function receiveFetchedPack(repo: Repository, pack: AsyncIterable<Buffer>, options: FetchPackOptions): Promise<ReceivedObjects> {
+  const { header, rest } = await readPackHeader(pack);
+  return receiveObjects(repo, header, rest, {
     unpackLimit: options.unpackLimit ?? 100,
     keep: `fetch-pack ${process.pid} on ${hostname()}`,
     signal: options.signal,
     promisor: options.promisor,
   });
-  return { received, shallowInfo, filtered };
 }
