@@ -257,8 +257,9 @@ export async function catFile(io: CommandIO, openRepo: (options?: OpenRepository
     const [typeArg, name] = positional as [string, string];
     const wanted = typeNumber(typeArg);
     if (wanted < 0) throw new PackwrightError('INVALID_ARGUMENT', `invalid object type "${typeArg}"`);
-    await fetchIfMissing(replaced(repo.resolve(name)));
-    const obj = readAs(store, replaced(repo.resolve(name)), typeArg as ObjectType, name);
+    const id = replaced(repo.resolve(name));
+    await fetchIfMissing(id);
+    const obj = readAs(store, id, typeArg as ObjectType, name);
     out.bytes(obj);
     out.flush();
     return 0;

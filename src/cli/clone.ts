@@ -1,4 +1,4 @@
-import { cloneBare, extraHeaders } from '../client/index.js';
+import { cloneBare, configuredProtocol, extraHeaders } from '../client/index.js';
 import { PackwrightError } from '../errors/index.js';
 import type { CommandIO } from './command-io.js';
 import { configOutsideRepository, type GlobalOptions } from './global-options.js';
@@ -60,8 +60,7 @@ export async function cloneCommand(io: CommandIO, global: GlobalOptions, agent: 
     dir, uploadPack, agent, signal, cwd: global.cwd, mirror, bare, env: { ...global.env }, branch, singleBranch, filter, ...shallow,
     // The global configuration and `-c http.extraHeader=…`, as git clone takes them (CI's tokens are passed this way).
     headers: extraHeaders(config, url), ...cliAuth(config, global.env),
-    // git's protocol.version: 0 and 1 ask for no v2 (the conversation is v0's then).
-    protocol: config.getInt('protocol.version') === 0 || config.getInt('protocol.version') === 1 ? 0 : 2,
+    protocol: configuredProtocol(config),
     ...(progress ? { onProgress: (text: string) => io.stderr.write(`remote: ${text}`) } : {}),
   }));
   return 0;

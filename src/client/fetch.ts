@@ -21,7 +21,7 @@ import { endWithoutFetch, fetchFromServer, readGreeting, serverObjectFormat, ser
 import { displayUrl, readRemoteConfig } from './remote-config.js';
 import { openConnection, parseRemoteUrl, type Connection } from './transport.js';
 import { remoteCallOptions, withLocalRepository, type LocalRepositoryOptions, type RemoteCallOptions } from './client-options.js';
-import { extraHeaders, sshSettings } from './remote-call-config.js';
+import { configuredProtocol, extraHeaders, sshSettings } from './remote-call-config.js';
 import { normalizeFilterSpec } from '../walk/object-filter.js';
 
 /** Where to fetch into (`dir` or `repository`), from where, and how. */
@@ -190,9 +190,8 @@ async function fetchInto(repo: Repository, options: FetchOptions): Promise<Fetch
   const tagMode = options.tags ?? remote.tags;
   const hashHex = repo.store.hashLength * 2;
   const location = parseRemoteUrl(url, options.cwd ?? repo.workTree ?? repo.gitDir);
-  // git's protocol.version (default 2); a server that does not speak v2 answers in v0.
-  const configuredProtocol = repo.config.getInt('protocol.version');
-  const protocol = options.protocol ?? (configuredProtocol === 0 || configuredProtocol === 1 ? configuredProtocol : 2);
+  // A server that does not speak v2 answers in v0.
+  const protocol = options.protocol ?? configuredProtocol(repo.config);
   const connect = (): Promise<Connection> => openConnection(location, {
     ...remoteCallOptions(options), ...sshSettings(repo), agent, headers: { ...extraHeaders(repo.config, url), ...options.headers },
     service: 'git-upload-pack', protocol, command: options.uploadPack ?? remote.uploadPack,

@@ -17,6 +17,6 @@ export type { PushOptions, PushResult, PushedRef, PushedRefStatus } from './push
 export { readAdvertisement } from './advertisement.js';
 export type { Advertisement, AdvertisedRef } from './advertisement.js';
 export type { RemoteCallOptions, LocalRepositoryOptions, Credentials, AuthCallback } from './client-options.js';
-export { extraHeaders } from './remote-call-config.js';
+export { configuredProtocol, extraHeaders } from './remote-call-config.js';
 export { fetchMissing, promisorRemoteName } from './fetch-missing.js';
 export type { FetchMissingOptions, FetchMissingResult } from './fetch-missing.js';

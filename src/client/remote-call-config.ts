@@ -32,6 +32,12 @@ function matchesUrl(pattern: string, url: string): boolean {
   return url === p || url.startsWith(`${p}/`);
 }
 
+/** The protocol git's protocol.version asks a server for: 0 or 1 as set, else 2 (git's default since 2.26). */
+export function configuredProtocol(config: GitConfig): 0 | 1 | 2 {
+  const version = config.getInt('protocol.version');
+  return version === 0 || version === 1 ? version : 2;
+}
+
 /** core.sshCommand, ssh.variant and the repository's environment, for a connection over ssh. */
 export function sshSettings(repo: Repository): { sshCommand: string | undefined; sshVariant: string | undefined; env: Readonly<Record<string, string | undefined>> } {
   const command = repo.config.get('core.sshcommand');
