@@ -357,7 +357,7 @@ for (const format of FORMATS) {
     r.close();
   });
 
-  test(`--filter: blob:none, blob:limit, tree:<depth>, object:type and combine: keep what git's pack-objects keeps, tips whatever the filter (${format})`, async () => {
+  test(`--filter: blob:none, blob:limit, tree:<depth>, object:type, sparse:oid and combine: pack-objects and rev-list keep (and rev-list reports omitted) what git's do, tips whatever the filter (${format})`, async () => {
     using tmp = tempDir();
     const repo = makeHistoryRepo(tmp.path, format, 60);
     // Blobs over and under the limits, one a near-copy of another (a small blob may be stored as a
@@ -369,6 +369,9 @@ for (const format of FORMATS) {
     writeFileSync(join(work, 'deep', 'big.txt'), big);
     writeFileSync(join(work, 'deep', 'er', 'small.txt'), big.slice(0, 700));
     writeFileSync(join(work, 'deep', 'er', 'est', 'leaf.txt'), 'leaf\n');
+    // A sparse-checkout specification for sparse:oid=: a directory, a negation under it, a
+    // basename glob anywhere, a CRLF line, an escaped trailing space, a comment.
+    writeFileSync(join(work, 'patterns'), '# sparse\ndeep/\n!deep/er/\n*.c\r\n/Makefile\\ \nest/leaf.txt\ndeep/**/l?af.t[x]t\n');
     git(work, ['add', '.']);
     git(work, ['-c', 'user.name=A', '-c', 'user.email=a@example.com', 'commit', '-q', '-m', 'deep']);
     git(work, ['push', '-q', 'origin', 'HEAD:main']);
@@ -381,6 +384,7 @@ for (const format of FORMATS) {
       ['--filter=tree:2'], ['--filter=tree:3'], ['--filter=tree:100'], ['--filter=object:type=blob'], ['--filter=object:type=tree'],
       ['--filter=object:type=commit'], ['--filter=object:type=tag'], ['--filter=combine:tree:3+blob:limit=1k'],
       ['--filter=combine:blob%3Anone+object:type=tree'], ['--filter=tree:2', '--filter=object:type=blob'], ['--filter=object:type=blob', '--filter=tree:2'], ['--filter=tree:0', '--no-filter'],
+      ['--filter=sparse:oid=main:patterns'], ['--filter=combine:tree:4+sparse:oid=main:patterns'],
     ];
     const gitPack = (args: string[], input: string): Buffer => execFileSync('git', ['pack-objects', '--revs', '--stdout', '-q', ...args], { cwd: repo, input, maxBuffer: 1 << 30 });
     for (const [revArgs, revs] of revSets) {
@@ -392,13 +396,25 @@ for (const format of FORMATS) {
         assert.deepEqual(packIds(tmp.path, ours, format), packIds(tmp.path, gitPack(flags, revs), format), what);
       }
     }
+    // rev-list --filter: what it lists and (--filter-print-omitted) leaves out, as git's, sorted
+    // ids: where the filter depends on paths, git names an object by the path where it was kept,
+    // packwright by the first where it was listed. Left out: tree:<n> combined with another
+    // filter, which git judges visit by visit (a blob one sub-filter has seen is not shown when
+    // met again nearer the root) where packwright takes each filter's verdict over the whole walk.
+    for (const filter of filters.filter((f) => !(f.length > 1 || f[0]?.startsWith('--filter=combine:tree')) || f.includes('--no-filter'))) {
+      for (const extra of [[], ['--filter-provided-objects']]) {
+        const args = ['rev-list', '--objects', '--filter-print-omitted', ...extra, ...filter, 'main', '^v0.5', 'main:deep'];
+        const ids = (out: string): string[] => out.split('\n').filter((l) => l !== '').map((l) => l.split(' ')[0] as string).sort();
+        assert.deepEqual(ids((await packwright(repo, args)).toString()), ids(git(repo, args).toString()), args.join(' '));
+      }
+    }
     // --include-tag adds a tag only when what it points at is in the filtered pack (object:type=blob drops the commits).
     for (const flags of [['--filter=object:type=blob'], ['--filter=tree:0']]) {
       const args = ['--include-tag', ...flags];
       assert.deepEqual(packIds(tmp.path, await packwright(repo, ['pack-objects', '--revs', '--stdout', '-q', ...args], 'main\n'), format), packIds(tmp.path, gitPack(args, 'main\n'), format), args.join(' '));
     }
     // Bad specs: git's messages, its exit status.
-    for (const spec of ['tree:x', 'tree:-1', 'blob:limit=5q', 'object:type=bob', 'combine:', 'combine:tree:1+blob none', 'sparse:path=x', 'nope']) {
+    for (const spec of ['tree:x', 'tree:-1', 'blob:limit=5q', 'object:type=bob', 'combine:', 'combine:tree:1+blob none', 'sparse:path=x', 'nope', 'combine:tree:2+', 'sparse:oid=main:nope', 'sparse:oid=main']) {
       const ours = await packwrightFails(repo, ['pack-objects', '--revs', '--stdout', '-q', `--filter=${spec}`], 'main\n');
       const theirs = spawnSync('git', ['pack-objects', '--revs', '--stdout', '-q', `--filter=${spec}`], { cwd: repo, input: 'main\n' });
       assert.equal(ours.status, theirs.status, spec);

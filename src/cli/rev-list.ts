@@ -1,4 +1,4 @@
-import { checkCommitBitmap, walkCommits, walkObjects, walkObjectsWithBitmap, type MissingAction, type RevWalk, type WalkedObjects } from '../walk/index.js';
+import { checkCommitBitmap, parseObjectFilter, walkCommits, walkObjects, walkObjectsWithBitmap, type MissingAction, type ObjectFilter, type RevWalk, type WalkedObjects } from '../walk/index.js';
 import { toHex } from '../hash/index.js';
 import type { RevTip } from '../walk/index.js';
 import { RevArgs } from '../walk/index.js';
@@ -15,7 +15,7 @@ import { readLines } from './read-lines.js';
 import { helpRequested, UsageError } from './usage-error.js';
 import type { CommandIO } from './command-io.js';
 
-const USAGE = 'usage: packwright rev-list [--objects] [--[no-]object-names] [--count] [--header] [--first-parent] [--bisect] [--since=<date>] [--until=<date>] [-n <n> | --max-count=<n> | -<n>] [--missing=(error|allow-any|allow-promisor|print)] [--exclude-promisor-objects] [--use-bitmap-index] [--stdin] [--end-of-options] <revs>... (--all, --branches, --tags, --remotes, --reflog, --indexed-objects, --not, ^<rev>, <a>..<b>) [--] [<path>...]';
+const USAGE = 'usage: packwright rev-list [--objects] [--[no-]object-names] [--count] [--quiet] [--header] [--first-parent] [--bisect] [--since=<date>] [--until=<date>] [-n <n> | --max-count=<n> | -<n>] [--missing=(error|allow-any|allow-promisor|print)] [--exclude-promisor-objects] [--use-bitmap-index] [--filter=<spec> [--filter-print-omitted] [--filter-provided-objects]] [--stdin] [--end-of-options] <revs>... (--all, --branches, --tags, --remotes, --reflog, --indexed-objects, --not, ^<rev>, <a>..<b>) [--] [<path>...]';
 
 /** C's atoi, as git reads --max-count: leading blanks, a sign, then digits up to the first other character (none: 0). */
 function atoi(s: string): number {
@@ -77,6 +77,10 @@ export function revListCommand(io: CommandIO, open: () => Repository, argv: stri
   let minAge: number | undefined;
   let useBitmap = false;
   let testBitmap = false;
+  const filters: ObjectFilter[] = [];
+  let printOmitted = false;
+  let quiet = false;
+  let filterProvided = false;
   for (let i = 0; i < args.length; i++) {
     const a = args[i] as string;
     if (literal) revArgs.push([a, literal]);
@@ -104,6 +108,8 @@ export function revListCommand(io: CommandIO, open: () => Repository, argv: stri
     } else if (a === '--object-names') names = true;
     else if (a === '--no-object-names') names = false;
     else if (a === '--count') count = true;
+    // git's --quiet: walk, print nothing listed (omitted and missing objects are still printed).
+    else if (a === '--quiet') quiet = true;
     // git's --end-of-options: what follows are revisions, dashes and all.
     else if (a === '--end-of-options') literal = true;
     else if (a.startsWith('--missing=')) {
@@ -114,8 +120,15 @@ export function revListCommand(io: CommandIO, open: () => Repository, argv: stri
     else if (a === '--exclude-promisor-objects') excludePromisor = true;
     else if (a === '--use-bitmap-index') useBitmap = true;
     else if (a === '--test-bitmap') testBitmap = true;
+    // git's --filter (repeated: each must keep an object, as combine: does), --no-filter.
+    else if (a.startsWith('--filter=')) filters.push(parseObjectFilter(a.slice('--filter='.length)));
+    else if (a === '--no-filter') filters.length = 0;
+    else if (a === '--filter-print-omitted') printOmitted = true;
+    else if (a === '--filter-provided-objects') filterProvided = true;
     else revArgs.push([a, false]);
   }
+  const filter: ObjectFilter | undefined = filters.length > 1 ? { kind: 'combine', filters } : filters[0];
+  if (filter !== undefined && !withObjects) throw new PackwrightError('INVALID_ARGUMENT', 'object filtering requires --objects');
   const repo = open();
   repo.onWarning = (message) => void io.stderr.write(`warning: ${message}\n`);
   const revs = new RevArgs(repo);
@@ -163,7 +176,7 @@ export function revListCommand(io: CommandIO, open: () => Repository, argv: stri
   // same set, in the walk's order.
   const bitmapCount = count && !(maxCount >= 0 && withObjects);
   const bitmapList = !count && maxCount < 0 && !header;
-  if (useBitmap && (bitmapCount || bitmapList) && pathspec === undefined && !firstParent && !bisect && !excludePromisor && missing !== 'print' && maxAge === undefined && minAge === undefined) {
+  if (useBitmap && (bitmapCount || bitmapList) && pathspec === undefined && filter === undefined && !firstParent && !bisect && !excludePromisor && missing !== 'print' && maxAge === undefined && minAge === undefined) {
     const warn = repo.onWarning;
     const walked = walkObjectsWithBitmap(repo.objects, revs.tips, { missing, ...(warn !== undefined ? { onWarning: warn } : {}) });
     if (walked !== undefined) return printBitmapWalk(io, walked, bitmapCount, withObjects, maxCount);
@@ -181,7 +194,7 @@ export function revListCommand(io: CommandIO, open: () => Repository, argv: stri
   if (!withObjects) {
     // The commits alone: no tree is listed, so none is read (or needs to be there).
     const walk = walkCommits(repo.objects, revs.tips, walkOptions);
-    return printCommits(io, repo, walk, count, header, missing === 'print');
+    return printCommits(io, repo, quiet ? [] : walk.commits, walk, count, header, missing === 'print');
   }
   // Paths go into one arena while listing: an object is printed only once the pass over the
   // indexes has said it is there.
@@ -204,8 +217,9 @@ export function revListCommand(io: CommandIO, open: () => Repository, argv: stri
     starts = s2;
     ends = e2;
   };
-  const { table, order, missing: absent } = walkObjects(repo.objects, revs.tips, {
+  const { table, order, missing: absent, omitted } = walkObjects(repo.objects, revs.tips, {
     ...walkOptions,
+    ...(filter !== undefined ? { filter, filterProvided, collectOmitted: printOmitted, refs: repo.refs } : {}),
     paths: true,
     visit: (n, type, path) => {
       room(n);
@@ -233,7 +247,7 @@ export function revListCommand(io: CommandIO, open: () => Repository, argv: stri
     out.flush();
     return 0;
   }
-  for (const n of order) {
+  for (const n of quiet ? [] : order) {
     const start = n < starts.length ? (starts[n] as number) : UNLISTED;
     if (start === UNLISTED) continue;
     out.hex(table.id(n));
@@ -253,6 +267,13 @@ export function revListCommand(io: CommandIO, open: () => Repository, argv: stri
     }
     out.byte(0x0a);
   }
+  if (printOmitted && omitted !== undefined) {
+    for (const n of omitted) {
+      out.byte(0x7e);
+      out.hex(table.id(n));
+      out.byte(0x0a);
+    }
+  }
   if (missing === 'print') {
     for (const n of absent) {
       out.byte(0x3f);
@@ -264,12 +285,12 @@ export function revListCommand(io: CommandIO, open: () => Repository, argv: stri
   return 0;
 }
 
-/** What rev-list prints of a walk of commits alone: each id (with --header, the commit), or their count. */
-function printCommits(io: CommandIO, repo: Repository, walk: RevWalk, count: boolean, header: boolean, printMissing: boolean): number {
+/** What rev-list prints of a walk of commits alone: each id of `commits` (with --header, the commit), or the walk's count. */
+function printCommits(io: CommandIO, repo: Repository, commits: readonly number[], walk: RevWalk, count: boolean, header: boolean, printMissing: boolean): number {
   const out = new Output(io.stdout);
-  const { table, commits } = walk;
+  const { table } = walk;
   if (count) {
-    out.string(`${commits.length}\n`);
+    out.string(`${walk.commits.length}\n`);
     out.flush();
     return 0;
   }

@@ -30,6 +30,11 @@ export function wildmatch(pattern: string, text: string, options: WildmatchOptio
   return match(p, 0, t, 0, options.pathname === true, options.caseFold === true) === MATCH;
 }
 
+/** `wildmatch` on bytes as they are (paths read from trees, patterns read from a blob), with no text decoding between. */
+export function wildmatchBytes(pattern: Uint8Array, text: Uint8Array, options: WildmatchOptions = {}): boolean {
+  return match(pattern, 0, text, 0, options.pathname === true, options.caseFold === true) === MATCH;
+}
+
 const isUpper = (c: number): boolean => c >= 0x41 && c <= 0x5a;
 const isLower = (c: number): boolean => c >= 0x61 && c <= 0x7a;
 const fold = (c: number, on: boolean): number => (on && isUpper(c) ? c + 32 : c);

@@ -7,7 +7,7 @@ import { toHex } from '../hash/hex.js';
 import { enumerateCruft } from './cruft-objects.js';
 import { parseTag } from '../objects/commit.js';
 import { OBJ_TAG } from '../objects/object-type.js';
-import { filterObjects, keepsNoTrees, type FilterContext } from '../walk/filter-objects.js';
+import { filterObjects, keepsNoTrees, readSparsePatterns, resolveFilterName, type FilterContext } from '../walk/filter-objects.js';
 import { markPreferredBases } from './preferred-bases.js';
 import type { StoreHandle } from '../odb/store-handle.js';
 import type { RefStore } from '../refs/ref-store.js';
@@ -59,6 +59,8 @@ export async function countForPack(options: CreatePackOptions, pool: () => Worke
   if (options.cruft !== undefined && (options.packBase === undefined || options.maxPackSize !== undefined)) {
     throw new PackwrightError('INVALID_ARGUMENT', 'a cruft pack is written under a base name, in one pack');
   }
+  // A sparse filter's patterns are read first, as git sets its filter up before it counts.
+  const sparsePatterns = options.filter !== undefined ? readSparsePatterns(handle, options.filter, (name) => resolveFilterName(handle, options.refs, name)) : undefined;
   const cruft = options.cruft !== undefined ? enumerateCruft(handle, options.cruft) : undefined;
   const counted = cruft !== undefined
     ? { table: cruft.table, listed: Int32Array.from(cruft.order), locations: locateObjects(handle, cruft.table), missing: 0, filterContext: { given: new Set<number>(), rootTrees: () => [] }, walk: undefined }
@@ -67,7 +69,7 @@ export async function countForPack(options: CreatePackOptions, pool: () => Worke
   let { listed, locations, missing } = counted;
   // Before tags are included: git includes a tag only when what it points at is in the pack.
   if (options.filter !== undefined) {
-    listed = filterObjects(handle, table, listed, locations, options.filter, counted.filterContext);
+    listed = filterObjects(handle, table, listed, locations, options.filter, { ...counted.filterContext, sparsePatterns });
     // Missing blobs the filter kept are errors (or allowed) now, as git finds them when it writes.
     if (counted.walk !== undefined) {
       const found: number[] = [];
@@ -192,6 +194,7 @@ async function walkForPack(options: CreatePackOptions, pool: () => WorkerPool<Cr
   // Objects asked for by name: a filter does not leave them out.
   const tips = new Set<number>();
   let rootTrees = (): Iterable<number> => [];
+  let tipTrees = (): Iterable<{ n: number; name: string }> => [];
   let walk: RevWalk | undefined;
   let bitmapResult: WalkedObjects['bitmapResult'];
   if (options.ids !== undefined) {
@@ -241,6 +244,7 @@ async function walkForPack(options: CreatePackOptions, pool: () => WorkerPool<Cr
     const revWalk = walked.walk;
     walk = revWalk;
     rootTrees = () => revWalk.commits.map((c) => revWalk.treeOf(c));
+    tipTrees = () => revWalk.pending;
     if (options.filter !== undefined) for (const n of givenObjects(revWalk)) tips.add(n);
     // git's thin packs delta against the trees of excluded boundary commits (at most `window` of them).
     if (options.thin && (options.window ?? 10) > 0 && walked.walk.edges.length > 0) {
@@ -250,7 +254,7 @@ async function walkForPack(options: CreatePackOptions, pool: () => WorkerPool<Cr
       locations = walked.locations;
     }
   }
-  return { table, listed, locations, missing, filterContext: { given: tips, rootTrees }, walk, ...(bitmapResult !== undefined ? { bitmapResult } : {}) };
+  return { table, listed, locations, missing, filterContext: { given: tips, rootTrees, tipTrees }, walk, ...(bitmapResult !== undefined ? { bitmapResult } : {}) };
 }
 
 /**

@@ -5,8 +5,9 @@ import { OBJ_BLOB, OBJ_COMMIT, OBJ_TAG, OBJ_TREE } from '../objects/object-type.
  * What a partial clone leaves out (git's `--filter=<spec>`, list-objects-filter-options): all
  * blobs; blobs of at least `bytes`; trees and blobs at `depth` or deeper (a commit's tree is at
  * depth 0, its entries at 1: `tree:0` leaves out every tree and blob, `tree:1` keeps the root
- * trees only); every object but those of one type; or only what each of several filters keeps
- * (`combine:`). Objects named as tips are sent all the same, as git sends what it is asked for by
+ * trees only); every object but those of one type; blobs at no path that a sparse-checkout
+ * specification stored in a blob takes in (`sparse:oid=<blob-ish>`, the name resolved by the side
+ * that filters); or only what each of several filters keeps (`combine:`). Objects named as tips are sent all the same, as git sends what it is asked for by
  * name.
  */
 export type ObjectFilter =
@@ -14,6 +15,7 @@ export type ObjectFilter =
   | { kind: 'blob:limit'; bytes: number }
   | { kind: 'tree'; depth: number }
   | { kind: 'object:type'; type: number }
+  | { kind: 'sparse:oid'; name: string }
   | { kind: 'combine'; filters: ObjectFilter[] };
 
 const TYPES: Record<string, number> = { commit: OBJ_COMMIT, tree: OBJ_TREE, blob: OBJ_BLOB, tag: OBJ_TAG };
@@ -32,9 +34,8 @@ export function normalizeFilterSpec(spec: string): string {
 }
 
 /**
- * Parses a filter spec as git's gently_parse_list_objects_filter does, with its messages.
- * `sparse:oid=` (which needs sparse-checkout patterns) is the one form git knows that packwright
- * refuses; all errors are INVALID_ARGUMENT.
+ * Parses a filter spec as git's gently_parse_list_objects_filter does, with its messages; all
+ * errors are INVALID_ARGUMENT.
  */
 export function parseObjectFilter(spec: string): ObjectFilter {
   const fail = (message: string): never => {
@@ -48,7 +49,7 @@ export function parseObjectFilter(spec: string): ObjectFilter {
     const depth = parseUnsigned(spec.slice('tree:'.length));
     return depth === undefined ? fail("expected 'tree:<depth>'") : { kind: 'tree', depth };
   } else if (spec.startsWith('sparse:oid=')) {
-    fail(`unsupported object filter '${spec}' (packwright does not read sparse-checkout patterns)`);
+    return { kind: 'sparse:oid', name: spec.slice('sparse:oid='.length) };
   } else if (spec.startsWith('sparse:path=')) {
     fail('sparse:path filters support has been dropped');
   } else if (spec.startsWith('object:type=')) {
@@ -58,7 +59,14 @@ export function parseObjectFilter(spec: string): ObjectFilter {
   } else if (spec.startsWith('combine:')) {
     const parts = spec.slice('combine:'.length);
     if (parts === '') fail('expected something after combine:');
-    const filters = parts.split('+').map((part) => {
+    // Pieces as git's strbuf_split_str makes them: each keeps its '+' but the last, which is
+    // what a trailing '+' stays part of ("tree:2+" is then a bad tree: filter, as in git).
+    const pieces = parts.split('+');
+    if (pieces.length > 1 && pieces[pieces.length - 1] === '') {
+      pieces.pop();
+      pieces[pieces.length - 1] += '+';
+    }
+    const filters = pieces.map((part) => {
       for (const c of part) if (c <= ' ' || RESERVED.includes(c)) fail(`must escape char in sub-filter-spec: '${c}'`);
       return parseObjectFilter(percentDecode(part));
     });

@@ -5,6 +5,9 @@ import type { StorePack } from '../odb/store-pack.js';
 import type { Bitset } from '../bitmap/bitset.js';
 import { listedObjects } from '../odb/store-pack.js';
 import { markPromisorPacks } from './promisor-objects.js';
+import type { RefStore } from '../refs/ref-store.js';
+import type { ObjectFilter } from './object-filter.js';
+import { filterObjects, keepsNoTrees, readSparsePatterns, resolveFilterName } from './filter-objects.js';
 import { PackwrightError, throwIfAborted } from '../errors/packwright-error.js';
 import { toHex } from '../hash/hex.js';
 import { OBJ_BLOB, OBJ_TREE } from '../objects/object-type.js';
@@ -59,7 +62,25 @@ export interface WalkObjectsOptions {
   trees?: 'all' | 'tips' | undefined;
   /** Limit history and trees to these paths (git's `-- <paths>`; see RevWalk and TreeLister). */
   pathspec?: Pathspec | undefined;
-  /** Called for each object listed, in git's order (missing objects included; see `missing`). */
+  /**
+   * git's `--filter`: what the listing keeps (`order`), the objects named as tips aside unless
+   * `filterProvided`; what it leaves out is `omitted`. A missing blob the filter leaves out is no
+   * error, as git never looks for it. Sequential walks only (createPack filters its own count).
+   */
+  filter?: ObjectFilter | undefined;
+  /**
+   * Also list what the filter leaves out, for `omitted` (git's --filter-print-omitted): a filter
+   * that keeps no trees then has them read all the same.
+   */
+  collectOmitted?: boolean | undefined;
+  /** The filter judges the objects named as tips too (git's --filter-provided-objects). */
+  filterProvided?: boolean | undefined;
+  /** Resolves a `sparse:oid=` filter's name as a revision (`main:patterns`); without them only a full id is taken. */
+  refs?: RefStore | undefined;
+  /**
+   * Called for each object listed, in git's order (missing objects included; see `missing`),
+   * before a filter has its say.
+   */
   visit?: ListVisitor | undefined;
   /** Called now and then with the number of objects listed so far. */
   onProgress?: ((listed: number) => void) | undefined;
@@ -76,6 +97,11 @@ export interface WalkedObjects {
   /** Missing objects met (allowed by `missing`), in the order met. */
   missing: number[];
   /**
+   * What `filter` left out as git's --filter-print-omitted reports it (not what only object:type
+   * left out), in the order listed, missing objects among them; with `collectOmitted`, every such object.
+   */
+  omitted?: Int32Array;
+  /**
    * When a reachability bitmap gave the objects: its pack, the objects wanted as positions in
    * that pack's order (git's bitmap result; what pack reuse starts from), and what the excluded
    * tips reach (what a thin pack may delta against).
@@ -89,6 +115,9 @@ export interface WalkedObjects {
  * pack indexes to find where each object is (which is also what tells a missing blob).
  */
 export function walkObjects(handle: StoreHandle, tips: readonly RevTip[], options: WalkObjectsOptions = {}): WalkedObjects {
+  const filter = options.filter;
+  // A sparse filter's patterns are read first: git sets its filter up before it walks.
+  const sparsePatterns = filter !== undefined ? readSparsePatterns(handle, filter, (name) => resolveFilterName(handle, options.refs, name)) : undefined;
   const walk = walkCommitsForListing(handle, tips, options);
   const listed: number[] = [];
   const visit = options.visit;
@@ -99,9 +128,21 @@ export function walkObjects(handle: StoreHandle, tips: readonly RevTip[], option
       if ((listed.length & 4095) === 0) options.onProgress?.(listed.length);
       visit?.(n, type, path);
     },
-    { paths: options.paths === true, missing: options.missing ?? 'error', ...(options.pathspec !== undefined ? { pathspec: options.pathspec } : {}) },
+    {
+      paths: options.paths === true,
+      missing: options.missing ?? 'error',
+      ...(options.pathspec !== undefined ? { pathspec: options.pathspec } : {}),
+      ...(options.trees === 'tips' || (filter !== undefined && options.collectOmitted !== true && keepsNoTrees(filter)) ? { includeTree: tipTreesOnly(walk) } : {}),
+    },
   );
-  return locateListed(handle, walk, listed, options);
+  if (filter === undefined) return locateListed(handle, walk, listed, options);
+  const walked = locateListed(handle, walk, listed, { ...options, deferMissingBlobs: true });
+  const context = { given: options.filterProvided === true ? new Set<number>() : givenObjects(walk), rootTrees: () => walk.commits.map((c) => walk.treeOf(c)), tipTrees: () => walk.pending, sparsePatterns };
+  const omitted: number[] = [];
+  const kept = filterObjects(handle, walk.table, walked.order, walked.locations, filter, context, omitted);
+  // The missing blobs the filter kept are settled now, as `missing` says.
+  const order = leaveOutMissing(walk, kept, options, walked.missing, new Set(walked.missing));
+  return { ...walked, order, omitted: Int32Array.from(omitted) };
 }
 
 /** The tree walk of `walkObjectsSliced` gives the event loop a turn at least this often (ms). */
