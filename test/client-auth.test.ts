@@ -83,6 +83,19 @@ test('HTTP credentials: from the URL, an onAuth callback (asked again after a re
   const erased = await helperSaw('wrong', ourFetch);
   assert.equal(erased, await helperSaw('wrong', gitFetch));
   assert.match(erased, /action=erase\n.*\nusername=alice\npassword=wrong\n/s);
+  // Helpers for the URL as well (credential.<url>.helper: every one that covers it, after the
+  // plain one), and credential.<url>.useHttpPath, as git's urlmatch with select_all applies them.
+  const origin = new URL(url).origin;
+  git(cli, ['config', `credential.${origin}.helper`, `!f() { echo "scoped $1" >> ${log}; cat >> ${log}; }; f`]);
+  git(cli, ['config', 'credential.http://example.org.helper', `!f() { echo "other $1" >> ${log}; }; f`]);
+  git(cli, ['config', `credential.${origin}/repo.git.useHttpPath`, 'true']);
+  const scoped = await helperSaw('secret', ourFetch);
+  assert.equal(scoped, await helperSaw('secret', gitFetch));
+  assert.match(scoped, /scoped store\nprotocol=http\nhost=127\.0\.0\.1:\d+\npath=repo\.git\n/);
+  assert.doesNotMatch(scoped, /other/);
+  git(cli, ['config', '--remove-section', `credential.${origin}`]);
+  git(cli, ['config', '--remove-section', `credential.${origin}/repo.git`]);
+  git(cli, ['config', 'credential.helper', logging('wrong')]);
   // clone, outside any repository, takes its helper from the global configuration, as git's.
   const globalConfig = join(dir.path, 'global-config');
   writeFileSync(globalConfig, '[credential]\n\thelper = "!f() { echo username=alice; echo password=secret; }; f"\n');

@@ -1,4 +1,4 @@
-import { cloneBare, configuredProtocol, extraHeaders } from '../client/index.js';
+import { cloneBare, configuredProtocol, extraHeaders, httpSettings } from '../client/index.js';
 import { PackwrightError } from '../errors/index.js';
 import type { CommandIO } from './command-io.js';
 import { configOutsideRepository, type GlobalOptions } from './global-options.js';
@@ -20,6 +20,7 @@ export async function cloneCommand(io: CommandIO, global: GlobalOptions, agent: 
   let mirror = false;
   let noCheckout = false;
   let progress = io.stderr.isTTY;
+  let quiet = false;
   let uploadPack: string | undefined;
   let branch: string | undefined;
   let singleBranch: boolean | undefined;
@@ -33,7 +34,7 @@ export async function cloneCommand(io: CommandIO, global: GlobalOptions, agent: 
     else if (a === '--bare') bare = true;
     else if (a === '--mirror') mirror = bare = true;
     else if (a === '-n' || a === '--no-checkout') noCheckout = true;
-    else if (a === '-q' || a === '--quiet') progress = false;
+    else if (a === '-q' || a === '--quiet') (progress = false), (quiet = true);
     else if (a === '--progress') progress = true;
     else if (a.startsWith('--upload-pack=')) uploadPack = a.slice(14);
     else if ((a === '--upload-pack' || a === '-u') && i + 1 < args.length) uploadPack = args[++i];
@@ -59,8 +60,9 @@ export async function cloneCommand(io: CommandIO, global: GlobalOptions, agent: 
   await io.interruptible((signal) => cloneBare(url, {
     dir, uploadPack, agent, signal, cwd: global.cwd, mirror, bare, env: { ...global.env }, branch, singleBranch, filter, ...shallow,
     // The global configuration and `-c http.extraHeader=…`, as git clone takes them (CI's tokens are passed this way).
-    headers: extraHeaders(config, url), ...cliAuth(config, global.env),
+    headers: extraHeaders(config, url), http: httpSettings(config, url, global.env), ...cliAuth(config, global.env),
     protocol: configuredProtocol(config),
+    ...(quiet ? {} : { onWarning: (message: string) => void io.stderr.write(`warning: ${message}\n`) }),
     ...(progress ? { onProgress: (text: string) => io.stderr.write(`remote: ${text}`) } : {}),
   }));
   return 0;

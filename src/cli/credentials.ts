@@ -1,5 +1,5 @@
 import type { Credentials, RemoteCallOptions } from '../client/index.js';
-import type { GitConfig } from '../config/index.js';
+import { parseBool, urlMatchedValues, type GitConfig } from '../config/index.js';
 
 /**
  * Where the CLI finds credentials for an HTTP server that asks, as git looks (credential.c):
@@ -11,9 +11,13 @@ import type { GitConfig } from '../config/index.js';
  * `store`, and ones it refused to every helper to `erase`.
  */
 export function cliAuth(config: GitConfig, env: Readonly<Record<string, string | undefined>>): Pick<RemoteCallOptions, 'onAuth' | 'onAuthSuccess' | 'onAuthFailure'> {
-  const all = config.getAll('credential.helper').filter((h): h is string => typeof h === 'string');
-  // An empty value resets the list before it (git), so only the ones after the last count.
-  const helpers = all.slice(all.lastIndexOf('') + 1);
+  // credential.helper and credential.<url>.helper, each that covers the URL, in order (git's
+  // credential_apply_config takes them all); an empty value resets the list before it.
+  const settings = (url: string, key: string): (string | null)[] => urlMatchedValues(config, 'credential', key, url, { all: true, partial: (scope) => coversPartially(scope, url) });
+  const helpersFor = (url: string): string[] => {
+    const all = settings(url, 'helper').filter((h): h is string => typeof h === 'string');
+    return all.slice(all.lastIndexOf('') + 1);
+  };
   const childEnv: Record<string, string> = {};
   for (const [k, v] of Object.entries(env)) if (v !== undefined) childEnv[k] = v;
   const tried = new Set<string>();
@@ -23,13 +27,15 @@ export function cliAuth(config: GitConfig, env: Readonly<Record<string, string |
     const path = decodeURIComponent(u.pathname.replace(/^\//, ''));
     const lines = [`protocol=${u.protocol.replace(/:$/, '')}`, `host=${u.host}`];
     // git sends the path only with credential.useHttpPath.
-    if (config.getBool('credential.usehttppath') === true && path !== '') lines.push(`path=${path}`);
+    const useHttpPath = settings(url, 'useHttpPath').pop();
+    if (useHttpPath !== undefined && parseBool(useHttpPath, 'credential.usehttppath') && path !== '') lines.push(`path=${path}`);
     if (credentials !== undefined) lines.push(`username=${credentials.username}`, `password=${credentials.password}`);
     // git ends the description by closing the helper's input, not with a blank line.
     return `${lines.join('\n')}\n`;
   };
   /** Each helper is told (store, erase); what they answer is not read, and a failing one does not stop the call, as in git. */
   const tell = async (action: 'store' | 'erase', url: string, credentials: Credentials): Promise<void> => {
+    const helpers = helpersFor(url);
     if (helpers.length === 0) return;
     // Loaded here: child_process pulls in net and streams, which no command should pay for at start.
     const { spawnSync } = await import('node:child_process');
@@ -40,7 +46,7 @@ export function cliAuth(config: GitConfig, env: Readonly<Record<string, string |
       const { spawnSync } = await import('node:child_process');
       const u = new URL(url);
       const request = failed !== undefined ? `${describe(url)}username=${failed.username}\n` : describe(url);
-      for (const helper of helpers) {
+      for (const helper of helpersFor(url)) {
         if (tried.has(helper)) continue;
         tried.add(helper);
         const run = spawnSync('/bin/sh', ['-c', `${commandOf(helper)} get`], { input: request, env: childEnv, stdio: ['pipe', 'pipe', 'inherit'] });
@@ -76,4 +82,17 @@ function parseCredentials(text: string): Credentials | undefined {
     else if (key === 'password') password = line.slice(eq + 1);
   }
   return username !== undefined && password !== undefined ? { username, password } : undefined;
+}
+
+/**
+ * Whether a credential subsection without a scheme (`example.com`, `example.com/org/repo.git`)
+ * covers `url`, as git's credential_from_potentially_partial_url and credential_match take it:
+ * the host alike, and the path too when it gives one.
+ */
+function coversPartially(scope: string, url: string): boolean {
+  const slash = scope.indexOf('/');
+  const host = slash < 0 ? scope : scope.slice(0, slash);
+  const u = new URL(url);
+  if (host !== '' && host.toLowerCase() !== u.host.toLowerCase()) return false;
+  return slash < 0 || scope.slice(slash + 1) === decodeURIComponent(u.pathname.replace(/^\//, ''));
 }

@@ -89,6 +89,7 @@ export async function fetchCommand(io: CommandIO, global: GlobalOptions, agent: 
     const result = await io.interruptible((signal) => fetch({
       repository: repo, remote, refspecs, tags, prune, pruneTags, atomic, dryRun, append: append || ((all || multiple) && remote !== remotes[0]), refmap, negotiationTips, force, updateHeadOk, writeFetchHead, uploadPack, agent, signal, reflogAction, ...shallow, filter, ...cliAuth(repo.config, global.env),
       ...(progress ? { onProgress: (text: string) => io.stderr.write(`remote: ${text}`) } : {}),
+      ...(verbosity < 0 ? {} : { onWarning: (message: string) => void io.stderr.write(`warning: ${message}\n`) }),
     }));
     if (result.aborted || result.refs.some((r) => r.status === 'rejected')) status = 1;
     // git shows what goes to FETCH_HEAD only when it is written (or would be, with --dry-run).

@@ -1,4 +1,4 @@
-import { extraHeaders, listServerRefs, readRemoteConfig } from '../client/index.js';
+import { extraHeaders, httpSettings, listServerRefs, readRemoteConfig } from '../client/index.js';
 import { wildmatch } from '../config/index.js';
 import type { CommandIO } from './command-io.js';
 import { configOutsideRepository, tryOpenRepository, type GlobalOptions } from './global-options.js';
@@ -21,6 +21,7 @@ export async function lsRemoteCommand(io: CommandIO, global: GlobalOptions, agen
   if (help !== undefined) return help;
   let heads = false, tags = false, refsOnly = false, symref = false, exitCode = false;
   let uploadPack: string | undefined;
+  let quiet = false;
   const positional: string[] = [];
   for (let i = 0; i < args.length; i++) {
     const a = args[i] as string;
@@ -29,7 +30,7 @@ export async function lsRemoteCommand(io: CommandIO, global: GlobalOptions, agen
     else if (a === '--refs') refsOnly = true;
     else if (a === '--symref') symref = true;
     else if (a === '--exit-code') exitCode = true;
-    else if (a === '-q' || a === '--quiet') continue;
+    else if (a === '-q' || a === '--quiet') quiet = true;
     else if (a.startsWith('--upload-pack=')) uploadPack = a.slice(14);
     else if (a === '--upload-pack' && i + 1 < args.length) uploadPack = args[++i];
     else if (a === '--') positional.push(...args.slice(i + 1)), (i = args.length);
@@ -49,7 +50,8 @@ export async function lsRemoteCommand(io: CommandIO, global: GlobalOptions, agen
   const prefixes = [...(heads ? ['refs/heads/'] : []), ...(tags ? ['refs/tags/'] : [])];
   const refs = await io.interruptible((signal) => listServerRefs(url, {
     protocol: version === 0 || version === 1 ? version : 2,
-    prefixes, symrefs: true, peelTags: true, uploadPack, agent, signal, cwd: global.cwd, headers: extraHeaders(config, url), ...cliAuth(config, global.env), env: global.env,
+    prefixes, symrefs: true, peelTags: true, uploadPack, agent, signal, cwd: global.cwd, headers: extraHeaders(config, url), http: httpSettings(config, url, global.env, remote !== undefined ? named : undefined), ...cliAuth(config, global.env), env: global.env,
+    ...(quiet ? {} : { onWarning: (message: string) => void io.stderr.write(`warning: ${message}\n`) }),
   }));
   const out = new Output(io.stdout);
   let shown = 0;

@@ -81,6 +81,7 @@ export async function pushCommand(io: CommandIO, global: GlobalOptions, agent: s
   const result = await io.interruptible((signal) => push({
     repository: repo, remote: positional[0], refspecs: positional.slice(1), all, mirror, prune, tags, delete: del, force, atomic, pushOptions, thin, receivePack, agent, signal,
     forceWithLease: lease, forceIfIncludes, followTags, ...cliAuth(repo.config, global.env),
+    ...(verbosity < 0 ? {} : { onWarning: (message: string) => void io.stderr.write(`warning: ${message}\n`) }),
     onMessage: (text) => io.stderr.write(text.replace(/^(?!error: )/gm, 'remote: ').replace(/remote: $/, '')),
   }));
   const report = pushReport(repo, result.url, result.refs, verbosity, porcelain);

@@ -1,5 +1,6 @@
 // What every client call (listServerRefs, cloneBare, fetch, push) takes to reach a server, and
 // how fetch and push find the local repository they work on.
+import type { HttpSettings } from './http-request.js';
 import { PackwrightError } from '../errors/packwright-error.js';
 import { Repository } from '../repo/repository.js';
 
@@ -42,6 +43,15 @@ export interface RemoteCallOptions {
   agent?: string | undefined;
   /** Give up when the server sends nothing for this long (ms): CONNECTION_CLOSED (default: wait). */
   idleTimeoutMs?: number | undefined;
+  /**
+   * How HTTP requests reach the server: a proxy and the hosts that bypass it, whether to check the
+   * certificate and against which, which redirects to follow. Each setting given wins; the rest
+   * come from git's configuration and the environment as git reads them (http.proxy,
+   * https_proxy, no_proxy, http.sslVerify, http.sslCAInfo, http.followRedirects; see httpSettings).
+   */
+  http?: HttpSettings | undefined;
+  /** git's warnings about the conversation, without the `warning: ` (`redirecting to <url>` when the server moved the repository). */
+  onWarning?: ((message: string) => void) | undefined;
   signal?: AbortSignal | undefined;
   /** The directory a relative path is taken from (default: the process's, or the repository's). */
   cwd?: string | undefined;
@@ -70,6 +80,6 @@ export async function withLocalRepository<T>(options: LocalRepositoryOptions, wh
 }
 
 /** The part of a call's options that reaching the server takes (openConnection's). */
-export function remoteCallOptions(options: RemoteCallOptions): Pick<RemoteCallOptions, 'headers' | 'onAuth' | 'onAuthSuccess' | 'onAuthFailure' | 'agent' | 'idleTimeoutMs' | 'signal'> {
-  return { headers: options.headers, onAuth: options.onAuth, onAuthSuccess: options.onAuthSuccess, onAuthFailure: options.onAuthFailure, agent: options.agent, idleTimeoutMs: options.idleTimeoutMs, signal: options.signal };
+export function remoteCallOptions(options: RemoteCallOptions): Pick<RemoteCallOptions, 'headers' | 'onAuth' | 'onAuthSuccess' | 'onAuthFailure' | 'agent' | 'idleTimeoutMs' | 'signal' | 'http' | 'onWarning'> {
+  return { http: options.http, onWarning: options.onWarning, headers: options.headers, onAuth: options.onAuth, onAuthSuccess: options.onAuthSuccess, onAuthFailure: options.onAuthFailure, agent: options.agent, idleTimeoutMs: options.idleTimeoutMs, signal: options.signal };
 }

@@ -12,6 +12,8 @@ import type { Deepen } from './fetch-pack.js';
 import { writeShallowFile } from '../repo/shallow-file.js';
 import { endWithoutFetch, fetchFromServer, readGreeting, serverObjectFormat, serverRefs } from './upload-pack-conversation.js';
 import { openConnection, parseRemoteUrl } from './transport.js';
+import { GitConfig } from '../config/git-config.js';
+import { httpSettings } from './remote-call-config.js';
 import { remoteCallOptions, type RemoteCallOptions } from './client-options.js';
 import { normalizeFilterSpec } from '../walk/object-filter.js';
 
@@ -84,7 +86,11 @@ export async function cloneBare(url: string, options: CloneOptions): Promise<Clo
   const location = parseRemoteUrl(url, options.cwd);
   const agent = options.agent ?? 'packwright';
   const filter = options.filter !== undefined ? normalizeFilterSpec(options.filter) : undefined;
-  const conn = await openConnection(location, { ...remoteCallOptions(options), agent, service: 'git-upload-pack', protocol: options.protocol ?? 2, command: options.uploadPack, env: options.env });
+  const conn = await openConnection(location, {
+    ...remoteCallOptions(options), agent, service: 'git-upload-pack', protocol: options.protocol ?? 2, command: options.uploadPack, env: options.env,
+    // No repository yet: the proxy and the rest from the environment, as git reads it (the CLI adds the user's configuration).
+    http: { ...httpSettings(new GitConfig(), url, options.env ?? process.env), ...options.http },
+  });
   let made = false;
   let existed = true;
   try {

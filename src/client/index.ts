@@ -17,6 +17,8 @@ export type { PushOptions, PushResult, PushedRef, PushedRefStatus } from './push
 export { readAdvertisement } from './advertisement.js';
 export type { Advertisement, AdvertisedRef } from './advertisement.js';
 export type { RemoteCallOptions, LocalRepositoryOptions, Credentials, AuthCallback } from './client-options.js';
-export { configuredProtocol, extraHeaders } from './remote-call-config.js';
+export { configuredProtocol, extraHeaders, httpSettings } from './remote-call-config.js';
+export { bypassesProxy } from './http-request.js';
+export type { HttpSettings } from './http-request.js';
 export { fetchMissing, promisorRemoteName } from './fetch-missing.js';
 export type { FetchMissingOptions, FetchMissingResult } from './fetch-missing.js';

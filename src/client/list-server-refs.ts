@@ -1,6 +1,8 @@
 // git ls-remote's conversation (connect.c: get_remote_heads, get_remote_refs): the refs a
 // server's upload-pack advertises, from protocol v0/v1's advertisement or v2's ls-refs.
 import { openConnection, parseRemoteUrl } from './transport.js';
+import { GitConfig } from '../config/git-config.js';
+import { httpSettings } from './remote-call-config.js';
 import { endWithoutFetch, readGreeting, serverRefs } from './upload-pack-conversation.js';
 import { remoteCallOptions, type RemoteCallOptions } from './client-options.js';
 
@@ -40,7 +42,11 @@ export interface ListServerRefsOptions extends RemoteCallOptions {
  */
 export async function listServerRefs(url: string, options: ListServerRefsOptions = {}): Promise<ServerRef[]> {
   const location = parseRemoteUrl(url, options.cwd);
-  const conn = await openConnection(location, { ...remoteCallOptions(options), service: 'git-upload-pack', protocol: options.protocol ?? 2, command: options.uploadPack, env: options.env });
+  const conn = await openConnection(location, {
+    ...remoteCallOptions(options), service: 'git-upload-pack', protocol: options.protocol ?? 2, command: options.uploadPack, env: options.env,
+    // The proxy and the rest from the environment, as git reads it (the CLI adds the configuration).
+    http: { ...httpSettings(new GitConfig(), url, options.env ?? process.env), ...options.http },
+  });
   try {
     const greeting = await readGreeting(conn);
     // v0/v1 sends every ref: those under the prefixes are kept, HEAD's target from the capabilities.

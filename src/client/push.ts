@@ -22,7 +22,7 @@ import { nextPacket } from './protocol-v2.js';
 import { anonymizeUrl, readRemoteConfig, type RemoteConfig } from './remote-config.js';
 import { openConnection, parseRemoteUrl } from './transport.js';
 import { remoteCallOptions, withLocalRepository, type LocalRepositoryOptions, type RemoteCallOptions } from './client-options.js';
-import { extraHeaders, sshSettings } from './remote-call-config.js';
+import { extraHeaders, httpSettings, sshSettings } from './remote-call-config.js';
 
 /** What to push from (`dir` or `repository`), where, and how. */
 export interface PushOptions extends LocalRepositoryOptions, RemoteCallOptions {
@@ -136,6 +136,7 @@ async function pushFrom(repo: Repository, options: PushOptions): Promise<PushRes
   const location = parseRemoteUrl(remote.pushUrl, options.cwd ?? repo.workTree ?? repo.gitDir);
   const conn = await openConnection(location, {
     ...remoteCallOptions(options), ...sshSettings(repo), agent, headers: { ...extraHeaders(repo.config, remote.pushUrl), ...options.headers },
+    http: { ...httpSettings(repo.config, remote.pushUrl, repo.env, remoteName), ...options.http },
     service: 'git-receive-pack', protocol: 0, command: options.receivePack ?? remote.receivePack, stderr: options.onMessage,
   });
   try {

@@ -1,22 +1,20 @@
 // What a client call takes from the repository's configuration: git's http.* settings (http.c,
-// urlmatch.c) and how it reaches ssh (connect.c).
-import type { GitConfig } from '../config/git-config.js';
+// urlmatch.c), the proxy from the environment, and how it reaches ssh (connect.c).
+import { parseBool, type GitConfig } from '../config/git-config.js';
+import { urlMatchedValue, urlMatchedValues } from '../config/url-match.js';
+import type { HttpSettings } from './http-request.js';
 import type { Repository } from '../repo/repository.js';
 
 /**
- * The headers git's `http.extraHeader` adds to every request to `url`: from `http.extraHeader` and
- * from `http.<url>.extraHeader` whose URL `url` starts with (scheme, host and a leading part of
- * the path; git's urlmatch also weighs user names and the longest match, which this does not), in
- * the order the configuration lists them; an empty value clears the ones before it, as in git.
+ * The headers git's `http.extraHeader` adds to every request to `url`: the values of
+ * `http.extraHeader` and `http.<url>.extraHeader` git applies for it (urlmatch: see
+ * urlMatchedValues), in turn; an empty value clears the ones before it, as in git.
  */
 export function extraHeaders(config: GitConfig, url: string): Record<string, string> {
   let lines: string[] = [];
-  for (const e of config.entries) {
-    if (!e.key.startsWith('http.') || !e.key.endsWith('.extraheader')) continue;
-    const scope = e.key.slice(5, -12);
-    if (scope !== '' && !matchesUrl(scope, url)) continue;
-    if (e.value === null || e.value === '') lines = [];
-    else lines.push(e.value);
+  for (const value of urlMatchedValues(config, 'http', 'extraHeader', url)) {
+    if (value === null || value === '') lines = [];
+    else lines.push(value);
   }
   const headers: Record<string, string> = {};
   for (const line of lines) {
@@ -26,10 +24,42 @@ export function extraHeaders(config: GitConfig, url: string): Record<string, str
   return headers;
 }
 
-/** Whether a configuration URL (`https://example.com/org`) covers `url`, on a path-segment boundary. */
-function matchesUrl(pattern: string, url: string): boolean {
-  const p = pattern.replace(/\/+$/, '');
-  return url === p || url.startsWith(`${p}/`);
+/**
+ * What git's http.c takes from the configuration and the environment for a request to `url`
+ * (each `http.<url>.<key>` as urlmatch picks it): the proxy (`remote.<name>.proxy`, then
+ * `http.proxy`, then `https_proxy`/`HTTPS_PROXY` for https, `http_proxy` (lower case only) for
+ * http, then `all_proxy`/`ALL_PROXY`; an empty one means none), `no_proxy`/`NO_PROXY`, whether to
+ * check the server's certificate (`http.sslVerify`, `GIT_SSL_NO_VERIFY`), the certificates to trust
+ * (`http.sslCAInfo`, `GIT_SSL_CAINFO`), and which redirects to follow (`http.followRedirects`).
+ */
+export function httpSettings(config: GitConfig, url: string, env: Readonly<Record<string, string | undefined>> = process.env, remoteName?: string): HttpSettings {
+  const get = (key: string): string | undefined => {
+    const v = urlMatchedValue(config, 'http', key, url);
+    return typeof v === 'string' ? v : v === null ? 'true' : undefined;
+  };
+  const nonEmpty = (...names: string[]): string | undefined => {
+    for (const name of names) {
+      const v = env[name];
+      if (v !== undefined && v !== '') return v;
+    }
+    return undefined;
+  };
+  const remoteProxy = remoteName !== undefined ? config.get(`remote.${remoteName}.proxy`) : undefined;
+  const https = url.toLowerCase().startsWith('https:');
+  const proxy = (typeof remoteProxy === 'string' ? remoteProxy : undefined) ?? get('proxy')
+    ?? (https ? nonEmpty('https_proxy', 'HTTPS_PROXY') : nonEmpty('http_proxy')) ?? nonEmpty('all_proxy', 'ALL_PROXY');
+  const verifyText = get('sslVerify');
+  const sslVerify = env.GIT_SSL_NO_VERIFY !== undefined ? false : verifyText === undefined ? true : parseBool(verifyText, 'http.sslverify');
+  const follow = (get('followRedirects') ?? 'initial').toLowerCase();
+  const followRedirects = follow === 'initial' ? 'initial' : parseBool(follow, 'http.followredirects') ? 'always' : 'never';
+  const caInfo = env.GIT_SSL_CAINFO ?? get('sslCAInfo');
+  return {
+    ...(proxy !== undefined && proxy !== '' ? { proxy } : {}),
+    ...(nonEmpty('no_proxy', 'NO_PROXY') !== undefined ? { noProxy: nonEmpty('no_proxy', 'NO_PROXY') } : {}),
+    sslVerify,
+    ...(caInfo !== undefined ? { caInfo } : {}),
+    followRedirects,
+  };
 }
 
 /** The protocol git's protocol.version asks a server for: 0 or 1 as set, else 2 (git's default since 2.26). */

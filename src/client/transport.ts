@@ -4,7 +4,7 @@
 // conversation: the stateful ones keep one byte stream both ways; HTTP is one request per turn.
 import { childProcess } from '../repo/lazy-child-process.js';
 import { createRequire } from 'node:module';
-import { PassThrough, Readable } from 'node:stream';
+import { PassThrough } from 'node:stream';
 import { existsSync } from 'node:fs';
 import { resolve as resolvePath } from 'node:path';
 import { isPackwrightError, PackwrightError } from '../errors/packwright-error.js';
@@ -13,6 +13,7 @@ import { Repository } from '../repo/repository.js';
 import { receivePack } from '../serve/receive-pack.js';
 import { uploadPack } from '../serve/upload-pack.js';
 import type { AuthCallback, Credentials } from './client-options.js';
+import { HttpClient, type HttpRequestInit, type HttpResponse, type HttpSettings } from './http-request.js';
 
 /** The two services a client asks a git server for. */
 export type ClientService = 'git-upload-pack' | 'git-receive-pack';
@@ -137,6 +138,10 @@ export interface ConnectOptions {
   command?: string | undefined;
   /** Headers for every HTTP request (git's http.extraHeader). */
   headers?: Readonly<Record<string, string>> | undefined;
+  /** How HTTP requests reach the server: proxy, certificates, redirects (see httpSettings, which reads git's configuration). */
+  http?: HttpSettings | undefined;
+  /** git's warnings about the conversation, without the `warning: ` (an HTTP redirect followed). */
+  onWarning?: ((message: string) => void) | undefined;
   /** Credentials for an HTTP server that answers 401 (see RemoteCallOptions.onAuth). */
   onAuth?: AuthCallback | undefined;
   /** Told the credentials the server took (see RemoteCallOptions.onAuthSuccess). */
@@ -245,13 +250,19 @@ export async function openConnection(location: RemoteLocation, options: ConnectO
 /** How many times a server that keeps answering 401 is asked again with new credentials (git asks once). */
 const AUTH_ATTEMPTS = 3;
 
+/** Redirects followed for one request before giving up (git sets curl's CURLOPT_MAXREDIRS to 20). */
+const MAX_REDIRECTS = 20;
+
 function httpConnection(given: URL, options: ConnectOptions, gitProtocol: string | undefined): Promise<Connection> {
-  // Credentials in the URL are not for fetch (which refuses them) but the first to try, as git's.
-  const base = new URL(given.href);
-  let credentials: Credentials | undefined = base.username !== '' ? { username: decodeURIComponent(base.username), password: decodeURIComponent(base.password) } : undefined;
-  base.username = '';
-  base.password = '';
-  const shown = base.href.replace(/\/+$/, '');
+  const client = new HttpClient(options.http ?? {});
+  const follow = options.http?.followRedirects ?? 'initial';
+  // Credentials in the URL are not sent in it but the first to try, as git's.
+  const start = new URL(given.href);
+  let credentials: Credentials | undefined = start.username !== '' ? { username: decodeURIComponent(start.username), password: decodeURIComponent(start.password) } : undefined;
+  start.username = '';
+  start.password = '';
+  // The base the service paths are added to; a redirect of the first request moves it (git's update_url_from_redirect).
+  let shown = start.href.replace(/\/+$/, '');
   const headers = (extra: Record<string, string>): Record<string, string> => ({
     ...(gitProtocol !== undefined ? { 'Git-Protocol': gitProtocol } : {}),
     'User-Agent': `git/${options.agent ?? 'packwright'}`,
@@ -259,38 +270,39 @@ function httpConnection(given: URL, options: ConnectOptions, gitProtocol: string
     ...options.headers,
     ...extra,
   });
-  const fail = async (response: Response, what: string): Promise<never> => {
+  const ok = (response: HttpResponse): boolean => response.status >= 200 && response.status < 300;
+  const fail = async (response: HttpResponse, what: string): Promise<never> => {
+    response.body.resume();
     // git's words for a 401 it could not answer (remote-curl.c).
     if (response.status === 401) throw new PackwrightError('REQUEST_REFUSED', `Authentication failed for '${shown}/'`);
+    if (response.status === 407) throw new PackwrightError('REQUEST_REFUSED', `${what}: the proxy asks for credentials (407 ${response.statusText}): give them in its URL (http.proxy, http_proxy)`);
+    if (response.status >= 300 && response.status < 400) throw new PackwrightError('REQUEST_REFUSED', `${what}: the server redirected to '${response.header('location') ?? ''}', which http.followRedirects=${follow} does not follow`);
     throw new PackwrightError(response.status === 404 ? 'REPO_NOT_FOUND' : 'REQUEST_REFUSED', `${what}: the server answered ${response.status} ${response.statusText}`);
   };
   /** Credentials the server has taken are approved once (git's credential_approve). */
   let approved = false;
-  const approve = async (response: Response): Promise<void> => {
-    if (approved || !response.ok || credentials === undefined) return;
+  const approve = async (response: HttpResponse): Promise<void> => {
+    if (approved || !ok(response) || credentials === undefined) return;
     approved = true;
     await options.onAuthSuccess?.(shown, credentials);
   };
   /** After a 401: the credentials sent are rejected (git's credential_reject), then new ones from `onAuth` (true: ask again), or none (false: give up). */
-  const askAgain = async (response: Response): Promise<boolean> => {
+  const askAgain = async (response: HttpResponse): Promise<boolean> => {
     if (response.status !== 401) return false;
     if (credentials !== undefined) await options.onAuthFailure?.(shown, credentials);
     if (options.onAuth === undefined) return false;
-    await response.body?.cancel();
+    response.body.resume();
     const next = await options.onAuth(shown, credentials);
     if (next === undefined) return false;
     credentials = next;
     return true;
   };
-  const body = (response: Response): PacketReader => {
-    const stream = Readable.fromWeb(response.body as import('node:stream/web').ReadableStream<Uint8Array>);
-    return new PacketReader(withIdleTimeout(stream, options.idleTimeoutMs, () => stream.destroy()));
-  };
+  const body = (response: HttpResponse): PacketReader => new PacketReader(withIdleTimeout(response.body, options.idleTimeoutMs, () => response.body.destroy()));
   // Until the answer's headers come, the same limit holds (a server that never answers at all).
   // (Not while a streamed body goes out: its answer comes only once it is all sent.)
-  const send = async (url: URL | string, init: RequestInit, streamed = false): Promise<Response> => {
+  const sendOnce = async (url: URL, init: HttpRequestInit, streamed: boolean): Promise<HttpResponse> => {
     const ms = streamed ? undefined : options.idleTimeoutMs;
-    if (ms === undefined) return fetch(url, { ...init, ...(options.signal !== undefined ? { signal: options.signal } : {}) });
+    if (ms === undefined) return client.request(url, { ...init, signal: options.signal });
     // One controller for the caller's signal and the wait for headers; the timer stops once they come
     // (the body has its own limit, between chunks).
     const controller = new AbortController();
@@ -303,7 +315,7 @@ function httpConnection(given: URL, options: ConnectOptions, gitProtocol: string
       controller.abort();
     }, ms);
     try {
-      return await fetch(url, { ...init, signal: controller.signal });
+      return await client.request(url, { ...init, signal: controller.signal });
     } catch (e) {
       if (timedOut) throw new PackwrightError('CONNECTION_CLOSED', `the server stopped answering (nothing for ${ms / 1000} s)`);
       throw e;
@@ -312,14 +324,42 @@ function httpConnection(given: URL, options: ConnectOptions, gitProtocol: string
       outer?.removeEventListener('abort', forward);
     }
   };
+  /**
+   * A request, and the redirects `redirects` allows followed (a GET; a POST's body sent whole goes
+   * again, as curl resends it on 307 and 308 and turns 301-303 into a GET, which a service refuses).
+   * A redirect to another server drops the credentials (curl sends none to another host). Resolves
+   * to the answer and the URL that gave it.
+   */
+  const send = async (url: URL, init: HttpRequestInit, redirects: boolean, streamed = false): Promise<{ response: HttpResponse; url: URL }> => {
+    let at = url;
+    for (let hops = 0; ; hops++) {
+      const response = await sendOnce(at, init, streamed);
+      const location = response.header('location');
+      if (!redirects || response.status < 300 || response.status >= 400 || response.status === 304 || location === undefined) return { response, url: at };
+      response.body.resume();
+      if (hops >= MAX_REDIRECTS) throw new PackwrightError('CONNECTION_CLOSED', `unable to access '${shown}/': Maximum (${MAX_REDIRECTS}) redirects followed`);
+      const next = new URL(location, at);
+      if (next.protocol !== 'http:' && next.protocol !== 'https:') throw new PackwrightError('REQUEST_REFUSED', `unable to access '${shown}/': a redirect to '${next.href}', which is no HTTP URL`);
+      if (next.origin !== at.origin) credentials = undefined;
+      at = next;
+    }
+  };
   return (async () => {
-    const url = new URL(`${shown}/info/refs?service=${options.service}`);
-    let response = await send(url, { headers: headers({}) });
-    for (let attempt = 0; attempt < AUTH_ATTEMPTS && await askAgain(response); attempt++) response = await send(url, { headers: headers({}) });
-    if (!response.ok) await fail(response, url.href);
+    const suffix = `/info/refs?service=${options.service}`;
+    const asked = new URL(`${shown}${suffix}`);
+    let { response, url } = await send(asked, { method: 'GET', headers: headers({}) }, follow !== 'never');
+    for (let attempt = 0; attempt < AUTH_ATTEMPTS && await askAgain(response); attempt++) ({ response, url } = await send(url, { method: 'GET', headers: headers({}) }, follow !== 'never'));
+    if (!ok(response)) await fail(response, url.href);
+    if (url.href !== asked.href) {
+      // git's update_url_from_redirect: the new base is the redirect's target less what was asked after the base.
+      if (!url.href.endsWith(suffix)) throw new PackwrightError('PROTOCOL_ERROR', `unable to update url base from redirection:\n  asked for: ${asked.href}\n   redirect: ${url.href}`);
+      shown = url.href.slice(0, -suffix.length);
+      options.onWarning?.(`redirecting to ${shown}/`);
+    }
     await approve(response);
-    const type = response.headers.get('content-type') ?? '';
+    const type = response.header('content-type') ?? '';
     if (type !== `application/x-${options.service}-advertisement`) {
+      response.body.resume();
       throw new PackwrightError('PROTOCOL_ERROR', `${url.href}: not a smart HTTP server (content type '${type}'): packwright speaks git's smart protocol only`);
     }
     const reader = body(response);
@@ -330,28 +370,31 @@ function httpConnection(given: URL, options: ConnectOptions, gitProtocol: string
       const flush = await reader.read();
       if (flush.kind !== 'flush') throw new PackwrightError('PROTOCOL_ERROR', `${url.href}: expected a flush after the service line`);
     }
-    const post = `${shown}/${options.service}`;
     return {
       reader,
       stateless: true,
       request: async (requestBody: RequestBody) => {
-        const postIt = (): Promise<Response> => send(post, {
+        const post = new URL(`${shown}/${options.service}`);
+        const streamed = !Buffer.isBuffer(requestBody);
+        const postIt = async (): Promise<HttpResponse> => (await send(post, {
           method: 'POST',
           headers: headers({ 'Content-Type': `application/x-${options.service}-request`, Accept: `application/x-${options.service}-result` }),
           // A streamed body (a push's pack) goes out as it is made, chunked.
-          ...(Buffer.isBuffer(requestBody) ? { body: requestBody } : { body: Readable.toWeb(Readable.from(requestBody)) as unknown as NonNullable<RequestInit['body']>, duplex: 'half' }),
-        }, !Buffer.isBuffer(requestBody));
+          body: requestBody,
+        }, follow === 'always' && !streamed, streamed)).response;
         let r = await postIt();
         // A body sent whole can go again with new credentials; a streamed one is spent.
-        for (let attempt = 0; attempt < AUTH_ATTEMPTS && Buffer.isBuffer(requestBody) && await askAgain(r); attempt++) r = await postIt();
+        for (let attempt = 0; attempt < AUTH_ATTEMPTS && !streamed && await askAgain(r); attempt++) r = await postIt();
         // A streamed body is not sent again, but the credentials it was refused with are rejected all the same.
-        if (r.status === 401 && !Buffer.isBuffer(requestBody) && credentials !== undefined) await options.onAuthFailure?.(shown, credentials);
-        if (!r.ok) await fail(r, post);
+        if (r.status === 401 && streamed && credentials !== undefined) await options.onAuthFailure?.(shown, credentials);
+        if (!ok(r)) await fail(r, post.href);
         await approve(r);
         return body(r);
       },
-      close: () => undefined,
+      close: () => client.close(),
     };
-  })();
+  })().catch((e: unknown) => {
+    client.close();
+    throw e;
+  });
 }
-

@@ -2,3 +2,5 @@ export { configFromEnvironment, GitConfig, normalizeKey, parseBool, parseConfigI
 export type { ConfigEntry, ConfigReadOptions } from './git-config.js';
 export { wildmatch } from './wildmatch.js';
 export type { WildmatchOptions } from './wildmatch.js';
+export { urlMatchedValue, urlMatchedValues } from './url-match.js';
+export type { UrlMatchOptions } from './url-match.js';

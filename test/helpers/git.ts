@@ -8,6 +8,10 @@ import { memoryIO } from '../../src/cli/command-io.js';
 /** The executable as shipped (the bundle `npm run build` makes; npm test builds first). */
 export const CLI = new URL('../../../dist/bin/packwright.cjs', import.meta.url).pathname;
 
+// Servers in tests listen on 127.0.0.1: a proxy from the machine's environment must not stand
+// between them and the clients (git's or packwright's), which would both read it.
+for (const name of ['http_proxy', 'HTTP_PROXY', 'https_proxy', 'HTTPS_PROXY', 'all_proxy', 'ALL_PROXY']) delete process.env[name];
+
 export const GIT_ENV = {
   ...process.env,
   GIT_AUTHOR_NAME: 'A U Thor', GIT_AUTHOR_EMAIL: 'author@example.com', GIT_AUTHOR_DATE: '1700000000 +0000',

@@ -1,0 +1,292 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createServer as createHttpServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
+import { connect as netConnect, type AddressInfo, type Socket } from 'node:net';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { git, GIT_ENV, makeHistoryRepo, runPackwright, tempDir } from './helpers/git.js';
+import { cloneBare, fetch, listServerRefs, bypassesProxy } from '../src/client/index.js';
+import { createGitHttpHandler } from '../src/serve/index.js';
+import { GitConfig } from '../src/config/index.js';
+import { urlMatchedValue } from '../src/config/url-match.js';
+import { isPackwrightError } from '../src/errors/index.js';
+import { Repository } from '../src/repo/index.js';
+
+/** git against a server in this process: asynchronously, or the server could never answer. */
+async function gitAsync(cwd: string, args: string[]): Promise<string> {
+  return (await promisify(execFile)('git', args, { cwd, env: GIT_ENV })).stdout;
+}
+
+const TLS = new URL('../../test/fixtures/tls/', import.meta.url).pathname;
+
+async function listen(server: Server): Promise<number> {
+  await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
+  return (server.address() as AddressInfo).port;
+}
+
+async function close(server: Server): Promise<void> {
+  server.closeAllConnections();
+  await new Promise((ok) => server.close(ok));
+}
+
+/** packwright's smart HTTP handler for `repo` at `/repo.git`, with `front` deciding first (redirects, gzip) and a log of request paths. */
+function gitServer(repo: string, front?: (req: IncomingMessage, res: ServerResponse) => boolean): { handle: (req: IncomingMessage, res: ServerResponse) => void; paths: string[]; close: () => void } {
+  const opened: Repository[] = [];
+  const handler = createGitHttpHandler({
+    repository: (path) => {
+      if (path !== '/repo.git') return undefined;
+      const r = Repository.openGitDir(repo, { env: GIT_ENV });
+      opened.push(r);
+      return r;
+    },
+    threads: 1,
+  });
+  const paths: string[] = [];
+  return {
+    paths,
+    handle: (req, res) => {
+      paths.push(`${req.method} ${req.url}`);
+      if (front?.(req, res) === true) return;
+      void handler(req, res);
+    },
+    close: () => { for (const r of opened) r.close(); },
+  };
+}
+
+/**
+ * A forward proxy on 127.0.0.1 that reaches 127.0.0.1 only: plain requests in absolute form and
+ * CONNECT tunnels, each logged with its Proxy-Authorization; with `password`, requests without
+ * the right one get 407.
+ */
+async function proxyServer(password?: string): Promise<{ url: string; seen: { method: string; target: string; auth: string | undefined }[]; [Symbol.asyncDispose]: () => Promise<void> }> {
+  const seen: { method: string; target: string; auth: string | undefined }[] = [];
+  const expected = password !== undefined ? `Basic ${Buffer.from(`proxyuser:${password}`).toString('base64')}` : undefined;
+  const sockets = new Set<Socket>();
+  const server = createHttpServer((req, res) => {
+    seen.push({ method: req.method ?? '', target: req.url ?? '', auth: req.headers['proxy-authorization'] });
+    if (expected !== undefined && req.headers['proxy-authorization'] !== expected) {
+      res.writeHead(407, { 'Proxy-Authenticate': 'Basic realm="test"' }).end();
+      return;
+    }
+    const target = new URL(req.url ?? '');
+    if (target.hostname !== '127.0.0.1') {
+      res.writeHead(403).end();
+      return;
+    }
+    const headers = { ...req.headers };
+    delete headers['proxy-authorization'];
+    const upstream = httpRequest({ host: '127.0.0.1', port: target.port, path: `${target.pathname}${target.search}`, method: req.method, headers }, (answer) => {
+      res.writeHead(answer.statusCode ?? 502, answer.headers);
+      answer.pipe(res);
+    });
+    upstream.on('error', () => res.destroy());
+    req.pipe(upstream);
+  });
+  server.on('connect', (req: IncomingMessage, client: Socket, head: Buffer) => {
+    seen.push({ method: 'CONNECT', target: req.url ?? '', auth: req.headers['proxy-authorization'] });
+    const [host, port] = (req.url ?? '').split(':');
+    if ((expected !== undefined && req.headers['proxy-authorization'] !== expected) || host !== '127.0.0.1') {
+      client.end(`HTTP/1.1 ${expected !== undefined && req.headers['proxy-authorization'] !== expected ? '407 Proxy Authentication Required' : '403 Forbidden'}\r\n\r\n`);
+      return;
+    }
+    const upstream = netConnect(Number(port), '127.0.0.1', () => {
+      client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
+      upstream.write(head);
+      upstream.pipe(client);
+      client.pipe(upstream);
+    });
+    sockets.add(upstream).add(client);
+    upstream.on('error', () => client.destroy());
+    client.on('error', () => upstream.destroy());
+  });
+  const port = await listen(server);
+  return {
+    url: `http://127.0.0.1:${port}`,
+    seen,
+    [Symbol.asyncDispose]: async () => {
+      for (const s of sockets) s.destroy();
+      await close(server);
+    },
+  };
+}
+
+test('HTTP through a proxy: http.proxy, http_proxy and the library option, with credentials in its URL; no_proxy goes around it; a proxy that wants credentials is a clear error', async () => {
+  using dir = tempDir();
+  const src = makeHistoryRepo(dir.path, 'sha1', 30);
+  const served = gitServer(src);
+  const http = createHttpServer(served.handle);
+  const port = await listen(http);
+  await using proxy = await proxyServer('secret');
+  const proxyUrl = `http://proxyuser:secret@127.0.0.1:${new URL(proxy.url).port}`;
+  const url = `http://127.0.0.1:${port}/repo.git`;
+  try {
+    // The library option.
+    await cloneBare(url, { dir: join(dir.path, 'a.git'), http: { proxy: proxyUrl } });
+    assert.ok(proxy.seen.length >= 2 && proxy.seen.every((r) => r.target.startsWith(`http://127.0.0.1:${port}/repo.git/`)), JSON.stringify(proxy.seen));
+    assert.equal(git(join(dir.path, 'a.git'), ['rev-parse', 'main']).toString(), git(src, ['rev-parse', 'main']).toString());
+    // http_proxy from the repository's environment for a fetch; no_proxy naming the host goes direct.
+    git(src, ['update-ref', 'refs/heads/main', git(src, ['commit-tree', 'main^{tree}', '-p', 'main', '-m', 'more']).toString().trim()]);
+    const before = proxy.seen.length;
+    await fetch({ dir: join(dir.path, 'a.git'), env: { ...GIT_ENV, no_proxy: 'example.com,127.0.0.1', http_proxy: proxyUrl } });
+    assert.equal(proxy.seen.length, before, 'no_proxy: not through the proxy');
+    await fetch({ dir: join(dir.path, 'a.git'), env: { ...GIT_ENV, http_proxy: proxyUrl } });
+    assert.ok(proxy.seen.length > before, 'http_proxy: through the proxy');
+    // HTTP_PROXY in upper case is not read for http (curl's and git's rule), ALL_PROXY is.
+    const seenBefore = proxy.seen.length;
+    await listServerRefs(url, { env: { HTTP_PROXY: proxyUrl } });
+    assert.equal(proxy.seen.length, seenBefore);
+    await listServerRefs(url, { env: { ALL_PROXY: proxyUrl } });
+    assert.ok(proxy.seen.length > seenBefore);
+    // The CLI: -c http.proxy=…; an empty http.<url>.proxy for the server's URL turns it off again.
+    const viaCli = proxy.seen.length;
+    const cli = await runPackwright(dir.path, ['-c', `http.proxy=${proxyUrl}`, 'ls-remote', url], { env: GIT_ENV });
+    assert.equal(cli.status, 0, cli.stderr);
+    assert.equal(cli.stdout.toString(), await gitAsync(dir.path, ['ls-remote', url]));
+    assert.ok(proxy.seen.length > viaCli);
+    const direct = proxy.seen.length;
+    const off = await runPackwright(dir.path, ['-c', `http.proxy=${proxyUrl}`, '-c', `http.http://127.0.0.1:${port}/.proxy=`, 'ls-remote', url], { env: GIT_ENV });
+    assert.equal(off.status, 0, off.stderr);
+    assert.equal(proxy.seen.length, direct);
+    // Without its credentials: the proxy's 407, said as such.
+    await assert.rejects(listServerRefs(url, { http: { proxy: proxy.url } }), (e) => isPackwrightError(e, 'REQUEST_REFUSED') && /proxy asks for credentials/.test(e.message));
+    // A proxy that is not there, and a kind packwright does not speak.
+    await assert.rejects(listServerRefs(url, { http: { proxy: 'http://127.0.0.1:1' } }), (e) => isPackwrightError(e, 'CONNECTION_CLOSED'));
+    await assert.rejects(listServerRefs(url, { http: { proxy: 'socks5://127.0.0.1:1080' } }), (e) => isPackwrightError(e, 'INVALID_ARGUMENT') && /socks5/.test(e.message));
+  } finally {
+    await close(http);
+    served.close();
+  }
+  assert.ok(bypassesProxy('a.b.example.com', 'x.org, .example.com'));
+  assert.ok(bypassesProxy('example.com', 'example.com'));
+  assert.ok(!bypassesProxy('badexample.com', 'example.com'));
+  assert.ok(bypassesProxy('anything', '*'));
+});
+
+test('HTTPS: the server checked against http.sslCAInfo (else refused), http.sslVerify=false and GIT_SSL_NO_VERIFY skip the check; through a proxy by CONNECT', async () => {
+  using dir = tempDir();
+  const src = makeHistoryRepo(dir.path, 'sha256', 20);
+  const served = gitServer(src);
+  const https = createHttpsServer({ key: readFileSync(join(TLS, 'key.pem')), cert: readFileSync(join(TLS, 'cert.pem')) }, served.handle);
+  const port = await listen(https as unknown as Server);
+  await using proxy = await proxyServer();
+  const url = `https://127.0.0.1:${port}/repo.git`;
+  const expected = git(src, ['for-each-ref', '--format=%(objectname) %(refname)']).toString().split(/(?<=\n)/).sort().join('');
+  const names = async (refs: Promise<{ ref: string; oid: string }[]>): Promise<string> => (await refs).filter((r) => r.ref !== 'HEAD').map((r) => `${r.oid} ${r.ref}\n`).sort().join('');
+  try {
+    await assert.rejects(listServerRefs(url), (e) => isPackwrightError(e, 'CONNECTION_CLOSED') && /certificate/.test(e.message));
+    assert.equal(await names(listServerRefs(url, { http: { caInfo: join(TLS, 'cert.pem') } })), expected);
+    assert.equal(await names(listServerRefs(url, { http: { sslVerify: false } })), expected);
+    assert.equal(await names(listServerRefs(url, { env: { GIT_SSL_NO_VERIFY: '1' } })), expected);
+    // Through the proxy: a CONNECT tunnel to the server, the certificate checked at its end.
+    await cloneBare(url, { dir: join(dir.path, 'b.git'), env: { ...GIT_ENV, https_proxy: proxy.url, GIT_SSL_CAINFO: join(TLS, 'cert.pem') } });
+    assert.ok(proxy.seen.some((r) => r.method === 'CONNECT' && r.target === `127.0.0.1:${port}`));
+    assert.equal(git(join(dir.path, 'b.git'), ['for-each-ref', '--format=%(objectname) %(refname)']).toString(), git(src, ['for-each-ref', '--format=%(objectname) %(refname)']).toString());
+    git(join(dir.path, 'b.git'), ['fsck', '--full']);
+    // The CLI: http.sslCAInfo from -c (GIT_SSL_CAINFO, which a machine may set, would win, as in git).
+    const cli = await runPackwright(dir.path, ['-c', `http.sslCAInfo=${join(TLS, 'cert.pem')}`, 'ls-remote', '--refs', url], { env: { ...GIT_ENV, GIT_SSL_CAINFO: undefined } });
+    assert.equal(cli.status, 0, cli.stderr);
+    assert.equal(cli.stdout.toString().split('\n').filter((l) => l !== '').map((l) => `${l.replace('\t', ' ')}\n`).sort().join(''), expected);
+  } finally {
+    await close(https as unknown as Server);
+    served.close();
+  }
+});
+
+test('redirects as git follows them: the first request\'s (the base moves, with a warning), a loop and a redirect git cannot take a base from are clear errors, http.followRedirects=false follows none; gzip answers', async () => {
+  using dir = tempDir();
+  const src = makeHistoryRepo(dir.path, 'sha1', 20);
+  let port = 0;
+  const served = gitServer(src, (req, res) => {
+    const path = req.url ?? '';
+    if (path.startsWith('/old/')) {
+      res.writeHead(301, { Location: `http://127.0.0.1:${port}${path.slice(4)}` }).end();
+      return true;
+    }
+    if (path.startsWith('/loop/')) {
+      res.writeHead(302, { Location: path }).end();
+      return true;
+    }
+    if (path.startsWith('/elsewhere/')) {
+      // To the advertisement, but under a URL that does not end as the one asked for.
+      res.writeHead(302, { Location: `/repo.git/info/refs?service=git-upload-pack&from=elsewhere` }).end();
+      return true;
+    }
+    if (path.startsWith('/gzip/') && req.method === 'GET') {
+      // The advertisement gzipped, as a server may answer git's Accept-Encoding.
+      const inner = httpRequest({ host: '127.0.0.1', port, path: path.slice(5), headers: req.headers }, (answer) => {
+        const chunks: Buffer[] = [];
+        answer.on('data', (c: Buffer) => chunks.push(c));
+        answer.on('end', () => {
+          res.writeHead(answer.statusCode ?? 500, { 'Content-Type': answer.headers['content-type'] ?? '', 'Content-Encoding': 'gzip' });
+          res.end(gzipSync(Buffer.concat(chunks)));
+        });
+      });
+      inner.end();
+      return true;
+    }
+    if (path.startsWith('/gzip/')) req.url = path.slice(5);
+    return false;
+  });
+  const http = createHttpServer(served.handle);
+  port = await listen(http);
+  const base = `http://127.0.0.1:${port}`;
+  const warnings: string[] = [];
+  try {
+    // git clone through the same redirect, for the result to compare with.
+    await gitAsync(dir.path, ['clone', '-q', '--bare', `${base}/old/repo.git`, join(dir.path, 'theirs.git')]);
+    const cli = await runPackwright(dir.path, ['clone', '--bare', `${base}/old/repo.git`, join(dir.path, 'ours.git')], { env: GIT_ENV });
+    assert.equal(cli.status, 0, cli.stderr);
+    const refs = (at: string): string => git(join(dir.path, at), ['for-each-ref', '--format=%(objectname) %(refname)']).toString();
+    assert.equal(refs('ours.git'), refs('theirs.git'));
+    // The POSTs went to the new base: no second redirect.
+    assert.ok(served.paths.includes('POST /repo.git/git-upload-pack'));
+    assert.equal(served.paths.filter((p) => p.startsWith('POST /old/')).length, 0);
+    assert.match(cli.stderr, new RegExp(`warning: redirecting to ${base}/repo.git/\n`));
+    await listServerRefs(`${base}/old/repo.git`, { onWarning: (message) => warnings.push(message) });
+    assert.deepEqual(warnings, [`redirecting to ${base}/repo.git/`]);
+    const loop = await runPackwright(dir.path, ['ls-remote', `${base}/loop/repo.git`], { env: GIT_ENV });
+    assert.notEqual(loop.status, 0);
+    assert.match(loop.stderr, /Maximum \(20\) redirects followed/);
+    await assert.rejects(listServerRefs(`${base}/elsewhere/repo.git`), (e) => isPackwrightError(e, 'PROTOCOL_ERROR') && /unable to update url base from redirection/.test(e.message));
+    await assert.rejects(listServerRefs(`${base}/old/repo.git`, { http: { followRedirects: 'never' } }), (e) => isPackwrightError(e, 'REQUEST_REFUSED') && /redirected/.test(e.message));
+    // A gzipped advertisement is read as git reads it.
+    const zipped = await listServerRefs(`${base}/gzip/repo.git`);
+    assert.ok(zipped.some((r) => r.ref === 'refs/heads/main'));
+  } finally {
+    await close(http);
+    served.close();
+  }
+});
+
+test('http.<url>.<key> picks the value git\'s urlmatch picks (config --get-urlmatch): longest host, then path, then a user name; later entries win ties', () => {
+  using dir = tempDir();
+  const file = join(dir.path, 'config');
+  writeFileSync(file, [
+    '[http]', '\tproxy = all',
+    '[http "https://example.com"]', '\tproxy = host',
+    '[http "https://example.com/org"]', '\tproxy = org',
+    '[http "https://example.com/org/repo.git"]', '\tproxy = repo',
+    '[http "https://example.com/or"]', '\tproxy = not-a-segment',
+    '[http "https://me@example.com/org"]', '\tproxy = user-org',
+    '[http "https://*.example.com"]', '\tproxy = wildcard',
+    '[http "https://a.b.example.com"]', '\tproxy = exact-deep',
+    '[http "http://example.com"]', '\tproxy = other-scheme',
+    '[http "https://example.com:8443"]', '\tproxy = other-port',
+    '[http "https://example.com"]', '\tproxy = host-again',
+    '',
+  ].join('\n'));
+  const config = GitConfig.read(file);
+  const urls = [
+    'https://example.com', 'https://example.com/', 'https://example.com/org', 'https://example.com/org/', 'https://example.com/organ', 'https://example.com/org/repo.git',
+    'https://me@example.com/org/x', 'https://you@example.com/org/x', 'https://EXAMPLE.com:443/org/x', 'https://x.example.com/y', 'https://a.b.example.com/', 'https://c.b.example.com/',
+    'http://example.com/org', 'https://example.com:8443/org', 'https://other.org/', 'https://example.com/a/../org/./x',
+  ];
+  for (const url of urls) {
+    const r = git(dir.path, ['config', '--file', file, '--get-urlmatch', 'http.proxy', url]).toString().trim();
+    assert.equal(urlMatchedValue(config, 'http', 'proxy', url), r, url);
+  }
+});
