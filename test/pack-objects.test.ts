@@ -13,6 +13,7 @@ import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { applyDelta, createDelta, DeltaIndex } from '../src/delta/index.js';
 import fc from 'fast-check';
+import { seededRandom } from './helpers/random.js';
 
 const FORMATS: Format[] = ['sha1', 'sha256'];
 
@@ -1004,4 +1005,51 @@ test('--sparse (pack.useSparse, git\'s default) marks the excluded side down cha
     assert.equal(ours, theirs, flag);
   }
   assert.notEqual(objects(await packwright(repo, ['pack-objects', '--revs', '--stdout', '-q'], input)), objects(await packwright(repo, ['pack-objects', '--revs', '--stdout', '-q', '--no-sparse'], input)));
+});
+
+test('rev-list --objects and pack-objects on wide directories, listed against their previous versions: line for line git\'s, through added, removed and swapped entries', async () => {
+  using tmp = tempDir();
+  const repo = join(tmp.path, 'wide.git');
+  git(tmp.path, ['init', '-q', '--bare', repo]);
+  // Two directories of 200 entries (trees of ~8 KB, above what TreeLister keeps to list against)
+  // and a root of as many; each commit changes a few entries, adds or removes some, turns a file
+  // into a directory or back, on two branches merged now and then.
+  const random = seededRandom(42);
+  const pick = (n: number): number => Math.floor(random() * n);
+  const parts: string[] = [];
+  let mark = 0;
+  const names = (prefix: string): string[] => Array.from({ length: 200 }, (_, i) => `${prefix}file-${String(i).padStart(3, '0')}.txt`);
+  const files = [...names(''), ...names('dir-a/'), ...names('dir-a/sub/'), ...names('dir-b/')];
+  const marks: Record<string, number> = { main: 0, side: 0 };
+  for (let c = 0; c < 80; c++) {
+    const branch = c % 5 === 4 ? 'side' : 'main';
+    const lines: string[] = [];
+    const inline = (path: string, content: string): string => `M 100644 inline ${path}\ndata ${Buffer.byteLength(content)}\n${content}\n`;
+    if (c === 0) for (const f of files) lines.push(inline(f, `v0 ${f}`));
+    for (let k = 0; k < 1 + pick(4); k++) {
+      const f = files[pick(files.length)] as string;
+      lines.push(inline(f, `v${c} ${f} ${k}`));
+    }
+    if (c % 7 === 3) lines.push(`D ${files[pick(files.length)] as string}\n`);
+    if (c % 11 === 5) lines.push(inline(`new-${c}.txt`, 'new'));
+    // A name that is a file in one commit and a directory in the next.
+    if (c % 13 === 6) lines.push('D swap\n', inline('swap/inner', 'inner'));
+    if (c % 13 === 7) lines.push('D swap\n', inline('swap', 'file'));
+    mark++;
+    const from = marks[branch] !== 0 ? `from :${marks[branch] as number}\n` : c > 0 ? `from :${marks.main as number}\n` : '';
+    const merge = branch === 'main' && c % 10 === 9 && marks.side !== 0 ? `merge :${marks.side as number}\n` : '';
+    parts.push(`commit refs/heads/${branch}\nmark :${mark}\ncommitter C <c@example.com> ${1700000000 + c} +0000\ndata 3\nc${c}\n${from}${merge}${lines.join('')}\n`);
+    marks[branch] = mark;
+  }
+  git(repo, ['fast-import', '--quiet'], parts.join(''));
+  git(repo, ['repack', '-adq', '--depth=50', '--window=10']);
+  for (const revs of [['--all'], ['main'], ['main', '^side'], ['side', '^main~5']]) {
+    assert.equal((await packwright(repo, ['rev-list', '--objects', ...revs])).toString(), git(repo, ['rev-list', '--objects', ...revs]).toString(), revs.join(' '));
+  }
+  for (const revs of ['--all\n', 'main\n^side\n']) {
+    const args = ['pack-objects', '--revs', '--stdout', '-q', ...(revs.startsWith('--all') ? ['--all'] : [])];
+    const input = revs.startsWith('--all') ? '' : revs;
+    const theirs = execFileSync('git', args, { cwd: repo, input, maxBuffer: 1 << 30 });
+    assert.deepEqual(packIds(tmp.path, await packwright(repo, args, input), 'sha1'), packIds(tmp.path, theirs, 'sha1'), revs);
+  }
 });

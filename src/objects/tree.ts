@@ -90,6 +90,19 @@ export class TreeCursor {
     return false;
   }
 
+  /** Where the next entry starts (the end of the current one). */
+  get position(): number {
+    return this.pos;
+  }
+
+  /**
+   * Goes on from `position`, which must be where an entry starts (a walk that knows a stretch of
+   * entries to be the same as another tree's passes over them).
+   */
+  seek(position: number): void {
+    this.pos = position;
+  }
+
   /** The object type the current entry's mode implies: tree, commit (a submodule) or blob. */
   get objectType(): number {
     return modeObjectType(this.mode);

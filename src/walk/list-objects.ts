@@ -1,7 +1,8 @@
 import { PackwrightError } from '../errors/packwright-error.js';
 import { toHex } from '../hash/hex.js';
 import { OBJ_BLOB, OBJ_COMMIT, OBJ_TAG, OBJ_TREE, typeName } from '../objects/object-type.js';
-import { TreeCursor } from '../objects/tree.js';
+import { S_IFDIR, S_IFMT, TreeCursor } from '../objects/tree.js';
+import { commonLength, TreeShapes, type TreeShape } from './tree-shapes.js';
 import { Flag, foldNameHash, nameHash, type ObjectTable } from './object-table.js';
 import { ALL_INTERESTING, NOT_INTERESTING, type Pathspec } from '../objects/pathspec.js';
 import { notFoundError, type MissingAction, type RevWalk } from './rev-walk.js';
@@ -31,7 +32,9 @@ const SLASH = 0x2f;
 /** One tree being listed: its entries are visited in order, a subtree's before the next entry. */
 interface Frame {
   cursor: TreeCursor;
-  /** A buffer of this depth's own, reused by each tree listed at this depth… */
+  /** A buffer of this depth's own, reused by each tree listed at this depth (but those kept)… */
+  own: Buffer;
+  /** …the buffer of the current tree (`own`, or one a kept tree is given)… */
   data: Buffer;
   /** …and the current tree's bytes in it. */
   view: Buffer;
@@ -45,7 +48,28 @@ interface Frame {
   all: boolean;
   /** This tree's path as the pathspec sees a base ('' at the top, else ending in '/'), when it is checked. */
   base: string;
+  /** The tree's object number. */
+  tree: number;
+  /** Where each entry met so far starts (`count` of them): the tree's shape, kept when it is done. */
+  offsets: Int32Array;
+  count: number;
+  /** The tree is kept when done (TreeShapes): its bytes are in a buffer of their own. */
+  keep: boolean;
+  /**
+   * A listed tree this one is likely a new version of (the previous root, or the tree of the same
+   * name in the parent's previous version), walked alongside from entry `prevIndex`: entries it
+   * holds byte for byte were dealt with when it was listed, and are passed over without a lookup.
+   */
+  prev: TreeShape | undefined;
+  prevIndex: number;
+  /** The cursor and prevIndex may be at the same entry: try passing over a shared stretch. */
+  tryRun: boolean;
 }
+
+/** Trees smaller than this are not kept to be listed against (they have few entries to pass over). */
+const MIN_KEPT_TREE = 4096;
+/** Bytes of listed trees kept for their next versions (TreeShapes). */
+const TREE_SHAPES_BUDGET = 32 << 20;
 
 /** What listing trees needs of a walk: the table, and reading trees (the store of this thread). */
 export interface TreeSource {
@@ -69,6 +93,13 @@ export class TreeLister {
   private depth = 0;
   /** Paths are built for the visitor, or for the pathspec to match. */
   private readonly buildPaths: boolean;
+  /**
+   * Trees listed lately, for their next versions to be listed against (see Frame.prev); none with
+   * a pathspec or `includeTree`, which leave entries of a listed tree unlisted.
+   */
+  private readonly shapes: TreeShapes | undefined;
+  /** The last commit root (or tip) listed: the previous version of the next one. */
+  private lastRoot = -1;
   private readonly spec: Pathspec | undefined;
 
   constructor(
@@ -83,6 +114,7 @@ export class TreeLister {
   ) {
     this.spec = spec?.limits === true ? spec : undefined;
     this.buildPaths = withPaths || this.spec !== undefined;
+    this.shapes = this.spec === undefined && includeTree === undefined ? new TreeShapes(TREE_SHAPES_BUDGET) : undefined;
   }
 
   private setPath(end: number, src: Uint8Array, start: number, stop: number, slash: boolean): number {
@@ -100,8 +132,11 @@ export class TreeLister {
     return p;
   }
 
-  /** Reads a tree, shows it and makes it the current frame; false when it is missing (and allowed). */
-  private enter(n: number, pathEnd: number, hash: number, fromPromisor: boolean, all: boolean): boolean {
+  /**
+   * Reads a tree, shows it and makes it the current frame; false when it is missing (and
+   * allowed). `previous`: a listed tree it is likely a version of (-1: none).
+   */
+  private enter(n: number, pathEnd: number, hash: number, fromPromisor: boolean, all: boolean, previous = -1): boolean {
     const t = this.source.table;
     t.mark(n, Flag.SEEN);
     const obj = this.source.readTyped(n, OBJ_TREE, true);
@@ -115,14 +150,29 @@ export class TreeLister {
     this.visit(n, OBJ_TREE, this.withPaths ? this.path.subarray(0, pathEnd) : undefined);
     let frame = this.frames[this.depth];
     if (frame === undefined) {
-      frame = { cursor: new TreeCursor(this.source.hashLength), data: Buffer.alloc(0), view: Buffer.alloc(0), pathEnd: 0, prefixHash: 0, promisor: false, all: true, base: '' };
+      frame = {
+        cursor: new TreeCursor(this.source.hashLength), own: Buffer.alloc(0), data: Buffer.alloc(0), view: Buffer.alloc(0), pathEnd: 0, prefixHash: 0, promisor: false, all: true, base: '',
+        tree: -1, offsets: new Int32Array(64), count: 0, keep: false, prev: undefined, prevIndex: 0, tryRun: false,
+      };
       this.frames[this.depth] = frame;
     }
     // The read is transient (the store's buffer, reused by the next read): keep a copy in the
-    // frame's own buffer, which is reused by every tree at this depth.
+    // frame's own buffer, which is reused by every tree at this depth; one to be kept for its
+    // next version gets a buffer of its own.
     const size = obj.data.length;
-    if (frame.data.length < size) frame.data = Buffer.allocUnsafeSlow(Math.max(size, 2 * frame.data.length, 4096));
+    frame.keep = this.shapes !== undefined && size >= MIN_KEPT_TREE;
+    if (frame.keep) {
+      frame.data = (this.shapes as TreeShapes).allocate(size);
+    } else {
+      if (frame.own.length < size) frame.own = Buffer.allocUnsafeSlow(Math.max(size, 2 * frame.own.length, 4096));
+      frame.data = frame.own;
+    }
     obj.data.copy(frame.data, 0, 0, size);
+    frame.tree = n;
+    frame.count = 0;
+    frame.prev = previous >= 0 ? this.shapes?.get(previous) : undefined;
+    frame.prevIndex = 0;
+    frame.tryRun = frame.prev !== undefined;
     const data = frame.data.subarray(0, size);
     frame.cursor.reset(data, () => toHex(t.id(n)));
     frame.view = data;
@@ -133,6 +183,96 @@ export class TreeLister {
     if (!all) frame.base = pathEnd > 0 ? `${Buffer.from(this.path.buffer, this.path.byteOffset, pathEnd).toString('utf8')}/` : '';
     this.depth++;
     return true;
+  }
+
+  /** Notes that the current entry of `frame` starts at `at` (its shape). */
+  private record(frame: Frame, at: number): void {
+    if (frame.count + 1 >= frame.offsets.length) {
+      const grown = new Int32Array(frame.offsets.length * 2);
+      grown.set(frame.offsets);
+      frame.offsets = grown;
+    }
+    frame.offsets[frame.count++] = at;
+  }
+
+  /**
+   * Passes over the entries from the cursor on that the previous version holds byte for byte
+   * from `prevIndex` on (their offsets noted as it has them, shifted).
+   */
+  private skipShared(frame: Frame): void {
+    frame.tryRun = false;
+    const prev = frame.prev as TreeShape;
+    const i = frame.prevIndex;
+    if (i >= prev.count) return;
+    const off = prev.offsets;
+    const pStart = off[i] as number;
+    const c = frame.cursor;
+    const cStart = c.position;
+    const shared = commonLength(frame.view, cStart, frame.view.length, prev.data, pStart, off[prev.count] as number);
+    // The last entry wholly inside the shared stretch.
+    let lo = i;
+    let hi = prev.count;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >>> 1;
+      if ((off[mid] as number) - pStart <= shared) lo = mid;
+      else hi = mid - 1;
+    }
+    if (lo === i) return;
+    const shift = cStart - pStart;
+    if (frame.keep) {
+      if (frame.count + (lo - i) + 1 >= frame.offsets.length) {
+        const grown = new Int32Array(Math.max(frame.offsets.length * 2, frame.count + (lo - i) + 2));
+        grown.set(frame.offsets);
+        frame.offsets = grown;
+      }
+      for (let k = i; k < lo; k++) frame.offsets[frame.count++] = (off[k] as number) + shift;
+    }
+    c.seek((off[lo] as number) + shift);
+    frame.prevIndex = lo;
+  }
+
+  /**
+   * Moves the previous version on to the cursor's entry, in git's tree order: 0 when it holds
+   * that entry byte for byte (mode, name, id), else one more than the object number of a tree it
+   * holds under the same name (that tree's previous version), else -1.
+   */
+  private matchPrevious(frame: Frame, c: TreeCursor, data: Buffer, isTree: boolean): number {
+    const prev = frame.prev as TreeShape;
+    const pd = prev.data;
+    const off = prev.offsets;
+    const H = this.source.hashLength;
+    while (frame.prevIndex < prev.count) {
+      const start = off[frame.prevIndex] as number;
+      const end = off[frame.prevIndex + 1] as number;
+      let mode = 0;
+      let sp = start;
+      for (let d = pd[sp] as number; d !== 0x20; d = pd[++sp] as number) mode = mode * 8 + (d - 0x30);
+      const prevIsTree = (mode & S_IFMT) === S_IFDIR;
+      const order = compareEntryNames(pd, sp + 1, end - H - 1, prevIsTree, data, c.nameStart, c.nameEnd, isTree);
+      if (order < 0) {
+        // An entry the new version no longer has.
+        frame.prevIndex++;
+        continue;
+      }
+      // A new entry (order > 0) or the same name: either way the next entries may line up again.
+      frame.tryRun = true;
+      if (order > 0) return -1;
+      frame.prevIndex++;
+      const curEnd = c.idStart + H;
+      if (end - start === curEnd - c.entryStart && data.compare(pd, start, end, c.entryStart, curEnd) === 0) return 0;
+      if (!isTree || !prevIsTree) return -1;
+      return this.source.table.intern(pd, end - H) + 1;
+    }
+    return -1;
+  }
+
+  /** A tree's entries are all met: keep it for its next version. */
+  private finish(frame: Frame): void {
+    if (!frame.keep || this.shapes === undefined) return;
+    this.record(frame, frame.view.length);
+    frame.count--;
+    this.shapes.set(frame.tree, { data: frame.view, offsets: this.shapes.copyOffsets(frame.offsets, frame.count + 1), count: frame.count });
+    frame.keep = false;
   }
 
   /** Lists the tree `root` and what it reaches, under `rootPath` ('' for a commit's tree). */
@@ -150,16 +290,29 @@ export class TreeLister {
     const rootEnd = buildPaths ? this.setPath(0, rootPath, 0, rootPath.length, false) : Math.min(rootPath.length, 1);
     // A tip's name counts in its entries' hashes, as git's path does; a commit's root is "".
     const rootHash = rootPath.length > 0 ? nameHash(rootPath) : 0;
-    // The root is listed whatever the pathspec says (git shows it before looking at entries).
-    if (!this.enter(root, rootEnd, rootHash, t.is(root, Flag.PROMISOR), spec === undefined)) return;
+    // The root is listed whatever the pathspec says (git shows it before looking at entries),
+    // against the root listed before it.
+    if (!this.enter(root, rootEnd, rootHash, t.is(root, Flag.PROMISOR), spec === undefined, this.lastRoot)) return;
+    this.lastRoot = root;
     while (this.depth > 0) {
       const frame = this.frames[this.depth - 1] as Frame;
       const c = frame.cursor;
       let descended = false;
-      while (c.next()) {
+      for (;;) {
+        if (frame.tryRun) this.skipShared(frame);
+        if (!c.next()) break;
+        if (frame.keep) this.record(frame, c.entryStart);
         const type = c.objectType;
-        if (type === OBJ_COMMIT) continue; // a submodule: not in this repository
         const data = frame.view;
+        // An entry the previous version has as it is was dealt with there; a tree changed under
+        // the same name is listed against its own previous version.
+        let previous = -1;
+        if (frame.prev !== undefined) {
+          const found = this.matchPrevious(frame, c, data, type === OBJ_TREE);
+          if (found === 0) continue;
+          previous = found - 1;
+        }
+        if (type === OBJ_COMMIT) continue; // a submodule: not in this repository
         let all = true;
         if (!frame.all) {
           // Before the object is looked at: one the pathspec does not want here is not marked,
@@ -179,7 +332,7 @@ export class TreeLister {
             t.mark(n, Flag.SEEN);
             continue;
           }
-          if (this.enter(n, end, hash, frame.promisor, all)) {
+          if (this.enter(n, end, hash, frame.promisor, all, previous)) {
             descended = true;
             break;
           }
@@ -191,9 +344,30 @@ export class TreeLister {
         t.nameHashes[n] = hash;
         this.visit(n, OBJ_BLOB, withPaths ? this.path.subarray(0, end) : undefined);
       }
-      if (!descended) this.depth--;
+      if (!descended) {
+        this.finish(frame);
+        this.depth--;
+      }
     }
   }
+}
+
+/**
+ * git's order of tree entries (base_name_compare): names byte by byte, a tree's as if it ended
+ * in '/'.
+ */
+function compareEntryNames(a: Uint8Array, aStart: number, aEnd: number, aTree: boolean, b: Uint8Array, bStart: number, bEnd: number, bTree: boolean): number {
+  const aLength = aEnd - aStart;
+  const bLength = bEnd - bStart;
+  const common = aLength < bLength ? aLength : bLength;
+  for (let i = 0; i < common; i++) {
+    const x = a[aStart + i] as number;
+    const y = b[bStart + i] as number;
+    if (x !== y) return x - y;
+  }
+  const x = aLength > common ? (a[aStart + common] as number) : aTree ? SLASH : 0;
+  const y = bLength > common ? (b[bStart + common] as number) : bTree ? SLASH : 0;
+  return x - y;
 }
 
 /**
