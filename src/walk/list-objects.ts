@@ -2,7 +2,7 @@ import { PackwrightError } from '../errors/packwright-error.js';
 import { toHex } from '../hash/hex.js';
 import { OBJ_BLOB, OBJ_COMMIT, OBJ_TAG, OBJ_TREE, typeName } from '../objects/object-type.js';
 import { S_IFDIR, S_IFMT, TreeCursor } from '../objects/tree.js';
-import { commonLength, TreeShapes, type TreeShape } from './tree-shapes.js';
+import { commonLength, TreeShapes, type Slab, type TreeShape } from './tree-shapes.js';
 import { Flag, foldNameHash, nameHash, type ObjectTable } from './object-table.js';
 import { ALL_INTERESTING, NOT_INTERESTING, type Pathspec } from '../objects/pathspec.js';
 import { notFoundError, type MissingAction, type RevWalk } from './rev-walk.js';
@@ -53,8 +53,9 @@ interface Frame {
   /** Where each entry met so far starts (`count` of them): the tree's shape, kept when it is done. */
   offsets: Int32Array;
   count: number;
-  /** The tree is kept when done (TreeShapes): its bytes are in a buffer of their own. */
+  /** The tree is kept when done (TreeShapes): its bytes are in a buffer of their own, from this slab. */
   keep: boolean;
+  slab: Slab | undefined;
   /**
    * A listed tree this one is likely a new version of (the previous root, or the tree of the same
    * name in the parent's previous version), walked alongside from entry `prevIndex`: entries it
@@ -69,7 +70,7 @@ interface Frame {
 /** Trees smaller than this are not kept to be listed against (they have few entries to pass over). */
 const MIN_KEPT_TREE = 4096;
 /** Bytes of listed trees kept for their next versions (TreeShapes). */
-const TREE_SHAPES_BUDGET = 32 << 20;
+const TREE_SHAPES_BUDGET = 4 << 20;
 
 /** What listing trees needs of a walk: the table, and reading trees (the store of this thread). */
 export interface TreeSource {
@@ -152,7 +153,7 @@ export class TreeLister {
     if (frame === undefined) {
       frame = {
         cursor: new TreeCursor(this.source.hashLength), own: Buffer.alloc(0), data: Buffer.alloc(0), view: Buffer.alloc(0), pathEnd: 0, prefixHash: 0, promisor: false, all: true, base: '',
-        tree: -1, offsets: new Int32Array(64), count: 0, keep: false, prev: undefined, prevIndex: 0, tryRun: false,
+        tree: -1, offsets: new Int32Array(64), count: 0, keep: false, slab: undefined, prev: undefined, prevIndex: 0, tryRun: false,
       };
       this.frames[this.depth] = frame;
     }
@@ -162,7 +163,9 @@ export class TreeLister {
     const size = obj.data.length;
     frame.keep = this.shapes !== undefined && size >= MIN_KEPT_TREE;
     if (frame.keep) {
-      frame.data = (this.shapes as TreeShapes).allocate(size);
+      const room = (this.shapes as TreeShapes).allocate(size);
+      frame.data = room.data;
+      frame.slab = room.slab;
     } else {
       if (frame.own.length < size) frame.own = Buffer.allocUnsafeSlow(Math.max(size, 2 * frame.own.length, 4096));
       frame.data = frame.own;
@@ -170,7 +173,7 @@ export class TreeLister {
     obj.data.copy(frame.data, 0, 0, size);
     frame.tree = n;
     frame.count = 0;
-    frame.prev = previous >= 0 ? this.shapes?.get(previous) : undefined;
+    frame.prev = previous >= 0 ? this.shapes?.pin(previous) : undefined;
     frame.prevIndex = 0;
     frame.tryRun = frame.prev !== undefined;
     const data = frame.data.subarray(0, size);
@@ -266,12 +269,17 @@ export class TreeLister {
     return -1;
   }
 
-  /** A tree's entries are all met: keep it for its next version. */
+  /** A tree's entries are all met: let its previous version go, and keep it for its next. */
   private finish(frame: Frame): void {
+    if (frame.prev !== undefined) {
+      this.shapes?.unpin(frame.prev);
+      frame.prev = undefined;
+    }
     if (!frame.keep || this.shapes === undefined) return;
     this.record(frame, frame.view.length);
     frame.count--;
-    this.shapes.set(frame.tree, { data: frame.view, offsets: this.shapes.copyOffsets(frame.offsets, frame.count + 1), count: frame.count });
+    const kept = this.shapes.copyOffsets(frame.offsets, frame.count + 1);
+    this.shapes.set(frame.tree, { data: frame.view, offsets: kept.offsets, count: frame.count, slab: frame.slab, offsetSlab: kept.slab });
     frame.keep = false;
   }
 

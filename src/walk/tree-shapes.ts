@@ -6,12 +6,24 @@ export interface TreeShape {
   data: Buffer;
   offsets: Int32Array;
   count: number;
+  /** The slabs `data` and `offsets` were carved from (TreeShapes.allocate), if any. */
+  slab: Slab | undefined;
+  offsetSlab: Slab | undefined;
+}
+
+/** A block kept trees' bytes are carved from, reused once none of its trees is kept. */
+export interface Slab {
+  buffer: Buffer;
+  /** Trees carved from it and not yet dropped. */
+  live: number;
 }
 
 /**
- * The trees listed last, by object number, within a byte budget (the least recently used go
- * first). A walk lists a tree's versions one after another (a directory changes in a few entries
- * from one commit to the next), so the version before is usually here.
+ * The trees listed last, by object number, within a byte budget, the oldest dropped first. A walk
+ * lists a tree's versions one after another (a directory changes in a few entries from one commit
+ * to the next), so the version before is usually here. Oldest first, not least recently used: the
+ * trees are carved from slabs in the order they are listed, so dropping them in that order frees
+ * whole slabs (a slab is held while any of its trees is).
  */
 export class TreeShapes {
   private readonly shapes = new Map<number, TreeShape>();
@@ -19,69 +31,82 @@ export class TreeShapes {
   // Kept trees' bytes and offsets are carved from slabs: a buffer of its own for each (an
   // ArrayBuffer made per tree) cost more than the lookups it saved on small trees. A slab lives
   // while a tree in it is kept.
-  private slab = Buffer.alloc(0);
+  private slab: Slab = { buffer: Buffer.allocUnsafeSlow(0), live: 0 };
   private slabUsed = 0;
-  private offsetSlab = new Int32Array(0);
-  private offsetsUsed = 0;
+  private readonly freeSlabs: Slab[] = [];
 
   constructor(private readonly budget: number) {}
 
-  /** Room for a tree of `size` bytes to be kept (set) once listed. */
-  allocate(size: number): Buffer {
-    if (size > SLAB_BYTES / 4) return Buffer.allocUnsafeSlow(size);
-    if (this.slabUsed + size > this.slab.length) {
-      this.slab = Buffer.allocUnsafeSlow(SLAB_BYTES);
+  /** Room for a tree of `size` bytes to be kept (set, with the slab) once listed. */
+  allocate(size: number): { data: Buffer; slab: Slab | undefined } {
+    if (size > SLAB_BYTES / 4) return { data: Buffer.allocUnsafeSlow(size), slab: undefined };
+    if (this.slabUsed + size > this.slab.buffer.length) {
+      const done = this.slab;
+      this.slab = this.freeSlabs.pop() ?? { buffer: Buffer.allocUnsafeSlow(SLAB_BYTES), live: 0 };
       this.slabUsed = 0;
+      if (done.live === 0 && done.buffer.length > 0) this.freeSlabs.push(done);
     }
-    const room = this.slab.subarray(this.slabUsed, this.slabUsed + size);
+    const slab = this.slab;
+    slab.live++;
+    const data = slab.buffer.subarray(this.slabUsed, this.slabUsed + size);
     this.slabUsed += size;
-    return room;
+    return { data, slab };
   }
 
-  /** A kept copy of `offsets[0..length)`. */
-  copyOffsets(offsets: Int32Array, length: number): Int32Array {
-    if (length > SLAB_OFFSETS / 4) return offsets.slice(0, length);
-    if (this.offsetsUsed + length > this.offsetSlab.length) {
-      this.offsetSlab = new Int32Array(SLAB_OFFSETS);
-      this.offsetsUsed = 0;
-    }
-    const copy = this.offsetSlab.subarray(this.offsetsUsed, this.offsetsUsed + length);
-    copy.set(offsets.subarray(0, length));
-    this.offsetsUsed += length;
-    return copy;
-  }
-
-  get(n: number): TreeShape | undefined {
+  /**
+   * The tree kept for `n`, pinned (its bytes stay as they are, dropped or not) until `unpin`: a
+   * tree being listed reads its previous version while more trees are kept.
+   */
+  pin(n: number): TreeShape | undefined {
     const shape = this.shapes.get(n);
-    if (shape !== undefined) {
-      // Used again: the most recent now.
-      this.shapes.delete(n);
-      this.shapes.set(n, shape);
-    }
+    if (shape?.slab !== undefined) shape.slab.live++;
+    if (shape?.offsetSlab !== undefined) shape.offsetSlab.live++;
     return shape;
   }
 
+  unpin(shape: TreeShape): void {
+    this.release(shape.slab);
+    this.release(shape.offsetSlab);
+  }
+
+  private drop(shape: TreeShape): void {
+    this.bytes -= shape.data.length + shape.offsets.byteLength;
+    this.release(shape.slab);
+    this.release(shape.offsetSlab);
+  }
+
+  private release(slab: Slab | undefined): void {
+    if (slab !== undefined && --slab.live === 0 && slab !== this.slab) this.freeSlabs.push(slab);
+  }
+
+  /** A kept copy of `offsets[0..length)`, carved from a slab as trees are (and let go with the tree). */
+  copyOffsets(offsets: Int32Array, length: number): { offsets: Int32Array; slab: Slab | undefined } {
+    // Int32Array views start on 4-byte boundaries.
+    this.slabUsed = (this.slabUsed + 3) & ~3;
+    const room = this.allocate(length * 4);
+    const copy = room.slab !== undefined ? new Int32Array(room.data.buffer, room.data.byteOffset, length) : new Int32Array(length);
+    copy.set(offsets.subarray(0, length));
+    return { offsets: copy, slab: room.slab };
+  }
+
   set(n: number, shape: TreeShape): void {
-    const size = shape.data.length + shape.offsets.byteLength;
-    if (size > this.budget) return;
     const old = this.shapes.get(n);
     if (old !== undefined) {
       this.shapes.delete(n);
-      this.bytes -= old.data.length + old.offsets.byteLength;
+      this.drop(old);
     }
     this.shapes.set(n, shape);
-    this.bytes += size;
+    this.bytes += shape.data.length + shape.offsets.byteLength;
     for (const [k, s] of this.shapes) {
       if (this.bytes <= this.budget) break;
       this.shapes.delete(k);
-      this.bytes -= s.data.length + s.offsets.byteLength;
+      this.drop(s);
     }
   }
 }
 
-/** Bytes of a slab that kept trees are carved from, and offsets of an offsets slab. */
+/** Bytes of a slab that kept trees (and their offsets) are carved from. */
 const SLAB_BYTES = 1 << 20;
-const SLAB_OFFSETS = 1 << 16;
 
 /** The first probe of `commonLength`, in bytes; each next one is twice as long. */
 const FIRST_PROBE = 64;
