@@ -509,6 +509,24 @@ const gitMirror = join(root, '..', '.mirror', 'git+git', 'repo');
 const served = [];
 if (existsSync(join(shared, 'gitoxide.pack'))) served.push(['gitoxide, complete', () => completeRepo('gitoxide-complete', () => ensureRepo('gitoxide'), 'main')]);
 if (existsSync(gitMirror)) served.push(['git, 60k commits, 190 MB', () => completeRepo('git-complete', () => gitMirror, 'refs/heads/master', ['--every-commit'])]);
+// Counting where directories are wide: git.git lists ~50M tree entries (a 17 KB root tree in
+// each of 60k commits), where the corpus repositories' small trees hold few (walk/tree-shapes.ts).
+if (existsSync(gitMirror)) {
+  const gitComplete = () => completeRepo('git-complete', () => gitMirror, 'refs/heads/master', ['--every-commit']);
+  cases.push({
+    name: 'rev-list --objects --all (git, 60k commits: wide directories)',
+    setup: gitComplete,
+    packwright: (repo) => [process.execPath, [cli, 'rev-list', '--objects', '--all'], repo],
+    git: (repo) => ['git', ['rev-list', '--objects', '--all'], repo],
+  });
+  cases.push({
+    name: 'pack-objects --revs --all --stdout without a bitmap (git, 60k commits: wide directories)',
+    setup: gitComplete,
+    differentOutput: true,
+    packwright: (repo) => [process.execPath, [cli, 'pack-objects', '--revs', '--all', '--stdout', '-q', '--delta-base-offset', '--no-use-bitmap-index'], repo],
+    git: (repo) => ['git', ['pack-objects', '--revs', '--all', '--stdout', '-q', '--delta-base-offset', '--no-use-bitmap-index'], repo],
+  });
+}
 for (const [label, make] of served) {
   for (const [kind, prepare] of [['', (r) => r], ['after repack -adb, ', bitmapped]]) {
     const pwRss = join(work, 'serve-pw.rss');
