@@ -95,10 +95,20 @@ export function walkLinks(s: FsckState, n: number, visit: (target: number, type:
       targets.push([s.numberOf(data.subarray(e.idStart, e.idStart + s.H)), t, `${name}${path}${t === OBJ_TREE ? '/' : ''}`]);
     }
     if (e.error !== undefined) s.error(e.error, 0);
-  } else {
-    const error = objectLinks(objectType, data, s.H, (bytes, at, t) => targets.push([s.numberOf(bytes.subarray(at, at + s.H)), t, undefined]));
+  } else if (name === undefined) {
+    // Each link visited as it is read: no view or array an entry (a tree walk meets tens of millions).
+    // Marking only queues what it reaches, so the tree's buffer stays as it is meanwhile.
+    const error = objectLinks(objectType, data, s.H, (bytes, at, linkType) => {
+      const t = s.numberOf(bytes, at);
+      if (s.table.types[t] === 0) s.table.types[t] = linkType;
+      visit(t, linkType);
+    });
     if (error !== undefined && objectType === OBJ_TREE) s.error(error, 0);
-    if (name !== undefined) nameLinks(objectType, name, targets);
+    return;
+  } else {
+    const error = objectLinks(objectType, data, s.H, (bytes, at, t) => targets.push([s.numberOf(bytes, at), t, undefined]));
+    if (error !== undefined && objectType === OBJ_TREE) s.error(error, 0);
+    nameLinks(objectType, name, targets);
   }
   for (const [t, linkType, childName] of targets) {
     if (s.table.types[t] === 0) s.table.types[t] = linkType;

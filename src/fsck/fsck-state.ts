@@ -125,8 +125,8 @@ export class FsckState {
   }
 
   /** The object number of `id`, added (with no flags) when the store does not list it. */
-  numberOf(id: Uint8Array): number {
-    const n = this.table.intern(id);
+  numberOf(id: Uint8Array, at = 0): number {
+    const n = this.table.intern(id, at);
     if (this.table.added) this.growFlags();
     return n;
   }
