@@ -207,14 +207,17 @@ function checkLinks(objects: IndexedObjects, found: CheckFindings, repo: Reposit
   }
   const outside = new ObjectTable(H, 1024);
   const store = repo?.objects;
+  // The checkers were given no table: every link is an id of `unknown`, each looked up in the
+  // pack once (a thread records an id once, however many trees name it).
+  const inPackOf = new Int32Array(unknown.length / H);
+  for (let u = 0; u < inPackOf.length; u++) inPackOf[u] = objects.table.find(unknown, u * H);
   forEachRecord(found.links, (records, p) => {
     const links = records[p + 1] as number;
     for (let i = 0; i < links; i++) {
       const target = records[p + 2 + 2 * i] as number;
       const type = records[p + 3 + 2 * i] as number;
-      // The checkers were given no table: every link is an id of `unknown`.
       const at = (-1 - target) * H;
-      const inPack = objects.table.find(unknown, at);
+      const inPack = inPackOf[-1 - target] as number;
       if (inPack >= 0) {
         if (objects.table.types[inPack] !== type) throw new PackwrightError('OBJECT_CORRUPT', `object type mismatch at ${hexAt(unknown, at, H)}`);
         continue;

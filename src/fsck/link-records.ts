@@ -1,4 +1,4 @@
-import type { ObjectTable } from '../walk/object-table.js';
+import { ObjectTable } from '../walk/object-table.js';
 
 /** Entries of the recent-ids cache (a power of two). */
 const RECENT = 4096;
@@ -10,7 +10,7 @@ const BLOCK = 1 << 16;
  * object, `[k, n, target0, type0, … target(n-1), type(n-1)]` (an object's links never span two
  * blocks), where `k` is the object's index in its source (pack order, or the list of loose
  * objects) and a target is an object number of the shared table, or `-(1 + i)` for the i-th id
- * of `unknown` (an object the store does not list).
+ * of `unknown` (an object the store does not list; each such id is there once a thread).
  */
 export interface LinkRecords {
   records: Int32Array[];
@@ -34,8 +34,11 @@ export class LinkRecorder {
   private readonly blocks: Int32Array[] = [];
   private records = new Int32Array(0);
   private length = 0;
-  private unknown = new Uint8Array(0);
-  private unknownCount = 0;
+  /**
+   * The ids the table does not list, each once: a pack being indexed has no table yet, and its
+   * trees name the same blobs version after version (git.git: ~50M links, ~300k distinct ids).
+   */
+  private readonly unknown: ObjectTable;
   private countAt = -1;
   private readonly H: number;
   /**
@@ -44,11 +47,21 @@ export class LinkRecorder {
    * table of every object (~150 ns of cache misses a lookup on gitoxide's 226k objects).
    */
   private readonly recentIds: Uint8Array;
-  private readonly recentNumbers = new Int32Array(RECENT).fill(-1);
+  /** The target each recent id was recorded as (a number of the table, or an unknown's), when `recentSet`. */
+  private readonly recentTargets = new Int32Array(RECENT);
+  private readonly recentSet = new Uint8Array(RECENT);
 
-  constructor(private readonly table: ObjectTable) {
+  /** Bits `1 << type` of the links recorded to each unknown id (with `distinct`). */
+  private unknownTypes = new Uint8Array(64);
+
+  /**
+   * `distinct`: a link to an unknown id of a type already recorded is left out (index-pack's
+   * checks ask only whether each id is there with the type its links say, not who links to it).
+   */
+  constructor(private readonly table: ObjectTable, private readonly distinct = false) {
     this.H = table.hashLength;
     this.recentIds = new Uint8Array(RECENT * this.H);
+    this.unknown = new ObjectTable(this.H, 64);
   }
 
   /**
@@ -67,34 +80,39 @@ export class LinkRecorder {
   readonly sink = (data: Uint8Array, at: number, type: number): void => {
     const H = this.H;
     const slot = (((data[at] as number) << 4) | ((data[at + 1] as number) >> 4)) & (RECENT - 1);
-    let target = this.recentNumbers[slot] as number;
-    if (target >= 0) {
+    let hit = this.recentSet[slot] === 1;
+    if (hit) {
       const ids = this.recentIds;
       const p = slot * H;
       for (let i = 0; i < H; i++) {
         if (ids[p + i] !== data[at + i]) {
-          target = -1;
+          hit = false;
           break;
         }
       }
     }
-    if (target < 0) {
+    let target: number;
+    if (hit) {
+      target = this.recentTargets[slot] as number;
+    } else {
       target = this.table.find(data, at);
-      if (target >= 0) {
-        this.recentNumbers[slot] = target;
-        const ids = this.recentIds;
-        const p = slot * H;
-        for (let i = 0; i < H; i++) ids[p + i] = data[at + i] as number;
-      }
+      if (target < 0) target = -(1 + this.unknown.intern(data, at));
+      this.recentTargets[slot] = target;
+      this.recentSet[slot] = 1;
+      const ids = this.recentIds;
+      const p = slot * H;
+      for (let i = 0; i < H; i++) ids[p + i] = data[at + i] as number;
     }
-    if (target < 0) {
-      if ((this.unknownCount + 1) * H > this.unknown.length) {
-        const grown = new Uint8Array(Math.max(64 * H, this.unknown.length * 2));
-        grown.set(this.unknown);
-        this.unknown = grown;
+    if (this.distinct && target < 0) {
+      const u = -1 - target;
+      if (u >= this.unknownTypes.length) {
+        const grown = new Uint8Array(Math.max(u + 1, this.unknownTypes.length * 2));
+        grown.set(this.unknownTypes);
+        this.unknownTypes = grown;
       }
-      this.unknown.set(data.subarray(at, at + H), this.unknownCount * H);
-      target = -(1 + this.unknownCount++);
+      const bit = 1 << type;
+      if (((this.unknownTypes[u] as number) & bit) !== 0) return;
+      this.unknownTypes[u] = (this.unknownTypes[u] as number) | bit;
     }
     this.records[this.length++] = target;
     this.records[this.length++] = type;
@@ -107,7 +125,7 @@ export class LinkRecorder {
 
   finish(): LinkRecords {
     this.close();
-    return { records: this.blocks, unknown: this.unknown.slice(0, this.unknownCount * this.H) };
+    return { records: this.blocks, unknown: this.unknown.idsOf(Int32Array.from({ length: this.unknown.count }, (_, i) => i)) };
   }
 
   /** Puts the block being filled, trimmed (a view, not a copy), among the full ones. */

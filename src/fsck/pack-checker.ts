@@ -64,7 +64,8 @@ export class ObjectChecker {
 
   constructor(private readonly H: number, options: PackCheckOptions) {
     this.rules = FsckRules.from(options.rules);
-    this.links = new LinkRecorder(options.table !== undefined ? ObjectTable.fromShared(options.table) : new ObjectTable(H, 1));
+    // Without a table (index-pack's checks of a new pack), each id's link types are recorded once.
+    this.links = options.table !== undefined ? new LinkRecorder(ObjectTable.fromShared(options.table)) : new LinkRecorder(new ObjectTable(H, 1), true);
     this.keepTagNames = options.tagNames;
     this.treeLinks = { sink: this.links.sink };
   }
