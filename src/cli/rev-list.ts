@@ -1,4 +1,6 @@
-import { checkCommitBitmap, parseObjectFilter, walkCommits, walkObjects, walkObjectsWithBitmap, type MissingAction, type ObjectFilter, type RevWalk, type WalkedObjects } from '../walk/index.js';
+import { checkCommitBitmap, parseObjectFilter, walkCommits, walkObjects, walkObjectsWithBitmap, type MissingAction, type ObjectFilter, type RevWalk, type WalkedObjects, type WalkObjectsOptions } from '../walk/index.js';
+import { fetchMissing, promisorRemoteName } from '../client/index.js';
+import { cliAuth } from './credentials.js';
 import { toHex } from '../hash/index.js';
 import type { RevTip } from '../walk/index.js';
 import { RevArgs } from '../walk/index.js';
@@ -53,12 +55,13 @@ function verifyFilename(repo: Repository, arg: string): void {
  * each with its path) reachable from the revisions, in git's order. The counting phase of
  * pack-objects, on its own.
  */
-export function revListCommand(io: CommandIO, open: () => Repository, argv: string[]): number {
+export async function revListCommand(io: CommandIO, open: () => Repository, argv: string[]): Promise<number> {
   let args = argv;
   const help = helpRequested(args, USAGE, io.stdout);
   if (help !== undefined) return help;
   let withObjects = false;
   let missing: MissingAction = 'error';
+  let missingGiven = false;
   let excludePromisor = false;
   let stdin = false;
   const revArgs: [string, boolean][] = [];
@@ -116,6 +119,7 @@ export function revListCommand(io: CommandIO, open: () => Repository, argv: stri
       const v = a.slice(10);
       if (!MISSING.has(v)) throw new UsageError(`fatal: invalid value for '--missing': '${v}'`);
       missing = v as MissingAction;
+      missingGiven = v !== 'error';
     } else if (a === '--stdin') stdin = true;
     else if (a === '--exclude-promisor-objects') excludePromisor = true;
     else if (a === '--use-bitmap-index') useBitmap = true;
@@ -191,6 +195,11 @@ export function revListCommand(io: CommandIO, open: () => Repository, argv: stri
     ...(minAge !== undefined ? { minAge } : {}),
     ...(pathspec !== undefined ? { pathspec } : {}),
   };
+  // git's lazy fetch (fetch_if_missing, on unless --missing says otherwise or promisor objects
+  // are left out): in a partial clone, what the listing lacks comes from the promisor remote first.
+  if (withObjects && !missingGiven && !excludePromisor && promisorRemoteName(repo) !== undefined) {
+    await fetchWhatTheWalkLacks(io, repo, revs.tips, { ...walkOptions, ...(filter !== undefined ? { filter, filterProvided, refs: repo.refs } : {}) });
+  }
   if (!withObjects) {
     // The commits alone: no tree is listed, so none is read (or needs to be there).
     const walk = walkCommits(repo.objects, revs.tips, walkOptions);
@@ -283,6 +292,31 @@ export function revListCommand(io: CommandIO, open: () => Repository, argv: stri
   }
   out.flush();
   return 0;
+}
+
+/** Rounds of lazy fetching before the walk is left to fail: each fetched tree may name more that are missing. */
+const LAZY_FETCH_ROUNDS = 64;
+
+/**
+ * The objects the walk would list that the partial clone lacks, fetched from its promisor remote
+ * all at once (git fetches them one by one as it meets them), round after round as fetched trees
+ * name more, until none is missing or a round fetches nothing new (the walk then says what is
+ * missing, in git's words).
+ */
+async function fetchWhatTheWalkLacks(io: CommandIO, repo: Repository, tips: readonly RevTip[], options: WalkObjectsOptions): Promise<void> {
+  let before = -1;
+  for (let round = 0; round < LAZY_FETCH_ROUNDS; round++) {
+    const { missing, table } = walkObjects(repo.objects, tips, { ...options, missing: 'allow-any' });
+    if (missing.length === 0 || missing.length === before) return;
+    before = missing.length;
+    const ids = missing.map((n) => Buffer.from(table.id(n)));
+    try {
+      await io.interruptible((signal) => fetchMissing({ repository: repo, ids, signal, env: { ...io.env }, ...cliAuth(repo.config, io.env) }));
+    } catch (e) {
+      io.stderr.write(`fatal: ${e instanceof Error ? e.message : String(e)}\n`);
+      throw new PackwrightError('OBJECT_NOT_FOUND', `could not fetch ${toHex(ids[0] as Buffer)} from promisor remote`, { cause: e });
+    }
+  }
 }
 
 /** What rev-list prints of a walk of commits alone: each id of `commits` (with --header, the commit), or the walk's count. */

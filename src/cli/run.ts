@@ -115,7 +115,7 @@ export async function run(argv: string[], callerIO: CommandIO): Promise<number> 
       case 'diff-tree':
         return diffTreeCommand(io, () => openRepository(global), args);
       case 'rev-list':
-        return revListCommand(io, () => openRepository(global), args);
+        return await revListCommand(io, () => openRepository(global), args);
       case 'upload-pack':
         return await uploadPackCommand(io, global, `packwright/${packageVersion()}`, args);
       case 'receive-pack':
