@@ -94,7 +94,7 @@ test('a partial clone\'s missing objects are fetched from its promisor remote as
   await assert.rejects(fetchMissing({ dir: src, ids: [first] }), (e) => isPackwrightError(e, 'INVALID_ARGUMENT'));
 });
 
-test('rev-list --objects in a partial clone fetches what it lacks from the promisor remote first, as git\'s lazy fetch does; --missing leaves it missing', async () => {
+test('rev-list --objects and cat-file <rev>:<path> in a partial clone fetch what they lack from the promisor remote first, as git\'s lazy fetch does; --missing leaves it missing', async () => {
   using dir = tempDir();
   const src = join(makeRepo(dir.path, 'sha1', 6), '.git');
   git(src, ['config', 'uploadpack.allowFilter', 'true']);
@@ -102,6 +102,13 @@ test('rev-list --objects in a partial clone fetches what it lacks from the promi
     const { ours } = await cloneBothWays(dir.path, ['--bare', `--filter=${filter}`], `file://${src}`, filter === 'blob:none' ? 1 : 2);
     const lacking = (): string[] => git(ours, ['rev-list', '--objects', '--all', '--missing=print']).toString().split('\n').filter((l) => l.startsWith('?'));
     assert.ok(lacking().length > 0, filter);
+    if (filter === 'tree:0') {
+      // A path through trees the clone lacks: each is fetched as the name resolves, then the blob.
+      const deep = git(src, ['ls-tree', '-r', '--name-only', 'HEAD']).toString().split('\n').find((p) => p.includes('/')) as string;
+      const shown = await runPackwright(ours, ['cat-file', '-p', `HEAD:${deep}`], { env: GIT_ENV });
+      assert.equal(shown.status, 0, shown.stderr);
+      assert.deepEqual(shown.stdout, git(src, ['cat-file', '-p', `HEAD:${deep}`]));
+    }
     // --missing=print does not fetch (git's fetch_if_missing off).
     // (git prints the missing ids in its hash set's order: compared sorted.)
     const sorted = (text: string): string[] => text.split('\n').sort();

@@ -15,6 +15,9 @@ import type { CommandIO, CommandOutput } from './command-io.js';
 import { fetchMissing, promisorRemoteName } from '../client/index.js';
 import { cliAuth } from './credentials.js';
 
+/** Objects fetched one after another while a name resolves (each tree of a path can be missing in turn). */
+const RESOLVE_FETCH_ROUNDS = 64;
+
 const USAGE = `usage: packwright cat-file <type> <object>
    or: packwright cat-file (-e | -p) <object>
    or: packwright cat-file (-t | -s) [--allow-unknown-type] <object>
@@ -253,11 +256,29 @@ export async function catFile(io: CommandIO, openRepo: (options?: OpenRepository
     return 0;
   }
   const fetchIfMissing = (id: Buffer): Promise<void> => fetchAllMissing([id]);
+  /**
+   * A name resolved, in a partial clone fetching each object the resolution needs and lacks (the
+   * trees of `<rev>:<path>` in a treeless clone), as git's lazy fetch does.
+   */
+  const resolveFetching = async (name: string): Promise<Buffer> => {
+    const partial = promisorRemoteName(repo) !== undefined;
+    for (let round = 0; ; round++) {
+      try {
+        return repo.resolve(name);
+      } catch (e) {
+        if (!partial || round >= RESOLVE_FETCH_ROUNDS || !isPackwrightError(e, 'OBJECT_NOT_FOUND') || e.id === undefined) throw e;
+        const lacking = Buffer.from(e.id, 'hex');
+        if (store.has(lacking)) throw e;
+        await fetchAllMissing([lacking]);
+        if (!store.has(lacking)) throw e;
+      }
+    }
+  };
   if (opt === undefined) {
     const [typeArg, name] = positional as [string, string];
     const wanted = typeNumber(typeArg);
     if (wanted < 0) throw new PackwrightError('INVALID_ARGUMENT', `invalid object type "${typeArg}"`);
-    const id = replaced(repo.resolve(name));
+    const id = replaced(await resolveFetching(name));
     await fetchIfMissing(id);
     const obj = readAs(store, id, typeArg as ObjectType, name);
     out.bytes(obj);
@@ -267,7 +288,7 @@ export async function catFile(io: CommandIO, openRepo: (options?: OpenRepository
   const name = positional[0] as string;
   if (opt === 'e') {
     // Like git: a name that resolves to no object is fatal (128); a valid id that is absent exits 1.
-    const id = repo.resolve(name);
+    const id = await resolveFetching(name);
     await fetchIfMissing(id);
     return store.has(id) ? 0 : 1;
   }
@@ -276,8 +297,10 @@ export async function catFile(io: CommandIO, openRepo: (options?: OpenRepository
     const colon = name.indexOf(':');
     const path = forcePath ?? (colon >= 0 ? name.slice(colon + 1) : undefined);
     if (path === undefined) throw new PackwrightError('INVALID_ARGUMENT', `<object>:<path> required, only <object> '${name}' given`);
-    const obj = store.read(repo.resolve(name));
-    if (obj.type === 'blob' && opt === 'w') out.bytes(convertToWorkTree(repo, path, obj.data, toHex(repo.resolve(name))));
+    const resolved = await resolveFetching(name);
+    await fetchIfMissing(resolved);
+    const obj = store.read(resolved);
+    if (obj.type === 'blob' && opt === 'w') out.bytes(convertToWorkTree(repo, path, obj.data, toHex(resolved)));
     else if (obj.type === 'blob') out.bytes(textconv(repo, path, obj.data));
     else if (obj.type === 'tree') out.bytes(formatTree(obj.data, store.hashLength));
     else out.bytes(obj.data);
@@ -286,7 +309,7 @@ export async function catFile(io: CommandIO, openRepo: (options?: OpenRepository
   }
   let id: Buffer;
   try {
-    id = replaced(repo.resolve(name));
+    id = replaced(await resolveFetching(name));
   } catch (e) {
     if (isPackwrightError(e, 'REF_NOT_FOUND')) throw new PackwrightError('REF_NOT_FOUND', `Not a valid object name ${name}`);
     throw e;

@@ -61,6 +61,8 @@ export interface PackwrightErrorOptions {
   file?: string | undefined;
   /** Byte offset inside `file` (or inside the pack stream). */
   offset?: number | undefined;
+  /** The object the error is about, in hex (an object the store does not have, say). */
+  id?: string | undefined;
 }
 
 /**
@@ -72,17 +74,20 @@ export class PackwrightError extends Error {
   readonly code: ErrorCode;
   readonly file: string | undefined;
   readonly offset: number | undefined;
+  /** The object the error is about, in hex, when there is one (OBJECT_NOT_FOUND from the store names it). */
+  readonly id: string | undefined;
 
   constructor(code: ErrorCode, message: string, options: PackwrightErrorOptions = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.code = code;
     this.file = options.file;
     this.offset = options.offset;
+    this.id = options.id;
   }
 
   /** A plain object that survives `postMessage` (structured clone drops class and `code`). */
   toJSON(): SerializedError {
-    return { name: this.name, code: this.code, message: this.message, file: this.file, offset: this.offset };
+    return { name: this.name, code: this.code, message: this.message, file: this.file, offset: this.offset, ...(this.id !== undefined ? { id: this.id } : {}) };
   }
 }
 
@@ -93,6 +98,8 @@ export interface SerializedError {
   message: string;
   file: string | undefined;
   offset: number | undefined;
+  /** The object the error is about, in hex. */
+  id?: string | undefined;
   /** The thread's stack, for an error that was not a PackwrightError. */
   stack?: string | undefined;
 }
@@ -114,6 +121,7 @@ export function deserializeError(s: SerializedError): PackwrightError {
   const opts: PackwrightErrorOptions = {};
   if (s.file !== undefined) opts.file = s.file;
   if (s.offset !== undefined) opts.offset = s.offset;
+  if (s.id !== undefined) opts.id = s.id;
   if (s.stack !== undefined) {
     const cause = new Error(s.message);
     cause.stack = s.stack;

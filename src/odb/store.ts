@@ -441,7 +441,8 @@ export function objectFormatOf(gitDir: string): ObjectFormat {
 
 /** The OBJECT_NOT_FOUND error for `id`, in git's words. */
 export function notFound(id: Uint8Array): PackwrightError {
-  return new PackwrightError('OBJECT_NOT_FOUND', `object ${toHex(id)} not found`);
+  const hex = toHex(id);
+  return new PackwrightError('OBJECT_NOT_FOUND', `object ${hex} not found`, { id: hex });
 }
 
 /**
