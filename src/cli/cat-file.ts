@@ -12,11 +12,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { helpRequested, UsageError } from './usage-error.js';
 import type { CommandIO, CommandOutput } from './command-io.js';
-import { fetchMissing, promisorRemoteName } from '../client/index.js';
-import { cliAuth } from './credentials.js';
-
-/** Objects fetched one after another while a name resolves (each tree of a path can be missing in turn). */
-const RESOLVE_FETCH_ROUNDS = 64;
+import { fetchLacking, isPartialClone, retryFetching } from './lazy-fetch.js';
 
 const USAGE = `usage: packwright cat-file <type> <object>
    or: packwright cat-file (-e | -p) <object>
@@ -186,16 +182,7 @@ export async function catFile(io: CommandIO, openRepo: (options?: OpenRepository
    * git's lazy fetch: in a partial clone, objects named here that the repository lacks are
    * fetched from the promisor remote before they are read; failing that, git's words.
    */
-  const fetchAllMissing = async (ids: Buffer[]): Promise<void> => {
-    const lacking = ids.filter((id) => !store.has(id));
-    if (lacking.length === 0 || promisorRemoteName(repo) === undefined) return;
-    try {
-      await io.interruptible((signal) => fetchMissing({ repository: repo, ids: lacking, signal, env: { ...io.env }, ...cliAuth(repo.config, io.env) }));
-    } catch (e) {
-      io.stderr.write(`fatal: ${e instanceof Error ? e.message : String(e)}\n`);
-      throw new PackwrightError('OBJECT_NOT_FOUND', `could not fetch ${toHex(lacking[0] as Buffer)} from promisor remote`, { cause: e });
-    }
-  };
+  const fetchAllMissing = (ids: Buffer[]): Promise<void> => fetchLacking(io, repo, ids);
   if (batch !== undefined) {
     const fmt = compileFormat(format);
     const bufferedOutput = buffered ?? all;
@@ -246,7 +233,7 @@ export async function catFile(io: CommandIO, openRepo: (options?: OpenRepository
     // name and waits for its answer gets it (git flushes after every object). In a partial clone,
     // the ids a read names that the repository lacks are fetched first, all at once (git fetches
     // each as it comes to it).
-    const partial = promisorRemoteName(repo) !== undefined;
+    const partial = isPartialClone(repo);
     for (const lines of lineBatches(io.stdin, nul)) {
       if (partial) await fetchAllMissing(lines.map((line) => tryFromHex(line.split(/[ \t]/, 1)[0] ?? '', store.hashLength)).filter((id): id is Buffer => id !== undefined));
       for (const line of lines) printer.printName(line);
@@ -256,24 +243,8 @@ export async function catFile(io: CommandIO, openRepo: (options?: OpenRepository
     return 0;
   }
   const fetchIfMissing = (id: Buffer): Promise<void> => fetchAllMissing([id]);
-  /**
-   * A name resolved, in a partial clone fetching each object the resolution needs and lacks (the
-   * trees of `<rev>:<path>` in a treeless clone), as git's lazy fetch does.
-   */
-  const resolveFetching = async (name: string): Promise<Buffer> => {
-    const partial = promisorRemoteName(repo) !== undefined;
-    for (let round = 0; ; round++) {
-      try {
-        return repo.resolve(name);
-      } catch (e) {
-        if (!partial || round >= RESOLVE_FETCH_ROUNDS || !isPackwrightError(e, 'OBJECT_NOT_FOUND') || e.id === undefined) throw e;
-        const lacking = Buffer.from(e.id, 'hex');
-        if (store.has(lacking)) throw e;
-        await fetchAllMissing([lacking]);
-        if (!store.has(lacking)) throw e;
-      }
-    }
-  };
+  /** A name resolved, in a partial clone fetching what the resolution lacks (the trees of `<rev>:<path>`). */
+  const resolveFetching = (name: string): Promise<Buffer> => retryFetching(io, repo, () => repo.resolve(name));
   if (opt === undefined) {
     const [typeArg, name] = positional as [string, string];
     const wanted = typeNumber(typeArg);

@@ -1,4 +1,5 @@
 import { posix, relative, resolve } from 'node:path';
+import { fetchLacking, isPartialClone, retryFetching } from './lazy-fetch.js';
 import { isPackwrightError, PackwrightError } from '../errors/index.js';
 import { listTree, type ListedTreeEntry } from '../odb/index.js';
 import type { Repository } from '../repo/index.js';
@@ -26,7 +27,7 @@ const FORMATS: Record<Mode, string> = {
  * directory inside a work tree), with `-r`, `-d`, `-t`, `-l`, `-z`, `--name-only`/`--name-status`,
  * `--object-only`, `--full-name`, `--full-tree`, `--abbrev` and `--format`.
  */
-export function lsTreeCommand(io: CommandIO, global: GlobalOptions, open: () => Repository, args: string[]): number {
+export async function lsTreeCommand(io: CommandIO, global: GlobalOptions, open: () => Repository, args: string[]): Promise<number> {
   let recursive = false, treesOnly = false, showTrees = false, nul = false, fullName = false, fullTree = false;
   let mode: Mode | undefined;
   // git's cmdmode: --name-only and --name-status list the same, but are two modes that conflict.
@@ -85,12 +86,13 @@ export function lsTreeCommand(io: CommandIO, global: GlobalOptions, open: () => 
     const rev = rest[0] as string;
     let id: Buffer;
     try {
-      id = repo.resolve(rev);
+      // In a partial clone, the trees `<rev>:<path>` goes through are fetched if missing (git's lazy fetch).
+      id = await retryFetching(io, repo, () => repo.resolve(rev));
     } catch (e) {
       if (!isPackwrightError(e)) throw e;
       throw new PackwrightError('REF_NOT_FOUND', `Not a valid object name ${rev}`);
     }
-    const tree = treeOf(repo, id);
+    const tree = await retryFetching(io, repo, () => treeOf(repo, id));
     // Paths held as latin1 (one char a byte) until they reach listTree, which takes their bytes.
     const paths = rest.slice(1).map((p) => pathspec(prefix, p, repo.workTree));
     if (paths.length === 0 && prefix !== '') paths.push(prefix);
@@ -125,7 +127,19 @@ export function lsTreeCommand(io: CommandIO, global: GlobalOptions, open: () => 
       return padded ? text.padStart(7) : text;
     };
     const mode6 = (e: ListedTreeEntry): string => e.mode.toString(8).padStart(6, '0');
-    for (const e of listTree(handle, tree, { recursive, treesOnly, showTrees, paths: pathBytes })) {
+    const listOptions = { recursive, treesOnly, showTrees, paths: pathBytes };
+    if (isPartialClone(repo)) {
+      // git's lazy fetch, before anything is printed: the trees the listing reads, then (for
+      // sizes) the blobs it shows, each round fetching what the last one found missing.
+      const sizes = fast === 'long' || (fast === undefined && effective.includes('%(objectsize'));
+      const blobs = await retryFetching(io, repo, () => {
+        const named: Buffer[] = [];
+        for (const e of listTree(handle, tree, listOptions)) if (sizes && e.type === 'blob') named.push(e.id);
+        return named;
+      });
+      await fetchLacking(io, repo, blobs);
+    }
+    for (const e of listTree(handle, tree, listOptions)) {
       let line: string;
       if (fast === 'default') line = `${mode6(e)} ${e.type} ${hex(e)}\t${name(e, false)}`;
       else if (fast === 'long') line = `${mode6(e)} ${e.type} ${hex(e)} ${size(e, true, 'BAD')}\t${name(e, false)}`;

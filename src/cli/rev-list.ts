@@ -1,6 +1,5 @@
 import { checkCommitBitmap, parseObjectFilter, walkCommits, walkObjects, walkObjectsWithBitmap, type MissingAction, type ObjectFilter, type RevWalk, type WalkedObjects, type WalkObjectsOptions } from '../walk/index.js';
-import { fetchMissing, promisorRemoteName } from '../client/index.js';
-import { cliAuth } from './credentials.js';
+import { fetchLacking, isPartialClone } from './lazy-fetch.js';
 import { toHex } from '../hash/index.js';
 import type { RevTip } from '../walk/index.js';
 import { RevArgs } from '../walk/index.js';
@@ -197,7 +196,7 @@ export async function revListCommand(io: CommandIO, open: () => Repository, argv
   };
   // git's lazy fetch (fetch_if_missing, on unless --missing says otherwise or promisor objects
   // are left out): in a partial clone, what the listing lacks comes from the promisor remote first.
-  if (withObjects && !missingGiven && !excludePromisor && promisorRemoteName(repo) !== undefined) {
+  if (withObjects && !missingGiven && !excludePromisor && isPartialClone(repo)) {
     await fetchWhatTheWalkLacks(io, repo, revs.tips, { ...walkOptions, ...(filter !== undefined ? { filter, filterProvided, refs: repo.refs } : {}) });
   }
   if (!withObjects) {
@@ -309,13 +308,7 @@ async function fetchWhatTheWalkLacks(io: CommandIO, repo: Repository, tips: read
     const { missing, table } = walkObjects(repo.objects, tips, { ...options, missing: 'allow-any' });
     if (missing.length === 0 || missing.length === before) return;
     before = missing.length;
-    const ids = missing.map((n) => Buffer.from(table.id(n)));
-    try {
-      await io.interruptible((signal) => fetchMissing({ repository: repo, ids, signal, env: { ...io.env }, ...cliAuth(repo.config, io.env) }));
-    } catch (e) {
-      io.stderr.write(`fatal: ${e instanceof Error ? e.message : String(e)}\n`);
-      throw new PackwrightError('OBJECT_NOT_FOUND', `could not fetch ${toHex(ids[0] as Buffer)} from promisor remote`, { cause: e });
-    }
+    await fetchLacking(io, repo, missing.map((n) => Buffer.from(table.id(n))));
   }
 }
 

@@ -105,7 +105,7 @@ export async function run(argv: string[], callerIO: CommandIO): Promise<number> 
       case 'unpack-objects':
         return await unpackObjectsCommand(io, () => openRepository(global), args);
       case 'ls-tree':
-        return lsTreeCommand(io, global, () => openRepository(global), args);
+        return await lsTreeCommand(io, global, () => openRepository(global), args);
       case 'rev-parse':
         return revParseCommand(io, global, args);
       case 'show-index':
