@@ -270,13 +270,15 @@ export function writeCommitGraph(handle: StoreHandle, options: WriteCommitGraphO
   const layersDir = join(info, 'commit-graphs');
   mkdirSync(info, { recursive: true });
   const mode = options.fileMode ?? 0o444;
-  const expireTime = split?.expireTime ?? Math.floor(Date.now() / 1000);
+  // git's expire_commit_graphs takes the time when it starts, after the layers merged away are
+  // marked: taken before, a write that crosses a second kept a layer git removes.
+  const expireTime = (): number => split?.expireTime ?? Math.floor(Date.now() / 1000);
   if (split === undefined) {
     const path = join(info, 'commit-graph');
     writeFileAtomic(path, bytes, mode, `${path}.lock`);
     // The single file replaces a chain (git's expire_commit_graphs for a write that is not split).
     rmSync(join(layersDir, 'commit-graph-chain'), { force: true });
-    expireLayers(layersDir, new Set(), expireTime);
+    expireLayers(layersDir, new Set(), expireTime());
     return { path, commits: count };
   }
   mkdirSync(layersDir, { recursive: true });
@@ -310,7 +312,7 @@ export function writeCommitGraph(handle: StoreHandle, options: WriteCommitGraphO
       // A layer gone since it was read: nothing to spare.
     }
   }
-  expireLayers(layersDir, new Set([...keptPaths, path]), expireTime);
+  expireLayers(layersDir, new Set([...keptPaths, path]), expireTime());
   return { path, commits: count };
 }
 
