@@ -1,3 +1,4 @@
+import { retryFetching } from './lazy-fetch.js';
 import { diffTrees, type TreeChange } from '../diff/index.js';
 import { PackwrightError } from '../errors/index.js';
 import { toHex } from '../hash/index.js';
@@ -19,7 +20,7 @@ type Format = 'raw' | 'name-only' | 'name-status';
  * `--name-only`, `--name-status`), `-r` into subtrees, `-t` with the subtrees' own lines, `-z`,
  * `--stdin` (commits, one a line, optionally followed by the parents to compare with).
  */
-export function diffTreeCommand(io: CommandIO, open: () => Repository, args: string[]): number {
+export async function diffTreeCommand(io: CommandIO, open: () => Repository, args: string[]): Promise<number> {
   const help = helpRequested(args, USAGE, io.stdout);
   if (help !== undefined) return help;
   let recursive = false, showTrees = false, root = false, stdin = false, nul = false, commitId = true;
@@ -74,8 +75,8 @@ export function diffTreeCommand(io: CommandIO, open: () => Repository, args: str
     }
     throw new PackwrightError('INVALID_ARGUMENT', `unable to read tree (${name})`);
   };
-  /** A commit against its parents (given, or its own): the id line, then the changes; a merge shows nothing. */
-  const oneCommit = (commit: Buffer, given: Buffer[] | undefined, header: string): void => {
+  /** A commit's changes against its parents (given, or its own); undefined when nothing is shown (a merge, a root without --root). */
+  const commitChanges = (commit: Buffer, given: Buffer[] | undefined, header: string): TreeChange[] | undefined => {
     let id = commit;
     let o = objects.read(id);
     while (o.type === 'tag') {
@@ -85,24 +86,29 @@ export function diffTreeCommand(io: CommandIO, open: () => Repository, args: str
     if (o.type !== 'commit') throw new PackwrightError('INVALID_ARGUMENT', `${header}: not a commit`);
     const parsed = parseCommit(o.data, H, toHex(id));
     const parents = given ?? parsed.parents;
-    if (parents.length > 1) return;
-    if (parents.length === 0 && !root) return;
-    const changes = diffTrees(objects, parents.length === 0 ? undefined : treeOf(parents[0] as Buffer, header), parsed.tree, options);
-    if (changes.length === 0) return;
+    if (parents.length > 1) return undefined;
+    if (parents.length === 0 && !root) return undefined;
+    return diffTrees(objects, parents.length === 0 ? undefined : treeOf(parents[0] as Buffer, header), parsed.tree, options);
+  };
+  /** The id line, then the changes; nothing for a commit with none. */
+  const showCommit = (changes: TreeChange[] | undefined, header: string): void => {
+    if (changes === undefined || changes.length === 0) return;
     if (commitId) out.string(`${header}${nul ? '\0' : '\n'}`);
     show(changes);
   };
+  // Each diff is worked out before it is printed: in a partial clone, the trees it lacks are
+  // fetched and the diff worked out again (git's lazy fetch; see retryFetching).
   if (stdin) {
     for (const line of readAll(io.stdin).toString('utf8').split('\n')) {
       if (line === '') continue;
-      const ids = line.split(' ').map((w) => repo.resolve(w));
-      oneCommit(ids[0] as Buffer, ids.length > 1 ? ids.slice(1) : undefined, line);
+      const ids = await retryFetching(io, repo, () => line.split(' ').map((w) => repo.resolve(w)));
+      showCommit(await retryFetching(io, repo, () => commitChanges(ids[0] as Buffer, ids.length > 1 ? ids.slice(1) : undefined, line)), line);
     }
   } else if (revs.length === 2) {
-    show(diffTrees(objects, treeOf(repo.resolve(revs[0] as string), revs[0] as string), treeOf(repo.resolve(revs[1] as string), revs[1] as string), options));
+    show(await retryFetching(io, repo, () => diffTrees(objects, treeOf(repo.resolve(revs[0] as string), revs[0] as string), treeOf(repo.resolve(revs[1] as string), revs[1] as string), options)));
   } else if (revs.length === 1) {
-    const id = repo.resolve(revs[0] as string);
-    oneCommit(id, undefined, toHex(id));
+    const id = await retryFetching(io, repo, () => repo.resolve(revs[0] as string));
+    showCommit(await retryFetching(io, repo, () => commitChanges(id, undefined, toHex(id))), toHex(id));
   } else {
     throw new UsageError(USAGE);
   }

@@ -113,7 +113,7 @@ export async function run(argv: string[], callerIO: CommandIO): Promise<number> 
       case 'show-ref':
         return showRefCommand(io, () => openRepository(global), args);
       case 'diff-tree':
-        return diffTreeCommand(io, () => openRepository(global), args);
+        return await diffTreeCommand(io, () => openRepository(global), args);
       case 'rev-list':
         return await revListCommand(io, () => openRepository(global), args);
       case 'upload-pack':
