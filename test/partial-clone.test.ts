@@ -94,7 +94,7 @@ test('a partial clone\'s missing objects are fetched from its promisor remote as
   await assert.rejects(fetchMissing({ dir: src, ids: [first] }), (e) => isPackwrightError(e, 'INVALID_ARGUMENT'));
 });
 
-test('rev-list --objects, ls-tree, diff-tree and cat-file <rev>:<path> in a partial clone fetch what they lack from the promisor remote first, as git\'s lazy fetch does; --missing leaves it missing', async () => {
+test('rev-list --objects, ls-tree, diff-tree, rev-parse and cat-file <rev>:<path> in a partial clone fetch what they lack from the promisor remote first, as git\'s lazy fetch does; --missing leaves it missing', async () => {
   using dir = tempDir();
   const src = join(makeRepo(dir.path, 'sha1', 6), '.git');
   git(src, ['config', 'uploadpack.allowFilter', 'true']);
@@ -108,6 +108,10 @@ test('rev-list --objects, ls-tree, diff-tree and cat-file <rev>:<path> in a part
       const shown = await runPackwright(ours, ['cat-file', '-p', `HEAD:${deep}`], { env: GIT_ENV });
       assert.equal(shown.status, 0, shown.stderr);
       assert.deepEqual(shown.stdout, git(src, ['cat-file', '-p', `HEAD:${deep}`]));
+      // rev-parse resolves a path through trees the clone lacks.
+      const parsed = await runPackwright(ours, ['rev-parse', `HEAD~1:${deep}`], { env: GIT_ENV });
+      assert.equal(parsed.status, 0, parsed.stderr);
+      assert.equal(parsed.stdout.toString(), git(src, ['rev-parse', `HEAD~1:${deep}`]).toString());
       // diff-tree reads the trees of both sides (a commit's against its parent's too).
       for (const args of [['-r', 'HEAD~3', 'HEAD~1'], ['-r', 'HEAD~2']]) {
         const diff = await runPackwright(ours, ['diff-tree', ...args], { env: GIT_ENV });

@@ -10,6 +10,7 @@ import { abbrevOption, configuredAbbrev } from './abbrev.js';
 import { relativePath } from './relative-path.js';
 import type { GlobalOptions } from './global-options.js';
 import type { CommandIO } from './command-io.js';
+import { isPartialClone, retryFetching } from './lazy-fetch.js';
 
 /** git's local_repo_env: the variables a command in another repository must not inherit. */
 const LOCAL_ENV = [
@@ -39,7 +40,8 @@ type PathDefault = 'unmodified' | 'relative' | 'relative-if-shared' | 'canonical
  * `--show-superproject-working-tree`, `--resolve-git-dir`, `--local-env-vars`, `--sq-quote`,
  * `--since`/`--until` (ISO dates and timestamps). Other flags and file names are passed through, as git does.
  */
-export function revParseCommand(io: CommandIO, global: GlobalOptions, args: string[]): number {
+export async function revParseCommand(io: CommandIO, global: GlobalOptions, args: string[]): Promise<number> {
+  await fetchPathTrees(io, global, args);
   const out: string[] = [];
   try {
     const status = revParse(io, global, args, out);
@@ -52,6 +54,36 @@ export function revParseCommand(io: CommandIO, global: GlobalOptions, args: stri
       return e.status;
     }
     throw e;
+  }
+}
+
+/**
+ * git's lazy fetch for `<rev>:<path>` arguments in a partial clone: the trees the path goes
+ * through are fetched before rev-parse reads them (the command itself reads synchronously, and
+ * says in its own words what does not resolve).
+ */
+async function fetchPathTrees(io: CommandIO, global: GlobalOptions, args: string[]): Promise<void> {
+  const names = args.filter((a) => !a.startsWith('-') && a.includes(':')).map((a) => a.replace(/^\^/, ''));
+  if (names.length === 0) return;
+  let repo: Repository;
+  try {
+    const options = { configParameters: global.configParameters, env: global.env };
+    repo = global.gitDir !== undefined ? Repository.openGitDir(resolve(global.cwd, global.gitDir), options) : Repository.open(global.cwd, options);
+  } catch {
+    // Not in a repository: the command says so, or needs none.
+    return;
+  }
+  try {
+    if (!isPartialClone(repo)) return;
+    for (const name of names) {
+      try {
+        await retryFetching(io, repo, () => repo.resolve(name));
+      } catch {
+        // What does not resolve is the command's to report, in git's words.
+      }
+    }
+  } finally {
+    repo.close();
   }
 }
 

@@ -107,7 +107,7 @@ export async function run(argv: string[], callerIO: CommandIO): Promise<number> 
       case 'ls-tree':
         return await lsTreeCommand(io, global, () => openRepository(global), args);
       case 'rev-parse':
-        return revParseCommand(io, global, args);
+        return await revParseCommand(io, global, args);
       case 'show-index':
         return showIndexCommand(io, global, args);
       case 'show-ref':
