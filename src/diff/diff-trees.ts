@@ -3,7 +3,7 @@
 // detection (git's default for diff-tree).
 
 import { ALL_INTERESTING, NOT_INTERESTING, type Pathspec } from '../objects/pathspec.js';
-import { S_IFDIR, S_IFGITLINK, S_IFMT, TreeCursor } from '../objects/tree.js';
+import { baseNameCompare, S_IFDIR, S_IFGITLINK, S_IFMT, TreeCursor } from '../objects/tree.js';
 import type { StoreHandle } from '../odb/store-handle.js';
 
 /** One change: a path added (A), deleted (D), modified (M: content or mode), or changed in type (T: file, symlink, submodule). */
@@ -52,14 +52,9 @@ function entriesOf(objects: StoreHandle, id: Uint8Array | undefined): Entry[] {
 
 const isDir = (mode: number): boolean => (mode & S_IFMT) === S_IFDIR;
 
-/** git's base_name_compare: names as bytes, a tree's as if followed by '/', anything else by NUL. */
+/** git's base_name_compare of two entries (baseNameCompare). */
 function compareEntries(a: Entry, b: Entry): number {
-  const n = Math.min(a.name.length, b.name.length);
-  const c = Buffer.compare(a.name.subarray(0, n), b.name.subarray(0, n));
-  if (c !== 0) return c;
-  const ca = a.name.length > n ? (a.name[n] as number) : isDir(a.mode) ? 0x2f : 0;
-  const cb = b.name.length > n ? (b.name[n] as number) : isDir(b.mode) ? 0x2f : 0;
-  return ca - cb;
+  return baseNameCompare(a.name, 0, a.name.length, isDir(a.mode), b.name, 0, b.name.length, isDir(b.mode));
 }
 
 /**

@@ -132,6 +132,24 @@ export function findTreeEntry(data: Uint8Array, hashLength: number, name: Uint8A
   return undefined;
 }
 
+/**
+ * git's base_name_compare, the order of a tree's entries: the names `a[aStart..aEnd)` and
+ * `b[bStart..bEnd)` byte by byte, a tree's as if it ended in '/', anything else's in NUL.
+ * Negative, zero or positive.
+ */
+export function baseNameCompare(a: Uint8Array, aStart: number, aEnd: number, aTree: boolean, b: Uint8Array, bStart: number, bEnd: number, bTree: boolean): number {
+  const aLength = aEnd - aStart;
+  const bLength = bEnd - bStart;
+  const common = aLength < bLength ? aLength : bLength;
+  for (let i = 0; i < common; i++) {
+    const d = (a[aStart + i] as number) - (b[bStart + i] as number);
+    if (d !== 0) return d;
+  }
+  const x = aLength > common ? (a[aStart + common] as number) : aTree ? 0x2f : 0;
+  const y = bLength > common ? (b[bStart + common] as number) : bTree ? 0x2f : 0;
+  return x - y;
+}
+
 /** The object type a tree entry's mode implies. */
 export function modeObjectType(mode: number): number {
   const kind = mode & S_IFMT;

@@ -1,7 +1,7 @@
 import { PackwrightError } from '../errors/packwright-error.js';
 import { toHex } from '../hash/hex.js';
 import { OBJ_BLOB, OBJ_COMMIT, OBJ_TAG, OBJ_TREE, typeName } from '../objects/object-type.js';
-import { S_IFDIR, S_IFMT, TreeCursor } from '../objects/tree.js';
+import { baseNameCompare, S_IFDIR, S_IFMT, TreeCursor } from '../objects/tree.js';
 import { commonLength, TreeShapes, type Slab, type TreeShape } from './tree-shapes.js';
 import { Flag, foldNameHash, nameHash, type ObjectTable } from './object-table.js';
 import { ALL_INTERESTING, NOT_INTERESTING, type Pathspec } from '../objects/pathspec.js';
@@ -188,13 +188,18 @@ export class TreeLister {
     return true;
   }
 
+  /** Room in `frame.offsets` for `more` entries past `count`, and the end offset after them. */
+  private reserveOffsets(frame: Frame, more: number): void {
+    const need = frame.count + more + 1;
+    if (need <= frame.offsets.length) return;
+    const grown = new Int32Array(Math.max(need, frame.offsets.length * 2));
+    grown.set(frame.offsets);
+    frame.offsets = grown;
+  }
+
   /** Notes that the current entry of `frame` starts at `at` (its shape). */
   private record(frame: Frame, at: number): void {
-    if (frame.count + 1 >= frame.offsets.length) {
-      const grown = new Int32Array(frame.offsets.length * 2);
-      grown.set(frame.offsets);
-      frame.offsets = grown;
-    }
+    this.reserveOffsets(frame, 1);
     frame.offsets[frame.count++] = at;
   }
 
@@ -223,11 +228,7 @@ export class TreeLister {
     if (lo === i) return;
     const shift = cStart - pStart;
     if (frame.keep) {
-      if (frame.count + (lo - i) + 1 >= frame.offsets.length) {
-        const grown = new Int32Array(Math.max(frame.offsets.length * 2, frame.count + (lo - i) + 2));
-        grown.set(frame.offsets);
-        frame.offsets = grown;
-      }
+      this.reserveOffsets(frame, lo - i);
       for (let k = i; k < lo; k++) frame.offsets[frame.count++] = (off[k] as number) + shift;
     }
     c.seek((off[lo] as number) + shift);
@@ -251,7 +252,7 @@ export class TreeLister {
       let sp = start;
       for (let d = pd[sp] as number; d !== 0x20; d = pd[++sp] as number) mode = mode * 8 + (d - 0x30);
       const prevIsTree = (mode & S_IFMT) === S_IFDIR;
-      const order = compareEntryNames(pd, sp + 1, end - H - 1, prevIsTree, data, c.nameStart, c.nameEnd, isTree);
+      const order = baseNameCompare(pd, sp + 1, end - H - 1, prevIsTree, data, c.nameStart, c.nameEnd, isTree);
       if (order < 0) {
         // An entry the new version no longer has.
         frame.prevIndex++;
@@ -276,8 +277,9 @@ export class TreeLister {
       frame.prev = undefined;
     }
     if (!frame.keep || this.shapes === undefined) return;
-    this.record(frame, frame.view.length);
-    frame.count--;
+    // The end of the last entry closes the offsets (TreeShape's `offsets[count]`).
+    this.reserveOffsets(frame, 0);
+    frame.offsets[frame.count] = frame.view.length;
     const kept = this.shapes.copyOffsets(frame.offsets, frame.count + 1);
     this.shapes.set(frame.tree, { data: frame.view, offsets: kept.offsets, count: frame.count, slab: frame.slab, offsetSlab: kept.slab });
     frame.keep = false;
@@ -358,24 +360,6 @@ export class TreeLister {
       }
     }
   }
-}
-
-/**
- * git's order of tree entries (base_name_compare): names byte by byte, a tree's as if it ended
- * in '/'.
- */
-function compareEntryNames(a: Uint8Array, aStart: number, aEnd: number, aTree: boolean, b: Uint8Array, bStart: number, bEnd: number, bTree: boolean): number {
-  const aLength = aEnd - aStart;
-  const bLength = bEnd - bStart;
-  const common = aLength < bLength ? aLength : bLength;
-  for (let i = 0; i < common; i++) {
-    const x = a[aStart + i] as number;
-    const y = b[bStart + i] as number;
-    if (x !== y) return x - y;
-  }
-  const x = aLength > common ? (a[aStart + common] as number) : aTree ? SLASH : 0;
-  const y = bLength > common ? (b[bStart + common] as number) : bTree ? SLASH : 0;
-  return x - y;
 }
 
 /**

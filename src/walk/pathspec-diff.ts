@@ -1,7 +1,7 @@
 import { toHex } from '../hash/hex.js';
 import { OBJ_COMMIT, OBJ_TREE } from '../objects/object-type.js';
 import { ALL_INTERESTING, NOT_INTERESTING, type Pathspec } from '../objects/pathspec.js';
-import { TreeCursor } from '../objects/tree.js';
+import { baseNameCompare, TreeCursor } from '../objects/tree.js';
 import type { TreeSource } from './list-objects.js';
 
 /** One side of a comparison of two trees: a tree's entries, read into a copy of its own. */
@@ -56,20 +56,11 @@ function open(source: TreeSource, n: number, cache: TreeCache): Side {
   return { cursor, data, more: cursor.next() };
 }
 
-/** git's base_name_compare: names in byte order, a tree's as if it ended in '/'. */
+/** git's base_name_compare of the two current entries (baseNameCompare). */
 export function compareEntries(x: Side, y: Side): number {
   const cx = x.cursor;
   const cy = y.cursor;
-  const lx = cx.nameEnd - cx.nameStart;
-  const ly = cy.nameEnd - cy.nameStart;
-  const len = Math.min(lx, ly);
-  for (let i = 0; i < len; i++) {
-    const d = (x.data[cx.nameStart + i] as number) - (y.data[cy.nameStart + i] as number);
-    if (d !== 0) return d;
-  }
-  const ex = lx > len ? (x.data[cx.nameStart + len] as number) : cx.objectType === OBJ_TREE ? 0x2f : 0;
-  const ey = ly > len ? (y.data[cy.nameStart + len] as number) : cy.objectType === OBJ_TREE ? 0x2f : 0;
-  return ex - ey;
+  return baseNameCompare(x.data, cx.nameStart, cx.nameEnd, cx.objectType === OBJ_TREE, y.data, cy.nameStart, cy.nameEnd, cy.objectType === OBJ_TREE);
 }
 
 /** Whether the two current entries have the same mode and id. */

@@ -84,7 +84,8 @@ export class TreeShapes {
     // Int32Array views start on 4-byte boundaries.
     this.slabUsed = (this.slabUsed + 3) & ~3;
     const room = this.allocate(length * 4);
-    const copy = room.slab !== undefined ? new Int32Array(room.data.buffer, room.data.byteOffset, length) : new Int32Array(length);
+    // A slab's room, or a buffer of its own (byte offset 0): aligned either way.
+    const copy = new Int32Array(room.data.buffer, room.data.byteOffset, length);
     copy.set(offsets.subarray(0, length));
     return { offsets: copy, slab: room.slab };
   }
