@@ -7,7 +7,7 @@ import { toHex } from '../hash/hex.js';
 import { enumerateCruft } from './cruft-objects.js';
 import { parseTag } from '../objects/commit.js';
 import { OBJ_TAG } from '../objects/object-type.js';
-import { filterObjects, keepsNoTrees, readSparsePatterns, resolveFilterName, type FilterContext } from '../walk/filter-objects.js';
+import { filterObjects, keepsNoTrees, readSparsePatterns, type FilterContext } from '../walk/filter-objects.js';
 import { markPreferredBases } from './preferred-bases.js';
 import type { StoreHandle } from '../odb/store-handle.js';
 import type { RefStore } from '../refs/ref-store.js';
@@ -60,7 +60,7 @@ export async function countForPack(options: CreatePackOptions, pool: () => Worke
     throw new PackwrightError('INVALID_ARGUMENT', 'a cruft pack is written under a base name, in one pack');
   }
   // A sparse filter's patterns are read first, as git sets its filter up before it counts.
-  const sparsePatterns = options.filter !== undefined ? readSparsePatterns(handle, options.filter, (name) => resolveFilterName(handle, options.refs, name)) : undefined;
+  const sparsePatterns = options.filter !== undefined ? readSparsePatterns(handle, options.filter, options.refs) : undefined;
   const cruft = options.cruft !== undefined ? enumerateCruft(handle, options.cruft) : undefined;
   const counted = cruft !== undefined
     ? { table: cruft.table, listed: Int32Array.from(cruft.order), locations: locateObjects(handle, cruft.table), missing: 0, filterContext: { given: new Set<number>(), rootTrees: () => [] }, walk: undefined }

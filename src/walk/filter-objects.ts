@@ -27,7 +27,7 @@ export interface FilterContext {
  * The object a filter's `sparse:oid=` names (git's get_oid_with_context): a revision as rev-parse
  * reads it when `refs` are given, else a full id; undefined when it names nothing.
  */
-export function resolveFilterName(handle: StoreHandle, refs: RefStore | undefined, name: string): Uint8Array | undefined {
+function resolveFilterName(handle: StoreHandle, refs: RefStore | undefined, name: string): Uint8Array | undefined {
   if (refs === undefined) return /^[0-9a-f]+$/i.test(name) && name.length === handle.hashLength * 2 ? Buffer.from(name, 'hex') : undefined;
   try {
     return resolveRevision({ refs, objects: handle }, name);
@@ -39,16 +39,16 @@ export function resolveFilterName(handle: StoreHandle, refs: RefStore | undefine
 
 /**
  * The pattern list each `sparse:oid=<name>` of `filter` names, read as git does when it sets the
- * filter up, before counting (filter_sparse_oid__init): `resolve` gives the object a name stands
- * for (a revision, `<rev>:<path>`, an id), undefined for none; INVALID_ARGUMENT, in git's words,
- * when it stands for nothing or for what is not a blob this repository has.
+ * filter up, before counting (filter_sparse_oid__init): the name a revision (`<rev>:<path>`, with
+ * `refs`) or an id; INVALID_ARGUMENT, in git's words, when it stands for nothing or for what is
+ * not a blob this repository has.
  */
-export function readSparsePatterns(handle: StoreHandle, filter: ObjectFilter, resolve: (name: string) => Uint8Array | undefined): Map<string, PatternList> {
+export function readSparsePatterns(handle: StoreHandle, filter: ObjectFilter, refs: RefStore | undefined): Map<string, PatternList> {
   const lists = new Map<string, PatternList>();
   const read = (f: ObjectFilter): void => {
     if (f.kind === 'combine') f.filters.forEach(read);
     if (f.kind !== 'sparse:oid' || lists.has(f.name)) return;
-    const id = resolve(f.name);
+    const id = resolveFilterName(handle, refs, f.name);
     if (id === undefined) throw new PackwrightError('INVALID_ARGUMENT', `unable to access sparse blob in '${f.name}'`);
     const blob = handle.has(id) ? handle.read(id) : undefined;
     if (blob === undefined || blob.type !== 'blob') throw new PackwrightError('INVALID_ARGUMENT', `unable to parse sparse filter data in ${toHex(id)}`);

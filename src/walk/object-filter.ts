@@ -7,8 +7,8 @@ import { OBJ_BLOB, OBJ_COMMIT, OBJ_TAG, OBJ_TREE } from '../objects/object-type.
  * depth 0, its entries at 1: `tree:0` leaves out every tree and blob, `tree:1` keeps the root
  * trees only); every object but those of one type; blobs at no path that a sparse-checkout
  * specification stored in a blob takes in (`sparse:oid=<blob-ish>`, the name resolved by the side
- * that filters); or only what each of several filters keeps (`combine:`). Objects named as tips are sent all the same, as git sends what it is asked for by
- * name.
+ * that filters); or only what each of several filters keeps (`combine:`). Objects named as tips
+ * are sent all the same, as git sends what it is asked for by name.
  */
 export type ObjectFilter =
   | { kind: 'blob:none' }

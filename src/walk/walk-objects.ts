@@ -7,7 +7,7 @@ import { listedObjects } from '../odb/store-pack.js';
 import { markPromisorPacks } from './promisor-objects.js';
 import type { RefStore } from '../refs/ref-store.js';
 import type { ObjectFilter } from './object-filter.js';
-import { filterObjects, keepsNoTrees, readSparsePatterns, resolveFilterName } from './filter-objects.js';
+import { filterObjects, keepsNoTrees, readSparsePatterns } from './filter-objects.js';
 import { PackwrightError, throwIfAborted } from '../errors/packwright-error.js';
 import { toHex } from '../hash/hex.js';
 import { OBJ_BLOB, OBJ_TREE } from '../objects/object-type.js';
@@ -117,7 +117,7 @@ export interface WalkedObjects {
 export function walkObjects(handle: StoreHandle, tips: readonly RevTip[], options: WalkObjectsOptions = {}): WalkedObjects {
   const filter = options.filter;
   // A sparse filter's patterns are read first: git sets its filter up before it walks.
-  const sparsePatterns = filter !== undefined ? readSparsePatterns(handle, filter, (name) => resolveFilterName(handle, options.refs, name)) : undefined;
+  const sparsePatterns = filter !== undefined ? readSparsePatterns(handle, filter, options.refs) : undefined;
   const walk = walkCommitsForListing(handle, tips, options);
   const listed: number[] = [];
   const visit = options.visit;
