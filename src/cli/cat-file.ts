@@ -178,11 +178,6 @@ export async function catFile(io: CommandIO, openRepo: (options?: OpenRepository
   const out = new Output(io.stdout);
   // git reads an object through refs/replace/<id> unless told not to (not with --batch-all-objects).
   const replaced = all ? (id: Buffer): Buffer => id : replaceRefs(repo);
-  /**
-   * git's lazy fetch: in a partial clone, objects named here that the repository lacks are
-   * fetched from the promisor remote before they are read; failing that, git's words.
-   */
-  const fetchAllMissing = (ids: Buffer[]): Promise<void> => fetchLacking(io, repo, ids);
   if (batch !== undefined) {
     const fmt = compileFormat(format);
     const bufferedOutput = buffered ?? all;
@@ -235,22 +230,23 @@ export async function catFile(io: CommandIO, openRepo: (options?: OpenRepository
     // each as it comes to it).
     const partial = isPartialClone(repo);
     for (const lines of lineBatches(io.stdin, nul)) {
-      if (partial) await fetchAllMissing(lines.map((line) => tryFromHex(line.split(/[ \t]/, 1)[0] ?? '', store.hashLength)).filter((id): id is Buffer => id !== undefined));
+      if (partial) await fetchLacking(io, repo, lines.map((line) => tryFromHex(line.split(/[ \t]/, 1)[0] ?? '', store.hashLength)).filter((id): id is Buffer => id !== undefined));
       for (const line of lines) printer.printName(line);
       if (!bufferedOutput) out.flush();
     }
     out.flush();
     return 0;
   }
-  const fetchIfMissing = (id: Buffer): Promise<void> => fetchAllMissing([id]);
-  /** A name resolved, in a partial clone fetching what the resolution lacks (the trees of `<rev>:<path>`). */
+  // git's lazy fetch: in a partial clone, what a name resolves through (the trees of
+  // `<rev>:<path>`) and the object it names are fetched from the promisor remote before they are
+  // read; failing that, git's words (cli/lazy-fetch.ts).
   const resolveFetching = (name: string): Promise<Buffer> => retryFetching(io, repo, () => repo.resolve(name));
   if (opt === undefined) {
     const [typeArg, name] = positional as [string, string];
     const wanted = typeNumber(typeArg);
     if (wanted < 0) throw new PackwrightError('INVALID_ARGUMENT', `invalid object type "${typeArg}"`);
     const id = replaced(await resolveFetching(name));
-    await fetchIfMissing(id);
+    await fetchLacking(io, repo, [id]);
     const obj = readAs(store, id, typeArg as ObjectType, name);
     out.bytes(obj);
     out.flush();
@@ -260,7 +256,7 @@ export async function catFile(io: CommandIO, openRepo: (options?: OpenRepository
   if (opt === 'e') {
     // Like git: a name that resolves to no object is fatal (128); a valid id that is absent exits 1.
     const id = await resolveFetching(name);
-    await fetchIfMissing(id);
+    await fetchLacking(io, repo, [id]);
     return store.has(id) ? 0 : 1;
   }
   if (transform) {
@@ -269,7 +265,7 @@ export async function catFile(io: CommandIO, openRepo: (options?: OpenRepository
     const path = forcePath ?? (colon >= 0 ? name.slice(colon + 1) : undefined);
     if (path === undefined) throw new PackwrightError('INVALID_ARGUMENT', `<object>:<path> required, only <object> '${name}' given`);
     const resolved = await resolveFetching(name);
-    await fetchIfMissing(resolved);
+    await fetchLacking(io, repo, [resolved]);
     const obj = store.read(resolved);
     if (obj.type === 'blob' && opt === 'w') out.bytes(convertToWorkTree(repo, path, obj.data, toHex(resolved)));
     else if (obj.type === 'blob') out.bytes(textconv(repo, path, obj.data));
@@ -285,7 +281,7 @@ export async function catFile(io: CommandIO, openRepo: (options?: OpenRepository
     if (isPackwrightError(e, 'REF_NOT_FOUND')) throw new PackwrightError('REF_NOT_FOUND', `Not a valid object name ${name}`);
     throw e;
   }
-  await fetchIfMissing(id);
+  await fetchLacking(io, repo, [id]);
   try {
     if (opt === 't' || opt === 's') {
       const literal = unknownType ? looseHeaderLiterally(store, id) : undefined;

@@ -2,10 +2,11 @@ import { fetchMissing, promisorRemoteName } from '../client/index.js';
 import { isPackwrightError, PackwrightError } from '../errors/index.js';
 import { toHex } from '../hash/index.js';
 import type { Repository } from '../repo/index.js';
+import { walkObjects, type RevTip, type WalkObjectsOptions } from '../walk/index.js';
 import type { CommandIO } from './command-io.js';
 import { cliAuth } from './credentials.js';
 
-/** Objects fetched one after another while a command's reads go on (each tree of a path can be missing in turn). */
+/** Rounds of fetching while a command's reads go on (each tree of a path, or of a walk's level, can be missing in turn). */
 const FETCH_ROUNDS = 64;
 
 /** Whether the repository is a partial clone: what it lacks, its promisor remote has (git's lazy fetch applies). */
@@ -45,5 +46,21 @@ export async function retryFetching<T>(io: CommandIO, repo: Repository, read: ()
       await fetchLacking(io, repo, [lacking]);
       if (!repo.objects.has(lacking)) throw e;
     }
+  }
+}
+
+/**
+ * What a walk of `tips` would list and the partial clone lacks, fetched before the walk (rev-list
+ * --objects): all at once (git fetches each as it meets it), round after round as the fetched
+ * trees name more, until none is missing or a round brings nothing new (the walk then says what is
+ * missing, in git's words).
+ */
+export async function fetchWhatWalkLacks(io: CommandIO, repo: Repository, tips: readonly RevTip[], options: WalkObjectsOptions): Promise<void> {
+  let before = -1;
+  for (let round = 0; round < FETCH_ROUNDS; round++) {
+    const { missing, table } = walkObjects(repo.objects, tips, { ...options, missing: 'allow-any' });
+    if (missing.length === 0 || missing.length === before) return;
+    before = missing.length;
+    await fetchLacking(io, repo, missing.map((n) => Buffer.from(table.id(n))));
   }
 }

@@ -1,5 +1,5 @@
-import { checkCommitBitmap, parseObjectFilter, walkCommits, walkObjects, walkObjectsWithBitmap, type MissingAction, type ObjectFilter, type RevWalk, type WalkedObjects, type WalkObjectsOptions } from '../walk/index.js';
-import { fetchLacking, isPartialClone } from './lazy-fetch.js';
+import { checkCommitBitmap, parseObjectFilter, walkCommits, walkObjects, walkObjectsWithBitmap, type MissingAction, type ObjectFilter, type RevWalk, type WalkedObjects } from '../walk/index.js';
+import { fetchWhatWalkLacks, isPartialClone } from './lazy-fetch.js';
 import { toHex } from '../hash/index.js';
 import type { RevTip } from '../walk/index.js';
 import { RevArgs } from '../walk/index.js';
@@ -196,9 +196,8 @@ export async function revListCommand(io: CommandIO, open: () => Repository, argv
   };
   // git's lazy fetch (fetch_if_missing, on unless --missing says otherwise or promisor objects
   // are left out): in a partial clone, what the listing lacks comes from the promisor remote first.
-  if (withObjects && !missingGiven && !excludePromisor && isPartialClone(repo)) {
-    await fetchWhatTheWalkLacks(io, repo, revs.tips, { ...walkOptions, ...(filter !== undefined ? { filter, filterProvided, refs: repo.refs } : {}) });
-  }
+  const filterOptions = filter !== undefined ? { filter, filterProvided, refs: repo.refs } : {};
+  if (withObjects && !missingGiven && !excludePromisor && isPartialClone(repo)) await fetchWhatWalkLacks(io, repo, revs.tips, { ...walkOptions, ...filterOptions });
   if (!withObjects) {
     // The commits alone: no tree is listed, so none is read (or needs to be there).
     const walk = walkCommits(repo.objects, revs.tips, walkOptions);
@@ -227,7 +226,8 @@ export async function revListCommand(io: CommandIO, open: () => Repository, argv
   };
   const { table, order, missing: absent, omitted } = walkObjects(repo.objects, revs.tips, {
     ...walkOptions,
-    ...(filter !== undefined ? { filter, filterProvided, collectOmitted: printOmitted, refs: repo.refs } : {}),
+    ...filterOptions,
+    collectOmitted: printOmitted,
     paths: true,
     visit: (n, type, path) => {
       room(n);
@@ -291,25 +291,6 @@ export async function revListCommand(io: CommandIO, open: () => Repository, argv
   }
   out.flush();
   return 0;
-}
-
-/** Rounds of lazy fetching before the walk is left to fail: each fetched tree may name more that are missing. */
-const LAZY_FETCH_ROUNDS = 64;
-
-/**
- * The objects the walk would list that the partial clone lacks, fetched from its promisor remote
- * all at once (git fetches them one by one as it meets them), round after round as fetched trees
- * name more, until none is missing or a round fetches nothing new (the walk then says what is
- * missing, in git's words).
- */
-async function fetchWhatTheWalkLacks(io: CommandIO, repo: Repository, tips: readonly RevTip[], options: WalkObjectsOptions): Promise<void> {
-  let before = -1;
-  for (let round = 0; round < LAZY_FETCH_ROUNDS; round++) {
-    const { missing, table } = walkObjects(repo.objects, tips, { ...options, missing: 'allow-any' });
-    if (missing.length === 0 || missing.length === before) return;
-    before = missing.length;
-    await fetchLacking(io, repo, missing.map((n) => Buffer.from(table.id(n))));
-  }
 }
 
 /** What rev-list prints of a walk of commits alone: each id of `commits` (with --header, the commit), or the walk's count. */
