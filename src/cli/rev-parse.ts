@@ -41,10 +41,10 @@ type PathDefault = 'unmodified' | 'relative' | 'relative-if-shared' | 'canonical
  * `--since`/`--until` (ISO dates and timestamps). Other flags and file names are passed through, as git does.
  */
 export async function revParseCommand(io: CommandIO, global: GlobalOptions, args: string[]): Promise<number> {
-  await fetchPathTrees(io, global, args);
+  const opened = await fetchPathTrees(io, global, args);
   const out: string[] = [];
   try {
-    const status = revParse(io, global, args, out);
+    const status = revParse(io, global, args, out, opened);
     io.stdout.write(out.join(''));
     return status;
   } catch (e) {
@@ -57,37 +57,42 @@ export async function revParseCommand(io: CommandIO, global: GlobalOptions, args
   }
 }
 
+/** The repository rev-parse reads (with --git-dir, that one; else the one around the working directory). */
+function openRevParseRepository(global: GlobalOptions): Repository {
+  const options = { configParameters: global.configParameters, env: global.env };
+  const repo = global.gitDir !== undefined ? Repository.openGitDir(resolve(global.cwd, global.gitDir), options) : Repository.open(global.cwd, options);
+  global.opened.push(repo);
+  return repo;
+}
+
 /**
  * git's lazy fetch for `<rev>:<path>` arguments in a partial clone: the trees the path goes
  * through are fetched before rev-parse reads them (the command itself reads synchronously, and
- * says in its own words what does not resolve).
+ * says in its own words what does not resolve). Returns the repository it opened, for the
+ * command to go on with.
  */
-async function fetchPathTrees(io: CommandIO, global: GlobalOptions, args: string[]): Promise<void> {
+async function fetchPathTrees(io: CommandIO, global: GlobalOptions, args: string[]): Promise<Repository | undefined> {
   const names = args.filter((a) => !a.startsWith('-') && a.includes(':')).map((a) => a.replace(/^\^/, ''));
-  if (names.length === 0) return;
+  if (names.length === 0) return undefined;
   let repo: Repository;
   try {
-    const options = { configParameters: global.configParameters, env: global.env };
-    repo = global.gitDir !== undefined ? Repository.openGitDir(resolve(global.cwd, global.gitDir), options) : Repository.open(global.cwd, options);
+    repo = openRevParseRepository(global);
   } catch {
     // Not in a repository: the command says so, or needs none.
-    return;
+    return undefined;
   }
-  try {
-    if (!isPartialClone(repo)) return;
-    for (const name of names) {
-      try {
-        await retryFetching(io, repo, () => repo.resolve(name));
-      } catch {
-        // What does not resolve is the command's to report, in git's words.
-      }
+  if (!isPartialClone(repo)) return repo;
+  for (const name of names) {
+    try {
+      await retryFetching(io, repo, () => repo.resolve(name));
+    } catch {
+      // What does not resolve is the command's to report, in git's words.
     }
-  } finally {
-    repo.close();
   }
+  return repo;
 }
 
-function revParse(io: CommandIO, global: GlobalOptions, args: string[], out: string[]): number {
+function revParse(io: CommandIO, global: GlobalOptions, args: string[], out: string[], opened?: Repository): number {
   const puts = (s: string): void => { out.push(`${s}\n`); };
   if (args[0] === '--sq-quote') {
     puts(args.slice(1).map((a) => ` ${sq(a)}`).join(''));
@@ -113,9 +118,7 @@ function revParse(io: CommandIO, global: GlobalOptions, args: string[], out: str
   };
   const needRepo = (): Repository => {
     if (repo === undefined) {
-      const options = { configParameters: global.configParameters, env: global.env };
-      repo = global.gitDir !== undefined ? Repository.openGitDir(resolve(global.cwd, global.gitDir), options) : Repository.open(global.cwd, options);
-      global.opened.push(repo);
+      repo = opened ?? openRevParseRepository(global);
       repo.onWarning = (message) => { if (!quiet) io.stderr.write(`warning: ${message}\n`); };
       if (prefixOverride !== undefined) repo.prefix = prefixOverride;
       const s = needSetup();
