@@ -200,8 +200,16 @@ test('redirects as git follows them: the first request\'s (the base moves, with 
   using dir = tempDir();
   const src = makeHistoryRepo(dir.path, 'sha1', 20);
   let port = 0;
+  let otherPort = 0;
+  // What each server was sent as Authorization, by path.
+  const authorization: string[] = [];
   const served = gitServer(src, (req, res) => {
     const path = req.url ?? '';
+    authorization.push(`${port} ${path} ${req.headers.authorization ?? 'none'}`);
+    if (path.startsWith('/away/')) {
+      res.writeHead(302, { Location: `http://127.0.0.1:${otherPort}${path.slice(5)}` }).end();
+      return true;
+    }
     if (path.startsWith('/old/')) {
       res.writeHead(301, { Location: `http://127.0.0.1:${port}${path.slice(4)}` }).end();
       return true;
@@ -234,6 +242,12 @@ test('redirects as git follows them: the first request\'s (the base moves, with 
   const http = createHttpServer(served.handle);
   port = await listen(http);
   const base = `http://127.0.0.1:${port}`;
+  const elsewhere = gitServer(src, (req) => {
+    authorization.push(`${otherPort} ${req.url ?? ''} ${req.headers.authorization ?? 'none'}`);
+    return false;
+  });
+  const other = createHttpServer(elsewhere.handle);
+  otherPort = await listen(other);
   const warnings: string[] = [];
   try {
     // git clone through the same redirect, for the result to compare with.
@@ -256,9 +270,19 @@ test('redirects as git follows them: the first request\'s (the base moves, with 
     // A gzipped advertisement is read as git reads it.
     const zipped = await listServerRefs(`${base}/gzip/repo.git`);
     assert.ok(zipped.some((r) => r.ref === 'refs/heads/main'));
+    // To another server: the credentials of the URL go to the first only (curl sends none to another host).
+    authorization.length = 0;
+    const away = await listServerRefs(`http://alice:secret@127.0.0.1:${port}/away/repo.git`);
+    assert.ok(away.some((r) => r.ref === 'refs/heads/main'));
+    const sent = `Basic ${Buffer.from('alice:secret').toString('base64')}`;
+    assert.deepEqual(authorization.filter((line) => line.startsWith(`${port} `)), [`${port} /away/repo.git/info/refs?service=git-upload-pack ${sent}`]);
+    const toOther = authorization.filter((line) => line.startsWith(`${otherPort} `));
+    assert.ok(toOther.length >= 2 && toOther.every((line) => line.endsWith(' none')), toOther.join('\n'));
   } finally {
     await close(http);
+    await close(other);
     served.close();
+    elsewhere.close();
   }
 });
 

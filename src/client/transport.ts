@@ -327,13 +327,14 @@ function httpConnection(given: URL, options: ConnectOptions, gitProtocol: string
   /**
    * A request, and the redirects `redirects` allows followed (a GET; a POST's body sent whole goes
    * again, as curl resends it on 307 and 308 and turns 301-303 into a GET, which a service refuses).
-   * A redirect to another server drops the credentials (curl sends none to another host). Resolves
-   * to the answer and the URL that gave it.
+   * A redirect to another server drops the credentials (curl sends none to another host): `init`
+   * is made again for each hop, so its headers say the credentials as they are then. Resolves to
+   * the answer and the URL that gave it.
    */
-  const send = async (url: URL, init: HttpRequestInit, redirects: boolean, streamed = false): Promise<{ response: HttpResponse; url: URL }> => {
+  const send = async (url: URL, init: () => HttpRequestInit, redirects: boolean, streamed = false): Promise<{ response: HttpResponse; url: URL }> => {
     let at = url;
     for (let hops = 0; ; hops++) {
-      const response = await sendOnce(at, init, streamed);
+      const response = await sendOnce(at, init(), streamed);
       const location = response.header('location');
       if (!redirects || response.status < 300 || response.status >= 400 || response.status === 304 || location === undefined) return { response, url: at };
       response.body.resume();
@@ -347,8 +348,9 @@ function httpConnection(given: URL, options: ConnectOptions, gitProtocol: string
   return (async () => {
     const suffix = `/info/refs?service=${options.service}`;
     const asked = new URL(`${shown}${suffix}`);
-    let { response, url } = await send(asked, { method: 'GET', headers: headers({}) }, follow !== 'never');
-    for (let attempt = 0; attempt < AUTH_ATTEMPTS && await askAgain(response); attempt++) ({ response, url } = await send(url, { method: 'GET', headers: headers({}) }, follow !== 'never'));
+    const get = (): HttpRequestInit => ({ method: 'GET', headers: headers({}) });
+    let { response, url } = await send(asked, get, follow !== 'never');
+    for (let attempt = 0; attempt < AUTH_ATTEMPTS && await askAgain(response); attempt++) ({ response, url } = await send(url, get, follow !== 'never'));
     if (!ok(response)) await fail(response, url.href);
     if (url.href !== asked.href) {
       // git's update_url_from_redirect: the new base is the redirect's target less what was asked after the base.
@@ -376,12 +378,12 @@ function httpConnection(given: URL, options: ConnectOptions, gitProtocol: string
       request: async (requestBody: RequestBody) => {
         const post = new URL(`${shown}/${options.service}`);
         const streamed = !Buffer.isBuffer(requestBody);
-        const postIt = async (): Promise<HttpResponse> => (await send(post, {
+        const postIt = async (): Promise<HttpResponse> => (await send(post, () => ({
           method: 'POST',
           headers: headers({ 'Content-Type': `application/x-${options.service}-request`, Accept: `application/x-${options.service}-result` }),
           // A streamed body (a push's pack) goes out as it is made, chunked.
           body: requestBody,
-        }, follow === 'always' && !streamed, streamed)).response;
+        }), follow === 'always' && !streamed, streamed)).response;
         let r = await postIt();
         // A body sent whole can go again with new credentials; a streamed one is spent.
         for (let attempt = 0; attempt < AUTH_ATTEMPTS && !streamed && await askAgain(r); attempt++) r = await postIt();
