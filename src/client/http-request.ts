@@ -101,9 +101,8 @@ export class HttpClient {
     const port = url.port === '' ? (secure ? 443 : 80) : Number(url.port);
     const proxy = this.settings.proxy !== undefined && !bypassesProxy(url.hostname, this.settings.noProxy) ? parseProxy(this.settings.proxy) : undefined;
     const headers: Record<string, string> = { 'Accept-Encoding': 'deflate, gzip', ...init.headers };
-    if (typeof init.body !== 'object' || Buffer.isBuffer(init.body)) {
-      if (init.body !== undefined) headers['Content-Length'] = String(init.body.length);
-    }
+    // A body sent whole says its length; one made as it goes is sent chunked.
+    if (Buffer.isBuffer(init.body)) headers['Content-Length'] = String(init.body.length);
     const target = `${url.hostname}:${port}`;
     let options: RequestOptions & { rejectUnauthorized?: boolean; ca?: Buffer; servername?: string };
     let send: (o: RequestOptions, cb: (res: IncomingMessage) => void) => ClientRequest;

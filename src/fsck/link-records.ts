@@ -125,7 +125,7 @@ export class LinkRecorder {
 
   finish(): LinkRecords {
     this.close();
-    return { records: this.blocks, unknown: this.unknown.idsOf(Int32Array.from({ length: this.unknown.count }, (_, i) => i)) };
+    return { records: this.blocks, unknown: this.unknown.ids.slice(0, this.unknown.count * this.H) };
   }
 
   /** Puts the block being filled, trimmed (a view, not a copy), among the full ones. */
