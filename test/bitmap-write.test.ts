@@ -97,6 +97,37 @@ test('pack-objects --stdout from a bitmapped pack reports git\'s pack-reused cou
   assert.match(gitTotal(), /pack-reused 0$/);
 });
 
+test('pack-objects --stdout over a multi-pack bitmap reuses its preferred pack, as git counts it', async () => {
+  using dir = tempDir();
+  const source = makeHistoryRepo(dir.path, 'sha1', 130);
+  const repo = join(dir.path, 'midx.git');
+  git(dir.path, ['clone', '-q', '--bare', '--no-local', source, repo]);
+  git(repo, ['-c', 'repack.writeBitmaps=false', 'repack', '-adq']);
+  const big = readdirSync(join(repo, 'objects', 'pack')).find((f) => f.endsWith('.pack')) as string;
+  // A second pack: two commits on main with their trees and blobs.
+  let parent = git(repo, ['rev-parse', 'main']).toString().trim();
+  for (let i = 0; i < 2; i++) {
+    const blob = git(repo, ['hash-object', '-w', '--stdin'], `second pack ${i}\n`).toString().trim();
+    const tree = git(repo, ['mktree'], `100644 blob ${blob}\tsecond-${i}.txt\n`).toString().trim();
+    parent = git(repo, ['commit-tree', tree, '-p', parent, '-m', `second ${i}`]).toString().trim();
+  }
+  git(repo, ['update-ref', 'refs/heads/main', parent]);
+  git(repo, ['repack', '-dq']);
+  const small = readdirSync(join(repo, 'objects', 'pack')).find((f) => f.endsWith('.pack') && f !== big) as string;
+  const totalLine = (stderr: string): string => (stderr.split(/[\r\n]/).find((l) => l.startsWith('Total ')) ?? '').trim();
+  const gitTotal = (): string => totalLine(spawnSync('git', ['pack-objects', '--all', '--stdout', '--progress'], { cwd: repo, input: '', env: { ...process.env, GIT_PROGRESS_DELAY: '0' } }).stderr.toString());
+  const ours = async (): Promise<string> => totalLine((await runPackwright(repo, ['pack-objects', '--all', '--stdout', '--progress'], { input: '' })).stderr);
+  for (const preferred of [big, small]) {
+    git(repo, ['multi-pack-index', 'write', '--bitmap', `--preferred-pack=${preferred}`]);
+    assert.match(gitTotal(), /pack-reused [1-9]/, preferred);
+    assert.equal(await ours(), gitTotal(), preferred);
+    // What a fetch of main sends after main~2: counted from the bitmap on both sides.
+    const fetchGit = spawnSync('git', ['pack-objects', '--revs', '--stdout', '--thin', '--progress'], { cwd: repo, input: 'main\n^main~2\n', env: { ...process.env, GIT_PROGRESS_DELAY: '0' } });
+    const fetchOurs = await runPackwright(repo, ['pack-objects', '--revs', '--stdout', '--thin', '--progress'], { input: 'main\n^main~2\n' });
+    assert.equal(totalLine(fetchOurs.stderr), totalLine(fetchGit.stderr.toString()), `a fetch, preferring ${preferred}`);
+  }
+});
+
 test('a clone of a repository repacked with a bitmap is its pack, byte for byte (git\'s whole-pack reuse); otherwise entry by entry', async () => {
   using dir = tempDir();
   const source = makeHistoryRepo(dir.path, 'sha1', 130);

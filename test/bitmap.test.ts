@@ -1,7 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { CLI, fileEndingIn, git, makeHistoryRepo, packwright, tempDir, type Format } from './helpers/git.js';
@@ -82,9 +83,22 @@ test('Bitset: or, xor, andNot, count and ordered iteration over a mask', () => {
  * lookup table git 2.39 can write), then two commits made after it (loose objects: what only a
  * walk finds, git's extended index).
  */
-function bitmapRepo(dir: string, format: Format, lookupTable: boolean): string {
+function bitmapRepo(dir: string, format: Format, lookupTable: boolean, kind: 'pack' | 'midx' = 'pack'): string {
   const repo = makeHistoryRepo(dir, format, 80);
-  git(repo, ['-c', `pack.writeBitmapLookupTable=${lookupTable}`, 'repack', '-adbq']);
+  if (kind === 'pack') git(repo, ['-c', `pack.writeBitmapLookupTable=${lookupTable}`, 'repack', '-adbq']);
+  else {
+    // Three packs under a multi-pack bitmap: everything (with a pack bitmap of its own), then a copy of v0.5's objects (the
+    // preferred pack, so it wins every duplicate), then the tags and commits of a new branch.
+    git(repo, ['repack', '-adq']);
+    const old = git(repo, ['rev-list', '--objects', 'v0.5']).toString().split('\n').filter(Boolean).map((l) => l.slice(0, format === 'sha1' ? 40 : 64)).join('\n');
+    const copy = git(repo, ['pack-objects', '-q', join(repo, 'objects', 'pack', 'pack')], `${old}\n`).toString().trim();
+    const blob = git(repo, ['hash-object', '-w', '--stdin'], 'in the third pack\n').toString().trim();
+    const tree = git(repo, ['mktree'], `100644 blob ${blob}\tthird.txt\n`).toString().trim();
+    const third = git(repo, ['commit-tree', tree, '-p', 'main', '-m', 'third pack']).toString().trim();
+    git(repo, ['update-ref', 'refs/heads/third', third]);
+    git(repo, ['repack', '-dq']);
+    git(repo, ['-c', `pack.writeBitmapLookupTable=${lookupTable}`, 'multi-pack-index', 'write', '--bitmap', `--preferred-pack=pack-${copy}.pack`]);
+  }
   let parent = git(repo, ['rev-parse', 'main']).toString().trim();
   for (let i = 0; i < 2; i++) {
     const blob = git(repo, ['hash-object', '-w', '--stdin'], `after the repack ${i}\n`).toString().trim();
@@ -110,11 +124,19 @@ const REVISIONS = [
 ];
 
 for (const format of FORMATS) {
-  for (const lookupTable of [false, true]) {
-    test(`rev-list --use-bitmap-index prints what git's does, in its order (${format}${lookupTable ? ', lookup table' : ''})`, async () => {
+  for (const [lookupTable, kind] of [[false, 'pack'], [true, 'pack'], [false, 'midx']] as const) {
+    test(`rev-list --use-bitmap-index prints what git's does, in its order (${format}${lookupTable ? ', lookup table' : ''}${kind === 'midx' ? ', a multi-pack bitmap' : ''})`, async () => {
       using tmp = tempDir();
-      const repo = bitmapRepo(tmp.path, format, lookupTable);
-      for (const revs of REVISIONS) {
+      const repo = bitmapRepo(tmp.path, format, lookupTable, kind);
+      if (kind === 'midx') {
+        const packs = readdirSync(join(repo, 'objects', 'pack'));
+        assert.equal(packs.filter((f) => f.endsWith('.pack')).length, 3);
+        assert.ok(packs.some((f) => /^multi-pack-index-[0-9a-f]+\.bitmap$/.test(f)));
+        // git's repack -a of a bare repository wrote the first pack a bitmap too: the multi-pack
+        // one comes first, as in git.
+        assert.ok(packs.some((f) => f.endsWith('.bitmap') && f.startsWith('pack-')));
+      }
+      for (const revs of [...REVISIONS, ...(kind === 'midx' ? [['third'], ['third', '^v0.5'], ['--all', '^third']] : [])]) {
         const args = ['rev-list', '--use-bitmap-index', ...revs];
         assert.equal((await packwright(repo, [...args, '--objects'])).toString(), git(repo, [...args, '--objects']).toString(), `--objects ${revs.join(' ')}`);
         assert.equal((await packwright(repo, args)).toString(), git(repo, args).toString(), `commits of ${revs.join(' ')}`);
@@ -191,3 +213,47 @@ test('a damaged bitmap is reported and passed over: the walk gives git\'s object
     assert.throws(() => PackBitmap.open(path, { objectCount, hashLength: 20 }), (e: unknown) => (e as { code?: string }).code === 'BITMAP_CORRUPT', what);
   }
 });
+
+test('a multi-pack bitmap that does not fit its multi-pack-index is reported and passed over for the pack\'s bitmap', () => {
+  using tmp = tempDir();
+  const repo = bitmapRepo(tmp.path, 'sha1', false, 'midx');
+  const packDir = join(repo, 'objects', 'pack');
+  const bitmapPath = join(packDir, readdirSync(packDir).find((f) => f.startsWith('multi-pack-index-') && f.endsWith('.bitmap')) as string);
+  const midxPath = join(packDir, 'multi-pack-index');
+  const good = { bitmap: readFileSync(bitmapPath), midx: readFileSync(midxPath) };
+  const args = ['rev-list', '--objects', '--all', '--use-bitmap-index'];
+  // What the pack's own bitmap gives (git's answer once the multi-pack one cannot be used).
+  writeFileSync(bitmapPath, Buffer.alloc(0));
+  const fromPack = git(repo, args).toString();
+  assert.notEqual(fromPack, git(repo, ['rev-list', '--objects', '--all']).toString());
+  // The RIDX chunk: its first two entries swapped.
+  const ridx = findChunk(good.midx, 'RIDX');
+  const swapped = Buffer.from(good.midx);
+  good.midx.copy(swapped, ridx, ridx + 4, ridx + 8);
+  good.midx.copy(swapped, ridx + 4, ridx, ridx + 4);
+  const otherMidx = Buffer.from(good.bitmap);
+  otherMidx[12] = (otherMidx[12] as number) ^ 0xff;
+  createHash('sha1').update(otherMidx.subarray(0, otherMidx.length - 20)).digest().copy(otherMidx, otherMidx.length - 20);
+  const damaged: [string, Buffer, Buffer, RegExp][] = [
+    ['a bitmap naming another multi-pack-index', otherMidx, good.midx, /checksum doesn't match in MIDX and bitmap/],
+    ['a reverse index out of order', good.bitmap, swapped, /not the pseudo-pack order/],
+    ['a damaged bitmap', good.bitmap.subarray(0, 200), good.midx, /corrupted bitmap index|corrupt ewah bitmap/],
+  ];
+  for (const [what, bitmap, midx, message] of damaged) {
+    writeFileSync(bitmapPath, bitmap);
+    writeFileSync(midxPath, midx);
+    const run = spawnSync(process.execPath, [CLI, ...args], { cwd: repo, encoding: 'utf8' });
+    assert.equal(run.status, 0, what);
+    assert.match(run.stderr, message, what);
+    assert.equal(run.stdout, fromPack, what);
+  }
+});
+
+/** Where the chunk `id` of a chunked file (multi-pack-index, commit-graph) starts. */
+function findChunk(file: Buffer, id: string): number {
+  for (let at = 12; ; at += 12) {
+    const name = file.toString('latin1', at, at + 4);
+    if (name === id) return Number(file.readBigUInt64BE(at + 4));
+    if (file.readUInt32BE(at) === 0) throw new Error(`no ${id} chunk`);
+  }
+}

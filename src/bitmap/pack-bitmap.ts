@@ -2,6 +2,8 @@
  * A pack's reachability bitmaps (`pack-<hash>.bitmap`, gitformat-bitmap v1): for a selection of
  * commits, the set of objects each reaches, as bit positions in pack order (bit k is the k-th
  * entry by offset), plus one set per object type and, optionally, each object's path-name hash.
+ * A multi-pack-index's (`multi-pack-index-<hash>.bitmap`) has the same layout, its bits in the
+ * multi-pack-index's pseudo-pack order and its index positions those of the multi-pack-index.
  *
  * Layout: "BITM", version 1, options (16 bits: FULL_DAG required, HASH_CACHE, LOOKUP_TABLE), the
  * entry count, the pack's hash; the commit, tree, blob and tag sets; then per entry the commit's
@@ -135,6 +137,15 @@ export class PackBitmap {
   /** Reads and checks `path`, the bitmap of a pack of `options.objectCount` objects. */
   static open(path: string, options: PackBitmapOptions): PackBitmap {
     return new PackBitmap(readFileSync(path), path, options);
+  }
+
+  get hashLength(): number {
+    return this.options.hashLength;
+  }
+
+  /** The hash of the pack (or multi-pack-index) the file says it belongs to. */
+  ownerHash(): Buffer {
+    return Buffer.from(this.data.buffer, this.data.byteOffset + 12, this.options.hashLength);
   }
 
   /** The entry for the commit at this pack-index position, or -1. */

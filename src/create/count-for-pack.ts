@@ -110,23 +110,14 @@ export async function countForPack(options: CreatePackOptions, pool: () => Worke
   }
   const reuseAllowed = packReuseAllowed(options) && leftOut === 0;
   const packReused = reuseAllowed && counted.bitmapResult !== undefined ? packReuse(counted.bitmapResult.pack, counted.bitmapResult.positions) : { objects: 0, deltas: 0 };
-  const haves = counted.bitmapResult?.haves;
-  const receiverHas = options.thin === true && haves !== undefined ? hasInBitmap((counted.bitmapResult as NonNullable<WalkedObjects['bitmapResult']>).pack, haves) : undefined;
+  const receiverHas = options.thin === true ? counted.bitmapResult?.inHaves : undefined;
   return { table, listed, locations, missing, inputObjects, leftOut, packReused, loosened, mtimes: cruft?.mtimes, ...(receiverHas !== undefined ? { receiverHas } : {}) };
 }
 
-/** Whether an object of the bitmapped `pack` is in `set` (positions in pack order). */
-function hasInBitmap(pack: StorePack, set: Bitset): (id: Uint8Array) => boolean {
-  const index = pack.index;
-  return (id) => {
-    const at = index.find(id);
-    return at >= 0 && set.get(index.packRanks()[at] as number);
-  };
-}
-
 /**
- * How many of the wanted objects git's pack-objects sends by reusing the bitmapped pack as it
- * is (pack-bitmap.c, reuse_partial_packfile_from_bitmap): every object of each leading 64-bit word
+ * How many of the wanted objects git's pack-objects sends by reusing the bitmapped pack (or a
+ * multi-pack bitmap's preferred pack, whose objects are its first bits) as it is
+ * (pack-bitmap.c, reuse_partial_packfile_from_bitmap): every object of each leading 64-bit word
  * of the result that is all wanted, then each further wanted object in pack order that is whole,
  * or a delta on a base before it already reused; an entry that cannot be read ends it. packwright
  * writes those objects as copies in pack order too (pack-plan.ts), so this counts what git's

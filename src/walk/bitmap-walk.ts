@@ -1,12 +1,11 @@
-import { existsSync } from 'node:fs';
 import { Bitset } from '../bitmap/bitset.js';
-import { PackBitmap } from '../bitmap/pack-bitmap.js';
 import { isPackwrightError, PackwrightError, throwIfAborted } from '../errors/packwright-error.js';
 import { toHex } from '../hash/hex.js';
 import { parseTag } from '../objects/commit.js';
 import { OBJ_BLOB, OBJ_COMMIT, OBJ_TAG, OBJ_TREE, typeNumber } from '../objects/object-type.js';
 import type { StoreHandle } from '../odb/store-handle.js';
 import type { StorePack } from '../odb/store-pack.js';
+import { openBitmap, type BitmappedObjects } from './bitmapped-objects.js';
 import type { RevTip } from './rev-args.js';
 import { listObjects } from './list-objects.js';
 import { Flag, ObjectTable } from './object-table.js';
@@ -44,8 +43,9 @@ export interface BitmapWalkOptions {
  * walks as usual.
  */
 function bitmapSets(handle: StoreHandle, tips: readonly RevTip[], options: BitmapWalkOptions): { index: BitmapIndex; result: Bitset; havesSet: Bitset | undefined; walk: RevWalk } | undefined {
-  const index = openBitmap(handle, options.onWarning ?? (() => {}));
-  if (index === undefined) return undefined;
+  const objects = openBitmap(handle, options.onWarning ?? (() => {}));
+  if (objects === undefined) return undefined;
+  const index = new BitmapIndex(objects);
   const wants: Root[] = [];
   const haves: Root[] = [];
   for (const tip of tips) {
@@ -66,7 +66,7 @@ function bitmapSets(handle: StoreHandle, tips: readonly RevTip[], options: Bitma
     }
   }
   if (wants.length === 0) return undefined;
-  if (haves.length > 0 && !haves.some((r) => index.pack.index.find(r.id) >= 0)) return undefined;
+  if (haves.length > 0 && !haves.some((r) => objects.position(r.id) >= 0)) return undefined;
   const missing = options.missing ?? 'error';
   const walk = new RevWalk(handle, { tagObjects: true });
   let result: Bitset;
@@ -96,15 +96,17 @@ function bitmapSets(handle: StoreHandle, tips: readonly RevTip[], options: Bitma
 
 /**
  * The bitmapped pack, when the included tips reach exactly its objects and the excluded ones
- * nothing (a clone of a repository repacked with a bitmap): what git sends as it is. Undefined
+ * nothing (a clone of a repository repacked with a bitmap): what git sends as it is. With a
+ * multi-pack bitmap, its preferred pack when that holds every object the bitmap covers. Undefined
  * otherwise, and whenever walkObjectsWithBitmap would be.
  */
 export function wholeBitmappedPack(handle: StoreHandle, tips: readonly RevTip[], options: BitmapWalkOptions = {}): StorePack | undefined {
   if (tips.some((t) => t.uninteresting)) return undefined;
   const sets = bitmapSets(handle, tips, options);
   if (sets === undefined) return undefined;
-  const N = sets.index.count;
-  return sets.result.count(N) === N && sets.result.count() === N ? sets.index.pack : undefined;
+  const { count: N, reusePack } = sets.index.objects;
+  if (reusePack.index.count !== N) return undefined;
+  return sets.result.count(N) === N && sets.result.count() === N ? reusePack : undefined;
 }
 
 /** The objects bitmapSets finds (see above), listed in git's bitmap order and located. */
@@ -127,16 +129,12 @@ export function walkObjectsWithBitmap(handle: StoreHandle, tips: readonly RevTip
     t.mark(n, Flag.SEEN | Flag.LISTED);
     listed.push(n);
   };
-  const bitmap = index.bitmap;
-  const positions = index.order;
-  const packIndex = index.pack.index;
+  const objects = index.objects;
+  const bitmap = objects.bitmap;
   t.reserve(result.count());
-  const idData = packIndex.idData();
+  const idData = objects.idData;
   for (const [type, ofType] of [[OBJ_COMMIT, bitmap.commits], [OBJ_TREE, bitmap.trees], [OBJ_BLOB, bitmap.blobs], [OBJ_TAG, bitmap.tags]] as const) {
-    result.forEachAnd(ofType, (k) => {
-      const i = positions[k] as number;
-      add(idData, packIndex.idPosition(i), type, bitmap.hashes?.[i] ?? 0);
-    });
+    result.forEachAnd(ofType, (k) => add(idData, objects.idOffset(k), type, objects.nameHash(k)));
   }
   const N = index.count;
   const ext = index.ext;
@@ -144,7 +142,11 @@ export function walkObjectsWithBitmap(handle: StoreHandle, tips: readonly RevTip
     if (result.get(N + e)) add(ext.ids, e * ext.hashLength, ext.types[e] as number, ext.nameHashes[e] as number);
   }
   const walked = locateListed(handle, walk, listed, { missing, ...(options.blobError !== undefined ? { blobError: options.blobError } : {}), ...(options.signal !== undefined ? { signal: options.signal } : {}) });
-  return { ...walked, bitmapResult: { pack: index.pack, positions: result, ...(havesSet !== undefined ? { haves: havesSet } : {}) } };
+  const inHaves = havesSet === undefined ? undefined : (id: Uint8Array): boolean => {
+    const pos = objects.position(id);
+    return pos >= 0 && havesSet.get(pos);
+  };
+  return { ...walked, bitmapResult: { pack: objects.reusePack, positions: result, ...(inHaves !== undefined ? { inHaves } : {}) } };
 }
 
 /**
@@ -165,9 +167,10 @@ export interface CommitBitmapCheck {
  * reaches. BITMAP_CORRUPT when the repository has no bitmap that can be read.
  */
 export function checkCommitBitmap(handle: StoreHandle, commit: Uint8Array, onWarning?: (message: string) => void): CommitBitmapCheck {
-  const index = openBitmap(handle, onWarning ?? (() => {}));
-  if (index === undefined) throw new PackwrightError('BITMAP_CORRUPT', 'failed to load bitmap indexes');
-  const entries = index.bitmap.entryCount;
+  const objects = openBitmap(handle, onWarning ?? (() => {}));
+  if (objects === undefined) throw new PackwrightError('BITMAP_CORRUPT', 'failed to load bitmap indexes');
+  const index = new BitmapIndex(objects);
+  const entries = objects.bitmap.entryCount;
   const stored = index.commitSet(commit);
   if (stored === undefined) return { entries, same: false };
   const walked = walkObjects(handle, [{ id: Buffer.from(commit), uninteresting: false, name: toHex(commit) }]);
@@ -189,35 +192,27 @@ interface Root {
 }
 
 /**
- * The bitmapped pack and its bitmap, with what a walk needs around them: bit positions of ids
- * (pack order), and git's extended index, positions past the pack's objects for what the walks
- * meet outside it (numbered in `ext`, shared by both sides' walks).
+ * The bitmapped objects with git's extended index: positions past them for what the walks meet
+ * outside (numbered in `ext`, shared by both sides' walks of one request).
  */
 class BitmapIndex {
   readonly count: number;
-  /** Pack position → index position. */
-  readonly order: Uint32Array;
-  /** Index position → pack position. */
-  private readonly packPosition: Uint32Array;
   readonly ext: ObjectTable;
 
-  constructor(readonly pack: StorePack, readonly bitmap: PackBitmap) {
-    const index = pack.index;
-    this.count = index.count;
-    this.order = index.packOrder().positions;
-    this.packPosition = index.packRanks();
-    this.ext = new ObjectTable(index.hashLength, 64);
+  constructor(readonly objects: BitmappedObjects) {
+    this.count = objects.count;
+    this.ext = new ObjectTable(objects.hashLength, 64);
   }
 
   /** git's bitmap_position: the object's bit, or -1 if it has none yet. */
   position(id: Uint8Array): number {
-    const i = this.pack.index.find(id);
-    if (i >= 0) return this.packPosition[i] as number;
+    const pos = this.objects.position(id);
+    if (pos >= 0) return pos;
     const e = this.ext.find(id);
     return e >= 0 ? this.count + e : -1;
   }
 
-  /** The bit of an object outside the pack (git's ext_index_add_object). */
+  /** The bit of an object outside the bitmapped ones (git's ext_index_add_object). */
   extPosition(id: Uint8Array, type: number, hash: number): number {
     const e = this.ext.intern(id);
     if (this.ext.added) {
@@ -229,10 +224,7 @@ class BitmapIndex {
 
   /** The objects commit `id` reaches, when the bitmap has an entry for it (shared: do not change it). */
   commitSet(id: Uint8Array): Bitset | undefined {
-    const i = this.pack.index.find(id);
-    if (i < 0) return undefined;
-    const entry = this.bitmap.entryOf(i);
-    return entry < 0 ? undefined : this.bitmap.reachable(entry);
+    return this.objects.commitSet(id);
   }
 }
 
@@ -289,41 +281,4 @@ function findObjects(index: BitmapIndex, roots: readonly Root[], seen: Bitset | 
     },
   );
   return base;
-}
-
-/**
- * Bitmaps read, by pack: a pack and its bitmap never change, so a long-lived store (a server
- * answering fetch after fetch) reads each once; a pack the store lets go takes its bitmap along.
- */
-const openedBitmaps = new WeakMap<StorePack, PackBitmap>();
-
-/**
- * The bitmap of the first pack (newest first, as git looks) that has one; another pack's bitmap
- * is ignored with git's warning. Undefined when there is none, or it cannot be read.
- */
-function openBitmap(handle: StoreHandle, warn: (message: string) => void): BitmapIndex | undefined {
-  let found: BitmapIndex | undefined;
-  for (const pack of handle.packs()) {
-    const path = pack.packPath.replace(/\.pack$/, '.bitmap');
-    if (!existsSync(path)) continue;
-    if (found !== undefined) {
-      warn(`ignoring extra bitmap file: '${pack.packPath}'`);
-      continue;
-    }
-    const index = pack.tryIndex();
-    if (index === undefined || !pack.tryOpen()) continue;
-    try {
-      let bitmap = openedBitmaps.get(pack);
-      if (bitmap === undefined) {
-        bitmap = PackBitmap.open(path, { objectCount: index.count, hashLength: index.hashLength, packHash: index.packHash });
-        openedBitmaps.set(pack, bitmap);
-      }
-      found = new BitmapIndex(pack, bitmap);
-    } catch (e) {
-      if (!isPackwrightError(e, 'BITMAP_CORRUPT')) throw e;
-      warn(e.message);
-      return undefined;
-    }
-  }
-  return found;
 }

@@ -102,11 +102,12 @@ export interface WalkedObjects {
    */
   omitted?: Int32Array;
   /**
-   * When a reachability bitmap gave the objects: its pack, the objects wanted as positions in
-   * that pack's order (git's bitmap result; what pack reuse starts from), and what the excluded
-   * tips reach (what a thin pack may delta against).
+   * When a reachability bitmap gave the objects: the objects wanted as bit positions (git's
+   * bitmap result; what pack reuse starts from), the pack whose objects are the first bits in its
+   * pack order (the bitmapped pack, or a multi-pack bitmap's preferred pack), and whether the
+   * excluded tips reach an object (what a thin pack may delta against).
    */
-  bitmapResult?: { pack: StorePack; positions: Bitset; haves?: Bitset };
+  bitmapResult?: { pack: StorePack; positions: Bitset; inHaves?: (id: Uint8Array) => boolean };
 }
 
 /**
