@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer as createHttpServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
-import { connect as netConnect, type AddressInfo, type Socket } from 'node:net';
+import { connect as netConnect, createServer as createNetServer, type AddressInfo, type Socket } from 'node:net';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
@@ -114,6 +114,152 @@ async function proxyServer(password?: string): Promise<{ url: string; seen: { me
   };
 }
 
+/**
+ * A SOCKS4/4a/5 proxy on 127.0.0.1 that reaches 127.0.0.1 only (`localhost` is taken as
+ * 127.0.0.1): each connection logged as `<version> <how the target was named> <target>`; with
+ * `password`, SOCKS5 clients must give user "socksuser" and it.
+ */
+async function socksServer(password?: string): Promise<{ port: number; seen: string[]; [Symbol.asyncDispose]: () => Promise<void> }> {
+  const seen: string[] = [];
+  const sockets = new Set<Socket>();
+  const server = createNetServer((client) => {
+    sockets.add(client);
+    client.on('error', () => client.destroy());
+    let buffered = Buffer.alloc(0);
+    const waiters: { n: number; ok: (b: Buffer) => void }[] = [];
+    const pump = (): void => {
+      while (waiters.length > 0 && buffered.length >= (waiters[0] as { n: number }).n) {
+        const w = waiters.shift() as { n: number; ok: (b: Buffer) => void };
+        const out = buffered.subarray(0, w.n);
+        buffered = buffered.subarray(w.n);
+        w.ok(out);
+      }
+    };
+    const onData = (chunk: Buffer): void => {
+      buffered = Buffer.concat([buffered, chunk]);
+      pump();
+    };
+    client.on('data', onData);
+    const read = (n: number): Promise<Buffer> => new Promise((ok) => { waiters.push({ n, ok }); pump(); });
+    const readUntilNul = async (): Promise<string> => {
+      let text = '';
+      for (let b = await read(1); b[0] !== 0; b = await read(1)) text += String.fromCharCode(b[0] as number);
+      return text;
+    };
+    const splice = (host: string, port: number, ok: Buffer, refused: Buffer): void => {
+      if (host !== '127.0.0.1' && host !== 'localhost') {
+        client.end(refused);
+        return;
+      }
+      const upstream = netConnect(port, '127.0.0.1', () => {
+        client.off('data', onData);
+        client.write(ok);
+        if (buffered.length > 0) upstream.write(buffered);
+        upstream.pipe(client);
+        client.pipe(upstream);
+      });
+      sockets.add(upstream);
+      upstream.on('error', () => client.destroy());
+    };
+    void (async () => {
+      const [version] = await read(1);
+      if (version === 4) {
+        const head = await read(7);
+        const port = head.readUInt16BE(1);
+        const ip = [...head.subarray(3, 7)].join('.');
+        await readUntilNul();
+        const named = ip.startsWith('0.0.0.') ? await readUntilNul() : undefined;
+        seen.push(`4 ${named !== undefined ? 'name' : 'ip'} ${named ?? ip}:${port}`);
+        splice(named ?? ip, port, Buffer.from([0, 0x5a, 0, 0, 0, 0, 0, 0]), Buffer.from([0, 0x5b, 0, 0, 0, 0, 0, 0]));
+        return;
+      }
+      const methods = [...(await read((await read(1))[0] as number))];
+      if (password !== undefined) {
+        if (!methods.includes(2)) {
+          client.end(Buffer.from([5, 0xff]));
+          return;
+        }
+        client.write(Buffer.from([5, 2]));
+        await read(1);
+        const user = (await read((await read(1))[0] as number)).toString();
+        const given = (await read((await read(1))[0] as number)).toString();
+        const right = user === 'socksuser' && given === password;
+        client.write(Buffer.from([1, right ? 0 : 1]));
+        if (!right) {
+          client.end();
+          return;
+        }
+      } else client.write(Buffer.from([5, 0]));
+      const [, , , type] = await read(4);
+      let host: string;
+      if (type === 1) host = [...(await read(4))].join('.');
+      else if (type === 3) host = (await read((await read(1))[0] as number)).toString();
+      else {
+        client.end(Buffer.from([5, 8, 0, 1, 0, 0, 0, 0, 0, 0]));
+        return;
+      }
+      const port = (await read(2)).readUInt16BE(0);
+      seen.push(`5 ${type === 3 ? 'name' : 'ip'} ${host}:${port}`);
+      splice(host, port, Buffer.from([5, 0, 0, 1, 127, 0, 0, 1, 0, 0]), Buffer.from([5, 2, 0, 1, 0, 0, 0, 0, 0, 0]));
+    })();
+  });
+  await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
+  return {
+    port: (server.address() as AddressInfo).port,
+    seen,
+    [Symbol.asyncDispose]: async () => {
+      for (const s of sockets) s.destroy();
+      await new Promise((ok) => server.close(ok));
+    },
+  };
+}
+
+test('through SOCKS proxies as curl goes (socks5h and socks4a name the host, socks5 and socks4 an address), with a SOCKS5 user and password; git through the same proxy lists the same refs', async () => {
+  using dir = tempDir();
+  const src = makeHistoryRepo(dir.path, 'sha1', 20);
+  const served = gitServer(src);
+  const httpServer = createHttpServer(served.handle);
+  const port = await listen(httpServer);
+  const httpsServer = createHttpsServer({ key: readFileSync(join(TLS, 'key.pem')), cert: readFileSync(join(TLS, 'cert.pem')) }, served.handle);
+  const securePort = await listen(httpsServer as unknown as Server);
+  await using socks = await socksServer('sockspass');
+  await using open = await socksServer();
+  const expected = await gitAsync(dir.path, ['ls-remote', `http://127.0.0.1:${port}/repo.git`]);
+  try {
+    const cases: [string, string, string][] = [
+      [`socks5h://socksuser:sockspass@127.0.0.1:${socks.port}`, `http://localhost:${port}/repo.git`, `5 name localhost:${port}`],
+      [`socks5://socksuser:sockspass@127.0.0.1:${socks.port}`, `http://127.0.0.1:${port}/repo.git`, `5 ip 127.0.0.1:${port}`],
+      [`socks4a://127.0.0.1:${open.port}`, `http://localhost:${port}/repo.git`, `4 name localhost:${port}`],
+      [`socks://127.0.0.1:${open.port}`, `http://127.0.0.1:${port}/repo.git`, `4 ip 127.0.0.1:${port}`],
+    ];
+    for (const [proxy, url, logged] of cases) {
+      const server = proxy.includes('socksuser') ? socks : open;
+      const before = server.seen.length;
+      const ours = await runPackwright(dir.path, ['-c', `http.proxy=${proxy}`, 'ls-remote', url], { env: GIT_ENV });
+      assert.equal(ours.status, 0, `${proxy}: ${ours.stderr}`);
+      assert.equal(ours.stdout.toString(), expected, proxy);
+      assert.deepEqual(server.seen.slice(before).filter((l, i, all) => all.indexOf(l) === i), [logged], proxy);
+      // git (curl) through the same proxy: the proxy is right, and so is what came through it.
+      assert.equal(await gitAsync(dir.path, ['-c', `http.proxy=${proxy}`, 'ls-remote', url]), expected, `git via ${proxy}`);
+    }
+    // A whole clone over HTTPS through SOCKS5: TLS to the server inside the proxied connection.
+    await cloneBare(`https://localhost:${securePort}/repo.git`, { dir: join(dir.path, 'c.git'), http: { proxy: `socks5h://socksuser:sockspass@127.0.0.1:${socks.port}`, caInfo: join(TLS, 'cert.pem') } });
+    assert.equal(git(join(dir.path, 'c.git'), ['for-each-ref']).toString(), git(src, ['for-each-ref']).toString());
+    git(join(dir.path, 'c.git'), ['fsck', '--full']);
+    // Refusals: a wrong password, a target the proxy will not reach, a proxy that is not there.
+    const url = `http://127.0.0.1:${port}/repo.git`;
+    await assert.rejects(listServerRefs(url, { http: { proxy: `socks5://socksuser:nope@127.0.0.1:${socks.port}` } }), (e) => isPackwrightError(e, 'CONNECTION_CLOSED') && /refused the user name and password/.test(e.message));
+    await assert.rejects(listServerRefs(url, { http: { proxy: `socks5://127.0.0.1:${socks.port}` } }), (e) => isPackwrightError(e, 'CONNECTION_CLOSED') && /user name and password/.test(e.message));
+    await assert.rejects(listServerRefs('http://192.0.2.1:9/repo.git', { http: { proxy: `socks5h://127.0.0.1:${open.port}` } }), (e) => isPackwrightError(e, 'CONNECTION_CLOSED') && /connection not allowed by ruleset|general SOCKS server failure/.test(e.message));
+    await assert.rejects(listServerRefs('http://192.0.2.1:9/repo.git', { http: { proxy: `socks4://127.0.0.1:${open.port}` } }), (e) => isPackwrightError(e, 'CONNECTION_CLOSED') && /request rejected/.test(e.message));
+    await assert.rejects(listServerRefs(url, { http: { proxy: 'socks5://127.0.0.1:1' } }), (e) => isPackwrightError(e, 'CONNECTION_CLOSED'));
+  } finally {
+    await close(httpServer);
+    await close(httpsServer as unknown as Server);
+    served.close();
+  }
+});
+
 test('HTTP through a proxy: http.proxy, http_proxy and the library option, with credentials in its URL; no_proxy goes around it; a proxy that wants credentials is a clear error', async () => {
   using dir = tempDir();
   const src = makeHistoryRepo(dir.path, 'sha1', 30);
@@ -153,9 +299,20 @@ test('HTTP through a proxy: http.proxy, http_proxy and the library option, with 
     assert.equal(proxy.seen.length, direct);
     // Without its credentials: the proxy's 407, said as such.
     await assert.rejects(listServerRefs(url, { http: { proxy: proxy.url } }), (e) => isPackwrightError(e, 'REQUEST_REFUSED') && /proxy asks for credentials/.test(e.message));
+    // Or asked for (git asks its credential helpers for the proxy's URL), again after a refusal.
+    const asked: string[] = [];
+    const refs = await listServerRefs(url, {
+      http: { proxy: proxy.url },
+      onAuth: (at, failed) => {
+        asked.push(`${at} ${failed?.password ?? '-'}`);
+        return { username: 'proxyuser', password: failed === undefined ? 'wrong' : 'secret' };
+      },
+    });
+    assert.deepEqual(asked, [`http://127.0.0.1:${new URL(proxy.url).port} -`, `http://127.0.0.1:${new URL(proxy.url).port} wrong`]);
+    assert.ok(refs.some((r) => r.ref === 'refs/heads/main'));
     // A proxy that is not there, and a kind packwright does not speak.
     await assert.rejects(listServerRefs(url, { http: { proxy: 'http://127.0.0.1:1' } }), (e) => isPackwrightError(e, 'CONNECTION_CLOSED'));
-    await assert.rejects(listServerRefs(url, { http: { proxy: 'socks5://127.0.0.1:1080' } }), (e) => isPackwrightError(e, 'INVALID_ARGUMENT') && /socks5/.test(e.message));
+    await assert.rejects(listServerRefs(url, { http: { proxy: 'ftp://127.0.0.1:1080' } }), (e) => isPackwrightError(e, 'INVALID_ARGUMENT') && /ftp/.test(e.message));
   } finally {
     await close(http);
     served.close();

@@ -24,6 +24,8 @@ export function cliAuth(config: GitConfig, env: Readonly<Record<string, string |
   const commandOf = (helper: string): string => (helper.startsWith('!') ? helper.slice(1) : helper.startsWith('/') ? helper : `git-credential-${helper}`);
   const describe = (url: string, credentials?: Credentials): string => {
     const u = new URL(url);
+    // A client certificate's passphrase (git's cert_auth): the certificate's path, no host, no user name.
+    if (u.protocol === 'cert:') return `protocol=cert\nhost=\npath=${decodeURIComponent(u.pathname)}\nusername=\n${credentials !== undefined ? `password=${credentials.password}\n` : ''}`;
     const path = decodeURIComponent(u.pathname.replace(/^\//, ''));
     const lines = [`protocol=${u.protocol.replace(/:$/, '')}`, `host=${u.host}`];
     // git sends the path only with credential.useHttpPath.
@@ -50,7 +52,7 @@ export function cliAuth(config: GitConfig, env: Readonly<Record<string, string |
         if (tried.has(helper)) continue;
         tried.add(helper);
         const run = spawnSync('/bin/sh', ['-c', `${commandOf(helper)} get`], { input: request, env: childEnv, stdio: ['pipe', 'pipe', 'inherit'] });
-        const got = parseCredentials(run.stdout?.toString('utf8') ?? '');
+        const got = parseCredentials(run.stdout?.toString('utf8') ?? '', u.protocol === 'cert:');
         if (run.status === 0 && got !== undefined) return got;
       }
       const askpass = env['GIT_ASKPASS'] ?? config.get('core.askpass') ?? env['SSH_ASKPASS'];
@@ -60,6 +62,10 @@ export function cliAuth(config: GitConfig, env: Readonly<Record<string, string |
         const run = spawnSync(askpass, [prompt], { env: childEnv, stdio: ['ignore', 'pipe', 'inherit'] });
         return run.status === 0 ? run.stdout.toString('utf8').replace(/\r?\n$/, '') : undefined;
       };
+      if (u.protocol === 'cert:') {
+        const password = ask(`Password for 'cert://${decodeURIComponent(u.pathname)}': `);
+        return password !== undefined ? { username: '', password } : undefined;
+      }
       const where = `${u.protocol}//${u.host}`;
       const username = ask(`Username for '${where}': `);
       const password = username === undefined ? undefined : ask(`Password for '${u.protocol}//${username}@${u.host}': `);
@@ -70,8 +76,8 @@ export function cliAuth(config: GitConfig, env: Readonly<Record<string, string |
   };
 }
 
-/** A credential helper's answer (`username=…`, `password=…` lines), or undefined when it gave none. */
-function parseCredentials(text: string): Credentials | undefined {
+/** A credential helper's answer (`username=…`, `password=…` lines), or undefined when it gave none (`passwordOnly`: a certificate's passphrase, no user name). */
+function parseCredentials(text: string, passwordOnly = false): Credentials | undefined {
   let username: string | undefined;
   let password: string | undefined;
   for (const line of text.split('\n')) {
@@ -81,6 +87,7 @@ function parseCredentials(text: string): Credentials | undefined {
     if (key === 'username') username = line.slice(eq + 1);
     else if (key === 'password') password = line.slice(eq + 1);
   }
+  if (passwordOnly && password !== undefined) return { username: '', password };
   return username !== undefined && password !== undefined ? { username, password } : undefined;
 }
 

@@ -1,13 +1,16 @@
 // HTTP requests for the smart HTTP client on Node's own http and https modules (loaded on first
 // use: one-shot commands that never speak HTTP should not pay for them): what git's http.c asks
-// of curl that Node's fetch does not do, a proxy (plain for http, a CONNECT tunnel for https), the
-// certificates to trust, and redirects left to the caller, which follows them as git does.
+// of curl that Node's fetch does not do, proxies (HTTP and HTTPS ones: plain requests in absolute
+// form, CONNECT tunnels for https; SOCKS4, 4a, 5 and 5h), the certificates to trust and to show,
+// and redirects left to the caller, which follows them as git does.
 import { createRequire } from 'node:module';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import type { Agent as HttpAgent, ClientRequest, IncomingMessage, RequestOptions } from 'node:http';
 import type { Socket } from 'node:net';
 import { PackwrightError, throwIfAborted } from '../errors/packwright-error.js';
+import { socksConnect, type SocksProxy } from './socks-connect.js';
 
 const load = createRequire(import.meta.url);
 const http = (): typeof import('node:http') => load('node:http') as typeof import('node:http');
@@ -17,7 +20,11 @@ const zlib = (): typeof import('node:zlib') => load('node:zlib') as typeof impor
 
 /** How requests reach a server (see httpSettings, which reads them as git does). */
 export interface HttpSettings {
-  /** The proxy: `[http://][<user>[:<password>]@]<host>[:<port>]` (port 1080 when none, as curl's); https and SOCKS proxies are refused. */
+  /**
+   * The proxy: `[<scheme>://][<user>[:<password>]@]<host>[:<port>]`, the scheme `http` (the
+   * default), `https`, `socks4`, `socks4a`, `socks5` or `socks5h` (the `a` and `h` forms let the
+   * proxy resolve names), as git's http.proxy; the port is 1080 when none is given (443 for https).
+   */
   proxy?: string | undefined;
   /** Hosts reached without the proxy (no_proxy): names separated by commas or spaces, each covering its subdomains too; `*` covers all. */
   noProxy?: string | undefined;
@@ -25,6 +32,21 @@ export interface HttpSettings {
   sslVerify?: boolean | undefined;
   /** A PEM file of the certificates to trust instead of Node's own list (git's http.sslCAInfo). */
   caInfo?: string | undefined;
+  /** A directory of PEM files of certificates to trust (git's http.sslCAPath), with caInfo's if both are given. */
+  caPath?: string | undefined;
+  /** A PEM file with the client certificate to show a server that asks for one (git's http.sslCert). */
+  sslCert?: string | undefined;
+  /** Its private key, PEM (git's http.sslKey); the certificate's file when not given. */
+  sslKey?: string | undefined;
+  /** Whether the key is encrypted: its passphrase is asked for (see HttpClient's `askPassphrase`; git's http.sslCertPasswordProtected). */
+  sslCertPasswordProtected?: boolean | undefined;
+  /** For an https proxy: the certificates to trust for it (git's http.proxySSLCAInfo). */
+  proxyCaInfo?: string | undefined;
+  /** For an https proxy: the client certificate and key to show it (git's http.proxySSLCert, http.proxySSLKey). */
+  proxySslCert?: string | undefined;
+  proxySslKey?: string | undefined;
+  /** Whether the proxy's key is encrypted (git's http.proxySSLCertPasswordProtected). */
+  proxySslCertPasswordProtected?: boolean | undefined;
   /** Which redirects to follow: of the first request only (git's default), all, or none (http.followRedirects). */
   followRedirects?: 'initial' | 'always' | 'never' | undefined;
 }
@@ -47,14 +69,20 @@ export interface HttpResponse {
   body: Readable;
 }
 
-/** Where a proxy is, and the Proxy-Authorization its URL's user name and password make. */
+/** A proxy from git's http.proxy: its kind, where it is, and the credentials in its URL. */
 interface ProxyTarget {
+  kind: 'http' | 'https' | 'socks4' | 'socks4a' | 'socks5' | 'socks5h';
   host: string;
   port: number;
-  authorization: string | undefined;
+  username: string;
+  password: string;
+  /** `<scheme>://<host>:<port>`, what credentials for it are asked under. */
+  url: string;
 }
 
-/** git's `http.proxy` value as curl reads it: a scheme is optional (http), the port defaults to 1080. */
+const PROXY_KINDS = new Set(['http', 'https', 'socks', 'socks4', 'socks4a', 'socks5', 'socks5h']);
+
+/** git's `http.proxy` value as curl reads it: a scheme is optional (http), the port defaults to 1080 (443 for https). */
 function parseProxy(text: string): ProxyTarget {
   const withScheme = text.includes('://') ? text : `http://${text}`;
   let url: URL;
@@ -63,10 +91,18 @@ function parseProxy(text: string): ProxyTarget {
   } catch {
     throw new PackwrightError('INVALID_ARGUMENT', `unable to use the proxy '${text}': not a URL`);
   }
-  if (url.protocol !== 'http:') throw new PackwrightError('INVALID_ARGUMENT', `unable to use the proxy '${text}': packwright speaks to HTTP proxies only (not ${url.protocol.slice(0, -1)})`);
-  const user = decodeURIComponent(url.username);
-  const authorization = user !== '' ? `Basic ${Buffer.from(`${user}:${decodeURIComponent(url.password)}`).toString('base64')}` : undefined;
-  return { host: url.hostname.replace(/^\[|\]$/g, ''), port: url.port === '' ? 1080 : Number(url.port), authorization };
+  const scheme = url.protocol.slice(0, -1).toLowerCase();
+  if (!PROXY_KINDS.has(scheme)) throw new PackwrightError('INVALID_ARGUMENT', `unable to use the proxy '${text}': packwright speaks to HTTP, HTTPS and SOCKS proxies (not ${scheme})`);
+  // git's starts_with tests: "socks" alone is SOCKS4.
+  const kind = (scheme === 'socks' ? 'socks4' : scheme) as ProxyTarget['kind'];
+  const host = url.hostname.replace(/^\[|\]$/g, '');
+  const port = url.port === '' ? (kind === 'https' ? 443 : 1080) : Number(url.port);
+  return { kind, host, port, username: decodeURIComponent(url.username), password: decodeURIComponent(url.password), url: `${kind}://${url.hostname}:${port}` };
+}
+
+/** The Proxy-Authorization a proxy's credentials make, if any. */
+function proxyAuthorization(proxy: ProxyTarget): Record<string, string> {
+  return proxy.username !== '' ? { 'Proxy-Authorization': `Basic ${Buffer.from(`${proxy.username}:${proxy.password}`).toString('base64')}` } : {};
 }
 
 /** Whether no_proxy covers `host` (curl's check_noproxy: a name, its subdomains, or `*`). */
@@ -83,43 +119,107 @@ export function bypassesProxy(host: string, noProxy: string | undefined): boolea
 }
 
 /**
+ * What a client's settings leave to its caller: the passphrase of an encrypted key, and
+ * credentials for a proxy that answers 407 (git asks its credential helpers for both).
+ */
+export interface HttpClientHooks {
+  /** The passphrase of the key of the certificate at `certPath` (git asks for `cert:///<path>`); undefined gives up. */
+  askPassphrase?: ((certPath: string) => Promise<string | undefined>) | undefined;
+  /** Credentials for the proxy at `url` (`<scheme>://<host>:<port>`) after a 407, `failed` the ones it refused; undefined gives up. */
+  askProxyCredentials?: ((url: string, failed: { username: string; password: string } | undefined) => Promise<{ username: string; password: string } | undefined>) | undefined;
+}
+
+/** The TLS options for one end: the server, or an https proxy. */
+interface TlsMaterial {
+  rejectUnauthorized: boolean;
+  ca?: Buffer[];
+  cert?: Buffer;
+  key?: Buffer;
+  passphrase?: string;
+}
+
+/** A proxy that answered 407 (asked again by `request`, or said as REQUEST_REFUSED). */
+class ProxyAuthRequired extends Error {}
+
+/** How many times a proxy that answers 407 is asked again with new credentials. */
+const PROXY_AUTH_ATTEMPTS = 3;
+
+/**
  * The per-connection state of a client's requests: one keep-alive agent per target (the
  * advertisement and the POSTs after it share a socket, as curl's do), destroyed by `close`.
  */
 export class HttpClient {
   private readonly agents = new Map<string, HttpAgent>();
   private readonly tunnels = new Set<Socket>();
-  private ca: Buffer | undefined;
+  private readonly tls = new Map<'server' | 'proxy', Promise<TlsMaterial>>();
+  /** The proxy, parsed once: credentials asked for after a 407 stay for the next requests. */
+  private parsedProxy: ProxyTarget | undefined;
 
-  constructor(readonly settings: HttpSettings = {}) {}
+  constructor(
+    readonly settings: HttpSettings = {},
+    private readonly hooks: HttpClientHooks = {},
+  ) {}
 
   /** Sends one request and resolves once the answer's headers are in (redirects are the caller's). */
   async request(url: URL, init: HttpRequestInit): Promise<HttpResponse> {
     throwIfAborted(init.signal, 'the request');
     const secure = url.protocol === 'https:';
     if (!secure && url.protocol !== 'http:') throw new PackwrightError('INVALID_ARGUMENT', `unsupported URL scheme '${url.protocol}'`);
+    let proxy: ProxyTarget | undefined;
+    if (this.settings.proxy !== undefined && !bypassesProxy(url.hostname, this.settings.noProxy)) proxy = this.parsedProxy ??= parseProxy(this.settings.proxy);
+    // A streamed body cannot be sent twice: a 407 to it is the answer.
+    const again = Buffer.isBuffer(init.body) || init.body === undefined;
+    for (let attempt = 0; ; attempt++) {
+      let response: HttpResponse | undefined;
+      try {
+        response = await this.send(url, secure, proxy, init);
+        if (response.status !== 407) return response;
+      } catch (e) {
+        if (!(e instanceof ProxyAuthRequired)) throw e;
+      }
+      const ask = this.hooks.askProxyCredentials;
+      const next = proxy !== undefined && ask !== undefined && again && attempt < PROXY_AUTH_ATTEMPTS
+        ? await ask(proxy.url, proxy.username !== '' ? { username: proxy.username, password: proxy.password } : undefined)
+        : undefined;
+      if (next === undefined || proxy === undefined) {
+        if (response !== undefined) return response;
+        throw new PackwrightError('REQUEST_REFUSED', `unable to access '${url.href}': the proxy asks for credentials (407)`);
+      }
+      response?.body.resume();
+      proxy.username = next.username;
+      proxy.password = next.password;
+    }
+  }
+
+  private async send(url: URL, secure: boolean, proxy: ProxyTarget | undefined, init: HttpRequestInit): Promise<HttpResponse> {
     const port = url.port === '' ? (secure ? 443 : 80) : Number(url.port);
-    const proxy = this.settings.proxy !== undefined && !bypassesProxy(url.hostname, this.settings.noProxy) ? parseProxy(this.settings.proxy) : undefined;
+    const host = url.hostname.replace(/^\[|\]$/g, '');
     const headers: Record<string, string> = { 'Accept-Encoding': 'deflate, gzip', ...init.headers };
     // A body sent whole says its length; one made as it goes is sent chunked.
     if (Buffer.isBuffer(init.body)) headers['Content-Length'] = String(init.body.length);
-    const target = `${url.hostname}:${port}`;
-    let options: RequestOptions & { rejectUnauthorized?: boolean; ca?: Buffer; servername?: string };
+    const path = `${url.pathname}${url.search}`;
+    let options: RequestOptions & { rejectUnauthorized?: boolean; servername?: string };
     let send: (o: RequestOptions, cb: (res: IncomingMessage) => void) => ClientRequest;
-    if (proxy !== undefined && !secure) {
+    if (proxy === undefined) {
+      const tlsOptions = secure ? await this.tlsOptions('server', host) : undefined;
+      options = { host, port, method: init.method, path, headers, agent: this.agent(`${host}:${port}`, tlsOptions) };
+      send = secure ? https().request : http().request;
+    } else if ((proxy.kind === 'http' || proxy.kind === 'https') && !secure) {
       // A plain request through the proxy: the whole URL as the request target.
+      const tlsOptions = proxy.kind === 'https' ? await this.tlsOptions('proxy', proxy.host) : undefined;
       options = {
         host: proxy.host, port: proxy.port, method: init.method, path: url.href.replace(/#.*$/, ''),
-        headers: { ...headers, Host: url.host, ...(proxy.authorization !== undefined ? { 'Proxy-Authorization': proxy.authorization } : {}) },
-        agent: this.agent(`proxy ${proxy.host}:${proxy.port}`, false),
+        headers: { ...headers, Host: url.host, ...proxyAuthorization(proxy) },
+        agent: this.agent(`proxy ${proxy.url} ${proxy.username}`, tlsOptions),
       };
-      send = http().request;
-    } else if (proxy !== undefined) {
-      const socket = await this.tunnel(proxy, url.hostname, port, init.signal);
-      options = { method: init.method, path: `${url.pathname}${url.search}`, headers: { ...headers, Host: url.host }, createConnection: () => socket, ...this.tlsOptions(url.hostname) };
-      send = https().request;
+      send = proxy.kind === 'https' ? https().request : http().request;
     } else {
-      options = { host: url.hostname.replace(/^\[|\]$/g, ''), port, method: init.method, path: `${url.pathname}${url.search}`, headers, agent: this.agent(target, secure), ...(secure ? this.tlsOptions(url.hostname) : {}) };
+      // A connection of its own to the server: a CONNECT tunnel, or through SOCKS; TLS over it for https.
+      const raw = proxy.kind === 'http' || proxy.kind === 'https' ? await this.tunnel(proxy, url.hostname, port, init.signal) : await this.socks(proxy, url.hostname, port, init.signal);
+      const socket = secure ? await this.secure(raw, host, `${url.protocol}//${url.host}/`) : raw;
+      this.tunnels.add(socket);
+      socket.once('close', () => this.tunnels.delete(socket));
+      options = { method: init.method, path, headers: { ...headers, Host: url.host }, createConnection: () => socket };
       send = secure ? https().request : http().request;
     }
     return new Promise<HttpResponse>((resolve, reject) => {
@@ -156,38 +256,111 @@ export class HttpClient {
     this.tunnels.clear();
   }
 
-  private agent(key: string, secure: boolean): HttpAgent {
-    let agent = this.agents.get(key);
+  /** The keep-alive agent for a target, TLS with `tlsOptions` when given. */
+  private agent(key: string, tlsOptions: TlsMaterial | undefined): HttpAgent {
+    const full = `${tlsOptions !== undefined ? 'https' : 'http'} ${key}`;
+    let agent = this.agents.get(full);
     if (agent === undefined) {
-      agent = secure ? new (https().Agent)({ keepAlive: true, ...this.tlsOptions(undefined) }) : new (http().Agent)({ keepAlive: true });
-      this.agents.set(key, agent);
+      agent = tlsOptions !== undefined ? new (https().Agent)({ keepAlive: true, ...tlsOptions }) : new (http().Agent)({ keepAlive: true });
+      this.agents.set(full, agent);
     }
     return agent;
   }
 
-  private tlsOptions(servername: string | undefined): { rejectUnauthorized: boolean; ca?: Buffer; servername?: string } {
-    if (this.settings.caInfo !== undefined && this.ca === undefined) {
-      try {
-        this.ca = readFileSync(this.settings.caInfo);
-      } catch (e) {
-        throw new PackwrightError('INVALID_ARGUMENT', `unable to read the certificates in '${this.settings.caInfo}' (http.sslCAInfo): ${(e as Error).message}`);
-      }
+  /**
+   * The TLS options for the server or an https proxy, read once: whether to check its
+   * certificate, the certificates to trust (a file and a directory), and a client certificate
+   * with its key (its passphrase asked for when the settings say it is encrypted). With the
+   * server's name for SNI when it is a name, not an address.
+   */
+  private async tlsOptions(end: 'server' | 'proxy', servername: string): Promise<TlsMaterial & { servername?: string }> {
+    let material = this.tls.get(end);
+    if (material === undefined) {
+      material = this.readTlsMaterial(end);
+      this.tls.set(end, material);
     }
-    return {
-      rejectUnauthorized: this.settings.sslVerify !== false,
-      ...(this.ca !== undefined ? { ca: this.ca } : {}),
-      ...(servername !== undefined && !/^[\d.]+$|:/.test(servername) ? { servername } : {}),
-    };
+    return { ...(await material), ...(!/^[\d.]+$|:/.test(servername) ? { servername } : {}) };
   }
 
-  /** A CONNECT tunnel through the proxy to host:port, then TLS over it. */
-  private tunnel(proxy: ProxyTarget, host: string, port: number, signal: AbortSignal | undefined): Promise<Socket> {
-    const authority = `${host.includes(':') && !host.startsWith('[') ? `[${host}]` : host}:${port}`;
+  private async readTlsMaterial(end: 'server' | 'proxy'): Promise<TlsMaterial> {
+    const s = this.settings;
+    const server = end === 'server';
+    const read = (path: string, setting: string): Buffer => {
+      try {
+        return readFileSync(path);
+      } catch (e) {
+        throw new PackwrightError('INVALID_ARGUMENT', `unable to read '${path}' (${setting}): ${(e as Error).message}`);
+      }
+    };
+    const ca: Buffer[] = [];
+    const caInfo = server ? s.caInfo : s.proxyCaInfo;
+    if (caInfo !== undefined) ca.push(read(caInfo, server ? 'http.sslCAInfo' : 'http.proxySSLCAInfo'));
+    if (server && s.caPath !== undefined) {
+      let names: string[];
+      try {
+        names = readdirSync(s.caPath).sort();
+      } catch (e) {
+        throw new PackwrightError('INVALID_ARGUMENT', `unable to read the directory '${s.caPath}' (http.sslCAPath): ${(e as Error).message}`);
+      }
+      for (const name of names) {
+        const bytes = read(join(s.caPath, name), 'http.sslCAPath');
+        if (bytes.includes('-----BEGIN CERTIFICATE-----')) ca.push(bytes);
+      }
+    }
+    const certPath = server ? s.sslCert : s.proxySslCert;
+    const keyPath = (server ? s.sslKey : s.proxySslKey) ?? certPath;
+    const material: TlsMaterial = { rejectUnauthorized: s.sslVerify !== false, ...(ca.length > 0 ? { ca } : {}) };
+    if (certPath !== undefined) {
+      material.cert = read(certPath, server ? 'http.sslCert' : 'http.proxySSLCert');
+      material.key = read(keyPath as string, server ? 'http.sslKey' : 'http.proxySSLKey');
+      if (server ? s.sslCertPasswordProtected === true : s.proxySslCertPasswordProtected === true) {
+        const passphrase = await this.hooks.askPassphrase?.(certPath);
+        if (passphrase === undefined) throw new PackwrightError('REQUEST_REFUSED', `the key of the certificate '${certPath}' is encrypted and no passphrase was given`);
+        material.passphrase = passphrase;
+      }
+      try {
+        tls().createSecureContext({ cert: material.cert, key: material.key, ...(material.passphrase !== undefined ? { passphrase: material.passphrase } : {}) });
+      } catch (e) {
+        throw new PackwrightError('INVALID_ARGUMENT', `unable to use the client certificate '${certPath}' with the key '${keyPath}': ${(e as Error).message}`);
+      }
+    }
+    return material;
+  }
+
+  /** TLS to the server over a socket already connected to it (a tunnel, SOCKS). */
+  private async secure(socket: Socket, host: string, what: string): Promise<Socket> {
+    const options = await this.tlsOptions('server', host);
     return new Promise<Socket>((resolve, reject) => {
-      const req = http().request({
+      const secured = tls().connect({ socket, ...options });
+      secured.once('secureConnect', () => resolve(secured));
+      secured.once('error', (e) => {
+        socket.destroy();
+        reject(new PackwrightError('CONNECTION_CLOSED', `unable to access '${what}': ${e.message}`));
+      });
+    });
+  }
+
+  /** A socket to host:port through a SOCKS proxy. */
+  private socks(proxy: ProxyTarget, host: string, port: number, signal: AbortSignal | undefined): Promise<Socket> {
+    const socks: SocksProxy = {
+      version: proxy.kind === 'socks5' || proxy.kind === 'socks5h' ? 5 : 4,
+      remoteNames: proxy.kind === 'socks5h' || proxy.kind === 'socks4a',
+      host: proxy.host, port: proxy.port,
+      ...(proxy.username !== '' ? { username: proxy.username, password: proxy.password } : {}),
+    };
+    return socksConnect(socks, host, port, signal);
+  }
+
+  /** A CONNECT tunnel through an HTTP or HTTPS proxy to host:port (ProxyAuthRequired on 407). */
+  private async tunnel(proxy: ProxyTarget, host: string, port: number, signal: AbortSignal | undefined): Promise<Socket> {
+    const authority = `${host.includes(':') && !host.startsWith('[') ? `[${host}]` : host}:${port}`;
+    const tlsOptions = proxy.kind === 'https' ? await this.tlsOptions('proxy', proxy.host) : undefined;
+    return new Promise<Socket>((resolve, reject) => {
+      const req = (tlsOptions !== undefined ? https().request : http().request)({
         host: proxy.host, port: proxy.port, method: 'CONNECT', path: authority,
-        headers: { Host: authority, ...(proxy.authorization !== undefined ? { 'Proxy-Authorization': proxy.authorization } : {}) },
+        headers: { Host: authority, ...proxyAuthorization(proxy) },
         agent: false,
+        ...tlsOptions,
       });
       const onAbort = (): void => {
         req.destroy(new PackwrightError('ABORTED', 'the request was aborted'));
@@ -195,16 +368,13 @@ export class HttpClient {
       signal?.addEventListener('abort', onAbort, { once: true });
       req.on('connect', (res: IncomingMessage, socket: Socket) => {
         signal?.removeEventListener('abort', onAbort);
-        if (res.statusCode !== 200) {
+        if (res.statusCode === 407) {
+          socket.destroy();
+          reject(new ProxyAuthRequired());
+        } else if (res.statusCode !== 200) {
           socket.destroy();
           reject(new PackwrightError('CONNECTION_CLOSED', `unable to access 'https://${authority}/': the proxy answered CONNECT with ${res.statusCode} ${res.statusMessage ?? ''}`.trimEnd()));
-          return;
-        }
-        const secured = tls().connect({ socket, ...this.tlsOptions(host.replace(/^\[|\]$/g, '')) });
-        this.tunnels.add(secured);
-        secured.once('close', () => this.tunnels.delete(secured));
-        secured.once('secureConnect', () => resolve(secured));
-        secured.once('error', (e) => reject(new PackwrightError('CONNECTION_CLOSED', `unable to access 'https://${authority}/': ${e.message}`)));
+        } else resolve(socket);
       });
       req.on('error', (e) => {
         signal?.removeEventListener('abort', onAbort);

@@ -30,7 +30,10 @@ export function extraHeaders(config: GitConfig, url: string): Record<string, str
  * `http.proxy`, then `https_proxy`/`HTTPS_PROXY` for https, `http_proxy` (lower case only) for
  * http, then `all_proxy`/`ALL_PROXY`; an empty one means none), `no_proxy`/`NO_PROXY`, whether to
  * check the server's certificate (`http.sslVerify`, `GIT_SSL_NO_VERIFY`), the certificates to trust
- * (`http.sslCAInfo`, `GIT_SSL_CAINFO`), and which redirects to follow (`http.followRedirects`).
+ * (`http.sslCAInfo`, `http.sslCAPath`), the client certificate (`http.sslCert`, `http.sslKey`,
+ * `http.sslCertPasswordProtected`), an https proxy's (`http.proxySSLCAInfo`, `http.proxySSLCert`,
+ * `http.proxySSLKey`, `http.proxySSLCertPasswordProtected`), each overridden by its `GIT_SSL_*` or
+ * `GIT_PROXY_SSL_*` variable as in git, and which redirects to follow (`http.followRedirects`).
  */
 export function httpSettings(config: GitConfig, url: string, env: Readonly<Record<string, string | undefined>> = process.env, remoteName?: string): HttpSettings {
   const get = (key: string): string | undefined => {
@@ -52,14 +55,28 @@ export function httpSettings(config: GitConfig, url: string, env: Readonly<Recor
   const sslVerify = env.GIT_SSL_NO_VERIFY !== undefined ? false : verifyText === undefined ? true : parseBool(verifyText, 'http.sslverify');
   const follow = (get('followRedirects') ?? 'initial').toLowerCase();
   const followRedirects = follow === 'initial' ? 'initial' : parseBool(follow, 'http.followredirects') ? 'always' : 'never';
-  const caInfo = env.GIT_SSL_CAINFO ?? get('sslCAInfo');
-  return {
+  // git's set_from_env: the environment wins over the configuration.
+  const setting = (envName: string, key: string): string | undefined => env[envName] ?? get(key);
+  const flag = (envName: string, key: string): boolean => env[envName] !== undefined || parseBool(get(key) ?? 'false', `http.${key.toLowerCase()}`);
+  const paths = {
+    caInfo: setting('GIT_SSL_CAINFO', 'sslCAInfo'),
+    caPath: setting('GIT_SSL_CAPATH', 'sslCAPath'),
+    sslCert: setting('GIT_SSL_CERT', 'sslCert'),
+    sslKey: setting('GIT_SSL_KEY', 'sslKey'),
+    proxyCaInfo: setting('GIT_PROXY_SSL_CAINFO', 'proxySSLCAInfo'),
+    proxySslCert: setting('GIT_PROXY_SSL_CERT', 'proxySSLCert'),
+    proxySslKey: setting('GIT_PROXY_SSL_KEY', 'proxySSLKey'),
+  };
+  const settings: HttpSettings = {
     ...(proxy !== undefined && proxy !== '' ? { proxy } : {}),
     ...(nonEmpty('no_proxy', 'NO_PROXY') !== undefined ? { noProxy: nonEmpty('no_proxy', 'NO_PROXY') } : {}),
     sslVerify,
-    ...(caInfo !== undefined ? { caInfo } : {}),
+    sslCertPasswordProtected: flag('GIT_SSL_CERT_PASSWORD_PROTECTED', 'sslCertPasswordProtected'),
+    proxySslCertPasswordProtected: flag('GIT_PROXY_SSL_CERT_PASSWORD_PROTECTED', 'proxySSLCertPasswordProtected'),
     followRedirects,
   };
+  for (const [name, value] of Object.entries(paths)) if (value !== undefined) settings[name as keyof typeof paths] = value;
+  return settings;
 }
 
 /** The protocol git's protocol.version asks a server for: 0 or 1 as set, else 2 (git's default since 2.26). */

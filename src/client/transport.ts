@@ -254,7 +254,16 @@ const AUTH_ATTEMPTS = 3;
 const MAX_REDIRECTS = 20;
 
 function httpConnection(given: URL, options: ConnectOptions, gitProtocol: string | undefined): Promise<Connection> {
-  const client = new HttpClient(options.http ?? {});
+  // An encrypted client key's passphrase and a proxy's credentials come from the same place as
+  // the server's: git asks its credential helpers for cert:///<path> and for the proxy's URL.
+  const onAuth = options.onAuth;
+  const client = new HttpClient(options.http ?? {}, onAuth === undefined ? {} : {
+    askPassphrase: async (path) => (await onAuth(`cert://${path.startsWith('/') ? '' : '/'}${path}`, undefined))?.password,
+    askProxyCredentials: async (url, failed) => {
+      if (failed !== undefined) await options.onAuthFailure?.(url, failed);
+      return onAuth(url, failed);
+    },
+  });
   const follow = options.http?.followRedirects ?? 'initial';
   // Credentials in the URL are not sent in it but the first to try, as git's.
   const start = new URL(given.href);
