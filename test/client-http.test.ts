@@ -62,11 +62,11 @@ function gitServer(repo: string, front?: (req: IncomingMessage, res: ServerRespo
  * CONNECT tunnels, each logged with its Proxy-Authorization; with `password`, requests without
  * the right one get 407.
  */
-async function proxyServer(password?: string): Promise<{ url: string; seen: { method: string; target: string; auth: string | undefined }[]; [Symbol.asyncDispose]: () => Promise<void> }> {
+async function proxyServer(password?: string, overTls = false): Promise<{ url: string; seen: { method: string; target: string; auth: string | undefined }[]; [Symbol.asyncDispose]: () => Promise<void> }> {
   const seen: { method: string; target: string; auth: string | undefined }[] = [];
   const expected = password !== undefined ? `Basic ${Buffer.from(`proxyuser:${password}`).toString('base64')}` : undefined;
   const sockets = new Set<Socket>();
-  const server = createHttpServer((req, res) => {
+  const handler = (req: IncomingMessage, res: ServerResponse): void => {
     seen.push({ method: req.method ?? '', target: req.url ?? '', auth: req.headers['proxy-authorization'] });
     if (expected !== undefined && req.headers['proxy-authorization'] !== expected) {
       res.writeHead(407, { 'Proxy-Authenticate': 'Basic realm="test"' }).end();
@@ -85,7 +85,8 @@ async function proxyServer(password?: string): Promise<{ url: string; seen: { me
     });
     upstream.on('error', () => res.destroy());
     req.pipe(upstream);
-  });
+  };
+  const server = overTls ? (createHttpsServer({ key: readFileSync(join(TLS, 'key.pem')), cert: readFileSync(join(TLS, 'cert.pem')) }, handler) as unknown as Server) : createHttpServer(handler);
   server.on('connect', (req: IncomingMessage, client: Socket, head: Buffer) => {
     seen.push({ method: 'CONNECT', target: req.url ?? '', auth: req.headers['proxy-authorization'] });
     const [host, port] = (req.url ?? '').split(':');
@@ -105,7 +106,7 @@ async function proxyServer(password?: string): Promise<{ url: string; seen: { me
   });
   const port = await listen(server);
   return {
-    url: `http://127.0.0.1:${port}`,
+    url: `${overTls ? 'https' : 'http'}://127.0.0.1:${port}`,
     seen,
     [Symbol.asyncDispose]: async () => {
       for (const s of sockets) s.destroy();
@@ -347,6 +348,65 @@ test('HTTPS: the server checked against http.sslCAInfo (else refused), http.sslV
     const cli = await runPackwright(dir.path, ['-c', `http.sslCAInfo=${join(TLS, 'cert.pem')}`, 'ls-remote', '--refs', url], { env: { ...GIT_ENV, GIT_SSL_CAINFO: undefined } });
     assert.equal(cli.status, 0, cli.stderr);
     assert.equal(cli.stdout.toString().split('\n').filter((l) => l !== '').map((l) => `${l.replace('\t', ' ')}\n`).sort().join(''), expected);
+  } finally {
+    await close(https as unknown as Server);
+    served.close();
+  }
+});
+
+test('client certificates as git shows them (http.sslCert and http.sslKey, GIT_SSL_CERT and GIT_SSL_KEY, an encrypted key whose passphrase is asked for cert:///<path>); an https proxy checked against http.proxySSLCAInfo', async () => {
+  using dir = tempDir();
+  const src = makeHistoryRepo(dir.path, 'sha1', 20);
+  const served = gitServer(src);
+  const clientCert = join(TLS, 'client-cert.pem');
+  const clientKey = join(TLS, 'client-key.pem');
+  const encryptedKey = join(TLS, 'client-key-encrypted.pem');
+  const caInfo = join(TLS, 'cert.pem');
+  const https = createHttpsServer({ key: readFileSync(join(TLS, 'key.pem')), cert: readFileSync(caInfo), requestCert: true, rejectUnauthorized: true, ca: [readFileSync(clientCert)] }, served.handle);
+  const port = await listen(https as unknown as Server);
+  const url = `https://127.0.0.1:${port}/repo.git`;
+  const env = { ...GIT_ENV, GIT_SSL_CAINFO: caInfo };
+  const gitWith = async (args: string[]): Promise<string> => (await promisify(execFile)('git', args, { cwd: dir.path, env })).stdout;
+  try {
+    // git with the certificate is the answer; without one the server refuses both.
+    const expected = await gitWith(['-c', `http.sslCert=${clientCert}`, '-c', `http.sslKey=${clientKey}`, 'ls-remote', url]);
+    assert.match(expected, /refs\/heads\/main/);
+    await assert.rejects(gitWith(['ls-remote', url]));
+    await assert.rejects(listServerRefs(url, { http: { caInfo } }), (e) => isPackwrightError(e, 'CONNECTION_CLOSED'));
+    // The library lists refs without their peeled lines.
+    const unpeeled = expected.split(/(?<=\n)/).filter((l) => !l.includes('^{}')).join('');
+    const lines = (refs: { ref: string; oid: string }[]): string => refs.map((r) => `${r.oid}\t${r.ref}\n`).join('');
+    assert.equal(lines(await listServerRefs(url, { http: { caInfo, sslCert: clientCert, sslKey: clientKey } })), unpeeled);
+    // The encrypted key: its passphrase from onAuth, asked for the certificate's path; none given, a clear error.
+    const asked: string[] = [];
+    const withPassphrase = await listServerRefs(url, { http: { caInfo, sslCert: clientCert, sslKey: encryptedKey, sslCertPasswordProtected: true }, onAuth: (at) => { asked.push(at); return { username: '', password: 'fixture' }; } });
+    assert.equal(lines(withPassphrase), unpeeled);
+    assert.deepEqual(asked, [`cert://${clientCert}`]);
+    await assert.rejects(listServerRefs(url, { http: { caInfo, sslCert: clientCert, sslKey: encryptedKey, sslCertPasswordProtected: true } }), (e) => isPackwrightError(e, 'REQUEST_REFUSED') && /encrypted/.test(e.message));
+    await assert.rejects(listServerRefs(url, { http: { caInfo, sslCert: clientCert, sslKey: encryptedKey } }), (e) => isPackwrightError(e, 'INVALID_ARGUMENT') && /client certificate/.test(e.message));
+    // The CLI: GIT_SSL_CERT and GIT_SSL_KEY; the passphrase from a credential helper, told protocol=cert and the path.
+    const cli = await runPackwright(dir.path, ['ls-remote', url], { env: { ...env, GIT_SSL_CERT: clientCert, GIT_SSL_KEY: clientKey } });
+    assert.equal(cli.status, 0, cli.stderr);
+    assert.equal(cli.stdout.toString(), expected);
+    const log = join(dir.path, 'helper.log');
+    const helper = `!f() { cat >>${log}; echo password=fixture; }; f`;
+    const encrypted = await runPackwright(dir.path, ['-c', `credential.helper=${helper}`, '-c', 'http.sslCertPasswordProtected=true', '-c', `http.sslCert=${clientCert}`, '-c', `http.sslKey=${encryptedKey}`, 'ls-remote', url], { env });
+    assert.equal(encrypted.status, 0, encrypted.stderr);
+    assert.equal(encrypted.stdout.toString(), expected);
+    assert.equal(readFileSync(log, 'utf8'), `protocol=cert\nhost=\npath=${clientCert}\nusername=\n`);
+    // An https proxy: TLS to the proxy too, its certificate checked against http.proxySSLCAInfo.
+    await using proxy = await proxyServer(undefined, true);
+    const plain = createHttpServer(served.handle);
+    const plainPort = await listen(plain);
+    try {
+      const plainUrl = `http://127.0.0.1:${plainPort}/repo.git`;
+      await assert.rejects(listServerRefs(plainUrl, { http: { proxy: proxy.url } }), (e) => isPackwrightError(e, 'CONNECTION_CLOSED') && /certificate/.test(e.message));
+      assert.equal(lines(await listServerRefs(plainUrl, { http: { proxy: proxy.url, proxyCaInfo: caInfo } })), unpeeled);
+      assert.equal(lines(await listServerRefs(url, { http: { proxy: proxy.url, proxyCaInfo: caInfo, caInfo, sslCert: clientCert, sslKey: clientKey } })), unpeeled);
+      assert.deepEqual([...new Set(proxy.seen.map((r) => r.method === 'CONNECT' ? `CONNECT ${r.target}` : r.target.replace(/\?.*$/, '')))], [`http://127.0.0.1:${plainPort}/repo.git/info/refs`, `http://127.0.0.1:${plainPort}/repo.git/git-upload-pack`, `CONNECT 127.0.0.1:${port}`]);
+    } finally {
+      await close(plain);
+    }
   } finally {
     await close(https as unknown as Server);
     served.close();

@@ -44,10 +44,13 @@ export interface RemoteCallOptions {
   /** Give up when the server sends nothing for this long (ms): CONNECTION_CLOSED (default: wait). */
   idleTimeoutMs?: number | undefined;
   /**
-   * How HTTP requests reach the server: a proxy and the hosts that bypass it, whether to check the
-   * certificate and against which, which redirects to follow. Each setting given wins; the rest
-   * come from git's configuration and the environment as git reads them (http.proxy,
-   * https_proxy, no_proxy, http.sslVerify, http.sslCAInfo, http.followRedirects; see httpSettings).
+   * How HTTP requests reach the server: a proxy (HTTP, HTTPS or SOCKS) and the hosts that bypass
+   * it, whether to check the certificate and against which, a client certificate, which redirects
+   * to follow. Each setting given wins; the rest come from git's configuration and the
+   * environment as git reads them (http.proxy, https_proxy, no_proxy, http.sslVerify,
+   * http.sslCAInfo, http.sslCert, http.followRedirects, ...; see httpSettings). An encrypted key's
+   * passphrase and a proxy's credentials after a 407 are asked of `onAuth` (for `cert:///<path>`
+   * and the proxy's URL).
    */
   http?: HttpSettings | undefined;
   /** git's warnings about the conversation, without the `warning: ` (`redirecting to <url>` when the server moved the repository). */
