@@ -107,7 +107,14 @@ export interface WalkedObjects {
    * pack order (the bitmapped pack, or a multi-pack bitmap's preferred pack), and whether the
    * excluded tips reach an object (what a thin pack may delta against).
    */
-  bitmapResult?: { pack: StorePack; positions: Bitset; inHaves?: (id: Uint8Array) => boolean };
+  bitmapResult?: {
+    /** The pack whose objects are the first bits, in its pack order. */
+    pack: StorePack;
+    /** The objects wanted, as bit positions. */
+    positions: Bitset;
+    /** Whether the excluded tips reach `id`, when there were any. */
+    inHaves?: (id: Uint8Array) => boolean;
+  };
 }
 
 /**
