@@ -149,3 +149,91 @@ test('a clone of a repository repacked with a bitmap is its pack, byte for byte 
   git(dir.path, ['index-pack', check]);
   assert.equal(git(dir.path, ['show-index'], readFileSync(join(dir.path, 'check.idx'))).toString().split('\n').filter((l) => l !== '').length, pack.readUInt32BE(8) + 1);
 });
+
+/** The history repository in four packs: everything, then three more of new commits on two branches, a tag among them. */
+function multiPackRepo(dir: string, format: Format, name: string): string {
+  const source = makeHistoryRepo(dir, format, 60);
+  const repo = join(dir, name);
+  git(dir, ['clone', '-q', '--bare', '--no-local', source, repo]);
+  git(repo, ['-c', 'repack.writeBitmaps=false', 'repack', '-adq']);
+  for (let round = 0; round < 3; round++) {
+    for (const branch of ['main', 'topic']) {
+      let parent = git(repo, ['rev-parse', branch]).toString().trim();
+      for (let i = 0; i < 3; i++) {
+        const blob = git(repo, ['hash-object', '-w', '--stdin'], `${branch} ${round} ${i}\n`).toString().trim();
+        const tree = git(repo, ['mktree'], `100644 blob ${blob}\tnew-${round}-${i}.txt\n`).toString().trim();
+        parent = git(repo, ['commit-tree', tree, '-p', parent, '-m', `${branch} ${round} ${i}`]).toString().trim();
+      }
+      git(repo, ['update-ref', `refs/heads/${branch}`, parent]);
+    }
+    if (round === 1) git(repo, ['tag', '-a', '-m', 'a tag', `round-${round}`, 'main']);
+    git(repo, ['repack', '-dq']);
+  }
+  return repo;
+}
+
+/** The bitmap's sets, type sets and entries as text (what must match git's, whatever the EWAH layout). */
+function bitmapContents(path: string, objects: number, hashLength: number): string {
+  const bitmap = PackBitmap.open(path, { objectCount: objects, hashLength });
+  const bits = (set: Bitset): string => Array.from({ length: objects }, (_, i) => (set.get(i) ? '1' : '0')).join('');
+  const lines = ['commits', 'trees', 'blobs', 'tags'].map((t) => `${t} ${bits(bitmap[t as 'commits'])}`);
+  for (let i = 0; i < bitmap.entryCount; i++) lines.push(`entry ${bitmap.entryPositionOf(i)} ${bits(bitmap.reachable(i))}`);
+  lines.push(`hashes ${bitmap.hashes === undefined ? 'none' : Array.from(bitmap.hashes).join(',')}`);
+  return lines.join('\n');
+}
+
+for (const format of ['sha1', 'sha256'] as const) {
+  test(`multi-pack-index write --bitmap: git's file (RIDX chunk, preferred pack) and a bitmap with git's commits and sets; git's --test-bitmap passes (${format})`, async () => {
+    using dir = tempDir();
+    const ours = multiPackRepo(dir.path, format, 'ours.git');
+    const theirs = join(dir.path, 'theirs.git');
+    git(dir.path, ['clone', '-q', '--mirror', '--no-local', ours, theirs]);
+    // Same packs on both sides (the clone repacked): copy ours over.
+    rmSync(join(theirs, 'objects', 'pack'), { recursive: true });
+    spawnSync('cp', ['-a', join(ours, 'objects', 'pack'), join(theirs, 'objects', 'pack')]);
+    const packDir = (repo: string): string => join(repo, 'objects', 'pack');
+    assert.equal(readdirSync(packDir(ours)).filter((f) => f.endsWith('.pack')).length, 4);
+    const H = format === 'sha1' ? 20 : 32;
+    const bitmapOf = (repo: string): string => join(packDir(repo), readdirSync(packDir(repo)).find((f) => /^multi-pack-index-[0-9a-f]+\.bitmap$/.test(f)) as string);
+    const objects = (repo: string): number => Number(/in-pack: (\d+)/.exec(git(repo, ['count-objects', '-v']).toString())?.[1]);
+    const compare = (what: string): void => {
+      assert.ok(readFileSync(join(packDir(ours), 'multi-pack-index')).equals(readFileSync(join(packDir(theirs), 'multi-pack-index'))), `${what}: the multi-pack-index`);
+      assert.equal(bitmapContents(bitmapOf(ours), objects(ours), H), bitmapContents(bitmapOf(theirs), objects(theirs), H), `${what}: the bitmap`);
+    };
+    await packwright(ours, ['multi-pack-index', 'write', '--bitmap']);
+    git(theirs, ['multi-pack-index', 'write', '--bitmap']);
+    compare('default');
+    for (const tip of ['main', 'topic', 'round-1', 'main~4']) {
+      const run = spawnSync('git', ['rev-list', '--test-bitmap', tip], { cwd: ours, encoding: 'utf8' });
+      assert.ok(run.status === 0 || /doesn't have an indexed bitmap/.test(run.stderr), `${tip}: ${run.stderr}`);
+      if (run.status === 0) assert.match(run.stderr, /OK!/);
+    }
+    // And both read it: git's rev-list and packwright's, in the bitmap's order.
+    assert.equal((await packwright(ours, ['rev-list', '--objects', '--all', '--use-bitmap-index'])).toString(), git(ours, ['rev-list', '--objects', '--all', '--use-bitmap-index']).toString());
+    // A preferred pack named, pack.preferBitmapTips, the lookup table, no hash cache.
+    const smallest = readdirSync(packDir(ours)).filter((f) => f.endsWith('.pack')).sort()[0] as string;
+    for (const repo of [ours, theirs]) {
+      git(repo, ['config', 'pack.preferBitmapTips', 'refs/heads/topic']);
+      git(repo, ['config', 'pack.writeBitmapLookupTable', 'true']);
+      git(repo, ['config', 'pack.writeBitmapHashCache', 'false']);
+    }
+    await packwright(ours, ['multi-pack-index', 'write', '--bitmap', `--preferred-pack=${smallest}`]);
+    git(theirs, ['multi-pack-index', 'write', '--bitmap', `--preferred-pack=${smallest}`]);
+    compare('preferred pack, tips, lookup table');
+    // A refs snapshot: only these tips, the + one preferred.
+    const snapshot = join(dir.path, 'snapshot');
+    writeFileSync(snapshot, `${git(ours, ['rev-parse', 'main~2']).toString().trim()}\n+${git(ours, ['rev-parse', 'topic']).toString().trim()}\n`);
+    for (const repo of [ours, theirs]) rmSync(bitmapOf(repo));
+    await packwright(ours, ['multi-pack-index', 'write', '--bitmap', `--refs-snapshot=${snapshot}`]);
+    git(theirs, ['multi-pack-index', 'write', '--bitmap', `--refs-snapshot=${snapshot}`]);
+    compare('refs snapshot');
+    // --no-bitmap with nothing new: the file stays, its bitmap goes (as git's).
+    await packwright(ours, ['multi-pack-index', 'write', '--no-bitmap']);
+    assert.ok(existsSync(join(packDir(ours), 'multi-pack-index')));
+    assert.deepEqual(readdirSync(packDir(ours)).filter((f) => f.endsWith('.bitmap') && f.startsWith('multi-pack-index')), []);
+    writeFileSync(snapshot, 'not an id\n');
+    const bad = await runPackwright(ours, ['multi-pack-index', 'write', '--bitmap', `--refs-snapshot=${snapshot}`], {});
+    assert.notEqual(bad.status, 0);
+    assert.match(bad.stderr, /could not parse line: not an id/);
+  });
+}

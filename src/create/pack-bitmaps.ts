@@ -69,24 +69,26 @@ function nextCommitIndex(idx: number): number {
  * reaches, computed ancestors first so that a commit's set starts from those of the selected
  * commits it reaches (its walk stops there), and a tree already in the set is not entered.
  * Undefined when something a selected commit reaches is not in the pack (git writes no bitmap
- * then: "some objects are not being packed").
+ * then: "some objects are not being packed"). `candidates`: the commits to select among, in the
+ * order met (a multi-pack bitmap's: those the refs reach); by default every commit of the pack.
  */
-export function buildPackBitmaps(handle: StoreHandle, table: ObjectTable, listed: Int32Array, packPosition: Int32Array, preferredTips: readonly Uint8Array[] = []): PackBitmaps | undefined {
+export function buildPackBitmaps(handle: StoreHandle, table: ObjectTable, listed: Int32Array, packPosition: Int32Array, preferredTips: readonly Uint8Array[] = [], candidates?: readonly number[]): PackBitmaps | undefined {
   const N = listed.length;
   const H = handle.hashLength;
   const types = { commits: new Bitset(N), trees: new Bitset(N), blobs: new Bitset(N), tags: new Bitset(N) };
-  const commits: number[] = [];
+  const inPack: number[] = [];
   for (let k = 0; k < N; k++) {
     const n = listed[k] as number;
     const pos = packPosition[n] as number;
     const type = table.types[n];
     if (type === OBJ_COMMIT) {
       types.commits.set(pos);
-      commits.push(n);
+      inPack.push(n);
     } else if (type === OBJ_TREE) types.trees.set(pos);
     else if (type === OBJ_BLOB) types.blobs.set(pos);
     else if (type === OBJ_TAG) types.tags.set(pos);
   }
+  const commits = candidates ?? inPack;
   // Each commit's tree, parents and date, from its object.
   const trees = new Map<number, number>();
   const parents = new Map<number, number[]>();
@@ -105,6 +107,8 @@ export function buildPackBitmaps(handle: StoreHandle, table: ObjectTable, listed
     parents.set(n, ps);
     dates.set(n, c.time);
   }
+  // A parent outside the candidates (only given ones can miss one) is as good as missing.
+  for (const ps of parents.values()) if (ps.some((p) => !parents.has(p))) return undefined;
   const preferred = new Set(preferredTips.map((id) => table.find(id)).filter((n) => n >= 0));
   const selected = selectBitmapCommits(commits, (n) => dates.get(n) as number, (n) => (parents.get(n) as number[]).length > 1, preferred);
   // Ancestors first: by topological level.

@@ -5,7 +5,7 @@ import { hashBytes } from '../hash/hash-object.js';
 import { compareBytes } from '../idx/sorted-ids.js';
 import { CHUNK_TABLE_ROW, writeChunkTable } from '../encoding/chunk-table.js';
 import {
-  CHUNK_LOFF, CHUNK_OIDF, CHUNK_OIDL, CHUNK_OOFF, CHUNK_PNAM, MIDX_HEADER_LENGTH, MIDX_LARGE_OFFSET_NEEDED, MIDX_SIGNATURE, type MultiPackIndex,
+  CHUNK_LOFF, CHUNK_OIDF, CHUNK_OIDL, CHUNK_OOFF, CHUNK_PNAM, CHUNK_RIDX, MIDX_HEADER_LENGTH, MIDX_LARGE_OFFSET_NEEDED, MIDX_SIGNATURE, type MultiPackIndex,
 } from './multi-pack-index.js';
 
 /** What the writer needs of one pack's own index. */
@@ -43,13 +43,18 @@ export interface WriteMidxInput {
   preferred: number;
   /** `.idx` names to leave out (expire): packs with no objects chosen. */
   drop?: ReadonlySet<string>;
+  /**
+   * Write the RIDX chunk (the objects in pseudo-pack order: the preferred pack's first, then each
+   * other pack's by pack number, each by offset), as git does when it writes a bitmap.
+   */
+  reverseIndex?: boolean;
 }
 
 const CHUNK_ALIGNMENT = 4;
 
 /**
- * Builds a multi-pack-index exactly as git 2.39's `write_midx_internal` (midx.c) does without
- * bitmaps: the same chunks in the same order, the same choice among duplicate copies (the
+ * Builds a multi-pack-index exactly as git 2.39's `write_midx_internal` (midx.c) does: the same
+ * chunks in the same order (RIDX last, when asked for), the same choice among duplicate copies (the
  * preferred pack, then the newer pack mtime, then the earlier pack as found), the same large-
  * offset rule (LOFF only when an offset needs more than 32 bits; then every offset above 2^31-1
  * goes there), and the trailing hash. Identical input gives byte-identical output.
@@ -135,6 +140,7 @@ export function writeMultiPackIndex(input: WriteMidxInput): Buffer {
     { id: CHUNK_OOFF, size: n * 8 },
   ];
   if (largeNeeded) chunks.push({ id: CHUNK_LOFF, size: largeCount * 8 });
+  if (input.reverseIndex === true) chunks.push({ id: CHUNK_RIDX, size: n * 4 });
   const tocLength = (chunks.length + 1) * CHUNK_TABLE_ROW;
   const bodyLength = MIDX_HEADER_LENGTH + tocLength + chunks.reduce((s, c) => s + c.size, 0);
   const out = Buffer.alloc(bodyLength + H);
@@ -180,6 +186,17 @@ export function writeMultiPackIndex(input: WriteMidxInput): Buffer {
       out.writeUInt32BE(o, objectOffsets + k * 8 + 4);
     }
   });
+  if (input.reverseIndex === true) {
+    // git's midx_pack_order: entries of the preferred pack first, then by pack number and offset.
+    const key = (k: number): number => {
+      const i = chosen[k] as number;
+      return (preferredFlags[i] === 1 ? 0 : 2 ** 32) + (perm[packIds[i] as number] as number);
+    };
+    const pseudo = Array.from({ length: n }, (_, k) => k);
+    pseudo.sort((a, b) => key(a) - key(b) || (offsets[chosen[a] as number] as number) - (offsets[chosen[b] as number] as number));
+    const ridx = starts[chunks.length - 1] as number;
+    pseudo.forEach((k, at) => out.writeUInt32BE(k, ridx + 4 * at));
+  }
   hashBytes(input.format, out.subarray(0, bodyLength)).copy(out, bodyLength);
   return out;
 }

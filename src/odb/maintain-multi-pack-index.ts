@@ -21,6 +21,15 @@ export interface MidxWriteOptions {
   include?: ReadonlySet<string> | undefined;
   /** Progress, in git's phases ("Adding packfiles to multi-pack-index", …); total 0 when unknown. */
   onProgress?: ((phase: string, done: number, total: number) => void) | undefined;
+  /**
+   * Write a reachability bitmap too (git's `--bitmap`): the file gets its RIDX chunk, the oldest
+   * pack is preferred when none is named (so the first bits are one pack's whole), and this makes
+   * the `multi-pack-index-<checksum>.bitmap` of the new file, which is written before the file
+   * takes its name, as git does. Building it needs walks, which this layer knows nothing of:
+   * `multiPackBitmap` (packwright/create) is the function to give. Without it, an existing
+   * bitmap goes (git's `--no-bitmap`).
+   */
+  bitmap?: ((midx: MultiPackIndex) => Uint8Array) | undefined;
 }
 
 /**
@@ -132,12 +141,29 @@ export function writeMultiPackIndexFile(store: Store, options: MidxWriteOptions 
       opened.push(p.index as PackIndex);
       packs.push(p);
     }
-    if (previous !== undefined && packs.length === 0 && drop === undefined) {
+    // Nothing new: git writes nothing, unless a bitmap is wanted and the file has none.
+    if (previous !== undefined && packs.length === 0 && drop === undefined && (options.bitmap === undefined || hasBitmap(packDir, previous))) {
+      if (options.bitmap === undefined) removeMidxFiles(packDir, '.bitmap', undefined);
       return { path, written: false, packs: previous.packNames.length, objects: previous.count };
     }
     const all = [...carried, ...packs];
     let preferred = -1;
-    if (options.preferredPack !== undefined) {
+    if (options.bitmap !== undefined && options.preferredPack === undefined) {
+      // git's default for a bitmap: the oldest pack with objects (the first of equals), whose
+      // objects then all come first in the pseudo-pack order.
+      for (let i = 0; i < all.length; i++) {
+        if (i < carried.length) {
+          // A pack the existing file names: opened for its time and count (git loads it too).
+          const loaded = packFor(store, packDir, (all[i] as MidxPack).name, warn);
+          if (loaded === undefined) throw new PackwrightError('PACK_MISSING', `could not load pack ${(all[i] as MidxPack).name}`);
+          opened.push(loaded.index as PackIndex);
+          carried[i] = all[i] = loaded;
+        }
+        const p = all[i] as MidxPack;
+        const best = preferred >= 0 ? (all[preferred] as MidxPack) : undefined;
+        if (p.index.count > 0 && (best === undefined || p.mtime < best.mtime)) preferred = i;
+      }
+    } else if (options.preferredPack !== undefined) {
       preferred = all.findIndex((p) => samePack(options.preferredPack as string, p.name));
       if (preferred < 0) warn(`unknown preferred pack: '${options.preferredPack}'`);
       else if (preferred < carried.length) {
@@ -161,19 +187,43 @@ export function writeMultiPackIndexFile(store: Store, options: MidxWriteOptions 
       packs,
       preferred,
       ...(drop !== undefined ? { drop } : {}),
+      reverseIndex: options.bitmap !== undefined,
     });
     progress('Writing chunks to multi-pack-index', 1, 1);
-    writeLocked(path, bytes);
     const checksum = toHex(bytes.subarray(bytes.length - store.hashLength));
-    for (const name of readdirSync(packDir)) {
-      const m = /^multi-pack-index-([0-9a-f]+)\.(bitmap|rev)$/.exec(name);
-      if (m !== null && m[1] !== checksum) rmSync(join(packDir, name), { force: true });
+    if (options.bitmap !== undefined) {
+      // The bitmap first: a reader that finds the new file finds its bitmap too.
+      const bitmap = options.bitmap(MultiPackIndex.fromBytes(path, bytes, store.hashLength));
+      writeFileAtomic(join(packDir, `multi-pack-index-${checksum}.bitmap`), bitmap, 0o444);
     }
+    writeLocked(path, bytes);
+    removeMidxFiles(packDir, '.bitmap', checksum);
+    removeMidxFiles(packDir, '.rev', checksum);
     const result = MultiPackIndex.fromBytes(path, bytes, store.hashLength);
     store.refresh();
     return { path, written: true, packs: result.packNames.length, objects: result.count };
   } finally {
     for (const index of opened) index.close();
+  }
+}
+
+/** Whether the multi-pack-index has a bitmap file (and the reverse index one needs). */
+function hasBitmap(packDir: string, midx: MultiPackIndex): boolean {
+  return midx.reverseIndex() !== undefined && statIfPresent(join(packDir, `multi-pack-index-${toHex(midx.checksum())}.bitmap`)) !== undefined;
+}
+
+/** Removes `multi-pack-index-<hash><ext>` files other than `keep`'s (git's clear_midx_files_ext). */
+function removeMidxFiles(packDir: string, ext: '.bitmap' | '.rev', keep: string | undefined): void {
+  let names: string[];
+  try {
+    names = readdirSync(packDir);
+  } catch (e) {
+    if (isNotFound(e)) return;
+    throw e;
+  }
+  for (const name of names) {
+    const m = /^multi-pack-index-([0-9a-f]+)(\.bitmap|\.rev)$/.exec(name);
+    if (m !== null && m[2] === ext && m[1] !== keep) rmSync(join(packDir, name), { force: true });
   }
 }
 
