@@ -29,7 +29,7 @@ const GROUPS = [
   { commands: PLUMBING, scripts: ['t1006-cat-file.sh', 't5300-pack-object.sh', 't5302-pack-index.sh', 't5325-reverse-index.sh', 't1050-large.sh'] },
   // Damaged packs (issue 10's corpus): what fails, and what is read from another copy.
   { commands: PLUMBING, scripts: ['t5303-pack-corruption-resilience.sh', 't5309-pack-delta-cycles.sh', 't5313-pack-bounds-checks.sh'] },
-  { commands: 'multi-pack-index', scripts: ['t5319-multi-pack-index.sh'] },
+  { commands: 'multi-pack-index', scripts: ['t5319-multi-pack-index.sh', 't5326-multi-pack-bitmaps.sh', 't5327-multi-pack-bitmaps-rev.sh'] },
   { commands: 'pack-objects', scripts: ['t5300-pack-object.sh', 't5315-pack-objects-compression.sh', 't5316-pack-delta-depth.sh'] },
   // git repack and git gc run pack-objects themselves (-a, -A with --unpack-unreachable, -k,
   // --geometric with --stdin-packs, --cruft, --exclude-promisor-objects in a partial clone), as

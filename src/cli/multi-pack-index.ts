@@ -65,6 +65,8 @@ export async function multiPackIndexCommand(io: CommandIO, ctx: GlobalOptions, o
           ...(preferredPack !== undefined ? { preferredPack } : {}),
           ...(include !== undefined ? { include } : {}),
           ...(bitmapOptions !== undefined ? { bitmap: (midx) => multiPackBitmap(store, midx, bitmapOptions) } : {}),
+          // git's test knob: the order in a .rev file too (its t5327 reads that).
+          reverseIndexFile: bitmap && /^(1|true|yes|on)$/i.test(ctx.env['GIT_TEST_MIDX_WRITE_REV'] ?? ''),
           onWarning, onProgress,
         });
         return 0;

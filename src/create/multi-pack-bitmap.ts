@@ -6,6 +6,7 @@ import { OBJ_COMMIT } from '../objects/object-type.js';
 import { peelObject } from '../odb/peel-object.js';
 import type { Store } from '../odb/store.js';
 import { ObjectTable } from '../walk/object-table.js';
+import { openBitmap } from '../walk/bitmapped-objects.js';
 import { walkCommits } from '../walk/walk-objects.js';
 import { buildPackBitmaps } from './pack-bitmaps.js';
 
@@ -17,7 +18,7 @@ export interface MultiPackBitmapOptions {
    * a tip pack.preferBitmapTips names (a `+` line), which wins its stretch of history.
    */
   tips: readonly { id: Uint8Array; preferred?: boolean }[];
-  /** Write the hash cache (git's pack.writeBitmapHashCache, on by default; git 2.39 leaves it zero for a multi-pack bitmap, as here). */
+  /** Write the hash cache (git's pack.writeBitmapHashCache, on by default): the name hashes the repository's bitmap had, 0 for the rest, as git 2.39's. */
   hashCache?: boolean | undefined;
   /** Write the lookup table (git's pack.writeBitmapLookupTable). */
   lookupTable?: boolean | undefined;
@@ -73,14 +74,24 @@ export function multiPackBitmap(store: Store, midx: MultiPackIndex, options: Mul
       if (n >= 0 && table.types[n] === OBJ_COMMIT) candidates.push(n);
     }
     const built = buildPackBitmaps(handle, table, listed, listed, preferred, candidates);
-    if (built === undefined) throw new PackwrightError('OBJECT_NOT_FOUND', 'Failed to write bitmap index: the multi-pack-index does not have full closure (a selected commit reaches an object it does not cover)');
+    if (built === undefined) throw new PackwrightError('OBJECT_NOT_FOUND', "Failed to write bitmap index. Packfile doesn't have full closure (a selected commit reaches an object the multi-pack-index does not cover)");
+    // Name hashes come from the bitmap the repository has now (git's create_bitmap_mapping): a
+    // pack's, or the multi-pack-index's being replaced; git has no paths here to make them from.
+    const hashes = new Uint32Array(N);
+    const old = options.hashCache !== false ? openBitmap(handle, () => {}) : undefined;
+    if (old?.bitmap.hashes !== undefined) {
+      for (let m = 0; m < N; m++) {
+        const bit = old.position(midx.id(m));
+        if (bit >= 0) hashes[m] = old.nameHash(bit);
+      }
+    }
     return bitmapFileBytes({
       format: store.format,
       packHash: midx.checksum(),
       objectCount: N,
       types: built.types,
       entries: built.selected.map((n, k) => ({ indexPosition: order[n] as number, bits: built.sets[k] as (typeof built.sets)[number] })),
-      ...(options.hashCache !== false ? { hashCache: new Uint32Array(N) } : {}),
+      ...(options.hashCache !== false ? { hashCache: hashes } : {}),
       lookupTable: options.lookupTable === true,
     });
   } finally {

@@ -8,6 +8,7 @@ import { toHex } from '../hash/hex.js';
 import { PackIndex } from '../idx/pack-index.js';
 import { compareBytes } from '../idx/sorted-ids.js';
 import { MultiPackIndex } from '../midx/multi-pack-index.js';
+import { writeRevIndex } from '../idx/rev-index.js';
 import { writeMultiPackIndex, type MidxPack } from '../midx/write-multi-pack-index.js';
 import type { Store } from './store.js';
 
@@ -30,6 +31,11 @@ export interface MidxWriteOptions {
    * bitmap goes (git's `--no-bitmap`).
    */
   bitmap?: ((midx: MultiPackIndex) => Uint8Array) | undefined;
+  /**
+   * Also write the order as `multi-pack-index-<checksum>.rev`, the file git wrote before the RIDX
+   * chunk existed (git writes it under GIT_TEST_MIDX_WRITE_REV; its tests then read it).
+   */
+  reverseIndexFile?: boolean | undefined;
 }
 
 /**
@@ -181,27 +187,36 @@ export function writeMultiPackIndexFile(store: Store, options: MidxWriteOptions 
         throw new PackwrightError('INVALID_ARGUMENT', `cannot select preferred pack ${chosen.name} with no objects`);
       }
     }
-    const bytes = writeMultiPackIndex({
+    const write = (reverseIndex: boolean): Buffer => writeMultiPackIndex({
       format: store.format,
       ...(previous !== undefined ? { previous: { midx: previous, packs: carried } } : {}),
       packs,
       preferred,
       ...(drop !== undefined ? { drop } : {}),
-      reverseIndex: options.bitmap !== undefined,
+      reverseIndex,
     });
+    let bytes = write(options.bitmap !== undefined || options.reverseIndexFile === true);
+    let bitmap = options.bitmap;
+    if (bitmap !== undefined && MultiPackIndex.fromBytes(path, bytes, store.hashLength).count === 0) {
+      warn('refusing to write multi-pack .bitmap without any objects');
+      bitmap = undefined;
+      bytes = write(options.reverseIndexFile === true);
+    }
     progress('Writing chunks to multi-pack-index', 1, 1);
     const checksum = toHex(bytes.subarray(bytes.length - store.hashLength));
-    if (options.bitmap !== undefined) {
+    const written = MultiPackIndex.fromBytes(path, bytes, store.hashLength);
+    if (options.reverseIndexFile === true) {
+      writeFileAtomic(join(packDir, `multi-pack-index-${checksum}.rev`), writeRevIndex(store.format, written.reverseIndex() as Uint32Array, written.checksum()), 0o444);
+    }
+    if (bitmap !== undefined) {
       // The bitmap first: a reader that finds the new file finds its bitmap too.
-      const bitmap = options.bitmap(MultiPackIndex.fromBytes(path, bytes, store.hashLength));
-      writeFileAtomic(join(packDir, `multi-pack-index-${checksum}.bitmap`), bitmap, 0o444);
+      writeFileAtomic(join(packDir, `multi-pack-index-${checksum}.bitmap`), bitmap(written), 0o444);
     }
     writeLocked(path, bytes);
     removeMidxFiles(packDir, '.bitmap', checksum);
     removeMidxFiles(packDir, '.rev', checksum);
-    const result = MultiPackIndex.fromBytes(path, bytes, store.hashLength);
     store.refresh();
-    return { path, written: true, packs: result.packNames.length, objects: result.count };
+    return { path, written: true, packs: written.packNames.length, objects: written.count };
   } finally {
     for (const index of opened) index.close();
   }
