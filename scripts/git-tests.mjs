@@ -34,8 +34,8 @@ const GROUPS = [
   // git repack and git gc run pack-objects themselves (-a, -A with --unpack-unreachable, -k,
   // --geometric with --stdin-packs, --cruft, --exclude-promisor-objects in a partial clone), as
   // prune, upload-pack (t5700, t5530, t5616) and the tests' own calls do; repack -b gets its
-  // bitmaps from packwright (t7700, t0410). Known failure: git's trace2 output (t5616 "repack
-  // does not loosen promisor objects").
+  // bitmaps from packwright (t7700, t0410); t5616's "repack does not loosen promisor objects"
+  // reads packwright's trace2 (GIT_TRACE2_PERF).
   {
     commands: 'pack-objects',
     internal: true,
@@ -86,11 +86,13 @@ const GROUPS = [
   // path where it was listed).
   { commands: 'rev-list', scripts: ['t6000-rev-list-misc.sh', 't6004-rev-list-path-optim.sh', 't6112-rev-list-filters-objects.sh'] },
   // Reading reachability bitmaps (git's repack and multi-pack-index write them): the script's own
-  // rev-list --use-bitmap-index and --test-bitmap, and pack-objects calls. Known failures: t5326's
-  // and t5327's "reverse index exists" (6 each) read git's trace2 event for where the order came from.
+  // rev-list --use-bitmap-index and --test-bitmap, and pack-objects calls. Known failures: t5327's
+  // "reverse index exists (rev)" (6): under GIT_TEST_MIDX_READ_RIDX=0, git's knob to read the .rev
+  // file, packwright still reads the RIDX chunk, and its trace2 says "midx".
   { commands: 'rev-list pack-objects', scripts: ['t5310-pack-bitmaps.sh', 't5326-multi-pack-bitmaps.sh', 't5327-multi-pack-bitmaps-rev.sh'] },
   // Bitmaps written by packwright's pack-objects under git's repack -b (and read by both). Known
-  // failures: git's trace2 output (t5310: 3).
+  // failures: t5310's "full repack creates bitmaps" (2) reads trace2's num_maximal_commits, a count
+  // of git's bitmap builder, which packwright's does not have.
   { commands: 'pack-objects', internal: true, scripts: ['t5310-pack-bitmaps.sh', 't5326-multi-pack-bitmaps.sh', 't5327-multi-pack-bitmaps-rev.sh'] },
   { commands: 'fsck', scripts: ['t1450-fsck.sh', 't5318-commit-graph.sh'] },
   // The scripts' own commit-graph write and verify (git's gc, fetch and repack still write theirs).

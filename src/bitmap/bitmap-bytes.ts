@@ -5,6 +5,7 @@
  * makes it smallest, as git's compute_xor_offsets chooses), the lookup table when asked, the
  * path-name hash cache, the checksum.
  */
+import { trace2Region } from '../trace2/trace2.js';
 import { hashBytes } from '../hash/hash-object.js';
 import { hashLength, type ObjectFormat } from '../hash/object-format.js';
 import { Bitset } from './bitset.js';
@@ -79,19 +80,21 @@ export function bitmapFileBytes(input: BitmapFileInput): Buffer {
     size += head.length + best.length;
   }
   if (input.lookupTable === true) {
-    // git's write_lookup_table: rows by commit position, each with its entry's offset in the file
-    // and the row of the entry it is XORed with (0xffffffff: none).
-    const rows = entries.map((_, i) => i).sort((a, b) => (entries[a] as { indexPosition: number }).indexPosition - (entries[b] as { indexPosition: number }).indexPosition);
-    const rowOf = new Int32Array(entries.length);
-    rows.forEach((e, r) => (rowOf[e] = r));
-    const table = Buffer.alloc(16 * rows.length);
-    rows.forEach((e, r) => {
-      table.writeUInt32BE((entries[e] as { indexPosition: number }).indexPosition, 16 * r);
-      table.writeBigUInt64BE(BigInt(entryOffsets[e] as number), 16 * r + 4);
-      const xor = xorOffsets[e] as number;
-      table.writeUInt32BE(xor === 0 ? 0xffffffff : (rowOf[e - xor] as number), 16 * r + 12);
+    trace2Region('pack-bitmap-write', 'writing_lookup_table', () => {
+      // git's write_lookup_table: rows by commit position, each with its entry's offset in the file
+      // and the row of the entry it is XORed with (0xffffffff: none).
+      const rows = entries.map((_, i) => i).sort((a, b) => (entries[a] as { indexPosition: number }).indexPosition - (entries[b] as { indexPosition: number }).indexPosition);
+      const rowOf = new Int32Array(entries.length);
+      rows.forEach((e, r) => (rowOf[e] = r));
+      const table = Buffer.alloc(16 * rows.length);
+      rows.forEach((e, r) => {
+        table.writeUInt32BE((entries[e] as { indexPosition: number }).indexPosition, 16 * r);
+        table.writeBigUInt64BE(BigInt(entryOffsets[e] as number), 16 * r + 4);
+        const xor = xorOffsets[e] as number;
+        table.writeUInt32BE(xor === 0 ? 0xffffffff : (rowOf[e - xor] as number), 16 * r + 12);
+      });
+      parts.push(table);
     });
-    parts.push(table);
   }
   if (input.hashCache !== undefined) {
     const cache = Buffer.alloc(4 * N);

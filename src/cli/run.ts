@@ -1,3 +1,4 @@
+import { startTrace2 } from '../trace2/trace2.js';
 import { commitGraphCommand } from './commit-graph.js';
 import { existsSync, readFileSync } from 'node:fs';
 import { isPackwrightError } from '../errors/index.js';
@@ -79,6 +80,19 @@ function packageVersion(): string {
  * resolves to the exit code (128 for errors, 129 for usage, like git). Throws only for a bug.
  */
 export async function run(argv: string[], callerIO: CommandIO): Promise<number> {
+  // git's trace2, when GIT_TRACE2_EVENT or GIT_TRACE2_PERF asks for it: the command's start and
+  // exit around what the code reports on the way.
+  const traced = startTrace2(callerIO.env, argv, () => parseGlobalOptions(argv, callerIO).rest[0], packageVersion);
+  let code = 134;
+  try {
+    code = await runCommand(argv, callerIO);
+    return code;
+  } finally {
+    traced?.(code);
+  }
+}
+
+async function runCommand(argv: string[], callerIO: CommandIO): Promise<number> {
   const { global, rest } = parseGlobalOptions(argv, callerIO);
   const io = withIO(callerIO, { env: global.env, cwd: global.cwd });
   const [command, ...args] = rest;

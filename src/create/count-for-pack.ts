@@ -1,3 +1,4 @@
+import { trace2Data } from '../trace2/trace2.js';
 import { basename } from 'node:path';
 import { Bitset } from '../bitmap/bitset.js';
 import { EntryHeader, OBJ_OFS_DELTA, OBJ_REF_DELTA } from '../pack/entry-header.js';
@@ -107,6 +108,7 @@ export async function countForPack(options: CreatePackOptions, pool: () => Worke
     const expiration = options.unpackUnreachable.expiration ?? 0;
     const recent = expiration > 0 ? recentObjects(handle, table, inPack, expiration) : undefined;
     loosened = loosenUnusedObjects(handle, table, inPack, { keepPacks, expiration, ...(recent !== undefined ? { recent } : {}) });
+    trace2Data('pack-objects', 'loosen_unused_packed_objects/loosened', loosened);
   }
   const reuseAllowed = packReuseAllowed(options) && leftOut === 0;
   const packReused = reuseAllowed && counted.bitmapResult !== undefined ? packReuse(counted.bitmapResult.pack, counted.bitmapResult.positions) : { objects: 0, deltas: 0 };

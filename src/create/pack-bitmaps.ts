@@ -1,3 +1,4 @@
+import { trace2Data } from '../trace2/trace2.js';
 import { Bitset } from '../bitmap/bitset.js';
 import { toHex } from '../hash/hex.js';
 import { parseCommit } from '../objects/commit.js';
@@ -111,6 +112,7 @@ export function buildPackBitmaps(handle: StoreHandle, table: ObjectTable, listed
   for (const ps of parents.values()) if (ps.some((p) => !parents.has(p))) return undefined;
   const preferred = new Set(preferredTips.map((id) => table.find(id)).filter((n) => n >= 0));
   const selected = selectBitmapCommits(commits, (n) => dates.get(n) as number, (n) => (parents.get(n) as number[]).length > 1, preferred);
+  trace2Data('pack-bitmap-write', 'num_selected_commits', selected.length);
   // Ancestors first: by topological level.
   const level = new Map<number, number>();
   for (const start of selected) {

@@ -1,3 +1,4 @@
+import { trace2Data } from '../trace2/trace2.js';
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { Bitset } from '../bitmap/bitset.js';
@@ -190,7 +191,8 @@ function midxPackOrder(midx: MultiPackIndex): Uint32Array | undefined {
   if (order === undefined) {
     if (!existsSync(where)) return undefined;
     order = readRevIndex(where, formatForHashLength(midx.hashLength), midx.count, midx.checksum());
-  }
+    trace2Data('load_midx_revindex', 'source', 'rev');
+  } else trace2Data('load_midx_revindex', 'source', 'midx');
   const n = midx.count;
   const fail = (k: number, why: string): never => {
     throw new PackwrightError('BITMAP_CORRUPT', `${where}: entry ${k} ${why}, not the pseudo-pack order`, { file: where });
