@@ -1,4 +1,4 @@
-import { startTrace2 } from '../trace2/trace2.js';
+import { startTrace2 } from '../trace2/index.js';
 import { commitGraphCommand } from './commit-graph.js';
 import { existsSync, readFileSync } from 'node:fs';
 import { isPackwrightError } from '../errors/index.js';
