@@ -174,6 +174,11 @@ export class MultiPackIndex implements ObjectIndex {
     return this.view.getUint32(l) * 2 ** 32 + this.view.getUint32(l + 4);
   }
 
+  /** Whether the file has a RIDX chunk (git writes one with a bitmap). */
+  get hasReverseIndex(): boolean {
+    return this.revIndex !== undefined;
+  }
+
   /** The RIDX chunk's positions (pseudo-pack order), when git wrote one. */
   reverseIndex(): Uint32Array | undefined {
     const rev = this.revIndex;

@@ -224,7 +224,7 @@ export function writeMultiPackIndexFile(store: Store, options: MidxWriteOptions 
 
 /** Whether the multi-pack-index has a bitmap file (and the reverse index one needs). */
 function hasBitmap(packDir: string, midx: MultiPackIndex): boolean {
-  return midx.reverseIndex() !== undefined && statIfPresent(join(packDir, `multi-pack-index-${toHex(midx.checksum())}.bitmap`)) !== undefined;
+  return midx.hasReverseIndex && statIfPresent(join(packDir, `multi-pack-index-${toHex(midx.checksum())}.bitmap`)) !== undefined;
 }
 
 /** Removes `multi-pack-index-<hash><ext>` files other than `keep`'s (git's clear_midx_files_ext). */
