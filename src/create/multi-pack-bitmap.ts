@@ -38,6 +38,8 @@ export function multiPackBitmap(store: Store, midx: MultiPackIndex, options: Mul
   const handle = store.handle();
   try {
     handle.refresh();
+    // Every pack's trees are read, scattered: big recycled windows, not the packs whole.
+    handle.preferDenseReads({ whole: false });
     const byName = new Map(handle.packs().map((p) => [basename(p.idxPath), p]));
     const packs = midx.packNames.map((name) => {
       const pack = byName.get(name);

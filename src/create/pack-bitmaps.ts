@@ -3,7 +3,8 @@ import { Bitset } from '../bitmap/bitset.js';
 import { toHex } from '../hash/hex.js';
 import { parseCommit } from '../objects/commit.js';
 import { OBJ_BLOB, OBJ_COMMIT, OBJ_TAG, OBJ_TREE } from '../objects/object-type.js';
-import { TreeCursor } from '../objects/tree.js';
+import { baseNameCompare, S_IFDIR, S_IFMT, TreeCursor } from '../objects/tree.js';
+import { commonLength } from '../walk/tree-shapes.js';
 import type { StoreHandle } from '../odb/store-handle.js';
 import type { ObjectTable } from '../walk/object-table.js';
 
@@ -140,8 +141,11 @@ export function buildPackBitmaps(handle: StoreHandle, table: ObjectTable, listed
   const order = selected.map((n, i) => ({ n, i })).sort((a, b) => (level.get(a.n) as number) - (level.get(b.n) as number) || a.i - b.i);
   const computed = new Map<number, Bitset>();
   const cursor = new TreeCursor(H);
+  const roots = new RootTrees();
   for (const { n: start } of order) {
     const bits = new Bitset(N);
+    // A root listed for another set is no help here: its objects are not in this one.
+    roots.forget();
     const stack = [start];
     while (stack.length > 0) {
       const c = stack.pop() as number;
@@ -153,7 +157,7 @@ export function buildPackBitmaps(handle: StoreHandle, table: ObjectTable, listed
         continue;
       }
       bits.set(pos);
-      if (!addTree(handle, table, packPosition, cursor, trees.get(c) as number, bits)) return undefined;
+      if (!addTree(handle, table, packPosition, cursor, trees.get(c) as number, bits, roots)) return undefined;
       for (const p of parents.get(c) as number[]) stack.push(p);
     }
     computed.set(start, bits);
@@ -161,18 +165,117 @@ export function buildPackBitmaps(handle: StoreHandle, table: ObjectTable, listed
   return { selected, sets: selected.map((n) => computed.get(n) as Bitset), types };
 }
 
+/**
+ * The last root tree listed into the set being computed, with its entries' offsets: each commit's
+ * root is listed against it (commits come in walk order, a commit before its parents, whose roots
+ * differ from it in a few entries). Entries it holds byte for byte are in the set already (it was
+ * listed whole), so they are passed over by native comparisons of spans, with no parse and no
+ * lookup: git.git's roots hold ~500 entries each, and looking every one up again, commit after
+ * commit, was most of the time of writing a bitmap.
+ */
+class RootTrees {
+  data: Buffer | undefined;
+  offsets = new Int32Array(256);
+  count = 0;
+  /** The root being listed: its entries' offsets (swapped with the previous one's when done). */
+  private next = new Int32Array(256);
+  private nextCount = 0;
+
+  /** Two buffers for roots, the previous one in `buffers[held]`: a root is copied into the other. */
+  private readonly buffers = [Buffer.alloc(0), Buffer.alloc(0)];
+  private held = 0;
+
+  forget(): void {
+    this.data = undefined;
+  }
+
+  /** A copy of `lent` (the root about to be listed) that stays until the root after the next. */
+  hold(lent: Buffer): Buffer {
+    const k = 1 - this.held;
+    let buffer = this.buffers[k] as Buffer;
+    if (buffer.length < lent.length) buffer = this.buffers[k] = Buffer.allocUnsafeSlow(Math.max(lent.length, 2 * buffer.length));
+    lent.copy(buffer);
+    return buffer.subarray(0, lent.length);
+  }
+
+  /** Notes the offset of the next entry of the root being listed. */
+  note(offset: number): void {
+    if (this.nextCount + 2 > this.next.length) {
+      const grown = new Int32Array(this.next.length * 2);
+      grown.set(this.next);
+      this.next = grown;
+    }
+    this.next[this.nextCount++] = offset;
+  }
+
+  /** The root being listed is done (`data`, whole): it becomes the previous one. */
+  done(data: Buffer): void {
+    this.note(data.length);
+    [this.offsets, this.next] = [this.next, this.offsets];
+    this.count = this.nextCount - 1;
+    this.nextCount = 0;
+    this.data = data;
+    this.held = 1 - this.held;
+  }
+}
+
 /** Sets `tree` and everything it holds (submodule commits aside); false for an object not in the pack. */
-function addTree(handle: StoreHandle, table: ObjectTable, packPosition: Int32Array, cursor: TreeCursor, tree: number, bits: Bitset): boolean {
+function addTree(handle: StoreHandle, table: ObjectTable, packPosition: Int32Array, cursor: TreeCursor, tree: number, bits: Bitset, roots: RootTrees): boolean {
+  const H = table.hashLength;
   const stack = [tree];
   while (stack.length > 0) {
     const t = stack.pop() as number;
     const pos = packPosition[t] as number;
     if (bits.get(pos)) continue;
     bits.set(pos);
-    const data = handle.read(table.id(t)).data;
+    // Lent until the next read: only a root is kept (copied) for the next root.
+    const isRoot = t === tree;
+    const lent = handle.readTransientAt(handle.locateOrThrow(table.id(t))).data;
+    const data = isRoot ? roots.hold(lent) : lent;
     cursor.reset(data, () => toHex(table.id(t)));
-    while (cursor.next()) {
+    // The root is listed against the previous root (see RootTrees); its subtrees as they are.
+    const prev = isRoot ? roots.data : undefined;
+    const off = roots.offsets;
+    let i = 0;
+    let tryRun = prev !== undefined;
+    for (;;) {
+      if (tryRun && i < roots.count) {
+        tryRun = false;
+        const pStart = off[i] as number;
+        const cStart = cursor.position;
+        const shared = commonLength(data, cStart, data.length, prev as Buffer, pStart, off[roots.count] as number);
+        // The last previous entry wholly inside the shared stretch.
+        let lo = i;
+        let hi = roots.count;
+        while (lo < hi) {
+          const mid = (lo + hi + 1) >>> 1;
+          if ((off[mid] as number) - pStart <= shared) lo = mid;
+          else hi = mid - 1;
+        }
+        if (lo > i) {
+          for (let k = i; k < lo; k++) roots.note((off[k] as number) + cStart - pStart);
+          cursor.seek((off[lo] as number) + cStart - pStart);
+          i = lo;
+        }
+      }
+      if (!cursor.next()) break;
+      if (isRoot) roots.note(cursor.entryStart);
       const type = cursor.objectType;
+      if (prev !== undefined) {
+        // Past the previous entries named before this one; one of the same name is passed too.
+        const isTree = type === OBJ_TREE;
+        while (i < roots.count) {
+          const start = off[i] as number;
+          let sp = start;
+          let mode = 0;
+          for (let d = prev[sp] as number; d !== 0x20; d = prev[++sp] as number) mode = mode * 8 + (d - 0x30);
+          const order = baseNameCompare(prev, sp + 1, (off[i + 1] as number) - H - 1, (mode & S_IFMT) === S_IFDIR, data, cursor.nameStart, cursor.nameEnd, isTree);
+          if (order > 0) break;
+          i++;
+          if (order === 0) break;
+        }
+        tryRun = true;
+      }
       if (type === OBJ_COMMIT) continue;
       const n = table.find(data, cursor.idStart);
       if (n < 0 || (packPosition[n] as number) < 0) return false;
@@ -182,6 +285,7 @@ function addTree(handle: StoreHandle, table: ObjectTable, packPosition: Int32Arr
         bits.set(packPosition[n] as number);
       }
     }
+    if (isRoot) roots.done(data);
   }
   return true;
 }
