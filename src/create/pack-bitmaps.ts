@@ -3,8 +3,8 @@ import { Bitset } from '../bitmap/bitset.js';
 import { toHex } from '../hash/hex.js';
 import { parseCommit } from '../objects/commit.js';
 import { OBJ_BLOB, OBJ_COMMIT, OBJ_TAG, OBJ_TREE } from '../objects/object-type.js';
-import { baseNameCompare, S_IFDIR, S_IFMT, TreeCursor } from '../objects/tree.js';
-import { commonLength } from '../walk/tree-shapes.js';
+import { TreeCursor } from '../objects/tree.js';
+import { compareEntry, sharedEntries, type TreeEntries } from '../walk/tree-shapes.js';
 import type { StoreHandle } from '../odb/store-handle.js';
 import type { ObjectTable } from '../walk/object-table.js';
 
@@ -234,27 +234,18 @@ function addTree(handle: StoreHandle, table: ObjectTable, packPosition: Int32Arr
     const data = isRoot ? roots.hold(lent) : lent;
     cursor.reset(data, () => toHex(table.id(t)));
     // The root is listed against the previous root (see RootTrees); its subtrees as they are.
-    const prev = isRoot ? roots.data : undefined;
-    const off = roots.offsets;
+    const prev: TreeEntries | undefined = isRoot && roots.data !== undefined ? (roots as TreeEntries) : undefined;
     let i = 0;
     let tryRun = prev !== undefined;
     for (;;) {
-      if (tryRun && i < roots.count) {
+      if (prev !== undefined && tryRun && i < prev.count) {
         tryRun = false;
-        const pStart = off[i] as number;
         const cStart = cursor.position;
-        const shared = commonLength(data, cStart, data.length, prev as Buffer, pStart, off[roots.count] as number);
-        // The last previous entry wholly inside the shared stretch.
-        let lo = i;
-        let hi = roots.count;
-        while (lo < hi) {
-          const mid = (lo + hi + 1) >>> 1;
-          if ((off[mid] as number) - pStart <= shared) lo = mid;
-          else hi = mid - 1;
-        }
+        const lo = sharedEntries(data, cStart, prev, i);
         if (lo > i) {
-          for (let k = i; k < lo; k++) roots.note((off[k] as number) + cStart - pStart);
-          cursor.seek((off[lo] as number) + cStart - pStart);
+          const shift = cStart - (prev.offsets[i] as number);
+          for (let k = i; k < lo; k++) roots.note((prev.offsets[k] as number) + shift);
+          cursor.seek((prev.offsets[lo] as number) + shift);
           i = lo;
         }
       }
@@ -263,13 +254,8 @@ function addTree(handle: StoreHandle, table: ObjectTable, packPosition: Int32Arr
       const type = cursor.objectType;
       if (prev !== undefined) {
         // Past the previous entries named before this one; one of the same name is passed too.
-        const isTree = type === OBJ_TREE;
-        while (i < roots.count) {
-          const start = off[i] as number;
-          let sp = start;
-          let mode = 0;
-          for (let d = prev[sp] as number; d !== 0x20; d = prev[++sp] as number) mode = mode * 8 + (d - 0x30);
-          const order = baseNameCompare(prev, sp + 1, (off[i + 1] as number) - H - 1, (mode & S_IFMT) === S_IFDIR, data, cursor.nameStart, cursor.nameEnd, isTree);
+        while (i < prev.count) {
+          const order = compareEntry(prev, i, H, data, cursor.nameStart, cursor.nameEnd, type === OBJ_TREE);
           if (order > 0) break;
           i++;
           if (order === 0) break;

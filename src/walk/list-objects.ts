@@ -1,8 +1,8 @@
 import { PackwrightError } from '../errors/packwright-error.js';
 import { toHex } from '../hash/hex.js';
 import { OBJ_BLOB, OBJ_COMMIT, OBJ_TAG, OBJ_TREE, typeName } from '../objects/object-type.js';
-import { baseNameCompare, S_IFDIR, S_IFMT, TreeCursor } from '../objects/tree.js';
-import { commonLength, TreeShapes, type Slab, type TreeShape } from './tree-shapes.js';
+import { TreeCursor } from '../objects/tree.js';
+import { compareEntry, isTreeEntry, sharedEntries, TreeShapes, type Slab, type TreeShape } from './tree-shapes.js';
 import { Flag, foldNameHash, nameHash, type ObjectTable } from './object-table.js';
 import { ALL_INTERESTING, NOT_INTERESTING, type Pathspec } from '../objects/pathspec.js';
 import { notFoundError, type MissingAction, type RevWalk } from './rev-walk.js';
@@ -213,20 +213,11 @@ export class TreeLister {
     const i = frame.prevIndex;
     if (i >= prev.count) return;
     const off = prev.offsets;
-    const pStart = off[i] as number;
     const c = frame.cursor;
     const cStart = c.position;
-    const shared = commonLength(frame.view, cStart, frame.view.length, prev.data, pStart, off[prev.count] as number);
-    // The last entry wholly inside the shared stretch.
-    let lo = i;
-    let hi = prev.count;
-    while (lo < hi) {
-      const mid = (lo + hi + 1) >>> 1;
-      if ((off[mid] as number) - pStart <= shared) lo = mid;
-      else hi = mid - 1;
-    }
+    const lo = sharedEntries(frame.view, cStart, prev, i);
     if (lo === i) return;
-    const shift = cStart - pStart;
+    const shift = cStart - (off[i] as number);
     if (frame.keep) {
       this.reserveOffsets(frame, lo - i);
       for (let k = i; k < lo; k++) frame.offsets[frame.count++] = (off[k] as number) + shift;
@@ -248,11 +239,7 @@ export class TreeLister {
     while (frame.prevIndex < prev.count) {
       const start = off[frame.prevIndex] as number;
       const end = off[frame.prevIndex + 1] as number;
-      let mode = 0;
-      let sp = start;
-      for (let d = pd[sp] as number; d !== 0x20; d = pd[++sp] as number) mode = mode * 8 + (d - 0x30);
-      const prevIsTree = (mode & S_IFMT) === S_IFDIR;
-      const order = baseNameCompare(pd, sp + 1, end - H - 1, prevIsTree, data, c.nameStart, c.nameEnd, isTree);
+      const order = compareEntry(prev, frame.prevIndex, H, data, c.nameStart, c.nameEnd, isTree);
       if (order < 0) {
         // An entry the new version no longer has.
         frame.prevIndex++;
@@ -264,7 +251,7 @@ export class TreeLister {
       frame.prevIndex++;
       const curEnd = c.idStart + H;
       if (end - start === curEnd - c.entryStart && data.compare(pd, start, end, c.entryStart, curEnd) === 0) return 0;
-      if (!isTree || !prevIsTree) return -1;
+      if (!isTree || !isTreeEntry(prev, frame.prevIndex - 1)) return -1;
       return this.source.table.intern(pd, end - H) + 1;
     }
     return -1;

@@ -1,3 +1,5 @@
+import { baseNameCompare, S_IFDIR, S_IFMT } from '../objects/tree.js';
+
 /**
  * A tree a walk has listed, kept so that its next version can be listed against it: its bytes,
  * and where each of its `count` entries starts (`offsets[count]` is its length).
@@ -139,4 +141,46 @@ export function commonLength(a: Buffer, aStart: number, aEnd: number, b: Buffer,
     step *= 2;
   }
   return max;
+}
+
+/** A listed version of a tree as the walks against it read it: its bytes and its entries' offsets. */
+export type TreeEntries = Pick<TreeShape, 'data' | 'offsets' | 'count'>;
+
+/**
+ * How far `data[cStart..]` holds `prev`'s entries from `i` on byte for byte: the first entry of
+ * `prev` (`i` when none) that is not wholly inside the shared stretch. The shared ones are at
+ * `cStart + (offsets[k] - offsets[i])` in `data`.
+ */
+export function sharedEntries(data: Buffer, cStart: number, prev: TreeEntries, i: number): number {
+  const off = prev.offsets;
+  const pStart = off[i] as number;
+  const shared = commonLength(data, cStart, data.length, prev.data, pStart, off[prev.count] as number);
+  let lo = i;
+  let hi = prev.count;
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >>> 1;
+    if ((off[mid] as number) - pStart <= shared) lo = mid;
+    else hi = mid - 1;
+  }
+  return lo;
+}
+
+/** Whether entry `i` of `prev` is a tree (its mode, read up to the space). */
+export function isTreeEntry(prev: TreeEntries, i: number): boolean {
+  const pd = prev.data;
+  let mode = 0;
+  for (let sp = prev.offsets[i] as number, d = pd[sp] as number; d !== 0x20; d = pd[++sp] as number) mode = mode * 8 + (d - 0x30);
+  return (mode & S_IFMT) === S_IFDIR;
+}
+
+/**
+ * Entry `i` of `prev` against the entry named `data[nameStart..nameEnd)` in git's tree order
+ * (base_name_compare): below 0 when it comes first, 0 for the same name, above 0 after.
+ */
+export function compareEntry(prev: TreeEntries, i: number, hashLength: number, data: Buffer, nameStart: number, nameEnd: number, isTree: boolean): number {
+  const pd = prev.data;
+  let sp = prev.offsets[i] as number;
+  let mode = 0;
+  for (let d = pd[sp] as number; d !== 0x20; d = pd[++sp] as number) mode = mode * 8 + (d - 0x30);
+  return baseNameCompare(pd, sp + 1, (prev.offsets[i + 1] as number) - hashLength - 1, (mode & S_IFMT) === S_IFDIR, data, nameStart, nameEnd, isTree);
 }
