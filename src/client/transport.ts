@@ -284,7 +284,7 @@ function httpConnection(given: URL, options: ConnectOptions, gitProtocol: string
     response.body.resume();
     // git's words for a 401 it could not answer (remote-curl.c).
     if (response.status === 401) throw new PackwrightError('REQUEST_REFUSED', `Authentication failed for '${shown}/'`);
-    if (response.status === 407) throw new PackwrightError('REQUEST_REFUSED', `${what}: the proxy asks for credentials (407 ${response.statusText}): give them in its URL (http.proxy, http_proxy)`);
+    if (response.status === 407) throw new PackwrightError('REQUEST_REFUSED', `${what}: the proxy asks for credentials (407 ${response.statusText}): give them in its URL (http.proxy, http_proxy) or through onAuth (a credential helper)`);
     if (response.status >= 300 && response.status < 400) throw new PackwrightError('REQUEST_REFUSED', `${what}: the server redirected to '${response.header('location') ?? ''}', which http.followRedirects=${follow} does not follow`);
     throw new PackwrightError(response.status === 404 ? 'REPO_NOT_FOUND' : 'REQUEST_REFUSED', `${what}: the server answered ${response.status} ${response.statusText}`);
   };
