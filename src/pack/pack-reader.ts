@@ -149,7 +149,7 @@ export class PackReader {
             return this.finish(offset, h.type, out, h.size, keep);
           }
           const backing = (this.pending = cache.allocate(h.size + 1));
-          file.inflate(cur, cur + h.headerLength, h.size, backing, 0);
+          file.inflate(cur, cur + h.headerLength, h.size, backing, 0, true);
           base = { type: h.type, data: backing.subarray(0, h.size), backing };
           cache.set(cache.key(this.identity, cur), base);
           this.pending = undefined;
@@ -221,7 +221,8 @@ export class PackReader {
       }
       try {
         if (this.scratch.length < size + 1) this.scratch = this.grow(this.scratch, size + 1, base);
-        file.inflate(at, dataOffsets[i] as number, size, this.scratch, 0);
+        // The levels below the object asked for are scattered reads (see PackFile.view).
+        file.inflate(at, dataOffsets[i] as number, size, this.scratch, 0, i > 0);
         const resultSize = this.deltaResultSize(at, this.scratch, size, base.data.length);
         if (i === 0) {
           const out = (this.pending = this.output(resultSize, transient, keep, base));
