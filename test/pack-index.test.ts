@@ -4,7 +4,7 @@ import { mkdirSync, readFileSync, rmSync, truncateSync, statSync, writeFileSync 
 import { join } from 'node:path';
 import { git, makeRepo, tempDir, type Format, fileEndingIn } from './helpers/git.js';
 import { Repository } from '../src/repo/index.js';
-import { PackIndex, findId, readMtimes, writeMtimes } from '../src/idx/index.js';
+import { PackIndex, findId, readMtimes, writeIndex, writeMtimes } from '../src/idx/index.js';
 import { seededRandom } from './helpers/random.js';
 import { PackFile } from '../src/pack/index.js';
 import { forEachObject } from '../src/odb/index.js';
@@ -260,6 +260,42 @@ test('findId (interpolation with a bisection fallback) finds what a linear scan 
       assert.equal(findId(ids, idAt, view, 0, key, 0, H), expected, `${shape}: ${key.toString('hex')}`);
     }
   }
+});
+
+test('an index read by small reads (ids fetched a block at a time) finds and names ids as one read whole, across blocks', () => {
+  using dir = tempDir();
+  const H = 20;
+  const random = seededRandom(7);
+  // Most ids in one bucket sharing 17 bytes (guesses from bytes 1..3 miss), the rest spread: a
+  // lookup's probes land in several blocks.
+  const set = new Map<string, Buffer>();
+  for (let i = 0; i < 6000; i++) {
+    const id = Buffer.from(Array.from({ length: H }, () => Math.floor(random() * 256)));
+    if (i % 3 !== 0) id.fill(0x5c, 0, 17);
+    set.set(id.toString('hex'), id);
+  }
+  const sorted = [...set.values()].sort(Buffer.compare);
+  const n = sorted.length;
+  const offsets = Float64Array.from(sorted, (_, i) => 12 + 100 * i);
+  const path = join(dir.path, 'pack-x.idx');
+  writeFileSync(path, writeIndex('sha1', { ids: Buffer.concat(sorted), offsets, crc32: new Uint32Array(n) }, Buffer.alloc(20)));
+  const whole = new PackIndex(readFileSync(path), H, path);
+  // Small reads cost nothing here: the ids are never loaded whole, every answer comes from blocks.
+  const lazy = PackIndex.open(path, H, { lazyMin: 0, smallReadBytes: 0 });
+  for (let q = 0; q < 3000; q++) {
+    const i = Math.floor(random() * n);
+    assert.equal(lazy.find(sorted[i] as Buffer), i);
+    const absent = Buffer.from(sorted[i] as Buffer);
+    absent[H - 1] = (absent[H - 1] as number) ^ 0x80;
+    assert.equal(lazy.find(absent), whole.find(absent));
+    // Ids named out of order, block edges included.
+    const j = q % 2 === 0 ? Math.floor(random() * n) : (q * 256) % n;
+    assert.deepEqual(lazy.id(j), sorted[j]);
+  }
+  assert.equal(lazy.find(sorted[0] as Buffer), 0);
+  assert.equal(lazy.find(sorted[n - 1] as Buffer), n - 1);
+  assert.equal(lazy.find(Buffer.alloc(H, 0xff)), -1);
+  lazy.close();
 });
 
 test('a .mtimes round-trips, and one that does not fit is MTIMES_CORRUPT, saying where', () => {
