@@ -85,7 +85,7 @@ async function createPackWith(options: CreatePackOptions, pools: LazyPool, threa
         times.writing = lap();
         return {
           hash,
-          stats: { inputObjects: objects, objects, copied: objects, copiedDeltas: 0, thinDeltas: 0, recompressed: 0, newDeltas: 0, badCrc: 0, missing: 0, loosened: 0, packReused: objects, packReusedDeltas: 0, times },
+          stats: { inputObjects: objects, objects, copied: objects, copiedDeltas: 0, thinDeltas: 0, recompressed: 0, newDeltas: 0, newThinDeltas: 0, badCrc: 0, missing: 0, loosened: 0, packReused: objects, packReusedDeltas: 0, times },
           packs: [],
         };
       }
@@ -102,7 +102,7 @@ async function createPackWith(options: CreatePackOptions, pools: LazyPool, threa
   check();
   times.counting = lap();
   if (options.nonEmpty === true && listed.length === 0) {
-    return { hash: Buffer.alloc(0), packs: [], stats: { inputObjects, objects: 0, copied: 0, copiedDeltas: 0, thinDeltas: 0, recompressed: 0, newDeltas: 0, badCrc: 0, missing, loosened, packReused: 0, packReusedDeltas: 0, times } };
+    return { hash: Buffer.alloc(0), packs: [], stats: { inputObjects, objects: 0, copied: 0, copiedDeltas: 0, thinDeltas: 0, recompressed: 0, newDeltas: 0, newThinDeltas: 0, badCrc: 0, missing, loosened, packReused: 0, packReusedDeltas: 0, times } };
   }
 
   // Planning: what stored data to copy.
@@ -145,7 +145,7 @@ async function createPackWith(options: CreatePackOptions, pools: LazyPool, threa
 
   const result: CreatePackResult = {
     hash: Buffer.alloc(0),
-    stats: { inputObjects, objects: listed.length, copied: 0, copiedDeltas: 0, thinDeltas: 0, recompressed: 0, newDeltas: 0, badCrc: 0, missing, loosened, packReused, packReusedDeltas, times },
+    stats: { inputObjects, objects: listed.length, copied: 0, copiedDeltas: 0, thinDeltas: 0, recompressed: 0, newDeltas: 0, newThinDeltas: 0, badCrc: 0, missing, loosened, packReused, packReusedDeltas, times },
     packs: [],
   };
   await writePackOutput(options, counted, plan, deltas, result);

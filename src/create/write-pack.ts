@@ -30,12 +30,14 @@ export interface EntryCounts {
   copied: number;
   /** Stored deltas copied (base reference rewritten). */
   copiedDeltas: number;
-  /** Deltas against bases outside the pack (thin): stored ones kept, or new ones. */
+  /** Stored deltas against bases outside the pack (thin), kept. */
   thinDeltas: number;
   /** Objects read and deflated again. */
   recompressed: number;
-  /** Deltas computed now (against objects in the pack). */
+  /** Deltas computed now against objects in the pack. */
   newDeltas: number;
+  /** Deltas computed now against objects outside the pack that the receiver has (thin). */
+  newThinDeltas: number;
   /** Stored entries whose CRC did not match their index (recompressed from the object). */
   badCrc: number;
 }
@@ -116,7 +118,7 @@ export async function writePack(options: WritePackOptions): Promise<WrittenPack>
   let part = 0;
   let declared = total;
   let inPart = 0;
-  const result: WrittenPack = { hash: Buffer.alloc(0), offsets, crcs, parts: [], partOf, copied: 0, copiedDeltas: 0, thinDeltas: 0, recompressed: 0, newDeltas: 0, badCrc: 0 };
+  const result: WrittenPack = { hash: Buffer.alloc(0), offsets, crcs, parts: [], partOf, copied: 0, copiedDeltas: 0, thinDeltas: 0, recompressed: 0, newDeltas: 0, newThinDeltas: 0, badCrc: 0 };
   let out = Buffer.allocUnsafeSlow(CHUNK);
   let used = 0;
   let position = 0;
@@ -171,7 +173,7 @@ export async function writePack(options: WritePackOptions): Promise<WrittenPack>
     head: Uint8Array | undefined;
     body: Uint8Array;
     crc: number;
-    counter: 'copied' | 'copiedDeltas' | 'thinDeltas' | 'recompressed' | 'newDeltas';
+    counter: 'copied' | 'copiedDeltas' | 'thinDeltas' | 'recompressed' | 'newDeltas' | 'newThinDeltas';
     badCrc: boolean;
   }
   const entry = (head: Uint8Array | undefined, body: Uint8Array, counter: Prepared['counter'], crc?: number, badCrc = false): Prepared => ({
@@ -210,7 +212,7 @@ export async function writePack(options: WritePackOptions): Promise<WrittenPack>
         // Kept until written: a pack split may ask for the entry again.
         deltas.set(o, delta);
       }
-      return entry(deltaHeader(o, delta.size, start, kind === Entry.NEW_THIN || !ofs), delta.data as Buffer, kind === Entry.NEW_THIN ? 'thinDeltas' : 'newDeltas');
+      return entry(deltaHeader(o, delta.size, start, kind === Entry.NEW_THIN || !ofs), delta.data as Buffer, kind === Entry.NEW_THIN ? 'newThinDeltas' : 'newDeltas');
     }
     return recompress(o);
   };
