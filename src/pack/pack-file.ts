@@ -121,6 +121,10 @@ export class PackFile implements WindowOwner {
   private lastStart = -1;
   private lastEnd = -1;
   private forwardRun = 0;
+  /** The range the last large window read, and how much it read (see `view`). */
+  private rampStart = -1;
+  private rampEnd = -1;
+  private ramp = 0;
   /** Windows read for header questions only (see `headerWindow`). */
   private headerWindows: Window[] = [];
   /** Reads made so far in small windows or one-off; past `denseAfter`, the pack is read in big windows. */
@@ -219,8 +223,8 @@ export class PackFile implements WindowOwner {
     this.large = [];
   }
 
-  private addLarge(start: number, bytes: Buffer, recyclable: boolean): PooledWindow {
-    const w: PooledWindow = { start, bytes, used: 0, owner: this, recyclable };
+  private addLarge(start: number, bytes: Buffer, recyclable: boolean, own?: Buffer): PooledWindow {
+    const w: PooledWindow = { start, bytes, used: 0, owner: this, recyclable, ...(own !== undefined ? { own } : {}) };
     this.pool.add(w);
     this.large.unshift(w);
     return w;
@@ -283,12 +287,25 @@ export class PackFile implements WindowOwner {
     const kind = !scattered && this.forwardRun >= SEQUENTIAL_RUN && span <= largeSize / 2 ? LARGE : span > this.smallSize / 2 ? ONE_OFF : SMALL;
     let w: Window;
     if (kind === LARGE) {
+      // Ramped up as readahead is: a run's first large window reads LARGE_WINDOW_MIN, and each
+      // next one that reads on from the last large window twice as much, up to `largeSize`.
+      // Reads that run forward through scattered entries (the bases a thin pack names, sorted)
+      // took a full window each, 15 MB, to use a few entries of it. The buffer is always one of
+      // `capacity` bytes, recycled from window to window: only the pages read into are touched.
+      const continues = offset >= this.rampStart && offset <= this.rampEnd + this.smallSize;
+      let size = Math.min(largeSize, continues ? this.ramp * 2 : LARGE_WINDOW_MIN);
+      while (size < largeSize && span > size / 2) size = Math.min(largeSize, size * 2);
+      this.ramp = size;
       // A little before `offset` too, for the bases just behind it: spans up to half the window fit.
-      const behind = Math.min(this.smallSize, largeSize >>> 2);
+      const behind = Math.min(this.smallSize, size >>> 2);
       const start = Math.max(0, Math.floor(offset / behind) * behind - behind);
-      const length = Math.min(largeSize, this.size - start);
+      const length = Math.min(size, this.size - start);
+      const capacity = Math.min(largeSize, this.size);
       while (large.length >= MAX_WINDOWS) this.pool.release(large.pop() as PooledWindow);
-      w = this.addLarge(start, this.readInto(this.pool.allocate(length), start, length), length === largeSize);
+      const own = this.pool.allocate(capacity);
+      w = this.addLarge(start, this.readInto(own.subarray(0, length), start, length), true, own);
+      this.rampStart = start;
+      this.rampEnd = start + length;
     } else if (kind === ONE_OFF) {
       w = { start: offset, bytes: this.readInto(Buffer.allocUnsafeSlow(span), offset, span) };
     } else {

@@ -20,6 +20,8 @@ export interface PooledWindow {
    * never leave their PackFile (not a whole pack, which `wholeBytes` lends out).
    */
   recyclable: boolean;
+  /** The buffer `bytes` is the start of, when the window was read into part of it (what is recycled). */
+  own?: Buffer;
 }
 
 /** A pack file whose windows a WindowPool holds, told when one is evicted. */
@@ -87,7 +89,7 @@ export class WindowPool {
   add(window: PooledWindow): void {
     window.used = ++this.clock;
     this.windows.push(window);
-    this.held += window.bytes.length;
+    this.held += (window.own ?? window.bytes).length;
   }
 
   /** Marks a window as just used. */
@@ -105,7 +107,7 @@ export class WindowPool {
     const w = this.windows[i] as PooledWindow;
     this.windows[i] = this.windows[this.windows.length - 1] as PooledWindow;
     this.windows.pop();
-    this.held -= w.bytes.length;
-    if (w.recyclable) this.spare = w.bytes;
+    this.held -= (w.own ?? w.bytes).length;
+    if (w.recyclable) this.spare = w.own ?? w.bytes;
   }
 }
