@@ -12,6 +12,8 @@ import { readMtimes } from '../src/idx/index.js';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { applyDelta, createDelta, DeltaIndex } from '../src/delta/index.js';
+import { markPreferredBases } from '../src/create/preferred-bases.js';
+import { Flag, ObjectTable, nameHash } from '../src/walk/object-table.js';
 import fc from 'fast-check';
 import { seededRandom } from './helpers/random.js';
 
@@ -313,6 +315,42 @@ for (const format of FORMATS) {
     assert.ok(git(clone, ['cat-file', 'blob', newBlob]).equals(changed));
     git(clone, ['update-ref', 'refs/heads/changed', commit]);
     git(clone, ['fsck', '--full', '--no-dangling']);
+  });
+
+  test(`a thin pack's bases come from the boundary trees along the paths that changed, not from what did not change (${format})`, () => {
+    using tmp = tempDir();
+    const repo = join(tmp.path, 'r');
+    git(tmp.path, ['init', '-q', `--object-format=${format}`, repo]);
+    for (const [path, text] of [['a/x.txt', 'x\n'], ['b/y.txt', 'y\n'], ['c/d/z.txt', 'z\n'], ['top.txt', 't\n']] as const) {
+      mkdirSync(join(repo, path, '..'), { recursive: true });
+      writeFileSync(join(repo, path), text);
+    }
+    git(repo, ['add', '.']);
+    git(repo, ['commit', '-q', '-m', 'one']);
+    writeFileSync(join(repo, 'c/d/z.txt'), 'z changed\n');
+    git(repo, ['commit', '-q', '-am', 'two']);
+    const id = (rev: string): Buffer => Buffer.from(git(repo, ['rev-parse', rev]).toString().trim(), 'hex');
+    const r = Repository.open(repo);
+    try {
+      const mark = (along: boolean): ObjectTable => {
+        const table = new ObjectTable(r.objects.hashLength);
+        markPreferredBases(r.objects, table, [table.intern(id('HEAD~:'))], along ? [table.intern(id('HEAD:'))] : undefined);
+        return table;
+      };
+      const preferred = (table: ObjectTable, rev: string): boolean => { const n = table.find(id(rev)); return n >= 0 && table.is(n, Flag.PREFERRED); };
+      const along = mark(true);
+      // The old version of the changed file, and the trees down to it, are bases.
+      for (const rev of ['HEAD~:c/d/z.txt', 'HEAD~:c/d', 'HEAD~:c', 'HEAD~:top.txt', 'HEAD~:b']) assert.ok(preferred(along, rev), rev);
+      // An unchanged directory is not entered: what it holds is not sent, so needs no base.
+      assert.ok(!preferred(along, 'HEAD~:b/y.txt') && !preferred(along, 'HEAD~:a/x.txt'));
+      // Without the packed trees to follow, all the boundary holds is marked.
+      const all = mark(false);
+      for (const rev of ['HEAD~:c/d/z.txt', 'HEAD~:b/y.txt', 'HEAD~:a/x.txt']) assert.ok(preferred(all, rev), rev);
+      const file = along.find(id('HEAD~:c/d/z.txt'));
+      assert.equal(along.nameHashes[file] as number, nameHash(Buffer.from('c/d/z.txt')), 'the path-name hash of where it sits');
+    } finally {
+      r.close();
+    }
   });
 
   test(`--include-tag adds the tags of packed objects; the library call reports its counts (${format})`, async () => {

@@ -241,7 +241,8 @@ async function walkForPack(options: CreatePackOptions, pool: () => WorkerPool<Cr
     if (options.filter !== undefined) for (const n of givenObjects(revWalk)) tips.add(n);
     // git's thin packs delta against the trees of excluded boundary commits (at most `window` of them).
     if (options.thin && (options.window ?? 10) > 0 && walked.walk.edges.length > 0) {
-      markPreferredBases(handle, table, walked.walk.edges.slice(0, options.window ?? 10).map((c) => walked.walk.treeOf(c)));
+      const packedRoots = revWalk.commits.filter((c) => !table.is(c, Flag.UNINTERESTING)).map((c) => revWalk.treeOf(c));
+      markPreferredBases(handle, table, walked.walk.edges.slice(0, options.window ?? 10).map((c) => walked.walk.treeOf(c)), packedRoots);
       locations = locateAdded(handle, table, walked.locations);
     } else {
       locations = walked.locations;
