@@ -277,7 +277,9 @@ export async function packObjectsCommand(io: CommandIO, global: GlobalOptions, o
     useBitmapIndex: useBitmap,
     onWarning: (message) => void io.stderr.write(`warning: ${message}\n`),
     ...(tips !== undefined ? { tips: tips.tips, shallow } : options.cruft !== undefined ? {} : { ids }),
-    ...(stdout ? { sink: (chunk: Buffer) => io.stdout.write(chunk) } : {}),
+    // The output has written or copied a chunk when write returns (CommandOutput): the writer
+    // fills the same few buffers again instead of touching fresh memory for every MiB of pack.
+    ...(stdout ? { sink: (chunk: Buffer) => io.stdout.write(chunk), reuseChunks: true } : {}),
     ...(base !== undefined ? { packBase: base } : {}),
     onProgress: meter.onProgress,
   });
