@@ -1,12 +1,15 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { git, makeHistoryRepo, packwright, runPackwright, tempDir, type Format } from './helpers/git.js';
 import { Bitset, decodeEwah, encodeEwah, PackBitmap } from '../src/bitmap/index.js';
 import { PackIndex } from '../src/idx/index.js';
+import { Repository } from '../src/repo/index.js';
+import { RevArgs } from '../src/walk/index.js';
+import { createPack } from '../src/create/index.js';
 
 /** The commits a pack's bitmap has entries for, by id. */
 function bitmapCommits(packDir: string, hashLength: number): string[] {
@@ -148,6 +151,49 @@ test('a clone of a repository repacked with a bitmap is its pack, byte for byte 
   writeFileSync(check, partial);
   git(dir.path, ['index-pack', check]);
   assert.equal(git(dir.path, ['show-index'], readFileSync(join(dir.path, 'check.idx'))).toString().split('\n').filter((l) => l !== '').length, pack.readUInt32BE(8) + 1);
+  // With OFS_DELTA, the pack's entries in whole 64-bit words of the bitmap go out as they are, at
+  // the same offsets (git's verbatim reuse): the first 64 × ⌊N/64⌋ entries, byte for byte.
+  const idx = readFileSync(join(packDir, readdirSync(packDir).find((f) => f.endsWith('.idx')) as string));
+  const entries = git(dir.path, ['show-index'], idx).toString().trim().split('\n').map((l) => { const [offset, id] = l.split(' '); return { offset: Number(offset), id: id as string }; }).sort((a, b) => a.offset - b.offset);
+  const run = 64 * Math.floor(entries.length / 64);
+  assert.ok(run > 0);
+  const runEnd = (entries[run] as { offset: number }).offset;
+  const verbatim = await packwright(repo, ['pack-objects', '--all', '--stdout', '-q', '--delta-base-offset'], '');
+  assert.ok(verbatim.subarray(12, runEnd).equals(pack.subarray(12, runEnd)), 'the run, byte for byte');
+  /** The library's statistics of the same pack. */
+  const stats = async (): Promise<{ verbatim: number; badCrc: number }> => {
+    const r = Repository.open(repo);
+    try {
+      const revs = new RevArgs(r);
+      revs.add('--all');
+      const made = await createPack({ objects: r.objects, tips: revs.tips, deltaBaseOffset: true, sink: () => {} });
+      return made.stats;
+    } finally {
+      r.close();
+    }
+  };
+  assert.equal((await stats()).verbatim, run, 'sent as one run');
+  // A damaged entry in the run (its object has another copy, in a pack of its own): the run
+  // ends before it, and it and the rest are written one by one, the damaged one from the copy.
+  const damaged = entries[10] as { offset: number; id: string };
+  const packPath = join(packDir, readdirSync(packDir).find((f) => f.endsWith('.pack')) as string);
+  git(repo, ['pack-objects', '-q', join(packDir, 'pack')], `${damaged.id}\n`);
+  chmodSync(packPath, 0o644);
+  const bad = Buffer.from(pack);
+  const inStream = (entries[11] as { offset: number }).offset - 2;
+  bad[inStream] = (bad[inStream] as number) ^ 0x5a;
+  writeFileSync(packPath, bad);
+  const repaired = await packwright(repo, ['pack-objects', '--all', '--stdout', '-q', '--delta-base-offset'], '');
+  assert.deepEqual(await stats().then((s) => [s.verbatim, s.badCrc]), [10, 1]);
+  assert.ok(repaired.subarray(12, damaged.offset).equals(pack.subarray(12, damaged.offset)), 'the run up to the damaged entry');
+  const fixed = join(dir.path, 'fixed.pack');
+  writeFileSync(fixed, repaired);
+  git(dir.path, ['index-pack', fixed]);
+  const fresh = join(dir.path, 'fresh.git');
+  git(dir.path, ['init', '-q', '--bare', fresh]);
+  git(fresh, ['index-pack', '--stdin'], repaired);
+  git(fresh, ['update-ref', 'refs/heads/main', tip]);
+  git(fresh, ['fsck', '--full', '--no-dangling']);
 });
 
 /** The history repository in four packs: everything, then three more of new commits on two branches, a tag among them. */

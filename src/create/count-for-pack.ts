@@ -37,8 +37,11 @@ export interface CountedObjects {
   loosened: number;
   /** Objects left out because a kept, local or already packed copy has them (a bitmap cannot be written then). */
   leftOut: number;
-  /** Objects git would send by reusing the bitmapped pack as it is (see packReuse), and the deltas among them. */
-  packReused: { objects: number; deltas: number };
+  /**
+   * Objects git would send by reusing the bitmapped pack as it is (see packReuse), the deltas
+   * among those not in the verbatim run, and that run: the pack's first `verbatim` entries.
+   */
+  packReused: { objects: number; deltas: number; verbatim: number; pack?: StorePack };
   /**
    * For a thin pack counted from a bitmap: whether the receiver has an object (what the excluded
    * tips reach), so a stored delta on it may stay (git's bitmap_has_oid_in_uninteresting).
@@ -111,7 +114,13 @@ export async function countForPack(options: CreatePackOptions, pool: () => Worke
     trace2Data('pack-objects', 'loosen_unused_packed_objects/loosened', loosened);
   }
   const reuseAllowed = packReuseAllowed(options) && leftOut === 0;
-  const packReused = reuseAllowed && counted.bitmapResult !== undefined ? packReuse(counted.bitmapResult.pack, counted.bitmapResult.positions) : { objects: 0, deltas: 0 };
+  // The verbatim run goes out as it is only with OFS_DELTA (git's write_reused_pack_verbatim):
+  // its deltas are not looked at then, and git's Total line does not count them.
+  const verbatim = options.deltaBaseOffset !== false;
+  const packReused = reuseAllowed && counted.bitmapResult !== undefined
+    ? { ...packReuse(counted.bitmapResult.pack, counted.bitmapResult.positions, !verbatim), pack: counted.bitmapResult.pack }
+    : { objects: 0, deltas: 0, verbatim: 0 };
+  if (!verbatim) packReused.verbatim = 0;
   const receiverHas = options.thin === true ? counted.bitmapResult?.inHaves : undefined;
   return { table, listed, locations, missing, inputObjects, leftOut, packReused, loosened, mtimes: cruft?.mtimes, ...(receiverHas !== undefined ? { receiverHas } : {}) };
 }
@@ -123,9 +132,11 @@ export async function countForPack(options: CreatePackOptions, pool: () => Worke
  * of the result that is all wanted, then each further wanted object in pack order that is whole,
  * or a delta on a base before it already reused; an entry that cannot be read ends it. packwright
  * writes those objects as copies in pack order too (pack-plan.ts), so this counts what git's
- * "pack-reused" counts.
+ * "pack-reused" counts. The whole words are the verbatim run (`verbatim` entries from the pack's
+ * first); without `wholeDeltas` the deltas among them are not counted (not read: they go out as
+ * they are, and git's Total line leaves them out).
  */
-export function packReuse(pack: StorePack, positions: Bitset): { objects: number; deltas: number } {
+export function packReuse(pack: StorePack, positions: Bitset, wholeDeltas = true): { objects: number; deltas: number; verbatim: number } {
   const index = pack.index;
   const N = index.count;
   const { offsets } = index.packOrder();
@@ -146,7 +157,7 @@ export function packReuse(pack: StorePack, positions: Bitset): { objects: number
   for (let pos = 0; pos < whole * 64; pos++) {
     reuse.set(pos);
     objects++;
-    if (isDelta(pos)) deltas++;
+    if (wholeDeltas && isDelta(pos)) deltas++;
   }
   try {
     for (let pos = whole * 64; pos < N; pos++) {
@@ -171,7 +182,7 @@ export function packReuse(pack: StorePack, positions: Bitset): { objects: number
     // A broken entry: git stops trying there, and the usual path deals with the rest.
     if (!isPackwrightError(e)) throw e;
   }
-  return { objects, deltas };
+  return { objects, deltas, verbatim: whole * 64 };
 }
 
 /** The objects the walk (or the list of ids) gives: walked from tips or interned from ids, located, missing ones dealt with. */

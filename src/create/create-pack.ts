@@ -85,7 +85,7 @@ async function createPackWith(options: CreatePackOptions, pools: LazyPool, threa
         times.writing = lap();
         return {
           hash,
-          stats: { inputObjects: objects, objects, copied: objects, copiedDeltas: 0, thinDeltas: 0, recompressed: 0, newDeltas: 0, newThinDeltas: 0, badCrc: 0, missing: 0, loosened: 0, packReused: objects, packReusedDeltas: 0, times },
+          stats: { inputObjects: objects, objects, copied: objects, copiedDeltas: 0, thinDeltas: 0, recompressed: 0, newDeltas: 0, newThinDeltas: 0, badCrc: 0, verbatim: 0, missing: 0, loosened: 0, packReused: objects, packReusedDeltas: 0, times },
           packs: [],
         };
       }
@@ -102,7 +102,7 @@ async function createPackWith(options: CreatePackOptions, pools: LazyPool, threa
   check();
   times.counting = lap();
   if (options.nonEmpty === true && listed.length === 0) {
-    return { hash: Buffer.alloc(0), packs: [], stats: { inputObjects, objects: 0, copied: 0, copiedDeltas: 0, thinDeltas: 0, recompressed: 0, newDeltas: 0, newThinDeltas: 0, badCrc: 0, missing, loosened, packReused: 0, packReusedDeltas: 0, times } };
+    return { hash: Buffer.alloc(0), packs: [], stats: { inputObjects, objects: 0, copied: 0, copiedDeltas: 0, thinDeltas: 0, recompressed: 0, newDeltas: 0, newThinDeltas: 0, badCrc: 0, verbatim: 0, missing, loosened, packReused: 0, packReusedDeltas: 0, times } };
   }
 
   // Planning: what stored data to copy.
@@ -113,6 +113,7 @@ async function createPackWith(options: CreatePackOptions, pools: LazyPool, threa
     thin: options.thin === true,
     depth: options.depth ?? 50,
     receiverHas: counted.receiverHas,
+    ...(counted.packReused.verbatim > 0 && counted.packReused.pack !== undefined ? { verbatim: { pack: counted.packReused.pack, count: counted.packReused.verbatim } } : {}),
   });
   check();
   times.planning = lap();
@@ -145,7 +146,7 @@ async function createPackWith(options: CreatePackOptions, pools: LazyPool, threa
 
   const result: CreatePackResult = {
     hash: Buffer.alloc(0),
-    stats: { inputObjects, objects: listed.length, copied: 0, copiedDeltas: 0, thinDeltas: 0, recompressed: 0, newDeltas: 0, newThinDeltas: 0, badCrc: 0, missing, loosened, packReused, packReusedDeltas, times },
+    stats: { inputObjects, objects: listed.length, copied: 0, copiedDeltas: 0, thinDeltas: 0, recompressed: 0, newDeltas: 0, newThinDeltas: 0, badCrc: 0, verbatim: 0, missing, loosened, packReused, packReusedDeltas, times },
     packs: [],
   };
   await writePackOutput(options, counted, plan, deltas, result);

@@ -18,6 +18,12 @@ export const Entry = {
   NEW_DELTA: 5,
   /** A delta computed now against an object the receiver has (a thin pack's REF_DELTA). */
   NEW_THIN: 6,
+  /**
+   * Its stored entry, in the run of entries at the start of a pack that goes into the new pack as
+   * it is, at the same offsets (git's verbatim reuse; see PackPlan.verbatim): whole or a delta,
+   * its header is never read.
+   */
+  VERBATIM: 7,
 } as const;
 
 /**
@@ -38,6 +44,12 @@ export interface PlanOptions {
    * side), so that a stored delta on it may stay as a REF_DELTA.
    */
   receiverHas?: ((id: Uint8Array) => boolean) | undefined;
+  /**
+   * The first `count` entries of `pack` in pack order, all listed, go into the pack as they are
+   * (see PackPlan.verbatim); their deltas' bases are among them (a bitmap's whole words of
+   * wanted objects: git's reuse_partial_packfile_from_bitmap).
+   */
+  verbatim?: { pack: StorePack; count: number } | undefined;
 }
 
 /**
@@ -61,6 +73,13 @@ export interface PackPlan {
   order: Int32Array;
   /** Delta depth by object number, for the chains the plan keeps. */
   depth: Uint16Array;
+  /**
+   * A run of entries written first, byte for byte as the pack `locations.packs[pack]` stores them
+   * from its first entry to `end` (its `count` first entries in pack order, Entry.VERBATIM), at
+   * the same offsets in the new pack: its header is as long, so OFS_DELTA distances hold. git's
+   * write_reused_pack_verbatim; a clone of a bitmapped pack with a few objects pushed since.
+   */
+  verbatim?: { pack: number; count: number; end: number };
 }
 
 /**
@@ -139,10 +158,20 @@ export function planPack(table: ObjectTable, listed: Int32Array, locations: Obje
         plan.kind[o] = Entry.RECOMPRESS;
       }
     };
+    // The verbatim run: every entry of it listed and stored, or no run.
+    let run = options.verbatim !== undefined && options.verbatim.pack === pack && options.reuseObject ? Math.min(options.verbatim.count, atRank.length) : 0;
+    for (let r = 0; r < run; r++) if ((atRank[r] as number) < 0 || plan.kind[atRank[r] as number] === Entry.RECOMPRESS) run = 0;
+    if (run > 0) plan.verbatim = { pack: k, count: run, end: run < offsets.length ? (offsets[run] as number) : file.dataEnd };
     for (let r = 0; r < atRank.length; r++) {
       const o = atRank[r] as number;
       if (o < 0) continue;
       plan.order[written++] = o;
+      if (r < run) {
+        plan.kind[o] = Entry.VERBATIM;
+        plan.sourceOffset[o] = offsets[r] as number;
+        plan.sourceEnd[o] = r + 1 < offsets.length ? (offsets[r + 1] as number) : file.dataEnd;
+        continue;
+      }
       if (plan.kind[o] === Entry.RECOMPRESS) continue;
       try {
         planEntry(o, r);

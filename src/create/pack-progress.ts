@@ -49,7 +49,7 @@ export class PackProgress {
   total(s: CreatePackStats): void {
     if (!this.enabled) return;
     const deltas = s.copiedDeltas + s.thinDeltas + s.newDeltas + s.newThinDeltas;
-    const reused = s.copied + s.copiedDeltas + s.thinDeltas - s.packReused;
+    const reused = s.copied + s.copiedDeltas + s.thinDeltas + s.verbatim - s.packReused;
     const reusedDeltas = s.copiedDeltas + s.thinDeltas - s.packReusedDeltas;
     this.output.write(`Total ${s.objects} (delta ${deltas - s.packReusedDeltas}), reused ${reused} (delta ${reusedDeltas}), pack-reused ${s.packReused}\n`);
   }

@@ -97,7 +97,7 @@ export async function writePackOutput(options: CreatePackOptions, counted: Count
       signal: options.signal,
       onProgress: progress === undefined ? undefined : (done, total, bytes) => progress('writing', done, total, bytes),
     });
-    Object.assign(result.stats, { copied: w.copied, copiedDeltas: w.copiedDeltas, thinDeltas: w.thinDeltas, recompressed: w.recompressed, newDeltas: w.newDeltas, newThinDeltas: w.newThinDeltas, badCrc: w.badCrc });
+    Object.assign(result.stats, { copied: w.copied, copiedDeltas: w.copiedDeltas, thinDeltas: w.thinDeltas, recompressed: w.recompressed, newDeltas: w.newDeltas, newThinDeltas: w.newThinDeltas, badCrc: w.badCrc, verbatim: w.verbatim });
     result.hash = w.hash;
     check();
     if (options.packBase !== undefined) {

@@ -1,5 +1,6 @@
 import type { Hash } from 'node:crypto';
 import { crc32 } from 'node:zlib';
+import { crc32 as entryCrc32 } from '../zlib/crc32.js';
 import { isPackwrightError, PackwrightError, throwIfAborted } from '../errors/packwright-error.js';
 import { toHex } from '../hash/hex.js';
 import { nodeCrypto } from '../hash/node-crypto.js';
@@ -40,6 +41,8 @@ export interface EntryCounts {
   newThinDeltas: number;
   /** Stored entries whose CRC did not match their index (recompressed from the object). */
   badCrc: number;
+  /** Stored entries sent in the run at the start of the pack, as they are (see PackPlan.verbatim). */
+  verbatim: number;
 }
 
 /** What writing found and did, for statistics and the index. */
@@ -118,7 +121,7 @@ export async function writePack(options: WritePackOptions): Promise<WrittenPack>
   let part = 0;
   let declared = total;
   let inPart = 0;
-  const result: WrittenPack = { hash: Buffer.alloc(0), offsets, crcs, parts: [], partOf, copied: 0, copiedDeltas: 0, thinDeltas: 0, recompressed: 0, newDeltas: 0, newThinDeltas: 0, badCrc: 0 };
+  const result: WrittenPack = { hash: Buffer.alloc(0), offsets, crcs, parts: [], partOf, copied: 0, copiedDeltas: 0, thinDeltas: 0, recompressed: 0, newDeltas: 0, newThinDeltas: 0, badCrc: 0, verbatim: 0 };
   let out = Buffer.allocUnsafeSlow(CHUNK);
   let used = 0;
   let position = 0;
@@ -186,6 +189,8 @@ export async function writePack(options: WritePackOptions): Promise<WrittenPack>
    */
   const prepare = (o: number, start: number): Prepared => {
     const kind = plan.kind[o] as number;
+    // Left of a verbatim run cut short by a damaged entry: whole, from the object.
+    if (kind === Entry.VERBATIM) return recompress(o);
     const local = kind === Entry.COPY_DELTA || kind === Entry.NEW_DELTA;
     if (local && split !== undefined && partOf[plan.base[o] as number] !== part) return recompress(o);
     if (kind === Entry.COPY || kind === Entry.COPY_DELTA || kind === Entry.COPY_THIN) {
@@ -194,7 +199,7 @@ export async function writePack(options: WritePackOptions): Promise<WrittenPack>
       const from = plan.sourceOffset[o] as number;
       const end = plan.sourceEnd[o] as number;
       const raw = reader.bytes(from, end - from);
-      const rawCrc = crc32(raw);
+      const rawCrc = entryCrc32(raw);
       if (!reader.crcMatches(rawCrc, locations.position[o] as number)) return { ...recompress(o), badCrc: true };
       if (kind === Entry.COPY) return entry(undefined, raw, 'copied', rawCrc);
       const data = raw.subarray((plan.sourceData[o] as number) - from);
@@ -285,6 +290,54 @@ export async function writePack(options: WritePackOptions): Promise<WrittenPack>
     const obj = readObject(handle, table, locations, o);
     return entry(encodeEntryHeader(typeNumber(obj.type), obj.data.length), deflater.deflate(obj.data), 'recompressed');
   };
+
+  if (plan.verbatim !== undefined && split === undefined && ofs) {
+    const k = plan.verbatim.pack;
+    const reader = readers[k] as ForwardReader;
+    // The run's objects in pack order (the plan lists a pack's objects so), from offset 12 on.
+    const run: number[] = [];
+    for (const o of plan.order) if (plan.kind[o] === Entry.VERBATIM && locations.pack[o] === k) run.push(o);
+    // Whole entries up to half a read window at a time (so each is a view of the reader's
+    // window), each checked against its index CRC before any of them goes out. The run ends
+    // before a damaged entry: it and the rest of the run are written one by one, recompressed
+    // from another copy, after the run.
+    let r = 0;
+    while (r < run.length) {
+      const first = run[r] as number;
+      const start = plan.sourceOffset[first] as number;
+      if (start !== position) throw new PackwrightError('PACK_CORRUPT', `the verbatim run is at offset ${position}, its next entry at ${start}`);
+      let last = r + 1;
+      while (last < run.length && (plan.sourceEnd[run[last] as number] as number) - start <= READ_WINDOW / 2) last++;
+      const stop = plan.sourceEnd[run[last - 1] as number] as number;
+      const bytes = reader.bytes(start, stop - start);
+      let good = r;
+      for (; good < last; good++) {
+        const o = run[good] as number;
+        const crc = entryCrc32(bytes, (plan.sourceOffset[o] as number) - start, (plan.sourceEnd[o] as number) - start);
+        if (!reader.crcMatches(crc, locations.position[o] as number)) break;
+        offsets[o] = plan.sourceOffset[o] as number;
+        crcs[o] = crc;
+        partOf[o] = 0;
+      }
+      const end = good < last ? (plan.sourceOffset[run[good] as number] as number) : stop;
+      if (end > start) put(bytes.subarray(0, end - start));
+      result.verbatim += good - r;
+      count += good - r;
+      inPart += good - r;
+      if (good < last) {
+        result.badCrc++;
+        break;
+      }
+      r = last;
+      if (waiting !== undefined) {
+        const w = waiting;
+        waiting = undefined;
+        await w;
+      }
+      throwIfAborted(options.signal, 'writing the pack');
+      options.onProgress?.(count, total, position);
+    }
+  }
 
   // Every base before its deltas: a delta whose base is not written yet writes the base first
   // (usually it already is: a pack's own order has bases first).
@@ -464,7 +517,7 @@ export async function copyWholePack(pack: StorePack, sink: PackSink, signal?: Ab
       for (; k < offsets.length && (offsets[k] as number) < stop; k++) {
         const from = offsets[k] as number;
         const to = k + 1 < offsets.length ? (offsets[k + 1] as number) : end;
-        if ((crc32(bytes.subarray(from - start, to - start)) >>> 0) !== index.crc32(order.positions[k] as number)) {
+        if (entryCrc32(bytes, from - start, to - start) !== index.crc32(order.positions[k] as number)) {
           if (sent === 0) return undefined;
           throw new PackwrightError('PACK_CORRUPT', `the entry at offset ${from} does not match its CRC32 in the index, after part of the pack was sent`, { file: pack.packPath, offset: from });
         }
