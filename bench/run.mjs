@@ -504,6 +504,21 @@ function bitmapped(repo) {
   }
   return out;
 }
+/**
+ * The repository repacked with a bitmap, then one commit pushed on top (loose): what a server
+ * holds between repacks. No longer the pack as it is: git sends the bitmap's whole words of the
+ * pack verbatim and the rest object by object.
+ */
+function bitmappedThenPushed(repo) {
+  const out = `${repo}-bitmapped-pushed`;
+  if (!existsSync(out)) {
+    execFileSync('cp', ['-a', bitmapped(repo), out]);
+    const head = execFileSync('git', ['symbolic-ref', 'HEAD'], { cwd: out }).toString().trim();
+    const tip = execFileSync('git', ['commit-tree', '-p', head, '-m', 'pushed since the repack', `${head}^{tree}`], { cwd: out }).toString().trim();
+    execFileSync('git', ['update-ref', head, tip], { cwd: out });
+  }
+  return out;
+}
 const maxRss = (file) => (existsSync(file) ? Math.max(0, ...readFileSync(file, 'utf8').split('\n').map(Number).filter((n) => n > 0)) / 1024 : NaN);
 const gitMirror = join(root, '..', '.mirror', 'git+git', 'repo');
 const served = [];
@@ -528,7 +543,7 @@ if (existsSync(gitMirror)) {
   });
 }
 for (const [label, make] of served) {
-  for (const [kind, prepare] of [['', (r) => r], ['after repack -adb, ', bitmapped]]) {
+  for (const [kind, prepare] of [['', (r) => r], ['after repack -adb, ', bitmapped], ['after repack -adb and a push, ', bitmappedThenPushed]]) {
     const pwRss = join(work, 'serve-pw.rss');
     const gitRss = join(work, 'serve-git.rss');
     const dst = join(work, 'served-clone.git');
