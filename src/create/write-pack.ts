@@ -305,7 +305,11 @@ export async function writePack(options: WritePackOptions): Promise<WrittenPack>
     while (r < run.length) {
       const first = run[r] as number;
       const start = plan.sourceOffset[first] as number;
-      if (start !== position) throw new PackwrightError('PACK_CORRUPT', `the verbatim run is at offset ${position}, its next entry at ${start}`);
+      // Entries follow each other from offset 12 in a pack its index describes truly.
+      if (start !== position) {
+        const file = (locations.packs[k] as StorePack).packPath;
+        throw new PackwrightError('PACK_CORRUPT', `${file}: the entry after offset ${position} starts at ${start} by its index`, { file, offset: start });
+      }
       let last = r + 1;
       while (last < run.length && (plan.sourceEnd[run[last] as number] as number) - start <= READ_WINDOW / 2) last++;
       const stop = plan.sourceEnd[run[last - 1] as number] as number;
