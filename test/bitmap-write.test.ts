@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { chmodSync, existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import fc from 'fast-check';
@@ -173,6 +173,14 @@ test('a clone of a repository repacked with a bitmap is its pack, byte for byte 
     }
   };
   assert.equal((await stats()).verbatim, run, 'sent as one run');
+  // A newer pack holding copies of objects of the run (as a pushed pack completed with --fix-thin
+  // holds its bases): the run's objects are still sent from the run.
+  const copies = entries.slice(3, 6).map((e) => e.id);
+  const extra = git(repo, ['pack-objects', '-q', join(packDir, 'pack')], `${copies.join('\n')}\n`).toString().trim();
+  const later = new Date(Date.now() + 60_000);
+  utimesSync(join(packDir, `pack-${extra}.pack`), later, later);
+  assert.equal((await stats()).verbatim, run, 'sent as one run, copies elsewhere or not');
+  for (const ext of ['pack', 'idx']) rmSync(join(packDir, `pack-${extra}.${ext}`));
   // A damaged entry in the run (its object has another copy, in a pack of its own): the run
   // ends before it, and it and the rest are written one by one, the damaged one from the copy.
   const damaged = entries[10] as { offset: number; id: string };

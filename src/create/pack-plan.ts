@@ -103,6 +103,7 @@ export function planPack(table: ObjectTable, listed: Int32Array, locations: Obje
   let written = 0;
   const header = new EntryHeader();
   if (options.reuseDelta) choosePackCopies(locations, header);
+  if (options.verbatim !== undefined) takeRunCopies(locations, options.verbatim);
   const byPack: number[][] = locations.packs.map(() => []);
   for (const o of listed) {
     const k = locations.pack[o] as number;
@@ -160,7 +161,8 @@ export function planPack(table: ObjectTable, listed: Int32Array, locations: Obje
     };
     // The verbatim run: every entry of it listed and stored, or no run.
     let run = options.verbatim !== undefined && options.verbatim.pack === pack && options.reuseObject ? Math.min(options.verbatim.count, atRank.length) : 0;
-    for (let r = 0; r < run; r++) if ((atRank[r] as number) < 0 || plan.kind[atRank[r] as number] === Entry.RECOMPRESS) run = 0;
+    // It ends before an entry that does not go from here (a copy elsewhere chosen; none is, see takeRunCopies).
+    for (let r = 0; r < run; r++) if ((atRank[r] as number) < 0 || plan.kind[atRank[r] as number] === Entry.RECOMPRESS) run = r;
     if (run > 0) plan.verbatim = { pack: k, count: run, end: run < offsets.length ? (offsets[run] as number) : file.dataEnd };
     for (let r = 0; r < atRank.length; r++) {
       const o = atRank[r] as number;
@@ -212,6 +214,26 @@ function choosePackCopies(locations: ObjectLocations, header: EntryHeader): void
     // Swap: the chosen copy becomes the object's place, the old one joins the other copies.
     const chosen = copies[best] as { pack: number; position: number };
     copies[best] = { pack: locations.pack[o] as number, position: locations.position[o] as number };
+    locations.pack[o] = chosen.pack;
+    locations.position[o] = chosen.position;
+  }
+}
+
+/**
+ * An object of the verbatim run is sent from the run's pack whatever other copy it has: the
+ * newest pack holding it is where it was placed (a pushed pack completed with --fix-thin holds
+ * copies of its bases), and one entry of the run sent from elsewhere would end the run there.
+ */
+function takeRunCopies(locations: ObjectLocations, verbatim: { pack: StorePack; count: number }): void {
+  const k = locations.packs.indexOf(verbatim.pack);
+  if (k < 0) return;
+  const rankOf = verbatim.pack.index.packRanks();
+  for (const [o, copies] of locations.otherCopies) {
+    if (locations.pack[o] === k) continue;
+    const i = copies.findIndex((c) => c.pack === k && (rankOf[c.position] as number) < verbatim.count);
+    if (i < 0) continue;
+    const chosen = copies[i] as { pack: number; position: number };
+    copies[i] = { pack: locations.pack[o] as number, position: locations.position[o] as number };
     locations.pack[o] = chosen.pack;
     locations.position[o] = chosen.position;
   }
