@@ -4,7 +4,7 @@ import { chmodSync, existsSync, readdirSync, readFileSync, rmSync, utimesSync, w
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import fc from 'fast-check';
-import { git, makeHistoryRepo, packwright, runPackwright, tempDir, type Format } from './helpers/git.js';
+import { git, makeHistoryRepo, packwright, repackedClone, runPackwright, tempDir, type Format } from './helpers/git.js';
 import { Bitset, decodeEwah, encodeEwah, PackBitmap } from '../src/bitmap/index.js';
 import { PackIndex } from '../src/idx/index.js';
 import { Repository } from '../src/repo/index.js';
@@ -42,9 +42,8 @@ for (const format of ['sha1', 'sha256'] as Format[]) {
     using dir = tempDir();
     const source = makeHistoryRepo(dir.path, format, 130);
     const H = format === 'sha1' ? 20 : 32;
-    const ours = join(dir.path, 'ours.git');
-    const theirs = join(dir.path, 'theirs.git');
-    for (const r of [ours, theirs]) git(dir.path, ['clone', '-q', '--bare', '--no-local', source, r]);
+    const ours = repackedClone(source, dir.path, 'ours.git');
+    const theirs = repackedClone(source, dir.path, 'theirs.git');
     const packDir = join(ours, 'objects', 'pack');
     const old = readdirSync(packDir);
     const out = (await packwright(ours, ['pack-objects', '--all', '--revs', '--write-bitmap-index', '-q', join(packDir, 'pack')], '')).toString().trim();
@@ -81,9 +80,7 @@ test('no bitmap unless git would write one: without --all, with --not, to stdout
 test('pack-objects --stdout from a bitmapped pack reports git\'s pack-reused count, whole and with objects the pack lacks', async () => {
   using dir = tempDir();
   const source = makeHistoryRepo(dir.path, 'sha1', 130);
-  const repo = join(dir.path, 'reuse.git');
-  git(dir.path, ['clone', '-q', '--bare', '--no-local', source, repo]);
-  git(repo, ['repack', '-adbq']);
+  const repo = repackedClone(source, dir.path, 'reuse.git', ['repack', '-adbq']);
   const totalLine = (stderr: string): string => (stderr.split(/[\r\n]/).find((l) => l.startsWith('Total ')) ?? '').trim();
   const gitTotal = (): string => totalLine(spawnSync('git', ['pack-objects', '--all', '--stdout', '--progress'], { cwd: repo, input: '', env: { ...process.env, GIT_PROGRESS_DELAY: '0' } }).stderr.toString());
   const ours = async (): Promise<string> => totalLine((await runPackwright(repo, ['pack-objects', '--all', '--stdout', '--progress'], { input: '' })).stderr);
@@ -103,9 +100,7 @@ test('pack-objects --stdout from a bitmapped pack reports git\'s pack-reused cou
 test('pack-objects --stdout over a multi-pack bitmap reuses its preferred pack, as git counts it', async () => {
   using dir = tempDir();
   const source = makeHistoryRepo(dir.path, 'sha1', 130);
-  const repo = join(dir.path, 'midx.git');
-  git(dir.path, ['clone', '-q', '--bare', '--no-local', source, repo]);
-  git(repo, ['-c', 'repack.writeBitmaps=false', 'repack', '-adq']);
+  const repo = repackedClone(source, dir.path, 'midx.git', ['-c', 'repack.writeBitmaps=false', 'repack', '-adq']);
   const big = readdirSync(join(repo, 'objects', 'pack')).find((f) => f.endsWith('.pack')) as string;
   // A second pack: two commits on main with their trees and blobs.
   let parent = git(repo, ['rev-parse', 'main']).toString().trim();
@@ -134,9 +129,7 @@ test('pack-objects --stdout over a multi-pack bitmap reuses its preferred pack, 
 test('a clone of a repository repacked with a bitmap is its pack, byte for byte (git\'s whole-pack reuse); otherwise entry by entry', async () => {
   using dir = tempDir();
   const source = makeHistoryRepo(dir.path, 'sha1', 130);
-  const repo = join(dir.path, 'whole.git');
-  git(dir.path, ['clone', '-q', '--bare', '--no-local', source, repo]);
-  git(repo, ['repack', '-adbq']);
+  const repo = repackedClone(source, dir.path, 'whole.git', ['repack', '-adbq']);
   const packDir = join(repo, 'objects', 'pack');
   const pack = readFileSync(join(packDir, readdirSync(packDir).find((f) => f.endsWith('.pack')) as string));
   const out = await packwright(repo, ['pack-objects', '--all', '--stdout', '-q'], '');
@@ -207,9 +200,7 @@ test('a clone of a repository repacked with a bitmap is its pack, byte for byte 
 /** The history repository in four packs: everything, then three more of new commits on two branches, a tag among them. */
 function multiPackRepo(dir: string, format: Format, name: string): string {
   const source = makeHistoryRepo(dir, format, 60);
-  const repo = join(dir, name);
-  git(dir, ['clone', '-q', '--bare', '--no-local', source, repo]);
-  git(repo, ['-c', 'repack.writeBitmaps=false', 'repack', '-adq']);
+  const repo = repackedClone(source, dir, name, ['-c', 'repack.writeBitmaps=false', 'repack', '-adq']);
   for (let round = 0; round < 3; round++) {
     for (const branch of ['main', 'topic']) {
       let parent = git(repo, ['rev-parse', branch]).toString().trim();

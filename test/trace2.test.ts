@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
-import { git, GIT_ENV, makeHistoryRepo, runPackwright, tempDir } from './helpers/git.js';
+import { GIT_ENV, makeHistoryRepo, repackedClone, runPackwright, tempDir } from './helpers/git.js';
 
 /** The events of a GIT_TRACE2_EVENT file, parsed. */
 function events(path: string): Record<string, unknown>[] {
@@ -13,9 +13,7 @@ function events(path: string): Record<string, unknown>[] {
 test('GIT_TRACE2_EVENT: version, start, cmd_name, exit and atexit around a command, with the regions and data git reports (the same values as git\'s own trace)', async () => {
   using dir = tempDir();
   const source = makeHistoryRepo(dir.path, 'sha1', 120);
-  const repo = join(dir.path, 'traced.git');
-  git(dir.path, ['clone', '-q', '--bare', '--no-local', source, repo]);
-  git(repo, ['-c', 'repack.writeBitmaps=false', 'repack', '-adq']);
+  const repo = repackedClone(source, dir.path, 'traced.git', ['-c', 'repack.writeBitmaps=false', 'repack', '-adq']);
   const ours = join(dir.path, 'ours.trace');
   const run = await runPackwright(repo, ['-c', 'pack.writeBitmapLookupTable=true', 'multi-pack-index', 'write', '--bitmap'], { env: { ...GIT_ENV, GIT_TRACE2_EVENT: ours } });
   assert.equal(run.status, 0, run.stderr);
@@ -30,9 +28,7 @@ test('GIT_TRACE2_EVENT: version, start, cmd_name, exit and atexit around a comma
   assert.equal(got.at(-2)?.['code'], 0);
   // git's own trace of the same write names as many selected commits.
   const theirs = join(dir.path, 'theirs.trace');
-  const copy = join(dir.path, 'copy.git');
-  git(dir.path, ['clone', '-q', '--bare', '--no-local', source, copy]);
-  git(copy, ['-c', 'repack.writeBitmaps=false', 'repack', '-adq']);
+  const copy = repackedClone(source, dir.path, 'copy.git', ['-c', 'repack.writeBitmaps=false', 'repack', '-adq']);
   // git reports it three regions deep: past the default nesting.
   spawnSync('git', ['multi-pack-index', 'write', '--bitmap'], { cwd: copy, env: { ...GIT_ENV, GIT_TRACE2_EVENT: theirs, GIT_TRACE2_EVENT_NESTING: '10' } });
   const selected = (list: Record<string, unknown>[]): unknown => list.find((e) => e['key'] === 'num_selected_commits')?.['value'];

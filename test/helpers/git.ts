@@ -204,6 +204,17 @@ export function makeHistoryRepo(dir: string, format: Format, commits = 120): str
   return fixture('history', [format, commits], (at) => buildHistoryRepo(at, format, commits), join(dir, `history-${format}.git`));
 }
 
+/**
+ * A bare copy of `source` at `dir/name` (git clone --no-local: its own objects), repacked by git
+ * with the `repack` arguments given (none: as cloned).
+ */
+export function repackedClone(source: string, dir: string, name: string, repack: string[] = []): string {
+  const repo = join(dir, name);
+  git(dir, ['clone', '-q', '--bare', '--no-local', source, repo]);
+  if (repack.length > 0) git(repo, repack);
+  return repo;
+}
+
 function buildHistoryRepo(dir: string, format: Format, commits: number): string {
   const repo = join(dir, `history-${format}.git`);
   git(dir, ['init', '-q', '--bare', `--object-format=${format}`, '-b', 'main', repo]);
