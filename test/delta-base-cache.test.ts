@@ -186,3 +186,35 @@ test('DeltaBaseCache: a slot reused by another pack (a new generation) never ser
   assert.equal(cache.size, 'other pack'.length, 'the old pack\'s entry is gone, not just hidden');
   assert.throws(() => cache.key({ slot: 2 ** 13, generation: 0 }, 0), RangeError);
 });
+
+test('DeltaBaseCache: a closed cache hands the next one of its limit an arena all free, whether it held entries or left a block out', () => {
+  const limit = 5 << 20;
+  const fill = (cache: DeltaBaseCache, keyBase: number): void => {
+    for (let i = 0; i < 40; i++) {
+      const size = 1000 + i * 3000;
+      const b = cache.allocate(size);
+      cache.set(keyBase + i, { type: 3, data: b.subarray(0, size), backing: b });
+    }
+  };
+  for (const leaveOneOut of [false, true]) {
+    const first = new DeltaBaseCache(limit);
+    fill(first, 0);
+    if (leaveOneOut) first.allocate(4096);
+    first.close();
+    // The next cache of the limit takes the spare arena: every block is free again (a whole
+    // arena's worth of the largest block allocates), and none of the old keys is owned.
+    const next = new DeltaBaseCache(limit);
+    const largest = BuddyAllocator.largestBlockFor(limit * 1.5);
+    const whole: Buffer[] = [];
+    for (let b = next.allocate(largest); whole.length < 64; b = next.allocate(largest)) {
+      if (whole.some((w) => w.buffer !== b.buffer)) break;
+      whole.push(b);
+    }
+    assert.equal(whole.length, Math.floor((limit * 1.5) / largest), `blocks of the largest size (${leaveOneOut ? 'a block left out' : 'entries only'})`);
+    for (const b of whole) next.release(b);
+    fill(next, 100);
+    assert.equal(next.peek(5), undefined);
+    assert.ok(next.peek(105) !== undefined);
+    next.close();
+  }
+});

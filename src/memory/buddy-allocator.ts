@@ -25,6 +25,8 @@ export class BuddyAllocator {
   private readonly freeOrder: Int8Array;
   /** The order of the allocated block starting at each index, or -1. */
   private readonly usedOrder: Int8Array;
+  /** Blocks allocated and not yet freed. */
+  private live = 0;
 
   /**
    * `size` is rounded down to a multiple of the largest block, `2^maxShift` bytes (requests above
@@ -52,6 +54,7 @@ export class BuddyAllocator {
    * blocks (a closed cache) and hands the allocator to the next.
    */
   reset(): void {
+    this.live = 0;
     this.heads.fill(-1);
     this.freeOrder.fill(-1);
     this.usedOrder.fill(-1);
@@ -67,6 +70,11 @@ export class BuddyAllocator {
   /** The largest block an allocator of `size` bytes has with the default shifts. */
   static largestBlockFor(size: number, minShift = 8): number {
     return 2 ** Math.min(23, Math.max(minShift, Math.floor(Math.log2(Math.max(1, size)))));
+  }
+
+  /** Blocks allocated and not yet freed: 0 when the allocator is as `reset` leaves it. */
+  get allocated(): number {
+    return this.live;
   }
 
   /** Number of smallest blocks: the range of block indices. */
@@ -98,6 +106,7 @@ export class BuddyAllocator {
       this.push(index + (1 << o), o);
     }
     this.usedOrder[index] = order;
+    this.live++;
     this.memory ??= Buffer.allocUnsafeSlow(this.size);
     const offset = index * this.unit;
     return Buffer.from(this.memory.buffer, this.memory.byteOffset + offset, 1 << (order + this.minShift));
@@ -138,9 +147,16 @@ export class BuddyAllocator {
 
   /** Returns a block that `alloc` gave. */
   free(block: Uint8Array): void {
-    let index = this.indexOf(block);
-    let order = this.orderFor(block.length);
+    this.freeAt(this.indexOf(block));
+  }
+
+  /** Returns the block that `alloc` gave at `index` (`indexOf`); a free index is left alone. */
+  freeAt(at: number): void {
+    let index = at;
+    let order = this.usedOrder[index] as number;
+    if (order < 0) return;
     this.usedOrder[index] = -1;
+    this.live--;
     while (order < this.heads.length - 1) {
       const buddy = index ^ (1 << order);
       if (this.freeOrder[buddy] !== order) break;
