@@ -1,9 +1,10 @@
-import { execFileSync, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { run } from '../../src/cli/run.js';
 import { memoryIO } from '../../src/cli/command-io.js';
+import { execSync } from './spawn-client.js';
 
 /** The executable as shipped (the bundle `npm run build` makes; npm test builds first). */
 export const CLI = new URL('../../../dist/bin/packwright.cjs', import.meta.url).pathname;
@@ -20,7 +21,7 @@ export const GIT_ENV = {
 };
 
 export function git(cwd: string, args: string[], input?: Buffer | string): Buffer {
-  return execFileSync('git', args, { cwd, env: GIT_ENV, input, maxBuffer: 1 << 30, stdio: ['pipe', 'pipe', 'pipe'] });
+  return execSync('git', args, { cwd, env: GIT_ENV, input });
 }
 
 /** Runs the real bin in a process of its own (for tests of the process: start-up, relaunch, signals); its outcome. */

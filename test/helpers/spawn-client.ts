@@ -1,0 +1,86 @@
+/**
+ * `spawnSync` for the tests' thousands of git commands, run by a small resident process
+ * (`spawn-server.ts`) instead of by forking the test process: on a 2-core VM, forking a test
+ * process of a few hundred MB cost ~20 ms per command and a copy-on-write fault afterwards on
+ * each page it wrote again, a third of the suite's time. The calls stay synchronous: the request
+ * and the result go through two FIFOs with blocking reads.
+ *
+ * Set PACKWRIGHT_TEST_DIRECT_SPAWN=1 to spawn from the test process as before (or where mkfifo
+ * is missing, which is what happens then too).
+ */
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, openSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { frame, readFrame, writeAll, type SpawnRequest, type SpawnResult } from './spawn-server.js';
+
+export interface SyncOutcome {
+  status: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: Buffer;
+  stderr: Buffer;
+  error?: Error | undefined;
+}
+
+export interface SyncOptions {
+  cwd?: string | undefined;
+  env?: Record<string, string | undefined> | undefined;
+  input?: Buffer | string | undefined;
+}
+
+let channel: { requests: number; results: number } | null | undefined;
+
+function open(): { requests: number; results: number } | null {
+  if (process.env.PACKWRIGHT_TEST_DIRECT_SPAWN === '1') return null;
+  const dir = mkdtempSync(join(tmpdir(), 'packwright-spawn-'));
+  const requestPath = join(dir, 'requests');
+  const resultPath = join(dir, 'results');
+  try {
+    execFileSync('mkfifo', [requestPath, resultPath], { stdio: 'ignore' });
+  } catch {
+    rmSync(dir, { recursive: true, force: true });
+    return null;
+  }
+  const server = spawn(process.execPath, [new URL('./spawn-server.js', import.meta.url).pathname, requestPath, resultPath], { stdio: ['ignore', 'ignore', 'inherit'] });
+  server.unref();
+  // Opening a FIFO waits for its other end; the server opens its ends in the same order. When this
+  // process exits, the server reads end of file and exits too.
+  const requests = openSync(requestPath, 'w');
+  const results = openSync(resultPath, 'r');
+  rmSync(dir, { recursive: true, force: true });
+  return { requests, results };
+}
+
+/** Runs `file` with `args` to completion, as `spawnSync` with piped stdio would. */
+export function runSync(file: string, args: string[], options: SyncOptions = {}): SyncOutcome {
+  if (channel === undefined) channel = open();
+  const input = options.input === undefined ? Buffer.alloc(0) : Buffer.from(options.input);
+  if (channel === null) {
+    const r = spawnSync(file, args, { cwd: options.cwd, env: options.env, input, maxBuffer: 2 ** 31, stdio: ['pipe', 'pipe', 'pipe'] });
+    return { status: r.status, signal: r.signal, stdout: r.stdout, stderr: r.stderr, error: r.error };
+  }
+  const request: SpawnRequest = { file, args, cwd: options.cwd, env: options.env ?? process.env };
+  writeAll(channel.requests, Buffer.concat([frame(Buffer.from(JSON.stringify(request))), frame(input)]));
+  const head = readFrame(channel.results);
+  const stdout = readFrame(channel.results);
+  const stderr = readFrame(channel.results);
+  if (head === undefined || stdout === undefined || stderr === undefined) throw new Error(`spawn server: no answer for ${file} ${args.join(' ')} (it exited)`);
+  const result = JSON.parse(head.toString()) as SpawnResult;
+  let error: Error | undefined;
+  if (result.error !== undefined) error = Object.assign(new Error(result.error.message), { code: result.error.code });
+  return { status: result.status, signal: result.signal as NodeJS.Signals | null, stdout, stderr, error };
+}
+
+/**
+ * `execFileSync` with piped stdio: the output, or a throw carrying `status`, `signal`, `stdout`
+ * and `stderr` as execFileSync's error does.
+ */
+export function execSync(file: string, args: string[], options: SyncOptions = {}): Buffer {
+  const r = runSync(file, args, options);
+  if (r.error !== undefined) throw r.error;
+  if (r.status !== 0) {
+    const text = r.stderr.toString();
+    throw Object.assign(new Error(`Command failed: ${file} ${args.join(' ')}\n${text}`), { status: r.status, signal: r.signal, stdout: r.stdout, stderr: r.stderr });
+  }
+  return r.stdout;
+}
