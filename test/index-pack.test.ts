@@ -5,7 +5,7 @@ import { chmodSync, readdirSync, readFileSync, mkdirSync, rmSync, writeFileSync,
 import { join } from 'node:path';
 import { totalmem } from 'node:os';
 import { PassThrough, Readable } from 'node:stream';
-import { CLI, git, packwright, packwrightFails, tempDir, makeRepo, type Format, fileEndingIn } from './helpers/git.js';
+import { CLI, fixture, git, packwright, packwrightFails, tempDir, makeRepo, type Format, fileEndingIn } from './helpers/git.js';
 import { buildPack, makeDelta } from './helpers/pack-builder.js';
 import { seededRandom, testSeed } from './helpers/random.js';
 import { encodeOfsDistance } from '../src/pack/entry-header.js';
@@ -46,10 +46,13 @@ function manyFilesStream(files: number, revs: number): string {
  */
 function manyFilesPack(work: string): { work: string; pack: string } {
   mkdirSync(work);
-  git(work, ['init', '-q', '--bare', 'r.git']);
-  const repo = join(work, 'r.git');
-  git(repo, ['fast-import', '--quiet'], manyFilesStream(60, 40));
-  git(repo, ['-c', 'pack.threads=1', 'repack', '-adfq']);
+  const repo = fixture('many-files', [60, 40], (at) => {
+    git(at, ['init', '-q', '--bare', 'r.git']);
+    const built = join(at, 'r.git');
+    git(built, ['fast-import', '--quiet'], manyFilesStream(60, 40));
+    git(built, ['-c', 'pack.threads=1', 'repack', '-adfq']);
+    return built;
+  }, join(work, 'r.git'));
   const pack = join(work, 'p.pack');
   copyFileSync(packOf(repo), pack);
   return { work, pack };

@@ -88,7 +88,11 @@ export type Format = 'sha1' | 'sha256';
 const runDir = join(tmpdir(), `packwright-fixtures-${process.ppid}`);
 let cleaned = false;
 
-function fixture(name: string, args: readonly (string | number)[], build: (dir: string) => string, copyTo: string): string {
+/**
+ * A copy at `copyTo` of what `build` makes (given a scratch directory, it returns the path of what
+ * it built there), built once per test run for each `name` and `args`.
+ */
+export function fixture(name: string, args: readonly (string | number)[], build: (dir: string) => string, copyTo: string): string {
   if (!cleaned) {
     cleaned = true;
     for (const entry of readdirSync(tmpdir())) {
@@ -162,17 +166,20 @@ function buildRepo(dir: string, format: Format, revisions: number): string {
 
 /**
  * A fast-import stream: one text file rewritten `revs` times with five line edits each (the shape of
- * ../shared/corpus/make-deep-chain.mjs). Repacked with a large --depth it becomes one delta chain;
- * 5000 lines make git chain 1100 revisions about 1070 deep.
+ * ../shared/corpus/make-deep-chain.mjs). Repacked with a large --depth it becomes one delta chain
+ * about as deep as `revs`: lines are edited in place at a fixed width and each revision appends
+ * one, so each version is larger than the one before, git's delta search (largest first, in a
+ * window) meets them in history's order, and each takes the one before as its base.
  */
-export function deepChainStream(revs: number, lines = 5000): string {
+export function deepChainStream(revs: number, lines = 300): string {
   let seed = 12345;
   const random = (): number => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32;
   const word = (): string => Math.floor(random() * 1e9).toString(36);
-  const content = Array.from({ length: lines }, (_, i) => `line ${i} ${word()} lorem ipsum dolor sit amet`);
+  const content = Array.from({ length: lines }, (_, i) => `line ${i} ${word()} lorem ipsum`.padEnd(40));
   const parts: string[] = [];
   for (let rev = 0; rev < revs; rev++) {
-    for (let k = 0; k < 5; k++) content[Math.floor(random() * lines)] = `edit ${rev}.${k} ${word()}`;
+    for (let k = 0; k < 5; k++) content[Math.floor(random() * lines)] = `edit ${rev}.${k} ${word()}`.padEnd(40);
+    content.push(`rev ${rev}`);
     const data = content.join('\n') + '\n';
     const msg = `rev ${rev}\n`;
     parts.push(`commit refs/heads/main\nmark :${rev + 1}\ncommitter A U Thor <author@example.com> ${1700000000 + rev} +0000\n` +
