@@ -5,6 +5,7 @@ import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { git, makeHistoryRepo, packwright, repackedClone, runPackwright, tempDir, type Format } from './helpers/git.js';
+import { spawnGit } from './helpers/spawn-client.js';
 import { Bitset, decodeEwah, encodeEwah, PackBitmap } from '../src/bitmap/index.js';
 import { PackIndex } from '../src/idx/index.js';
 import { Repository } from '../src/repo/index.js';
@@ -82,7 +83,7 @@ test('pack-objects --stdout from a bitmapped pack reports git\'s pack-reused cou
   const source = makeHistoryRepo(dir.path, 'sha1', 130);
   const repo = repackedClone(source, dir.path, 'reuse.git', ['repack', '-adbq']);
   const totalLine = (stderr: string): string => (stderr.split(/[\r\n]/).find((l) => l.startsWith('Total ')) ?? '').trim();
-  const gitTotal = (): string => totalLine(spawnSync('git', ['pack-objects', '--all', '--stdout', '--progress'], { cwd: repo, input: '', env: { ...process.env, GIT_PROGRESS_DELAY: '0' } }).stderr.toString());
+  const gitTotal = (): string => totalLine(spawnGit(['pack-objects', '--all', '--stdout', '--progress'], { cwd: repo, input: '', env: { ...process.env, GIT_PROGRESS_DELAY: '0' } }).stderr.toString());
   const ours = async (): Promise<string> => totalLine((await runPackwright(repo, ['pack-objects', '--all', '--stdout', '--progress'], { input: '' })).stderr);
   assert.match(gitTotal(), /pack-reused [1-9]/);
   assert.equal(await ours(), gitTotal());
@@ -113,14 +114,14 @@ test('pack-objects --stdout over a multi-pack bitmap reuses its preferred pack, 
   git(repo, ['repack', '-dq']);
   const small = readdirSync(join(repo, 'objects', 'pack')).find((f) => f.endsWith('.pack') && f !== big) as string;
   const totalLine = (stderr: string): string => (stderr.split(/[\r\n]/).find((l) => l.startsWith('Total ')) ?? '').trim();
-  const gitTotal = (): string => totalLine(spawnSync('git', ['pack-objects', '--all', '--stdout', '--progress'], { cwd: repo, input: '', env: { ...process.env, GIT_PROGRESS_DELAY: '0' } }).stderr.toString());
+  const gitTotal = (): string => totalLine(spawnGit(['pack-objects', '--all', '--stdout', '--progress'], { cwd: repo, input: '', env: { ...process.env, GIT_PROGRESS_DELAY: '0' } }).stderr.toString());
   const ours = async (): Promise<string> => totalLine((await runPackwright(repo, ['pack-objects', '--all', '--stdout', '--progress'], { input: '' })).stderr);
   for (const preferred of [big, small]) {
     git(repo, ['multi-pack-index', 'write', '--bitmap', `--preferred-pack=${preferred}`]);
     assert.match(gitTotal(), /pack-reused [1-9]/, preferred);
     assert.equal(await ours(), gitTotal(), preferred);
     // What a fetch of main sends after main~2: counted from the bitmap on both sides.
-    const fetchGit = spawnSync('git', ['pack-objects', '--revs', '--stdout', '--thin', '--progress'], { cwd: repo, input: 'main\n^main~2\n', env: { ...process.env, GIT_PROGRESS_DELAY: '0' } });
+    const fetchGit = spawnGit(['pack-objects', '--revs', '--stdout', '--thin', '--progress'], { cwd: repo, input: 'main\n^main~2\n', env: { ...process.env, GIT_PROGRESS_DELAY: '0' } });
     const fetchOurs = await runPackwright(repo, ['pack-objects', '--revs', '--stdout', '--thin', '--progress'], { input: 'main\n^main~2\n' });
     assert.equal(totalLine(fetchOurs.stderr), totalLine(fetchGit.stderr.toString()), `a fetch, preferring ${preferred}`);
   }
@@ -249,7 +250,7 @@ for (const format of ['sha1', 'sha256'] as const) {
     git(theirs, ['multi-pack-index', 'write', '--bitmap']);
     compare('default');
     for (const tip of ['main', 'topic', 'round-1', 'main~4']) {
-      const run = spawnSync('git', ['rev-list', '--test-bitmap', tip], { cwd: ours, encoding: 'utf8' });
+      const run = spawnGit(['rev-list', '--test-bitmap', tip], { cwd: ours, encoding: 'utf8' });
       assert.ok(run.status === 0 || /doesn't have an indexed bitmap/.test(run.stderr), `${tip}: ${run.stderr}`);
       if (run.status === 0) assert.match(run.stderr, /OK!/);
     }

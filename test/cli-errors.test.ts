@@ -4,11 +4,12 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { CLI, makeRepo, tempDir } from './helpers/git.js';
+import { spawnGit } from './helpers/spawn-client.js';
 
 /** Runs a command line with packwright and with git; returns both exit statuses and stderrs. */
 function both(cwd: string, args: string[]): { ours: { status: number | null; stderr: string; stdout: string }; git: { status: number | null } } {
   const ours = spawnSync(process.execPath, [CLI, ...args], { cwd, encoding: 'utf8' });
-  const theirs = spawnSync('git', args, { cwd, encoding: 'utf8', env: { ...process.env, GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null' } });
+  const theirs = spawnGit(args, { cwd, encoding: 'utf8', env: { ...process.env, GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null' } });
   return { ours: { status: ours.status, stderr: ours.stderr, stdout: ours.stdout }, git: { status: theirs.status } };
 }
 
@@ -50,7 +51,7 @@ test('failures a new user meets exit as git does, with one line that names the p
 test('<command> -h prints its usage on stdout and exits 129, --help exits 0, as git', () => {
   for (const command of ['cat-file', 'index-pack', 'verify-pack']) {
     const h = spawnSync(process.execPath, [CLI, command, '-h'], { encoding: 'utf8' });
-    const git = spawnSync('git', [command, '-h'], { encoding: 'utf8' });
+    const git = spawnGit([command, '-h'], { encoding: 'utf8' });
     assert.equal(h.status, git.status, `${command} -h`);
     assert.match(h.stdout, new RegExp(`^usage: packwright ${command}`));
     const help = spawnSync(process.execPath, [CLI, command, '--help'], { encoding: 'utf8' });

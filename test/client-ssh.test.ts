@@ -1,9 +1,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { git, GIT_ENV, makeRepo, runPackwright, tempDir } from './helpers/git.js';
+import { execGit } from './helpers/spawn-client.js';
 
 test('ssh URLs (ssh://user@host:port/path, host:path) reach the services through the ssh program git would run, with git\'s arguments', async () => {
   using dir = tempDir();
@@ -25,7 +25,7 @@ test('ssh URLs (ssh://user@host:port/path, host:path) reach the services through
   const r = await runPackwright(dir.path, ['clone', '-q', '--bare', url, 'ours.git'], { env });
   assert.equal(r.status, 0, r.stderr);
   const ours = logged();
-  execFileSync('git', ['clone', '-q', '--bare', url, 'theirs.git'], { cwd: dir.path, env, stdio: 'pipe' });
+  execGit(['clone', '-q', '--bare', url, 'theirs.git'], { cwd: dir.path, env, stdio: 'pipe' });
   assert.equal(ours, logged());
   assert.match(ours, /^-o SendEnv=GIT_PROTOCOL -p 2222 me@myhost git-upload-pack '/m);
   assert.equal(heads(join(dir.path, 'ours.git')), heads(join(dir.path, 'theirs.git')));

@@ -2,8 +2,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { spawnSync } from 'node:child_process';
 import { git, makeHistoryRepo, packwright, runPackwright, tempDir } from './helpers/git.js';
+import { spawnGit } from './helpers/spawn-client.js';
 
 const graphPath = (repo: string): string => join(repo, 'objects', 'info', 'commit-graph');
 
@@ -63,7 +63,7 @@ test('commit-graph write refuses what git refuses and writes nothing; core.commi
   using dir = tempDir();
   const repo = makeHistoryRepo(dir.path, 'sha1', 30);
   // Bad input: git's error line and its status, 1.
-  const gitStatus = (args: string[], input: string): number => spawnSync('git', args, { cwd: repo, input }).status ?? -1;
+  const gitStatus = (args: string[], input: string): number => spawnGit(args, { cwd: repo, input }).status ?? -1;
   for (const [args, input, message] of [
     [['commit-graph', 'write', '--stdin-commits'], 'not-an-id\n', /^error: unexpected non-hex object ID: not-an-id$/m],
     [['commit-graph', 'write', '--stdin-commits'], `${'e'.repeat(40)}\n`, /^error: invalid object: e{40}$/m],
@@ -102,7 +102,7 @@ test('commit-graph verify as git: a parent position past the graph is fatal (128
   rmSync(file);
   writeFileSync(file, bytes);
   const ours = await runPackwright(repo, ['commit-graph', 'verify']);
-  const theirs = spawnSync('git', ['commit-graph', 'verify'], { cwd: repo, encoding: 'utf8' });
+  const theirs = spawnGit(['commit-graph', 'verify'], { cwd: repo, encoding: 'utf8' });
   assert.equal(ours.status, theirs.status);
   if (first !== 0x70000000) assert.match(ours.stderr, /^fatal: invalid parent position \d+$/m);
   assert.equal(ours.stderr.split('\n').filter((l) => l.startsWith('fatal:')).join('\n'), theirs.stderr.split('\n').filter((l) => l.startsWith('fatal:')).join('\n'));

@@ -2,8 +2,9 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { git, tempDir } from './helpers/git.js';
+import { spawnGit } from './helpers/spawn-client.js';
 import { configFromEnvironment, GitConfig, wildmatch } from '../src/config/index.js';
 import { isPackwrightError } from '../src/errors/index.js';
 
@@ -215,6 +216,6 @@ test('configFromEnvironment reads what git passes its children: GIT_CONFIG_PARAM
     [{ GIT_CONFIG_COUNT: '1', GIT_CONFIG_KEY_0: 'a.b' }, /missing config value GIT_CONFIG_VALUE_0/],
   ] as const) {
     assert.throws(() => configFromEnvironment(env), (e: unknown) => isPackwrightError(e, 'CONFIG_INVALID') && message.test((e as Error).message));
-    assert.notEqual(spawnSync('git', ['config', '--list'], { cwd: dir.path, env: { ...process.env, ...env } }).status, 0, JSON.stringify(env));
+    assert.notEqual(spawnGit(['config', '--list'], { cwd: dir.path, env: { ...process.env, ...env } }).status, 0, JSON.stringify(env));
   }
 });

@@ -5,7 +5,8 @@ import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync
 import { join } from 'node:path';
 import { inflateSync } from 'node:zlib';
 import { createHash } from 'node:crypto';
-import { CLI, git, tempDir } from './helpers/git.js';
+import { CLI, fixture, git, tempDir } from './helpers/git.js';
+import { spawnGit } from './helpers/spawn-client.js';
 
 // Crash safety: packwright is killed (SIGKILL, no chance to clean up) at random points while it
 // writes into a repository, and afterwards nothing half-written is visible under a final name,
@@ -15,8 +16,12 @@ import { CLI, git, tempDir } from './helpers/git.js';
 const RUNS = Number(process.env['PACKWRIGHT_CRASH_RUNS'] ?? 4);
 const SEED = Number(process.env['PACKWRIGHT_CRASH_SEED'] ?? 5);
 
-/** A repository of ~3k objects in ~40 commits (fast-import, fixed content), fully packed. */
+/** A repository of ~3k objects in ~40 commits (fast-import, fixed content), fully packed; built once per run. */
 function makeSource(dir: string): string {
+  return fixture('crash-source', [], buildSource, join(dir, 'source'));
+}
+
+function buildSource(dir: string): string {
   const repo = join(dir, 'source');
   git(dir, ['init', '-q', '--bare', repo]);
   const parts: string[] = [];
@@ -64,7 +69,7 @@ function assertNothingHalfWritten(repo: string, context: string): void {
   const packDir = join(objects, 'pack');
   for (const f of readdirSync(packDir)) {
     if (f.endsWith('.idx')) {
-      const r = spawnSync('git', ['verify-pack', join(packDir, f)], { encoding: 'utf8' });
+      const r = spawnGit(['verify-pack', join(packDir, f)], { encoding: 'utf8' });
       assert.equal(r.status, 0, `${context}: ${f} does not verify: ${r.stderr}`);
     } else if (f.endsWith('.rev') || f.endsWith('.pack')) {
       // A .pack is renamed into place whole, before its .idx; a .rev before the .idx too.
@@ -76,7 +81,7 @@ function assertNothingHalfWritten(repo: string, context: string): void {
         assert.ok(createHash('sha1').update(body).digest().equals(bytes.subarray(bytes.length - 20)), `${context}: ${f} under its final name is not whole`);
       }
     } else if (f === 'multi-pack-index') {
-      const r = spawnSync('git', ['multi-pack-index', 'verify'], { cwd: repo, encoding: 'utf8' });
+      const r = spawnGit(['multi-pack-index', 'verify'], { cwd: repo, encoding: 'utf8' });
       assert.equal(r.status, 0, `${context}: the multi-pack-index does not verify: ${r.stderr}`);
     } else {
       // Temporary files may stay behind a SIGKILL (git's too: gc removes old ones); never under a final name.
@@ -93,7 +98,7 @@ function assertNothingHalfWritten(repo: string, context: string): void {
       assert.equal(createHash('sha1').update(data).digest('hex'), d + f, `${context}: loose object ${d}${f} is not whole`);
     }
   }
-  const fsck = spawnSync('git', ['fsck', '--no-dangling', '--no-progress'], { cwd: repo, encoding: 'utf8' });
+  const fsck = spawnGit(['fsck', '--no-dangling', '--no-progress'], { cwd: repo, encoding: 'utf8' });
   assert.equal(fsck.status, 0, `${context}: git fsck fails: ${fsck.stdout}${fsck.stderr}`);
 }
 

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { totalmem } from 'node:os';
 import { PassThrough, Readable } from 'node:stream';
 import { CLI, fixture, git, packwright, packwrightFails, tempDir, makeRepo, type Format, fileEndingIn } from './helpers/git.js';
+import { spawnGit, execGit } from './helpers/spawn-client.js';
 import { buildPack, makeDelta } from './helpers/pack-builder.js';
 import { seededRandom, testSeed } from './helpers/random.js';
 import { encodeOfsDistance } from '../src/pack/entry-header.js';
@@ -190,7 +191,7 @@ describe('index-pack on special packs', () => {
     const work = join(dir.path, 'empty');
     mkdirSync(work);
     git(work, ['init', '-q', '--bare', 'r.git']);
-    const pack = execFileSync('git', ['pack-objects', '--stdout'], { cwd: join(work, 'r.git'), input: '' });
+    const pack = execGit(['pack-objects', '--stdout'], { cwd: join(work, 'r.git'), input: '' });
     writeFileSync(join(work, 'empty.pack'), pack);
     await assertSameIndex(work, join(work, 'empty.pack'));
   });
@@ -198,7 +199,7 @@ describe('index-pack on special packs', () => {
     const work = join(dir.path, 'forward');
     mkdirSync(work);
     const base = Buffer.from('the base object, long enough to copy from\n');
-    const baseId = execFileSync('git', ['hash-object', '--stdin'], { input: base }).toString().trim();
+    const baseId = execGit(['hash-object', '--stdin'], { input: base }).toString().trim();
     const delta = makeDelta(base.length, 8, [0x90, 4, 4, 0x21, 0x21, 0x21, 0x21]);
     const { pack } = buildPack([{ refTo: Buffer.from(baseId, 'hex'), delta }, { type: 3, data: base }]);
     writeFileSync(join(work, 'fwd.pack'), pack);
@@ -658,7 +659,7 @@ describe('index-pack on bad packs fails like git and leaves no file', () => {
       const ours = await packwrightFails(repoDir, ['index-pack', '--stdin'], b);
       // Nothing written (git leaves its tmp_pack_* behind: checked before it runs).
       assert.deepEqual(readdirSync(join(repoDir, 'objects', 'pack')), []);
-      const theirs = spawnSync('git', ['index-pack', '--stdin'], { cwd: repoDir, input: b, encoding: 'utf8' });
+      const theirs = spawnGit(['index-pack', '--stdin'], { cwd: repoDir, input: b, encoding: 'utf8' });
       assert.equal(ours.status, theirs.status, `${declared}: ${theirs.stderr}`);
       assert.match(ours.stderr, /early EOF/, String(declared));
       // git 2.39 refuses 2^32 - 1 before reading on ("size_t overflow" sizing its table).
@@ -689,7 +690,7 @@ describe('index-pack --fix-thin', () => {
       const work = join(dir.path, `thin-${format}`);
       mkdirSync(work);
       const repo = makeRepo(work, format, 8);
-      const thin = execFileSync('git', ['pack-objects', '--thin', '--stdout', '--revs', '-q'], { cwd: repo, input: 'HEAD\n^HEAD~3\n' });
+      const thin = execGit(['pack-objects', '--thin', '--stdout', '--revs', '-q'], { cwd: repo, input: 'HEAD\n^HEAD~3\n' });
       // A receiver that has HEAD~3 and everything before it.
       const receiver = join(work, 'receiver.git');
       git(work, ['clone', '-q', '--bare', '--no-local', repo, receiver]);
@@ -730,14 +731,14 @@ describe('index-pack as git fetch-pack runs it', () => {
     const work = join(dir.path, 'fetch-pack');
     mkdirSync(work);
     const repo = makeRepo(work, 'sha1', 8);
-    const full = execFileSync('git', ['pack-objects', '--stdout', '--revs', '-q'], { cwd: repo, input: 'HEAD\n' });
-    const thin = execFileSync('git', ['pack-objects', '--thin', '--stdout', '--revs', '-q'], { cwd: repo, input: 'HEAD\n^HEAD~3\n' });
+    const full = execGit(['pack-objects', '--stdout', '--revs', '-q'], { cwd: repo, input: 'HEAD\n' });
+    const thin = execGit(['pack-objects', '--thin', '--stdout', '--revs', '-q'], { cwd: repo, input: 'HEAD\n^HEAD~3\n' });
     const run = (who: 'git' | 'pw', receiver: string, pack: Buffer, extra: string[]): { status: number; stdout: string; stderr: string; files: string[] } => {
       // fetch-pack reads the header itself and passes what it said.
       const header = `--pack_header=${pack.readUInt32BE(4)},${pack.readUInt32BE(8)}`;
       const args = ['index-pack', '--stdin', header, '--check-self-contained-and-connected', '--report-end-of-input', '--progress-title', 'Receiving', ...extra];
       const r = who === 'git'
-        ? spawnSync('git', args, { cwd: receiver, input: pack.subarray(12) })
+        ? spawnGit(args, { cwd: receiver, input: pack.subarray(12) })
         : spawnSync(process.execPath, [CLI, ...args], { cwd: receiver, input: pack.subarray(12) });
       const packDir = join(receiver, 'objects', 'pack');
       return { status: r.status ?? -1, stdout: r.stdout.toString(), stderr: r.stderr.toString(), files: readdirSync(packDir).sort().map((f) => `${f} ${readFileSync(join(packDir, f)).toString('hex').slice(0, 64)}`) };

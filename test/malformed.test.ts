@@ -5,6 +5,7 @@ import { spawnSync } from 'node:child_process';
 import { deflateSync } from 'node:zlib';
 import { join } from 'node:path';
 import { CLI, tempDir, makeRepo, git, fileEndingIn } from './helpers/git.js';
+import { spawnGit } from './helpers/spawn-client.js';
 import { buildPack, makeDelta } from './helpers/pack-builder.js';
 import { Repository } from '../src/repo/index.js';
 import { encodeOfsDistance } from '../src/pack/entry-header.js';
@@ -265,7 +266,7 @@ describe('a damaged pack entry is read from another copy, as git recovers (t5303
     Number(git(repo, ['show-index'], readFileSync(`${pack}.idx`)).toString().split('\n').find((l) => l.includes(id))?.split(' ')[0]);
   /** `cat-file blob` of each id, by git and by packwright: the same exit status and bytes. */
   const same = (repo: string, ids: string[], context: string): boolean[] => ids.map((id) => {
-    const g = spawnSync('git', ['cat-file', 'blob', id], { cwd: repo });
+    const g = spawnGit(['cat-file', 'blob', id], { cwd: repo });
     const p = spawnSync(process.execPath, [CLI, 'cat-file', 'blob', id], { cwd: repo });
     assert.equal(p.status === 0, g.status === 0, `${context}: cat-file blob ${id}: ${p.stderr}`);
     if (g.status === 0) assert.ok(p.stdout.equals(g.stdout), `${context}: ${id} bytes`);
@@ -363,7 +364,7 @@ test('index-pack dies of a REF delta its base would resolve twice (the base twic
   const id = (data: Buffer): Buffer => createHash('sha1').update(`blob ${data.length}\0`).update(data).digest();
   const delta = (base: Buffer, target: Buffer): Buffer => createDelta(base, target) as Buffer;
   const { pack } = buildPack([{ refTo: id(b), delta: delta(b, a) }, { refTo: id(a), delta: delta(a, b) }, { type: 3, data: a }]);
-  const g = spawnSync('git', ['index-pack', '--fix-thin', '--stdin'], { cwd: repo, input: pack });
+  const g = spawnGit(['index-pack', '--fix-thin', '--stdin'], { cwd: repo, input: pack });
   const p = spawnSync(process.execPath, [CLI, 'index-pack', '--fix-thin', '--stdin'], { cwd: repo, input: pack });
   assert.equal(g.status, 128);
   assert.equal(p.status, g.status, p.stderr.toString());

@@ -4,6 +4,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { chmodSync, cpSync, existsSync, mkdirSync, readFileSync, readdirSync, statSync, symlinkSync, utimesSync, writeFileSync, openSync, readSync, writeSync, closeSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { CLI, git, makeHistoryRepo, packwright, packwrightFails, tempDir, type Format, fileEndingIn } from './helpers/git.js';
+import { spawnGit, execGit } from './helpers/spawn-client.js';
 import { Repository } from '../src/repo/index.js';
 import { RevArgs } from '../src/walk/index.js';
 import { createPack } from '../src/create/index.js';
@@ -96,7 +97,7 @@ for (const format of FORMATS) {
       Buffer.concat([Buffer.from('author '), Buffer.from([0x93, 0xfa, 0x96, 0x7b]), Buffer.from(' <j@example.com> 2 +0900\nencoding Shift_JIS\n\n'), Buffer.from([0x82, 0xa0, 0x82, 0xa2]), Buffer.from('\n')]),
     ]) {
       const text = Buffer.concat([Buffer.from(`tree ${tree}\nparent ${parent}\n${who}`), body]);
-      parent = execFileSync('git', ['hash-object', '-t', 'commit', '-w', '--literally', '--stdin'], { cwd: repo, input: text }).toString().trim();
+      parent = execGit(['hash-object', '-t', 'commit', '-w', '--literally', '--stdin'], { cwd: repo, input: text }).toString().trim();
     }
     for (const args of [['--header', parent], ['--header', '--max-count=3', parent], ['--header', '-n', '2', '--objects', parent],
       ['-n3', parent], ['-4', '--objects', 'main'], ['--max-count=0', 'main'], ['-n', '-1', 'main~3'], ['--header', '-2', 'v0.5..main'],
@@ -172,7 +173,7 @@ for (const format of FORMATS) {
     for (const [cwd, args, input] of [[work, ['main'], ''], [work, ['nosuch'], ''], [work, ['main', 'nosuch'], ''], [work, ['main', 'dir', '--objects'], ''], [work, ['main', '--', '../x'], ''],
       [work, ['main', '--', ''], ''], [work, ['--stdin'], '--not\nmain\n'], [work, ['--stdin'], 'main\n--\ndir\n\n']] as const) {
       const ours = spawnSync(process.execPath, [CLI, 'rev-list', ...args], { cwd, input });
-      const theirs = spawnSync('git', ['rev-list', ...args], { cwd, input });
+      const theirs = spawnGit(['rev-list', ...args], { cwd, input });
       assert.equal(ours.status, theirs.status, args.join(' '));
       assert.equal(ours.stderr.toString().split('\n')[0], theirs.stderr.toString().split('\n')[0], args.join(' '));
     }
@@ -205,7 +206,7 @@ for (const format of FORMATS) {
     const commit = (file: string, text: string, at: number, extra: string[] = []): void => {
       writeFileSync(join(work, file), text);
       git(work, ['add', file]);
-      execFileSync('git', ['commit', '-q', '-m', `${file} ${text.trim()}`, ...extra], { cwd: work, env: { ...process.env, GIT_COMMITTER_DATE: `${1700000000 + at} +0000`, GIT_AUTHOR_DATE: `${1700000000 + at} +0000` } });
+      execGit(['commit', '-q', '-m', `${file} ${text.trim()}`, ...extra], { cwd: work, env: { ...process.env, GIT_COMMITTER_DATE: `${1700000000 + at} +0000`, GIT_AUTHOR_DATE: `${1700000000 + at} +0000` } });
     };
     commit('a', 'one\n', 1);
     commit('b', 'two\n', 2);
@@ -226,7 +227,7 @@ for (const format of FORMATS) {
     const gone = 'e'.repeat(format === 'sha1' ? 40 : 64);
     const zero = '0'.repeat(gone.length);
     writeFileSync(join(work, '.git', 'logs', 'HEAD'), `${zero} ${gone} A <a@example.com> 1700000009 +0000\tx\n${gone} ${gone} A <a@example.com> 1700000010 +0000\ty\n`, { flag: 'a' });
-    const theirs = spawnSync('git', ['rev-list', '--reflog'], { cwd: work });
+    const theirs = spawnGit(['rev-list', '--reflog'], { cwd: work });
     const ours = spawnSync(process.execPath, [CLI, 'rev-list', '--reflog'], { cwd: work });
     assert.equal(ours.status, theirs.status);
     assert.equal(ours.stdout.toString(), theirs.stdout.toString());
@@ -296,9 +297,9 @@ for (const format of FORMATS) {
     const path = git(repo, ['ls-tree', '-r', '--name-only', 'main']).toString().split('\n').find((p) => git(repo, ['rev-parse', `main:${p}`]).toString().trim() === blob) as string;
     const index = join(tmp.path, 'index');
     const env = { GIT_INDEX_FILE: index };
-    execFileSync('git', ['read-tree', 'main'], { cwd: repo, env: { ...process.env, ...env } });
-    execFileSync('git', ['update-index', '--cacheinfo', `100644,${newBlob},${path}`], { cwd: repo, env: { ...process.env, ...env } });
-    const tree = execFileSync('git', ['write-tree'], { cwd: repo, env: { ...process.env, ...env } }).toString().trim();
+    execGit(['read-tree', 'main'], { cwd: repo, env: { ...process.env, ...env } });
+    execGit(['update-index', '--cacheinfo', `100644,${newBlob},${path}`], { cwd: repo, env: { ...process.env, ...env } });
+    const tree = execGit(['write-tree'], { cwd: repo, env: { ...process.env, ...env } }).toString().trim();
     const commit = git(repo, ['commit-tree', tree, '-p', 'main', '-m', 'a change']).toString().trim();
     const r = Repository.open(repo);
     const revs = new RevArgs(r);
@@ -426,7 +427,7 @@ for (const format of FORMATS) {
       ['--filter=combine:blob%3Anone+object:type=tree'], ['--filter=tree:2', '--filter=object:type=blob'], ['--filter=object:type=blob', '--filter=tree:2'], ['--filter=tree:0', '--no-filter'],
       ['--filter=sparse:oid=main:patterns'], ['--filter=combine:tree:4+sparse:oid=main:patterns'],
     ];
-    const gitPack = (args: string[], input: string): Buffer => execFileSync('git', ['pack-objects', '--revs', '--stdout', '-q', ...args], { cwd: repo, input, maxBuffer: 1 << 30 });
+    const gitPack = (args: string[], input: string): Buffer => execGit(['pack-objects', '--revs', '--stdout', '-q', ...args], { cwd: repo, input, maxBuffer: 1 << 30 });
     for (const [revArgs, revs] of revSets) {
       for (const filter of filters) {
         const flags = [...revArgs, ...filter];
@@ -456,7 +457,7 @@ for (const format of FORMATS) {
     // Bad specs: git's messages, its exit status.
     for (const spec of ['tree:x', 'tree:-1', 'blob:limit=5q', 'object:type=bob', 'combine:', 'combine:tree:1+blob none', 'sparse:path=x', 'nope', 'combine:tree:2+', 'sparse:oid=main:nope', 'sparse:oid=main']) {
       const ours = await packwrightFails(repo, ['pack-objects', '--revs', '--stdout', '-q', `--filter=${spec}`], 'main\n');
-      const theirs = spawnSync('git', ['pack-objects', '--revs', '--stdout', '-q', `--filter=${spec}`], { cwd: repo, input: 'main\n' });
+      const theirs = spawnGit(['pack-objects', '--revs', '--stdout', '-q', `--filter=${spec}`], { cwd: repo, input: 'main\n' });
       assert.equal(ours.status, theirs.status, spec);
       assert.equal(ours.stderr.trim(), theirs.stderr.toString().trim(), spec);
     }
@@ -547,7 +548,7 @@ for (const format of FORMATS) {
     const globalConfig = join(tmp.path, 'gitconfig');
     writeFileSync(globalConfig, `[uploadpack]\n\tpackObjectsHook = ${hook}\n`);
     const env = { ...process.env, GIT_CONFIG_GLOBAL: globalConfig, GIT_CONFIG_NOSYSTEM: '1', GIT_COMMITTER_NAME: 'c', GIT_COMMITTER_EMAIL: 'c@x', GIT_AUTHOR_NAME: 'a', GIT_AUTHOR_EMAIL: 'a@x' };
-    const run = (cwd: string, args: string[], input?: string): string => execFileSync('git', args, { cwd, env, input, stdio: ['pipe', 'pipe', 'pipe'] }).toString();
+    const run = (cwd: string, args: string[], input?: string): string => execGit(args, { cwd, env, input, stdio: ['pipe', 'pipe', 'pipe'] }).toString();
     const clone = join(tmp.path, 'clone');
     run(tmp.path, ['clone', '-q', '--no-local', '--mirror', repo, clone]);
     assert.ok(existsSync(log), 'the hook ran');
@@ -572,7 +573,7 @@ for (const format of FORMATS) {
     assert.match(readFileSync(log, 'utf8'), /--filter=blob:none/);
     // The same objects as git's own pack-objects sends (the blob a tag names is sent, as git does).
     const byGit = join(tmp.path, 'partial-by-git.git');
-    execFileSync('git', ['clone', '-q', '--no-local', '--bare', '--filter=blob:none', `file://${repo}`, byGit], { env: { ...env, GIT_CONFIG_GLOBAL: '/dev/null' }, stdio: 'pipe' });
+    execGit(['clone', '-q', '--no-local', '--bare', '--filter=blob:none', `file://${repo}`, byGit], { env: { ...env, GIT_CONFIG_GLOBAL: '/dev/null' }, stdio: 'pipe' });
     const objectsOf = (dir: string): string => run(dir, ['cat-file', '--batch-all-objects', '--batch-check=%(objectname) %(objecttype)']);
     assert.equal(objectsOf(partial), objectsOf(byGit));
     assert.ok(objectsOf(partial).split('\n').filter((l) => l.endsWith(' blob')).length < 3, 'blobs left out');
@@ -708,7 +709,7 @@ test('--max-pack-size and pack.packSizeLimit split the pack as git does: the sam
     const p = `${dir.path}/pw-${name}`;
     const config = args[0] === '-c' ? args.slice(0, 2) : [];
     const flags = args[0] === '-c' ? [] : [...args];
-    const gitNames = execFileSync('git', [...config, 'pack-objects', ...flags, g], { cwd: repo, input: list, stdio: ['pipe', 'pipe', 'pipe'] }).toString().trim().split('\n');
+    const gitNames = execGit([...config, 'pack-objects', ...flags, g], { cwd: repo, input: list, stdio: ['pipe', 'pipe', 'pipe'] }).toString().trim().split('\n');
     const r = spawnSyncPw(repo, [...config, 'pack-objects', ...flags, p], list);
     assert.equal(r.status, 0, r.stderr);
     const ourNames = r.stdout.trim().split('\n');
@@ -719,7 +720,7 @@ test('--max-pack-size and pack.packSizeLimit split the pack as git does: the sam
     // Every pack verifies on its own (a delta on a base in another pack would not), and together
     // they hold every object once.
     for (const f of packsOf(`pw-${name}`)) {
-      execFileSync('git', ['verify-pack', join(dir.path, f.replace(/\.pack$/, '.idx'))]);
+      execGit(['verify-pack', join(dir.path, f.replace(/\.pack$/, '.idx'))]);
       assert.ok(readFileSync(join(dir.path, f)).length <= 1 << 20 || git(dir.path, ['show-index'], readFileSync(join(dir.path, f.replace(/\.pack$/, '.idx')))).toString().trim().split('\n').length === 1, `${f} is within the limit or holds one object`);
     }
     assert.deepEqual(objectsOf(`pw-${name}`), objectsOf(`git-${name}`));
@@ -757,7 +758,7 @@ test('--keep-pack, --honor-pack-keep, --incremental and --local leave out what g
   const idsOf = (pack: Buffer): string[] => packIds(dir.path, pack, 'sha1');
   for (const flags of [[`--keep-pack=${first}`], ['--honor-pack-keep'], ['--incremental'], ['--local'], ['--local', `--keep-pack=${first}`], ['--keep-pack=pack-nothing.pack']]) {
     const ours = await packwright(repo, ['pack-objects', '--stdout', '-q', ...flags], all);
-    const theirs = execFileSync('git', ['pack-objects', '--stdout', '-q', ...flags], { cwd: repo, input: all });
+    const theirs = execGit(['pack-objects', '--stdout', '-q', ...flags], { cwd: repo, input: all });
     assert.deepEqual(idsOf(ours), idsOf(theirs), flags.join(' '));
   }
   // --non-empty with nothing left to pack (every object listed is in a pack): no bytes and no
@@ -765,7 +766,7 @@ test('--keep-pack, --honor-pack-keep, --incremental and --local leave out what g
   const packed = git(repo, ['rev-list', '--objects', '--all']).toString();
   for (const out of [['--stdout'], [join(dir.path, 'empty')]]) {
     const ours = await packwright(repo, ['pack-objects', '--non-empty', '--incremental', '-q', ...out], packed);
-    const theirs = execFileSync('git', ['pack-objects', '--non-empty', '--incremental', '-q', ...out], { cwd: repo, input: packed });
+    const theirs = execGit(['pack-objects', '--non-empty', '--incremental', '-q', ...out], { cwd: repo, input: packed });
     assert.equal(ours.length, 0);
     assert.equal(theirs.length, 0);
   }
@@ -846,7 +847,7 @@ for (const format of FORMATS) {
       assert.equal(ours.stdout.length, gitOut.length, `${flags.join(' ')}: one pack name printed`);
       assert.deepEqual(packedIds(p, 'new'), packedIds(g, 'new'), `${flags.join(' ')}: the objects packed`);
       assert.deepEqual(looseFiles(p), looseFiles(g), `${flags.join(' ')}: the loose objects and their times`);
-      execFileSync('git', ['verify-pack', join(p, 'objects', 'pack', `new-${ours.stdout.trim()}.idx`)], { cwd: p });
+      execGit(['verify-pack', join(p, 'objects', 'pack', `new-${ours.stdout.trim()}.idx`)], { cwd: p });
       loose.push(looseFiles(p));
       packed.push(packedIds(p, 'new'));
     }
@@ -958,7 +959,7 @@ for (const format of FORMATS) {
       }
       const mine = cruftOf(p, ours.stdout);
       assert.deepEqual([...mine].sort(), [...cruftOf(g, theirs)].sort(), `${flags.join(' ')}: the objects and their times`);
-      execFileSync('git', ['verify-pack', join(p, 'objects', 'pack', `cruft-${ours.stdout.trim()}.idx`)], { cwd: p });
+      execGit(['verify-pack', join(p, 'objects', 'pack', `cruft-${ours.stdout.trim()}.idx`)], { cwd: p });
       results.push(mine);
     }
     // The cases differ where they should: all of it, then past the date only the recent loose blob.
@@ -1088,7 +1089,7 @@ test('rev-list --objects and pack-objects on wide directories, listed against th
   for (const revs of ['--all\n', 'main\n^side\n']) {
     const args = ['pack-objects', '--revs', '--stdout', '-q', ...(revs.startsWith('--all') ? ['--all'] : [])];
     const input = revs.startsWith('--all') ? '' : revs;
-    const theirs = execFileSync('git', args, { cwd: repo, input, maxBuffer: 1 << 30 });
+    const theirs = execGit(args, { cwd: repo, input, maxBuffer: 1 << 30 });
     assert.deepEqual(packIds(tmp.path, await packwright(repo, args, input), 'sha1'), packIds(tmp.path, theirs, 'sha1'), revs);
   }
 });

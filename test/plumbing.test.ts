@@ -5,6 +5,7 @@ import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { tmpdir } from 'node:os';
 import { CLI, git, makeRepo, tempDir } from './helpers/git.js';
+import { spawnGit } from './helpers/spawn-client.js';
 import { Repository, convertToGit } from '../src/repo/index.js';
 import { hashObject } from '../src/hash/index.js';
 import { parseAlternateList } from '../src/odb/index.js';
@@ -340,7 +341,7 @@ test('global --work-tree and a GIT_DIR that is a gitdir file, as git sets them u
   for (const workTree of ['/.invalid/work/tree', join(dir.path, 'not-yet')]) {
     const env = { ...ENV, GIT_WORK_TREE: workTree };
     const p = spawnSync(process.execPath, [CLI, 'rev-parse', '--is-inside-work-tree'], { cwd: repo, env });
-    const g = spawnSync('git', ['rev-parse', '--is-inside-work-tree'], { cwd: repo, env });
+    const g = spawnGit(['rev-parse', '--is-inside-work-tree'], { cwd: repo, env });
     assert.deepEqual([p.status, p.stdout.toString(), p.stderr.toString()], [g.status, g.stdout.toString(), g.stderr.toString()], workTree);
   }
   // GIT_DIR naming a "gitdir: <path>" file.
@@ -348,7 +349,7 @@ test('global --work-tree and a GIT_DIR that is a gitdir file, as git sets them u
   for (const args of [['rev-parse', '--git-common-dir'], ['rev-parse', '--verify', 'HEAD'], ['cat-file', '-t', 'HEAD']]) {
     const env = { ...ENV, GIT_DIR: join(dir.path, 'gitfile') };
     const p = spawnSync(process.execPath, [CLI, ...args], { cwd: dir.path, env });
-    const g = spawnSync('git', args, { cwd: dir.path, env });
+    const g = spawnGit(args, { cwd: dir.path, env });
     assert.equal(p.status, g.status, args.join(' '));
     assert.equal(p.stdout.toString(), g.stdout.toString(), args.join(' '));
   }
@@ -358,7 +359,7 @@ test("receive-pack's quarantine: GIT_OBJECT_DIRECTORY takes what index-pack and 
   using dir = tempDir();
   const repo = makeRepo(dir.path, 'sha1', 6);
   const objects = join(repo, 'objects');
-  const pack = spawnSync('git', ['pack-objects', '--stdout', '--revs', '-q'], { cwd: repo, env: ENV, input: 'HEAD\n^HEAD~2\n' }).stdout;
+  const pack = spawnGit(['pack-objects', '--stdout', '--revs', '-q'], { cwd: repo, env: ENV, input: 'HEAD\n^HEAD~2\n' }).stdout;
   for (const [command, args] of [['index-pack', ['--stdin']], ['unpack-objects', ['-q']]] as const) {
     const quarantine: Record<string, string> = {};
     const outs: Run[] = [];
@@ -368,7 +369,7 @@ test("receive-pack's quarantine: GIT_OBJECT_DIRECTORY takes what index-pack and 
       quarantine[who] = incoming;
       const env = { ...ENV, GIT_OBJECT_DIRECTORY: incoming, GIT_ALTERNATE_OBJECT_DIRECTORIES: objects };
       const r = who === 'git'
-        ? spawnSync('git', [command, ...args], { cwd: repo, env, input: pack })
+        ? spawnGit([command, ...args], { cwd: repo, env, input: pack })
         : spawnSync(process.execPath, [CLI, command, ...args], { cwd: repo, env, input: pack });
       outs.push({ status: r.status ?? -1, stdout: r.stdout.toString(), stderr: r.stderr.toString() });
     }
@@ -380,10 +381,10 @@ test("receive-pack's quarantine: GIT_OBJECT_DIRECTORY takes what index-pack and 
   // An object only in the alternate the variable names, found through it.
   const alt = join(dir.path, 'alt');
   mkdirSync(alt);
-  const id = spawnSync('git', ['hash-object', '-w', '--stdin'], { cwd: repo, env: { ...ENV, GIT_OBJECT_DIRECTORY: alt }, input: 'only in the alternate\n' }).stdout.toString().trim();
+  const id = spawnGit(['hash-object', '-w', '--stdin'], { cwd: repo, env: { ...ENV, GIT_OBJECT_DIRECTORY: alt }, input: 'only in the alternate\n' }).stdout.toString().trim();
   const env = { ...ENV, GIT_ALTERNATE_OBJECT_DIRECTORIES: `"${alt}":/does/not/exist` };
   const p = spawnSync(process.execPath, [CLI, 'cat-file', '-p', id], { cwd: repo, env });
-  const g = spawnSync('git', ['cat-file', '-p', id], { cwd: repo, env });
+  const g = spawnGit(['cat-file', '-p', id], { cwd: repo, env });
   assert.equal(p.stdout.toString(), 'only in the alternate\n');
   assert.equal(p.stdout.toString(), g.stdout.toString());
   assert.deepEqual(parseAlternateList('"/a:b\\"c":/d::e'), ['/a:b"c', '/d', 'e']);
@@ -395,7 +396,7 @@ test('unpack-objects --strict reads no fsck.* configuration, as git (receive-pac
   git(dir.path, ['init', '-q', src]);
   const tree = git(src, ['mktree'], '').toString().trim();
   const bad = git(src, ['hash-object', '-t', 'commit', '-w', '--stdin'], `tree ${tree}\nauthor A <a> 1 +0000\ncommitter no-email 1 +0000\n\nbad\n`).toString().trim();
-  const pack = spawnSync('git', ['pack-objects', '--stdout', '-q'], { cwd: src, env: ENV, input: `${bad}\n${tree}\n` }).stdout;
+  const pack = spawnGit(['pack-objects', '--stdout', '-q'], { cwd: src, env: ENV, input: `${bad}\n${tree}\n` }).stdout;
   const dst = join(dir.path, 'dst');
   git(dir.path, ['init', '-q', dst]);
   writeFileSync(join(dst, 'SKIP'), `${bad}\n`);

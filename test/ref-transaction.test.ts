@@ -1,9 +1,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
 import { cpSync, existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { git, GIT_ENV, makeRepo, runPackwright, tempDir } from './helpers/git.js';
+import { execGit } from './helpers/spawn-client.js';
 import { Repository } from '../src/repo/index.js';
 
 /** Every file under refs/ and logs/, and packed-refs and HEAD, with their contents: what ref writes leave. */
@@ -24,7 +24,7 @@ function refFiles(gitDir: string): Record<string, string> {
 /** git update-ref in `repo`, with the tests' fixed identity and dates; its status and stderr. */
 function gitUpdateRef(repo: string, args: string[], input?: string): { status: number; stderr: string } {
   try {
-    execFileSync('git', ['update-ref', ...args], { cwd: repo, env: GIT_ENV, input, stdio: ['pipe', 'pipe', 'pipe'] });
+    execGit(['update-ref', ...args], { cwd: repo, env: GIT_ENV, input, stdio: ['pipe', 'pipe', 'pipe'] });
     return { status: 0, stderr: '' };
   } catch (e) {
     const err = e as { status: number; stderr: Buffer };
@@ -131,7 +131,7 @@ test('symbolic-ref reads, sets (with a reflog line) and deletes symbolic refs as
   for (const args of steps) {
     const r = await runPackwright(ours, ['symbolic-ref', ...args], { env: GIT_ENV });
     assert.equal(r.status, 0, `${args.join(' ')}: ${r.stderr}`);
-    assert.equal(r.stdout.toString(), execFileSync('git', ['symbolic-ref', ...args], { cwd: theirs, env: GIT_ENV }).toString());
+    assert.equal(r.stdout.toString(), execGit(['symbolic-ref', ...args], { cwd: theirs, env: GIT_ENV }).toString());
     assert.deepEqual(refFiles(join(ours, '.git')), refFiles(join(theirs, '.git')), args.join(' '));
   }
   const refused = await runPackwright(ours, ['symbolic-ref', 'HEAD', 'elsewhere'], { env: GIT_ENV });
@@ -162,14 +162,14 @@ test('the reference-transaction hook is run as git runs it: prepared, committed,
   for (const { args, input } of steps) {
     const r = await runPackwright(ours, args, { env: GIT_ENV, input });
     assert.equal(r.status, 0, r.stderr);
-    execFileSync('git', args, { cwd: theirs, env: GIT_ENV, input: input ?? '' });
+    execGit(args, { cwd: theirs, env: GIT_ENV, input: input ?? '' });
   }
   hook(ours, true);
   hook(theirs, true);
   const refused = await runPackwright(ours, ['update-ref', 'refs/heads/y', head], { env: GIT_ENV });
   assert.notEqual(refused.status, 0);
   assert.match(refused.stderr, /ref updates aborted by hook/);
-  assert.throws(() => execFileSync('git', ['update-ref', 'refs/heads/y', head], { cwd: theirs, env: GIT_ENV, stdio: 'pipe' }));
+  assert.throws(() => execGit(['update-ref', 'refs/heads/y', head], { cwd: theirs, env: GIT_ENV, stdio: 'pipe' }));
   assert.equal(readFileSync(join(ours, '.git', 'hook.log'), 'utf8'), readFileSync(join(theirs, '.git', 'hook.log'), 'utf8'));
   assert.equal(existsSync(join(ours, '.git', 'refs', 'heads', 'y')), false);
   // The library's transactions run it too.

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFile, execFileSync, spawn } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { createServer, request, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { gzipSync } from 'node:zlib';
 import { CLI, git, GIT_ENV, makeHistoryRepo, runPackwright, tempDir, type Format } from './helpers/git.js';
+import { execGit } from './helpers/spawn-client.js';
 import { Repository } from '../src/repo/index.js';
 import { createGitHttpHandler, type SmartHttpOptions } from '../src/serve/index.js';
 import { encodePacket } from '../src/protocol/index.js';
@@ -174,14 +175,14 @@ test('packwright http-backend answers as git http-backend (CGI): headers and bod
   for (const protocol of [{}, { HTTP_GIT_PROTOCOL: 'version=2' }]) {
     const env = cgi('service=git-upload-pack', protocol);
     const ours = await runPackwright(dir.path, ['http-backend'], { env });
-    const theirs = execFileSync('git', ['http-backend'], { env, cwd: dir.path });
+    const theirs = execGit(['http-backend'], { env, cwd: dir.path });
     assert.equal(ours.status, 0, ours.stderr);
     assert.equal(ours.stdout.toString('latin1'), theirs.toString('latin1'));
   }
   // Not exported: 404, as git's.
   const hidden = { ...cgi('service=git-upload-pack'), GIT_HTTP_EXPORT_ALL: undefined };
   assert.match((await runPackwright(dir.path, ['http-backend'], { env: hidden })).stdout.toString(), /^Status: 404 Not Found\r\n/);
-  assert.match(execFileSync('git', ['http-backend'], { env: hidden, cwd: dir.path }).toString(), /^Status: 404 Not Found\r\n/);
+  assert.match(execGit(['http-backend'], { env: hidden, cwd: dir.path }).toString(), /^Status: 404 Not Found\r\n/);
   assert.match((await runPackwright(dir.path, ['http-backend'], { env: cgi('service=git-receive-pack') })).stdout.toString(), /^Status: 403 Forbidden\r\n/);
 });
 

@@ -1,9 +1,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import { cpSync, existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { cloneBothWays, git, GIT_ENV, runPackwright, tempDir, type Format } from './helpers/git.js';
+import { spawnGit } from './helpers/spawn-client.js';
 
 /**
  * A history of eight commits on main, each tagged (t1..t8, and an annotated a3 on the third), and
@@ -72,7 +72,7 @@ for (const format of ['sha1', 'sha256'] as Format[]) {
       const r = await runPackwright(ours, ['fetch', ...args], { env: GIT_ENV });
       assert.equal(r.status, 0, r.stderr);
       // git's report (on stderr) word for word.
-      const theirRun = spawnSync('git', ['fetch', ...args], { cwd: theirs, env: GIT_ENV });
+      const theirRun = spawnGit(['fetch', ...args], { cwd: theirs, env: GIT_ENV });
       assert.equal(theirRun.status, 0);
       assert.equal(r.stderr, theirRun.stderr.toString(), `fetch ${args.join(' ')}: the report`);
       assert.equal(state(join(ours, '.git')), state(join(theirs, '.git')), `fetch ${args.join(' ')}`);

@@ -2,8 +2,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { spawnSync } from 'node:child_process';
 import { GIT_ENV, makeHistoryRepo, repackedClone, runPackwright, tempDir } from './helpers/git.js';
+import { spawnGit } from './helpers/spawn-client.js';
 
 /** The events of a GIT_TRACE2_EVENT file, parsed. */
 function events(path: string): Record<string, unknown>[] {
@@ -30,7 +30,7 @@ test('GIT_TRACE2_EVENT: version, start, cmd_name, exit and atexit around a comma
   const theirs = join(dir.path, 'theirs.trace');
   const copy = repackedClone(source, dir.path, 'copy.git', ['-c', 'repack.writeBitmaps=false', 'repack', '-adq']);
   // git reports it three regions deep: past the default nesting.
-  spawnSync('git', ['multi-pack-index', 'write', '--bitmap'], { cwd: copy, env: { ...GIT_ENV, GIT_TRACE2_EVENT: theirs, GIT_TRACE2_EVENT_NESTING: '10' } });
+  spawnGit(['multi-pack-index', 'write', '--bitmap'], { cwd: copy, env: { ...GIT_ENV, GIT_TRACE2_EVENT: theirs, GIT_TRACE2_EVENT_NESTING: '10' } });
   const selected = (list: Record<string, unknown>[]): unknown => list.find((e) => e['key'] === 'num_selected_commits')?.['value'];
   assert.ok(selected(events(theirs)) !== undefined);
   assert.equal(selected(got), selected(events(theirs)));

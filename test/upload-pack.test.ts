@@ -5,6 +5,7 @@ import { promisify } from 'node:util';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CLI, git, GIT_ENV, makeHistoryRepo, runPackwright, tempDir, type Format } from './helpers/git.js';
+import { execGit } from './helpers/spawn-client.js';
 import { packwrightDaemon } from './helpers/servers.js';
 import { encodePacket, PacketReader } from '../src/protocol/index.js';
 import { PassThrough, Readable } from 'node:stream';
@@ -203,7 +204,7 @@ async function serve(dir: string, repo: string, input: Buffer | string, version:
 
 /** git's own upload-pack on the same input. */
 function gitServe(repo: string, input: Buffer | string, version: number, args: string[] = []): Buffer {
-  return execFileSync('git', ['upload-pack', ...args, repo], { input, env: { ...process.env, GIT_PROTOCOL: version === 0 ? '' : `version=${version}`, GIT_USER_AGENT: 'FAKE' }, stdio: ['pipe', 'pipe', 'pipe'] });
+  return execGit(['upload-pack', ...args, repo], { input, env: { ...process.env, GIT_PROTOCOL: version === 0 ? '' : `version=${version}`, GIT_USER_AGENT: 'FAKE' }, stdio: ['pipe', 'pipe', 'pipe'] });
 }
 
 const pkt = (line: string): string => encodePacket(`${line}\n`).toString('latin1');

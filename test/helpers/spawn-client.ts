@@ -84,3 +84,28 @@ export function execSync(file: string, args: string[], options: SyncOptions = {}
   }
   return r.stdout;
 }
+
+/** What `spawnGit` and `execGit` take: `runSync`'s options, and those of spawnSync's that mean the same here. */
+export interface GitOptions extends SyncOptions {
+  encoding?: 'utf8';
+  /** Piped is all there is; accepted so calls read as spawnSync's do. */
+  stdio?: 'pipe' | ['pipe', 'pipe', 'pipe'];
+  /** Output is not limited here. */
+  maxBuffer?: number;
+}
+
+/** `spawnSync('git', args, options)`, run by the spawn server. */
+export function spawnGit(args: string[], options: GitOptions & { encoding: 'utf8' }): { status: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string; error?: Error | undefined };
+export function spawnGit(args: string[], options?: GitOptions): SyncOutcome;
+export function spawnGit(args: string[], options: GitOptions = {}): SyncOutcome | { status: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string; error?: Error | undefined } {
+  const r = runSync('git', args, options);
+  return options.encoding === 'utf8' ? { ...r, stdout: r.stdout.toString(), stderr: r.stderr.toString() } : r;
+}
+
+/** `execFileSync('git', args, options)`, run by the spawn server. */
+export function execGit(args: string[], options: GitOptions & { encoding: 'utf8' }): string;
+export function execGit(args: string[], options?: GitOptions): Buffer;
+export function execGit(args: string[], options: GitOptions = {}): Buffer | string {
+  const out = execSync('git', args, options);
+  return options.encoding === 'utf8' ? out.toString() : out;
+}
