@@ -1,11 +1,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import { appendFileSync, chmodSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import { tmpdir } from 'node:os';
-import { CLI, fileEndingIn, git, makeRepo, tempDir, type Format } from './helpers/git.js';
+import { fileEndingIn, git, makeRepo, runPackwright, tempDir, type Format } from './helpers/git.js';
+import { runSync } from './helpers/spawn-client.js';
 import { Repository } from '../src/repo/index.js';
 import { fsck } from '../src/fsck/index.js';
 
@@ -18,17 +18,24 @@ const ENV = {
 
 interface Run { status: number; out: string[]; err: string[] }
 
+const lines = (b: Buffer | string): string[] => b.toString('utf8').split('\n').filter((l) => l !== '');
+
 function run(command: string, args: string[], cwd: string): Run {
-  const r = spawnSync(command, args, { cwd, env: ENV, maxBuffer: 1 << 28 });
-  const lines = (b: Buffer): string[] => b.toString('utf8').split('\n').filter((l) => l !== '');
+  const r = runSync(command, args, { cwd, env: ENV });
   return { status: r.status ?? -1, out: lines(r.stdout), err: lines(r.stderr) };
 }
 
+/** packwright run in this process, as the bin would run it, with ENV. */
+async function ours(args: string[], cwd: string): Promise<Run> {
+  const r = await runPackwright(cwd, args, { env: ENV });
+  return { status: r.status, out: lines(r.stdout), err: lines(r.stderr) };
+}
+
 /** git fsck and packwright fsck on the same repository: same status, same lines on each stream (in any order unless `ordered`). */
-function sameAsGit(cwd: string, args: string[] = [], ordered = false): Run {
+async function sameAsGit(cwd: string, args: string[] = [], ordered = false): Promise<Run> {
   // --threads is packwright's own (git checks objects on one thread).
   const g = run('git', ['fsck', '--no-progress', ...args.filter((a) => !a.startsWith('--threads'))], cwd);
-  const p = run(process.execPath, [CLI, 'fsck', '--no-progress', ...args], cwd);
+  const p = await ours(['fsck', '--no-progress', ...args], cwd);
   const sort = (l: string[]): string[] => (ordered ? l : [...l].sort());
   assert.deepEqual({ status: p.status, out: sort(p.out), err: sort(p.err) }, { status: g.status, out: sort(g.out), err: sort(g.err) }, `fsck ${args.join(' ')} in ${cwd}`);
   return g;
@@ -92,7 +99,7 @@ function badObjectsRepo(dir: string, format: Format): string {
 }
 
 for (const format of ['sha1', 'sha256'] as const) {
-  test(`fsck of a sound repository, loose and packed, says what git says (${format})`, () => {
+  test(`fsck of a sound repository, loose and packed, says what git says (${format})`, async () => {
     using dir = tempDir();
     const repo = makeRepo(dir.path, format, 8);
     // Unreachable objects of each kind, loose and packed, and one a dangling commit points to.
@@ -100,44 +107,44 @@ for (const format of ['sha1', 'sha256'] as const) {
     const tree = git(repo, ['mktree'], `100644 blob ${blob}\tf\n`).toString().trim();
     git(repo, ['commit-tree', '-m', 'lost', tree]);
     hashObject(repo, 'blob', 'lonely\n', false);
-    sameAsGit(repo, [], true);
-    sameAsGit(repo, ['--unreachable']);
-    sameAsGit(repo, ['--root', '--tags']);
-    sameAsGit(repo, ['--no-dangling']);
-    sameAsGit(repo, ['--connectivity-only']);
+    await sameAsGit(repo, [], true);
+    await sameAsGit(repo, ['--unreachable']);
+    await sameAsGit(repo, ['--root', '--tags']);
+    await sameAsGit(repo, ['--no-dangling']);
+    await sameAsGit(repo, ['--connectivity-only']);
     git(repo, ['repack', '-adk']);
-    sameAsGit(repo);
-    sameAsGit(repo, ['--unreachable', '--root', '--tags']);
-    sameAsGit(repo, ['--connectivity-only']);
-    sameAsGit(repo, ['--threads=1']);
-    sameAsGit(repo, ['HEAD~2']);
+    await sameAsGit(repo);
+    await sameAsGit(repo, ['--unreachable', '--root', '--tags']);
+    await sameAsGit(repo, ['--connectivity-only']);
+    await sameAsGit(repo, ['--threads=1']);
+    await sameAsGit(repo, ['HEAD~2']);
     // A pack without deltas: every object is a leaf the checker must see (the first one too).
     git(repo, ['repack', '-adf', '--window=0']);
-    sameAsGit(repo, [], true);
-    sameAsGit(repo, ['--threads=2', '--root']);
+    await sameAsGit(repo, [], true);
+    await sameAsGit(repo, ['--threads=2', '--root']);
   });
 
-  test(`fsck reports each bad object as git does, loose, packed and on 1 or 2 threads (${format})`, () => {
+  test(`fsck reports each bad object as git does, loose, packed and on 1 or 2 threads (${format})`, async () => {
     using dir = tempDir();
     const repo = badObjectsRepo(dir.path, format);
-    sameAsGit(repo);
-    sameAsGit(repo, ['--strict']);
+    await sameAsGit(repo);
+    await sameAsGit(repo, ['--strict']);
     git(repo, ['repack', '-ad']);
     // Every object is now in one pack, checked by the resolver's threads.
     assert.equal(readdirSync(join(repo, '.git', 'objects')).filter((d) => /^[0-9a-f]{2}$/.test(d)).length, 0);
-    sameAsGit(repo);
-    sameAsGit(repo, ['--strict', '--threads=1']);
-    sameAsGit(repo, ['--threads=2']);
+    await sameAsGit(repo);
+    await sameAsGit(repo, ['--strict', '--threads=1']);
+    await sameAsGit(repo, ['--threads=2']);
     git(repo, ['config', 'fsck.multipleAuthors', 'ignore']);
     git(repo, ['config', 'fsck.badTimezone', 'warn']);
     const skip = join(dir.path, 'skip');
     writeFileSync(skip, `# skipped\n${git(repo, ['rev-parse', 'bad-email']).toString()}`);
     git(repo, ['config', 'fsck.skipList', skip]);
-    sameAsGit(repo);
+    await sameAsGit(repo);
   });
 }
 
-test('fsck names missing objects, broken links and bad refs as git does', () => {
+test('fsck names missing objects, broken links and bad refs as git does', async () => {
   using dir = tempDir();
   const repo = makeRepo(dir.path, 'sha1', 4);
   const blob = git(repo, ['rev-parse', 'HEAD:file.txt']).toString().trim();
@@ -146,22 +153,22 @@ test('fsck names missing objects, broken links and bad refs as git does', () => 
   git(repo, ['update-ref', '--no-deref', 'refs/heads/gone', 'HEAD']);
   rmSync(objectPath(repo, blob));
   rmSync(objectPath(repo, sub));
-  sameAsGit(repo);
-  sameAsGit(repo, ['--name-objects']);
-  sameAsGit(repo, ['--connectivity-only']);
+  await sameAsGit(repo);
+  await sameAsGit(repo, ['--name-objects']);
+  await sameAsGit(repo, ['--connectivity-only']);
   writeFileSync(join(repo, '.git', 'refs', 'heads', 'gone'), `${'1'.repeat(40)}\n`);
-  sameAsGit(repo);
-  sameAsGit(repo, ['--no-reflogs']);
+  await sameAsGit(repo);
+  await sameAsGit(repo, ['--no-reflogs']);
   // HEAD pointing somewhere strange, then at nothing.
   writeFileSync(join(repo, '.git', 'HEAD'), 'ref: refs/funny/place\n');
-  sameAsGit(repo);
+  await sameAsGit(repo);
   writeFileSync(join(repo, '.git', 'HEAD'), `${'0'.repeat(40)}\n`);
-  sameAsGit(repo);
+  await sameAsGit(repo);
   writeFileSync(join(repo, '.git', 'HEAD'), 'ref: refs/heads/unborn\n');
-  sameAsGit(repo);
+  await sameAsGit(repo);
 });
 
-test('fsck reports corrupt loose objects in git\'s words', () => {
+test('fsck reports corrupt loose objects in git\'s words', async () => {
   using dir = tempDir();
   const repo = makeRepo(dir.path, 'sha1', 3);
   const garbage = hashObject(repo, 'blob', 'trailing\n', false);
@@ -175,21 +182,21 @@ test('fsck reports corrupt loose objects in git\'s words', () => {
   renameSync(objectPath(repo, moved), objectPath(repo, other));
   hashObject(repo, 'garbage', 'odd type\n');
   writeFileSync(join(repo, '.git', 'objects', moved.slice(0, 2), 'not-an-object'), 'x');
-  sameAsGit(repo);
+  await sameAsGit(repo);
 });
 
-test('fsck checks the index: its blobs and cache tree are heads', () => {
+test('fsck checks the index: its blobs and cache tree are heads', async () => {
   using dir = tempDir();
   const repo = makeRepo(dir.path, 'sha1', 3);
   const staged = hashObject(repo, 'blob', 'staged only\n', false);
   git(repo, ['update-index', '--add', '--cacheinfo', `100644,${staged},staged.txt`]);
   git(repo, ['write-tree']);
-  sameAsGit(repo);
+  await sameAsGit(repo);
   rmSync(objectPath(repo, staged));
-  sameAsGit(repo);
+  await sameAsGit(repo);
 });
 
-test('fsck of a corrupt pack fails with the pack bit, and still checks the rest', () => {
+test('fsck of a corrupt pack fails with the pack bit, and still checks the rest', async () => {
   using dir = tempDir();
   const repo = makeRepo(dir.path, 'sha1', 6);
   git(repo, ['repack', '-ad']);
@@ -200,7 +207,7 @@ test('fsck of a corrupt pack fails with the pack bit, and still checks the rest'
   bytes[12] = 0;
   writeFileSync(pack, bytes);
   const g = run('git', ['fsck'], repo);
-  const p = run(process.execPath, [CLI, 'fsck'], repo);
+  const p = await ours(['fsck'], repo);
   assert.equal(p.status & 4, 4, p.err.join('\n'));
   assert.notEqual(g.status, 0);
   assert.ok(p.err.some((l) => l.includes('pack checksum mismatch')), p.err.join('\n'));
@@ -234,18 +241,18 @@ function onePack(repo: string, indexArgs: string[] = []): { pack: string; idx: s
   return { pack, idx, entries };
 }
 
-test('fsck checks a pack through its index in any form git writes: v1, v2, 64-bit offsets', () => {
+test('fsck checks a pack through its index in any form git writes: v1, v2, 64-bit offsets', async () => {
   using dir = tempDir();
   const repo = makeRepo(dir.path, 'sha1', 8);
   git(repo, ['repack', '-adf', '--depth=3']);
   for (const args of [['--index-version=1'], ['--index-version=2,0x200'], []]) {
     onePack(repo, args);
-    sameAsGit(repo, ['--threads=1']);
-    sameAsGit(repo, ['--threads=2']);
+    await sameAsGit(repo, ['--threads=1']);
+    await sameAsGit(repo, ['--threads=2']);
   }
 });
 
-test('fsck finds a damaged pack entry whatever the index says of it, as git does', () => {
+test('fsck finds a damaged pack entry whatever the index says of it, as git does', async () => {
   using dir = tempDir();
   const base = makeRepo(dir.path, 'sha1', 8);
   const fresh = (name: string, config: string[] = []): string => {
@@ -254,9 +261,9 @@ test('fsck finds a damaged pack entry whatever the index says of it, as git does
     git(repo, [...config, 'repack', '-adf', '--depth=3']);
     return repo;
   };
-  const bothFail = (repo: string, expect: RegExp): void => {
+  const bothFail = async (repo: string, expect: RegExp): Promise<void> => {
     for (const threads of ['1', '2']) {
-      const p = run(process.execPath, [CLI, 'fsck', '--no-progress', `--threads=${threads}`], repo);
+      const p = await ours(['fsck', '--no-progress', `--threads=${threads}`], repo);
       assert.equal(p.status & 4, 4, `${repo}: ${p.err.join('\n')}`);
       assert.ok(p.err.some((l) => expect.test(l)), `${repo}: ${expect} in\n${p.err.join('\n')}`);
       assert.ok(!p.err.some((l) => /^\s+at /.test(l)), 'no stack trace');
@@ -274,7 +281,7 @@ test('fsck finds a damaged pack entry whatever the index says of it, as git does
     bytes[flip] = (bytes[flip] as number) ^ 0x55;
     writeFileSync(pack, bytes);
     fixTrailers(pack, idx);
-    bothFail(repo, /index CRC mismatch for the object at offset \d+/);
+    await bothFail(repo, /index CRC mismatch for the object at offset \d+/);
   }
 
   // Stored (uncompressed) deflate with its Adler-32 fixed: the stream is sound, the object is
@@ -299,7 +306,7 @@ test('fsck finds a damaged pack entry whatever the index says of it, as git does
     bytes.writeUInt32BE(((b << 16) | a) >>> 0, at + 301);
     writeFileSync(pack, bytes);
     fixTrailers(pack, idx);
-    bothFail(repo, new RegExp(`packed ${blob} from .* is corrupt`));
+    await bothFail(repo, new RegExp(`packed ${blob} from .* is corrupt`));
   }
 
   // Two objects' offsets swapped in the index (its checksum made to match).
@@ -314,11 +321,11 @@ test('fsck finds a damaged pack entry whatever the index says of it, as git does
     i.writeUInt32BE(first, offsets + 4);
     createHash('sha1').update(i.subarray(0, i.length - 20)).digest().copy(i, i.length - 20);
     writeFileSync(idx, i);
-    bothFail(repo, /index CRC mismatch for the object at offset \d+/);
+    await bothFail(repo, /index CRC mismatch for the object at offset \d+/);
   }
 });
 
-test('fsck --lost-found writes what git writes', () => {
+test('fsck --lost-found writes what git writes', async () => {
   using dir = tempDir();
   const repo = makeRepo(dir.path, 'sha1', 3);
   const blob = hashObject(repo, 'blob', 'lost blob\n', false);
@@ -327,7 +334,7 @@ test('fsck --lost-found writes what git writes', () => {
   const copy = join(dir.path, 'copy');
   cpSync(repo, copy, { recursive: true });
   const g = run('git', ['fsck', '--lost-found'], repo);
-  const p = run(process.execPath, [CLI, 'fsck', '--lost-found'], copy);
+  const p = await ours(['fsck', '--lost-found'], copy);
   assert.deepEqual(p, g);
   const list = (root: string): Record<string, string> => {
     const out: Record<string, string> = {};
@@ -360,23 +367,23 @@ test('fsck as a library: findings as data, --json, aborts', async () => {
   } finally {
     r.close();
   }
-  const json = JSON.parse(run(process.execPath, [CLI, 'fsck', '--json'], repo).out.join('\n')) as { status: number; messages: { kind: string }[] };
+  const json = JSON.parse((await ours(['fsck', '--json'], repo)).out.join('\n')) as { status: number; messages: { kind: string }[] };
   assert.equal(json.status, 4);
   assert.ok(json.messages.some((m) => m.kind === 'error'));
 });
 
-test('fsck with linked worktrees checks each HEAD, as git does', () => {
+test('fsck with linked worktrees checks each HEAD, as git does', async () => {
   using dir = tempDir();
   const repo = makeRepo(dir.path, 'sha1', 3);
   git(repo, ['worktree', 'add', '-q', join(dir.path, 'wt'), 'HEAD~1']);
-  sameAsGit(repo);
-  sameAsGit(join(dir.path, 'wt'));
+  await sameAsGit(repo);
+  await sameAsGit(join(dir.path, 'wt'));
   mkdirSync(join(repo, '.git', 'worktrees', 'wt'), { recursive: true });
   writeFileSync(join(repo, '.git', 'worktrees', 'wt', 'HEAD'), 'ref: refs/odd/place\n');
-  sameAsGit(repo);
+  await sameAsGit(repo);
 });
 
-test('fsck verifies the commit-graph as git does: sound, split, and damaged in its checksum, fan-out, dates and trees', () => {
+test('fsck verifies the commit-graph as git does: sound, split, and damaged in its checksum, fan-out, dates and trees', async () => {
   using dir = tempDir();
   const base = makeRepo(dir.path, 'sha1', 6);
   // A merge and an octopus merge, so parents come from the commit data and from the EDGE chunk.
@@ -399,10 +406,10 @@ test('fsck verifies the commit-graph as git does: sound, split, and damaged in i
     }
     return repo;
   };
-  sameAsGit(graphRepo('single', false), ['--no-dangling']);
+  await sameAsGit(graphRepo('single', false), ['--no-dangling']);
   const splitRepo = graphRepo('split', true);
   assert.ok(existsSync(join(splitRepo, '.git', 'objects', 'info', 'commit-graphs', 'commit-graph-chain')));
-  sameAsGit(splitRepo, ['--no-dangling']);
+  await sameAsGit(splitRepo, ['--no-dangling']);
 
   /** Edits the single graph file; with `fix`, sets its checksum to match again. */
   const damaged = (name: string, edit: (g: Buffer, chunk: (id: string) => number) => void, fix = true): string => {
@@ -427,28 +434,28 @@ test('fsck verifies the commit-graph as git does: sound, split, and damaged in i
   ];
   for (const [name, edit, fix] of cases) {
     const repo = damaged(name, edit, fix);
-    const g = sameAsGit(repo, ['--no-dangling']);
+    const g = await sameAsGit(repo, ['--no-dangling']);
     assert.equal(g.status & 0o20, 0o20, `${name}: git reports it`);
   }
   // core.commitGraph=false: not looked at.
   const off = damaged('off', (g) => { g[g.length - 1] = (g[g.length - 1] as number) ^ 1; }, false);
   git(off, ['config', 'core.commitGraph', 'false']);
-  sameAsGit(off, ['--no-dangling']);
+  await sameAsGit(off, ['--no-dangling']);
 });
 
-test('fsck of a shallow clone: the shallow commits\' parents are not missing, as in git; a missing skip list is git\'s error', () => {
+test('fsck of a shallow clone: the shallow commits\' parents are not missing, as in git; a missing skip list is git\'s error', async () => {
   using dir = tempDir();
   const repo = makeRepo(dir.path, 'sha1', 5);
   const shallow = join(dir.path, 'shallow');
   git(dir.path, ['clone', '-q', '--depth=1', '--no-local', repo, shallow]);
   assert.ok(existsSync(join(shallow, '.git', 'shallow')));
-  sameAsGit(shallow);
+  await sameAsGit(shallow);
   const again = join(dir.path, 'again');
   git(dir.path, ['clone', '-q', shallow, again]);
-  sameAsGit(again, ['--unreachable']);
-  const bad = sameAsGit(repo, []);
+  await sameAsGit(again, ['--unreachable']);
+  const bad = await sameAsGit(repo, []);
   assert.equal(bad.status, 0);
-  const p = run(process.execPath, [CLI, '-c', 'fsck.skipList=does-not-exist', 'fsck'], repo);
+  const p = await ours(['-c', 'fsck.skipList=does-not-exist', 'fsck'], repo);
   const g = run('git', ['-c', 'fsck.skipList=does-not-exist', 'fsck'], repo);
   assert.deepEqual(p, g);
 });
