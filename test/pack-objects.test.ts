@@ -119,7 +119,8 @@ for (const format of FORMATS) {
     const revs = [['main'], ['--all'], ['main', '^topic'], ['v0.5..main'], ['--first-parent', 'main'], ['-5', 'main'], ['main', '--not', 'oct-a']];
     for (const spec of specs) {
       for (const rev of revs) {
-        for (const extra of [[], ['--objects'], ['--count']]) {
+        // --count prints the length of the commit listing: checked on two ranges, not all seven.
+        for (const extra of rev.length === 1 ? [[], ['--objects'], ['--count']] : [[], ['--objects']]) {
           const args = [...extra, ...rev, '--', ...spec];
           assert.equal((await packwright(repo, ['rev-list', ...args])).toString(), git(repo, ['rev-list', ...args]).toString(), args.join(' '));
         }
