@@ -131,6 +131,7 @@ async function createPackWith(options: CreatePackOptions, pools: LazyPool, threa
       window,
       ...(options.windowMemory !== undefined ? { windowMemory: options.windowMemory } : {}),
       depth: options.depth ?? 50,
+      reuseDelta: reuseObject && options.reuseDelta !== false,
       threads,
       ...(threads > 1 ? { pool: async () => { const pool = pools.get(); await shareWholePacks(pool, threads, handle, locations); return pool; } } : {}),
       compression: options.compression ?? zlibConstants.Z_DEFAULT_COMPRESSION,

@@ -20,6 +20,8 @@ export interface DeltaSearchOptions {
   /** git's --window-memory (0: no limit): see DeltaSegment.windowMemory. */
   windowMemory?: number | undefined;
   depth: number;
+  /** Stored deltas are reused (not --no-reuse-delta): then git skips pairs its packs already tried. */
+  reuseDelta: boolean;
   threads: number;
   compression: number;
   bigFileThreshold: number;
@@ -69,7 +71,7 @@ export async function searchDeltas(options: DeltaSearchOptions): Promise<void> {
   if (candidates.length < 2) return;
   // All stored whole in one pack: git's rule leaves no pair to try (a repack of a packed repository).
   const firstPack = locations.pack[candidates[0] as number] as number;
-  if (firstPack >= 0 && candidates.every((o) => plan.kind[o] === Entry.COPY && locations.pack[o] === firstPack)) {
+  if (options.reuseDelta && firstPack >= 0 && candidates.every((o) => plan.kind[o] === Entry.COPY && locations.pack[o] === firstPack)) {
     options.onProgress?.(candidates.length, candidates.length);
     return;
   }
@@ -109,7 +111,7 @@ export async function searchDeltas(options: DeltaSearchOptions): Promise<void> {
       const o = pool[from + i] as number;
       seg.types[i] = table.types[o] as number;
       seg.sizes[i] = sizes.get(o) as number;
-      seg.storedWhole[i] = plan.kind[o] === Entry.COPY ? 1 : 0;
+      seg.storedWhole[i] = options.reuseDelta && plan.kind[o] === Entry.COPY ? 1 : 0;
       seg.packs[i] = locations.pack[o] as number;
       seg.heights[i] = heights[o] as number;
       if (!table.is(o, Flag.LISTED)) {

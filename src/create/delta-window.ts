@@ -8,7 +8,10 @@ import { Deflater } from '../zlib/deflater.js';
 export interface DeltaSegment {
   types: Uint8Array;
   sizes: Float64Array;
-  /** 1 when the object is stored whole in pack `packs[i]` (git skips pairs stored whole in one pack). */
+  /**
+   * 1 when the object is stored whole in pack `packs[i]` and stored deltas are reused: git then
+   * does not try it against another object of that pack (see searchSteps).
+   */
   storedWhole: Uint8Array;
   /** The pack the object comes from (a number the caller chose), or -1. */
   packs: Int32Array;
@@ -110,7 +113,9 @@ export function* searchSteps(seg: DeltaSegment, read: (i: number) => Buffer, sho
       const src = window[w] as Slot;
       const s = src.i;
       if (seg.types[s] !== trgType) break;
-      if (trgWhole && seg.storedWhole[s] === 1 && seg.packs[s] === trgPack && trgPack >= 0) continue;
+      // git's try_delta: a target its pack stores whole was tried against that pack's objects by
+      // whoever wrote it; a base the receiver has (baseOnly) is worth trying all the same.
+      if (trgWhole && seg.packs[s] === trgPack && trgPack >= 0 && seg.baseOnly[s] === 0) continue;
       const srcDepth = depth[s] as number;
       if (srcDepth + 1 > room) continue;
       const srcSize = seg.sizes[s] as number;
