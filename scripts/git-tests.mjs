@@ -90,9 +90,8 @@ const GROUPS = [
   // "reverse index exists (rev)" (6): under GIT_TEST_MIDX_READ_RIDX=0, git's knob to read the .rev
   // file, packwright still reads the RIDX chunk, and its trace2 says "midx".
   { commands: 'rev-list pack-objects', scripts: ['t5310-pack-bitmaps.sh', 't5326-multi-pack-bitmaps.sh', 't5327-multi-pack-bitmaps-rev.sh'] },
-  // Bitmaps written by packwright's pack-objects under git's repack -b (and read by both). Known
-  // failures: t5310's "full repack creates bitmaps" (2) reads trace2's num_maximal_commits, a count
-  // of git's bitmap builder, which packwright's does not have.
+  // Bitmaps written by packwright's pack-objects under git's repack -b (and read by both); t5310's
+  // "full repack creates bitmaps" reads the trace's num_selected_commits and num_maximal_commits.
   { commands: 'pack-objects', internal: true, scripts: ['t5310-pack-bitmaps.sh', 't5326-multi-pack-bitmaps.sh', 't5327-multi-pack-bitmaps-rev.sh'] },
   { commands: 'fsck', scripts: ['t1450-fsck.sh', 't5318-commit-graph.sh'] },
   // The scripts' own commit-graph write and verify (git's gc, fetch and repack still write theirs).

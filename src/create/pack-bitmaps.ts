@@ -1,4 +1,4 @@
-import { trace2Data } from '../trace2/trace2.js';
+import { trace2Active, trace2Data } from '../trace2/trace2.js';
 import { Bitset } from '../bitmap/bitset.js';
 import { toHex } from '../hash/hex.js';
 import { parseCommit } from '../objects/commit.js';
@@ -6,6 +6,7 @@ import { OBJ_BLOB, OBJ_COMMIT, OBJ_TAG, OBJ_TREE } from '../objects/object-type.
 import { TreeCursor } from '../objects/tree.js';
 import { compareEntry, sharedEntries, type TreeEntries } from '../walk/tree-shapes.js';
 import type { StoreHandle } from '../odb/store-handle.js';
+import { openBitmap } from '../walk/bitmapped-objects.js';
 import type { ObjectTable } from '../walk/object-table.js';
 
 /** The reachability bitmaps of a pack: which commits get one, and what each reaches. */
@@ -48,6 +49,68 @@ export function selectBitmapCommits(commits: readonly number[], date: (n: number
     i += next + 1;
   }
   return chosen;
+}
+
+/**
+ * What git's bitmap builder (bitmap_builder_init) reports as num_maximal_commits: walking first
+ * parents from the selected commits, children before parents, each commit carries the set of
+ * selected commits that reach it along first parents; a selected commit is maximal, and so is one
+ * where that set is more than any one child's (children with different sets meet there); the walk
+ * stops at commits `reused` (those the repository's current bitmap has, as git's does). git
+ * builds its bitmaps from the maximal commits; packwright builds them ancestors first instead
+ * (buildPackBitmaps), so this is computed only for the trace, where git's tests look for it.
+ */
+export function countMaximalCommits(selected: readonly number[], firstParent: (n: number) => number | undefined, reused: (n: number) => boolean = () => false): number {
+  // The commits the walk meets, and how many first-parent children each has among them.
+  const children = new Map<number, number>();
+  const stack = [...selected];
+  for (const n of selected) children.set(n, 0);
+  while (stack.length > 0) {
+    const p = firstParent(stack.pop() as number);
+    if (p === undefined) continue;
+    const seen = children.get(p);
+    children.set(p, (seen ?? 0) + 1);
+    if (seen === undefined) stack.push(p);
+  }
+  const words = Math.ceil(selected.length / 32);
+  const masks = new Map<number, Uint32Array>();
+  const maximal = new Set<number>();
+  selected.forEach((n, i) => {
+    const mask = new Uint32Array(words);
+    mask[i >>> 5] = 1 << (i & 31);
+    masks.set(n, mask);
+    maximal.add(n);
+  });
+  // a has a bit b has not (git's bitmap_is_subset, true when a is *not* within b).
+  const notWithin = (a: Uint32Array, b: Uint32Array): boolean => a.some((w, k) => (w & ~(b[k] as number)) !== 0);
+  const ready = [...children].filter(([, count]) => count === 0).map(([n]) => n);
+  let count = 0;
+  while (ready.length > 0) {
+    const c = ready.pop() as number;
+    const mask = masks.get(c);
+    masks.delete(c);
+    // A commit the old bitmap has: its bits are taken from there, and nothing is carried past it.
+    const carries = mask !== undefined && !reused(c);
+    if (carries && maximal.has(c)) count++;
+    const p = firstParent(c);
+    if (p === undefined) continue;
+    if (carries) {
+      const have = masks.get(p);
+      if (have === undefined) {
+        masks.set(p, Uint32Array.from(mask));
+        maximal.delete(p);
+      } else if (notWithin(mask, have)) {
+        const parentHasMore = notWithin(have, mask);
+        for (let k = 0; k < words; k++) have[k] = (have[k] as number) | (mask[k] as number);
+        if (parentHasMore) maximal.add(p);
+        else maximal.delete(p);
+      }
+    }
+    const left = (children.get(p) as number) - 1;
+    children.set(p, left);
+    if (left === 0) ready.push(p);
+  }
+  return count;
 }
 
 /** git's next_commit_index: how many commits the stretch starting at `idx` skips. */
@@ -114,6 +177,12 @@ export function buildPackBitmaps(handle: StoreHandle, table: ObjectTable, listed
   const preferred = new Set(preferredTips.map((id) => table.find(id)).filter((n) => n >= 0));
   const selected = selectBitmapCommits(commits, (n) => dates.get(n) as number, (n) => (parents.get(n) as number[]).length > 1, preferred);
   trace2Data('pack-bitmap-write', 'num_selected_commits', selected.length);
+  if (trace2Active()) {
+    // git's builder stops at commits the repository's bitmap has now (it reuses those).
+    const old = openBitmap(handle, () => {});
+    const reused = (n: number): boolean => old?.hasCommit(table.id(n)) === true;
+    trace2Data('pack-bitmap-write', 'num_maximal_commits', countMaximalCommits(selected, (n) => (parents.get(n) as number[])[0], reused));
+  }
   // Ancestors first: by topological level.
   const level = new Map<number, number>();
   for (const start of selected) {

@@ -75,6 +75,12 @@ export class BitmappedObjects {
     return this.bitmap.hashes?.[this.order[k] as number] ?? 0;
   }
 
+  /** Whether the bitmap has an entry for commit `id`. */
+  hasCommit(id: Uint8Array): boolean {
+    const i = this.ids.find(id);
+    return i >= 0 && this.bitmap.entryOf(i) >= 0;
+  }
+
   /** The objects commit `id` reaches, when the bitmap has an entry for it (shared: do not change it). */
   commitSet(id: Uint8Array): Bitset | undefined {
     const i = this.ids.find(id);
