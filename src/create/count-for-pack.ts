@@ -16,7 +16,7 @@ import { locateAdded, locateObjects, type ObjectLocations } from '../walk/locate
 import { Flag, nameHash, ObjectTable } from '../walk/object-table.js';
 import type { RevWalk } from '../walk/rev-walk.js';
 import { givenObjects, leaveOutMissing, walkObjectsParallel, walkObjectsSliced, type WalkedObjects } from '../walk/walk-objects.js';
-import { walkObjectsWithBitmap } from '../walk/bitmap-walk.js';
+import { walkWithBitmapSets, type BitmapSets } from '../walk/bitmap-walk.js';
 import { addLooseObjects, addObjectsOfRepackedPacks, isLocal, loosenUnusedObjects, recentObjects } from '../walk/unreachable-objects.js';
 import { WorkerPool } from '../workers/worker-pool.js';
 import type { CreateTasks } from './create-tasks.js';
@@ -57,7 +57,7 @@ export interface CountedObjects {
  * unreachable objects asked for, and what kept, local or already packed copies leave out; and the
  * objects --unpack-unreachable loosens. `pool` gives the worker pool when counting uses threads.
  */
-export async function countForPack(options: CreatePackOptions, pool: () => WorkerPool<CreateTasks>, threads: number): Promise<CountedObjects> {
+export async function countForPack(options: CreatePackOptions, pool: () => WorkerPool<CreateTasks>, threads: number, bitmapSets?: BitmapSets): Promise<CountedObjects> {
   const handle = options.objects;
   // Counting (or, for a cruft pack, gathering the unreachable objects and their times).
   if (options.cruft !== undefined && (options.packBase === undefined || options.maxPackSize !== undefined)) {
@@ -68,7 +68,7 @@ export async function countForPack(options: CreatePackOptions, pool: () => Worke
   const cruft = options.cruft !== undefined ? enumerateCruft(handle, options.cruft) : undefined;
   const counted = cruft !== undefined
     ? { table: cruft.table, listed: Int32Array.from(cruft.order), locations: locateObjects(handle, cruft.table), missing: 0, filterContext: { given: new Set<number>(), rootTrees: () => [] }, walk: undefined }
-    : await walkForPack(options, pool, threads);
+    : await walkForPack(options, pool, threads, bitmapSets);
   const { table } = counted;
   let { listed, locations, missing } = counted;
   // Before tags are included: git includes a tag only when what it points at is in the pack.
@@ -186,7 +186,7 @@ export function packReuse(pack: StorePack, positions: Bitset, wholeDeltas = true
 }
 
 /** The objects the walk (or the list of ids) gives: walked from tips or interned from ids, located, missing ones dealt with. */
-async function walkForPack(options: CreatePackOptions, pool: () => WorkerPool<CreateTasks>, threads: number): Promise<{ table: ObjectTable; listed: Int32Array; locations: ObjectLocations; missing: number; filterContext: FilterContext; walk: RevWalk | undefined; bitmapResult?: WalkedObjects['bitmapResult'] }> {
+async function walkForPack(options: CreatePackOptions, pool: () => WorkerPool<CreateTasks>, threads: number, bitmapSets: BitmapSets | undefined): Promise<{ table: ObjectTable; listed: Int32Array; locations: ObjectLocations; missing: number; filterContext: FilterContext; walk: RevWalk | undefined; bitmapResult?: WalkedObjects['bitmapResult'] }> {
   const handle = options.objects;
   const H = handle.hashLength;
   const progress = options.onProgress;
@@ -237,7 +237,8 @@ async function walkForPack(options: CreatePackOptions, pool: () => WorkerPool<Cr
     };
     // A walk that lists no trees (`trees: 'tips'`) has nothing to share out among threads.
     const countThreads = walkOptions.trees === 'tips' ? 1 : Math.min(threads, options.countThreads ?? (threads > 2 ? threads : 1));
-    const walked = (bitmapAllowed(options) ? walkObjectsWithBitmap(handle, options.tips ?? [], { ...walkOptions, ...(options.onWarning !== undefined ? { onWarning: options.onWarning } : {}) }) : undefined)
+    // The bitmap's sets, when the caller found them for these tips (bitmapAllowed, missing as here).
+    const walked = (bitmapSets !== undefined ? walkWithBitmapSets(handle, bitmapSets, walkOptions) : undefined)
       ?? (countThreads > 1
         ? await walkObjectsParallel(handle, options.tips ?? [], pool(), countThreads, walkOptions)
         : await walkObjectsSliced(handle, options.tips ?? [], walkOptions));

@@ -2,7 +2,7 @@ import { constants as zlibConstants } from 'node:zlib';
 import { throwIfAborted } from '../errors/packwright-error.js';
 import type { StoreHandle } from '../odb/store-handle.js';
 import { type ObjectLocations } from '../walk/locate-objects.js';
-import { wholeBitmappedPack } from '../walk/bitmap-walk.js';
+import { findBitmapSets, wholePackOf } from '../walk/bitmap-walk.js';
 import { planPack } from './pack-plan.js';
 import { WorkerPool } from '../workers/worker-pool.js';
 import type { CreateTasks } from './create-tasks.js';
@@ -74,8 +74,12 @@ async function createPackWith(options: CreatePackOptions, pools: LazyPool, threa
   // repository): the pack goes as it is, git's whole-pack reuse, with nothing counted, planned or
   // written one by one, unless an entry fails its CRC check.
   const sink = options.sink;
-  if (sink !== undefined && options.tips !== undefined && options.reuseObject !== false && options.reuseDelta !== false && packReuseAllowed(options) && bitmapAllowed(options)) {
-    const whole = wholeBitmappedPack(handle, options.tips, { ...(options.onWarning !== undefined ? { onWarning: options.onWarning } : {}), ...(options.signal !== undefined ? { signal: options.signal } : {}) });
+  // The bitmap's sets for the tips, found once: for that and for counting (walkForPack).
+  const bitmapSets = options.tips !== undefined && options.ids === undefined && options.cruft === undefined && bitmapAllowed(options)
+    ? findBitmapSets(handle, options.tips, { missing: options.missing ?? 'error', ...(options.onWarning !== undefined ? { onWarning: options.onWarning } : {}), ...(options.signal !== undefined ? { signal: options.signal } : {}) })
+    : undefined;
+  if (sink !== undefined && bitmapSets !== undefined && options.reuseObject !== false && options.reuseDelta !== false && packReuseAllowed(options)) {
+    const whole = wholePackOf(bitmapSets);
     if (whole !== undefined) {
       const objects = whole.index.count;
       progress?.('counting', objects, objects);
@@ -94,7 +98,7 @@ async function createPackWith(options: CreatePackOptions, pools: LazyPool, threa
 
   // The stages, as gix-pack's count / entries / bytes: count (count-for-pack.ts), plan
   // (pack-plan.ts), new deltas (delta-search.ts), write (write-pack-files.ts).
-  const counted = await countForPack(options, () => pools.get(), threads);
+  const counted = await countForPack(options, () => pools.get(), threads, bitmapSets);
   const { table, listed, locations, missing, inputObjects, loosened } = counted;
   const packReused = counted.packReused.objects;
   const packReusedDeltas = counted.packReused.deltas;

@@ -42,23 +42,21 @@ export interface BitmapWalkOptions {
  * in_bitmapped_pack: the bitmaps would not help), or when nothing is included: the caller then
  * walks as usual.
  */
-/** What bitmapSets finds: the bitmap, the objects wanted (and those the excluded tips reach), and the walk that numbered the tips. */
-interface BitmapSets {
+/**
+ * What findBitmapSets finds: the bitmap, the objects wanted (and those the excluded tips reach),
+ * and the walk that numbered the tips. Found once, they answer both wholePackOf and
+ * walkWithBitmapSets (createPack asks the one, then the other, when the pack is not sent whole:
+ * finding them twice cost ~90 ms of 129k objects). A walk takes them: they are used once.
+ */
+export interface BitmapSets {
   index: BitmapIndex;
   result: Bitset;
   havesSet: Bitset | undefined;
   walk: RevWalk;
 }
 
-/**
- * The sets wholeBitmappedPack found, for the walkObjectsWithBitmap that follows it on the same
- * tips (createPack asks the one, then the other, when the pack is not sent whole): taken once.
- * A clone of a bitmapped repository with a few objects pushed since found them twice (~90 ms of
- * 129k objects).
- */
-const foundSets = new WeakMap<readonly RevTip[], { handle: StoreHandle; missing: MissingAction; sets: BitmapSets }>();
-
-function bitmapSets(handle: StoreHandle, tips: readonly RevTip[], options: BitmapWalkOptions): BitmapSets | undefined {
+/** The bitmap's sets for `tips` (see walkObjectsWithBitmap for when there are none). */
+export function findBitmapSets(handle: StoreHandle, tips: readonly RevTip[], options: BitmapWalkOptions): BitmapSets | undefined {
   const objects = openBitmap(handle, options.onWarning ?? (() => {}));
   if (objects === undefined) return undefined;
   const index = new BitmapIndex(objects);
@@ -118,9 +116,14 @@ function bitmapSets(handle: StoreHandle, tips: readonly RevTip[], options: Bitma
  */
 export function wholeBitmappedPack(handle: StoreHandle, tips: readonly RevTip[], options: BitmapWalkOptions = {}): StorePack | undefined {
   if (tips.some((t) => t.uninteresting)) return undefined;
-  const sets = bitmapSets(handle, tips, options);
-  if (sets === undefined) return undefined;
-  foundSets.set(tips, { handle, missing: options.missing ?? 'error', sets });
+  const sets = findBitmapSets(handle, tips, options);
+  return sets === undefined ? undefined : wholePackOf(sets);
+}
+
+/** wholeBitmappedPack from sets already found. */
+export function wholePackOf(sets: BitmapSets): StorePack | undefined {
+  // Excluded tips (a fetch): never the whole pack.
+  if (sets.havesSet !== undefined) return undefined;
   const { count: N, reusePack } = sets.index.objects;
   if (reusePack.index.count !== N) return undefined;
   return sets.result.count(N) === N && sets.result.count() === N ? reusePack : undefined;
@@ -128,10 +131,12 @@ export function wholeBitmappedPack(handle: StoreHandle, tips: readonly RevTip[],
 
 /** The objects bitmapSets finds (see above), listed in git's bitmap order and located. */
 export function walkObjectsWithBitmap(handle: StoreHandle, tips: readonly RevTip[], options: BitmapWalkOptions = {}): WalkedObjects | undefined {
-  const found = foundSets.get(tips);
-  foundSets.delete(tips);
-  const sets = found !== undefined && found.handle === handle && found.missing === (options.missing ?? 'error') ? found.sets : bitmapSets(handle, tips, options);
-  if (sets === undefined) return undefined;
+  const sets = findBitmapSets(handle, tips, options);
+  return sets === undefined ? undefined : walkWithBitmapSets(handle, sets, options);
+}
+
+/** walkObjectsWithBitmap from sets already found (with the same `missing`); it takes them. */
+export function walkWithBitmapSets(handle: StoreHandle, sets: BitmapSets, options: BitmapWalkOptions = {}): WalkedObjects {
   const { index, result, havesSet, walk } = sets;
   const missing = options.missing ?? 'error';
   throwIfAborted(options.signal, 'the walk');
