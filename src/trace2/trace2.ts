@@ -123,12 +123,12 @@ export function startTrace2(env: Readonly<Record<string, string | undefined>>, a
   };
 }
 
-/** A `data` event: `key` = `value` in `category` (git's trace2_data_string and trace2_data_intmax). */
 /** Whether a trace is being written: for data that costs something to compute. */
 export function trace2Active(): boolean {
   return current !== undefined;
 }
 
+/** A `data` event: `key` = `value` in `category` (git's trace2_data_string and trace2_data_intmax). */
 export function trace2Data(category: string, key: string, value: string | number): void {
   const session = current;
   if (session === undefined || session.regions.length > session.maxNesting) return;
