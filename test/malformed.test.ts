@@ -4,7 +4,7 @@ import { writeFileSync, readFileSync, mkdirSync, rmSync, chmodSync, readdirSync 
 import { spawnSync } from 'node:child_process';
 import { deflateSync } from 'node:zlib';
 import { join } from 'node:path';
-import { CLI, tempDir, makeRepo, git, fileEndingIn } from './helpers/git.js';
+import { CLI, tempDir, makeRepo, git, fileEndingIn, runPackwright } from './helpers/git.js';
 import { spawnGit } from './helpers/spawn-client.js';
 import { buildPack, makeDelta } from './helpers/pack-builder.js';
 import { Repository } from '../src/repo/index.js';
@@ -265,13 +265,17 @@ describe('a damaged pack entry is read from another copy, as git recovers (t5303
   const offsetOf = (repo: string, pack: string, id: string): number =>
     Number(git(repo, ['show-index'], readFileSync(`${pack}.idx`)).toString().split('\n').find((l) => l.includes(id))?.split(' ')[0]);
   /** `cat-file blob` of each id, by git and by packwright: the same exit status and bytes. */
-  const same = (repo: string, ids: string[], context: string): boolean[] => ids.map((id) => {
-    const g = spawnGit(['cat-file', 'blob', id], { cwd: repo });
-    const p = spawnSync(process.execPath, [CLI, 'cat-file', 'blob', id], { cwd: repo });
-    assert.equal(p.status === 0, g.status === 0, `${context}: cat-file blob ${id}: ${p.stderr}`);
-    if (g.status === 0) assert.ok(p.stdout.equals(g.stdout), `${context}: ${id} bytes`);
-    return g.status === 0;
-  });
+  const same = async (repo: string, ids: string[], context: string): Promise<boolean[]> => {
+    const out: boolean[] = [];
+    for (const id of ids) {
+      const g = spawnGit(['cat-file', 'blob', id], { cwd: repo });
+      const p = await runPackwright(repo, ['cat-file', 'blob', id]);
+      assert.equal(p.status === 0, g.status === 0, `${context}: cat-file blob ${id}: ${p.stderr}`);
+      if (g.status === 0) assert.ok(p.stdout.equals(g.stdout), `${context}: ${id} bytes`);
+      out.push(g.status === 0);
+    }
+    return out;
+  };
   /** A loose copy of `file`, written while the pack's index is away (so hash-object writes it). */
   const looseCopy = (repo: string, pack: string, file: string): void => {
     const idx = readFileSync(`${pack}.idx`);
@@ -287,24 +291,24 @@ describe('a damaged pack entry is read from another copy, as git recovers (t5303
   };
 
   for (const refDelta of [false, true]) {
-    test(`a corrupt base header, then a loose base or a loose first delta (${refDelta ? 'REF' : 'OFS'} deltas)`, () => {
+    test(`a corrupt base header, then a loose base or a loose first delta (${refDelta ? 'REF' : 'OFS'} deltas)`, async () => {
       using dir = tempDir();
       const { repo, pack, ids, files } = setup(dir.path, refDelta);
       const base = ids.find((id) => !git(repo, ['verify-pack', '-v', `${pack}.idx`]).toString().split('\n').some((l) => l.startsWith(id) && l.split(/\s+/).length > 6)) as string;
       corrupt(pack, offsetOf(repo, pack, base), Buffer.from([0]));
-      assert.deepEqual(same(repo, ids, 'corrupt base'), [false, false, false], 'no copy of the base: nothing built on it reads');
+      assert.deepEqual(await same(repo, ids, 'corrupt base'), [false, false, false], 'no copy of the base: nothing built on it reads');
       // The base loose: everything reads again.
       looseCopy(repo, pack, files[ids.indexOf(base)] as string);
-      assert.deepEqual(same(repo, ids, 'loose base'), [true, true, true]);
+      assert.deepEqual(await same(repo, ids, 'loose base'), [true, true, true]);
       // Only a delta loose: it and what is based on it read, the base does not.
       git(repo, ['prune-packed']);
       const others = ids.filter((id) => id !== base);
       looseCopy(repo, pack, files[ids.indexOf(others[0] as string)] as string);
-      same(repo, ids, 'loose delta');
+      await same(repo, ids, 'loose delta');
     });
   }
 
-  test('a REF_DELTA naming a base that is not there, and a loose copy of the object', () => {
+  test('a REF_DELTA naming a base that is not there, and a loose copy of the object', async () => {
     using dir = tempDir();
     const { repo, pack, ids, files } = setup(dir.path, true);
     // The first delta's base id (right after its entry header) made wrong.
@@ -315,9 +319,9 @@ describe('a damaged pack entry is read from another copy, as git recovers (t5303
     let header = 1;
     while (((raw[at + header - 1] as number) & 0x80) !== 0) header++;
     corrupt(pack, at + header, Buffer.from([0x00]));
-    same(repo, ids, 'bad REF base');
+    await same(repo, ids, 'bad REF base');
     looseCopy(repo, pack, files[ids.indexOf(delta[0] as string)] as string);
-    assert.deepEqual(same(repo, ids, 'loose copy of the delta'), [true, true, true]);
+    assert.deepEqual(await same(repo, ids, 'loose copy of the delta'), [true, true, true]);
   });
 });
 
