@@ -1,9 +1,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { chmodSync, cpSync, existsSync, mkdirSync, readFileSync, readdirSync, statSync, symlinkSync, utimesSync, writeFileSync, openSync, readSync, writeSync, closeSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { CLI, git, makeHistoryRepo, packwright, packwrightFails, tempDir, type Format, fileEndingIn } from './helpers/git.js';
+import { CLI, git, makeHistoryRepo, packwright, packwrightFails, runPackwright, tempDir, type Format, fileEndingIn } from './helpers/git.js';
 import { spawnGit, execGit } from './helpers/spawn-client.js';
 import { Repository } from '../src/repo/index.js';
 import { RevArgs } from '../src/walk/index.js';
@@ -173,7 +173,7 @@ for (const format of FORMATS) {
     }
     for (const [cwd, args, input] of [[work, ['main'], ''], [work, ['nosuch'], ''], [work, ['main', 'nosuch'], ''], [work, ['main', 'dir', '--objects'], ''], [work, ['main', '--', '../x'], ''],
       [work, ['main', '--', ''], ''], [work, ['--stdin'], '--not\nmain\n'], [work, ['--stdin'], 'main\n--\ndir\n\n']] as const) {
-      const ours = spawnSync(process.execPath, [CLI, 'rev-list', ...args], { cwd, input });
+      const ours = await runPackwright(cwd, ['rev-list', ...args], { input });
       const theirs = spawnGit(['rev-list', ...args], { cwd, input });
       assert.equal(ours.status, theirs.status, args.join(' '));
       assert.equal(ours.stderr.toString().split('\n')[0], theirs.stderr.toString().split('\n')[0], args.join(' '));
@@ -229,7 +229,7 @@ for (const format of FORMATS) {
     const zero = '0'.repeat(gone.length);
     writeFileSync(join(work, '.git', 'logs', 'HEAD'), `${zero} ${gone} A <a@example.com> 1700000009 +0000\tx\n${gone} ${gone} A <a@example.com> 1700000010 +0000\ty\n`, { flag: 'a' });
     const theirs = spawnGit(['rev-list', '--reflog'], { cwd: work });
-    const ours = spawnSync(process.execPath, [CLI, 'rev-list', '--reflog'], { cwd: work });
+    const ours = await runPackwright(work, ['rev-list', '--reflog']);
     assert.equal(ours.status, theirs.status);
     assert.equal(ours.stdout.toString(), theirs.stdout.toString());
     assert.equal(ours.stderr.toString(), theirs.stderr.toString());
@@ -711,7 +711,7 @@ test('--max-pack-size and pack.packSizeLimit split the pack as git does: the sam
     const config = args[0] === '-c' ? args.slice(0, 2) : [];
     const flags = args[0] === '-c' ? [] : [...args];
     const gitNames = execGit([...config, 'pack-objects', ...flags, g], { cwd: repo, input: list, stdio: ['pipe', 'pipe', 'pipe'] }).toString().trim().split('\n');
-    const r = spawnSyncPw(repo, [...config, 'pack-objects', ...flags, p], list);
+    const r = await runPw(repo, [...config, 'pack-objects', ...flags, p], list);
     assert.equal(r.status, 0, r.stderr);
     const ourNames = r.stdout.trim().split('\n');
     assert.ok(gitNames.length > 1, 'git split the pack');
@@ -730,9 +730,10 @@ test('--max-pack-size and pack.packSizeLimit split the pack as git does: the sam
   assert.match(stdout.stderr, /--max-pack-size cannot be used to build a pack for transfer/);
 });
 
-function spawnSyncPw(cwd: string, args: string[], input: Buffer): { status: number; stdout: string; stderr: string } {
-  const r = spawnSync(process.execPath, [CLI, ...args], { cwd, input });
-  return { status: r.status ?? -1, stdout: r.stdout.toString(), stderr: r.stderr.toString() };
+/** A packwright command run in this process; its status and output as text. */
+async function runPw(cwd: string, args: string[], input: Buffer): Promise<{ status: number; stdout: string; stderr: string }> {
+  const r = await runPackwright(cwd, args, { input });
+  return { status: r.status, stdout: r.stdout.toString(), stderr: r.stderr };
 }
 
 test('--keep-pack, --honor-pack-keep, --incremental and --local leave out what git leaves out', async () => {
@@ -843,7 +844,7 @@ for (const format of FORMATS) {
       cpSync(origin, p, { recursive: true, preserveTimestamps: true });
       const args = ['pack-objects', '--all', '--reflog', '--indexed-objects', '--non-empty', '-q', ...flags, 'objects/pack/new'];
       const gitOut = git(g, args, '').toString();
-      const ours = spawnSyncPw(p, args, Buffer.alloc(0));
+      const ours = await runPw(p, args, Buffer.alloc(0));
       assert.equal(ours.status, 0, `${flags.join(' ')}: ${ours.stderr}`);
       assert.equal(ours.stdout.length, gitOut.length, `${flags.join(' ')}: one pack name printed`);
       assert.deepEqual(packedIds(p, 'new'), packedIds(g, 'new'), `${flags.join(' ')}: the objects packed`);
@@ -949,7 +950,7 @@ for (const format of FORMATS) {
       cpSync(origin, p, { recursive: true, preserveTimestamps: true });
       const args = ['pack-objects', '--honor-pack-keep', '--non-empty', '--max-pack-size=0', '-q', ...flags, 'objects/pack/cruft'];
       const theirs = git(g, args, input).toString();
-      const ours = spawnSyncPw(p, args, Buffer.from(input));
+      const ours = await runPw(p, args, Buffer.from(input));
       assert.equal(ours.status, 0, `${flags.join(' ')}: ${ours.stderr}`);
       if (theirs === '') {
         // Nothing recent enough: --non-empty writes nothing.
