@@ -75,8 +75,7 @@ export class PackIndex implements ObjectIndex {
   /** The open file while sections remain to be read. */
   private fd: number | undefined;
   private closed = false;
-  /** Small reads made in the ids and in the offsets (see SMALL_READ_BYTES). */
-  /** Small reads of the ids so far, in reads of up to 1 KiB (see SMALL_READ_BYTES). */
+  /** Small reads made in the ids (counted in reads of up to 1 KiB) and in the offsets (see SMALL_READ_BYTES). */
   private idReads = 0;
   private offsetReads = 0;
   private smallReadBytes = SMALL_READ_BYTES;

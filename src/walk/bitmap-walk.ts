@@ -27,22 +27,6 @@ export interface BitmapWalkOptions {
 }
 
 /**
- * The objects reachable from the included tips and not from the excluded ones, from the
- * repository's reachability bitmap (git's prepare_bitmap_walk and traverse_bitmap_commit_list):
- * commits, trees, blobs and tags of the bitmapped pack, each type in pack order, then what only a
- * walk could find (objects outside that pack, in the order met). The same set as `walkObjects`,
- * in git's bitmap order and without paths, in a fraction of the time when the tips have bitmaps.
- *
- * How: each side's tips that have a bitmap are ORed together; from the others a walk goes until
- * it meets a commit with a bitmap (ORed in, its parents not walked) or an object already in the
- * set; then the excluded side's set is taken from the included side's.
- *
- * Undefined when no pack has a bitmap, when the bitmap cannot be read (`onWarning` says why), when
- * a tip is missing or an index entry, when no excluded tip is in the bitmapped pack (git's
- * in_bitmapped_pack: the bitmaps would not help), or when nothing is included: the caller then
- * walks as usual.
- */
-/**
  * What findBitmapSets finds: the bitmap, the objects wanted (and those the excluded tips reach),
  * and the walk that numbered the tips. Found once, they answer both wholePackOf and
  * walkWithBitmapSets (createPack asks the one, then the other, when the pack is not sent whole:
@@ -55,7 +39,7 @@ export interface BitmapSets {
   walk: RevWalk;
 }
 
-/** The bitmap's sets for `tips` (see walkObjectsWithBitmap for when there are none). */
+/** The bitmap's sets for `tips`; undefined in the cases walkObjectsWithBitmap names. */
 export function findBitmapSets(handle: StoreHandle, tips: readonly RevTip[], options: BitmapWalkOptions): BitmapSets | undefined {
   const objects = openBitmap(handle, options.onWarning ?? (() => {}));
   if (objects === undefined) return undefined;
@@ -129,7 +113,22 @@ export function wholePackOf(sets: BitmapSets): StorePack | undefined {
   return sets.result.count(N) === N && sets.result.count() === N ? reusePack : undefined;
 }
 
-/** The objects bitmapSets finds (see above), listed in git's bitmap order and located. */
+/**
+ * The objects reachable from the included tips and not from the excluded ones, from the
+ * repository's reachability bitmap (git's prepare_bitmap_walk and traverse_bitmap_commit_list):
+ * commits, trees, blobs and tags of the bitmapped pack, each type in pack order, then what only a
+ * walk could find (objects outside that pack, in the order met). The same set as `walkObjects`,
+ * in git's bitmap order and without paths, in a fraction of the time when the tips have bitmaps.
+ *
+ * How: each side's tips that have a bitmap are ORed together; from the others a walk goes until
+ * it meets a commit with a bitmap (ORed in, its parents not walked) or an object already in the
+ * set; then the excluded side's set is taken from the included side's.
+ *
+ * Undefined when no pack has a bitmap, when the bitmap cannot be read (`onWarning` says why), when
+ * a tip is missing or an index entry, when no excluded tip is in the bitmapped pack (git's
+ * in_bitmapped_pack: the bitmaps would not help), or when nothing is included: the caller then
+ * walks as usual. Listed in git's bitmap order and located.
+ */
 export function walkObjectsWithBitmap(handle: StoreHandle, tips: readonly RevTip[], options: BitmapWalkOptions = {}): WalkedObjects | undefined {
   const sets = findBitmapSets(handle, tips, options);
   return sets === undefined ? undefined : walkWithBitmapSets(handle, sets, options);
