@@ -8,11 +8,11 @@
  * Set PACKWRIGHT_TEST_DIRECT_SPAWN=1 to spawn from the test process as before (or where mkfifo
  * is missing, which is what happens then too).
  */
-import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, openSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { frame, readFrame, writeAll, type SpawnRequest, type SpawnResult } from './spawn-server.js';
+import { frame, readFrame, runRequest, writeAll, type SpawnRequest, type SpawnResult } from './spawn-server.js';
 
 export interface SyncOutcome {
   status: number | null;
@@ -56,7 +56,7 @@ export function runSync(file: string, args: string[], options: SyncOptions = {})
   if (channel === undefined) channel = open();
   const input = options.input === undefined ? Buffer.alloc(0) : Buffer.from(options.input);
   if (channel === null) {
-    const r = spawnSync(file, args, { cwd: options.cwd, env: options.env, input, maxBuffer: 2 ** 31, stdio: ['pipe', 'pipe', 'pipe'] });
+    const r = runRequest({ file, args, cwd: options.cwd, env: options.env }, input);
     return { status: r.status, signal: r.signal, stdout: r.stdout, stderr: r.stderr, error: r.error };
   }
   const request: SpawnRequest = { file, args, cwd: options.cwd, env: options.env ?? process.env };

@@ -7,7 +7,7 @@
  * exec, and a test process that holds a few hundred MB paid ~20 ms a spawn against ~8 ms from
  * here, plus a copy-on-write fault afterwards on every page it wrote again.
  */
-import { spawnSync } from 'node:child_process';
+import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
 import { closeSync, openSync, readSync, writeSync } from 'node:fs';
 
 /** What the test process asks: the argument vector, where and with what. */
@@ -58,6 +58,11 @@ export function readFrame(fd: number): Buffer | undefined {
   return readExactly(fd, head.readUInt32LE()) ?? Buffer.alloc(0);
 }
 
+/** Runs a request here, to completion, with piped stdio (the server's work, and the client's when it spawns directly). */
+export function runRequest(req: SpawnRequest, input: Buffer): SpawnSyncReturns<Buffer> {
+  return spawnSync(req.file, req.args, { cwd: req.cwd, env: req.env, input, maxBuffer: 2 ** 31, stdio: ['pipe', 'pipe', 'pipe'] });
+}
+
 function serve(requestPath: string, resultPath: string): void {
   // The same order as the client's: requests first, so neither waits on the other.
   const requests = openSync(requestPath, 'r');
@@ -66,8 +71,7 @@ function serve(requestPath: string, resultPath: string): void {
     const head = readFrame(requests);
     if (head === undefined) break;
     const input = readFrame(requests) ?? Buffer.alloc(0);
-    const req = JSON.parse(head.toString()) as SpawnRequest;
-    const r = spawnSync(req.file, req.args, { cwd: req.cwd, env: req.env, input, maxBuffer: 2 ** 31, stdio: ['pipe', 'pipe', 'pipe'] });
+    const r = runRequest(JSON.parse(head.toString()) as SpawnRequest, input);
     const error = r.error as NodeJS.ErrnoException | undefined;
     const result: SpawnResult = { status: r.status, signal: r.signal, ...(error !== undefined ? { error: { code: error.code ?? 'ERROR', message: error.message } } : {}) };
     writeAll(results, Buffer.concat([frame(Buffer.from(JSON.stringify(result))), frame(r.stdout ?? Buffer.alloc(0)), frame(r.stderr ?? Buffer.alloc(0))]));
