@@ -17,11 +17,16 @@ const RUNS = Number(process.env['PACKWRIGHT_CRASH_RUNS'] ?? 4);
 const SEED = Number(process.env['PACKWRIGHT_CRASH_SEED'] ?? 5);
 
 /** A repository of ~3k objects in ~40 commits (fast-import, fixed content), fully packed; built once per run. */
-function makeSource(dir: string): string {
-  return fixture('crash-source', [], buildSource, join(dir, 'source'));
+/**
+ * A bare repository of `commits` commits: the first adds `files` files of 30 lines, each later one
+ * changes a tenth of them. The default is 3,666 objects; unpack-objects, which writes a file per
+ * object (2.8 s for those here, as long as git's), gets a smaller one.
+ */
+function makeSource(dir: string, commits = 40, files = 600): string {
+  return fixture('crash-source', [commits, files], (at) => buildSource(at, commits, files), join(dir, `source-${commits}-${files}`));
 }
 
-function buildSource(dir: string): string {
+function buildSource(dir: string, commits: number, fileCount: number): string {
   const repo = join(dir, 'source');
   git(dir, ['init', '-q', '--bare', repo]);
   const parts: string[] = [];
@@ -30,12 +35,12 @@ function buildSource(dir: string): string {
     seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
     return seed / 2 ** 32;
   };
-  for (let c = 0; c < 40; c++) {
+  for (let c = 0; c < commits; c++) {
     parts.push(`commit refs/heads/main\nmark :${c + 1}\ncommitter C <c@example.com> ${1700000000 + c} +0000\ndata 4\nc${String(c).padStart(2, '0')}\n`);
     if (c > 0) parts.push(`from :${c}\n`);
-    const files = c === 0 ? 600 : 60;
+    const files = c === 0 ? fileCount : fileCount / 10;
     for (let i = 0; i < files; i++) {
-      const f = c === 0 ? i : Math.floor(random() * 600);
+      const f = c === 0 ? i : Math.floor(random() * fileCount);
       const body = Array.from({ length: 30 }, (_, l) => `file ${f} line ${l} rev ${c} ${Math.floor(random() * 1e6)}`).join('\n') + '\n';
       parts.push(`M 100644 inline d${f % 20}/f${f}.txt\ndata ${Buffer.byteLength(body)}\n${body}`);
     }
@@ -121,6 +126,7 @@ test('SIGKILL at random points while writing leaves no half-written file, and gi
   using dir = tempDir();
   const source = makeSource(dir.path);
   const pack = git(source, ['pack-objects', '--all', '--stdout', '-q']);
+  const smallPack = git(makeSource(dir.path, 12, 200), ['pack-objects', '--all', '--stdout', '-q']);
   const list = join(dir.path, 'files.txt');
   const files: string[] = [];
   for (let i = 0; i < 1500; i++) {
@@ -137,7 +143,7 @@ test('SIGKILL at random points while writing leaves no half-written file, and gi
   };
   const scenarios: Scenario[] = [
     { name: 'index-pack --stdin', args: ['index-pack', '--stdin', '--rev-index'], prepare: (at) => ({ repo: emptyRepo(at), input: pack }) },
-    { name: 'unpack-objects', args: ['unpack-objects', '-q'], prepare: (at) => ({ repo: emptyRepo(at), input: pack }) },
+    { name: 'unpack-objects', args: ['unpack-objects', '-q'], prepare: (at) => ({ repo: emptyRepo(at), input: smallPack }) },
     { name: 'hash-object -w --stdin-paths', args: ['hash-object', '-w', '--stdin-paths'], prepare: (at) => ({ repo: emptyRepo(at), input: readFileSync(list) }) },
     {
       name: 'multi-pack-index write',
