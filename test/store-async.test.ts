@@ -1,7 +1,7 @@
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { git, tempDir, makeRepo } from './helpers/git.js';
+import { git, gitObjects, tempDir, makeRepo } from './helpers/git.js';
 import { Store } from '../src/odb/index.js';
 import { isPackwrightError } from '../src/errors/index.js';
 
@@ -11,11 +11,7 @@ describe('store: reads on worker threads', () => {
     const repo = makeRepo(dir.path, 'sha1', 10);
     git(repo, ['repack', '-adq']);
     git(repo, ['commit', '-q', '--allow-empty', '-m', 'loose']);
-    const lines = git(repo, ['cat-file', '--batch-all-objects', '--batch-check=%(objectname) %(objecttype) %(objectsize)']).toString().trim().split('\n');
-    const expected = lines.map((l) => {
-      const [id, type, size] = l.split(' ') as [string, string, string];
-      return { id, type, size: Number(size), data: git(repo, ['cat-file', type, id]) };
-    });
+    const expected = [...gitObjects(repo)].map(([id, { type, data }]) => ({ id, type, size: data.length, data }));
     const missing = Buffer.alloc(20, 0xab);
     // Every id a few times over, with a missing one in the middle, past one chunk of 512.
     const ids: Buffer[] = [];

@@ -2,7 +2,7 @@ import { after, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { git, packwright, packwrightFails, tempDir, makeRepo, type Format, fileEndingIn } from './helpers/git.js';
+import { git, gitObjects, packwright, packwrightFails, tempDir, makeRepo, type Format, fileEndingIn } from './helpers/git.js';
 import { seededRandom } from './helpers/random.js';
 import { WindowPool } from '../src/pack/index.js';
 import { writeObjectsPack } from './helpers/pack-builder.js';
@@ -14,17 +14,6 @@ import { isPackwrightError } from '../src/errors/index.js';
 import { MultiPackIndex } from '../src/midx/index.js';
 
 const BLOB = 3;
-
-/** Every object of a repository as git sees it: id → [type, bytes]. */
-function gitObjects(repo: string): Map<string, { type: string; data: Buffer }> {
-  const list = git(repo, ['cat-file', '--batch-all-objects', '--batch-check=%(objectname) %(objecttype)']).toString().trim().split('\n');
-  const out = new Map<string, { type: string; data: Buffer }>();
-  for (const line of list) {
-    const [id, type] = line.split(' ') as [string, string];
-    out.set(id, { type, data: git(repo, ['cat-file', type, id]) });
-  }
-  return out;
-}
 
 /** A repository of `revisions` commits in two packs (all but the last commit, then the last). */
 function twoPacks(dir: string, format: Format, revisions: number): string {
@@ -176,10 +165,7 @@ describe('store: refresh policies', () => {
     const r = Repository.open(repo);
     assert.equal(r.store.cache.limit, 8 * 1024 * 1024);
     // Every object still reads back as git's.
-    for (const line of git(repo, ['cat-file', '--batch-all-objects', '--batch-check=%(objectname) %(objecttype)']).toString().trim().split('\n')) {
-      const [id, type] = line.split(' ') as [string, string];
-      assert.deepEqual(r.objects.read(Buffer.from(id, 'hex')).data, git(repo, ['cat-file', type, id]), id);
-    }
+    for (const [id, { data }] of gitObjects(repo)) assert.deepEqual(r.objects.read(Buffer.from(id, 'hex')).data, data, id);
     r.close();
   });
 });

@@ -24,6 +24,32 @@ export function git(cwd: string, args: string[], input?: Buffer | string): Buffe
   return execSync('git', args, { cwd, env: GIT_ENV, input });
 }
 
+/** An object as git reads it. */
+export interface GitObject {
+  type: string;
+  data: Buffer;
+}
+
+/**
+ * Every object of a repository as git reads it (id → type and bytes), or those of `ids` (all must
+ * exist): one `git cat-file --batch`, not a process per object.
+ */
+export function gitObjects(repo: string, ids?: readonly string[]): Map<string, GitObject> {
+  const out = ids === undefined
+    ? git(repo, ['cat-file', '--batch-all-objects', '--batch'])
+    : git(repo, ['cat-file', '--batch'], ids.join('\n') + '\n');
+  const objects = new Map<string, GitObject>();
+  for (let at = 0; at < out.length;) {
+    const eol = out.indexOf(0x0a, at);
+    const [id, type, size] = out.toString('latin1', at, eol).split(' ') as [string, string, string | undefined];
+    if (size === undefined) throw new Error(`git cat-file --batch: ${id} ${type}`);
+    const start = eol + 1;
+    objects.set(id, { type, data: out.subarray(start, start + Number(size)) });
+    at = start + Number(size) + 1;
+  }
+  return objects;
+}
+
 /** Runs the real bin in a process of its own (for tests of the process: start-up, relaunch, signals); its outcome. */
 export function packwrightProcess(cwd: string, args: string[], input?: Buffer | string): CommandOutcome {
   const r = spawnSync(process.execPath, [CLI, ...args], { cwd, input, maxBuffer: 1 << 30, stdio: ['pipe', 'pipe', 'pipe'] });
