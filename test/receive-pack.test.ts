@@ -72,8 +72,10 @@ for (const format of FORMATS) {
     const src = makeHistoryRepo(dir.path, format);
     await using server = await daemon();
     const config: [string, string][] = [['receive.hideRefs', 'refs/hidden']];
-    for (const limit of ['100', '1']) {
-      // Below the unpack limit objects are written loose; above it, kept as a pack.
+    // Below the unpack limit objects are written loose; above it, kept as a pack. At 100 both
+    // happen (the first push and the fourth are packs, the second and fifth loose), so sha256 takes
+    // that one only: half the pushes.
+    for (const limit of format === 'sha1' ? ['100', '1'] : ['100']) {
       const theirs = target(dir.path, `git-${limit}.git`, format, [...config, ['transfer.unpackLimit', limit]]);
       const ours = target(dir.path, `pw-${limit}.git`, format, [...config, ['transfer.unpackLimit', limit]]);
       const steps = [
