@@ -30,8 +30,8 @@ test('sortIds orders ids as a comparator does, by both of its methods and into a
   }
 });
 
-test('sortIds of 3M random ids (the bucketed method) gives the comparator order', () => {
-  const n = 3_000_000;
+test('sortIds of 400k random ids (the bucketed method, buckets of ~6) gives the comparator order', () => {
+  const n = 400_000;
   const H = 20;
   const ids = new Uint8Array(n * H);
   let seed = 9;
@@ -43,6 +43,8 @@ test('sortIds of 3M random ids (the bucketed method) gives the comparator order'
     ids[i + 3] = seed;
   }
   const order = sortIds(ids, n, H);
-  for (let i = 1; i < n; i++) assert.ok((compareBytes(ids, (order[i - 1] as number) * H, ids, (order[i] as number) * H, H) || (order[i - 1] as number) - (order[i] as number)) < 0, `position ${i}`);
+  for (let i = 1; i < n; i++) {
+    if ((compareBytes(ids, (order[i - 1] as number) * H, ids, (order[i] as number) * H, H) || (order[i - 1] as number) - (order[i] as number)) >= 0) assert.fail(`out of order at position ${i}`);
+  }
   assert.equal(new Set(order).size, n);
 });
