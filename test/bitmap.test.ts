@@ -1,11 +1,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
-import { CLI, fileEndingIn, git, makeHistoryRepo, packwright, tempDir, type Format } from './helpers/git.js';
+import { fileEndingIn, git, makeHistoryRepo, packwright, runPackwright, tempDir, type Format } from './helpers/git.js';
 import { indexIds } from './helpers/index-ids.js';
 import { Bitset, decodeEwah, EwahFormatError, PackBitmap } from '../src/bitmap/index.js';
 import { walkObjectsWithBitmap } from '../src/walk/index.js';
@@ -146,10 +145,10 @@ for (const format of FORMATS) {
       }
       // --test-bitmap: a bitmapped commit's set is what the walk finds; a commit made after the
       // repack has no bitmap, which is git's error.
-      const tested = spawnSync(process.execPath, [CLI, 'rev-list', '--test-bitmap', 'main'], { cwd: repo, encoding: 'utf8' });
+      const tested = await runPackwright(repo, ['rev-list', '--test-bitmap', 'main']);
       assert.equal(tested.status, 0, tested.stderr);
       assert.match(tested.stderr, /OK!/);
-      const none = spawnSync(process.execPath, [CLI, 'rev-list', '--test-bitmap', 'after'], { cwd: repo, encoding: 'utf8' });
+      const none = await runPackwright(repo, ['rev-list', '--test-bitmap', 'after']);
       assert.equal(none.status, 128);
       assert.match(none.stderr, /doesn't have an indexed bitmap/);
       // Bitmap order is not the walk's: the listing above came through the bitmap.
@@ -185,7 +184,7 @@ for (const format of FORMATS) {
   });
 }
 
-test('a damaged bitmap is reported and passed over: the walk gives git\'s objects', () => {
+test('a damaged bitmap is reported and passed over: the walk gives git\'s objects', async () => {
   using tmp = tempDir();
   const repo = bitmapRepo(tmp.path, 'sha1', false);
   const path = join(repo, 'objects', 'pack', fileEndingIn(join(repo, 'objects', 'pack'), '.bitmap'));
@@ -206,16 +205,16 @@ test('a damaged bitmap is reported and passed over: the walk gives git\'s object
   ];
   for (const [what, bytes, message] of damaged) {
     writeFileSync(path, bytes);
-    const run = spawnSync(process.execPath, [CLI, 'rev-list', '--objects', '--all', '--use-bitmap-index'], { cwd: repo, encoding: 'utf8' });
+    const run = await runPackwright(repo, ['rev-list', '--objects', '--all', '--use-bitmap-index']);
     assert.equal(run.status, 0, what);
     assert.match(run.stderr, message, what);
     // The walk's order, since the bitmap was not used.
-    assert.equal(run.stdout, expected, what);
+    assert.equal(run.stdout.toString(), expected, what);
     assert.throws(() => PackBitmap.open(path, { objectCount, hashLength: 20 }), (e: unknown) => (e as { code?: string }).code === 'BITMAP_CORRUPT', what);
   }
 });
 
-test('a multi-pack bitmap that does not fit its multi-pack-index is reported and passed over for the pack\'s bitmap', () => {
+test('a multi-pack bitmap that does not fit its multi-pack-index is reported and passed over for the pack\'s bitmap', async () => {
   using tmp = tempDir();
   const repo = bitmapRepo(tmp.path, 'sha1', false, 'midx');
   const packDir = join(repo, 'objects', 'pack');
@@ -243,10 +242,10 @@ test('a multi-pack bitmap that does not fit its multi-pack-index is reported and
   for (const [what, bitmap, midx, message] of damaged) {
     writeFileSync(bitmapPath, bitmap);
     writeFileSync(midxPath, midx);
-    const run = spawnSync(process.execPath, [CLI, ...args], { cwd: repo, encoding: 'utf8' });
+    const run = await runPackwright(repo, args);
     assert.equal(run.status, 0, what);
     assert.match(run.stderr, message, what);
-    assert.equal(run.stdout, fromPack, what);
+    assert.equal(run.stdout.toString(), fromPack, what);
   }
 });
 
