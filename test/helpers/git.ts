@@ -30,19 +30,13 @@ export interface GitObject {
   data: Buffer;
 }
 
-/**
- * Every object of a repository as git reads it (id → type and bytes), or those of `ids` (all must
- * exist): one `git cat-file --batch`, not a process per object.
- */
-export function gitObjects(repo: string, ids?: readonly string[]): Map<string, GitObject> {
-  const out = ids === undefined
-    ? git(repo, ['cat-file', '--batch-all-objects', '--batch'])
-    : git(repo, ['cat-file', '--batch'], ids.join('\n') + '\n');
+/** Every object of a repository as git reads it (id → type and bytes): one `git cat-file --batch`, not a process per object. */
+export function gitObjects(repo: string): Map<string, GitObject> {
+  const out = git(repo, ['cat-file', '--batch-all-objects', '--batch']);
   const objects = new Map<string, GitObject>();
   for (let at = 0; at < out.length;) {
     const eol = out.indexOf(0x0a, at);
-    const [id, type, size] = out.toString('latin1', at, eol).split(' ') as [string, string, string | undefined];
-    if (size === undefined) throw new Error(`git cat-file --batch: ${id} ${type}`);
+    const [id, type, size] = out.toString('latin1', at, eol).split(' ') as [string, string, string];
     const start = eol + 1;
     objects.set(id, { type, data: out.subarray(start, start + Number(size)) });
     at = start + Number(size) + 1;
