@@ -16,11 +16,11 @@ import { spawnGit } from './helpers/spawn-client.js';
 const RUNS = Number(process.env['PACKWRIGHT_CRASH_RUNS'] ?? 4);
 const SEED = Number(process.env['PACKWRIGHT_CRASH_SEED'] ?? 5);
 
-/** A repository of ~3k objects in ~40 commits (fast-import, fixed content), fully packed; built once per run. */
 /**
- * A bare repository of `commits` commits: the first adds `files` files of 30 lines, each later one
- * changes a tenth of them. The default is 3,666 objects; unpack-objects, which writes a file per
- * object (2.8 s for those here, as long as git's), gets a smaller one.
+ * A bare repository of `commits` commits (fast-import, fixed content), fully packed, built once per
+ * run: the first adds `files` files of 30 lines, each later one changes a tenth of them. The default
+ * is 3,666 objects; unpack-objects, which writes a file per object (2.8 s for those here, as long as
+ * git's), gets a smaller one.
  */
 function makeSource(dir: string, commits = 40, files = 600): string {
   return fixture('crash-source', [commits, files], (at) => buildSource(at, commits, files), join(dir, `source-${commits}-${files}`));
