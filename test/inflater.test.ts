@@ -6,7 +6,8 @@ import { tempDir, makeRepo, git, fileEndingIn } from './helpers/git.js';
 import { crc32, Deflater, deflateBound, Inflater, INFLATE_INPUT_ENDED, INFLATE_TOO_LONG, INFLATE_TOO_SHORT } from '../src/zlib/index.js';
 import { PackIndex } from '../src/idx/index.js';
 import { EntryHeader, parseEntryHeader } from '../src/pack/index.js';
-import { crc32 as zlibCrc32, deflateSync, inflateSync } from 'node:zlib';
+import { constants as zlibConstants, crc32 as zlibCrc32, deflateSync, inflateSync } from 'node:zlib';
+import { Z_BEST_SPEED, Z_BUF_ERROR, Z_DEFAULT_COMPRESSION, Z_FINISH, Z_SYNC_FLUSH } from '../src/zlib/node-zlib.js';
 import fc from 'fast-check';
 
 test('the reused native handle and the documented inflateSync path agree on every entry of a git pack', () => {
@@ -39,6 +40,13 @@ test('the reused native handle and the documented inflateSync path agree on ever
   } finally {
     dir[Symbol.dispose]();
   }
+});
+
+test('the zlib.h values named without loading node:zlib are the ones Node\'s zlib has', () => {
+  assert.deepEqual(
+    { Z_BEST_SPEED, Z_BUF_ERROR, Z_DEFAULT_COMPRESSION, Z_FINISH, Z_SYNC_FLUSH },
+    { Z_BEST_SPEED: zlibConstants.Z_BEST_SPEED, Z_BUF_ERROR: zlibConstants.Z_BUF_ERROR, Z_DEFAULT_COMPRESSION: zlibConstants.Z_DEFAULT_COMPRESSION, Z_FINISH: zlibConstants.Z_FINISH, Z_SYNC_FLUSH: zlibConstants.Z_SYNC_FLUSH },
+  );
 });
 
 test('both paths report truncation, short and long streams the same way', () => {

@@ -34,6 +34,24 @@ test('the bin is the bundled CLI, and it starts', () => {
   assert.equal(v.stdout, `packwright version ${pkg.version}\n`);
 });
 
+test('one-shot commands that inflate nothing start without loading zlib, crypto or child processes', () => {
+  // Each costs milliseconds of a start measured against `node -e 0` (issue 42's start-up line);
+  // a static import of one of them anywhere in the bundle brings it back for every command.
+  using dir = tempDir();
+  const repo = makeRepo(dir.path, 'sha1');
+  git(repo, ['repack', '-adq']);
+  const bin = new URL(`../../${pkg.bin['packwright']}`, import.meta.url).pathname;
+  for (const argv of [['cat-file', '-t', 'HEAD'], ['rev-parse', 'HEAD'], ['show-ref', '--heads']]) {
+    // The bin run as `node <bin> <argv>` would run it, reporting at exit which of Node's modules it loaded.
+    const probe = `process.argv.splice(1, 0, ${JSON.stringify(bin)}); process.on('exit', () => process.stderr.write(JSON.stringify(process.moduleLoadList))); require(${JSON.stringify(bin)});`;
+    const r = spawnSync(process.execPath, ['-e', probe, ...argv], { cwd: repo, encoding: 'utf8', env: { ...process.env, PACKWRIGHT_HUGE_PAGES: '0' } });
+    assert.equal(r.status, 0, r.stderr);
+    assert.equal(r.stdout, git(repo, argv).toString(), argv.join(' '));
+    const loaded = JSON.parse(r.stderr) as string[];
+    for (const name of ['NativeModule zlib', 'NativeModule crypto', 'NativeModule child_process']) assert.ok(!loaded.includes(name), `${argv.join(' ')} loaded ${name}`);
+  }
+});
+
 test('the CLI uses only the package\'s entry points, so a library user can do all it does', () => {
   const cliDir = new URL('../../src/cli/', import.meta.url);
   const entryPoints = new Set(Object.keys(pkg.exports).map((s) => (s === '.' ? '../index.js' : `../${s.slice(2)}/index.js`)));

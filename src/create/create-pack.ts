@@ -1,4 +1,4 @@
-import { constants as zlibConstants } from 'node:zlib';
+import { Z_DEFAULT_COMPRESSION } from '../zlib/node-zlib.js';
 import { throwIfAborted } from '../errors/packwright-error.js';
 import type { StoreHandle } from '../odb/store-handle.js';
 import { type ObjectLocations } from '../walk/locate-objects.js';
@@ -138,7 +138,7 @@ async function createPackWith(options: CreatePackOptions, pools: LazyPool, threa
       reuseDelta: reuseObject && options.reuseDelta !== false,
       threads,
       ...(threads > 1 ? { pool: async () => { const pool = pools.get(); await shareWholePacks(pool, threads, handle, locations); return pool; } } : {}),
-      compression: options.compression ?? zlibConstants.Z_DEFAULT_COMPRESSION,
+      compression: options.compression ?? Z_DEFAULT_COMPRESSION,
       bigFileThreshold: options.bigFileThreshold ?? 512 * 1024 * 1024,
       ...(options.deltaCacheSize === undefined ? {} : { deltaCacheSize: options.deltaCacheSize }),
       deltas,

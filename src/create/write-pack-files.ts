@@ -1,7 +1,7 @@
 import { closeSync, fstatSync, fsyncSync, openSync, renameSync, rmSync } from 'node:fs';
 import { hashFileRange } from '../hash/hash-file.js';
 import { writeFully } from '../io/write-fully.js';
-import { constants as zlibConstants } from 'node:zlib';
+import { Z_DEFAULT_COMPRESSION } from '../zlib/node-zlib.js';
 import { PackwrightError, throwIfAborted } from '../errors/packwright-error.js';
 import { toHex } from '../hash/hex.js';
 import { writeIndex } from '../idx/write-index.js';
@@ -89,7 +89,7 @@ export async function writePackOutput(options: CreatePackOptions, counted: Count
       plan,
       deltas,
       deltaBaseOffset: options.deltaBaseOffset !== false,
-      compression: options.compression ?? zlibConstants.Z_DEFAULT_COMPRESSION,
+      compression: options.compression ?? Z_DEFAULT_COMPRESSION,
       sink,
       // The files are written at once; the caller's sink says for itself.
       reuseChunks: userSink === undefined || options.reuseChunks === true,

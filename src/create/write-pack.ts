@@ -1,5 +1,5 @@
 import type { Hash } from 'node:crypto';
-import { crc32 } from 'node:zlib';
+import { nodeZlib } from '../zlib/node-zlib.js';
 import { crc32 as entryCrc32 } from '../zlib/crc32.js';
 import { isPackwrightError, PackwrightError, throwIfAborted } from '../errors/packwright-error.js';
 import { toHex } from '../hash/hex.js';
@@ -169,6 +169,7 @@ export async function writePack(options: WritePackOptions): Promise<WrittenPack>
 
   const readers = locations.packs.map((p) => new ForwardReader(p));
   const deflater = new Deflater(options.compression);
+  const zlibCrc32 = nodeZlib().crc32;
   const ofs = options.deltaBaseOffset;
 
   /** An entry ready to be written: its bytes and CRC32, and what kind of entry it became. */
@@ -180,7 +181,7 @@ export async function writePack(options: WritePackOptions): Promise<WrittenPack>
     badCrc: boolean;
   }
   const entry = (head: Uint8Array | undefined, body: Uint8Array, counter: Prepared['counter'], crc?: number, badCrc = false): Prepared => ({
-    head, body, counter, badCrc, crc: crc ?? (head === undefined ? crc32(body) : crc32(body, crc32(head))),
+    head, body, counter, badCrc, crc: crc ?? (head === undefined ? zlibCrc32(body) : zlibCrc32(body, zlibCrc32(head))),
   });
 
   /**

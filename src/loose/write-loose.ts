@@ -1,11 +1,11 @@
 import { closeSync, fsyncSync, futimesSync, linkSync, mkdirSync, openSync, renameSync, rmSync } from 'node:fs';
 import { writeFully } from '../io/write-fully.js';
 import { join } from 'node:path';
-import { constants } from 'node:zlib';
 import { PackwrightError } from '../errors/packwright-error.js';
 import { nodeCrypto } from '../hash/node-crypto.js';
 import { objectHeader } from '../hash/hash-object.js';
 import { deflate } from '../zlib/deflate.js';
+import { Z_BEST_SPEED } from '../zlib/node-zlib.js';
 
 /** How a loose object is written: zlib level, fsync, modification time. */
 export interface WriteLooseOptions {
@@ -46,7 +46,7 @@ export function writeLoose(objectsDir: string, hex: string, type: number | strin
   const path = join(dir, hex.slice(2));
   // A type name is written as given (git's hash-object --literally makes objects of any type).
   const header = typeof type === 'number' ? objectHeader(type, data.length) : Buffer.from(`${type} ${data.length}\0`, 'latin1');
-  const body = deflate(Buffer.concat([header, data]), options.compression ?? constants.Z_BEST_SPEED);
+  const body = deflate(Buffer.concat([header, data]), options.compression ?? Z_BEST_SPEED);
   if (!knownDirs.has(dir)) {
     mkdirSync(dir, { recursive: true });
     knownDirs.add(dir);

@@ -1,7 +1,7 @@
 import { closeSync, readSync } from 'node:fs';
 import { openForReading } from '../io/open-for-reading.js';
 import { Readable, Transform, type TransformCallback } from 'node:stream';
-import { createInflate } from 'node:zlib';
+import { nodeZlib } from '../zlib/node-zlib.js';
 import { PackwrightError } from '../errors/packwright-error.js';
 import type { ObjectType } from '../objects/object-type.js';
 
@@ -72,7 +72,7 @@ function inflateExactly(source: Readable, skip: number, size: number, where: str
       callback(seen === size ? null : new PackwrightError('OBJECT_CORRUPT', `${where}: the stream holds ${seen} bytes, its header states ${size}`));
     },
   });
-  const inflate = createInflate();
+  const inflate = nodeZlib().createInflate();
   source.on('error', (e) => check.destroy(e));
   inflate.on('error', (e) => check.destroy(new PackwrightError('OBJECT_CORRUPT', `${where}: corrupt zlib stream: ${e.message}`, { cause: e })));
   return source.pipe(inflate).pipe(check);

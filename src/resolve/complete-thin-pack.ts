@@ -2,7 +2,7 @@ import { typeNumber } from '../objects/object-type.js';
 import { fsyncSync, ftruncateSync } from 'node:fs';
 import { hashFileRange } from '../hash/hash-file.js';
 import { writeFully } from '../io/write-fully.js';
-import { crc32, deflateSync } from 'node:zlib';
+import { nodeZlib } from '../zlib/node-zlib.js';
 import { PackwrightError } from '../errors/packwright-error.js';
 import { hashBytes, objectHeader } from '../hash/hash-object.js';
 import { toHex } from '../hash/hex.js';
@@ -22,7 +22,7 @@ import type { ExternalBaseLookup } from './resolve-deltas.js';
  * `gitBytes`, by Node's zlib: faster, other bytes).
  */
 export async function completeThinPack(fd: number, path: string, scan: PackScan, ids: Buffer[], lookup: ExternalBaseLookup, format: ObjectFormat, level: number, gitBytes = true): Promise<PackScan> {
-  const deflate = gitBytes ? await loadReferenceDeflate() : (data: Uint8Array, l: number): Buffer => deflateSync(data, { level: l });
+  const deflate = gitBytes ? await loadReferenceDeflate() : (data: Uint8Array, l: number): Buffer => nodeZlib().deflateSync(data, { level: l });
   const H = hashLength(format);
   const first = scan.count;
   const n = first + ids.length;
@@ -40,7 +40,7 @@ export async function completeThinPack(fd: number, path: string, scan: PackScan,
     grown.resolvedTypes[k] = obj.type;
     grown.ofsBase[k] = -1;
     grown.sizes[k] = obj.data.length;
-    grown.crc32[k] = crc32(entry);
+    grown.crc32[k] = nodeZlib().crc32(entry);
     grown.ids.set(hashBytes(format, Buffer.concat([objectHeader(obj.type, obj.data.length), obj.data])), k * H);
     writeFully(fd, entry, path, offset);
     offset += entry.length;

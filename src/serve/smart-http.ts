@@ -2,7 +2,7 @@
 // request (method, path, query, three headers, a body) in, a status, headers and a body out. The
 // node:http handler (http-handler.ts) and the CGI program (`packwright http-backend`) are both
 // this function behind an adapter.
-import { createGunzip } from 'node:zlib';
+import { nodeZlib } from '../zlib/node-zlib.js';
 import { Readable } from 'node:stream';
 import { isPackwrightError } from '../errors/packwright-error.js';
 import { encodePacket, FLUSH_PACKET, type ByteSink } from '../protocol/pkt-line.js';
@@ -165,7 +165,7 @@ export async function serveSmartHttp(request: GitHttpRequest, response: GitHttpR
     return plain(415, 'Unsupported Media Type', `Expected POST with Content-Type '${expected}', but received '${request.contentType ?? ''}' instead.`);
   }
   const encoding = request.contentEncoding;
-  const body = encoding === 'gzip' || encoding === 'x-gzip' ? Readable.from(request.body).pipe(createGunzip()) : request.body;
+  const body = encoding === 'gzip' || encoding === 'x-gzip' ? Readable.from(request.body).pipe(nodeZlib().createGunzip()) : request.body;
   await response.start(200, 'OK', [...NO_CACHE, ['Content-Type', `application/x-git-${service}-result`]]);
   await runService(() => (service === 'upload-pack'
     ? uploadPack(repo, { ...common, input: body, statelessRpc: true })

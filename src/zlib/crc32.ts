@@ -1,4 +1,4 @@
-import { crc32 as nativeCrc32 } from 'node:zlib';
+import { nodeZlib } from './node-zlib.js';
 
 /**
  * Below this many bytes the table-driven loop here beats a call into zlib's crc32: a native call
@@ -28,7 +28,7 @@ const TABLES = ((): Int32Array => {
 
 /** The CRC-32 of `data[from..to)`, as zlib's crc32 gives it. */
 export function crc32(data: Uint8Array, from = 0, to = data.length): number {
-  if (to - from >= NATIVE_FROM) return nativeCrc32(data.subarray(from, to));
+  if (to - from >= NATIVE_FROM) return nodeZlib().crc32(data.subarray(from, to));
   const t = TABLES;
   let c = -1;
   let i = from;

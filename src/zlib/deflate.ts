@@ -1,6 +1,6 @@
-import zlib from 'node:zlib';
+import { nodeZlib, Z_DEFAULT_COMPRESSION } from './node-zlib.js';
 
 /** zlib-compresses `data`; git uses level 1 for loose objects and 6 (default) in packs. */
-export function deflate(data: Uint8Array, level = zlib.constants.Z_DEFAULT_COMPRESSION): Buffer {
-  return zlib.deflateSync(data, { level });
+export function deflate(data: Uint8Array, level = Z_DEFAULT_COMPRESSION): Buffer {
+  return nodeZlib().deflateSync(data, { level });
 }

@@ -1,7 +1,5 @@
-import zlib from 'node:zlib';
 import type { NativeHandle } from './inflater.js';
-
-const Z_FINISH = zlib.constants.Z_FINISH;
+import { nodeZlib, Z_DEFAULT_COMPRESSION, Z_FINISH } from './node-zlib.js';
 
 /**
  * Room enough for any deflate of `n` bytes: zlib's deflateBound for the default window and memory
@@ -20,12 +18,17 @@ export function deflateBound(n: number): number {
 export class Deflater {
   private handle: NativeHandle | undefined;
   private state: Uint32Array | undefined;
+  /** Whether the native handle was asked for yet (it is made at the first deflate, with node:zlib). */
+  private opened = false;
   private failed: string | undefined;
   private out: Buffer = Buffer.allocUnsafeSlow(64 * 1024);
 
-  constructor(readonly level: number = zlib.constants.Z_DEFAULT_COMPRESSION) {
+  constructor(readonly level: number = Z_DEFAULT_COMPRESSION) {}
+
+  private open(): NativeHandle | undefined {
+    this.opened = true;
     try {
-      const stream = new zlib.Deflate({ level }) as unknown as { _handle?: NativeHandle; _writeState?: Uint32Array };
+      const stream = new (nodeZlib().Deflate)({ level: this.level }) as unknown as { _handle?: NativeHandle; _writeState?: Uint32Array };
       if (typeof stream._handle?.writeSync === 'function' && typeof stream._handle.reset === 'function' && stream._writeState instanceof Uint32Array) {
         this.handle = stream._handle;
         this.state = stream._writeState;
@@ -37,6 +40,7 @@ export class Deflater {
       // zlib's internals are not there (another Node): deflateSync is used instead.
       this.handle = undefined;
     }
+    return this.handle;
   }
 
   /**
@@ -44,9 +48,9 @@ export class Deflater {
    * (copy it to keep it).
    */
   deflate(data: Uint8Array, start = 0, end = data.length): Buffer {
-    const handle = this.handle;
+    const handle = this.opened ? this.handle : this.open();
     const n = end - start;
-    if (handle === undefined) return zlib.deflateSync(data.subarray(start, end), { level: this.level });
+    if (handle === undefined) return nodeZlib().deflateSync(data.subarray(start, end), { level: this.level });
     const bound = deflateBound(n);
     if (this.out.length < bound) this.out = Buffer.allocUnsafeSlow(Math.max(bound, this.out.length * 2));
     handle.reset();
@@ -59,7 +63,7 @@ export class Deflater {
       // Cannot happen within deflateBound; the documented path is the safe answer if it does.
       this.handle?.close();
       this.handle = undefined;
-      return zlib.deflateSync(data.subarray(start, end), { level: this.level });
+      return nodeZlib().deflateSync(data.subarray(start, end), { level: this.level });
     }
     return this.out.subarray(0, bound - outLeft);
   }

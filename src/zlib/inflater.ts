@@ -1,4 +1,5 @@
-import zlib from 'node:zlib';
+import type zlib from 'node:zlib';
+import { nodeZlib, Z_BUF_ERROR, Z_FINISH, Z_SYNC_FLUSH } from './node-zlib.js';
 
 /**
  * Inflates one zlib stream of known output size and reports exactly how many input bytes it used.
@@ -34,8 +35,22 @@ export interface NativeHandle {
   onerror: (message: string, errno: number) => void;
 }
 
-const Z_FINISH = zlib.constants.Z_FINISH;
-const Z_BUF_ERROR = zlib.constants.Z_BUF_ERROR;
+let available: boolean | undefined;
+
+/** Whether this Node's `zlib.Inflate` has the internals the fast path drives (asked once). */
+function nativeAvailable(): boolean {
+  if (available === undefined) {
+    try {
+      const probe = new (nodeZlib().Inflate)() as unknown as { _handle?: NativeHandle; _writeState?: Uint32Array };
+      available = typeof probe._handle?.writeSync === 'function' && typeof probe._handle.reset === 'function' && probe._writeState instanceof Uint32Array;
+      probe._handle?.close();
+    } catch {
+      // zlib's internals are not there (another Node): the documented path is used instead.
+      available = false;
+    }
+  }
+  return available;
+}
 
 /**
  * Inflates zlib streams through Node's native zlib handle driven synchronously, with exact sizes checked:
@@ -48,27 +63,28 @@ export class Inflater {
   private errorNumber = 0;
   /** zlib's message for the last failure, for error reports. */
   lastError = '';
-  readonly native: boolean;
+  private readonly wantNative: boolean;
 
   constructor(options: { native?: boolean } = {}) {
-    this.native = options.native !== false && Inflater.nativeAvailable;
-    if (this.native) this.createHandle();
+    // The native handle, and node:zlib with it, is made at the first inflate: a store opened to
+    // answer a header question (cat-file -t) inflates nothing.
+    this.wantNative = options.native !== false;
   }
 
-  static readonly nativeAvailable: boolean = (() => {
-    try {
-      const probe = new zlib.Inflate() as unknown as { _handle?: NativeHandle; _writeState?: Uint32Array };
-      const ok = typeof probe._handle?.writeSync === 'function' && typeof probe._handle.reset === 'function' && probe._writeState instanceof Uint32Array;
-      probe._handle?.close();
-      return ok;
-    } catch {
-      // zlib's internals are not there (another Node): the documented path is used instead.
-      return false;
-    }
-  })();
+  /** Whether this inflater drives zlib's native handle: unless asked not to, or Node lacks the internals. */
+  get native(): boolean {
+    return this.wantNative && nativeAvailable();
+  }
+
+  /** The native handle, made now if there is none yet; undefined when the documented path is used. */
+  private open(): NativeHandle | undefined {
+    if (!this.native) return undefined;
+    this.createHandle();
+    return this.handle;
+  }
 
   private createHandle(): void {
-    const stream = new zlib.Inflate() as unknown as { _handle: NativeHandle; _writeState: Uint32Array };
+    const stream = new (nodeZlib().Inflate)() as unknown as { _handle: NativeHandle; _writeState: Uint32Array };
     const handle = stream._handle;
     // Errors are reported synchronously through this callback during writeSync. We take it over
     // from the stream, which we never use as a stream.
@@ -86,8 +102,8 @@ export class Inflater {
    * `outOffset`. Returns the number of input bytes consumed, or a negative INFLATE_* code.
    */
   inflateExact(input: Uint8Array, start: number, end: number, out: Uint8Array, outOffset: number, size: number): number {
-    if (!this.native) return this.inflateDocumented(input, start, end, out, outOffset, size);
-    const handle = this.handle as NativeHandle;
+    const handle = this.handle ?? this.open();
+    if (handle === undefined) return this.inflateDocumented(input, start, end, out, outOffset, size);
     const state = this.state as Uint32Array;
     handle.reset();
     this.errorMessage = undefined;
@@ -112,9 +128,10 @@ export class Inflater {
    * came out (fewer when the stream is shorter), or a negative INFLATE_* code.
    */
   inflatePrefix(input: Uint8Array, start: number, end: number, out: Uint8Array, outOffset: number, n: number): number {
-    if (!this.native) {
+    const handle = this.handle ?? this.open();
+    if (handle === undefined) {
       try {
-        const all = zlib.inflateSync(input.subarray(start, end), { finishFlush: zlib.constants.Z_SYNC_FLUSH });
+        const all = nodeZlib().inflateSync(input.subarray(start, end), { finishFlush: Z_SYNC_FLUSH });
         const k = Math.min(n, all.length);
         out.set(all.subarray(0, k), outOffset);
         return k;
@@ -123,7 +140,6 @@ export class Inflater {
         return INFLATE_CORRUPT;
       }
     }
-    const handle = this.handle as NativeHandle;
     const state = this.state as Uint32Array;
     handle.reset();
     this.errorMessage = undefined;
@@ -143,7 +159,7 @@ export class Inflater {
   private inflateDocumented(input: Uint8Array, start: number, end: number, out: Uint8Array, outOffset: number, size: number): number {
     let result: { buffer: Buffer; engine: zlib.Inflate };
     try {
-      result = zlib.inflateSync(input.subarray(start, end), {
+      result = nodeZlib().inflateSync(input.subarray(start, end), {
         info: true,
         chunkSize: Math.max(64, size + 1),
         maxOutputLength: size + 1,
