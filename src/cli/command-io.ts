@@ -1,5 +1,6 @@
 import { readSync, writeSync } from 'node:fs';
-import { Readable } from 'node:stream';
+import { createRequire } from 'node:module';
+import type { Readable } from 'node:stream';
 
 /**
  * Where a command reads and writes. Every command takes one and resolves to its exit status; only
@@ -112,7 +113,9 @@ export function bufferInput(data: Uint8Array | string = ''): CommandInput {
     stream() {
       const all = rest;
       rest = rest.subarray(rest.length);
-      return Readable.from(all.length > 0 ? [all] : []);
+      // node:stream loaded here, not at start: most commands never ask for their input as a stream.
+      const { Readable: StreamReadable } = createRequire(import.meta.url)('node:stream') as typeof import('node:stream');
+      return StreamReadable.from(all.length > 0 ? [all] : []);
     },
   };
 }

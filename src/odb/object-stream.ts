@@ -1,6 +1,7 @@
 import { closeSync, readSync } from 'node:fs';
 import { openForReading } from '../io/open-for-reading.js';
-import { Readable, Transform, type TransformCallback } from 'node:stream';
+import type { Readable, TransformCallback } from 'node:stream';
+import { nodeStream } from '../io/node-stream.js';
 import { nodeZlib } from '../zlib/node-zlib.js';
 import { PackwrightError } from '../errors/packwright-error.js';
 import type { ObjectType } from '../objects/object-type.js';
@@ -21,7 +22,7 @@ const CHUNK = 64 * 1024;
  */
 function rangeStream(read: (buf: Buffer, position: number) => number, start: number, end: number, onEnd?: () => void): Readable {
   let position = start;
-  return new Readable({
+  return new (nodeStream().Readable)({
     highWaterMark: CHUNK,
     read(): void {
       try {
@@ -53,7 +54,7 @@ function rangeStream(read: (buf: Buffer, position: number) => number, start: num
 function inflateExactly(source: Readable, skip: number, size: number, where: string): Readable {
   let skipped = 0;
   let seen = 0;
-  const check = new Transform({
+  const check = new (nodeStream().Transform)({
     transform(chunk: Buffer, _encoding, callback: TransformCallback): void {
       let c = chunk;
       if (skipped < skip) {
@@ -98,5 +99,5 @@ export function packEntryStream(read: (buf: Buffer, position: number) => number,
 
 /** An object already in memory, as a stream (a delta, which must be applied whole). */
 export function bufferStream(type: ObjectType, data: Buffer): ObjectStream {
-  return { type, size: data.length, stream: Readable.from([data], { objectMode: false }) };
+  return { type, size: data.length, stream: nodeStream().Readable.from([data], { objectMode: false }) };
 }
