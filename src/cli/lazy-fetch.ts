@@ -1,4 +1,3 @@
-import { fetchMissing, promisorRemoteName } from '../client/index.js';
 import { isPackwrightError, PackwrightError } from '../errors/index.js';
 import { toHex } from '../hash/index.js';
 import type { Repository } from '../repo/index.js';
@@ -11,7 +10,7 @@ const FETCH_ROUNDS = 64;
 
 /** Whether the repository is a partial clone: what it lacks, its promisor remote has (git's lazy fetch applies). */
 export function isPartialClone(repo: Repository): boolean {
-  return promisorRemoteName(repo) !== undefined;
+  return repo.promisorRemote !== undefined;
 }
 
 /**
@@ -23,6 +22,8 @@ export async function fetchLacking(io: CommandIO, repo: Repository, ids: readonl
   const lacking = ids.filter((id) => !repo.objects.has(id));
   if (lacking.length === 0 || !isPartialClone(repo)) return;
   try {
+    // The client, loaded only when a fetch happens: every read command imports this module.
+    const { fetchMissing } = await import('../client/index.js');
     await io.interruptible((signal) => fetchMissing({ repository: repo, ids: lacking, signal, env: { ...io.env }, ...cliAuth(repo.config, io.env) }));
   } catch (e) {
     io.stderr.write(`fatal: ${e instanceof Error ? e.message : String(e)}\n`);

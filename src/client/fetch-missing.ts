@@ -27,15 +27,11 @@ export interface FetchMissingResult {
 }
 
 /**
- * The remote a partial clone's missing objects come from: `extensions.partialClone`, else the
- * first remote marked `promisor` (git's promisor_remote_init); undefined when the repository is
- * not a partial clone.
+ * The remote a partial clone's missing objects come from, undefined when the repository is not a
+ * partial clone: `repo.promisorRemote` (kept here, beside `fetchMissing`, where callers found it first).
  */
 export function promisorRemoteName(repo: Repository): string | undefined {
-  const named = repo.config.get('extensions.partialclone');
-  if (typeof named === 'string' && named !== '') return named;
-  const marked = repo.config.entries.find((e) => /^remote\..+\.promisor$/.test(e.key) && e.value !== null && !/^(false|no|off|0)$/i.test(e.value));
-  return marked === undefined ? undefined : marked.key.slice('remote.'.length, -'.promisor'.length);
+  return repo.promisorRemote;
 }
 
 /**
@@ -54,7 +50,7 @@ export function promisorRemoteName(repo: Repository): string | undefined {
  */
 export async function fetchMissing(options: FetchMissingOptions): Promise<FetchMissingResult> {
   return withLocalRepository(options, 'fetchMissing', async (repo) => {
-    const name = promisorRemoteName(repo);
+    const name = repo.promisorRemote;
     if (name === undefined) throw new PackwrightError('INVALID_ARGUMENT', `${repo.gitDir} is not a partial clone: it has no promisor remote to fetch missing objects from`);
     const remote = readRemoteConfig(repo.config, name);
     const hexLength = repo.store.hashLength * 2;

@@ -399,6 +399,18 @@ export class Repository implements RevisionContext {
   }
 
   /**
+   * The remote a partial clone's missing objects come from: `extensions.partialClone`, else the
+   * first remote marked `promisor` (git's promisor_remote_init); undefined when the repository is
+   * not a partial clone. The client's `fetchMissing` fetches from it.
+   */
+  get promisorRemote(): string | undefined {
+    const named = this.config.get('extensions.partialclone');
+    if (typeof named === 'string' && named !== '') return named;
+    const marked = this.config.entries.find((e) => /^remote\..+\.promisor$/.test(e.key) && e.value !== null && !/^(false|no|off|0)$/i.test(e.value));
+    return marked === undefined ? undefined : marked.key.slice('remote.'.length, -'.promisor'.length);
+  }
+
+  /**
    * The object store (`objects/` of the common directory, or GIT_OBJECT_DIRECTORY, with its alternates), opened on first
    * use with what the configuration says where the options do not: `packwright.refreshAfter`,
    * `packwright.maxMemory`, `core.deltaBaseCacheLimit`,
