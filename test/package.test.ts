@@ -34,7 +34,7 @@ test('the bin is the bundled CLI, and it starts', () => {
   assert.equal(v.stdout, `packwright version ${pkg.version}\n`);
 });
 
-test('one-shot commands that inflate nothing start without loading zlib, crypto or child processes', () => {
+test('one-shot commands that inflate nothing start without loading zlib, streams, crypto or child processes', () => {
   // Each costs milliseconds of a start measured against `node -e 0` (issue 42's start-up line);
   // a static import of one of them anywhere in the bundle brings it back for every command.
   using dir = tempDir();
@@ -48,7 +48,7 @@ test('one-shot commands that inflate nothing start without loading zlib, crypto 
     assert.equal(r.status, 0, r.stderr);
     assert.equal(r.stdout, git(repo, argv).toString(), argv.join(' '));
     const loaded = JSON.parse(r.stderr) as string[];
-    for (const name of ['NativeModule zlib', 'NativeModule crypto', 'NativeModule child_process']) assert.ok(!loaded.includes(name), `${argv.join(' ')} loaded ${name}`);
+    for (const name of ['NativeModule zlib', 'NativeModule stream', 'NativeModule crypto', 'NativeModule child_process']) assert.ok(!loaded.includes(name), `${argv.join(' ')} loaded ${name}`);
   }
 });
 

@@ -1,34 +1,6 @@
 import { startTrace2 } from '../trace2/index.js';
-import { commitGraphCommand } from './commit-graph.js';
 import { existsSync, readFileSync } from 'node:fs';
 import { isPackwrightError } from '../errors/index.js';
-import { catFile } from './cat-file.js';
-import { indexPackCommand } from './index-pack.js';
-import { verifyPackCommand } from './verify-pack.js';
-import { countObjectsCommand } from './count-objects.js';
-import { odbCommand } from './odb.js';
-import { multiPackIndexCommand } from './multi-pack-index.js';
-import { revListCommand } from './rev-list.js';
-import { packObjectsCommand } from './pack-objects.js';
-import { fsckCommand } from './fsck.js';
-import { showRefCommand } from './show-ref.js';
-import { hashObjectCommand } from './hash-object.js';
-import { showIndexCommand } from './show-index.js';
-import { unpackObjectsCommand } from './unpack-objects.js';
-import { lsTreeCommand } from './ls-tree.js';
-import { revParseCommand } from './rev-parse.js';
-import { uploadPackCommand } from './upload-pack.js';
-import { receivePackCommand } from './receive-pack.js';
-import { diffTreeCommand } from './diff-tree.js';
-import { lsRemoteCommand } from './ls-remote.js';
-import { fetchCommand } from './fetch.js';
-import { pushCommand } from './push.js';
-import { cloneCommand } from './clone.js';
-import { updateServerInfoCommand } from './update-server-info.js';
-import { httpBackendCommand } from './http-backend.js';
-import { serveCommand } from './serve.js';
-import { updateRefCommand } from './update-ref.js';
-import { symbolicRefCommand } from './symbolic-ref.js';
 import { UsageError } from './usage-error.js';
 import { openRepository, parseGlobalOptions } from './global-options.js';
 import { withIO, type CommandIO } from './command-io.js';
@@ -92,6 +64,12 @@ export async function run(argv: string[], callerIO: CommandIO): Promise<number> 
   }
 }
 
+/**
+ * Each command's module is imported when the command runs, not at start: in the bundle a static
+ * import runs the module's setup (and that of everything it imports) for every command, and a
+ * one-shot `cat-file -t` or `show-ref` then paid for the client, the servers and the pack writer
+ * (3-10 ms of a ~155 ms start against `node -e 0`'s ~110, issue 42's start-up line).
+ */
 async function runCommand(argv: string[], callerIO: CommandIO): Promise<number> {
   const { global, rest } = parseGlobalOptions(argv, callerIO);
   const io = withIO(callerIO, { env: global.env, cwd: global.cwd });
@@ -99,61 +77,61 @@ async function runCommand(argv: string[], callerIO: CommandIO): Promise<number> 
   try {
     switch (command) {
       case 'cat-file':
-        return await catFile(io, (options) => openRepository(global, options), args);
+        return await (await import('./cat-file.js')).catFile(io, (options) => openRepository(global, options), args);
       case 'index-pack':
-        return await indexPackCommand(io, global, args);
+        return await (await import('./index-pack.js')).indexPackCommand(io, global, args);
       case 'verify-pack':
-        return await verifyPackCommand(io, global, args);
+        return await (await import('./verify-pack.js')).verifyPackCommand(io, global, args);
       case 'count-objects':
-        return countObjectsCommand(io, () => openRepository(global), args);
+        return (await import('./count-objects.js')).countObjectsCommand(io, () => openRepository(global), args);
       case 'commit-graph':
-        return commitGraphCommand(io, global, () => openRepository(global), args);
+        return (await import('./commit-graph.js')).commitGraphCommand(io, global, () => openRepository(global), args);
       case 'multi-pack-index':
-        return await multiPackIndexCommand(io, global, () => openRepository(global), args);
+        return await (await import('./multi-pack-index.js')).multiPackIndexCommand(io, global, () => openRepository(global), args);
       case 'pack-objects':
-        return await packObjectsCommand(io, global, () => openRepository(global), args);
+        return await (await import('./pack-objects.js')).packObjectsCommand(io, global, () => openRepository(global), args);
       case 'fsck':
-        return await fsckCommand(io, () => openRepository(global), args);
+        return await (await import('./fsck.js')).fsckCommand(io, () => openRepository(global), args);
       case 'hash-object':
-        return hashObjectCommand(io, global, args);
+        return (await import('./hash-object.js')).hashObjectCommand(io, global, args);
       case 'unpack-objects':
-        return await unpackObjectsCommand(io, () => openRepository(global), args);
+        return await (await import('./unpack-objects.js')).unpackObjectsCommand(io, () => openRepository(global), args);
       case 'ls-tree':
-        return await lsTreeCommand(io, global, () => openRepository(global), args);
+        return await (await import('./ls-tree.js')).lsTreeCommand(io, global, () => openRepository(global), args);
       case 'rev-parse':
-        return await revParseCommand(io, global, args);
+        return await (await import('./rev-parse.js')).revParseCommand(io, global, args);
       case 'show-index':
-        return showIndexCommand(io, global, args);
+        return (await import('./show-index.js')).showIndexCommand(io, global, args);
       case 'show-ref':
-        return showRefCommand(io, () => openRepository(global), args);
+        return (await import('./show-ref.js')).showRefCommand(io, () => openRepository(global), args);
       case 'diff-tree':
-        return await diffTreeCommand(io, () => openRepository(global), args);
+        return await (await import('./diff-tree.js')).diffTreeCommand(io, () => openRepository(global), args);
       case 'rev-list':
-        return await revListCommand(io, () => openRepository(global), args);
+        return await (await import('./rev-list.js')).revListCommand(io, () => openRepository(global), args);
       case 'upload-pack':
-        return await uploadPackCommand(io, global, `packwright/${packageVersion()}`, args);
+        return await (await import('./upload-pack.js')).uploadPackCommand(io, global, `packwright/${packageVersion()}`, args);
       case 'receive-pack':
-        return await receivePackCommand(io, global, `packwright/${packageVersion()}`, args);
+        return await (await import('./receive-pack.js')).receivePackCommand(io, global, `packwright/${packageVersion()}`, args);
       case 'clone':
-        return await cloneCommand(io, global, `packwright/${packageVersion()}`, args);
+        return await (await import('./clone.js')).cloneCommand(io, global, `packwright/${packageVersion()}`, args);
       case 'ls-remote':
-        return await lsRemoteCommand(io, global, `packwright/${packageVersion()}`, args);
+        return await (await import('./ls-remote.js')).lsRemoteCommand(io, global, `packwright/${packageVersion()}`, args);
       case 'fetch':
-        return await fetchCommand(io, global, `packwright/${packageVersion()}`, args);
+        return await (await import('./fetch.js')).fetchCommand(io, global, `packwright/${packageVersion()}`, args);
       case 'push':
-        return await pushCommand(io, global, `packwright/${packageVersion()}`, args);
+        return await (await import('./push.js')).pushCommand(io, global, `packwright/${packageVersion()}`, args);
       case 'update-server-info':
-        return updateServerInfoCommand(io, () => openRepository(global), args);
+        return (await import('./update-server-info.js')).updateServerInfoCommand(io, () => openRepository(global), args);
       case 'http-backend':
-        return await httpBackendCommand(io, global, `packwright/${packageVersion()}`);
+        return await (await import('./http-backend.js')).httpBackendCommand(io, global, `packwright/${packageVersion()}`);
       case 'update-ref':
-        return updateRefCommand(io, () => openRepository(global), args);
+        return (await import('./update-ref.js')).updateRefCommand(io, () => openRepository(global), args);
       case 'symbolic-ref':
-        return symbolicRefCommand(io, () => openRepository(global), args);
+        return (await import('./symbolic-ref.js')).symbolicRefCommand(io, () => openRepository(global), args);
       case 'serve':
-        return await serveCommand(io, global, `packwright/${packageVersion()}`, args);
+        return await (await import('./serve.js')).serveCommand(io, global, `packwright/${packageVersion()}`, args);
       case 'odb':
-        return await odbCommand(io, (options) => openRepository(global, options), args);
+        return await (await import('./odb.js')).odbCommand(io, (options) => openRepository(global, options), args);
       case 'demo': {
         const { demo } = await import('./demo.js');
         return await demo(io, openRepository(global), args);
