@@ -42,8 +42,9 @@ test('one-shot commands that inflate nothing start without loading zlib, streams
   git(repo, ['repack', '-adq']);
   const bin = new URL(`../../${pkg.bin['packwright']}`, import.meta.url).pathname;
   for (const argv of [['cat-file', '-t', 'HEAD'], ['rev-parse', 'HEAD'], ['show-ref', '--heads']]) {
-    // The bin run as `node <bin> <argv>` would run it, reporting at exit which of Node's modules it loaded.
-    const probe = `process.argv.splice(1, 0, ${JSON.stringify(bin)}); process.on('exit', () => process.stderr.write(JSON.stringify(process.moduleLoadList))); require(${JSON.stringify(bin)});`;
+    // The bin run as `node <bin> <argv>` would run it, reporting at exit which of Node's modules it
+    // loaded (the list taken before anything here touches process.stderr, which loads streams).
+    const probe = `process.argv.splice(1, 0, ${JSON.stringify(bin)}); process.on('exit', () => { const list = JSON.stringify(process.moduleLoadList); require('node:fs').writeSync(2, list); }); require(${JSON.stringify(bin)});`;
     const r = spawnSync(process.execPath, ['-e', probe, ...argv], { cwd: repo, encoding: 'utf8', env: { ...process.env, PACKWRIGHT_HUGE_PAGES: '0' } });
     assert.equal(r.status, 0, r.stderr);
     assert.equal(r.stdout, git(repo, argv).toString(), argv.join(' '));
