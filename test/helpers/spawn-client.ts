@@ -1,18 +1,27 @@
 /**
- * `spawnSync` for the tests' thousands of git commands, run by a small resident process
- * (`spawn-server.ts`) instead of by forking the test process: on a 2-core VM, forking a test
- * process of a few hundred MB cost ~20 ms per command and a copy-on-write fault afterwards on
- * each page it wrote again, a third of the suite's time. The calls stay synchronous: the request
- * and the result go through two FIFOs with blocking reads.
+ * `spawnSync` for the tests' thousands of git commands, run by a small resident shell instead of
+ * by the test process.
  *
- * Set PACKWRIGHT_TEST_DIRECT_SPAWN=1 to spawn from the test process as before (or where mkfifo
- * is missing, which is what happens then too).
+ * Why a shell: Node spawns by fork() and then sets up a loop of its own for a synchronous child,
+ * and on this project's 2-core VM (a page fault costs ~15 µs) that made `spawnSync('/bin/true')`
+ * take 7.5 ms where a shell takes 3.8. A test process of a few hundred MB paid ~20 ms a spawn, and
+ * a copy-on-write fault afterwards on every page it wrote again; a resident Node server brought
+ * that to ~8.4 ms (git --version: 11.9); `sh` brings it to ~5.4 (git --version: 8.5), over a
+ * suite of ~10,000 git commands. Measured with 300 calls each.
+ *
+ * How: the shell reads a request's name from a FIFO, runs `r.sh` in a subshell with `r.in` piped
+ * to its stdin and `r.out`, `r.err` as stdout and stderr (files in a directory of its own under TMPDIR,
+ * which npm test puts on tmpfs), and writes the exit status back through a second FIFO. The calls
+ * stay synchronous: blocking reads on the FIFO. The script changes directory, sets the environment
+ * the request differs from the shell's in, and execs the program.
+ *
+ * Set PACKWRIGHT_TEST_DIRECT_SPAWN=1 to spawn from the test process (also what happens where
+ * mkfifo is missing, or for an environment a shell cannot express).
  */
-import { execFileSync, spawn } from 'node:child_process';
-import { mkdtempSync, openSync, rmSync } from 'node:fs';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, openSync, readFileSync, readSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { frame, readFrame, runRequest, writeAll, type SpawnRequest, type SpawnResult } from './spawn-server.js';
 
 export interface SyncOutcome {
   status: number | null;
@@ -28,47 +37,111 @@ export interface SyncOptions {
   input?: Buffer | string | undefined;
 }
 
-let channel: { requests: number; results: number } | null | undefined;
+interface Channel {
+  dir: string;
+  requests: number;
+  results: number;
+  /** The shell's environment, which each request's is set against. */
+  env: Record<string, string | undefined>;
+}
 
-function open(): { requests: number; results: number } | null {
+let channel: Channel | null | undefined;
+
+/**
+ * The server: one request at a time, each in a subshell (so its `cd`, variables and `exec` leave
+ * the server as it was), its status written back. Status 200 is the script's own: the directory
+ * could not be entered.
+ */
+const SERVER = [
+  'exec 3<"$1/requests" 4>"$1/results"',
+  'while IFS= read -r r <&3; do',
+  // Input through a pipe, as spawnSync gives it: git's index-pack --stdin, for one, treats a file on
+  // its stdin otherwise. None is /dev/null, which reads as an empty pipe does.
+  '  if [ -s "$1/$r.in" ]; then cat "$1/$r.in" | ( . "$1/$r.sh" ) >"$1/$r.out" 2>"$1/$r.err"; else ( . "$1/$r.sh" ) </dev/null >"$1/$r.out" 2>"$1/$r.err"; fi',
+  '  echo $? >&4',
+  'done',
+].join('\n');
+/** The script's status when `cd` fails (spawnSync's ENOENT for a missing cwd). */
+const NO_CWD = 200;
+/** Exit statuses above 128 that are a signal's: a shell reports a child killed by signal n as 128 + n. */
+const SIGNALS: Record<number, NodeJS.Signals> = { 4: 'SIGILL', 6: 'SIGABRT', 7: 'SIGBUS', 8: 'SIGFPE', 9: 'SIGKILL', 11: 'SIGSEGV', 13: 'SIGPIPE', 15: 'SIGTERM' };
+
+function open(): Channel | null {
   if (process.env.PACKWRIGHT_TEST_DIRECT_SPAWN === '1') return null;
   const dir = mkdtempSync(join(tmpdir(), 'packwright-spawn-'));
-  const requestPath = join(dir, 'requests');
-  const resultPath = join(dir, 'results');
   try {
-    execFileSync('mkfifo', [requestPath, resultPath], { stdio: 'ignore' });
+    execFileSync('mkfifo', [join(dir, 'requests'), join(dir, 'results')], { stdio: 'ignore' });
   } catch {
     rmSync(dir, { recursive: true, force: true });
     return null;
   }
-  const server = spawn(process.execPath, [new URL('./spawn-server.js', import.meta.url).pathname, requestPath, resultPath], { stdio: ['ignore', 'ignore', 'inherit'] });
+  const server = spawn('/bin/sh', ['-c', SERVER, 'spawn-server', dir], { stdio: ['ignore', 'ignore', 'inherit'] });
   server.unref();
   // Opening a FIFO waits for its other end; the server opens its ends in the same order. When this
   // process exits, the server reads end of file and exits too.
-  const requests = openSync(requestPath, 'w');
-  const results = openSync(resultPath, 'r');
-  rmSync(dir, { recursive: true, force: true });
-  return { requests, results };
+  const requests = openSync(join(dir, 'requests'), 'w');
+  const results = openSync(join(dir, 'results'), 'r');
+  process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
+  return { dir, requests, results, env: { ...process.env } };
+}
+
+/** `s` as one word of a shell command. */
+function quote(s: string): string {
+  return `'${s.replace(/'/g, `'\\''`)}'`;
+}
+
+/** The lines that turn the shell's environment into `env`; undefined if a name cannot be a shell variable. */
+function environment(server: Record<string, string | undefined>, env: Record<string, string | undefined>): string[] | undefined {
+  const lines: string[] = [];
+  for (const [name, value] of Object.entries(env)) {
+    if (value === undefined || server[name] === value) continue;
+    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) return undefined;
+    lines.push(`export ${name}=${quote(value)}`);
+  }
+  for (const [name, value] of Object.entries(server)) {
+    if (value === undefined || env[name] !== undefined) continue;
+    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) return undefined;
+    lines.push(`unset ${name}`);
+  }
+  return lines;
+}
+
+/** spawnSync with piped stdio, from this process. */
+function direct(file: string, args: string[], options: SyncOptions, input: Buffer): SyncOutcome {
+  const r = spawnSync(file, args, { cwd: options.cwd, env: options.env, input, maxBuffer: 2 ** 31, stdio: ['pipe', 'pipe', 'pipe'] });
+  return { status: r.status, signal: r.signal, stdout: r.stdout, stderr: r.stderr, error: r.error };
+}
+
+/** The status line the server writes after a request. */
+function readStatus(fd: number): number {
+  const byte = Buffer.alloc(1);
+  let text = '';
+  for (;;) {
+    if (readSync(fd, byte, 0, 1, null) === 0) throw new Error('spawn server: it exited before answering');
+    if (byte[0] === 0x0a) return Number(text);
+    text += String.fromCharCode(byte[0] as number);
+  }
 }
 
 /** Runs `file` with `args` to completion, as `spawnSync` with piped stdio would. */
 export function runSync(file: string, args: string[], options: SyncOptions = {}): SyncOutcome {
   if (channel === undefined) channel = open();
   const input = options.input === undefined ? Buffer.alloc(0) : Buffer.from(options.input);
-  if (channel === null) {
-    const r = runRequest({ file, args, cwd: options.cwd, env: options.env }, input);
-    return { status: r.status, signal: r.signal, stdout: r.stdout, stderr: r.stderr, error: r.error };
-  }
-  const request: SpawnRequest = { file, args, cwd: options.cwd, env: options.env ?? process.env };
-  writeAll(channel.requests, Buffer.concat([frame(Buffer.from(JSON.stringify(request))), frame(input)]));
-  const head = readFrame(channel.results);
-  const stdout = readFrame(channel.results);
-  const stderr = readFrame(channel.results);
-  if (head === undefined || stdout === undefined || stderr === undefined) throw new Error(`spawn server: no answer for ${file} ${args.join(' ')} (it exited)`);
-  const result = JSON.parse(head.toString()) as SpawnResult;
-  let error: Error | undefined;
-  if (result.error !== undefined) error = Object.assign(new Error(result.error.message), { code: result.error.code });
-  return { status: result.status, signal: result.signal as NodeJS.Signals | null, stdout, stderr, error };
+  const env = channel === null ? undefined : environment(channel.env, options.env ?? process.env);
+  if (channel === null || env === undefined) return direct(file, args, options, input);
+  const { dir } = channel;
+  const cwd = options.cwd ?? process.cwd();
+  writeFileSync(join(dir, 'r.sh'), [`cd ${quote(cwd)} || exit ${NO_CWD}`, ...env, `exec ${[file, ...args].map(quote).join(' ')}`, ''].join('\n'));
+  writeFileSync(join(dir, 'r.in'), input);
+  writeSync(channel.requests, 'r\n');
+  const status = readStatus(channel.results);
+  const stdout = readFileSync(join(dir, 'r.out'));
+  const stderr = readFileSync(join(dir, 'r.err'));
+  if (status === NO_CWD) return { status: null, signal: null, stdout, stderr, error: Object.assign(new Error(`spawnSync ${file} ENOENT`), { code: 'ENOENT' }) };
+  // The shell's "exec: <file>: not found" (127): spawnSync's ENOENT for a missing program.
+  if (status === 127 && stdout.length === 0 && /not found/.test(stderr.toString())) return { status: null, signal: null, stdout, stderr: Buffer.alloc(0), error: Object.assign(new Error(`spawnSync ${file} ENOENT`), { code: 'ENOENT' }) };
+  const signal = status > 128 ? SIGNALS[status - 128] : undefined;
+  return signal !== undefined ? { status: null, signal, stdout, stderr } : { status, signal: null, stdout, stderr };
 }
 
 /**
