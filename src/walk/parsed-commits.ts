@@ -8,8 +8,16 @@ export class ParsedCommits {
   /** Root tree's number; -1: not parsed; TREE_IN_GRAPH: parsed from the graph, the tree not numbered yet. */
   private trees = new Int32Array(0);
   private times = new Float64Array(0);
-  /** Parents' numbers (undefined: none). */
-  private parentLists: (Int32Array | undefined)[] = [];
+  /**
+   * Every commit's parents, back to back: commit n's are `parentCount[n]` numbers from
+   * `parentStart[n]`. One array, not one per commit: 25k small arrays, all alive for the walk, were
+   * copied by every scavenge and then promoted, 49 of `rev-list --count --all`'s 180 ms on a deep
+   * history in the collector.
+   */
+  private pool = new Int32Array(4096);
+  private poolUsed = 0;
+  private parentStart = new Int32Array(0);
+  private parentCount = new Int32Array(0);
   /** Position in the commit-graph; -1: not looked up, -2: not there. */
   private graphPositions = new Int32Array(0);
 
@@ -25,21 +33,24 @@ export class ParsedCommits {
     const positions = new Int32Array(size).fill(-1);
     positions.set(this.graphPositions);
     this.graphPositions = positions;
-    // Filled, so that the array keeps fast elements when written out of order.
-    const lists = new Array<Int32Array | undefined>(size).fill(undefined);
-    for (let i = 0; i < this.parentLists.length; i++) lists[i] = this.parentLists[i];
-    this.parentLists = lists;
+    const starts = new Int32Array(size);
+    starts.set(this.parentStart);
+    this.parentStart = starts;
+    const counts = new Int32Array(size);
+    counts.set(this.parentCount);
+    this.parentCount = counts;
   }
 
   has(n: number): boolean {
     return n < this.trees.length && (this.trees[n] as number) !== -1;
   }
 
-  set(n: number, tree: number, time: number, parents: Int32Array | undefined): void {
+  /** Commit `n`'s tree, date and parents (the first `count` of `parents`; none when undefined). */
+  set(n: number, tree: number, time: number, parents: ArrayLike<number> | undefined, count = parents?.length ?? 0): void {
     this.room(n);
     this.trees[n] = tree;
     this.times[n] = time;
-    this.parentLists[n] = parents;
+    this.setParents(n, parents, count);
   }
 
   /** The tree of a parsed commit (TREE_IN_GRAPH until the walk numbers it: see RevWalk.treeOf). */
@@ -55,14 +66,34 @@ export class ParsedCommits {
     return this.times[n] as number;
   }
 
+  /** Commit `n`'s parents (a view, valid for as long as the walk), or undefined for none. */
   parents(n: number): Int32Array | undefined {
-    return this.parentLists[n];
+    const count = this.parentCount[n] as number;
+    if (count === 0) return undefined;
+    const start = this.parentStart[n] as number;
+    return this.pool.subarray(start, start + count);
   }
 
-  /** Replaces the parents (history simplification keeps one). */
-  setParents(n: number, parents: Int32Array): void {
+  /**
+   * Sets (or, for history simplification, replaces) commit `n`'s parents: the first `count` of
+   * `parents`. They are appended to the pool, so views handed out before stay as they were.
+   */
+  setParents(n: number, parents: ArrayLike<number> | undefined, count = parents?.length ?? 0): void {
     this.room(n);
-    this.parentLists[n] = parents;
+    if (parents === undefined || count === 0) {
+      this.parentCount[n] = 0;
+      return;
+    }
+    if (this.poolUsed + count > this.pool.length) {
+      const grown = new Int32Array(Math.max(this.pool.length * 2, this.poolUsed + count));
+      grown.set(this.pool.subarray(0, this.poolUsed));
+      this.pool = grown;
+    }
+    const at = this.poolUsed;
+    for (let k = 0; k < count; k++) this.pool[at + k] = parents[k] as number;
+    this.poolUsed = at + count;
+    this.parentStart[n] = at;
+    this.parentCount[n] = count;
   }
 
   graphPosition(n: number): number {

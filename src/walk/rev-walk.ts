@@ -527,8 +527,8 @@ export class RevWalk extends ObjectReader {
       commits.set(n, tree, time, undefined);
       return true;
     }
-    const parents = new Int32Array(positions.length);
-    for (let k = 0; k < parents.length; k++) {
+    const parents = this.scratchParents(positions.length);
+    for (let k = 0; k < positions.length; k++) {
       const p = positions[k] as number;
       let pn = this.graphNumbers[p] as number;
       if (pn < 0) {
@@ -540,8 +540,15 @@ export class RevWalk extends ObjectReader {
       }
       parents[k] = pn;
     }
-    commits.set(n, tree, time, parents);
+    commits.set(n, tree, time, parents, positions.length);
     return true;
+  }
+
+  /** Room for `k` parents while a commit is parsed: ParsedCommits copies them into its pool. */
+  private parentScratch = new Int32Array(16);
+  private scratchParents(k: number): Int32Array {
+    if (this.parentScratch.length < k) this.parentScratch = new Int32Array(Math.max(k, 2 * this.parentScratch.length));
+    return this.parentScratch;
   }
 
   private parsed(n: number, data: Uint8Array): void {
@@ -556,12 +563,12 @@ export class RevWalk extends ObjectReader {
       this.parsedCommits.set(n, tree, c.time, undefined);
       return;
     }
-    const parents = new Int32Array(c.parents.length);
-    for (let i = 0; i < parents.length; i++) {
+    const parents = this.scratchParents(c.parents.length);
+    for (let i = 0; i < c.parents.length; i++) {
       parents[i] = t.intern(c.parents[i] as Buffer);
       if (t.types[parents[i] as number] === 0) t.types[parents[i] as number] = OBJ_COMMIT;
     }
-    this.parsedCommits.set(n, tree, c.time, parents);
+    this.parsedCommits.set(n, tree, c.time, parents, c.parents.length);
   }
 
   /**
