@@ -17,6 +17,7 @@ export { readExactly } from './read-exactly.js';
 export { openForReading, systemMessage } from './open-for-reading.js';
 export { readFileIfPresent } from './read-file-if-present.js';
 export { isNotFound, readDirIfPresent } from './read-dir-if-present.js';
+export { fileStamp } from './file-stamp.js';
 export { realpathForgiving } from './realpath-forgiving.js';
 export { writeFileAtomic, writeTemporaryFile, temporaryPathBeside } from './write-file-atomic.js';
 export { writeFully } from './write-fully.js';

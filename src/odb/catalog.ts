@@ -4,7 +4,7 @@ import { PackwrightError, isPackwrightError } from '../errors/packwright-error.j
 import { MultiPackIndex } from '../midx/multi-pack-index.js';
 import { MAX_PACK_SLOTS, type PackIdentity } from '../pack/delta-base-cache.js';
 import { readAlternates } from './alternates.js';
-import { fileStamp } from './file-stamp.js';
+import { fileStamp } from '../io/file-stamp.js';
 import { StorePack, type PackContext, type PackMarkers } from './store-pack.js';
 
 /** One objects directory's multi-pack-index and the packs it names, by pack number. */

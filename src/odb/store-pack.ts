@@ -5,7 +5,7 @@ import { PackFile, type PackFileOptions } from '../pack/pack-file.js';
 import { PackReader } from '../pack/pack-reader.js';
 import { buildInfoTable, MAX_CHILDREN, objectSize, type PackInfoTable } from '../pack/pack-info-table.js';
 import type { DeltaBaseCache, PackIdentity } from '../pack/delta-base-cache.js';
-import { fileStamp } from './file-stamp.js';
+import { fileStamp } from '../io/file-stamp.js';
 import { typeName, typeNumber, type ObjectType } from '../objects/object-type.js';
 import { bufferStream, packEntryStream, type ObjectStream } from './object-stream.js';
 

@@ -14,7 +14,7 @@ import { Inflater } from '../zlib/inflater.js';
 import { GitConfig } from '../config/git-config.js';
 import { Catalog, type CatalogView } from './catalog.js';
 import { CommitGraphChain } from '../commit-graph/commit-graph-chain.js';
-import { fileStamp } from './file-stamp.js';
+import { fileStamp } from '../io/file-stamp.js';
 import { DEFAULT_REFRESH, mayRescan, type RefreshPolicy } from './refresh-policy.js';
 import { StoreHandle } from './store-handle.js';
 import type { PackContext, StorePack, StoredObject } from './store-pack.js';
