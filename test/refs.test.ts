@@ -152,6 +152,27 @@ test('packed refs are found by bisection in a sorted packed-refs, and by a full 
   }
 });
 
+test('a long-lived ref store sees packed-refs rewritten by git (a new file) and written over in place (same size)', () => {
+  using dir = tempDir();
+  mkdirSync(join(dir.path, 'r'));
+  const work = makeRepo(join(dir.path, 'r'), 'sha1');
+  git(work, ['pack-refs', '--all']);
+  const repo = Repository.open(work);
+  const first = git(work, ['rev-parse', 'HEAD~1']).toString().trim();
+  const second = git(work, ['rev-parse', 'HEAD~2']).toString().trim();
+  assert.equal(repo.refs.resolve('refs/tags/light')?.toString('hex'), first);
+  // git's update-ref then pack-refs: a new packed-refs renamed over the old one.
+  git(work, ['update-ref', 'refs/tags/light', second]);
+  git(work, ['pack-refs', '--all']);
+  assert.equal(repo.refs.resolve('refs/tags/light')?.toString('hex'), second);
+  assert.deepEqual(repo.refs.list('refs/tags/').map((r) => r.name), ['refs/tags/light', 'refs/tags/v1.0']);
+  // The same bytes' length written over the same file: still seen.
+  const path = join(work, '.git', 'packed-refs');
+  writeFileSync(path, readFileSync(path, 'latin1').replace(second, first), 'latin1');
+  assert.equal(repo.refs.resolve('refs/tags/light')?.toString('hex'), first);
+  repo.close();
+});
+
 test('discovery stops below GIT_CEILING_DIRECTORIES, as git does', () => {
   using dir = tempDir();
   const repo = makeRepo(dir.path, 'sha1', 3);

@@ -15,3 +15,16 @@ export function fileStamp(path: string): string {
     return '-';
   }
 }
+
+/**
+ * Milliseconds since the file of `stamp` last changed (its later of modification and change
+ * times), or Infinity for a missing file. File times are coarse (a clock tick of a few ms), so a
+ * file written again within that tick at the same size keeps its stamp: a stamp is worth trusting
+ * only once its file is older than that (git's "racily clean" rule for its index).
+ */
+export function stampAge(stamp: string, now = Date.now()): number {
+  const [, , mtimeNs, ctimeNs] = stamp.split(':');
+  if (mtimeNs === undefined || ctimeNs === undefined) return Infinity;
+  const changed = BigInt(mtimeNs) > BigInt(ctimeNs) ? BigInt(mtimeNs) : BigInt(ctimeNs);
+  return now - Number(changed / 1_000_000n);
+}

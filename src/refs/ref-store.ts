@@ -1,6 +1,7 @@
 import { isNotFound } from '../io/read-dir-if-present.js';
 import { readdirSync } from 'node:fs';
 import { readFileIfPresent } from '../io/read-file-if-present.js';
+import { fileStamp, stampAge } from '../io/file-stamp.js';
 import { join } from 'node:path';
 import { PackwrightError } from '../errors/packwright-error.js';
 import { RefTransaction, type RefTransactionOptions } from './ref-transaction.js';
@@ -32,7 +33,12 @@ function safeName(name: string): boolean {
   return name.split('/').every((part) => part !== '' && !part.startsWith('.') && !part.endsWith('.lock'));
 }
 
+/** How old packed-refs must be before its stamp alone says it is unchanged (see stampAge). */
+const RACY_MS = 1000;
+
 interface PackedRefs {
+  /** The file's stamp (inode, size, times) when last read; undefined: not read since it was forgotten. */
+  stamp: string | undefined;
   /** The file's bytes when last read (undefined: no file). */
   bytes: Buffer | undefined;
   /** Every ref in it, parsed on the first listing. */
@@ -48,7 +54,7 @@ interface PackedRefs {
  * parsed again only when its contents change).
  */
 export class RefStore {
-  private packed: PackedRefs = { bytes: undefined, refs: undefined };
+  private packed: PackedRefs = { stamp: undefined, bytes: undefined, refs: undefined };
 
   constructor(
     readonly gitDir: string,
@@ -82,7 +88,7 @@ export class RefStore {
 
   /** Drops what was parsed of packed-refs (it was just rewritten). */
   forgetPacked(): void {
-    this.packed = { bytes: undefined, refs: undefined };
+    this.packed = { stamp: undefined, bytes: undefined, refs: undefined };
   }
 
   /** A transaction of ref changes (see RefTransaction): reflog lines carry `ident`. */
@@ -186,13 +192,22 @@ export class RefStore {
 
   /**
    * `packed-refs` (git-pack-refs): `<id> <name>` lines, each optionally followed by `^<peeled id>`,
-   * after a `# pack-refs with: <traits>` header. Read again on every question (refs change under a
-   * long-lived process); what was parsed is kept while the bytes stay the same.
+   * after a `# pack-refs with: <traits>` header. Looked at on every question (refs change under a
+   * long-lived process), read again only when its stamp changed, as git's stat_validity_check
+   * decides: git rewrites it through a lock file renamed over it, a new inode every time. A
+   * one-shot `cat-file` asked twice (refs/replace/, then HEAD's target), and read gitoxide's 492 KB
+   * each time. What was parsed is kept while the bytes stay the same.
    */
   private packedBytes(): Buffer | undefined {
-    const bytes = readFileIfPresent(join(this.commonDir, 'packed-refs'), 'packed refs', false);
+    const path = join(this.commonDir, 'packed-refs');
+    const stamp = fileStamp(path);
+    if (stamp === this.packed.stamp) return this.packed.bytes;
+    const bytes = readFileIfPresent(path, 'packed refs', false);
     const old = this.packed.bytes;
-    if (bytes === undefined || old === undefined || !bytes.equals(old)) this.packed = { bytes, refs: undefined };
+    if (bytes === undefined || old === undefined || !bytes.equals(old)) this.packed = { stamp: undefined, bytes, refs: undefined };
+    // A file changed within the last second may change again without its stamp changing (see
+    // stampAge): it is read again at every question until it is older.
+    this.packed.stamp = stampAge(stamp) > RACY_MS ? stamp : undefined;
     return this.packed.bytes;
   }
 
