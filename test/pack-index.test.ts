@@ -6,6 +6,7 @@ import { git, makeRepo, tempDir, type Format, fileEndingIn } from './helpers/git
 import { Repository } from '../src/repo/index.js';
 import { PackIndex, findId, readMtimes, writeIndex, writeMtimes } from '../src/idx/index.js';
 import { seededRandom } from './helpers/random.js';
+import { packOrderOf32 } from '../src/idx/pack-order.js';
 import { PackFile } from '../src/pack/index.js';
 import { forEachObject } from '../src/odb/index.js';
 import { hashObject } from '../src/hash/index.js';
@@ -316,4 +317,22 @@ test('a .mtimes round-trips, and one that does not fit is MTIMES_CORRUPT, saying
   corrupt((b) => { b.writeUInt32BE(2, 4); return b; }, 3, /unsupported version 2/);
   corrupt((b) => { b.writeUInt32BE(2, 8); return b; }, 3, /unsupported hash id 2/);
   corrupt((b) => { b[12 + 12] = (b[12 + 12] as number) ^ 1; return b; }, 3, /another pack/);
+});
+
+test('the pack order of 32-bit offsets is a sort by offset, by the native sort (small packs) and by the radix sort (large ones)', () => {
+  const random = seededRandom(42);
+  for (const n of [1, 2, 1000, 200_000, 250_000]) {
+    // Distinct offsets in a random idx order, spread over the whole 32-bit range.
+    const offsets = new Uint32Array(n);
+    const step = Math.floor((2 ** 32 - 12) / n);
+    for (let i = 0; i < n; i++) offsets[i] = 12 + i * step + Math.floor(random() * step);
+    for (let i = n - 1; i > 0; i--) {
+      const j = Math.floor(random() * (i + 1));
+      [offsets[i], offsets[j]] = [offsets[j] as number, offsets[i] as number];
+    }
+    const order = packOrderOf32(n, (i) => offsets[i] as number);
+    const expected = Array.from({ length: n }, (_, i) => i).sort((a, b) => (offsets[a] as number) - (offsets[b] as number));
+    assert.deepEqual(Array.from(order.positions), expected, `${n} entries: positions`);
+    assert.deepEqual(Array.from(order.offsets), expected.map((i) => offsets[i] as number), `${n} entries: offsets`);
+  }
 });

@@ -12,12 +12,14 @@ export interface PackOrder {
 
 /**
  * Offsets below 4 GiB: a least-significant-digit radix sort over three 11-bit digits (~10× faster
- * than a numeric sort), reading offsets straight from the idx (`offsetOf`). Fresh memory is what
+ * than a numeric sort on millions of entries; up to NATIVE_SORT_MAX, a native sort of packed keys),
+ * reading offsets straight from the idx (`offsetOf`). Fresh memory is what
  * costs here (the first-touch cost, memory/index.ts), so nothing is copied out first, and offsets
  * are 32-bit integers: half the size of doubles, and read back as small integers, which even
  * unoptimized code handles without allocating.
  */
 export function packOrderOf32(n: number, offsetOf: (i: number) => number): PackOrder {
+  if (n <= NATIVE_SORT_MAX) return nativeOrderOf32(n, offsetOf);
   // Keys (offsets) travel with their idx positions, so every pass reads both arrays in order
   // and no pass looks an offset up at random (10M objects: 0.9 s instead of 4.0 s with two
   // 16-bit passes that looked offsets up by position). Three 11-bit digits: 2048 write streams
@@ -51,6 +53,31 @@ export function packOrderOf32(n: number, offsetOf: (i: number) => number): PackO
     [order, orderOut] = [orderOut, order];
   }
   return { offsets: keys, positions: order };
+}
+
+/**
+ * Up to this many entries, a native sort of (offset, position) packed into one double beats the
+ * radix sort: a one-shot command (upload-pack of a small fetch) computes the order once, and the
+ * radix passes then run mostly unoptimized. Measured cold, one process each: 130k entries 25 ms
+ * against 50; 250k 55 against 57; 1M 215 against 134.
+ */
+const NATIVE_SORT_MAX = 200_000;
+
+/** `packOrderOf32` by a native numeric sort, for up to NATIVE_SORT_MAX entries (exact: offset × 2^18 + position < 2^50). */
+function nativeOrderOf32(n: number, offsetOf: (i: number) => number): PackOrder {
+  const scale = 2 ** Math.max(1, Math.ceil(Math.log2(n + 1)));
+  const keys = new Float64Array(n);
+  for (let i = 0; i < n; i++) keys[i] = offsetOf(i) * scale + i;
+  keys.sort();
+  const offsets = new Uint32Array(n);
+  const positions = new Uint32Array(n);
+  for (let k = 0; k < n; k++) {
+    const key = keys[k] as number;
+    const position = key % scale;
+    positions[k] = position;
+    offsets[k] = (key - position) / scale;
+  }
+  return { offsets, positions };
 }
 
 /** Offsets past 4 GiB (packs with a 64-bit offset table): doubles, sorted natively. */
