@@ -6,7 +6,7 @@ import { git, makeRepo, tempDir, type Format, fileEndingIn } from './helpers/git
 import { Repository } from '../src/repo/index.js';
 import { PackIndex, findId, readMtimes, writeIndex, writeMtimes } from '../src/idx/index.js';
 import { seededRandom } from './helpers/random.js';
-import { packOrderOf32 } from '../src/idx/pack-order.js';
+import { packOrderOf32, packOrderOfLarge } from '../src/idx/pack-order.js';
 import { PackFile } from '../src/pack/index.js';
 import { forEachObject } from '../src/odb/index.js';
 import { hashObject } from '../src/hash/index.js';
@@ -334,5 +334,21 @@ test('the pack order of 32-bit offsets is a sort by offset, by the native sort (
     const expected = Array.from({ length: n }, (_, i) => i).sort((a, b) => (offsets[a] as number) - (offsets[b] as number));
     assert.deepEqual(Array.from(order.positions), expected, `${n} entries: positions`);
     assert.deepEqual(Array.from(order.offsets), expected.map((i) => offsets[i] as number), `${n} entries: offsets`);
+  }
+});
+
+test('the pack order of offsets past 4 GiB is a sort by offset: packed into doubles, or by the radix sort where they do not fit', () => {
+  const random = seededRandom(7);
+  // 2^40: offset and position fit one double; 2^52: they do not, the radix sort over 16-bit digits.
+  for (const [n, top] of [[1000, 2 ** 40], [1000, 2 ** 52], [3, 2 ** 52]] as const) {
+    const offsets = Array.from({ length: n }, (_, i) => 12 + Math.floor((i + random()) * (top / n)));
+    for (let i = n - 1; i > 0; i--) {
+      const j = Math.floor(random() * (i + 1));
+      [offsets[i], offsets[j]] = [offsets[j] as number, offsets[i] as number];
+    }
+    const order = packOrderOfLarge(n, Math.max(...offsets), (i) => offsets[i] as number);
+    const expected = Array.from({ length: n }, (_, i) => i).sort((a, b) => (offsets[a] as number) - (offsets[b] as number));
+    assert.deepEqual(Array.from(order.positions), expected, `${n} entries below ${top}: positions`);
+    assert.deepEqual(Array.from(order.offsets), expected.map((i) => offsets[i] as number), `${n} entries below ${top}: offsets`);
   }
 });

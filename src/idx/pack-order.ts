@@ -65,38 +65,42 @@ const NATIVE_SORT_MAX = 200_000;
 
 /** `packOrderOf32` by a native numeric sort, for up to NATIVE_SORT_MAX entries (exact: offset × 2^18 + position < 2^50). */
 function nativeOrderOf32(n: number, offsetOf: (i: number) => number): PackOrder {
-  const scale = 2 ** Math.max(1, Math.ceil(Math.log2(n + 1)));
-  const keys = new Float64Array(n);
-  for (let i = 0; i < n; i++) keys[i] = offsetOf(i) * scale + i;
-  keys.sort();
   const offsets = new Uint32Array(n);
   const positions = new Uint32Array(n);
+  sortPacked(n, offsetOf, new Float64Array(n), offsets, positions);
+  return { offsets, positions };
+}
+
+/** Bits of a key `sortPacked` keeps for the position: enough for `n` entries. */
+function positionBits(n: number): number {
+  return Math.max(1, Math.ceil(Math.log2(n + 1)));
+}
+
+/**
+ * Sorts by offset through one native numeric sort: each (offset, position) packed into one double
+ * in `keys`, exact while the largest offset × 2^positionBits(n) is below 2^53 (the caller's to
+ * know), then unpacked into `offsets` (which may be `keys` itself) and `positions`.
+ */
+function sortPacked(n: number, offsetOf: (i: number) => number, keys: Float64Array, offsets: Uint32Array | Float64Array, positions: Uint32Array): void {
+  const scale = 2 ** positionBits(n);
+  for (let i = 0; i < n; i++) keys[i] = offsetOf(i) * scale + i;
+  keys.sort();
   for (let k = 0; k < n; k++) {
     const key = keys[k] as number;
     const position = key % scale;
     positions[k] = position;
     offsets[k] = (key - position) / scale;
   }
-  return { offsets, positions };
 }
 
 /** Offsets past 4 GiB (packs with a 64-bit offset table): doubles, sorted natively. */
 export function packOrderOfLarge(n: number, maxOffset: number, offsetOf: (i: number) => number): PackOrder {
   const sorted = new Float64Array(n);
   const positions = new Uint32Array(n);
-  const bits = Math.max(1, Math.ceil(Math.log2(n + 1)));
-  if (maxOffset * 2 ** bits < 2 ** 53) {
-    // Pack (offset, position) into one exactly representable number and let the native
-    // numeric sort do the work: ~10× faster than a comparator over 226k entries.
-    const scale = 2 ** bits;
-    for (let i = 0; i < n; i++) sorted[i] = offsetOf(i) * scale + i;
-    sorted.sort();
-    for (let i = 0; i < n; i++) {
-      const key = sorted[i] as number;
-      const pos = key % scale;
-      positions[i] = pos;
-      sorted[i] = (key - pos) / scale;
-    }
+  if (maxOffset * 2 ** positionBits(n) < 2 ** 53) {
+    // (offset, position) in one exactly representable number, and the native numeric sort does
+    // the work: ~10× faster than a comparator over 226k entries.
+    sortPacked(n, offsetOf, sorted, sorted, positions);
   } else {
     // Too many entries to pack beside offsets this large (10M objects past 512 GiB, say): a
     // least-significant-digit radix sort over 16-bit digits, three of them below 2^48.
