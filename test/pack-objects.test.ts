@@ -21,6 +21,14 @@ import { indexIds } from './helpers/index-ids.js';
 
 const FORMATS: Format[] = ['sha1', 'sha256'];
 
+/**
+ * The cases of a matrix that does not depend on the hash which `format` runs: every one in SHA-1,
+ * every third in SHA-256 (the suite's time).
+ */
+function casesFor<T>(format: Format, cases: readonly T[]): T[] {
+  return cases.filter((_, i) => format === 'sha1' || i % 3 === 0);
+}
+
 /** The ids of a pack, sorted, from the index `git index-pack` writes for it (having accepted it). */
 function packIds(dir: string, pack: Buffer, format: Format): string[] {
   // In a repository of the format, which index-pack takes its hash from.
@@ -114,9 +122,9 @@ for (const format of FORMATS) {
   test(`rev-list -- <paths>: history simplified to the commits that change them, trees listed only where they lead, as git (${format})`, async () => {
     using tmp = tempDir();
     const repo = makeHistoryRepo(tmp.path, format);
-    // Path limiting does not depend on the hash: sha256 checks every third pathspec (the suite's time).
-    const specs = [['src'], ['src/lib/x.h'], ['doc', 'Makefile'], ['src/'], ['doc/api/'], ['README/'], ['*.h'], ['src/*'], ['src/[ab].c'], ['s*/lib'],
-      ['moved'], ['vendor'], ['vendor/sub'], ['nothing-here'], ['.'], ['./src/../doc']].filter((_, i) => format === 'sha1' || i % 3 === 0);
+    // Path limiting does not depend on the hash (casesFor).
+    const specs = casesFor(format, [['src'], ['src/lib/x.h'], ['doc', 'Makefile'], ['src/'], ['doc/api/'], ['README/'], ['*.h'], ['src/*'], ['src/[ab].c'], ['s*/lib'],
+      ['moved'], ['vendor'], ['vendor/sub'], ['nothing-here'], ['.'], ['./src/../doc']]);
     const revs = [['main'], ['--all'], ['main', '^topic'], ['v0.5..main'], ['--first-parent', 'main'], ['-5', 'main'], ['main', '--not', 'oct-a']];
     for (const spec of specs) {
       for (const rev of revs) {
@@ -429,8 +437,8 @@ for (const format of FORMATS) {
       ['--filter=combine:blob%3Anone+object:type=tree'], ['--filter=tree:2', '--filter=object:type=blob'], ['--filter=object:type=blob', '--filter=tree:2'], ['--filter=tree:0', '--no-filter'],
       ['--filter=sparse:oid=main:patterns'], ['--filter=combine:tree:4+sparse:oid=main:patterns'],
     ];
-    // The filters do not depend on the hash: sha256 packs every third filter with each set of revisions (the suite's time).
-    const packFilters = filters.filter((_, i) => format === 'sha1' || i % 3 === 0);
+    // The filters do not depend on the hash (casesFor): each is packed with each set of revisions.
+    const packFilters = casesFor(format, filters);
     const gitPack = (args: string[], input: string): Buffer => execGit(['pack-objects', '--revs', '--stdout', '-q', ...args], { cwd: repo, input, maxBuffer: 1 << 30 });
     for (const [revArgs, revs] of revSets) {
       for (const filter of packFilters) {
