@@ -113,7 +113,8 @@ export function bufferInput(data: Uint8Array | string = ''): CommandInput {
     stream() {
       const all = rest;
       rest = rest.subarray(rest.length);
-      // node:stream loaded here, not at start: most commands never ask for their input as a stream.
+      // node:stream loaded here, not at start: most commands never ask for their input as a stream
+      // (io/node-stream.ts does the same for the library; the CLI reaches only the package's entry points).
       const { Readable: StreamReadable } = createRequire(import.meta.url)('node:stream') as typeof import('node:stream');
       return StreamReadable.from(all.length > 0 ? [all] : []);
     },
