@@ -8,6 +8,7 @@ import { fdInput, fdOutput, type CommandIO } from './command-io.js';
 import { parseGlobalOptions } from './global-options.js';
 import { relaunchWithHugePages } from './huge-pages.js';
 import { processInterruptible } from './interruptible.js';
+import { keepYoungGenerationSmall } from './young-generation.js';
 
 function isatty(fd: number): boolean {
   return (createRequire(import.meta.url)('node:tty') as typeof import('node:tty')).isatty(fd);
@@ -30,6 +31,7 @@ export async function main(): Promise<void> {
   };
   try {
     const { global, rest } = parseGlobalOptions(argv, io);
+    keepYoungGenerationSmall(rest[0], rest.slice(1));
     let code = await relaunchWithHugePages(global, rest, process.env);
     if (code === undefined) {
       const { run } = await import('./run.js');
