@@ -11,6 +11,9 @@ import { cloneBare } from '../src/client/index.js';
 import { isPackwrightError } from '../src/errors/index.js';
 import { packwrightServers } from './helpers/servers.js';
 import { encodePacket, FLUSH_PACKET } from '../src/protocol/index.js';
+import { Readable } from 'node:stream';
+import { Repository } from '../src/repo/index.js';
+import { readPackHeader, receiveObjects } from '../src/transfer/index.js';
 
 const execFileAsync = promisify(execFile);
 
@@ -83,6 +86,68 @@ test('a clone that fails leaves nothing behind, and refuses a destination that i
   try {
     const dest = join(dir.path, 'broken.git');
     await assert.rejects(cloneBare(`http://127.0.0.1:${(http.address() as AddressInfo).port}/x.git`, { dir: dest }), (e) => isPackwrightError(e, 'PACK_TRUNCATED'));
+    assert.equal(existsSync(dest), false);
+  } finally {
+    await new Promise((ok) => http.close(ok));
+  }
+});
+
+test('a clone trusts a pack that names only what it holds (git\'s check_self_contained_and_connected), and walks one that does not', async () => {
+  using dir = tempDir();
+  const src = makeHistoryRepo(dir.path, 'sha1', 20);
+  const main = git(src, ['rev-parse', 'main']).toString().trim();
+  const listed = git(src, ['rev-list', '--objects', 'main']).toString().trim().split('\n').map((l) => l.slice(0, 40));
+  const blob = listed.find((id) => git(src, ['cat-file', '-t', id]).toString().trim() === 'blob') as string;
+  const packOf = (ids: string[]): Buffer => git(src, ['pack-objects', '--stdout', '-q'], `${ids.join('\n')}\n`);
+  const whole = packOf(listed);
+  const lacking = packOf(listed.filter((id) => id !== blob));
+  // The receiving side alone. As git's index-pack with --check-self-contained-and-connected: a
+  // link to an object that is nowhere fails the pack; one the repository has makes it not
+  // self-contained.
+  const receive = async (pack: Buffer, name: string, has: string[] = []): Promise<boolean | undefined> => {
+    const to = join(dir.path, name);
+    git(dir.path, ['init', '-q', '--bare', to]);
+    for (const id of has) git(to, ['hash-object', '-w', '--stdin'], git(src, ['cat-file', 'blob', id]));
+    const repo = Repository.openGitDir(to);
+    try {
+      const { header, rest } = await readPackHeader(Readable.from([pack]));
+      return (await receiveObjects(repo, header, rest, { unpackLimit: 0, checkSelfContained: true })).selfContained;
+    } finally {
+      repo.close();
+    }
+  };
+  assert.equal(await receive(whole, 'r-whole.git'), true);
+  await assert.rejects(receive(lacking, 'r-lacking.git'), (e) => isPackwrightError(e, 'OBJECT_NOT_FOUND') && e.message === `did not receive expected object ${blob}`);
+  assert.equal(await receive(lacking, 'r-has-blob.git', [blob]), false);
+  // A clone of each, over HTTP (protocol v2) from a server that answers with that pack.
+  let pack = whole;
+  const http = createHttpServer((req, res) => {
+    if (req.url?.includes('info/refs') === true) {
+      res.setHeader('Content-Type', 'application/x-git-upload-pack-advertisement');
+      res.end(Buffer.concat([encodePacket('version 2\n'), encodePacket('object-format=sha1\n'), encodePacket('ls-refs\n'), encodePacket('fetch\n'), FLUSH_PACKET]));
+      return;
+    }
+    res.setHeader('Content-Type', 'application/x-git-upload-pack-result');
+    let body = '';
+    req.on('data', (d: Buffer) => (body += d.toString('latin1')));
+    req.on('end', () => {
+      if (body.includes('command=ls-refs')) {
+        res.end(Buffer.concat([encodePacket(`${main} refs/heads/main\n`), FLUSH_PACKET]));
+        return;
+      }
+      const bands: Buffer[] = [];
+      for (let at = 0; at < pack.length; at += 65515) bands.push(encodePacket(Buffer.concat([Buffer.from([1]), pack.subarray(at, at + 65515)])));
+      res.end(Buffer.concat([encodePacket('packfile\n'), ...bands, FLUSH_PACKET]));
+    });
+  });
+  await new Promise<void>((ok) => http.listen(0, '127.0.0.1', ok));
+  try {
+    const url = `http://127.0.0.1:${(http.address() as AddressInfo).port}/x.git`;
+    await cloneBare(url, { dir: join(dir.path, 'whole.git') });
+    git(join(dir.path, 'whole.git'), ['fsck', '--full', '--no-dangling']);
+    pack = lacking;
+    const dest = join(dir.path, 'lacking.git');
+    await assert.rejects(cloneBare(url, { dir: dest }), (e) => isPackwrightError(e, 'OBJECT_NOT_FOUND'));
     assert.equal(existsSync(dest), false);
   } finally {
     await new Promise((ok) => http.close(ok));

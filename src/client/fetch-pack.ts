@@ -37,6 +37,11 @@ export interface FetchPackOptions {
   promisor?: string | undefined;
   /** Objects below this count are written loose (fetch.unpackLimit; default 100). */
   unpackLimit?: number | undefined;
+  /**
+   * Find out whether the pack names only objects it holds (git's
+   * --check-self-contained-and-connected, which clone asks for): `ReceivedObjects.selfContained`.
+   */
+  checkSelfContained?: boolean | undefined;
   onProgress?: ((text: string) => void) | undefined;
   agent: string;
   signal?: AbortSignal | undefined;
@@ -214,5 +219,6 @@ export async function receiveFetchedPack(repo: Repository, pack: AsyncIterable<B
     keep: `fetch-pack ${process.pid} on ${hostname()}`,
     signal: options.signal,
     promisor: options.promisor,
+    checkSelfContained: options.checkSelfContained,
   });
 }

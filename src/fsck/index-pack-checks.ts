@@ -77,7 +77,10 @@ export function indexPackChecks(options: IndexPackCheckOptions): Pick<IndexPackO
   }
   const types = indexPackVisitorTypes(visitorOptions);
   if (types !== 0) {
-    result.visitor = { name: INDEX_PACK_VISITOR, types, options: visitorOptions };
+    // The checks name an object by id only for the skip list (findings name it by entry), and the
+    // comparison looks it up by id: without either, ids may come later (faster hashing).
+    const idsAfterVisit = visitorOptions.compare === undefined && !(fsckObjects && rules.skip.size > 0);
+    result.visitor = { name: INDEX_PACK_VISITOR, types, options: visitorOptions, idsAfterVisit };
     result.workerScript = FSCK_WORKER;
   }
   result.beforeWrite = (pack) => {

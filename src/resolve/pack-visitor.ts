@@ -24,6 +24,12 @@ export interface PackVisitorSpec {
   /** Entry types it wants to see: bit `1 << type` (ALL_VISITED_TYPES for all four). */
   types: number;
   options: unknown;
+  /**
+   * The visitor reads an object's id (`PackView.ids`) only after the pack is resolved, not while
+   * it is shown the object: the resolver may then hash ids four at a time (Sha1dcLanes), which
+   * writes each id some objects later. Default false.
+   */
+  idsAfterVisit?: boolean | undefined;
 }
 
 /**

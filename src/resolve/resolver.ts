@@ -112,8 +112,9 @@ export class Resolver {
     this.ids = Buffer.from(s.ids.buffer, s.ids.byteOffset, s.ids.byteLength);
     this.refCount = s.refOrder.length;
     // Ids are hashed four at a time when nothing reads one before the thread is done: no REF delta
-    // looks for its base by id, and no visitor is shown objects (it may name them by id).
-    if (detectsCollisions(s.format, s.detectCollisions) && this.refCount === 0 && this.visitTypes === 0) this.lanes = threadLanes();
+    // looks for its base by id, and no visitor is shown objects unless it reads ids only later.
+    const visitorWaits = this.visitTypes === 0 || s.visitor?.idsAfterVisit === true;
+    if (detectsCollisions(s.format, s.detectCollisions) && this.refCount === 0 && visitorWaits) this.lanes = threadLanes();
     this.fd = s.pack === undefined ? openSync(s.packPath, 'r') : -1;
     this.deltaData = this.pool.acquire(1 << 16);
   }

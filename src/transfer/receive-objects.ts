@@ -49,6 +49,12 @@ export interface ReceiveObjectsOptions {
    * a `.promisor` file holding this text (git writes the refs fetched, `<id> <ref>` a line).
    */
   promisor?: string | undefined;
+  /**
+   * Find out whether a pack kept names only objects it holds (git's
+   * --check-self-contained-and-connected): `ReceivedObjects.selfContained`. A clone asks, and
+   * then needs no walk to know that what it received is connected.
+   */
+  checkSelfContained?: boolean | undefined;
   /** Complete a thin pack from the repository's objects (default true; git's --reject-thin-pack-for-testing is false). */
   fixThin?: boolean | undefined;
   threads?: number | undefined;
@@ -67,6 +73,11 @@ export interface ReceivedObjects {
   packPath?: string | undefined;
   /** The pack's `.keep` file, for the caller to remove once the refs name the objects. */
   keepPath?: string | undefined;
+  /**
+   * With `checkSelfContained`: true when the pack kept was complete (no base taken from the
+   * repository) and every object its commits, trees and tags name is in it.
+   */
+  selfContained?: boolean | undefined;
 }
 
 /**
@@ -153,7 +164,15 @@ export async function receiveObjects(repo: Repository, header: ConsumedPackHeade
   }
   const types = options.strict;
   const strict = types !== undefined;
-  Object.assign(indexOptions, indexPackChecks({ repo, strict, fsckObjects: strict, ...(types !== undefined && types !== '' ? { messageTypes: types } : {}), ...(options.baseDir !== undefined ? { baseDir: options.baseDir } : {}), onMessage: say }));
+  let linksInPack: boolean | undefined;
+  const selfContained = options.checkSelfContained === true ? { selfContained: true, onSelfContained: (ok: boolean) => (linksInPack = ok) } : {};
+  // git's --strict and --check-self-contained-and-connected both refuse a pack with an object twice.
+  if (strict || options.checkSelfContained === true) indexOptions.strict = true;
+  Object.assign(indexOptions, indexPackChecks({ repo, strict, fsckObjects: strict, ...selfContained, ...(types !== undefined && types !== '' ? { messageTypes: types } : {}), ...(options.baseDir !== undefined ? { baseDir: options.baseDir } : {}), onMessage: say }));
   const result = await indexPack(input, indexOptions);
-  return { objects: result.objectCount - result.localObjects, packPath: result.packPath, keepPath: result.keepPath };
+  const objects = result.objectCount - result.localObjects;
+  return {
+    objects, packPath: result.packPath, keepPath: result.keepPath,
+    ...(linksInPack !== undefined ? { selfContained: linksInPack && result.localObjects === 0 } : {}),
+  };
 }
