@@ -35,6 +35,13 @@ export interface IndexPackCheckOptions {
    */
   selfContained?: boolean | undefined;
   /**
+   * Only find out whether the pack is self-contained, as `selfContained` does, with nothing
+   * failing the pack: a link to an object that is nowhere, of the wrong type, or an object that
+   * does not parse just makes it not self-contained (for a receiver whose own checks come later,
+   * as receive-pack's connectivity walk).
+   */
+  observeSelfContained?: boolean | undefined;
+  /**
    * Called when the pack turns out to hold every object it links to (no lookups in the store were needed).
    */
   onSelfContained?: ((selfContained: boolean) => void) | undefined;
@@ -64,7 +71,9 @@ export function indexPackChecks(options: IndexPackCheckOptions): Pick<IndexPackO
   // Both run on the resolver's threads with each object in hand: the checks, and the comparison
   // with the repository's copy (git's sha1_object), which then reads only the stored copy.
   const visitorOptions: IndexPackVisitorOptions = {};
-  const linksChecked = options.strict === true || options.selfContained === true;
+  // Observing alone fails nothing; the strict modes fail the pack on what they find.
+  const observeOnly = options.observeSelfContained === true && options.strict !== true && options.selfContained !== true;
+  const linksChecked = options.strict === true || options.selfContained === true || options.observeSelfContained === true;
   if (fsckObjects) visitorOptions.check = { rules: rules.toJSON(), tagNames: false };
   // Links are recorded by the checker; only objects that do not parse fail it then.
   else if (linksChecked) visitorOptions.check = { rules: FsckRules.parseOnly().toJSON(), tagNames: false };
@@ -90,8 +99,8 @@ export function indexPackChecks(options: IndexPackCheckOptions): Pick<IndexPackO
       const found = mergeCheckFindings(pack.visits as CheckFindings[], objects.H);
       if (fsckObjects) reportFindings(objects, found, rules, say);
       if (linksChecked) {
-        const outside = checkLinks(objects, found, options.repo);
-        if (options.selfContained === true) options.onSelfContained?.(outside === 0);
+        const outside = checkLinks(objects, found, options.repo, observeOnly);
+        if (options.selfContained === true || options.observeSelfContained === true) options.onSelfContained?.(outside === 0);
       }
     } finally {
       objects.close();
@@ -199,11 +208,14 @@ function reportFindings(objects: IndexedObjects, found: CheckFindings, rules: Fs
 /**
  * `--strict`: every object a commit, tree or tag of the pack names is in the pack with the type
  * the link says, or in the repository (git's mark_link and check_objects, in their words).
- * Returns how many named objects are outside the pack (git's foreign_nr).
+ * Returns how many named objects are outside the pack (git's foreign_nr). With `observe`, nothing
+ * throws: an object that did not parse or a link that fails gives Infinity (not self-contained),
+ * and the first link outside the pack ends the look.
  */
-function checkLinks(objects: IndexedObjects, found: CheckFindings, repo: Repository | undefined): number {
+function checkLinks(objects: IndexedObjects, found: CheckFindings, repo: Repository | undefined, observe = false): number {
   const H = objects.H;
   const { unknown } = found.links;
+  if (observe) return linksOutside(objects, found);
   if (found.treeErrors.length > 0) {
     const [k] = found.treeErrors[0] as [number, string];
     throw new PackwrightError('OBJECT_CORRUPT', `Not all child objects of ${objects.hex(k)} are reachable`);
@@ -236,6 +248,27 @@ function checkLinks(objects: IndexedObjects, found: CheckFindings, repo: Reposit
     }
   });
   return outside.count;
+}
+
+/** checkLinks' look without the repository: 0 when every link is in the pack with its type and every object parsed, else Infinity. */
+function linksOutside(objects: IndexedObjects, found: CheckFindings): number {
+  if (found.treeErrors.length > 0 || found.findings.some((f) => f.severity === 'error')) return Infinity;
+  const H = objects.H;
+  const { unknown } = found.links;
+  const inPackOf = new Int32Array(unknown.length / H);
+  for (let u = 0; u < inPackOf.length; u++) {
+    inPackOf[u] = objects.table.find(unknown, u * H);
+    if (inPackOf[u] as number < 0) return Infinity;
+  }
+  let mismatch = false;
+  forEachRecord(found.links, (records, p) => {
+    const links = records[p + 1] as number;
+    for (let i = 0; i < links && !mismatch; i++) {
+      const target = records[p + 2 + 2 * i] as number;
+      if (objects.table.types[inPackOf[-1 - target] as number] !== records[p + 3 + 2 * i]) mismatch = true;
+    }
+  });
+  return mismatch ? Infinity : 0;
 }
 
 function hexAt(bytes: Uint8Array, at: number, H: number): string {

@@ -83,10 +83,12 @@ export async function executeCommands(s: ReceiveSession, commands: Command[], un
   const known = knownTips(s);
   const shallow = await shallowInfo(s, view, commands, known);
   const connectedOptions = { shallow: shallow.boundary, signal: s.options.signal };
-  const checked = commands.filter((c) => c.newId !== zero && !c.skipUpdate && !c.shallowRef);
-  if (!(await isConnected(view.objects, checked.map((c) => s.id(c.newId)), known, connectedOptions))) {
+  // Tips in a self-contained pack need no walk (as git's clone trusts such a pack).
+  const walked = (c: Command): boolean => c.newId !== zero && !c.shallowRef && !s.inSelfContainedPack.has(c.newId);
+  const checked = commands.filter((c) => walked(c) && !c.skipUpdate);
+  if (checked.length > 0 && !(await isConnected(view.objects, checked.map((c) => s.id(c.newId)), known, connectedOptions))) {
     for (const c of commands) {
-      if (c.newId === zero || c.shallowRef) continue;
+      if (!walked(c)) continue;
       if (!(await isConnected(view.objects, [s.id(c.newId)], known, connectedOptions))) c.error = 'missing necessary objects';
     }
   }
@@ -218,7 +220,7 @@ function refErrorText(e: unknown): string {
  * The ids the connectivity check may stop at: every ref receive.hideRefs does not hide, HEAD,
  * and the alternates' refs (git's `--not --exclude-hidden=receive --all --alternate-refs`).
  */
-function knownTips(s: ReceiveSession): Buffer[] {
+export function knownTips(s: ReceiveSession): Buffer[] {
   const out: Buffer[] = [];
   const refs = s.repo.refs;
   const head = refs.resolve('HEAD');

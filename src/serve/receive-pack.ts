@@ -15,7 +15,8 @@ import { readPackHeader, receiveObjects } from '../transfer/receive-objects.js';
 import { Quarantine } from '../transfer/quarantine.js';
 import { namespacePrefix } from './advertised-refs.js';
 import { receivePackConfig, type ReceivePackConfig } from './receive-pack-config.js';
-import { executeCommands, runAfterUpdate, type Command } from './receive-commands.js';
+import { executeCommands, knownTips, runAfterUpdate, type Command } from './receive-commands.js';
+import { PackIndex } from '../idx/pack-index.js';
 import { alternateRefIds } from './alternate-refs.js';
 import type { Pusher } from './smart-http.js';
 
@@ -120,6 +121,11 @@ export class ReceiveSession {
   quarantine: Quarantine | undefined;
   /** The `.keep` of the pack received, removed once the refs name its objects. */
   keepPath: string | undefined;
+  /**
+   * New ids (hex) the commands name that are in the pack received, when that pack was
+   * self-contained: everything they reach came with it, so the connectivity walk skips them.
+   */
+  readonly inSelfContainedPack = new Set<string>();
   private tail: Promise<void> = Promise.resolve();
   private lastOutput = Date.now();
   private keepAliveTimer: NodeJS.Timeout | undefined;
@@ -224,7 +230,7 @@ export class ReceiveSession {
     if (this.usePushOptions) await this.readPushOptions();
     let unpackStatus: string | undefined;
     try {
-      if (commands.some((c) => c.newId !== this.zeroId)) unpackStatus = await this.unpack();
+      if (commands.some((c) => c.newId !== this.zeroId)) unpackStatus = await this.unpack(commands);
       this.startKeepAlive();
       await executeCommands(this, commands, unpackStatus);
     } finally {
@@ -345,7 +351,7 @@ export class ReceiveSession {
    * below the unpack limit, index-pack with a `.keep` otherwise. Returns git's unpack status
    * when it failed (the client reads `unpack <status>`), undefined when it went well.
    */
-  private async unpack(): Promise<string | undefined> {
+  private async unpack(commands: readonly Command[]): Promise<string | undefined> {
     let header;
     let rest;
     try {
@@ -364,6 +370,10 @@ export class ReceiveSession {
         ...(this.config.fsckObjects ? { strict: this.config.fsckMessageTypes, baseDir: this.repo.gitDir } : {}),
         ...(this.config.maxInputSize > 0 ? { maxInputSize: this.config.maxInputSize } : {}),
         keep: `receive-pack ${process.pid} on ${hostname()}`,
+        // With no ref to stop at, the connectivity walk would read everything pushed (~1 s on
+        // gitoxide's 130k objects): whether the pack links only to its own objects is found on
+        // the resolving threads instead. A shallow push's pack names what it leaves out.
+        observeSelfContained: this.clientShallow.length === 0 && knownTips(this).length === 0,
         fixThin: this.options.rejectThin !== true,
         threads: this.options.threads,
         signal: this.options.signal,
@@ -376,6 +386,14 @@ export class ReceiveSession {
         onMessage: (line) => this.tell(`${line}\n`),
       });
       progress.finish();
+      if (received.selfContained === true && received.packPath !== undefined) {
+        const index = PackIndex.open(received.packPath.replace(/\.pack$/, '.idx'), this.hashLength);
+        try {
+          for (const c of commands) if (c.newId !== this.zeroId && index.find(this.id(c.newId)) >= 0) this.inSelfContainedPack.add(c.newId);
+        } finally {
+          index.close();
+        }
+      }
       if (received.keepPath !== undefined) {
         // It moves with the pack; the name it will have then is the one to remove.
         this.keepPath = received.keepPath.replace(quarantine.path, quarantine.objectsDir);

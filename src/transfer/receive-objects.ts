@@ -55,6 +55,12 @@ export interface ReceiveObjectsOptions {
    * then needs no walk to know that what it received is connected.
    */
   checkSelfContained?: boolean | undefined;
+  /**
+   * Find out whether a pack kept is self-contained, as `checkSelfContained` does, without failing
+   * the pack for what the look finds (a link to an object that is nowhere just makes it not
+   * self-contained): for receive-pack, whose connectivity walk judges the push as git's does.
+   */
+  observeSelfContained?: boolean | undefined;
   /** Complete a thin pack from the repository's objects (default true; git's --reject-thin-pack-for-testing is false). */
   fixThin?: boolean | undefined;
   threads?: number | undefined;
@@ -74,7 +80,7 @@ export interface ReceivedObjects {
   /** The pack's `.keep` file, for the caller to remove once the refs name the objects. */
   keepPath?: string | undefined;
   /**
-   * With `checkSelfContained`: true when the pack kept was complete (no base taken from the
+   * With `checkSelfContained` or `observeSelfContained`: true when the pack kept was complete (no base taken from the
    * repository) and every object its commits, trees and tags name is in it.
    */
   selfContained?: boolean | undefined;
@@ -165,7 +171,10 @@ export async function receiveObjects(repo: Repository, header: ConsumedPackHeade
   const types = options.strict;
   const strict = types !== undefined;
   let linksInPack: boolean | undefined;
-  const selfContained = options.checkSelfContained === true ? { selfContained: true, onSelfContained: (ok: boolean) => (linksInPack = ok) } : {};
+  const tell = (ok: boolean): void => {
+    linksInPack = ok;
+  };
+  const selfContained = options.checkSelfContained === true ? { selfContained: true, onSelfContained: tell } : options.observeSelfContained === true ? { observeSelfContained: true, onSelfContained: tell } : {};
   // git's --strict and --check-self-contained-and-connected both refuse a pack with an object twice.
   if (strict || options.checkSelfContained === true) indexOptions.strict = true;
   Object.assign(indexOptions, indexPackChecks({ repo, strict, fsckObjects: strict, ...selfContained, ...(types !== undefined && types !== '' ? { messageTypes: types } : {}), ...(options.baseDir !== undefined ? { baseDir: options.baseDir } : {}), onMessage: say }));
