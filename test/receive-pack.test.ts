@@ -177,6 +177,14 @@ test('a pack that leaves out what the new tip needs is refused ("missing necessa
   using repo = { r: Repository.openGitDir(path, { env: GIT_ENV }), [Symbol.dispose]() { this.r.close(); } };
   const missing = await receive(repo.r, pushRequest([`${zero} ${tip} refs/heads/main`], 'report-status', commitOnly));
   assert.deepEqual(missing.report, ['unpack ok', 'ng refs/heads/main missing necessary objects']);
+  // Every object but one blob, kept as a pack (above the unpack limit): whether it is
+  // self-contained is only observed while it is indexed, and the walk refuses it as git does.
+  const listed = git(src, ['rev-list', '--objects', 'main']).toString().trim().split('\n').map((l) => l.slice(0, 40));
+  const blob = listed.find((id) => git(src, ['cat-file', '-t', id]).toString().trim() === 'blob') as string;
+  assert.ok(listed.length > 100);
+  const lacking = git(src, ['pack-objects', '--stdout'], `${listed.filter((id) => id !== blob).join('\n')}\n`);
+  const holed = await receive(repo.r, pushRequest([`${zero} ${tip} refs/heads/main`], 'report-status', lacking));
+  assert.deepEqual(holed.report, ['unpack ok', 'ng refs/heads/main missing necessary objects']);
   const whole = git(src, ['pack-objects', '--revs', '--stdout'], 'main\n');
   const truncated = await receive(repo.r, pushRequest([`${zero} ${tip} refs/heads/main`], 'report-status', whole.subarray(0, whole.length >> 1)));
   assert.equal(truncated.report[1], 'ng refs/heads/main unpacker error');
