@@ -3,7 +3,8 @@ import { throwIfAborted } from '../errors/packwright-error.js';
 import type { StoreHandle } from '../odb/store-handle.js';
 import { type ObjectLocations } from '../walk/locate-objects.js';
 import { findBitmapSets, wholePackOf } from '../walk/bitmap-walk.js';
-import { planPack } from './pack-plan.js';
+import { planPackSteps } from './pack-plan.js';
+import { drainSliced } from '../walk/sliced-steps.js';
 import { WorkerPool } from '../workers/worker-pool.js';
 import type { CreateTasks } from './create-tasks.js';
 import { CREATE_WORKER } from './delta-search.js';
@@ -111,14 +112,15 @@ async function createPackWith(options: CreatePackOptions, pools: LazyPool, threa
 
   // Planning: what stored data to copy.
   const reuseObject = options.reuseObject !== false;
-  const plan = planPack(table, listed, locations, {
+  // In slices: a server plans the packs of many requests on one event loop.
+  const plan = await drainSliced(planPackSteps(table, listed, locations, {
     reuseObject,
     reuseDelta: reuseObject && options.reuseDelta !== false,
     thin: options.thin === true,
     depth: options.depth ?? 50,
     receiverHas: counted.receiverHas,
     ...(counted.packReused.verbatim > 0 && counted.packReused.pack !== undefined ? { verbatim: { pack: counted.packReused.pack, count: counted.packReused.verbatim } } : {}),
-  });
+  }), options.signal, 'making the pack');
   check();
   times.planning = lap();
 

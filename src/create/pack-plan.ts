@@ -3,6 +3,7 @@ import { isPackwrightError } from '../errors/packwright-error.js';
 import type { StorePack } from '../odb/store-pack.js';
 import { Flag, type ObjectTable } from '../walk/object-table.js';
 import { LOOSE, type ObjectLocations } from '../walk/locate-objects.js';
+import { drain, type Steps } from '../walk/sliced-steps.js';
 
 /** How an object goes into the pack being made. */
 export const Entry = {
@@ -89,6 +90,11 @@ export interface PackPlan {
  * `depth` and cycles (A a delta of B in one pack, B of A in another) are broken by recompressing.
  */
 export function planPack(table: ObjectTable, listed: Int32Array, locations: ObjectLocations, options: PlanOptions): PackPlan {
+  return drain(planPackSteps(table, listed, locations, options));
+}
+
+/** `planPack` as steps (a few thousand entries each), for createPack on an event loop (`drainSliced`). */
+export function* planPackSteps(table: ObjectTable, listed: Int32Array, locations: ObjectLocations, options: PlanOptions): Steps<PackPlan> {
   const n = table.count;
   const plan: PackPlan = {
     kind: new Uint8Array(n),
@@ -105,7 +111,9 @@ export function planPack(table: ObjectTable, listed: Int32Array, locations: Obje
   if (options.reuseDelta) choosePackCopies(locations, header);
   if (options.verbatim !== undefined) takeRunCopies(locations, options.verbatim);
   const byPack: number[][] = locations.packs.map(() => []);
-  for (const o of listed) {
+  for (let i = 0; i < listed.length; i++) {
+    if ((i & 8191) === 0) yield;
+    const o = listed[i] as number;
     const k = locations.pack[o] as number;
     if (k === LOOSE || !options.reuseObject) plan.kind[o] = Entry.RECOMPRESS;
     if (k >= 0) (byPack[k] as number[]).push(o);
@@ -116,11 +124,17 @@ export function planPack(table: ObjectTable, listed: Int32Array, locations: Obje
     const index = pack.index;
     const file = pack.open().file;
     const { offsets } = index.packOrder();
+    yield;
     // Object numbers by the pack-order rank of their entry: the pass below walks the pack front to
     // back, which is also the writing order for what this pack gives.
     const rankOf = index.packRanks();
+    yield;
     const atRank = new Int32Array(index.count).fill(-1);
-    for (const o of objects) atRank[rankOf[locations.position[o] as number] as number] = o;
+    for (let i = 0; i < objects.length; i++) {
+      if ((i & 8191) === 0) yield;
+      const o = objects[i] as number;
+      atRank[rankOf[locations.position[o] as number] as number] = o;
+    }
     const planEntry = (o: number, r: number): void => {
       const offset = offsets[r] as number;
       file.readEntryHeader(offset, header);
@@ -165,6 +179,7 @@ export function planPack(table: ObjectTable, listed: Int32Array, locations: Obje
     for (let r = 0; r < run; r++) if ((atRank[r] as number) < 0 || plan.kind[atRank[r] as number] === Entry.RECOMPRESS) run = r;
     if (run > 0) plan.verbatim = { pack: k, count: run, end: run < offsets.length ? (offsets[run] as number) : file.dataEnd };
     for (let r = 0; r < atRank.length; r++) {
+      if ((r & 2047) === 0) yield;
       const o = atRank[r] as number;
       if (o < 0) continue;
       plan.order[written++] = o;
@@ -188,7 +203,7 @@ export function planPack(table: ObjectTable, listed: Int32Array, locations: Obje
     }
   }
   for (const o of listed) if (locations.pack[o] === LOOSE) plan.order[written++] = o;
-  breakLongChains(plan, listed, options.depth);
+  yield* breakLongChainsSteps(plan, listed, options.depth);
   return plan;
 }
 
@@ -256,13 +271,21 @@ function copyScore(locations: ObjectLocations, k: number, position: number, head
  * objects changed. Iterative: chains may be thousands long in a pathological pack.
  */
 export function breakLongChains(plan: PackPlan, listed: Int32Array, maxDepth: number): number[] {
+  return drain(breakLongChainsSteps(plan, listed, maxDepth));
+}
+
+/** `breakLongChains` as steps (a few thousand objects each), for planPackSteps. */
+function* breakLongChainsSteps(plan: PackPlan, listed: Int32Array, maxDepth: number): Steps<number[]> {
   const UNKNOWN = 0xffff;
   const VISITING = 0xfffe;
   const { kind, base, depth } = plan;
   const broken: number[] = [];
   for (const o of listed) depth[o] = kind[o] === Entry.COPY_DELTA || kind[o] === Entry.NEW_DELTA ? UNKNOWN : 0;
+  yield;
   const chain: number[] = [];
-  for (const start of listed) {
+  for (let i = 0; i < listed.length; i++) {
+    if ((i & 8191) === 0) yield;
+    const start = listed[i] as number;
     if (depth[start] !== UNKNOWN) continue;
     // Walk down to a known depth (or a cycle), then assign on the way back up.
     let o = start;

@@ -274,24 +274,44 @@ export class TreeLister {
 
   /** Lists the tree `root` and what it reaches, under `rootPath` ('' for a commit's tree). */
   listTree(root: number, rootPath: Uint8Array): void {
+    if (this.beginTree(root, rootPath)) this.listEntries(Infinity);
+  }
+
+  /**
+   * Lists `root` itself and enters it; true when its entries are then to be listed
+   * (`listEntries`), false when there is nothing more to do for it.
+   */
+  beginTree(root: number, rootPath: Uint8Array): boolean {
     const t = this.source.table;
-    const withPaths = this.withPaths;
-    const buildPaths = this.buildPaths;
-    const spec = this.spec;
-    if (t.is(root, Flag.SEEN | Flag.UNINTERESTING)) return;
+    if (t.is(root, Flag.SEEN | Flag.UNINTERESTING)) return false;
     if (this.includeTree !== undefined && !this.includeTree(root)) {
       t.mark(root, Flag.SEEN);
-      return;
+      return false;
     }
     // Without paths, an end of 1 stands for "some path": only whether a path is empty matters.
-    const rootEnd = buildPaths ? this.setPath(0, rootPath, 0, rootPath.length, false) : Math.min(rootPath.length, 1);
+    const rootEnd = this.buildPaths ? this.setPath(0, rootPath, 0, rootPath.length, false) : Math.min(rootPath.length, 1);
     // A tip's name counts in its entries' hashes, as git's path does; a commit's root is "".
     const rootHash = rootPath.length > 0 ? nameHash(rootPath) : 0;
     // The root is listed whatever the pathspec says (git shows it before looking at entries),
     // against the root listed before it.
-    if (!this.enter(root, rootEnd, rootHash, t.is(root, Flag.PROMISOR), spec === undefined, this.lastRoot)) return;
+    if (!this.enter(root, rootEnd, rootHash, t.is(root, Flag.PROMISOR), this.spec === undefined, this.lastRoot)) return false;
     this.lastRoot = root;
+    return true;
+  }
+
+  /**
+   * Lists the entries of the trees entered, depth first; true once the tree `beginTree` entered
+   * is done, false after `budget` steps (a tree entered or finished is a step) with the rest kept
+   * for the next call: a first commit's tree is the whole repository, ~60 ms of gitoxide's, and a
+   * server lets other requests in between (listSteps).
+   */
+  listEntries(budget: number): boolean {
+    const t = this.source.table;
+    const withPaths = this.withPaths;
+    const buildPaths = this.buildPaths;
+    const spec = this.spec;
     while (this.depth > 0) {
+      if (budget-- <= 0) return false;
       const frame = this.frames[this.depth - 1] as Frame;
       const c = frame.cursor;
       let descended = false;
@@ -346,6 +366,7 @@ export class TreeLister {
         this.depth--;
       }
     }
+    return true;
   }
 }
 
@@ -358,9 +379,12 @@ export function listObjects(walk: RevWalk, visit: ListVisitor, options: ListObje
   while (steps.next().done !== true);
 }
 
+/** Trees entered or finished between two yields of listSteps (~1-2 ms of gitoxide's). */
+const TREE_STEPS = 256;
+
 /**
- * `listObjects` a commit's tree at a time: it yields after each, so a caller on an event loop can
- * let it turn (walkObjectsSliced).
+ * `listObjects` in steps: it yields after each commit's tree, and every TREE_STEPS trees within
+ * one, so a caller on an event loop can let it turn (walkObjectsSliced).
  */
 export function* listSteps(walk: RevWalk, visit: ListVisitor, options: ListObjectsOptions = {}): Generator<void, void> {
   const withPaths = options.paths === true;
@@ -369,7 +393,7 @@ export function* listSteps(walk: RevWalk, visit: ListVisitor, options: ListObjec
   const lister = new TreeLister(walk, visit, withPaths, missingHandler(walk, missing), options.pathspec, options.includeTree);
   listCommitsAndPending(walk, visit, withPaths, lister);
   for (const n of walk.commits) {
-    lister.listTree(walk.treeOf(n), empty);
+    if (lister.beginTree(walk.treeOf(n), empty)) while (!lister.listEntries(TREE_STEPS)) yield;
     yield;
   }
 }

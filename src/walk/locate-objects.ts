@@ -1,6 +1,7 @@
 import type { StorePack } from '../odb/store-pack.js';
 import type { StoreHandle } from '../odb/store-handle.js';
 import { Flag, type ObjectTable } from './object-table.js';
+import { drain, type Steps } from './sliced-steps.js';
 
 /** Where each listed object of a table is stored. */
 export interface ObjectLocations {
@@ -31,6 +32,11 @@ const BLOCK = 4096;
  * (loose objects, a pack added since), and what the store lacks gets Flag.MISSING and NOWHERE.
  */
 export function locateObjects(handle: StoreHandle, table: ObjectTable): ObjectLocations {
+  return drain(locateObjectsSteps(handle, table));
+}
+
+/** `locateObjects` as steps (a block of index ids each), for a caller on an event loop (`drainSliced`). */
+export function* locateObjectsSteps(handle: StoreHandle, table: ObjectTable): Steps<ObjectLocations> {
   const H = table.hashLength;
   const n = table.count;
   const pack = new Int32Array(n).fill(NOWHERE);
@@ -48,6 +54,7 @@ export function locateObjects(handle: StoreHandle, table: ObjectTable): ObjectLo
     const k = packs.length;
     let used = false;
     for (const { first, count, ids } of index.idBlocks(BLOCK, scratch)) {
+      yield;
       for (let j = 0; j < count; j++) {
         const o = table.find(ids, j * H);
         if (o < 0 || !table.is(o, wanted)) continue;
@@ -71,6 +78,8 @@ export function locateObjects(handle: StoreHandle, table: ObjectTable): ObjectLo
     if (pack[o] !== NOWHERE || !table.is(o, wanted)) continue;
     unplaced--;
     placeByLookup(handle, table, located, o, true);
+    // A loose object costs a file lookup or two.
+    if ((unplaced & 255) === 0) yield;
   }
   return located;
 }

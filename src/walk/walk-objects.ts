@@ -12,7 +12,8 @@ import { PackwrightError, throwIfAborted } from '../errors/packwright-error.js';
 import { toHex } from '../hash/hex.js';
 import { OBJ_BLOB, OBJ_TREE } from '../objects/object-type.js';
 import { checkMissing, listObjects, listSteps, type ListVisitor } from './list-objects.js';
-import { locateObjects, type ObjectLocations } from './locate-objects.js';
+import { locateObjectsSteps, type ObjectLocations } from './locate-objects.js';
+import { drain, drainSliced, type Steps } from './sliced-steps.js';
 import { Flag, type ObjectTable } from './object-table.js';
 import { RevWalk, type MissingAction } from './rev-walk.js';
 import { listObjectsParallel } from './list-objects-parallel.js';
@@ -153,13 +154,11 @@ export function walkObjects(handle: StoreHandle, tips: readonly RevTip[], option
   return { ...walked, order, omitted: Int32Array.from(omitted) };
 }
 
-/** The tree walk of `walkObjectsSliced` gives the event loop a turn at least this often (ms). */
-const SLICE_MS = 20;
-
 /**
  * `walkObjects` for callers on an event loop (createPack on one thread): the same objects in the
- * same order, the tree walk broken into slices between commits' trees, with a turn of the event
- * loop and an abort check after each. (The commit walk before it runs in one go.)
+ * same order, the tree walk and the pass over the indexes broken into slices (between commits'
+ * trees, between blocks of index ids), with a turn of the event loop and an abort check after
+ * each. (The commit walk before them runs in one go.)
  */
 export async function walkObjectsSliced(handle: StoreHandle, tips: readonly RevTip[], options: Omit<WalkObjectsOptions, 'visit' | 'paths' | 'pathspec'> = {}): Promise<WalkedObjects> {
   const walk = walkCommitsForListing(handle, tips, options);
@@ -168,16 +167,12 @@ export async function walkObjectsSliced(handle: StoreHandle, tips: readonly RevT
     listed.push(n);
     if ((listed.length & 4095) === 0) options.onProgress?.(listed.length);
   };
-  let sliceStart = performance.now();
   const includeTree = options.trees === 'tips' ? tipTreesOnly(walk) : undefined;
-  for (const _ of listSteps(walk, visit, { missing: options.missing ?? 'error', ...(includeTree !== undefined ? { includeTree } : {}) })) {
-    if (performance.now() - sliceStart >= SLICE_MS) {
-      await new Promise<void>((resolve) => setImmediate(resolve));
-      throwIfAborted(options.signal, 'the walk');
-      sliceStart = performance.now();
-    }
-  }
-  return locateListed(handle, walk, listed, options);
+  const steps = function* (): Steps<WalkedObjects> {
+    yield* listSteps(walk, visit, { missing: options.missing ?? 'error', ...(includeTree !== undefined ? { includeTree } : {}) });
+    return yield* locateListedSteps(handle, walk, listed, options);
+  };
+  return drainSliced(steps(), options.signal, 'the walk');
 }
 
 /**
@@ -292,9 +287,14 @@ function coverStore(handle: StoreHandle, walk: RevWalk): void {
 
 /** The pass over the indexes, then the listed objects less the missing ones (or the error for one). */
 export function locateListed(handle: StoreHandle, walk: RevWalk, listed: readonly number[], options: WalkObjectsOptions): WalkedObjects {
+  return drain(locateListedSteps(handle, walk, listed, options));
+}
+
+/** `locateListed` as steps, for `walkObjectsSliced`. */
+function* locateListedSteps(handle: StoreHandle, walk: RevWalk, listed: readonly number[], options: WalkObjectsOptions): Steps<WalkedObjects> {
   throwIfAborted(options.signal, 'the walk');
   const table = walk.table;
-  const locations = locateObjects(handle, table);
+  const locations = yield* locateObjectsSteps(handle, table);
   const missing: number[] = [...walk.missing];
   const order = leaveOutMissing(walk, listed, options, missing, new Set(walk.missing));
   return { walk, table, order, locations, missing };
