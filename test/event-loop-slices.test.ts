@@ -5,6 +5,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { git, tempDir } from './helpers/git.js';
 import { drainSliced, SliceClock, SLICE_MS, type Steps } from '../src/walk/sliced-steps.js';
+import { PackSlots } from '../src/serve/index.js';
 import { isPackwrightError } from '../src/errors/index.js';
 import { Repository } from '../src/repo/index.js';
 import { RevArgs } from '../src/walk/index.js';
@@ -87,4 +88,30 @@ test('a pack written to a sink that never waits still gives the event loop turns
   } finally {
     r.close();
   }
+});
+
+test('PackSlots: at most `limit` at once, the rest in order, an abort while waiting takes no slot', async () => {
+  const slots = new PackSlots(2);
+  const a = await slots.acquire();
+  const b = await slots.acquire();
+  const order: string[] = [];
+  const c = slots.acquire().then((release) => { order.push('c'); return release; });
+  const controller = new AbortController();
+  const d = slots.acquire(controller.signal);
+  const e = slots.acquire().then((release) => { order.push('e'); return release; });
+  assert.deepEqual(slots.counts, { used: 2, waiting: 3 });
+  controller.abort();
+  await assert.rejects(d, (err) => isPackwrightError(err, 'ABORTED'));
+  assert.deepEqual(slots.counts, { used: 2, waiting: 2 });
+  a();
+  a(); // once only
+  const releaseC = await c;
+  assert.deepEqual(order, ['c']);
+  b();
+  const releaseE = await e;
+  assert.deepEqual(order, ['c', 'e']);
+  releaseC();
+  releaseE();
+  assert.deepEqual(slots.counts, { used: 0, waiting: 0 });
+  assert.throws(() => new PackSlots(0), RangeError);
 });

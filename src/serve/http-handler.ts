@@ -2,15 +2,20 @@ import { setMaxListeners } from 'node:events';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { writtenSink } from '../protocol/pkt-line.js';
 import { serveSmartHttp, type GitHttpResponse, type SmartHttpOptions } from './smart-http.js';
+import { PackSlots } from './pack-slots.js';
+import { availableParallelism } from 'node:os';
 
 /**
  * A `node:http` request handler serving git's smart HTTP protocol (see serveSmartHttp): mount it
  * on a server, or call it from a framework's route. The URL's path (decoded) goes to
  * `options.repository`. A client that goes away mid-answer aborts its pack and frees what it held.
+ * Its requests make at most `maxConcurrentPacks` packs at once (PackSlots).
  */
 export function createGitHttpHandler(options: SmartHttpOptions): (req: IncomingMessage, res: ServerResponse) => Promise<void> {
   // Each request in progress listens to the server's signal: as many listeners as requests.
   if (options.signal !== undefined) setMaxListeners(0, options.signal);
+  const limit = options.maxConcurrentPacks ?? Math.max(2, 2 * availableParallelism());
+  if (options.packSlots === undefined && limit !== Infinity) options = { ...options, packSlots: new PackSlots(limit) };
   return async (req, res) => {
     const controller = new AbortController();
     const gone = (): void => {

@@ -13,3 +13,4 @@ export type { GitDaemonOptions } from './git-daemon.js';
 export { serveSmartHttp } from './smart-http.js';
 export type { Authorization, GitHttpRequest, GitHttpResponse, GitService, Pusher, SmartHttpOptions } from './smart-http.js';
 export { createGitHttpHandler } from './http-handler.js';
+export { PackSlots } from './pack-slots.js';

@@ -2,6 +2,7 @@
 // request (method, path, query, three headers, a body) in, a status, headers and a body out. The
 // node:http handler (http-handler.ts) and the CGI program (`packwright http-backend`) are both
 // this function behind an adapter.
+import type { PackSlots } from './pack-slots.js';
 import { nodeZlib } from '../zlib/node-zlib.js';
 import { Readable } from 'node:stream';
 import { isPackwrightError } from '../errors/packwright-error.js';
@@ -80,6 +81,16 @@ export interface SmartHttpOptions {
    */
   authorize?: ((service: GitService, repository: Repository, path: string, request: GitHttpRequest) => Authorization | Promise<Authorization>) | undefined;
   threads?: number | undefined;
+  /**
+   * Packs made at once by this handler's upload-packs, the rest waiting their turn (see
+   * PackSlots): `createGitHttpHandler` makes them from `maxConcurrentPacks`.
+   */
+  packSlots?: PackSlots | undefined;
+  /**
+   * With `createGitHttpHandler`: how many packs its requests make at once (default: twice the
+   * cores, at least 2); Infinity for no limit.
+   */
+  maxConcurrentPacks?: number | undefined;
   signal?: AbortSignal | undefined;
   agent?: string | undefined;
   /** What upload-pack and receive-pack would write to their stderr (a web server's error log). */
@@ -147,7 +158,7 @@ export async function serveSmartHttp(request: GitHttpRequest, response: GitHttpR
   }
   const pusher = typeof decision === 'object' && 'pusher' in decision ? decision.pusher : undefined;
   const protocol = requestedProtocolVersion(request.gitProtocol);
-  const common = { output: response.write, reusableOutput: response.reusable === true, stderr: options.onStderr, protocol, threads: options.threads, signal: options.signal, agent: options.agent };
+  const common = { output: response.write, reusableOutput: response.reusable === true, stderr: options.onStderr, protocol, threads: options.threads, packSlots: options.packSlots, signal: options.signal, agent: options.agent };
   if (matched.route === 'info-refs') {
     await response.start(200, 'OK', [...NO_CACHE, ['Content-Type', `application/x-git-${service}-advertisement`]]);
     if (protocol !== 2) {

@@ -1,3 +1,4 @@
+import type { PackSlots } from './pack-slots.js';
 import { isPackwrightError, PackwrightError } from '../errors/packwright-error.js';
 import { tryFromHex, toHex } from '../hash/hex.js';
 import { OBJ_COMMIT } from '../objects/object-type.js';
@@ -47,6 +48,8 @@ export interface UploadSessionOptions {
    */
   timeout?: number | undefined;
   threads?: number | undefined;
+  /** Shared by the requests of one server: the pack waits for a slot (see PackSlots). */
+  packSlots?: PackSlots | undefined;
   signal?: AbortSignal | undefined;
   agent?: string | undefined;
 }
@@ -544,7 +547,9 @@ export class UploadSession {
         if (Date.now() - this.lastOutput >= this.config.keepAlive * 1000) this.emit(Buffer.from('0005\u0001', 'latin1')).catch(() => {});
       }, 1000)
       : undefined;
+    let release: (() => void) | undefined;
     try {
+      release = await this.options.packSlots?.acquire(this.signal);
       const result = await createPack({
         ...settings,
         ...(threads !== undefined ? { threads } : {}),
@@ -565,6 +570,7 @@ export class UploadSession {
         signal: this.signal,
         onProgress: meter.onProgress,
       });
+      release?.();
       meter.finish();
       meter.total(result.stats);
       if (sideband !== 0) this.writer.flush();
@@ -578,6 +584,7 @@ export class UploadSession {
       else this.options.stderr?.(`${message}\n`);
       throw new PackwrightError(isPackwrightError(e) ? e.code : 'WORKER_FAILED', `git upload-pack: ${message}`, { cause: e });
     } finally {
+      release?.();
       if (keepAlive !== undefined) clearInterval(keepAlive);
     }
   }
