@@ -58,15 +58,11 @@ for (const format of ['sha1', 'sha256'] as Format[]) {
   });
 }
 
-test('a clone that fails leaves nothing behind, and refuses a destination that is not empty', async () => {
-  using dir = tempDir();
-  const src = makeHistoryRepo(dir.path, 'sha1');
-  const busy = join(dir.path, 'busy');
-  mkdirSync(busy);
-  writeFileSync(join(busy, 'file'), 'x');
-  await assert.rejects(cloneBare(src, { dir: busy }), (e) => isPackwrightError(e, 'INVALID_ARGUMENT'));
-  assert.ok(existsSync(join(busy, 'file')));
-  // A server that sends a broken pack: nothing is left where the clone was to go.
+/**
+ * A smart-HTTP server (protocol v2) on 127.0.0.1 that has `main` at `tip` and answers every fetch
+ * with `pack()` on band 1, whatever was asked: for clients facing a server that sends what it likes.
+ */
+async function packServer(tip: string, pack: () => Buffer): Promise<{ url: string; close(): Promise<void> }> {
   const http = createHttpServer((req, res) => {
     if (req.url?.includes('info/refs') === true) {
       res.setHeader('Content-Type', 'application/x-git-upload-pack-advertisement');
@@ -77,18 +73,37 @@ test('a clone that fails leaves nothing behind, and refuses a destination that i
     let body = '';
     req.on('data', (d: Buffer) => (body += d.toString('latin1')));
     req.on('end', () => {
-      if (body.includes('command=ls-refs')) res.end(Buffer.concat([encodePacket(`${'1'.repeat(40)} refs/heads/main\n`), FLUSH_PACKET]));
-      // A pack header of no object, and no trailer: cut short.
-      else res.end(Buffer.concat([encodePacket('packfile\n'), encodePacket(Buffer.concat([Buffer.from([1]), Buffer.from('PACK'), Buffer.from([0, 0, 0, 2, 0, 0, 0, 0])])), FLUSH_PACKET]));
+      if (body.includes('command=ls-refs')) {
+        res.end(Buffer.concat([encodePacket(`${tip} refs/heads/main\n`), FLUSH_PACKET]));
+        return;
+      }
+      const bytes = pack();
+      const bands: Buffer[] = [];
+      for (let at = 0; at < bytes.length; at += 65515) bands.push(encodePacket(Buffer.concat([Buffer.from([1]), bytes.subarray(at, at + 65515)])));
+      res.end(Buffer.concat([encodePacket('packfile\n'), ...bands, FLUSH_PACKET]));
     });
   });
   await new Promise<void>((ok) => http.listen(0, '127.0.0.1', ok));
+  return { url: `http://127.0.0.1:${(http.address() as AddressInfo).port}/x.git`, close: () => new Promise<void>((ok) => http.close(() => ok())) };
+}
+
+test('a clone that fails leaves nothing behind, and refuses a destination that is not empty', async () => {
+  using dir = tempDir();
+  const src = makeHistoryRepo(dir.path, 'sha1');
+  const busy = join(dir.path, 'busy');
+  mkdirSync(busy);
+  writeFileSync(join(busy, 'file'), 'x');
+  await assert.rejects(cloneBare(src, { dir: busy }), (e) => isPackwrightError(e, 'INVALID_ARGUMENT'));
+  assert.ok(existsSync(join(busy, 'file')));
+  // A server that sends a broken pack (a header of no object, and no trailer: cut short): nothing is
+  // left where the clone was to go.
+  const server = await packServer('1'.repeat(40), () => Buffer.concat([Buffer.from('PACK'), Buffer.from([0, 0, 0, 2, 0, 0, 0, 0])]));
   try {
     const dest = join(dir.path, 'broken.git');
-    await assert.rejects(cloneBare(`http://127.0.0.1:${(http.address() as AddressInfo).port}/x.git`, { dir: dest }), (e) => isPackwrightError(e, 'PACK_TRUNCATED'));
+    await assert.rejects(cloneBare(server.url, { dir: dest }), (e) => isPackwrightError(e, 'PACK_TRUNCATED'));
     assert.equal(existsSync(dest), false);
   } finally {
-    await new Promise((ok) => http.close(ok));
+    await server.close();
   }
 });
 
@@ -121,28 +136,9 @@ test('a clone trusts a pack that names only what it holds (git\'s check_self_con
   assert.equal(await receive(lacking, 'r-has-blob.git', [blob]), false);
   // A clone of each, over HTTP (protocol v2) from a server that answers with that pack.
   let pack = whole;
-  const http = createHttpServer((req, res) => {
-    if (req.url?.includes('info/refs') === true) {
-      res.setHeader('Content-Type', 'application/x-git-upload-pack-advertisement');
-      res.end(Buffer.concat([encodePacket('version 2\n'), encodePacket('object-format=sha1\n'), encodePacket('ls-refs\n'), encodePacket('fetch\n'), FLUSH_PACKET]));
-      return;
-    }
-    res.setHeader('Content-Type', 'application/x-git-upload-pack-result');
-    let body = '';
-    req.on('data', (d: Buffer) => (body += d.toString('latin1')));
-    req.on('end', () => {
-      if (body.includes('command=ls-refs')) {
-        res.end(Buffer.concat([encodePacket(`${main} refs/heads/main\n`), FLUSH_PACKET]));
-        return;
-      }
-      const bands: Buffer[] = [];
-      for (let at = 0; at < pack.length; at += 65515) bands.push(encodePacket(Buffer.concat([Buffer.from([1]), pack.subarray(at, at + 65515)])));
-      res.end(Buffer.concat([encodePacket('packfile\n'), ...bands, FLUSH_PACKET]));
-    });
-  });
-  await new Promise<void>((ok) => http.listen(0, '127.0.0.1', ok));
+  const server = await packServer(main, () => pack);
   try {
-    const url = `http://127.0.0.1:${(http.address() as AddressInfo).port}/x.git`;
+    const url = server.url;
     await cloneBare(url, { dir: join(dir.path, 'whole.git') });
     git(join(dir.path, 'whole.git'), ['fsck', '--full', '--no-dangling']);
     pack = lacking;
@@ -150,6 +146,6 @@ test('a clone trusts a pack that names only what it holds (git\'s check_self_con
     await assert.rejects(cloneBare(url, { dir: dest }), (e) => isPackwrightError(e, 'OBJECT_NOT_FOUND'));
     assert.equal(existsSync(dest), false);
   } finally {
-    await new Promise((ok) => http.close(ok));
+    await server.close();
   }
 });
