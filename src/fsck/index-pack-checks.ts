@@ -258,7 +258,7 @@ function linksOutside(objects: IndexedObjects, found: CheckFindings): number {
   const inPackOf = new Int32Array(unknown.length / H);
   for (let u = 0; u < inPackOf.length; u++) {
     inPackOf[u] = objects.table.find(unknown, u * H);
-    if (inPackOf[u] as number < 0) return Infinity;
+    if ((inPackOf[u] as number) < 0) return Infinity;
   }
   let mismatch = false;
   forEachRecord(found.links, (records, p) => {
