@@ -6,6 +6,7 @@ import { compareEntry, isTreeEntry, sharedEntries, TreeShapes, type Slab, type T
 import { Flag, foldNameHash, nameHash, type ObjectTable } from './object-table.js';
 import { ALL_INTERESTING, NOT_INTERESTING, type Pathspec } from '../objects/pathspec.js';
 import { notFoundError, type MissingAction, type RevWalk } from './rev-walk.js';
+import { drain, type Steps } from './sliced-steps.js';
 
 /**
  * Called for each object listed, in git's order. `path` (only when asked for) is a view of the
@@ -375,8 +376,7 @@ export class TreeLister {
  * and tips, then each commit's tree (see TreeLister).
  */
 export function listObjects(walk: RevWalk, visit: ListVisitor, options: ListObjectsOptions = {}): void {
-  const steps = listSteps(walk, visit, options);
-  while (steps.next().done !== true);
+  drain(listSteps(walk, visit, options));
 }
 
 /** Trees entered or finished between two yields of listSteps (~1-2 ms of gitoxide's). */
@@ -386,7 +386,7 @@ const TREE_STEPS = 256;
  * `listObjects` in steps: it yields after each commit's tree, and every TREE_STEPS trees within
  * one, so a caller on an event loop can let it turn (walkObjectsSliced).
  */
-export function* listSteps(walk: RevWalk, visit: ListVisitor, options: ListObjectsOptions = {}): Generator<void, void> {
+export function* listSteps(walk: RevWalk, visit: ListVisitor, options: ListObjectsOptions = {}): Steps<void> {
   const withPaths = options.paths === true;
   const missing = options.missing ?? 'error';
   const empty = new Uint8Array(0);
