@@ -6,6 +6,7 @@ import type { CreateTasks } from './create-tasks.js';
 import { searchSteps, type DeltaResults, type DeltaSegment } from './delta-window.js';
 import { NOWHERE, type ObjectLocations } from '../walk/locate-objects.js';
 import { Flag, type ObjectTable } from '../walk/object-table.js';
+import { SliceClock } from '../walk/sliced-steps.js';
 import { OBJ_BLOB, OBJ_TREE, typeNumber } from '../objects/object-type.js';
 import { breakLongChains, Entry, type PackPlan } from './pack-plan.js';
 import { readObject, type NewDeltas } from './write-pack.js';
@@ -44,8 +45,6 @@ export interface DeltaSearchOptions {
 const MIN_SIZE = 50;
 /** git's pack.deltaCacheSize default: compressed new deltas kept for writing. */
 const DELTA_CACHE_SIZE = 256 * 1024 * 1024;
-/** On this thread, the event loop gets a turn at least this often (ms) during the search. */
-const SLICE_MS = 20;
 /** Below this many candidates, threads cost more to start than they save. */
 const PARALLEL_MIN = 2000;
 /** Segments per thread: a thread that finishes early takes the next one (work stealing by queue). */
@@ -144,21 +143,25 @@ export async function searchDeltas(options: DeltaSearchOptions): Promise<void> {
   const threads = Math.max(1, options.threads);
   if (threads === 1 || total < PARALLEL_MIN) {
     const read = (i: number): Buffer => readObject(options.handle, table, locations, pool[i] as number).data;
-    // On this thread: a step at a time, letting the event loop turn every SLICE_MS.
+    // On this thread: a step at a time, letting the event loop turn once this search has had its
+    // share of the slice (SliceClock: a server searches for many requests on one loop).
     const steps = searchSteps(segmentOf(0, total), read, () => options.signal?.aborted === true);
-    let sliceStart = performance.now();
+    const clock = new SliceClock();
     let r: DeltaResults;
-    for (;;) {
-      const step = steps.next();
-      if (step.done === true) {
-        r = step.value;
-        break;
+    try {
+      for (;;) {
+        const step = steps.next();
+        if (step.done === true) {
+          r = step.value;
+          break;
+        }
+        if (clock.due) {
+          options.onProgress?.(step.value, total);
+          await clock.turn();
+        }
       }
-      if (performance.now() - sliceStart >= SLICE_MS) {
-        options.onProgress?.(step.value, total);
-        await new Promise<void>((resolve) => setImmediate(resolve));
-        sliceStart = performance.now();
-      }
+    } finally {
+      clock.close();
     }
     throwIfAborted(options.signal, 'delta compression');
     apply(0, r);
