@@ -99,7 +99,7 @@ export function indexPackChecks(options: IndexPackCheckOptions): Pick<IndexPackO
       const found = mergeCheckFindings(pack.visits as CheckFindings[], objects.H);
       if (fsckObjects) reportFindings(objects, found, rules, say);
       if (linksChecked) {
-        const outside = checkLinks(objects, found, options.repo, observeOnly);
+        const outside = observeOnly ? linksOutside(objects, found) : checkLinks(objects, found, options.repo);
         if (options.selfContained === true || options.observeSelfContained === true) options.onSelfContained?.(outside === 0);
       }
     } finally {
@@ -208,14 +208,11 @@ function reportFindings(objects: IndexedObjects, found: CheckFindings, rules: Fs
 /**
  * `--strict`: every object a commit, tree or tag of the pack names is in the pack with the type
  * the link says, or in the repository (git's mark_link and check_objects, in their words).
- * Returns how many named objects are outside the pack (git's foreign_nr). With `observe`, nothing
- * throws: an object that did not parse or a link that fails gives Infinity (not self-contained),
- * and the first link outside the pack ends the look.
+ * Returns how many named objects are outside the pack (git's foreign_nr).
  */
-function checkLinks(objects: IndexedObjects, found: CheckFindings, repo: Repository | undefined, observe = false): number {
+function checkLinks(objects: IndexedObjects, found: CheckFindings, repo: Repository | undefined): number {
   const H = objects.H;
   const { unknown } = found.links;
-  if (observe) return linksOutside(objects, found);
   if (found.treeErrors.length > 0) {
     const [k] = found.treeErrors[0] as [number, string];
     throw new PackwrightError('OBJECT_CORRUPT', `Not all child objects of ${objects.hex(k)} are reachable`);
@@ -250,7 +247,11 @@ function checkLinks(objects: IndexedObjects, found: CheckFindings, repo: Reposit
   return outside.count;
 }
 
-/** checkLinks' look without the repository: 0 when every link is in the pack with its type and every object parsed, else Infinity. */
+/**
+ * checkLinks' look for `observeSelfContained`, where nothing throws: 0 when every object parsed
+ * and every link is in the pack with its type, else Infinity (the first link outside the pack
+ * ends the look).
+ */
 function linksOutside(objects: IndexedObjects, found: CheckFindings): number {
   if (found.treeErrors.length > 0 || found.findings.some((f) => f.severity === 'error')) return Infinity;
   const H = objects.H;
