@@ -18,6 +18,7 @@ import type { ResolveTasks } from '../src/resolve/resolve-tasks.js';
 import { bufferSource, fileSource, type PackSource } from '../src/resolve/pack-source.js';
 import { REGIONS_AHEAD, scanWithHelpers, splitScan } from '../src/resolve/parallel-scan.js';
 import { PackScanner, sizedFromHeader } from '../src/resolve/pack-scan.js';
+import { StreamSpool } from '../src/resolve/stream-spool.js';
 import { buildDeltaTree } from '../src/resolve/delta-tree.js';
 import { createBoard } from '../src/resolve/offer-board.js';
 import { Resolver } from '../src/resolve/resolver.js';
@@ -494,6 +495,59 @@ describe('index-pack in parallel', () => {
       }
     } finally {
       await pool.close();
+    }
+    rmSync(work, { recursive: true, force: true });
+  });
+  test('a received pack is split too: helpers scan regions already in the spool file while it arrives, giving the one-thread scan; what follows the trailer stays out', async () => {
+    const { work, pack } = repackedCopy(join(dir.path, 'spooled'), 30, ['-c', 'pack.threads=1', 'repack', '-adfq']);
+    const bytes = readFileSync(pack);
+    const one = await scanPack(bufferSource(bytes), { format: 'sha1' });
+    const pool = new WorkerPool<ResolveTasks>(new URL('../src/resolve/resolve-worker.js', import.meta.url), 2);
+    try {
+      const spoolPath = join(work, 'incoming.pack');
+      const fd = openSync(spoolPath, 'w+');
+      // 256-byte regions, so that this small pack has dozens.
+      const split = splitScan(pool, { format: 'sha1', path: spoolPath, dataEnd: Infinity }, 256);
+      // The pack arrives in 4 KiB chunks, then junk, and the sender never ends the stream. This
+      // thread holds off reading it back until a helper (booting meanwhile) has taken a region.
+      const input = new PassThrough();
+      const sent = Buffer.concat([bytes, Buffer.from('junk after the pack')]);
+      for (let at = 0; at < sent.length; at += 4096) input.write(sent.subarray(at, at + 4096));
+      const spool = new StreamSpool(input, fd, spoolPath, { onReceived: split.received });
+      const deadline = Date.now() + 20_000;
+      const slow: PackSource = { read: async (buf, offset, length) => {
+        while (!Array.from(split.claims).includes(2) && Date.now() < deadline) await new Promise((done) => setTimeout(done, 1));
+        return spool.read(buf, offset, length);
+      } };
+      const scan = await scanWithHelpers(new PackScanner(slow, { format: 'sha1', shared: true }), split);
+      const trailing = spool.stop(scan.end);
+      assert.equal(scan.count, one.count);
+      assert.deepEqual(Array.from(scan.offsets.subarray(0, scan.count + 1)), Array.from(one.offsets.subarray(0, one.count + 1)));
+      assert.deepEqual(Buffer.from(scan.ids.subarray(0, scan.count * 20)), Buffer.from(one.ids.subarray(0, one.count * 20)));
+      assert.deepEqual(Array.from(scan.crc32.subarray(0, scan.count)), Array.from(one.crc32.subarray(0, one.count)));
+      assert.deepEqual(Array.from(scan.ofsBase.subarray(0, scan.count)), Array.from(one.ofsBase.subarray(0, one.count)));
+      assert.deepEqual(scan.packHash, one.packHash);
+      assert.ok(Array.from(split.claims).includes(2), 'a helper claimed regions');
+      // What arrived after the trailer is reported, and the file holds the pack alone.
+      assert.ok('junk after the pack'.startsWith(trailing.toString()), trailing.toString());
+      assert.deepEqual(readFileSync(spoolPath), bytes);
+      input.destroy();
+    } finally {
+      await pool.close();
+    }
+    // Through indexPack at two threads: git's idx, from a stream given at once and one arriving slowly.
+    git(work, ['index-pack', '-o', join(work, 'git.idx'), pack]);
+    const slow = Readable.from((async function* () {
+      for (let at = 0; at < bytes.length; at += 64 << 10) {
+        yield bytes.subarray(at, at + (64 << 10));
+        await new Promise((done) => setTimeout(done, 1));
+      }
+    })());
+    for (const input of [Readable.from([bytes]), slow]) {
+      const r = await indexPack(input, { packPath: join(work, 'received.pack'), threads: 2 });
+      assert.deepEqual(r.index, readFileSync(join(work, 'git.idx')));
+      assert.deepEqual(readFileSync(join(work, 'received.pack')), bytes);
+      rmSync(join(work, 'received.pack'), { force: true });
     }
     rmSync(work, { recursive: true, force: true });
   });

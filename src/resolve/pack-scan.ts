@@ -133,6 +133,12 @@ export interface ScanOptions {
   signal?: AbortSignal | undefined;
   /** Work between turns of the event loop, in ms (default SLICE_MS). */
   sliceMs?: number | undefined;
+  /**
+   * A stream read ahead of the scan (stream-spool.ts) takes its chunks only in the event loop's
+   * turns: the scan gives it one this often, in ms, even while it has bytes to scan, so that the
+   * input runs ahead far enough for helper threads to scan regions of it.
+   */
+  inputTurnMs?: number | undefined;
   /** Progress of pass 1: entries done of total, and bytes read. */
   onProgress?: ((done: number, total: number, bytes: number) => void) | undefined;
   /** Name used in error messages. */
@@ -210,6 +216,8 @@ export class PackScanner {
   private pos = PACK_HEADER_LENGTH;
   /** When the scan next gives the event loop a turn (see slices.ts). */
   private yieldAt = performance.now() + SLICE_MS;
+  /** When the scan next gives a stream read ahead of it a turn (ScanOptions.inputTurnMs). */
+  private turnAt = 0;
 
   constructor(source: PackSource, private readonly options: ScanOptions) {
     this.name = options.name ?? '<pack>';
@@ -228,6 +236,11 @@ export class PackScanner {
   /** Entries declared by the header. */
   get declared(): number {
     return this.scan?.count ?? 0;
+  }
+
+  /** Every declared entry is scanned (only the trailer is left). */
+  get complete(): boolean {
+    return this.scan !== undefined && this.k >= this.scan.count;
   }
 
   async begin(): Promise<void> {
@@ -264,6 +277,10 @@ export class PackScanner {
     while (this.k < count && this.pos < stopAt) {
       const k = this.k;
       const pos = this.pos;
+      if ((k & 31) === 0 && options.inputTurnMs !== undefined && performance.now() >= this.turnAt) {
+        await yieldToEventLoop();
+        this.turnAt = performance.now() + options.inputTurnMs;
+      }
       if ((k & 1023) === 0) {
         options.onProgress?.(k, count, pos);
         // A file's scan never waits for input: give the event loop a turn now and then, so a

@@ -16,6 +16,11 @@ const REGION_BYTES = 2 << 20;
  * began, and 4 peaked at 646-665 MiB in all with pass 1 as fast as with 8 (6.3 s).
  */
 export const REGIONS_AHEAD = 4;
+/**
+ * Regions a received pack is cut into (of REGION_BYTES each, its size being unknown): 32 GiB.
+ * Past them the main thread scans alone.
+ */
+const STREAM_REGIONS = 16384;
 
 /** The helpers of a parallel pass 1, started before this thread's own scan. */
 export interface SplitScan {
@@ -27,6 +32,8 @@ export interface SplitScan {
   result(i: number): Promise<RegionScan | undefined>;
   /** Settles when every helper has finished. */
   done: Promise<void>;
+  /** A pack still arriving: tells the helpers how much of it is in the file now. */
+  received?: (bytes: number) => void;
 }
 
 /**
@@ -35,12 +42,22 @@ export interface SplitScan {
  * ahead of it (see scanRegionsAhead). `regionBytes` is the regions' size (tests make it small to
  * have many regions in a small pack).
  */
-export function splitScan(pool: WorkerPool<ResolveTasks>, base: Omit<RegionsRequest, 'bounds' | 'claims' | 'front' | 'window'>, regionBytes = REGION_BYTES): SplitScan {
-  const span = base.dataEnd - PACK_HEADER_LENGTH;
-  const regions = Math.ceil(span / regionBytes);
-  const count = Math.max(pool.size + 1, base.buffer !== undefined ? Math.min(256, regions) : regions);
-  const bounds = new Float64Array(new SharedArrayBuffer(8 * (count + 1)));
-  for (let i = 0; i <= count; i++) bounds[i] = PACK_HEADER_LENGTH + Math.floor((span * i) / count);
+export function splitScan(pool: WorkerPool<ResolveTasks>, base: Omit<RegionsRequest, 'bounds' | 'claims' | 'front' | 'window' | 'received'>, regionBytes = REGION_BYTES): SplitScan {
+  const stream = base.dataEnd === Infinity;
+  let count: number;
+  let bounds: Float64Array;
+  if (stream) {
+    // A pack still arriving (its size unknown): regions of regionBytes from the header on.
+    count = STREAM_REGIONS;
+    bounds = new Float64Array(new SharedArrayBuffer(8 * (count + 1)));
+    for (let i = 0; i <= count; i++) bounds[i] = PACK_HEADER_LENGTH + i * regionBytes;
+  } else {
+    const span = base.dataEnd - PACK_HEADER_LENGTH;
+    const regions = Math.ceil(span / regionBytes);
+    count = Math.max(pool.size + 1, base.buffer !== undefined ? Math.min(256, regions) : regions);
+    bounds = new Float64Array(new SharedArrayBuffer(8 * (count + 1)));
+    for (let i = 0; i <= count; i++) bounds[i] = PACK_HEADER_LENGTH + Math.floor((span * i) / count);
+  }
   const claims = new Int32Array(new SharedArrayBuffer(4 * count));
   claims[0] = CLAIM_MAIN;
   const front = new Int32Array(new SharedArrayBuffer(4));
@@ -55,7 +72,8 @@ export function splitScan(pool: WorkerPool<ResolveTasks>, base: Omit<RegionsRequ
       w(r);
     }
   };
-  const request: RegionsRequest = { ...base, bounds, claims, front, window: REGIONS_AHEAD * pool.size };
+  const received = stream ? new BigInt64Array(new SharedArrayBuffer(8)) : undefined;
+  const request: RegionsRequest = { ...base, bounds, claims, front, window: REGIONS_AHEAD * pool.size, ...(received !== undefined ? { received } : {}) };
   const helpers = Array.from({ length: pool.size }, (_, j) => pool.run(j, 'scan-regions', request, (m) => deliver(m.index, m.region)));
   const done = Promise.allSettled(helpers).then(() => {
     finished = true;
@@ -64,6 +82,13 @@ export function splitScan(pool: WorkerPool<ResolveTasks>, base: Omit<RegionsRequ
   });
   return {
     bounds, claims, front, done,
+    ...(received !== undefined ? {
+      received(bytes: number): void {
+        Atomics.store(received, 0, BigInt(bytes));
+        // Idle helpers wait on the front (scanRegionsAhead).
+        Atomics.notify(front, 0);
+      },
+    } : {}),
     result(i) {
       const r = results.get(i);
       if (r !== undefined || finished) {
@@ -80,7 +105,7 @@ export function splitScan(pool: WorkerPool<ResolveTasks>, base: Omit<RegionsRequ
  * region only if it starts exactly where this scan stands (otherwise scan it here too, which also
  * reports any error in it at its real offset).
  */
-export async function scanWithHelpers(scanner: PackScanner, split: SplitScan): Promise<PackScan> {
+export async function scanWithHelpers(scanner: PackScanner, split: SplitScan, helpWith: (declared: number) => boolean = () => true): Promise<PackScan> {
   const { bounds, claims, front } = split;
   const moveFront = (i: number): void => {
     Atomics.store(front, 0, i);
@@ -88,13 +113,17 @@ export async function scanWithHelpers(scanner: PackScanner, split: SplitScan): P
   };
   try {
     await scanner.begin();
-    for (let i = 1; i < claims.length; i++) {
+    // A received pack's count is known only now (the header was read).
+    const help = helpWith(scanner.declared);
+    for (let i = 1; help && i < claims.length && !scanner.complete; i++) {
       await scanner.scanUntil(bounds[i] as number);
       moveFront(i);
       if (Atomics.compareExchange(claims, i, 0, CLAIM_MAIN) === 0) continue;
       const r = await split.result(i);
       if (r !== undefined) await scanner.adopt(r);
     }
+    // Helpers still waiting (a received pack's regions past its end, or no help wanted) stop.
+    moveFront(claims.length);
     const scan = await scanner.finish();
     await split.done;
     return scan;

@@ -150,7 +150,15 @@ export interface RegionsRequest {
   front: Int32Array;
   /** Helpers claim regions at most this far past `front[0]`. */
   window: number;
+  /** Offset of the trailer; Infinity for a stream still arriving (see `received`). */
   dataEnd: number;
+  /**
+   * A pack still arriving (stream-spool.ts), cut into regions of one size: `received[0]` is how
+   * much of it is in the file. A region is claimed only once the file holds it and half a region
+   * more (for its last entry), and is scanned as if the pack ended where the file does then: an
+   * entry that runs past that fails the region, which the main thread then scans itself.
+   */
+  received?: BigInt64Array | undefined;
 }
 
 export const CLAIM_MAIN = 1;
@@ -168,23 +176,31 @@ const IDLE_WAIT_MS = 50;
  */
 export function scanRegionsAhead(req: RegionsRequest, onRegion: (index: number, r: RegionScan) => void): void {
   const count = req.bounds.length - 1;
-  const { claims, front } = req;
+  const { claims, front, bounds, received } = req;
   const scratch = { buf: new Uint8Array(0) };
   for (;;) {
     const at = Atomics.load(front, 0);
     if (at >= count - 1) return;
-    const last = Math.min(count - 1, at + req.window);
+    let last = Math.min(count - 1, at + req.window);
+    let dataEnd = req.dataEnd;
+    if (received !== undefined) {
+      const inFile = Number(Atomics.load(received, 0));
+      const slack = ((bounds[1] as number) - (bounds[0] as number)) / 2;
+      while (last > at && (bounds[last + 1] as number) + slack > inFile) last--;
+      dataEnd = Math.min(dataEnd, inFile - hashLength(req.format));
+    }
     let i = last;
     while (i > at && !(Atomics.load(claims, i) === 0 && Atomics.compareExchange(claims, i, 0, CLAIM_HELPER) === 0)) i--;
     if (i === at) {
-      // Nothing to claim: everything left is taken, or the window is full until the front moves.
+      // Nothing to claim: everything left is taken, or the window is full until the front moves
+      // (or, for a pack still arriving, until more of it does: the spool wakes us too).
       if (last === count - 1) return;
       Atomics.wait(front, 0, at, IDLE_WAIT_MS);
       continue;
     }
     const r = scanRegion({
       format: req.format, ...(req.detectCollisions === true ? { detectCollisions: true } : {}), path: req.path, ...(req.buffer !== undefined ? { buffer: req.buffer } : { scratch }),
-      from: req.bounds[i] as number, to: req.bounds[i + 1] as number, dataEnd: req.dataEnd,
+      from: bounds[i] as number, to: bounds[i + 1] as number, dataEnd,
     });
     onRegion(i, r);
   }
