@@ -84,9 +84,13 @@ export function splitScan(pool: WorkerPool<ResolveTasks>, base: Omit<RegionsRequ
     bounds, claims, front, done,
     ...(received !== undefined ? {
       received(bytes: number): void {
+        const before = Number(Atomics.load(received, 0));
         Atomics.store(received, 0, BigInt(bytes));
-        // Idle helpers wait on the front (scanRegionsAhead).
-        Atomics.notify(front, 0);
+        // Idle helpers wait on the front (scanRegionsAhead); a region becomes theirs to take only
+        // when half a region more has come, so they are woken then, not at every chunk (a notify
+        // costs ~14 µs: 46 ms of a clone's 3300 chunks).
+        const step = regionBytes / 2;
+        if (Math.floor(bytes / step) !== Math.floor(before / step)) Atomics.notify(front, 0);
       },
     } : {}),
     result(i) {
