@@ -12,7 +12,7 @@ import { parseCommit } from '../objects/commit.js';
 import { excludedByNegative, expandRefName, fetchDestination, isFullObjectId, mapPattern, parseRefspec, refspecPrefixes, type Refspec } from '../refs/refspec.js';
 import type { Repository } from '../repo/repository.js';
 import { isConnected } from '../transfer/connectivity.js';
-import { mergeBases } from '../walk/merge-bases.js';
+import { isAncestor } from '../walk/is-ancestor.js';
 import type { Deepen } from './fetch-pack.js';
 import { shallowFilePath, writeShallowFile } from '../repo/shallow-file.js';
 import { HaveNegotiator } from './have-negotiator.js';
@@ -585,7 +585,7 @@ function storeRefs(repo: Repository, entries: readonly MapEntry[], localRefs: Re
       }
       const a = commitOf(repo, old as Buffer);
       const b = commitOf(repo, Buffer.from(newId, 'hex'));
-      const fastForward = mergeBases(repo.objects, a, b).some((m) => m.equals(a));
+      const fastForward = isAncestor(repo.objects, a, b);
       if (fastForward) {
         if (write('fast-forward', true)) report('fast-forward');
         else report('rejected', 'unable to update local ref');

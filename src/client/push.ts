@@ -15,7 +15,7 @@ import { expandRefName, fetchDestination, mapPattern, parseRefspec, type Refspec
 import { readReflog } from '../refs/reflog.js';
 import type { Repository } from '../repo/repository.js';
 import { CommitDag } from '../walk/commit-dag.js';
-import { mergeBases } from '../walk/merge-bases.js';
+import { isAncestor } from '../walk/is-ancestor.js';
 import type { RevTip } from '../walk/rev-args.js';
 import { readAdvertisement, type AdvertisedRef } from './advertisement.js';
 import { nextPacket } from './protocol-v2.js';
@@ -398,7 +398,7 @@ function judge(repo: Repository, remote: RemoteConfig, entries: Entry[], options
         const a = peelToCommit(repo, old);
         const b = peelToCommit(repo, e.newId);
         if (a === undefined || b === undefined) reason = 'needs force';
-        else if (!mergeBases(repo.objects, a, b).some((m) => m.equals(a))) reason = 'non-fast-forward';
+        else if (!isAncestor(repo.objects, a, b)) reason = 'non-fast-forward';
       }
     }
     if (reason === undefined) continue;
@@ -416,7 +416,7 @@ function includedLocally(repo: Repository, localRef: string, tip: Buffer, tracke
   if (target === undefined) return false;
   return candidates.some((c) => {
     const commit = repo.objects.has(c) ? peelToCommit(repo, c) : undefined;
-    return commit !== undefined && mergeBases(repo.objects, target, commit).some((m) => m.equals(target));
+    return commit !== undefined && isAncestor(repo.objects, target, commit);
   });
 }
 

@@ -29,6 +29,7 @@ import type { NewCommit } from '../objects/commit-object.js';
 import type { NewTag } from '../objects/tag-object.js';
 import type { NewTreeEntry } from '../objects/tree.js';
 import { mergeBases } from '../walk/merge-bases.js';
+import { isAncestor } from '../walk/is-ancestor.js';
 import { logFrom, type LogOptions } from './log.js';
 
 /**
@@ -369,8 +370,7 @@ export class Repository implements RevisionContext {
 
   /** Whether commit `ancestor` is reachable from `descendant` (or is it), as `git merge-base --is-ancestor`. */
   async isAncestor(ancestor: string, descendant: string): Promise<boolean> {
-    const a = this.resolve(ancestor);
-    return mergeBases(this.objects, a, this.resolve(descendant)).some((b) => b.equals(a));
+    return isAncestor(this.objects, this.resolve(ancestor), this.resolve(descendant));
   }
 
   /**

@@ -15,7 +15,7 @@ import type { Repository } from '../repo/repository.js';
 import { shallowFilePath, writeShallowFile } from '../repo/shallow-file.js';
 import { updateServerInfo } from '../repo/server-info.js';
 import { isConnected } from '../transfer/connectivity.js';
-import { mergeBases } from '../walk/merge-bases.js';
+import { isAncestor } from '../walk/is-ancestor.js';
 import { walkCommits } from '../walk/walk-objects.js';
 import type { RevTip } from '../walk/rev-args.js';
 import { alternateRefIds } from './alternate-refs.js';
@@ -409,7 +409,7 @@ async function update(s: ReceiveSession, c: Command, tx: RefTransaction, headNam
       s.options.stderr?.(`error: bad sha1 objects for ${name}\n`);
       return 'bad ref';
     }
-    if (!mergeBases(objects, oldId, newId).some((b) => b.equals(oldId))) {
+    if (!isAncestor(objects, oldId, newId)) {
       s.error(`denying non-fast-forward ${name} (you should pull first)`);
       return 'non-fast-forward';
     }

@@ -18,6 +18,7 @@ export type { ObjectFilter } from './object-filter.js';
 export { RevArgs } from './rev-args.js';
 export type { RevTip } from './rev-args.js';
 export { mergeBases } from './merge-bases.js';
+export { isAncestor } from './is-ancestor.js';
 export { writeCommitGraph } from './write-commit-graph.js';
 export type { WriteCommitGraphOptions, WrittenCommitGraph } from './write-commit-graph.js';
 export { verifyStoreCommitGraph } from './verify-store-commit-graph.js';
