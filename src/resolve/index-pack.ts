@@ -320,7 +320,7 @@ class IndexPackJob {
         // Pass 1 split across threads as for a file: the stream goes to the temporary pack as it
         // arrives, helpers scan regions of it from there while this thread scans earlier ones.
         split = splitScan(pool, { format, ...detect, path: this.tmpPack, dataEnd: Infinity });
-        source = this.spool = new StreamSpool(input, fd, this.tmpPack, { signal: options.signal, maxInputSize: options.maxInputSize, onReceived: split.received });
+        source = this.spool = new StreamSpool(input, fd, this.tmpPack, { signal: options.signal, maxInputSize: options.maxInputSize, name, onReceived: split.received });
         // A pipe holds 64 KiB: without turns, the input would wait for this thread's scan to need
         // it, and helpers would never see a region ahead. gitoxide's pack (73 MB) through a pipe at
         // --threads=2: pass 1 1.50 s single-threaded; split, with a turn every 0.2, 0.5, 1, 2 ms:

@@ -46,6 +46,8 @@ export class StreamSpool implements PackSource {
       signal?: AbortSignal | undefined;
       /** Refuse input beyond this many bytes (PACK_TOO_LARGE). */
       maxInputSize?: number | undefined;
+      /** The input's name in errors (default: the file's path). */
+      name?: string | undefined;
       /** Told after each chunk is in the file (helpers wait for it). */
       onReceived?: ((received: number) => void) | undefined;
     } = {},
@@ -63,7 +65,8 @@ export class StreamSpool implements PackSource {
     if (this.stopped) return;
     const max = this.options.maxInputSize;
     if (max !== undefined && this.received + chunk.length > max) {
-      this.failure = new PackwrightError('PACK_TOO_LARGE', `${this.path}: pack exceeds maximum allowed size (${max} bytes)`, { offset: max });
+      const name = this.options.name ?? this.path;
+      this.failure = new PackwrightError('PACK_TOO_LARGE', `${name}: pack exceeds maximum allowed size (${max} bytes)`, { file: name, offset: max });
       this.finishInput();
       return;
     }
