@@ -51,7 +51,7 @@ const SPLIT_MAX_ENTRY_BYTES = 256 << 10;
  * (26.0 s against 30.4 s). A pack is split only when what the plan leaves holds this.
  */
 const SPLIT_RETAINED_PER_OBJECT = 16;
-/** How often pass 1 lets a received stream run ahead of it (ScanOptions.inputTurnMs). */
+/** How often pass 1 lets a received stream run ahead of it (ScanOptions.inputTurns). */
 const INPUT_TURN_MS = 1;
 /** Packs below this are indexed on one thread unless `threads` says otherwise. */
 const SMALL_PACK = 4 << 20;
@@ -325,7 +325,8 @@ class IndexPackJob {
         // it, and helpers would never see a region ahead. gitoxide's pack (73 MB) through a pipe at
         // --threads=2: pass 1 1.50 s single-threaded; split, with a turn every 0.2, 0.5, 1, 2 ms:
         // 1.10, 1.23, 1.16, 1.11 s (file: 0.89).
-        scanOptions.inputTurnMs = INPUT_TURN_MS;
+        const spool = this.spool;
+        scanOptions.inputTurns = { everyMs: INPUT_TURN_MS, pending: () => spool.takingInput };
       } else {
         source = streamSource(input, options.signal);
       }

@@ -135,10 +135,11 @@ export interface ScanOptions {
   sliceMs?: number | undefined;
   /**
    * A stream read ahead of the scan (stream-spool.ts) takes its chunks only in the event loop's
-   * turns: the scan gives it one this often, in ms, even while it has bytes to scan, so that the
-   * input runs ahead far enough for helper threads to scan regions of it.
+   * turns: while `pending()` says it is taking input, the scan gives it one every `everyMs`, even
+   * while it has bytes to scan, so that the input runs ahead far enough for helper threads to
+   * scan regions of it.
    */
-  inputTurnMs?: number | undefined;
+  inputTurns?: { everyMs: number; pending: () => boolean } | undefined;
   /** Progress of pass 1: entries done of total, and bytes read. */
   onProgress?: ((done: number, total: number, bytes: number) => void) | undefined;
   /** Name used in error messages. */
@@ -216,7 +217,7 @@ export class PackScanner {
   private pos = PACK_HEADER_LENGTH;
   /** When the scan next gives the event loop a turn (see slices.ts). */
   private yieldAt = performance.now() + SLICE_MS;
-  /** When the scan next gives a stream read ahead of it a turn (ScanOptions.inputTurnMs). */
+  /** When the scan next gives a stream read ahead of it a turn (ScanOptions.inputTurns). */
   private turnAt = 0;
 
   constructor(source: PackSource, private readonly options: ScanOptions) {
@@ -277,9 +278,10 @@ export class PackScanner {
     while (this.k < count && this.pos < stopAt) {
       const k = this.k;
       const pos = this.pos;
-      if ((k & 31) === 0 && options.inputTurnMs !== undefined && performance.now() >= this.turnAt) {
+      const turns = options.inputTurns;
+      if ((k & 31) === 0 && turns !== undefined && performance.now() >= this.turnAt && turns.pending()) {
         await yieldToEventLoop();
-        this.turnAt = performance.now() + options.inputTurnMs;
+        this.turnAt = performance.now() + turns.everyMs;
       }
       if ((k & 1023) === 0) {
         options.onProgress?.(k, count, pos);

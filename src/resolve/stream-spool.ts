@@ -61,6 +61,11 @@ export class StreamSpool implements PackSource {
     else stream.resume();
   }
 
+  /** Whether input is still being taken (not ended, failed, stopped, or paused 64 MiB ahead). */
+  get takingInput(): boolean {
+    return !this.ended && !this.paused && !this.stopped;
+  }
+
   private take(chunk: Buffer): void {
     if (this.stopped) return;
     const max = this.options.maxInputSize;
