@@ -20,7 +20,7 @@ const AHEAD = 64 << 20;
  *
  * Input is taken as 'data' events and the stream paused once the scan is over (`stop`): whatever
  * follows the pack stays in the stream for its next reader, except what arrived before the scan
- * reached the trailer, which is `trailing`. The file is cut back to the pack (`truncate`).
+ * reached the trailer, which `stop` returns as it cuts the file back to the pack.
  */
 export class StreamSpool implements PackSource {
   /** Bytes written to the file so far. */
