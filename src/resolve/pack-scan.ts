@@ -139,7 +139,7 @@ export interface ScanOptions {
    * while it has bytes to scan, so that the input runs ahead far enough for helper threads to
    * scan regions of it.
    */
-  inputTurns?: { everyMs: number; pending: () => boolean } | undefined;
+  inputTurns?: InputTurns | undefined;
   /** Progress of pass 1: entries done of total, and bytes read. */
   onProgress?: ((done: number, total: number, bytes: number) => void) | undefined;
   /** Name used in error messages. */
@@ -161,6 +161,14 @@ export interface ScanOptions {
   whole?: WholePack | undefined;
   /** SHA-1 with collision detection (sha1dc) for object ids and the trailer: an attack fails the scan. */
   detectCollisions?: boolean | undefined;
+}
+
+/** How pass 1 gives a stream read ahead of it its turns (ScanOptions.inputTurns). */
+export interface InputTurns {
+  /** A turn at most this often, in ms. */
+  everyMs: number;
+  /** Whether the stream is still taking input (no turn is needed once it is not). */
+  pending: () => boolean;
 }
 
 export type TypedArrayConstructor<T> = { new (buffer: ArrayBufferLike, byteOffset?: number, length?: number): T; BYTES_PER_ELEMENT: number };
