@@ -276,6 +276,9 @@ class IndexPackJob {
     const scanOptions: ScanOptions = { format, name, shared: pool !== undefined, ...detect };
     let source: PackSource;
     let split: SplitScan | undefined;
+    // Helpers only while the tables they leave behind fit the plan (a stream's count is known
+    // once pass 1 has read its header).
+    const helpWith = (declared: number): boolean => declared * SPLIT_RETAINED_PER_OBJECT <= this.planMemory(declared).residentLimit;
     if (typeof input === 'string') {
       this.packPath = input;
       this.readFd = openForReading(input, 'PACK_MISSING');
@@ -289,7 +292,7 @@ class IndexPackJob {
       // Pass 1 split across threads: helpers scan regions into the shared copy, or, for a pack not
       // held in memory, into buffers of their own.
       const parallel = pool !== undefined && size >= (options.parallelScanMinSize ?? PARALLEL_SCAN_MIN) && size <= this.declared * SPLIT_MAX_ENTRY_BYTES
-        && this.declared * SPLIT_RETAINED_PER_OBJECT <= this.planMemory(this.declared).residentLimit;
+        && helpWith(this.declared);
       const holding = planPackHolding(memoryLimit, this.declared, size, this.threads, !parallel);
       scanOptions.keepDeltas = () => holding.keepDeltas;
       if (holding.holdPack) {
@@ -348,8 +351,6 @@ class IndexPackJob {
       const phase: IndexPackPhase = typeof input === 'string' ? 'indexing' : 'receiving';
       scanOptions.onProgress = (d, n, bytes) => p(phase, d, n, bytes);
     }
-    // As for a file (above): helpers only while the tables they leave behind fit the plan.
-    const helpWith = (declared: number): boolean => declared * SPLIT_RETAINED_PER_OBJECT <= this.planMemory(declared).residentLimit;
     const scan = split === undefined ? await scanPack(source, scanOptions) : await scanWithHelpers(new PackScanner(source, scanOptions), split, helpWith);
     // What arrived after the trailer is not part of the pack: the file is cut back to it.
     if (this.spool !== undefined) scan.trailing = this.spool.stop(scan.end);

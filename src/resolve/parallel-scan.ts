@@ -43,21 +43,14 @@ export interface SplitScan {
  * have many regions in a small pack).
  */
 export function splitScan(pool: WorkerPool<ResolveTasks>, base: Omit<RegionsRequest, 'bounds' | 'claims' | 'front' | 'window' | 'received'>, regionBytes = REGION_BYTES): SplitScan {
+  // A pack still arriving (its size unknown) is cut into regions of regionBytes from the header
+  // on; a file's data into equal ones.
   const stream = base.dataEnd === Infinity;
-  let count: number;
-  let bounds: Float64Array;
-  if (stream) {
-    // A pack still arriving (its size unknown): regions of regionBytes from the header on.
-    count = STREAM_REGIONS;
-    bounds = new Float64Array(new SharedArrayBuffer(8 * (count + 1)));
-    for (let i = 0; i <= count; i++) bounds[i] = PACK_HEADER_LENGTH + i * regionBytes;
-  } else {
-    const span = base.dataEnd - PACK_HEADER_LENGTH;
-    const regions = Math.ceil(span / regionBytes);
-    count = Math.max(pool.size + 1, base.buffer !== undefined ? Math.min(256, regions) : regions);
-    bounds = new Float64Array(new SharedArrayBuffer(8 * (count + 1)));
-    for (let i = 0; i <= count; i++) bounds[i] = PACK_HEADER_LENGTH + Math.floor((span * i) / count);
-  }
+  const span = base.dataEnd - PACK_HEADER_LENGTH;
+  const regions = Math.ceil(span / regionBytes);
+  const count = stream ? STREAM_REGIONS : Math.max(pool.size + 1, base.buffer !== undefined ? Math.min(256, regions) : regions);
+  const bounds = new Float64Array(new SharedArrayBuffer(8 * (count + 1)));
+  for (let i = 0; i <= count; i++) bounds[i] = PACK_HEADER_LENGTH + (stream ? i * regionBytes : Math.floor((span * i) / count));
   const claims = new Int32Array(new SharedArrayBuffer(4 * count));
   claims[0] = CLAIM_MAIN;
   const front = new Int32Array(new SharedArrayBuffer(4));
@@ -73,6 +66,7 @@ export function splitScan(pool: WorkerPool<ResolveTasks>, base: Omit<RegionsRequ
     }
   };
   const received = stream ? new BigInt64Array(new SharedArrayBuffer(8)) : undefined;
+  let receivedBefore = 0;
   const request: RegionsRequest = { ...base, bounds, claims, front, window: REGIONS_AHEAD * pool.size, ...(received !== undefined ? { received } : {}) };
   const helpers = Array.from({ length: pool.size }, (_, j) => pool.run(j, 'scan-regions', request, (m) => deliver(m.index, m.region)));
   const done = Promise.allSettled(helpers).then(() => {
@@ -84,7 +78,8 @@ export function splitScan(pool: WorkerPool<ResolveTasks>, base: Omit<RegionsRequ
     bounds, claims, front, done,
     ...(received !== undefined ? {
       received(bytes: number): void {
-        const before = Number(Atomics.load(received, 0));
+        const before = receivedBefore;
+        receivedBefore = bytes;
         Atomics.store(received, 0, BigInt(bytes));
         // Idle helpers wait on the front (scanRegionsAhead); a region becomes theirs to take only
         // when half a region more has come, so they are woken then, not at every chunk (a notify
