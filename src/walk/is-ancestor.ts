@@ -1,6 +1,5 @@
-import { isPackwrightError } from '../errors/packwright-error.js';
-import { parseCommit } from '../objects/commit.js';
 import type { StoreHandle } from '../odb/store-handle.js';
+import { CommitParents } from './commit-parents.js';
 import { ObjectTable } from './object-table.js';
 
 /** Marks of the search, in the flags of its own table (git's PARENT1, PARENT2, STALE). */
@@ -26,47 +25,25 @@ const STALE = 4;
  */
 export function isAncestor(objects: StoreHandle, ancestor: Uint8Array, descendant: Uint8Array): boolean {
   if (Buffer.compare(ancestor, descendant) === 0) return true;
-  const H = objects.hashLength;
-  const table = new ObjectTable(H, 256);
-  const times: number[] = [];
-  const parents: (number[] | undefined)[] = [];
-  const parse = (n: number): number[] => {
-    let ps = parents[n];
-    if (ps === undefined) {
-      try {
-        const c = parseCommit(objects.read(Buffer.from(table.id(n))).data, H);
-        times[n] = c.time;
-        ps = c.parents.map((p) => table.intern(p));
-      } catch (e) {
-        if (!isPackwrightError(e)) throw e;
-        times[n] = 0;
-        ps = [];
-      }
-      parents[n] = ps;
-    }
-    return ps;
-  };
-  const queue = new DateQueue(times);
-  const push = (n: number): void => {
-    parse(n);
-    queue.push(n);
-  };
+  const table = new ObjectTable(objects.hashLength, 256);
+  const commits = new CommitParents(objects, table);
+  const queue = new DateQueue((n) => commits.time(n));
   const target = table.intern(ancestor);
   const start = table.intern(descendant);
   table.mark(target, FROM_ANCESTOR);
   table.mark(start, FROM_DESCENDANT);
-  push(target);
-  push(start);
+  queue.push(target);
+  queue.push(start);
   // git's queue_has_nonstale: a look over the queue, which is the walk's frontier (a few commits wide).
   while (queue.some((n) => !table.is(n, STALE))) {
     const n = queue.pop();
     let flags = (table.flags[n] as number) & (FROM_ANCESTOR | FROM_DESCENDANT | STALE);
     if ((flags & (FROM_ANCESTOR | FROM_DESCENDANT)) === (FROM_ANCESTOR | FROM_DESCENDANT)) flags |= STALE;
-    for (const p of parents[n] as number[]) {
+    for (const p of commits.of(n)) {
       if (((table.flags[p] as number) & flags) === flags) continue;
       table.mark(p, flags);
       if (p === target && (flags & FROM_DESCENDANT) !== 0) return true;
-      push(p);
+      queue.push(p);
     }
   }
   return table.is(target, FROM_DESCENDANT);
@@ -78,7 +55,7 @@ class DateQueue {
   private readonly order: number[] = [];
   private counter = 0;
 
-  constructor(private readonly times: readonly number[]) {}
+  constructor(private readonly timeOf: (n: number) => number) {}
 
   /** Whether a queued commit satisfies `test`. */
   some(test: (n: number) => boolean): boolean {
@@ -86,8 +63,8 @@ class DateQueue {
   }
 
   private before(i: number, j: number): boolean {
-    const a = this.times[this.items[i] as number] as number;
-    const b = this.times[this.items[j] as number] as number;
+    const a = this.timeOf(this.items[i] as number);
+    const b = this.timeOf(this.items[j] as number);
     return a !== b ? a > b : (this.order[i] as number) < (this.order[j] as number);
   }
 

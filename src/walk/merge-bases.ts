@@ -1,6 +1,5 @@
-import { isPackwrightError } from '../errors/packwright-error.js';
-import { parseCommit } from '../objects/commit.js';
 import type { StoreHandle } from '../odb/store-handle.js';
+import { CommitParents } from './commit-parents.js';
 import { ObjectTable } from './object-table.js';
 
 /** Marks of the merge-base search, in the flags of its own table (not the walk's `Flag` meanings). */
@@ -17,22 +16,8 @@ const BELOW_COMMON = 4;
  * the marks), parsed once, and visited at most once by each of the three passes (from `a`, from `b`, below the common ones).
  */
 export function mergeBases(objects: StoreHandle, a: Uint8Array, b: Uint8Array): Buffer[] {
-  const H = objects.hashLength;
-  const table = new ObjectTable(H, 1024);
-  const parents: (number[] | undefined)[] = [];
-  const parentsOf = (n: number): number[] => {
-    let ps = parents[n];
-    if (ps === undefined) {
-      try {
-        ps = parseCommit(objects.read(Buffer.from(table.id(n))).data, H).parents.map((p) => table.intern(p));
-      } catch (e) {
-        if (!isPackwrightError(e)) throw e;
-        ps = [];
-      }
-      parents[n] = ps;
-    }
-    return ps;
-  };
+  const table = new ObjectTable(objects.hashLength, 1024);
+  const parents = new CommitParents(objects, table);
   /** Marks every commit the starts reach (themselves too) with `flag`; returns them in depth-first order. */
   const paint = (starts: readonly number[], flag: number): number[] => {
     const order: number[] = [];
@@ -43,7 +28,7 @@ export function mergeBases(objects: StoreHandle, a: Uint8Array, b: Uint8Array): 
       table.mark(n, flag);
       order.push(n);
       // Pushed in order, so the last parent is taken first: the order git's results come in.
-      for (const p of parentsOf(n)) stack.push(p);
+      for (const p of parents.of(n)) stack.push(p);
     }
     return order;
   };
@@ -51,7 +36,7 @@ export function mergeBases(objects: StoreHandle, a: Uint8Array, b: Uint8Array): 
   const common = paint([table.intern(a)], FROM_A).filter((n) => table.is(n, FROM_B));
   // Every proper ancestor of a common ancestor is reached by it: not a merge base.
   const below: number[] = [];
-  for (const n of common) for (const p of parentsOf(n)) below.push(p);
+  for (const n of common) for (const p of parents.of(n)) below.push(p);
   paint(below, BELOW_COMMON);
   return common.filter((n) => !table.is(n, BELOW_COMMON)).map((n) => Buffer.from(table.id(n)));
 }
