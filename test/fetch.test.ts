@@ -8,6 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { cpSync, existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { git, GIT_ENV, makeHistoryRepo, runPackwright, tempDir, type Format } from './helpers/git.js';
+import { ansiTerminal, RemoteMessages } from '../src/cli/remote-messages.js';
 import { packwrightServers } from './helpers/servers.js';
 import { fetch } from '../src/client/index.js';
 import { isPackwrightError } from '../src/errors/index.js';
@@ -171,4 +172,25 @@ test('a server that stops answering: fetch gives up after idleTimeoutMs, before 
       await new Promise((ok) => server.close(ok));
     }
   }
+});
+
+test("the server's progress shown as git's demultiplex_sideband shows it, whatever the packets' bounds", () => {
+  const shown = (packets: string[], terminal: boolean): string => {
+    let out = '';
+    const says = new RemoteMessages((text) => (out += text), terminal);
+    for (const p of packets) says.text(p);
+    says.end();
+    return out;
+  };
+  const whole = 'Counting objects:  50% (1/2)\rCounting objects: 100% (2/2)\rCounting objects: 100% (2/2), done.\nTotal 2 (delta 0)\n';
+  const expected = 'remote: Counting objects:  50% (1/2)        \rremote: Counting objects: 100% (2/2)        \rremote: Counting objects: 100% (2/2), done.        \nremote: Total 2 (delta 0)        \n';
+  assert.equal(shown([whole], false), expected);
+  // Cut anywhere, even at a line's break: one `remote: ` a line, the same screen.
+  for (let cut = 1; cut < whole.length; cut++) assert.equal(shown([whole.slice(0, cut), whole.slice(cut)], false), expected, `cut at ${cut}`);
+  // A terminal clears to the end of the line; a final '\n' after '\r' updates gets no suffix; an unended line is ended.
+  assert.equal(shown(['Resolving: 1%\r', 'Resolving: 100%\r', '\n', 'bye'], true), 'remote: Resolving: 1%\x1b[K\rremote: Resolving: 100%\x1b[K\rremote: \nremote: bye\n');
+  assert.equal(ansiTerminal(true, { TERM: 'xterm' }), true);
+  assert.equal(ansiTerminal(true, { TERM: 'dumb' }), false);
+  assert.equal(ansiTerminal(true, {}), false);
+  assert.equal(ansiTerminal(false, { TERM: 'xterm' }), false);
 });

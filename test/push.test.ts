@@ -87,13 +87,18 @@ test("push: --force, --force-with-lease, --atomic, --delete, --follow-tags and a
   const leased = await push({ dir: work, env: GIT_ENV, refspecs: ['topic'], forceWithLease: true });
   assert.deepEqual(statuses(leased.refs), ['refs/heads/topic ok forced']);
   assert.equal(git(server, ['rev-parse', 'topic']).toString(), git(work, ['rev-parse', 'topic']).toString());
-  // A pre-receive hook that refuses: the server's reason, and its words on stderr as `remote:` lines.
+  // A pre-receive hook that refuses: the server's reason, and its words on stderr as `remote:`
+  // lines, as git shows them: a line that came in two packets (the hook pauses) is one line, a
+  // progress meter's `\r` updates each end with git's suffix (eight spaces off a terminal).
   const hook = join(server, 'hooks', 'pre-receive');
-  writeFileSync(hook, '#!/bin/sh\necho "no pushes on Fridays"\nexit 1\n');
+  writeFileSync(hook, '#!/bin/sh\nprintf "Checking: 50%%"; sleep 0.1; printf "\\rChecking: 100%%\\r"; sleep 0.1; printf "\\nno pushes"; sleep 0.1; echo " on Fridays"\nexit 1\n');
   chmodSync(hook, 0o755);
   const refused = await runPackwright(work, ['push', 'origin', 'main'], { env: GIT_ENV });
   assert.equal(refused.status, 1);
-  assert.match(refused.stderr, /remote: no pushes on Fridays\n/);
+  const gitRefused = await execFileAsync('git', ['push', 'origin', 'main'], { cwd: work, env: GIT_ENV }).then(() => assert.fail('the hook refuses'), (e: { stderr: string }) => e);
+  const remoteLines = (text: string): string => text.split(/(?<=[\r\n])/).filter((l) => l.startsWith('remote:')).join('');
+  assert.equal(remoteLines(refused.stderr), remoteLines(gitRefused.stderr));
+  assert.equal(remoteLines(refused.stderr), 'remote: Checking: 50%        \rremote: Checking: 100%        \rremote: \nremote: no pushes on Fridays        \n');
   assert.match(refused.stderr, / ! \[remote rejected\] main -> main \(pre-receive hook declined\)\n/);
   writeFileSync(hook, '#!/bin/sh\nexit 0\n');
   // --delete, and a push of everything up to date.

@@ -5,6 +5,7 @@ import { prettyRefName } from './pretty-ref-name.js';
 import { openRepository, type GlobalOptions } from './global-options.js';
 import { helpRequested, UsageError } from './usage-error.js';
 import { cliAuth } from './credentials.js';
+import { ansiTerminal, RemoteMessages } from './remote-messages.js';
 
 const USAGE = `usage: packwright push [-q | -v] [--all | --mirror | --tags] [--prune] [-d | --delete] [-f | --force] [--force-with-lease[=<ref>[:<expect>]] [--force-if-includes]]
                        [--atomic] [--follow-tags] [-o <option> | --push-option=<option>] [--[no-]thin] [--receive-pack=<exec>] [--porcelain]
@@ -78,12 +79,15 @@ export async function pushCommand(io: CommandIO, global: GlobalOptions, agent: s
   }
   const repo = openRepository(global);
   if (verbosity > 0) io.stderr.write(`Pushing to ${anonymizeUrl(readRemoteConfig(repo.config, positional[0] ?? 'origin').pushUrl)}\n`);
+  const remoteSays = new RemoteMessages((text) => io.stderr.write(text), ansiTerminal(io.stderr.isTTY, global.env));
   const result = await io.interruptible((signal) => push({
     repository: repo, remote: positional[0], refspecs: positional.slice(1), all, mirror, prune, tags, delete: del, force, atomic, pushOptions, thin, receivePack, agent, signal,
     forceWithLease: lease, forceIfIncludes, followTags, ...cliAuth(repo.config, global.env),
     ...(verbosity < 0 ? {} : { onWarning: (message: string) => void io.stderr.write(`warning: ${message}\n`) }),
-    onMessage: (text) => io.stderr.write(text.replace(/^(?!error: )/gm, 'remote: ').replace(/remote: $/, '')),
-  }));
+    onMessage: (text) => remoteSays.text(text),
+    onStderr: (text) => io.stderr.write(text),
+  })).finally(() => remoteSays.end());
+  if (result.unpackError !== undefined) io.stderr.write(`error: remote unpack failed: ${result.unpackError}\n`);
   const report = pushReport(repo, result.url, result.refs, verbosity, porcelain);
   if (porcelain) io.stdout.write(report);
   else if (verbosity >= 0 || !result.ok) io.stderr.write(report);

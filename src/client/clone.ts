@@ -133,7 +133,7 @@ export async function cloneBare(url: string, options: CloneOptions): Promise<Clo
         // A partial clone's pack is a promisor pack: its `.promisor` lists what was asked for, as git's.
         const sought = [...(remoteHeadId !== undefined && !single ? [`${remoteHeadId} HEAD`] : []), ...refs.map((r) => `${r.oid} ${r.ref}`)];
         const { received, shallowInfo, filtered } = await fetchFromServer(conn, greeting, repo, {
-          wants, unpackLimit: 0, onProgress: options.onProgress, agent, signal: options.signal, includeTag: single, deepen,
+          wants, unpackLimit: 0, onProgress: options.onProgress, onWarning: options.onWarning, agent, signal: options.signal, includeTag: single, deepen,
           filter, promisor: filter !== undefined ? sought.map((l) => `${l}\n`).join('').replace(/\n$/, '') : undefined,
           // git's clone asks index-pack whether the pack names only what it holds (not for a
           // shallow or partial clone, whose packs name what they leave out).

@@ -34,7 +34,7 @@ export async function fetchPackV0(conn: Connection, caps: ReadonlyMap<string, st
   let filtered = false;
   if (options.filter !== undefined) {
     if (has('filter')) filtered = true;
-    else options.onProgress?.('warning: filtering not recognized by server, ignoring\n');
+    else options.onWarning?.('filtering not recognized by server, ignoring');
   }
   // The capabilities asked for, each one the server offered (git's order).
   const wanted: string[] = [];

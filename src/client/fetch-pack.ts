@@ -42,7 +42,10 @@ export interface FetchPackOptions {
    * --check-self-contained-and-connected, which clone asks for): `ReceivedObjects.selfContained`.
    */
   checkSelfContained?: boolean | undefined;
+  /** The server's progress lines (band 2), as they come. */
   onProgress?: ((text: string) => void) | undefined;
+  /** This side's warnings (git's `warning: …`, without that prefix). */
+  onWarning?: ((message: string) => void) | undefined;
   agent: string;
   signal?: AbortSignal | undefined;
 }
@@ -174,7 +177,7 @@ export async function fetchPack(conn: Connection, caps: ReadonlyMap<string, stri
       head.push(`filter ${options.filter}`);
       filtered = true;
     } else {
-      options.onProgress?.('warning: filtering not recognized by server, ignoring\n');
+      options.onWarning?.('filtering not recognized by server, ignoring');
     }
   }
   const common = new Set<string>();

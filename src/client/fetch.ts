@@ -296,7 +296,7 @@ async function fetchInto(repo: Repository, options: FetchOptions): Promise<Fetch
       for (const r of remoteRefs) if (r.oid.length === hashHex && have(r.oid)) negotiator.knownCommon(Buffer.from(r.oid, 'hex'));
       const unpackLimit = repo.config.getInt('fetch.unpacklimit') ?? repo.config.getInt('transfer.unpacklimit') ?? 100;
       const { received, shallowInfo } = await fetchFromServer(conn, greeting, repo, {
-        wants, negotiator, includeTag: autoTags, unpackLimit, onProgress: options.onProgress, agent, signal: options.signal, shallow, deepen,
+        wants, negotiator, includeTag: autoTags, unpackLimit, onProgress: options.onProgress, onWarning: options.onWarning, agent, signal: options.signal, shallow, deepen,
         // git's fetch marks the pack with an empty `.promisor` (only a clone lists the refs in it).
         filter, promisor: promisorRemote ? '' : undefined,
       });

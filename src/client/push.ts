@@ -66,6 +66,11 @@ export interface PushOptions extends LocalRepositoryOptions, RemoteCallOptions {
   receivePack?: string | undefined;
   /** What the server says (its hooks' output, band 2), as it comes. */
   onMessage?: ((text: string) => void) | undefined;
+  /**
+   * What a receive-pack serving a local path in this process writes to its stderr (git shows a
+   * spawned one's as it is, not as the server's messages); a spawned one's goes to this process's.
+   */
+  onStderr?: ((text: string) => void) | undefined;
 }
 
 /**
@@ -98,6 +103,8 @@ export interface PushResult {
   refs: PushedRef[];
   /** Every ref pushed or up to date. */
   ok: boolean;
+  /** Why the server could not take the pack in, as it said (`unpack <reason>`; git: `error: remote unpack failed: <reason>`). */
+  unpackError?: string | undefined;
 }
 
 interface Entry {
@@ -137,7 +144,7 @@ async function pushFrom(repo: Repository, options: PushOptions): Promise<PushRes
   const conn = await openConnection(location, {
     ...remoteCallOptions(options), ...sshSettings(repo), agent, headers: { ...extraHeaders(repo.config, remote.pushUrl), ...options.headers },
     http: { ...httpSettings(repo.config, remote.pushUrl, repo.env, remoteName), ...options.http },
-    service: 'git-receive-pack', protocol: 0, command: options.receivePack ?? remote.receivePack, stderr: options.onMessage,
+    service: 'git-receive-pack', protocol: 0, command: options.receivePack ?? remote.receivePack, stderr: options.onStderr,
   });
   try {
     const advertised = await readAdvertisement(conn.reader);
@@ -171,9 +178,12 @@ async function pushFrom(repo: Repository, options: PushOptions): Promise<PushRes
     if (pushOptions.length > 0) head.push(...pushOptions.map((o) => encodePacket(o)), FLUSH_PACKET);
     const body = sending.some((e) => e.newId !== undefined) ? packStream(repo, sending, advertised.refs, Buffer.concat(head), options, caps) : Buffer.concat(head);
     const reader = await conn.request(body);
-    await readReport(reader, sideband, entries, options.onMessage);
+    const unpackError = await readReport(reader, sideband, entries, options.onMessage);
     updateTracking(repo, remote, entries);
-    return { url, refs: entries.map((e) => e.result), ok: entries.every((e) => e.result.status === 'ok' || e.result.status === 'up-to-date') };
+    return {
+      url, refs: entries.map((e) => e.result), ok: entries.every((e) => e.result.status === 'ok' || e.result.status === 'up-to-date'),
+      ...(unpackError !== undefined ? { unpackError } : {}),
+    };
   } finally {
     conn.close();
   }
@@ -440,8 +450,11 @@ function peelToCommit(repo: Repository, id: Buffer): Buffer | undefined {
   return end.kind === 'found' ? end.id : undefined;
 }
 
-/** The server's report (send-pack.c receive_status): `unpack ok`, then `ok <ref>` or `ng <ref> <reason>` (v2: `option` lines). */
-async function readReport(outer: PacketReader, sideband: boolean, entries: readonly Entry[], onMessage: ((text: string) => void) | undefined): Promise<void> {
+/**
+ * The server's report (send-pack.c receive_status): `unpack ok`, then `ok <ref>` or `ng <ref> <reason>`
+ * (v2: `option` lines). Returns the unpack failure's reason, if the server gave one.
+ */
+async function readReport(outer: PacketReader, sideband: boolean, entries: readonly Entry[], onMessage: ((text: string) => void) | undefined): Promise<string | undefined> {
   let reader = outer;
   if (sideband) {
     // Band 1 carries the report's own packets; band 2 the server's messages; band 3 its last words.
@@ -492,8 +505,9 @@ async function readReport(outer: PacketReader, sideband: boolean, entries: reado
   for (const e of pending) Object.assign(e.result, { status: 'remote-failure', reason: 'remote failed to report status' });
   if (unpack !== undefined && unpack !== 'ok') {
     for (const e of entries) if (e.result.status === 'ok') Object.assign(e.result, { status: 'remote-rejected', reason: 'unpacker error' });
-    onMessage?.(`error: remote unpack failed: ${unpack}\n`);
+    return unpack;
   }
+  return undefined;
 }
 
 /** git's update_tracking_ref: what the server now has, in the remote-tracking refs ("update by push"). */
