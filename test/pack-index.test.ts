@@ -196,6 +196,37 @@ for (const format of ['sha1', 'sha256'] as Format[]) {
   });
 }
 
+for (const indexVersion of ['2', '2,0x200']) {
+  test(`entriesAt finds a few entries, the next entry after each, and what is no entry, as git show-index lists them (v${indexVersion})`, () => {
+    using dir = tempDir();
+    mkdirSync(join(dir.path, 'r'));
+    const { idx, H } = indexedPack(join(dir.path, 'r'), 'sha1', indexVersion);
+    // git's own listing: `<offset> <id> (<crc>)` a line, in index order.
+    const listed = git(dir.path, ['show-index'], readFileSync(idx)).toString().trim().split('\n').map((l) => Number(l.split(' ')[0]));
+    const offsets = [...listed].sort((a, b) => a - b);
+    const positionOf = new Map(listed.map((o, i) => [o, i]));
+    const nextOf = (o: number): number => offsets.find((x) => x > o) ?? -1;
+    const random = seededRandom(5);
+    for (let round = 0; round < 20; round++) {
+      // Entries only (one pass over the offsets), then with an offset that starts no entry (the
+      // pack order decides), each on a fresh lazy index and on one whose pack order is made.
+      const picked = [...new Set(Array.from({ length: 1 + Math.floor(random() * 12) }, () => offsets[Math.floor(random() * offsets.length)] as number))];
+      const withStray = round % 2 === 1 ? [...picked, (offsets[1] as number) + 1] : picked;
+      const sorted = Float64Array.from(new Set(withStray)).sort();
+      for (const ordered of [false, true]) {
+        const index = PackIndex.open(idx, H, { lazyMin: 0 });
+        if (ordered) index.packOrder();
+        const found = index.entriesAt(sorted);
+        for (let q = 0; q < sorted.length; q++) {
+          const o = sorted[q] as number;
+          assert.equal(found.positions[q], positionOf.get(o) ?? -1, `position at ${o}`);
+          if (positionOf.has(o)) assert.equal(found.next[q], nextOf(o), `entry after ${o}`);
+        }
+      }
+    }
+  });
+}
+
 test('packOrder sorts offsets of any size: 32-bit, 64-bit packed beside positions, and past what a double can pack', async () => {
   const { writeIndex } = await import('../src/idx/write-index.js');
   let seed = 17;

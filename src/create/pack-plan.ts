@@ -5,6 +5,13 @@ import { Flag, type ObjectTable } from '../walk/object-table.js';
 import { LOOSE, type ObjectLocations } from '../walk/locate-objects.js';
 import { drain, type Steps } from '../walk/sliced-steps.js';
 
+/**
+ * A pack gives few enough objects for `planPackSteps` to find their entries one by one (through
+ * PackIndex.entriesAt) when they are fewer than 1/SPARSE_SHARE of its entries; more, and sorting
+ * the whole pack's offsets costs less than sorting theirs.
+ */
+const SPARSE_SHARE = 8;
+
 /** How an object goes into the pack being made. */
 export const Entry = {
   /** Its stored entry, copied byte for byte (a whole object). */
@@ -123,23 +130,12 @@ export function* planPackSteps(table: ObjectTable, listed: Int32Array, locations
     const objects = byPack[k] as number[];
     const index = pack.index;
     const file = pack.open().file;
-    const { offsets } = index.packOrder();
-    yield;
-    // Object numbers by the pack-order rank of their entry: the pass below walks the pack front to
-    // back, which is also the writing order for what this pack gives.
-    const rankOf = index.packRanks();
-    yield;
-    const atRank = new Int32Array(index.count).fill(-1);
-    for (let i = 0; i < objects.length; i++) {
-      if ((i & 8191) === 0) yield;
-      const o = objects[i] as number;
-      atRank[rankOf[locations.position[o] as number] as number] = o;
-    }
-    const planEntry = (o: number, r: number): void => {
-      const offset = offsets[r] as number;
+    /** Where the entry of an OFS_DELTA's base is: its sorted position, or -1 (`r`: the delta's rank in pack order, for the dense walk). */
+    let basePosition: (baseOffset: number, r: number) => number = (baseOffset, r) => index.positionOfOffset(baseOffset, r);
+    const planEntry = (o: number, offset: number, end: number, r: number): void => {
       file.readEntryHeader(offset, header);
       plan.sourceOffset[o] = offset;
-      plan.sourceEnd[o] = r + 1 < offsets.length ? (offsets[r + 1] as number) : file.dataEnd;
+      plan.sourceEnd[o] = end;
       plan.sourceData[o] = offset + header.headerLength;
       plan.size[o] = header.size;
       if (header.type !== OBJ_OFS_DELTA && header.type !== OBJ_REF_DELTA) {
@@ -149,7 +145,7 @@ export function* planPackSteps(table: ObjectTable, listed: Int32Array, locations
       let b = -1;
       let baseId: Uint8Array | undefined;
       if (header.type === OBJ_OFS_DELTA) {
-        const position = index.positionOfOffset(header.baseOffset, r);
+        const position = basePosition(header.baseOffset, r);
         if (position >= 0) {
           baseId = index.id(position);
           b = table.find(baseId);
@@ -173,8 +169,77 @@ export function* planPackSteps(table: ObjectTable, listed: Int32Array, locations
         plan.kind[o] = Entry.RECOMPRESS;
       }
     };
+    /** `planEntry`, except that an entry whose header cannot be read is not copied. */
+    const planOrRecompress = (o: number, offset: number, end: number, r: number): void => {
+      if (plan.kind[o] === Entry.RECOMPRESS) return;
+      try {
+        planEntry(o, offset, end, r);
+      } catch (e) {
+        // An entry whose header cannot be read (a corrupt type, base reference or offset) is not
+        // copied: the object is read again, from another copy if this one is unusable (git's
+        // check_object gives up on the entry the same way).
+        if (!isPackwrightError(e)) throw e;
+        plan.kind[o] = Entry.RECOMPRESS;
+        plan.base[o] = -1;
+      }
+    };
+    const runHere = options.verbatim !== undefined && options.verbatim.pack === pack && options.reuseObject;
+    if (!runHere && objects.length * SPARSE_SHARE < index.count) {
+      // A few objects of a large pack (a small fetch's or push's): their entries, ends and bases
+      // found by PackIndex.entriesAt, in offset order, without the whole pack's order.
+      const at = new Float64Array(objects.length);
+      for (let i = 0; i < objects.length; i++) at[i] = index.offset(locations.position[objects[i] as number] as number);
+      const byOffset = Array.from(objects.keys()).sort((a, b) => (at[a] as number) - (at[b] as number));
+      const queries = new Set<number>(at);
+      for (const i of byOffset) {
+        try {
+          file.readEntryHeader(at[i] as number, header);
+          if (header.type === OBJ_OFS_DELTA) queries.add(header.baseOffset);
+        } catch (e) {
+          // planOrRecompress meets it again below.
+          if (!isPackwrightError(e)) throw e;
+        }
+      }
+      yield;
+      const sorted = Float64Array.from(queries).sort();
+      const found = index.entriesAt(sorted);
+      const slot = (offset: number): number => {
+        let lo = 0;
+        let hi = sorted.length;
+        while (lo < hi) {
+          const mid = (lo + hi) >>> 1;
+          if ((sorted[mid] as number) < offset) lo = mid + 1;
+          else hi = mid;
+        }
+        return lo;
+      };
+      basePosition = (baseOffset) => found.positions[slot(baseOffset)] as number;
+      for (let j = 0; j < byOffset.length; j++) {
+        if ((j & 2047) === 0) yield;
+        const i = byOffset[j] as number;
+        const o = objects[i] as number;
+        const offset = at[i] as number;
+        const next = found.next[slot(offset)] as number;
+        plan.order[written++] = o;
+        planOrRecompress(o, offset, next >= 0 ? next : file.dataEnd, -1);
+      }
+      continue;
+    }
+    const { offsets } = index.packOrder();
+    yield;
+    // Object numbers by the pack-order rank of their entry: the pass below walks the pack front to
+    // back, which is also the writing order for what this pack gives.
+    const rankOf = index.packRanks();
+    yield;
+    const atRank = new Int32Array(index.count).fill(-1);
+    for (let i = 0; i < objects.length; i++) {
+      if ((i & 8191) === 0) yield;
+      const o = objects[i] as number;
+      atRank[rankOf[locations.position[o] as number] as number] = o;
+    }
+    const endOf = (r: number): number => (r + 1 < offsets.length ? (offsets[r + 1] as number) : file.dataEnd);
     // The verbatim run: every entry of it listed and stored, or no run.
-    let run = options.verbatim !== undefined && options.verbatim.pack === pack && options.reuseObject ? Math.min(options.verbatim.count, atRank.length) : 0;
+    let run = runHere ? Math.min((options.verbatim as { count: number }).count, atRank.length) : 0;
     // It ends before an entry that does not go from here (a copy elsewhere chosen; none is, see takeRunCopies).
     for (let r = 0; r < run; r++) if ((atRank[r] as number) < 0 || plan.kind[atRank[r] as number] === Entry.RECOMPRESS) run = r;
     if (run > 0) plan.verbatim = { pack: k, count: run, end: run < offsets.length ? (offsets[run] as number) : file.dataEnd };
@@ -186,20 +251,10 @@ export function* planPackSteps(table: ObjectTable, listed: Int32Array, locations
       if (r < run) {
         plan.kind[o] = Entry.VERBATIM;
         plan.sourceOffset[o] = offsets[r] as number;
-        plan.sourceEnd[o] = r + 1 < offsets.length ? (offsets[r + 1] as number) : file.dataEnd;
+        plan.sourceEnd[o] = endOf(r);
         continue;
       }
-      if (plan.kind[o] === Entry.RECOMPRESS) continue;
-      try {
-        planEntry(o, r);
-      } catch (e) {
-        // An entry whose header cannot be read (a corrupt type, base reference or offset) is not
-        // copied: the object is read again, from another copy if this one is unusable (git's
-        // check_object gives up on the entry the same way).
-        if (!isPackwrightError(e)) throw e;
-        plan.kind[o] = Entry.RECOMPRESS;
-        plan.base[o] = -1;
-      }
+      planOrRecompress(o, offsets[r] as number, endOf(r), r);
     }
   }
   for (const o of listed) if (locations.pack[o] === LOOSE) plan.order[written++] = o;
