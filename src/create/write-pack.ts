@@ -456,13 +456,22 @@ function readLooseCopy(
   return undefined;
 }
 
+/** The window ForwardReader starts with, and goes back to after a jump. */
+const FIRST_WINDOW = 64 << 10;
+
 /**
  * Reads spans of one pack through a window that moves forward: writing in pack order, each read
- * is a copy out of memory, and the file is read once, in large sequential reads.
+ * is a copy out of memory, and the file is read once, in large sequential reads. The window
+ * doubles (up to READ_WINDOW) while the reads follow one another and starts small again after a
+ * jump: a small fetch's 40 entries scattered over git.git's 190 MB pack read 4 MiB each, and the
+ * first of those reads faulted in a fresh 4 MiB buffer (15 ms of a 0.5 s upload-pack).
  */
 class ForwardReader {
   private window: Buffer = Buffer.alloc(0);
   private start = 0;
+  /** The next window's size, and the memory windows are read into (grown as they grow). */
+  private size = FIRST_WINDOW;
+  private buffer: Buffer = Buffer.alloc(0);
   private readonly file: PackFile;
   private readonly hasCrc: boolean;
   private whole: Buffer | null | undefined;
@@ -484,9 +493,15 @@ class ForwardReader {
       this.file.readInto(buf, offset, length);
       return buf;
     }
-    const size = Math.min(READ_WINDOW, this.file.dataEnd - offset);
-    if (this.window.length !== READ_WINDOW) this.window = Buffer.allocUnsafeSlow(READ_WINDOW);
-    this.file.readInto(this.window, offset, size);
+    // Reading on past the window's end (an entry it cut, or one soon after): a larger window; a
+    // jump: a small one.
+    const end = this.start + this.window.length;
+    this.size = offset >= this.start && offset < end + this.size ? Math.min(READ_WINDOW, this.size * 2) : FIRST_WINDOW;
+    if (this.size < length) this.size = Math.min(READ_WINDOW, 2 ** Math.ceil(Math.log2(length)));
+    if (this.buffer.length < this.size) this.buffer = Buffer.allocUnsafeSlow(this.size);
+    const size = Math.min(this.size, this.file.dataEnd - offset);
+    this.file.readInto(this.buffer, offset, size);
+    this.window = this.buffer.subarray(0, size);
     this.start = offset;
     return this.window.subarray(0, length);
   }
