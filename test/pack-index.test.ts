@@ -196,6 +196,26 @@ for (const format of ['sha1', 'sha256'] as Format[]) {
   });
 }
 
+test('findPrefix before the ids are read finds what git rev-parse --disambiguate lists, and what the whole index finds', () => {
+  using dir = tempDir();
+  mkdirSync(join(dir.path, 'r'));
+  const { repo, idx, H } = indexedPack(join(dir.path, 'r'), 'sha1', '2');
+  const whole = new PackIndex(readFileSync(idx), H, idx);
+  const random = seededRandom(11);
+  const prefixes = ['00', 'ff', '7', 'abc'];
+  for (let k = 0; k < 40; k++) prefixes.push(whole.id(Math.floor(random() * whole.count)).toString('hex').slice(0, 2 + Math.floor(random() * 5)));
+  for (const prefix of prefixes) {
+    const lazy = PackIndex.open(idx, H, { lazyMin: 0 });
+    const got = lazy.findPrefix(prefix, 1000);
+    assert.deepEqual(got, whole.findPrefix(prefix, 1000), prefix);
+    const ids = Array.from({ length: got.count }, (_, i) => whole.id(got.first + i).toString('hex'));
+    if (prefix.length >= 4) {
+      const listed = git(repo, ['rev-parse', `--disambiguate=${prefix}`]).toString().trim().split('\n').filter((l) => l !== '');
+      assert.deepEqual(ids, listed.sort(), prefix);
+    }
+  }
+});
+
 for (const indexVersion of ['2', '2,0x200']) {
   test(`entriesAt finds a few entries, the next entry after each, and what is no entry, as git show-index lists them (v${indexVersion})`, () => {
     using dir = tempDir();

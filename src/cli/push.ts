@@ -88,9 +88,9 @@ export async function pushCommand(io: CommandIO, global: GlobalOptions, agent: s
     onStderr: (text) => io.stderr.write(text),
   })).finally(() => remoteSays.end());
   if (result.unpackError !== undefined) io.stderr.write(`error: remote unpack failed: ${result.unpackError}\n`);
-  const report = pushReport(repo, result.url, result.refs, verbosity, porcelain);
-  if (porcelain) io.stdout.write(report);
-  else if (verbosity >= 0 || !result.ok) io.stderr.write(report);
+  // Made only when shown: abbreviating its ids reads the store's indexes.
+  if (porcelain) io.stdout.write(pushReport(repo, result.url, result.refs, verbosity, porcelain));
+  else if (verbosity >= 0 || !result.ok) io.stderr.write(pushReport(repo, result.url, result.refs, verbosity, porcelain));
   if (porcelain) io.stdout.write('Done\n');
   if (result.ok) return 0;
   io.stderr.write(`error: failed to push some refs to '${result.url}'\n`);

@@ -122,18 +122,21 @@ export function findPrefixRange(
 ): { first: number; count: number } {
   const bytes = Buffer.from(prefix.length % 2 ? prefix + '0' : prefix, 'hex');
   const full = prefix.length >> 1;
-  const odd = prefix.length % 2 === 1;
   // With a whole first byte the fan-out narrows the range; a padding nibble of 0 sorts first.
   const lo = full > 0 ? fanoutStart(fanout, fanoutAt, bytes[0] as number) : 0;
   const hi = full > 0 ? fanoutEnd(fanout, fanoutAt, bytes[0] as number) : count;
   const first = lowerBound(ids, idAt, lo, hi, bytes, 0, 0, bytes.length);
   let matched = 0;
   for (let i = first; i < count && matched < limit; i++) {
-    const p = idAt(i);
-    let match = compareBytes(ids, p, bytes, 0, full) === 0;
-    if (match && odd) match = ((ids[p + full] as number) >> 4) === (bytes[full] as number) >> 4;
-    if (!match) break;
+    if (!startsWithPrefix(ids, idAt(i), bytes, prefix.length)) break;
     matched++;
   }
   return { first, count: matched };
+}
+
+/** Whether the id at `ids[p]` starts with the first `digits` hex digits of `bytes` (a prefix, a trailing half byte padded). */
+export function startsWithPrefix(ids: Uint8Array, p: number, bytes: Uint8Array, digits: number): boolean {
+  const full = digits >> 1;
+  if (compareBytes(ids, p, bytes, 0, full) !== 0) return false;
+  return digits % 2 === 0 || ((ids[p + full] as number) >> 4) === (bytes[full] as number) >> 4;
 }
