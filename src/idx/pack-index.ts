@@ -606,17 +606,24 @@ export class PackIndex implements ObjectIndex {
     const { offsets, positions: order } = this.packOrder();
     for (let q = 0; q < k; q++) {
       const offset = sorted[q] as number;
-      let lo = 0;
-      let hi = offsets.length;
-      while (lo < hi) {
-        const mid = (lo + hi) >>> 1;
-        if ((offsets[mid] as number) <= offset) lo = mid + 1;
-        else hi = mid;
-      }
-      positions[q] = lo > 0 && offsets[lo - 1] === offset ? (order[lo - 1] as number) : -1;
-      next[q] = lo < offsets.length ? (offsets[lo] as number) : -1;
+      const r = this.rankAfter(offset);
+      positions[q] = r > 0 && offsets[r - 1] === offset ? (order[r - 1] as number) : -1;
+      next[q] = r < offsets.length ? (offsets[r] as number) : -1;
     }
     return { positions, next };
+  }
+
+  /** The pack-order rank of the first entry that starts after `offset` (the count of entries when none does). */
+  private rankAfter(offset: number): number {
+    const { offsets } = this.packOrder();
+    let lo = 0;
+    let hi = offsets.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if ((offsets[mid] as number) <= offset) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
   }
 
   /**
@@ -652,13 +659,7 @@ export class PackIndex implements ObjectIndex {
   /** Where the entry at `offset` ends: the next entry's start, or `dataEnd` for the last one. */
   entryEnd(offset: number, dataEnd: number): number {
     const { offsets } = this.packOrder();
-    let lo = 0;
-    let hi = offsets.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if ((offsets[mid] as number) <= offset) lo = mid + 1;
-      else hi = mid;
-    }
-    return lo < offsets.length ? (offsets[lo] as number) : dataEnd;
+    const r = this.rankAfter(offset);
+    return r < offsets.length ? (offsets[r] as number) : dataEnd;
   }
 }
