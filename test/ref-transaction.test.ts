@@ -86,6 +86,12 @@ test('update-ref refuses what git refuses, in git\'s words, and a refused transa
     { args: ['--stdin'], input: ` update refs/heads/x ${a}\n` },
     { args: ['--stdin'], input: `update "refs/heads/x ${a}\n` },
     { args: ['bad..name', a] },
+    // A branch names a commit, and no ref a missing object (git's write_ref_to_lockfile).
+    { args: ['refs/heads/tagged', rev('v1.0')] },
+    { args: ['refs/heads/main', rev('HEAD^{tree}')] },
+    { args: ['--no-deref', 'HEAD', rev('v1.0')] },
+    { args: ['refs/tags/gone', '1'.repeat(40)] },
+    { args: ['--stdin'], input: `update refs/tags/fine ${rev('v1.0')}\nupdate refs/heads/tagged ${rev('v1.0')}\n` },
   ];
   const before = refFiles(join(repo, '.git'));
   for (const c of cases) {

@@ -49,6 +49,13 @@ export interface RefTransactionOptions {
    * `aborted`, with one `<old-id> <new-id> <ref>` line per ref changed (zeros for none).
    */
   onStateChange?: ((state: RefTransactionState, lines: string) => boolean | void) | undefined;
+  /**
+   * The type of the object an id names (`'commit'`, `'tag'`, …), undefined when the repository
+   * has no such object. Given, a new value is checked as git's files backend checks it
+   * (write_ref_to_lockfile): no ref may name a missing object (OBJECT_NOT_FOUND), and no branch
+   * (`refs/heads/*`, or HEAD itself) anything but a commit (INVALID_ARGUMENT).
+   */
+  objectType?: ((id: Uint8Array) => string | undefined) | undefined;
 }
 
 /** The steps `RefTransactionOptions.onStateChange` is told of. */
@@ -155,6 +162,7 @@ export class RefTransaction {
         const value = this.refs.read(u.target);
         u.oldId = value?.kind === 'id' ? value.id : value?.kind === 'symbolic' && u.options.noDeref === true ? this.refs.resolve(u.target) : undefined;
         this.checkExpectation(u);
+        this.checkNewValue(u, value?.kind === 'symbolic');
       }
       if (this.updates.some((u) => u.remove && this.refs.isPacked(u.target))) this.packedLock = this.lockFile(join(this.refs.commonDir, 'packed-refs'), 'packed-refs', this.options.packedLockTimeoutMs ?? 1000);
     } catch (e) {
@@ -165,6 +173,25 @@ export class RefTransaction {
       this.abort();
       // git's words (refs.c, ref_transaction_prepare).
       throw new PackwrightError('REQUEST_REFUSED', 'ref updates aborted by hook');
+    }
+  }
+
+  /**
+   * git's write_ref_to_lockfile checks of a value about to be written (skipped, as git skips the
+   * write, when the ref already has it): the object exists, and a branch gets a commit. Named as
+   * git names the ref written, where symbolic refs lead.
+   */
+  private checkNewValue(u: Update, symbolic: boolean): void {
+    const objectType = this.options.objectType;
+    if (objectType === undefined || u.remove || u.newId === undefined || u.symbolic !== undefined) return;
+    if (!symbolic && u.oldId !== undefined && u.oldId.equals(u.newId)) return;
+    const type = objectType(u.newId);
+    const hex = toHex(u.newId);
+    if (type === undefined) {
+      throw new PackwrightError('OBJECT_NOT_FOUND', `cannot update ref '${u.target}': trying to write ref '${u.target}' with nonexistent object ${hex}`);
+    }
+    if (type !== 'commit' && (u.target === 'HEAD' || u.target.startsWith('refs/heads/'))) {
+      throw new PackwrightError('INVALID_ARGUMENT', `cannot update ref '${u.target}': trying to write non-commit object ${hex} to branch '${u.target}'`);
     }
   }
 

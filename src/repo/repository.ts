@@ -200,6 +200,7 @@ export class Repository implements RevisionContext {
    * inside a push's quarantine (GIT_QUARANTINE_PATH) every change is refused, as git refuses it.
    * `committer` names someone else in the reflog lines (a server's authenticated pusher). The
    * repository's reference-transaction hook, when it has one, is run at each step as git runs it.
+   * A new value must name an object the repository has, and a branch's a commit, as git requires.
    */
   refTransaction(options: { committer?: { name: string; email: string } | undefined } = {}): RefTransaction {
     const setting = this.config.get('core.logallrefupdates');
@@ -211,6 +212,11 @@ export class Repository implements RevisionContext {
     const env = options.committer !== undefined ? { ...this.env, GIT_COMMITTER_NAME: options.committer.name, GIT_COMMITTER_EMAIL: options.committer.email } : this.env;
     return this.refs.transaction({
       ident: committerIdent(env, this.config), logAllRefUpdates: logAll, quarantined, lockTimeoutMs, packedLockTimeoutMs, onStateChange: referenceTransactionHook(this),
+      // A miss looks at the object directories again first (objects just received or migrated in).
+      objectType: (id) => {
+        const location = this.objects.locate(id);
+        return location === undefined ? undefined : this.objects.infoAt(location).type;
+      },
     });
   }
 
