@@ -98,6 +98,16 @@ test('fetch offers its history in rounds and gets only what it lacks; refuses a 
   assert.equal(forced.status, 0, forced.stderr);
   assert.match(forced.stderr, / t \[tag update\] +v2.0 +-> v2.0\n/);
   assert.equal(git(work, ['rev-parse', 'v2.0']).toString(), git(src, ['rev-parse', 'v2.0']).toString());
+  // A tag object fetched to a branch (`v2.0:tagged` makes refs/heads/tagged): no branch may name
+  // anything but a commit, so that ref is not written; the rest is, and both say it as git does.
+  const theirs = join(dir.path, 'theirs');
+  cpSync(work, theirs, { recursive: true });
+  const ours = await runPackwright(work, ['fetch', 'origin', 'refs/tags/v2.0:tagged', 'main:refs/remotes/origin/other'], { env: GIT_ENV });
+  const gits = await execFileAsync('git', ['fetch', 'origin', 'refs/tags/v2.0:tagged', 'main:refs/remotes/origin/other'], { cwd: theirs, env: GIT_ENV }).then(() => assert.fail('git writes no tag to a branch'), (e: { code: number; stderr: string }) => e);
+  assert.equal(ours.status, gits.code);
+  assert.equal(ours.stderr, gits.stderr);
+  assert.match(ours.stderr, /error: cannot update ref 'refs\/heads\/tagged': trying to write non-commit object [0-9a-f]{40} to branch 'refs\/heads\/tagged'\n/);
+  assert.equal(git(work, ['for-each-ref']).toString(), git(theirs, ['for-each-ref']).toString());
 });
 
 test('a server that cuts its pack short, or names objects its pack lacks: fetch fails, refs and FETCH_HEAD unchanged, nothing left in the pack directory', async () => {

@@ -97,6 +97,8 @@ export async function fetchCommand(io: CommandIO, global: GlobalOptions, agent: 
     // git shows what goes to FETCH_HEAD only when it is written (or would be, with --dry-run).
     const shown = writeFetchHead || dryRun ? result.refs : result.refs.filter((r) => r.status !== 'fetch-head');
     if (verbosity >= 0) io.stderr.write(fetchReport(repo, result.url, shown, result.pruned, verbosity, Number(global.env['COLUMNS']) || 80));
+    // Quiet, git still says why a ref could not be written.
+    else for (const r of result.refs) if (r.error !== undefined) io.stderr.write(`error: ${r.error}\n`);
   }
   return status;
 }
@@ -116,10 +118,16 @@ export function fetchReport(repo: Repository, url: string, refs: readonly Fetche
   const abbrev = (hex: string): string => repo.objects.abbreviate(Buffer.from(hex, 'hex'));
   const nullWidth = abbrev('0'.repeat(repo.store.hashLength * 2)).length;
   const summaryWidth = (ids: readonly string[]): number => 2 * Math.max(nullWidth, ...ids.map((h) => abbrev(h).length)) + 3;
-  const lines: string[] = [];
+  let out = '';
+  let shownUrl = false;
   let refcol = 10;
+  /** The ref store's error for the ref about to be shown (git prints it as the write fails, before the ref's line). */
+  let failure: string | undefined;
   const line = (code: string, summary: string, error: string | undefined, remote: string, local: string, width: number): void => {
-    lines.push(` ${code} ${summary.padEnd(width)} ${remote.padEnd(refcol)} -> ${local}${error !== undefined ? `  (${error})` : ''}`);
+    if (failure !== undefined) out += `error: ${failure}\n`;
+    if (!shownUrl) out += `From ${url}\n`;
+    shownUrl = true;
+    out += ` ${code} ${summary.padEnd(width)} ${remote.padEnd(refcol)} -> ${local}${error !== undefined ? `  (${error})` : ''}\n`;
   };
   // Pruning comes first, before git has measured the ref column.
   const pruneWidth = summaryWidth(pruned.map((p) => p.oldId));
@@ -133,7 +141,12 @@ export function fetchReport(repo: Repository, url: string, refs: readonly Fetche
   for (const r of refs) {
     const what = remoteShown(r.remoteRef);
     const local = r.localRef !== undefined ? prettyRefName(r.localRef) : 'FETCH_HEAD';
-    switch (r.status) {
+    // A ref that could not be written shows the update it was to be, marked `!` (git's update_local_ref).
+    failure = r.error;
+    const failed = r.attempted !== undefined;
+    const code = (ok: string): string => (failed ? '!' : ok);
+    const note = (ok: string | undefined): string | undefined => (failed ? r.reason : ok);
+    switch (r.attempted ?? r.status) {
       case 'fetch-head': {
         const kind = r.remoteRef.startsWith('refs/heads/') ? 'branch' : r.remoteRef.startsWith('refs/tags/') ? 'tag' : r.remoteRef.startsWith('refs/remotes/') ? 'remote-tracking branch' : '';
         line('*', kind !== '' ? kind : 'branch', undefined, what !== '' ? what : 'HEAD', 'FETCH_HEAD', width);
@@ -144,22 +157,22 @@ export function fetchReport(repo: Repository, url: string, refs: readonly Fetche
         break;
       case 'new': {
         const kind = r.remoteRef.startsWith('refs/tags/') ? '[new tag]' : r.remoteRef.startsWith('refs/heads/') ? '[new branch]' : '[new ref]';
-        line('*', kind, undefined, what, local, width);
+        line(code('*'), kind, note(undefined), what, local, width);
         break;
       }
       case 'fast-forward':
-        line(' ', `${abbrev(r.oldId as string)}..${abbrev(r.newId)}`, undefined, what, local, width);
+        line(code(' '), `${abbrev(r.oldId as string)}..${abbrev(r.newId)}`, note(undefined), what, local, width);
         break;
       case 'forced':
-        line('+', `${abbrev(r.oldId as string)}...${abbrev(r.newId)}`, 'forced update', what, local, width);
+        line(code('+'), `${abbrev(r.oldId as string)}...${abbrev(r.newId)}`, note('forced update'), what, local, width);
         break;
       case 'tag-update':
-        line('t', '[tag update]', undefined, what, local, width);
+        line(code('t'), '[tag update]', note(undefined), what, local, width);
         break;
       case 'rejected':
         line('!', '[rejected]', r.reason, what, local, width);
         break;
     }
   }
-  return lines.length > 0 ? `From ${url}\n${lines.join('\n')}\n` : '';
+  return out;
 }

@@ -6,7 +6,7 @@ import { renameSync, rmSync, writeFileSync } from 'node:fs';
 import { wildmatch } from '../config/wildmatch.js';
 import { readFileIfPresent } from '../io/read-file-if-present.js';
 import { join } from 'node:path';
-import { PackwrightError } from '../errors/packwright-error.js';
+import { isPackwrightError, PackwrightError } from '../errors/packwright-error.js';
 import { peelObject } from '../odb/peel-object.js';
 import { parseCommit } from '../objects/commit.js';
 import { excludedByNegative, expandRefName, fetchDestination, isFullObjectId, mapPattern, parseRefspec, refspecPrefixes, type Refspec } from '../refs/refspec.js';
@@ -104,6 +104,13 @@ export interface FetchedRef {
   status: FetchedRefStatus;
   /** Why it was refused (git's words: `non-fast-forward`, `would clobber existing tag`, `unable to update local ref`). */
   reason?: string | undefined;
+  /**
+   * For a ref that could not be written (`unable to update local ref`): the update it was to be
+   * (`new`, `fast-forward`, `forced`, `tag-update`), which git's report shows, and the ref
+   * store's error, which git prints as `error: <it>`.
+   */
+  attempted?: FetchedRefStatus | undefined;
+  error?: string | undefined;
   /** FETCH_HEAD's mark: for merge (the first refspec's ref) or not. */
   forMerge: boolean;
   /** Not written to FETCH_HEAD (a remote-tracking ref updated by the way). */
@@ -486,8 +493,8 @@ function pruneStale(specs: readonly Refspec[], remoteRefs: readonly ServerRef[],
 interface RefWriter {
   /** Deletes pruned refs (at once, or in the atomic transaction). */
   prune(refs: readonly string[]): void;
-  /** Sets a ref; false when it could not be written. */
-  update(ref: string, id: Buffer, old: Buffer | undefined, message: string): boolean;
+  /** Sets a ref; true when written, else the ref store's error message. */
+  update(ref: string, id: Buffer, old: Buffer | undefined, message: string): true | string;
   /** Ends the fetch's writes: commits the atomic transaction unless a ref was refused; false when it was abandoned. */
   finish(refused: boolean): boolean;
 }
@@ -521,8 +528,9 @@ function refWriter(repo: Repository, options: FetchOptions): RefWriter {
       try {
         repo.refTransaction().update(ref, id, old, { message }).commit();
         return true;
-      } catch {
-        return false;
+      } catch (e) {
+        if (!isPackwrightError(e)) throw e;
+        return e.message;
       }
     },
     finish: () => true,
@@ -568,30 +576,31 @@ function storeRefs(repo: Repository, entries: readonly MapEntry[], localRefs: Re
         report('up-to-date');
         continue;
       }
-      const write = (message: string, checkOld: boolean): boolean => writes.update(e.local as string, Buffer.from(newId, 'hex'), checkOld ? old : undefined, `${action}: ${message}`);
+      /** Writes the ref and reports `status`, or that it could not be written (git's "unable to update local ref"). */
+      const write = (message: string, checkOld: boolean, status: FetchedRefStatus): void => {
+        const written = writes.update(e.local as string, Buffer.from(newId, 'hex'), checkOld ? old : undefined, `${action}: ${message}`);
+        if (written === true) report(status);
+        else result.refs.push({ remoteRef: e.remote.ref, localRef: e.local, oldId, newId, status: 'rejected', reason: 'unable to update local ref', attempted: status, error: written, forMerge, fetchHeadIgnored });
+      };
       const force = options.force === true || e.force;
       if (old !== undefined && e.local.startsWith('refs/tags/')) {
         if (!force) report('rejected', 'would clobber existing tag');
-        else if (write('updating tag', false)) report('tag-update');
-        else report('rejected', 'unable to update local ref');
+        else write('updating tag', false, 'tag-update');
         continue;
       }
       const oldCommit = old !== undefined && isCommitish(repo, oldId as string);
       if (!oldCommit || !isCommitish(repo, newId)) {
         const what = e.remote.ref.startsWith('refs/tags/') ? 'storing tag' : e.remote.ref.startsWith('refs/heads/') ? 'storing head' : 'storing ref';
-        if (write(what, false)) report('new');
-        else report('rejected', 'unable to update local ref');
+        write(what, false, 'new');
         continue;
       }
       const a = commitOf(repo, old as Buffer);
       const b = commitOf(repo, Buffer.from(newId, 'hex'));
       const fastForward = isAncestor(repo.objects, a, b);
       if (fastForward) {
-        if (write('fast-forward', true)) report('fast-forward');
-        else report('rejected', 'unable to update local ref');
+        write('fast-forward', true, 'fast-forward');
       } else if (force) {
-        if (write('forced-update', true)) report('forced');
-        else report('rejected', 'unable to update local ref');
+        write('forced-update', true, 'forced');
       } else {
         report('rejected', 'non-fast-forward');
       }
