@@ -108,6 +108,13 @@ test('fetch offers its history in rounds and gets only what it lacks; refuses a 
   assert.equal(ours.stderr, gits.stderr);
   assert.match(ours.stderr, /error: cannot update ref 'refs\/heads\/tagged': trying to write non-commit object [0-9a-f]{40} to branch 'refs\/heads\/tagged'\n/);
   assert.equal(git(work, ['for-each-ref']).toString(), git(theirs, ['for-each-ref']).toString());
+  // --negotiation-tip that names nothing, or an object not here: the fetch ends before it starts, in git's words.
+  for (const tip of ['0'.repeat(40), 'no-such-ref']) {
+    const refusedTip = await runPackwright(work, ['fetch', `--negotiation-tip=${tip}`, 'origin'], { env: GIT_ENV });
+    const gitRefused = await execFileAsync('git', ['fetch', `--negotiation-tip=${tip}`, 'origin'], { cwd: theirs, env: GIT_ENV }).then(() => assert.fail(`git takes ${tip}`), (e: { code: number; stderr: string }) => e);
+    assert.equal(refusedTip.status, gitRefused.code, tip);
+    assert.equal(refusedTip.stderr, gitRefused.stderr, tip);
+  }
 });
 
 test('a server that cuts its pack short, or names objects its pack lacks: fetch fails, refs and FETCH_HEAD unchanged, nothing left in the pack directory', async () => {

@@ -297,9 +297,11 @@ async function fetchInto(repo: Repository, options: FetchOptions): Promise<Fetch
     const filterSpec = options.filter ?? (typeof configuredFilter === 'string' && configuredFilter !== '' ? configuredFilter : undefined);
     const filter = filterSpec !== undefined ? normalizeFilterSpec(filterSpec) : undefined;
     const wants = [...new Set(entries.map((e) => e.remote.oid))].filter((oid) => deepen !== undefined || !have(oid));
+    // Checked whether or not anything is fetched, as git checks them before it fetches.
+    const tips = negotiationTips(repo, localRefs, options.negotiationTips);
     if (wants.length > 0) {
       const negotiator = new HaveNegotiator(repo.objects, shallow);
-      for (const id of negotiationTips(repo, localRefs, options.negotiationTips)) negotiator.addTip(id);
+      for (const id of tips) negotiator.addTip(id);
       for (const r of remoteRefs) if (r.oid.length === hashHex && have(r.oid)) negotiator.knownCommon(Buffer.from(r.oid, 'hex'));
       const unpackLimit = repo.config.getInt('fetch.unpacklimit') ?? repo.config.getInt('transfer.unpacklimit') ?? 100;
       const { received, shallowInfo } = await fetchFromServer(conn, greeting, repo, {
@@ -546,7 +548,16 @@ function negotiationTips(repo: Repository, localRefs: ReadonlyMap<string, Buffer
       const pattern = tip.startsWith('refs/') ? tip : `refs/heads/${tip}`;
       for (const [name, id] of localRefs) if (wildmatch(pattern, name)) out.push(id);
     } else {
-      out.push(repo.resolve(tip));
+      // git's add_negotiation_tips: a name that resolves to nothing, or to an object not here, ends the fetch.
+      let id: Buffer;
+      try {
+        id = repo.resolve(tip);
+      } catch (e) {
+        if (!isPackwrightError(e, 'REF_NOT_FOUND') && !isPackwrightError(e, 'OBJECT_NOT_FOUND')) throw e;
+        throw new PackwrightError('INVALID_ARGUMENT', `${tip} is not a valid object`, { cause: e });
+      }
+      if (!repo.objects.has(id)) throw new PackwrightError('OBJECT_NOT_FOUND', `the object ${id.toString('hex')} does not exist`);
+      out.push(id);
     }
   }
   return out;
