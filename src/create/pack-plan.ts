@@ -201,25 +201,14 @@ export function* planPackSteps(table: ObjectTable, listed: Int32Array, locations
         }
       }
       yield;
-      const sorted = Float64Array.from(queries).sort();
-      const found = index.entriesAt(sorted);
-      const slot = (offset: number): number => {
-        let lo = 0;
-        let hi = sorted.length;
-        while (lo < hi) {
-          const mid = (lo + hi) >>> 1;
-          if ((sorted[mid] as number) < offset) lo = mid + 1;
-          else hi = mid;
-        }
-        return lo;
-      };
-      basePosition = (baseOffset) => found.positions[slot(baseOffset)] as number;
+      const found = index.entriesAt(queries);
+      basePosition = (baseOffset) => found.get(baseOffset)?.position ?? -1;
       for (let j = 0; j < byOffset.length; j++) {
         if ((j & 2047) === 0) yield;
         const i = byOffset[j] as number;
         const o = objects[i] as number;
         const offset = at[i] as number;
-        const next = found.next[slot(offset)] as number;
+        const next = (found.get(offset) as { next: number }).next;
         plan.order[written++] = o;
         planOrRecompress(o, offset, next >= 0 ? next : file.dataEnd, -1);
       }

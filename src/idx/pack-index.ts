@@ -568,18 +568,19 @@ export class PackIndex implements ObjectIndex {
   }
 
   /**
-   * For each offset of `sorted` (ascending, distinct): the sorted position of the entry that
-   * starts there (-1: none does) and the offset where the next entry starts (-1: none does, the
-   * entry is the last and ends at the pack's data end). What a few entries of a large pack need
-   * (a small fetch's or push's pack copies 40 of git.git's 310k): one pass over the idx's offsets,
-   * where the pack order sorts them all and fills four arrays of the pack's size first (70-80 ms
-   * cold on git.git, most of it the first touch of that memory). With the pack order already made,
-   * by bisection in it.
+   * For each of `offsets`: the sorted position of the entry that starts there (-1: none does) and
+   * the offset where the next entry starts (-1: none does, the entry is the last and ends at the
+   * pack's data end). What a few entries of a large pack need (a small fetch's or push's pack
+   * copies 40 of git.git's 310k): one pass over the idx's offsets, where the pack order sorts them
+   * all and fills four arrays of the pack's size first (70-80 ms cold on git.git, most of it the
+   * first touch of that memory). With the pack order already made, by bisection in it.
    */
-  entriesAt(sorted: Float64Array): { positions: Int32Array; next: Float64Array } {
+  entriesAt(offsets: Iterable<number>): Map<number, { position: number; next: number }> {
+    const sorted = Float64Array.from(new Set(offsets)).sort();
     const k = sorted.length;
     const positions = new Int32Array(k).fill(-1);
     const next = new Float64Array(k).fill(-1);
+    let exact = false;
     if (this.order === undefined) {
       this.need(OFFSETS);
       const n = this.count;
@@ -601,16 +602,20 @@ export class PackIndex implements ObjectIndex {
         if (lo < k && sorted[lo] === v) positions[lo] = i;
         if (lo > 0 && ((next[lo - 1] as number) < 0 || v < (next[lo - 1] as number))) next[lo - 1] = v;
       }
-      if (!positions.includes(-1)) return { positions, next };
+      exact = !positions.includes(-1);
     }
-    const { offsets, positions: order } = this.packOrder();
-    for (let q = 0; q < k; q++) {
-      const offset = sorted[q] as number;
-      const r = this.rankAfter(offset);
-      positions[q] = r > 0 && offsets[r - 1] === offset ? (order[r - 1] as number) : -1;
-      next[q] = r < offsets.length ? (offsets[r] as number) : -1;
+    if (!exact) {
+      const { offsets: ordered, positions: order } = this.packOrder();
+      for (let q = 0; q < k; q++) {
+        const offset = sorted[q] as number;
+        const r = this.rankAfter(offset);
+        positions[q] = r > 0 && ordered[r - 1] === offset ? (order[r - 1] as number) : -1;
+        next[q] = r < ordered.length ? (ordered[r] as number) : -1;
+      }
     }
-    return { positions, next };
+    const found = new Map<number, { position: number; next: number }>();
+    for (let q = 0; q < k; q++) found.set(sorted[q] as number, { position: positions[q] as number, next: next[q] as number });
+    return found;
   }
 
   /** The pack-order rank of the first entry that starts after `offset` (the count of entries when none does). */
