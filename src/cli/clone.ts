@@ -5,7 +5,7 @@ import { configOutsideRepository, type GlobalOptions } from './global-options.js
 import { helpRequested, UsageError } from './usage-error.js';
 import { readShallowOption, type ShallowOptions } from './shallow-options.js';
 import { cliAuth } from './credentials.js';
-import { ansiTerminal, RemoteMessages } from './remote-messages.js';
+import { remoteMessagesOn } from './remote-messages.js';
 
 const USAGE = 'usage: packwright clone (--bare | --mirror | -n | --no-checkout) [-q] [--upload-pack=<exec>] [-b <branch>] [--[no-]single-branch] [--depth=<n>] [--shallow-since=<date>] [--shallow-exclude=<ref>] [--filter=<filter-spec>] <repository> [<directory>]';
 
@@ -58,7 +58,7 @@ export async function cloneCommand(io: CommandIO, global: GlobalOptions, agent: 
   const dir = positional[1] ?? (bare ? `${name}.git` : name);
   const config = configOutsideRepository(global);
   if (progress) io.stderr.write(bare ? `Cloning into bare repository '${dir}'...\n` : `Cloning into '${dir}'...\n`);
-  const remoteSays = new RemoteMessages((text) => io.stderr.write(text), ansiTerminal(io.stderr.isTTY, global.env));
+  const remoteSays = remoteMessagesOn(io);
   await io.interruptible((signal) => cloneBare(url, {
     dir, uploadPack, agent, signal, cwd: global.cwd, mirror, bare, env: { ...global.env }, branch, singleBranch, filter, ...shallow,
     // The global configuration and `-c http.extraHeader=…`, as git clone takes them (CI's tokens are passed this way).

@@ -6,7 +6,7 @@ import { openRepository, type GlobalOptions } from './global-options.js';
 import { helpRequested, UsageError } from './usage-error.js';
 import { readShallowOption, type ShallowOptions } from './shallow-options.js';
 import { cliAuth } from './credentials.js';
-import { ansiTerminal, RemoteMessages } from './remote-messages.js';
+import { remoteMessagesOn } from './remote-messages.js';
 
 const USAGE = `usage: packwright fetch [-q | -v] [-p | --prune | --no-prune] [-P | --prune-tags] [-t | --tags | -n | --no-tags] [-f | --force]
                         [--all | --multiple] [--atomic] [--dry-run] [-a | --append] [--refmap=<refspec>] [--negotiation-tip=<rev>]
@@ -87,7 +87,7 @@ export async function fetchCommand(io: CommandIO, global: GlobalOptions, agent: 
   let status = 0;
   for (const remote of remotes) {
     if ((all || multiple) && verbosity >= 0) io.stdout.write(`Fetching ${remote ?? ''}\n`);
-    const remoteSays = new RemoteMessages((text) => io.stderr.write(text), ansiTerminal(io.stderr.isTTY, global.env));
+    const remoteSays = remoteMessagesOn(io);
     const result = await io.interruptible((signal) => fetch({
       repository: repo, remote, refspecs, tags, prune, pruneTags, atomic, dryRun, append: append || ((all || multiple) && remote !== remotes[0]), refmap, negotiationTips, force, updateHeadOk, writeFetchHead, uploadPack, agent, signal, reflogAction, ...shallow, filter, ...cliAuth(repo.config, global.env),
       ...(progress ? { onProgress: (text: string) => remoteSays.text(text) } : {}),

@@ -5,7 +5,7 @@ import { prettyRefName } from './pretty-ref-name.js';
 import { openRepository, type GlobalOptions } from './global-options.js';
 import { helpRequested, UsageError } from './usage-error.js';
 import { cliAuth } from './credentials.js';
-import { ansiTerminal, RemoteMessages } from './remote-messages.js';
+import { remoteMessagesOn } from './remote-messages.js';
 
 const USAGE = `usage: packwright push [-q | -v] [--all | --mirror | --tags] [--prune] [-d | --delete] [-f | --force] [--force-with-lease[=<ref>[:<expect>]] [--force-if-includes]]
                        [--atomic] [--follow-tags] [-o <option> | --push-option=<option>] [--[no-]thin] [--receive-pack=<exec>] [--porcelain]
@@ -79,7 +79,7 @@ export async function pushCommand(io: CommandIO, global: GlobalOptions, agent: s
   }
   const repo = openRepository(global);
   if (verbosity > 0) io.stderr.write(`Pushing to ${anonymizeUrl(readRemoteConfig(repo.config, positional[0] ?? 'origin').pushUrl)}\n`);
-  const remoteSays = new RemoteMessages((text) => io.stderr.write(text), ansiTerminal(io.stderr.isTTY, global.env));
+  const remoteSays = remoteMessagesOn(io);
   const result = await io.interruptible((signal) => push({
     repository: repo, remote: positional[0], refspecs: positional.slice(1), all, mirror, prune, tags, delete: del, force, atomic, pushOptions, thin, receivePack, agent, signal,
     forceWithLease: lease, forceIfIncludes, followTags, ...cliAuth(repo.config, global.env),
@@ -89,8 +89,7 @@ export async function pushCommand(io: CommandIO, global: GlobalOptions, agent: s
   })).finally(() => remoteSays.end());
   if (result.unpackError !== undefined) io.stderr.write(`error: remote unpack failed: ${result.unpackError}\n`);
   // Made only when shown: abbreviating its ids reads the store's indexes.
-  if (porcelain) io.stdout.write(pushReport(repo, result.url, result.refs, verbosity, porcelain));
-  else if (verbosity >= 0 || !result.ok) io.stderr.write(pushReport(repo, result.url, result.refs, verbosity, porcelain));
+  if (porcelain || verbosity >= 0 || !result.ok) (porcelain ? io.stdout : io.stderr).write(pushReport(repo, result.url, result.refs, verbosity, porcelain));
   if (porcelain) io.stdout.write('Done\n');
   if (result.ok) return 0;
   io.stderr.write(`error: failed to push some refs to '${result.url}'\n`);

@@ -1,3 +1,5 @@
+import type { CommandIO } from './command-io.js';
+
 /**
  * What a server says on band 2 (its progress, its hooks' output), shown as git shows it
  * (sideband.c demultiplex_sideband): `remote: ` at the start of each line, not of each packet, so
@@ -51,4 +53,9 @@ export class RemoteMessages {
 export function ansiTerminal(isTTY: boolean, env: Readonly<Record<string, string | undefined>>): boolean {
   const term = env['TERM'];
   return isTTY && term !== undefined && term !== 'dumb';
+}
+
+/** The server's messages shown on a command's stderr, suffixed as that stderr calls for. */
+export function remoteMessagesOn(io: CommandIO): RemoteMessages {
+  return new RemoteMessages((text) => io.stderr.write(text), ansiTerminal(io.stderr.isTTY, io.env));
 }
