@@ -580,8 +580,8 @@ function storeRefs(repo: Repository, entries: readonly MapEntry[], localRefs: Re
       }
       const old = localRefs.get(e.local);
       const oldId = old?.toString('hex');
-      const report = (s: FetchedRefStatus, reason?: string): void => {
-        result.refs.push({ remoteRef: e.remote.ref, localRef: e.local, oldId, newId, status: s, ...(reason !== undefined ? { reason } : {}), forMerge, fetchHeadIgnored });
+      const report = (s: FetchedRefStatus, reason?: string, failure?: Pick<FetchedRef, 'attempted' | 'error'>): void => {
+        result.refs.push({ remoteRef: e.remote.ref, localRef: e.local, oldId, newId, status: s, ...(reason !== undefined ? { reason } : {}), ...failure, forMerge, fetchHeadIgnored });
       };
       if (oldId === newId) {
         report('up-to-date');
@@ -591,7 +591,7 @@ function storeRefs(repo: Repository, entries: readonly MapEntry[], localRefs: Re
       const write = (message: string, checkOld: boolean, status: FetchedRefStatus): void => {
         const written = writes.update(e.local as string, Buffer.from(newId, 'hex'), checkOld ? old : undefined, `${action}: ${message}`);
         if (written === true) report(status);
-        else result.refs.push({ remoteRef: e.remote.ref, localRef: e.local, oldId, newId, status: 'rejected', reason: 'unable to update local ref', attempted: status, error: written, forMerge, fetchHeadIgnored });
+        else report('rejected', 'unable to update local ref', { attempted: status, error: written });
       };
       const force = options.force === true || e.force;
       if (old !== undefined && e.local.startsWith('refs/tags/')) {
