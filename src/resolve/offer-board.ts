@@ -36,8 +36,11 @@ export interface OfferBoard {
 export function createBoard(count: number, slotBytes: number): OfferBoard {
   return {
     slots: new Int32Array(new SharedArrayBuffer(Math.max(1, count) * FIELDS * 4)),
-    // Untouched pages cost nothing: only slots actually used take memory.
-    data: new Uint8Array(new SharedArrayBuffer(Math.max(1, count * slotBytes))),
+    // A growable buffer, grown by each offer to cover its slot: only slots actually used take
+    // memory. A fixed one of the whole size (16-128 MiB) comes zeroed from calloc, and once
+    // glibc's mmap threshold has risen (after any large free) calloc clears it from the heap: a
+    // fault per page, 60 ms for 16 MiB here, paid by every index-pack however small its pack.
+    data: new Uint8Array(new SharedArrayBuffer(0, { maxByteLength: Math.max(1, count * slotBytes) })),
     slotBytes,
   };
 }
@@ -64,6 +67,7 @@ export function offer(board: OfferBoard, node: number, type: number, depth: numb
   for (let slot = 0; slot < n; slot++) {
     const b = slot * FIELDS;
     if (Atomics.compareExchange(s, b + STATE, FREE, WRITING) !== FREE) continue;
+    cover(board, slot * board.slotBytes + data.length);
     board.data.set(data, slot * board.slotBytes);
     Atomics.store(s, b + NODE, node);
     Atomics.store(s, b + TYPE, type);
@@ -78,6 +82,20 @@ export function offer(board: OfferBoard, node: number, type: number, depth: numb
     return slot;
   }
   return -1;
+}
+
+/**
+ * Grows the board's data to at least `bytes`. Threads grow it concurrently: a grow that another
+ * thread has overtaken fails (a shared buffer never shrinks), and then the length already covers.
+ */
+function cover(board: OfferBoard, bytes: number): void {
+  const buffer = board.data.buffer as SharedArrayBuffer;
+  if (buffer.byteLength >= bytes) return;
+  try {
+    buffer.grow(bytes);
+  } catch (e) {
+    if (buffer.byteLength < bytes) throw e;
+  }
 }
 
 /**
