@@ -3,8 +3,8 @@ import assert from 'node:assert/strict';
 import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { execFileSync } from 'node:child_process';
-import { git, tempDir } from './helpers/git.js';
-import { spawnGit } from './helpers/spawn-client.js';
+import { git, GIT_ENV, tempDir } from './helpers/git.js';
+import { execGit, spawnGit } from './helpers/spawn-client.js';
 import { configFromEnvironment, GitConfig, wildmatch } from '../src/config/index.js';
 import { isPackwrightError } from '../src/errors/index.js';
 
@@ -189,11 +189,13 @@ test('an include of an empty or bare path is skipped as git skips it (found by t
 
 test('configFromEnvironment reads what git passes its children: GIT_CONFIG_PARAMETERS as git 2.39 writes it, and GIT_CONFIG_COUNT pairs', () => {
   using dir = tempDir();
-  // git's own encoding, from a child it runs (an alias) with -c settings of every shape.
-  const env = git(dir.path, [
+  // git's own encoding, from a child it runs (an alias) with -c settings of every shape. Without
+  // the GIT_CONFIG_COUNT pairs npm test gives every git (scripts/test.mjs), which git would pass on too.
+  const own = Object.fromEntries(Object.entries(GIT_ENV).filter(([k]) => !k.startsWith('GIT_CONFIG_COUNT') && !k.startsWith('GIT_CONFIG_KEY_') && !k.startsWith('GIT_CONFIG_VALUE_')));
+  const env = execGit([
     '-c', 'pack.preferBitmapTips=refs/tags/include', '-c', "x.y=it's", '-c', 'core.bare', '-c', 'url.https://a/b.insteadOf=g:', '-c', 'e.v=',
     '-c', 'alias.penv=!printf %s "$GIT_CONFIG_PARAMETERS"', 'penv',
-  ]).toString();
+  ], { cwd: dir.path, env: own }).toString();
   const pairs = configFromEnvironment({ GIT_CONFIG_PARAMETERS: env }).slice(0, 5);
   assert.deepEqual(pairs, [
     { key: 'pack.preferBitmapTips', value: 'refs/tags/include' },
@@ -216,6 +218,6 @@ test('configFromEnvironment reads what git passes its children: GIT_CONFIG_PARAM
     [{ GIT_CONFIG_COUNT: '1', GIT_CONFIG_KEY_0: 'a.b' }, /missing config value GIT_CONFIG_VALUE_0/],
   ] as const) {
     assert.throws(() => configFromEnvironment(env), (e: unknown) => isPackwrightError(e, 'CONFIG_INVALID') && message.test((e as Error).message));
-    assert.notEqual(spawnGit(['config', '--list'], { cwd: dir.path, env: { ...process.env, ...env } }).status, 0, JSON.stringify(env));
+    assert.notEqual(spawnGit(['config', '--list'], { cwd: dir.path, env: { ...own, ...env } }).status, 0, JSON.stringify(env));
   }
 });
