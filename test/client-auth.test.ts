@@ -1,13 +1,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { execFile } from 'node:child_process';
-import { promisify } from 'node:util';
 import { join } from 'node:path';
 import { git, GIT_ENV, makeRepo, runPackwright, tempDir } from './helpers/git.js';
 import { packwrightServers } from './helpers/servers.js';
 import { cloneBare, fetch, listServerRefs, type Credentials } from '../src/client/index.js';
 import { isPackwrightError } from '../src/errors/index.js';
+import { execFileAsync } from './helpers/spawn-client.js';
 
 test('HTTP credentials: from the URL, an onAuth callback (asked again after a refusal), http.extraHeader, and the CLI\'s credential helper and askpass; without any, git\'s "Authentication failed"', async () => {
   using dir = tempDir();
@@ -75,7 +74,7 @@ test('HTTP credentials: from the URL, an onAuth callback (asked again after a re
     await run();
     return readFileSync(log, 'utf8');
   };
-  const gitFetch = (): Promise<unknown> => promisify(execFile)('git', ['fetch', '-q', 'origin'], { cwd: cli, env: GIT_ENV }).catch(() => undefined);
+  const gitFetch = (): Promise<unknown> => execFileAsync('git', ['fetch', '-q', 'origin'], { cwd: cli, env: GIT_ENV }).catch(() => undefined);
   const ourFetch = (): Promise<unknown> => runPackwright(cli, ['fetch', '-q', 'origin'], { env: GIT_ENV });
   const stored = await helperSaw('secret', ourFetch);
   assert.equal(stored, await helperSaw('secret', gitFetch));

@@ -6,8 +6,6 @@ import { connect as netConnect, createServer as createNetServer, type AddressInf
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { execFile } from 'node:child_process';
-import { promisify } from 'node:util';
 import { git, GIT_ENV, makeHistoryRepo, runPackwright, tempDir } from './helpers/git.js';
 import { cloneBare, fetch, listServerRefs, bypassesProxy } from '../src/client/index.js';
 import { createGitHttpHandler } from '../src/serve/index.js';
@@ -15,10 +13,11 @@ import { GitConfig } from '../src/config/index.js';
 import { urlMatchedValue } from '../src/config/url-match.js';
 import { isPackwrightError } from '../src/errors/index.js';
 import { Repository } from '../src/repo/index.js';
+import { execFileAsync } from './helpers/spawn-client.js';
 
 /** git against a server in this process: asynchronously, or the server could never answer. */
 async function gitAsync(cwd: string, args: string[]): Promise<string> {
-  return (await promisify(execFile)('git', args, { cwd, env: GIT_ENV })).stdout;
+  return (await execFileAsync('git', args, { cwd, env: GIT_ENV })).stdout;
 }
 
 const TLS = new URL('../../test/fixtures/tls/', import.meta.url).pathname;
@@ -366,7 +365,7 @@ test('client certificates as git shows them (http.sslCert and http.sslKey, GIT_S
   const port = await listen(https as unknown as Server);
   const url = `https://127.0.0.1:${port}/repo.git`;
   const env = { ...GIT_ENV, GIT_SSL_CAINFO: caInfo };
-  const gitWith = async (args: string[]): Promise<string> => (await promisify(execFile)('git', args, { cwd: dir.path, env })).stdout;
+  const gitWith = async (args: string[]): Promise<string> => (await execFileAsync('git', args, { cwd: dir.path, env })).stdout;
   try {
     // git with the certificate is the answer; without one the server refuses both.
     const expected = await gitWith(['-c', `http.sslCert=${clientCert}`, '-c', `http.sslKey=${clientKey}`, 'ls-remote', url]);

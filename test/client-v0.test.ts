@@ -1,13 +1,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { git, GIT_ENV, makeRepo, runPackwright, tempDir, type Format } from './helpers/git.js';
 import { packwrightServers } from './helpers/servers.js';
+import { execFileAsync } from './helpers/spawn-client.js';
 
-const execFileAsync = promisify(execFile);
 
 /** git, asynchronously (a server in this process may be answering it). */
 async function gitAsync(cwd: string, args: string[]): Promise<void> {

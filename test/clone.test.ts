@@ -1,11 +1,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer as createHttpServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { git, GIT_ENV, makeHistoryRepo, runPackwright, tempDir, type Format } from './helpers/git.js';
 import { cloneBare } from '../src/client/index.js';
 import { isPackwrightError } from '../src/errors/index.js';
@@ -14,8 +12,8 @@ import { encodePacket, FLUSH_PACKET } from '../src/protocol/index.js';
 import { Readable } from 'node:stream';
 import { Repository } from '../src/repo/index.js';
 import { readPackHeader, receiveObjects } from '../src/transfer/index.js';
+import { execFileAsync } from './helpers/spawn-client.js';
 
-const execFileAsync = promisify(execFile);
 
 /** What a bare clone leaves that git would leave the same: the files git writes, the refs, every object. */
 function state(repo: string): string {

@@ -1,7 +1,5 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
-import { promisify } from 'node:util';
 import { createHash } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -13,8 +11,8 @@ import { packwrightServers } from './helpers/servers.js';
 import { fetch } from '../src/client/index.js';
 import { isPackwrightError } from '../src/errors/index.js';
 import { DELIM_PACKET, encodePacket, FLUSH_PACKET } from '../src/protocol/index.js';
+import { execFileAsync } from './helpers/spawn-client.js';
 
-const execFileAsync = promisify(execFile);
 
 /** What a fetch leaves that git's would leave the same: refs, reflogs, FETCH_HEAD, and the objects. */
 function state(work: string): string {

@@ -1,14 +1,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
 import { chmodSync, cpSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { git, GIT_ENV, makeHistoryRepo, runPackwright, tempDir, type Format } from './helpers/git.js';
 import { packwrightServers } from './helpers/servers.js';
 import { push } from '../src/client/index.js';
+import { execFileAsync } from './helpers/spawn-client.js';
 
-const execFileAsync = promisify(execFile);
 
 /** Local history moved on: commits on main, a tag, a new branch, `topic` rewritten (not a fast-forward). */
 function moveOn(work: string): void {

@@ -1,8 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFile, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { createServer, type AddressInfo } from 'node:net';
-import { promisify } from 'node:util';
 import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { Readable } from 'node:stream';
@@ -11,8 +10,8 @@ import { packwrightDaemon } from './helpers/servers.js';
 import { encodePacket, FLUSH_PACKET, PacketReader } from '../src/protocol/index.js';
 import { Repository } from '../src/repo/index.js';
 import { receivePack, type ReceivePackOptions } from '../src/serve/index.js';
+import { execFileAsync } from './helpers/spawn-client.js';
 
-const execFileAsync = promisify(execFile);
 const FORMATS: Format[] = ['sha1', 'sha256'];
 
 /** packwright's receive-pack (and upload-pack) serving git:// from this process, pushes allowed; `receive` gives the library's push options. */

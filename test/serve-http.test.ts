@@ -1,20 +1,18 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFile, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { createServer, request, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { gzipSync } from 'node:zlib';
 import { CLI, git, GIT_ENV, makeHistoryRepo, runPackwright, tempDir, type Format } from './helpers/git.js';
-import { execGit } from './helpers/spawn-client.js';
+import { execFileAsync, execGit } from './helpers/spawn-client.js';
 import { Repository } from '../src/repo/index.js';
 import { createGitHttpHandler, type SmartHttpOptions } from '../src/serve/index.js';
 import { encodePacket } from '../src/protocol/index.js';
 import { readFileSync, writeFileSync } from 'node:fs';
 
-const execFileAsync = promisify(execFile);
 
 async function gitAsync(cwd: string, args: string[]): Promise<string> {
   return (await execFileAsync('git', args, { cwd, env: GIT_ENV, maxBuffer: 1 << 28 })).stdout;

@@ -1,18 +1,16 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFile, execFileSync } from 'node:child_process';
-import { promisify } from 'node:util';
+import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CLI, git, GIT_ENV, makeHistoryRepo, runPackwright, tempDir, type Format } from './helpers/git.js';
-import { execGit } from './helpers/spawn-client.js';
+import { execFileAsync, execGit } from './helpers/spawn-client.js';
 import { packwrightDaemon } from './helpers/servers.js';
 import { encodePacket, PacketReader } from '../src/protocol/index.js';
 import { PassThrough, Readable } from 'node:stream';
 import { Repository } from '../src/repo/index.js';
 import { uploadPack } from '../src/serve/index.js';
 
-const execFileAsync = promisify(execFile);
 
 const FORMATS: Format[] = ['sha1', 'sha256'];
 /** git runs this through the shell for every connection: packwright standing in for git's upload-pack. */

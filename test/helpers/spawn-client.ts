@@ -17,9 +17,16 @@
  *
  * Set PACKWRIGHT_TEST_DIRECT_SPAWN=1 to spawn from the test process (also what happens where
  * mkfifo is missing, or for an environment a shell cannot express).
+ *
+ * `execFileAsync` does the same for the commands a test awaits while it serves them in-process (a
+ * git push to a receive-pack running here): a second shell runs each request in the background
+ * and writes `<name> <status>` back, which this process reads from the FIFO as a socket. A fork
+ * of the test process costs it 15-20 ms of page-table copying (a few hundred MB mapped); one of
+ * the shell, under one.
  */
-import { execFileSync, spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, openSync, readFileSync, readSync, rmSync, writeFileSync, writeSync } from 'node:fs';
+import { execFileSync, spawn, spawnSync, execFile } from 'node:child_process';
+import { constants, mkdtempSync, openSync, readFileSync, readSync, rmSync, writeFileSync, writeSync } from 'node:fs';
+import { Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -181,4 +188,99 @@ export function execGit(args: string[], options?: GitOptions): Buffer;
 export function execGit(args: string[], options: GitOptions = {}): Buffer | string {
   const out = execSync('git', args, options);
   return options.encoding === 'utf8' ? out.toString() : out;
+}
+
+interface AsyncChannel {
+  dir: string;
+  requests: number;
+  env: Record<string, string | undefined>;
+  next: number;
+  waiting: Map<string, (status: number) => void>;
+  results: Socket;
+}
+
+let asyncChannel: AsyncChannel | null | undefined;
+
+/** The background server: each request in a subshell of its own, its status written back by name. */
+const ASYNC_SERVER = [
+  'exec 3<"$1/requests" 4>"$1/results"',
+  'while IFS= read -r r <&3; do',
+  '  { ( . "$1/$r.sh" ) </dev/null >"$1/$r.out" 2>"$1/$r.err"; echo "$r $?" >&4; } &',
+  'done',
+].join('\n');
+
+function openAsync(): AsyncChannel | null {
+  if (process.env.PACKWRIGHT_TEST_DIRECT_SPAWN === '1') return null;
+  const dir = mkdtempSync(join(tmpdir(), 'packwright-spawn-async-'));
+  try {
+    execFileSync('mkfifo', [join(dir, 'requests'), join(dir, 'results')], { stdio: 'ignore' });
+  } catch {
+    rmSync(dir, { recursive: true, force: true });
+    return null;
+  }
+  // Read and write, so the FIFO neither blocks this open nor reads end of file before the server
+  // opens its end; non-blocking, so the event loop polls it as a pipe.
+  const resultsFd = openSync(join(dir, 'results'), constants.O_RDWR | constants.O_NONBLOCK);
+  const server = spawn('/bin/sh', ['-c', ASYNC_SERVER, 'spawn-async-server', dir], { stdio: ['ignore', 'ignore', 'inherit'] });
+  server.unref();
+  const requests = openSync(join(dir, 'requests'), 'w');
+  const results = new Socket({ fd: resultsFd, readable: true, writable: false });
+  const channel: AsyncChannel = { dir, requests, env: { ...process.env }, next: 0, waiting: new Map(), results };
+  let pending = '';
+  results.setEncoding('utf8');
+  results.on('data', (text: string) => {
+    pending += text;
+    for (let eol = pending.indexOf('\n'); eol >= 0; eol = pending.indexOf('\n')) {
+      const [name, status] = pending.slice(0, eol).split(' ') as [string, string];
+      pending = pending.slice(eol + 1);
+      const done = channel.waiting.get(name);
+      channel.waiting.delete(name);
+      if (channel.waiting.size === 0) results.unref();
+      done?.(Number(status));
+    }
+  });
+  results.unref();
+  process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
+  return channel;
+}
+
+/** What `execFileAsync` resolves to, or carries in its error (with `code`, the exit status). */
+export interface AsyncOutcome {
+  stdout: string;
+  stderr: string;
+}
+
+/**
+ * `promisify(execFile)(file, args, options)` with utf8 output, run by the background spawn server:
+ * resolves to the output, or rejects with an Error carrying `code` (the exit status), `signal`,
+ * `stdout` and `stderr`, as execFile's does.
+ */
+export async function execFileAsync(file: string, args: string[], options: { cwd?: string | undefined; env?: Record<string, string | undefined> | undefined; maxBuffer?: number } = {}): Promise<AsyncOutcome> {
+  if (asyncChannel === undefined) asyncChannel = openAsync();
+  const channel = asyncChannel;
+  const env = channel === null ? undefined : environment(channel.env, options.env ?? process.env);
+  if (channel === null || env === undefined) {
+    return await new Promise((resolve, reject) => {
+      execFile(file, args, { cwd: options.cwd, env: options.env, maxBuffer: options.maxBuffer ?? 2 ** 31, encoding: 'utf8' }, (error, stdout, stderr) => {
+        if (error !== null) reject(Object.assign(error, { stdout, stderr }));
+        else resolve({ stdout, stderr });
+      });
+    });
+  }
+  const name = `a${channel.next++}`;
+  const cwd = options.cwd ?? process.cwd();
+  writeFileSync(join(channel.dir, `${name}.sh`), [`cd ${quote(cwd)} || exit ${NO_CWD}`, ...env, `exec ${[file, ...args].map(quote).join(' ')}`, ''].join('\n'));
+  const status = await new Promise<number>((resolve) => {
+    channel.waiting.set(name, resolve);
+    channel.results.ref();
+    writeSync(channel.requests, `${name}\n`);
+  });
+  const read = (ext: string): string => readFileSync(join(channel.dir, `${name}.${ext}`), 'utf8');
+  const stdout = read('out');
+  const stderr = read('err');
+  for (const ext of ['sh', 'out', 'err']) rmSync(join(channel.dir, `${name}.${ext}`), { force: true });
+  if (status === 0) return { stdout, stderr };
+  const signal = status > 128 ? SIGNALS[status - 128] ?? null : null;
+  const what = status === NO_CWD ? 'ENOENT (no such directory)' : signal ?? status;
+  throw Object.assign(new Error(`Command failed: ${file} ${args.join(' ')} (${what})\n${stderr}`), { code: signal !== null || status === NO_CWD ? null : status, signal, stdout, stderr });
 }
