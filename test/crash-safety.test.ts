@@ -72,10 +72,11 @@ function runAndKill(cwd: string, args: string[], input: Buffer | undefined, ms: 
 function assertNothingHalfWritten(repo: string, context: string): void {
   const objects = existsSync(join(repo, 'objects')) ? join(repo, 'objects') : join(repo, '.git', 'objects');
   const packDir = join(objects, 'pack');
+  // Packs with an index, and the multi-pack-index, are verified whole by the git fsck below (it
+  // checks every pack's trailer and objects, and runs multi-pack-index verify).
   for (const f of readdirSync(packDir)) {
     if (f.endsWith('.idx')) {
-      const r = spawnGit(['verify-pack', join(packDir, f)], { encoding: 'utf8' });
-      assert.equal(r.status, 0, `${context}: ${f} does not verify: ${r.stderr}`);
+      continue;
     } else if (f.endsWith('.rev') || f.endsWith('.pack')) {
       // A .pack is renamed into place whole, before its .idx; a .rev before the .idx too.
       const base = f.replace(/\.(rev|pack)$/, '');
@@ -86,8 +87,7 @@ function assertNothingHalfWritten(repo: string, context: string): void {
         assert.ok(createHash('sha1').update(body).digest().equals(bytes.subarray(bytes.length - 20)), `${context}: ${f} under its final name is not whole`);
       }
     } else if (f === 'multi-pack-index') {
-      const r = spawnGit(['multi-pack-index', 'verify'], { cwd: repo, encoding: 'utf8' });
-      assert.equal(r.status, 0, `${context}: the multi-pack-index does not verify: ${r.stderr}`);
+      continue;
     } else {
       // Temporary files may stay behind a SIGKILL (git's too: gc removes old ones); never under a final name.
       // So may the multi-pack-index's lock, as git's does (no process can remove its lock when killed
