@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync, mkdirSync } from 'node:fs';
+import { readFileSync, mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { tempDir, makeRepo, git, fileEndingIn } from './helpers/git.js';
 import { crc32, Deflater, deflateBound, Inflater, INFLATE_INPUT_ENDED, INFLATE_TOO_LONG, INFLATE_TOO_SHORT } from '../src/zlib/index.js';
@@ -9,6 +9,7 @@ import { EntryHeader, parseEntryHeader } from '../src/pack/index.js';
 import { constants as zlibConstants, crc32 as zlibCrc32, deflateSync, inflateSync } from 'node:zlib';
 import { Z_BEST_SPEED, Z_BUF_ERROR, Z_DEFAULT_COMPRESSION, Z_FINISH, Z_SYNC_FLUSH } from '../src/zlib/node-zlib.js';
 import fc from 'fast-check';
+import { loadReferenceDeflate } from '../src/zlib/reference-deflate.js';
 
 test('the reused native handle and the documented inflateSync path agree on every entry of a git pack', () => {
   const dir = tempDir();
@@ -89,4 +90,29 @@ test('crc32: the table loop (short ranges) and zlib (long ones) give zlib\'s CRC
   }), { numRuns: 2000 });
   assert.equal(crc32(new Uint8Array(0)), 0);
   assert.equal(crc32(Buffer.from('123456789')), 0xcbf43926);
+});
+
+test('the reference deflate, one stream reset between objects, writes the bytes git writes (its loose objects) at every level', async () => {
+  using dir = tempDir();
+  git(dir.path, ['init', '-q', '--bare', 'r.git']);
+  const repo = join(dir.path, 'r.git');
+  const deflate = await loadReferenceDeflate();
+  const random = (n: number, seed: number): Buffer => {
+    const out = Buffer.alloc(n);
+    for (let i = 0; i < n; i++) out[i] = (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) >>> 24;
+    return out;
+  };
+  const text = (n: number): Buffer => Buffer.from(Array.from({ length: n }, (_, i) => `line ${i} ${i % 7 === 0 ? 'again' : 'of text'}\n`).join(''));
+  // Small and empty objects, text past the 32 KiB window (the window slides), incompressible bytes
+  // (stored blocks), mixed: levels interleaved, so each level's stream is reused after others ran.
+  const contents = [Buffer.alloc(0), Buffer.from('x'), text(20), random(300, 1), text(9000), random(70_000, 2), Buffer.concat([text(3000), random(40_000, 3), text(3000)]), text(40)];
+  for (const data of contents) {
+    for (const level of [1, -1, 6, 9, 0]) {
+      const id = git(repo, ['-c', `core.loosecompression=${level}`, 'hash-object', '-w', '--stdin'], data).toString().trim();
+      const path = join(repo, 'objects', id.slice(0, 2), id.slice(2));
+      const ours = deflate(Buffer.concat([Buffer.from(`blob ${data.length}\0`), data]), level);
+      assert.ok(ours.equals(readFileSync(path)), `${data.length} bytes at level ${level}`);
+      rmSync(path);
+    }
+  }
 });
