@@ -73,22 +73,32 @@ const NO_CWD = 200;
 /** Exit statuses above 128 that are a signal's: a shell reports a child killed by signal n as 128 + n. */
 const SIGNALS: Record<number, NodeJS.Signals> = { 4: 'SIGILL', 6: 'SIGABRT', 7: 'SIGBUS', 8: 'SIGFPE', 9: 'SIGKILL', 11: 'SIGSEGV', 13: 'SIGPIPE', 15: 'SIGTERM' };
 
-function open(): Channel | null {
+/**
+ * A directory of its own under TMPDIR holding the FIFOs `requests` and `results`, removed when
+ * this process exits; null where spawns are to be direct (PACKWRIGHT_TEST_DIRECT_SPAWN=1, or no mkfifo).
+ */
+function fifoDir(prefix: string): string | null {
   if (process.env.PACKWRIGHT_TEST_DIRECT_SPAWN === '1') return null;
-  const dir = mkdtempSync(join(tmpdir(), 'packwright-spawn-'));
+  const dir = mkdtempSync(join(tmpdir(), prefix));
   try {
     execFileSync('mkfifo', [join(dir, 'requests'), join(dir, 'results')], { stdio: 'ignore' });
   } catch {
     rmSync(dir, { recursive: true, force: true });
     return null;
   }
+  process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+function open(): Channel | null {
+  const dir = fifoDir('packwright-spawn-');
+  if (dir === null) return null;
   const server = spawn('/bin/sh', ['-c', SERVER, 'spawn-server', dir], { stdio: ['ignore', 'ignore', 'inherit'] });
   server.unref();
   // Opening a FIFO waits for its other end; the server opens its ends in the same order. When this
   // process exits, the server reads end of file and exits too.
   const requests = openSync(join(dir, 'requests'), 'w');
   const results = openSync(join(dir, 'results'), 'r');
-  process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
   return { dir, requests, results, env: { ...process.env } };
 }
 
@@ -210,14 +220,8 @@ const ASYNC_SERVER = [
 ].join('\n');
 
 function openAsync(): AsyncChannel | null {
-  if (process.env.PACKWRIGHT_TEST_DIRECT_SPAWN === '1') return null;
-  const dir = mkdtempSync(join(tmpdir(), 'packwright-spawn-async-'));
-  try {
-    execFileSync('mkfifo', [join(dir, 'requests'), join(dir, 'results')], { stdio: 'ignore' });
-  } catch {
-    rmSync(dir, { recursive: true, force: true });
-    return null;
-  }
+  const dir = fifoDir('packwright-spawn-async-');
+  if (dir === null) return null;
   // Read and write, so the FIFO neither blocks this open nor reads end of file before the server
   // opens its end; non-blocking, so the event loop polls it as a pipe.
   const resultsFd = openSync(join(dir, 'results'), constants.O_RDWR | constants.O_NONBLOCK);
@@ -240,7 +244,6 @@ function openAsync(): AsyncChannel | null {
     }
   });
   results.unref();
-  process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
   return channel;
 }
 
