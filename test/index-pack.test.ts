@@ -408,6 +408,11 @@ describe('index-pack in parallel', () => {
     assert.deepEqual(planPackHolding(200 * MiB, 1000, 10 * MiB, 1, true), { keepDeltas: 20 * MiB, holdPack: true });
     assert.deepEqual(planPackHolding(200 * MiB, 1000, 100 * MiB, 2, false), { keepDeltas: 0, holdPack: true });
     assert.deepEqual(planPackHolding(9 * MiB, 1000, 100 * MiB, 1, true), { keepDeltas: 0, holdPack: false });
+    // A stream: 16 KiB an object declared, else what the room allows.
+    assert.deepEqual(planPackHolding(200 * MiB, 40, undefined, 1, true), { keepDeltas: 40 * 16 * 1024, holdPack: false });
+    const room = planPackHolding(200 * MiB, 1_000_000, 10 * 1024 * MiB, 1, true).keepDeltas;
+    assert.ok(room > 150 * MiB);
+    assert.deepEqual(planPackHolding(200 * MiB, 1_000_000, undefined, 1, true), { keepDeltas: room, holdPack: false });
   });
 
   test('the plan charges the peak of the phases, and the default ceiling grows past a million objects', () => {

@@ -165,6 +165,15 @@ export function planIndexPackMemory(input: MemoryPlanInput): MemoryPlan {
 /** The most delta data pass 1 keeps, whatever the ceiling leaves (kept-deltas.ts). */
 const KEPT_DELTAS_MAX = 1 << 30;
 
+/**
+ * A stream's kept deltas are budgeted at this much per declared object at most: its size is not
+ * known, and the budget is allocated up front. Deltas average about 1 KiB (gitoxide.pack: 126 MiB
+ * for 130k objects), so packs of every size keep what they kept; without it a push of 40 objects
+ * allocated what the ceiling left, 131 MB, which took 7-21 ms in a long-lived process. A delta
+ * beyond the budget is inflated again in pass 2, as when none are kept.
+ */
+const KEPT_BYTES_PER_OBJECT = 16 << 10;
+
 /** What pass 1 keeps in memory for pass 2 besides the tables. */
 export interface PackHolding {
   /** Bytes of delta data pass 1 keeps for pass 2 (0: none): its budget, used as it comes. */
@@ -176,7 +185,8 @@ export interface PackHolding {
 /**
  * How pass 1 spends what the plan leaves (`residentLimit`) on a pack of `packSize` bytes (undefined
  * for a stream). The deltas' data, which pass 2 would otherwise inflate again, comes first, up to
- * twice the pack's size (gitoxide.pack inflates to 1.24 times its size in deltas): keeping them
+ * twice the pack's size (gitoxide.pack inflates to 1.24 times its size in deltas), or for a
+ * stream `KEPT_BYTES_PER_OBJECT` an object: keeping them
  * made index-pack --threads=1 of gitoxide.pack 12% faster, where holding the pack instead of
  * reading entries back gains 1%. The pack is held if it fits in what is left. Deltas are kept only
  * when this thread scans the whole pack (`keep`): helpers scanning regions of a split pass 1 do
@@ -185,7 +195,7 @@ export interface PackHolding {
 export function planPackHolding(residentLimit: number, objects: number, packSize: number | undefined, threads: number, keep: boolean): PackHolding {
   // The kept deltas' table (4 bytes an entry), then a pack read back through block caches.
   const room = residentLimit - 4 * objects - readBackBytes(threads);
-  const wanted = packSize === undefined ? KEPT_DELTAS_MAX : Math.min(KEPT_DELTAS_MAX, 2 * packSize);
+  const wanted = Math.min(KEPT_DELTAS_MAX, packSize === undefined ? objects * KEPT_BYTES_PER_OBJECT : 2 * packSize);
   const keepDeltas = keep && room >= 1 << 20 ? Math.floor(Math.min(room, wanted)) : 0;
   const holdPack = packSize !== undefined && packSize <= residentLimit - (keepDeltas > 0 ? keepDeltas + 4 * objects : 0);
   return { keepDeltas, holdPack };
