@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { chmodSync, cpSync, existsSync, mkdirSync, readFileSync, readdirSync, statSync, symlinkSync, utimesSync, writeFileSync, openSync, readSync, writeSync, closeSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { CLI, git, makeHistoryRepo, packwright, packwrightFails, runPackwright, tempDir, type Format, fileEndingIn } from './helpers/git.js';
+import { casesFor, CLI, git, makeHistoryRepo, packwright, packwrightFails, runPackwright, tempDir, type Format, fileEndingIn } from './helpers/git.js';
 import { spawnGit, execGit } from './helpers/spawn-client.js';
 import { Repository } from '../src/repo/index.js';
 import { RevArgs } from '../src/walk/index.js';
@@ -21,13 +21,6 @@ import { indexIds } from './helpers/index-ids.js';
 
 const FORMATS: Format[] = ['sha1', 'sha256'];
 
-/**
- * The cases of a matrix that does not depend on the hash which `format` runs: every one in SHA-1,
- * every third in SHA-256 (the suite's time).
- */
-function casesFor<T>(format: Format, cases: readonly T[]): T[] {
-  return cases.filter((_, i) => format === 'sha1' || i % 3 === 0);
-}
 
 /** The ids of a pack, sorted, from the index `git index-pack` writes for it (having accepted it). */
 function packIds(dir: string, pack: Buffer, format: Format): string[] {
