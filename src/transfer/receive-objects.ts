@@ -15,13 +15,6 @@ import type { IndexPackOptions, IndexPackPhase } from '../resolve/index-pack-opt
 import type { ConsumedPackHeader } from '../resolve/pack-source.js';
 import { unpackObjects } from '../unpack/unpack-objects.js';
 
-/**
- * Packs of fewer objects than this are indexed on one thread unless told otherwise: a stream's
- * size is not known ahead, its object count is (a 10-commit push of gitoxide, 1.1 MB, ~400
- * objects: 55 ms of 200 waited for a worker to start).
- */
-const SMALL_PACK_OBJECTS = 2000;
-
 /** The phases `receiveObjects` reports progress for: index-pack's, or unpacking loose objects. */
 export type ReceivePhase = IndexPackPhase | 'unpacking';
 
@@ -157,8 +150,8 @@ export async function receiveObjects(repo: Repository, header: ConsumedPackHeade
     ...(options.keep !== undefined ? { keep: options.keep } : {}),
     ...(options.promisor !== undefined ? { promisor: options.promisor } : {}),
     ...(options.maxInputSize !== undefined ? { maxInputSize: options.maxInputSize } : {}),
-    // A pack of a few thousand objects is indexed sooner on this thread than a worker starts (~45 ms).
-    ...(options.threads !== undefined ? { threads: options.threads } : header.count < SMALL_PACK_OBJECTS ? { threads: 1 } : {}),
+    // Threads as asked, else as indexPack plans them (one for a pack of a few thousand objects).
+    ...(options.threads !== undefined ? { threads: options.threads } : {}),
     ...(options.signal !== undefined ? { signal: options.signal } : {}),
     ...(options.onProgress !== undefined ? { onProgress: options.onProgress } : {}),
   };
