@@ -41,7 +41,7 @@ test('encodeEwah writes what decodeEwah reads back, for sparse, dense, full and 
 for (const format of ['sha1', 'sha256'] as Format[]) {
   test(`pack-objects --all --write-bitmap-index: git's commits selected, every bitmap passes git's --test-bitmap, --use-bitmap-index lists what the walk does (${format})`, async () => {
     using dir = tempDir();
-    const source = makeHistoryRepo(dir.path, format, 130);
+    const source = makeHistoryRepo(dir.path, format);
     const H = format === 'sha1' ? 20 : 32;
     const ours = repackedClone(source, dir.path, 'ours.git');
     const theirs = repackedClone(source, dir.path, 'theirs.git');
@@ -80,7 +80,7 @@ test('no bitmap unless git would write one: without --all, with --not, to stdout
 
 test('pack-objects --stdout from a bitmapped pack reports git\'s pack-reused count, whole and with objects the pack lacks', async () => {
   using dir = tempDir();
-  const source = makeHistoryRepo(dir.path, 'sha1', 130);
+  const source = makeHistoryRepo(dir.path, 'sha1');
   const repo = repackedClone(source, dir.path, 'reuse.git', ['repack', '-adbq']);
   const totalLine = (stderr: string): string => (stderr.split(/[\r\n]/).find((l) => l.startsWith('Total ')) ?? '').trim();
   const gitTotal = (): string => totalLine(spawnGit(['pack-objects', '--all', '--stdout', '--progress'], { cwd: repo, input: '', env: { ...process.env, GIT_PROGRESS_DELAY: '0' } }).stderr.toString());
@@ -100,7 +100,7 @@ test('pack-objects --stdout from a bitmapped pack reports git\'s pack-reused cou
 
 test('pack-objects --stdout over a multi-pack bitmap reuses its preferred pack, as git counts it', async () => {
   using dir = tempDir();
-  const source = makeHistoryRepo(dir.path, 'sha1', 130);
+  const source = makeHistoryRepo(dir.path, 'sha1');
   const repo = repackedClone(source, dir.path, 'midx.git', ['-c', 'repack.writeBitmaps=false', 'repack', '-adq']);
   const big = readdirSync(join(repo, 'objects', 'pack')).find((f) => f.endsWith('.pack')) as string;
   // A second pack: two commits on main with their trees and blobs.
@@ -129,7 +129,7 @@ test('pack-objects --stdout over a multi-pack bitmap reuses its preferred pack, 
 
 test('a clone of a repository repacked with a bitmap is its pack, byte for byte (git\'s whole-pack reuse); otherwise entry by entry', async () => {
   using dir = tempDir();
-  const source = makeHistoryRepo(dir.path, 'sha1', 130);
+  const source = makeHistoryRepo(dir.path, 'sha1');
   const repo = repackedClone(source, dir.path, 'whole.git', ['repack', '-adbq']);
   const packDir = join(repo, 'objects', 'pack');
   const pack = readFileSync(join(packDir, readdirSync(packDir).find((f) => f.endsWith('.pack')) as string));
