@@ -71,9 +71,8 @@ export function streamIndex(format: ObjectFormat, entries: IndexEntries, packHas
   }
   // pack-write.c: "if last object's offset is >= 2^31 we should use index V2".
   const version = needsLarge(maxOffset) ? 2 : (options.version ?? 2);
-  // The whole index but its checksum (which the hash gives, not the chunk), or CHUNK at most.
-  const bytes = (version === 2 ? 8 : 0) + 256 * 4 + n * (H + 4 + (version === 2 ? 4 : 0)) + 8 * largeCount + H;
-  const out = new ChunkWriter(format, sink, Math.min(CHUNK, bytes));
+  // The whole index but its checksum (which the hash gives, not the chunk).
+  const out = new ChunkWriter(format, sink, (version === 2 ? 8 : 0) + 256 * 4 + n * (H + 4 + (version === 2 ? 4 : 0)) + 8 * largeCount + H);
   if (version === 2) {
     out.u32(IDX_V2_MAGIC);
     out.u32(2);
@@ -130,11 +129,11 @@ class ChunkWriter {
   private pos = 0;
 
   /**
-   * `bytes`: what will be written, when known. The chunk is no larger: a 1 MiB chunk comes zeroed,
-   * and in a long-lived process calloc clears it page by page (~4 ms) for a push's 2 KB index.
+   * `bytes`: what will be written. The chunk is no larger (CHUNK at most): a 1 MiB chunk comes
+   * zeroed, and in a long-lived process calloc clears it page by page (~4 ms) for a push's 2 KB index.
    */
-  constructor(format: ObjectFormat, private readonly sink: IndexSink, bytes = CHUNK) {
-    // Words stay aligned; room at least for one id (the largest single write but the pack hash).
+  constructor(format: ObjectFormat, private readonly sink: IndexSink, bytes: number) {
+    // Words stay aligned, with room for the largest single write (an id or the pack hash).
     this.size = Math.max(64, Math.ceil(Math.min(CHUNK, bytes) / 4) * 4);
     this.buf = new Uint8Array(this.size);
     this.view = new DataView(this.buf.buffer);
