@@ -75,9 +75,8 @@ function assertNothingHalfWritten(repo: string, context: string): void {
   // Packs with an index, and the multi-pack-index, are verified whole by the git fsck below (it
   // checks every pack's trailer and objects, and runs multi-pack-index verify).
   for (const f of readdirSync(packDir)) {
-    if (f.endsWith('.idx')) {
-      continue;
-    } else if (f.endsWith('.rev') || f.endsWith('.pack')) {
+    if (f.endsWith('.idx') || f === 'multi-pack-index') continue;
+    if (f.endsWith('.rev') || f.endsWith('.pack')) {
       // A .pack is renamed into place whole, before its .idx; a .rev before the .idx too.
       const base = f.replace(/\.(rev|pack)$/, '');
       if (existsSync(join(packDir, `${base}.idx`))) continue;
@@ -86,8 +85,6 @@ function assertNothingHalfWritten(repo: string, context: string): void {
         const body = bytes.subarray(0, bytes.length - 20);
         assert.ok(createHash('sha1').update(body).digest().equals(bytes.subarray(bytes.length - 20)), `${context}: ${f} under its final name is not whole`);
       }
-    } else if (f === 'multi-pack-index') {
-      continue;
     } else {
       // Temporary files may stay behind a SIGKILL (git's too: gc removes old ones); never under a final name.
       // So may the multi-pack-index's lock, as git's does (no process can remove its lock when killed

@@ -10,6 +10,7 @@ import { constants as zlibConstants, crc32 as zlibCrc32, deflateSync, inflateSyn
 import { Z_BEST_SPEED, Z_BUF_ERROR, Z_DEFAULT_COMPRESSION, Z_FINISH, Z_SYNC_FLUSH } from '../src/zlib/node-zlib.js';
 import fc from 'fast-check';
 import { loadReferenceDeflate } from '../src/zlib/reference-deflate.js';
+import { seededRandom } from './helpers/random.js';
 
 test('the reused native handle and the documented inflateSync path agree on every entry of a git pack', () => {
   const dir = tempDir();
@@ -98,9 +99,8 @@ test('the reference deflate, one stream reset between objects, writes the bytes 
   const repo = join(dir.path, 'r.git');
   const deflate = await loadReferenceDeflate();
   const random = (n: number, seed: number): Buffer => {
-    const out = Buffer.alloc(n);
-    for (let i = 0; i < n; i++) out[i] = (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) >>> 24;
-    return out;
+    const next = seededRandom(seed);
+    return Buffer.from(Array.from({ length: n }, () => Math.floor(next() * 256)));
   };
   const text = (n: number): Buffer => Buffer.from(Array.from({ length: n }, (_, i) => `line ${i} ${i % 7 === 0 ? 'again' : 'of text'}\n`).join(''));
   // Small and empty objects, text past the 32 KiB window (the window slides), incompressible bytes
