@@ -6,6 +6,7 @@ import { connect as netConnect, createServer as createNetServer, type AddressInf
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
+import { createHash } from 'node:crypto';
 import { git, GIT_ENV, makeHistoryRepo, runPackwright, tempDir } from './helpers/git.js';
 import { cloneBare, fetch, listServerRefs, bypassesProxy } from '../src/client/index.js';
 import { createGitHttpHandler } from '../src/serve/index.js';
@@ -16,8 +17,8 @@ import { Repository } from '../src/repo/index.js';
 import { execFileAsync } from './helpers/spawn-client.js';
 
 /** git against a server in this process: asynchronously, or the server could never answer. */
-async function gitAsync(cwd: string, args: string[]): Promise<string> {
-  return (await execFileAsync('git', args, { cwd, env: GIT_ENV })).stdout;
+async function gitAsync(cwd: string, args: string[], env: Record<string, string | undefined> = GIT_ENV): Promise<string> {
+  return (await execFileAsync('git', args, { cwd, env })).stdout;
 }
 
 const TLS = new URL('../../test/fixtures/tls/', import.meta.url).pathname;
@@ -56,19 +57,55 @@ function gitServer(repo: string, front?: (req: IncomingMessage, res: ServerRespo
   };
 }
 
+/** How a test proxy authenticates: Basic (the default), Digest with an algorithm, or both offered. */
+interface ProxyAuth {
+  basic?: boolean;
+  digest?: 'MD5' | 'SHA-256' | 'MD5-sess';
+}
+
+/**
+ * Whether `header` is user proxyuser's right answer to this proxy for `method` and `target`: the
+ * Basic credentials, or a Digest response (RFC 7616, qop auth, this proxy's nonce and opaque)
+ * whose uri is the request target, each nonce count used once.
+ */
+function proxyAuthorized(header: string | undefined, password: string, auth: ProxyAuth, method: string, target: string, counts: Set<string>): boolean {
+  if (header === undefined) return false;
+  if (auth.basic !== false && header === `Basic ${Buffer.from(`proxyuser:${password}`).toString('base64')}`) return true;
+  if (auth.digest === undefined || !header.startsWith('Digest ')) return false;
+  const p = new Map([...header.slice(7).matchAll(/(\w+)=(?:"([^"]*)"|([^,\s]*))/g)].map((m) => [m[1] as string, (m[2] ?? m[3]) as string]));
+  const h = (text: string): string => createHash(auth.digest?.startsWith('SHA-256') ? 'sha256' : 'md5').update(text).digest('hex');
+  if (p.get('username') !== 'proxyuser' || p.get('realm') !== 'test' || p.get('nonce') !== DIGEST_NONCE || p.get('opaque') !== 'op' || p.get('qop') !== 'auth' || p.get('uri') !== target) return false;
+  const count = `${p.get('cnonce')}:${p.get('nc')}`;
+  if (counts.has(count)) return false;
+  counts.add(count);
+  let ha1 = h(`proxyuser:test:${password}`);
+  if (auth.digest.endsWith('-sess')) ha1 = h(`${ha1}:${DIGEST_NONCE}:${p.get('cnonce')}`);
+  return p.get('response') === h(`${ha1}:${DIGEST_NONCE}:${p.get('nc')}:${p.get('cnonce')}:auth:${h(`${method}:${target}`)}`);
+}
+
+const DIGEST_NONCE = 'dcd98b7102dd2f0e8b11d0f600bfb0c093';
+
 /**
  * A forward proxy on 127.0.0.1 that reaches 127.0.0.1 only: plain requests in absolute form and
  * CONNECT tunnels, each logged with its Proxy-Authorization; with `password`, requests without
- * the right one get 407.
+ * the right one (`auth`: Basic, Digest, or either) get 407 and the challenges.
  */
-async function proxyServer(password?: string, overTls = false): Promise<{ url: string; seen: { method: string; target: string; auth: string | undefined }[]; [Symbol.asyncDispose]: () => Promise<void> }> {
+async function proxyServer(password?: string, overTls = false, auth: ProxyAuth = {}): Promise<{ url: string; seen: { method: string; target: string; auth: string | undefined }[]; [Symbol.asyncDispose]: () => Promise<void> }> {
   const seen: { method: string; target: string; auth: string | undefined }[] = [];
-  const expected = password !== undefined ? `Basic ${Buffer.from(`proxyuser:${password}`).toString('base64')}` : undefined;
+  const counts = new Set<string>();
+  // A digest's uri is the path, also of a request in absolute form (curl's, and git's through it); host:port for CONNECT.
+  const digestUri = (method: string, target: string): string => (method === 'CONNECT' ? target : ((u) => `${u.pathname}${u.search}`)(new URL(target)));
+  const refusedAuth = (header: string | undefined, method: string, target: string): boolean => password !== undefined && !proxyAuthorized(header, password, auth, method, digestUri(method, target), counts);
+  const refused = (req: IncomingMessage): boolean => refusedAuth(req.headers['proxy-authorization'], req.method ?? '', req.url ?? '');
+  const challenges = [
+    ...(auth.digest !== undefined ? [`Digest realm="test", qop="auth", nonce="${DIGEST_NONCE}", opaque="op", algorithm=${auth.digest}`] : []),
+    ...(auth.basic !== false ? ['Basic realm="test"'] : []),
+  ];
   const sockets = new Set<Socket>();
   const handler = (req: IncomingMessage, res: ServerResponse): void => {
     seen.push({ method: req.method ?? '', target: req.url ?? '', auth: req.headers['proxy-authorization'] });
-    if (expected !== undefined && req.headers['proxy-authorization'] !== expected) {
-      res.writeHead(407, { 'Proxy-Authenticate': 'Basic realm="test"' }).end();
+    if (refused(req)) {
+      res.writeHead(407, { 'Proxy-Authenticate': challenges }).end();
       return;
     }
     const target = new URL(req.url ?? '');
@@ -86,11 +123,34 @@ async function proxyServer(password?: string, overTls = false): Promise<{ url: s
     req.pipe(upstream);
   };
   const server = overTls ? (createHttpsServer({ key: readFileSync(join(TLS, 'key.pem')), cert: readFileSync(join(TLS, 'cert.pem')) }, handler) as unknown as Server) : createHttpServer(handler);
-  server.on('connect', (req: IncomingMessage, client: Socket, head: Buffer) => {
-    seen.push({ method: 'CONNECT', target: req.url ?? '', auth: req.headers['proxy-authorization'] });
-    const [host, port] = (req.url ?? '').split(':');
-    if ((expected !== undefined && req.headers['proxy-authorization'] !== expected) || host !== '127.0.0.1') {
-      client.end(`HTTP/1.1 ${expected !== undefined && req.headers['proxy-authorization'] !== expected ? '407 Proxy Authentication Required' : '403 Forbidden'}\r\n\r\n`);
+  // A CONNECT refused with 407 keeps its connection, and the client may ask again on it (curl
+  // does; packwright opens another): the next request head is read from the socket here.
+  const onConnect = (target: string, authHeader: string | undefined, client: Socket, head: Buffer): void => {
+    seen.push({ method: 'CONNECT', target, auth: authHeader });
+    const [host, port] = target.split(':');
+    if (refusedAuth(authHeader, 'CONNECT', target)) {
+      client.write(`HTTP/1.1 407 Proxy Authentication Required\r\n${challenges.map((c) => `Proxy-Authenticate: ${c}\r\n`).join('')}Content-Length: 0\r\n\r\n`);
+      let pending = head;
+      const more = (chunk: Buffer): void => {
+        pending = Buffer.concat([pending, chunk]);
+        const end = pending.indexOf('\r\n\r\n');
+        if (end < 0) return;
+        client.off('data', more);
+        const lines = pending.subarray(0, end).toString('latin1').split('\r\n');
+        const next = /^CONNECT (\S+) HTTP\/1\.[01]$/.exec(lines[0] ?? '');
+        if (next === null) {
+          client.end('HTTP/1.1 400 Bad Request\r\n\r\n');
+          return;
+        }
+        const authLine = lines.find((l) => /^proxy-authorization:/i.test(l));
+        onConnect(next[1] as string, authLine?.slice(authLine.indexOf(':') + 1).trim(), client, pending.subarray(end + 4));
+      };
+      client.on('data', more);
+      if (head.length > 0) more(Buffer.alloc(0));
+      return;
+    }
+    if (host !== '127.0.0.1') {
+      client.end('HTTP/1.1 403 Forbidden\r\n\r\n');
       return;
     }
     const upstream = netConnect(Number(port), '127.0.0.1', () => {
@@ -102,6 +162,10 @@ async function proxyServer(password?: string, overTls = false): Promise<{ url: s
     sockets.add(upstream).add(client);
     upstream.on('error', () => client.destroy());
     client.on('error', () => upstream.destroy());
+  };
+  server.on('connect', (req: IncomingMessage, client: Socket, head: Buffer) => {
+    sockets.add(client);
+    onConnect(req.url ?? '', req.headers['proxy-authorization'], client, head);
   });
   const port = await listen(server);
   return {
@@ -321,6 +385,70 @@ test('HTTP through a proxy: http.proxy, http_proxy and the library option, with 
   assert.ok(bypassesProxy('example.com', 'example.com'));
   assert.ok(!bypassesProxy('badexample.com', 'example.com'));
   assert.ok(bypassesProxy('anything', '*'));
+});
+
+test('a proxy that asks for Digest (MD5, MD5-sess, SHA-256; qop auth) is answered under anyauth, git\'s default, in plain requests and CONNECT tunnels, as git (curl) answers it; basic and digest methods as git reads them; negotiate and ntlm refused', async () => {
+  using dir = tempDir();
+  const src = makeHistoryRepo(dir.path, 'sha1', 20);
+  const served = gitServer(src);
+  const http = createHttpServer(served.handle);
+  const port = await listen(http);
+  const https = createHttpsServer({ key: readFileSync(join(TLS, 'key.pem')), cert: readFileSync(join(TLS, 'cert.pem')) }, served.handle);
+  const securePort = await listen(https as unknown as Server);
+  const url = `http://127.0.0.1:${port}/repo.git`;
+  const secureUrl = `https://127.0.0.1:${securePort}/repo.git`;
+  const refsOf = (text: string): string => text.split('\n').filter((l) => l.includes('\trefs/')).map((l) => `${l}\n`).sort().join('');
+  // The test's certificate to trust, for both clients (a GIT_SSL_CAINFO the machine sets would win over -c http.sslCAInfo).
+  const env = { ...GIT_ENV, GIT_SSL_CAINFO: join(TLS, 'cert.pem') };
+  try {
+    // What git lists without a proxy.
+    const expected = refsOf(await gitAsync(dir.path, ['ls-remote', url]));
+    assert.ok(expected.includes('\trefs/heads/main\n'));
+    for (const digest of ['MD5', 'MD5-sess', 'SHA-256'] as const) {
+      await using proxy = await proxyServer('s3cret', false, { basic: false, digest });
+      const proxyUrl = `http://proxyuser:s3cret@127.0.0.1:${new URL(proxy.url).port}`;
+      for (const target of [url, secureUrl]) {
+        const before = proxy.seen.length;
+        const ours = await runPackwright(dir.path, ['-c', `http.proxy=${proxyUrl}`, 'ls-remote', target], { env });
+        assert.equal(ours.status, 0, `${digest} ${target}: ${ours.stderr}`);
+        assert.equal(refsOf(ours.stdout.toString()), expected, `${digest} ${target}`);
+        // The first request carries no password (anyauth waits for the proxy to say which scheme); the next answer its challenge.
+        const mine = proxy.seen.slice(before);
+        assert.equal(mine[0]?.auth, undefined, `${digest} ${target}`);
+        assert.ok(mine.slice(1).length > 0 && mine.slice(1).every((r) => r.auth?.startsWith('Digest ') === true), `${digest} ${target}: ${JSON.stringify(mine)}`);
+        // git through the same proxy: the proxy's check is curl's digest too.
+        assert.equal(refsOf(await gitAsync(dir.path, ['-c', `http.proxy=${proxyUrl}`, 'ls-remote', target], env)), expected, `git, ${digest} ${target}`);
+      }
+      // A clone: the advertisement and the POSTs after it answer with one nonce, counting.
+      await cloneBare(url, { dir: join(dir.path, `c-${digest}.git`), http: { proxy: proxyUrl } });
+      assert.equal(git(join(dir.path, `c-${digest}.git`), ['rev-parse', 'main']).toString(), git(src, ['rev-parse', 'main']).toString());
+    }
+    // Offered both, anyauth answers the Digest; http.proxyAuthMethod=basic sends Basic at once, which a Digest-only proxy refuses, as it refuses git's.
+    await using both = await proxyServer('s3cret', false, { digest: 'MD5' });
+    const bothUrl = `http://proxyuser:s3cret@127.0.0.1:${new URL(both.url).port}`;
+    await listServerRefs(url, { http: { proxy: bothUrl } });
+    assert.ok(both.seen.slice(1).every((r) => r.auth?.startsWith('Digest ') === true), JSON.stringify(both.seen));
+    const basicFirst = both.seen.length;
+    await listServerRefs(url, { http: { proxy: bothUrl, proxyAuthMethod: 'basic' } });
+    assert.ok(both.seen.slice(basicFirst).every((r) => r.auth?.startsWith('Basic ') === true), JSON.stringify(both.seen.slice(basicFirst)));
+    await using digestOnly = await proxyServer('s3cret', false, { basic: false, digest: 'SHA-256' });
+    const digestOnlyUrl = `http://proxyuser:s3cret@127.0.0.1:${new URL(digestOnly.url).port}`;
+    const refused = await runPackwright(dir.path, ['-c', `http.proxy=${digestOnlyUrl}`, '-c', 'http.proxyAuthMethod=basic', 'ls-remote', url], { env: GIT_ENV });
+    assert.notEqual(refused.status, 0);
+    assert.match(refused.stderr, /the proxy asks for credentials \(407/);
+    await assert.rejects(gitAsync(dir.path, ['-c', `http.proxy=${digestOnlyUrl}`, '-c', 'http.proxyAuthMethod=basic', 'ls-remote', url]));
+    // GIT_HTTP_PROXY_AUTHMETHOD wins over the configuration, as in git.
+    const viaEnv = await runPackwright(dir.path, ['-c', `http.proxy=${digestOnlyUrl}`, '-c', 'http.proxyAuthMethod=basic', 'ls-remote', url], { env: { ...GIT_ENV, GIT_HTTP_PROXY_AUTHMETHOD: 'digest' } });
+    assert.equal(viaEnv.status, 0, viaEnv.stderr);
+    // What curl has and packwright does not: said before anything is sent.
+    const ntlm = await runPackwright(dir.path, ['-c', `http.proxy=${digestOnlyUrl}`, '-c', 'http.proxyAuthMethod=ntlm', 'ls-remote', url], { env: GIT_ENV });
+    assert.notEqual(ntlm.status, 0);
+    assert.match(ntlm.stderr, /proxyAuthMethod ntlm: packwright authenticates to proxies with basic and digest/);
+  } finally {
+    await close(http);
+    await close(https as unknown as Server);
+    served.close();
+  }
 });
 
 test('HTTPS: the server checked against http.sslCAInfo (else refused), http.sslVerify=false and GIT_SSL_NO_VERIFY skip the check; through a proxy by CONNECT', async () => {

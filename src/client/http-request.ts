@@ -11,6 +11,7 @@ import type { Agent as HttpAgent, ClientRequest, IncomingMessage, RequestOptions
 import type { Socket } from 'node:net';
 import { PackwrightError, throwIfAborted } from '../errors/packwright-error.js';
 import { socksConnect, type SocksProxy } from './socks-connect.js';
+import { checkProxyAuthMethod, learnChallenge, proxyAuthorizationFor, type DigestChallenge, type ProxyAuthMethod } from './proxy-auth.js';
 
 const load = createRequire(import.meta.url);
 const http = (): typeof import('node:http') => load('node:http') as typeof import('node:http');
@@ -26,6 +27,13 @@ export interface HttpSettings {
    * proxy resolve names), as git's http.proxy; the port is 1080 when none is given (443 for https).
    */
   proxy?: string | undefined;
+  /**
+   * How to authenticate to the proxy (git's http.proxyAuthMethod): `anyauth` (the default) answers
+   * the scheme the proxy asks for, Digest before Basic, and sends no password before it has asked;
+   * `basic` sends Basic from the first request; `digest` answers Digest challenges only;
+   * `negotiate` and `ntlm`, which curl has, are refused.
+   */
+  proxyAuthMethod?: ProxyAuthMethod | undefined;
   /** Hosts reached without the proxy (no_proxy): names separated by commas or spaces, each covering its subdomains too; `*` covers all. */
   noProxy?: string | undefined;
   /** Check the server's certificate (default true; git's http.sslVerify). */
@@ -67,6 +75,8 @@ export interface HttpResponse {
   /** A header's value (the first, if sent more than once); undefined when absent. */
   header(name: string): string | undefined;
   body: Readable;
+  /** A 407's Proxy-Authenticate values, each whole. */
+  challenges?: string[] | undefined;
 }
 
 /** A proxy from git's http.proxy: its kind, where it is, and the credentials in its URL. */
@@ -78,6 +88,9 @@ interface ProxyTarget {
   password: string;
   /** `<scheme>://<host>:<port>`, what credentials for it are asked under. */
   url: string;
+  /** The scheme its 407 asked for, and its Digest challenge (proxy-auth.ts). */
+  scheme: 'basic' | 'digest' | undefined;
+  digest: DigestChallenge | undefined;
 }
 
 const PROXY_KINDS = new Set(['http', 'https', 'socks', 'socks4', 'socks4a', 'socks5', 'socks5h']);
@@ -97,12 +110,14 @@ function parseProxy(text: string): ProxyTarget {
   const kind = (scheme === 'socks' ? 'socks4' : scheme) as ProxyTarget['kind'];
   const host = url.hostname.replace(/^\[|\]$/g, '');
   const port = url.port === '' ? (kind === 'https' ? 443 : 1080) : Number(url.port);
-  return { kind, host, port, username: decodeURIComponent(url.username), password: decodeURIComponent(url.password), url: `${kind}://${url.hostname}:${port}` };
+  return { kind, host, port, username: decodeURIComponent(url.username), password: decodeURIComponent(url.password), url: `${kind}://${url.hostname}:${port}`, scheme: undefined, digest: undefined };
 }
 
-/** The Proxy-Authorization a proxy's credentials make, if any. */
-function proxyAuthorization(proxy: ProxyTarget): Record<string, string> {
-  return proxy.username !== '' ? { 'Proxy-Authorization': `Basic ${Buffer.from(`${proxy.username}:${proxy.password}`).toString('base64')}` } : {};
+/** The Proxy-Authenticate values of a 407, each on its own (Node joins repeated ones with commas, which Digest's parameters hold too). */
+function challengesOf(res: IncomingMessage): string[] {
+  const out: string[] = [];
+  for (let i = 0; i + 1 < res.rawHeaders.length; i += 2) if ((res.rawHeaders[i] as string).toLowerCase() === 'proxy-authenticate') out.push(res.rawHeaders[i + 1] as string);
+  return out;
 }
 
 /** Whether no_proxy covers `host` (curl's check_noproxy: a name, its subdomains, or `*`). */
@@ -138,8 +153,12 @@ interface TlsMaterial {
   passphrase?: string;
 }
 
-/** A proxy that answered 407 (asked again by `request`, or said as REQUEST_REFUSED). */
-class ProxyAuthRequired extends Error {}
+/** A proxy that answered 407 to a CONNECT (asked again by `request`, or said as REQUEST_REFUSED), with what it offered. */
+class ProxyAuthRequired extends Error {
+  constructor(readonly challenges: string[]) {
+    super('407');
+  }
+}
 
 /** How many times a proxy that answers 407 is asked again with new credentials. */
 const PROXY_AUTH_ATTEMPTS = 3;
@@ -169,13 +188,24 @@ export class HttpClient {
     if (this.settings.proxy !== undefined && !bypassesProxy(url.hostname, this.settings.noProxy)) proxy = this.parsedProxy ??= parseProxy(this.settings.proxy);
     // A streamed body cannot be sent twice: a 407 to it is the answer.
     const again = Buffer.isBuffer(init.body) || init.body === undefined;
+    const method = this.settings.proxyAuthMethod ?? 'anyauth';
+    if (proxy !== undefined && (proxy.kind === 'http' || proxy.kind === 'https')) checkProxyAuthMethod(method);
     for (let attempt = 0; ; attempt++) {
       let response: HttpResponse | undefined;
+      let challenges: string[];
       try {
         response = await this.send(url, secure, proxy, init);
         if (response.status !== 407) return response;
+        challenges = response.challenges ?? [];
       } catch (e) {
         if (!(e instanceof ProxyAuthRequired)) throw e;
+        challenges = e.challenges;
+      }
+      // The scheme the proxy asked for, newly learned (or a stale nonce): the same credentials again.
+      const learned = proxy !== undefined && learnChallenge(proxy, method, challenges);
+      if (learned && proxy?.username !== '' && again && attempt < PROXY_AUTH_ATTEMPTS) {
+        response?.body.resume();
+        continue;
       }
       const ask = this.hooks.askProxyCredentials;
       const next = proxy !== undefined && ask !== undefined && again && attempt < PROXY_AUTH_ATTEMPTS
@@ -209,7 +239,7 @@ export class HttpClient {
       const tlsOptions = proxy.kind === 'https' ? await this.tlsOptions('proxy', proxy.host) : undefined;
       options = {
         host: proxy.host, port: proxy.port, method: init.method, path: url.href.replace(/#.*$/, ''),
-        headers: { ...headers, Host: url.host, ...proxyAuthorization(proxy) },
+        headers: { ...headers, Host: url.host, ...proxyAuthorizationFor(proxy, this.settings.proxyAuthMethod ?? 'anyauth', init.method, path) },
         agent: this.agent(`proxy ${proxy.url} ${proxy.username}`, tlsOptions),
       };
       send = proxy.kind === 'https' ? https().request : http().request;
@@ -358,7 +388,7 @@ export class HttpClient {
     return new Promise<Socket>((resolve, reject) => {
       const req = (tlsOptions !== undefined ? https().request : http().request)({
         host: proxy.host, port: proxy.port, method: 'CONNECT', path: authority,
-        headers: { Host: authority, ...proxyAuthorization(proxy) },
+        headers: { Host: authority, ...proxyAuthorizationFor(proxy, this.settings.proxyAuthMethod ?? 'anyauth', 'CONNECT', authority) },
         agent: false,
         ...tlsOptions,
       });
@@ -370,7 +400,7 @@ export class HttpClient {
         signal?.removeEventListener('abort', onAbort);
         if (res.statusCode === 407) {
           socket.destroy();
-          reject(new ProxyAuthRequired());
+          reject(new ProxyAuthRequired(challengesOf(res)));
         } else if (res.statusCode !== 200) {
           socket.destroy();
           reject(new PackwrightError('CONNECTION_CLOSED', `unable to access 'https://${authority}/': the proxy answered CONNECT with ${res.statusCode} ${res.statusMessage ?? ''}`.trimEnd()));
@@ -398,6 +428,7 @@ export class HttpClient {
         return Array.isArray(v) ? v[0] : v;
       },
       body,
+      ...(res.statusCode === 407 ? { challenges: challengesOf(res) } : {}),
     };
   }
 }

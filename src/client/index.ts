@@ -20,5 +20,6 @@ export type { RemoteCallOptions, LocalRepositoryOptions, Credentials, AuthCallba
 export { configuredProtocol, extraHeaders, httpSettings } from './remote-call-config.js';
 export { bypassesProxy } from './http-request.js';
 export type { HttpSettings } from './http-request.js';
+export type { ProxyAuthMethod } from './proxy-auth.js';
 export { fetchMissing, promisorRemoteName } from './fetch-missing.js';
 export type { FetchMissingOptions, FetchMissingResult } from './fetch-missing.js';

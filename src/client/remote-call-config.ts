@@ -3,6 +3,7 @@
 import { parseBool, type GitConfig } from '../config/git-config.js';
 import { urlMatchedValue, urlMatchedValues } from '../config/url-match.js';
 import type { HttpSettings } from './http-request.js';
+import { parseProxyAuthMethod } from './proxy-auth.js';
 import type { Repository } from '../repo/repository.js';
 
 /**
@@ -48,6 +49,7 @@ export function httpSettings(config: GitConfig, url: string, env: Readonly<Recor
     return undefined;
   };
   const remoteProxy = remoteName !== undefined ? config.get(`remote.${remoteName}.proxy`) : undefined;
+  const remoteAuthMethod = remoteName !== undefined ? config.get(`remote.${remoteName}.proxyauthmethod`) : undefined;
   const https = url.toLowerCase().startsWith('https:');
   const proxy = (typeof remoteProxy === 'string' ? remoteProxy : undefined) ?? get('proxy')
     ?? (https ? nonEmpty('https_proxy', 'HTTPS_PROXY') : nonEmpty('http_proxy')) ?? nonEmpty('all_proxy', 'ALL_PROXY');
@@ -74,6 +76,8 @@ export function httpSettings(config: GitConfig, url: string, env: Readonly<Recor
     sslCertPasswordProtected: flag('GIT_SSL_CERT_PASSWORD_PROTECTED', 'sslCertPasswordProtected'),
     proxySslCertPasswordProtected: flag('GIT_PROXY_SSL_CERT_PASSWORD_PROTECTED', 'proxySSLCertPasswordProtected'),
     followRedirects,
+    // git's precedence: the environment, then the remote's, then http.proxyAuthMethod.
+    proxyAuthMethod: parseProxyAuthMethod(nonEmpty('GIT_HTTP_PROXY_AUTHMETHOD') ?? (typeof remoteAuthMethod === 'string' ? remoteAuthMethod : undefined) ?? get('proxyAuthMethod')),
   };
   for (const [name, value] of Object.entries(paths)) if (value !== undefined) settings[name as keyof typeof paths] = value;
   return settings;
