@@ -278,50 +278,57 @@ async function socksServer(password?: string): Promise<{ port: number; seen: str
   };
 }
 
+/** `repo` served over HTTP and HTTPS (the test certificate) on 127.0.0.1: the two ports, closed on dispose. */
+async function servedOverHttpAndHttps(repo: string): Promise<{ port: number; securePort: number; [Symbol.asyncDispose]: () => Promise<void> }> {
+  const served = gitServer(repo);
+  const http = createHttpServer(served.handle);
+  const https = createHttpsServer({ key: readFileSync(join(TLS, 'key.pem')), cert: readFileSync(join(TLS, 'cert.pem')) }, served.handle);
+  return {
+    port: await listen(http),
+    securePort: await listen(https as unknown as Server),
+    [Symbol.asyncDispose]: async () => {
+      await close(http);
+      await close(https as unknown as Server);
+      served.close();
+    },
+  };
+}
+
 test('through SOCKS proxies as curl goes (socks5h and socks4a name the host, socks5 and socks4 an address), with a SOCKS5 user and password; git through the same proxy lists the same refs', async () => {
   using dir = tempDir();
   const src = makeHistoryRepo(dir.path, 'sha1', 20);
-  const served = gitServer(src);
-  const httpServer = createHttpServer(served.handle);
-  const port = await listen(httpServer);
-  const httpsServer = createHttpsServer({ key: readFileSync(join(TLS, 'key.pem')), cert: readFileSync(join(TLS, 'cert.pem')) }, served.handle);
-  const securePort = await listen(httpsServer as unknown as Server);
+  await using servers = await servedOverHttpAndHttps(src);
+  const { port, securePort } = servers;
   await using socks = await socksServer('sockspass');
   await using open = await socksServer();
   const expected = await gitAsync(dir.path, ['ls-remote', `http://127.0.0.1:${port}/repo.git`]);
-  try {
-    const cases: [string, string, string][] = [
-      [`socks5h://socksuser:sockspass@127.0.0.1:${socks.port}`, `http://localhost:${port}/repo.git`, `5 name localhost:${port}`],
-      [`socks5://socksuser:sockspass@127.0.0.1:${socks.port}`, `http://127.0.0.1:${port}/repo.git`, `5 ip 127.0.0.1:${port}`],
-      [`socks4a://127.0.0.1:${open.port}`, `http://localhost:${port}/repo.git`, `4 name localhost:${port}`],
-      [`socks://127.0.0.1:${open.port}`, `http://127.0.0.1:${port}/repo.git`, `4 ip 127.0.0.1:${port}`],
-    ];
-    for (const [proxy, url, logged] of cases) {
-      const server = proxy.includes('socksuser') ? socks : open;
-      const before = server.seen.length;
-      const ours = await runPackwright(dir.path, ['-c', `http.proxy=${proxy}`, 'ls-remote', url], { env: GIT_ENV });
-      assert.equal(ours.status, 0, `${proxy}: ${ours.stderr}`);
-      assert.equal(ours.stdout.toString(), expected, proxy);
-      assert.deepEqual(server.seen.slice(before).filter((l, i, all) => all.indexOf(l) === i), [logged], proxy);
-      // git (curl) through the same proxy: the proxy is right, and so is what came through it.
-      assert.equal(await gitAsync(dir.path, ['-c', `http.proxy=${proxy}`, 'ls-remote', url]), expected, `git via ${proxy}`);
-    }
-    // A whole clone over HTTPS through SOCKS5: TLS to the server inside the proxied connection.
-    await cloneBare(`https://localhost:${securePort}/repo.git`, { dir: join(dir.path, 'c.git'), http: { proxy: `socks5h://socksuser:sockspass@127.0.0.1:${socks.port}`, caInfo: join(TLS, 'cert.pem') } });
-    assert.equal(git(join(dir.path, 'c.git'), ['for-each-ref']).toString(), git(src, ['for-each-ref']).toString());
-    git(join(dir.path, 'c.git'), ['fsck', '--full']);
-    // Refusals: a wrong password, a target the proxy will not reach, a proxy that is not there.
-    const url = `http://127.0.0.1:${port}/repo.git`;
-    await assert.rejects(listServerRefs(url, { http: { proxy: `socks5://socksuser:nope@127.0.0.1:${socks.port}` } }), (e) => isPackwrightError(e, 'CONNECTION_CLOSED') && /refused the user name and password/.test(e.message));
-    await assert.rejects(listServerRefs(url, { http: { proxy: `socks5://127.0.0.1:${socks.port}` } }), (e) => isPackwrightError(e, 'CONNECTION_CLOSED') && /user name and password/.test(e.message));
-    await assert.rejects(listServerRefs('http://192.0.2.1:9/repo.git', { http: { proxy: `socks5h://127.0.0.1:${open.port}` } }), (e) => isPackwrightError(e, 'CONNECTION_CLOSED') && /connection not allowed by ruleset|general SOCKS server failure/.test(e.message));
-    await assert.rejects(listServerRefs('http://192.0.2.1:9/repo.git', { http: { proxy: `socks4://127.0.0.1:${open.port}` } }), (e) => isPackwrightError(e, 'CONNECTION_CLOSED') && /request rejected/.test(e.message));
-    await assert.rejects(listServerRefs(url, { http: { proxy: 'socks5://127.0.0.1:1' } }), (e) => isPackwrightError(e, 'CONNECTION_CLOSED'));
-  } finally {
-    await close(httpServer);
-    await close(httpsServer as unknown as Server);
-    served.close();
+  const cases: [string, string, string][] = [
+    [`socks5h://socksuser:sockspass@127.0.0.1:${socks.port}`, `http://localhost:${port}/repo.git`, `5 name localhost:${port}`],
+    [`socks5://socksuser:sockspass@127.0.0.1:${socks.port}`, `http://127.0.0.1:${port}/repo.git`, `5 ip 127.0.0.1:${port}`],
+    [`socks4a://127.0.0.1:${open.port}`, `http://localhost:${port}/repo.git`, `4 name localhost:${port}`],
+    [`socks://127.0.0.1:${open.port}`, `http://127.0.0.1:${port}/repo.git`, `4 ip 127.0.0.1:${port}`],
+  ];
+  for (const [proxy, url, logged] of cases) {
+    const server = proxy.includes('socksuser') ? socks : open;
+    const before = server.seen.length;
+    const ours = await runPackwright(dir.path, ['-c', `http.proxy=${proxy}`, 'ls-remote', url], { env: GIT_ENV });
+    assert.equal(ours.status, 0, `${proxy}: ${ours.stderr}`);
+    assert.equal(ours.stdout.toString(), expected, proxy);
+    assert.deepEqual(server.seen.slice(before).filter((l, i, all) => all.indexOf(l) === i), [logged], proxy);
+    // git (curl) through the same proxy: the proxy is right, and so is what came through it.
+    assert.equal(await gitAsync(dir.path, ['-c', `http.proxy=${proxy}`, 'ls-remote', url]), expected, `git via ${proxy}`);
   }
+  // A whole clone over HTTPS through SOCKS5: TLS to the server inside the proxied connection.
+  await cloneBare(`https://localhost:${securePort}/repo.git`, { dir: join(dir.path, 'c.git'), http: { proxy: `socks5h://socksuser:sockspass@127.0.0.1:${socks.port}`, caInfo: join(TLS, 'cert.pem') } });
+  assert.equal(git(join(dir.path, 'c.git'), ['for-each-ref']).toString(), git(src, ['for-each-ref']).toString());
+  git(join(dir.path, 'c.git'), ['fsck', '--full']);
+  // Refusals: a wrong password, a target the proxy will not reach, a proxy that is not there.
+  const url = `http://127.0.0.1:${port}/repo.git`;
+  await assert.rejects(listServerRefs(url, { http: { proxy: `socks5://socksuser:nope@127.0.0.1:${socks.port}` } }), (e) => isPackwrightError(e, 'CONNECTION_CLOSED') && /refused the user name and password/.test(e.message));
+  await assert.rejects(listServerRefs(url, { http: { proxy: `socks5://127.0.0.1:${socks.port}` } }), (e) => isPackwrightError(e, 'CONNECTION_CLOSED') && /user name and password/.test(e.message));
+  await assert.rejects(listServerRefs('http://192.0.2.1:9/repo.git', { http: { proxy: `socks5h://127.0.0.1:${open.port}` } }), (e) => isPackwrightError(e, 'CONNECTION_CLOSED') && /connection not allowed by ruleset|general SOCKS server failure/.test(e.message));
+  await assert.rejects(listServerRefs('http://192.0.2.1:9/repo.git', { http: { proxy: `socks4://127.0.0.1:${open.port}` } }), (e) => isPackwrightError(e, 'CONNECTION_CLOSED') && /request rejected/.test(e.message));
+  await assert.rejects(listServerRefs(url, { http: { proxy: 'socks5://127.0.0.1:1' } }), (e) => isPackwrightError(e, 'CONNECTION_CLOSED'));
 });
 
 test('HTTP through a proxy: http.proxy, http_proxy and the library option, with credentials in its URL; no_proxy goes around it; a proxy that wants credentials is a clear error', async () => {
@@ -390,65 +397,55 @@ test('HTTP through a proxy: http.proxy, http_proxy and the library option, with 
 test('a proxy that asks for Digest (MD5, MD5-sess, SHA-256; qop auth) is answered under anyauth, git\'s default, in plain requests and CONNECT tunnels, as git (curl) answers it; basic and digest methods as git reads them; negotiate and ntlm refused', async () => {
   using dir = tempDir();
   const src = makeHistoryRepo(dir.path, 'sha1', 20);
-  const served = gitServer(src);
-  const http = createHttpServer(served.handle);
-  const port = await listen(http);
-  const https = createHttpsServer({ key: readFileSync(join(TLS, 'key.pem')), cert: readFileSync(join(TLS, 'cert.pem')) }, served.handle);
-  const securePort = await listen(https as unknown as Server);
-  const url = `http://127.0.0.1:${port}/repo.git`;
-  const secureUrl = `https://127.0.0.1:${securePort}/repo.git`;
+  await using servers = await servedOverHttpAndHttps(src);
+  const url = `http://127.0.0.1:${servers.port}/repo.git`;
+  const secureUrl = `https://127.0.0.1:${servers.securePort}/repo.git`;
   const refsOf = (text: string): string => text.split('\n').filter((l) => l.includes('\trefs/')).map((l) => `${l}\n`).sort().join('');
   // The test's certificate to trust, for both clients (a GIT_SSL_CAINFO the machine sets would win over -c http.sslCAInfo).
   const env = { ...GIT_ENV, GIT_SSL_CAINFO: join(TLS, 'cert.pem') };
-  try {
-    // What git lists without a proxy.
-    const expected = refsOf(await gitAsync(dir.path, ['ls-remote', url]));
-    assert.ok(expected.includes('\trefs/heads/main\n'));
-    for (const digest of ['MD5', 'MD5-sess', 'SHA-256'] as const) {
-      await using proxy = await proxyServer('s3cret', false, { basic: false, digest });
-      const proxyUrl = `http://proxyuser:s3cret@127.0.0.1:${new URL(proxy.url).port}`;
-      for (const target of [url, secureUrl]) {
-        const before = proxy.seen.length;
-        const ours = await runPackwright(dir.path, ['-c', `http.proxy=${proxyUrl}`, 'ls-remote', target], { env });
-        assert.equal(ours.status, 0, `${digest} ${target}: ${ours.stderr}`);
-        assert.equal(refsOf(ours.stdout.toString()), expected, `${digest} ${target}`);
-        // The first request carries no password (anyauth waits for the proxy to say which scheme); the next answer its challenge.
-        const mine = proxy.seen.slice(before);
-        assert.equal(mine[0]?.auth, undefined, `${digest} ${target}`);
-        assert.ok(mine.slice(1).length > 0 && mine.slice(1).every((r) => r.auth?.startsWith('Digest ') === true), `${digest} ${target}: ${JSON.stringify(mine)}`);
-        // git through the same proxy: the proxy's check is curl's digest too.
-        assert.equal(refsOf(await gitAsync(dir.path, ['-c', `http.proxy=${proxyUrl}`, 'ls-remote', target], env)), expected, `git, ${digest} ${target}`);
-      }
-      // A clone: the advertisement and the POSTs after it answer with one nonce, counting.
-      await cloneBare(url, { dir: join(dir.path, `c-${digest}.git`), http: { proxy: proxyUrl } });
-      assert.equal(git(join(dir.path, `c-${digest}.git`), ['rev-parse', 'main']).toString(), git(src, ['rev-parse', 'main']).toString());
+  // What git lists without a proxy.
+  const expected = refsOf(await gitAsync(dir.path, ['ls-remote', url]));
+  assert.ok(expected.includes('\trefs/heads/main\n'));
+  for (const digest of ['MD5', 'MD5-sess', 'SHA-256'] as const) {
+    await using proxy = await proxyServer('s3cret', false, { basic: false, digest });
+    const proxyUrl = `http://proxyuser:s3cret@127.0.0.1:${new URL(proxy.url).port}`;
+    for (const target of [url, secureUrl]) {
+      const before = proxy.seen.length;
+      const ours = await runPackwright(dir.path, ['-c', `http.proxy=${proxyUrl}`, 'ls-remote', target], { env });
+      assert.equal(ours.status, 0, `${digest} ${target}: ${ours.stderr}`);
+      assert.equal(refsOf(ours.stdout.toString()), expected, `${digest} ${target}`);
+      // The first request carries no password (anyauth waits for the proxy to say which scheme); the next answer its challenge.
+      const mine = proxy.seen.slice(before);
+      assert.equal(mine[0]?.auth, undefined, `${digest} ${target}`);
+      assert.ok(mine.slice(1).length > 0 && mine.slice(1).every((r) => r.auth?.startsWith('Digest ') === true), `${digest} ${target}: ${JSON.stringify(mine)}`);
+      // git through the same proxy: the proxy's check is curl's digest too.
+      assert.equal(refsOf(await gitAsync(dir.path, ['-c', `http.proxy=${proxyUrl}`, 'ls-remote', target], env)), expected, `git, ${digest} ${target}`);
     }
-    // Offered both, anyauth answers the Digest; http.proxyAuthMethod=basic sends Basic at once, which a Digest-only proxy refuses, as it refuses git's.
-    await using both = await proxyServer('s3cret', false, { digest: 'MD5' });
-    const bothUrl = `http://proxyuser:s3cret@127.0.0.1:${new URL(both.url).port}`;
-    await listServerRefs(url, { http: { proxy: bothUrl } });
-    assert.ok(both.seen.slice(1).every((r) => r.auth?.startsWith('Digest ') === true), JSON.stringify(both.seen));
-    const basicFirst = both.seen.length;
-    await listServerRefs(url, { http: { proxy: bothUrl, proxyAuthMethod: 'basic' } });
-    assert.ok(both.seen.slice(basicFirst).every((r) => r.auth?.startsWith('Basic ') === true), JSON.stringify(both.seen.slice(basicFirst)));
-    await using digestOnly = await proxyServer('s3cret', false, { basic: false, digest: 'SHA-256' });
-    const digestOnlyUrl = `http://proxyuser:s3cret@127.0.0.1:${new URL(digestOnly.url).port}`;
-    const refused = await runPackwright(dir.path, ['-c', `http.proxy=${digestOnlyUrl}`, '-c', 'http.proxyAuthMethod=basic', 'ls-remote', url], { env: GIT_ENV });
-    assert.notEqual(refused.status, 0);
-    assert.match(refused.stderr, /the proxy asks for credentials \(407/);
-    await assert.rejects(gitAsync(dir.path, ['-c', `http.proxy=${digestOnlyUrl}`, '-c', 'http.proxyAuthMethod=basic', 'ls-remote', url]));
-    // GIT_HTTP_PROXY_AUTHMETHOD wins over the configuration, as in git.
-    const viaEnv = await runPackwright(dir.path, ['-c', `http.proxy=${digestOnlyUrl}`, '-c', 'http.proxyAuthMethod=basic', 'ls-remote', url], { env: { ...GIT_ENV, GIT_HTTP_PROXY_AUTHMETHOD: 'digest' } });
-    assert.equal(viaEnv.status, 0, viaEnv.stderr);
-    // What curl has and packwright does not: said before anything is sent.
-    const ntlm = await runPackwright(dir.path, ['-c', `http.proxy=${digestOnlyUrl}`, '-c', 'http.proxyAuthMethod=ntlm', 'ls-remote', url], { env: GIT_ENV });
-    assert.notEqual(ntlm.status, 0);
-    assert.match(ntlm.stderr, /proxyAuthMethod ntlm: packwright authenticates to proxies with basic and digest/);
-  } finally {
-    await close(http);
-    await close(https as unknown as Server);
-    served.close();
+    // A clone: the advertisement and the POSTs after it answer with one nonce, counting.
+    await cloneBare(url, { dir: join(dir.path, `c-${digest}.git`), http: { proxy: proxyUrl } });
+    assert.equal(git(join(dir.path, `c-${digest}.git`), ['rev-parse', 'main']).toString(), git(src, ['rev-parse', 'main']).toString());
   }
+  // Offered both, anyauth answers the Digest; http.proxyAuthMethod=basic sends Basic at once, which a Digest-only proxy refuses, as it refuses git's.
+  await using both = await proxyServer('s3cret', false, { digest: 'MD5' });
+  const bothUrl = `http://proxyuser:s3cret@127.0.0.1:${new URL(both.url).port}`;
+  await listServerRefs(url, { http: { proxy: bothUrl } });
+  assert.ok(both.seen.slice(1).every((r) => r.auth?.startsWith('Digest ') === true), JSON.stringify(both.seen));
+  const basicFirst = both.seen.length;
+  await listServerRefs(url, { http: { proxy: bothUrl, proxyAuthMethod: 'basic' } });
+  assert.ok(both.seen.slice(basicFirst).every((r) => r.auth?.startsWith('Basic ') === true), JSON.stringify(both.seen.slice(basicFirst)));
+  await using digestOnly = await proxyServer('s3cret', false, { basic: false, digest: 'SHA-256' });
+  const digestOnlyUrl = `http://proxyuser:s3cret@127.0.0.1:${new URL(digestOnly.url).port}`;
+  const refused = await runPackwright(dir.path, ['-c', `http.proxy=${digestOnlyUrl}`, '-c', 'http.proxyAuthMethod=basic', 'ls-remote', url], { env: GIT_ENV });
+  assert.notEqual(refused.status, 0);
+  assert.match(refused.stderr, /the proxy asks for credentials \(407/);
+  await assert.rejects(gitAsync(dir.path, ['-c', `http.proxy=${digestOnlyUrl}`, '-c', 'http.proxyAuthMethod=basic', 'ls-remote', url]));
+  // GIT_HTTP_PROXY_AUTHMETHOD wins over the configuration, as in git.
+  const viaEnv = await runPackwright(dir.path, ['-c', `http.proxy=${digestOnlyUrl}`, '-c', 'http.proxyAuthMethod=basic', 'ls-remote', url], { env: { ...GIT_ENV, GIT_HTTP_PROXY_AUTHMETHOD: 'digest' } });
+  assert.equal(viaEnv.status, 0, viaEnv.stderr);
+  // What curl has and packwright does not: said before anything is sent.
+  const ntlm = await runPackwright(dir.path, ['-c', `http.proxy=${digestOnlyUrl}`, '-c', 'http.proxyAuthMethod=ntlm', 'ls-remote', url], { env: GIT_ENV });
+  assert.notEqual(ntlm.status, 0);
+  assert.match(ntlm.stderr, /proxyAuthMethod ntlm: packwright authenticates to proxies with basic and digest/);
 });
 
 test('HTTPS: the server checked against http.sslCAInfo (else refused), http.sslVerify=false and GIT_SSL_NO_VERIFY skip the check; through a proxy by CONNECT', async () => {
