@@ -15,6 +15,7 @@ import { urlMatchedValue } from '../src/config/url-match.js';
 import { isPackwrightError } from '../src/errors/index.js';
 import { Repository } from '../src/repo/index.js';
 import { execFileAsync } from './helpers/spawn-client.js';
+import { learnChallenge, parseProxyAuthMethod, proxyAuthorizationFor, type ProxyCredentials } from '../src/client/proxy-auth.js';
 
 /** git against a server in this process: asynchronously, or the server could never answer. */
 async function gitAsync(cwd: string, args: string[], env: Record<string, string | undefined> = GIT_ENV): Promise<string> {
@@ -446,6 +447,31 @@ test('a proxy that asks for Digest (MD5, MD5-sess, SHA-256; qop auth) is answere
   const ntlm = await runPackwright(dir.path, ['-c', `http.proxy=${digestOnlyUrl}`, '-c', 'http.proxyAuthMethod=ntlm', 'ls-remote', url], { env: GIT_ENV });
   assert.notEqual(ntlm.status, 0);
   assert.match(ntlm.stderr, /proxyAuthMethod ntlm: packwright authenticates to proxies with basic and digest/);
+});
+
+test('proxy challenges: a stale nonce is taken again with the same credentials, a refusal of the scheme already answered needs new ones, auth-int and unknown algorithms are not answered', () => {
+  const auth: ProxyCredentials = { username: 'u', password: 'p', scheme: undefined, digest: undefined };
+  const challenge = (nonce: string, extra = ''): string => `Digest realm="r", nonce="${nonce}", qop="auth,auth-int"${extra}`;
+  assert.equal(learnChallenge(auth, 'anyauth', ['Basic realm="r"', challenge('n1')]), true, 'learned: try again');
+  assert.equal(auth.scheme, 'digest');
+  const first = proxyAuthorizationFor(auth, 'anyauth', 'GET', '/x')['Proxy-Authorization'] as string;
+  const second = proxyAuthorizationFor(auth, 'anyauth', 'GET', '/x')['Proxy-Authorization'] as string;
+  assert.match(first, /^Digest username="u", realm="r", nonce="n1", uri="\/x", algorithm=MD5, response="[0-9a-f]{32}", qop=auth, nc=00000001, cnonce="[0-9a-f]+"$/);
+  assert.match(second, /nc=00000002/);
+  assert.equal(learnChallenge(auth, 'anyauth', [challenge('n1')]), false, 'refused again: new credentials');
+  assert.equal(learnChallenge(auth, 'anyauth', [challenge('n2', ', stale=true')]), true, 'stale: the same credentials, the new nonce');
+  assert.match(proxyAuthorizationFor(auth, 'anyauth', 'GET', '/x')['Proxy-Authorization'] as string, /nonce="n2".*nc=00000001/);
+  // What cannot be answered: only auth-int, an algorithm not spoken; basic alone then.
+  const other: ProxyCredentials = { username: 'u', password: 'p', scheme: undefined, digest: undefined };
+  assert.equal(learnChallenge(other, 'anyauth', ['Digest realm="r", nonce="n", qop="auth-int"', 'Digest realm="r", nonce="n", algorithm=SHA-512-256', 'Basic realm="r"']), true);
+  assert.equal(other.scheme, 'basic');
+  assert.deepEqual(proxyAuthorizationFor(other, 'anyauth', 'GET', '/x'), { 'Proxy-Authorization': `Basic ${Buffer.from('u:p').toString('base64')}` });
+  // Under digest, a Basic-only proxy offers nothing to answer; under anyauth nothing is sent before a 407; without a user, nothing ever.
+  assert.equal(learnChallenge({ ...other, scheme: undefined }, 'digest', ['Basic realm="r"']), false);
+  assert.deepEqual(proxyAuthorizationFor({ username: 'u', password: 'p', scheme: undefined, digest: undefined }, 'anyauth', 'GET', '/x'), {});
+  assert.deepEqual(proxyAuthorizationFor({ username: '', password: '', scheme: 'basic', digest: undefined }, 'basic', 'GET', '/x'), {});
+  assert.equal(parseProxyAuthMethod('Digest'), 'digest');
+  assert.equal(parseProxyAuthMethod('bogus'), 'anyauth', 'as git: an unknown method is anyauth');
 });
 
 test('HTTPS: the server checked against http.sslCAInfo (else refused), http.sslVerify=false and GIT_SSL_NO_VERIFY skip the check; through a proxy by CONNECT', async () => {
