@@ -12,7 +12,7 @@ import { seededRandom, testSeed } from './helpers/random.js';
 import { encodeOfsDistance } from '../src/pack/entry-header.js';
 import { writeIndex } from '../src/idx/write-index.js';
 import { crc32 } from 'node:zlib';
-import { bytesPerObject, DEFAULT_MAX_MEMORY, defaultMaxMemory, indexPack, planIndexPackMemory, planPackHolding, resolveDeltas, scanPack } from '../src/resolve/index.js';
+import { bytesPerObject, DEFAULT_MAX_MEMORY, defaultMaxMemory, defaultThreads, indexPack, planIndexPackMemory, planPackHolding, resolveDeltas, scanPack } from '../src/resolve/index.js';
 import { WorkerPool } from '../src/workers/index.js';
 import type { ResolveTasks } from '../src/resolve/resolve-tasks.js';
 import { bufferSource, fileSource, type PackSource } from '../src/resolve/pack-source.js';
@@ -24,6 +24,7 @@ import { createBoard } from '../src/resolve/offer-board.js';
 import { Resolver } from '../src/resolve/resolver.js';
 import { CONTROL_LENGTH, CONTROL_WORKERS } from '../src/resolve/resolve-state.js';
 import { COMPARE_BYTES_PER_THREAD } from '../src/fsck/index-pack-visitor.js';
+import { isPackwrightError } from '../src/errors/index.js';
 
 /** A fast-import stream: `files` files of 200 lines, each edited in a few places in each of `revs` commits. */
 function manyFilesStream(files: number, revs: number): string {
@@ -295,6 +296,37 @@ describe('index-pack in parallel', () => {
     assert.ok(r.stats.stolen > 0, 'children were taken from an offered branch');
     assert.deepEqual(readFileSync(join(work, 'api.idx')), (git(work, ['index-pack', '-o', join(work, 'git.idx'), pack]), readFileSync(join(work, 'git.idx'))));
   });
+  test('a stream\'s object count, from --pack_header or read off its front, picks the threads: one below 2,000 objects, the default above; a stream that is no pack fails as before', async () => {
+    const small = repackedCopy(join(dir.path, 'count-small'), 6, ['repack', '-adfq']);
+    const many = manyFilesPack(join(dir.path, 'count-many'));
+    for (const { work, pack } of [small, many]) {
+      git(work, ['index-pack', '-o', join(work, 'git.idx'), pack]);
+      const bytes = readFileSync(pack);
+      const objects = bytes.readUInt32BE(8);
+      const want = objects < 2000 ? 1 : defaultThreads();
+      // Read off the stream's front.
+      const peeked = await indexPack(Readable.from([bytes.subarray(0, 5), bytes.subarray(5)]), { packPath: join(work, 'peeked.pack') });
+      assert.equal(peeked.stats.threads, want, `${objects} objects, header read here`);
+      assert.deepEqual(readFileSync(peeked.indexPath as string), readFileSync(join(work, 'git.idx')));
+      // Given, as git's --pack_header, the stream starting after it.
+      const given = await indexPack(Readable.from([bytes.subarray(12)]), { packPath: join(work, 'given.pack'), packHeader: { version: 2, count: objects } });
+      assert.equal(given.stats.threads, want, `${objects} objects, --pack_header`);
+      assert.deepEqual(readFileSync(given.indexPath as string), readFileSync(join(work, 'git.idx')));
+    }
+    const work = small.work;
+    await assert.rejects(indexPack(Readable.from([Buffer.from('NOPE\0\0\0\x02\0\0\0\x01')]), { packPath: join(work, 'bad.pack') }), (e) => isPackwrightError(e, 'PACK_SIGNATURE'));
+    await assert.rejects(indexPack(Readable.from([Buffer.from('PACK')]), { packPath: join(work, 'short.pack') }), (e) => isPackwrightError(e, 'PACK_TRUNCATED'));
+    await assert.rejects(indexPack(Readable.from([]), { packPath: join(work, 'empty.pack') }), (e) => isPackwrightError(e, 'PACK_TRUNCATED'));
+    // A sender that never sends: the signal ends the wait for the header.
+    const silent = new PassThrough();
+    const stop = new AbortController();
+    setTimeout(() => stop.abort(), 50);
+    const aborted = indexPack(silent, { packPath: join(work, 'silent.pack'), signal: stop.signal });
+    await assert.rejects(aborted, (e) => isPackwrightError(e, 'ABORTED'));
+    silent.destroy();
+    assert.deepEqual(readdirSync(work).filter((f) => f.startsWith('incoming') || f.startsWith('.tmp')), [], 'no temporary file left');
+  });
+
   test('a pack above memoryLimit is resolved by positioned reads, from a file or a stream, with git\'s idx', async () => {
     const { work, pack } = repackedCopy(join(dir.path, 'pread'), 20, ['repack', '-adfq']);
     git(work, ['index-pack', '-o', join(work, 'git.idx'), pack]);

@@ -22,7 +22,7 @@ import { PACK_HEADER_LENGTH, parsePackHeader } from '../pack/pack-header.js';
 import { OBJ_OFS_DELTA } from '../pack/entry-header.js';
 import { PackScanner, scanPack, type PackScan, type ScanOptions, type WholePack } from './pack-scan.js';
 import { orderFromIndex, scanPackWithIndex } from './scan-with-index.js';
-import { bufferSource, fileSource, streamSource, withPackHeader, type PackSource } from './pack-source.js';
+import { bufferSource, fileSource, peekPackHeader, streamSource, withPackHeader, type PackSource } from './pack-source.js';
 import { StreamSpool } from './stream-spool.js';
 import { resolveDeltas, type ResolveOptions } from './resolve-deltas.js';
 import type { ResolveTasks } from './resolve-tasks.js';
@@ -56,8 +56,9 @@ const INPUT_TURN_MS = 1;
 /** Packs below this are indexed on one thread unless `threads` says otherwise. */
 const SMALL_PACK = 4 << 20;
 /**
- * Below this many objects a stream whose header was read is indexed on this thread alone: a
- * stream's size is not known ahead, its object count is. `index-pack --stdin --fix-thin` of 67
+ * Below this many objects a stream is indexed on this thread alone: a stream's size is not known
+ * ahead, its object count is (from the caller that read its header, as git's --pack_header, or
+ * read here first). `index-pack --stdin --fix-thin` of 67
  * objects of git.git took 0.60 s on two threads, 0.43 s on one (the main thread waited for the
  * worker to boot); 852 objects 1.17 s against 1.03-1.17; 3,268 the same on both. A 10-commit push
  * of gitoxide (~400 objects) waited 55 ms of 200 for a worker.
@@ -107,7 +108,14 @@ export async function indexPack(input: string | Readable | Uint8Array, options: 
   // stream's size is not known; the header its reader took (git's --pack_header, a push, a
   // fetch) tells how many objects it holds.
   const packSize = typeof input === 'string' ? fileSize(input) : input instanceof Uint8Array ? input.length : undefined;
-  const small = packSize !== undefined ? packSize < SMALL_PACK : options.packHeader !== undefined && options.packHeader.count < SMALL_STREAM_OBJECTS;
+  let streamObjects = options.packHeader?.count;
+  if (packSize === undefined && streamObjects === undefined && options.threads === undefined) {
+    // A stream whose header nobody read: its count is read here, for the thread count.
+    const peeked = await peekPackHeader(input as Readable, options.signal);
+    input = peeked.input;
+    streamObjects = peeked.count;
+  }
+  const small = packSize !== undefined ? packSize < SMALL_PACK : streamObjects !== undefined && streamObjects < SMALL_STREAM_OBJECTS;
   const objects = declaredObjects(input);
   const ceiling = (count: number): number => options.maxMemory ?? defaultMaxMemory(count);
   const depths = options.depths === true;

@@ -1,7 +1,7 @@
 import { readSync } from 'node:fs';
 import { abortedError } from '../errors/packwright-error.js';
 import { Readable } from 'node:stream';
-import { PACK_HEADER_LENGTH } from '../pack/pack-header.js';
+import { PACK_HEADER_LENGTH, parsePackHeader } from '../pack/pack-header.js';
 
 /**
  * Where pass 1 reads a pack from, front to back. `read` fills `buf[offset..offset+length)` as far
@@ -101,4 +101,52 @@ export function withPackHeader(input: Readable | Uint8Array, header: ConsumedPac
     yield bytes;
     for await (const chunk of input) yield chunk as Buffer;
   })());
+}
+
+/**
+ * The object count the pack header at the front of `input` declares, and the input again, whole:
+ * for a stream whose header nobody has read (`index-pack --stdin` without `--pack_header`), so
+ * that the count can plan the run as a file's size does (a few objects: one thread, without
+ * waiting for a worker to start). undefined when the input does not start with a pack header:
+ * pass 1 then reads it and says what is wrong in its own words.
+ */
+export async function peekPackHeader(input: Readable, signal?: AbortSignal): Promise<{ count: number | undefined; input: Readable }> {
+  const chunks = input[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
+  const head: Buffer[] = [];
+  let have = 0;
+  let ended = false;
+  while (have < PACK_HEADER_LENGTH) {
+    const r = await untilAborted(chunks.next(), signal);
+    if (r.done === true) {
+      ended = true;
+      break;
+    }
+    head.push(Buffer.from(r.value));
+    have += r.value.length;
+  }
+  const first = Buffer.concat(head);
+  let count: number | undefined;
+  try {
+    count = parsePackHeader(first).objectCount;
+  } catch {
+    // Not a pack header, or too short for one: pass 1 reports it.
+    count = undefined;
+  }
+  const whole = Readable.from((async function* () {
+    if (first.length > 0) yield first;
+    if (ended) return;
+    for (let r = await chunks.next(); r.done !== true; r = await chunks.next()) yield r.value;
+  })());
+  return { count, input: whole };
+}
+
+/** `work`, or ABORTED as soon as `signal` fires (a sender that never sends must not hold the call). */
+function untilAborted<T>(work: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (signal === undefined) return work;
+  if (signal.aborted) return Promise.reject(abortedError(signal, 'reading the pack'));
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = (): void => reject(abortedError(signal, 'reading the pack'));
+    signal.addEventListener('abort', onAbort, { once: true });
+    work.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
 }
