@@ -179,6 +179,11 @@ export class HttpClient {
     private readonly hooks: HttpClientHooks = {},
   ) {}
 
+  /** How to authenticate to a proxy (HttpSettings.proxyAuthMethod; anyauth, as git's default). */
+  private get proxyAuthMethod(): ProxyAuthMethod {
+    return this.settings.proxyAuthMethod ?? 'anyauth';
+  }
+
   /** Sends one request and resolves once the answer's headers are in (redirects are the caller's). */
   async request(url: URL, init: HttpRequestInit): Promise<HttpResponse> {
     throwIfAborted(init.signal, 'the request');
@@ -188,8 +193,7 @@ export class HttpClient {
     if (this.settings.proxy !== undefined && !bypassesProxy(url.hostname, this.settings.noProxy)) proxy = this.parsedProxy ??= parseProxy(this.settings.proxy);
     // A streamed body cannot be sent twice: a 407 to it is the answer.
     const again = Buffer.isBuffer(init.body) || init.body === undefined;
-    const method = this.settings.proxyAuthMethod ?? 'anyauth';
-    if (proxy !== undefined && (proxy.kind === 'http' || proxy.kind === 'https')) checkProxyAuthMethod(method);
+    if (proxy !== undefined && (proxy.kind === 'http' || proxy.kind === 'https')) checkProxyAuthMethod(this.proxyAuthMethod);
     for (let attempt = 0; ; attempt++) {
       let response: HttpResponse | undefined;
       let challenges: string[];
@@ -202,7 +206,7 @@ export class HttpClient {
         challenges = e.challenges;
       }
       // The scheme the proxy asked for, newly learned (or a stale nonce): the same credentials again.
-      const learned = proxy !== undefined && learnChallenge(proxy, method, challenges);
+      const learned = proxy !== undefined && learnChallenge(proxy, this.proxyAuthMethod, challenges);
       if (learned && proxy?.username !== '' && again && attempt < PROXY_AUTH_ATTEMPTS) {
         response?.body.resume();
         continue;
@@ -239,7 +243,7 @@ export class HttpClient {
       const tlsOptions = proxy.kind === 'https' ? await this.tlsOptions('proxy', proxy.host) : undefined;
       options = {
         host: proxy.host, port: proxy.port, method: init.method, path: url.href.replace(/#.*$/, ''),
-        headers: { ...headers, Host: url.host, ...proxyAuthorizationFor(proxy, this.settings.proxyAuthMethod ?? 'anyauth', init.method, path) },
+        headers: { ...headers, Host: url.host, ...proxyAuthorizationFor(proxy, this.proxyAuthMethod, init.method, path) },
         agent: this.agent(`proxy ${proxy.url} ${proxy.username}`, tlsOptions),
       };
       send = proxy.kind === 'https' ? https().request : http().request;
@@ -388,7 +392,7 @@ export class HttpClient {
     return new Promise<Socket>((resolve, reject) => {
       const req = (tlsOptions !== undefined ? https().request : http().request)({
         host: proxy.host, port: proxy.port, method: 'CONNECT', path: authority,
-        headers: { Host: authority, ...proxyAuthorizationFor(proxy, this.settings.proxyAuthMethod ?? 'anyauth', 'CONNECT', authority) },
+        headers: { Host: authority, ...proxyAuthorizationFor(proxy, this.proxyAuthMethod, 'CONNECT', authority) },
         agent: false,
         ...tlsOptions,
       });
