@@ -67,19 +67,23 @@ export async function searchDeltas(options: DeltaSearchOptions): Promise<void> {
     const kind = plan.kind[o] as number;
     if (kind === Entry.COPY || kind === Entry.RECOMPRESS) candidates.push(o);
   }
-  if (candidates.length < 2) return;
-  // All stored whole in one pack: git's rule leaves no pair to try (a repack of a packed repository).
+  if (candidates.length === 0) return;
+  // All stored whole in one pack: git's rule leaves no pair among them to try (a repack of a
+  // packed repository). Pairs with a thin pack's bases are tried all the same (git's try_delta:
+  // a delta against what the receiver has saves sending the object, however good it is).
   const firstPack = locations.pack[candidates[0] as number] as number;
-  if (options.reuseDelta && firstPack >= 0 && candidates.every((o) => plan.kind[o] === Entry.COPY && locations.pack[o] === firstPack)) {
-    options.onProgress?.(candidates.length, candidates.length);
-    return;
-  }
+  const nothingAmongThem = options.reuseDelta && firstPack >= 0 && candidates.every((o) => plan.kind[o] === Entry.COPY && locations.pack[o] === firstPack);
+  const targetCount = candidates.length;
   // Preferred bases (thin packs) join the window as bases only, if a candidate shares their path.
   const names = new Set<number>();
   for (const o of candidates) names.add(table.nameHashes[o] as number);
   for (let o = 0; o < table.count; o++) {
     if (!table.is(o, Flag.PREFERRED) || table.is(o, Flag.LISTED | Flag.MISSING) || locations.pack[o] === NOWHERE) continue;
     if (names.has(table.nameHashes[o] as number) && (table.types[o] === OBJ_BLOB || table.types[o] === OBJ_TREE)) candidates.push(o);
+  }
+  if (candidates.length < 2 || (nothingAmongThem && candidates.length === targetCount)) {
+    options.onProgress?.(targetCount, targetCount);
+    return;
   }
   const sizes = objectSizes(options, candidates);
   const listPosition = new Int32Array(table.count).fill(-1);
@@ -140,6 +144,10 @@ export async function searchDeltas(options: DeltaSearchOptions): Promise<void> {
     }
   };
   const total = pool.length;
+  // Progress counts what may become a delta, as git's nr_deltas: the preferred bases in the window are not counted.
+  const targetsBefore = new Int32Array(total + 1);
+  for (let i = 0; i < total; i++) targetsBefore[i + 1] = (targetsBefore[i] as number) + (table.is(pool[i] as number, Flag.LISTED) ? 1 : 0);
+  const targets = targetsBefore[total] as number;
   const threads = Math.max(1, options.threads);
   if (threads === 1 || total < PARALLEL_MIN) {
     const read = (i: number): Buffer => readObject(options.handle, table, locations, pool[i] as number).data;
@@ -156,7 +164,7 @@ export async function searchDeltas(options: DeltaSearchOptions): Promise<void> {
           break;
         }
         if (clock.due) {
-          options.onProgress?.(step.value, total);
+          options.onProgress?.(targetsBefore[step.value] as number, targets);
           await clock.turn();
         }
       }
@@ -165,7 +173,7 @@ export async function searchDeltas(options: DeltaSearchOptions): Promise<void> {
     }
     throwIfAborted(options.signal, 'delta compression');
     apply(0, r);
-    options.onProgress?.(total, total);
+    options.onProgress?.(targets, targets);
     return;
   }
   const bounds = segmentBounds(pool, table, sizes, threads * SEGMENTS_PER_THREAD);
@@ -185,8 +193,8 @@ export async function searchDeltas(options: DeltaSearchOptions): Promise<void> {
         const r = await workers.run(w, 'deltas', { store: options.handle.store.key, segment: segmentOf(from, to), ids, stop });
         if (Atomics.load(stop, 0) !== 0) return;
         apply(from, r);
-        done += to - from;
-        options.onProgress?.(done, total);
+        done += (targetsBefore[to] as number) - (targetsBefore[from] as number);
+        options.onProgress?.(done, targets);
       }
     };
     await Promise.all(Array.from({ length: threads }, (_, w) => runThread(w).catch((e: unknown) => {
