@@ -114,13 +114,9 @@ export async function peekPackHeader(input: Readable, signal?: AbortSignal): Pro
   const chunks = input[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
   const head: Buffer[] = [];
   let have = 0;
-  let ended = false;
   while (have < PACK_HEADER_LENGTH) {
-    const r = await untilAborted(chunks.next(), signal);
-    if (r.done === true) {
-      ended = true;
-      break;
-    }
+    const r = await (signal === undefined ? chunks.next() : abortable(chunks.next(), signal));
+    if (r.done === true) break;
     head.push(Buffer.from(r.value));
     have += r.value.length;
   }
@@ -132,21 +128,10 @@ export async function peekPackHeader(input: Readable, signal?: AbortSignal): Pro
     // Not a pack header, or too short for one: pass 1 reports it.
     count = undefined;
   }
+  // An iterator that has ended answers done again: the loop below then ends at once.
   const whole = Readable.from((async function* () {
     if (first.length > 0) yield first;
-    if (ended) return;
     for (let r = await chunks.next(); r.done !== true; r = await chunks.next()) yield r.value;
   })());
   return { count, input: whole };
-}
-
-/** `work`, or ABORTED as soon as `signal` fires (a sender that never sends must not hold the call). */
-function untilAborted<T>(work: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
-  if (signal === undefined) return work;
-  if (signal.aborted) return Promise.reject(abortedError(signal, 'reading the pack'));
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = (): void => reject(abortedError(signal, 'reading the pack'));
-    signal.addEventListener('abort', onAbort, { once: true });
-    work.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
-  });
 }
