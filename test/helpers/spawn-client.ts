@@ -70,7 +70,7 @@ const SERVER = [
   // Input through a pipe, as spawnSync gives it: git's index-pack --stdin, for one, treats a file on
   // its stdin otherwise. None is /dev/null, which reads as an empty pipe does.
   '  case $r in',
-  '  *.git) . "$1/$r" </dev/null >"$1/r.out" 2>"$1/r.err" ;;',
+  '  *.git) . "$1/r.git" </dev/null >"$1/r.out" 2>"$1/r.err" ;;',
   '  *.git-in) . "$1/r.git" <"$1/r.in" >"$1/r.out" 2>"$1/r.err" ;;',
   '  *) if [ -s "$1/$r.in" ]; then cat "$1/$r.in" | ( . "$1/$r.sh" ) >"$1/$r.out" 2>"$1/$r.err"; else ( . "$1/$r.sh" ) </dev/null >"$1/$r.out" 2>"$1/$r.err"; fi ;;',
   '  esac',
@@ -123,33 +123,31 @@ function quote(s: string): string {
   return `'${s.replace(/'/g, `'\\''`)}'`;
 }
 
-/** The lines that turn the shell's environment into `env`; undefined if a name cannot be a shell variable. */
-function environment(server: Record<string, string | undefined>, env: Record<string, string | undefined>): string[] | undefined {
-  const lines: string[] = [];
+/** How `env` differs from the shell's: variables to set (`NAME='value'`) and names to unset. */
+interface EnvironmentChange {
+  assignments: string[];
+  unsets: string[];
+}
+
+/** What turns the shell's environment into `env`; undefined if a name cannot be a shell variable. */
+function environment(server: Record<string, string | undefined>, env: Record<string, string | undefined>): EnvironmentChange | undefined {
+  const change: EnvironmentChange = { assignments: [], unsets: [] };
   for (const [name, value] of Object.entries(env)) {
     if (value === undefined || server[name] === value) continue;
     if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) return undefined;
-    lines.push(`export ${name}=${quote(value)}`);
+    change.assignments.push(`${name}=${quote(value)}`);
   }
   for (const [name, value] of Object.entries(server)) {
     if (value === undefined || env[name] !== undefined) continue;
     if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) return undefined;
-    lines.push(`unset ${name}`);
+    change.unsets.push(name);
   }
-  return lines;
+  return change;
 }
 
-/**
- * The `environment` lines as assignments before a simple command (`NAME='value'`), which set them
- * for that command alone; undefined when one unsets a variable, which only a subshell can do.
- */
-function prefixAssignments(lines: string[]): string[] | undefined {
-  const out: string[] = [];
-  for (const line of lines) {
-    if (!line.startsWith('export ')) return undefined;
-    out.push(line.slice('export '.length));
-  }
-  return out;
+/** A request run in a subshell: into `cwd` (status NO_CWD if it cannot), the environment changed, then `file` exec'd. */
+function subshellScript(cwd: string, env: EnvironmentChange, file: string, args: string[]): string {
+  return [`cd ${quote(cwd)} || exit ${NO_CWD}`, ...env.assignments.map((a) => `export ${a}`), ...env.unsets.map((n) => `unset ${n}`), `exec ${[file, ...args].map(quote).join(' ')}`, ''].join('\n');
 }
 
 /** spawnSync with piped stdio, from this process. */
@@ -177,14 +175,14 @@ export function runSync(file: string, args: string[], options: SyncOptions = {})
   if (channel === null || env === undefined) return direct(file, args, options, input);
   const { dir } = channel;
   const cwd = options.cwd ?? process.cwd();
-  const assignments = file === 'git' && (input.length === 0 || !args.some((a) => PIPED_INPUT.has(a))) ? prefixAssignments(env) : undefined;
-  if (assignments !== undefined) {
+  // Assignments before a simple command set variables for it alone; unsetting one takes a subshell.
+  if (file === 'git' && env.unsets.length === 0 && (input.length === 0 || !args.some((a) => PIPED_INPUT.has(a)))) {
     // Run by the shell itself (see above): `return` leaves the sourced script with the status.
-    writeFileSync(join(dir, 'r.git'), `if [ -d ${quote(cwd)} ]; then ${[...assignments, 'git', '-C', quote(cwd), ...args.map(quote)].join(' ')}; else return ${NO_CWD}; fi\n`);
+    writeFileSync(join(dir, 'r.git'), `if [ -d ${quote(cwd)} ]; then ${[...env.assignments, 'git', '-C', quote(cwd), ...args.map(quote)].join(' ')}; else return ${NO_CWD}; fi\n`);
     if (input.length > 0) writeFileSync(join(dir, 'r.in'), input);
     writeSync(channel.requests, input.length > 0 ? 'r.git-in\n' : 'r.git\n');
   } else {
-    writeFileSync(join(dir, 'r.sh'), [`cd ${quote(cwd)} || exit ${NO_CWD}`, ...env, `exec ${[file, ...args].map(quote).join(' ')}`, ''].join('\n'));
+    writeFileSync(join(dir, 'r.sh'), subshellScript(cwd, env, file, args));
     writeFileSync(join(dir, 'r.in'), input);
     writeSync(channel.requests, 'r\n');
   }
@@ -309,7 +307,7 @@ export async function execFileAsync(file: string, args: string[], options: { cwd
   }
   const name = `a${channel.next++}`;
   const cwd = options.cwd ?? process.cwd();
-  writeFileSync(join(channel.dir, `${name}.sh`), [`cd ${quote(cwd)} || exit ${NO_CWD}`, ...env, `exec ${[file, ...args].map(quote).join(' ')}`, ''].join('\n'));
+  writeFileSync(join(channel.dir, `${name}.sh`), subshellScript(cwd, env, file, args));
   const status = await new Promise<number>((resolve) => {
     channel.waiting.set(name, resolve);
     channel.results.ref();
