@@ -1,7 +1,8 @@
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
-import { chmodSync, readdirSync, readFileSync, mkdirSync, rmSync, writeFileSync, existsSync, copyFileSync, openSync, statSync } from 'node:fs';
+import { chmodSync, closeSync, readdirSync, readFileSync, readSync, mkdirSync, rmSync, writeFileSync, existsSync, copyFileSync, openSync, statSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { totalmem } from 'node:os';
 import { PassThrough, Readable } from 'node:stream';
@@ -251,6 +252,27 @@ describe('index-pack options', () => {
     const theirs = git(join(work, 'b.git'), ['index-pack', '--stdin'], input).toString();
     assert.equal(ours, theirs);
     assert.ok(ours.endsWith('after the pack'));
+  });
+  test('--stdin from a file read from where its offset stands: git\'s idx, the bytes after echoed (the process\'s own stdin)', () => {
+    const work = join(dir.path, 'stdin-file');
+    mkdirSync(work);
+    git(work, ['init', '-q', '--bare', 'a.git']);
+    git(work, ['init', '-q', '--bare', 'b.git']);
+    // Over 1 MiB reads and two of pass 1's 2 MiB regions, so the helper thread scans from the spool.
+    const { pack } = buildPack(Array.from({ length: 6 }, () => ({ type: 3, data: randomBytes(900_000) })));
+    writeFileSync(join(work, 'in'), Buffer.concat([Buffer.from('read before'), pack, Buffer.from('after the pack')]));
+    const fd = openSync(join(work, 'in'), 'r');
+    try {
+      readSync(fd, Buffer.alloc(11), 0, 11, null);
+      const r = spawnSync(process.execPath, [CLI, 'index-pack', '--stdin', '--threads=2'], { cwd: join(work, 'a.git'), stdio: [fd, 'pipe', 'pipe'] });
+      assert.equal(r.status, 0, r.stderr.toString());
+      const theirs = git(join(work, 'b.git'), ['index-pack', '--stdin'], Buffer.concat([pack, Buffer.from('after the pack')])).toString();
+      assert.equal(r.stdout.toString(), theirs);
+      const idx = (repo: string): Buffer => readFileSync(join(work, repo, 'objects', 'pack', fileEndingIn(join(work, repo, 'objects', 'pack'), '.idx')));
+      assert.deepEqual(idx('a.git'), idx('b.git'));
+    } finally {
+      closeSync(fd);
+    }
   });
   test('--max-input-size refuses a larger pack and writes nothing', async () => {
     const work = join(dir.path, 'max');
