@@ -76,7 +76,7 @@ export function indexPackChecks(options: IndexPackCheckOptions): Pick<IndexPackO
   const linksChecked = options.strict === true || options.selfContained === true || options.observeSelfContained === true;
   if (fsckObjects) visitorOptions.check = { rules: rules.toJSON(), tagNames: false };
   // Links are recorded by the checker; only objects that do not parse fail it then.
-  else if (linksChecked) visitorOptions.check = { rules: FsckRules.parseOnly().toJSON(), tagNames: false };
+  else if (linksChecked) visitorOptions.check = { rules: FsckRules.parseOnly().toJSON(), tagNames: false, linksOnly: true };
   // A repository with no object yet (a clone's) has nothing to compare with: no visitor for it,
   // which would take the ids before the resolver's sha1dc lanes deliver them (resolver.ts).
   if (options.repo !== undefined && !options.repo.objects.isEmpty()) {

@@ -3,6 +3,7 @@ import { hashLength } from '../hash/object-format.js';
 import { checkObject, objectLinks, type SpecialBlobs, type TreeLinks } from './check-object.js';
 import { FsckRules, fsckMessageId, type FsckMessageKey } from './fsck-messages.js';
 import { OBJ_COMMIT, OBJ_TAG, OBJ_TREE } from '../objects/object-type.js';
+import { TreeCursor } from '../objects/tree.js';
 import { registerPackVisitor, type PackVisitor } from '../resolve/pack-visitor.js';
 import type { PackView } from '../resolve/pack-visitor.js';
 import { forEachRecord, LinkRecorder, type LinkRecords } from './link-records.js';
@@ -40,6 +41,12 @@ export interface PackCheckOptions {
   table?: SharedTableParts | undefined;
   /** Keep tag names (`--tags`). */
   tagNames: boolean;
+  /**
+   * The objects are walked for their links only (git's index-pack --strict without fsck_object:
+   * --check-self-contained-and-connected, receive-pack's look at a pushed pack): a tree is decoded
+   * for its entries, not checked (its checks are all ignored then, and were most of the time).
+   */
+  linksOnly?: boolean | undefined;
 }
 
 /** Checks objects and records their links: one per thread, fed by the resolver or the loose-object pass. */
@@ -67,11 +74,15 @@ export class ObjectChecker {
     // Without a table (index-pack's checks of a new pack), each id's link types are recorded once.
     this.links = options.table !== undefined ? new LinkRecorder(ObjectTable.fromShared(options.table)) : new LinkRecorder(new ObjectTable(H, 1), true);
     this.keepTagNames = options.tagNames;
+    this.linksOnly = options.linksOnly === true;
     this.treeLinks = { sink: this.links.sink };
+    this.cursor = new TreeCursor(H);
   }
 
   private readonly keepTagNames: boolean;
+  private readonly linksOnly: boolean;
   private readonly treeLinks: TreeLinks;
+  private readonly cursor: TreeCursor;
 
   /** Checks object `k` (of type 1-4; `id` gives its hex for the skip list) and records its links. */
   check(k: number, type: number, data: Uint8Array, id: () => string, blobKind?: 'gitmodules' | 'gitattributes'): void {
@@ -80,6 +91,12 @@ export class ObjectChecker {
     this.currentId = id;
     const recorded = type === OBJ_COMMIT || type === OBJ_TREE || type === OBJ_TAG;
     if (recorded) this.links.begin(k, data.length);
+    if (this.linksOnly && type === OBJ_TREE) {
+      const error = objectLinks(type, data, this.H, this.links.sink, this.cursor);
+      if (error !== undefined) this.treeErrors.push([k, error]);
+      this.links.end();
+      return;
+    }
     // A tree's links come out of its check (one pass over its entries).
     const treeLinks = type === OBJ_TREE ? this.treeLinks : undefined;
     checkObject(type, data, this.H, this.report, { strict: this.rules.strict, special: this.special, ...(blobKind !== undefined ? { blobKind } : {}), ...(treeLinks !== undefined ? { links: treeLinks } : {}) });
