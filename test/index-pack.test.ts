@@ -274,6 +274,18 @@ describe('index-pack options', () => {
       closeSync(fd);
     }
   });
+  test('--check-self-contained-and-connected walks a tree that does not decode as git does: its reason, then the fatal line', async () => {
+    const work = join(dir.path, 'bad-tree-walk');
+    mkdirSync(work);
+    git(work, ['init', '-q', '--bare', 'a.git']);
+    git(work, ['init', '-q', '--bare', 'b.git']);
+    const { pack } = buildPack([{ type: 2, data: Buffer.from('100644 a\0xxxxx') }, { type: 2, data: Buffer.concat([Buffer.from('100644 ok\0'), Buffer.alloc(20, 7)]) }]);
+    const ours = await packwrightFails(join(work, 'a.git'), ['index-pack', '--stdin', '--check-self-contained-and-connected'], pack);
+    const theirs = spawnGit(['index-pack', '--stdin', '--check-self-contained-and-connected'], { cwd: join(work, 'b.git'), input: pack, encoding: 'utf8' });
+    assert.equal(theirs.status, 128);
+    assert.equal(ours.stderr, theirs.stderr);
+    assert.match(ours.stderr, /^error: too-short tree object\nfatal: Not all child objects of [0-9a-f]{40} are reachable\n$/);
+  });
   test('--max-input-size refuses a larger pack and writes nothing', async () => {
     const work = join(dir.path, 'max');
     mkdirSync(work);

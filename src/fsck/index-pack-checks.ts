@@ -99,7 +99,7 @@ export function indexPackChecks(options: IndexPackCheckOptions): Pick<IndexPackO
       const found = mergeCheckFindings(pack.visits as CheckFindings[], objects.H);
       if (fsckObjects) reportFindings(objects, found, rules, say);
       if (linksChecked) {
-        const outside = observeOnly ? linksOutside(objects, found) : checkLinks(objects, found, options.repo);
+        const outside = observeOnly ? linksOutside(objects, found) : checkLinks(objects, found, options.repo, say);
         if (options.selfContained === true || options.observeSelfContained === true) options.onSelfContained?.(outside === 0);
       }
     } finally {
@@ -210,11 +210,13 @@ function reportFindings(objects: IndexedObjects, found: CheckFindings, rules: Fs
  * the link says, or in the repository (git's mark_link and check_objects, in their words).
  * Returns how many named objects are outside the pack (git's foreign_nr).
  */
-function checkLinks(objects: IndexedObjects, found: CheckFindings, repo: Repository | undefined): number {
+function checkLinks(objects: IndexedObjects, found: CheckFindings, repo: Repository | undefined, say: (line: string) => void): number {
   const H = objects.H;
   const { unknown } = found.links;
   if (found.treeErrors.length > 0) {
-    const [k] = found.treeErrors[0] as [number, string];
+    const [k, error] = found.treeErrors[0] as [number, string];
+    // git's walk says why the tree does not decode (init_tree_desc_gently), then dies.
+    say(`error: ${error}`);
     throw new PackwrightError('OBJECT_CORRUPT', `Not all child objects of ${objects.hex(k)} are reachable`);
   }
   const outside = new ObjectTable(H, 1024);
