@@ -714,6 +714,33 @@ test('createDelta: applyDelta rebuilds the target from the base, and the delta i
   assert.equal(index.createDelta(Buffer.from(Array.from({ length: 4000 }, (_, i) => i & 0xff)), 100), undefined, 'over the size limit');
 });
 
+test('createDelta: long copies end exactly where the bytes first differ, wherever that falls in a compared chunk', () => {
+  // Random bytes with a few single-byte changes: each copy runs through the doubling chunks and
+  // ends at a change, at any offset in a chunk; the delta is then a handful of copies and literals.
+  fc.assert(
+    fc.property(fc.integer({ min: 1, max: 2 ** 31 - 1 }), fc.integer({ min: 200, max: 300_000 }), fc.array(fc.double({ min: 0, max: 1, noNaN: true }), { minLength: 1, maxLength: 6 }), (seed, size, cuts) => {
+      let s = seed;
+      const base = Buffer.alloc(size);
+      for (let i = 0; i < size; i++) {
+        s = (Math.imul(s, 1103515245) + 12345) >>> 0;
+        base[i] = s >>> 24;
+      }
+      const target = Buffer.from(base);
+      for (const c of cuts) {
+        const at = Math.min(size - 1, Math.floor(c * size));
+        target[at] = (target[at] as number) ^ 0x5a;
+      }
+      const delta = new DeltaIndex(base).createDelta(target) as Buffer;
+      const out = Buffer.alloc(target.length + 1);
+      assert.equal(applyDelta(base, 0, base.length, delta, 0, delta.length, out, 0), target.length);
+      assert.ok(out.subarray(0, target.length).equals(target));
+      // Each change costs a literal run of at most a block and a copy instruction or two.
+      assert.ok(delta.length <= 16 + cuts.length * 48 + 8 * Math.ceil(size / 0x10000), `delta of ${delta.length} bytes for ${cuts.length} changes in ${size}`);
+    }),
+    { numRuns: 60 },
+  );
+});
+
 test('--max-pack-size and pack.packSizeLimit split the pack as git does: the same number of packs, no delta across them', async () => {
   using dir = tempDir();
   const repo = join(dir.path, 'repo');
