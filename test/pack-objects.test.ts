@@ -47,6 +47,40 @@ function fastImportCommit(ref: string, n: number, from?: number): string {
   return `commit ${ref}\nmark :${n + 1}\ncommitter A <a@example.com> ${1700000000 + n} +0000\ndata 3\nc${n}\n${from !== undefined ? `from :${from + 1}\n` : ''}M 100644 inline f${n}\ndata 6\nblob${n}\n\n`;
 }
 
+test('pack-objects --threads=2 searches over 2,000 candidates on two threads that take each other\'s tails: a pack git accepts, whole, within --depth, as many deltas as one thread finds', async () => {
+  using tmp = tempDir();
+  const repo = join(tmp.path, 'many');
+  git(tmp.path, ['init', '-q', repo]);
+  // 300 files of ~2 KB, each changed a little in 8 commits: 2,400 blobs, deltas along each path.
+  const random = seededRandom(41);
+  const lines = Array.from({ length: 300 }, () => Array.from({ length: 40 }, () => random().toString(36).slice(2)));
+  let script = '';
+  for (let c = 0; c < 8; c++) {
+    script += `commit refs/heads/main\ncommitter A <a@example.com> ${1700000000 + c} +0000\ndata 2\nc\n`;
+    for (let f = 0; f < 300; f++) {
+      (lines[f] as string[])[Math.floor(random() * 40)] = random().toString(36).slice(2);
+      const text = `${(lines[f] as string[]).join('\n')}\n`;
+      script += `M 100644 inline d${f % 7}/f${f}.txt\ndata ${Buffer.byteLength(text)}\n${text}\n`;
+    }
+  }
+  git(repo, ['fast-import', '--quiet'], script);
+  const want = revListIds(repo, ['--all']);
+  const deltas = (pack: Buffer): number => {
+    const path = join(checkRepo(tmp.path, 'sha1'), `t-${Math.random().toString(36).slice(2)}.pack`);
+    writeFileSync(path, pack);
+    git(checkRepo(tmp.path, 'sha1'), ['index-pack', path]);
+    assert.deepEqual(indexIds(path.replace(/\.pack$/, '.idx'), 'sha1'), want);
+    const verify = git(checkRepo(tmp.path, 'sha1'), ['verify-pack', '-v', path.replace(/\.pack$/, '.idx')]).toString();
+    assert.ok(!/chain length = (1[1-9]|[2-9]\d)/.test(verify), 'chains within --depth=10');
+    return verify.split('\n').filter((l) => /^[0-9a-f]{40} blob +\d+ \d+ \d+ \d+ [0-9a-f]{40}$/.test(l)).length;
+  };
+  const args = ['pack-objects', '--revs', '--all', '--stdout', '-q', '--no-reuse-delta', '--depth=10'];
+  const one = deltas(await packwright(repo, [...args, '--threads=1'], ''));
+  const two = deltas(await packwright(repo, [...args, '--threads=2'], ''));
+  assert.ok(one > 2000, `one thread: ${one} deltas`);
+  assert.ok(two > one * 0.95, `two threads: ${two} deltas, one: ${one}`);
+});
+
 function revListIds(repo: string, revs: string[]): string[] {
   return git(repo, ['rev-list', '--objects', ...revs]).toString().split('\n').filter(Boolean).map((l) => l.slice(0, l.indexOf(' ') < 0 ? l.length : l.indexOf(' '))).sort();
 }

@@ -3,7 +3,7 @@ import type { StoreHandle } from '../odb/store-handle.js';
 import type { StorePack } from '../odb/store-pack.js';
 import { WorkerPool } from '../workers/worker-pool.js';
 import type { CreateTasks } from './create-tasks.js';
-import { searchSteps, type DeltaResults, type DeltaSegment } from './delta-window.js';
+import { SHARE_AT, SHARE_END, searchSteps, type DeltaResults, type DeltaSegment } from './delta-window.js';
 import { NOWHERE, type ObjectLocations } from '../walk/locate-objects.js';
 import { Flag, type ObjectTable } from '../walk/object-table.js';
 import { SliceClock } from '../walk/sliced-steps.js';
@@ -47,8 +47,6 @@ const MIN_SIZE = 50;
 const DELTA_CACHE_SIZE = 256 * 1024 * 1024;
 /** Below this many candidates, threads cost more to start than they save. */
 const PARALLEL_MIN = 2000;
-/** Segments per thread: a thread that finishes early takes the next one (work stealing by queue). */
-const SEGMENTS_PER_THREAD = 3;
 
 /** The worker script (create-worker.ts; in the CLI bundle, its own bundle beside it). */
 export const CREATE_WORKER = new URL('./create-worker.js', import.meta.url);
@@ -57,8 +55,9 @@ export const CREATE_WORKER = new URL('./create-worker.js', import.meta.url);
  * New deltas for the objects the plan stores whole, as git's prepare_pack and find_deltas do: the
  * candidates (at least 50 bytes, at most core.bigFileThreshold) sorted by type, path-name hash
  * and size (largest first), then searched with a window (see searchSegment). With threads, the
- * sorted list is cut into segments at changes of path-name hash (where a window loses little) and
- * the threads take segments from a queue; each reads objects through its own store.
+ * sorted list is cut into one segment a thread at changes of path-name hash (where a window loses
+ * little), and a thread that finishes takes the tail of the longest search left (git's work
+ * stealing); each reads objects through its own store.
  */
 export async function searchDeltas(options: DeltaSearchOptions): Promise<void> {
   const { table, locations, plan, listed, deltas } = options;
@@ -127,13 +126,19 @@ export async function searchDeltas(options: DeltaSearchOptions): Promise<void> {
   // 0 means no limit, as in git.
   const cacheLimit = options.deltaCacheSize === 0 ? Infinity : options.deltaCacheSize ?? DELTA_CACHE_SIZE;
   let cached = 0;
-  const apply = (segmentStart: number, r: DeltaResults): void => {
+  const apply = (segmentStart: number, r: DeltaResults, covered?: Uint8Array): void => {
     const from = warmStart(segmentStart);
     let start = 0;
     for (let k = 0; k < r.targets.length; k++) {
-      const o = pool[from + (r.targets[k] as number)] as number;
-      const b = pool[from + (r.bases[k] as number)] as number;
+      const at = from + (r.targets[k] as number);
       const end = r.ends[k] as number;
+      // Searched twice (a tail taken from a search already past the cut): the first results stand.
+      if (covered !== undefined && covered[at] === 1) {
+        start = end;
+        continue;
+      }
+      const o = pool[at] as number;
+      const b = pool[from + (r.bases[k] as number)] as number;
       plan.kind[o] = table.is(b, Flag.LISTED) ? Entry.NEW_DELTA : Entry.NEW_THIN;
       plan.base[o] = b;
       // A copy of the bytes (not a view): the segment's buffer can go once its deltas are taken.
@@ -176,24 +181,68 @@ export async function searchDeltas(options: DeltaSearchOptions): Promise<void> {
     options.onProgress?.(targets, targets);
     return;
   }
-  const bounds = segmentBounds(pool, table, sizes, threads * SEGMENTS_PER_THREAD);
+  // git's ll_find_deltas: one segment a thread, and a thread that runs out of work takes the
+  // second half of what is left of the longest one (cut where the path-name hash changes, if
+  // near), so the threads finish together with few cuts (each loses the pairs across it).
+  const bounds = segmentBounds(pool, table, sizes, threads);
+  const cost = new Float64Array(total + 1);
+  for (let i = 0; i < total; i++) cost[i + 1] = (cost[i] as number) + (sizes.get(pool[i] as number) as number);
+  const queue: [number, number][] = [];
+  for (let k = 0; k + 1 < bounds.length; k++) queue.push([bounds[k] as number, bounds[k + 1] as number]);
+  /** Each thread's search: its first target, where its segment begins (the warm objects), and what it shares. */
+  const running: ({ from: number; base: number; share: Int32Array } | undefined)[] = [];
+  const covered = new Uint8Array(total);
+  const minSteal = Math.max(2, 2 * options.window);
+  const steal = (): [number, number] | undefined => {
+    let victim: { from: number; base: number; share: Int32Array } | undefined;
+    let at = 0;
+    let end = 0;
+    let most = 0;
+    for (const r of running) {
+      if (r === undefined) continue;
+      // The object in hand stays with its search.
+      const a = Math.max(r.from, r.base + Atomics.load(r.share, SHARE_AT) + 1);
+      const e = r.base + Atomics.load(r.share, SHARE_END);
+      const left = (cost[e] as number) - (cost[Math.min(a, e)] as number);
+      if (e - a >= minSteal && left > most) [victim, at, end, most] = [r, a, e, left];
+    }
+    if (victim === undefined) return undefined;
+    const half = ((cost[at] as number) + (cost[end] as number)) / 2;
+    let mid = at;
+    while (mid < end && (cost[mid + 1] as number) <= half) mid++;
+    mid = pathCut(pool, table, mid, end);
+    if (mid - at < 1 || end - mid < 1) return undefined;
+    Atomics.store(victim.share, SHARE_END, mid - victim.base);
+    return [mid, end];
+  };
   const workers = options.pool !== undefined ? await options.pool() : new WorkerPool<CreateTasks>(CREATE_WORKER, threads);
   const stop = new Int32Array(new SharedArrayBuffer(4));
   const onAbort = (): void => void Atomics.store(stop, 0, 1);
   options.signal?.addEventListener('abort', onAbort);
-  let next = 0;
   let done = 0;
   try {
     const runThread = async (w: number): Promise<void> => {
-      while (next < bounds.length - 1) {
-        const s = next++;
-        const from = bounds[s] as number;
-        const to = bounds[s + 1] as number;
-        const ids = table.idsOf(pool.slice(warmStart(from), to));
-        const r = await workers.run(w, 'deltas', { store: options.handle.store.key, segment: segmentOf(from, to), ids, stop });
+      for (;;) {
+        const range = queue.shift() ?? steal();
+        if (range === undefined) return;
+        const [from, to] = range;
+        const base = warmStart(from);
+        const share = new Int32Array(new SharedArrayBuffer(8));
+        share[SHARE_END] = to - base;
+        running[w] = { from, base, share };
+        const segment = segmentOf(from, to);
+        segment.share = share;
+        const ids = table.idsOf(pool.slice(base, to));
+        const r = await workers.run(w, 'deltas', { store: options.handle.store.key, segment, ids, stop });
+        running[w] = undefined;
         if (Atomics.load(stop, 0) !== 0) return;
-        apply(from, r);
-        done += (targetsBefore[to] as number) - (targetsBefore[from] as number);
+        apply(from, r, covered);
+        const reached = base + r.stoppedAt;
+        for (let i = from; i < reached; i++) {
+          if (covered[i] === 1) continue;
+          covered[i] = 1;
+          if (table.is(pool[i] as number, Flag.LISTED)) done++;
+        }
         options.onProgress?.(done, targets);
       }
     };
@@ -218,8 +267,8 @@ const CUT_LOOKAHEAD = 64;
  * size of its objects (each is compared with a window of objects of about its size): one path
  * with many large versions (a generated bundle, say) is split over the threads, which a cut by
  * count leaves to one of them (measured on isomorphic-git: 21 s of 23 in one segment). A cut moves
- * forward to where the path-name hash changes if that is near, since a window only loses the
- * pairs across a cut; else it stays (git's work stealing also splits a path when it must).
+ * forward to where the path-name hash changes if that is near (pathCut). Size is only an
+ * estimate of cost: the threads even out by taking each other's tails (searchDeltas).
  */
 function segmentBounds(pool: readonly number[], table: ObjectTable, sizes: Map<number, number>, count: number): number[] {
   let total = 0;
@@ -230,11 +279,7 @@ function segmentBounds(pool: readonly number[], table: ObjectTable, sizes: Map<n
   for (let i = 0; i < pool.length; i++) {
     acc += sizes.get(pool[i] as number) as number;
     if (acc < share || i + 1 >= pool.length) continue;
-    let cut = i + 1;
-    const same = (k: number): boolean => table.nameHashes[pool[k] as number] === table.nameHashes[pool[k - 1] as number] && table.types[pool[k] as number] === table.types[pool[k - 1] as number];
-    let k = cut;
-    while (k < pool.length && k - cut < CUT_LOOKAHEAD && same(k)) k++;
-    if (k < pool.length && !same(k)) cut = k;
+    const cut = pathCut(pool, table, i + 1, pool.length);
     if (cut >= pool.length) break;
     bounds.push(cut);
     acc = 0;
@@ -242,6 +287,17 @@ function segmentBounds(pool: readonly number[], table: ObjectTable, sizes: Map<n
   }
   bounds.push(pool.length);
   return bounds;
+}
+
+/**
+ * A cut at `cut`, moved forward to where the path-name hash (or type) changes if that is within
+ * CUT_LOOKAHEAD and before `end`: a window loses only the pairs across a cut.
+ */
+function pathCut(pool: readonly number[], table: ObjectTable, cut: number, end: number): number {
+  const same = (k: number): boolean => table.nameHashes[pool[k] as number] === table.nameHashes[pool[k - 1] as number] && table.types[pool[k] as number] === table.types[pool[k - 1] as number];
+  let k = cut;
+  while (k < end && k - cut < CUT_LOOKAHEAD && same(k)) k++;
+  return k < end && !same(k) ? k : cut;
 }
 
 /**

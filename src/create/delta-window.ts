@@ -30,7 +30,18 @@ export interface DeltaSegment {
   maxDepth: number;
   hashLength: number;
   compression: number;
+  /**
+   * Shared with the thread that hands out work: [0] the first object not to search (another
+   * thread may take the tail of this segment by lowering it while the search runs, git's work
+   * stealing), [1] the object being searched now. Without it the whole segment is searched.
+   */
+  share?: Int32Array | undefined;
 }
+
+/** DeltaSegment.share: where the search is to stop… */
+export const SHARE_END = 0;
+/** …and where it is. */
+export const SHARE_AT = 1;
 
 /** The deltas a segment's search found, compressed, back to back. */
 export interface DeltaResults {
@@ -43,6 +54,8 @@ export interface DeltaResults {
   /** …and where its compressed bytes end in `data` (the previous end is the start). */
   ends: Float64Array;
   data: Uint8Array;
+  /** The first object the search did not reach (the segment's length when it searched them all). */
+  stoppedAt: number;
 }
 
 /** One object in the window: its data and index, loaded when a pair first needs them. */
@@ -90,7 +103,13 @@ export function* searchSteps(seg: DeltaSegment, read: (i: number) => Buffer, sho
     slot.data = undefined;
     slot.index = undefined;
   };
-  for (let t = 0; t < n; t++) {
+  const share = seg.share;
+  let t = 0;
+  for (; t < n; t++) {
+    if (share !== undefined) {
+      if (t >= Atomics.load(share, SHARE_END)) break;
+      Atomics.store(share, SHARE_AT, t);
+    }
     if (t % STEP === STEP - 1) {
       if (shouldStop()) break;
       yield t;
@@ -163,5 +182,5 @@ export function* searchSteps(seg: DeltaSegment, read: (i: number) => Buffer, sho
     data.set(c, p);
     p += c.length;
   }
-  return { targets: Int32Array.from(targets), bases: Int32Array.from(bases), sizes: Float64Array.from(sizes), ends: Float64Array.from(ends), data };
+  return { targets: Int32Array.from(targets), bases: Int32Array.from(bases), sizes: Float64Array.from(sizes), ends: Float64Array.from(ends), data, stoppedAt: t };
 }
