@@ -81,6 +81,25 @@ test('pack-objects --threads=2 searches over 2,000 candidates on two threads tha
   assert.ok(two > one * 0.95, `two threads: ${two} deltas, one: ${one}`);
 });
 
+test('--progress to stdout from a bitmapped repository shows the lines git shows: what pack reuse sends is not counted or compressed, and "Writing objects" only at --all-progress-implied', async () => {
+  using tmp = tempDir();
+  const repo = makeHistoryRepo(tmp.path, 'sha1');
+  git(repo, ['repack', '-adbq']);
+  // Each line's title and final counts ("Counting objects (102/102)"), and the Total line; not the speeds.
+  const lines = (stderr: string): string[] => stderr.split(/[\r\n]/).filter((l) => l.endsWith(', done.') || l.startsWith('Total ')).map((l) => {
+    const m = /^([A-Za-z ]+): (?:100% \((\d+\/\d+)\)|(\d+))/.exec(l);
+    return m === null ? l : `${m[1]} (${m[2] ?? m[3]})`;
+  });
+  for (const extra of [[], ['--all-progress-implied']]) {
+    const args = ['pack-objects', '--revs', '--stdout', '--thin', '--delta-base-offset', '--progress', '--threads=1', ...extra];
+    const ours = await runPackwright(repo, args, { input: 'main\n^main~10\n' });
+    assert.equal(ours.status, 0, ours.stderr);
+    const theirs = lines(spawnGit(args, { cwd: repo, input: 'main\n^main~10\n' }).stderr.toString());
+    assert.ok(theirs.some((l) => /pack-reused [1-9]/.test(l)), theirs.join('\n'));
+    assert.deepEqual(lines(ours.stderr), theirs, extra.join(' '));
+  }
+});
+
 function revListIds(repo: string, revs: string[]): string[] {
   return git(repo, ['rev-list', '--objects', ...revs]).toString().split('\n').filter(Boolean).map((l) => l.slice(0, l.indexOf(' ') < 0 ? l.length : l.indexOf(' '))).sort();
 }

@@ -41,10 +41,10 @@ const USAGE = `usage: packwright pack-objects [<options>] [<base-name> | --stdou
                           objects, but those of packs older than <time> (repack -A)
     --cruft, --cruft-expiration=<time>  a cruft pack of the packs named on stdin (-<name>: to be
                           deleted) and the loose objects, with their times (repack --cruft)
-    -q, --progress, --all-progress`;
+    -q, --progress, --all-progress, --all-progress-implied`;
 
 /** Options git's upload-pack and repack pass that change nothing here. */
-const ACCEPTED = new Set(['--keep-true-parents', '--all-progress-implied']);
+const ACCEPTED = new Set(['--keep-true-parents']);
 
 /** A signed option value clamped to 0 (git clamps a negative --window or --depth). */
 function clampedOption(option: string, value: string): number {
@@ -66,6 +66,10 @@ export async function packObjectsCommand(io: CommandIO, global: GlobalOptions, o
   let indexed = false;
   let reflog = false;
   let progress = io.stderr.isTTY;
+  // git's progress level 2 (--all-progress, or --all-progress-implied with progress on): "Writing
+  // objects" is shown for a pack to stdout too.
+  let allProgress = false;
+  let allProgressImplied = false;
   let base: string | undefined;
   let stdinPacks = false;
   let unpacked = false;
@@ -125,7 +129,10 @@ export async function packObjectsCommand(io: CommandIO, global: GlobalOptions, o
     else if (a === '--local') options.local = true;
     else if (a === '--honor-pack-keep') options.honorPackKeep = true;
     else if (a === '-q' || a === '--quiet') progress = false;
-    else if (a === '--progress' || a === '--all-progress') progress = true;
+    else if (a === '--progress' || a === '--all-progress') {
+      progress = true;
+      allProgress = a === '--all-progress';
+    } else if (a === '--all-progress-implied') allProgressImplied = true;
     else if (name === '--window' && value !== undefined) options.window = clampedOption(a, value);
     else if (name === '--window-memory' && value !== undefined) options.windowMemory = magnitudeOption('window-memory', value, USAGE);
     else if (name === '--keep-pack' && value !== undefined) options.keepPacks = [...(options.keepPacks ?? []), value];
@@ -268,7 +275,7 @@ export async function packObjectsCommand(io: CommandIO, global: GlobalOptions, o
     if (preferred.length > 0) options.bitmapPreferredTips = preferred;
   }
   const threads = options.threads ?? defaultThreads();
-  const meter = new PackProgress(io.stderr, progress, threads);
+  const meter = new PackProgress(io.stderr, progress, threads, !stdout || allProgress || allProgressImplied);
   const result = await createPack({
     ...options,
     objects,

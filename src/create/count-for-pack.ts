@@ -41,7 +41,7 @@ export interface CountedObjects {
    * Objects git would send by reusing the bitmapped pack as it is (see packReuse), the deltas
    * among those not in the verbatim run, and that run: the pack's first `verbatim` entries.
    */
-  packReused: { objects: number; deltas: number; verbatim: number; pack?: StorePack };
+  packReused: { objects: number; deltas: number; verbatim: number; pack?: StorePack; positions?: Bitset };
   /**
    * For a thin pack counted from a bitmap: whether the receiver has an object (what the excluded
    * tips reach), so a stored delta on it may stay (git's bitmap_has_oid_in_uninteresting).
@@ -134,9 +134,9 @@ export async function countForPack(options: CreatePackOptions, pool: () => Worke
  * writes those objects as copies in pack order too (pack-plan.ts), so this counts what git's
  * "pack-reused" counts. The whole words are the verbatim run (`verbatim` entries from the pack's
  * first); without `wholeDeltas` the deltas among them are not counted (not read: they go out as
- * they are, and git's Total line leaves them out).
+ * they are, and git's Total line leaves them out). `positions`: the reused entries, by pack order.
  */
-export function packReuse(pack: StorePack, positions: Bitset, wholeDeltas = true): { objects: number; deltas: number; verbatim: number } {
+export function packReuse(pack: StorePack, positions: Bitset, wholeDeltas = true): { objects: number; deltas: number; verbatim: number; positions: Bitset } {
   const index = pack.index;
   const N = index.count;
   const { offsets } = index.packOrder();
@@ -182,7 +182,7 @@ export function packReuse(pack: StorePack, positions: Bitset, wholeDeltas = true
     // A broken entry: git stops trying there, and the usual path deals with the rest.
     if (!isPackwrightError(e)) throw e;
   }
-  return { objects, deltas, verbatim: whole * 64 };
+  return { objects, deltas, verbatim: whole * 64, positions: reuse };
 }
 
 /** The objects the walk (or the list of ids) gives: walked from tips or interned from ids, located, missing ones dealt with. */

@@ -11,7 +11,7 @@ import { CREATE_WORKER } from './delta-search.js';
 import { copyWholePack, type NewDeltas } from './write-pack.js';
 import { searchDeltas } from './delta-search.js';
 import type { CreatePackOptions, CreatePackResult } from './create-pack-options.js';
-import { bitmapAllowed, countForPack, packReuseAllowed } from './count-for-pack.js';
+import { bitmapAllowed, countForPack, packReuseAllowed, type CountedObjects } from './count-for-pack.js';
 import { writePackOutput } from './write-pack-files.js';
 
 export type { CreatePackOptions, CreatePackPhase, CreatePackResult, CreatePackStats, WrittenPackFiles } from './create-pack-options.js';
@@ -103,7 +103,9 @@ async function createPackWith(options: CreatePackOptions, pools: LazyPool, threa
   const { table, listed, locations, missing, inputObjects, loosened } = counted;
   const packReused = counted.packReused.objects;
   const packReusedDeltas = counted.packReused.deltas;
-  progress?.('counting', listed.length, listed.length);
+  // git counts (and may delta) only what it does not send by reusing the bitmapped pack as it is.
+  const sentAsIs = packReused > 0 ? packReusedObjects(counted) : undefined;
+  progress?.('counting', listed.length, listed.length - packReused);
   check();
   times.counting = lap();
   if (options.nonEmpty === true && listed.length === 0) {
@@ -144,6 +146,7 @@ async function createPackWith(options: CreatePackOptions, pools: LazyPool, threa
       bigFileThreshold: options.bigFileThreshold ?? 512 * 1024 * 1024,
       ...(options.deltaCacheSize === undefined ? {} : { deltaCacheSize: options.deltaCacheSize }),
       deltas,
+      ...(sentAsIs !== undefined ? { sentAsIs } : {}),
       ...(options.signal === undefined ? {} : { signal: options.signal }),
       ...(progress === undefined ? {} : { onProgress: (done: number, total: number) => progress('compressing', done, total) }),
     });
@@ -165,6 +168,24 @@ async function createPackWith(options: CreatePackOptions, pools: LazyPool, threa
 
 
 
+
+/**
+ * By object number, 1 for the objects git's pack reuse sends from the bitmapped pack as they are
+ * (count-for-pack.ts, packReuse): no delta is looked for them, and git's "Counting objects" leaves
+ * them out.
+ */
+function packReusedObjects(counted: CountedObjects): Uint8Array {
+  const { table, listed, locations } = counted;
+  const { pack, positions } = counted.packReused;
+  const reused = new Uint8Array(table.count);
+  const k = pack === undefined ? -1 : locations.packs.indexOf(pack);
+  if (pack === undefined || positions === undefined || k < 0) return reused;
+  const rankOf = pack.index.packRanks();
+  for (const o of listed) {
+    if (locations.pack[o] === k && positions.get(rankOf[locations.position[o] as number] as number)) reused[o] = 1;
+  }
+  return reused;
+}
 
 /**
  * Moves each pack this thread holds whole into shared memory (one copy) and hands it to the

@@ -27,6 +27,8 @@ export interface DeltaSearchOptions {
   compression: number;
   bigFileThreshold: number;
   deltas: NewDeltas;
+  /** By object number, 1 for objects sent from a bitmapped pack as they are (git's pack reuse): not searched. */
+  sentAsIs?: Uint8Array | undefined;
   /**
    * Bytes of compressed new deltas kept until the pack is written (git's pack.deltaCacheSize,
    * 256 MiB): beyond it, a delta is recomputed when written, so memory stays bounded.
@@ -62,9 +64,10 @@ export const CREATE_WORKER = new URL('./create-worker.js', import.meta.url);
 export async function searchDeltas(options: DeltaSearchOptions): Promise<void> {
   const { table, locations, plan, listed, deltas } = options;
   const candidates: number[] = [];
+  const sentAsIs = options.sentAsIs;
   for (const o of listed) {
     const kind = plan.kind[o] as number;
-    if (kind === Entry.COPY || kind === Entry.RECOMPRESS) candidates.push(o);
+    if ((kind === Entry.COPY || kind === Entry.RECOMPRESS) && sentAsIs?.[o] !== 1) candidates.push(o);
   }
   if (candidates.length === 0) return;
   // All stored whole in one pack: git's rule leaves no pair among them to try (a repack of a
@@ -81,7 +84,9 @@ export async function searchDeltas(options: DeltaSearchOptions): Promise<void> {
     if (names.has(table.nameHashes[o] as number) && (table.types[o] === OBJ_BLOB || table.types[o] === OBJ_TREE)) candidates.push(o);
   }
   if (candidates.length < 2 || (nothingAmongThem && candidates.length === targetCount)) {
-    options.onProgress?.(targetCount, targetCount);
+    // git shows "Compressing objects" for what it would try (50 bytes and more), when that is two or more.
+    const tried = nothingAmongThem ? candidates.filter((o) => (plan.size[o] as number) >= MIN_SIZE && (plan.size[o] as number) <= options.bigFileThreshold).length : 0;
+    if (tried > 1) options.onProgress?.(tried, tried);
     return;
   }
   const sizes = objectSizes(options, candidates);
@@ -91,6 +96,8 @@ export async function searchDeltas(options: DeltaSearchOptions): Promise<void> {
     const size = sizes.get(o) as number;
     return size >= MIN_SIZE && size <= options.bigFileThreshold;
   });
+  // No pair to try: git shows no "Compressing objects" then either.
+  if (pool.length < 2) return;
   // type_size_sort: type, name hash, preferred bases, size, all descending; then later-listed first.
   pool.sort((a, b) =>
     (table.types[b] as number) - (table.types[a] as number) ||

@@ -15,7 +15,12 @@ export class PackProgress {
   private counted = -1;
   private announced = false;
 
-  constructor(private readonly output: ProgressOutput, private readonly enabled: boolean, private readonly threads: number) {
+  /**
+   * `writing`: show "Writing objects" too. git shows it for a pack written to a file, and for one
+   * written to stdout only at --all-progress (or --all-progress-implied with progress on, as
+   * send-pack asks): upload-pack's client never sees it.
+   */
+  constructor(private readonly output: ProgressOutput, private readonly enabled: boolean, private readonly threads: number, private readonly writing = true) {
     this.bar = new Progress(enabled, output);
   }
 
@@ -32,6 +37,10 @@ export class PackProgress {
       bar.finish();
       bar.finishWith('Counting objects', this.counted);
       this.counted = -1;
+    }
+    if (phase === 'writing' && !this.writing) {
+      bar.finish();
+      return;
     }
     if (phase === 'compressing' && !this.announced && this.enabled) {
       this.output.write(`Delta compression using up to ${this.threads} threads\n`);

@@ -527,7 +527,8 @@ export class UploadSession {
     };
     const threads = this.options.threads;
     const settings = packSettings(this.repo.config, this.repo.env);
-    const meter = new PackProgress(progressOut, progressEnabled, threads ?? settings.threads ?? 1);
+    // git's upload-pack runs pack-objects with --stdout --progress: no "Writing objects".
+    const meter = new PackProgress(progressOut, progressEnabled, threads ?? settings.threads ?? 1, false);
     const tips: RevTip[] = [];
     for (const n of this.wants) tips.push({ id: this.dag.id(n), uninteresting: false, name: '' });
     for (const n of this.haves) tips.push({ id: this.dag.id(n), uninteresting: true, name: '' });
