@@ -459,3 +459,48 @@ test('fsck of a shallow clone: the shallow commits\' parents are not missing, as
   const g = run('git', ['-c', 'fsck.skipList=does-not-exist', 'fsck'], repo);
   assert.deepEqual(p, g);
 });
+
+test('tree links given against the tree before: every link of each tree given by then, and none that no tree has', async () => {
+  const fc = (await import('fast-check')).default;
+  const { IncrementalTreeLinks } = await import('../src/fsck/incremental-tree-links.js');
+  const { objectLinks } = await import('../src/objects/object-links.js');
+  const H = 20;
+  type Entry = { mode: string; name: string; id: number };
+  const encode = (entries: Entry[]): Buffer => Buffer.concat(entries.map((e) => Buffer.concat([Buffer.from(`${e.mode} ${e.name}\0`), Buffer.alloc(H, e.id)])));
+  const entry = fc.record({ mode: fc.constantFrom('100644', '100755', '40000', '120000', '160000'), name: fc.stringMatching(/^[a-d]{1,3}$/), id: fc.integer({ min: 1, max: 12 }) });
+  // Each step makes a tree from the one before (entries changed, added, dropped) or a new one, or bytes that are not a tree.
+  const step = fc.oneof(
+    fc.record({ kind: fc.constant('edit' as const), at: fc.nat(), add: fc.array(entry, { maxLength: 3 }), drop: fc.nat(3), id: fc.integer({ min: 1, max: 12 }) }),
+    fc.record({ kind: fc.constant('new' as const), entries: fc.array(entry, { maxLength: 12 }) }),
+    fc.record({ kind: fc.constant('bad' as const), bytes: fc.uint8Array({ maxLength: 40 }) }),
+  );
+  fc.assert(fc.property(fc.array(entry, { maxLength: 12 }), fc.array(step, { maxLength: 25 }), (start, steps) => {
+    const walker = new IncrementalTreeLinks(H);
+    const given = new Set<string>();
+    const ever = new Set<string>();
+    let entries = start;
+    const trees: Buffer[] = [encode(entries)];
+    for (const s of steps) {
+      if (s.kind === 'edit') {
+        const at = entries.length === 0 ? 0 : s.at % entries.length;
+        entries = [...entries.slice(0, at), ...s.add, ...entries.slice(at + s.drop)].map((e, i) => (i === at ? { ...e, id: s.id } : e));
+        trees.push(encode(entries));
+      } else if (s.kind === 'new') {
+        entries = s.entries;
+        trees.push(encode(entries));
+      } else {
+        trees.push(Buffer.from(s.bytes));
+      }
+    }
+    for (const tree of trees) {
+      const mine: string[] = [];
+      const theirError = objectLinks(2, tree, H, (d, at, type) => mine.push(`${type}:${Buffer.from(d.subarray(at, at + H)).toString('hex')}`));
+      for (const l of mine) ever.add(l);
+      const error = walker.links(tree, (d, at, type) => given.add(`${type}:${Buffer.from(d.subarray(at, at + H)).toString('hex')}`));
+      assert.equal(error, theirError);
+      // A tree that decodes has all its links given by now; one that does not, those before its error.
+      for (const l of mine) assert.ok(given.has(l), `${l} not given`);
+      for (const l of given) assert.ok(ever.has(l), `${l} given, but no tree has it`);
+    }
+  }), { numRuns: 300 });
+});

@@ -3,7 +3,7 @@ import { hashLength } from '../hash/object-format.js';
 import { checkObject, objectLinks, type SpecialBlobs, type TreeLinks } from './check-object.js';
 import { FsckRules, fsckMessageId, type FsckMessageKey } from './fsck-messages.js';
 import { OBJ_COMMIT, OBJ_TAG, OBJ_TREE } from '../objects/object-type.js';
-import { TreeCursor } from '../objects/tree.js';
+import { IncrementalTreeLinks } from './incremental-tree-links.js';
 import { registerPackVisitor, type PackVisitor } from '../resolve/pack-visitor.js';
 import type { PackView } from '../resolve/pack-visitor.js';
 import { forEachRecord, LinkRecorder, type LinkRecords } from './link-records.js';
@@ -74,15 +74,14 @@ export class ObjectChecker {
     // Without a table (index-pack's checks of a new pack), each id's link types are recorded once.
     this.links = options.table !== undefined ? new LinkRecorder(ObjectTable.fromShared(options.table)) : new LinkRecorder(new ObjectTable(H, 1), true);
     this.keepTagNames = options.tagNames;
-    this.linksOnly = options.linksOnly === true;
+    // Only the set of links counts then, not which tree has them: a tree's entries the one before had are passed over.
+    this.treeWalker = options.linksOnly === true ? new IncrementalTreeLinks(H) : undefined;
     this.treeLinks = { sink: this.links.sink };
-    this.cursor = new TreeCursor(H);
   }
 
   private readonly keepTagNames: boolean;
-  private readonly linksOnly: boolean;
+  private readonly treeWalker: IncrementalTreeLinks | undefined;
   private readonly treeLinks: TreeLinks;
-  private readonly cursor: TreeCursor;
 
   /** Checks object `k` (of type 1-4; `id` gives its hex for the skip list) and records its links. */
   check(k: number, type: number, data: Uint8Array, id: () => string, blobKind?: 'gitmodules' | 'gitattributes'): void {
@@ -91,8 +90,8 @@ export class ObjectChecker {
     this.currentId = id;
     const recorded = type === OBJ_COMMIT || type === OBJ_TREE || type === OBJ_TAG;
     if (recorded) this.links.begin(k, data.length);
-    if (this.linksOnly && type === OBJ_TREE) {
-      const error = objectLinks(type, data, this.H, this.links.sink, this.cursor);
+    if (this.treeWalker !== undefined && type === OBJ_TREE) {
+      const error = this.treeWalker.links(data, this.links.sink);
       if (error !== undefined) this.treeErrors.push([k, error]);
       this.links.end();
       return;
