@@ -104,7 +104,6 @@ async function createPackWith(options: CreatePackOptions, pools: LazyPool, threa
   const packReused = counted.packReused.objects;
   const packReusedDeltas = counted.packReused.deltas;
   // git counts (and may delta) only what it does not send by reusing the bitmapped pack as it is.
-  const sentAsIs = packReused > 0 ? packReusedObjects(counted) : undefined;
   progress?.('counting', listed.length, listed.length - packReused);
   check();
   times.counting = lap();
@@ -130,6 +129,7 @@ async function createPackWith(options: CreatePackOptions, pools: LazyPool, threa
   const deltas: NewDeltas = new Map();
   const window = options.window ?? 10;
   if (window > 0) {
+    const sentAsIs = packReused > 0 ? packReusedObjects(counted) : undefined;
     await searchDeltas({
       handle,
       table,

@@ -191,17 +191,19 @@ export async function searchDeltas(options: DeltaSearchOptions): Promise<void> {
   // git's ll_find_deltas: one segment a thread, and a thread that runs out of work takes the
   // second half of what is left of the longest one (cut where the path-name hash changes, if
   // near), so the threads finish together with few cuts (each loses the pairs across it).
-  const bounds = segmentBounds(pool, table, sizes, threads);
+  // A segment's cost is taken to be the total size of its objects: cost[i] sums the first i.
   const cost = new Float64Array(total + 1);
   for (let i = 0; i < total; i++) cost[i + 1] = (cost[i] as number) + (sizes.get(pool[i] as number) as number);
+  const bounds = segmentBounds(pool, table, cost, threads);
   const queue: [number, number][] = [];
   for (let k = 0; k + 1 < bounds.length; k++) queue.push([bounds[k] as number, bounds[k + 1] as number]);
   /** Each thread's search: its first target, where its segment begins (the warm objects), and what it shares. */
-  const running: ({ from: number; base: number; share: Int32Array } | undefined)[] = [];
+  type Search = { from: number; base: number; share: Int32Array };
+  const running: (Search | undefined)[] = [];
   const covered = new Uint8Array(total);
   const minSteal = Math.max(2, 2 * options.window);
   const steal = (): [number, number] | undefined => {
-    let victim: { from: number; base: number; share: Int32Array } | undefined;
+    let victim: Search | undefined;
     let at = 0;
     let end = 0;
     let most = 0;
@@ -270,26 +272,23 @@ export async function searchDeltas(options: DeltaSearchOptions): Promise<void> {
 const CUT_LOOKAHEAD = 64;
 
 /**
- * Cuts `pool` into about `count` segments of similar cost, a segment's cost taken to be the total
- * size of its objects (each is compared with a window of objects of about its size): one path
+ * Cuts `pool` into about `count` segments of similar cost (`cost[i]`: the total size of the first
+ * `i` objects, each being compared with a window of objects of about its size): one path
  * with many large versions (a generated bundle, say) is split over the threads, which a cut by
  * count leaves to one of them (measured on isomorphic-git: 21 s of 23 in one segment). A cut moves
  * forward to where the path-name hash changes if that is near (pathCut). Size is only an
  * estimate of cost: the threads even out by taking each other's tails (searchDeltas).
  */
-function segmentBounds(pool: readonly number[], table: ObjectTable, sizes: Map<number, number>, count: number): number[] {
-  let total = 0;
-  for (const o of pool) total += sizes.get(o) as number;
-  const share = total / count;
+function segmentBounds(pool: readonly number[], table: ObjectTable, cost: Float64Array, count: number): number[] {
+  const share = (cost[pool.length] as number) / count;
   const bounds = [0];
-  let acc = 0;
+  let start = 0;
   for (let i = 0; i < pool.length; i++) {
-    acc += sizes.get(pool[i] as number) as number;
-    if (acc < share || i + 1 >= pool.length) continue;
+    if ((cost[i + 1] as number) - (cost[start] as number) < share || i + 1 >= pool.length) continue;
     const cut = pathCut(pool, table, i + 1, pool.length);
     if (cut >= pool.length) break;
     bounds.push(cut);
-    acc = 0;
+    start = cut;
     i = cut - 1;
   }
   bounds.push(pool.length);
