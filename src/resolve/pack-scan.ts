@@ -135,9 +135,9 @@ export interface ScanOptions {
   sliceMs?: number | undefined;
   /**
    * A stream read ahead of the scan (stream-spool.ts) takes its chunks only in the event loop's
-   * turns: while `pending()` says it is taking input, the scan gives it one every `everyMs`, even
-   * while it has bytes to scan, so that the input runs ahead far enough for helper threads to
-   * scan regions of it.
+   * turns: while `pending()` says it is taking input, the scan gives it one every `everyBytes` of
+   * the pack it scans, even while it has bytes to scan, so that the input runs ahead far enough
+   * for helper threads to scan regions of it.
    */
   inputTurns?: InputTurns | undefined;
   /** Progress of pass 1: entries done of total, and bytes read. */
@@ -165,8 +165,8 @@ export interface ScanOptions {
 
 /** How pass 1 gives a stream read ahead of it its turns (ScanOptions.inputTurns). */
 export interface InputTurns {
-  /** A turn at most this often, in ms. */
-  everyMs: number;
+  /** A turn each time the scan has moved this many bytes on. */
+  everyBytes: number;
   /** Whether the stream is still taking input (no turn is needed once it is not). */
   pending: () => boolean;
 }
@@ -225,7 +225,7 @@ export class PackScanner {
   private pos = PACK_HEADER_LENGTH;
   /** When the scan next gives the event loop a turn (see slices.ts). */
   private yieldAt = performance.now() + SLICE_MS;
-  /** When the scan next gives a stream read ahead of it a turn (ScanOptions.inputTurns). */
+  /** Pack offset where the scan next gives a stream read ahead of it a turn (ScanOptions.inputTurns). */
   private turnAt = 0;
 
   constructor(source: PackSource, private readonly options: ScanOptions) {
@@ -287,9 +287,9 @@ export class PackScanner {
       const k = this.k;
       const pos = this.pos;
       const turns = options.inputTurns;
-      if ((k & 31) === 0 && turns !== undefined && performance.now() >= this.turnAt && turns.pending()) {
+      if (turns !== undefined && pos >= this.turnAt && turns.pending()) {
         await yieldToEventLoop();
-        this.turnAt = performance.now() + turns.everyMs;
+        this.turnAt = pos + turns.everyBytes;
       }
       if ((k & 1023) === 0) {
         options.onProgress?.(k, count, pos);
