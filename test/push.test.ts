@@ -114,3 +114,47 @@ test("push: --force, --force-with-lease, --atomic, --delete, --follow-tags and a
   assert.deepEqual(statuses(followed.refs), ['refs/heads/topic up-to-date', 'refs/tags/annotated-new ok']);
   assert.throws(() => git(server, ['rev-parse', '--verify', '-q', 'refs/tags/light-new']));
 });
+
+test("push: --dry-run changes nothing and reports as git does; a plain refspec goes where remote.<name>.push or push.default=upstream sends it; a branch section without a name is refused", async () => {
+  using dir = tempDir();
+  const server = join(dir.path, 'server.git');
+  git(dir.path, ['clone', '-q', '--mirror', makeHistoryRepo(dir.path, 'sha1'), server]);
+  const work = join(dir.path, 'work');
+  git(dir.path, ['clone', '-q', '--no-checkout', server, work]);
+  moveOn(work);
+  // --dry-run: git's report (porcelain too), git's exit status, and neither side changed.
+  const before = [git(server, ['for-each-ref']).toString(), git(work, ['for-each-ref']).toString()];
+  for (const args of [['--dry-run', 'origin', 'main', 'new'], ['--porcelain', '-n', 'origin', 'main', 'topic']]) {
+    const ours = await runPackwright(work, ['push', ...args], { env: GIT_ENV });
+    const theirs = await execFileAsync('git', ['push', ...args], { cwd: work, env: GIT_ENV }).then((r) => ({ status: 0, ...r }), (e: { code: number; stdout: string; stderr: string }) => ({ status: e.code, stdout: e.stdout, stderr: e.stderr }));
+    assert.equal(ours.status, theirs.status, args.join(' '));
+    assert.equal(ours.stdout.toString(), theirs.stdout, args.join(' '));
+    assert.equal(ours.stderr, theirs.stderr, args.join(' '));
+  }
+  assert.deepEqual([git(server, ['for-each-ref']).toString(), git(work, ['for-each-ref']).toString()], before);
+  // A refspec without a colon, through the remote's push refspecs, then through the upstream.
+  const mirror = (name: string): string => {
+    const d = join(dir.path, name);
+    git(dir.path, ['init', '-q', '--bare', d]);
+    return d;
+  };
+  const viaPush = mirror('via-push.git');
+  git(work, ['config', 'remote.dst.url', viaPush]);
+  git(work, ['config', 'remote.dst.push', '+refs/heads/*:refs/remotes/src/*']);
+  assert.equal((await runPackwright(work, ['push', '-q', 'dst', 'main'], { env: GIT_ENV })).status, 0);
+  assert.equal(git(viaPush, ['for-each-ref', '--format=%(refname) %(objectname)']).toString(), `refs/remotes/src/main ${git(work, ['rev-parse', 'main']).toString()}`);
+  const viaUpstream = mirror('via-upstream.git');
+  git(work, ['config', '--unset', 'remote.dst.push']);
+  git(work, ['config', 'remote.dst.url', viaUpstream]);
+  git(work, ['config', 'push.default', 'upstream']);
+  git(work, ['config', 'branch.main.remote', 'dst']);
+  git(work, ['config', 'branch.main.merge', 'refs/heads/trunk']);
+  assert.equal((await runPackwright(work, ['push', '-q', 'dst', 'main'], { env: GIT_ENV })).status, 0);
+  assert.equal(git(viaUpstream, ['for-each-ref', '--format=%(refname)']).toString(), 'refs/heads/trunk\n');
+  // `[branch ""]`: git's words, and nothing sent.
+  git(work, ['config', 'branch..remote', 'dst']);
+  const refused = await runPackwright(work, ['push', 'dst', 'main:refs/heads/other'], { env: GIT_ENV });
+  assert.equal(refused.status, 128);
+  assert.match(refused.stderr, /^fatal: bad config variable 'branch\.\.remote' in file '.*config' at line \d+\n$/);
+  assert.equal(git(viaUpstream, ['for-each-ref', '--format=%(refname)']).toString(), 'refs/heads/trunk\n');
+});

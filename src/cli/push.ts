@@ -8,7 +8,7 @@ import { cliAuth } from './credentials.js';
 import { remoteMessagesOn } from './remote-messages.js';
 
 const USAGE = `usage: packwright push [-q | -v] [--all | --mirror | --tags] [--prune] [-d | --delete] [-f | --force] [--force-with-lease[=<ref>[:<expect>]] [--force-if-includes]]
-                       [--atomic] [--follow-tags] [-o <option> | --push-option=<option>] [--[no-]thin] [--receive-pack=<exec>] [--porcelain]
+                       [-n | --dry-run] [--atomic] [--follow-tags] [-o <option> | --push-option=<option>] [--[no-]thin] [--receive-pack=<exec>] [--porcelain]
                        [<repository> [<refspec>...]]`;
 
 /** git's advice after a refusal (builtin/push.c), by the first reason that applies. */
@@ -23,14 +23,14 @@ const ADVICE: readonly [string, string][] = [
 /**
  * `git push`: refs to a remote (a configured one or a URL) through the refspecs given, the
  * remote's push refspecs, or the current branch (push.default=simple); `--all`, `--tags`,
- * `--delete`, `--force`, `--force-with-lease`, `--atomic`, `--push-option`. git's report on stderr
+ * `--delete`, `--force`, `--force-with-lease`, `--atomic`, `--push-option`, `--dry-run`. git's report on stderr
  * (or `--porcelain` on stdout); exit 1 when a ref was refused.
  */
 export async function pushCommand(io: CommandIO, global: GlobalOptions, agent: string, args: string[]): Promise<number> {
   const help = helpRequested(args, USAGE, io.stdout);
   if (help !== undefined) return help;
   let verbosity = 0;
-  let all = false, tags = false, del = false, force = false, atomic = false, porcelain = false, mirror = false, prune = false;
+  let all = false, tags = false, del = false, force = false, atomic = false, porcelain = false, mirror = false, prune = false, dryRun = false;
   let thin = true;
   let forceIfIncludes: boolean | undefined;
   let followTags: boolean | undefined;
@@ -56,6 +56,7 @@ export async function pushCommand(io: CommandIO, global: GlobalOptions, agent: s
     else if (a === '-f' || a === '--force') force = true;
     else if (a === '--no-force') force = false;
     else if (a === '--atomic') atomic = true;
+    else if (a === '-n' || a === '--dry-run') dryRun = true;
     else if (a === '--follow-tags') followTags = true;
     else if (a === '--no-follow-tags') followTags = false;
     else if (a === '--force-if-includes') forceIfIncludes = true;
@@ -81,7 +82,7 @@ export async function pushCommand(io: CommandIO, global: GlobalOptions, agent: s
   if (verbosity > 0) io.stderr.write(`Pushing to ${anonymizeUrl(readRemoteConfig(repo.config, positional[0] ?? 'origin').pushUrl)}\n`);
   const remoteSays = remoteMessagesOn(io);
   const result = await io.interruptible((signal) => push({
-    repository: repo, remote: positional[0], refspecs: positional.slice(1), all, mirror, prune, tags, delete: del, force, atomic, pushOptions, thin, receivePack, agent, signal,
+    repository: repo, remote: positional[0], refspecs: positional.slice(1), all, mirror, prune, tags, delete: del, force, atomic, dryRun, pushOptions, thin, receivePack, agent, signal,
     forceWithLease: lease, forceIfIncludes, followTags, ...cliAuth(repo.config, global.env),
     ...(verbosity < 0 ? {} : { onWarning: (message: string) => void io.stderr.write(`warning: ${message}\n`) }),
     onMessage: (text) => remoteSays.text(text),
@@ -94,7 +95,9 @@ export async function pushCommand(io: CommandIO, global: GlobalOptions, agent: s
   if (result.ok) return 0;
   io.stderr.write(`error: failed to push some refs to '${result.url}'\n`);
   const head = repo.refs.symbolicEnd('HEAD');
-  const reasons = new Set(result.refs.filter((r) => r.status === 'rejected').map((r) => (r.reason === 'non-fast-forward' && r.localRef === head ? 'non-ff-head' : r.reason)));
+  // git names the current branch when the ref refused has its name on the server (transport.c
+  // compares the remote ref's name with HEAD's), whatever was pushed to it.
+  const reasons = new Set(result.refs.filter((r) => r.status === 'rejected').map((r) => (r.reason === 'non-fast-forward' && r.remoteRef === head ? 'non-ff-head' : r.reason)));
   const advice = ADVICE.find(([reason]) => reasons.has(reason));
   if (advice !== undefined) io.stderr.write(`${advice[1].split('\n').map((l) => (l === '' ? 'hint:' : `hint: ${l}`)).join('\n')}\n`);
   return 1;

@@ -11,7 +11,8 @@ import { OBJ_COMMIT } from '../objects/object-type.js';
 import { peelObject } from '../odb/peel-object.js';
 import { encodePacket, FLUSH_PACKET, PacketReader } from '../protocol/pkt-line.js';
 import { BAND_DATA, BAND_ERROR, BAND_PROGRESS } from '../protocol/sideband.js';
-import { expandRefName, fetchDestination, mapPattern, parseRefspec, type Refspec } from '../refs/refspec.js';
+import { expandRefName, fetchDestination, mapPattern, matchesSource, parseRefspec, type Refspec } from '../refs/refspec.js';
+import { DWIM_RULES } from '../refs/resolve-revision.js';
 import { readReflog } from '../refs/reflog.js';
 import type { Repository } from '../repo/repository.js';
 import { CommitDag } from '../walk/commit-dag.js';
@@ -56,6 +57,12 @@ export interface PushOptions extends LocalRepositoryOptions, RemoteCallOptions {
    * --force-if-includes, push.useForceIfIncludes), so a fetch in the background does not arm a force.
    */
   forceIfIncludes?: boolean | undefined;
+  /**
+   * Do everything but send (git's --dry-run): the server's refs are read and each update judged
+   * as a push would, the refs that would be sent are reported `'ok'`, and nothing changes on either
+   * side (remote-tracking refs included).
+   */
+  dryRun?: boolean | undefined;
   /** All refs or none (git's --atomic; the server must support it). */
   atomic?: boolean | undefined;
   /** git's --push-option values, for the server's hooks. */
@@ -162,8 +169,9 @@ async function pushFrom(repo: Repository, options: PushOptions): Promise<PushRes
     }
     const sending = entries.filter((e) => e.result.status === 'ok');
     const url = anonymizeUrl(remote.pushUrl);
-    if (sending.length === 0) {
+    if (sending.length === 0 || options.dryRun === true) {
       if (location.kind !== 'http') await conn.request(FLUSH_PACKET).catch(() => undefined);
+      if (options.dryRun === true) return { url, refs: entries.map((e) => e.result), ok: entries.every((e) => e.result.status === 'ok' || e.result.status === 'up-to-date') };
       updateTracking(repo, remote, entries);
       return { url, refs: entries.map((e) => e.result), ok: entries.every((e) => e.result.status === 'up-to-date') };
     }
@@ -221,7 +229,7 @@ function matchRefs(repo: Repository, remote: RemoteConfig, remoteRefs: readonly 
     if (given.some((s) => s === '' || s.includes(':'))) throw new PackwrightError('INVALID_ARGUMENT', '--delete only accepts plain target ref names');
     specs = given.map((s) => parseRefspec(`:${s}`, 'push'));
   } else {
-    specs = given.map((s) => parseRefspec(s, 'push'));
+    specs = given.map((s) => parseRefspec(s.includes(':') ? s : mappedRefspec(repo, remote, s), 'push'));
     if (options.mirror === true || (given.length === 0 && remote.mirror)) specs.push(parseRefspec('+refs/*:refs/*', 'push'));
     if (options.all === true) specs.push(parseRefspec('refs/heads/*:refs/heads/*', 'push'));
     if (options.tags === true) specs.push(parseRefspec('refs/tags/*:refs/tags/*', 'push'));
@@ -347,6 +355,28 @@ function followTags(repo: Repository, localRefs: readonly { name: string; id: Bu
  * branch to the branch of the same name, which must be its upstream on its own remote), `current`,
  * `upstream` (to what it merges from), `matching` (every branch the server has too), `nothing`.
  */
+/**
+ * git's refspec_append_mapped: a refspec without a colon that names one local ref (by git's
+ * rules for short names) goes where the remote's push refspecs send that ref, else, under
+ * push.default=upstream, to its branch's upstream; otherwise it stays as given (the same name).
+ */
+function mappedRefspec(repo: Repository, remote: RemoteConfig, given: string): string {
+  const matches = new Set(DWIM_RULES.map((rule) => rule.replace('%s', given)).filter((name) => name.startsWith('refs/') && repo.refs.resolve(name) !== undefined));
+  if (matches.size !== 1) return given;
+  const name = [...matches][0] as string;
+  for (const spec of remote.push) {
+    if (spec.negative || spec.dst === undefined || spec.dst === '' || !matchesSource(spec, name)) continue;
+    const dst = spec.pattern ? mapPattern(spec.src, spec.dst, name) : spec.dst;
+    if (dst !== undefined) return `${spec.force ? '+' : ''}${name}:${dst}`;
+  }
+  // A branch's merge config counts only with its remote set (git's set_merge).
+  if (repo.config.get('push.default') === 'upstream' && name.startsWith('refs/heads/') && typeof repo.config.get(`branch.${name.slice(11)}.remote`) === 'string') {
+    const merges = repo.config.getAll(`branch.${name.slice(11)}.merge`);
+    if (merges.length === 1 && typeof merges[0] === 'string') return `${given}:${merges[0]}`;
+  }
+  return given;
+}
+
 function pushDefault(repo: Repository, remote: RemoteConfig, branchName: string | undefined): Refspec {
   const mode = (repo.config.get('push.default') ?? 'simple') as string;
   if (mode === 'matching') return parseRefspec(':', 'push');

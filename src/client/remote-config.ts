@@ -32,6 +32,12 @@ export interface RemoteConfig {
 
 /** The remote `nameOrUrl` names in `config` (git's remote_get). */
 export function readRemoteConfig(config: GitConfig, nameOrUrl: string): RemoteConfig {
+  // git reads every remote and branch section when it reads one, and refuses a branch section of
+  // an empty name (`[branch ""]`): its branch config would name no branch (remote.c).
+  const unnamed = config.entries.find((e) => e.key.startsWith('branch..'));
+  if (unnamed !== undefined) {
+    throw new PackwrightError('CONFIG_INVALID', `bad config variable '${unnamed.key}' in file '${unnamed.file}'${unnamed.line !== undefined ? ` at line ${unnamed.line}` : ''}`, { file: unnamed.file });
+  }
   const key = (k: string): string => `remote.${nameOrUrl}.${k}`;
   const urls = config.getAll(key('url')).filter((u): u is string => typeof u === 'string');
   const str = (k: string): string | undefined => {

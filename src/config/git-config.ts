@@ -24,6 +24,8 @@ export interface ConfigEntry {
   value: string | null;
   /** The file it came from. */
   file: string;
+  /** The line of the file the key is on (absent for the command line and the environment). */
+  line?: number | undefined;
 }
 
 /**
@@ -68,7 +70,7 @@ export function normalizeKey(key: string): string {
  * key (section and name lower-cased, subsection as written) and value (null for a bare key).
  * Throws CONFIG_INVALID naming `origin` and the line for text git would reject.
  */
-export function parseConfigText(text: Buffer, origin: string, onEntry: (key: string, value: string | null) => void): void {
+export function parseConfigText(text: Buffer, origin: string, onEntry: (key: string, value: string | null, line: number) => void): void {
   new Parser(text, origin, onEntry).parse();
 }
 
@@ -77,7 +79,7 @@ class Parser {
   private line = 1;
   private section = '';
 
-  constructor(private readonly text: Buffer, private readonly file: string, private readonly onEntry: (key: string, value: string | null) => void) {
+  constructor(private readonly text: Buffer, private readonly file: string, private readonly onEntry: (key: string, value: string | null, line: number) => void) {
     // A UTF-8 byte order mark is skipped, as git does.
     if (text[0] === 0xef && text[1] === 0xbb && text[2] === 0xbf) this.pos = 3;
   }
@@ -161,6 +163,7 @@ class Parser {
   }
 
   private keyValue(first: number): void {
+    const line = this.line;
     let key = String.fromCharCode(lower(first));
     let c: number;
     for (;;) {
@@ -172,11 +175,11 @@ class Parser {
     // A key before any section is read as git reads it: a name without a dot.
     const full = this.section === '' ? key : `${this.section}.${key}`;
     if (c === 0x0a || c === -1) {
-      this.onEntry(full, null);
+      this.onEntry(full, null, line);
       return;
     }
     if (c !== 0x3d) this.fail();
-    this.onEntry(full, this.value());
+    this.onEntry(full, this.value(), line);
   }
 
   /** git's parse_value. */
@@ -297,8 +300,8 @@ export class GitConfig {
     // including file's own directory).
     const text = readFileIfPresent(file, 'config file');
     if (text === undefined) return;
-    new Parser(text, file, (key, value) => {
-      this.list.push({ key, value, file });
+    new Parser(text, file, (key, value, line) => {
+      this.list.push({ key, value, file, line });
       if (value === null || !key.endsWith('.path')) return;
       if (key === 'include.path' || (key.startsWith('includeif.') && this.conditionHolds(key.slice(10, -5), file, options))) {
         this.readFile(includePath(value, file, options), options, depth + 1);
