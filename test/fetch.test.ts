@@ -113,6 +113,17 @@ test('fetch offers its history in rounds and gets only what it lacks; refuses a 
     assert.equal(refusedTip.status, gitRefused.code, tip);
     assert.equal(refusedTip.stderr, gitRefused.stderr, tip);
   }
+  // An object id that no ref names (a tag's commit, which v0 advertises only peeled): a v0 server
+  // that does not allow it is not asked (GIT_TEST_PROTOCOL_VERSION as git reads it); v2 asks.
+  const peeled = git(src, ['commit-tree', 'main^{tree}', '-p', 'main', '-m', 'tagged only']).toString().trim();
+  git(src, ['tag', '-a', '-m', 'peeled only', 'peeled-only', peeled]);
+  const v0 = await runPackwright(work, ['fetch', 'origin', peeled], { env: { ...GIT_ENV, GIT_TEST_PROTOCOL_VERSION: '0' } });
+  assert.notEqual(v0.status, 0);
+  assert.match(v0.stderr, new RegExp(`Server does not allow request for unadvertised object ${peeled}\n$`));
+  await assert.rejects(execFileAsync('git', ['fetch', 'origin', peeled], { cwd: theirs, env: { ...GIT_ENV, GIT_TEST_PROTOCOL_VERSION: '0' } }), /Server does not allow request for unadvertised object/);
+  const v2 = await runPackwright(work, ['fetch', 'origin', peeled], { env: GIT_ENV });
+  assert.equal(v2.status, 0, v2.stderr);
+  assert.match(readFileSync(join(work, '.git', 'FETCH_HEAD'), 'utf8'), new RegExp(`^${peeled}\t\t`));
 });
 
 test('a server that cuts its pack short, or names objects its pack lacks: fetch fails, refs and FETCH_HEAD unchanged, nothing left in the pack directory', async () => {

@@ -63,7 +63,7 @@ export async function cloneCommand(io: CommandIO, global: GlobalOptions, agent: 
     dir, uploadPack, agent, signal, cwd: global.cwd, mirror, bare, env: { ...global.env }, branch, singleBranch, filter, ...shallow,
     // The global configuration and `-c http.extraHeader=…`, as git clone takes them (CI's tokens are passed this way).
     headers: extraHeaders(config, url), http: httpSettings(config, url, global.env), ...cliAuth(config, global.env),
-    protocol: configuredProtocol(config),
+    protocol: configuredProtocol(config, global.env),
     ...(quiet ? {} : { onWarning: (message: string) => void io.stderr.write(`warning: ${message}\n`) }),
     ...(progress ? { onProgress: (text: string) => remoteSays.text(text) } : {}),
   })).finally(() => remoteSays.end());

@@ -198,7 +198,7 @@ async function fetchInto(repo: Repository, options: FetchOptions): Promise<Fetch
   const hashHex = repo.store.hashLength * 2;
   const location = parseRemoteUrl(url, options.cwd ?? repo.workTree ?? repo.gitDir);
   // A server that does not speak v2 answers in v0.
-  const protocol = options.protocol ?? configuredProtocol(repo.config);
+  const protocol = options.protocol ?? configuredProtocol(repo.config, repo.env);
   const connect = (): Promise<Connection> => openConnection(location, {
     ...remoteCallOptions(options), ...sshSettings(repo), agent, headers: { ...extraHeaders(repo.config, url), ...options.headers },
     http: { ...httpSettings(repo.config, url, repo.env, remoteName), ...options.http },
@@ -269,6 +269,15 @@ async function fetchInto(repo: Repository, options: FetchOptions): Promise<Fetch
       const refmap = options.refmap !== undefined ? options.refmap.map((r) => parseRefspec(r, 'fetch')) : remote.fetch;
       for (const s of refmap) fetchMap(map.map((e) => e.remote as ServerRef), s, extra, true);
       for (const e of extra) map.push({ ...e, status: 'ignore' });
+    }
+    // A v0/v1 server serves an object id that is not a ref's tip only if it says so (git's
+    // filter_refs: allow-tip-sha1-in-want or allow-reachable-sha1-in-want); v2 leaves it to the
+    // server. One already here is not asked for at all (git's quickfetch comes first).
+    if (greeting.version === 0 && !greeting.caps.has('allow-tip-sha1-in-want') && !greeting.caps.has('allow-reachable-sha1-in-want')) {
+      const tips = new Set(greeting.advertisement.refs.map((r) => r.oid));
+      for (const e of map) {
+        if (isFullObjectId(e.remote.ref) && !tips.has(e.remote.oid) && !have(e.remote.oid)) throw new PackwrightError('REQUEST_REFUSED', `Server does not allow request for unadvertised object ${e.remote.oid}`);
+      }
     }
     const negatives = cmdline.length > 0 ? cmdline : remote.fetch;
     let entries = dedupe(map.filter((e) => !excludedByNegative(negatives, e.remote.ref)));

@@ -1,3 +1,4 @@
+import { PackwrightError } from '../errors/packwright-error.js';
 // What a client call takes from the repository's configuration: git's http.* settings (http.c,
 // urlmatch.c), the proxy from the environment, and how it reaches ssh (connect.c).
 import { parseBool, type GitConfig } from '../config/git-config.js';
@@ -83,10 +84,20 @@ export function httpSettings(config: GitConfig, url: string, env: Readonly<Recor
   return settings;
 }
 
-/** The protocol git's protocol.version asks a server for: 0 or 1 as set, else 2 (git's default since 2.26). */
-export function configuredProtocol(config: GitConfig): 0 | 1 | 2 {
-  const version = config.getInt('protocol.version');
-  return version === 0 || version === 1 ? version : 2;
+/**
+ * The protocol git's protocol.version asks a server for; when it is not set, git's test knob
+ * GIT_TEST_PROTOCOL_VERSION in `env`; else 2 (git's default since 2.26). Another value fails, as
+ * it does in git.
+ */
+export function configuredProtocol(config: GitConfig, env: Readonly<Record<string, string | undefined>> = {}): 0 | 1 | 2 {
+  const parse = (v: string, where: string): 0 | 1 | 2 => {
+    if (v === '0' || v === '1' || v === '2') return Number(v) as 0 | 1 | 2;
+    throw new PackwrightError('CONFIG_INVALID', `unknown value for ${where}: ${v}`);
+  };
+  const configured = config.get('protocol.version');
+  if (configured !== undefined) return parse(configured ?? '', "config 'protocol.version'");
+  const test = env['GIT_TEST_PROTOCOL_VERSION'];
+  return test !== undefined && test !== '' ? parse(test, 'GIT_TEST_PROTOCOL_VERSION') : 2;
 }
 
 /** core.sshCommand, ssh.variant and the repository's environment, for a connection over ssh. */
