@@ -1,3 +1,4 @@
+import { trace2Data } from '../trace2/trace2.js';
 import { Z_DEFAULT_COMPRESSION } from '../zlib/node-zlib.js';
 import { throwIfAborted } from '../errors/packwright-error.js';
 import type { StoreHandle } from '../odb/store-handle.js';
@@ -34,7 +35,11 @@ export async function createPack(options: CreatePackOptions): Promise<CreatePack
   // delta search big enough): a repack that copies everything starts no thread.
   const pools = new LazyPool(threads);
   try {
-    return await createPackWith(options, pools, threads);
+    const result = await createPackWith(options, pools, threads);
+    // git's pack-objects reports what write_pack_file wrote (t5516 reads it); nothing when
+    // --non-empty found nothing to write.
+    if (result.hash.length > 0) trace2Data('pack-objects', 'write_pack_file/wrote', result.stats.objects);
+    return result;
   } finally {
     await pools.close();
   }
