@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { cpSync, existsSync, readdirSync, readFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { git, GIT_ENV, makeHistoryRepo, runPackwright, tempDir, type Format } from './helpers/git.js';
 import { ansiTerminal, RemoteMessages } from '../src/cli/remote-messages.js';
@@ -219,4 +219,38 @@ test("the server's progress shown as git's demultiplex_sideband shows it, whatev
   assert.equal(ansiTerminal(true, { TERM: 'dumb' }), false);
   assert.equal(ansiTerminal(true, {}), false);
   assert.equal(ansiTerminal(false, { TERM: 'xterm' }), false);
+});
+
+test("git's older remotes files: $GIT_DIR/remotes/<name> (URL, Pull, Push lines) and $GIT_DIR/branches/<name> (URL#branch), for fetch and push as git reads them", async () => {
+  using dir = tempDir();
+  const src = join(dir.path, 'src.git');
+  git(dir.path, ['clone', '-q', '--mirror', makeHistoryRepo(dir.path, 'sha1'), src]);
+  const ours = join(dir.path, 'ours');
+  git(dir.path, ['init', '-q', ours]);
+  const gitDir = join(ours, '.git');
+  mkdirSync(join(gitDir, 'remotes'), { recursive: true });
+  writeFileSync(join(gitDir, 'remotes', 'old'), `URL: ${src}\nPull: refs/heads/main:refs/heads/from-main\nPull: refs/heads/topic:refs/heads/from-topic\nPush: refs/heads/from-main:refs/heads/pushed-by-remotes\n`);
+  mkdirSync(join(gitDir, 'branches'), { recursive: true });
+  writeFileSync(join(gitDir, 'branches', 'older'), `${src}#topic\n`);
+  const theirs = join(dir.path, 'theirs');
+  cpSync(ours, theirs, { recursive: true });
+  for (const name of ['old', 'older']) {
+    const a = await runPackwright(ours, ['fetch', name], { env: GIT_ENV });
+    assert.equal(a.status, 0, a.stderr);
+    const b = await execFileAsync('git', ['fetch', name], { cwd: theirs, env: GIT_ENV });
+    assert.equal(a.stderr, b.stderr, name);
+    assert.equal(readFileSync(join(gitDir, 'FETCH_HEAD'), 'utf8'), readFileSync(join(theirs, '.git', 'FETCH_HEAD'), 'utf8'), name);
+  }
+  assert.equal(git(ours, ['for-each-ref']).toString(), git(theirs, ['for-each-ref']).toString());
+  assert.match(git(ours, ['for-each-ref', '--format=%(refname)']).toString(), /refs\/heads\/older\n/);
+  // Push: remotes/ sends what its Push lines say; branches/ sends HEAD to its branch.
+  git(ours, ['symbolic-ref', 'HEAD', 'refs/heads/from-main']);
+  assert.equal((await runPackwright(ours, ['push', '-q', 'old'], { env: GIT_ENV })).status, 0);
+  assert.equal(git(src, ['rev-parse', 'pushed-by-remotes']).toString(), git(ours, ['rev-parse', 'from-main']).toString());
+  const moved = git(ours, ['commit-tree', 'from-main^{tree}', '-p', 'from-topic', '-m', 'on topic']).toString().trim();
+  git(ours, ['update-ref', 'refs/heads/from-main', moved]);
+  const pushed = await runPackwright(ours, ['push', 'older'], { env: GIT_ENV });
+  assert.equal(pushed.status, 0, pushed.stderr);
+  assert.match(pushed.stderr, / {3}[0-9a-f]+\.\.[0-9a-f]+ +HEAD -> topic\n/);
+  assert.equal(git(src, ['rev-parse', 'topic']).toString().trim(), moved);
 });

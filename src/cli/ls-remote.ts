@@ -41,7 +41,7 @@ export async function lsRemoteCommand(io: CommandIO, global: GlobalOptions, agen
   const repo = tryOpenRepository(global);
   const named = positional[0] ?? (repo?.config.get('remote.origin.url') !== undefined ? 'origin' : undefined);
   if (named === undefined) throw new UsageError(`fatal: No remote configured to list refs from.\n${USAGE}`);
-  const remote = repo !== undefined ? readRemoteConfig(repo.config, named) : undefined;
+  const remote = repo !== undefined ? readRemoteConfig(repo.config, named, repo) : undefined;
   const url = remote?.url ?? named;
   uploadPack ??= remote?.uploadPack;
   const patterns = positional.slice(1).map((p) => `*/${p}`);

@@ -79,7 +79,7 @@ export async function pushCommand(io: CommandIO, global: GlobalOptions, agent: s
     if (positional[i] === 'tag' && i + 1 < positional.length) positional.splice(i, 2, `refs/tags/${positional[i + 1] as string}`);
   }
   const repo = openRepository(global);
-  if (verbosity > 0) io.stderr.write(`Pushing to ${anonymizeUrl(readRemoteConfig(repo.config, positional[0] ?? 'origin').pushUrl)}\n`);
+  if (verbosity > 0) io.stderr.write(`Pushing to ${anonymizeUrl(readRemoteConfig(repo.config, positional[0] ?? 'origin', repo).pushUrl)}\n`);
   const remoteSays = remoteMessagesOn(io);
   const result = await io.interruptible((signal) => push({
     repository: repo, remote: positional[0], refspecs: positional.slice(1), all, mirror, prune, tags, delete: del, force, atomic, dryRun, pushOptions, thin, receivePack, agent, signal,

@@ -52,7 +52,7 @@ export async function fetchMissing(options: FetchMissingOptions): Promise<FetchM
   return withLocalRepository(options, 'fetchMissing', async (repo) => {
     const name = repo.promisorRemote;
     if (name === undefined) throw new PackwrightError('INVALID_ARGUMENT', `${repo.gitDir} is not a partial clone: it has no promisor remote to fetch missing objects from`);
-    const remote = readRemoteConfig(repo.config, name);
+    const remote = readRemoteConfig(repo.config, name, repo);
     const hexLength = repo.store.hashLength * 2;
     const wants: string[] = [];
     let present = 0;

@@ -184,7 +184,7 @@ async function fetchInto(repo: Repository, options: FetchOptions): Promise<Fetch
   const current = repo.refs.symbolicEnd('HEAD');
   const branchRemote = current?.startsWith('refs/heads/') === true ? repo.config.get(`branch.${current.slice(11)}.remote`) : undefined;
   const remoteName = options.remote ?? (typeof branchRemote === 'string' ? branchRemote : 'origin');
-  const remote = readRemoteConfig(repo.config, remoteName);
+  const remote = readRemoteConfig(repo.config, remoteName, repo);
   const url = remote.url;
   const agent = options.agent ?? 'packwright';
   const cmdline = (options.refspecs ?? []).map((s) => parseRefspec(s, 'fetch'));

@@ -145,7 +145,7 @@ async function pushFrom(repo: Repository, options: PushOptions): Promise<PushRes
   };
   const remoteName = options.remote ?? (branchName !== undefined ? configured(`branch.${branchName}.pushremote`) : undefined) ?? configured('remote.pushdefault')
     ?? (branchName !== undefined ? configured(`branch.${branchName}.remote`) : undefined) ?? 'origin';
-  const remote = readRemoteConfig(repo.config, remoteName);
+  const remote = readRemoteConfig(repo.config, remoteName, repo);
   const agent = options.agent ?? 'packwright';
   const location = parseRemoteUrl(remote.pushUrl, options.cwd ?? repo.workTree ?? repo.gitDir);
   const conn = await openConnection(location, {
@@ -291,7 +291,8 @@ function matchRefs(repo: Repository, remote: RemoteConfig, remoteRefs: readonly 
     if (dst === undefined) {
       throw new PackwrightError('INVALID_ARGUMENT', `The destination you provided is not a full refname (i.e., starting with "refs/"). We tried to guess what you meant by looking at '${s.dst ?? s.src}' on the remote side and the source '${s.src}' locally, and neither helped.`);
     }
-    add(srcRef ?? s.src, id, dst, force);
+    // HEAD is named as such (git shows `HEAD -> main`), though it goes where its branch would.
+    add(s.src === 'HEAD' ? 'HEAD' : srcRef ?? s.src, id, dst, force);
   }
   if (options.followTags ?? repo.config.getBool('push.followtags') ?? false) followTags(repo, localRefs, remoteRefs, entries, add);
   // --prune (and --mirror): the server's refs a pattern maps to from a local ref that is gone are deleted.

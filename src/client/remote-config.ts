@@ -1,8 +1,11 @@
 // A remote as git's remote.c reads it from the configuration: `remote.<name>.url`, its fetch and
 // push refspecs, tagOpt, prune, mirror, and the commands to run for a local one. A name that
-// is no configured remote is taken as a URL (an anonymous remote, with no refspecs).
+// is no configured remote is taken as a URL (an anonymous remote, with no refspecs), unless one of
+// git's older remotes files ($GIT_DIR/remotes/, $GIT_DIR/branches/) has it.
+import { join } from 'node:path';
 import type { GitConfig } from '../config/git-config.js';
 import { PackwrightError } from '../errors/packwright-error.js';
+import { readFileIfPresent } from '../io/read-file-if-present.js';
 import { parseRefspec, type Refspec } from '../refs/refspec.js';
 
 /**
@@ -30,8 +33,17 @@ export interface RemoteConfig {
   receivePack: string | undefined;
 }
 
-/** The remote `nameOrUrl` names in `config` (git's remote_get). */
-export function readRemoteConfig(config: GitConfig, nameOrUrl: string): RemoteConfig {
+/** Where a repository's own remotes files are (`$GIT_DIR/remotes/`, `$GIT_DIR/branches/`), and its environment. */
+export interface LegacyRemotesPlace {
+  gitDir: string;
+  env: Readonly<Record<string, string | undefined>>;
+}
+
+/**
+ * The remote `nameOrUrl` names in `config` (git's remote_get); with `repo`, a name the
+ * configuration gives no URL is looked up in git's older remotes files, as git does.
+ */
+export function readRemoteConfig(config: GitConfig, nameOrUrl: string, repo?: LegacyRemotesPlace): RemoteConfig {
   // git reads every remote and branch section when it reads one, and refuses a branch section of
   // an empty name (`[branch ""]`): its branch config would name no branch (remote.c).
   const unnamed = config.entries.find((e) => e.key.startsWith('branch..'));
@@ -44,6 +56,15 @@ export function readRemoteConfig(config: GitConfig, nameOrUrl: string): RemoteCo
     const v = config.get(key(k));
     return typeof v === 'string' ? v : undefined;
   };
+  const extra = { fetch: [] as string[], push: [] as string[] };
+  if (urls.length === 0 && repo !== undefined) {
+    const legacy = readLegacyRemote(repo, nameOrUrl, config);
+    if (legacy !== undefined) {
+      urls.push(...legacy.urls);
+      extra.fetch = legacy.fetch;
+      extra.push = legacy.push;
+    }
+  }
   if (urls.length === 0) {
     // Not a configured remote: a URL or a path, as git takes it.
     if (/^[A-Za-z0-9._-]+$/.test(nameOrUrl) && config.getAll(key('fetch')).length > 0) {
@@ -51,7 +72,7 @@ export function readRemoteConfig(config: GitConfig, nameOrUrl: string): RemoteCo
     }
     return { name: undefined, url: rewriteUrl(config, nameOrUrl, 'insteadof'), pushUrl: pushUrlOf(config, nameOrUrl), fetch: [], push: [], tags: undefined, prune: config.getBool('fetch.prune'), pruneTags: config.getBool('fetch.prunetags'), mirror: false, uploadPack: undefined, receivePack: undefined };
   }
-  const specs = (k: string, kind: 'fetch' | 'push'): Refspec[] => config.getAll(key(k)).filter((v): v is string => typeof v === 'string').map((v) => parseRefspec(v, kind));
+  const specs = (k: 'fetch' | 'push', kind: 'fetch' | 'push'): Refspec[] => [...config.getAll(key(k)).filter((v): v is string => typeof v === 'string'), ...extra[k]].map((v) => parseRefspec(v, kind));
   const tagOpt = str('tagopt');
   return {
     name: nameOrUrl,
@@ -66,6 +87,46 @@ export function readRemoteConfig(config: GitConfig, nameOrUrl: string): RemoteCo
     uploadPack: str('uploadpack'),
     receivePack: str('receivepack'),
   };
+}
+
+/**
+ * git's read_remotes_file and read_branches_file: `$GIT_DIR/remotes/<name>` (`URL:`, `Pull:` and
+ * `Push:` lines), else `$GIT_DIR/branches/<name>` (a URL, `#<branch>` after it: that branch, the
+ * default branch without, is fetched to refs/heads/<name> and HEAD pushed to it). Only for a name
+ * that could be a file's (not empty, `.` or `..`, no slash).
+ */
+function readLegacyRemote(repo: LegacyRemotesPlace, name: string, config: GitConfig): { urls: string[]; fetch: string[]; push: string[] } | undefined {
+  if (name === '' || name === '.' || name === '..' || name.includes('/')) return undefined;
+  const remotes = readFileIfPresent(join(repo.gitDir, 'remotes', name), 'remotes file');
+  if (remotes !== undefined) {
+    const out = { urls: [] as string[], fetch: [] as string[], push: [] as string[] };
+    for (const raw of remotes.toString('utf8').split('\n')) {
+      const line = raw.trimEnd();
+      const field = /^(URL|Pull|Push):\s*(.*)$/.exec(line);
+      if (field === null) continue;
+      const [, what, value] = field as unknown as [string, string, string];
+      if (what === 'URL') out.urls.push(value);
+      else (what === 'Pull' ? out.fetch : out.push).push(value);
+    }
+    // A remotes file with no URL leaves the name as git leaves it: looked up in branches/ next.
+    if (out.urls.length > 0) return out;
+  }
+  const branches = readFileIfPresent(join(repo.gitDir, 'branches', name), 'branches file');
+  if (branches === undefined) return undefined;
+  const line = branches.toString('utf8').split('\n')[0]?.trim() ?? '';
+  if (line === '') return undefined;
+  const hash = line.indexOf('#');
+  const url = hash < 0 ? line : line.slice(0, hash);
+  const branch = hash < 0 ? defaultBranchName(config, repo.env) : line.slice(hash + 1);
+  return { urls: [url], fetch: [`refs/heads/${branch}:refs/heads/${name}`], push: [`HEAD:refs/heads/${branch}`] };
+}
+
+/** git's default branch name: GIT_TEST_DEFAULT_INITIAL_BRANCH_NAME, init.defaultBranch, else master. */
+function defaultBranchName(config: GitConfig, env: Readonly<Record<string, string | undefined>>): string {
+  const test = env['GIT_TEST_DEFAULT_INITIAL_BRANCH_NAME'];
+  if (test !== undefined && test !== '') return test;
+  const configured = config.get('init.defaultbranch');
+  return typeof configured === 'string' && configured !== '' ? configured : 'master';
 }
 
 /** git's rewrite of a URL by the longest `url.<base>.insteadOf` (or pushInsteadOf) prefix it starts with. */
