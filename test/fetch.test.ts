@@ -254,3 +254,41 @@ test("git's older remotes files: $GIT_DIR/remotes/<name> (URL, Pull, Push lines)
   assert.match(pushed.stderr, / {3}[0-9a-f]+\.\.[0-9a-f]+ +HEAD -> topic\n/);
   assert.equal(git(src, ['rev-parse', 'topic']).toString().trim(), moved);
 });
+
+test('fetch --all, --multiple and remote groups: skipFetchAll honoured, a remote that fails named and the rest still fetched, arguments git refuses refused', async () => {
+  using dir = tempDir();
+  const src = join(dir.path, 'src.git');
+  git(dir.path, ['clone', '-q', '--mirror', makeHistoryRepo(dir.path, 'sha1'), src]);
+  const ours = join(dir.path, 'ours');
+  git(dir.path, ['init', '-q', ours]);
+  git(ours, ['remote', 'add', 'bad', join(dir.path, 'no-such-repository')]);
+  git(ours, ['remote', 'add', 'one', src]);
+  git(ours, ['remote', 'add', 'skipped', src]);
+  git(ours, ['config', 'remote.skipped.skipFetchAll', 'true']);
+  git(ours, ['config', 'remotes.pair', 'one skipped']);
+  const theirs = join(dir.path, 'theirs');
+  cpSync(ours, theirs, { recursive: true });
+  const both = async (args: string[]): Promise<{ ours: { status: number; stdout: string; stderr: string }; git: { status: number; stdout: string } }> => {
+    const a = await runPackwright(ours, ['fetch', ...args], { env: GIT_ENV });
+    const b = await execFileAsync('git', ['fetch', ...args], { cwd: theirs, env: GIT_ENV }).then((r) => ({ status: 0, ...r }), (e: { code: number; stdout: string; stderr: string }) => ({ status: e.code, stdout: e.stdout }));
+    return { ours: { status: a.status, stdout: a.stdout.toString(), stderr: a.stderr }, git: b };
+  };
+  const all = await both(['--all']);
+  assert.equal(all.ours.status, all.git.status);
+  assert.equal(all.ours.status, 1);
+  assert.equal(all.ours.stdout, all.git.stdout);
+  assert.equal(all.ours.stdout, 'Fetching bad\nFetching one\n');
+  assert.match(all.ours.stderr, /\nerror: could not fetch bad\n/);
+  assert.equal(git(ours, ['for-each-ref']).toString(), git(theirs, ['for-each-ref']).toString());
+  assert.match(git(ours, ['for-each-ref', '--format=%(refname)']).toString(), /^refs\/remotes\/one\/main$/m);
+  // A group: each of its remotes, skipFetchAll or not.
+  const group = await both(['pair']);
+  assert.equal(group.ours.status, 0, group.ours.stderr);
+  assert.equal(group.ours.stdout, group.git.stdout);
+  assert.equal(git(ours, ['for-each-ref']).toString(), git(theirs, ['for-each-ref']).toString());
+  for (const args of [['--all', 'one'], ['--all', 'one', 'main'], ['--multiple', 'one', 'nowhere'], ['pair', 'main']]) {
+    const r = await both(args);
+    assert.equal(r.ours.status, r.git.status, args.join(' '));
+    assert.equal(r.ours.status, 128, args.join(' '));
+  }
+});

@@ -1,4 +1,5 @@
-import { anonymizeUrl, fetch, type FetchedRef } from '../client/index.js';
+import { anonymizeUrl, fetch, readRemoteConfig, type FetchedRef } from '../client/index.js';
+import { isPackwrightError, PackwrightError } from '../errors/index.js';
 import type { Repository } from '../repo/index.js';
 import type { CommandIO } from './command-io.js';
 import { prettyRefName } from './pretty-ref-name.js';
@@ -81,18 +82,44 @@ export async function fetchCommand(io: CommandIO, global: GlobalOptions, agent: 
   const repo = openRepository(global);
   // git's default reflog action: the command line as given, URLs without their passwords.
   const reflogAction = global.env['GIT_REFLOG_ACTION'] ?? ['fetch', ...args.map(anonymizeUrl)].join(' ');
-  // --all: every configured remote; --multiple: the remotes named. Each fetched in turn, as git does.
-  const remotes = all ? configuredRemotes(repo) : multiple ? positional : [positional[0]];
-  const refspecs = all || multiple ? [] : positional.slice(1);
+  // git's cmd_fetch: --all, every configured remote but those with skipFetchAll; --multiple, the
+  // remotes and groups (remotes.<group>) named; else one remote, or a group of them.
+  if (all && positional.length === 1) throw new PackwrightError('INVALID_ARGUMENT', 'fetch --all does not take a repository argument');
+  if (all && positional.length > 1) throw new PackwrightError('INVALID_ARGUMENT', 'fetch --all does not make sense with refspecs');
+  let remotes: (string | undefined)[];
+  if (all) remotes = configuredRemotes(repo).filter((name) => !(repo.config.getBool(`remote.${name}.skipfetchall`) ?? repo.config.getBool(`remote.${name}.skipdefaultupdate`) ?? false));
+  else if (multiple) {
+    remotes = positional.flatMap((name) => {
+      const members = remoteOrGroup(repo, name);
+      if (members === undefined) throw new PackwrightError('INVALID_ARGUMENT', `no such remote or remote group: ${name}`);
+      return members;
+    });
+  } else {
+    const group = positional[0] !== undefined ? remoteGroup(repo, positional[0]) : undefined;
+    if (group !== undefined && group.length > 1 && positional.length > 1) throw new PackwrightError('INVALID_ARGUMENT', 'fetching a group and specifying refspecs does not make sense');
+    remotes = group !== undefined && group.length > 1 ? group : [positional[0]];
+  }
+  // Several remotes are fetched in turn, as git's fetch_multiple runs a fetch a remote: one that
+  // fails is named and the others still fetched.
+  const several = all || multiple || remotes.length > 1;
+  const refspecs = several ? [] : positional.slice(1);
   let status = 0;
   for (const remote of remotes) {
-    if ((all || multiple) && verbosity >= 0) io.stdout.write(`Fetching ${remote ?? ''}\n`);
+    if (several && verbosity >= 0) io.stdout.write(`Fetching ${remote ?? ''}\n`);
     const remoteSays = remoteMessagesOn(io);
-    const result = await io.interruptible((signal) => fetch({
-      repository: repo, remote, refspecs, tags, prune, pruneTags, atomic, dryRun, append: append || ((all || multiple) && remote !== remotes[0]), refmap, negotiationTips, force, updateHeadOk, writeFetchHead, uploadPack, agent, signal, reflogAction, ...shallow, filter, ...cliAuth(repo.config, global.env),
-      ...(progress ? { onProgress: (text: string) => remoteSays.text(text) } : {}),
-      ...(verbosity < 0 ? {} : { onWarning: (message: string) => void io.stderr.write(`warning: ${message}\n`) }),
-    })).finally(() => remoteSays.end());
+    let result: Awaited<ReturnType<typeof fetch>>;
+    try {
+      result = await io.interruptible((signal) => fetch({
+        repository: repo, remote, refspecs, tags, prune, pruneTags, atomic, dryRun, append: append || (several && remote !== remotes[0]), refmap, negotiationTips, force, updateHeadOk, writeFetchHead, uploadPack, agent, signal, reflogAction, ...shallow, filter, ...cliAuth(repo.config, global.env),
+        ...(progress ? { onProgress: (text: string) => remoteSays.text(text) } : {}),
+        ...(verbosity < 0 ? {} : { onWarning: (message: string) => void io.stderr.write(`warning: ${message}\n`) }),
+      })).finally(() => remoteSays.end());
+    } catch (e) {
+      if (!several || !isPackwrightError(e) || e.code === 'ABORTED') throw e;
+      io.stderr.write(`fatal: ${e.message}\nerror: could not fetch ${remote ?? ''}\n`);
+      status = 1;
+      continue;
+    }
     if (result.aborted || result.refs.some((r) => r.status === 'rejected')) status = 1;
     // git shows what goes to FETCH_HEAD only when it is written (or would be, with --dry-run).
     const shown = writeFetchHead || dryRun ? result.refs : result.refs.filter((r) => r.status !== 'fetch-head');
@@ -101,6 +128,24 @@ export async function fetchCommand(io: CommandIO, global: GlobalOptions, agent: 
     else for (const r of result.refs) if (r.error !== undefined) io.stderr.write(`error: ${r.error}\n`);
   }
   return status;
+}
+
+/**
+ * A name given to fetch as git's add_remote_or_group takes it: the remotes of the group
+ * `remotes.<name>` (its values split at spaces), else the remote itself when it is one (configured,
+ * or one of git's remotes files), else undefined.
+ */
+function remoteOrGroup(repo: Repository, name: string): string[] | undefined {
+  const group = remoteGroup(repo, name);
+  if (group !== undefined) return group;
+  const remote = readRemoteConfig(repo.config, name, repo);
+  return remote.name !== undefined ? [name] : undefined;
+}
+
+/** The remotes of the group `remotes.<name>`, or undefined when there is no such group. */
+function remoteGroup(repo: Repository, name: string): string[] | undefined {
+  const values = repo.config.getAll(`remotes.${name}`).filter((v): v is string => typeof v === 'string');
+  return values.length > 0 ? values.flatMap((v) => v.split(/[ \t\n]+/).filter((x) => x !== '')) : undefined;
 }
 
 /** The remotes the configuration names (`remote.<name>.url`), in the order first named. */
