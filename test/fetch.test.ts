@@ -292,3 +292,27 @@ test('fetch --all, --multiple and remote groups: skipFetchAll honoured, a remote
     assert.equal(r.ours.status, 128, args.join(' '));
   }
 });
+
+test("GIT_TRACE_PACKET: each packet a fetch sends and receives, in git's format, the pack shown once", async () => {
+  using dir = tempDir();
+  const src = join(dir.path, 'src.git');
+  git(dir.path, ['clone', '-q', '--mirror', makeHistoryRepo(dir.path, 'sha1'), src]);
+  const traces: string[][] = [];
+  for (const side of ['packwright', 'git']) {
+    const work = join(dir.path, side);
+    git(dir.path, ['init', '-q', work]);
+    const file = join(dir.path, `${side}.trace`);
+    // The same server for both: git's upload-pack, whose own lines (upload-pack>) are left out.
+    const env = { ...GIT_ENV, GIT_TRACE_PACKET: file, GIT_TRACE_BARE: '1' };
+    const args = ['fetch', '-q', '--upload-pack=git upload-pack', src, 'refs/heads/main:refs/heads/main'];
+    if (side === 'git') await execFileAsync('git', args, { cwd: work, env });
+    else assert.equal((await runPackwright(work, args, { env })).status, 0);
+    // The client's packets, and those of its side-band demultiplexer (git's `sideband`).
+    const lines = readFileSync(file, 'utf8').split('\n').filter((l) => /^packet: +(fetch|sideband)[<>]/.test(l));
+    for (const l of lines) assert.match(l, /^packet: {8}fetch[<>] [\x20-\x7e]*$|^packet: {5}sideband< [\x20-\x7e]*$/);
+    traces.push(lines.filter((l) => /fetch> (want|done|command=)|fetch< (packfile|0000$)|sideband< /.test(l)));
+  }
+  assert.deepEqual(traces[0], traces[1]);
+  assert.ok((traces[0] as string[]).includes('packet:     sideband< PACK ...'));
+  assert.ok((traces[0] as string[]).some((l) => /^packet: {8}fetch> want [0-9a-f]{40}$/.test(l)));
+});

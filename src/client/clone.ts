@@ -87,7 +87,7 @@ export async function cloneBare(url: string, options: CloneOptions): Promise<Clo
   const agent = options.agent ?? 'packwright';
   const filter = options.filter !== undefined ? normalizeFilterSpec(options.filter) : undefined;
   const conn = await openConnection(location, {
-    ...remoteCallOptions(options), agent, service: 'git-upload-pack', protocol: options.protocol ?? 2, command: options.uploadPack, env: options.env,
+    ...remoteCallOptions(options), agent, service: 'git-upload-pack', protocol: options.protocol ?? 2, command: options.uploadPack, env: options.env, traceIdentity: 'clone',
     // No repository yet: the proxy and the rest from the environment, as git reads it (the CLI adds the user's configuration).
     http: { ...httpSettings(new GitConfig(), url, options.env ?? process.env), ...options.http },
   });

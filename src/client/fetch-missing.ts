@@ -68,7 +68,7 @@ export async function fetchMissing(options: FetchMissingOptions): Promise<FetchM
     const conn = await openConnection(location, {
       ...remoteCallOptions(options), ...sshSettings(repo), agent, headers: { ...extraHeaders(repo.config, remote.url), ...options.headers },
       http: { ...httpSettings(repo.config, remote.url, repo.env, name), ...options.http },
-      service: 'git-upload-pack', protocol: 2, command: options.uploadPack ?? remote.uploadPack,
+      service: 'git-upload-pack', protocol: 2, command: options.uploadPack ?? remote.uploadPack, traceIdentity: 'fetch',
     });
     try {
       const greeting = await readGreeting(conn);

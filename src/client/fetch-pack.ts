@@ -94,6 +94,8 @@ async function* packfileSection(reader: PacketReader, progress: ((text: string) 
 
 /** The pack on side band 1 until a flush (or the end), band 2 to `progress`, band 3 an error (v0's and v2's packfile alike). */
 export async function* sidebandData(reader: PacketReader, progress: ((text: string) => void) | undefined): AsyncGenerator<Buffer> {
+  // git demultiplexes on a thread of its own, whose packets its trace names `sideband`.
+  reader.tracedAs = 'sideband';
   for (;;) {
     const p = await nextPacket(reader);
     if (p.kind !== 'data') return;

@@ -202,7 +202,7 @@ async function fetchInto(repo: Repository, options: FetchOptions): Promise<Fetch
   const connect = (): Promise<Connection> => openConnection(location, {
     ...remoteCallOptions(options), ...sshSettings(repo), agent, headers: { ...extraHeaders(repo.config, url), ...options.headers },
     http: { ...httpSettings(repo.config, url, repo.env, remoteName), ...options.http },
-    service: 'git-upload-pack', protocol, command: options.uploadPack ?? remote.uploadPack,
+    service: 'git-upload-pack', protocol, command: options.uploadPack ?? remote.uploadPack, traceIdentity: 'fetch',
   });
   const conn = await connect();
   let backfill: Connection | undefined;
@@ -307,7 +307,7 @@ async function fetchInto(repo: Repository, options: FetchOptions): Promise<Fetch
     const filter = filterSpec !== undefined ? normalizeFilterSpec(filterSpec) : undefined;
     const wants = [...new Set(entries.map((e) => e.remote.oid))].filter((oid) => deepen !== undefined || !have(oid));
     // Checked whether or not anything is fetched, as git checks them before it fetches.
-    const tips = negotiationTips(repo, localRefs, options.negotiationTips);
+    const tips = negotiationTips(repo, localRefs, options.negotiationTips, options.onWarning);
     if (wants.length > 0) {
       const negotiator = new HaveNegotiator(repo.objects, shallow);
       for (const id of tips) negotiator.addTip(id);
@@ -549,13 +549,16 @@ function refWriter(repo: Repository, options: FetchOptions): RefWriter {
 }
 
 /** The local refs whose history is offered: all, or those `tips` name (ref names, globs, ids), as git's --negotiation-tip. */
-function negotiationTips(repo: Repository, localRefs: ReadonlyMap<string, Buffer>, tips: readonly string[] | undefined): Buffer[] {
+function negotiationTips(repo: Repository, localRefs: ReadonlyMap<string, Buffer>, tips: readonly string[] | undefined, onWarning: ((message: string) => void) | undefined): Buffer[] {
   if (tips === undefined || tips.length === 0) return [...localRefs.values()];
   const out: Buffer[] = [];
   for (const tip of tips) {
-    if (/[*?[]/.test(tip)) {
-      const pattern = tip.startsWith('refs/') ? tip : `refs/heads/${tip}`;
+    if (/[*?[\\]/.test(tip)) {
+      // git's for_each_glob_ref: under refs/ unless it says so, `*` crossing slashes.
+      const pattern = tip.startsWith('refs/') ? tip : `refs/${tip}`;
+      const before = out.length;
       for (const [name, id] of localRefs) if (wildmatch(pattern, name)) out.push(id);
+      if (out.length === before) onWarning?.(`ignoring --negotiation-tip=${tip} because it does not match any refs`);
     } else {
       // git's add_negotiation_tips: a name that resolves to nothing, or to an object not here, ends the fetch.
       let id: Buffer;

@@ -43,7 +43,7 @@ export interface ListServerRefsOptions extends RemoteCallOptions {
 export async function listServerRefs(url: string, options: ListServerRefsOptions = {}): Promise<ServerRef[]> {
   const location = parseRemoteUrl(url, options.cwd);
   const conn = await openConnection(location, {
-    ...remoteCallOptions(options), service: 'git-upload-pack', protocol: options.protocol ?? 2, command: options.uploadPack, env: options.env,
+    ...remoteCallOptions(options), service: 'git-upload-pack', protocol: options.protocol ?? 2, command: options.uploadPack, env: options.env, traceIdentity: 'ls-remote',
     // The proxy and the rest from the environment, as git reads it (the CLI adds the configuration).
     http: { ...httpSettings(new GitConfig(), url, options.env ?? process.env), ...options.http },
   });

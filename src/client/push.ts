@@ -151,7 +151,7 @@ async function pushFrom(repo: Repository, options: PushOptions): Promise<PushRes
   const conn = await openConnection(location, {
     ...remoteCallOptions(options), ...sshSettings(repo), agent, headers: { ...extraHeaders(repo.config, remote.pushUrl), ...options.headers },
     http: { ...httpSettings(repo.config, remote.pushUrl, repo.env, remoteName), ...options.http },
-    service: 'git-receive-pack', protocol: 0, command: options.receivePack ?? remote.receivePack, stderr: options.onStderr,
+    service: 'git-receive-pack', protocol: 0, command: options.receivePack ?? remote.receivePack, stderr: options.onStderr, traceIdentity: 'push',
   });
   try {
     const advertised = await readAdvertisement(conn.reader);
@@ -489,6 +489,9 @@ async function readReport(outer: PacketReader, sideband: boolean, entries: reado
   let reader = outer;
   if (sideband) {
     // Band 1 carries the report's own packets; band 2 the server's messages; band 3 its last words.
+    // The outer packets are the demultiplexer's (git's trace names them `sideband`), the inner ones
+    // this conversation's, traced as they are read here.
+    outer.tracedAs = 'sideband';
     const inner = new PassThrough();
     for (;;) {
       const p = await outer.read();
@@ -501,6 +504,7 @@ async function readReport(outer: PacketReader, sideband: boolean, entries: reado
     }
     inner.end();
     reader = new PacketReader(inner);
+    reader.onPacket = outer.onPacket;
   }
   const pending = new Set(entries.filter((e) => e.result.status === 'ok'));
   let unpack: string | undefined;

@@ -2,6 +2,7 @@
 // remote-curl.c): a local path or file:// (the service run in this process, or a command spawned
 // as git spawns --upload-pack), git:// over TCP, and smart HTTP(S). A connection is a
 // conversation: the stateful ones keep one byte stream both ways; HTTP is one request per turn.
+import { packetTrace, tracePacketsSent, type PacketTrace } from '../protocol/packet-trace.js';
 import { childProcess } from '../repo/lazy-child-process.js';
 import { createRequire } from 'node:module';
 import { PassThrough } from 'node:stream';
@@ -161,8 +162,10 @@ export interface ConnectOptions {
   sshCommand?: string | undefined;
   /** Which options the ssh program takes (git's ssh.variant; GIT_SSH_VARIANT overrides it). */
   sshVariant?: string | undefined;
-  /** The environment GIT_SSH_COMMAND, GIT_SSH and GIT_SSH_VARIANT are read from (default: the process's). */
+  /** The environment GIT_SSH_COMMAND, GIT_SSH, GIT_SSH_VARIANT and GIT_TRACE_PACKET are read from (default: the process's). */
   env?: Readonly<Record<string, string | undefined>> | undefined;
+  /** Who the conversation's packets are traced as under GIT_TRACE_PACKET (git's packet_trace_identity; default `git`). */
+  traceIdentity?: string | undefined;
 }
 
 /**
@@ -193,8 +196,47 @@ async function* withIdleTimeout(source: AsyncIterable<Uint8Array>, ms: number | 
   }
 }
 
-/** Opens a conversation with the service at `location`. */
+/** Opens a conversation with the service at `location`; its packets traced when GIT_TRACE_PACKET asks. */
 export async function openConnection(location: RemoteLocation, options: ConnectOptions): Promise<Connection> {
+  const trace = packetTrace(options.env ?? process.env, options.traceIdentity ?? 'git');
+  if (trace === undefined) return connect(location, options);
+  try {
+    return traced(await connect(location, options), trace);
+  } catch (e) {
+    trace.close();
+    throw e;
+  }
+}
+
+/** `conn` with each packet it reads and sends told to `trace`. */
+function traced(conn: Connection, trace: PacketTrace): Connection {
+  const hook = (reader: PacketReader): PacketReader => {
+    reader.onPacket = (p, as) => trace(p.kind === 'data' ? p.data : (p.kind as Exclude<typeof p.kind, 'data' | 'eof'>), false, as);
+    return reader;
+  };
+  hook(conn.reader);
+  const sent = tracePacketsSent(trace);
+  const tap = async function* (body: AsyncIterable<Buffer>): AsyncGenerator<Buffer> {
+    for await (const chunk of body) {
+      sent(chunk);
+      yield chunk;
+    }
+  };
+  return {
+    reader: conn.reader,
+    stateless: conn.stateless,
+    request: async (body) => {
+      if (Buffer.isBuffer(body)) sent(body);
+      return hook(await conn.request(Buffer.isBuffer(body) ? body : tap(body)));
+    },
+    close: () => {
+      conn.close();
+      trace.close();
+    },
+  };
+}
+
+async function connect(location: RemoteLocation, options: ConnectOptions): Promise<Connection> {
   const gitProtocol = options.protocol === 0 ? undefined : `version=${options.protocol}`;
   if (location.kind === 'http') return httpConnection(location.url, options, gitProtocol);
   if (location.kind === 'git') {

@@ -59,7 +59,7 @@ export function encodePacket(data: string | Uint8Array): Buffer {
 }
 
 /** The value of four length digits, or -1 when one is not a hex digit (git's packet_length). */
-function packetLength(b: Buffer, at: number): number {
+export function packetLength(b: Uint8Array, at: number): number {
   let n = 0;
   for (let i = 0; i < 4; i++) {
     const c = b[at + i] as number;
@@ -86,6 +86,10 @@ export class PacketReader {
   /** Whether the input ended inside a packet (then `eof` came early: git's "the remote end hung up unexpectedly" unless the caller takes an end as an answer). */
   truncated = false;
   private readonly source: AsyncIterator<Uint8Array>;
+  /** Told each packet as it is read (GIT_TRACE_PACKET: packet-trace.ts), with `tracedAs`; not the end of input. */
+  onPacket: ((packet: Packet, as: string | undefined) => void) | undefined;
+  /** Who reads the packets, for their trace: `sideband` once a side-band demultiplexer does (git's name for it), else the conversation's own name. */
+  tracedAs: string | undefined;
 
   constructor(source: AsyncIterable<Uint8Array>) {
     this.source = source[Symbol.asyncIterator]();
@@ -145,6 +149,12 @@ export class PacketReader {
   }
 
   private async next(): Promise<Packet> {
+    const p = await this.nextPacket();
+    if (this.onPacket !== undefined && p.kind !== 'eof') this.onPacket(p, this.tracedAs);
+    return p;
+  }
+
+  private async nextPacket(): Promise<Packet> {
     if (!(await this.fill(4))) {
       this.truncated = this.buffer.length > this.at;
       return EOF;
