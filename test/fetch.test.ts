@@ -316,3 +316,29 @@ test("GIT_TRACE_PACKET: each packet a fetch sends and receives, in git's format,
   assert.ok((traces[0] as string[]).includes('packet:     sideband< PACK ...'));
   assert.ok((traces[0] as string[]).some((l) => /^packet: {8}fetch> want [0-9a-f]{40}$/.test(l)));
 });
+
+test("fetch.output=compact, --no-show-forced-updates and a path that is no repository: git's lines, refs and reflogs", async () => {
+  using dir = tempDir();
+  const src = join(dir.path, 'src.git');
+  git(dir.path, ['clone', '-q', '--mirror', makeHistoryRepo(dir.path, 'sha1'), src]);
+  const ours = join(dir.path, 'ours');
+  git(dir.path, ['clone', '-q', '--no-checkout', src, ours]);
+  const theirs = join(dir.path, 'theirs');
+  cpSync(ours, theirs, { recursive: true });
+  moveOn(src);
+  const env = { ...GIT_ENV, COLUMNS: '80' };
+  const both = async (args: string[]): Promise<void> => {
+    const a = await runPackwright(ours, args, { env });
+    const b = await execFileAsync('git', args, { cwd: theirs, env }).then((r) => ({ status: 0, ...r }), (e: { code: number; stdout: string; stderr: string }) => ({ status: e.code, stdout: e.stdout, stderr: e.stderr }));
+    assert.equal(a.status, b.status, args.join(' '));
+    assert.equal(a.stderr, b.stderr, args.join(' '));
+  };
+  // The rewritten topic comes in as a fast-forward when the check is off; the new tag and branch compact.
+  await both(['-c', 'fetch.output=compact', 'fetch', '--no-show-forced-updates', 'origin']);
+  assert.equal(state(ours), state(theirs));
+  assert.match(readFileSync(join(ours, '.git', 'logs', 'refs', 'remotes', 'origin', 'topic'), 'utf8'), /fetch --no-show-forced-updates origin: fast-forward\n$/);
+  // git's upload-pack's words for a path that is no repository, the path as given.
+  const missing = await runPackwright(ours, ['fetch', "a\\!'b"], { env });
+  assert.equal(missing.status, 128);
+  assert.equal(missing.stderr, "fatal: 'a\\!'b' does not appear to be a git repository\n");
+});

@@ -39,6 +39,7 @@ export async function fetchCommand(io: CommandIO, global: GlobalOptions, agent: 
   let pruneTags: boolean | undefined;
   let refmap: string[] | undefined;
   const negotiationTips: string[] = [];
+  let showForcedUpdates: boolean | undefined;
   let uploadPack: string | undefined;
   const shallow: ShallowOptions = {};
   let filter: string | undefined;
@@ -59,7 +60,8 @@ export async function fetchCommand(io: CommandIO, global: GlobalOptions, agent: 
     else if (a === '--multiple') multiple = true;
     else if (a === '--dry-run') dryRun = true;
     else if (a === '-a' || a === '--append') append = true;
-    else if (a === '--show-forced-updates' || a === '--no-show-forced-updates') continue;
+    else if (a === '--show-forced-updates') showForcedUpdates = true;
+    else if (a === '--no-show-forced-updates') showForcedUpdates = false;
     else if (a.startsWith('--refmap=')) (refmap ??= []), a.length > 9 && refmap.push(a.slice(9));
     else if (a.startsWith('--negotiation-tip=')) negotiationTips.push(a.slice(18));
     else if (a === '-t' || a === '--tags') tags = 'all';
@@ -103,6 +105,10 @@ export async function fetchCommand(io: CommandIO, global: GlobalOptions, agent: 
   // fails is named and the others still fetched.
   const several = all || multiple || remotes.length > 1;
   const refspecs = several ? [] : positional.slice(1);
+  // git's prepare_format_display: fetch.output is `full` or `compact`, anything else refused.
+  const output = verbosity < 0 ? 'full' : String(repo.config.get('fetch.output') ?? 'full').toLowerCase();
+  if (output !== 'full' && output !== 'compact') throw new PackwrightError('CONFIG_INVALID', `invalid value for 'fetch.output': '${String(repo.config.get('fetch.output'))}'`);
+  const compact = output === 'compact';
   let status = 0;
   for (const remote of remotes) {
     if (several && verbosity >= 0) io.stdout.write(`Fetching ${remote ?? ''}\n`);
@@ -110,7 +116,7 @@ export async function fetchCommand(io: CommandIO, global: GlobalOptions, agent: 
     let result: Awaited<ReturnType<typeof fetch>>;
     try {
       result = await io.interruptible((signal) => fetch({
-        repository: repo, remote, refspecs, tags, prune, pruneTags, atomic, dryRun, append: append || (several && remote !== remotes[0]), refmap, negotiationTips, force, updateHeadOk, writeFetchHead, uploadPack, agent, signal, reflogAction, ...shallow, filter, ...cliAuth(repo.config, global.env),
+        repository: repo, remote, refspecs, tags, prune, pruneTags, atomic, dryRun, append: append || (several && remote !== remotes[0]), refmap, negotiationTips, showForcedUpdates, force, updateHeadOk, writeFetchHead, uploadPack, agent, signal, reflogAction, ...shallow, filter, ...cliAuth(repo.config, global.env),
         ...(progress ? { onProgress: (text: string) => remoteSays.text(text) } : {}),
         ...(verbosity < 0 ? {} : { onWarning: (message: string) => void io.stderr.write(`warning: ${message}\n`) }),
       })).finally(() => remoteSays.end());
@@ -123,9 +129,13 @@ export async function fetchCommand(io: CommandIO, global: GlobalOptions, agent: 
     if (result.aborted || result.refs.some((r) => r.status === 'rejected')) status = 1;
     // git shows what goes to FETCH_HEAD only when it is written (or would be, with --dry-run).
     const shown = writeFetchHead || dryRun ? result.refs : result.refs.filter((r) => r.status !== 'fetch-head');
-    if (verbosity >= 0) io.stderr.write(fetchReport(repo, result.url, shown, result.pruned, verbosity, Number(global.env['COLUMNS']) || 80));
+    if (verbosity >= 0) io.stderr.write(fetchReport(repo, result.url, shown, result.pruned, verbosity, Number(global.env['COLUMNS']) || 80, compact));
     // Quiet, git still says why a ref could not be written.
     else for (const r of result.refs) if (r.error !== undefined) io.stderr.write(`error: ${r.error}\n`);
+    // git's advice when the forced-update check is off (store_updated_refs), quiet or not.
+    if (!(showForcedUpdates ?? repo.config.getBool('fetch.showforcedupdates') ?? true) && (repo.config.getBool('advice.fetchshowforcedupdates') ?? true)) {
+      io.stderr.write("warning: fetch normally indicates which branches had a forced update,\nbut that check has been disabled; to re-enable, use '--show-forced-updates'\nflag or run 'git config fetch.showForcedUpdates true'\n");
+    }
   }
   return status;
 }
@@ -158,8 +168,32 @@ function configuredRemotes(repo: Repository): string[] {
   return names;
 }
 
+/**
+ * fetch.output=compact (git's print_compact): the part both sides share written once, as `*`
+ * on the other (`main -> origin/*`, `v1.0 -> *`), where it is a whole path component.
+ */
+function compactPair(remote: string, local: string, refcol: number): string {
+  if (remote === local) return `${remote.padEnd(refcol)} -> *`;
+  let r = starred(remote, local);
+  let l = local;
+  if (r === undefined) {
+    r = remote;
+    l = starred(local, remote) ?? local;
+  }
+  return `${r.padEnd(refcol)} -> ${l}`;
+}
+
+/** git's find_and_replace: `needle` in `haystack` (at its end first) as whole components, replaced by `*`. */
+function starred(haystack: string, needle: string): string | undefined {
+  const at = haystack.endsWith(needle) ? haystack.length - needle.length : haystack.indexOf(needle);
+  if (at < 0 || needle === '') return undefined;
+  if (at > 0 && haystack[at - 1] !== '/') return undefined;
+  if (haystack.length - at > needle.length && haystack[at + needle.length] !== '/') return undefined;
+  return `${haystack.slice(0, at)}*${haystack.slice(at + needle.length)}`;
+}
+
 /** git fetch's lines (store_updated_refs, prune_refs, format_display): `From <url>`, then a line a ref. */
-export function fetchReport(repo: Repository, url: string, refs: readonly FetchedRef[], pruned: readonly { ref: string; oldId: string }[], verbosity: number, columns: number): string {
+export function fetchReport(repo: Repository, url: string, refs: readonly FetchedRef[], pruned: readonly { ref: string; oldId: string }[], verbosity: number, columns: number, compact = false): string {
   const abbrev = (hex: string): string => repo.objects.abbreviate(Buffer.from(hex, 'hex'));
   const nullWidth = abbrev('0'.repeat(repo.store.hashLength * 2)).length;
   const summaryWidth = (ids: readonly string[]): number => 2 * Math.max(nullWidth, ...ids.map((h) => abbrev(h).length)) + 3;
@@ -172,15 +206,16 @@ export function fetchReport(repo: Repository, url: string, refs: readonly Fetche
     if (failure !== undefined) out += `error: ${failure}\n`;
     if (!shownUrl) out += `From ${url}\n`;
     shownUrl = true;
-    out += ` ${code} ${summary.padEnd(width)} ${remote.padEnd(refcol)} -> ${local}${error !== undefined ? `  (${error})` : ''}\n`;
+    out += ` ${code} ${summary.padEnd(width)} ${compact ? compactPair(remote, local, refcol) : `${remote.padEnd(refcol)} -> ${local}`}${error !== undefined ? `  (${error})` : ''}\n`;
   };
   // Pruning comes first, before git has measured the ref column.
   const pruneWidth = summaryWidth(pruned.map((p) => p.oldId));
   for (const p of pruned) line('-', '[deleted]', undefined, '(none)', prettyRefName(p.ref), pruneWidth);
   for (const r of refs) {
     if (r.localRef === undefined || r.remoteRef === 'HEAD' || (verbosity <= 0 && r.status === 'up-to-date')) continue;
+    // git's adjust_refcol_width: compact lines leave the local side out and aim at two thirds.
     const rlen = prettyRefName(r.remoteRef).length;
-    if (21 + rlen + 4 + prettyRefName(r.localRef).length < columns) refcol = Math.max(refcol, rlen);
+    if (21 + rlen + 4 + (compact ? 0 : prettyRefName(r.localRef).length) < (compact ? Math.floor((columns * 2) / 3) : columns)) refcol = Math.max(refcol, rlen);
   }
   const width = summaryWidth(refs.map((r) => r.newId));
   for (const r of refs) {

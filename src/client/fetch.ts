@@ -48,6 +48,12 @@ export interface FetchOptions extends LocalRepositoryOptions, RemoteCallOptions 
   refmap?: readonly string[] | undefined;
   /** Offer only the history of these local refs (names, globs or ids) as haves (git's --negotiation-tip). */
   negotiationTips?: readonly string[] | undefined;
+  /**
+   * Check whether each update is a fast-forward (git's --[no-]show-forced-updates; default
+   * fetch.showForcedUpdates, else true). Unchecked, every update is written and shown as a
+   * fast-forward, as git does: the walk it spares can be long.
+   */
+  showForcedUpdates?: boolean | undefined;
   /** Write FETCH_HEAD (default true). */
   writeFetchHead?: boolean | undefined;
   /** The reflog lines' action (git's GIT_REFLOG_ACTION; default `fetch <remote>`). */
@@ -619,7 +625,9 @@ function storeRefs(repo: Repository, entries: readonly MapEntry[], localRefs: Re
       }
       const a = commitOf(repo, old as Buffer);
       const b = commitOf(repo, Buffer.from(newId, 'hex'));
-      const fastForward = isAncestor(repo.objects, a, b);
+      // Without the check (git's --no-show-forced-updates, fetch.showForcedUpdates=false) every
+      // update is taken as a fast-forward, as git takes it.
+      const fastForward = !(options.showForcedUpdates ?? repo.config.getBool('fetch.showforcedupdates') ?? true) || isAncestor(repo.objects, a, b);
       if (fastForward) {
         write('fast-forward', true, 'fast-forward');
       } else if (force) {

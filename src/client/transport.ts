@@ -21,7 +21,8 @@ export type ClientService = 'git-upload-pack' | 'git-receive-pack';
 
 /** Where a URL points, as git reads it. */
 export type RemoteLocation =
-  | { kind: 'local'; path: string }
+  /** `given`: the path as the URL gave it (git's words for a path that is no repository name it so). */
+  | { kind: 'local'; path: string; given?: string }
   | { kind: 'git'; host: string; port: number; path: string }
   | { kind: 'ssh'; host: string; port: number | undefined; path: string }
   | { kind: 'http'; url: URL };
@@ -51,7 +52,7 @@ export function parseRemoteUrl(url: string, cwd = process.cwd()): RemoteLocation
   // The scp-like form: a colon before any slash, and not a path that is there (git's url_is_local_not_ssh).
   const scp = /^(\[[^\]]+\]|[^/:]+):(.*)$/.exec(url);
   if (scp !== null && !existsSync(url)) return { kind: 'ssh', host: (scp[1] as string).replace(/^\[(.*)\]$/, '$1'), port: undefined, path: scp[2] as string };
-  return { kind: 'local', path: resolvePath(cwd, url) };
+  return { kind: 'local', path: resolvePath(cwd, url), given: url };
 }
 
 /** git's ssh variants: which options the program takes (connect.c, determine_ssh_variant). */
@@ -269,7 +270,15 @@ async function connect(location: RemoteLocation, options: ConnectOptions): Promi
   // In this process: packwright's upload-pack or receive-pack on the repository, over a pair of
   // streams; what the service says on its stderr goes to `options.stderr` (git shows a spawned
   // one's stderr).
-  const repo = Repository.openGitDir(existsSync(`${location.path}/.git`) ? `${location.path}/.git` : location.path, { defaultRefresh: 'on-miss' });
+  let repo: Repository;
+  try {
+    repo = Repository.openGitDir(existsSync(`${location.path}/.git`) ? `${location.path}/.git` : location.path, { defaultRefresh: 'on-miss' });
+  } catch (e) {
+    // git's upload-pack and receive-pack (enter_repo) say so in these words.
+    if (!isPackwrightError(e, 'REPO_NOT_FOUND')) throw e;
+    const name = location.given ?? location.path;
+    throw new PackwrightError('REPO_NOT_FOUND', `'${name}' does not appear to be a git repository`, { cause: e });
+  }
   const toServer = new PassThrough();
   const toClient = new PassThrough();
   const serviceOptions = {
