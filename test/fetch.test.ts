@@ -342,3 +342,28 @@ test("fetch.output=compact, --no-show-forced-updates and a path that is no repos
   assert.equal(missing.status, 128);
   assert.equal(missing.stderr, "fatal: 'a\\!'b' does not appear to be a git repository\n");
 });
+
+test('fetch.writeCommitGraph (and --write-commit-graph): a layer of the split commit-graph for what the refs reach, the bytes git writes', async () => {
+  using dir = tempDir();
+  const src = join(dir.path, 'src.git');
+  git(dir.path, ['clone', '-q', '--mirror', makeHistoryRepo(dir.path, 'sha1'), src]);
+  const ours = join(dir.path, 'ours');
+  git(dir.path, ['clone', '-q', '--no-checkout', src, ours]);
+  const theirs = join(dir.path, 'theirs');
+  cpSync(ours, theirs, { recursive: true });
+  moveOn(src);
+  assert.equal((await runPackwright(ours, ['-c', 'fetch.writeCommitGraph=true', 'fetch', '-q', 'origin'], { env: GIT_ENV })).status, 0);
+  await execFileAsync('git', ['-c', 'fetch.writeCommitGraph=true', 'fetch', '-q', 'origin'], { cwd: theirs, env: GIT_ENV });
+  const graphs = (work: string): Buffer[] => {
+    const chainDir = join(work, '.git', 'objects', 'info', 'commit-graphs');
+    return readFileSync(join(chainDir, 'commit-graph-chain'), 'utf8').trim().split('\n').map((h) => readFileSync(join(chainDir, `graph-${h}.graph`)));
+  };
+  assert.deepEqual(graphs(ours), graphs(theirs));
+  git(ours, ['commit-graph', 'verify']);
+  // Off by --no-write-commit-graph whatever the configuration says.
+  const other = join(dir.path, 'other');
+  git(dir.path, ['clone', '-q', '--no-checkout', src, other]);
+  git(src, ['update-ref', 'refs/heads/more', git(src, ['commit-tree', 'main^{tree}', '-p', 'main', '-m', 'more']).toString().trim()]);
+  assert.equal((await runPackwright(other, ['-c', 'fetch.writeCommitGraph=true', 'fetch', '-q', '--no-write-commit-graph', 'origin'], { env: GIT_ENV })).status, 0);
+  assert.equal(existsSync(join(other, '.git', 'objects', 'info', 'commit-graphs')), false);
+});

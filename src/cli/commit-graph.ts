@@ -1,10 +1,8 @@
-import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { PackwrightError } from '../errors/index.js';
 import { tryFromHex } from '../hash/index.js';
-import { peelObject, Store, type StoreHandle } from '../odb/index.js';
-import { sharedFileMode, type Repository } from '../repo/index.js';
-import type { BloomSettings } from '../commit-graph/index.js';
+import { Store } from '../odb/index.js';
+import { commitGraphCompatible, commitGraphSettings, peelToCommit, referencedCommits, type Repository } from '../repo/index.js';
 import { verifyStoreCommitGraph, writeCommitGraph, type WriteCommitGraphOptions } from '../walk/index.js';
 import type { CommandIO } from './command-io.js';
 import type { GlobalOptions } from './global-options.js';
@@ -107,18 +105,12 @@ export function commitGraphCommand(io: CommandIO, ctx: GlobalOptions, open: () =
     }
     // git writes no graph where it would not read one (commit_graph_compatible): grafts, a
     // shallow repository. (Not for replace refs: git's commit-graph command turns them off.)
-    if (!graphCompatible(repo)) return 0;
+    if (!commitGraphCompatible(repo)) return 0;
     const progress = new Progress(showProgress, io.stderr);
     let commits: Buffer[] | undefined;
     let packs: string[] | undefined;
     if (source === 'reachable') {
-      commits = [];
-      for (const ref of repo.refs.list('refs/')) {
-        // A ref to what is not here is passed over, as git's peel of it finds no commit.
-        const commit = peelToCommit(handle, ref.peeled ?? ref.id);
-        if (commit !== undefined && commit !== null) commits.push(commit);
-        progress.update('Collecting referenced commits', commits.length, 0);
-      }
+      commits = referencedCommits(repo, handle, (n) => progress.update('Collecting referenced commits', n, 0));
     } else if (source === 'stdin-commits') {
       commits = [];
       // git reports bad input as an error and exits 1.
@@ -142,10 +134,7 @@ export function commitGraphCommand(io: CommandIO, ctx: GlobalOptions, open: () =
       append,
       ...(split !== undefined ? { split } : {}),
       ...(changedPaths !== undefined ? { changedPaths } : {}),
-      bloomSettings: bloomSettingsFrom(repo.env),
-      fileMode: sharedFileMode(repo.config, 0o444),
-      ...maxNewFiltersOption(maxNewFilters ?? repo.config.getInt('commitGraph.maxNewFilters')),
-      generationData: repo.config.getInt('commitGraph.generationVersion') !== 1,
+      ...commitGraphSettings(repo, maxNewFilters),
       onProgress: (n) => progress.update('Expanding reachable commits in commit graph', n, 0),
     });
     progress.finish();
@@ -164,48 +153,15 @@ function expireTime(v: string): number {
   return Math.floor(ms / 1000);
 }
 
-/** git's test knobs for the filters' shape (GIT_TEST_BLOOM_SETTINGS_*), which its test suite sets. */
-function bloomSettingsFrom(env: Readonly<Record<string, string | undefined>>): Partial<BloomSettings> {
-  const out: Partial<BloomSettings> = {};
-  const read = (name: string): number | undefined => {
-    const v = env[`GIT_TEST_BLOOM_SETTINGS_${name}`];
-    return v !== undefined && /^\d+$/.test(v) ? Number(v) : undefined;
-  };
-  const bits = read('BITS_PER_ENTRY');
-  const hashes = read('NUM_HASHES');
-  const max = read('MAX_CHANGED_PATHS');
-  if (bits !== undefined) out.bitsPerEntry = bits;
-  if (hashes !== undefined) out.numHashes = hashes;
-  if (max !== undefined) out.maxChangedPaths = max;
-  return out;
-}
 
-/** git's max_new_filters: a negative value (the default, -1) is no cap. */
-function maxNewFiltersOption(n: number | undefined): { maxNewFilters?: number } {
-  return n !== undefined && n >= 0 ? { maxNewFilters: n } : {};
-}
 
 function inputError(io: CommandIO, message: string): number {
   io.stderr.write(`error: ${message}\n`);
   return 1;
 }
 
-/** git's commit_graph_compatible as its commit-graph command sees it (replace refs off): no grafts, not shallow. */
-function graphCompatible(repo: Repository): boolean {
-  const env = repo.env;
-  if (existsSync(env['GIT_GRAFT_FILE'] ?? join(repo.commonDir, 'info', 'grafts'))) return false;
-  return repo.shallowCommits().length === 0;
-}
 
 function lines(io: CommandIO): string[] {
   return readAll(io.stdin).toString('utf8').split('\n').map((l) => l.trim()).filter((l) => l !== '');
 }
 
-/**
- * The commit `id` is or that its tags lead to; undefined for another type of object (git passes
- * it over), null when an object on the way is not there.
- */
-function peelToCommit(handle: StoreHandle, id: Buffer): Buffer | undefined | null {
-  const end = peelObject(handle, id, 'commit');
-  return end.kind === 'found' ? end.id : end.kind === 'missing' ? null : undefined;
-}

@@ -1,6 +1,6 @@
 import { anonymizeUrl, fetch, readRemoteConfig, type FetchedRef } from '../client/index.js';
 import { isPackwrightError, PackwrightError } from '../errors/index.js';
-import type { Repository } from '../repo/index.js';
+import { writeReachableCommitGraph, type Repository } from '../repo/index.js';
 import type { CommandIO } from './command-io.js';
 import { prettyRefName } from './pretty-ref-name.js';
 import { openRepository, type GlobalOptions } from './global-options.js';
@@ -11,7 +11,7 @@ import { remoteMessagesOn } from './remote-messages.js';
 
 const USAGE = `usage: packwright fetch [-q | -v] [-p | --prune | --no-prune] [-P | --prune-tags] [-t | --tags | -n | --no-tags] [-f | --force]
                         [--all | --multiple] [--atomic] [--dry-run] [-a | --append] [--refmap=<refspec>] [--negotiation-tip=<rev>]
-                        [-u | --update-head-ok] [--upload-pack=<exec>] [--[no-]write-fetch-head] [--progress]
+                        [-u | --update-head-ok] [--upload-pack=<exec>] [--[no-]write-fetch-head] [--[no-]write-commit-graph] [--[no-]show-forced-updates] [--progress]
                         [--depth=<n> | --deepen=<n> | --unshallow] [--shallow-since=<date>] [--shallow-exclude=<ref>] [--update-shallow] [--filter=<filter-spec>]
                         [<repository> [<refspec>...]]`;
 
@@ -40,6 +40,7 @@ export async function fetchCommand(io: CommandIO, global: GlobalOptions, agent: 
   let refmap: string[] | undefined;
   const negotiationTips: string[] = [];
   let showForcedUpdates: boolean | undefined;
+  let writeCommitGraph: boolean | undefined;
   let uploadPack: string | undefined;
   const shallow: ShallowOptions = {};
   let filter: string | undefined;
@@ -60,6 +61,8 @@ export async function fetchCommand(io: CommandIO, global: GlobalOptions, agent: 
     else if (a === '--multiple') multiple = true;
     else if (a === '--dry-run') dryRun = true;
     else if (a === '-a' || a === '--append') append = true;
+    else if (a === '--write-commit-graph') writeCommitGraph = true;
+    else if (a === '--no-write-commit-graph') writeCommitGraph = false;
     else if (a === '--show-forced-updates') showForcedUpdates = true;
     else if (a === '--no-show-forced-updates') showForcedUpdates = false;
     else if (a.startsWith('--refmap=')) (refmap ??= []), a.length > 9 && refmap.push(a.slice(9));
@@ -116,7 +119,7 @@ export async function fetchCommand(io: CommandIO, global: GlobalOptions, agent: 
     let result: Awaited<ReturnType<typeof fetch>>;
     try {
       result = await io.interruptible((signal) => fetch({
-        repository: repo, remote, refspecs, tags, prune, pruneTags, atomic, dryRun, append: append || (several && remote !== remotes[0]), refmap, negotiationTips, showForcedUpdates, force, updateHeadOk, writeFetchHead, uploadPack, agent, signal, reflogAction, ...shallow, filter, ...cliAuth(repo.config, global.env),
+        repository: repo, remote, refspecs, tags, prune, pruneTags, atomic, dryRun, append: append || (several && remote !== remotes[0]), refmap, negotiationTips, showForcedUpdates, writeCommitGraph: several ? false : writeCommitGraph, force, updateHeadOk, writeFetchHead, uploadPack, agent, signal, reflogAction, ...shallow, filter, ...cliAuth(repo.config, global.env),
         ...(progress ? { onProgress: (text: string) => remoteSays.text(text) } : {}),
         ...(verbosity < 0 ? {} : { onWarning: (message: string) => void io.stderr.write(`warning: ${message}\n`) }),
       })).finally(() => remoteSays.end());
@@ -136,6 +139,11 @@ export async function fetchCommand(io: CommandIO, global: GlobalOptions, agent: 
     if (!(showForcedUpdates ?? repo.config.getBool('fetch.showforcedupdates') ?? true) && (repo.config.getBool('advice.fetchshowforcedupdates') ?? true)) {
       io.stderr.write("warning: fetch normally indicates which branches had a forced update,\nbut that check has been disabled; to re-enable, use '--show-forced-updates'\nflag or run 'git config fetch.showForcedUpdates true'\n");
     }
+  }
+  // Several remotes: one commit-graph write at the end, as git's cmd_fetch does it once.
+  if (several && !dryRun && (writeCommitGraph ?? repo.config.getBool('fetch.writecommitgraph') ?? false)) {
+    repo.store.refresh();
+    writeReachableCommitGraph(repo);
   }
   return status;
 }

@@ -15,6 +15,7 @@ import { isConnected } from '../transfer/connectivity.js';
 import { isAncestor } from '../walk/is-ancestor.js';
 import type { Deepen } from './fetch-pack.js';
 import { shallowFilePath, writeShallowFile } from '../repo/shallow-file.js';
+import { writeReachableCommitGraph } from '../repo/repository-commit-graph.js';
 import { HaveNegotiator } from './have-negotiator.js';
 import type { ServerRef } from './list-server-refs.js';
 import { endWithoutFetch, fetchFromServer, readGreeting, serverObjectFormat, serverRefs } from './upload-pack-conversation.js';
@@ -54,6 +55,11 @@ export interface FetchOptions extends LocalRepositoryOptions, RemoteCallOptions 
    * fast-forward, as git does: the walk it spares can be long.
    */
   showForcedUpdates?: boolean | undefined;
+  /**
+   * Write a layer of the split commit-graph for what the refs reach once fetched (git's
+   * --[no-]write-commit-graph; default fetch.writeCommitGraph, else false).
+   */
+  writeCommitGraph?: boolean | undefined;
   /** Write FETCH_HEAD (default true). */
   writeFetchHead?: boolean | undefined;
   /** The reflog lines' action (git's GIT_REFLOG_ACTION; default `fetch <remote>`). */
@@ -386,6 +392,11 @@ async function fetchInto(repo: Repository, options: FetchOptions): Promise<Fetch
     // fetching), or as it was with --append.
     if (options.writeFetchHead !== false && options.dryRun !== true && !(result.aborted && options.append === true)) {
       writeFetchHead(repo, result.aborted ? { ...result, refs: [] } : result, url, options.append === true);
+    }
+    // git's cmd_fetch: a layer of the split commit-graph for what the refs now reach.
+    if (options.dryRun !== true && (options.writeCommitGraph ?? repo.config.getBool('fetch.writecommitgraph') ?? false)) {
+      repo.store.refresh();
+      writeReachableCommitGraph(repo, { signal: options.signal });
     }
     return result;
   } finally {
