@@ -158,3 +158,32 @@ test("push: --dry-run changes nothing and reports as git does; a plain refspec g
   assert.match(refused.stderr, /^fatal: bad config variable 'branch\.\.remote' in file '.*config' at line \d+\n$/);
   assert.equal(git(viaUpstream, ['for-each-ref', '--format=%(refname)']).toString(), 'refs/heads/trunk\n');
 });
+
+test("push.negotiate: what a fetch's negotiation finds the server has is left out of the pack, as git's; without protocol v2 a warning and the push as without it", async () => {
+  using dir = tempDir();
+  const src = makeHistoryRepo(dir.path, 'sha1');
+  const base = git(src, ['rev-parse', 'main~3']).toString().trim();
+  const wrote = (file: string): string => /"write_pack_file\/wrote","value":"(\d+)"/.exec(readFileSync(file, 'utf8'))?.[1] ?? 'none';
+  const results: string[][] = [];
+  for (const side of ['packwright', 'git']) {
+    const out: string[] = [];
+    for (const [i, env] of [{ GIT_TEST_PROTOCOL_VERSION: '2' }, { GIT_TEST_PROTOCOL_VERSION: '0' }].entries()) {
+      // The server has main~3's history under a ref it hides from pushes and fetches alike.
+      const server = join(dir.path, `${side}-${i}-server.git`);
+      git(dir.path, ['init', '-q', '--bare', server]);
+      git(src, ['push', '-q', server, `${base}:refs/hidden/base`]);
+      git(server, ['config', 'transfer.hideRefs', 'refs/hidden']);
+      const trace = join(dir.path, `${side}-${i}.trace`);
+      const args = ['-c', 'push.negotiate=true', 'push', server, `main:refs/heads/pushed-${i}`];
+      const all = { ...GIT_ENV, ...env, GIT_TRACE2_EVENT: trace };
+      const stderr = side === 'git' ? (await execFileAsync('git', args, { cwd: src, env: all })).stderr : (await runPackwright(src, args, { env: all })).stderr;
+      out.push(wrote(trace), String(/warning: push negotiation failed; proceeding anyway with push\n/.test(stderr)));
+      git(server, ['fsck', '--no-progress']);
+    }
+    results.push(out);
+  }
+  assert.deepEqual(results[0], results[1]);
+  assert.equal(results[0]?.[1], 'false');
+  assert.equal(results[0]?.[3], 'true');
+  assert.ok(Number(results[0]?.[0]) < Number(results[0]?.[2]), 'the negotiated pack is the smaller');
+});

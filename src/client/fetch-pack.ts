@@ -9,6 +9,7 @@ import type { Repository } from '../repo/repository.js';
 import { readPackHeader, receiveObjects, type ReceivedObjects } from '../transfer/receive-objects.js';
 import type { HaveNegotiator } from './have-negotiator.js';
 import { commandRequest, nextPacket } from './protocol-v2.js';
+import { trace2Data } from '../trace2/trace2.js';
 import type { Connection } from './transport.js';
 
 /** git's negotiation limits: the first round's haves, and how many unacknowledged haves after an ACK end it (MAX_IN_VAIN). */
@@ -209,6 +210,43 @@ export async function fetchPack(conn: Connection, caps: ReadonlyMap<string, stri
   }
   const received = await receiveFetchedPack(repo, packfileSection(reader, options.onProgress, shallowInfo), options);
   return { received, shallowInfo, filtered };
+}
+
+/**
+ * git's negotiate_using_fetch (`fetch --negotiate-only`, which push.negotiate runs): rounds of v2
+ * `fetch` requests with `wait-for-done` and haves only, from `tips` down, until no have is left,
+ * too many go unacknowledged after an ACK, or every tip reaches a commit the server acknowledged.
+ * Returns the commits it acknowledged (their hex ids). The server must offer `wait-for-done`.
+ */
+export async function negotiateCommon(conn: Connection, caps: ReadonlyMap<string, string>, negotiator: HaveNegotiator, reachesCommon: (common: ReadonlySet<string>) => boolean, agent: string): Promise<Set<string>> {
+  if (!/(^| )wait-for-done( |$)/.test(caps.get('fetch') ?? '')) throw new PackwrightError('REQUEST_REFUSED', 'server does not support wait-for-done');
+  const common = new Set<string>();
+  let flushAt = INITIAL_FLUSH;
+  let inVain = 0;
+  let seenAck = false;
+  let rounds = 0;
+  for (let last = false; !last;) {
+    rounds++;
+    const haves: string[] = [];
+    while (haves.length < flushAt) {
+      const h = negotiator.next();
+      if (h === undefined) break;
+      haves.push(h);
+    }
+    flushAt = nextFlush(flushAt);
+    inVain += haves.length;
+    if (haves.length === 0 || (seenAck && inVain >= MAX_IN_VAIN)) last = true;
+    const reader = await conn.request(commandRequest('fetch', caps, agent, ['wait-for-done', ...haves.map((h) => `have ${h}`)]));
+    const { ready, acked } = await readAcknowledgments(reader, negotiator, common);
+    if (ready) throw new PackwrightError('PROTOCOL_ERROR', "unexpected 'ready' from remote");
+    if (acked) {
+      inVain = 0;
+      seenAck = true;
+    }
+    if (reachesCommon(common)) last = true;
+  }
+  trace2Data('negotiate_using_fetch', 'total_rounds', rounds);
+  return common;
 }
 
 /** How many haves the next round offers: git's next_flush (doubling, then a tenth more past LARGE_FLUSH). */

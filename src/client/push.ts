@@ -4,7 +4,7 @@
 // commands with a thin pack of what the server lacks, streamed as it is made, then the server's
 // report and the remote-tracking refs updated.
 import { PassThrough } from 'node:stream';
-import { PackwrightError } from '../errors/packwright-error.js';
+import { isPackwrightError, PackwrightError } from '../errors/packwright-error.js';
 import { createPack } from '../create/create-pack.js';
 import { packSettings } from '../create/pack-settings.js';
 import { OBJ_COMMIT } from '../objects/object-type.js';
@@ -21,9 +21,12 @@ import type { RevTip } from '../walk/rev-args.js';
 import { readAdvertisement, type AdvertisedRef } from './advertisement.js';
 import { nextPacket } from './protocol-v2.js';
 import { anonymizeUrl, readRemoteConfig, type RemoteConfig } from './remote-config.js';
-import { openConnection, parseRemoteUrl } from './transport.js';
+import { openConnection, parseRemoteUrl, type Connection } from './transport.js';
+import { negotiateCommon } from './fetch-pack.js';
+import { HaveNegotiator } from './have-negotiator.js';
+import { readGreeting } from './upload-pack-conversation.js';
 import { remoteCallOptions, withLocalRepository, type LocalRepositoryOptions, type RemoteCallOptions } from './client-options.js';
-import { extraHeaders, httpSettings, sshSettings } from './remote-call-config.js';
+import { configuredProtocol, extraHeaders, httpSettings, sshSettings } from './remote-call-config.js';
 
 /** What to push from (`dir` or `repository`), where, and how. */
 export interface PushOptions extends LocalRepositoryOptions, RemoteCallOptions {
@@ -63,6 +66,12 @@ export interface PushOptions extends LocalRepositoryOptions, RemoteCallOptions {
    * side (remote-tracking refs included).
    */
   dryRun?: boolean | undefined;
+  /**
+   * First find what the server has of the new tips' history by a fetch's negotiation, and leave
+   * it out of the pack (git's push.negotiate; default that setting, else false). Protocol v2
+   * only; when it cannot be done, a warning and the push as without it.
+   */
+  negotiate?: boolean | undefined;
   /** All refs or none (git's --atomic; the server must support it). */
   atomic?: boolean | undefined;
   /** git's --push-option values, for the server's hooks. */
@@ -148,11 +157,11 @@ async function pushFrom(repo: Repository, options: PushOptions): Promise<PushRes
   const remote = readRemoteConfig(repo.config, remoteName, repo);
   const agent = options.agent ?? 'packwright';
   const location = parseRemoteUrl(remote.pushUrl, options.cwd ?? repo.workTree ?? repo.gitDir);
-  const conn = await openConnection(location, {
+  const reach = {
     ...remoteCallOptions(options), ...sshSettings(repo), agent, headers: { ...extraHeaders(repo.config, remote.pushUrl), ...options.headers },
     http: { ...httpSettings(repo.config, remote.pushUrl, repo.env, remoteName), ...options.http },
-    service: 'git-receive-pack', protocol: 0, command: options.receivePack ?? remote.receivePack, stderr: options.onStderr, traceIdentity: 'push',
-  });
+  };
+  const conn = await openConnection(location, { ...reach, service: 'git-receive-pack', protocol: 0, command: options.receivePack ?? remote.receivePack, stderr: options.onStderr, traceIdentity: 'push' });
   try {
     const advertised = await readAdvertisement(conn.reader);
     const caps = advertised.capabilities;
@@ -184,7 +193,18 @@ async function pushFrom(repo: Repository, options: PushOptions): Promise<PushRes
     const head: Buffer[] = sending.map((e, i) => encodePacket(`${e.result.oldId ?? zero} ${e.result.newId ?? zero} ${e.dst}${i === 0 ? `\0 ${wanted.join(' ')}` : ''}`));
     head.push(FLUSH_PACKET);
     if (pushOptions.length > 0) head.push(...pushOptions.map((o) => encodePacket(o)), FLUSH_PACKET);
-    const body = sending.some((e) => e.newId !== undefined) ? packStream(repo, sending, advertised.refs, Buffer.concat(head), options, caps) : Buffer.concat(head);
+    // push.negotiate: what the server has of the new tips' history, found by a fetch's
+    // negotiation, is left out of the pack too; without it the push goes on as it would.
+    let commons: Buffer[] = [];
+    const newTips = sending.flatMap((e) => (e.newId !== undefined ? [e.newId] : []));
+    if (newTips.length > 0 && (options.negotiate ?? repo.config.getBool('push.negotiate') ?? false)) {
+      commons = await negotiatedCommons(repo, (protocol) => openConnection(location, { ...reach, service: 'git-upload-pack', protocol, command: remote.uploadPack, traceIdentity: 'fetch' }), newTips, agent).catch((e: unknown) => {
+        if (!isPackwrightError(e) || e.code === 'ABORTED') throw e;
+        options.onWarning?.('push negotiation failed; proceeding anyway with push');
+        return [];
+      });
+    }
+    const body = newTips.length > 0 ? packStream(repo, sending, advertised.refs, commons, Buffer.concat(head), options, caps) : Buffer.concat(head);
     const reader = await conn.request(body);
     const unpackError = await readReport(reader, sideband, entries, options.onMessage);
     updateTracking(repo, remote, entries);
@@ -198,7 +218,7 @@ async function pushFrom(repo: Repository, options: PushOptions): Promise<PushRes
 }
 
 /** The request after the commands: the pack of what the new tips reach and the server's refs do not, thin, streamed as it is made. */
-function packStream(repo: Repository, sending: readonly Entry[], remoteRefs: readonly AdvertisedRef[], head: Buffer, options: PushOptions, caps: ReadonlyMap<string, string>): AsyncIterable<Buffer> {
+function packStream(repo: Repository, sending: readonly Entry[], remoteRefs: readonly AdvertisedRef[], commons: readonly Buffer[], head: Buffer, options: PushOptions, caps: ReadonlyMap<string, string>): AsyncIterable<Buffer> {
   const out = new PassThrough({ highWaterMark: 1 << 20 });
   const tips: RevTip[] = [];
   for (const e of sending) if (e.newId !== undefined) tips.push({ id: e.newId, uninteresting: false, name: '' });
@@ -206,6 +226,7 @@ function packStream(repo: Repository, sending: readonly Entry[], remoteRefs: rea
     const id = Buffer.from(r.oid, 'hex');
     if (repo.objects.has(id)) tips.push({ id, uninteresting: true, name: '' });
   }
+  for (const id of commons) tips.push({ id, uninteresting: true, name: '' });
   out.write(head);
   void createPack({
     ...packSettings(repo.config, repo.env),
@@ -218,6 +239,30 @@ function packStream(repo: Repository, sending: readonly Entry[], remoteRefs: rea
     sink: (chunk) => (out.write(chunk) ? undefined : new Promise<void>((ok) => out.once('drain', ok))),
   }).then(() => out.end(), (e: unknown) => out.destroy(e instanceof Error ? e : new Error(String(e))));
   return out;
+}
+
+/**
+ * git's get_commons_through_negotiation (`git fetch --negotiate-only` with the new tips as its
+ * negotiation tips, over protocol v2 only): the commits the server acknowledged having.
+ */
+async function negotiatedCommons(repo: Repository, connect: (protocol: 2) => Promise<Connection>, tips: readonly Buffer[], agent: string): Promise<Buffer[]> {
+  if (configuredProtocol(repo.config, repo.env) !== 2) throw new PackwrightError('INVALID_ARGUMENT', '--negotiate-only needs protocol v2');
+  const conn = await connect(2);
+  try {
+    const greeting = await readGreeting(conn);
+    if (greeting.version !== 2) throw new PackwrightError('REQUEST_REFUSED', '--negotiate-only needs protocol v2');
+    const negotiator = new HaveNegotiator(repo.objects, repo.shallowCommits());
+    const commits = tips.flatMap((t) => {
+      negotiator.addTip(t);
+      const c = peelToCommit(repo, t);
+      return c !== undefined ? [c] : [];
+    });
+    // git's can_all_from_reach_with_flag: every tip has an acknowledged commit below it.
+    const reachesCommon = (common: ReadonlySet<string>): boolean => commits.every((c) => [...common].some((h) => isAncestor(repo.objects, Buffer.from(h, 'hex'), c)));
+    return [...(await negotiateCommon(conn, greeting.caps, negotiator, reachesCommon, agent))].map((h) => Buffer.from(h, 'hex'));
+  } finally {
+    conn.close();
+  }
 }
 
 /** git's match_push_refs: what each refspec sends where. */
