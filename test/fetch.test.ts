@@ -38,6 +38,23 @@ function moveOn(src: string): void {
   git(src, ['update-ref', 'refs/heads/new', 'main~1']);
 }
 
+/** A server (a mirror of the history repository) and two clones of it: one for packwright, one for git. */
+function sideBySide(dir: string, clone = true): { src: string; ours: string; theirs: string } {
+  const src = join(dir, 'src.git');
+  git(dir, ['clone', '-q', '--mirror', makeHistoryRepo(dir, 'sha1'), src]);
+  const ours = join(dir, 'ours');
+  if (clone) git(dir, ['clone', '-q', '--no-checkout', src, ours]);
+  else git(dir, ['init', '-q', ours]);
+  return { src, ours, theirs: join(dir, 'theirs') };
+}
+
+/** packwright in `ours` and git in `theirs` run with `args`: their exit statuses and output. */
+async function bothRun(ours: string, theirs: string, args: string[], env: Record<string, string | undefined>): Promise<{ ours: { status: number; stdout: string; stderr: string }; git: { status: number; stdout: string; stderr: string } }> {
+  const a = await runPackwright(ours, args, { env });
+  const b = await execFileAsync('git', args, { cwd: theirs, env }).then((r) => ({ status: 0, ...r }), (e: { code: number; stdout: string; stderr: string }) => ({ status: e.code, stdout: e.stdout, stderr: e.stderr }));
+  return { ours: { status: a.status, stdout: a.stdout.toString(), stderr: a.stderr }, git: b };
+}
+
 for (const format of ['sha1', 'sha256'] as Format[]) {
   test(`fetch --prune leaves what git fetch leaves, and says it in git's words (${format}; SHA-1 from a path, HTTP served by packwright and git's upload-pack, SHA-256 over git://)`, async () => {
     using dir = tempDir();
@@ -223,16 +240,12 @@ test("the server's progress shown as git's demultiplex_sideband shows it, whatev
 
 test("git's older remotes files: $GIT_DIR/remotes/<name> (URL, Pull, Push lines) and $GIT_DIR/branches/<name> (URL#branch), for fetch and push as git reads them", async () => {
   using dir = tempDir();
-  const src = join(dir.path, 'src.git');
-  git(dir.path, ['clone', '-q', '--mirror', makeHistoryRepo(dir.path, 'sha1'), src]);
-  const ours = join(dir.path, 'ours');
-  git(dir.path, ['init', '-q', ours]);
+  const { src, ours, theirs } = sideBySide(dir.path, false);
   const gitDir = join(ours, '.git');
   mkdirSync(join(gitDir, 'remotes'), { recursive: true });
   writeFileSync(join(gitDir, 'remotes', 'old'), `URL: ${src}\nPull: refs/heads/main:refs/heads/from-main\nPull: refs/heads/topic:refs/heads/from-topic\nPush: refs/heads/from-main:refs/heads/pushed-by-remotes\n`);
   mkdirSync(join(gitDir, 'branches'), { recursive: true });
   writeFileSync(join(gitDir, 'branches', 'older'), `${src}#topic\n`);
-  const theirs = join(dir.path, 'theirs');
   cpSync(ours, theirs, { recursive: true });
   for (const name of ['old', 'older']) {
     const a = await runPackwright(ours, ['fetch', name], { env: GIT_ENV });
@@ -257,22 +270,14 @@ test("git's older remotes files: $GIT_DIR/remotes/<name> (URL, Pull, Push lines)
 
 test('fetch --all, --multiple and remote groups: skipFetchAll honoured, a remote that fails named and the rest still fetched, arguments git refuses refused', async () => {
   using dir = tempDir();
-  const src = join(dir.path, 'src.git');
-  git(dir.path, ['clone', '-q', '--mirror', makeHistoryRepo(dir.path, 'sha1'), src]);
-  const ours = join(dir.path, 'ours');
-  git(dir.path, ['init', '-q', ours]);
+  const { src, ours, theirs } = sideBySide(dir.path, false);
   git(ours, ['remote', 'add', 'bad', join(dir.path, 'no-such-repository')]);
   git(ours, ['remote', 'add', 'one', src]);
   git(ours, ['remote', 'add', 'skipped', src]);
   git(ours, ['config', 'remote.skipped.skipFetchAll', 'true']);
   git(ours, ['config', 'remotes.pair', 'one skipped']);
-  const theirs = join(dir.path, 'theirs');
   cpSync(ours, theirs, { recursive: true });
-  const both = async (args: string[]): Promise<{ ours: { status: number; stdout: string; stderr: string }; git: { status: number; stdout: string } }> => {
-    const a = await runPackwright(ours, ['fetch', ...args], { env: GIT_ENV });
-    const b = await execFileAsync('git', ['fetch', ...args], { cwd: theirs, env: GIT_ENV }).then((r) => ({ status: 0, ...r }), (e: { code: number; stdout: string; stderr: string }) => ({ status: e.code, stdout: e.stdout }));
-    return { ours: { status: a.status, stdout: a.stdout.toString(), stderr: a.stderr }, git: b };
-  };
+  const both = (args: string[]): ReturnType<typeof bothRun> => bothRun(ours, theirs, ['fetch', ...args], GIT_ENV);
   const all = await both(['--all']);
   assert.equal(all.ours.status, all.git.status);
   assert.equal(all.ours.status, 1);
@@ -286,6 +291,10 @@ test('fetch --all, --multiple and remote groups: skipFetchAll honoured, a remote
   assert.equal(group.ours.status, 0, group.ours.stderr);
   assert.equal(group.ours.stdout, group.git.stdout);
   assert.equal(git(ours, ['for-each-ref']).toString(), git(theirs, ['for-each-ref']).toString());
+  // A path is no group, whatever it looks like to the configuration.
+  const byPath = await both(['-q', `${src}/.`, 'refs/heads/main']);
+  assert.equal(byPath.ours.status, 0, byPath.ours.stderr);
+  assert.equal(byPath.git.status, 0);
   for (const args of [['--all', 'one'], ['--all', 'one', 'main'], ['--multiple', 'one', 'nowhere'], ['pair', 'main']]) {
     const r = await both(args);
     assert.equal(r.ours.status, r.git.status, args.join(' '));
@@ -319,22 +328,14 @@ test("GIT_TRACE_PACKET: each packet a fetch sends and receives, in git's format,
 
 test("fetch.output=compact, --no-show-forced-updates and a path that is no repository: git's lines, refs and reflogs", async () => {
   using dir = tempDir();
-  const src = join(dir.path, 'src.git');
-  git(dir.path, ['clone', '-q', '--mirror', makeHistoryRepo(dir.path, 'sha1'), src]);
-  const ours = join(dir.path, 'ours');
-  git(dir.path, ['clone', '-q', '--no-checkout', src, ours]);
-  const theirs = join(dir.path, 'theirs');
+  const { src, ours, theirs } = sideBySide(dir.path);
   cpSync(ours, theirs, { recursive: true });
   moveOn(src);
   const env = { ...GIT_ENV, COLUMNS: '80' };
-  const both = async (args: string[]): Promise<void> => {
-    const a = await runPackwright(ours, args, { env });
-    const b = await execFileAsync('git', args, { cwd: theirs, env }).then((r) => ({ status: 0, ...r }), (e: { code: number; stdout: string; stderr: string }) => ({ status: e.code, stdout: e.stdout, stderr: e.stderr }));
-    assert.equal(a.status, b.status, args.join(' '));
-    assert.equal(a.stderr, b.stderr, args.join(' '));
-  };
   // The rewritten topic comes in as a fast-forward when the check is off; the new tag and branch compact.
-  await both(['-c', 'fetch.output=compact', 'fetch', '--no-show-forced-updates', 'origin']);
+  const r = await bothRun(ours, theirs, ['-c', 'fetch.output=compact', 'fetch', '--no-show-forced-updates', 'origin'], env);
+  assert.equal(r.ours.status, r.git.status);
+  assert.equal(r.ours.stderr, r.git.stderr);
   assert.equal(state(ours), state(theirs));
   assert.match(readFileSync(join(ours, '.git', 'logs', 'refs', 'remotes', 'origin', 'topic'), 'utf8'), /fetch --no-show-forced-updates origin: fast-forward\n$/);
   // git's upload-pack's words for a path that is no repository, the path as given.
@@ -345,11 +346,7 @@ test("fetch.output=compact, --no-show-forced-updates and a path that is no repos
 
 test('fetch.writeCommitGraph (and --write-commit-graph): a layer of the split commit-graph for what the refs reach, the bytes git writes', async () => {
   using dir = tempDir();
-  const src = join(dir.path, 'src.git');
-  git(dir.path, ['clone', '-q', '--mirror', makeHistoryRepo(dir.path, 'sha1'), src]);
-  const ours = join(dir.path, 'ours');
-  git(dir.path, ['clone', '-q', '--no-checkout', src, ours]);
-  const theirs = join(dir.path, 'theirs');
+  const { src, ours, theirs } = sideBySide(dir.path);
   cpSync(ours, theirs, { recursive: true });
   moveOn(src);
   assert.equal((await runPackwright(ours, ['-c', 'fetch.writeCommitGraph=true', 'fetch', '-q', 'origin'], { env: GIT_ENV })).status, 0);

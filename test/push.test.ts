@@ -18,6 +18,16 @@ function moveOn(work: string): void {
   git(work, ['update-ref', 'refs/heads/topic', commit('origin/topic~1', 'rewritten')]);
 }
 
+/** A server (a mirror of the history repository) and a clone of it whose history moved on. */
+function serverAndWork(dir: string): { server: string; work: string } {
+  const server = join(dir, 'server.git');
+  git(dir, ['clone', '-q', '--mirror', makeHistoryRepo(dir, 'sha1'), server]);
+  const work = join(dir, 'work');
+  git(dir, ['clone', '-q', '--no-checkout', server, work]);
+  moveOn(work);
+  return { server, work };
+}
+
 const REFSPECS = ['main', 'v2.0', 'new', 'topic', ':oct-a'];
 
 for (const format of ['sha1', 'sha256'] as Format[]) {
@@ -65,11 +75,7 @@ for (const format of ['sha1', 'sha256'] as Format[]) {
 
 test("push: --force, --force-with-lease, --atomic, --delete, --follow-tags and a server hook's refusal, as git judges them", async () => {
   using dir = tempDir();
-  const server = join(dir.path, 'server.git');
-  git(dir.path, ['clone', '-q', '--mirror', makeHistoryRepo(dir.path, 'sha1'), server]);
-  const work = join(dir.path, 'work');
-  git(dir.path, ['clone', '-q', '--no-checkout', server, work]);
-  moveOn(work);
+  const { server, work } = serverAndWork(dir.path);
   const statuses = (refs: readonly { remoteRef: string; status: string; reason?: string | undefined; forced: boolean }[]): string[] =>
     refs.map((r) => `${r.remoteRef} ${r.status}${r.reason !== undefined ? ` (${r.reason})` : ''}${r.forced ? ' forced' : ''}`);
   // --atomic: one refusal refuses all; nothing changes on the server.
@@ -117,11 +123,7 @@ test("push: --force, --force-with-lease, --atomic, --delete, --follow-tags and a
 
 test("push: --dry-run changes nothing and reports as git does; a plain refspec goes where remote.<name>.push or push.default=upstream sends it; a branch section without a name is refused", async () => {
   using dir = tempDir();
-  const server = join(dir.path, 'server.git');
-  git(dir.path, ['clone', '-q', '--mirror', makeHistoryRepo(dir.path, 'sha1'), server]);
-  const work = join(dir.path, 'work');
-  git(dir.path, ['clone', '-q', '--no-checkout', server, work]);
-  moveOn(work);
+  const { server, work } = serverAndWork(dir.path);
   // --dry-run: git's report (porcelain too), git's exit status, and neither side changed.
   const before = [git(server, ['for-each-ref']).toString(), git(work, ['for-each-ref']).toString()];
   for (const args of [['--dry-run', 'origin', 'main', 'new'], ['--porcelain', '-n', 'origin', 'main', 'topic']]) {

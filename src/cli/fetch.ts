@@ -162,7 +162,10 @@ function remoteOrGroup(repo: Repository, name: string): string[] | undefined {
 
 /** The remotes of the group `remotes.<name>`, or undefined when there is no such group. */
 function remoteGroup(repo: Repository, name: string): string[] | undefined {
-  const values = repo.config.getAll(`remotes.${name}`).filter((v): v is string => typeof v === 'string');
+  // git compares the variable's name (`remotes.<group>`, lowercased as config keys are) with the
+  // argument as given: a path or URL is no group.
+  const key = `remotes.${name}`;
+  const values = repo.config.entries.filter((e) => e.key === key && typeof e.value === 'string').map((e) => e.value as string);
   return values.length > 0 ? values.flatMap((v) => v.split(/[ \t\n]+/).filter((x) => x !== '')) : undefined;
 }
 
