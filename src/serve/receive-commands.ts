@@ -4,11 +4,8 @@
 // deletes, fast-forwards, the update hook) and changed in a ref transaction; after the report,
 // the post-receive and post-update hooks.
 import { childProcess } from '../repo/lazy-child-process.js';
-import { readdirSync } from 'node:fs';
-import { join } from 'node:path';
 import { isPackwrightError } from '../errors/packwright-error.js';
 import { toHex } from '../hash/hex.js';
-import { RefStore } from '../refs/ref-store.js';
 import type { RefTransaction } from '../refs/ref-transaction.js';
 import { isValidRefname } from '../refs/refname.js';
 import type { Repository } from '../repo/repository.js';
@@ -21,7 +18,8 @@ import type { RevTip } from '../walk/rev-args.js';
 import { alternateRefIds } from './alternate-refs.js';
 import type { ReceiveSession } from './receive-pack.js';
 import { runHook, type ReceiveHookName } from './receive-hooks.js';
-import { linkedWorktreePath, mainWorktreePath, updateWorktree, type CheckedOut } from './update-worktree.js';
+import { checkedOutIn } from '../repo/checked-out-branch.js';
+import { updateWorktree } from './update-worktree.js';
 
 /** One command of a push and what became of it (git's struct command). */
 export interface Command {
@@ -314,28 +312,6 @@ function checkAliasedUpdates(s: ReceiveSession, commands: Command[]): void {
     s.error(`refusing inconsistent update between symref '${c.ref}' (${abbrev(c.oldId)}..${abbrev(c.newId)}) and its target '${target.ref}' (${abbrev(target.oldId)}..${abbrev(target.newId)})`);
     c.error = target.error = 'inconsistent aliased update';
   }
-}
-
-/** The work tree whose HEAD is the branch `name` (git's find_shared_symref), main or linked. */
-function checkedOutIn(repo: Repository, name: string): CheckedOut | undefined {
-  const head = repo.refs.read('HEAD');
-  if (head?.kind === 'symbolic' && head.target === name) {
-    // git's is_bare_repository: core.bare unset counts as bare where no work tree was found.
-    return { bare: repo.config.getBool('core.bare') !== false, path: mainWorktreePath(repo), gitDir: repo.commonDir };
-  }
-  let ids: string[] = [];
-  try {
-    ids = readdirSync(join(repo.commonDir, 'worktrees'));
-  } catch {
-    return undefined;
-  }
-  for (const id of ids) {
-    const adminDir = join(repo.commonDir, 'worktrees', id);
-    const v = new RefStore(adminDir, repo.commonDir, repo.refs.hashLength).read('HEAD');
-    const path = linkedWorktreePath(adminDir);
-    if (v?.kind === 'symbolic' && v.target === name && path !== undefined) return { bare: false, path, gitDir: adminDir };
-  }
-  return undefined;
 }
 
 const DENY_CURRENT_MESSAGE = `By default, updating the current branch in a non-bare repository

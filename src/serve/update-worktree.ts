@@ -3,34 +3,10 @@
 // code of its own: as git's receive-pack does, it runs git's (update-index, diff-files,
 // diff-index, read-tree), or the repository's push-to-checkout hook in their place.
 import { childProcess } from '../repo/lazy-child-process.js';
-import { existsSync, readFileSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { resolve } from 'node:path';
+import type { CheckedOut } from '../repo/checked-out-branch.js';
 import type { Repository } from '../repo/repository.js';
 import { runHook } from './receive-hooks.js';
-
-/** A work tree whose HEAD is a branch (git's struct worktree). */
-export interface CheckedOut {
-  /** The main work tree of a repository with core.bare unset or true: nothing to update. */
-  bare: boolean;
-  /** Its top directory. */
-  path: string;
-  /** Its git directory (the repository's, or `worktrees/<id>` for a linked one). */
-  gitDir: string;
-}
-
-/** The main work tree's directory: core.worktree, else the directory the git directory sits in. */
-export function mainWorktreePath(repo: Repository): string {
-  const configured = repo.config.get('core.worktree');
-  if (typeof configured === 'string' && configured !== '') return resolve(repo.gitDir, configured);
-  return dirname(repo.commonDir);
-}
-
-/** A linked work tree's directory: what `worktrees/<id>/gitdir` names, less its `.git`. */
-export function linkedWorktreePath(adminDir: string): string | undefined {
-  const file = join(adminDir, 'gitdir');
-  if (!existsSync(file)) return undefined;
-  return dirname(readFileSync(file, 'utf8').trim());
-}
 
 /** Runs `git <args>` for the work tree, resolving to its exit status (127 when there is no git to run). */
 function runGit(args: string[], cwd: string, env: Record<string, string>, output: (text: Buffer) => void): Promise<number> {
