@@ -364,3 +364,20 @@ test('fetch.writeCommitGraph (and --write-commit-graph): a layer of the split co
   assert.equal((await runPackwright(other, ['-c', 'fetch.writeCommitGraph=true', 'fetch', '-q', '--no-write-commit-graph', 'origin'], { env: GIT_ENV })).status, 0);
   assert.equal(existsSync(join(other, '.git', 'objects', 'info', 'commit-graphs')), false);
 });
+
+test("a branch checked out in a linked work tree is not fetched into (git's words), unless --update-head-ok; a bare repository's linked work tree too", async () => {
+  using dir = tempDir();
+  const { src, ours } = sideBySide(dir.path);
+  for (const repo of [ours, join(dir.path, 'bare.git')]) {
+    if (repo !== ours) git(dir.path, ['clone', '-q', '--bare', src, repo]);
+    const wt = join(dir.path, `wt-${repo === ours ? 'a' : 'b'}`);
+    git(repo, ['worktree', 'add', '-q', '-b', 'wt', wt, 'main~1']);
+    const theirs = await execFileAsync('git', ['fetch', src, 'main:wt'], { cwd: repo, env: GIT_ENV }).then(() => assert.fail('git refuses'), (e: { code: number; stderr: string }) => e);
+    const refused = await runPackwright(repo, ['fetch', src, 'main:wt'], { env: GIT_ENV });
+    assert.equal(refused.status, 128);
+    assert.equal(refused.stderr, theirs.stderr);
+    assert.match(refused.stderr, /^fatal: refusing to fetch into branch 'refs\/heads\/wt' checked out at '.*wt-[ab]'\n$/);
+    assert.equal((await runPackwright(repo, ['fetch', '-q', '-u', src, 'main:wt'], { env: GIT_ENV })).status, 0);
+    assert.equal(git(repo, ['rev-parse', 'wt']).toString(), git(src, ['rev-parse', 'main']).toString());
+  }
+});

@@ -16,6 +16,7 @@ import { isAncestor } from '../walk/is-ancestor.js';
 import type { Deepen } from './fetch-pack.js';
 import { shallowFilePath, writeShallowFile } from '../repo/shallow-file.js';
 import { writeReachableCommitGraph } from '../repo/repository-commit-graph.js';
+import { checkedOutIn } from '../repo/checked-out-branch.js';
 import { HaveNegotiator } from './have-negotiator.js';
 import type { ServerRef } from './list-server-refs.js';
 import { endWithoutFetch, fetchFromServer, readGreeting, serverObjectFormat, serverRefs } from './upload-pack-conversation.js';
@@ -294,11 +295,13 @@ async function fetchInto(repo: Repository, options: FetchOptions): Promise<Fetch
     const negatives = cmdline.length > 0 ? cmdline : remote.fetch;
     let entries = dedupe(map.filter((e) => !excludedByNegative(negatives, e.remote.ref)));
 
-    // A work tree's current branch is not fetched into (git's check_not_current_branch).
-    const checkedOut = repo.workTree !== undefined && options.updateHeadOk !== true ? current : undefined;
-    for (const e of entries) {
-      if (checkedOut !== undefined && e.local === checkedOut && localRefs.has(checkedOut)) {
-        throw new PackwrightError('INVALID_ARGUMENT', `refusing to fetch into branch '${checkedOut}' checked out at '${repo.workTree ?? ''}'`);
+    // A branch a work tree has checked out (this one's, or a linked one's) is not fetched into
+    // (git's check_not_current_branch).
+    if (options.updateHeadOk !== true) {
+      for (const e of entries) {
+        if (e.local === undefined || !e.local.startsWith('refs/heads/')) continue;
+        const worktree = checkedOutIn(repo, e.local);
+        if (worktree !== undefined && !worktree.bare) throw new PackwrightError('INVALID_ARGUMENT', `refusing to fetch into branch '${e.local}' checked out at '${worktree.path}'`);
       }
     }
 
