@@ -189,3 +189,23 @@ test("push.negotiate: what a fetch's negotiation finds the server has is left ou
   assert.equal(results[0]?.[3], 'true');
   assert.ok(Number(results[0]?.[0]) < Number(results[0]?.[2]), 'the negotiated pack is the smaller');
 });
+
+test("GIT_TRACE_PACKET: a push's packets as git's push traces them, the report through the side band as sideband", async () => {
+  using dir = tempDir();
+  const { work } = serverAndWork(dir.path);
+  const traces: string[][] = [];
+  for (const side of ['packwright', 'git']) {
+    const target = join(dir.path, `${side}.git`);
+    git(dir.path, ['init', '-q', '--bare', target]);
+    const file = join(dir.path, `${side}.trace`);
+    // The same server for both: git's receive-pack, whose own lines are left out.
+    const env = { ...GIT_ENV, GIT_TRACE_PACKET: file, GIT_TRACE_BARE: '1' };
+    const args = ['push', '-q', '--receive-pack=git receive-pack', target, 'main'];
+    if (side === 'git') await execFileAsync('git', args, { cwd: work, env });
+    else assert.equal((await runPackwright(work, args, { env })).status, 0);
+    traces.push(readFileSync(file, 'utf8').split('\n').filter((l) => /^packet: +(push|sideband)[<>]/.test(l)).map((l) => l.replace(/agent=\S+/, 'agent=X')).sort());
+  }
+  assert.deepEqual(traces[0], traces[1]);
+  assert.ok((traces[0] as string[]).some((l) => /^packet: {9}push> 0{40} [0-9a-f]{40} refs\/heads\/main\\0/.test(l)));
+  assert.ok((traces[0] as string[]).includes('packet:         push< unpack ok'));
+});
