@@ -381,3 +381,39 @@ test("a branch checked out in a linked work tree is not fetched into (git's word
     assert.equal(git(repo, ['rev-parse', 'wt']).toString(), git(src, ['rev-parse', 'main']).toString());
   }
 });
+
+test("bundles as git's bundle transport reads them: ls-remote, clone and fetch from a bundle file (v2 and v3, SHA-1 and SHA-256), its prerequisites checked", async () => {
+  using dir = tempDir();
+  for (const format of ['sha1', 'sha256'] as Format[]) {
+    const src = makeHistoryRepo(join(dir.path, format), format);
+    const bundle = (name: string, args: string[]): string => {
+      const file = join(dir.path, format, name);
+      git(src, ['bundle', 'create', '-q', ...(format === 'sha256' ? ['--version=3'] : []), file, ...args]);
+      return file;
+    };
+    const all = bundle('all.bundle', ['--all']);
+    const tip = bundle('tip.bundle', ['main~1..main']);
+    const ls = await runPackwright(dir.path, ['ls-remote', all], { env: GIT_ENV });
+    assert.equal(ls.stdout.toString(), git(dir.path, ['ls-remote', all]).toString());
+    // A bare clone: the refs, HEAD and the objects git's clone of the bundle leaves.
+    const ours = join(dir.path, format, 'ours.git');
+    const theirs = join(dir.path, format, 'theirs.git');
+    assert.equal((await runPackwright(dir.path, ['clone', '-q', '--bare', all, ours], { env: GIT_ENV })).status, 0);
+    git(dir.path, ['clone', '-q', '--bare', all, theirs]);
+    const view = (repo: string): string => [git(repo, ['for-each-ref']), git(repo, ['symbolic-ref', 'HEAD']), git(repo, ['cat-file', '--batch-all-objects', '--batch-check'])].join('');
+    assert.equal(view(ours), view(theirs));
+    git(ours, ['fsck', '--no-progress']);
+    // A thin bundle fetched where its prerequisite is, and refused where it is not.
+    const a = await runPackwright(ours, ['fetch', tip, 'main:from-bundle'], { env: GIT_ENV });
+    const b = await execFileAsync('git', ['fetch', tip, 'main:from-bundle'], { cwd: theirs, env: GIT_ENV });
+    assert.equal(a.status, 0, a.stderr);
+    assert.equal(a.stderr, b.stderr);
+    assert.equal(readFileSync(join(ours, 'FETCH_HEAD'), 'utf8'), readFileSync(join(theirs, 'FETCH_HEAD'), 'utf8'));
+    const empty = join(dir.path, format, 'empty');
+    git(dir.path, ['init', '-q', `--object-format=${format}`, empty]);
+    const refused = await runPackwright(empty, ['fetch', tip, 'main:x'], { env: GIT_ENV });
+    assert.notEqual(refused.status, 0);
+    assert.match(refused.stderr, new RegExp(`Repository lacks these prerequisite commits:\\n${git(src, ['rev-parse', 'main~1']).toString().trim()}\\n$`));
+    assert.equal(git(empty, ['for-each-ref']).toString(), '');
+  }
+});

@@ -88,6 +88,8 @@ export async function cloneBare(url: string, options: CloneOptions): Promise<Clo
   const filter = options.filter !== undefined ? normalizeFilterSpec(options.filter) : undefined;
   const conn = await openConnection(location, {
     ...remoteCallOptions(options), agent, service: 'git-upload-pack', protocol: options.protocol ?? 2, command: options.uploadPack, env: options.env, traceIdentity: 'clone',
+    // A bundle's prerequisites: a new repository has none of them.
+    localHas: () => false,
     // No repository yet: the proxy and the rest from the environment, as git reads it (the CLI adds the user's configuration).
     http: { ...httpSettings(new GitConfig(), url, options.env ?? process.env), ...options.http },
   });
@@ -104,9 +106,17 @@ export async function cloneBare(url: string, options: CloneOptions): Promise<Clo
       if (r.ref === 'HEAD') head = r.target;
       else if (r.oid !== 'unborn') refs.push(r.peeled !== undefined ? { ref: r.ref, oid: r.oid, peeled: r.peeled } : { ref: r.ref, oid: r.oid });
     }
+    const remoteHeadId = listed.find((r) => r.ref === 'HEAD' && r.oid !== 'unborn')?.oid;
+    // A server that names no target for HEAD (a bundle, an old server): git's guess_remote_head,
+    // the default branch if HEAD is at it, else the first branch that is.
+    if (head === undefined && remoteHeadId !== undefined) {
+      const env = options.env ?? process.env;
+      const defaultBranch = env['GIT_TEST_DEFAULT_INITIAL_BRANCH_NAME'] || 'master';
+      const at = (name: string): boolean => refs.some((r) => r.ref === name && r.oid === remoteHeadId);
+      head = [`refs/heads/${defaultBranch}`, 'refs/heads/master'].find(at) ?? refs.find((r) => r.ref.startsWith('refs/heads/') && r.oid === remoteHeadId)?.ref;
+    }
     // The server's HEAD, for origin/HEAD; the local HEAD may name another branch (--branch).
     const remoteHead = head;
-    const remoteHeadId = listed.find((r) => r.ref === 'HEAD' && r.oid !== 'unborn')?.oid;
     let partial = false;
     if (options.branch !== undefined) {
       head = `refs/heads/${options.branch}`;

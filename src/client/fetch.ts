@@ -215,7 +215,7 @@ async function fetchInto(repo: Repository, options: FetchOptions): Promise<Fetch
   const connect = (): Promise<Connection> => openConnection(location, {
     ...remoteCallOptions(options), ...sshSettings(repo), agent, headers: { ...extraHeaders(repo.config, url), ...options.headers },
     http: { ...httpSettings(repo.config, url, repo.env, remoteName), ...options.http },
-    service: 'git-upload-pack', protocol, command: options.uploadPack ?? remote.uploadPack, traceIdentity: 'fetch',
+    service: 'git-upload-pack', protocol, command: options.uploadPack ?? remote.uploadPack, traceIdentity: 'fetch', localHas: (id) => repo.objects.has(id),
   });
   const conn = await connect();
   let backfill: Connection | undefined;

@@ -6,7 +6,7 @@ import { packetTrace, tracePacketsSent, type PacketTrace } from '../protocol/pac
 import { childProcess } from '../repo/lazy-child-process.js';
 import { createRequire } from 'node:module';
 import { PassThrough } from 'node:stream';
-import { existsSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { resolve as resolvePath } from 'node:path';
 import { isPackwrightError, PackwrightError } from '../errors/packwright-error.js';
 import { encodePacket, PacketReader, streamSink } from '../protocol/pkt-line.js';
@@ -14,6 +14,7 @@ import { Repository } from '../repo/repository.js';
 import { receivePack } from '../serve/receive-pack.js';
 import { uploadPack } from '../serve/upload-pack.js';
 import type { AuthCallback, Credentials } from './client-options.js';
+import { bundleConnection, readBundleHeader } from './bundle-connection.js';
 import { HttpClient, type HttpRequestInit, type HttpResponse, type HttpSettings } from './http-request.js';
 
 /** The two services a client asks a git server for. */
@@ -165,6 +166,8 @@ export interface ConnectOptions {
   sshVariant?: string | undefined;
   /** The environment GIT_SSH_COMMAND, GIT_SSH, GIT_SSH_VARIANT and GIT_TRACE_PACKET are read from (default: the process's). */
   env?: Readonly<Record<string, string | undefined>> | undefined;
+  /** Whether the receiving repository has an object: a bundle's prerequisites are checked with it (none: not checked). */
+  localHas?: ((id: Buffer) => boolean) | undefined;
   /** Who the conversation's packets are traced as under GIT_TRACE_PACKET (git's packet_trace_identity; default `git`). */
   traceIdentity?: string | undefined;
 }
@@ -270,6 +273,11 @@ async function connect(location: RemoteLocation, options: ConnectOptions): Promi
   // In this process: packwright's upload-pack or receive-pack on the repository, over a pair of
   // streams; what the service says on its stderr goes to `options.stderr` (git shows a spawned
   // one's stderr).
+  // A bundle file (git's bundle transport): its refs and its pack, served from the file.
+  if (location.kind === 'local' && options.service === 'git-upload-pack' && statSync(location.path, { throwIfNoEntry: false })?.isFile() === true) {
+    const header = readBundleHeader(location.path);
+    if (header !== undefined) return { ...bundleConnection(location.path, header, options.localHas), stateless: false };
+  }
   let repo: Repository;
   try {
     repo = Repository.openGitDir(existsSync(`${location.path}/.git`) ? `${location.path}/.git` : location.path, { defaultRefresh: 'on-miss' });
