@@ -86,7 +86,7 @@ export function readBundleHeader(path: string): BundleHeader | undefined {
  * `has` tells whether the receiver has an object: a bundle whose prerequisites it lacks is refused
  * before anything is read, in git's words.
  */
-export function bundleConnection(path: string, header: BundleHeader, has: ((id: Buffer) => boolean) | undefined): { reader: PacketReader; request: (body: Buffer | AsyncIterable<Buffer>) => Promise<PacketReader>; close: () => void } {
+export function bundleConnection(path: string, header: BundleHeader, has: ((id: Buffer) => boolean) | undefined, onPacket?: PacketReader['onPacket']): { reader: PacketReader; request: (body: Buffer | AsyncIterable<Buffer>) => Promise<PacketReader>; close: () => void } {
   if (has !== undefined) {
     const lacking = header.prerequisites.filter((p) => !has(Buffer.from(p.id, 'hex')));
     if (lacking.length > 0) {
@@ -133,6 +133,7 @@ export function bundleConnection(path: string, header: BundleHeader, has: ((id: 
     .catch((e: unknown) => toClient.destroy(e instanceof Error ? e : new Error(String(e))))
     .finally(() => toClient.end());
   const reader = new PacketReader(toClient);
+  reader.onPacket = onPacket;
   const write = streamSink(toServer, 'the bundle is closed');
   return {
     reader,

@@ -9,7 +9,7 @@ import { PassThrough } from 'node:stream';
 import { existsSync, statSync } from 'node:fs';
 import { resolve as resolvePath } from 'node:path';
 import { isPackwrightError, PackwrightError } from '../errors/packwright-error.js';
-import { encodePacket, PacketReader, streamSink } from '../protocol/pkt-line.js';
+import { encodePacket, PacketReader, streamSink, type Packet } from '../protocol/pkt-line.js';
 import { Repository } from '../repo/repository.js';
 import { receivePack } from '../serve/receive-pack.js';
 import { uploadPack } from '../serve/upload-pack.js';
@@ -168,6 +168,8 @@ export interface ConnectOptions {
   env?: Readonly<Record<string, string | undefined>> | undefined;
   /** Whether the receiving repository has an object: a bundle's prerequisites are checked with it (none: not checked). */
   localHas?: ((id: Buffer) => boolean) | undefined;
+  /** Told each packet the conversation reads (set by openConnection when GIT_TRACE_PACKET asks). */
+  onPacket?: PacketReader['onPacket'];
   /** Who the conversation's packets are traced as under GIT_TRACE_PACKET (git's packet_trace_identity; default `git`). */
   traceIdentity?: string | undefined;
 }
@@ -205,20 +207,25 @@ export async function openConnection(location: RemoteLocation, options: ConnectO
   const trace = packetTrace(options.env ?? process.env, options.traceIdentity ?? 'git');
   if (trace === undefined) return connect(location, options);
   try {
-    return traced(await connect(location, options), trace);
+    // Each reader is told its packets from the first one (an HTTP server's smart header is read
+    // before the connection is handed on).
+    const onPacket = (p: Packet, as: string | undefined): void => trace(p.kind === 'data' ? p.data : (p.kind as Exclude<typeof p.kind, 'data' | 'eof'>), false, as);
+    return traced(await connect(location, { ...options, onPacket }), trace);
   } catch (e) {
     trace.close();
     throw e;
   }
 }
 
-/** `conn` with each packet it reads and sends told to `trace`. */
+/** A reader of `source` for a conversation, told its packets when they are traced. */
+function packetReader(source: AsyncIterable<Uint8Array>, options: ConnectOptions): PacketReader {
+  const reader = new PacketReader(source);
+  reader.onPacket = options.onPacket;
+  return reader;
+}
+
+/** `conn` with each packet it sends told to `trace` (what it reads is, by its readers), the trace closed with it. */
 function traced(conn: Connection, trace: PacketTrace): Connection {
-  const hook = (reader: PacketReader): PacketReader => {
-    reader.onPacket = (p, as) => trace(p.kind === 'data' ? p.data : (p.kind as Exclude<typeof p.kind, 'data' | 'eof'>), false, as);
-    return reader;
-  };
-  hook(conn.reader);
   const sent = tracePacketsSent(trace);
   const tap = async function* (body: AsyncIterable<Buffer>): AsyncGenerator<Buffer> {
     for await (const chunk of body) {
@@ -231,7 +238,7 @@ function traced(conn: Connection, trace: PacketTrace): Connection {
     stateless: conn.stateless,
     request: async (body) => {
       if (Buffer.isBuffer(body)) sent(body);
-      return hook(await conn.request(Buffer.isBuffer(body) ? body : tap(body)));
+      return conn.request(Buffer.isBuffer(body) ? body : tap(body));
     },
     close: () => {
       conn.close();
@@ -254,7 +261,7 @@ async function connect(location: RemoteLocation, options: ConnectOptions): Promi
     socket.on('error', () => undefined);
     const write = streamSink(socket, 'the connection is closed');
     await write(encodePacket(`${options.service} ${location.path}\0host=${location.host}\0${gitProtocol !== undefined ? `\0${gitProtocol}\0` : ''}`));
-    const reader = new PacketReader(withIdleTimeout(socket, options.idleTimeoutMs, () => socket.destroy()));
+    const reader = packetReader(withIdleTimeout(socket, options.idleTimeoutMs, () => socket.destroy()), options);
     return { reader, stateless: false, request: async (body) => { await writeBody(write, body); return reader; }, close: () => socket.destroy() };
   }
   if (location.kind === 'ssh' || options.command !== undefined) {
@@ -266,7 +273,7 @@ async function connect(location: RemoteLocation, options: ConnectOptions): Promi
     const child = childProcess().spawn(file, args, { stdio: ['pipe', 'pipe', 'inherit'], env });
     child.on('error', () => undefined);
     child.stdin.on('error', () => undefined);
-    const reader = new PacketReader(withIdleTimeout(child.stdout, options.idleTimeoutMs, () => child.kill()));
+    const reader = packetReader(withIdleTimeout(child.stdout, options.idleTimeoutMs, () => child.kill()), options);
     const write = streamSink(child.stdin, 'the remote end hung up');
     return { reader, stateless: false, request: async (body) => { await writeBody(write, body); return reader; }, close: () => { child.stdin.end(); child.kill(); } };
   }
@@ -276,7 +283,7 @@ async function connect(location: RemoteLocation, options: ConnectOptions): Promi
   // A bundle file (git's bundle transport): its refs and its pack, served from the file.
   if (location.kind === 'local' && options.service === 'git-upload-pack' && statSync(location.path, { throwIfNoEntry: false })?.isFile() === true) {
     const header = readBundleHeader(location.path);
-    if (header !== undefined) return { ...bundleConnection(location.path, header, options.localHas), stateless: false };
+    if (header !== undefined) return { ...bundleConnection(location.path, header, options.localHas, options.onPacket), stateless: false };
   }
   let repo: Repository;
   try {
@@ -301,7 +308,7 @@ async function connect(location: RemoteLocation, options: ConnectOptions): Promi
       toClient.end();
       repo.close();
     });
-  const reader = new PacketReader(toClient);
+  const reader = packetReader(toClient, options);
   const write = streamSink(toServer, 'the remote end hung up');
   return { reader, stateless: false, request: async (body) => { await writeBody(write, body); return reader; }, close: () => toServer.end() };
 }
@@ -365,7 +372,7 @@ function httpConnection(given: URL, options: ConnectOptions, gitProtocol: string
     credentials = next;
     return true;
   };
-  const body = (response: HttpResponse): PacketReader => new PacketReader(withIdleTimeout(response.body, options.idleTimeoutMs, () => response.body.destroy()));
+  const body = (response: HttpResponse): PacketReader => packetReader(withIdleTimeout(response.body, options.idleTimeoutMs, () => response.body.destroy()), options);
   // Until the answer's headers come, the same limit holds (a server that never answers at all).
   // (Not while a streamed body goes out: its answer comes only once it is all sent.)
   const sendOnce = async (url: URL, init: HttpRequestInit, streamed: boolean): Promise<HttpResponse> => {
