@@ -14,7 +14,7 @@ import { Repository } from '../repo/repository.js';
 import { receivePack } from '../serve/receive-pack.js';
 import { uploadPack } from '../serve/upload-pack.js';
 import type { AuthCallback, Credentials } from './client-options.js';
-import { bundleConnection, readBundleHeader } from './bundle-connection.js';
+import { readBundleHeader, serveBundle } from './bundle-transport.js';
 import { HttpClient, type HttpRequestInit, type HttpResponse, type HttpSettings } from './http-request.js';
 
 /** The two services a client asks a git server for. */
@@ -283,7 +283,7 @@ async function connect(location: RemoteLocation, options: ConnectOptions): Promi
   // A bundle file (git's bundle transport): its refs and its pack, served from the file.
   if (location.kind === 'local' && options.service === 'git-upload-pack' && statSync(location.path, { throwIfNoEntry: false })?.isFile() === true) {
     const header = readBundleHeader(location.path);
-    if (header !== undefined) return { ...bundleConnection(location.path, header, options.localHas, options.onPacket), stateless: false };
+    if (header !== undefined) return inProcess(serveBundle(location.path, header, options.localHas), options);
   }
   let repo: Repository;
   try {
@@ -308,9 +308,14 @@ async function connect(location: RemoteLocation, options: ConnectOptions): Promi
       toClient.end();
       repo.close();
     });
-  const reader = packetReader(toClient, options);
-  const write = streamSink(toServer, 'the remote end hung up');
-  return { reader, stateless: false, request: async (body) => { await writeBody(write, body); return reader; }, close: () => toServer.end() };
+  return inProcess({ toServer, toClient }, options);
+}
+
+/** A conversation with a service run in this process, over its pair of streams. */
+function inProcess(streams: { toServer: PassThrough; toClient: PassThrough }, options: ConnectOptions): Connection {
+  const reader = packetReader(streams.toClient, options);
+  const write = streamSink(streams.toServer, 'the remote end hung up');
+  return { reader, stateless: false, request: async (body) => { await writeBody(write, body); return reader; }, close: () => streams.toServer.end() };
 }
 
 /** How many times a server that keeps answering 401 is asked again with new credentials (git asks once). */

@@ -5,7 +5,7 @@
 import { closeSync, openSync, readSync } from 'node:fs';
 import { PassThrough } from 'node:stream';
 import { PackwrightError } from '../errors/packwright-error.js';
-import { encodePacket, FLUSH_PACKET, LARGE_PACKET_MAX, PacketReader, streamSink } from '../protocol/pkt-line.js';
+import { encodePacket, FLUSH_PACKET, LARGE_PACKET_MAX, PacketReader } from '../protocol/pkt-line.js';
 import { sidebandFrames } from '../protocol/sideband.js';
 
 /** What a bundle's header says (git's bundle.c read_bundle_header). */
@@ -81,12 +81,12 @@ export function readBundleHeader(path: string): BundleHeader | undefined {
 }
 
 /**
- * The bundle at `path` as a v0 upload-pack on a pair of streams: its refs advertised with a side
- * band and the object format, then, once the client has said `done`, `NAK` and the pack on band 1.
- * `has` tells whether the receiver has an object: a bundle whose prerequisites it lacks is refused
- * before anything is read, in git's words.
+ * The bundle at `path` served as a v0 upload-pack on a pair of streams: its refs advertised with
+ * a side band and the object format, then, once the client has said `done`, `NAK` and the pack on
+ * band 1. `has` tells whether the receiver has an object: a bundle whose prerequisites it lacks is
+ * refused before anything is read, in git's words.
  */
-export function bundleConnection(path: string, header: BundleHeader, has: ((id: Buffer) => boolean) | undefined, onPacket?: PacketReader['onPacket']): { reader: PacketReader; request: (body: Buffer | AsyncIterable<Buffer>) => Promise<PacketReader>; close: () => void } {
+export function serveBundle(path: string, header: BundleHeader, has: ((id: Buffer) => boolean) | undefined): { toServer: PassThrough; toClient: PassThrough } {
   if (has !== undefined) {
     const lacking = header.prerequisites.filter((p) => !has(Buffer.from(p.id, 'hex')));
     if (lacking.length > 0) {
@@ -132,16 +132,5 @@ export function bundleConnection(path: string, header: BundleHeader, has: ((id: 
   })()
     .catch((e: unknown) => toClient.destroy(e instanceof Error ? e : new Error(String(e))))
     .finally(() => toClient.end());
-  const reader = new PacketReader(toClient);
-  reader.onPacket = onPacket;
-  const write = streamSink(toServer, 'the bundle is closed');
-  return {
-    reader,
-    request: async (body) => {
-      if (Buffer.isBuffer(body)) await write(body);
-      else for await (const chunk of body) await write(chunk);
-      return reader;
-    },
-    close: () => toServer.end(),
-  };
+  return { toServer, toClient };
 }
