@@ -106,12 +106,7 @@ export async function fetchPackV0(conn: Connection, caps: ReadonlyMap<string, st
   let inVain = 0;
   let seenAck = false;
   for (;;) {
-    const haves: string[] = [];
-    while (detailed && options.negotiator !== undefined && haves.length < flushAt) {
-      const h = options.negotiator.next();
-      if (h === undefined) break;
-      haves.push(h);
-    }
+    const haves = detailed ? options.negotiator?.take(flushAt) ?? [] : [];
     if (haves.length === 0) break;
     inVain += haves.length;
     const round = haves.map((h) => encodePacket(`have ${h}\n`));

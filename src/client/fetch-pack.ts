@@ -189,12 +189,7 @@ export async function fetchPack(conn: Connection, caps: ReadonlyMap<string, stri
   let inVain = 0;
   let seenAck = false;
   for (;;) {
-    const haves: string[] = [];
-    while (options.negotiator !== undefined && haves.length < flushAt) {
-      const h = options.negotiator.next();
-      if (h === undefined) break;
-      haves.push(h);
-    }
+    const haves = options.negotiator?.take(flushAt) ?? [];
     inVain += haves.length;
     const done = haves.length === 0 || (seenAck && inVain >= MAX_IN_VAIN);
     const args = [...head, ...[...common].map((c) => `have ${c}`), ...haves.map((h) => `have ${h}`), ...(done ? ['done'] : [])];
@@ -227,12 +222,7 @@ export async function negotiateCommon(conn: Connection, caps: ReadonlyMap<string
   let rounds = 0;
   for (let last = false; !last;) {
     rounds++;
-    const haves: string[] = [];
-    while (haves.length < flushAt) {
-      const h = negotiator.next();
-      if (h === undefined) break;
-      haves.push(h);
-    }
+    const haves = negotiator.take(flushAt);
     flushAt = nextFlush(flushAt);
     inVain += haves.length;
     if (haves.length === 0 || (seenAck && inVain >= MAX_IN_VAIN)) last = true;

@@ -60,6 +60,17 @@ export class HaveNegotiator {
     }
   }
 
+  /** Up to `count` commits to offer next (a round's haves): fewer when nothing more is worth offering. */
+  take(count: number): string[] {
+    const out: string[] = [];
+    while (out.length < count) {
+      const h = this.next();
+      if (h === undefined) break;
+      out.push(h);
+    }
+    return out;
+  }
+
   /** The server acknowledged `hex`: it and everything below it are common (git's ack). Whether it was news. */
   ack(hex: string): boolean {
     const n = this.commit(Buffer.from(hex, 'hex'));
