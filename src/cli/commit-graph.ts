@@ -153,15 +153,11 @@ function expireTime(v: string): number {
   return Math.floor(ms / 1000);
 }
 
-
-
 function inputError(io: CommandIO, message: string): number {
   io.stderr.write(`error: ${message}\n`);
   return 1;
 }
 
-
 function lines(io: CommandIO): string[] {
   return readAll(io.stdin).toString('utf8').split('\n').map((l) => l.trim()).filter((l) => l !== '');
 }
-

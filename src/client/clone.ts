@@ -14,6 +14,7 @@ import { endWithoutFetch, fetchFromServer, readGreeting, serverObjectFormat, ser
 import { openConnection, parseRemoteUrl } from './transport.js';
 import { GitConfig } from '../config/git-config.js';
 import { httpSettings } from './remote-call-config.js';
+import { defaultBranchName } from './remote-config.js';
 import { remoteCallOptions, type RemoteCallOptions } from './client-options.js';
 import { normalizeFilterSpec } from '../walk/object-filter.js';
 
@@ -110,8 +111,7 @@ export async function cloneBare(url: string, options: CloneOptions): Promise<Clo
     // A server that names no target for HEAD (a bundle, an old server): git's guess_remote_head,
     // the default branch if HEAD is at it, else the first branch that is.
     if (head === undefined && remoteHeadId !== undefined) {
-      const env = options.env ?? process.env;
-      const defaultBranch = env['GIT_TEST_DEFAULT_INITIAL_BRANCH_NAME'] || 'master';
+      const defaultBranch = defaultBranchName(new GitConfig(), options.env ?? process.env);
       const at = (name: string): boolean => refs.some((r) => r.ref === name && r.oid === remoteHeadId);
       head = [`refs/heads/${defaultBranch}`, 'refs/heads/master'].find(at) ?? refs.find((r) => r.ref.startsWith('refs/heads/') && r.oid === remoteHeadId)?.ref;
     }

@@ -397,11 +397,6 @@ function followTags(repo: Repository, localRefs: readonly { name: string; id: Bu
 }
 
 /**
- * What a push without refspecs sends (git's push.default): `simple` (the default: the current
- * branch to the branch of the same name, which must be its upstream on its own remote), `current`,
- * `upstream` (to what it merges from), `matching` (every branch the server has too), `nothing`.
- */
-/**
  * git's refspec_append_mapped: a refspec without a colon that names one local ref (by git's
  * rules for short names) goes where the remote's push refspecs send that ref, else, under
  * push.default=upstream, to its branch's upstream; otherwise it stays as given (the same name).
@@ -423,6 +418,11 @@ function mappedRefspec(repo: Repository, remote: RemoteConfig, given: string): s
   return given;
 }
 
+/**
+ * What a push without refspecs sends (git's push.default): `simple` (the default: the current
+ * branch to the branch of the same name, which must be its upstream on its own remote), `current`,
+ * `upstream` (to what it merges from), `matching` (every branch the server has too), `nothing`.
+ */
 function pushDefault(repo: Repository, remote: RemoteConfig, branchName: string | undefined): Refspec {
   const mode = (repo.config.get('push.default') ?? 'simple') as string;
   if (mode === 'matching') return parseRefspec(':', 'push');

@@ -122,7 +122,7 @@ function readLegacyRemote(repo: LegacyRemotesPlace, name: string, config: GitCon
 }
 
 /** git's default branch name: GIT_TEST_DEFAULT_INITIAL_BRANCH_NAME, init.defaultBranch, else master. */
-function defaultBranchName(config: GitConfig, env: Readonly<Record<string, string | undefined>>): string {
+export function defaultBranchName(config: GitConfig, env: Readonly<Record<string, string | undefined>>): string {
   const test = env['GIT_TEST_DEFAULT_INITIAL_BRANCH_NAME'];
   if (test !== undefined && test !== '') return test;
   const configured = config.get('init.defaultbranch');
