@@ -6,7 +6,7 @@
 // the ratio packwright/git and peak RSS. Writes bench/report/report.md and report.json.
 import { execFileSync, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { closeSync, existsSync, mkdirSync, openSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { lineChart } from './svg.mjs';
 import { dirname, join } from 'node:path';
@@ -495,6 +495,34 @@ function completeRepo(name, source, ref, extra = []) {
   if (!existsSync(join(out, 'objects', 'pack')) && source() !== undefined) execFileSync(process.execPath, [join(here, 'make-complete-repo.mjs'), source(), out, ref, ...extra], { stdio: 'ignore' });
   return out;
 }
+/**
+ * The branches and tags of `source` (a partial clone) as a complete repository of their own:
+ * the snapshot lacks only objects its pull requests' refs reach, so these need nothing it lacks.
+ * Repacked through alternates, which reuses the snapshot's deltas; git's repack also copies the
+ * snapshot's promisor pack, which goes. Checked with fsck before it is named `name`.
+ */
+function branchesAndTags(name, source) {
+  const out = join(work, name);
+  if (existsSync(out)) return out;
+  const tmp = `${out}.tmp`;
+  rmSync(tmp, { recursive: true, force: true });
+  execFileSync('git', ['init', '-q', '--bare', tmp]);
+  const objects = execFileSync('git', ['rev-parse', '--path-format=absolute', '--git-path', 'objects'], { cwd: source }).toString().trim();
+  writeFileSync(join(tmp, 'objects', 'info', 'alternates'), `${objects}\n`);
+  const refs = execFileSync('git', ['for-each-ref', '--format=create %(refname) %(objectname)', 'refs/heads', 'refs/tags'], { cwd: source, maxBuffer: 1 << 26 });
+  execFileSync('git', ['update-ref', '--stdin'], { cwd: tmp, input: refs });
+  execFileSync('git', ['symbolic-ref', 'HEAD', execFileSync('git', ['symbolic-ref', 'HEAD'], { cwd: source }).toString().trim()], { cwd: tmp });
+  execFileSync('git', ['pack-refs', '--all'], { cwd: tmp });
+  execFileSync('git', ['repack', '-a', '-d', '-b', '-q'], { cwd: tmp });
+  rmSync(join(tmp, 'objects', 'info', 'alternates'));
+  const packs = join(tmp, 'objects', 'pack');
+  for (const f of readdirSync(packs).filter((f) => f.endsWith('.promisor'))) {
+    for (const ext of ['.pack', '.idx', '.bitmap', '.rev', '.promisor']) rmSync(join(packs, f.replace(/\.promisor$/, ext)), { force: true });
+  }
+  execFileSync('git', ['fsck', '--connectivity-only', '--no-dangling'], { cwd: tmp, stdio: 'ignore' });
+  renameSync(tmp, out);
+  return out;
+}
 /** A copy of `repo` after `git repack -adb` (bitmaps, as a server's gc leaves them). */
 function bitmapped(repo) {
   const out = `${repo}-bitmapped`;
@@ -542,6 +570,39 @@ if (existsSync(gitMirror)) {
     git: (repo) => ['git', ['pack-objects', '--revs', '--all', '--stdout', '-q', '--delta-base-offset', '--no-use-bitmap-index'], repo],
   });
 }
+// The HTTP cases' two servers: packwright serve, and git http-backend behind a Node CGI bridge.
+const servers = {};
+const start = (argv) => {
+  const child = spawn(process.execPath, argv, { stdio: ['ignore', 'pipe', 'ignore'] });
+  return new Promise((resolve) => child.stdout.once('data', (d) => resolve({ child, url: d.toString().trim() })));
+};
+/** Both servers over the bench's directory, serving `repo` (each stops at teardown, or by itself when idle). */
+const startServers = async (repo) => {
+  servers.name = repo.slice(work.length + 1);
+  servers.packwright = await start([cli, 'serve', `--base-path=${work}`, '--export-all', '--idle-timeout=900', `--stats-file=${join(work, 'serve-http-pw.json')}`]);
+  servers.git = await start([join(here, 'cgi-bridge.mjs'), work, join(work, 'serve-http-git.json')]);
+  return repo;
+};
+const stopServers = async () => {
+  for (const side of ['packwright', 'git']) {
+    const exited = new Promise((resolve) => servers[side].child.once('exit', resolve));
+    servers[side].child.kill('SIGTERM');
+    await exited;
+  }
+};
+const viaGit = () => `${servers.git.url.replace(/\/$/, '')}/${servers.name}`;
+/** packwright's clone --bare against git's (and isomorphic-git's) from git http-backend: issue 41's clone line. */
+function clientClone(label, make) {
+  const dst = join(work, 'served-clone.git');
+  cases.push({
+    name: `client: clone --bare over HTTP from git http-backend, packwright clone vs git clone (${label})`,
+    setup: () => startServers(make()),
+    packwright: () => ['sh', ['-c', `rm -rf ${dst} && ${process.execPath} ${cli} clone -q --bare ${viaGit()} ${dst}`], work],
+    git: () => ['sh', ['-c', `rm -rf ${dst} && git clone -q --bare ${viaGit()} ${dst}`], work],
+    reference: { label: 'isomorphic-git clone (noCheckout)', setup: () => {}, run: () => [process.execPath, [join(here, 'isogit-clone.mjs'), viaGit(), join(work, 'isogit-clone')], work] },
+    teardown: stopServers,
+  });
+}
 for (const [label, make] of served) {
   for (const [kind, prepare] of [['', (r) => r], ['after repack -adb, ', bitmapped], ['after repack -adb and a push, ', bitmappedThenPushed]]) {
     const pwRss = join(work, 'serve-pw.rss');
@@ -575,25 +636,6 @@ for (const [label, make] of served) {
     git: fetch('git upload-pack'),
   });
   // Over HTTP: packwright serve against git http-backend behind a Node CGI bridge.
-  const servers = {};
-  const start = (argv) => {
-    const child = spawn(process.execPath, argv, { stdio: ['ignore', 'pipe', 'ignore'] });
-    return new Promise((resolve) => child.stdout.once('data', (d) => resolve({ child, url: d.toString().trim() })));
-  };
-  /** Both servers over the bench's directory, serving `repo` (each stops at teardown, or by itself when idle). */
-  const startServers = async (repo) => {
-    servers.name = repo.slice(work.length + 1);
-    servers.packwright = await start([cli, 'serve', `--base-path=${work}`, '--export-all', '--idle-timeout=900', `--stats-file=${join(work, 'serve-http-pw.json')}`]);
-    servers.git = await start([join(here, 'cgi-bridge.mjs'), work, join(work, 'serve-http-git.json')]);
-    return repo;
-  };
-  const stopServers = async () => {
-    for (const side of ['packwright', 'git']) {
-      const exited = new Promise((resolve) => servers[side].child.once('exit', resolve));
-      servers[side].child.kill('SIGTERM');
-      await exited;
-    }
-  };
   const httpClone = (side) => () => ['sh', ['-c', `rm -rf ${dst} && git clone -q --bare ${servers[side].url.replace(/\/$/, '')}/${servers.name} ${dst}`], work];
   const dst = join(work, 'served-clone.git');
   cases.push({
@@ -634,15 +676,7 @@ for (const [label, make] of served) {
   });
   // The client (issue 41): packwright's clone, fetch and push against git's, both talking to git
   // http-backend behind the CGI bridge (the same server for both clients).
-  const viaGit = () => `${servers.git.url.replace(/\/$/, '')}/${servers.name}`;
-  cases.push({
-    name: `client: clone --bare over HTTP from git http-backend, packwright clone vs git clone (${label})`,
-    setup: () => startServers(make()),
-    packwright: () => ['sh', ['-c', `rm -rf ${dst} && ${process.execPath} ${cli} clone -q --bare ${viaGit()} ${dst}`], work],
-    git: () => ['sh', ['-c', `rm -rf ${dst} && git clone -q --bare ${viaGit()} ${dst}`], work],
-    reference: { label: 'isomorphic-git clone (noCheckout)', setup: () => {}, run: () => [process.execPath, [join(here, 'isogit-clone.mjs'), viaGit(), join(work, 'isogit-clone')], work] },
-    teardown: stopServers,
-  });
+  clientClone(label, make);
   cases.push({
     name: `client: fetch of 10 new commits over HTTP from git http-backend, packwright fetch vs git fetch (${label})`,
     setup: () => startServers(withFetchBase()),
@@ -677,6 +711,11 @@ for (const [label, make] of served) {
     },
   });
 }
+
+// Issue 41's clone of a repository of 300 MB or more: git.git's branches and tags as its snapshot
+// holds them, repacked from the snapshot's own deltas (85k commits, 419k objects, a 318 MB pack
+// with a bitmap, as a server's gc leaves it).
+if (existsSync(gitMirror)) clientClone('git, branches and tags, 85k commits, 318 MB', () => branchesAndTags('git-full.git', gitMirror));
 
 // Receiving pushes (issue 39): a whole history pushed into an empty repository, the same git
 // client on both sides, git's receive-pack (with its index-pack) against packwright's. The
