@@ -44,8 +44,6 @@ export class EntryScanner {
   kept: KeptDeltas | undefined;
   /** Where the last entry's data went in `kept.data`, plus one (0: not kept): the caller commits it. */
   keptAt = 0;
-  /** Bits `1 << type` of the non-delta types kept too (pass 2 would read them again for its visitor). */
-  keepTypes = 0;
 
   /**
    * Scans the entry at pack offset `pos`, found at `buf[at]`, with valid bytes up to `buf[end]`.
@@ -58,12 +56,9 @@ export class EntryScanner {
     if (n === HEADER_INCOMPLETE) return NEED_MORE;
     const size = h.size;
     // A delta that the kept store has room for is inflated straight into it (committed by the
-    // caller with `keptAt`); anything else into the scratch buffer, whose room before the data
-    // lets a non-delta be hashed in place, and a kept one is copied to the store from there.
+    // caller with `keptAt`); anything else into the scratch buffer.
     const kept = this.kept;
-    const isDelta = h.type >= OBJ_OFS_DELTA;
-    const keep = kept !== undefined && (isDelta || (this.keepTypes & (1 << h.type)) !== 0) && kept.used + size + 1 <= kept.data.length;
-    const keepDelta = keep && isDelta;
+    const keep = kept !== undefined && h.type >= OBJ_OFS_DELTA && kept.used + size + 1 <= kept.data.length;
     // Room for the header, the data and the one spare byte inflateExact needs to see the end.
     const need = MAX_HEADER_LENGTH + size + 1;
     if (need > this.scratch.length) {
@@ -74,11 +69,11 @@ export class EntryScanner {
         throw new PackwrightError('PACK_CORRUPT', `${this.name}: object at offset ${pos} declares ${size} bytes, more than the ${this.inputSize - pos} bytes left can inflate to`, { file: this.name, offset: pos });
       }
       if (size > 0xffffffff) throw new PackwrightError('PACK_TOO_LARGE', `${this.name}: object at offset ${pos} declares ${size} bytes`, { file: this.name, offset: pos });
-      if (!keepDelta) this.scratch = Buffer.allocUnsafeSlow(Math.max(need, this.scratch.length * 2));
+      if (!keep) this.scratch = Buffer.allocUnsafeSlow(Math.max(need, this.scratch.length * 2));
     }
     this.keptAt = keep ? kept.used + 1 : 0;
     // In the scratch buffer, room before the data for "<type> <size>\0" makes the object hash as one range.
-    const used = keepDelta
+    const used = keep
       ? this.inflater.inflateExact(buf, at + n, end, kept.data, kept.used, size)
       : this.inflater.inflateExact(buf, at + n, end, this.scratch, MAX_HEADER_LENGTH, size);
     if (used === INFLATE_INPUT_ENDED) return NEED_MORE;
@@ -87,8 +82,7 @@ export class EntryScanner {
     }
     const total = n + used;
     this.crc = crc32(buf, at, at + total);
-    if (!isDelta) {
-      if (keep) (kept as KeptDeltas).data.set(this.scratch.subarray(MAX_HEADER_LENGTH, MAX_HEADER_LENGTH + size), (kept as KeptDeltas).used);
+    if (h.type < OBJ_OFS_DELTA) {
       const start = writeHeaderBefore(this.scratch, MAX_HEADER_LENGTH, h.type, size);
       const object = this.scratch.subarray(start, MAX_HEADER_LENGTH + size);
       if (this.lanes === undefined) hashInto(this.format, object, ids, idAt);

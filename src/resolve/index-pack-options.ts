@@ -182,8 +182,6 @@ export interface IndexPackResult {
     resident: boolean;
     /** Deltas whose data pass 1 kept for pass 2, which did not inflate them again (kept-deltas.ts). */
     keptDeltas: number;
-    /** Commits, trees and tags pass 1 kept for pass 2's visitor (the link checks), which did not inflate them again. */
-    keptObjects: number;
     /** Deltas each thread resolved. */
     perThread: number[];
     /** Children resolved from branches offered by another thread. */

@@ -245,7 +245,6 @@ class IndexPackJob {
     const usedExternal: Buffer[] = [];
     const stats = await this.resolve(scan, usedExternal);
     const keptDeltas = scan.kept?.count ?? 0;
-    const keptObjects = scan.kept?.objects ?? 0;
     // Pass 2 was their only reader.
     delete scan.kept;
     // The threads are done: let their memory go before the index is built.
@@ -277,7 +276,7 @@ class IndexPackJob {
         return (indexBytes ??= readFileSync(paths.indexPath as string));
       },
       stats: {
-        countsByType, deltas: stats.deltas, chainHistogram: stats.chainHistogram, peakLiveBytes: stats.peakLiveBytes, threads: stats.perThread.length, resident: scan.data !== undefined, keptDeltas, keptObjects,
+        countsByType, deltas: stats.deltas, chainHistogram: stats.chainHistogram, peakLiveBytes: stats.peakLiveBytes, threads: stats.perThread.length, resident: scan.data !== undefined, keptDeltas,
         perThread: stats.perThread, stolen: stats.stolen, phases: this.phases,
       },
     };
@@ -374,15 +373,10 @@ class IndexPackJob {
       } else {
         source = streamSource(input, options.signal);
       }
-      // The pack is read back whole after pass 1 if it fits beside what is kept (below). With
-      // helpers, only this thread's share of the entries is kept (they scan regions it may not
-      // adopt). That once measured no faster (gitoxide.pack --stdin --threads=2: 6.30 against
-      // 6.46 s, deltas only); with the objects pass 2 shows its visitor kept too, and pass 1 on a
-      // stream, it is (gitoxide's push pack --stdin --check-self-contained-and-connected, 5
-      // interleaved pairs: 2.46 -> 2.34 s, 4.63 -> 4.42 CPU-s, 198 -> 236 MB; a clone of it from
-      // http-backend: 3.16 -> 3.09 s, 200 -> 232 MB), within the plan's ceiling.
-      scanOptions.keepDeltas = (count) => planPackHolding(this.residentLimit(count), count, undefined, this.threads, true).keepDeltas;
-      scanOptions.keepTypes = options.visitor?.types ?? 0;
+      // The pack is read back whole after pass 1 if it fits beside the deltas kept (below). With
+      // workers, keeping them measured no faster (gitoxide.pack --stdin --threads=2: 6.30 against
+      // 6.46 s) and held 38 MB more: a received pack is kept only for one thread.
+      scanOptions.keepDeltas = (count) => planPackHolding(this.residentLimit(count), count, undefined, this.threads, this.threads === 1).keepDeltas;
       if (this.spool === undefined) {
         scanOptions.sink = (bytes) => {
           writeFully(fd, bytes, this.tmpPack as string);

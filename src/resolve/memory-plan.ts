@@ -188,10 +188,9 @@ export interface PackHolding {
  * twice the pack's size (gitoxide.pack inflates to 1.24 times its size in deltas), or for a
  * stream `KEPT_BYTES_PER_OBJECT` an object: keeping them
  * made index-pack --threads=1 of gitoxide.pack 12% faster, where holding the pack instead of
- * reading entries back gains 1%. The pack is held if it fits in what is left. Deltas are kept
- * when the caller says (`keep`): helpers scanning regions of a split pass 1 do not keep theirs,
- * and for a file keeping the main thread's share measured no faster at two threads; for a stream
- * it is (index-pack.ts).
+ * reading entries back gains 1%. The pack is held if it fits in what is left. Deltas are kept only
+ * when this thread scans the whole pack (`keep`): helpers scanning regions of a split pass 1 do
+ * not keep theirs, and keeping the main thread's share measured no faster at two threads.
  */
 export function planPackHolding(residentLimit: number, objects: number, packSize: number | undefined, threads: number, keep: boolean): PackHolding {
   // The kept deltas' table (4 bytes an entry), then a pack read back through block caches.

@@ -155,11 +155,6 @@ export interface ScanOptions {
    * asked once the header is read (0, or absent: none).
    */
   keepDeltas?: ((objects: number) => number) | undefined;
-  /**
-   * Non-delta objects of these types (bits `1 << type`) are kept as well as deltas: the ones pass
-   * 2's visitor is shown, which it would otherwise inflate again.
-   */
-  keepTypes?: number | undefined;
   /** Receives the pack's bytes, in order, as they are consumed (to write a pack read from a stream). */
   sink?: ((bytes: Uint8Array) => void) | undefined;
   /** Read the whole pack into this buffer and keep it (`PackScan.data`). */
@@ -269,7 +264,6 @@ export class PackScanner {
     this.scan.count = count;
     const keep = this.options.keepDeltas?.(count) ?? 0;
     if (keep > 0) this.scan.kept = this.entries.kept = allocKeptDeltas(this.scan.capacity, keep, this.shared);
-    this.entries.keepTypes = this.options.keepTypes ?? 0;
   }
 
   private room(k: number): PackScan {
@@ -326,7 +320,7 @@ export class PackScanner {
       scan.sizes[k] = h.size;
       scan.headerLengths[k] = h.headerLength;
       scan.crc32[k] = es.crc;
-      if (es.keptAt !== 0) commitKeptDelta(scan.kept as KeptDeltas, k, es.keptAt, h.size, h.type >= OBJ_OFS_DELTA);
+      if (es.keptAt !== 0) commitKeptDelta(scan.kept as KeptDeltas, k, es.keptAt, h.size);
       // Bases precede their deltas, so a binary search over the offsets seen so far finds it.
       scan.ofsBase[k] = h.type === OBJ_OFS_DELTA ? findOffset(scan.offsets, k, h.baseOffset) : -1;
       if (h.type === OBJ_REF_DELTA) addRefDelta(scan.refs, k, w.buf, h.baseIdPosition, H);

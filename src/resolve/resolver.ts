@@ -342,18 +342,12 @@ export class Resolver {
   }
 
   /**
-   * Entry `k`'s data into `out`: kept by pass 1 (kept-deltas.ts), or its zlib stream read back from
-   * the file and inflated. Reads go through
+   * Reads entry `k`'s zlib stream back from the file and inflates it into `out`. Reads go through
    * a small per-thread cache of aligned blocks: a pread costs ~6 µs on these machines, and a
    * subtree's entries tend to sit near each other in the pack.
    */
   private inflateEntry(k: number, out: Buffer, outOffset = 0): void {
     const s = this.s;
-    const keptAt = s.kept !== undefined ? (s.kept.at[k] as number) : 0;
-    if (keptAt !== 0) {
-      out.set((s.kept as KeptDeltas).data.subarray(keptAt - 1, keptAt - 1 + (s.sizes[k] as number)), outOffset);
-      return;
-    }
     const start = (s.offsets[k] as number) + (s.headerLengths[k] as number);
     const end = s.offsets[k + 1] as number;
     let src: Uint8Array;
