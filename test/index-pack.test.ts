@@ -286,6 +286,40 @@ describe('index-pack options', () => {
     assert.equal(ours.stderr, theirs.stderr);
     assert.match(ours.stderr, /^error: too-short tree object\nfatal: Not all child objects of [0-9a-f]{40} are reachable\n$/);
   });
+  test('--check-self-contained-and-connected reads commits and tags for their links only, as git (no fsck_object): bad idents and a NUL in a header pass, a bad tree line fails', async () => {
+    const work = join(dir.path, 'links-only');
+    mkdirSync(work);
+    const tree = Buffer.concat([Buffer.from('100644 f\0'), Buffer.from(git(work, ['hash-object', '--stdin'], 'x\n').toString().trim(), 'hex')]);
+    const blob = Buffer.from('x\n');
+    const treeId = git(work, ['hash-object', '-t', 'tree', '--stdin', '--literally'], tree).toString().trim();
+    const commit = (header: string): Buffer => Buffer.from(`tree ${treeId}\n${header}\nmsg\n`);
+    const run = async (name: string, objects: { type: number; data: Buffer }[], stderr = false): Promise<{ ours: number; theirs: number; oursSaid?: string; theirsSaid?: string }> => {
+      for (const who of ['pw', 'git']) git(work, ['init', '-q', '--bare', `${name}-${who}.git`]);
+      const { pack } = buildPack(objects);
+      const ours = spawnSync(process.execPath, [CLI, 'index-pack', '--stdin', '--check-self-contained-and-connected'], { cwd: join(work, `${name}-pw.git`), input: pack });
+      const theirs = spawnGit(['index-pack', '--stdin', '--check-self-contained-and-connected'], { cwd: join(work, `${name}-git.git`), input: pack });
+      const status = { ours: ours.status ?? -1, theirs: theirs.status ?? -1 };
+      return stderr ? { ...status, oursSaid: ours.stderr.toString(), theirsSaid: theirs.stderr.toString() } : status;
+    };
+    const base = [{ type: 2, data: tree }, { type: 3, data: blob }];
+    for (const [name, header] of [['no-idents', ''], ['bad-ident', 'author nobody\ncommitter <a@b> x +0000\n'], ['nul', 'author A <a@b> 0 +0000\ncommitter A <a@b> 0 +0000\nx-bad: a\0b\n']] as const) {
+      assert.deepEqual(await run(name, [{ type: 1, data: commit(header) }, ...base]), { ours: 0, theirs: 0 }, name);
+    }
+    const tag = Buffer.from(`object ${treeId}\ntype tree\ntag t\x00x\n\n`);
+    assert.deepEqual(await run('tag', [{ type: 4, data: tag }, ...base]), { ours: 0, theirs: 0 });
+    // A commit or tag whose pointer line does not parse: git's parse_commit_buffer and
+    // parse_tag_buffer refuse it, and index-pack dies with their words.
+    const zeros = '0'.repeat(40);
+    for (const [name, type, data] of [
+      ['bogus-commit', 1, `tree 1234\n\nmsg\n`],
+      ['bad-tree-pointer', 1, `tree ${'g'.repeat(40)}\nauthor A <a@b> 0 +0000\n\nmsg\n`],
+      ['bogus-tag', 4, `object ${zeros.slice(0, 12)}\ntype commit\ntag t\n\n`],
+    ] as const) {
+      const bad = await run(name, [{ type, data: Buffer.from(data) }, ...base], true);
+      assert.equal(bad.theirs, 128, name);
+      assert.deepEqual(bad, { ...bad, ours: bad.theirs, oursSaid: bad.theirsSaid }, name);
+    }
+  });
   test('--max-input-size refuses a larger pack and writes nothing', async () => {
     const work = join(dir.path, 'max');
     mkdirSync(work);

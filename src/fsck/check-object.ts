@@ -48,7 +48,7 @@ export function checkObject(type: number, data: Uint8Array, hashLength: number, 
 }
 
 /** git's verify_headers: no NUL before the blank line that ends the header, and a newline at the end of it. */
-function verifyHeaders(d: Uint8Array, report: FsckReport): boolean {
+export function verifyHeaders(d: Uint8Array, report: FsckReport): boolean {
   for (let i = 0; i < d.length; i++) {
     const c = d[i];
     if (c === 0) return report('NUL_IN_HEADER', `unterminated header: NUL at offset ${i}`);

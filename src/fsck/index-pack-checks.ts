@@ -213,6 +213,13 @@ function reportFindings(objects: IndexedObjects, found: CheckFindings, rules: Fs
 function checkLinks(objects: IndexedObjects, found: CheckFindings, repo: Repository | undefined, say: (line: string) => void): number {
   const H = objects.H;
   const { unknown } = found.links;
+  if (found.parseErrors.length > 0) {
+    // git's sha1_object dies of the first object parse_object_buffer refuses: its error, then
+    // "invalid <type>".
+    const [k, error] = found.parseErrors.reduce((a, b) => (b[0] < a[0] ? b : a));
+    if (error !== '') say(`error: ${error} ${objects.hex(k)}`);
+    throw new PackwrightError('OBJECT_CORRUPT', `invalid ${TYPE_NAMES[objects.pack.scan.resolvedTypes[k] as number]}`, { file: objects.pack.packPath, offset: objects.pack.scan.offsets[k] as number });
+  }
   if (found.treeErrors.length > 0) {
     const [k, error] = found.treeErrors[0] as [number, string];
     // git's walk says why the tree does not decode (init_tree_desc_gently), then dies.
@@ -255,7 +262,7 @@ function checkLinks(objects: IndexedObjects, found: CheckFindings, repo: Reposit
  * ends the look).
  */
 function linksOutside(objects: IndexedObjects, found: CheckFindings): number {
-  if (found.treeErrors.length > 0 || found.findings.some((f) => f.severity === 'error')) return Infinity;
+  if (found.treeErrors.length > 0 || found.parseErrors.length > 0 || found.findings.some((f) => f.severity === 'error')) return Infinity;
   const H = objects.H;
   const { unknown } = found.links;
   const inPackOf = new Int32Array(unknown.length / H);
