@@ -286,7 +286,7 @@ describe('index-pack options', () => {
     assert.equal(ours.stderr, theirs.stderr);
     assert.match(ours.stderr, /^error: too-short tree object\nfatal: Not all child objects of [0-9a-f]{40} are reachable\n$/);
   });
-  test('--check-self-contained-and-connected reads commits and tags for their links only, as git (no fsck_object): bad idents and a NUL in a header pass, a bad tree line fails', async () => {
+  test('--check-self-contained-and-connected reads commits and tags as git\'s parsers do (no fsck_object): bad idents, a NUL in a header and capital hex pass; what parse_commit_buffer and parse_tag_buffer refuse fails with their words', async () => {
     const work = join(dir.path, 'links-only');
     mkdirSync(work);
     const tree = Buffer.concat([Buffer.from('100644 f\0'), Buffer.from(git(work, ['hash-object', '--stdin'], 'x\n').toString().trim(), 'hex')]);
@@ -307,6 +307,12 @@ describe('index-pack options', () => {
     }
     const tag = Buffer.from(`object ${treeId}\ntype tree\ntag t\x00x\n\n`);
     assert.deepEqual(await run('tag', [{ type: 4, data: tag }, ...base]), { ours: 0, theirs: 0 });
+    // get_oid_hex reads capital digits: such a tree line parses, and its link is followed.
+    const upper = commit('author A <a@b> 0 +0000\ncommitter A <a@b> 0 +0000\n').toString().replace(treeId, treeId.toUpperCase());
+    assert.deepEqual(await run('upper', [{ type: 1, data: Buffer.from(upper) }, ...base]), { ours: 0, theirs: 0 });
+    const upperAlone = await run('upper-alone', [{ type: 1, data: Buffer.from(upper) }], true);
+    assert.equal(upperAlone.theirs, 128, 'the tree it names is not in the pack');
+    assert.deepEqual(upperAlone, { ...upperAlone, ours: upperAlone.theirs, oursSaid: upperAlone.theirsSaid });
     // A commit or tag whose pointer line does not parse: git's parse_commit_buffer and
     // parse_tag_buffer refuse it, and index-pack dies with their words.
     const zeros = '0'.repeat(40);
@@ -314,6 +320,9 @@ describe('index-pack options', () => {
       ['bogus-commit', 1, `tree 1234\n\nmsg\n`],
       ['bad-tree-pointer', 1, `tree ${'g'.repeat(40)}\nauthor A <a@b> 0 +0000\n\nmsg\n`],
       ['bogus-tag', 4, `object ${zeros.slice(0, 12)}\ntype commit\ntag t\n\n`],
+      ['bad-parent', 1, `tree ${treeId}\nparent ${'x'.repeat(40)}\nauthor A <a@b> 0 +0000\n\nmsg\n`],
+      ['tag-without-name', 4, `object ${treeId}\ntype tree\ntagger A <a@b> 0 +0000\n\n`],
+      ['tag-of-unknown-type', 4, `object ${treeId}\ntype thing\ntag t\n\n`],
     ] as const) {
       const bad = await run(name, [{ type, data: Buffer.from(data) }, ...base], true);
       assert.equal(bad.theirs, 128, name);

@@ -27,10 +27,11 @@ export function objectLinks(type: number, data: Uint8Array, hashLength: number, 
     // parse_commit_buffer: `tree <hex>\n`, then `parent <hex>\n` lines.
     const hex = hashLength * 2;
     let p = 0;
-    if (!bytesStartWith(data, p, 'tree ') || !hexLineAt(data, p + 5, hex)) return 'bad tree pointer';
+    // Capital hex digits too, as get_oid_hex reads them.
+    if (!bytesStartWith(data, p, 'tree ') || !hexLineAt(data, p + 5, hex, true)) return 'bad tree pointer';
     sink(hexBytes(data, p + 5, hex), 0, OBJ_TREE);
     p += 5 + hex + 1;
-    while (bytesStartWith(data, p, 'parent ') && hexLineAt(data, p + 7, hex)) {
+    while (bytesStartWith(data, p, 'parent ') && hexLineAt(data, p + 7, hex, true)) {
       sink(hexBytes(data, p + 7, hex), 0, OBJ_COMMIT);
       p += 7 + hex + 1;
     }
@@ -38,7 +39,7 @@ export function objectLinks(type: number, data: Uint8Array, hashLength: number, 
   }
   if (type === OBJ_TAG) {
     const hex = hashLength * 2;
-    if (!bytesStartWith(data, 0, 'object ') || !hexLineAt(data, 7, hex)) return 'bad tag pointer';
+    if (!bytesStartWith(data, 0, 'object ') || !hexLineAt(data, 7, hex, true)) return 'bad tag pointer';
     const p = 7 + hex + 1;
     let tagged = 0;
     if (bytesStartWith(data, p, 'type ')) {
