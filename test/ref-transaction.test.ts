@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { cpSync, existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { git, GIT_ENV, makeRepo, runPackwright, tempDir } from './helpers/git.js';
 import { execGit } from './helpers/spawn-client.js';
@@ -73,6 +73,16 @@ test('update-ref refuses what git refuses, in git\'s words, and a refused transa
   const rev = (r: string): string => git(repo, ['rev-parse', r]).toString().trim();
   const [a, b] = [rev('HEAD'), rev('HEAD~1')];
   writeFileSync(join(repo, '.git', 'refs', 'heads', 'locked.lock'), '');
+  // For the file/directory clashes within one transaction: a loose ref, a packed one, and a
+  // broken one (a loose file that holds no ref), with a symbolic ref to it and one to a missing ref.
+  git(repo, ['update-ref', 'refs/df/packed', b]);
+  git(repo, ['pack-refs', '--all']);
+  git(repo, ['update-ref', 'refs/df/loose', b]);
+  git(repo, ['update-ref', 'refs/df/long/x', b]);
+  mkdirSync(join(repo, '.git', 'refs', 'broken'));
+  writeFileSync(join(repo, '.git', 'refs', 'broken', 'foo'), 'gobbledigook\n');
+  git(repo, ['symbolic-ref', 'refs/broken/sym', 'refs/broken/foo']);
+  git(repo, ['symbolic-ref', 'refs/missing/sym', 'refs/missing/foo']);
   const cases: { args: string[]; input?: string }[] = [
     { args: ['refs/heads/main', a, b] },
     { args: ['refs/heads/nothing', a, b] },
@@ -92,6 +102,19 @@ test('update-ref refuses what git refuses, in git\'s words, and a refused transa
     { args: ['--no-deref', 'HEAD', rev('v1.0')] },
     { args: ['refs/tags/gone', '1'.repeat(40)] },
     { args: ['--stdin'], input: `update refs/tags/fine ${rev('v1.0')}\nupdate refs/heads/tagged ${rev('v1.0')}\n` },
+    // A ref deleted in the same transaction still clashes (git's lock_raw_ref), loose or packed,
+    // in either order; two new ones clash with each other.
+    { args: ['--stdin'], input: `create refs/df/loose/x ${a}\ndelete refs/df/loose\n` },
+    { args: ['--stdin'], input: `delete refs/df/loose\ncreate refs/df/loose/x ${a}\n` },
+    { args: ['--stdin'], input: `delete refs/df/packed\ncreate refs/df/packed/x ${a}\n` },
+    { args: ['--stdin'], input: `delete refs/df/long/x\ncreate refs/df/long ${a}\n` },
+    { args: ['--stdin'], input: `create refs/df/new ${a}\ncreate refs/df/new/x ${a}\n` },
+    { args: ['--stdin'], input: `create refs/df/other/x ${a}\ncreate refs/df/other ${a}\n` },
+    // A broken ref is not overwritten, directly or through a symbolic ref; a symbolic ref to a
+    // missing ref, changed without following it, is missing the value expected.
+    { args: ['--stdin'], input: `update refs/broken/foo ${a}\n` },
+    { args: ['--stdin'], input: `update refs/broken/sym ${a} ${b}\n` },
+    { args: ['--stdin'], input: `option no-deref\nupdate refs/missing/sym ${a} ${b}\n` },
   ];
   const before = refFiles(join(repo, '.git'));
   for (const c of cases) {
@@ -102,6 +125,42 @@ test('update-ref refuses what git refuses, in git\'s words, and a refused transa
     // The first line is git's (the lock-file case goes on with git's advice).
     assert.equal(ours.stderr.split('\n')[0], theirs.stderr.split('\n')[0], `${c.args.join(' ')} ${c.input ?? ''}`);
     assert.deepEqual(refFiles(join(repo, '.git')), before, `${c.args.join(' ')} changed something`);
+  }
+  // packed-refs is rewritten through packed-refs.new, as git's: one left there fails a deletion
+  // of a packed ref, which then changes nothing (git names the file relative to where it runs).
+  writeFileSync(join(repo, '.git', 'packed-refs.new'), '');
+  const ours = await runPackwright(repo, ['update-ref', '-d', 'refs/df/packed'], { env: GIT_ENV });
+  const theirs = gitUpdateRef(repo, ['-d', 'refs/df/packed']);
+  // git's delete_ref() reports the error and returns 1.
+  assert.deepEqual([ours.status, theirs.status], [1, 1]);
+  assert.match(ours.stderr, /^error: unable to create file \S*packed-refs\.new: File exists\n$/);
+  assert.match(theirs.stderr, /^error: unable to create file \S*packed-refs\.new: File exists\n$/);
+  assert.deepEqual(refFiles(join(repo, '.git')), before);
+});
+
+test('update-ref takes away empty directories where a ref goes, as git does, and refuses a non-empty one', async () => {
+  using dir = tempDir();
+  const { ours, theirs } = twoCopies(dir.path);
+  const a = git(ours, ['rev-parse', 'HEAD']).toString().trim();
+  for (const repo of [ours, theirs]) {
+    git(repo, ['update-ref', 'refs/e/packed', a]);
+    git(repo, ['pack-refs', '--all']);
+    for (const name of ['new', 'packed', 'full']) mkdirSync(join(repo, '.git', 'refs', 'e', name, 'bar', 'baz'), { recursive: true });
+    writeFileSync(join(repo, '.git', 'refs', 'e', 'full', 'bar', 'baz', 'x.lock'), '');
+  }
+  for (const input of [`create refs/e/new ${a}\n`, `verify refs/e/packed ${a}\n`, `update refs/e/packed ${a} ${a}\n`]) {
+    const r = await runPackwright(ours, ['update-ref', '--stdin'], { input, env: GIT_ENV });
+    assert.equal(r.status, 0, `${input}: ${r.stderr}`);
+    assert.equal(gitUpdateRef(theirs, ['--stdin'], input).status, 0, input);
+  }
+  assert.deepEqual(refFiles(join(ours, '.git')), refFiles(join(theirs, '.git')));
+  // Not empty: refused; with an old value expected, the ref is missing (git's lock_raw_ref).
+  for (const [input, words] of [[`update refs/e/full ${a}\n`, /^fatal: cannot lock ref 'refs\/e\/full': there is a non-empty directory '\S+refs\/e\/full' blocking reference 'refs\/e\/full'\n$/], [`update refs/e/full ${a} ${a}\n`, /^fatal: cannot lock ref 'refs\/e\/full': unable to resolve reference 'refs\/e\/full'\n$/]] as const) {
+    const r = await runPackwright(ours, ['update-ref', '--stdin'], { input, env: GIT_ENV });
+    const g = gitUpdateRef(theirs, ['--stdin'], input);
+    assert.deepEqual([r.status, g.status], [128, 128], input);
+    assert.match(r.stderr, words);
+    assert.match(g.stderr, words);
   }
 });
 

@@ -92,9 +92,13 @@ export function updateRefCommand(io: CommandIO, open: () => Repository, args: st
     change();
     transaction.commit();
   } catch (e) {
-    // git's update_ref() words its failure so (a deletion's is the transaction's own).
-    if (!remove && isPackwrightError(e)) throw new PackwrightError(e.code, `update_ref failed for ref '${positional[0] as string}': ${e.message}`, { cause: e });
-    throw e;
+    if (!isPackwrightError(e)) throw e;
+    // git's delete_ref() reports the transaction's error and returns 1; its update_ref() dies.
+    if (remove) {
+      io.stderr.write(`error: ${e.message}\n`);
+      return 1;
+    }
+    throw new PackwrightError(e.code, `update_ref failed for ref '${positional[0] as string}': ${e.message}`, { cause: e });
   }
   return 0;
 }

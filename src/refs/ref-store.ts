@@ -71,6 +71,13 @@ export class RefStore {
     return packed === undefined ? undefined : { kind: 'id', id: packed.id, peeled: packed.peeled };
   }
 
+  /** Whether `name` has a loose file that holds no ref (neither an id nor `ref: <name>`): git's REF_ISBROKEN. */
+  isBroken(name: string): boolean {
+    if (!safeName(name)) return false;
+    const loose = this.readFile(this.loosePath(name));
+    return loose !== undefined && this.parseLoose(loose) === undefined;
+  }
+
   /** Where the loose file of ref `name` is (or would be): the worktree's git directory for HEAD and its own namespaces, else the common one. */
   loosePath(name: string): string {
     return join(perWorktree(name) ? this.gitDir : this.commonDir, name);

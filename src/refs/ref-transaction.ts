@@ -82,6 +82,8 @@ interface Update {
   /** Filled by prepare: the lock file, and the id the ref had. */
   lock?: string | undefined;
   oldId?: Buffer | undefined;
+  /** Filled by prepare: the ref is a symbolic one that this update replaces (no-deref). */
+  replacesSymbolic?: boolean;
 }
 
 
@@ -157,11 +159,16 @@ export class RefTransaction {
       this.checkNamesTogether();
       for (const u of this.updates) {
         // A new ref's name is checked against the others first: its lock could not be made where a ref is a directory's name.
-        if (!u.remove && u.newId !== undefined && this.refs.read(u.target) === undefined) this.checkAvailable(u);
-        u.lock = this.lock(u.target, u.name);
+        if (!u.remove && (u.newId !== undefined || u.symbolic !== undefined) && this.refs.read(u.target) === undefined) this.checkAvailable(u);
+        u.lock = this.lock(u.target, u.name, u.expect instanceof Uint8Array);
+        // A loose file that holds no ref is not overwritten (git's lock_raw_ref); deleting one is allowed.
+        if (!u.remove && this.refs.isBroken(u.target)) {
+          throw new PackwrightError('REF_CORRUPT', `cannot lock ref '${u.name}': unable to resolve reference '${u.target}': reference broken`);
+        }
         const value = this.refs.read(u.target);
+        u.replacesSymbolic = value?.kind === 'symbolic';
         u.oldId = value?.kind === 'id' ? value.id : value?.kind === 'symbolic' && u.options.noDeref === true ? this.refs.resolve(u.target) : undefined;
-        this.checkExpectation(u);
+        this.checkExpectation(u, value?.kind === 'symbolic');
         this.checkNewValue(u, value?.kind === 'symbolic');
       }
       if (this.updates.some((u) => u.remove && this.refs.isPacked(u.target))) this.packedLock = this.lockFile(join(this.refs.commonDir, 'packed-refs'), 'packed-refs', this.options.packedLockTimeoutMs ?? 1000);
@@ -241,7 +248,9 @@ export class RefTransaction {
           if (to !== undefined) this.log(u.target, u, to);
           continue;
         }
-        if (u.newId === undefined) {
+        // Nothing to write, nor to log, when the ref already has the value (git's
+        // lock_ref_for_update leaves such an update out of the commit).
+        if (u.newId === undefined || (u.replacesSymbolic !== true && u.oldId !== undefined && u.oldId.equals(u.newId))) {
           unlinkIfPresent(lock);
           continue;
         }
@@ -298,28 +307,39 @@ export class RefTransaction {
         throw new PackwrightError('REF_CONFLICT', `multiple updates for '${u.target}' (including one via symref '${u.name}') are not allowed`);
       }
     }
-    // In order, as git meets the clash while locking the first of the two.
-    for (const u of this.updates) {
-      const other = this.updates.find((x) => x.target.startsWith(`${u.target}/`) || u.target.startsWith(`${x.target}/`));
-      if (other !== undefined) throw new PackwrightError('REF_CONFLICT', `cannot lock ref '${u.name}': cannot process '${u.target}' and '${other.target}' at the same time`);
-    }
   }
 
-  /** A new ref's name must not be a directory of refs or have a ref as a directory (git's refs_verify_refname_available). */
+  /**
+   * A ref that does not exist yet must not be a directory of refs or have a ref as a directory
+   * (git's refs_verify_refname_available, as lock_raw_ref asks it): each leading name that is a
+   * ref, or that another update of this transaction names, then the refs and the updates below
+   * it. A ref this transaction deletes still counts, as it does for git until the deletion is
+   * made: it is the clash git reports when one update deletes `a` and another creates `a/b`.
+   */
   private checkAvailable(u: Update): void {
+    const fail = (message: string): never => {
+      throw new PackwrightError('REF_CONFLICT', `cannot lock ref '${u.name}': ${message}`);
+    };
+    // git's affected_refnames: every update's name, and where a symbolic ref leads.
+    const others = [...new Set(this.updates.filter((x) => x !== u).flatMap((x) => [x.name, x.target]))].filter((n) => n !== u.target).sort();
     const parts = u.target.split('/');
-    const updated = new Set(this.updates.filter((x) => x.remove).map((x) => x.target));
-    for (let k = 1; k < parts.length; k++) {
+    for (let k = 2; k < parts.length; k++) {
       const prefix = parts.slice(0, k).join('/');
-      if (this.refs.read(prefix) !== undefined && !updated.has(prefix) && prefix.startsWith('refs/')) {
-        throw new PackwrightError('REF_CONFLICT', `cannot lock ref '${u.name}': '${prefix}' exists; cannot create '${u.target}'`);
-      }
+      if (this.refs.read(prefix) !== undefined) fail(`'${prefix}' exists; cannot create '${u.target}'`);
+      if (others.includes(prefix)) fail(`cannot process '${u.target}' and '${prefix}' at the same time`);
     }
-    const below = this.refs.list(`${u.target}/`).find((r) => !updated.has(r.name));
-    if (below !== undefined) throw new PackwrightError('REF_CONFLICT', `cannot lock ref '${u.name}': '${below.name}' exists; cannot create '${u.target}'`);
+    const below = this.refs.list(`${u.target}/`)[0];
+    if (below !== undefined) fail(`'${below.name}' exists; cannot create '${u.target}'`);
+    const along = others.find((n) => n.startsWith(`${u.target}/`));
+    if (along !== undefined) fail(`cannot process '${u.target}' and '${along}' at the same time`);
   }
 
-  private checkExpectation(u: Update): void {
+  /**
+   * The old value against the one expected, in git's words (check_old_oid; lock_raw_ref's for a
+   * ref that must exist and does not). `symbolic`: the ref itself is a symbolic one, changed
+   * without following it, whose old value is what it leads to.
+   */
+  private checkExpectation(u: Update, symbolic: boolean): void {
     const expect = u.expect;
     if (expect === undefined) return;
     const had = u.oldId;
@@ -327,12 +347,16 @@ export class RefTransaction {
       if (had !== undefined) throw new PackwrightError('REF_MISMATCH', `cannot lock ref '${u.name}': reference already exists`);
       return;
     }
+    if (had === undefined && symbolic) throw new PackwrightError('REF_MISMATCH', `cannot lock ref '${u.name}': reference is missing but expected ${toHex(expect)}`);
     if (had === undefined) throw new PackwrightError('REF_MISMATCH', `cannot lock ref '${u.name}': unable to resolve reference '${u.target}'`);
     if (!had.equals(expect)) throw new PackwrightError('REF_MISMATCH', `cannot lock ref '${u.name}': is at ${toHex(had)} but expected ${toHex(expect)}`);
   }
 
-  /** `<ref>.lock`, created exclusively (the directories on the way too). */
-  private lock(target: string, name: string): string {
+  /**
+   * `<ref>.lock`, created exclusively (the directories on the way too). `mustExist`: the update
+   * expects a value, so a directory in the ref's place is a missing ref, as git reports it.
+   */
+  private lock(target: string, name: string, mustExist = false): string {
     const path = this.refs.loosePath(target);
     try {
       mkdirSync(dirname(path), { recursive: true });
@@ -342,9 +366,12 @@ export class RefTransaction {
       }
       throw e;
     }
-    if (existsSync(path) && statSync(path).isDirectory()) {
-      if (readdirSync(path).length > 0) throw new PackwrightError('REF_CONFLICT', `cannot lock ref '${name}': there is a non-empty directory '${path}' blocking reference '${target}'`);
-      rmdirSync(path);
+    // A directory where the ref's file goes, left by refs since deleted: git removes it if it
+    // holds only empty directories (remove_dir_recursively, REMOVE_DIR_EMPTY_ONLY).
+    if (existsSync(path) && statSync(path).isDirectory() && !removeEmptyTree(path)) {
+      // git reads a packed ref past the directory; with neither, the value an update expects is missing.
+      if (mustExist && this.refs.read(target) === undefined) throw new PackwrightError('REF_MISMATCH', `cannot lock ref '${name}': unable to resolve reference '${target}'`);
+      throw new PackwrightError('REF_CONFLICT', `cannot lock ref '${name}': there is a non-empty directory '${path}' blocking reference '${target}'`);
     }
     return this.lockFile(path, name, this.options.lockTimeoutMs ?? 100);
   }
@@ -395,9 +422,28 @@ export class RefTransaction {
       dropping = !line.startsWith('#') && deleted.has(line.slice(line.indexOf(' ') + 1));
       if (!dropping) out.push(line);
     }
-    writeWhole(this.packedLock as string, out.length > 0 ? `${out.join('\n')}\n` : '');
-    renameSync(this.packedLock as string, path);
-    this.packedLock = undefined;
+    // As git's packed backend: with packed-refs.lock held, the new file is written to
+    // packed-refs.new (created exclusively: one there already fails the transaction, as git's
+    // create_tempfile) and renamed over packed-refs; the lock is released after.
+    const fresh = `${path}.new`;
+    let fd: number;
+    try {
+      fd = openSync(fresh, 'wx');
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code;
+      throw new PackwrightError('REF_LOCKED', `unable to create file ${fresh}: ${code === 'EEXIST' ? 'File exists' : (e as Error).message}`, { file: fresh });
+    }
+    try {
+      try {
+        writeSync(fd, out.length > 0 ? `${out.join('\n')}\n` : '');
+      } finally {
+        closeSync(fd);
+      }
+      renameSync(fresh, path);
+    } catch (e) {
+      unlinkIfPresent(fresh);
+      throw e;
+    }
     this.refs.forgetPacked();
   }
 
@@ -447,6 +493,17 @@ function unlinkIfPresent(path: string): void {
 function keptDirectory(path: string, name: string): string {
   const parts = name.split('/');
   return join(path.slice(0, path.length - name.length), ...parts.slice(0, Math.min(2, parts.length - 1)));
+}
+
+/** Removes `dir` if it holds nothing but directories that do (at any depth); whether it is gone. */
+function removeEmptyTree(dir: string): boolean {
+  let empty = true;
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    if (!entry.isDirectory() || !removeEmptyTree(join(dir, entry.name))) empty = false;
+  }
+  if (!empty) return false;
+  rmdirSync(dir);
+  return true;
 }
 
 /** Removes `dir` and its parents while empty, up to (not including) `stop` (git's try_remove_empty_parents). */
