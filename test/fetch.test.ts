@@ -85,6 +85,30 @@ for (const format of ['sha1', 'sha256'] as Format[]) {
   });
 }
 
+test('fetch --prune that cannot rewrite packed-refs deletes nothing and fails as git\'s (delete_refs), and still fetches', async () => {
+  using dir = tempDir();
+  const src = join(dir.path, 'src.git');
+  git(dir.path, ['clone', '-q', '--mirror', makeHistoryRepo(dir.path, 'sha1'), src]);
+  const base = join(dir.path, 'base');
+  git(dir.path, ['clone', '-q', '--no-checkout', src, base]);
+  // A loose stale ref: git's prune rewrites packed-refs all the same, through packed-refs.new.
+  git(base, ['update-ref', 'refs/remotes/origin/extra', 'HEAD']);
+  writeFileSync(join(base, '.git', 'packed-refs.new'), '');
+  moveOn(src);
+  const [theirs, ours] = [join(dir.path, 'theirs'), join(dir.path, 'ours')];
+  for (const d of [theirs, ours]) cpSync(base, d, { recursive: true });
+  const gitSays = await execFileAsync('git', ['fetch', '--prune', 'origin'], { cwd: theirs, env: GIT_ENV }).then(() => ({ code: 0, stderr: '' }), (e: { code: number; stderr: string }) => e);
+  const r = await runPackwright(ours, ['fetch', '--prune', 'origin'], { env: GIT_ENV });
+  assert.deepEqual([r.status, gitSays.code], [1, 1]);
+  // git names the file relative to where it runs; packwright names it whole.
+  const same = (text: string): string => text.replace(/\S*packed-refs\.new/g, 'packed-refs.new');
+  assert.equal(same(r.stderr), same(gitSays.stderr));
+  assert.match(r.stderr, /^error: could not delete references: unable to create file \S+packed-refs\.new: File exists\nerror: could not delete references: \n/);
+  assert.ok(existsSync(join(ours, '.git', 'refs', 'remotes', 'origin', 'extra')), 'nothing pruned');
+  const [a, b] = [state(ours).split('\n\n'), state(theirs).split('\n\n')];
+  for (const [k, part] of a.entries()) assert.equal(part, b[k], `part ${k}`);
+});
+
 test('fetch offers its history in rounds and gets only what it lacks; refuses a non-fast-forward without +, and a tag that would be clobbered', async () => {
   using dir = tempDir();
   const src = join(dir.path, 'src.git');

@@ -130,6 +130,11 @@ export async function fetchCommand(io: CommandIO, global: GlobalOptions, agent: 
       continue;
     }
     if (result.aborted || result.refs.some((r) => r.status === 'rejected')) status = 1;
+    // Before the report, as git's prune_refs says it before it lists the refs it meant to delete.
+    if (result.pruneError !== undefined) {
+      io.stderr.write(`error: ${result.pruneError}\n`);
+      status = 1;
+    }
     // git shows what goes to FETCH_HEAD only when it is written (or would be, with --dry-run).
     const shown = writeFetchHead || dryRun ? result.refs : result.refs.filter((r) => r.status !== 'fetch-head');
     if (verbosity >= 0) io.stderr.write(fetchReport(repo, result.url, shown, result.pruned, verbosity, Number(global.env['COLUMNS']) || 80, compact));

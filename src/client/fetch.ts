@@ -138,6 +138,12 @@ export interface FetchResult {
   refs: FetchedRef[];
   /** Refs deleted by pruning, with the id each had. */
   pruned: { ref: string; oldId: string }[];
+  /**
+   * Why the pruned refs could not be deleted, in git's words (`could not delete reference …`, and
+   * the second, empty line git's files backend adds); they stay, and the fetch goes on, as git's
+   * does (its exit status is then 1).
+   */
+  pruneError?: string | undefined;
   /** With `atomic`: a ref was refused or could not be written, so none was. */
   aborted: boolean;
   /** Objects received (0 when everything was here). */
@@ -308,7 +314,10 @@ async function fetchInto(repo: Repository, options: FetchOptions): Promise<Fetch
     const reflogAction = options.reflogAction ?? `fetch${options.remote !== undefined ? ` ${options.remote}` : ''}`;
     const result: FetchResult = { url: displayUrl(url), refs: [], pruned: [], objects: 0, aborted: false };
     const writes = refWriter(repo, options);
-    if (prune) result.pruned = pruneStale(specs, remoteRefs, entries, localRefs, writes);
+    if (prune) {
+      result.pruned = pruneStale(specs, remoteRefs, entries, localRefs, writes);
+      if (writes.pruneError !== undefined) result.pruneError = writes.pruneError;
+    }
 
     // The objects: everything the map names that this repository lacks; with a deepening, all of
     // it (git marks nothing complete then: what is here may lie beyond the boundary).
@@ -524,6 +533,8 @@ function pruneStale(specs: readonly Refspec[], remoteRefs: readonly ServerRef[],
 interface RefWriter {
   /** Deletes pruned refs (at once, or in the atomic transaction). */
   prune(refs: readonly string[]): void;
+  /** Why `prune` deleted nothing, when it could not (git's delete_refs error). */
+  pruneError?: string | undefined;
   /** Sets a ref; true when written, else the ref store's error message. */
   update(ref: string, id: Buffer, old: Buffer | undefined, message: string): true | string;
   /** Ends the fetch's writes: commits the atomic transaction unless a ref was refused; false when it was abandoned. */
@@ -549,11 +560,21 @@ function refWriter(repo: Repository, options: FetchOptions): RefWriter {
       },
     };
   }
-  return {
+  const writer: RefWriter = {
+    // git's delete_refs: packed-refs rewritten first, whether or not they are packed there; if it
+    // cannot be, no loose ref goes either, and the fetch goes on.
     prune: (refs) => {
-      const tx = repo.refTransaction();
+      const tx = repo.refTransaction({ rewritePacked: true });
       for (const r of refs) tx.delete(r, undefined, { message: 'fetch: prune' });
-      tx.commit();
+      try {
+        tx.commit();
+      } catch (e) {
+        if (!isPackwrightError(e)) throw e;
+        // git says it twice: packed_delete_refs with the reason, then files_delete_refs with
+        // its own, empty, account of it.
+        const what = refs.length === 1 ? `could not delete reference ${refs[0] as string}` : 'could not delete references';
+        writer.pruneError = `${what}: ${e.message}\nerror: ${what}: `;
+      }
     },
     update: (ref, id, old, message) => {
       try {
@@ -566,6 +587,7 @@ function refWriter(repo: Repository, options: FetchOptions): RefWriter {
     },
     finish: () => true,
   };
+  return writer;
 }
 
 /** The local refs whose history is offered: all, or those `tips` name (ref names, globs, ids), as git's --negotiation-tip. */

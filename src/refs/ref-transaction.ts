@@ -56,6 +56,12 @@ export interface RefTransactionOptions {
    * (`refs/heads/*`, or HEAD itself) anything but a commit (INVALID_ARGUMENT).
    */
   objectType?: ((id: Uint8Array) => string | undefined) | undefined;
+  /**
+   * Rewrite packed-refs without the deleted refs even when none of them is packed (git's
+   * delete_refs, which fetch --prune and other batch deletions use): a packed-refs that cannot
+   * be rewritten then fails the deletion before any loose ref goes.
+   */
+  rewritePacked?: boolean | undefined;
 }
 
 /** The steps `RefTransactionOptions.onStateChange` is told of. */
@@ -171,7 +177,8 @@ export class RefTransaction {
         this.checkExpectation(u, value?.kind === 'symbolic');
         this.checkNewValue(u, value?.kind === 'symbolic');
       }
-      if (this.updates.some((u) => u.remove && this.refs.isPacked(u.target))) this.packedLock = this.lockFile(join(this.refs.commonDir, 'packed-refs'), 'packed-refs', this.options.packedLockTimeoutMs ?? 1000);
+      const packedChange = this.options.rewritePacked === true ? this.updates.some((u) => u.remove) : this.updates.some((u) => u.remove && this.refs.isPacked(u.target));
+      if (packedChange) this.packedLock = this.lockFile(join(this.refs.commonDir, 'packed-refs'), 'packed-refs', this.options.packedLockTimeoutMs ?? 1000);
     } catch (e) {
       this.release();
       throw e;

@@ -201,8 +201,10 @@ export class Repository implements RevisionContext {
    * `committer` names someone else in the reflog lines (a server's authenticated pusher). The
    * repository's reference-transaction hook, when it has one, is run at each step as git runs it.
    * A new value must name an object the repository has, and a branch's a commit, as git requires.
+   * `rewritePacked`: deletions rewrite packed-refs even where it holds none of them, as git's
+   * batch deletion (delete_refs) does.
    */
-  refTransaction(options: { committer?: { name: string; email: string } | undefined } = {}): RefTransaction {
+  refTransaction(options: { committer?: { name: string; email: string } | undefined; rewritePacked?: boolean | undefined } = {}): RefTransaction {
     const setting = this.config.get('core.logallrefupdates');
     const bare = this.config.getBool('core.bare') ?? this.workTree === undefined;
     const logAll = setting === undefined ? !bare : typeof setting === 'string' && setting.toLowerCase() === 'always' ? 'always' : parseBool(setting, 'core.logAllRefUpdates');
@@ -211,7 +213,7 @@ export class Repository implements RevisionContext {
     const packedLockTimeoutMs = this.config.getInt('core.packedrefstimeout');
     const env = options.committer !== undefined ? { ...this.env, GIT_COMMITTER_NAME: options.committer.name, GIT_COMMITTER_EMAIL: options.committer.email } : this.env;
     return this.refs.transaction({
-      ident: committerIdent(env, this.config), logAllRefUpdates: logAll, quarantined, lockTimeoutMs, packedLockTimeoutMs, onStateChange: referenceTransactionHook(this),
+      ident: committerIdent(env, this.config), logAllRefUpdates: logAll, quarantined, lockTimeoutMs, packedLockTimeoutMs, onStateChange: referenceTransactionHook(this), rewritePacked: options.rewritePacked,
       // A miss looks at the object directories again first (objects just received or migrated in).
       objectType: (id) => {
         const location = this.objects.locate(id);
