@@ -104,7 +104,7 @@ const GROUPS = [
   { commands: 'ls-tree', scripts: ['t3100-ls-tree-restrict.sh', 't3101-ls-tree-dirname.sh', 't3104-ls-tree-format.sh'] },
   { commands: 'rev-parse', scripts: ['t1500-rev-parse.sh', 't1503-rev-parse-verify.sh', 't1501-work-tree.sh', 't1506-rev-parse-diagnosis.sh'] },
   { commands: 'show-ref', scripts: ['t1403-show-ref.sh'] },
-  { commands: 'update-ref', scripts: ['t1400-update-ref.sh', 't1404-update-ref-errors.sh', 't1416-ref-transaction-hooks.sh'] },
+  { commands: 'update-ref', scripts: ['t1400-update-ref.sh', 't1404-update-ref-errors.sh', 't1416-ref-transaction-hooks.sh', 't1430-bad-ref-name.sh', 't1417-reflog-updateref.sh', 't1418-reflog-exists.sh', 't1410-reflog.sh', 't1413-reflog-detach.sh'] },
   { commands: 'symbolic-ref', scripts: ['t1401-symbolic-ref.sh'] },
 ];
 

@@ -138,6 +138,29 @@ test('update-ref refuses what git refuses, in git\'s words, and a refused transa
   assert.deepEqual(refFiles(join(repo, '.git')), before);
 });
 
+test('update-ref -d deletes only what is safe to take for a ref, as git\'s refname_is_safe: a bad name under refs/ yes, another file of the git directory no', async () => {
+  using dir = tempDir();
+  const { ours, theirs } = twoCopies(dir.path);
+  const a = git(ours, ['rev-parse', 'HEAD']).toString().trim();
+  for (const repo of [ours, theirs]) {
+    writeFileSync(join(repo, '.git', 'my-private-file'), 'precious\n');
+    // A ref whose name git would not let anyone create now, left by an older tool.
+    writeFileSync(join(repo, '.git', 'refs', 'heads', 'broken...ref'), `${a}\n`);
+  }
+  for (const name of ['my-private-file', 'config', 'refs/heads/../../config']) {
+    const r = await runPackwright(ours, ['update-ref', '-d', name], { env: GIT_ENV });
+    const g = gitUpdateRef(theirs, ['-d', name]);
+    assert.deepEqual([r.status, r.stderr], [g.status, g.stderr], name);
+    assert.equal(r.status, 1, name);
+  }
+  assert.equal(readFileSync(join(ours, '.git', 'my-private-file'), 'utf8'), 'precious\n');
+  const r = await runPackwright(ours, ['update-ref', '-d', 'refs/heads/broken...ref'], { env: GIT_ENV });
+  assert.deepEqual([r.status, r.stderr], [0, '']);
+  assert.equal(gitUpdateRef(theirs, ['-d', 'refs/heads/broken...ref']).status, 0);
+  assert.deepEqual(refFiles(join(ours, '.git')), refFiles(join(theirs, '.git')));
+  assert.ok(existsSync(join(ours, '.git', 'config')));
+});
+
 test('update-ref takes away empty directories where a ref goes, as git does, and refuses a non-empty one', async () => {
   using dir = tempDir();
   const { ours, theirs } = twoCopies(dir.path);

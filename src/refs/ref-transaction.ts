@@ -10,7 +10,7 @@ import { PackwrightError } from '../errors/packwright-error.js';
 import { toHex } from '../hash/hex.js';
 import { readFileIfPresent } from '../io/read-file-if-present.js';
 import type { RefStore } from './ref-store.js';
-import { isValidRefname } from './refname.js';
+import { isSafeRefname, isValidRefname } from './refname.js';
 
 /** What a ref must be before an update: this id, absent (`'absent'`: a create), or anything (undefined). */
 export type RefExpectation = Uint8Array | 'absent' | undefined;
@@ -127,7 +127,7 @@ export class RefTransaction {
    * reflog notes the move from what `name` resolved to, to what `target` does, when `target` exists.
    */
   setSymbolic(name: string, target: string, options: Omit<RefUpdateOptions, 'noDeref'> = {}): this {
-    this.add(name, undefined, false, undefined, { ...options, noDeref: true });
+    this.add(name, undefined, false, undefined, { ...options, noDeref: true }, true);
     (this.updates[this.updates.length - 1] as Update).symbolic = target;
     return this;
   }
@@ -137,9 +137,14 @@ export class RefTransaction {
     return this.add(name, undefined, false, expect, options);
   }
 
-  private add(name: string, newId: Uint8Array | undefined, remove: boolean, expect: RefExpectation, options: RefUpdateOptions): this {
+  private add(name: string, newId: Uint8Array | undefined, remove: boolean, expect: RefExpectation, options: RefUpdateOptions, symbolic = false): this {
     if (this.state !== 'open') throw new PackwrightError('INVALID_ARGUMENT', 'the ref transaction is no longer open');
-    if (!isValidRefname(name, { allowOneLevel: true })) throw new PackwrightError('INVALID_ARGUMENT', `refusing to update ref with bad name '${name}'`);
+    // git's ref_transaction_update: a name given a value must be well formed; one deleted or
+    // checked need only be safe (a file under refs/, or a pseudoref of capitals).
+    const setsValue = symbolic || (newId !== undefined && newId.some((b) => b !== 0));
+    if (!(setsValue ? isValidRefname(name, { allowOneLevel: true }) : isSafeRefname(name))) {
+      throw new PackwrightError('INVALID_ARGUMENT', `refusing to update ref with bad name '${name}'`);
+    }
     if (this.updates.some((u) => u.name === name)) throw new PackwrightError('INVALID_ARGUMENT', `multiple updates for ref '${name}' not allowed`);
     this.updates.push({ name, target: name, newId, remove, expect, options, alsoLog: [] });
     return this;

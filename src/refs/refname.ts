@@ -20,3 +20,18 @@ export function isValidRefname(name: string, options: { allowOneLevel?: boolean 
   }
   return !name.endsWith('.');
 }
+
+/**
+ * git's refname_is_safe (refs.c), what a deletion or a check needs of a name (a bad one may be
+ * deleted, as git lets `update-ref -d` remove `refs/heads/broken...ref`): under `refs/`, a
+ * path that stays there (no empty, `.` or `..` component, nothing after a final `/`); elsewhere,
+ * capitals and underscores only (HEAD, FETCH_HEAD), so no other file of the git directory is
+ * taken for a ref.
+ */
+export function isSafeRefname(name: string): boolean {
+  if (name.startsWith('refs/')) {
+    const rest = name.slice(5);
+    return rest !== '' && rest.split('/').every((part) => part !== '' && part !== '.' && part !== '..');
+  }
+  return /^[A-Z_]+$/.test(name);
+}
