@@ -4,6 +4,7 @@ import { createServer as createHttpServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { git, GIT_ENV, makeHistoryRepo, runPackwright, tempDir, type Format } from './helpers/git.js';
 import { packwrightServers } from './helpers/servers.js';
+import { spawnGit } from './helpers/spawn-client.js';
 import { listServerRefs } from '../src/client/index.js';
 import { isPackwrightError } from '../src/errors/index.js';
 
@@ -35,6 +36,45 @@ for (const format of ['sha1', 'sha256'] as Format[]) {
     assert.ok(refs.every((r) => r.ref === 'HEAD' || r.ref.startsWith('refs/tags/')));
   });
 }
+
+test('ls-remote without a repository takes the remote git\'s remote_get chooses and names its URL; --sort, --get-url and GIT_TEST_PROTOCOL_VERSION as git\'s', async () => {
+  using dir = tempDir();
+  const src = makeHistoryRepo(dir.path, 'sha1');
+  for (const tag of ['mark', 'mark1.1', 'mark1.2', 'mark1.10', 'mark1.02', 'n000', 'n00', 'n01', 'n010', 'n09', 'n0', 'n1', 'n9', 'n10']) git(src, ['tag', tag]);
+  const work = `${dir.path}/work`;
+  git(dir.path, ['init', '-q', work]);
+  const both = async (args: string[], env: Record<string, string> = {}): Promise<void> => {
+    const ours = await runPackwright(work, ['ls-remote', ...args], { env: { ...GIT_ENV, ...env } });
+    const theirs = spawnGit(['ls-remote', ...args], { cwd: work, env: { ...GIT_ENV, ...env }, encoding: 'utf8' });
+    assert.deepEqual([ours.status, ours.stdout.toString(), ours.stderr], [theirs.status, theirs.stdout, theirs.stderr], args.join(' '));
+  };
+  // None configured: refused; the one remote there is, whatever its name; of several, origin,
+  // unless the branch checked out names its own.
+  await both([]);
+  git(work, ['remote', 'add', 'only', src]);
+  await both([]);
+  await both(['-q']);
+  const copy = `${dir.path}/copy.git`;
+  git(dir.path, ['clone', '-q', '--bare', src, copy]);
+  git(work, ['remote', 'add', 'origin', copy]);
+  git(work, ['remote', 'add', 'other', src]);
+  await both([]);
+  git(work, ['config', 'branch.main.remote', 'other']);
+  git(work, ['symbolic-ref', 'HEAD', 'refs/heads/main']);
+  await both(['--tags']);
+  await both(['--get-url']);
+  await both(['--get-url', 'origin']);
+  for (const sort of ['refname', '-refname', 'version:refname', '-v:refname', 'objectname']) await both([`--sort=${sort}`, '--tags', 'origin']);
+  await both(['--sort=refname', '--sort=-version:refname', 'origin']);
+  // GIT_TEST_PROTOCOL_VERSION, as git reads it without protocol.version: v0 names only HEAD's symref.
+  git(src, ['symbolic-ref', 'refs/heads/alias', 'refs/heads/main']);
+  await both(['--symref', 'origin'], { GIT_TEST_PROTOCOL_VERSION: '0' });
+  await both(['--symref', 'origin'], { GIT_TEST_PROTOCOL_VERSION: '2' });
+  // A key that needs the objects, outside a repository: git's words.
+  const outside = await runPackwright(dir.path, ['ls-remote', '--sort=authordate', src], { env: GIT_ENV });
+  assert.equal(outside.status, 128);
+  assert.match(outside.stderr, /^fatal: not a git repository, but the field 'authordate' requires access to object data\n$/);
+});
 
 test('ls-remote of what is not a repository, or not a git server, fails in its words', async () => {
   using dir = tempDir();

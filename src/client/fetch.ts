@@ -20,7 +20,7 @@ import { checkedOutIn } from '../repo/checked-out-branch.js';
 import { HaveNegotiator } from './have-negotiator.js';
 import type { ServerRef } from './list-server-refs.js';
 import { endWithoutFetch, fetchFromServer, readGreeting, serverObjectFormat, serverRefs } from './upload-pack-conversation.js';
-import { displayUrl, readRemoteConfig } from './remote-config.js';
+import { defaultRemoteName, displayUrl, readRemoteConfig } from './remote-config.js';
 import { openConnection, parseRemoteUrl, type Connection } from './transport.js';
 import { remoteCallOptions, withLocalRepository, type LocalRepositoryOptions, type RemoteCallOptions } from './client-options.js';
 import { configuredProtocol, extraHeaders, httpSettings, sshSettings } from './remote-call-config.js';
@@ -199,10 +199,9 @@ export async function fetch(options: FetchOptions): Promise<FetchResult> {
 }
 
 async function fetchInto(repo: Repository, options: FetchOptions): Promise<FetchResult> {
-  // Without a remote: the current branch's (branch.<name>.remote), else origin, as git's remote_get(NULL).
+  // Without a remote: the one git's remote_get(NULL) chooses.
   const current = repo.refs.symbolicEnd('HEAD');
-  const branchRemote = current?.startsWith('refs/heads/') === true ? repo.config.get(`branch.${current.slice(11)}.remote`) : undefined;
-  const remoteName = options.remote ?? (typeof branchRemote === 'string' ? branchRemote : 'origin');
+  const remoteName = options.remote ?? defaultRemoteName(repo.config, current?.startsWith('refs/heads/') === true ? current.slice(11) : undefined);
   const remote = readRemoteConfig(repo.config, remoteName, repo);
   const url = remote.url;
   const agent = options.agent ?? 'packwright';

@@ -10,7 +10,7 @@ export { cloneBare } from './clone.js';
 export type { CloneOptions, CloneResult } from './clone.js';
 export { fetch } from './fetch.js';
 export type { FetchOptions, FetchResult, FetchedRef, FetchedRefStatus } from './fetch.js';
-export { readRemoteConfig, anonymizeUrl, displayUrl } from './remote-config.js';
+export { readRemoteConfig, anonymizeUrl, displayUrl, defaultRemoteName } from './remote-config.js';
 export type { RemoteConfig } from './remote-config.js';
 export { push } from './push.js';
 export type { PushOptions, PushResult, PushedRef, PushedRefStatus } from './push.js';

@@ -20,7 +20,7 @@ import { isAncestor } from '../walk/is-ancestor.js';
 import type { RevTip } from '../walk/rev-args.js';
 import { readAdvertisement, type AdvertisedRef } from './advertisement.js';
 import { nextPacket } from './protocol-v2.js';
-import { anonymizeUrl, readRemoteConfig, type RemoteConfig } from './remote-config.js';
+import { anonymizeUrl, defaultRemoteName, readRemoteConfig, type RemoteConfig } from './remote-config.js';
 import { openConnection, parseRemoteUrl, type Connection } from './transport.js';
 import { negotiateCommon } from './fetch-pack.js';
 import { HaveNegotiator } from './have-negotiator.js';
@@ -148,12 +148,7 @@ export async function push(options: PushOptions): Promise<PushResult> {
 async function pushFrom(repo: Repository, options: PushOptions): Promise<PushResult> {
   const branch = repo.refs.symbolicEnd('HEAD');
   const branchName = branch?.startsWith('refs/heads/') === true ? branch.slice(11) : undefined;
-  const configured = (k: string): string | undefined => {
-    const v = repo.config.get(k);
-    return typeof v === 'string' ? v : undefined;
-  };
-  const remoteName = options.remote ?? (branchName !== undefined ? configured(`branch.${branchName}.pushremote`) : undefined) ?? configured('remote.pushdefault')
-    ?? (branchName !== undefined ? configured(`branch.${branchName}.remote`) : undefined) ?? 'origin';
+  const remoteName = options.remote ?? defaultRemoteName(repo.config, branchName, true);
   const remote = readRemoteConfig(repo.config, remoteName, repo);
   const agent = options.agent ?? 'packwright';
   const location = parseRemoteUrl(remote.pushUrl, options.cwd ?? repo.workTree ?? repo.gitDir);

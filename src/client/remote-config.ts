@@ -121,6 +121,32 @@ function readLegacyRemote(repo: LegacyRemotesPlace, name: string, config: GitCon
   return { urls: [url], fetch: [`refs/heads/${branch}:refs/heads/${name}`], push: [`HEAD:refs/heads/${branch}`] };
 }
 
+/**
+ * The remote a fetch, ls-remote or push without one talks to, as git's remote_get(NULL) and
+ * pushremote_get(NULL) choose it: for a push `branch.<name>.pushRemote`, then `remote.pushDefault`;
+ * then `branch.<name>.remote` of the branch checked out (`branch`, a name under refs/heads/), else
+ * the one remote the configuration has, if it has exactly one, else `origin`.
+ */
+export function defaultRemoteName(config: GitConfig, branch: string | undefined, push = false): string {
+  const get = (key: string): string | undefined => {
+    const v = config.get(key);
+    return typeof v === 'string' ? v : undefined;
+  };
+  if (push) {
+    const chosen = (branch !== undefined ? get(`branch.${branch}.pushremote`) : undefined) ?? get('remote.pushdefault');
+    if (chosen !== undefined) return chosen;
+  }
+  const ofBranch = branch !== undefined ? get(`branch.${branch}.remote`) : undefined;
+  if (ofBranch !== undefined) return ofBranch;
+  // git makes a remote of every remote.<name>.<key> it reads.
+  const names = new Set<string>();
+  for (const e of config.entries) {
+    const m = /^remote\.(.+)\.[^.]+$/.exec(e.key);
+    if (m !== null) names.add(m[1] as string);
+  }
+  return names.size === 1 ? ([...names][0] as string) : 'origin';
+}
+
 /** git's default branch name: GIT_TEST_DEFAULT_INITIAL_BRANCH_NAME, init.defaultBranch, else master. */
 export function defaultBranchName(config: GitConfig, env: Readonly<Record<string, string | undefined>>): string {
   const test = env['GIT_TEST_DEFAULT_INITIAL_BRANCH_NAME'];
