@@ -87,4 +87,15 @@ test('ls-remote of what is not a repository, or not a git server, fails in its w
     await new Promise((ok) => http.close(ok));
   }
   await assert.rejects(listServerRefs('ftp://127.0.0.1/repo.git'), (e) => isPackwrightError(e, 'INVALID_ARGUMENT'));
+  // A spawned server that ends before saying anything (one that refused the repository says why
+  // on stderr first): git's die_initial_contact, after what the server said.
+  for (const uploadPack of ['true', 'git upload-pack']) {
+    const args = ['ls-remote', `--upload-pack=${uploadPack}`, `${dir.path}/nothing-here`];
+    const ours = await runPackwright(dir.path, args, { env: GIT_ENV });
+    const theirs = spawnGit(args, { cwd: dir.path, env: GIT_ENV, encoding: 'utf8' });
+    // The spawned server's own line goes to this process's stderr, which the test does not see.
+    const serverSaid = uploadPack === 'true' ? '' : `fatal: '${dir.path}/nothing-here' does not appear to be a git repository\n`;
+    assert.deepEqual([ours.status, serverSaid + ours.stderr], [theirs.status, theirs.stderr], uploadPack);
+    assert.match(ours.stderr, /fatal: Could not read from remote repository\.\n\nPlease make sure you have the correct access rights\nand the repository exists\.\n$/);
+  }
 });

@@ -5,7 +5,7 @@
 import { PackwrightError } from '../errors/packwright-error.js';
 import { parseCapabilities } from '../protocol/capabilities.js';
 import type { Packet, PacketReader } from '../protocol/pkt-line.js';
-import { nextPacket } from './protocol-v2.js';
+import { initialPacket, nextPacket } from './protocol-v2.js';
 
 /** One advertised ref: its name, id, and the peeled id of an annotated tag. */
 export interface AdvertisedRef {
@@ -27,7 +27,7 @@ export interface Advertisement {
 
 /** Reads an advertisement; `first` is its first packet when the caller has read it already. */
 export async function readAdvertisement(reader: PacketReader, first?: Packet): Promise<Advertisement> {
-  let p = first ?? (await nextPacket(reader));
+  let p = first ?? (await initialPacket(reader));
   if (p.kind === 'data' && p.line === 'version 1') p = await nextPacket(reader);
   const out: Advertisement = { refs: [], capabilities: new Map(), symrefs: new Map(), shallow: [] };
   for (let firstLine = true; p.kind === 'data'; p = await nextPacket(reader), firstLine = false) {

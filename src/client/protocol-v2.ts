@@ -5,11 +5,24 @@ import { DELIM_PACKET, encodePacket, FLUSH_PACKET, type Packet, type PacketReade
 
 /** The next packet; the input's end is git's "the remote end hung up unexpectedly", an ERR line the server's error. */
 export async function nextPacket(reader: PacketReader): Promise<Packet> {
-  const p = await reader.read();
+  return answered(await reader.read());
+}
+
+function answered(p: Packet): Packet {
   if (p.kind === 'eof') throw new PackwrightError('CONNECTION_CLOSED', 'the remote end hung up unexpectedly');
   // The first bytes only: a pack's packets are never decoded as text.
   if (p.kind === 'data' && p.data.length >= 4 && p.data.toString('latin1', 0, 4) === 'ERR ') throw new PackwrightError('REQUEST_REFUSED', `remote error: ${p.line.slice(4)}`);
   return p;
+}
+
+/**
+ * The server's first packet. An end before it is git's die_initial_contact: the server said
+ * nothing at all (a spawned one that refused the repository has said why on stderr).
+ */
+export async function initialPacket(reader: PacketReader): Promise<Packet> {
+  const p = await reader.read();
+  if (p.kind === 'eof') throw new PackwrightError('CONNECTION_CLOSED', 'Could not read from remote repository.\n\nPlease make sure you have the correct access rights\nand the repository exists.');
+  return answered(p);
 }
 
 /** After a `version 2` line: the capabilities up to the flush (`name` or `name=value`). */

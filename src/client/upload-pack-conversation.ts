@@ -8,7 +8,7 @@ import { readAdvertisement, type Advertisement } from './advertisement.js';
 import { fetchPack, type FetchedPack, type FetchPackOptions } from './fetch-pack.js';
 import { fetchPackV0 } from './fetch-pack-v0.js';
 import type { ServerRef } from './list-server-refs.js';
-import { commandRequest, nextPacket, readCapabilities } from './protocol-v2.js';
+import { commandRequest, initialPacket, nextPacket, readCapabilities } from './protocol-v2.js';
 import type { Connection } from './transport.js';
 
 /** A server's upload-pack as it answered the connection: v2 and its capabilities, or a v0/v1 advertisement. */
@@ -18,7 +18,7 @@ export type UploadPackGreeting =
 
 /** Reads the server's first message: v2's capabilities, or the v0/v1 ref advertisement (a server older than v2, or told to stay at v0). */
 export async function readGreeting(conn: Connection): Promise<UploadPackGreeting> {
-  const first = await nextPacket(conn.reader);
+  const first = await initialPacket(conn.reader);
   if (first.kind === 'data' && first.line === 'version 2') return { version: 2, caps: await readCapabilities(conn.reader) };
   const advertisement = await readAdvertisement(conn.reader, first);
   return { version: 0, caps: advertisement.capabilities, advertisement };
