@@ -27,6 +27,14 @@ function state(work: string): string {
   ].join('\n');
 }
 
+/** A server's repository (a mirror of the history fixture) at `<dir>/src.git`, and a clone of it at `<dir>/<work>`. */
+function serverAndClone(dir: string, format: Format, work: string): { src: string; work: string } {
+  const src = join(dir, 'src.git');
+  git(dir, ['clone', '-q', '--mirror', makeHistoryRepo(dir, format), src]);
+  git(dir, ['clone', '-q', '--no-checkout', src, join(dir, work)]);
+  return { src, work: join(dir, work) };
+}
+
 /** The server's history moved on: new commits and an annotated tag on main, a branch rewritten, one deleted, one made. */
 function moveOn(src: string): void {
   const commit = (parent: string, msg: string): string => git(src, ['commit-tree', `${parent}^{tree}`, '-p', parent, '-m', msg]).toString().trim();
@@ -58,10 +66,7 @@ async function bothRun(ours: string, theirs: string, args: string[], env: Record
 for (const format of ['sha1', 'sha256'] as Format[]) {
   test(`fetch --prune leaves what git fetch leaves, and says it in git's words (${format}; SHA-1 from a path, HTTP served by packwright and git's upload-pack, SHA-256 over git://)`, async () => {
     using dir = tempDir();
-    const src = join(dir.path, 'src.git');
-    git(dir.path, ['clone', '-q', '--mirror', makeHistoryRepo(dir.path, format), src]);
-    const base = join(dir.path, 'base');
-    git(dir.path, ['clone', '-q', '--no-checkout', src, base]);
+    const { src, work: base } = serverAndClone(dir.path, format, 'base');
     moveOn(src);
     await using servers = await packwrightServers(src, GIT_ENV);
     const urls = format === 'sha1' ? [src, servers.http, `file://${src}`] : [servers.git];
@@ -87,10 +92,7 @@ for (const format of ['sha1', 'sha256'] as Format[]) {
 
 test('fetch --prune that cannot rewrite packed-refs deletes nothing and fails as git\'s (delete_refs), and still fetches', async () => {
   using dir = tempDir();
-  const src = join(dir.path, 'src.git');
-  git(dir.path, ['clone', '-q', '--mirror', makeHistoryRepo(dir.path, 'sha1'), src]);
-  const base = join(dir.path, 'base');
-  git(dir.path, ['clone', '-q', '--no-checkout', src, base]);
+  const { src, work: base } = serverAndClone(dir.path, 'sha1', 'base');
   // A loose stale ref: git's prune rewrites packed-refs all the same, through packed-refs.new.
   git(base, ['update-ref', 'refs/remotes/origin/extra', 'HEAD']);
   writeFileSync(join(base, '.git', 'packed-refs.new'), '');
@@ -111,10 +113,7 @@ test('fetch --prune that cannot rewrite packed-refs deletes nothing and fails as
 
 test('fetch offers its history in rounds and gets only what it lacks; refuses a non-fast-forward without +, and a tag that would be clobbered', async () => {
   using dir = tempDir();
-  const src = join(dir.path, 'src.git');
-  git(dir.path, ['clone', '-q', '--mirror', makeHistoryRepo(dir.path, 'sha1'), src]);
-  const work = join(dir.path, 'work');
-  git(dir.path, ['clone', '-q', '--no-checkout', src, work]);
+  const { src, work } = serverAndClone(dir.path, 'sha1', 'work');
   // 300 local commits the server never saw: the negotiation must get past them to what is common.
   const local = Array.from({ length: 300 }, (_, i) => `commit refs/heads/local\ncommitter L <l@example.com> ${1800000000 + i} +0000\ndata 4\nl${String(i).padStart(3, '0')}\n${i === 0 ? 'from refs/heads/main\n' : ''}`).join('');
   git(work, ['fast-import', '--quiet'], local);
