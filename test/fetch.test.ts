@@ -11,7 +11,7 @@ import { packwrightServers } from './helpers/servers.js';
 import { fetch } from '../src/client/index.js';
 import { isPackwrightError } from '../src/errors/index.js';
 import { DELIM_PACKET, encodePacket, FLUSH_PACKET } from '../src/protocol/index.js';
-import { execFileAsync } from './helpers/spawn-client.js';
+import { execFileAsync, spawnGit } from './helpers/spawn-client.js';
 
 
 /** What a fetch leaves that git's would leave the same: refs, reflogs, FETCH_HEAD, and the objects. */
@@ -361,10 +361,12 @@ test("fetch.output=compact, --no-show-forced-updates and a path that is no repos
   assert.equal(r.ours.stderr, r.git.stderr);
   assert.equal(state(ours), state(theirs));
   assert.match(readFileSync(join(ours, '.git', 'logs', 'refs', 'remotes', 'origin', 'topic'), 'utf8'), /fetch --no-show-forced-updates origin: fast-forward\n$/);
-  // git's upload-pack's words for a path that is no repository, the path as given.
+  // git's upload-pack's words for a path that is no repository, the path as given, then its
+  // client's (die_initial_contact): git's own fetch says the same.
   const missing = await runPackwright(ours, ['fetch', "a\\!'b"], { env });
-  assert.equal(missing.status, 128);
-  assert.equal(missing.stderr, "fatal: 'a\\!'b' does not appear to be a git repository\n");
+  const gitMissing = spawnGit(['fetch', "a\\!'b"], { cwd: theirs, env, encoding: 'utf8' });
+  assert.deepEqual([missing.status, missing.stderr], [gitMissing.status, gitMissing.stderr]);
+  assert.match(missing.stderr, /^fatal: 'a\\!'b' does not appear to be a git repository\nfatal: Could not read from remote repository\./);
 });
 
 test('fetch.writeCommitGraph (and --write-commit-graph): a layer of the split commit-graph for what the refs reach, the bytes git writes', async () => {

@@ -87,6 +87,18 @@ test('ls-remote of what is not a repository, or not a git server, fails in its w
     await new Promise((ok) => http.close(ok));
   }
   await assert.rejects(listServerRefs('ftp://127.0.0.1/repo.git'), (e) => isPackwrightError(e, 'INVALID_ARGUMENT'));
+  // A path that is no repository, served in this process: the server's line, then the client's
+  // die_initial_contact, as git's spawned upload-pack and receive-pack and its client say them;
+  // git's clone refuses the path itself.
+  const work = `${dir.path}/work`;
+  git(dir.path, ['init', '-q', work]);
+  git(work, ['commit', '-q', '--allow-empty', '-m', 'one']);
+  const missing = `${dir.path}/nothing-here`;
+  for (const args of [['ls-remote', missing], ['fetch', missing], ['push', missing, 'HEAD:refs/heads/x'], ['clone', '--bare', missing, `${dir.path}/cloned.git`]]) {
+    const ours = await runPackwright(work, args, { env: GIT_ENV });
+    const theirs = spawnGit(args, { cwd: work, env: GIT_ENV, encoding: 'utf8' });
+    assert.deepEqual([ours.status, ours.stderr], [theirs.status, theirs.stderr], args[0]);
+  }
   // A spawned server that ends before saying anything (one that refused the repository says why
   // on stderr first): git's die_initial_contact, after what the server said.
   for (const uploadPack of ['true', 'git upload-pack']) {

@@ -122,6 +122,7 @@ export async function fetchCommand(io: CommandIO, global: GlobalOptions, agent: 
         repository: repo, remote, refspecs, tags, prune, pruneTags, atomic, dryRun, append: append || (several && remote !== remotes[0]), refmap, negotiationTips, showForcedUpdates, writeCommitGraph: several ? false : writeCommitGraph, force, updateHeadOk, writeFetchHead, uploadPack, agent, signal, reflogAction, ...shallow, filter, ...cliAuth(repo.config, global.env),
         ...(progress ? { onProgress: (text: string) => remoteSays.text(text) } : {}),
         ...(verbosity < 0 ? {} : { onWarning: (message: string) => void io.stderr.write(`warning: ${message}\n`) }),
+        onStderr: (text: string) => void io.stderr.write(text),
       })).finally(() => remoteSays.end());
     } catch (e) {
       if (!several || !isPackwrightError(e) || e.code === 'ABORTED') throw e;

@@ -71,6 +71,7 @@ export async function lsRemoteCommand(io: CommandIO, global: GlobalOptions, agen
     protocol: version === 0 || version === 1 ? version : 2,
     prefixes, symrefs: true, peelTags: true, uploadPack, agent, signal, cwd: global.cwd, headers: extraHeaders(config, url), http: httpSettings(config, url, global.env, remote !== undefined ? named : undefined), ...cliAuth(config, global.env), env: global.env,
     ...(quiet ? {} : { onWarning: (message: string) => void io.stderr.write(`warning: ${message}\n`) }),
+    onStderr: (text: string) => void io.stderr.write(text),
   }));
   // git names the URL when it chose the remote itself, once the refs came.
   if (positional[0] === undefined && !quiet) io.stderr.write(`From ${url}\n`);

@@ -55,6 +55,13 @@ export interface RemoteCallOptions {
   http?: HttpSettings | undefined;
   /** git's warnings about the conversation, without the `warning: ` (`redirecting to <url>` when the server moved the repository). */
   onWarning?: ((message: string) => void) | undefined;
+  /**
+   * What a server run in this process (upload-pack or receive-pack of a local path) writes to its
+   * stderr, as git shows a spawned one's: its `fatal:` line when it refuses the repository, and
+   * the call then fails as git's does after it ("Could not read from remote repository").
+   * Without it, the call fails with the server's own words.
+   */
+  onStderr?: ((text: string) => void) | undefined;
   signal?: AbortSignal | undefined;
   /** The directory a relative path is taken from (default: the process's, or the repository's). */
   cwd?: string | undefined;
@@ -83,6 +90,6 @@ export async function withLocalRepository<T>(options: LocalRepositoryOptions, wh
 }
 
 /** The part of a call's options that reaching the server takes (openConnection's). */
-export function remoteCallOptions(options: RemoteCallOptions): Pick<RemoteCallOptions, 'headers' | 'onAuth' | 'onAuthSuccess' | 'onAuthFailure' | 'agent' | 'idleTimeoutMs' | 'signal' | 'http' | 'onWarning'> {
-  return { http: options.http, onWarning: options.onWarning, headers: options.headers, onAuth: options.onAuth, onAuthSuccess: options.onAuthSuccess, onAuthFailure: options.onAuthFailure, agent: options.agent, idleTimeoutMs: options.idleTimeoutMs, signal: options.signal };
+export function remoteCallOptions(options: RemoteCallOptions): Pick<RemoteCallOptions, 'headers' | 'onAuth' | 'onAuthSuccess' | 'onAuthFailure' | 'agent' | 'idleTimeoutMs' | 'signal' | 'http' | 'onWarning'> & { stderr: ((text: string) => void) | undefined } {
+  return { http: options.http, onWarning: options.onWarning, headers: options.headers, onAuth: options.onAuth, onAuthSuccess: options.onAuthSuccess, onAuthFailure: options.onAuthFailure, agent: options.agent, idleTimeoutMs: options.idleTimeoutMs, signal: options.signal, stderr: options.onStderr };
 }

@@ -1,7 +1,7 @@
 // `git clone --bare` over protocol v2 (builtin/clone.c, fetch-pack.c): the refs by ls-refs, one
 // fetch of everything they name (no haves), the pack streamed into index-pack as it arrives, then
 // packed-refs, HEAD and the remote's URL written as git writes them.
-import { readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { PackwrightError } from '../errors/packwright-error.js';
 import type { ObjectFormat } from '../hash/object-format.js';
@@ -85,6 +85,11 @@ export interface CloneResult {
 export async function cloneBare(url: string, options: CloneOptions): Promise<CloneResult> {
   const dir = resolve(options.cwd ?? process.cwd(), options.dir);
   const location = parseRemoteUrl(url, options.cwd);
+  // git's clone looks at a path itself first (get_repo_path, which also tries `<path>.git`):
+  // nothing there, and not host:path, it is refused before anything is asked of a server.
+  if (location.kind === 'local' && !url.includes(':') && !existsSync(location.path) && !existsSync(`${location.path}.git`)) {
+    throw new PackwrightError('REPO_NOT_FOUND', `repository '${url}' does not exist`);
+  }
   const agent = options.agent ?? 'packwright';
   const filter = options.filter !== undefined ? normalizeFilterSpec(options.filter) : undefined;
   const conn = await openConnection(location, {
@@ -252,3 +257,4 @@ function assertEmpty(dir: string): boolean {
   if (entries.length > 0) throw new PackwrightError('INVALID_ARGUMENT', `destination path '${dir}' already exists and is not an empty directory.`);
   return true;
 }
+

@@ -21,9 +21,12 @@ function answered(p: Packet): Packet {
  */
 export async function initialPacket(reader: PacketReader): Promise<Packet> {
   const p = await reader.read();
-  if (p.kind === 'eof') throw new PackwrightError('CONNECTION_CLOSED', 'Could not read from remote repository.\n\nPlease make sure you have the correct access rights\nand the repository exists.');
+  if (p.kind === 'eof') throw new PackwrightError('CONNECTION_CLOSED', NO_INITIAL_CONTACT);
   return answered(p);
 }
+
+/** git's die_initial_contact for a server that said nothing. */
+export const NO_INITIAL_CONTACT = 'Could not read from remote repository.\n\nPlease make sure you have the correct access rights\nand the repository exists.';
 
 /** After a `version 2` line: the capabilities up to the flush (`name` or `name=value`). */
 export async function readCapabilities(reader: PacketReader): Promise<Map<string, string>> {

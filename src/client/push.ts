@@ -82,11 +82,6 @@ export interface PushOptions extends LocalRepositoryOptions, RemoteCallOptions {
   receivePack?: string | undefined;
   /** What the server says (its hooks' output, band 2), as it comes. */
   onMessage?: ((text: string) => void) | undefined;
-  /**
-   * What a receive-pack serving a local path in this process writes to its stderr (git shows a
-   * spawned one's as it is, not as the server's messages); a spawned one's goes to this process's.
-   */
-  onStderr?: ((text: string) => void) | undefined;
 }
 
 /**

@@ -8,6 +8,7 @@ import { createRequire } from 'node:module';
 import { PassThrough } from 'node:stream';
 import { existsSync, statSync } from 'node:fs';
 import { resolve as resolvePath } from 'node:path';
+import { NO_INITIAL_CONTACT } from './protocol-v2.js';
 import { isPackwrightError, PackwrightError } from '../errors/packwright-error.js';
 import { encodePacket, PacketReader, streamSink, type Packet } from '../protocol/pkt-line.js';
 import { Repository } from '../repo/repository.js';
@@ -291,8 +292,12 @@ async function connect(location: RemoteLocation, options: ConnectOptions): Promi
   } catch (e) {
     // git's upload-pack and receive-pack (enter_repo) say so in these words.
     if (!isPackwrightError(e, 'REPO_NOT_FOUND')) throw e;
-    const name = location.given ?? location.path;
-    throw new PackwrightError('REPO_NOT_FOUND', `'${name}' does not appear to be a git repository`, { cause: e });
+    const said = `'${location.given ?? location.path}' does not appear to be a git repository`;
+    // With a stderr to say it on, as a spawned server: its line, then the client's
+    // die_initial_contact; without one, the server's words are the error.
+    if (options.stderr === undefined) throw new PackwrightError('REPO_NOT_FOUND', said, { cause: e });
+    options.stderr(`fatal: ${said}\n`);
+    throw new PackwrightError('REPO_NOT_FOUND', NO_INITIAL_CONTACT, { cause: e });
   }
   const toServer = new PassThrough();
   const toClient = new PassThrough();
