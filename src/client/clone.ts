@@ -257,4 +257,3 @@ function assertEmpty(dir: string): boolean {
   if (entries.length > 0) throw new PackwrightError('INVALID_ARGUMENT', `destination path '${dir}' already exists and is not an empty directory.`);
   return true;
 }
-

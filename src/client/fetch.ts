@@ -28,7 +28,7 @@ import { normalizeFilterSpec } from '../walk/object-filter.js';
 
 /** Where to fetch into (`dir` or `repository`), from where, and how. */
 export interface FetchOptions extends LocalRepositoryOptions, RemoteCallOptions {
-  /** A configured remote's name (default: the current branch's remote, else `origin`), or a URL or path. */
+  /** A configured remote's name (default: defaultRemoteName's: the branch's remote, the only remote, else `origin`), or a URL or path. */
   remote?: string | undefined;
   /** Refspecs (git's command-line ones); default the remote's `remote.<name>.fetch`. */
   refspecs?: readonly string[] | undefined;

@@ -30,7 +30,7 @@ import { configuredProtocol, extraHeaders, httpSettings, sshSettings } from './r
 
 /** What to push from (`dir` or `repository`), where, and how. */
 export interface PushOptions extends LocalRepositoryOptions, RemoteCallOptions {
-  /** A configured remote's name (default: the current branch's remote, else `origin`), or a URL or path. */
+  /** A configured remote's name (default: defaultRemoteName's for a push), or a URL or path. */
   remote?: string | undefined;
   /** Refspecs (`main`, `HEAD:refs/heads/x`, `+topic`, `:gone`, `refs/heads/*:refs/heads/*`); default remote.<name>.push, else the current branch to its upstream (push.default=simple). */
   refspecs?: readonly string[] | undefined;
@@ -151,7 +151,7 @@ async function pushFrom(repo: Repository, options: PushOptions): Promise<PushRes
     ...remoteCallOptions(options), ...sshSettings(repo), agent, headers: { ...extraHeaders(repo.config, remote.pushUrl), ...options.headers },
     http: { ...httpSettings(repo.config, remote.pushUrl, repo.env, remoteName), ...options.http },
   };
-  const conn = await openConnection(location, { ...reach, service: 'git-receive-pack', protocol: 0, command: options.receivePack ?? remote.receivePack, stderr: options.onStderr, traceIdentity: 'push' });
+  const conn = await openConnection(location, { ...reach, service: 'git-receive-pack', protocol: 0, command: options.receivePack ?? remote.receivePack, traceIdentity: 'push' });
   try {
     const advertised = await readAdvertisement(conn.reader);
     const caps = advertised.capabilities;

@@ -439,34 +439,48 @@ function isValidSubmoduleUrl(url: string): boolean {
  * tag"). Undefined when git would accept it. Blobs are always accepted.
  */
 export function objectFormatError(type: number, data: Uint8Array, hashLength: number): string | undefined {
-  const hex = hashLength * 2;
   if (type === OBJ_TREE) {
     const e = new TreeCursor(hashLength).reset(data);
     while (e.tryNext());
     return e.error;
   }
+  if (type === OBJ_COMMIT || type === OBJ_TAG) {
+    if (commitOrTagParseError(type, data, hashLength) === undefined) return undefined;
+    return type === OBJ_COMMIT ? 'corrupt commit' : 'corrupt tag';
+  }
+  return undefined;
+}
+
+/**
+ * What git's parse_commit_buffer or parse_tag_buffer says of a commit or tag it refuses, the words
+ * before the object's id: a commit's tree line out of shape ("bogus commit object"), its id not
+ * hex ("bad tree pointer in commit"), a parent line that does not parse ("bad parents in
+ * commit"); a tag of an unknown type. Its other refusals say nothing (''). Undefined when git
+ * parses it. Capital hex digits pass, as get_oid_hex reads them.
+ */
+export function commitOrTagParseError(type: number, data: Uint8Array, hashLength: number): string | undefined {
+  const hex = hashLength * 2;
   if (type === OBJ_COMMIT) {
-    if (data.length <= 5 + hex + 1 || !bytesStartWith(data, 0, 'tree ') || data[5 + hex] !== 0x0a || !hexLineAt(data, 5, hex, true)) return 'corrupt commit';
+    if (data.length <= 5 + hex + 1 || !bytesStartWith(data, 0, 'tree ') || data[5 + hex] !== 0x0a) return 'bogus commit object';
+    if (!hexLineAt(data, 5, hex, true)) return 'bad tree pointer in commit';
     let p = 5 + hex + 1;
     while (p + 7 + hex < data.length && bytesStartWith(data, p, 'parent ')) {
-      if (data.length <= p + 7 + hex + 1 || data[p + 7 + hex] !== 0x0a || !hexLineAt(data, p + 7, hex, true)) return 'corrupt commit';
+      if (data.length <= p + 7 + hex + 1 || data[p + 7 + hex] !== 0x0a || !hexLineAt(data, p + 7, hex, true)) return 'bad parents in commit';
       p += 7 + hex + 1;
     }
     return undefined;
   }
-  if (type === OBJ_TAG) {
-    if (data.length < hex + 24 || !bytesStartWith(data, 0, 'object ') || data[7 + hex] !== 0x0a || !hexLineAt(data, 7, hex, true)) return 'corrupt tag';
-    let p = 7 + hex + 1;
-    if (!bytesStartWith(data, p, 'type ')) return 'corrupt tag';
-    p += 5;
-    const nl = data.indexOf(0x0a, p);
-    if (nl < 0 || nl - p >= 10) return 'corrupt tag';
-    const name = Buffer.from(data.buffer, data.byteOffset + p, nl - p).toString('latin1');
-    if (typeNumber(name) < 0) return 'corrupt tag';
-    p = nl + 1;
-    if (!(p + 4 < data.length && bytesStartWith(data, p, 'tag '))) return 'corrupt tag';
-    if (data.indexOf(0x0a, p + 4) < 0) return 'corrupt tag';
-    return undefined;
-  }
+  if (data.length < hex + 24 || !bytesStartWith(data, 0, 'object ') || data[7 + hex] !== 0x0a || !hexLineAt(data, 7, hex, true)) return '';
+  let p = 7 + hex + 1;
+  if (!bytesStartWith(data, p, 'type ')) return '';
+  p += 5;
+  // git reads the type into a char[20].
+  const nl = data.indexOf(0x0a, p);
+  if (nl < 0 || nl - p >= 20) return '';
+  const name = Buffer.from(data.buffer, data.byteOffset + p, nl - p).toString('latin1');
+  if (typeNumber(name) < 0) return `unknown tag type '${name}' in`;
+  p = nl + 1;
+  if (!(p + 4 < data.length && bytesStartWith(data, p, 'tag '))) return '';
+  if (data.indexOf(0x0a, p + 4) < 0) return '';
   return undefined;
 }

@@ -1,8 +1,6 @@
 import { ObjectTable, type SharedTableParts } from '../walk/object-table.js';
 import { hashLength } from '../hash/object-format.js';
-import { checkObject, objectFormatError, objectLinks, verifyHeaders, type SpecialBlobs, type TreeLinks } from './check-object.js';
-import { bytesStartWith, hexLineAt } from '../objects/object-links.js';
-import { typeNumber } from '../objects/object-type.js';
+import { checkObject, commitOrTagParseError, objectLinks, verifyHeaders, type SpecialBlobs, type TreeLinks } from './check-object.js';
 import { FsckRules, fsckMessageId, type FsckMessageKey } from './fsck-messages.js';
 import { OBJ_COMMIT, OBJ_TAG, OBJ_TREE } from '../objects/object-type.js';
 import { IncrementalTreeLinks } from './incremental-tree-links.js';
@@ -113,7 +111,8 @@ export class ObjectChecker {
       // checks only the header's (NUL_IN_HEADER, UNTERMINATED_HEADER) are fatal, and the rest
       // would be read and ignored (the idents' alone were ~40 % of a commit's time).
       verifyHeaders(data, this.report);
-      if (objectFormatError(type, data, this.H) !== undefined) this.parseErrors.push([k, parseErrorWords(type, data, this.H)]);
+      const refused = commitOrTagParseError(type, data, this.H);
+      if (refused !== undefined) this.parseErrors.push([k, refused]);
       else objectLinks(type, data, this.H, this.links.sink);
       if (type === OBJ_TAG && this.keepTagNames) this.tagNames.push([k, tagName(data)]);
       this.links.end();
@@ -143,24 +142,6 @@ export class ObjectChecker {
       gitmodules: hex(this.special.gitmodules), gitattributes: hex(this.special.gitattributes), tagNames: this.tagNames,
     };
   }
-}
-
-/**
- * What git's parse_commit_buffer or parse_tag_buffer says of a commit or tag it refuses
- * (objectFormatError), before the object's id: a commit's tree line out of shape, its id not hex,
- * a parent line that does not parse; a tag's unknown type. Its other refusals say nothing ('').
- */
-function parseErrorWords(type: number, data: Uint8Array, H: number): string {
-  const hex = 2 * H;
-  if (type === OBJ_COMMIT) {
-    if (data.length <= 5 + hex + 1 || !bytesStartWith(data, 0, 'tree ') || data[5 + hex] !== 0x0a) return 'bogus commit object';
-    return hexLineAt(data, 5, hex, true) ? 'bad parents in commit' : 'bad tree pointer in commit';
-  }
-  const p = 7 + hex + 1 + 5;
-  const nl = data.indexOf(0x0a, p);
-  if (!bytesStartWith(data, p - 5, 'type ') || nl < 0 || nl - p >= 20) return '';
-  const name = Buffer.from(data.buffer, data.byteOffset + p, nl - p).toString('latin1');
-  return typeNumber(name) < 0 ? `unknown tag type '${name}' in` : '';
 }
 
 /** The `tag` header line of a tag object ('' without one). */

@@ -179,8 +179,8 @@ export class RefTransaction {
         const value = this.refs.read(u.target);
         u.replacesSymbolic = value?.kind === 'symbolic';
         u.oldId = value?.kind === 'id' ? value.id : value?.kind === 'symbolic' && u.options.noDeref === true ? this.refs.resolve(u.target) : undefined;
-        this.checkExpectation(u, value?.kind === 'symbolic');
-        this.checkNewValue(u, value?.kind === 'symbolic');
+        this.checkExpectation(u, u.replacesSymbolic);
+        this.checkNewValue(u, u.replacesSymbolic);
       }
       const packedChange = this.options.rewritePacked === true ? this.updates.some((u) => u.remove) : this.updates.some((u) => u.remove && this.refs.isPacked(u.target));
       if (packedChange) this.packedLock = this.lockFile(join(this.refs.commonDir, 'packed-refs'), 'packed-refs', this.options.packedLockTimeoutMs ?? 1000);
