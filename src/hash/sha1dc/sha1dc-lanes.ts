@@ -12,7 +12,7 @@ import { sha1dcInto } from './sha1dc.js';
  * A message that fits a lane's 1 MiB of WebAssembly memory is copied there; a longer one is copied
  * to a buffer of its own (padding included) and fed to its lane a megabyte at a time. Those copies
  * take at most STREAMED_BUDGET bytes together (a submit waits for lanes to finish to stay under it);
- * a message longer than the budget is hashed at once, alone (470 MB/s, against 700 in the lanes).
+ * a message longer than the budget is hashed at once, alone (500 MB/s, against 820 in the lanes).
  *
  * One per thread (`threadLanes`), shared by its callers; each submission names its owner, so that a
  * caller that gives up (an error) can drop what it left (`discard`).

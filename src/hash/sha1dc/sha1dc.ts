@@ -15,8 +15,8 @@ import { CHUNK, FOUND, IHV, INITIAL_IHV, pad, threadEngine, writeDigest } from '
  * and lends it to the instance for each update. Many messages at once go faster through
  * Sha1dcLanes (sha1dc-lanes.ts). Cost: one compression a block, a few dozen of the message-bit
  * conditions (most blocks fail every vector within them), and a recompression for about one block in
- * twelve: 470 MB/s here (git's sha1dc: 410-450), about 3.9× the time of Node's SHA-1 (1.8 GB/s),
- * which does no detection (many messages, four at once, in Sha1dcLanes: 700 MB/s).
+ * 21: 500 MB/s here (git's sha1dc: 410-450), about 3.6× the time of Node's SHA-1 (1.8 GB/s),
+ * which does no detection (many messages, four at once, in Sha1dcLanes: 820 MB/s).
  */
 
 export class Sha1dc {
