@@ -3,7 +3,7 @@
 // objects moved out of the quarantine, then each ref checked (funny names, the checked-out branch,
 // deletes, fast-forwards, the update hook) and changed in a ref transaction; after the report,
 // the post-receive and post-update hooks.
-import { childProcess } from '../repo/lazy-child-process.js';
+import { runGit } from '../repo/run-git.js';
 import { isPackwrightError } from '../errors/packwright-error.js';
 import { toHex } from '../hash/hex.js';
 import type { RefTransaction } from '../refs/ref-transaction.js';
@@ -173,16 +173,7 @@ export async function runAfterUpdate(s: ReceiveSession, commands: readonly Comma
 
 /** git's `gc --auto --quiet` after a push, its output relayed to the pusher; nothing when no git is installed. */
 async function autoGc(s: ReceiveSession): Promise<void> {
-  const env: Record<string, string> = {};
-  for (const [k, v] of Object.entries({ ...s.repo.env, GIT_DIR: '.' })) if (v !== undefined) env[k] = v;
-  await new Promise<void>((resolve) => {
-    const child = childProcess().spawn('git', ['gc', '--auto', '--quiet'], { cwd: s.repo.gitDir, env, stdio: ['ignore', 'pipe', 'pipe'] });
-    const relay = (chunk: Buffer): void => s.tell(chunk);
-    child.stdout.on('data', relay);
-    child.stderr.on('data', relay);
-    child.on('error', () => resolve());
-    child.on('close', () => resolve());
-  });
+  await runGit(['gc', '--auto', '--quiet'], s.repo.gitDir, { ...s.repo.env, GIT_DIR: '.' }, (chunk) => s.tell(chunk));
   // What gc packed or pruned: the store lists its packs again.
   s.repo.store.refresh();
 }

@@ -2,22 +2,11 @@
 // tree has checked out updates that work tree too, when it is clean. packwright has no work tree
 // code of its own: as git's receive-pack does, it runs git's (update-index, diff-files,
 // diff-index, read-tree), or the repository's push-to-checkout hook in their place.
-import { childProcess } from '../repo/lazy-child-process.js';
+import { runGit } from '../repo/run-git.js';
 import { resolve } from 'node:path';
 import type { CheckedOut } from '../repo/checked-out-branch.js';
 import type { Repository } from '../repo/repository.js';
 import { runHook } from './receive-hooks.js';
-
-/** Runs `git <args>` for the work tree, resolving to its exit status (127 when there is no git to run). */
-function runGit(args: string[], cwd: string, env: Record<string, string>, output: (text: Buffer) => void): Promise<number> {
-  return new Promise((done) => {
-    const child = childProcess().spawn('git', args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
-    child.stdout.on('data', output);
-    child.stderr.on('data', output);
-    child.on('error', () => done(127));
-    child.on('close', (code) => done(code ?? 128));
-  });
-}
 
 /**
  * Updates `worktree` to the commit `newHex` before its branch moves there: the push-to-checkout
@@ -26,9 +15,7 @@ function runGit(args: string[], cwd: string, env: Record<string, string>, output
  */
 export async function updateWorktree(repo: Repository, newHex: string, worktree: CheckedOut, output: (text: Buffer) => void | Promise<void>, hooks: boolean): Promise<string | undefined> {
   if (worktree.bare) return 'denyCurrentBranch = updateInstead needs a worktree';
-  const base: Record<string, string> = {};
-  for (const [k, v] of Object.entries(repo.env)) if (v !== undefined) base[k] = v;
-  const env = { ...base, GIT_DIR: resolve(worktree.gitDir) };
+  const env = { ...repo.env, GIT_DIR: resolve(worktree.gitDir) };
   if (hooks) {
     const status = await runHook(repo, 'push-to-checkout', { args: [newHex], env: { GIT_DIR: env.GIT_DIR, GIT_WORK_TREE: resolve(worktree.path) }, output });
     if (status !== undefined) return status === 0 ? undefined : 'push-to-checkout hook declined';
