@@ -442,3 +442,30 @@ test("bundles as git's bundle transport reads them: ls-remote, clone and fetch f
     assert.equal(git(empty, ['for-each-ref']).toString(), '');
   }
 });
+
+test("fetch runs git's auto maintenance last, as git's fetch does: 'Auto packing' under gc.autoPackLimit, nothing with --no-auto-maintenance, -q or maintenance.auto=false", async () => {
+  using dir = tempDir();
+  const { src, work: base } = serverAndClone(dir.path, 'sha1', 'base');
+  moveOn(src);
+  // As t5510's "fetching with auto-gc does not lock up": the fetched pack kept as one, and a
+  // limit of one pack, so that git's gc --auto repacks. The suite's own switch-off left out.
+  for (const [k, v] of [['fetch.unpackLimit', '1'], ['gc.autoPackLimit', '1'], ['gc.autoDetach', 'false']] as const) git(base, ['config', k, v]);
+  const env: Record<string, string | undefined> = { ...GIT_ENV };
+  for (const k of Object.keys(env)) if (k.startsWith('GIT_CONFIG_') && k !== 'GIT_CONFIG_NOSYSTEM' && k !== 'GIT_CONFIG_GLOBAL') delete env[k];
+  const packs = (repo: string): number => readdirSync(join(repo, '.git/objects/pack')).filter((f) => f.endsWith('.pack')).length;
+  const cases: [string[], boolean][] = [[['fetch', '--verbose'], true], [['fetch', '--no-auto-maintenance'], false], [['fetch', '--no-auto-gc', '--auto-gc'], true], [['fetch', '-q'], false], [['-c', 'maintenance.auto=false', 'fetch'], false]];
+  for (const [i, [args, said]] of cases.entries()) {
+    const theirs = join(dir.path, `git-${i}`);
+    const ours = join(dir.path, `pw-${i}`);
+    cpSync(base, theirs, { recursive: true });
+    cpSync(base, ours, { recursive: true });
+    const gitSays = (await execFileAsync('git', args, { cwd: theirs, env })).stderr;
+    const r = await runPackwright(ours, args, { env });
+    assert.equal(r.status, 0, r.stderr);
+    assert.equal(/Auto packing the repository/.test(gitSays), said, `git ${args.join(' ')}: ${gitSays}`);
+    assert.equal(/Auto packing the repository/.test(r.stderr), said, `${args.join(' ')}: ${r.stderr}`);
+    // Repacked into one pack, or left as the clone's and the fetch's two; quiet, git's gc still runs.
+    assert.equal(packs(ours), packs(theirs), args.join(' '));
+    git(ours, ['fsck', '--no-progress']);
+  }
+});

@@ -1,6 +1,6 @@
 import { anonymizeUrl, fetch, readRemoteConfig, type FetchedRef } from '../client/index.js';
 import { isPackwrightError, PackwrightError } from '../errors/index.js';
-import { writeReachableCommitGraph, type Repository } from '../repo/index.js';
+import { runAutoMaintenance, writeReachableCommitGraph, type Repository } from '../repo/index.js';
 import type { CommandIO } from './command-io.js';
 import { prettyRefName } from './pretty-ref-name.js';
 import { openRepository, type GlobalOptions } from './global-options.js';
@@ -12,6 +12,7 @@ import { remoteMessagesOn } from './remote-messages.js';
 const USAGE = `usage: packwright fetch [-q | -v] [-p | --prune | --no-prune] [-P | --prune-tags] [-t | --tags | -n | --no-tags] [-f | --force]
                         [--all | --multiple] [--atomic] [--dry-run] [-a | --append] [--refmap=<refspec>] [--negotiation-tip=<rev>]
                         [-u | --update-head-ok] [--upload-pack=<exec>] [--[no-]write-fetch-head] [--[no-]write-commit-graph] [--[no-]show-forced-updates] [--progress]
+                        [--[no-]auto-maintenance | --[no-]auto-gc]
                         [--depth=<n> | --deepen=<n> | --unshallow] [--shallow-since=<date>] [--shallow-exclude=<ref>] [--update-shallow] [--filter=<filter-spec>]
                         [<repository> [<refspec>...]]`;
 
@@ -41,6 +42,7 @@ export async function fetchCommand(io: CommandIO, global: GlobalOptions, agent: 
   const negotiationTips: string[] = [];
   let showForcedUpdates: boolean | undefined;
   let writeCommitGraph: boolean | undefined;
+  let autoMaintenance = true;
   let uploadPack: string | undefined;
   const shallow: ShallowOptions = {};
   let filter: string | undefined;
@@ -74,6 +76,8 @@ export async function fetchCommand(io: CommandIO, global: GlobalOptions, agent: 
     else if (a === '--write-fetch-head') writeFetchHead = true;
     else if (a === '--no-write-fetch-head') writeFetchHead = false;
     else if (a === '--progress') progress = true;
+    else if (a === '--auto-maintenance' || a === '--auto-gc') autoMaintenance = true;
+    else if (a === '--no-auto-maintenance' || a === '--no-auto-gc') autoMaintenance = false;
     else if (a.startsWith('--upload-pack=')) uploadPack = a.slice(14);
     else if (a === '--upload-pack' && i + 1 < args.length) uploadPack = args[++i];
     else if (a === '--') positional.push(...args.slice(i + 1)), (i = args.length);
@@ -151,6 +155,8 @@ export async function fetchCommand(io: CommandIO, global: GlobalOptions, agent: 
     repo.store.refresh();
     writeReachableCommitGraph(repo);
   }
+  // Last, as git's cmd_fetch: its maintenance, whatever the refs' fate (a fetch that died never gets here).
+  if (autoMaintenance) await runAutoMaintenance(repo, { quiet: verbosity < 0, stdout: (chunk) => void io.stdout.write(chunk), stderr: (chunk) => void io.stderr.write(chunk) });
   return status;
 }
 

@@ -21,4 +21,5 @@ export type { AttributeValue } from './attributes.js';
 export { convertToGit, convertToWorkTree, textconv } from './convert-to-git.js';
 export { committerIdent } from './ident.js';
 export { updateServerInfo } from './server-info.js';
+export { runAutoMaintenance } from './auto-maintenance.js';
 export { commitGraphCompatible, commitGraphSettings, peelToCommit, referencedCommits, writeReachableCommitGraph } from './repository-commit-graph.js';
