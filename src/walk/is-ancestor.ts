@@ -1,6 +1,7 @@
 import type { StoreHandle } from '../odb/store-handle.js';
 import { CommitParents } from './commit-parents.js';
 import { ObjectTable } from './object-table.js';
+import { DateQueue } from './date-queue.js';
 
 /** Marks of the search, in the flags of its own table (git's PARENT1, PARENT2, STALE). */
 const FROM_ANCESTOR = 1;
@@ -27,13 +28,13 @@ export function isAncestor(objects: StoreHandle, ancestor: Uint8Array, descendan
   if (Buffer.compare(ancestor, descendant) === 0) return true;
   const table = new ObjectTable(objects.hashLength, 256);
   const commits = new CommitParents(objects, table);
-  const queue = new DateQueue((n) => commits.time(n));
+  const queue = new DateQueue();
   const target = table.intern(ancestor);
   const start = table.intern(descendant);
   table.mark(target, FROM_ANCESTOR);
   table.mark(start, FROM_DESCENDANT);
-  queue.push(target);
-  queue.push(start);
+  queue.push(target, commits.time(target));
+  queue.push(start, commits.time(start));
   // git's queue_has_nonstale: a look over the queue, which is the walk's frontier (a few commits wide).
   while (queue.some((n) => !table.is(n, STALE))) {
     const n = queue.pop();
@@ -43,65 +44,8 @@ export function isAncestor(objects: StoreHandle, ancestor: Uint8Array, descendan
       if (((table.flags[p] as number) & flags) === flags) continue;
       table.mark(p, flags);
       if (p === target && (flags & FROM_DESCENDANT) !== 0) return true;
-      queue.push(p);
+      queue.push(p, commits.time(p));
     }
   }
   return table.is(target, FROM_DESCENDANT);
-}
-
-/** A max-heap of commit numbers by commit date; equal dates in the order queued (git's prio_queue). */
-class DateQueue {
-  private readonly items: number[] = [];
-  private readonly order: number[] = [];
-  private counter = 0;
-
-  constructor(private readonly timeOf: (n: number) => number) {}
-
-  /** Whether a queued commit satisfies `test`. */
-  some(test: (n: number) => boolean): boolean {
-    return this.items.some(test);
-  }
-
-  private before(i: number, j: number): boolean {
-    const a = this.timeOf(this.items[i] as number);
-    const b = this.timeOf(this.items[j] as number);
-    return a !== b ? a > b : (this.order[i] as number) < (this.order[j] as number);
-  }
-
-  private swap(i: number, j: number): void {
-    const items = this.items;
-    const order = this.order;
-    [items[i], items[j]] = [items[j] as number, items[i] as number];
-    [order[i], order[j]] = [order[j] as number, order[i] as number];
-  }
-
-  push(n: number): void {
-    this.items.push(n);
-    this.order.push(this.counter++);
-    for (let i = this.items.length - 1; i > 0;) {
-      const up = (i - 1) >> 1;
-      if (!this.before(i, up)) break;
-      this.swap(i, up);
-      i = up;
-    }
-  }
-
-  pop(): number {
-    const top = this.items[0] as number;
-    const last = this.items.length - 1;
-    this.swap(0, last);
-    this.items.pop();
-    this.order.pop();
-    for (let i = 0; ;) {
-      const l = 2 * i + 1;
-      const r = l + 1;
-      let best = i;
-      if (l < last && this.before(l, best)) best = l;
-      if (r < last && this.before(r, best)) best = r;
-      if (best === i) break;
-      this.swap(i, best);
-      i = best;
-    }
-    return top;
-  }
 }
