@@ -469,3 +469,61 @@ test("fetch runs git's auto maintenance last, as git's fetch does: 'Auto packing
     git(ours, ['fsck', '--no-progress']);
   }
 });
+
+test("the haves each negotiator offers (fetch.negotiationAlgorithm: consecutive, skipping, noop), over v0 and v2: git's lines, ACKs read one round late over a stream as git reads them", async () => {
+  using dir = tempDir();
+  // t5552's shape: eight branches of twenty commits, interleaved in time; the server has one of
+  // them (not advertised) with a commit on top, and an unrelated branch to fetch.
+  const client = join(dir.path, 'client');
+  git(dir.path, ['init', '-q', '-b', 'b1', client]);
+  let stream = '';
+  let mark = 0;
+  const tips = new Map<number, number>();
+  for (let j = 0; j < 20; j++) {
+    for (let b = 1; b <= 8; b++) {
+      const parent = tips.get(b);
+      const message = `b${b}.c${String(j).padStart(2, '0')}\n`;
+      stream += `commit refs/heads/b${b}\nmark :${++mark}\ncommitter C <c@x> ${1700000000 + mark * 60} +0000\ndata ${message.length}\n${message}`;
+      stream += `${parent !== undefined ? `from :${parent}\n` : ''}M 644 inline f${b}\ndata 3\n${String(j).padStart(2, '0')}\n\n`;
+      tips.set(b, mark);
+    }
+  }
+  git(client, ['fast-import', '--quiet'], stream);
+  const server = join(dir.path, 'server.git');
+  git(dir.path, ['init', '-q', '--bare', server]);
+  git(client, ['push', '-q', server, 'b1:refs/heads/b1']);
+  git(server, ['update-ref', 'refs/heads/b1', git(server, ['commit-tree', 'b1^{tree}', '-p', 'b1', '-m', 'on b1']).toString().trim()]);
+  git(server, ['update-ref', 'refs/heads/to_fetch', git(server, ['commit-tree', '4b825dc642cb6eb9a060e54bf8d69288fbee4904', '-m', 'unrelated']).toString().trim()]);
+  for (const algorithm of ['consecutive', 'skipping', 'noop']) {
+    for (const version of ['0', '2']) {
+      const traces: string[][] = [];
+      for (const side of ['git', 'packwright']) {
+        const work = join(dir.path, `${side}-${algorithm}-v${version}`);
+        cpSync(client, work, { recursive: true });
+        git(work, ['config', 'fetch.negotiationAlgorithm', algorithm]);
+        const file = join(dir.path, `${side}-${algorithm}-${version}.trace`);
+        const env = { ...GIT_ENV, GIT_TRACE_PACKET: file, GIT_TRACE_BARE: '1', GIT_PROTOCOL_VERSION: undefined, GIT_TEST_PROTOCOL_VERSION: undefined };
+        // A stream (v0 is then stateful), git's upload-pack serving, its own lines left out.
+        const args = ['-c', `protocol.version=${version}`, 'fetch', '-q', '--no-tags', '--upload-pack=git upload-pack', server, 'to_fetch'];
+        if (side === 'git') await execFileAsync('git', args, { cwd: work, env });
+        else assert.equal((await runPackwright(work, args, { env })).status, 0);
+        const lines = readFileSync(file, 'utf8').split('\n').filter((l) => /^packet: +fetch> (have|done|0000)|^packet: +fetch< (ACK|NAK)/.test(l));
+        // v2 repeats the commits found common from a set (git's oidset, in hash-table order), and
+        // the server answers in the order asked: within a run of haves or of ACKs, order is free.
+        if (version === '2') {
+          for (let i = 0; i < lines.length;) {
+            const kind = (lines[i] as string).replace(/ [0-9a-f]{40}$/, '');
+            let j = i;
+            while (j < lines.length && (lines[j] as string).replace(/ [0-9a-f]{40}$/, '') === kind) j++;
+            lines.splice(i, j - i, ...lines.slice(i, j).sort());
+            i = j;
+          }
+        }
+        traces.push(lines);
+      }
+      assert.deepEqual(traces[1], traces[0], `${algorithm}, protocol v${version}`);
+      if (algorithm === 'noop') assert.ok(!(traces[0] as string[]).some((l) => l.includes('have')));
+      else assert.ok((traces[0] as string[]).filter((l) => l.includes('have')).length >= 16, `${algorithm} v${version}: haves were offered`);
+    }
+  }
+});

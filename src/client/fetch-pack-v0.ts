@@ -7,7 +7,7 @@
 import { PackwrightError } from '../errors/packwright-error.js';
 import { encodePacket, FLUSH_PACKET, type PacketReader } from '../protocol/pkt-line.js';
 import type { Repository } from '../repo/repository.js';
-import { INITIAL_FLUSH, MAX_IN_VAIN, nextFlush, receiveFetchedPack, sidebandData, type FetchedPack, type FetchPackOptions, type ShallowInfo } from './fetch-pack.js';
+import { INITIAL_FLUSH, MAX_IN_VAIN, receiveFetchedPack, sidebandData, type FetchedPack, type FetchPackOptions, type ShallowInfo } from './fetch-pack.js';
 // nextPacket turns the server's ERR lines into its error (REQUEST_REFUSED, "remote error: …").
 import { nextPacket } from './protocol-v2.js';
 import type { Connection } from './transport.js';
@@ -76,69 +76,103 @@ export async function fetchPackV0(conn: Connection, caps: ReadonlyMap<string, st
       else throw new PackwrightError('PROTOCOL_ERROR', `expected shallow/unshallow, got ${p.line}`);
     }
   };
-  /** A round's answer, to its NAK (multi_ack): what the server has in common, and whether it is ready. */
-  const readAcks = async (reader: PacketReader): Promise<{ ready: boolean; acked: boolean }> => {
-    let ready = false;
-    let acked = false;
-    for (;;) {
-      const p = await nextPacket(reader);
-      if (p.kind !== 'data') throw new PackwrightError('PROTOCOL_ERROR', `git fetch-pack: expected ACK/NAK, got a ${p.kind} packet`);
-      if (p.line === 'NAK') return { ready, acked };
-      const m = /^ACK ([0-9a-f]+)(?: (common|ready|continue))?$/.exec(p.line);
-      if (m === null) throw new PackwrightError('PROTOCOL_ERROR', `git fetch-pack: expected ACK/NAK, got '${p.line}'`);
-      const [, hex, kind] = m as unknown as [string, string, string | undefined];
-      if (kind === undefined) throw new PackwrightError('PROTOCOL_ERROR', `git fetch-pack: unexpected final ACK in a round: '${p.line}'`);
-      if (options.negotiator?.ack(hex) === true || !common.has(hex)) acked = true;
-      common.add(hex);
-      if (kind === 'ready') ready = true;
-    }
+  /** An ACK line's id and kind (`''` for a final ACK), or undefined for NAK (git's get_ack). */
+  const readAck = async (reader: PacketReader): Promise<{ hex: string; kind: string } | undefined> => {
+    const p = await nextPacket(reader);
+    if (p.kind !== 'data') throw new PackwrightError('PROTOCOL_ERROR', `git fetch-pack: expected ACK/NAK, got a ${p.kind} packet`);
+    if (p.line === 'NAK') return undefined;
+    const m = /^ACK ([0-9a-f]+)(?: (common|ready|continue))?$/.exec(p.line);
+    if (m === null) throw new PackwrightError('PROTOCOL_ERROR', `git fetch-pack: expected ACK/NAK, got '${p.line}'`);
+    return { hex: m[1] as string, kind: m[2] ?? '' };
   };
 
-  const common = new Set<string>();
+  // git's find_common. Haves go out in rounds that end at 16, 32, 64, 96… haves in all (a stream)
+  // or 16, 32, 64, 128… (stateless: each round a request that repeats the wants and what is
+  // known common). Over a stream the client keeps one round ahead: the answer to a round is read
+  // after the next is sent, so the server is never waiting; what is left at the end goes with
+  // `done`, and the answers still owed are read after it.
   let reader: PacketReader;
+  /** What a stateless request repeats: the wants, and the haves the server acknowledged. */
+  const state: Buffer[] = [...head];
   if (!stateless) {
     reader = await conn.request(Buffer.concat(head));
     if (shallowAnswered) await readShallowInfo(reader);
   } else {
     reader = conn.reader;
   }
+  const negotiator = detailed ? options.negotiator : undefined;
+  let pending: Buffer[] = [];
+  let count = 0;
   let flushAt = INITIAL_FLUSH;
+  let flushes = 0;
   let inVain = 0;
-  let seenAck = false;
-  for (;;) {
-    const haves = detailed ? options.negotiator?.take(flushAt) ?? [] : [];
-    if (haves.length === 0) break;
-    inVain += haves.length;
-    const round = haves.map((h) => encodePacket(`have ${h}\n`));
-    if (stateless) {
-      // What the server knows is only what this request says: the wants again, and what is common.
-      reader = await conn.request(Buffer.concat([...head, ...[...common].map((c) => encodePacket(`have ${c}\n`)), ...round, FLUSH_PACKET]));
-      if (shallowAnswered) await readShallowInfo(reader);
-    } else {
-      reader = await conn.request(Buffer.concat([...round, FLUSH_PACKET]));
+  let gotContinue = false;
+  let gotReady = false;
+  let multiAck = detailed;
+  let common = false;
+  const send = async (tail: Buffer): Promise<void> => {
+    const body = Buffer.concat([...(stateless ? state : []), ...pending, tail]);
+    pending = [];
+    reader = await conn.request(body);
+    if (stateless && shallowAnswered) await readShallowInfo(reader);
+  };
+  negotiation: for (let hex = negotiator?.next(); hex !== undefined; hex = negotiator?.next()) {
+    pending.push(encodePacket(`have ${hex}\n`));
+    inVain++;
+    if (flushAt > ++count) continue;
+    await send(FLUSH_PACKET);
+    flushes++;
+    flushAt = nextFlushV0(stateless, count);
+    if (!stateless && count === INITIAL_FLUSH) continue;
+    for (let ack = await readAck(reader); ack !== undefined; ack = await readAck(reader)) {
+      if (ack.kind === '') {
+        // A final ACK: the server (without multi_ack) is done negotiating.
+        flushes = 0;
+        multiAck = false;
+        common = true;
+        break negotiation;
+      }
+      const news = negotiator?.ack(ack.hex) === true;
+      if (stateless && ack.kind === 'common' && news) {
+        // The next request must say it again, for a server that remembers nothing.
+        state.push(encodePacket(`have ${ack.hex}\n`));
+        inVain = 0;
+      } else if (!stateless || ack.kind !== 'common') {
+        inVain = 0;
+      }
+      common = true;
+      gotContinue = true;
+      if (ack.kind === 'ready') gotReady = true;
     }
-    const { ready, acked } = await readAcks(reader);
-    if (acked) {
-      seenAck = true;
-      inVain = 0;
+    flushes--;
+    if ((gotContinue && inVain > MAX_IN_VAIN) || gotReady) break;
+  }
+  await send(encodePacket('done\n'));
+  if (!common) {
+    multiAck = false;
+    flushes++;
+  }
+  // The answers still owed: a NAK for each round not read yet, then (when something was common)
+  // the ACKs the server repeats and its final `ACK <id>`.
+  while (flushes > 0 || multiAck) {
+    const ack = await readAck(reader);
+    if (ack === undefined) {
+      flushes--;
+      continue;
     }
-    if (ready || (seenAck && inVain >= MAX_IN_VAIN)) break;
-    flushAt = nextFlush(flushAt);
-  }
-  const done = encodePacket('done\n');
-  if (stateless) {
-    reader = await conn.request(Buffer.concat([...head, ...[...common].map((c) => encodePacket(`have ${c}\n`)), done]));
-    if (shallowAnswered) await readShallowInfo(reader);
-  } else {
-    reader = await conn.request(done);
-  }
-  // The last answer: ACKs of what was said common again (stateless), then the final `ACK <id>` or `NAK`.
-  for (;;) {
-    const p = await nextPacket(reader);
-    if (p.kind !== 'data') throw new PackwrightError('PROTOCOL_ERROR', `git fetch-pack: expected ACK/NAK, got a ${p.kind} packet`);
-    if (p.line === 'NAK' || /^ACK [0-9a-f]+$/.test(p.line)) break;
-    if (!/^ACK [0-9a-f]+ (common|ready|continue)$/.test(p.line)) throw new PackwrightError('PROTOCOL_ERROR', `git fetch-pack: expected ACK/NAK, got '${p.line}'`);
+    if (ack.kind === '') break;
+    multiAck = true;
   }
   const received = await receiveFetchedPack(repo, sidebandData(reader, options.onProgress), options);
   return { received, shallowInfo, filtered };
+}
+
+/**
+ * Where a v0/v1 round ends, in haves sent in all (git's next_flush): doubling, then over a stream
+ * 32 more each time (a pipe's worth the server can take while the client waits), and stateless a
+ * tenth more past 16384.
+ */
+function nextFlushV0(stateless: boolean, count: number): number {
+  if (stateless) return count < 16384 ? count * 2 : Math.floor((count * 11) / 10);
+  return count < 32 ? count * 2 : count + 32;
 }

@@ -7,7 +7,7 @@ import type { PacketReader } from '../protocol/pkt-line.js';
 import { BAND_DATA, BAND_ERROR, BAND_PROGRESS } from '../protocol/sideband.js';
 import type { Repository } from '../repo/repository.js';
 import { readPackHeader, receiveObjects, type ReceivedObjects } from '../transfer/receive-objects.js';
-import type { HaveNegotiator } from './have-negotiator.js';
+import { takeHaves, type Negotiator } from './negotiator.js';
 import { commandRequest, nextPacket } from './protocol-v2.js';
 import { trace2Data } from '../trace2/trace2.js';
 import type { Connection } from './transport.js';
@@ -21,7 +21,7 @@ export interface FetchPackOptions {
   /** Ids to ask for (hex). */
   wants: readonly string[];
   /** What to offer as haves (none: a clone). */
-  negotiator?: HaveNegotiator | undefined;
+  negotiator?: Negotiator | undefined;
   /** Ask for annotated tags of what is sent (include-tag). */
   includeTag?: boolean | undefined;
   /** This repository's shallow boundary, told to the server (`shallow <id>`) so it sends nothing that needs what is cut off. */
@@ -112,7 +112,7 @@ export async function* sidebandData(reader: PacketReader, progress: ((text: stri
  * Reads an `acknowledgments` section (git's process_acks): ACKs go to the negotiator; true when
  * the server said `ready` (the packfile follows in this response), false when it wants another round.
  */
-async function readAcknowledgments(reader: PacketReader, negotiator: HaveNegotiator | undefined, common: Set<string>): Promise<{ ready: boolean; acked: boolean }> {
+async function readAcknowledgments(reader: PacketReader, negotiator: Negotiator | undefined, common: Set<string>): Promise<{ ready: boolean; acked: boolean }> {
   const first = await nextPacket(reader);
   if (first.kind !== 'data' || first.line !== 'acknowledgments') throw new PackwrightError('PROTOCOL_ERROR', `expected 'acknowledgments', received '${first.kind === 'data' ? first.line : first.kind}'`);
   let ready = false;
@@ -189,7 +189,7 @@ export async function fetchPack(conn: Connection, caps: ReadonlyMap<string, stri
   let inVain = 0;
   let seenAck = false;
   for (;;) {
-    const haves = options.negotiator?.take(flushAt) ?? [];
+    const haves = (options.negotiator !== undefined ? takeHaves(options.negotiator, flushAt) : []);
     inVain += haves.length;
     const done = haves.length === 0 || (seenAck && inVain >= MAX_IN_VAIN);
     const args = [...head, ...[...common].map((c) => `have ${c}`), ...haves.map((h) => `have ${h}`), ...(done ? ['done'] : [])];
@@ -213,7 +213,7 @@ export async function fetchPack(conn: Connection, caps: ReadonlyMap<string, stri
  * too many go unacknowledged after an ACK, or every tip reaches a commit the server acknowledged.
  * Returns the commits it acknowledged (their hex ids). The server must offer `wait-for-done`.
  */
-export async function negotiateCommon(conn: Connection, caps: ReadonlyMap<string, string>, negotiator: HaveNegotiator, reachesCommon: (common: ReadonlySet<string>) => boolean, agent: string): Promise<Set<string>> {
+export async function negotiateCommon(conn: Connection, caps: ReadonlyMap<string, string>, negotiator: Negotiator, reachesCommon: (common: ReadonlySet<string>) => boolean, agent: string): Promise<Set<string>> {
   if (!/(^| )wait-for-done( |$)/.test(caps.get('fetch') ?? '')) throw new PackwrightError('REQUEST_REFUSED', 'server does not support wait-for-done');
   const common = new Set<string>();
   let flushAt = INITIAL_FLUSH;
@@ -222,7 +222,7 @@ export async function negotiateCommon(conn: Connection, caps: ReadonlyMap<string
   let rounds = 0;
   for (let last = false; !last;) {
     rounds++;
-    const haves = negotiator.take(flushAt);
+    const haves = takeHaves(negotiator, flushAt);
     flushAt = nextFlush(flushAt);
     inVain += haves.length;
     if (haves.length === 0 || (seenAck && inVain >= MAX_IN_VAIN)) last = true;

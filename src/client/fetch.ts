@@ -17,7 +17,7 @@ import type { Deepen } from './fetch-pack.js';
 import { shallowFilePath, writeShallowFile } from '../repo/shallow-file.js';
 import { writeReachableCommitGraph } from '../repo/repository-commit-graph.js';
 import { checkedOutIn } from '../repo/checked-out-branch.js';
-import { HaveNegotiator } from './have-negotiator.js';
+import { createNegotiator } from './negotiator.js';
 import type { ServerRef } from './list-server-refs.js';
 import { endWithoutFetch, fetchFromServer, readGreeting, serverObjectFormat, serverRefs } from './upload-pack-conversation.js';
 import { defaultRemoteName, displayUrl, readRemoteConfig } from './remote-config.js';
@@ -332,9 +332,12 @@ async function fetchInto(repo: Repository, options: FetchOptions): Promise<Fetch
     // Checked whether or not anything is fetched, as git checks them before it fetches.
     const tips = negotiationTips(repo, localRefs, options.negotiationTips, options.onWarning);
     if (wants.length > 0) {
-      const negotiator = new HaveNegotiator(repo.objects, shallow);
+      const negotiator = createNegotiator(repo.config, repo.objects, shallow);
+      // The server's refs first, then the local tips, as git's fetch-pack tells its negotiator:
+      // in v0/v1 every ref advertised, not only those the refspecs take (v2 lists only those).
+      const advertised = greeting.version === 2 ? remoteRefs : greeting.advertisement.refs;
+      for (const r of advertised) if (r.oid.length === hashHex && have(r.oid)) negotiator.knownCommon(Buffer.from(r.oid, 'hex'));
       for (const id of tips) negotiator.addTip(id);
-      for (const r of remoteRefs) if (r.oid.length === hashHex && have(r.oid)) negotiator.knownCommon(Buffer.from(r.oid, 'hex'));
       const unpackLimit = repo.config.getInt('fetch.unpacklimit') ?? repo.config.getInt('transfer.unpacklimit') ?? 100;
       const { received, shallowInfo } = await fetchFromServer(conn, greeting, repo, {
         wants, negotiator, includeTag: autoTags, unpackLimit, onProgress: options.onProgress, onWarning: options.onWarning, agent, signal: options.signal, shallow, deepen,

@@ -23,7 +23,7 @@ import { nextPacket } from './protocol-v2.js';
 import { anonymizeUrl, defaultRemoteName, readRemoteConfig, type RemoteConfig } from './remote-config.js';
 import { openConnection, parseRemoteUrl, type Connection } from './transport.js';
 import { negotiateCommon } from './fetch-pack.js';
-import { HaveNegotiator } from './have-negotiator.js';
+import { createNegotiator } from './negotiator.js';
 import { readGreeting } from './upload-pack-conversation.js';
 import { remoteCallOptions, withLocalRepository, type LocalRepositoryOptions, type RemoteCallOptions } from './client-options.js';
 import { configuredProtocol, extraHeaders, httpSettings, sshSettings } from './remote-call-config.js';
@@ -241,7 +241,7 @@ async function negotiatedCommons(repo: Repository, connect: (protocol: 2) => Pro
   try {
     const greeting = await readGreeting(conn);
     if (greeting.version !== 2) throw new PackwrightError('REQUEST_REFUSED', '--negotiate-only needs protocol v2');
-    const negotiator = new HaveNegotiator(repo.objects, repo.shallowCommits());
+    const negotiator = createNegotiator(repo.config, repo.objects, repo.shallowCommits());
     const commits = tips.flatMap((t) => {
       negotiator.addTip(t);
       const c = peelToCommit(repo, t);

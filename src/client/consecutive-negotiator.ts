@@ -1,20 +1,21 @@
-// The commits a fetch offers as `have`s (git's default negotiator, fetch-negotiator/default.c):
-// the local refs' history newest first by committer date; what the server acknowledges is common,
-// and so is everything below it, which is then never offered.
+// The commits a fetch offers as `have`s by git's default negotiator ("consecutive",
+// negotiator/default.c): the local refs' history newest first by committer date; what the server
+// acknowledges is common, and so is everything below it, which is then never offered.
 import type { StoreHandle } from '../odb/store-handle.js';
 import { CommitDag } from '../walk/commit-dag.js';
+import { DateQueue } from '../walk/date-queue.js';
 import { OBJ_COMMIT } from '../objects/object-type.js';
+import type { Negotiator } from './negotiator.js';
 
 const SEEN = 1;
 const COMMON = 2;
 const COMMON_REF = 4;
 const POPPED = 8;
 
-export class HaveNegotiator {
+export class ConsecutiveNegotiator implements Negotiator {
   private readonly dag: CommitDag;
-  /** A max-heap of commit numbers by date (git's rev_list priority queue). */
-  private readonly heap: number[] = [];
-  private readonly dates = new Map<number, number>();
+  /** git's rev_list: newest first, equal dates in the order queued. */
+  private readonly queue = new DateQueue();
   /** Commits queued and not known to be common (git's non_common_revs): none left, nothing more worth offering. */
   private nonCommon = 0;
 
@@ -43,8 +44,8 @@ export class HaveNegotiator {
   /** The next commit to offer (hex), or undefined when nothing is left worth offering. */
   next(): string | undefined {
     for (;;) {
-      if (this.heap.length === 0 || this.nonCommon === 0) return undefined;
-      const n = this.pop();
+      if (this.queue.size === 0 || this.nonCommon === 0) return undefined;
+      const n = this.queue.pop();
       this.dag.mark(n, POPPED);
       if (!this.dag.is(n, COMMON)) this.nonCommon--;
       // A parent this repository lacks (below a shallow boundary) is not offered.
@@ -58,17 +59,6 @@ export class HaveNegotiator {
       }
       if (!common) return this.dag.hex(n);
     }
-  }
-
-  /** Up to `count` commits to offer next (a round's haves): fewer when nothing more is worth offering. */
-  take(count: number): string[] {
-    const out: string[] = [];
-    while (out.length < count) {
-      const h = this.next();
-      if (h === undefined) break;
-      out.push(h);
-    }
-    return out;
   }
 
   /** The server acknowledged `hex`: it and everything below it are common (git's ack). Whether it was news. */
@@ -105,38 +95,6 @@ export class HaveNegotiator {
     this.dag.mark(n, mark);
     if ((mark & COMMON) === 0) this.nonCommon++;
     // A parent this repository lacks is queued last, and passed over when popped.
-    const date = this.dag.type(n) === OBJ_COMMIT ? this.dag.date(n) : 0;
-    const heap = this.heap;
-    heap.push(n);
-    this.dates.set(n, date);
-    let i = heap.length - 1;
-    while (i > 0) {
-      const up = (i - 1) >> 1;
-      if ((this.dates.get(heap[up] as number) as number) >= date) break;
-      heap[i] = heap[up] as number;
-      i = up;
-    }
-    heap[i] = n;
-  }
-
-  private pop(): number {
-    const heap = this.heap;
-    const top = heap[0] as number;
-    const last = heap.pop() as number;
-    if (heap.length > 0) {
-      const date = this.dates.get(last) as number;
-      let i = 0;
-      for (;;) {
-        let child = 2 * i + 1;
-        if (child >= heap.length) break;
-        const right = child + 1;
-        if (right < heap.length && (this.dates.get(heap[right] as number) as number) > (this.dates.get(heap[child] as number) as number)) child = right;
-        if ((this.dates.get(heap[child] as number) as number) <= date) break;
-        heap[i] = heap[child] as number;
-        i = child;
-      }
-      heap[i] = last;
-    }
-    return top;
+    this.queue.push(n, this.dag.type(n) === OBJ_COMMIT ? this.dag.date(n) : 0);
   }
 }
