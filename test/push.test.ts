@@ -209,3 +209,50 @@ test("GIT_TRACE_PACKET: a push's packets as git's push traces them, the report t
   assert.ok((traces[0] as string[]).some((l) => /^packet: {9}push> 0{40} [0-9a-f]{40} refs\/heads\/main\\0/.test(l)));
   assert.ok((traces[0] as string[]).includes('packet:         push< unpack ok'));
 });
+
+test("the pre-push hook: run as git runs it (remote name and URL, a line a ref on stdin, in the work tree), a failure stops the push before anything is sent, --no-verify and onPrePush", async () => {
+  using dir = tempDir();
+  const { server, work } = serverAndWork(dir.path);
+  const before = git(server, ['for-each-ref']).toString();
+  // The hook keeps what it was given, beside the work tree, and fails when told to.
+  const hook = join(work, '.git/hooks/pre-push');
+  writeFileSync(hook, '#!/bin/sh\n{ echo "$1 $2 $(basename "$PWD")"; cat; } >"../hook-$SIDE"\necho to-stdout; echo to-stderr >&2\ntest -z "$FAIL"\n');
+  chmodSync(hook, 0o755);
+  const refspecs = [...REFSPECS, 'main~1:refs/heads/older', 'HEAD:refs/heads/head'];
+  for (const fail of [true, false]) {
+    const theirs = join(dir.path, `theirs-${fail}`);
+    const ours = join(dir.path, `ours-${fail}`);
+    for (const w of [theirs, ours]) cpSync(work, w, { recursive: true });
+    for (const s of [`${server}-theirs-${fail}`, `${server}-ours-${fail}`]) cpSync(server, s, { recursive: true });
+    git(theirs, ['remote', 'set-url', 'origin', `${server}-theirs-${fail}`]);
+    git(ours, ['remote', 'set-url', 'origin', `${server}-ours-${fail}`]);
+    const env = { ...GIT_ENV, SIDE: `${fail}`, ...(fail ? { FAIL: '1' } : {}) };
+    const g = await execFileAsync('git', ['push', 'origin', ...refspecs], { cwd: theirs, env }).then((r) => ({ code: 0, ...r }), (e: { code: number; stdout: string; stderr: string }) => e);
+    // Our hook writes where git's did: the file is read, then made again by ours.
+    const gitHookSaw = readFileSync(join(dir.path, `hook-${fail}`), 'utf8');
+    const r = await runPackwright(ours, ['push', 'origin', ...refspecs], { env });
+    assert.equal(r.status, g.code, r.stderr);
+    const normal = (text: string, side: string): string => text.replaceAll(`${server}-${side}-${fail}`, 'S').replaceAll(`${side}-${fail}`, 'W');
+    assert.equal(normal(readFileSync(join(dir.path, `hook-${fail}`), 'utf8'), 'ours'), normal(gitHookSaw, 'theirs'));
+    assert.equal(r.stdout.toString(), g.stdout);
+    if (fail) {
+      assert.equal(normal(r.stderr, 'ours'), normal(g.stderr, 'theirs'));
+      assert.equal(git(`${server}-ours-${fail}`, ['for-each-ref']).toString(), before);
+    }
+    assert.equal(git(`${server}-ours-${fail}`, ['for-each-ref']).toString(), git(`${server}-theirs-${fail}`, ['for-each-ref']).toString());
+  }
+  // --no-verify: the hook is not run, the push goes through.
+  const skipped = join(dir.path, 'skipped');
+  cpSync(work, skipped, { recursive: true });
+  git(skipped, ['remote', 'set-url', 'origin', `${server}-ours-true`]);
+  const r = await runPackwright(skipped, ['push', '--no-verify', 'origin', 'new'], { env: { ...GIT_ENV, SIDE: 'skipped', FAIL: '1' } });
+  assert.equal(r.status, 0, r.stderr);
+  assert.equal(git(`${server}-ours-true`, ['rev-parse', 'new']).toString(), git(work, ['rev-parse', 'new']).toString());
+  // The library's callback sees the same lines, and its no stops the push.
+  let seen: unknown;
+  const declined = await push({ dir: skipped, remote: 'origin', refspecs: ['main'], noVerify: true, onPrePush: (e) => ((seen = e), false) });
+  assert.equal(declined.declined, true);
+  assert.equal(declined.ok, false);
+  assert.deepEqual(seen, { remote: 'origin', url: `${server}-ours-true`, updates: [{ localRef: 'refs/heads/main', localOid: git(work, ['rev-parse', 'main']).toString().trim(), remoteRef: 'refs/heads/main', remoteOid: git(server, ['rev-parse', 'main']).toString().trim() }] });
+  assert.equal(git(`${server}-ours-true`, ['rev-parse', 'main']).toString(), git(server, ['rev-parse', 'main']).toString());
+});

@@ -8,7 +8,7 @@ import { cliAuth } from './credentials.js';
 import { remoteMessagesOn } from './remote-messages.js';
 
 const USAGE = `usage: packwright push [-q | -v] [--all | --mirror | --tags] [--prune] [-d | --delete] [-f | --force] [--force-with-lease[=<ref>[:<expect>]] [--force-if-includes]]
-                       [-n | --dry-run] [--atomic] [--follow-tags] [-o <option> | --push-option=<option>] [--[no-]thin] [--receive-pack=<exec>] [--porcelain]
+                       [-n | --dry-run] [--atomic] [--follow-tags] [-o <option> | --push-option=<option>] [--[no-]thin] [--receive-pack=<exec>] [--porcelain] [--[no-]verify]
                        [<repository> [<refspec>...]]`;
 
 /** git's advice after a refusal (builtin/push.c), by the first reason that applies. */
@@ -32,6 +32,7 @@ export async function pushCommand(io: CommandIO, global: GlobalOptions, agent: s
   let verbosity = 0;
   let all = false, tags = false, del = false, force = false, atomic = false, porcelain = false, mirror = false, prune = false, dryRun = false;
   let thin = true;
+  let noVerify = false;
   let forceIfIncludes: boolean | undefined;
   let followTags: boolean | undefined;
   let lease: boolean | Record<string, string | undefined> = false;
@@ -64,6 +65,8 @@ export async function pushCommand(io: CommandIO, global: GlobalOptions, agent: s
     else if (a === '--porcelain') porcelain = true;
     else if (a === '--thin') thin = true;
     else if (a === '--no-thin') thin = false;
+    else if (a === '--no-verify') noVerify = true;
+    else if (a === '--verify') noVerify = false;
     else if (a === '--force-with-lease') lease = lease === false ? true : lease;
     else if (a.startsWith('--force-with-lease=')) addLease(a.slice(19));
     else if (a.startsWith('--push-option=')) pushOptions.push(a.slice(14));
@@ -83,11 +86,17 @@ export async function pushCommand(io: CommandIO, global: GlobalOptions, agent: s
   const remoteSays = remoteMessagesOn(io);
   const result = await io.interruptible((signal) => push({
     repository: repo, remote: positional[0], refspecs: positional.slice(1), all, mirror, prune, tags, delete: del, force, atomic, dryRun, pushOptions, thin, receivePack, agent, signal,
-    forceWithLease: lease, forceIfIncludes, followTags, ...cliAuth(repo.config, global.env),
+    forceWithLease: lease, forceIfIncludes, followTags, noVerify, ...cliAuth(repo.config, global.env),
+    onHookOutput: (chunk, stream) => (stream === 'stdout' ? io.stdout : io.stderr).write(chunk),
     ...(verbosity < 0 ? {} : { onWarning: (message: string) => void io.stderr.write(`warning: ${message}\n`) }),
     onMessage: (text) => remoteSays.text(text),
     onStderr: (text) => io.stderr.write(text),
   })).finally(() => remoteSays.end());
+  // A pre-push hook that failed: git says only that the push failed.
+  if (result.declined === true) {
+    io.stderr.write(`error: failed to push some refs to '${result.url}'\n`);
+    return 1;
+  }
   if (result.unpackError !== undefined) io.stderr.write(`error: remote unpack failed: ${result.unpackError}\n`);
   // Made only when shown: abbreviating its ids reads the store's indexes.
   if (porcelain || verbosity >= 0 || !result.ok) (porcelain ? io.stdout : io.stderr).write(pushReport(repo, result.url, result.refs, verbosity, porcelain));

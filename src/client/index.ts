@@ -14,6 +14,7 @@ export { readRemoteConfig, anonymizeUrl, displayUrl, defaultRemoteName } from '.
 export type { RemoteConfig } from './remote-config.js';
 export { push } from './push.js';
 export type { PushOptions, PushResult, PushedRef, PushedRefStatus } from './push.js';
+export type { PrePushUpdate } from './pre-push-hook.js';
 export { readAdvertisement } from './advertisement.js';
 export type { Advertisement, AdvertisedRef } from './advertisement.js';
 export type { RemoteCallOptions, LocalRepositoryOptions, Credentials, AuthCallback } from './client-options.js';

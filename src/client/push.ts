@@ -27,6 +27,7 @@ import { createNegotiator } from './negotiator.js';
 import { readGreeting } from './upload-pack-conversation.js';
 import { remoteCallOptions, withLocalRepository, type LocalRepositoryOptions, type RemoteCallOptions } from './client-options.js';
 import { configuredProtocol, extraHeaders, httpSettings, sshSettings } from './remote-call-config.js';
+import { runPrePushHook, type PrePushUpdate } from './pre-push-hook.js';
 
 /** What to push from (`dir` or `repository`), where, and how. */
 export interface PushOptions extends LocalRepositoryOptions, RemoteCallOptions {
@@ -82,6 +83,15 @@ export interface PushOptions extends LocalRepositoryOptions, RemoteCallOptions {
   receivePack?: string | undefined;
   /** What the server says (its hooks' output, band 2), as it comes. */
   onMessage?: ((text: string) => void) | undefined;
+  /** Leave out the repository's pre-push hook (git's --no-verify); by default it runs when there is one, as git runs it. */
+  noVerify?: boolean | undefined;
+  /** What the pre-push hook writes, as it comes (default: nowhere). */
+  onHookOutput?: ((chunk: Buffer, stream: 'stdout' | 'stderr') => void) | undefined;
+  /**
+   * Called with what is about to be sent, after the pre-push hook and before anything goes out
+   * (isomorphic-git's onPrePush): false stops the push, as a failing hook does.
+   */
+  onPrePush?: ((event: { remote: string; url: string; updates: PrePushUpdate[] }) => boolean | Promise<boolean>) | undefined;
 }
 
 /**
@@ -116,7 +126,12 @@ export interface PushResult {
   ok: boolean;
   /** Why the server could not take the pack in, as it said (`unpack <reason>`; git: `error: remote unpack failed: <reason>`). */
   unpackError?: string | undefined;
+  /** The pre-push hook failed (or onPrePush said no): nothing was sent, and git reports no ref. */
+  declined?: boolean | undefined;
 }
+
+/** Refusals a pre-push hook is not told of (git's run_pre_push_hook passes over them). */
+const SKIPPED_BY_HOOK = new Set(['non-fast-forward', 'stale info', 'fetch first']);
 
 interface Entry {
   src: string | undefined;
@@ -168,6 +183,18 @@ async function pushFrom(repo: Repository, options: PushOptions): Promise<PushRes
     }
     const sending = entries.filter((e) => e.result.status === 'ok');
     const url = anonymizeUrl(remote.pushUrl);
+    // git's pre-push hook, and the caller's, see what would change, whatever the rules said of it
+    // but a refusal the server's state decided (behind, stale, or unknown here) or no change.
+    const zero = '0'.repeat(repo.store.hashLength * 2);
+    const updates: PrePushUpdate[] = entries.filter((e) => e.result.status !== 'up-to-date' && !(e.result.status === 'rejected' && SKIPPED_BY_HOOK.has(e.result.reason ?? '')))
+      .map((e) => ({ localRef: e.src ?? '(delete)', localOid: e.result.newId ?? zero, remoteRef: e.dst, remoteOid: e.result.oldId ?? zero }));
+    const hookName = remote.name ?? remoteName;
+    let declined = options.noVerify !== true && (await runPrePushHook(repo, hookName, remote.pushUrl, updates, options.onHookOutput ?? (() => undefined))) !== 0;
+    if (!declined && options.onPrePush !== undefined) declined = !(await options.onPrePush({ remote: hookName, url: remote.pushUrl, updates }));
+    if (declined) {
+      if (location.kind !== 'http') await conn.request(FLUSH_PACKET).catch(() => undefined);
+      return { url, refs: entries.map((e) => e.result), ok: false, declined: true };
+    }
     if (sending.length === 0 || options.dryRun === true) {
       if (location.kind !== 'http') await conn.request(FLUSH_PACKET).catch(() => undefined);
       if (options.dryRun === true) return { url, refs: entries.map((e) => e.result), ok: entries.every((e) => e.result.status === 'ok' || e.result.status === 'up-to-date') };
@@ -175,7 +202,6 @@ async function pushFrom(repo: Repository, options: PushOptions): Promise<PushRes
       return { url, refs: entries.map((e) => e.result), ok: entries.every((e) => e.result.status === 'up-to-date') };
     }
     // The commands, the first with the capabilities git's send-pack asks for.
-    const zero = '0'.repeat(repo.store.hashLength * 2);
     const statusV2 = caps.has('report-status-v2');
     const sideband = caps.has('side-band-64k');
     const wanted = [statusV2 ? 'report-status-v2' : caps.has('report-status') ? 'report-status' : '', sideband ? 'side-band-64k' : '', caps.has('quiet') ? 'quiet' : '',
