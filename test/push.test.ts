@@ -256,3 +256,30 @@ test("the pre-push hook: run as git runs it (remote name and URL, a line a ref o
   assert.deepEqual(seen, { remote: 'origin', url: `${server}-ours-true`, updates: [{ localRef: 'refs/heads/main', localOid: git(work, ['rev-parse', 'main']).toString().trim(), remoteRef: 'refs/heads/main', remoteOid: git(server, ['rev-parse', 'main']).toString().trim() }] });
   assert.equal(git(`${server}-ours-true`, ['rev-parse', 'main']).toString(), git(server, ['rev-parse', 'main']).toString());
 });
+
+test("push -u (--set-upstream): branch.<name>.remote and .merge written as git writes them, its lines on stdout; --dry-run only says so; a deletion or a tag sets nothing", async () => {
+  using dir = tempDir();
+  const { server, work } = serverAndWork(dir.path);
+  git(work, ['symbolic-ref', 'HEAD', 'refs/heads/new']);
+  // A branch section already there (its merge replaced), and branch.autoSetupRebase.
+  git(work, ['config', 'branch.main.merge', 'refs/heads/elsewhere']);
+  git(work, ['config', 'branch.autoSetupRebase', 'remote']);
+  const runs: string[][] = [['-u', '--dry-run', 'origin', 'main'], ['-u', 'origin', 'main', 'HEAD:refs/heads/other', 'v2.0', ':oct-a'], ['--set-upstream', 'origin', 'new']];
+  const sides = ['theirs', 'ours'].map((side) => {
+    const w = join(dir.path, side);
+    const s = `${server}-${side}`;
+    cpSync(work, w, { recursive: true });
+    cpSync(server, s, { recursive: true });
+    git(w, ['remote', 'set-url', 'origin', s]);
+    return w;
+  });
+  for (const args of runs) {
+    const g = await execFileAsync('git', ['push', ...args], { cwd: sides[0], env: GIT_ENV });
+    const r = await runPackwright(sides[1] as string, ['push', ...args], { env: GIT_ENV });
+    assert.equal(r.status, 0, r.stderr);
+    assert.equal(r.stdout.toString(), g.stdout, args.join(' '));
+    assert.equal(readFileSync(join(sides[1] as string, '.git/config'), 'utf8').replaceAll('ours', 'SIDE'), readFileSync(join(sides[0] as string, '.git/config'), 'utf8').replaceAll('theirs', 'SIDE'), args.join(' '));
+  }
+  // HEAD pushed to `other` made `new` track it, then `new` pushed to itself: the merge line replaced, last.
+  assert.match(readFileSync(join(sides[1] as string, '.git/config'), 'utf8'), /\[branch "new"\]\n\tremote = origin\n\trebase = true\n\tmerge = refs\/heads\/new\n/);
+});

@@ -8,7 +8,7 @@ import { cliAuth } from './credentials.js';
 import { remoteMessagesOn } from './remote-messages.js';
 
 const USAGE = `usage: packwright push [-q | -v] [--all | --mirror | --tags] [--prune] [-d | --delete] [-f | --force] [--force-with-lease[=<ref>[:<expect>]] [--force-if-includes]]
-                       [-n | --dry-run] [--atomic] [--follow-tags] [-o <option> | --push-option=<option>] [--[no-]thin] [--receive-pack=<exec>] [--porcelain] [--[no-]verify]
+                       [-n | --dry-run] [--atomic] [--follow-tags] [-o <option> | --push-option=<option>] [--[no-]thin] [--receive-pack=<exec>] [--porcelain] [--[no-]verify] [-u | --set-upstream] [--[no-]progress]
                        [<repository> [<refspec>...]]`;
 
 /** git's advice after a refusal (builtin/push.c), by the first reason that applies. */
@@ -33,6 +33,8 @@ export async function pushCommand(io: CommandIO, global: GlobalOptions, agent: s
   let all = false, tags = false, del = false, force = false, atomic = false, porcelain = false, mirror = false, prune = false, dryRun = false;
   let thin = true;
   let noVerify = false;
+  let setUpstream = false;
+  let progress: boolean | undefined;
   let forceIfIncludes: boolean | undefined;
   let followTags: boolean | undefined;
   let lease: boolean | Record<string, string | undefined> = false;
@@ -66,6 +68,9 @@ export async function pushCommand(io: CommandIO, global: GlobalOptions, agent: s
     else if (a === '--thin') thin = true;
     else if (a === '--no-thin') thin = false;
     else if (a === '--no-verify') noVerify = true;
+    else if (a === '-u' || a === '--set-upstream') setUpstream = true;
+    else if (a === '--progress') progress = true;
+    else if (a === '--no-progress') progress = false;
     else if (a === '--verify') noVerify = false;
     else if (a === '--force-with-lease') lease = lease === false ? true : lease;
     else if (a.startsWith('--force-with-lease=')) addLease(a.slice(19));
@@ -86,8 +91,10 @@ export async function pushCommand(io: CommandIO, global: GlobalOptions, agent: s
   const remoteSays = remoteMessagesOn(io);
   const result = await io.interruptible((signal) => push({
     repository: repo, remote: positional[0], refspecs: positional.slice(1), all, mirror, prune, tags, delete: del, force, atomic, dryRun, pushOptions, thin, receivePack, agent, signal,
-    forceWithLease: lease, forceIfIncludes, followTags, noVerify, ...cliAuth(repo.config, global.env),
+    forceWithLease: lease, forceIfIncludes, followTags, noVerify, setUpstream, ...cliAuth(repo.config, global.env),
     onHookOutput: (chunk, stream) => (stream === 'stdout' ? io.stdout : io.stderr).write(chunk),
+    // git's progress: on a terminal unless -q, or asked for with --progress.
+    ...((progress ?? (io.stderr.isTTY === true && verbosity >= 0)) ? { onProgress: (text: string) => void io.stderr.write(text) } : {}),
     ...(verbosity < 0 ? {} : { onWarning: (message: string) => void io.stderr.write(`warning: ${message}\n`) }),
     onMessage: (text) => remoteSays.text(text),
     onStderr: (text) => io.stderr.write(text),
@@ -100,6 +107,13 @@ export async function pushCommand(io: CommandIO, global: GlobalOptions, agent: s
   if (result.unpackError !== undefined) io.stderr.write(`error: remote unpack failed: ${result.unpackError}\n`);
   // Made only when shown: abbreviating its ids reads the store's indexes.
   if (porcelain || verbosity >= 0 || !result.ok) (porcelain ? io.stdout : io.stderr).write(pushReport(repo, result.url, result.refs, verbosity, porcelain));
+  // --set-upstream, after the report (git's set_upstreams and install_branch_config).
+  if (verbosity >= 0) {
+    for (const u of result.upstreams ?? []) {
+      const merge = u.merge.replace(/^refs\/heads\//, '');
+      io.stdout.write(dryRun ? `Would set upstream of '${u.branch}' to '${merge}' of '${u.remote}'\n` : `branch '${u.branch}' set up to track '${u.remote}/${merge}'${u.rebase ? ' by rebasing' : ''}.\n`);
+    }
+  }
   if (porcelain) io.stdout.write('Done\n');
   if (result.ok) return 0;
   io.stderr.write(`error: failed to push some refs to '${result.url}'\n`);

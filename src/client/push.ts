@@ -3,10 +3,13 @@
 // remote refs, each ref judged as git judges it (up to date, fast-forward, forced, refused), the
 // commands with a thin pack of what the server lacks, streamed as it is made, then the server's
 // report and the remote-tracking refs updated.
+import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
+import { setConfigValue } from '../config/set-config-value.js';
 import { isPackwrightError, PackwrightError } from '../errors/packwright-error.js';
 import { createPack } from '../create/create-pack.js';
 import { packSettings } from '../create/pack-settings.js';
+import { PackProgress } from '../create/pack-progress.js';
 import { OBJ_COMMIT } from '../objects/object-type.js';
 import { peelObject } from '../odb/peel-object.js';
 import { encodePacket, FLUSH_PACKET, PacketReader } from '../protocol/pkt-line.js';
@@ -83,6 +86,18 @@ export interface PushOptions extends LocalRepositoryOptions, RemoteCallOptions {
   receivePack?: string | undefined;
   /** What the server says (its hooks' output, band 2), as it comes. */
   onMessage?: ((text: string) => void) | undefined;
+  /**
+   * The pack's making, in git's progress lines ("Enumerating objects: 5, done.", "Writing
+   * objects: 100% (3/3)…", "Total 3 (delta 0)…"; a line in progress ends in `\r`), as git push
+   * shows them on stderr.
+   */
+  onProgress?: ((text: string) => void) | undefined;
+  /**
+   * Make each branch pushed (or already up to date) to a branch track it: branch.<name>.remote and
+   * branch.<name>.merge written as git's --set-upstream writes them (branch.autoSetupRebase too);
+   * with `dryRun`, only reported. See PushResult.upstreams.
+   */
+  setUpstream?: boolean | undefined;
   /** Leave out the repository's pre-push hook (git's --no-verify); by default it runs when there is one, as git runs it. */
   noVerify?: boolean | undefined;
   /** What the pre-push hook writes, as it comes (default: nowhere). */
@@ -128,6 +143,8 @@ export interface PushResult {
   unpackError?: string | undefined;
   /** The pre-push hook failed (or onPrePush said no): nothing was sent, and git reports no ref. */
   declined?: boolean | undefined;
+  /** With `setUpstream`: the branches now tracking what they were pushed to (with `dryRun`: that would be). */
+  upstreams?: { branch: string; remote: string; merge: string; rebase: boolean }[] | undefined;
 }
 
 /** Refusals a pre-push hook is not told of (git's run_pre_push_hook passes over them). */
@@ -197,9 +214,9 @@ async function pushFrom(repo: Repository, options: PushOptions): Promise<PushRes
     }
     if (sending.length === 0 || options.dryRun === true) {
       if (location.kind !== 'http') await conn.request(FLUSH_PACKET).catch(() => undefined);
-      if (options.dryRun === true) return { url, refs: entries.map((e) => e.result), ok: entries.every((e) => e.result.status === 'ok' || e.result.status === 'up-to-date') };
+      if (options.dryRun === true) return withUpstreams(repo, hookName, entries, options, { url, refs: entries.map((e) => e.result), ok: entries.every((e) => e.result.status === 'ok' || e.result.status === 'up-to-date') });
       updateTracking(repo, remote, entries);
-      return { url, refs: entries.map((e) => e.result), ok: entries.every((e) => e.result.status === 'up-to-date') };
+      return withUpstreams(repo, hookName, entries, options, { url, refs: entries.map((e) => e.result), ok: entries.every((e) => e.result.status === 'up-to-date') });
     }
     // The commands, the first with the capabilities git's send-pack asks for.
     const statusV2 = caps.has('report-status-v2');
@@ -224,13 +241,39 @@ async function pushFrom(repo: Repository, options: PushOptions): Promise<PushRes
     const reader = await conn.request(body);
     const unpackError = await readReport(reader, sideband, entries, options.onMessage);
     updateTracking(repo, remote, entries);
-    return {
+    return withUpstreams(repo, hookName, entries, options, {
       url, refs: entries.map((e) => e.result), ok: entries.every((e) => e.result.status === 'ok' || e.result.status === 'up-to-date'),
       ...(unpackError !== undefined ? { unpackError } : {}),
-    };
+    });
   } finally {
     conn.close();
   }
+}
+
+/**
+ * git's set_upstreams (--set-upstream): each branch pushed, or already up to date, to a branch of
+ * the server tracks it from now on (install_branch_config: branch.<name>.remote, one
+ * branch.<name>.merge, branch.<name>.rebase under branch.autoSetupRebase=always or remote). HEAD
+ * counts as the branch it is on. With `dryRun` nothing is written.
+ */
+function withUpstreams(repo: Repository, remoteName: string, entries: readonly Entry[], options: PushOptions, result: PushResult): PushResult {
+  if (options.setUpstream !== true) return result;
+  const rebaseSetting = String(repo.config.get('branch.autosetuprebase') ?? 'never').toLowerCase();
+  const rebase = rebaseSetting === 'always' || rebaseSetting === 'remote';
+  const upstreams: NonNullable<PushResult['upstreams']> = [];
+  for (const e of entries) {
+    if ((e.result.status !== 'ok' && e.result.status !== 'up-to-date') || e.src === undefined || e.newId === undefined) continue;
+    const local = e.src === 'HEAD' ? repo.refs.symbolicEnd('HEAD') : e.src;
+    if (local === undefined || !local.startsWith('refs/heads/') || !e.dst.startsWith('refs/heads/')) continue;
+    const branch = local.slice(11);
+    upstreams.push({ branch, remote: remoteName, merge: e.dst, rebase });
+    if (options.dryRun === true) continue;
+    const file = join(repo.commonDir, 'config');
+    setConfigValue(file, `branch.${branch}.remote`, remoteName);
+    setConfigValue(file, `branch.${branch}.merge`, e.dst, { replaceAll: true });
+    if (rebase) setConfigValue(file, `branch.${branch}.rebase`, 'true');
+  }
+  return { ...result, upstreams };
 }
 
 /** The request after the commands: the pack of what the new tips reach and the server's refs do not, thin, streamed as it is made. */
@@ -244,8 +287,14 @@ function packStream(repo: Repository, sending: readonly Entry[], remoteRefs: rea
   }
   for (const id of commons) tips.push({ id, uninteresting: true, name: '' });
   out.write(head);
+  const settings = packSettings(repo.config, repo.env);
+  // As many threads as createPack will use (pack.threads, else one); send-pack asks pack-objects
+  // for --all-progress-implied, so "Writing objects" shows too.
+  const threads = Math.max(1, settings.threads ?? 1);
+  const meter = options.onProgress !== undefined ? new PackProgress({ write: options.onProgress }, true, threads, true) : undefined;
   void createPack({
-    ...packSettings(repo.config, repo.env),
+    ...settings,
+    ...(meter !== undefined ? { onProgress: meter.onProgress } : {}),
     objects: repo.objects,
     refs: repo.refs,
     tips,
@@ -253,7 +302,11 @@ function packStream(repo: Repository, sending: readonly Entry[], remoteRefs: rea
     deltaBaseOffset: caps.has('ofs-delta'),
     ...(options.signal !== undefined ? { signal: options.signal } : {}),
     sink: (chunk) => (out.write(chunk) ? undefined : new Promise<void>((ok) => out.once('drain', ok))),
-  }).then(() => out.end(), (e: unknown) => out.destroy(e instanceof Error ? e : new Error(String(e))));
+  }).then((made) => {
+    meter?.finish();
+    meter?.total(made.stats);
+    out.end();
+  }, (e: unknown) => out.destroy(e instanceof Error ? e : new Error(String(e))));
   return out;
 }
 

@@ -42,6 +42,8 @@ export type ErrorCode =
   | 'LOOSE_CORRUPT'
   | 'IO_ERROR'
   | 'CONFIG_INVALID'
+  /** A config file's lock (`<file>.lock`) is held by another writer. */
+  | 'CONFIG_LOCKED'
   | 'INDEX_CORRUPT'
   | 'REFLOG_SHORT'
   | 'COLLISION_ATTACK'
