@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { chmodSync, cpSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, cpSync, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { git, GIT_ENV, makeHistoryRepo, runPackwright, tempDir, type Format } from './helpers/git.js';
 import { packwrightServers } from './helpers/servers.js';
@@ -282,4 +282,24 @@ test("push -u (--set-upstream): branch.<name>.remote and .merge written as git w
   }
   // HEAD pushed to `other` made `new` track it, then `new` pushed to itself: the merge line replaced, last.
   assert.match(readFileSync(join(sides[1] as string, '.git/config'), 'utf8'), /\[branch "new"\]\n\tremote = origin\n\trebase = true\n\tmerge = refs\/heads\/new\n/);
+});
+
+test("push checks each refspec's source before contacting the server, as git's check_push_refs: no such ref or object, or a short name that matches more than one ref", async () => {
+  using dir = tempDir();
+  const { server, work } = serverAndWork(dir.path);
+  git(work, ['tag', 'new']);
+  // A receive-pack that only says it ran: it must not.
+  const fake = join(dir.path, 'fake-receive-pack');
+  writeFileSync(fake, `#!/bin/sh\ntouch "${dir.path}/ran"\nexit 1\n`);
+  chmodSync(fake, 0o755);
+  for (const refspecs of [['missing'], ['new'], ['nosuch~2:main'], ['missing', 'new', 'main']]) {
+    const args = ['push', `--receive-pack=${fake}`, server, ...refspecs];
+    const g = await execFileAsync('git', args, { cwd: work, env: GIT_ENV }).then(() => assert.fail('git pushed'), (e: { code: number; stderr: string }) => e);
+    // (git's own push may start the receive-pack for a revision that does not resolve; ours must not.)
+    rmSync(join(dir.path, 'ran'), { force: true });
+    const r = await runPackwright(work, args, { env: GIT_ENV });
+    assert.equal(r.status, g.code, refspecs.join(' '));
+    assert.equal(r.stderr, g.stderr, refspecs.join(' '));
+    assert.ok(!existsSync(join(dir.path, 'ran')), refspecs.join(' '));
+  }
 });

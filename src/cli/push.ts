@@ -1,4 +1,5 @@
-import { anonymizeUrl, push, readRemoteConfig, type PushedRef } from '../client/index.js';
+import { anonymizeUrl, defaultRemoteName, push, readRemoteConfig, type PushedRef } from '../client/index.js';
+import { isPackwrightError } from '../errors/index.js';
 import type { Repository } from '../repo/index.js';
 import type { CommandIO } from './command-io.js';
 import { prettyRefName } from './pretty-ref-name.js';
@@ -89,16 +90,26 @@ export async function pushCommand(io: CommandIO, global: GlobalOptions, agent: s
   const repo = openRepository(global);
   if (verbosity > 0) io.stderr.write(`Pushing to ${anonymizeUrl(readRemoteConfig(repo.config, positional[0] ?? 'origin', repo).pushUrl)}\n`);
   const remoteSays = remoteMessagesOn(io);
-  const result = await io.interruptible((signal) => push({
-    repository: repo, remote: positional[0], refspecs: positional.slice(1), all, mirror, prune, tags, delete: del, force, atomic, dryRun, pushOptions, thin, receivePack, agent, signal,
-    forceWithLease: lease, forceIfIncludes, followTags, noVerify, setUpstream, ...cliAuth(repo.config, global.env),
-    onHookOutput: (chunk, stream) => (stream === 'stdout' ? io.stdout : io.stderr).write(chunk),
-    // git's progress: on a terminal unless -q, or asked for with --progress.
-    ...((progress ?? (io.stderr.isTTY === true && verbosity >= 0)) ? { onProgress: (text: string) => void io.stderr.write(text) } : {}),
-    ...(verbosity < 0 ? {} : { onWarning: (message: string) => void io.stderr.write(`warning: ${message}\n`) }),
-    onMessage: (text) => remoteSays.text(text),
-    onStderr: (text) => io.stderr.write(text),
-  })).finally(() => remoteSays.end());
+  let result: Awaited<ReturnType<typeof push>>;
+  try {
+    result = await io.interruptible((signal) => push({
+      repository: repo, remote: positional[0], refspecs: positional.slice(1), all, mirror, prune, tags, delete: del, force, atomic, dryRun, pushOptions, thin, receivePack, agent, signal,
+      forceWithLease: lease, forceIfIncludes, followTags, noVerify, setUpstream, ...cliAuth(repo.config, global.env),
+      onHookOutput: (chunk, stream) => (stream === 'stdout' ? io.stdout : io.stderr).write(chunk),
+      // git's progress: on a terminal unless -q, or asked for with --progress.
+      ...((progress ?? (io.stderr.isTTY === true && verbosity >= 0)) ? { onProgress: (text: string) => void io.stderr.write(text) } : {}),
+      ...(verbosity < 0 ? {} : { onWarning: (message: string) => void io.stderr.write(`warning: ${message}\n`) }),
+      onMessage: (text) => remoteSays.text(text),
+      onStderr: (text) => io.stderr.write(text),
+    })).finally(() => remoteSays.end());
+  } catch (e) {
+    // A refspec whose source is no ref or object: git's line for each, before anything was sent.
+    if (!isPackwrightError(e) || e.code !== 'REF_NOT_FOUND' || !e.message.startsWith('src refspec ')) throw e;
+    const branch = repo.refs.symbolicEnd('HEAD');
+    const name = positional[0] ?? defaultRemoteName(repo.config, branch?.startsWith('refs/heads/') === true ? branch.slice(11) : undefined, true);
+    io.stderr.write(`${e.message.split('\n').map((l) => `error: ${l}\n`).join('')}error: failed to push some refs to '${anonymizeUrl(readRemoteConfig(repo.config, name, repo).pushUrl)}'\n`);
+    return 1;
+  }
   // A pre-push hook that failed: git says only that the push failed.
   if (result.declined === true) {
     io.stderr.write(`error: failed to push some refs to '${result.url}'\n`);

@@ -183,6 +183,8 @@ async function pushFrom(repo: Repository, options: PushOptions): Promise<PushRes
     ...remoteCallOptions(options), ...sshSettings(repo), agent, headers: { ...extraHeaders(repo.config, remote.pushUrl), ...options.headers },
     http: { ...httpSettings(repo.config, remote.pushUrl, repo.env, remoteName), ...options.http },
   };
+  // With --delete the refspecs name what to delete (`:<ref>`), not sources.
+  if (options.delete !== true) checkPushSources(repo, options.refspecs ?? []);
   const conn = await openConnection(location, { ...reach, service: 'git-receive-pack', protocol: 0, command: options.receivePack ?? remote.receivePack, traceIdentity: 'push' });
   try {
     const advertised = await readAdvertisement(conn.reader);
@@ -274,6 +276,39 @@ function withUpstreams(repo: Repository, remoteName: string, entries: readonly E
     if (rebase) setConfigValue(file, `branch.${branch}.rebase`, 'true');
   }
   return { ...result, upstreams };
+}
+
+/**
+ * git's check_push_refs, before the server is contacted: the source of each refspec that names
+ * one (not a pattern, `:` or a deletion) must be one local ref by git's matching rules
+ * (count_refspec_match: a ref outside refs/heads and refs/tags matched by a short name counts
+ * only when nothing else matches), or else an object name. Throws REF_NOT_FOUND with git's line
+ * for each that is not ("src refspec <src> does not match any", "… matches more than one").
+ */
+function checkPushSources(repo: Repository, refspecs: readonly string[]): void {
+  const errors: string[] = [];
+  const names = repo.refs.list('refs/').map((r) => r.name);
+  for (const given of refspecs) {
+    const s = parseRefspec(given, 'push');
+    if (s.pattern || s.negative || s.src === '') continue;
+    let strong = 0;
+    let weak = 0;
+    for (const name of names) {
+      if (!DWIM_RULES.some((rule) => rule.replace('%s', s.src) === name)) continue;
+      if (name.length !== s.src.length && s.src.length !== name.length - 5 && !name.startsWith('refs/heads/') && !name.startsWith('refs/tags/')) weak++;
+      else strong++;
+    }
+    const count = strong > 0 ? strong : weak;
+    if (count > 1) errors.push(`src refspec ${s.src} matches more than one`);
+    else if (count === 0) {
+      try {
+        repo.resolve(s.src);
+      } catch {
+        errors.push(`src refspec ${s.src} does not match any`);
+      }
+    }
+  }
+  if (errors.length > 0) throw new PackwrightError('REF_NOT_FOUND', errors.join('\n'));
 }
 
 /** The request after the commands: the pack of what the new tips reach and the server's refs do not, thin, streamed as it is made. */
