@@ -303,3 +303,39 @@ test("push checks each refspec's source before contacting the server, as git's c
     assert.ok(!existsSync(join(dir.path, 'ran')), refspecs.join(' '));
   }
 });
+
+test("push without refspecs as git's push.default: no upstream, an upstream of another name, upstream to another remote (git's words), push.autoSetupRemote, and nothing in common with an empty server", async () => {
+  using dir = tempDir();
+  const { server, work } = serverAndWork(dir.path);
+  git(work, ['symbolic-ref', 'HEAD', 'refs/heads/new']);
+  const empty = join(dir.path, 'empty.git');
+  git(dir.path, ['init', '-q', '--bare', empty]);
+  const cases: [string, string[], string[]][] = [
+    ['no upstream', [], ['push']],
+    ['another name', ['branch.new.remote=origin', 'branch.new.merge=refs/heads/main'], ['push']],
+    ['another name, upstream mode', ['branch.new.remote=origin', 'branch.new.merge=refs/heads/main', 'push.default=upstream'], ['push', '--dry-run']],
+    ['upstream mode, another remote', ['push.default=upstream', 'branch.new.remote=elsewhere', 'branch.new.merge=refs/heads/new'], ['push', 'origin']],
+    ['autoSetupRemote', ['push.autoSetupRemote=true'], ['push']],
+    ['nothing in common', [], ['push', empty, ':']],
+  ];
+  for (const [name, config, args] of cases) {
+    const sides = ['theirs', 'ours'].map((side) => {
+      const w = join(dir.path, `${side}-${name.replaceAll(' ', '-').replaceAll(',', '')}`);
+      cpSync(work, w, { recursive: true });
+      cpSync(server, `${w}.git`, { recursive: true });
+      git(w, ['remote', 'set-url', 'origin', `${w}.git`]);
+      for (const c of config) git(w, ['config', ...c.split('=')]);
+      return w;
+    });
+    const g = await execFileAsync('git', args, { cwd: sides[0], env: GIT_ENV }).then((r) => ({ code: 0, ...r }), (e: { code: number; stdout: string; stderr: string }) => e);
+    const r = await runPackwright(sides[1] as string, args, { env: GIT_ENV });
+    const normal = (text: string, side: string): string => text.replaceAll(join(dir.path, side), 'W').replaceAll(side, 'W');
+    // git's push to an empty server over a pipe also loses its receive-pack ("the remote end hung up"): not repeated here.
+    const gitSaid = g.stderr.replace('fatal: the remote end hung up unexpectedly\n', '');
+    assert.equal(r.status === 0, g.code === 0, `${name}: ${r.stderr}`);
+    assert.equal(normal(r.stderr, 'ours'), normal(gitSaid, 'theirs'), name);
+    assert.equal(normal(r.stdout.toString(), 'ours'), normal(g.stdout, 'theirs'), name);
+    assert.equal(git(`${sides[1] as string}.git`, ['for-each-ref']).toString(), git(`${sides[0] as string}.git`, ['for-each-ref']).toString(), name);
+    assert.equal(readFileSync(join(sides[1] as string, '.git/config'), 'utf8').replaceAll('ours', 'W'), readFileSync(join(sides[0] as string, '.git/config'), 'utf8').replaceAll('theirs', 'W'), name);
+  }
+});

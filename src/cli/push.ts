@@ -110,8 +110,9 @@ export async function pushCommand(io: CommandIO, global: GlobalOptions, agent: s
     io.stderr.write(`${e.message.split('\n').map((l) => `error: ${l}\n`).join('')}error: failed to push some refs to '${anonymizeUrl(readRemoteConfig(repo.config, name, repo).pushUrl)}'\n`);
     return 1;
   }
-  // A pre-push hook that failed: git says only that the push failed.
-  if (result.declined === true) {
+  if (result.noRefsInCommon === true) io.stderr.write('No refs in common and none specified; doing nothing.\nPerhaps you should specify a branch.\n');
+  // A pre-push hook that failed (or nothing to push at all): git says only that the push failed.
+  if (result.declined === true || result.noRefsInCommon === true) {
     io.stderr.write(`error: failed to push some refs to '${result.url}'\n`);
     return 1;
   }

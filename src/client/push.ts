@@ -141,6 +141,8 @@ export interface PushResult {
   ok: boolean;
   /** Why the server could not take the pack in, as it said (`unpack <reason>`; git: `error: remote unpack failed: <reason>`). */
   unpackError?: string | undefined;
+  /** Nothing matched, and the server has no refs (git: "No refs in common and none specified; doing nothing."). */
+  noRefsInCommon?: boolean | undefined;
   /** The pre-push hook failed (or onPrePush said no): nothing was sent, and git reports no ref. */
   declined?: boolean | undefined;
   /** With `setUpstream`: the branches now tracking what they were pushed to (with `dryRun`: that would be). */
@@ -195,7 +197,15 @@ async function pushFrom(repo: Repository, options: PushOptions): Promise<PushRes
     const pushOptions = options.pushOptions ?? [];
     if (pushOptions.length > 0 && !caps.has('push-options')) throw new PackwrightError('REQUEST_REFUSED', 'the receiving end does not support push options');
 
-    const entries = matchRefs(repo, remote, advertised.refs, options, branchName);
+    // push.autoSetupRemote: a default push of a branch without an upstream sets one.
+    const autoUpstream = { value: false };
+    const entries = matchRefs(repo, remote, remoteName, advertised.refs, options, branchName, autoUpstream);
+    if (autoUpstream.value) options = { ...options, setUpstream: true };
+    // Nothing matched and the server has no refs: git's send_pack does nothing, and says so.
+    if (entries.length === 0 && advertised.refs.length === 0) {
+      if (location.kind !== 'http') await conn.request(FLUSH_PACKET).catch(() => undefined);
+      return { url: anonymizeUrl(remote.pushUrl), refs: [], ok: false, noRefsInCommon: true };
+    }
     judge(repo, remote, entries, options);
     if (options.atomic === true && entries.some((e) => e.result.status === 'rejected')) {
       for (const e of entries) if (e.result.status === 'ok') Object.assign(e.result, { status: 'rejected', reason: 'atomic push failed' });
@@ -370,7 +380,7 @@ async function negotiatedCommons(repo: Repository, connect: (protocol: 2) => Pro
 }
 
 /** git's match_push_refs: what each refspec sends where. */
-function matchRefs(repo: Repository, remote: RemoteConfig, remoteRefs: readonly AdvertisedRef[], options: PushOptions, branchName: string | undefined): Entry[] {
+function matchRefs(repo: Repository, remote: RemoteConfig, remoteLabel: string, remoteRefs: readonly AdvertisedRef[], options: PushOptions, branchName: string | undefined, autoUpstream: { value: boolean }): Entry[] {
   let specs: Refspec[];
   const given = options.refspecs ?? [];
   if (options.delete === true) {
@@ -382,7 +392,12 @@ function matchRefs(repo: Repository, remote: RemoteConfig, remoteRefs: readonly 
     if (options.mirror === true || (given.length === 0 && remote.mirror)) specs.push(parseRefspec('+refs/*:refs/*', 'push'));
     if (options.all === true) specs.push(parseRefspec('refs/heads/*:refs/heads/*', 'push'));
     if (options.tags === true) specs.push(parseRefspec('refs/tags/*:refs/tags/*', 'push'));
-    if (specs.length === 0) specs = remote.push.length > 0 ? [...remote.push] : [pushDefault(repo, remote, branchName)];
+    if (specs.length === 0 && remote.push.length > 0) specs = [...remote.push];
+    else if (specs.length === 0) {
+      const chosen = pushDefault(repo, remote.name ?? remoteLabel, branchName, repo.config.getBool('push.autosetupremote') ?? false);
+      specs = [chosen.spec];
+      if (chosen.setUpstream) autoUpstream.value = true;
+    }
   }
   const localRefs = repo.refs.list('refs/').filter((r) => r.symbolicTarget === undefined);
   const byRemote = new Map(remoteRefs.map((r) => [r.ref, r]));
@@ -523,27 +538,50 @@ function mappedRefspec(repo: Repository, remote: RemoteConfig, given: string): s
 }
 
 /**
- * What a push without refspecs sends (git's push.default): `simple` (the default: the current
- * branch to the branch of the same name, which must be its upstream on its own remote), `current`,
- * `upstream` (to what it merges from), `matching` (every branch the server has too), `nothing`.
+ * What a push without refspecs sends (git's setup_default_push_refspecs, push.default): `simple`
+ * (the default: the current branch to the branch of the same name, which must be its upstream
+ * when pushing to its own remote), `current`, `upstream` (to what it merges from), `matching`
+ * (every branch the server has too), `nothing`. `autoUpstream` (push.autoSetupRemote): a branch
+ * without an upstream goes to its own name, and is then made to track it (`setUpstream` true).
  */
-function pushDefault(repo: Repository, remote: RemoteConfig, branchName: string | undefined): Refspec {
-  const mode = (repo.config.get('push.default') ?? 'simple') as string;
-  if (mode === 'matching') return parseRefspec(':', 'push');
+function pushDefault(repo: Repository, remoteLabel: string, branchName: string | undefined, autoUpstream: boolean): { spec: Refspec; setUpstream: boolean } {
+  const configured = repo.config.get('push.default');
+  const mode = typeof configured === 'string' ? configured.toLowerCase() : 'simple';
+  if (mode === 'matching') return { spec: parseRefspec(':', 'push'), setUpstream: false };
   if (mode === 'nothing') throw new PackwrightError('INVALID_ARGUMENT', "You didn't specify any refspecs to push, and push.default is \"nothing\".");
-  if (branchName === undefined) throw new PackwrightError('INVALID_ARGUMENT', 'You are not currently on a branch.');
-  const upstreamRemote = repo.config.get(`branch.${branchName}.remote`);
-  const merge = repo.config.get(`branch.${branchName}.merge`);
+  if (branchName === undefined) {
+    throw new PackwrightError('INVALID_ARGUMENT', `You are not currently on a branch.\nTo push the history leading to the current (detached HEAD)\nstate now, use\n\n    git push ${remoteLabel} HEAD:<name-of-remote-branch>\n`);
+  }
   const own = `refs/heads/${branchName}`;
+  const merges = repo.config.getAll(`branch.${branchName}.merge`).filter((m): m is string => typeof m === 'string');
+  const branchRemote = repo.config.get(`branch.${branchName}.remote`);
+  // git's remote_for_branch: the branch's remote, else the only remote, else origin.
+  const sameRemote = remoteLabel === defaultRemoteName(repo.config, branchName, false);
+  // git's get_upstream_ref.
+  const upstreamRef = (): string => {
+    if (merges.length === 0 && autoUpstream) return own;
+    if (merges.length === 0 || typeof branchRemote !== 'string') {
+      const advice = autoUpstream ? '' : "\nTo have this happen automatically for branches without a tracking\nupstream, see 'push.autoSetupRemote' in 'git help config'.\n";
+      throw new PackwrightError('INVALID_ARGUMENT', `The current branch ${branchName} has no upstream branch.\nTo push the current branch and set the remote as upstream, use\n\n    git push --set-upstream ${remoteLabel} ${branchName}\n${advice}`);
+    }
+    if (merges.length !== 1) throw new PackwrightError('INVALID_ARGUMENT', `The current branch ${branchName} has multiple upstream branches, refusing to push.`);
+    return merges[0] as string;
+  };
+  let dst = own;
   if (mode === 'upstream' || mode === 'tracking') {
-    if (typeof merge !== 'string' || remote.name === undefined || upstreamRemote !== remote.name) throw new PackwrightError('INVALID_ARGUMENT', `The current branch ${branchName} has no upstream branch.`);
-    return parseRefspec(`${own}:${merge}`, 'push');
+    if (!sameRemote) throw new PackwrightError('INVALID_ARGUMENT', `You are pushing to remote '${remoteLabel}', which is not the upstream of\nyour current branch '${branchName}', without telling me what to push\nto update which remote branch.`);
+    dst = upstreamRef();
+  } else if (mode !== 'current' && sameRemote) {
+    const upstream = upstreamRef();
+    if (upstream !== own) {
+      const short = upstream.replace(/^refs\/heads\//, '');
+      const pushDefaultAdvice = typeof configured !== 'string' ? "\nTo choose either option permanently, see push.default in 'git help config'.\n" : '';
+      const autoSetupMerge = repo.config.get('branch.autosetupmerge');
+      const trackAdvice = typeof autoSetupMerge === 'string' && autoSetupMerge.toLowerCase() === 'simple' ? '' : "\nTo avoid automatically configuring an upstream branch when its name\nwon't match the local branch, see option 'simple' of branch.autoSetupMerge\nin 'git help config'.\n";
+      throw new PackwrightError('INVALID_ARGUMENT', `The upstream branch of your current branch does not match\nthe name of your current branch.  To push to the upstream branch\non the remote, use\n\n    git push ${remoteLabel} HEAD:${short}\n\nTo push to the branch of the same name on the remote, use\n\n    git push ${remoteLabel} HEAD\n${pushDefaultAdvice}${trackAdvice}`);
+    }
   }
-  if (mode === 'simple' && remote.name !== undefined && upstreamRemote === remote.name) {
-    if (typeof merge !== 'string') throw new PackwrightError('INVALID_ARGUMENT', `The current branch ${branchName} has no upstream branch.`);
-    if (merge !== own) throw new PackwrightError('INVALID_ARGUMENT', 'The upstream branch of your current branch does not match the name of your current branch.');
-  }
-  return parseRefspec(`${own}:${own}`, 'push');
+  return { spec: parseRefspec(`${own}:${dst}`, 'push'), setUpstream: autoUpstream && merges.length === 0 };
 }
 
 /** git's set_ref_status_for_push: up to date, stale (a lease broken), already exists, fetch first, needs force, non-fast-forward. */
