@@ -527,3 +527,41 @@ test("the haves each negotiator offers (fetch.negotiationAlgorithm: consecutive,
     }
   }
 });
+
+test("negative refspecs as git reads them (fetch and push, pruning included, an object id refused) and fetch --prefetch: the refs git leaves", async () => {
+  using dir = tempDir();
+  const { src, work: base } = serverAndClone(dir.path, 'sha1', 'base');
+  for (const b of ['p/a', 'p/b', 'p/c']) git(src, ['update-ref', `refs/heads/${b}`, 'main']);
+  const cases: string[][] = [
+    ['fetch', 'origin', 'refs/heads/p/*:refs/remotes/p/*', '^refs/heads/p/b'],
+    ['fetch', '--prune', 'origin', 'refs/heads/*:refs/remotes/origin/*', '^refs/heads/topic'],
+    ['fetch', '--prefetch', '--no-tags', 'origin'],
+    // (git 2.39 aborts when --prefetch drops a command-line refspec of tags: a double free.)
+    ['fetch', '--prefetch', 'origin', 'refs/heads/main:main', '^refs/heads/nothing'],
+    ['push', '--prune', 'origin', 'refs/remotes/origin/*:refs/heads/*', '^refs/heads/topic', '^refs/heads/HEAD'],
+  ];
+  for (const [i, args] of cases.entries()) {
+    const servers = ['theirs', 'ours'].map((side) => {
+      const s = join(dir.path, `${side}-${i}.git`);
+      cpSync(src, s, { recursive: true });
+      return s;
+    });
+    const works = ['theirs', 'ours'].map((side, k) => {
+      const w = join(dir.path, `${side}-${i}`);
+      cpSync(base, w, { recursive: true });
+      git(w, ['remote', 'set-url', 'origin', servers[k] as string]);
+      // A remote-tracking ref gone from the server, for --prune to delete (or not).
+      git(w, ['update-ref', 'refs/remotes/origin/topic', 'main']);
+      git(w, ['update-ref', 'refs/remotes/origin/gone', 'main']);
+      return w;
+    });
+    const g = await execFileAsync('git', args, { cwd: works[0], env: GIT_ENV }).then((r) => ({ code: 0, ...r }), (e: { code: number; stdout: string; stderr: string }) => e);
+    const r = await runPackwright(works[1] as string, args, { env: GIT_ENV });
+    assert.equal(r.status, g.code, `${args.join(' ')}: ${r.stderr}`);
+    assert.equal(git(works[1] as string, ['for-each-ref']).toString(), git(works[0] as string, ['for-each-ref']).toString(), args.join(' '));
+    assert.equal(git(servers[1] as string, ['for-each-ref']).toString(), git(servers[0] as string, ['for-each-ref']).toString(), args.join(' '));
+  }
+  const refused = await runPackwright(base, ['fetch', 'origin', 'refs/heads/*:refs/remotes/x/*', `^${git(src, ['rev-parse', 'main']).toString().trim()}`], { env: GIT_ENV });
+  assert.equal(refused.status, 128);
+  assert.match(refused.stderr, /^fatal: invalid refspec '\^[0-9a-f]{40}'\n$/);
+});

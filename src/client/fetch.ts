@@ -48,6 +48,12 @@ export interface FetchOptions extends LocalRepositoryOptions, RemoteCallOptions 
   append?: boolean | undefined;
   /** With command-line refspecs: the refspecs that map what they fetch to remote-tracking refs, instead of remote.<name>.fetch (git's --refmap; [] for none). */
   refmap?: readonly string[] | undefined;
+  /**
+   * git's --prefetch (what `git maintenance`'s prefetch task runs): each refspec's destination moved
+   * under refs/prefetch/ (`refs/remotes/origin/*` to `refs/prefetch/remotes/origin/*`) and forced,
+   * refspecs of tags and without a destination left out, and no fetch of HEAD when none is left.
+   */
+  prefetch?: boolean | undefined;
   /** Offer only the history of these local refs (names, globs or ids) as haves (git's --negotiation-tip). */
   negotiationTips?: readonly string[] | undefined;
   /**
@@ -205,9 +211,12 @@ async function fetchInto(repo: Repository, options: FetchOptions): Promise<Fetch
   const remote = readRemoteConfig(repo.config, remoteName, repo);
   const url = remote.url;
   const agent = options.agent ?? 'packwright';
-  const cmdline = (options.refspecs ?? []).map((s) => parseRefspec(s, 'fetch'));
+  // --prefetch: every refspec rewritten into refs/prefetch/ (git's filter_prefetch_refspec).
+  const prefetched = (list: readonly Refspec[]): Refspec[] => (options.prefetch === true ? prefetchRefspecs(list) : [...list]);
+  const cmdline = prefetched((options.refspecs ?? []).map((s) => parseRefspec(s, 'fetch')));
+  const remoteFetch = prefetched(remote.fetch);
   if (options.refmap !== undefined && cmdline.length === 0) throw new PackwrightError('INVALID_ARGUMENT', '--refmap option is only meaningful with command-line refspec(s)');
-  let specs = cmdline.length > 0 ? cmdline : remote.fetch;
+  let specs = cmdline.length > 0 ? cmdline : remoteFetch;
   const prune = options.prune ?? remote.prune ?? false;
   // --prune-tags is a refspec that fetches every tag, and so prunes the ones gone.
   // (Only for the configured refspecs: command-line ones say what to fetch and prune.)
@@ -235,7 +244,8 @@ async function fetchInto(repo: Repository, options: FetchOptions): Promise<Fetch
       ? repo.config.getAll(`${branchKey}.merge`).filter((m): m is string => typeof m === 'string')
       : [];
     // Which server refs to list: the refspecs' sources, the upstream, and the tags when they may follow.
-    const fetchesHead = specs.length === 0 && merges.length === 0;
+    // Nothing to fetch by: the server's HEAD, except for a prefetch (git's get_ref_map).
+    const fetchesHead = specs.length === 0 && merges.length === 0 && options.prefetch !== true;
     const prefixes = fetchesHead ? ['HEAD'] : [...refspecPrefixes(specs), ...merges];
     const autoTags = tagMode !== 'none' && (tagMode === 'all' || specs.some((s) => s.dst !== undefined && s.dst !== ''));
     if (autoTags) prefixes.push('refs/tags/');
@@ -262,7 +272,7 @@ async function fetchInto(repo: Repository, options: FetchOptions): Promise<Fetch
           for (const x of map.slice(before)) x.status = 'merge';
         }
       }
-    } else {
+    } else if (fetchesHead) {
       const head = remoteRefs.find((r) => r.ref === 'HEAD');
       if (head === undefined) throw new PackwrightError('REF_NOT_FOUND', "couldn't find remote ref HEAD");
       map.push({ remote: head, local: undefined, force: false, status: 'merge' });
@@ -284,7 +294,7 @@ async function fetchInto(repo: Repository, options: FetchOptions): Promise<Fetch
     // Refs a command-line refspec fetches also update their remote-tracking refs (git's opportunistic updates).
     if (cmdline.length > 0) {
       const extra: MapEntry[] = [];
-      const refmap = options.refmap !== undefined ? options.refmap.map((r) => parseRefspec(r, 'fetch')) : remote.fetch;
+      const refmap = options.refmap !== undefined ? options.refmap.map((r) => parseRefspec(r, 'fetch')) : remoteFetch;
       for (const s of refmap) fetchMap(map.map((e) => e.remote as ServerRef), s, extra, true);
       for (const e of extra) map.push({ ...e, status: 'ignore' });
     }
@@ -297,7 +307,7 @@ async function fetchInto(repo: Repository, options: FetchOptions): Promise<Fetch
         if (isFullObjectId(e.remote.ref) && !tips.has(e.remote.oid) && !have(e.remote.oid)) throw new PackwrightError('REQUEST_REFUSED', `Server does not allow request for unadvertised object ${e.remote.oid}`);
       }
     }
-    const negatives = cmdline.length > 0 ? cmdline : remote.fetch;
+    const negatives = cmdline.length > 0 ? cmdline : remoteFetch;
     let entries = dedupe(map.filter((e) => !excludedByNegative(negatives, e.remote.ref)));
 
     // A branch a work tree has checked out (this one's, or a linked one's) is not fetched into
@@ -517,13 +527,17 @@ function pruneStale(specs: readonly Refspec[], remoteRefs: readonly ServerRef[],
   const stale: { ref: string; oldId: string }[] = [];
   for (const [name, id] of localRefs) {
     if (mapped.has(name)) continue;
+    // git's get_stale_heads_cb: every server name a refspec maps to this ref; none of them there
+    // any more, it is stale, unless one of them is left out by a negative refspec
+    // (query_matches_negative_refspec).
+    const sources: string[] = [];
     for (const s of specs) {
       if (s.negative || s.dst === undefined || s.dst === '') continue;
       const src = s.pattern ? mapPattern(fetchDestination(s.dst), s.src, name) : fetchDestination(s.dst) === name ? s.src : undefined;
-      if (src === undefined) continue;
-      if (!remoteNames.has(src)) stale.push({ ref: name, oldId: id.toString('hex') });
-      break;
+      if (src !== undefined) sources.push(src);
     }
+    if (sources.length === 0 || sources.some((src) => excludedByNegative(specs, src))) continue;
+    if (!sources.some((src) => remoteNames.has(src))) stale.push({ ref: name, oldId: id.toString('hex') });
   }
   if (stale.length > 0) {
     writes.prune(stale.map((s) => s.ref));
@@ -713,4 +727,19 @@ function writeFetchHead(repo: Repository, result: FetchResult, url: string, appe
   if (append) text = (readFileIfPresent(path, 'FETCH_HEAD')?.toString('utf8') ?? '') + text;
   writeFileSync(`${path}.lock`, text);
   renameSync(`${path}.lock`, path);
+}
+
+/** git's filter_prefetch_refspec: destinations under refs/prefetch/, forced; tags and destination-less refspecs gone. */
+function prefetchRefspecs(list: readonly Refspec[]): Refspec[] {
+  const out: Refspec[] = [];
+  for (const s of list) {
+    if (s.negative) {
+      out.push(s);
+      continue;
+    }
+    if (s.dst === undefined || s.dst === '' || s.src.startsWith('refs/tags/')) continue;
+    const dst = `refs/prefetch/${s.dst.startsWith('refs/') ? s.dst.slice(5) : s.dst}`;
+    out.push({ ...s, dst, force: true, text: `+${s.src}:${dst}` });
+  }
+  return out;
 }

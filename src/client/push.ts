@@ -14,7 +14,7 @@ import { OBJ_COMMIT } from '../objects/object-type.js';
 import { peelObject } from '../odb/peel-object.js';
 import { encodePacket, FLUSH_PACKET, PacketReader } from '../protocol/pkt-line.js';
 import { BAND_DATA, BAND_ERROR, BAND_PROGRESS } from '../protocol/sideband.js';
-import { expandRefName, fetchDestination, mapPattern, matchesSource, parseRefspec, type Refspec } from '../refs/refspec.js';
+import { excludedByNegative, expandRefName, fetchDestination, mapPattern, matchesSource, parseRefspec, type Refspec } from '../refs/refspec.js';
 import { DWIM_RULES } from '../refs/resolve-revision.js';
 import { readReflog } from '../refs/reflog.js';
 import type { Repository } from '../repo/repository.js';
@@ -471,9 +471,12 @@ function matchRefs(repo: Repository, remote: RemoteConfig, remoteLabel: string, 
       }
     }
   }
+  // git's apply_negative_refspecs: a `^` refspec leaves out what would go to a name it matches
+  // (in a push, the server's side), whether sent, deleted or pruned.
+  const kept = entries.filter((e) => !excludedByNegative(specs, e.dst));
   // git's order: the server's refs as it listed them, then the new ones as matched.
   const position = new Map(remoteRefs.map((r, i) => [r.ref, i]));
-  return entries.map((e, i) => ({ e, k: position.get(e.dst) ?? remoteRefs.length + i })).sort((a, b) => a.k - b.k).map((x) => x.e);
+  return kept.map((e, i) => ({ e, k: position.get(e.dst) ?? remoteRefs.length + i })).sort((a, b) => a.k - b.k).map((x) => x.e);
 }
 
 /**

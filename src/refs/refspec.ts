@@ -47,6 +47,8 @@ export function parseRefspec(text: string, kind: 'fetch' | 'push'): Refspec {
   const srcStar = src.includes('*');
   const dstStar = dst !== undefined && dst.includes('*');
   if (negative && (dst !== undefined || force)) bad();
+  // A negative refspec names refs (or a pattern of them): not empty, not an object id, a valid name.
+  if (negative && (src === '' || isFullObjectId(src) || !isValidRefname(srcStar ? src.replace('*', 'x') : src, { allowOneLevel: true }))) bad();
   // A pattern needs its `*` on both sides (a `*` on one side alone is refused), one each.
   if (dst !== undefined && dst !== '' && srcStar !== dstStar) bad();
   if (src.split('*').length > 2 || (dst ?? '').split('*').length > 2) bad();
