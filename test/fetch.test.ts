@@ -565,3 +565,23 @@ test("negative refspecs as git reads them (fetch and push, pruning included, an 
   assert.equal(refused.status, 128);
   assert.match(refused.stderr, /^fatal: invalid refspec '\^[0-9a-f]{40}'\n$/);
 });
+
+test("FETCH_HEAD for a branch that merges several refs (branch.<name>.merge given full or short), over v0 and v2: git's lines", async () => {
+  using dir = tempDir();
+  const { work: base } = serverAndClone(dir.path, 'sha1', 'base');
+  git(base, ['config', 'branch.main.remote', 'origin']);
+  git(base, ['config', '--replace-all', 'branch.main.merge', 'refs/heads/main']);
+  git(base, ['config', '--add', 'branch.main.merge', 'topic']);
+  git(base, ['symbolic-ref', 'HEAD', 'refs/heads/main']);
+  for (const version of ['0', '2']) {
+    const theirs = join(dir.path, `theirs-${version}`);
+    const ours = join(dir.path, `ours-${version}`);
+    for (const w of [theirs, ours]) cpSync(base, w, { recursive: true });
+    const args = ['-c', `protocol.version=${version}`, 'fetch', 'origin'];
+    await execFileAsync('git', args, { cwd: theirs, env: GIT_ENV });
+    const r = await runPackwright(ours, args, { env: GIT_ENV });
+    assert.equal(r.status, 0, r.stderr);
+    assert.equal(readFileSync(join(ours, '.git/FETCH_HEAD'), 'utf8'), readFileSync(join(theirs, '.git/FETCH_HEAD'), 'utf8'), `v${version}`);
+    assert.match(readFileSync(join(ours, '.git/FETCH_HEAD'), 'utf8'), /\t\tbranch 'topic' of /);
+  }
+});

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { isPackwrightError, PackwrightError } from '../errors/packwright-error.js';
 import { peelObject } from '../odb/peel-object.js';
 import { parseCommit } from '../objects/commit.js';
+import { DWIM_RULES } from '../refs/resolve-revision.js';
 import { excludedByNegative, expandRefName, fetchDestination, isFullObjectId, mapPattern, parseRefspec, refspecPrefixes, type Refspec } from '../refs/refspec.js';
 import type { Repository } from '../repo/repository.js';
 import { isConnected } from '../transfer/connectivity.js';
@@ -249,7 +250,8 @@ async function fetchInto(repo: Repository, options: FetchOptions): Promise<Fetch
     const prefixes = fetchesHead ? ['HEAD'] : [...refspecPrefixes(specs), ...merges];
     const autoTags = tagMode !== 'none' && (tagMode === 'all' || specs.some((s) => s.dst !== undefined && s.dst !== ''));
     if (autoTags) prefixes.push('refs/tags/');
-    const remoteRefs = await serverRefs(conn, greeting, agent, { peel: true, symrefs: true, prefixes });
+    // A v0/v1 server advertises every ref, and git's fetch maps them all (only v2 lists by prefix).
+    const remoteRefs = await serverRefs(conn, greeting, agent, { peel: true, symrefs: true, ...(greeting.version === 2 ? { prefixes } : {}) });
 
     // git's get_ref_map.
     const map: MapEntry[] = [];
@@ -264,7 +266,8 @@ async function fetchInto(repo: Repository, options: FetchOptions): Promise<Fetch
       }
       // git's add_merge_config: what the current branch merges from this remote is for merge, fetched if no refspec took it.
       for (const m of merges) {
-        const e = map.find((x) => x.remote.ref === m);
+        // git's branch_merge_matches: the merge value names the ref by git's rules for short names.
+        const e = map.find((x) => DWIM_RULES.some((rule) => rule.replace('%s', m) === x.remote.ref));
         if (e !== undefined) e.status = 'merge';
         else {
           const before = map.length;
