@@ -2,7 +2,7 @@
 // remote-curl.c): a local path or file:// (the service run in this process, or a command spawned
 // as git spawns --upload-pack), git:// over TCP, and smart HTTP(S). A connection is a
 // conversation: the stateful ones keep one byte stream both ways; HTTP is one request per turn.
-import { packetTrace, tracePacketsSent, type PacketTrace } from '../protocol/packet-trace.js';
+import { packetTrace, tracePacketsSent, type PacketTrace, type TracedPacket } from '../protocol/packet-trace.js';
 import { childProcess } from '../repo/lazy-child-process.js';
 import { createRequire } from 'node:module';
 import { PassThrough } from 'node:stream';
@@ -205,8 +205,15 @@ async function* withIdleTimeout(source: AsyncIterable<Uint8Array>, ms: number | 
 
 /** Opens a conversation with the service at `location`; its packets traced when GIT_TRACE_PACKET asks. */
 export async function openConnection(location: RemoteLocation, options: ConnectOptions): Promise<Connection> {
-  const trace = packetTrace(options.env ?? process.env, options.traceIdentity ?? 'git');
-  if (trace === undefined) return connect(location, options);
+  const own = packetTrace(options.env ?? process.env, options.traceIdentity ?? 'git');
+  if (own === undefined) return connect(location, options);
+  // A local repository served in this process: its server's packets are traced too, as the
+  // upload-pack or receive-pack git would spawn traces them (the same packets, the other way).
+  const server = location.kind === 'local' && options.command === undefined ? options.service.replace(/^git-/, '') : undefined;
+  const trace: PacketTrace = server === undefined ? own : Object.assign((packet: TracedPacket, sent: boolean, as?: string): void => {
+    own(packet, sent, as);
+    if (as === undefined) own(packet, !sent, server);
+  }, { close: () => own.close() });
   try {
     // Each reader is told its packets from the first one (an HTTP server's smart header is read
     // before the connection is handed on).
