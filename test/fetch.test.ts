@@ -585,3 +585,21 @@ test("FETCH_HEAD for a branch that merges several refs (branch.<name>.merge give
     assert.match(readFileSync(join(ours, '.git/FETCH_HEAD'), 'utf8'), /\t\tbranch 'topic' of /);
   }
 });
+
+test("GIT_TRACE_PACKET from a local path served in this process: the server's side traced as git's spawned upload-pack traces it", async () => {
+  using dir = tempDir();
+  const { src, work: base } = serverAndClone(dir.path, 'sha1', 'base');
+  moveOn(src);
+  const lines: string[][] = [];
+  for (const side of ['git', 'packwright']) {
+    const work = join(dir.path, side);
+    cpSync(base, work, { recursive: true });
+    const file = join(dir.path, `${side}.trace`);
+    const env = { ...GIT_ENV, GIT_TRACE_PACKET: file, GIT_TRACE_BARE: '1' };
+    if (side === 'git') await execFileAsync('git', ['fetch', '-q', 'origin'], { cwd: work, env });
+    else assert.equal((await runPackwright(work, ['fetch', '-q', 'origin'], { env })).status, 0);
+    lines.push(readFileSync(file, 'utf8').split('\n').filter((l) => /^packet: +upload-pack< (want|have|done|command=)/.test(l)));
+  }
+  assert.deepEqual(lines[1], lines[0]);
+  assert.ok((lines[0] as string[]).some((l) => / want [0-9a-f]{40}$/.test(l)));
+});
