@@ -311,7 +311,7 @@ async function fetchInto(repo: Repository, options: FetchOptions): Promise<Fetch
       }
     }
     const negatives = cmdline.length > 0 ? cmdline : remoteFetch;
-    let entries = dedupe(map.filter((e) => !excludedByNegative(negatives, e.remote.ref)));
+    let entries = dedupe(map.filter((e) => !excludedByNegative(negatives, e.remote.ref)), options.onWarning);
 
     // A branch a work tree has checked out (this one's, or a linked one's) is not fetched into
     // (git's check_not_current_branch).
@@ -501,7 +501,7 @@ async function checkConnected(repo: Repository, entries: readonly MapEntry[], lo
 }
 
 /** git's ref_remove_duplicates: one entry per local ref (two sources for one ref are refused), one per server ref without one. */
-function dedupe(map: readonly MapEntry[]): MapEntry[] {
+function dedupe(map: readonly MapEntry[], onWarning?: (message: string) => void): MapEntry[] {
   const out: MapEntry[] = [];
   const byLocal = new Map<string, MapEntry>();
   for (const e of map) {
@@ -514,8 +514,12 @@ function dedupe(map: readonly MapEntry[]): MapEntry[] {
       byLocal.set(e.local, e);
       out.push(e);
     } else if (seen.remote.ref !== e.remote.ref) {
+      // git's handle_duplicate: a refspec given against the configured one's usual mapping
+      // wins with a warning; two given, or two configured, cannot share a destination.
+      if (seen.status === 'ignore' && e.status === 'ignore') throw new PackwrightError('INVALID_ARGUMENT', `${e.local} tracks both ${seen.remote.ref} and ${e.remote.ref}`);
       if (seen.status === 'ignore') Object.assign(seen, e);
       else if (e.status !== 'ignore') throw new PackwrightError('INVALID_ARGUMENT', `Cannot fetch both ${seen.remote.ref} and ${e.remote.ref} to ${e.local}`);
+      else onWarning?.(`${e.local} usually tracks ${e.remote.ref}, not ${seen.remote.ref}`);
     } else if (seen.status === 'ignore' && e.status !== 'ignore') {
       seen.status = e.status;
     }

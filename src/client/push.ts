@@ -185,6 +185,7 @@ async function pushFrom(repo: Repository, options: PushOptions): Promise<PushRes
     ...remoteCallOptions(options), ...sshSettings(repo), agent, headers: { ...extraHeaders(repo.config, remote.pushUrl), ...options.headers },
     http: { ...httpSettings(repo.config, remote.pushUrl, repo.env, remoteName), ...options.http },
   };
+  checkPushSwitches(options, remote);
   // With --delete the refspecs name what to delete (`:<ref>`), not sources.
   if (options.delete !== true) checkPushSources(repo, options.refspecs ?? []);
   const conn = await openConnection(location, { ...reach, service: 'git-receive-pack', protocol: 0, command: options.receivePack ?? remote.receivePack, traceIdentity: 'push' });
@@ -286,6 +287,26 @@ function withUpstreams(repo: Repository, remoteName: string, entries: readonly E
     if (rebase) setConfigValue(file, `branch.${branch}.rebase`, 'true');
   }
   return { ...result, upstreams };
+}
+
+/** git's cmd_push: switches that cannot go together, refused as git refuses them (remote.<name>.mirror counts as --mirror). */
+function checkPushSwitches(options: PushOptions, remote: RemoteConfig): void {
+  const refspecs = (options.refspecs ?? []).length > 0;
+  const mirror = options.mirror === true || remote.mirror;
+  const together = (a: string, b: string): never => {
+    throw new PackwrightError('INVALID_ARGUMENT', `options '${a}' and '${b}' cannot be used together`);
+  };
+  if (options.delete === true && (options.tags === true || options.all === true || mirror)) together('--delete', '--all/--mirror/--tags');
+  if (options.all === true) {
+    if (options.tags === true) together('--all', '--tags');
+    if (refspecs) throw new PackwrightError('INVALID_ARGUMENT', "--all can't be combined with refspecs");
+  }
+  if (mirror) {
+    if (options.tags === true) together('--mirror', '--tags');
+    if (refspecs) throw new PackwrightError('INVALID_ARGUMENT', "--mirror can't be combined with refspecs");
+  }
+  if (options.all === true && mirror) together('--all', '--mirror');
+  if ((options.pushOptions ?? []).some((o) => o.includes('\n'))) throw new PackwrightError('INVALID_ARGUMENT', 'push options must not have new line characters');
 }
 
 /**
