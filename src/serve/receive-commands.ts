@@ -15,7 +15,7 @@ import { isConnected } from '../transfer/connectivity.js';
 import { isAncestor } from '../walk/is-ancestor.js';
 import { walkCommits } from '../walk/walk-objects.js';
 import type { RevTip } from '../walk/rev-args.js';
-import { alternateRefIds } from './alternate-refs.js';
+import { alternateRefIds } from '../repo/alternate-refs.js';
 import type { ReceiveSession } from './receive-pack.js';
 import { runHook, type ReceiveHookName } from './receive-hooks.js';
 import { checkedOutIn } from '../repo/checked-out-branch.js';

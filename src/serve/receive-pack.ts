@@ -17,7 +17,7 @@ import { namespacePrefix } from './advertised-refs.js';
 import { receivePackConfig, type ReceivePackConfig } from './receive-pack-config.js';
 import { executeCommands, knownTips, runAfterUpdate, type Command } from './receive-commands.js';
 import { PackIndex } from '../idx/pack-index.js';
-import { alternateRefIds } from './alternate-refs.js';
+import { alternateRefIds } from '../repo/alternate-refs.js';
 import type { Pusher } from './smart-http.js';
 
 /** A ref change a push asks for, ids in hex (the zero id: the ref is created, or deleted). */

@@ -1,12 +1,13 @@
 // The tips of the repositories this one borrows objects from (git's for_each_alternate_ref):
-// receive-pack advertises them as `.have`, so a pusher does not send what an alternate holds.
-import { childProcess } from '../repo/lazy-child-process.js';
+// receive-pack advertises them as `.have`, so a pusher does not send what an alternate holds, and
+// a fetch offers them as haves, so a server does not send it either.
+import { childProcess } from './lazy-child-process.js';
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { tryFromHex } from '../hash/hex.js';
 import { readAlternates } from '../odb/alternates.js';
 import { RefStore } from '../refs/ref-store.js';
-import type { Repository } from '../repo/repository.js';
+import type { Repository } from './repository.js';
 
 function isDirectory(path: string): boolean {
   try {
