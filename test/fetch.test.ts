@@ -603,3 +603,23 @@ test("GIT_TRACE_PACKET from a local path served in this process: the server's si
   assert.deepEqual(lines[1], lines[0]);
   assert.ok((lines[0] as string[]).some((l) => / want [0-9a-f]{40}$/.test(l)));
 });
+
+test("fetch into a repository with an alternate offers the alternate's refs as haves, as git does: only what the alternate lacks comes", async () => {
+  using dir = tempDir();
+  const { src } = serverAndClone(dir.path, 'sha1', 'base');
+  const history = join(dir.path, 'history.git');
+  git(dir.path, ['clone', '-q', '--bare', src, history]);
+  moveOn(src);
+  const counts: string[] = [];
+  for (const side of ['git', 'packwright']) {
+    const work = join(dir.path, `alt-${side}`);
+    git(dir.path, ['init', '-q', work]);
+    writeFileSync(join(work, '.git/objects/info/alternates'), `${join(history, 'objects')}\n`);
+    const args = ['fetch', '-q', src, 'main:refs/heads/it'];
+    if (side === 'git') await execFileAsync('git', args, { cwd: work, env: GIT_ENV });
+    else assert.equal((await runPackwright(work, args, { env: GIT_ENV })).status, 0);
+    counts.push(git(work, ['count-objects', '-v']).toString().split('\n').filter((l) => /^(count|in-pack):/.test(l)).join(' '));
+    git(work, ['fsck', '--no-progress']);
+  }
+  assert.equal(counts[1], counts[0]);
+});

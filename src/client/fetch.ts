@@ -10,6 +10,7 @@ import { isPackwrightError, PackwrightError } from '../errors/packwright-error.j
 import { peelObject } from '../odb/peel-object.js';
 import { parseCommit } from '../objects/commit.js';
 import { DWIM_RULES } from '../refs/resolve-revision.js';
+import { alternateRefIds } from '../repo/alternate-refs.js';
 import { excludedByNegative, expandRefName, fetchDestination, isFullObjectId, mapPattern, parseRefspec, refspecPrefixes, type Refspec } from '../refs/refspec.js';
 import type { Repository } from '../repo/repository.js';
 import { isConnected } from '../transfer/connectivity.js';
@@ -351,6 +352,8 @@ async function fetchInto(repo: Repository, options: FetchOptions): Promise<Fetch
       const advertised = greeting.version === 2 ? remoteRefs : greeting.advertisement.refs;
       for (const r of advertised) if (r.oid.length === hashHex && have(r.oid)) negotiator.knownCommon(Buffer.from(r.oid, 'hex'));
       for (const id of tips) negotiator.addTip(id);
+      // And what the repositories this one borrows from have (git's for_each_cached_alternate).
+      for (const id of alternateRefIds(repo)) negotiator.addTip(id);
       const unpackLimit = repo.config.getInt('fetch.unpacklimit') ?? repo.config.getInt('transfer.unpacklimit') ?? 100;
       const { received, shallowInfo } = await fetchFromServer(conn, greeting, repo, {
         wants, negotiator, includeTag: autoTags, unpackLimit, onProgress: options.onProgress, onWarning: options.onWarning, agent, signal: options.signal, shallow, deepen,
