@@ -623,3 +623,27 @@ test("fetch into a repository with an alternate offers the alternate's refs as h
   }
   assert.equal(counts[1], counts[0]);
 });
+
+test("fetch of a tip already here whose history is not (git's quickfetch): asked for again, not taken as common; --keep keeps what comes as a pack", async () => {
+  using dir = tempDir();
+  const { src, work: base } = serverAndClone(dir.path, 'sha1', 'base');
+  moveOn(src);
+  // The new tip copied here by hand, without the objects below it.
+  const tip = git(src, ['rev-parse', 'main']).toString().trim();
+  const raw = git(src, ['cat-file', 'commit', tip]);
+  const id = git(base, ['hash-object', '-w', '-t', 'commit', '--stdin'], raw).toString().trim();
+  assert.equal(id, tip);
+  const shapes: string[] = [];
+  for (const side of ['git', 'packwright']) {
+    const work = join(dir.path, `quick-${side}`);
+    cpSync(base, work, { recursive: true });
+    const args = ['fetch', '-q', '-k', 'origin'];
+    if (side === 'git') await execFileAsync('git', args, { cwd: work, env: GIT_ENV });
+    else assert.equal((await runPackwright(work, args, { env: GIT_ENV })).status, 0);
+    git(work, ['fsck', '--no-progress', '--connectivity-only']);
+    assert.equal(git(work, ['rev-parse', 'origin/main']).toString().trim(), tip);
+    // The fetch's objects in a pack of their own, nothing more loose, no .keep left.
+    shapes.push(`${readdirSync(join(work, '.git/objects/pack')).map((f) => f.replace(/^pack-[0-9a-f]+/, 'P')).sort().join(' ')} / ${git(work, ['count-objects']).toString().replace(/, .*/, '')}`);
+  }
+  assert.equal(shapes[1], shapes[0]);
+});

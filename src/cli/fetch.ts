@@ -12,7 +12,7 @@ import { remoteMessagesOn } from './remote-messages.js';
 const USAGE = `usage: packwright fetch [-q | -v] [-p | --prune | --no-prune] [-P | --prune-tags] [-t | --tags | -n | --no-tags] [-f | --force]
                         [--all | --multiple] [--atomic] [--dry-run] [-a | --append] [--refmap=<refspec>] [--negotiation-tip=<rev>]
                         [-u | --update-head-ok] [--upload-pack=<exec>] [--[no-]write-fetch-head] [--[no-]write-commit-graph] [--[no-]show-forced-updates] [--progress]
-                        [--[no-]auto-maintenance | --[no-]auto-gc] [--prefetch]
+                        [--[no-]auto-maintenance | --[no-]auto-gc] [--prefetch] [-k | --keep]
                         [--depth=<n> | --deepen=<n> | --unshallow] [--shallow-since=<date>] [--shallow-exclude=<ref>] [--update-shallow] [--filter=<filter-spec>]
                         [<repository> [<refspec>...]]`;
 
@@ -44,6 +44,7 @@ export async function fetchCommand(io: CommandIO, global: GlobalOptions, agent: 
   let writeCommitGraph: boolean | undefined;
   let autoMaintenance = true;
   let prefetch = false;
+  let keep = false;
   let uploadPack: string | undefined;
   const shallow: ShallowOptions = {};
   let filter: string | undefined;
@@ -80,6 +81,8 @@ export async function fetchCommand(io: CommandIO, global: GlobalOptions, agent: 
     else if (a === '--auto-maintenance' || a === '--auto-gc') autoMaintenance = true;
     else if (a === '--no-auto-maintenance' || a === '--no-auto-gc') autoMaintenance = false;
     else if (a === '--prefetch') prefetch = true;
+    else if (a === '-k' || a === '--keep') keep = true;
+    else if (a === '--no-keep') keep = false;
     else if (a === '--no-prefetch') prefetch = false;
     else if (a.startsWith('--upload-pack=')) uploadPack = a.slice(14);
     else if (a === '--upload-pack' && i + 1 < args.length) uploadPack = args[++i];
@@ -126,7 +129,7 @@ export async function fetchCommand(io: CommandIO, global: GlobalOptions, agent: 
     let result: Awaited<ReturnType<typeof fetch>>;
     try {
       result = await io.interruptible((signal) => fetch({
-        repository: repo, remote, refspecs, tags, prune, pruneTags, atomic, dryRun, append: append || (several && remote !== remotes[0]), refmap, negotiationTips, prefetch, showForcedUpdates, writeCommitGraph: several ? false : writeCommitGraph, force, updateHeadOk, writeFetchHead, uploadPack, agent, signal, reflogAction, ...shallow, filter, ...cliAuth(repo.config, global.env),
+        repository: repo, remote, refspecs, tags, prune, pruneTags, atomic, dryRun, append: append || (several && remote !== remotes[0]), refmap, negotiationTips, prefetch, keep, showForcedUpdates, writeCommitGraph: several ? false : writeCommitGraph, force, updateHeadOk, writeFetchHead, uploadPack, agent, signal, reflogAction, ...shallow, filter, ...cliAuth(repo.config, global.env),
         ...(progress ? { onProgress: (text: string) => remoteSays.text(text) } : {}),
         ...(verbosity < 0 ? {} : { onWarning: (message: string) => void io.stderr.write(`warning: ${message}\n`) }),
         onStderr: (text: string) => void io.stderr.write(text),

@@ -56,6 +56,8 @@ export interface FetchOptions extends LocalRepositoryOptions, RemoteCallOptions 
    * refspecs of tags and without a destination left out, and no fetch of HEAD when none is left.
    */
   prefetch?: boolean | undefined;
+  /** Keep what is received as a pack (git's --keep), however few its objects: never written loose (fetch.unpackLimit). */
+  keep?: boolean | undefined;
   /** Offer only the history of these local refs (names, globs or ids) as haves (git's --negotiation-tip). */
   negotiationTips?: readonly string[] | undefined;
   /**
@@ -342,7 +344,15 @@ async function fetchInto(repo: Repository, options: FetchOptions): Promise<Fetch
     const configuredFilter = promisorRemote ? repo.config.get(`remote.${remote.name as string}.partialclonefilter`) : undefined;
     const filterSpec = options.filter ?? (typeof configuredFilter === 'string' && configuredFilter !== '' ? configuredFilter : undefined);
     const filter = filterSpec !== undefined ? normalizeFilterSpec(filterSpec) : undefined;
-    const wants = [...new Set(entries.map((e) => e.remote.oid))].filter((oid) => deepen !== undefined || !have(oid));
+    const candidates = [...new Set(entries.map((e) => e.remote.oid))];
+    let wants = candidates.filter((oid) => deepen !== undefined || !have(oid));
+    // git's quickfetch (check_exist_and_connected): an id already here counts only when what it
+    // reaches is here too; otherwise (a damaged or half-copied history) it is asked for again.
+    if (wants.length < candidates.length) {
+      const present = candidates.filter((oid) => !wants.includes(oid)).map((h) => Buffer.from(h, 'hex'));
+      const promisor = repo.config.entries.some((e) => /^remote\..*\.promisor$/.test(e.key) && e.value !== 'false');
+      if (!(await isConnected(repo.objects, present, [...localRefs.values()], { shallow, promisor, signal: options.signal }))) wants = candidates;
+    }
     // Checked whether or not anything is fetched, as git checks them before it fetches.
     const tips = negotiationTips(repo, localRefs, options.negotiationTips, options.onWarning);
     if (wants.length > 0) {
@@ -350,11 +360,13 @@ async function fetchInto(repo: Repository, options: FetchOptions): Promise<Fetch
       // The server's refs first, then the local tips, as git's fetch-pack tells its negotiator:
       // in v0/v1 every ref advertised, not only those the refspecs take (v2 lists only those).
       const advertised = greeting.version === 2 ? remoteRefs : greeting.advertisement.refs;
-      for (const r of advertised) if (r.oid.length === hashHex && have(r.oid)) negotiator.knownCommon(Buffer.from(r.oid, 'hex'));
+      // (Only what is complete here: an id asked for again is not common, however present.)
+      for (const r of advertised) if (r.oid.length === hashHex && have(r.oid) && !wants.includes(r.oid)) negotiator.knownCommon(Buffer.from(r.oid, 'hex'));
       for (const id of tips) negotiator.addTip(id);
       // And what the repositories this one borrows from have (git's for_each_cached_alternate).
       for (const id of alternateRefIds(repo)) negotiator.addTip(id);
-      const unpackLimit = repo.config.getInt('fetch.unpacklimit') ?? repo.config.getInt('transfer.unpacklimit') ?? 100;
+      // --keep: what comes is kept as a pack, whatever its size (git's fetch -k).
+      const unpackLimit = options.keep === true ? 0 : repo.config.getInt('fetch.unpacklimit') ?? repo.config.getInt('transfer.unpacklimit') ?? 100;
       const { received, shallowInfo } = await fetchFromServer(conn, greeting, repo, {
         wants, negotiator, includeTag: autoTags, unpackLimit, onProgress: options.onProgress, onWarning: options.onWarning, agent, signal: options.signal, shallow, deepen,
         // git's fetch marks the pack with an empty `.promisor` (only a clone lists the refs in it).
