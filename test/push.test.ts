@@ -339,3 +339,26 @@ test("push without refspecs as git's push.default: no upstream, an upstream of a
     assert.equal(readFileSync(join(sides[1] as string, '.git/config'), 'utf8').replaceAll('ours', 'W'), readFileSync(join(sides[0] as string, '.git/config'), 'utf8').replaceAll('theirs', 'W'), name);
   }
 });
+
+test("push from a shallow clone: its boundary sent as git's send-pack sends it, the pack cut there; under transfer.fsckObjects the boundary's parents are not asked for, and the server refuses or takes it as git's receive-pack does", async () => {
+  using dir = tempDir();
+  const history = makeHistoryRepo(dir.path, 'sha1');
+  const shallow = join(dir.path, 'shallow');
+  git(dir.path, ['clone', '-q', '--no-local', '--depth=1', '--no-checkout', history, shallow]);
+  git(shallow, ['update-ref', 'refs/heads/main', git(shallow, ['commit-tree', 'HEAD^{tree}', '-p', 'HEAD', '-m', 'on top']).toString().trim()]);
+  for (const shallowUpdate of [false, true]) {
+    const results: string[] = [];
+    for (const side of ['git', 'packwright']) {
+      const server = join(dir.path, `server-${side}-${shallowUpdate}.git`);
+      git(dir.path, ['init', '-q', '--bare', server]);
+      git(server, ['config', 'transfer.fsckObjects', 'true']);
+      if (shallowUpdate) git(server, ['config', 'receive.shallowUpdate', 'true']);
+      const args = ['push', ...(side === 'git' ? ['--receive-pack=git-receive-pack'] : []), server, 'main:refs/heads/pushed'];
+      const r = await runPackwright(shallow, args, { env: GIT_ENV });
+      results.push(`${r.status} ${r.stderr.replaceAll(server, 'S')} ${git(server, ['for-each-ref']).toString()}`);
+      if (r.status === 0) git(server, ['fsck', '--no-progress', '--no-dangling']);
+    }
+    assert.equal(results[1], results[0], `receive.shallowUpdate=${shallowUpdate}`);
+    assert.match(results[0] as string, shallowUpdate ? /^0 / : /shallow update not allowed/);
+  }
+});

@@ -236,7 +236,10 @@ async function pushFrom(repo: Repository, options: PushOptions): Promise<PushRes
     const sideband = caps.has('side-band-64k');
     const wanted = [statusV2 ? 'report-status-v2' : caps.has('report-status') ? 'report-status' : '', sideband ? 'side-band-64k' : '', caps.has('quiet') ? 'quiet' : '',
       options.atomic === true ? 'atomic' : '', pushOptions.length > 0 ? 'push-options' : '', caps.has('object-format') ? `object-format=${repo.format}` : '', caps.has('agent') ? `agent=${agent}` : ''].filter((c) => c !== '');
-    const head: Buffer[] = sending.map((e, i) => encodePacket(`${e.result.oldId ?? zero} ${e.result.newId ?? zero} ${e.dst}${i === 0 ? `\0 ${wanted.join(' ')}` : ''}`));
+    // A shallow repository names its boundary first (git's advertise_shallow_grafts_buf), so the
+    // server knows what the pack's history stops at, and can refuse it (receive.shallowUpdate).
+    const head: Buffer[] = repo.shallowCommits().map((id) => encodePacket(`shallow ${Buffer.from(id).toString('hex')}`));
+    head.push(...sending.map((e, i) => encodePacket(`${e.result.oldId ?? zero} ${e.result.newId ?? zero} ${e.dst}${i === 0 ? `\0 ${wanted.join(' ')}` : ''}`)));
     head.push(FLUSH_PACKET);
     if (pushOptions.length > 0) head.push(...pushOptions.map((o) => encodePacket(o)), FLUSH_PACKET);
     // push.negotiate: what the server has of the new tips' history, found by a fetch's
@@ -358,8 +361,11 @@ function packStream(repo: Repository, sending: readonly Entry[], remoteRefs: rea
   // for --all-progress-implied, so "Writing objects" shows too.
   const threads = Math.max(1, settings.threads ?? 1);
   const meter = options.onProgress !== undefined ? new PackProgress({ write: options.onProgress }, true, threads, true) : undefined;
+  // A shallow repository's walk stops at its boundary (git's pack-objects --shallow, which send-pack passes).
+  const shallow = repo.shallowCommits();
   void createPack({
     ...settings,
+    ...(shallow.length > 0 ? { shallow } : {}),
     ...(meter !== undefined ? { onProgress: meter.onProgress } : {}),
     objects: repo.objects,
     refs: repo.refs,

@@ -3,7 +3,7 @@ import { PackwrightError } from '../errors/packwright-error.js';
 import { hashLength } from '../hash/object-format.js';
 import { checkObject } from './check-object.js';
 import { FsckRules, fsckMessageId, type FsckMessageKey } from './fsck-messages.js';
-import { OBJ_BLOB, TYPE_NAMES, typeNumber } from '../objects/object-type.js';
+import { OBJ_BLOB, OBJ_COMMIT, TYPE_NAMES, typeNumber } from '../objects/object-type.js';
 import { DeltaBaseCache } from '../pack/delta-base-cache.js';
 import { PackFile } from '../pack/pack-file.js';
 import { PackReader } from '../pack/pack-reader.js';
@@ -47,6 +47,8 @@ export interface IndexPackCheckOptions {
   onSelfContained?: ((selfContained: boolean) => void) | undefined;
   /** Severities for message ids, git's `--strict=<id>=<type>[,...]` (and `skiplist=<file>`). */
   messageTypes?: string | undefined;
+  /** The shallow boundary: commits whose parents need not be there (git's --shallow-file). */
+  shallow?: readonly Uint8Array[] | undefined;
   /** Where a relative `skiplist=<file>` of `messageTypes` is (default: the working directory). */
   baseDir?: string | undefined;
   /** Lines for stderr, in git's words: the warnings, and the error that ends the run. */
@@ -99,7 +101,7 @@ export function indexPackChecks(options: IndexPackCheckOptions): Pick<IndexPackO
       const found = mergeCheckFindings(pack.visits as CheckFindings[], objects.H);
       if (fsckObjects) reportFindings(objects, found, rules, say);
       if (linksChecked) {
-        const outside = observeOnly ? linksOutside(objects, found) : checkLinks(objects, found, options.repo, say);
+        const outside = observeOnly ? linksOutside(objects, found) : checkLinks(objects, found, options.repo, say, options.shallow ?? []);
         if (options.selfContained === true || options.observeSelfContained === true) options.onSelfContained?.(outside === 0);
       }
     } finally {
@@ -210,7 +212,7 @@ function reportFindings(objects: IndexedObjects, found: CheckFindings, rules: Fs
  * the link says, or in the repository (git's mark_link and check_objects, in their words).
  * Returns how many named objects are outside the pack (git's foreign_nr).
  */
-function checkLinks(objects: IndexedObjects, found: CheckFindings, repo: Repository | undefined, say: (line: string) => void): number {
+function checkLinks(objects: IndexedObjects, found: CheckFindings, repo: Repository | undefined, say: (line: string) => void, shallow: readonly Uint8Array[]): number {
   const H = objects.H;
   const { unknown } = found.links;
   if (found.parseErrors.length > 0) {
@@ -232,11 +234,15 @@ function checkLinks(objects: IndexedObjects, found: CheckFindings, repo: Reposit
   // pack once (a thread records an id once, however many trees name it).
   const inPackOf = new Int32Array(unknown.length / H);
   for (let u = 0; u < inPackOf.length; u++) inPackOf[u] = objects.table.find(unknown, u * H);
+  // A shallow commit's parents are beyond the boundary (git's parse_commit under a shallow file).
+  const boundary = new Set(shallow.map((id) => Buffer.from(id).toString('hex')));
   forEachRecord(found.links, (records, p) => {
     const links = records[p + 1] as number;
+    const atBoundary = boundary.size > 0 && boundary.has(objects.hex(records[p] as number));
     for (let i = 0; i < links; i++) {
       const target = records[p + 2 + 2 * i] as number;
       const type = records[p + 3 + 2 * i] as number;
+      if (atBoundary && type === OBJ_COMMIT) continue;
       const at = (-1 - target) * H;
       const inPack = inPackOf[-1 - target] as number;
       if (inPack >= 0) {

@@ -367,7 +367,7 @@ export class ReceiveSession {
     try {
       const received = await receiveObjects(quarantine.repository, header, rest, {
         unpackLimit: this.config.unpackLimit,
-        ...(this.config.fsckObjects ? { strict: this.config.fsckMessageTypes, baseDir: this.repo.gitDir } : {}),
+        ...(this.config.fsckObjects ? { strict: this.config.fsckMessageTypes, baseDir: this.repo.gitDir, shallow: this.clientShallow } : {}),
         ...(this.config.maxInputSize > 0 ? { maxInputSize: this.config.maxInputSize } : {}),
         keep: `receive-pack ${process.pid} on ${hostname()}`,
         // With no ref to stop at, the connectivity walk would read everything pushed (~1 s on

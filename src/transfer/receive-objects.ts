@@ -33,6 +33,11 @@ export interface ReceiveObjectsOptions {
   strict?: string | undefined;
   /** Where a relative `skiplist=<file>` of `strict` is (default: the working directory). */
   baseDir?: string | undefined;
+  /**
+   * Commits taken as shallow beside the repository's own (a push's `shallow` lines): with
+   * `strict`, their parents need not be there (git's --shallow-file).
+   */
+  shallow?: readonly Uint8Array[] | undefined;
   /** Refuse packs larger than this many bytes (receive.maxInputSize). */
   maxInputSize?: number | undefined;
   /** The `.keep` message of a pack kept (git's `--keep=receive-pack <pid> on <host>`), so gc leaves it alone until the refs name it. */
@@ -117,6 +122,8 @@ export async function receiveObjects(repo: Repository, header: ConsumedPackHeade
   const limit = options.promisor !== undefined ? 0 : options.unpackLimit ?? 100;
   const say = options.onMessage ?? ((): void => undefined);
   const hexLength = repo.store.hashLength * 2;
+  // The boundary the strict checks stop at: the repository's, and the pusher's.
+  const shallow = options.strict !== undefined ? [...repo.shallowCommits(), ...(options.shallow ?? [])] : [];
   if (header.count < limit) {
     let strict: FsckRules | undefined;
     if (options.strict !== undefined) {
@@ -126,7 +133,7 @@ export async function receiveObjects(repo: Repository, header: ConsumedPackHeade
     const result = await unpackObjects(repo.store, input, {
       packHeader: header,
       detectCollisions: true,
-      ...(strict !== undefined ? { strict } : {}),
+      ...(strict !== undefined ? { strict, shallow } : {}),
       ...(options.maxInputSize !== undefined ? { maxInputSize: options.maxInputSize } : {}),
       // Below the unpack limit a pack is a few objects: a worker would cost more to start (~45 ms) than it saves.
       threads: options.threads ?? 1,
@@ -170,7 +177,7 @@ export async function receiveObjects(repo: Repository, header: ConsumedPackHeade
   const selfContained = options.checkSelfContained === true ? { selfContained: true, onSelfContained: tell } : options.observeSelfContained === true ? { observeSelfContained: true, onSelfContained: tell } : {};
   // git's --strict and --check-self-contained-and-connected both refuse a pack with an object twice.
   if (strict || options.checkSelfContained === true) indexOptions.strict = true;
-  Object.assign(indexOptions, indexPackChecks({ repo, strict, fsckObjects: strict, ...selfContained, ...(types !== undefined && types !== '' ? { messageTypes: types } : {}), ...(options.baseDir !== undefined ? { baseDir: options.baseDir } : {}), onMessage: say }));
+  Object.assign(indexOptions, indexPackChecks({ repo, strict, fsckObjects: strict, ...selfContained, ...(types !== undefined && types !== '' ? { messageTypes: types } : {}), ...(options.baseDir !== undefined ? { baseDir: options.baseDir } : {}), ...(shallow.length > 0 ? { shallow } : {}), onMessage: say }));
   const result = await indexPack(input, indexOptions);
   const objects = result.objectCount - result.localObjects;
   return {

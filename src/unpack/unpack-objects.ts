@@ -10,7 +10,7 @@ import { hashLength } from '../hash/object-format.js';
 import { writeLoose } from '../loose/write-loose.js';
 import { checkSpecialBlob } from '../fsck/check-object.js';
 import { FsckRules, fsckMessageId, type FsckMessageKey } from '../fsck/fsck-messages.js';
-import { TYPE_NAMES, typeNumber } from '../objects/object-type.js';
+import { OBJ_COMMIT, TYPE_NAMES, typeNumber } from '../objects/object-type.js';
 import type { Store } from '../odb/store.js';
 import { indexPack, type IndexPackResult } from '../resolve/index-pack.js';
 import { ALL_VISITED_TYPES } from '../resolve/pack-visitor.js';
@@ -30,6 +30,11 @@ export interface UnpackObjectsOptions {
    * the store, before commits, trees and tags are written (`--strict`); the rules to check with.
    */
   strict?: FsckRules | undefined;
+  /**
+   * With `strict`: the shallow boundary, commits whose parents need not be there (the repository's
+   * own, and a push's `shallow` lines: git's --shallow-file).
+   */
+  shallow?: readonly Uint8Array[] | undefined;
   /** Write what can be read of a damaged pack instead of failing at its first problem (`-r`). */
   recover?: boolean | undefined;
   /** Threads, this one included (default: git's index-pack rule). */
@@ -117,7 +122,7 @@ export async function unpackObjects(store: Store, input: Readable | Uint8Array, 
   }
   const threads = result.visits as UnpackThreadResult[];
   let written = threads.reduce((a, t) => a + t.written, 0);
-  if (strict !== undefined) written += writeChecked(store, result, threads, strict, options.dryRun === true, options.onError ?? (() => {}));
+  if (strict !== undefined) written += writeChecked(store, result, threads, strict, options.dryRun === true, options.onError ?? (() => {}), options.shallow ?? []);
   return { objects: result.objectCount, written, trailing: result.trailing, hadErrors: false };
 }
 
@@ -126,7 +131,7 @@ export async function unpackObjects(store: Store, input: Readable | Uint8Array, 
  * unpack, every link of a held commit, tree or tag must name an object of the pack or of the store
  * of the type the link says; then the held objects are written.
  */
-function writeChecked(store: Store, result: IndexPackResult, threads: UnpackThreadResult[], rules: FsckRules, dryRun: boolean, say: (line: string) => void): number {
+function writeChecked(store: Store, result: IndexPackResult, threads: UnpackThreadResult[], rules: FsckRules, dryRun: boolean, say: (line: string) => void, shallow: readonly Uint8Array[]): number {
   const H = hashLength(store.format);
   const scan = result.scan;
   const checks = mergeCheckFindings(threads.map((t) => t.checks as CheckFindings), H);
@@ -142,12 +147,16 @@ function writeChecked(store: Store, result: IndexPackResult, threads: UnpackThre
   const inPack = new Map<string, number>();
   for (let k = 0; k < scan.count; k++) inPack.set(idHex(k), scan.resolvedTypes[k] as number);
   const { unknown } = checks.links;
+  // A shallow commit's parents are beyond the boundary (git's parse_commit under a shallow file).
+  const boundary = new Set(shallow.map((id) => toHex(id)));
   forEachRecord(checks.links, (records, p) => {
     const k = records[p] as number;
     const links = records[p + 1] as number;
+    const atBoundary = boundary.size > 0 && boundary.has(idHex(k));
     for (let i = 0; i < links; i++) {
       const t = records[p + 2 + 2 * i] as number;
       const type = records[p + 3 + 2 * i] as number;
+      if (atBoundary && type === OBJ_COMMIT) continue;
       // Every target is "unknown" to the checker (its table is empty): the raw id is in `unknown`.
       const id = unknown.subarray((-t - 1) * H, (-t) * H);
       const hex = toHex(id);
