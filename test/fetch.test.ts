@@ -647,3 +647,20 @@ test("fetch of a tip already here whose history is not (git's quickfetch): asked
   }
   assert.equal(shapes[1], shapes[0]);
 });
+
+test("a pattern refspec leaves a local symbolic ref alone (refs/remotes/origin/HEAD), as git's ignore_symref_update", async () => {
+  using dir = tempDir();
+  const { src } = serverAndClone(dir.path, 'sha1', 'base');
+  // The server is itself a clone with remote-tracking refs, its origin/HEAD symbolic.
+  const middle = join(dir.path, 'middle');
+  git(dir.path, ['clone', '-q', '--no-checkout', src, middle]);
+  for (const w of [join(dir.path, 'g'), join(dir.path, 'p')]) git(dir.path, ['clone', '-q', '--no-checkout', middle, w]);
+  moveOn(src);
+  git(middle, ['fetch', '-q', 'origin']);
+  const args = ['fetch', middle, 'refs/remotes/*:refs/remotes/*'];
+  const g = await execFileAsync('git', args, { cwd: join(dir.path, 'g'), env: GIT_ENV });
+  const r = await runPackwright(join(dir.path, 'p'), args, { env: GIT_ENV });
+  assert.equal(r.status, 0, r.stderr);
+  assert.equal(r.stderr, g.stderr);
+  for (const cmd of [['for-each-ref', 'refs/remotes'], ['symbolic-ref', 'refs/remotes/origin/HEAD']]) assert.equal(git(join(dir.path, 'p'), cmd).toString(), git(join(dir.path, 'g'), cmd).toString());
+});

@@ -167,14 +167,19 @@ interface MapEntry {
   status: 'merge' | 'not-for-merge' | 'ignore';
 }
 
-/** git's get_fetch_map: what `spec` takes from `remoteRefs`. */
-function fetchMap(remoteRefs: readonly ServerRef[], spec: Refspec, into: MapEntry[], missingOk: boolean): void {
+/**
+ * git's get_fetch_map: what `spec` takes from `remoteRefs`. A pattern leaves out a destination
+ * that is a symbolic ref here (git's ignore_symref_update: `refs/remotes/origin/HEAD` is not
+ * overwritten by a server's ref of that name), as `isSymbolic` says.
+ */
+function fetchMap(remoteRefs: readonly ServerRef[], spec: Refspec, into: MapEntry[], missingOk: boolean, isSymbolic?: (name: string) => boolean): void {
   if (spec.negative) return;
   if (spec.pattern) {
     for (const r of remoteRefs) {
       if (r.ref.endsWith('^{}')) continue;
       const local = spec.dst === undefined || spec.dst === '' ? undefined : mapPattern(spec.src, spec.dst, r.ref);
       if (spec.dst !== undefined && spec.dst !== '' && local === undefined) continue;
+      if (local !== undefined && isSymbolic?.(local) === true) continue;
       if (mapPattern(spec.src, spec.src, r.ref) === undefined) continue;
       into.push({ remote: r, local, force: spec.force, status: 'not-for-merge' });
     }
@@ -257,14 +262,15 @@ async function fetchInto(repo: Repository, options: FetchOptions): Promise<Fetch
     const remoteRefs = await serverRefs(conn, greeting, agent, { peel: true, symrefs: true, ...(greeting.version === 2 ? { prefixes } : {}) });
 
     // git's get_ref_map.
+    const isSymbolic = (name: string): boolean => repo.refs.read(name)?.kind === 'symbolic';
     const map: MapEntry[] = [];
     if (cmdline.length > 0) {
-      for (const s of cmdline) fetchMap(remoteRefs, s, map, false);
+      for (const s of cmdline) fetchMap(remoteRefs, s, map, false, isSymbolic);
       for (const e of map) e.status = 'merge';
     } else if (!fetchesHead) {
       for (const [i, s] of specs.entries()) {
         const before = map.length;
-        fetchMap(remoteRefs, s, map, false);
+        fetchMap(remoteRefs, s, map, false, isSymbolic);
         if (i === 0 && merges.length === 0 && !s.pattern && map.length > before) (map[before] as MapEntry).status = 'merge';
       }
       // git's add_merge_config: what the current branch merges from this remote is for merge, fetched if no refspec took it.
@@ -287,7 +293,7 @@ async function fetchInto(repo: Repository, options: FetchOptions): Promise<Fetch
     const localRefs = new Map(repo.refs.list('refs/').filter((r) => r.symbolicTarget === undefined).map((r) => [r.name, r.id]));
     const have = (hex: string): boolean => repo.objects.has(Buffer.from(hex, 'hex'));
     if (tagMode === 'all') {
-      fetchMap(remoteRefs, parseRefspec('refs/tags/*:refs/tags/*', 'fetch'), map, true);
+      fetchMap(remoteRefs, parseRefspec('refs/tags/*:refs/tags/*', 'fetch'), map, true, isSymbolic);
     } else if (autoTags) {
       // git's find_non_local_tags: a tag not here yet follows when what it points at is here or coming.
       const coming = new Set(map.map((e) => e.remote.oid));
@@ -301,7 +307,7 @@ async function fetchInto(repo: Repository, options: FetchOptions): Promise<Fetch
     if (cmdline.length > 0) {
       const extra: MapEntry[] = [];
       const refmap = options.refmap !== undefined ? options.refmap.map((r) => parseRefspec(r, 'fetch')) : remoteFetch;
-      for (const s of refmap) fetchMap(map.map((e) => e.remote as ServerRef), s, extra, true);
+      for (const s of refmap) fetchMap(map.map((e) => e.remote as ServerRef), s, extra, true, isSymbolic);
       for (const e of extra) map.push({ ...e, status: 'ignore' });
     }
     // A v0/v1 server serves an object id that is not a ref's tip only if it says so (git's
