@@ -1,10 +1,8 @@
 // The commits a fetch offers as `have`s by git's default negotiator ("consecutive",
 // negotiator/default.c): the local refs' history newest first by committer date; what the server
 // acknowledges is common, and so is everything below it, which is then never offered.
-import type { StoreHandle } from '../odb/store-handle.js';
-import { CommitDag } from '../walk/commit-dag.js';
-import { DateQueue } from '../walk/date-queue.js';
 import { OBJ_COMMIT } from '../objects/object-type.js';
+import { CommitQueueNegotiator } from './commit-queue-negotiator.js';
 import type { Negotiator } from './negotiator.js';
 
 const SEEN = 1;
@@ -12,18 +10,7 @@ const COMMON = 2;
 const COMMON_REF = 4;
 const POPPED = 8;
 
-export class ConsecutiveNegotiator implements Negotiator {
-  private readonly dag: CommitDag;
-  /** git's rev_list: newest first, equal dates in the order queued. */
-  private readonly queue = new DateQueue();
-  /** Commits queued and not known to be common (git's non_common_revs): none left, nothing more worth offering. */
-  private nonCommon = 0;
-
-  /** `shallow`: this repository's shallow boundary, whose parents are not followed. */
-  constructor(objects: StoreHandle, shallow: readonly Uint8Array[] = []) {
-    this.dag = new CommitDag(objects, { grafts: shallow });
-  }
-
+export class ConsecutiveNegotiator extends CommitQueueNegotiator implements Negotiator {
   /** A local ref's id (git's add_tip): tags are peeled; anything but a commit, or missing, is passed over. */
   addTip(id: Uint8Array): void {
     const n = this.commit(id);
@@ -86,10 +73,6 @@ export class ConsecutiveNegotiator implements Negotiator {
     }
   }
 
-  private commit(id: Uint8Array): number {
-    const n = this.dag.peel(this.dag.intern(id));
-    return n >= 0 && this.dag.type(n) === OBJ_COMMIT ? n : -1;
-  }
 
   private push(n: number, mark: number): void {
     this.dag.mark(n, mark);

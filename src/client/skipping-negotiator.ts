@@ -4,10 +4,8 @@
 // one), so a long history unknown to the server costs few haves. A commit without a parent left to
 // walk is always sent. The server's ACKs and refs make commits common, and what is below them is
 // not offered.
-import type { StoreHandle } from '../odb/store-handle.js';
-import { CommitDag } from '../walk/commit-dag.js';
-import { DateQueue } from '../walk/date-queue.js';
 import { OBJ_COMMIT } from '../objects/object-type.js';
+import { CommitQueueNegotiator } from './commit-queue-negotiator.js';
 import type { Negotiator } from './negotiator.js';
 
 /** Both sides have it. */
@@ -25,20 +23,10 @@ const POPPED = 8;
  */
 const PARSED = 16;
 
-export class SkippingNegotiator implements Negotiator {
-  private readonly dag: CommitDag;
-  /** git's rev_list: newest first, equal dates in the order queued. */
-  private readonly queue = new DateQueue();
-  /** Commits queued and not known to be common: none left, nothing more worth offering. */
-  private nonCommon = 0;
+export class SkippingNegotiator extends CommitQueueNegotiator implements Negotiator {
   /** A queued commit's skip distance when it was set (git's entry.original_ttl), and what is left of it (ttl). */
   private readonly originalTtl = new Map<number, number>();
   private readonly ttl = new Map<number, number>();
-
-  /** `shallow`: this repository's shallow boundary, whose parents are not followed. */
-  constructor(objects: StoreHandle, shallow: readonly Uint8Array[] = []) {
-    this.dag = new CommitDag(objects, { grafts: shallow });
-  }
 
   knownCommon(id: Uint8Array): void {
     const n = this.commit(id);
@@ -128,10 +116,6 @@ export class SkippingNegotiator implements Negotiator {
     }
   }
 
-  private commit(id: Uint8Array): number {
-    const n = this.dag.peel(this.dag.intern(id));
-    return n >= 0 && this.dag.type(n) === OBJ_COMMIT ? n : -1;
-  }
 
   private push(n: number, mark: number): void {
     this.dag.mark(n, mark | SEEN);
