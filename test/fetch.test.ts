@@ -664,3 +664,18 @@ test("a pattern refspec leaves a local symbolic ref alone (refs/remotes/origin/H
   assert.equal(r.stderr, g.stderr);
   for (const cmd of [['for-each-ref', 'refs/remotes'], ['symbolic-ref', 'refs/remotes/origin/HEAD']]) assert.equal(git(join(dir.path, 'p'), cmd).toString(), git(join(dir.path, 'g'), cmd).toString());
 });
+
+test("transfer.credentialsInUrl: a URL with a password refused (die) or warned about (warn) in git's words, before any connection", async () => {
+  using dir = tempDir();
+  const work = join(dir.path, 'w');
+  git(dir.path, ['init', '-q', work]);
+  // Port 1 on 127.0.0.1: nothing is ever reached there; git and packwright stop before trying.
+  for (const [command, url] of [['fetch', 'https://user:secret@127.0.0.1:1/repo.git'], ['push', 'https://user%40host:@127.0.0.1:1/repo.git']] as const) {
+    const args = ['-c', 'transfer.credentialsInUrl=die', command, url, ...(command === 'push' ? ['HEAD:refs/heads/x'] : [])];
+    const g = await execFileAsync('git', args, { cwd: work, env: GIT_ENV }).then(() => assert.fail('git went on'), (e: { code: number; stderr: string }) => e);
+    const r = await runPackwright(work, args, { env: GIT_ENV });
+    assert.equal(r.status, g.code, r.stderr);
+    assert.equal(r.stderr, g.stderr);
+    assert.match(r.stderr, /^fatal: URL 'https:\/\/user(%40host)?:<redacted>@127\.0\.0\.1:1\/repo\.git' uses plaintext credentials\n$/);
+  }
+});

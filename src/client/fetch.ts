@@ -22,7 +22,7 @@ import { checkedOutIn } from '../repo/checked-out-branch.js';
 import { createNegotiator } from './negotiator.js';
 import type { ServerRef } from './list-server-refs.js';
 import { endWithoutFetch, fetchFromServer, readGreeting, serverObjectFormat, serverRefs } from './upload-pack-conversation.js';
-import { defaultRemoteName, displayUrl, readRemoteConfig } from './remote-config.js';
+import { checkCredentialsInUrl, defaultRemoteName, displayUrl, readRemoteConfig } from './remote-config.js';
 import { openConnection, parseRemoteUrl, type Connection } from './transport.js';
 import { remoteCallOptions, withLocalRepository, type LocalRepositoryOptions, type RemoteCallOptions } from './client-options.js';
 import { configuredProtocol, extraHeaders, httpSettings, sshSettings } from './remote-call-config.js';
@@ -218,6 +218,7 @@ async function fetchInto(repo: Repository, options: FetchOptions): Promise<Fetch
   const current = repo.refs.symbolicEnd('HEAD');
   const remoteName = options.remote ?? defaultRemoteName(repo.config, current?.startsWith('refs/heads/') === true ? current.slice(11) : undefined);
   const remote = readRemoteConfig(repo.config, remoteName, repo);
+  checkCredentialsInUrl(repo.config, remote.url, options.onWarning);
   const url = remote.url;
   const agent = options.agent ?? 'packwright';
   // --prefetch: every refspec rewritten into refs/prefetch/ (git's filter_prefetch_refspec).

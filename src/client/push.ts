@@ -23,7 +23,7 @@ import { isAncestor } from '../walk/is-ancestor.js';
 import type { RevTip } from '../walk/rev-args.js';
 import { readAdvertisement, type AdvertisedRef } from './advertisement.js';
 import { nextPacket } from './protocol-v2.js';
-import { anonymizeUrl, defaultRemoteName, readRemoteConfig, type RemoteConfig } from './remote-config.js';
+import { anonymizeUrl, checkCredentialsInUrl, defaultRemoteName, readRemoteConfig, type RemoteConfig } from './remote-config.js';
 import { openConnection, parseRemoteUrl, type Connection } from './transport.js';
 import { negotiateCommon } from './fetch-pack.js';
 import { createNegotiator } from './negotiator.js';
@@ -179,6 +179,7 @@ async function pushFrom(repo: Repository, options: PushOptions): Promise<PushRes
   const branchName = branch?.startsWith('refs/heads/') === true ? branch.slice(11) : undefined;
   const remoteName = options.remote ?? defaultRemoteName(repo.config, branchName, true);
   const remote = readRemoteConfig(repo.config, remoteName, repo);
+  checkCredentialsInUrl(repo.config, remote.url, options.onWarning);
   const agent = options.agent ?? 'packwright';
   const location = parseRemoteUrl(remote.pushUrl, options.cwd ?? repo.workTree ?? repo.gitDir);
   const reach = {

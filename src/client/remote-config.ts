@@ -181,3 +181,19 @@ export function displayUrl(url: string): string {
   const trimmed = anonymizeUrl(url).replace(/\/+$/, '');
   return trimmed.length > 5 && trimmed.endsWith('.git') ? trimmed.slice(0, -4) : trimmed;
 }
+
+/**
+ * git's validate_remote_url (transfer.credentialsInUrl): a remote URL with a password in it
+ * (`https://user:pass@host/…`, an empty one too) is `allow`ed (the default), `warn`ed about, or
+ * refused (`die`: INVALID_ARGUMENT), its password shown as `<redacted>`.
+ */
+export function checkCredentialsInUrl(config: GitConfig, url: string, onWarning?: (message: string) => void): void {
+  const setting = config.get('transfer.credentialsinurl');
+  if (typeof setting !== 'string' || setting === 'allow') return;
+  if (setting !== 'warn' && setting !== 'die') throw new PackwrightError('CONFIG_INVALID', `unrecognized value transfer.credentialsInUrl: '${setting}'`);
+  const m = /^([A-Za-z][A-Za-z0-9+.-]*:\/\/)([^@/?#]*)@(.*)$/.exec(url);
+  if (m === null || !(m[2] as string).includes(':')) return;
+  const message = `URL '${(m[1] as string).toLowerCase()}${(m[2] as string).slice(0, (m[2] as string).indexOf(':'))}:<redacted>@${m[3] as string}' uses plaintext credentials`;
+  if (setting === 'die') throw new PackwrightError('INVALID_ARGUMENT', message);
+  onWarning?.(message);
+}
