@@ -250,6 +250,8 @@ async function pushFrom(repo: Repository, options: PushOptions): Promise<PushRes
     if (newTips.length > 0 && (options.negotiate ?? repo.config.getBool('push.negotiate') ?? false)) {
       commons = await negotiatedCommons(repo, (protocol) => openConnection(location, { ...reach, service: 'git-upload-pack', protocol, command: remote.uploadPack, traceIdentity: 'fetch' }), newTips, agent).catch((e: unknown) => {
         if (!isPackwrightError(e) || e.code === 'ABORTED') throw e;
+        // git's `fetch --negotiate-only` says why first (a warning), then push says it goes on.
+        if (e.message === '--negotiate-only requires protocol v2') options.onWarning?.(e.message);
         options.onWarning?.('push negotiation failed; proceeding anyway with push');
         return [];
       });
@@ -388,11 +390,11 @@ function packStream(repo: Repository, sending: readonly Entry[], remoteRefs: rea
  * negotiation tips, over protocol v2 only): the commits the server acknowledged having.
  */
 async function negotiatedCommons(repo: Repository, connect: (protocol: 2) => Promise<Connection>, tips: readonly Buffer[], agent: string): Promise<Buffer[]> {
-  if (configuredProtocol(repo.config, repo.env) !== 2) throw new PackwrightError('INVALID_ARGUMENT', '--negotiate-only needs protocol v2');
+  if (configuredProtocol(repo.config, repo.env) !== 2) throw new PackwrightError('INVALID_ARGUMENT', '--negotiate-only requires protocol v2');
   const conn = await connect(2);
   try {
     const greeting = await readGreeting(conn);
-    if (greeting.version !== 2) throw new PackwrightError('REQUEST_REFUSED', '--negotiate-only needs protocol v2');
+    if (greeting.version !== 2) throw new PackwrightError('REQUEST_REFUSED', '--negotiate-only requires protocol v2');
     const negotiator = createNegotiator(repo.config, repo.objects, repo.shallowCommits());
     const commits = tips.flatMap((t) => {
       negotiator.addTip(t);
