@@ -679,3 +679,23 @@ test("transfer.credentialsInUrl: a URL with a password refused (die) or warned a
     assert.match(r.stderr, /^fatal: URL 'https:\/\/user(%40host)?:<redacted>@127\.0\.0\.1:1\/repo\.git' uses plaintext credentials\n$/);
   }
 });
+
+test("--shallow-since takes a date as git writes one (seconds and a time zone) and '<n> days ago': the boundary git's fetch leaves", async () => {
+  using dir = tempDir();
+  const src = makeHistoryRepo(dir.path, 'sha1');
+  const when = git(src, ['log', '-1', '--format=%ct', 'main~2']).toString().trim();
+  // Whole days back to a little before main~2 (git and packwright read "now" a moment apart).
+  const days = Math.ceil((Date.now() / 1000 - Number(when)) / 86400);
+  for (const since of [`${when} +0700`, `${days} days ago`]) {
+    const shallow: string[] = [];
+    for (const side of ['git', 'packwright']) {
+      const work = join(dir.path, `${side}-${since.length}`);
+      git(dir.path, ['clone', '-q', '--no-local', '--depth=1', '--no-checkout', src, work]);
+      const args = ['fetch', '-q', `--shallow-since=${since}`, 'origin'];
+      if (side === 'git') await execFileAsync('git', args, { cwd: work, env: GIT_ENV });
+      else assert.equal((await runPackwright(work, args, { env: GIT_ENV })).status, 0);
+      shallow.push(`${readFileSync(join(work, '.git/shallow'), 'utf8')}|${git(work, ['for-each-ref']).toString()}`);
+    }
+    assert.equal(shallow[1], shallow[0], since);
+  }
+});
