@@ -699,3 +699,24 @@ test("--shallow-since takes a date as git writes one (seconds and a time zone) a
     assert.equal(shallow[1], shallow[0], since);
   }
 });
+
+test("over HTTP in protocol v0 (stateless): the same haves, ACKs and done lines as git's fetch-pack (no done after ready when the server offers no-done)", async () => {
+  using dir = tempDir();
+  const { src, work: base } = serverAndClone(dir.path, 'sha1', 'base');
+  moveOn(src);
+  await using servers = await packwrightServers(src, GIT_ENV);
+  const traces: string[][] = [];
+  for (const side of ['git', 'packwright']) {
+    const work = join(dir.path, `nd-${side}`);
+    cpSync(base, work, { recursive: true });
+    const file = join(dir.path, `nd-${side}.trace`);
+    const env = { ...GIT_ENV, GIT_TRACE_PACKET: file, GIT_TRACE_BARE: '1', GIT_TEST_PROTOCOL_VERSION: undefined };
+    const args = ['-c', 'protocol.version=0', 'fetch', '-q', servers.http, 'refs/heads/*:refs/remotes/x/*'];
+    if (side === 'git') await execFileAsync('git', args, { cwd: work, env });
+    else assert.equal((await runPackwright(work, args, { env })).status, 0);
+    // git's fetch-pack child traces as `fetch-pack`, packwright's fetch as `fetch`: the lines compared without it.
+    traces.push(readFileSync(file, 'utf8').split('\n').filter((l) => /^packet: +(fetch-pack|fetch)[<>] (have |done|ACK|NAK)/.test(l)).map((l) => l.replace(/^packet: +(fetch-pack|fetch)/, '')));
+  }
+  assert.deepEqual(traces[1], traces[0]);
+  assert.ok((traces[0] as string[]).some((l) => l.startsWith('> have ')));
+});

@@ -42,6 +42,9 @@ export async function fetchPackV0(conn: Connection, caps: ReadonlyMap<string, st
     if (when && has(cap)) wanted.push(cap);
   };
   offer('multi_ack_detailed');
+  // Stateless, a server that says "ready" may send the pack at once, without waiting for `done`.
+  const noDone = stateless && has('multi_ack_detailed') && has('no-done');
+  offer('no-done', noDone);
   wanted.push(sideband);
   offer('thin-pack');
   offer('no-progress', options.onProgress === undefined);
@@ -147,7 +150,7 @@ export async function fetchPackV0(conn: Connection, caps: ReadonlyMap<string, st
     flushes--;
     if ((gotContinue && inVain > MAX_IN_VAIN) || gotReady) break;
   }
-  await send(encodePacket('done\n'));
+  if (!gotReady || !noDone) await send(encodePacket('done\n'));
   if (!common) {
     multiAck = false;
     flushes++;
