@@ -192,6 +192,8 @@ async function pushFrom(repo: Repository, options: PushOptions): Promise<PushRes
   const conn = await openConnection(location, { ...reach, service: 'git-receive-pack', protocol: 0, command: options.receivePack ?? remote.receivePack, traceIdentity: 'push' });
   try {
     const advertised = await readAdvertisement(conn.reader);
+    // Over HTTP, git's push goes on in its send-pack child, whose packets it traces as such.
+    if (conn.stateless) conn.traceAs?.('send-pack');
     const caps = advertised.capabilities;
     const format = caps.get('object-format') ?? 'sha1';
     if (format !== repo.format) throw new PackwrightError('INVALID_ARGUMENT', `the receiving end does not support this repository's hash algorithm (${repo.format}; it has ${format})`);

@@ -128,6 +128,11 @@ export interface Connection {
   readonly stateless: boolean;
   /** Ends the connection (a spawned process is killed, a socket closed). */
   close(): void;
+  /**
+   * When GIT_TRACE_PACKET traces it: names its packets from now on as `identity`'s (over HTTP in
+   * protocol v0, git's conversation is its fetch-pack or send-pack child's, traced as such).
+   */
+  traceAs?(identity: string): void;
 }
 
 /**
@@ -213,7 +218,7 @@ export async function openConnection(location: RemoteLocation, options: ConnectO
   const trace: PacketTrace = server === undefined ? own : Object.assign((packet: TracedPacket, sent: boolean, as?: string): void => {
     own(packet, sent, as);
     if (as === undefined) own(packet, !sent, server);
-  }, { close: () => own.close() });
+  }, { close: () => own.close(), identify: (name: string) => own.identify(name) });
   try {
     // Each reader is told its packets from the first one (an HTTP server's smart header is read
     // before the connection is handed on).
@@ -252,6 +257,7 @@ function traced(conn: Connection, trace: PacketTrace): Connection {
       conn.close();
       trace.close();
     },
+    traceAs: (identity) => trace.identify(identity),
   };
 }
 

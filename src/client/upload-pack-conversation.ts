@@ -21,6 +21,8 @@ export async function readGreeting(conn: Connection): Promise<UploadPackGreeting
   const first = await initialPacket(conn.reader);
   if (first.kind === 'data' && first.line === 'version 2') return { version: 2, caps: await readCapabilities(conn.reader) };
   const advertisement = await readAdvertisement(conn.reader, first);
+  // Over HTTP, git holds a v0/v1 conversation in its fetch-pack child, whose packets it traces as such.
+  if (conn.stateless) conn.traceAs?.('fetch-pack');
   return { version: 0, caps: advertisement.capabilities, advertisement };
 }
 

@@ -13,6 +13,8 @@ export type TracedPacket = Uint8Array | 'flush' | 'delim' | 'response-end';
 /** Traces one packet, sent (`>`) or received (`<`), as `identity`'s when given (git's `sideband` for what its demultiplexer reads). */
 export interface PacketTrace {
   (packet: TracedPacket, sent: boolean, identity?: string): void;
+  /** Names the packets traced from now on as `identity`'s (git's fetch-pack or send-pack over HTTP v0). */
+  identify(identity: string): void;
   /** Lets the target go (a file opened for the trace is closed). */
   close(): void;
 }
@@ -30,7 +32,8 @@ export function packetTrace(env: Readonly<Record<string, string | undefined>>, i
   // git's in_pack and sideband (static in packet_trace): once a pack starts, its data is not shown.
   let inPack = false;
   let sideband = false;
-  const trace = ((packet: TracedPacket, sent: boolean, as = identity): void => {
+  let current = identity;
+  const trace = ((packet: TracedPacket, sent: boolean, as = current): void => {
     let text: string;
     if (typeof packet === 'string') text = SPECIAL[packet];
     else {
@@ -57,6 +60,9 @@ export function packetTrace(env: Readonly<Record<string, string | undefined>>, i
       // A trace that cannot be written is not the conversation's failure.
     }
   }) as PacketTrace;
+  trace.identify = (name: string) => {
+    current = name;
+  };
   trace.close = () => {
     if (target.owned) closeSync(target.fd);
   };
