@@ -36,7 +36,8 @@ export class Progress {
     const now = Date.now();
     if (now - this.last < 200 && done !== total) return;
     this.last = now;
-    this.stderr.write(`\r${this.line()}`);
+    // As git's display(): the line, then a carriage return for the next to write over it.
+    this.stderr.write(`${this.line()}\r`);
   }
 
   private line(): string {
@@ -60,7 +61,7 @@ export class Progress {
   /** Ends the line with `, <message>.` (git's stop_progress_msg; "done" unless told). */
   finish(message = 'done'): void {
     if (!this.enabled || this.title === '') return;
-    this.stderr.write(`\r${this.line()}, ${message}.\n`);
+    this.stderr.write(`${this.line()}, ${message}.\n`);
     this.title = '';
   }
 }
