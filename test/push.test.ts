@@ -362,3 +362,20 @@ test("push from a shallow clone: its boundary sent as git's send-pack sends it, 
     assert.match(results[0] as string, shallowUpdate ? /^0 / : /shallow update not allowed/);
   }
 });
+
+test("a destination git cannot place (an object id or a remote-tracking ref to a short name): git's error and advice, advice.pushUnqualifiedRefName, nothing sent", async () => {
+  using dir = tempDir();
+  const { server, work } = serverAndWork(dir.path);
+  const before = git(server, ['for-each-ref']).toString();
+  const commit = git(work, ['rev-parse', 'main']).toString().trim();
+  const tag = git(work, ['rev-parse', 'v2.0']).toString().trim();
+  const tree = git(work, ['rev-parse', 'main^{tree}']).toString().trim();
+  for (const [config, refspec] of [[[], `${commit}:dst`], [[], `${tag}:dst`], [[], `${tree}:dst`], [[], 'refs/remotes/origin/main:dst'], [['-c', 'advice.pushUnqualifiedRefName=false'], `${commit}:dst`]] as const) {
+    const args = [...config, 'push', server, refspec];
+    const g = await execFileAsync('git', args, { cwd: work, env: GIT_ENV }).then(() => assert.fail('git pushed'), (e: { code: number; stderr: string }) => e);
+    const r = await runPackwright(work, args, { env: GIT_ENV });
+    assert.equal(r.status, g.code, refspec);
+    assert.equal(r.stderr, g.stderr, refspec);
+  }
+  assert.equal(git(server, ['for-each-ref']).toString(), before);
+});

@@ -111,8 +111,13 @@ export async function pushCommand(io: CommandIO, global: GlobalOptions, agent: s
     return 1;
   }
   if (result.noRefsInCommon === true) io.stderr.write('No refs in common and none specified; doing nothing.\nPerhaps you should specify a branch.\n');
+  // A destination git could not place: its error and advice for each, then the failure.
+  for (const e of result.refspecErrors ?? []) {
+    io.stderr.write(`error: ${e.message}\n`);
+    if (e.hint !== undefined) io.stderr.write(`${e.hint.split('\n').map((l) => `hint: ${l}`).join('\n')}\n`);
+  }
   // A pre-push hook that failed (or nothing to push at all): git says only that the push failed.
-  if (result.declined === true || result.noRefsInCommon === true) {
+  if (result.declined === true || result.noRefsInCommon === true || result.refspecErrors !== undefined) {
     io.stderr.write(`error: failed to push some refs to '${result.url}'\n`);
     return 1;
   }

@@ -13,7 +13,7 @@ export type { FetchOptions, FetchResult, FetchedRef, FetchedRefStatus } from './
 export { readRemoteConfig, anonymizeUrl, displayUrl, defaultRemoteName } from './remote-config.js';
 export type { RemoteConfig } from './remote-config.js';
 export { push } from './push.js';
-export type { PushOptions, PushResult, PushedRef, PushedRefStatus } from './push.js';
+export type { PushOptions, PushResult, PushedRef, PushedRefStatus, RefspecError } from './push.js';
 export type { PrePushUpdate } from './pre-push-hook.js';
 export { readAdvertisement } from './advertisement.js';
 export type { Advertisement, AdvertisedRef } from './advertisement.js';

@@ -141,6 +141,8 @@ export interface PushResult {
   ok: boolean;
   /** Why the server could not take the pack in, as it said (`unpack <reason>`; git: `error: remote unpack failed: <reason>`). */
   unpackError?: string | undefined;
+  /** Refspecs git refuses once it sees the server's refs (a destination it cannot place): nothing was sent. */
+  refspecErrors?: RefspecError[] | undefined;
   /** Nothing matched, and the server has no refs (git: "No refs in common and none specified; doing nothing."). */
   noRefsInCommon?: boolean | undefined;
   /** The pre-push hook failed (or onPrePush said no): nothing was sent, and git reports no ref. */
@@ -203,8 +205,14 @@ async function pushFrom(repo: Repository, options: PushOptions): Promise<PushRes
 
     // push.autoSetupRemote: a default push of a branch without an upstream sets one.
     const autoUpstream = { value: false };
-    const entries = matchRefs(repo, remote, remoteName, advertised.refs, options, branchName, autoUpstream);
+    const refspecErrors: RefspecError[] = [];
+    const entries = matchRefs(repo, remote, remoteName, advertised.refs, options, branchName, autoUpstream, refspecErrors);
     if (autoUpstream.value) options = { ...options, setUpstream: true };
+    // A refspec git cannot place (match_explicit_refs): its error and advice, and nothing sent.
+    if (refspecErrors.length > 0) {
+      if (location.kind !== 'http') await conn.request(FLUSH_PACKET).catch(() => undefined);
+      return { url: anonymizeUrl(remote.pushUrl), refs: [], ok: false, refspecErrors };
+    }
     // Nothing matched and the server has no refs: git's send_pack does nothing, and says so.
     if (entries.length === 0 && advertised.refs.length === 0) {
       if (location.kind !== 'http') await conn.request(FLUSH_PACKET).catch(() => undefined);
@@ -295,6 +303,21 @@ function withUpstreams(repo: Repository, remoteName: string, entries: readonly E
     if (rebase) setConfigValue(file, `branch.${branch}.rebase`, 'true');
   }
   return { ...result, upstreams };
+}
+
+/** A refspec refused as git's match_explicit_refs refuses it: git's error, and its advice (unless advice.* turns it off). */
+export interface RefspecError {
+  message: string;
+  hint?: string | undefined;
+}
+
+/** git's show_push_unqualified_ref_name_error: `dst` names no ref of the server, and the source says nothing of where it goes. */
+function unqualifiedDestination(repo: Repository, dst: string, src: string, id: Buffer): RefspecError {
+  const message = `The destination you provided is not a full refname (i.e.,\nstarting with "refs/"). We tried to guess what you meant by:\n\n- Looking for a ref that matches '${dst}' on the remote side.\n- Checking if the <src> being pushed ('${src}')\n  is a ref in "refs/{heads,tags}/". If so we add a corresponding\n  refs/{heads,tags}/ prefix on the remote side.\n\nNeither worked, so we gave up. You must fully qualify the ref.`;
+  if (repo.config.getBool('advice.pushunqualifiedrefname') === false) return { message };
+  const type = repo.objects.info(id).type;
+  const [what, verb, where] = type === 'commit' ? ['commit', 'create a new branch', 'heads'] : type === 'tag' ? ['tag', 'create a new tag', 'tags'] : [type, `tag a new ${type}`, 'tags'];
+  return { message, hint: `The <src> part of the refspec is a ${what} object.\nDid you mean to ${verb} by pushing to\n'${src}:refs/${where}/${dst}'?` };
 }
 
 /** git's cmd_push: switches that cannot go together, refused as git refuses them (remote.<name>.mirror counts as --mirror). */
@@ -412,7 +435,7 @@ async function negotiatedCommons(repo: Repository, connect: (protocol: 2) => Pro
 }
 
 /** git's match_push_refs: what each refspec sends where. */
-function matchRefs(repo: Repository, remote: RemoteConfig, remoteLabel: string, remoteRefs: readonly AdvertisedRef[], options: PushOptions, branchName: string | undefined, autoUpstream: { value: boolean }): Entry[] {
+function matchRefs(repo: Repository, remote: RemoteConfig, remoteLabel: string, remoteRefs: readonly AdvertisedRef[], options: PushOptions, branchName: string | undefined, autoUpstream: { value: boolean }, refused: RefspecError[]): Entry[] {
   let specs: Refspec[];
   const given = options.refspecs ?? [];
   if (options.delete === true) {
@@ -485,7 +508,8 @@ function matchRefs(repo: Repository, remote: RemoteConfig, remoteLabel: string, 
     else if (s.dst.startsWith('refs/')) dst = s.dst;
     else dst = expandRefName(s.dst, onServer) ?? (srcRef?.startsWith('refs/heads/') === true ? `refs/heads/${s.dst}` : srcRef?.startsWith('refs/tags/') === true ? `refs/tags/${s.dst}` : undefined);
     if (dst === undefined) {
-      throw new PackwrightError('INVALID_ARGUMENT', `The destination you provided is not a full refname (i.e., starting with "refs/"). We tried to guess what you meant by looking at '${s.dst ?? s.src}' on the remote side and the source '${s.src}' locally, and neither helped.`);
+      refused.push(unqualifiedDestination(repo, s.dst === undefined || s.dst === '' ? s.src : s.dst, srcRef ?? s.src, id));
+      continue;
     }
     // HEAD is named as such (git shows `HEAD -> main`), though it goes where its branch would.
     add(s.src === 'HEAD' ? 'HEAD' : srcRef ?? s.src, id, dst, force);
