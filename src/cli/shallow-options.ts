@@ -1,4 +1,5 @@
 import { PackwrightError } from '../errors/index.js';
+import { approxidate } from '../refs/index.js';
 
 /** What clone's and fetch's shallow options ask for (see CloneOptions and FetchOptions). */
 export interface ShallowOptions {
@@ -50,21 +51,13 @@ export function readShallowOption(args: readonly string[], i: number, into: Shal
   return -1;
 }
 
-/** Seconds in each unit git's approxidate takes exactly in "<n> <unit>s ago". */
-const UNIT_SECONDS: Readonly<Record<string, number>> = { second: 1, minute: 60, hour: 3600, day: 86400, week: 604800 };
-
 /**
- * A date as git's --shallow-since takes it, in seconds since the epoch: `@<seconds>`, a number of
- * seconds (with a time zone after it or not, as git writes them: `1400000000 +0700`),
- * "<n> <seconds|minutes|hours|days|weeks> ago", or a date Date.parse reads (ISO 8601, RFC 2822).
- * git's approxidate reads more ("last friday", months and years ago); those are INVALID_ARGUMENT here.
+ * A date as git's --shallow-since takes it (approxidate), in seconds since the epoch:
+ * `@<seconds>`, seconds with or without a time zone (`1400000000 +0700`), relative spans
+ * (`2 weeks ago`), ISO 8601 and RFC 2822 dates.
  */
 function parseDate(text: string): number {
-  const raw = /^@?(\d+)(?:\s+[+-]\d{4})?$/.exec(text.trim());
-  if (raw !== null) return Number(raw[1]);
-  const ago = /^(\d+)\s+(second|minute|hour|day|week)s?\s+ago$/i.exec(text.trim());
-  if (ago !== null) return Math.floor(Date.now() / 1000) - Number(ago[1]) * (UNIT_SECONDS[(ago[2] as string).toLowerCase()] as number);
-  const ms = Date.parse(text);
-  if (Number.isNaN(ms)) throw new PackwrightError('INVALID_ARGUMENT', `cannot parse date '${text}' (give @<seconds> or an ISO 8601 date)`);
-  return Math.floor(ms / 1000);
+  const t = approxidate(text);
+  if (t === undefined) throw new PackwrightError('INVALID_ARGUMENT', `cannot parse date '${text}' (give @<seconds> or an ISO 8601 date)`);
+  return t;
 }

@@ -3,14 +3,16 @@ const UNIT_SECONDS: Record<string, number> = { second: 1, minute: 60, hour: 3600
 
 /**
  * A date as seconds since the epoch, for the forms git's approxidate takes in revision syntax and
- * `--since`: `@<seconds>` or a bare number of seconds, `now`, `yesterday`, relative spans
+ * `--since`: `@<seconds>` or a number of seconds (a time zone after it ignored), `now`, `yesterday`, relative spans
  * (`1.year.ago`, `2 weeks 3 days ago`, `noon yesterday` is not), and absolute dates (ISO 8601,
  * RFC 2822, `YYYY-MM-DD hh:mm:ss` as local time). Undefined for anything else.
  */
 export function approxidate(text: string, now = Date.now()): number | undefined {
   const t = text.trim().toLowerCase();
   if (/^@\d+$/.test(t)) return Number(t.slice(1));
-  if (/^\d{9,}$/.test(t)) return Number(t);
+  // A number of seconds, with a time zone after it or not, as git writes dates ('1400000000 +0700').
+  const raw = /^(\d{9,})(?:\s+[+-]\d{4})?$/.exec(t);
+  if (raw !== null) return Number(raw[1]);
   if (t === 'now') return Math.floor(now / 1000);
   if (t === 'yesterday') return Math.floor(now / 1000) - 86400;
   const words = t.split(/[.\s_]+/).filter((w) => w !== '');
