@@ -138,6 +138,21 @@ test('rev-list --since, --until, --max-age and --min-age list what git lists', a
   }
 });
 
+test('rev-list --skip, --min-parents, --max-parents, --merges and --no-merges list what git lists (with -n, --objects, paths)', async () => {
+  using dir = tempDir();
+  const src = makeHistoryRepo(dir.path, 'sha1');
+  const cases = [['--skip=2'], ['--skip=3', '-n', '2'], ['--skip=100'], ['--max-parents=0'], ['--min-parents=2'], ['--merges'], ['--no-merges', '-n', '4'], ['--merges', '--no-max-parents'], ['--min-parents=3', '--no-min-parents', '--max-parents=1'], ['--no-merges', '--objects'], ['--skip=1', '--merges', '--all']];
+  for (const args of cases) {
+    const revs = args.includes('--all') ? [] : ['main', 'oct-a', 'topic'];
+    const ours = await runPackwright(src, ['rev-list', ...args, ...revs]);
+    assert.equal(ours.stdout.toString(), git(src, ['rev-list', ...args, ...revs]).toString(), args.join(' '));
+  }
+  // Some of them list something, and not everything.
+  const all = git(src, ['rev-list', '--all']).toString().split('\n').length;
+  const merges = git(src, ['rev-list', '--merges', '--all']).toString().split('\n').length;
+  assert.ok(merges > 1 && merges < all);
+});
+
 for (const format of ['sha1', 'sha256'] as Format[]) test(`listRefs peels annotated tags, loose and packed, as git show-ref -d does (through tags of tags) (${format})`, async () => {
   using dir = tempDir();
   const src = makeHistoryRepo(dir.path, format);

@@ -16,7 +16,7 @@ import { readLines } from './read-lines.js';
 import { helpRequested, UsageError } from './usage-error.js';
 import type { CommandIO } from './command-io.js';
 
-const USAGE = 'usage: packwright rev-list [--objects] [--[no-]object-names] [--count] [--quiet] [--header] [--first-parent] [--bisect] [--since=<date>] [--until=<date>] [-n <n> | --max-count=<n> | -<n>] [--missing=(error|allow-any|allow-promisor|print)] [--exclude-promisor-objects] [--use-bitmap-index] [--filter=<spec> [--filter-print-omitted] [--filter-provided-objects]] [--stdin] [--end-of-options] <revs>... (--all, --branches, --tags, --remotes, --reflog, --indexed-objects, --not, ^<rev>, <a>..<b>) [--] [<path>...]';
+const USAGE = 'usage: packwright rev-list [--objects] [--[no-]object-names] [--count] [--quiet] [--header] [--first-parent] [--bisect] [--since=<date>] [--until=<date>] [-n <n> | --max-count=<n> | -<n>] [--skip=<n>] [--min-parents=<n>] [--max-parents=<n>] [--[no-]merges] [--missing=(error|allow-any|allow-promisor|print)] [--exclude-promisor-objects] [--use-bitmap-index] [--filter=<spec> [--filter-print-omitted] [--filter-provided-objects]] [--stdin] [--end-of-options] <revs>... (--all, --branches, --tags, --remotes, --reflog, --indexed-objects, --not, ^<rev>, <a>..<b>) [--] [<path>...]';
 
 /** C's atoi, as git reads --max-count: leading blanks, a sign, then digits up to the first other character (none: 0). */
 function atoi(s: string): number {
@@ -75,6 +75,9 @@ export async function revListCommand(io: CommandIO, open: () => Repository, argv
   let firstParent = false;
   let bisect = false;
   let maxCount = -1;
+  let skip = 0;
+  let minParents = 0;
+  let maxParents = -1;
   let maxAge: number | undefined;
   let minAge: number | undefined;
   let useBitmap = false;
@@ -98,6 +101,14 @@ export async function revListCommand(io: CommandIO, open: () => Repository, argv
       maxCount = atoi(v);
     } else if (/^-n./.test(a)) maxCount = atoi(a.slice(2));
     else if (/^-\d/.test(a)) maxCount = atoi(a.slice(1));
+    // git's --skip, and the parent counts: --min-parents, --max-parents (their --no- forms reset), --merges, --no-merges.
+    else if (a.startsWith('--skip=')) skip = atoi(a.slice(7));
+    else if (a.startsWith('--min-parents=')) minParents = atoi(a.slice(14));
+    else if (a.startsWith('--max-parents=')) maxParents = atoi(a.slice(14));
+    else if (a === '--no-min-parents') minParents = 0;
+    else if (a === '--no-max-parents') maxParents = -1;
+    else if (a === '--merges') minParents = 2;
+    else if (a === '--no-merges') maxParents = 1;
     // git's --since/--after (approxidate), --max-age (seconds); --until/--before, --min-age.
     else if (/^--(since|after|max-age|until|before|min-age)=/.test(a)) {
       const eq = a.indexOf('=');
@@ -179,7 +190,7 @@ export async function revListCommand(io: CommandIO, open: () => Repository, argv
   // same set, in the walk's order.
   const bitmapCount = count && !(maxCount >= 0 && withObjects);
   const bitmapList = !count && maxCount < 0 && !header;
-  if (useBitmap && (bitmapCount || bitmapList) && pathspec === undefined && filter === undefined && !firstParent && !bisect && !excludePromisor && missing !== 'print' && maxAge === undefined && minAge === undefined) {
+  if (useBitmap && (bitmapCount || bitmapList) && pathspec === undefined && filter === undefined && !firstParent && !bisect && !excludePromisor && missing !== 'print' && maxAge === undefined && minAge === undefined && skip === 0 && minParents === 0 && maxParents < 0) {
     const warn = repo.onWarning;
     const walked = walkObjectsWithBitmap(repo.objects, revs.tips, { missing, ...(warn !== undefined ? { onWarning: warn } : {}) });
     if (walked !== undefined) return printBitmapWalk(io, walked, bitmapCount, withObjects, maxCount);
@@ -188,6 +199,9 @@ export async function revListCommand(io: CommandIO, open: () => Repository, argv
     missing,
     ...(excludePromisor ? { excludePromisor } : {}),
     maxCount,
+    ...(skip > 0 ? { skip } : {}),
+    ...(minParents > 0 ? { minParents } : {}),
+    ...(maxParents >= 0 ? { maxParents } : {}),
     firstParent,
     bisect,
     ...(maxAge !== undefined ? { maxAge } : {}),

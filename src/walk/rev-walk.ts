@@ -74,6 +74,15 @@ export class RevWalk extends ObjectReader {
       maxCount?: number | undefined;
       /** Follow only the first parent of included commits (git's --first-parent; excluded ones still exclude all their parents). */
       firstParent?: boolean | undefined;
+      /** Leave out the first this many commits of the output order, before `maxCount` counts (git's --skip). */
+      skip?: number | undefined;
+      /**
+       * List only commits with at least `minParents` and, unless negative, at most `maxParents`
+       * parents (git's --min-parents, --max-parents; --merges is 2 and more, --no-merges 1 at most).
+       * The others are walked through, not listed.
+       */
+      minParents?: number | undefined;
+      maxParents?: number | undefined;
       /**
        * git's --since (max_age, seconds): a commit older than this is not listed, nor, in a walk
        * without excluded tips, are its parents walked; with them, it is excluded (and its
@@ -199,7 +208,11 @@ export class RevWalk extends ObjectReader {
     let slop = SLOP;
     let date = Infinity;
     const { maxAge, minAge } = this.options;
-    const stopAt = !this.limited && this.options.bisect !== true ? this.options.maxCount ?? -1 : -1;
+    const skip = Math.max(0, this.options.skip ?? 0);
+    const stopAt = !this.limited && this.options.bisect !== true && (this.options.maxCount ?? -1) >= 0 ? (this.options.maxCount as number) + skip : -1;
+    const minParents = this.options.minParents ?? 0;
+    const maxParents = this.options.maxParents ?? -1;
+    const parentsCounted = minParents > 0 || maxParents >= 0;
     let shown = 0;
     while (queue.size > 0) {
       const n = queue.pop();
@@ -223,6 +236,11 @@ export class RevWalk extends ObjectReader {
       }
       if (minAge !== undefined && this.parsedCommits.time(n) > minAge) continue;
       date = this.parsedCommits.time(n);
+      // git's get_commit_action: a commit with too few or too many parents is walked, not shown.
+      if (parentsCounted) {
+        const count = this.parentsOf(n).length;
+        if (count < minParents || (maxParents >= 0 && count > maxParents)) continue;
+      }
       listed.push(n);
       // Without excluded tips nothing later can drop a commit listed now: stop at --max-count,
       // as git's get_revision does (log -n 1000 on a long history walks 1000 commits, not all).
@@ -235,7 +253,7 @@ export class RevWalk extends ObjectReader {
       included = best === undefined ? [] : [best];
     }
     const max = this.options.maxCount ?? -1;
-    this.commits.push(...(max >= 0 ? included.slice(0, max) : included));
+    this.commits.push(...(max >= 0 ? included.slice(skip, skip + max) : included.slice(skip)));
     if (this.limited) this.markEdges(listed);
     if (this.options.aggressiveEdges === true) {
       for (const n of this.initial) {

@@ -28,6 +28,10 @@ export interface WalkObjectsOptions {
   shallow?: readonly Uint8Array[] | undefined;
   /** List only the first this many included commits (git's --max-count; negative: all). */
   maxCount?: number | undefined;
+  /** Leave out the first this many (git's --skip), and list only commits with this many parents (see RevWalk's options). */
+  skip?: number | undefined;
+  minParents?: number | undefined;
+  maxParents?: number | undefined;
   /** git's --since and --until, in seconds (see RevWalk's options). */
   maxAge?: number | undefined;
   minAge?: number | undefined;
@@ -226,7 +230,7 @@ export function walkCommits(handle: StoreHandle, tips: readonly RevTip[], option
   const paths = options.pathspec?.limits === true ? options.pathspec : undefined;
   const walk = new RevWalk(handle, {
     tagObjects: true, shallow: options.shallow ?? [], maxCount: options.maxCount, firstParent: options.firstParent, bisect: options.bisect, paths, excludePromisor: options.excludePromisor,
-    maxAge: options.maxAge, minAge: options.minAge,
+    maxAge: options.maxAge, minAge: options.minAge, skip: options.skip, minParents: options.minParents, maxParents: options.maxParents,
     // A tree the partial clone left out is allowed when a promisor commit names it: that needs
     // to know where each commit came from, which the graph does not say.
     commitGraph: options.missing !== 'allow-promisor',
