@@ -138,7 +138,7 @@ test('rev-list --since, --until, --max-age and --min-age list what git lists', a
   }
 });
 
-test('rev-list --skip, --min-parents, --max-parents, --merges and --no-merges list what git lists (with -n, --objects, paths)', async () => {
+test('rev-list --skip, --min-parents, --max-parents, --merges, --no-merges, and <rev>^@, ^! and ^-<n>, list what git lists', async () => {
   using dir = tempDir();
   const src = makeHistoryRepo(dir.path, 'sha1');
   const cases = [['--skip=2'], ['--skip=3', '-n', '2'], ['--skip=100'], ['--max-parents=0'], ['--min-parents=2'], ['--merges'], ['--no-merges', '-n', '4'], ['--merges', '--no-max-parents'], ['--min-parents=3', '--no-min-parents', '--max-parents=1'], ['--no-merges', '--objects'], ['--skip=1', '--merges', '--all']];
@@ -146,6 +146,12 @@ test('rev-list --skip, --min-parents, --max-parents, --merges and --no-merges li
     const revs = args.includes('--all') ? [] : ['main', 'oct-a', 'topic'];
     const ours = await runPackwright(src, ['rev-list', ...args, ...revs]);
     assert.equal(ours.stdout.toString(), git(src, ['rev-list', ...args, ...revs]).toString(), args.join(' '));
+  }
+  // git's <rev>^@, <rev>^!, <rev>^-<n> (a merge's parents among them).
+  const merge = git(src, ['rev-list', '--merges', '-n', '1', '--all']).toString().trim();
+  for (const args of [[`${merge}^@`], [`${merge}^!`], [`${merge}^-`], [`${merge}^-2`], ['main^!', '--not', 'topic'], ['main~1^@']]) {
+    const ours = await runPackwright(src, ['rev-list', ...args]);
+    assert.equal(ours.stdout.toString(), git(src, ['rev-list', ...args]).toString(), args.join(' '));
   }
   // Some of them list something, and not everything.
   const all = git(src, ['rev-list', '--all']).toString().split('\n').length;

@@ -87,6 +87,31 @@ export class RevArgs {
       this.tips.push({ id: this.resolve(to), uninteresting: this.negated, name: to });
       return;
     }
+    // git's <rev>^@ (its parents), <rev>^! (it, its parents excluded) and <rev>^-<n> (it, its n-th
+    // parent excluded; the first by default): add_parents_only.
+    const parentsMark = /^(.+)\^(@|!|-(\d*))$/.exec(arg);
+    if (parentsMark !== null) {
+      const rev = parentsMark[1] as string;
+      const kind = parentsMark[2] as string;
+      this.resolve(`${rev}^{commit}`);
+      const parents: Buffer[] = [];
+      if (kind.startsWith('-')) {
+        const n = kind.length > 1 ? Number(kind.slice(1)) : 1;
+        if (!(n >= 1)) throw new PackwrightError('INVALID_ARGUMENT', `bad revision '${arg}'`);
+        parents.push(this.resolve(`${rev}^${n}`));
+      } else {
+        for (let i = 1; ; i++) {
+          try {
+            parents.push(this.resolve(`${rev}^${i}`));
+          } catch {
+            break;
+          }
+        }
+      }
+      for (const p of parents) this.tips.push({ id: p, uninteresting: (kind !== '@') !== this.negated, name: `${rev}^` });
+      if (kind !== '@') this.tips.push({ id: this.resolve(rev), uninteresting: this.negated, name: rev });
+      return;
+    }
     const excluded = arg.startsWith('^');
     const name = excluded ? arg.slice(1) : arg;
     const colon = name.indexOf(':');
