@@ -91,7 +91,7 @@ const GROUPS = [
   // Known failures in t6112: three read GIT_TRACE's "Skipping contents of tree", two the name an
   // object printed under tree:<depth> (git's: the path where it was kept; packwright's: the first
   // path where it was listed).
-  { commands: 'rev-list', scripts: ['t6000-rev-list-misc.sh', 't6004-rev-list-path-optim.sh', 't6112-rev-list-filters-objects.sh'] },
+  { commands: 'rev-list', scripts: ['t6005-rev-list-count.sh', 't6009-rev-list-parent.sh', 't6000-rev-list-misc.sh', 't6004-rev-list-path-optim.sh', 't6112-rev-list-filters-objects.sh'] },
   // Reading reachability bitmaps (git's repack and multi-pack-index write them): the script's own
   // rev-list --use-bitmap-index and --test-bitmap, and pack-objects calls. Known failures: t5327's
   // "reverse index exists (rev)" (6): under GIT_TEST_MIDX_READ_RIDX=0, git's knob to read the .rev
