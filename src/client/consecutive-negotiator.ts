@@ -73,7 +73,6 @@ export class ConsecutiveNegotiator extends CommitQueueNegotiator implements Nego
     }
   }
 
-
   private push(n: number, mark: number): void {
     this.dag.mark(n, mark);
     if ((mark & COMMON) === 0) this.nonCommon++;

@@ -285,7 +285,7 @@ async function fetchInto(repo: Repository, options: FetchOptions): Promise<Fetch
           for (const x of map.slice(before)) x.status = 'merge';
         }
       }
-    } else if (fetchesHead) {
+    } else {
       const head = remoteRefs.find((r) => r.ref === 'HEAD');
       if (head === undefined) throw new PackwrightError('REF_NOT_FOUND', "couldn't find remote ref HEAD");
       map.push({ remote: head, local: undefined, force: false, status: 'merge' });
@@ -356,9 +356,9 @@ async function fetchInto(repo: Repository, options: FetchOptions): Promise<Fetch
     // git's quickfetch (check_exist_and_connected): an id already here counts only when what it
     // reaches is here too; otherwise (a damaged or half-copied history) it is asked for again.
     if (wants.length < candidates.length) {
-      const present = candidates.filter((oid) => !wants.includes(oid)).map((h) => Buffer.from(h, 'hex'));
-      const promisor = repo.config.entries.some((e) => /^remote\..*\.promisor$/.test(e.key) && e.value !== 'false');
-      if (!(await isConnected(repo.objects, present, [...localRefs.values()], { shallow, promisor, signal: options.signal }))) wants = candidates;
+      const wanted = new Set(wants);
+      const present = candidates.filter((oid) => !wanted.has(oid));
+      if (!(await reachesLocal(repo, present, localRefs, shallow, options.signal))) wants = candidates;
     }
     // Checked whether or not anything is fetched, as git checks them before it fetches.
     const tips = negotiationTips(repo, localRefs, options.negotiationTips, options.onWarning);
@@ -368,7 +368,8 @@ async function fetchInto(repo: Repository, options: FetchOptions): Promise<Fetch
       // in v0/v1 every ref advertised, not only those the refspecs take (v2 lists only those).
       const advertised = greeting.version === 2 ? remoteRefs : greeting.advertisement.refs;
       // (Only what is complete here: an id asked for again is not common, however present.)
-      for (const r of advertised) if (r.oid.length === hashHex && have(r.oid) && !wants.includes(r.oid)) negotiator.knownCommon(Buffer.from(r.oid, 'hex'));
+      const asked = new Set(wants);
+      for (const r of advertised) if (r.oid.length === hashHex && have(r.oid) && !asked.has(r.oid)) negotiator.knownCommon(Buffer.from(r.oid, 'hex'));
       for (const id of tips) negotiator.addTip(id);
       // And what the repositories this one borrows from have (git's for_each_cached_alternate).
       for (const id of alternateRefIds(repo)) negotiator.addTip(id);
@@ -514,12 +515,16 @@ function deepenOf(options: FetchOptions, shallow: boolean): Deepen | undefined {
 
 /** git's check_connected before any ref moves: what the map names, down to what the local refs reach. */
 async function checkConnected(repo: Repository, entries: readonly MapEntry[], localRefs: ReadonlyMap<string, Buffer>, shallow: readonly Uint8Array[], url: string, signal: AbortSignal | undefined): Promise<void> {
-  const tips = [...new Set(entries.map((e) => e.remote.oid))].map((h) => Buffer.from(h, 'hex'));
-  // In a partial clone, what its promisor remotes' objects name may be missing (git's --exclude-promisor-objects).
-  const promisor = repo.config.entries.some((e) => /^remote\..*\.promisor$/.test(e.key) && e.value !== 'false');
-  if (!(await isConnected(repo.objects, tips, [...localRefs.values()], { shallow, promisor, signal }))) {
+  if (!(await reachesLocal(repo, new Set(entries.map((e) => e.remote.oid)), localRefs, shallow, signal))) {
     throw new PackwrightError('OBJECT_NOT_FOUND', `${displayUrl(url)} did not send all necessary objects`);
   }
+}
+
+/** Whether everything the tips (hex ids) reach is here, down to what the local refs reach: git's check_connected. */
+async function reachesLocal(repo: Repository, tips: Iterable<string>, localRefs: ReadonlyMap<string, Buffer>, shallow: readonly Uint8Array[], signal: AbortSignal | undefined): Promise<boolean> {
+  // In a partial clone, what its promisor remotes' objects name may be missing (git's --exclude-promisor-objects).
+  const promisor = repo.config.entries.some((e) => /^remote\..*\.promisor$/.test(e.key) && e.value !== 'false');
+  return isConnected(repo.objects, [...tips].map((h) => Buffer.from(h, 'hex')), [...localRefs.values()], { shallow, promisor, signal });
 }
 
 /** git's ref_remove_duplicates: one entry per local ref (two sources for one ref are refused), one per server ref without one. */
