@@ -203,27 +203,29 @@ async function pushFrom(repo: Repository, options: PushOptions): Promise<PushRes
     const pushOptions = options.pushOptions ?? [];
     if (pushOptions.length > 0 && !caps.has('push-options')) throw new PackwrightError('REQUEST_REFUSED', 'the receiving end does not support push options');
 
+    const url = anonymizeUrl(remote.pushUrl);
+    // Ends a push that sends no command: a server over a stream waits for the flush; HTTP needs nothing.
+    const sendNothing = async (): Promise<void> => {
+      if (!conn.stateless) await conn.request(FLUSH_PACKET).catch(() => undefined);
+    };
+    const { entries, refspecErrors, autoUpstream } = matchRefs(repo, remote, remoteName, advertised.refs, options, branchName);
     // push.autoSetupRemote: a default push of a branch without an upstream sets one.
-    const autoUpstream = { value: false };
-    const refspecErrors: RefspecError[] = [];
-    const entries = matchRefs(repo, remote, remoteName, advertised.refs, options, branchName, autoUpstream, refspecErrors);
-    if (autoUpstream.value) options = { ...options, setUpstream: true };
+    if (autoUpstream) options = { ...options, setUpstream: true };
     // A refspec git cannot place (match_explicit_refs): its error and advice, and nothing sent.
     if (refspecErrors.length > 0) {
-      if (location.kind !== 'http') await conn.request(FLUSH_PACKET).catch(() => undefined);
-      return { url: anonymizeUrl(remote.pushUrl), refs: [], ok: false, refspecErrors };
+      await sendNothing();
+      return { url, refs: [], ok: false, refspecErrors };
     }
     // Nothing matched and the server has no refs: git's send_pack does nothing, and says so.
     if (entries.length === 0 && advertised.refs.length === 0) {
-      if (location.kind !== 'http') await conn.request(FLUSH_PACKET).catch(() => undefined);
-      return { url: anonymizeUrl(remote.pushUrl), refs: [], ok: false, noRefsInCommon: true };
+      await sendNothing();
+      return { url, refs: [], ok: false, noRefsInCommon: true };
     }
     judge(repo, remote, entries, options);
     if (options.atomic === true && entries.some((e) => e.result.status === 'rejected')) {
       for (const e of entries) if (e.result.status === 'ok') Object.assign(e.result, { status: 'rejected', reason: 'atomic push failed' });
     }
     const sending = entries.filter((e) => e.result.status === 'ok');
-    const url = anonymizeUrl(remote.pushUrl);
     // git's pre-push hook, and the caller's, see what would change, whatever the rules said of it
     // but a refusal the server's state decided (behind, stale, or unknown here) or no change.
     const zero = '0'.repeat(repo.store.hashLength * 2);
@@ -233,11 +235,11 @@ async function pushFrom(repo: Repository, options: PushOptions): Promise<PushRes
     let declined = options.noVerify !== true && (await runPrePushHook(repo, hookName, remote.pushUrl, updates, options.onHookOutput ?? (() => undefined))) !== 0;
     if (!declined && options.onPrePush !== undefined) declined = !(await options.onPrePush({ remote: hookName, url: remote.pushUrl, updates }));
     if (declined) {
-      if (location.kind !== 'http') await conn.request(FLUSH_PACKET).catch(() => undefined);
+      await sendNothing();
       return { url, refs: entries.map((e) => e.result), ok: false, declined: true };
     }
     if (sending.length === 0 || options.dryRun === true) {
-      if (location.kind !== 'http') await conn.request(FLUSH_PACKET).catch(() => undefined);
+      await sendNothing();
       if (options.dryRun === true) return withUpstreams(repo, hookName, entries, options, { url, refs: entries.map((e) => e.result), ok: entries.every((e) => e.result.status === 'ok' || e.result.status === 'up-to-date') });
       updateTracking(repo, remote, entries);
       return withUpstreams(repo, hookName, entries, options, { url, refs: entries.map((e) => e.result), ok: entries.every((e) => e.result.status === 'up-to-date') });
@@ -290,6 +292,7 @@ function withUpstreams(repo: Repository, remoteName: string, entries: readonly E
   const rebaseSetting = String(repo.config.get('branch.autosetuprebase') ?? 'never').toLowerCase();
   const rebase = rebaseSetting === 'always' || rebaseSetting === 'remote';
   const upstreams: NonNullable<PushResult['upstreams']> = [];
+  const file = join(repo.commonDir, 'config');
   for (const e of entries) {
     if ((e.result.status !== 'ok' && e.result.status !== 'up-to-date') || e.src === undefined || e.newId === undefined) continue;
     const local = e.src === 'HEAD' ? repo.refs.symbolicEnd('HEAD') : e.src;
@@ -297,7 +300,6 @@ function withUpstreams(repo: Repository, remoteName: string, entries: readonly E
     const branch = local.slice(11);
     upstreams.push({ branch, remote: remoteName, merge: e.dst, rebase });
     if (options.dryRun === true) continue;
-    const file = join(repo.commonDir, 'config');
     setConfigValue(file, `branch.${branch}.remote`, remoteName);
     setConfigValue(file, `branch.${branch}.merge`, e.dst, { replaceAll: true });
     if (rebase) setConfigValue(file, `branch.${branch}.rebase`, 'true');
@@ -434,9 +436,14 @@ async function negotiatedCommons(repo: Repository, connect: (protocol: 2) => Pro
   }
 }
 
-/** git's match_push_refs: what each refspec sends where. */
-function matchRefs(repo: Repository, remote: RemoteConfig, remoteLabel: string, remoteRefs: readonly AdvertisedRef[], options: PushOptions, branchName: string | undefined, autoUpstream: { value: boolean }, refused: RefspecError[]): Entry[] {
+/**
+ * git's match_push_refs: what each refspec sends where; the refspecs refused (a destination it
+ * cannot place), and whether push.autoSetupRemote chose the refspec (the branch then tracks it).
+ */
+function matchRefs(repo: Repository, remote: RemoteConfig, remoteLabel: string, remoteRefs: readonly AdvertisedRef[], options: PushOptions, branchName: string | undefined): { entries: Entry[]; refspecErrors: RefspecError[]; autoUpstream: boolean } {
   let specs: Refspec[];
+  let autoUpstream = false;
+  const refused: RefspecError[] = [];
   const given = options.refspecs ?? [];
   if (options.delete === true) {
     if (given.length === 0) throw new PackwrightError('INVALID_ARGUMENT', '--delete doesn\'t make sense without any refs');
@@ -451,7 +458,7 @@ function matchRefs(repo: Repository, remote: RemoteConfig, remoteLabel: string, 
     else if (specs.length === 0) {
       const chosen = pushDefault(repo, remote.name ?? remoteLabel, branchName, repo.config.getBool('push.autosetupremote') ?? false);
       specs = [chosen.spec];
-      if (chosen.setUpstream) autoUpstream.value = true;
+      autoUpstream = chosen.setUpstream;
     }
   }
   const localRefs = repo.refs.list('refs/').filter((r) => r.symbolicTarget === undefined);
@@ -532,7 +539,8 @@ function matchRefs(repo: Repository, remote: RemoteConfig, remoteLabel: string, 
   const kept = entries.filter((e) => !excludedByNegative(specs, e.dst));
   // git's order: the server's refs as it listed them, then the new ones as matched.
   const position = new Map(remoteRefs.map((r, i) => [r.ref, i]));
-  return kept.map((e, i) => ({ e, k: position.get(e.dst) ?? remoteRefs.length + i })).sort((a, b) => a.k - b.k).map((x) => x.e);
+  const ordered = kept.map((e, i) => ({ e, k: position.get(e.dst) ?? remoteRefs.length + i })).sort((a, b) => a.k - b.k).map((x) => x.e);
+  return { entries: ordered, refspecErrors: refused, autoUpstream };
 }
 
 /**
