@@ -233,7 +233,6 @@ export async function cloneBare(url: string, options: CloneOptions): Promise<Clo
   }
 }
 
-
 /** What a shallow clone's options ask of the server, or undefined for a whole clone. */
 function deepenOf(options: CloneOptions): Deepen | undefined {
   const { depth, shallowSince, shallowExclude } = options;

@@ -116,7 +116,6 @@ export class SkippingNegotiator extends CommitQueueNegotiator implements Negotia
     }
   }
 
-
   private push(n: number, mark: number): void {
     this.dag.mark(n, mark | SEEN);
     if ((mark & COMMON) === 0) this.nonCommon++;

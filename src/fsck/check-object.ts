@@ -22,8 +22,6 @@ export interface SpecialBlobs {
   gitattributes: Uint8Array[];
 }
 
-
-
 /** Where `checkTree` gives the tree's links as it checks it (one pass over the entries), and its decoding error. */
 export interface TreeLinks {
   sink: LinkSink;
@@ -181,9 +179,6 @@ export function checkTag(data: Uint8Array, hashLength: number, report: FsckRepor
   if (t[r.pos] !== '\n' && report('EXTRA_HEADER_ENTRY', "invalid format - extra header(s) after 'tagger'")) return true;
   return false;
 }
-
-
-
 
 const TREE_UNORDERED = -1;
 const TREE_HAS_DUPS = -2;
@@ -430,7 +425,6 @@ function isValidSubmoduleUrl(url: string): boolean {
   }
   return host !== '' && !decodedAll.includes('\n');
 }
-
 
 /**
  * What git's parsers say of an object that `hash-object` (without `--literally`) or

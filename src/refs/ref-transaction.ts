@@ -92,7 +92,6 @@ interface Update {
   replacesSymbolic?: boolean;
 }
 
-
 /**
  * A set of ref changes made all at once (git's ref_transaction on the files backend). Add
  * `update`, `create`, `delete` and `verify`, then `commit` (or `prepare`, then `commit` or
