@@ -1,5 +1,6 @@
-import { closeSync, openSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { PackwrightError } from '../errors/packwright-error.js';
+import { writeFileAtomic } from '../io/write-file-atomic.js';
 import { normalizeKey } from './git-config.js';
 
 /**
@@ -61,19 +62,10 @@ export function setConfigValue(file: string, key: string, value: string, options
     else lines.push(subsection === undefined ? `[${section}]` : `[${section} "${subsection.replace(/["\\]/g, '\\$&')}"]`, written);
   }
   const lock = `${file}.lock`;
-  let fd: number;
   try {
-    fd = openSync(lock, 'wx', 0o666);
+    writeFileAtomic(file, Buffer.from(`${lines.join('\n')}\n`), 0o666, lock);
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === 'EEXIST') throw new PackwrightError('CONFIG_LOCKED', `could not lock config file ${file}: File exists`, { file: lock });
-    throw e;
-  }
-  try {
-    writeSync(fd, `${lines.join('\n')}\n`);
-    closeSync(fd);
-    renameSync(lock, file);
-  } catch (e) {
-    rmSync(lock, { force: true });
     throw e;
   }
 }
