@@ -1,5 +1,5 @@
 import { isNotFound } from '../io/read-dir-if-present.js';
-import { readdirSync } from 'node:fs';
+import { lstatSync, readdirSync } from 'node:fs';
 import { readFileIfPresent } from '../io/read-file-if-present.js';
 import { fileStamp, stampAge } from '../io/file-stamp.js';
 import { join } from 'node:path';
@@ -140,8 +140,8 @@ export class RefStore {
     // (and try a loose file) once each.
     const packed = this.packedUnder(prefix);
     const loose = new Set<string>();
-    this.walk(this.commonDir, 'refs', prefix, loose, false);
-    if (this.gitDir !== this.commonDir) this.walk(this.gitDir, 'refs', prefix, loose, true);
+    this.walkFrom(this.commonDir, prefix, loose, false);
+    if (this.gitDir !== this.commonDir) this.walkFrom(this.gitDir, prefix, loose, true);
     const names = new Set<string>(loose);
     for (const name of packed.keys()) names.add(name);
     const entries: RefEntry[] = [];
@@ -160,6 +160,28 @@ export class RefStore {
     const keyed = entries.map((entry) => ({ entry, key: Buffer.from(entry.name, 'utf8') }));
     keyed.sort((a, b) => Buffer.compare(a.key, b.key));
     return keyed.map((k) => k.entry);
+  }
+
+  /**
+   * The loose refs under `root` whose names start with `prefix`. The walk starts in the deepest
+   * directory the prefix names whole (`refs/tags/` starts in refs/tags), not in refs/: a listing
+   * of one ref's directory (the transaction asks one for each new ref) must not read the
+   * thousands of names beside it. The directories on the way are checked as the walk from refs/
+   * would take them: each a real directory (no symbolic link followed), with a name git reads.
+   */
+  private walkFrom(root: string, prefix: string, into: Set<string>, worktreeOnly: boolean): void {
+    const parts = prefix.startsWith('refs/') ? prefix.split('/').slice(0, -1) : ['refs'];
+    for (let k = 2; k <= parts.length; k++) {
+      const dir = parts.slice(0, k).join('/');
+      if (!safeName(dir)) return;
+      try {
+        if (!lstatSync(join(root, dir)).isDirectory()) return;
+      } catch (e) {
+        if (!isNotFound(e)) throw e;
+        return;
+      }
+    }
+    this.walk(root, parts.join('/'), prefix, into, worktreeOnly);
   }
 
   private walk(root: string, relative: string, prefix: string, into: Set<string>, worktreeOnly: boolean): void {
