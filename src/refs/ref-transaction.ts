@@ -167,9 +167,10 @@ export class RefTransaction {
         else if (headTarget !== undefined && u.target === headTarget && u.name !== 'HEAD') u.alsoLog.push('HEAD');
       }
       this.checkNamesTogether();
+      const affected = affectedNames(this.updates);
       for (const u of this.updates) {
         // A new ref's name is checked against the others first: its lock could not be made where a ref is a directory's name.
-        if (!u.remove && (u.newId !== undefined || u.symbolic !== undefined) && this.refs.read(u.target) === undefined) this.checkAvailable(u);
+        if (!u.remove && (u.newId !== undefined || u.symbolic !== undefined) && this.refs.read(u.target) === undefined) this.checkAvailable(u, affected);
         u.lock = this.lock(u.target, u.name, u.expect instanceof Uint8Array);
         // A loose file that holds no ref is not overwritten (git's lock_raw_ref); deleting one is allowed.
         if (!u.remove && this.refs.isBroken(u.target)) {
@@ -327,22 +328,31 @@ export class RefTransaction {
    * it. A ref this transaction deletes still counts, as it does for git until the deletion is
    * made: it is the clash git reports when one update deletes `a` and another creates `a/b`.
    */
-  private checkAvailable(u: Update): void {
+  private checkAvailable(u: Update, affected: AffectedNames): void {
     const fail = (message: string): never => {
       throw new PackwrightError('REF_CONFLICT', `cannot lock ref '${u.name}': ${message}`);
     };
-    // git's affected_refnames: every update's name, and where a symbolic ref leads.
-    const others = [...new Set(this.updates.filter((x) => x !== u).flatMap((x) => [x.name, x.target]))].filter((n) => n !== u.target).sort();
+    const byOther = (name: string): boolean => (affected.byName.get(name) as Update[]).some((x) => x !== u);
     const parts = u.target.split('/');
     for (let k = 2; k < parts.length; k++) {
       const prefix = parts.slice(0, k).join('/');
       if (this.refs.read(prefix) !== undefined) fail(`'${prefix}' exists; cannot create '${u.target}'`);
-      if (others.includes(prefix)) fail(`cannot process '${u.target}' and '${prefix}' at the same time`);
+      if (affected.byName.has(prefix) && byOther(prefix)) fail(`cannot process '${u.target}' and '${prefix}' at the same time`);
     }
     const below = this.refs.list(`${u.target}/`)[0];
     if (below !== undefined) fail(`'${below.name}' exists; cannot create '${u.target}'`);
-    const along = others.find((n) => n.startsWith(`${u.target}/`));
-    if (along !== undefined) fail(`cannot process '${u.target}' and '${along}' at the same time`);
+    // The first name below it that another update names (the names sorted: a binary search to the first after `<target>/`).
+    const dir = `${u.target}/`;
+    let lo = 0;
+    for (let hi = affected.sorted.length; lo < hi;) {
+      const mid = (lo + hi) >>> 1;
+      if ((affected.sorted[mid] as string) < dir) lo = mid + 1;
+      else hi = mid;
+    }
+    for (let i = lo; i < affected.sorted.length && (affected.sorted[i] as string).startsWith(dir); i++) {
+      const along = affected.sorted[i] as string;
+      if (byOther(along)) fail(`cannot process '${u.target}' and '${along}' at the same time`);
+    }
   }
 
   /**
@@ -526,4 +536,22 @@ function removeEmptyParents(dir: string, stop: string): void {
       return;
     }
   }
+}
+
+/** git's affected_refnames: every update's name, and where a symbolic ref leads; each with the updates naming it, and all of them sorted. */
+interface AffectedNames {
+  byName: Map<string, Update[]>;
+  sorted: string[];
+}
+
+function affectedNames(updates: readonly Update[]): AffectedNames {
+  const byName = new Map<string, Update[]>();
+  for (const u of updates) {
+    for (const name of u.name === u.target ? [u.name] : [u.name, u.target]) {
+      const list = byName.get(name);
+      if (list === undefined) byName.set(name, [u]);
+      else list.push(u);
+    }
+  }
+  return { byName, sorted: [...byName.keys()].sort() };
 }
