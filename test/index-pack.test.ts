@@ -420,7 +420,7 @@ describe('index-pack in parallel', () => {
     }
   });
 
-  test('with collision detection, ids and trailer by sha1dc give git\'s idx at 1 and 2 threads, pass 1 split or not, in memory or not', async () => {
+  test('with collision detection, ids by sha1dc (the trailer plainly) give git\'s idx at 1 and 2 threads, pass 1 split or not, in memory or not', async () => {
     const { work, pack } = repackedCopy(join(dir.path, 'sha1dc'), 20, ['repack', '-adfq']);
     git(work, ['index-pack', '-o', join(work, 'git.idx'), pack]);
     const expected = readFileSync(join(work, 'git.idx'));

@@ -113,9 +113,10 @@ export interface IndexPackOptions {
    */
   packHeader?: ConsumedPackHeader | undefined;
   /**
-   * Compute SHA-1 ids (and the trailer) with collision detection, as git always does (its sha1dc):
-   * half of a collision attack fails the run with COLLISION_ATTACK. About 2.4× the hashing time, so
-   * off by default here; the CLI turns it on for data from outside (`--stdin`, `--fix-thin`).
+   * Compute SHA-1 ids with collision detection, as git always does (its sha1dc): half of a
+   * collision attack fails the run with COLLISION_ATTACK. About 2.4× the hashing time, so off by
+   * default here; the CLI turns it on for data from outside (`--stdin`, `--fix-thin`). The pack's
+   * trailer is a checksum, hashed plainly either way (as git's csum-file since 2.47).
    */
   detectCollisions?: boolean | undefined;
   signal?: AbortSignal | undefined;

@@ -1,4 +1,3 @@
-import { collisionAttack } from '../hash/collision-attack.js';
 import { createDigester, type Digester } from '../hash/digester.js';
 import { PackwrightError, throwIfAborted } from '../errors/packwright-error.js';
 import { OBJ_OFS_DELTA, OBJ_REF_DELTA } from '../pack/entry-header.js';
@@ -159,7 +158,10 @@ export interface ScanOptions {
   sink?: ((bytes: Uint8Array) => void) | undefined;
   /** Read the whole pack into this buffer and keep it (`PackScan.data`). */
   whole?: WholePack | undefined;
-  /** SHA-1 with collision detection (sha1dc) for object ids and the trailer: an attack fails the scan. */
+  /**
+   * SHA-1 with collision detection (sha1dc) for object ids: an attack fails the scan. The pack's
+   * own checksum is a plain hash either way (see PackScanner).
+   */
   detectCollisions?: boolean | undefined;
 }
 
@@ -231,7 +233,12 @@ export class PackScanner {
   constructor(source: PackSource, private readonly options: ScanOptions) {
     this.name = options.name ?? '<pack>';
     this.H = hashLength(options.format);
-    this.packHash = createDigester(options.format, options.detectCollisions === true);
+    // The trailer is a checksum for integrity, not an object's name: a collision in it names
+    // nothing, and a sender who wants a bad pack writes its trailer too. So it is hashed by Node's
+    // native SHA-1 even when ids are hashed by sha1dc, as git's csum-file does since 2.47
+    // (1b9e9be8: "these callers only use the_hash_algo to produce a checksum"). A clone's pack (74 MB
+    // of gitoxide) is then checksummed at OpenSSL's speed instead of sha1dc's, on the scanning thread.
+    this.packHash = createDigester(options.format);
     this.w = new ScanWindow(source, this.packHash, options.sink, options.maxInputSize, this.name, options.whole);
     this.entries = new EntryScanner(options.format, this.name, options.size ?? options.maxInputSize ?? Infinity, options.detectCollisions === true);
     this.shared = options.shared === true;
@@ -378,7 +385,6 @@ export class PackScanner {
     if (w.available(pos) < H) throw earlyEof(name, pos);
     w.flush(pos);
     const computed = this.packHash.digest();
-    if (this.packHash.collision === true) throw collisionAttack(computed, { file: name, offset: pos });
     const trailer = w.buf.subarray(pos - w.start, pos - w.start + H);
     if (!computed.equals(trailer)) {
       throw new PackwrightError('PACK_CHECKSUM', `${name}: pack is corrupted (${this.options.format === 'sha1' ? 'SHA1' : 'SHA256'} mismatch) at offset ${pos}`, { file: name, offset: pos });
