@@ -18,7 +18,8 @@ import { WorkerPool } from '../src/workers/index.js';
 import type { ResolveTasks } from '../src/resolve/resolve-tasks.js';
 import { bufferSource, fileSource, type PackSource } from '../src/resolve/pack-source.js';
 import { REGIONS_AHEAD, scanWithHelpers, splitScan } from '../src/resolve/parallel-scan.js';
-import { PackScanner, sizedFromHeader } from '../src/resolve/pack-scan.js';
+import { PackScanner, sizedFromHeader, type PackScan } from '../src/resolve/pack-scan.js';
+import { allocKeptData, type KeptDeltas } from '../src/resolve/kept-deltas.js';
 import { StreamSpool } from '../src/resolve/stream-spool.js';
 import { buildDeltaTree } from '../src/resolve/delta-tree.js';
 import { createBoard } from '../src/resolve/offer-board.js';
@@ -499,9 +500,9 @@ describe('index-pack in parallel', () => {
       return r.stats;
     };
     // Room for all: every delta's data comes from pass 1, from a file and from a stream, and on
-    // two threads (a pack this small is scanned by one, the workers read the kept data); a stream
-    // on two threads keeps none.
-    for (const [name, input, threads, kept] of [['file', pack, 1, true], ['stream', Readable.from([readFileSync(pack)]), 1, true], ['two', pack, 2, true], ['stream-two', Readable.from([readFileSync(pack)]), 2, false]] as const) {
+    // two threads (a pack this small is scanned by one, the workers read the kept data), a stream
+    // on two threads too (pass 1's helpers keep theirs in the same store).
+    for (const [name, input, threads, kept] of [['file', pack, 1, true], ['stream', Readable.from([readFileSync(pack)]), 1, true], ['two', pack, 2, true], ['stream-two', Readable.from([readFileSync(pack)]), 2, true]] as const) {
       const stats = await run(name, input, { threads, maxMemory: 1 << 30 });
       assert.ok(stats.deltas > 100, 'the pack has deltas');
       assert.equal(stats.keptDeltas, kept ? stats.deltas : 0, name);
@@ -509,7 +510,7 @@ describe('index-pack in parallel', () => {
     // No room (memoryLimit leaves none): all inflated again, the same idx.
     assert.equal((await run('none', pack, { threads: 1, memoryLimit: 1 })).keptDeltas, 0);
     // The plan: the deltas' room first (up to twice the pack), the pack held beside it if it fits;
-    // a pass 1 split across threads keeps none; less than a MiB of room keeps none.
+    // a file's pass 1 split across threads keeps none; less than a MiB of room keeps none.
     const MiB = 1 << 20;
     const big = planPackHolding(200 * MiB, 1000, 100 * MiB, 1, true);
     assert.ok(big.keepDeltas > 190 * MiB && big.keepDeltas < 200 * MiB);
@@ -615,13 +616,16 @@ describe('index-pack in parallel', () => {
   test('a received pack is split too: helpers scan regions already in the spool file while it arrives, giving the one-thread scan; what follows the trailer stays out', async () => {
     const { work, pack } = repackedCopy(join(dir.path, 'spooled'), 30, ['-c', 'pack.threads=1', 'repack', '-adfq']);
     const bytes = readFileSync(pack);
-    const one = await scanPack(bufferSource(bytes), { format: 'sha1' });
+    const keepAll = (): number => 1 << 24;
+    const one = await scanPack(bufferSource(bytes), { format: 'sha1', keepDeltas: keepAll });
     const pool = new WorkerPool<ResolveTasks>(new URL('../src/resolve/resolve-worker.js', import.meta.url), 2);
     try {
       const spoolPath = join(work, 'incoming.pack');
       const fd = openSync(spoolPath, 'w+');
-      // 256-byte regions, so that this small pack has dozens.
-      const split = splitScan(pool, { format: 'sha1', path: spoolPath, dataEnd: Infinity }, 256);
+      // 256-byte regions, so that this small pack has dozens. The helpers keep their deltas in
+      // the store this thread keeps its own in.
+      const keptData = allocKeptData(1 << 24, true);
+      const split = splitScan(pool, { format: 'sha1', path: spoolPath, dataEnd: Infinity, kept: keptData }, 256);
       // The pack arrives in 4 KiB chunks, then junk, and the sender never ends the stream. This
       // thread holds off reading it back until a helper (booting meanwhile) has taken a region.
       const input = new PassThrough();
@@ -633,8 +637,19 @@ describe('index-pack in parallel', () => {
         while (!Array.from(split.claims).includes(2) && Date.now() < deadline) await new Promise((done) => setTimeout(done, 1));
         return spool.read(buf, offset, length);
       } };
-      const scan = await scanWithHelpers(new PackScanner(slow, { format: 'sha1', shared: true }), split);
+      const scan = await scanWithHelpers(new PackScanner(slow, { format: 'sha1', shared: true, keptData, keepDeltas: keepAll }), split);
       const trailing = spool.stop(scan.end);
+      // Every delta's data kept, whoever scanned it, and the same as the one-thread scan kept.
+      const deltas = Array.from(one.types.subarray(0, one.count)).filter((t) => t >= 6).length;
+      assert.ok(deltas > 10, 'the pack has deltas');
+      assert.equal(scan.kept?.count, deltas);
+      const keptOf = (p: PackScan, k: number): Buffer => {
+        const at = (p.kept as KeptDeltas).at[k] as number;
+        return Buffer.from((p.kept as KeptDeltas).data.subarray(at - 1, at - 1 + (p.sizes[k] as number)));
+      };
+      for (let k = 0; k < one.count; k++) {
+        if ((one.types[k] as number) >= 6) assert.deepEqual(keptOf(scan, k), keptOf(one, k), `entry ${k}`);
+      }
       assert.equal(scan.count, one.count);
       assert.deepEqual(Array.from(scan.offsets.subarray(0, scan.count + 1)), Array.from(one.offsets.subarray(0, one.count + 1)));
       assert.deepEqual(Buffer.from(scan.ids.subarray(0, scan.count * 20)), Buffer.from(one.ids.subarray(0, one.count * 20)));

@@ -7,7 +7,7 @@ import { detectsCollisions, hashLength, type ObjectFormat } from '../hash/object
 import { EntryHeader, HEADER_INCOMPLETE, parseEntryHeader } from '../pack/entry-header.js';
 import { crc32 } from '../zlib/crc32.js';
 import { Inflater, INFLATE_INPUT_ENDED, inflateCodeName } from '../zlib/inflater.js';
-import type { KeptDeltas } from './kept-deltas.js';
+import { reserveKept, type KeptData } from './kept-deltas.js';
 
 /** deflate's best ratio, rounded up (zlib's technical notes: 1032:1). */
 export const MAX_INFLATE_RATIO = 1033;
@@ -41,9 +41,16 @@ export class EntryScanner {
 
   private readonly lanes: Sha1dcLanes | undefined;
   /** Where deltas are kept for pass 2 (kept-deltas.ts), while they fit. */
-  kept: KeptDeltas | undefined;
+  kept: KeptData | undefined;
   /** Where the last entry's data went in `kept.data`, plus one (0: not kept): the caller commits it. */
   keptAt = 0;
+  /**
+   * The room reserved for the entry at `reservedPos` of `reservedSize` bytes: an entry scanned
+   * again once more of it has arrived (NEED_MORE) inflates into the same room, not a new one.
+   */
+  private reservedPos = -1;
+  private reservedSize = -1;
+  private reservedAt = 0;
 
   /**
    * Scans the entry at pack offset `pos`, found at `buf[at]`, with valid bytes up to `buf[end]`.
@@ -58,7 +65,16 @@ export class EntryScanner {
     // A delta that the kept store has room for is inflated straight into it (committed by the
     // caller with `keptAt`); anything else into the scratch buffer.
     const kept = this.kept;
-    const keep = kept !== undefined && h.type >= OBJ_OFS_DELTA && kept.used + size + 1 <= kept.data.length;
+    let keptAt = 0;
+    if (kept !== undefined && h.type >= OBJ_OFS_DELTA) {
+      if (pos !== this.reservedPos || size !== this.reservedSize) {
+        this.reservedPos = pos;
+        this.reservedSize = size;
+        this.reservedAt = reserveKept(kept, size);
+      }
+      keptAt = this.reservedAt;
+    }
+    const keep = keptAt !== 0;
     // Room for the header, the data and the one spare byte inflateExact needs to see the end.
     const need = MAX_HEADER_LENGTH + size + 1;
     if (need > this.scratch.length) {
@@ -71,10 +87,10 @@ export class EntryScanner {
       if (size > 0xffffffff) throw new PackwrightError('PACK_TOO_LARGE', `${this.name}: object at offset ${pos} declares ${size} bytes`, { file: this.name, offset: pos });
       if (!keep) this.scratch = Buffer.allocUnsafeSlow(Math.max(need, this.scratch.length * 2));
     }
-    this.keptAt = keep ? kept.used + 1 : 0;
+    this.keptAt = keptAt;
     // In the scratch buffer, room before the data for "<type> <size>\0" makes the object hash as one range.
     const used = keep
-      ? this.inflater.inflateExact(buf, at + n, end, kept.data, kept.used, size)
+      ? this.inflater.inflateExact(buf, at + n, end, (kept as KeptData).data, keptAt - 1, size)
       : this.inflater.inflateExact(buf, at + n, end, this.scratch, MAX_HEADER_LENGTH, size);
     if (used === INFLATE_INPUT_ENDED) return NEED_MORE;
     if (used < 0) {

@@ -6,7 +6,7 @@ import { totalmem } from 'node:os';
 import { hashLength } from '../hash/object-format.js';
 import { MAX_ENTRY_HEADER } from '../pack/entry-header.js';
 import { EntryScanner, NEED_MORE } from './entry-scanner.js';
-import { allocKeptDeltas, commitKeptDelta, growKeptDeltas, type KeptDeltas } from './kept-deltas.js';
+import { allocKeptData, commitKeptDelta, growKeptDeltas, keptDeltasOver, setKeptBudget, type KeptData, type KeptDeltas } from './kept-deltas.js';
 import type { PackSource } from './pack-source.js';
 import { PACK_HEADER_LENGTH, parsePackHeader } from '../pack/pack-header.js';
 import { ScanWindow, type WholePack } from './scan-window.js';
@@ -154,6 +154,11 @@ export interface ScanOptions {
    * asked once the header is read (0, or absent: none).
    */
   keepDeltas?: ((objects: number) => number) | undefined;
+  /**
+   * The store kept deltas go to, made before the header was read because pass 1's helpers fill it
+   * too (they start first); `keepDeltas` then sets its budget. Without it, one is made here.
+   */
+  keptData?: KeptData | undefined;
   /** Receives the pack's bytes, in order, as they are consumed (to write a pack read from a stream). */
   sink?: ((bytes: Uint8Array) => void) | undefined;
   /** Read the whole pack into this buffer and keep it (`PackScan.data`). */
@@ -201,6 +206,8 @@ export interface RegionScan {
   /** OFS_DELTA base offsets (-1 otherwise): base entries may lie in earlier regions. */
   baseOffsets: Float64Array;
   refIds: Uint8Array;
+  /** Where each delta's data went in the kept store (`RegionRequest.kept`), plus one (0: not kept). */
+  keptAt: Uint32Array;
   /** The helper read the file into the shared buffer up to here. */
   readUpTo: number;
 }
@@ -209,7 +216,8 @@ export interface RegionScan {
  * Pass 1 of index-pack, streaming: each entry goes through `EntryScanner` (header, inflate for
  * the exact compressed length, CRC32, id of non-deltas), the whole pack is hashed and the trailer
  * checked. Only a window of the pack is held, unless `whole` keeps all of it. Deltas are inflated
- * and dropped: pass 2 inflates them again when it applies them, which costs less than keeping them.
+ * into the kept store while the plan gives it room (kept-deltas.ts), else dropped and inflated
+ * again by pass 2.
  *
  * It is resumable so that helper threads can scan later regions of an in-memory pack in
  * parallel: `scanUntil(p)` stops at the first entry at or after `p`, `adopt` appends a helper's
@@ -270,7 +278,11 @@ export class PackScanner {
     this.scan = allocScanFor(this.options.format, count, size, this.shared);
     this.scan.count = count;
     const keep = this.options.keepDeltas?.(count) ?? 0;
-    if (keep > 0) this.scan.kept = this.entries.kept = allocKeptDeltas(this.scan.capacity, keep, this.shared);
+    if (keep > 0) {
+      const data = this.options.keptData ?? allocKeptData(keep, this.shared);
+      setKeptBudget(data, keep);
+      this.scan.kept = this.entries.kept = keptDeltasOver(data, this.scan.capacity, this.shared);
+    }
   }
 
   private room(k: number): PackScan {
@@ -327,7 +339,7 @@ export class PackScanner {
       scan.sizes[k] = h.size;
       scan.headerLengths[k] = h.headerLength;
       scan.crc32[k] = es.crc;
-      if (es.keptAt !== 0) commitKeptDelta(scan.kept as KeptDeltas, k, es.keptAt, h.size);
+      if (es.keptAt !== 0) commitKeptDelta(scan.kept as KeptDeltas, k, es.keptAt);
       // Bases precede their deltas, so a binary search over the offsets seen so far finds it.
       scan.ofsBase[k] = h.type === OBJ_OFS_DELTA ? findOffset(scan.offsets, k, h.baseOffset) : -1;
       if (h.type === OBJ_REF_DELTA) addRefDelta(scan.refs, k, w.buf, h.baseIdPosition, H);
@@ -356,9 +368,12 @@ export class PackScanner {
     scan.headerLengths.set(region.headerLengths.subarray(0, region.count), k0);
     scan.crc32.set(region.crc32.subarray(0, region.count), k0);
     scan.ids.set(region.ids.subarray(0, region.count * H), k0 * H);
+    const kept = scan.kept;
     for (let i = 0; i < region.count; i++) {
       const k = k0 + i;
       const t = region.types[i] as number;
+      const keptAt = region.keptAt[i] as number;
+      if (keptAt !== 0 && kept !== undefined) commitKeptDelta(kept, k, keptAt);
       scan.ofsBase[k] = t === OBJ_OFS_DELTA ? findOffset(scan.offsets, k, region.baseOffsets[i] as number) : -1;
       if (t === OBJ_REF_DELTA) addRefDelta(scan.refs, k, region.refIds, i * H, H);
       else if (t !== OBJ_OFS_DELTA) scan.resolvedTypes[k] = t;

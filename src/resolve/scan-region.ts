@@ -5,6 +5,7 @@ import { hashLength, type ObjectFormat } from '../hash/object-format.js';
 import { isPackwrightError } from '../errors/packwright-error.js';
 import { EntryScanner, NEED_MORE } from './entry-scanner.js';
 import { readSizeVarint, sizeVarintEnd } from '../encoding/size-varint.js';
+import type { KeptData } from './kept-deltas.js';
 import type { RegionScan, TypedArrayConstructor } from './pack-scan.js';
 
 /** How far past its region start a helper looks for the first entry before giving up. */
@@ -25,6 +26,8 @@ export interface RegionRequest {
   buffer?: Uint8Array | undefined;
   /** The helper's own buffer, reused from region to region (grown as needed). */
   scratch?: { buf: Uint8Array } | undefined;
+  /** The kept-delta store the main thread's scan fills too: deltas go there while its budget has room. */
+  kept?: KeptData | undefined;
   from: number;
   /** Stop at the first entry that starts at or after this. */
   to: number;
@@ -94,6 +97,8 @@ export function scanRegion(req: RegionRequest): RegionScan {
     }
     if (start < 0) return failed();
     r.start = start;
+    // Deltas are kept from here on, not while boundaries are tried (a false one would take room).
+    es.kept = req.kept;
     let pos = start;
     let k = 0;
     while (pos < req.to && pos < req.dataEnd) {
@@ -114,6 +119,7 @@ export function scanRegion(req: RegionRequest): RegionScan {
       r.sizes[k] = h.size;
       r.headerLengths[k] = h.headerLength;
       r.crc32[k] = es.crc;
+      r.keptAt[k] = es.keptAt;
       r.baseOffsets[k] = h.type === OBJ_OFS_DELTA ? h.baseOffset : -1;
       if (h.type === OBJ_REF_DELTA) r.refIds.set(buf.subarray(h.baseIdPosition, h.baseIdPosition + H), k * H);
       // A delta's id is pass 2's to find; until then it reads as zeros, as in the main thread's table.
@@ -139,6 +145,8 @@ export interface RegionsRequest {
   path: string;
   /** As in RegionRequest: the shared whole-pack buffer, or none (each helper reads into its own). */
   buffer?: Uint8Array | undefined;
+  /** As in RegionRequest. */
+  kept?: KeptData | undefined;
   /** Region boundaries: region i is `[bounds[i], bounds[i + 1])`. */
   bounds: Float64Array;
   /** Who scans each region: 0 nobody yet, 1 the main thread, 2 a helper. */
@@ -200,6 +208,7 @@ export function scanRegionsAhead(req: RegionsRequest, onRegion: (index: number, 
     }
     const r = scanRegion({
       format: req.format, ...(req.detectCollisions === true ? { detectCollisions: true } : {}), path: req.path, ...(req.buffer !== undefined ? { buffer: req.buffer } : { scratch }),
+      ...(req.kept !== undefined ? { kept: req.kept } : {}),
       from: bounds[i] as number, to: bounds[i + 1] as number, dataEnd,
     });
     onRegion(i, r);
@@ -239,7 +248,7 @@ function plausible(buf: Uint8Array, q: number, end: number, H: number): boolean 
 }
 
 /** Bytes a region's scan takes per entry of capacity (alloc). */
-const regionEntryBytes = (H: number): number => 8 + 8 + 4 + 4 + 1 + 1 + H + H;
+const regionEntryBytes = (H: number): number => 8 + 8 + 4 + 4 + 4 + 1 + 1 + H + H;
 
 /**
  * A region's tables as views of one buffer: at 1 MiB and more it is a mapping of its own, handed
@@ -265,6 +274,7 @@ function alloc(capacity: number, H: number): RegionScan {
     baseOffsets: take(Float64Array, capacity),
     sizes: take(Uint32Array, capacity),
     crc32: take(Uint32Array, capacity),
+    keptAt: take(Uint32Array, capacity),
     types: take(Uint8Array, capacity),
     headerLengths: take(Uint8Array, capacity),
     ids: take(Uint8Array, capacity * H),
@@ -280,6 +290,7 @@ function grow(r: RegionScan, capacity: number, H: number): RegionScan {
   g.sizes.set(r.sizes);
   g.headerLengths.set(r.headerLengths);
   g.crc32.set(r.crc32);
+  g.keptAt.set(r.keptAt);
   g.ids.set(r.ids);
   g.baseOffsets.set(r.baseOffsets);
   g.refIds.set(r.refIds);
