@@ -613,6 +613,36 @@ describe('index-pack in parallel', () => {
     }
     rmSync(work, { recursive: true, force: true });
   });
+  test('a stream that brings large entries a few KiB at a time gives git\'s idx, each entry inflated in pieces as it arrives', async () => {
+    const work = join(dir.path, 'trickle');
+    mkdirSync(work);
+    git(work, ['init', '-q']);
+    // Three versions of a 1.5 MB file, part text, part noise: whole entries and deltas far longer
+    // than a chunk, one of them stored rather than compressed.
+    const random = seededRandom(testSeed() ^ 0x7e1);
+    const noise = Buffer.from(Array.from({ length: 500_000 }, () => Math.floor(random() * 256)));
+    for (let v = 0; v < 3; v++) {
+      writeFileSync(join(work, 'big'), Buffer.concat([Buffer.from(`version ${v}\n`.repeat(80_000)), noise.subarray(v * 1000)]));
+      writeFileSync(join(work, 'noise'), randomBytes(200_000));
+      git(work, ['add', '.']);
+      git(work, ['-c', 'user.name=t', '-c', 'user.email=t@t', 'commit', '-qm', `v${v}`]);
+    }
+    git(work, ['repack', '-adq']);
+    const pack = packOf(work);
+    const bytes = readFileSync(pack);
+    git(work, ['index-pack', '-o', join(work, 'git.idx'), pack]);
+    const expected = readFileSync(join(work, 'git.idx'));
+    const trickle = (chunk: number): Readable => Readable.from((async function* () {
+      for (let at = 0; at < bytes.length; at += chunk) {
+        yield bytes.subarray(at, at + chunk);
+        await new Promise((done) => setImmediate(done));
+      }
+    })());
+    for (const [threads, chunk] of [[1, 4 << 10], [2, 4 << 10], [1, 997]] as const) {
+      const r = await indexPack(trickle(chunk), { packPath: join(work, `t${threads}-${chunk}.pack`), threads, detectCollisions: true });
+      assert.deepEqual(readFileSync(r.indexPath as string), expected, `${threads} threads, chunks of ${chunk}`);
+    }
+  });
   test('a received pack is split too: helpers scan regions already in the spool file while it arrives, giving the one-thread scan; what follows the trailer stays out', async () => {
     const { work, pack } = repackedCopy(join(dir.path, 'spooled'), 30, ['-c', 'pack.threads=1', 'repack', '-adfq']);
     const bytes = readFileSync(pack);

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { readFileSync, mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { tempDir, makeRepo, git, fileEndingIn } from './helpers/git.js';
-import { crc32, Deflater, deflateBound, Inflater, INFLATE_INPUT_ENDED, INFLATE_TOO_LONG, INFLATE_TOO_SHORT } from '../src/zlib/index.js';
+import { crc32, Deflater, deflateBound, Inflater, INFLATE_CORRUPT, INFLATE_INPUT_ENDED, INFLATE_TOO_LONG, INFLATE_TOO_SHORT } from '../src/zlib/index.js';
 import { PackIndex } from '../src/idx/index.js';
 import { EntryHeader, parseEntryHeader } from '../src/pack/index.js';
 import { constants as zlibConstants, crc32 as zlibCrc32, deflateSync, inflateSync } from 'node:zlib';
@@ -63,6 +63,43 @@ test('both paths report truncation, short and long streams the same way', () => 
     assert.equal(inflater.inflateExact(z, 0, z.length, out, 0, data.length), z.length);
     assert.deepEqual(out.subarray(0, data.length), data);
   }
+});
+
+test('inflateStreaming takes a stream in pieces, each byte once, and ends where inflateExact does', () => {
+  const random = seededRandom(41);
+  // Part text, part noise: stored and compressed blocks both.
+  const data = Buffer.concat([Buffer.from('a line of text that compresses\n'.repeat(20000)), Buffer.from(Array.from({ length: 300_000 }, () => Math.floor(random() * 256)))]);
+  const z = Buffer.concat([deflateSync(data), Buffer.from('the next entry')]);
+  const streamEnd = z.length - 'the next entry'.length;
+  const inflater = new Inflater();
+  for (const piece of [1 << 10, 64 << 10, 1 << 20]) {
+    const out = Buffer.alloc(data.length + 1);
+    // The input grows a piece at a time, in a buffer that moves (a window sliding to the entry).
+    let end = Math.min(piece, z.length);
+    let used = inflater.inflateStreaming(Buffer.from(z.subarray(0, end)), 0, end, out, 0, data.length, false);
+    while (used === INFLATE_INPUT_ENDED) {
+      assert.ok(end < z.length, 'more is asked for only while there is more');
+      end = Math.min(end + piece, z.length);
+      const moved = Buffer.concat([Buffer.alloc(7), z.subarray(0, end)]);
+      used = inflater.inflateStreaming(moved, 7, 7 + end, out, 0, data.length, true);
+    }
+    assert.equal(used, streamEnd, `pieces of ${piece}`);
+    assert.deepEqual(out.subarray(0, data.length), data);
+  }
+  // A stream that ends exactly where the input does is finished once input follows it.
+  const out = Buffer.alloc(data.length + 1);
+  assert.equal(inflater.inflateStreaming(z, 0, streamEnd, out, 0, data.length, false), INFLATE_INPUT_ENDED);
+  assert.equal(inflater.inflateStreaming(z, 0, streamEnd + 1, out, 0, data.length, true), streamEnd);
+  // Long, short and corrupt streams, in pieces or not; then it works again.
+  assert.equal(inflater.inflateStreaming(z, 0, z.length, out, 0, data.length - 1, false), INFLATE_TOO_LONG);
+  assert.equal(inflater.inflateStreaming(z, 0, z.length, Buffer.alloc(data.length + 2), 0, data.length + 1, false), INFLATE_TOO_SHORT);
+  const bad = Buffer.from(z);
+  bad.fill(0xff, 1000, 1100);
+  let r = inflater.inflateStreaming(bad, 0, 900, out, 0, data.length, false);
+  assert.equal(r, INFLATE_INPUT_ENDED);
+  r = inflater.inflateStreaming(bad, 0, bad.length, out, 0, data.length, true);
+  assert.equal(r, INFLATE_CORRUPT);
+  assert.equal(inflater.inflateStreaming(z, 0, z.length, out, 0, data.length, false), streamEnd);
 });
 
 test('Deflater: one reused native handle makes zlib streams that inflate back, at any size and level', () => {

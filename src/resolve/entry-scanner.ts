@@ -51,6 +51,13 @@ export class EntryScanner {
   private reservedPos = -1;
   private reservedSize = -1;
   private reservedAt = 0;
+  /**
+   * The entry at this offset ran past the bytes given: its next tries inflate it in pieces
+   * (Inflater.inflateStreaming), `streaming` once the first has started the stream. Its first try
+   * inflates it whole, as most entries are, with the cheaper Z_FINISH.
+   */
+  private partialPos = -1;
+  private streaming = false;
 
   /**
    * Scans the entry at pack offset `pos`, found at `buf[at]`, with valid bytes up to `buf[end]`.
@@ -89,9 +96,20 @@ export class EntryScanner {
     }
     this.keptAt = keptAt;
     // In the scratch buffer, room before the data for "<type> <size>\0" makes the object hash as one range.
-    const used = keep
-      ? this.inflater.inflateExact(buf, at + n, end, (kept as KeptData).data, keptAt - 1, size)
-      : this.inflater.inflateExact(buf, at + n, end, this.scratch, MAX_HEADER_LENGTH, size);
+    const out = keep ? (kept as KeptData).data : this.scratch;
+    const outOffset = keep ? keptAt - 1 : MAX_HEADER_LENGTH;
+    let used: number;
+    if (pos !== this.partialPos) {
+      used = this.inflater.inflateExact(buf, at + n, end, out, outOffset, size);
+      if (used === INFLATE_INPUT_ENDED) {
+        this.partialPos = pos;
+        this.streaming = false;
+      }
+    } else {
+      used = this.inflater.inflateStreaming(buf, at + n, end, out, outOffset, size, this.streaming);
+      this.streaming = used === INFLATE_INPUT_ENDED;
+      if (!this.streaming) this.partialPos = -1;
+    }
     if (used === INFLATE_INPUT_ENDED) return NEED_MORE;
     if (used < 0) {
       throw new PackwrightError('PACK_CORRUPT', `${this.name}: inflate failed for the object at offset ${pos}: ${inflateCodeName(used)} (${this.inflater.lastError})`, { file: this.name, offset: pos });
