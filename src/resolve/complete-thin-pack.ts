@@ -3,6 +3,7 @@ import { fsyncSync, ftruncateSync } from 'node:fs';
 import { hashFileRange } from '../hash/hash-file.js';
 import { writeFully } from '../io/write-fully.js';
 import { nodeZlib } from '../zlib/node-zlib.js';
+import { Deflater } from '../zlib/deflater.js';
 import { PackwrightError } from '../errors/packwright-error.js';
 import { hashBytes, objectHeader } from '../hash/hash-object.js';
 import { toHex } from '../hash/hex.js';
@@ -22,28 +23,35 @@ import type { ExternalBaseLookup } from './resolve-deltas.js';
  * `gitBytes`, by Node's zlib: faster, other bytes).
  */
 export async function completeThinPack(fd: number, path: string, scan: PackScan, ids: Buffer[], lookup: ExternalBaseLookup, format: ObjectFormat, level: number, gitBytes = true): Promise<PackScan> {
-  const deflate = gitBytes ? await loadReferenceDeflate() : (data: Uint8Array, l: number): Buffer => nodeZlib().deflateSync(data, { level: l });
+  // Node's zlib through one reused handle: deflateSync made and freed a zlib stream (~300 KB of
+  // state) for each base, 30 ms of a fetch of 10 commits for 241 bases of 680 KB.
+  const deflater = gitBytes ? undefined : new Deflater(level);
+  const deflate = deflater !== undefined ? (data: Uint8Array): Buffer => deflater.deflate(data) : await loadReferenceDeflate();
   const H = hashLength(format);
   const first = scan.count;
   const n = first + ids.length;
   const grown = growScanTo(scan, n);
   let offset = scan.offsets[first] as number;
-  for (let i = 0; i < ids.length; i++) {
-    const id = ids[i] as Buffer;
-    const found = lookup(id);
-    if (found === undefined) throw new PackwrightError('OBJECT_NOT_FOUND', `base ${toHex(id)} vanished while completing the thin pack`);
-    const obj = { type: typeNumber(found.type), data: found.data };
-    const entry = Buffer.concat([encodeEntryHeader(obj.type, obj.data.length), deflate(obj.data, level)]);
-    const k = first + i;
-    grown.offsets[k] = offset;
-    grown.types[k] = obj.type;
-    grown.resolvedTypes[k] = obj.type;
-    grown.ofsBase[k] = -1;
-    grown.sizes[k] = obj.data.length;
-    grown.crc32[k] = nodeZlib().crc32(entry);
-    grown.ids.set(hashBytes(format, Buffer.concat([objectHeader(obj.type, obj.data.length), obj.data])), k * H);
-    writeFully(fd, entry, path, offset);
-    offset += entry.length;
+  try {
+    for (let i = 0; i < ids.length; i++) {
+      const id = ids[i] as Buffer;
+      const found = lookup(id);
+      if (found === undefined) throw new PackwrightError('OBJECT_NOT_FOUND', `base ${toHex(id)} vanished while completing the thin pack`);
+      const obj = { type: typeNumber(found.type), data: found.data };
+      const entry = Buffer.concat([encodeEntryHeader(obj.type, obj.data.length), deflate(obj.data, level)]);
+      const k = first + i;
+      grown.offsets[k] = offset;
+      grown.types[k] = obj.type;
+      grown.resolvedTypes[k] = obj.type;
+      grown.ofsBase[k] = -1;
+      grown.sizes[k] = obj.data.length;
+      grown.crc32[k] = nodeZlib().crc32(entry);
+      grown.ids.set(hashBytes(format, Buffer.concat([objectHeader(obj.type, obj.data.length), obj.data])), k * H);
+      writeFully(fd, entry, path, offset);
+      offset += entry.length;
+    }
+  } finally {
+    deflater?.close();
   }
   grown.offsets[n] = offset;
   grown.count = n;
