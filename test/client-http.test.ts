@@ -681,3 +681,59 @@ test('http.<url>.<key> picks the value git\'s urlmatch picks (config --get-urlma
     assert.equal(urlMatchedValue(config, 'http', 'proxy', url), r, url);
   }
 });
+
+test('http.cookieFile and http.saveCookies: the cookies sent and the file written back are curl\'s (git\'s), from a file in Netscape\'s format and Set-Cookie lines, with what the server sets, replaces and deletes', async () => {
+  using dir = tempDir();
+  const src = makeHistoryRepo(dir.path, 'sha1', 20);
+  // Who sent what, per request; the server sets cookies on every answer, more on the first.
+  const sent: string[] = [];
+  let requests = 0;
+  const served = gitServer(src, (req, res) => {
+    sent.push(`${req.method} ${(req.url ?? '').replace(/\?.*/, '')} ${req.headers.cookie ?? '-'}`);
+    const set = ['name=value', 'exp=3; Expires=Wed, 09 Jun 2100 10:18:14 GMT; HttpOnly'];
+    if (requests++ === 0) {
+      // Replaces othername (the same path once sanitized), deletes old, is refused (secure over
+      // HTTP, another domain, one label), and one for the IP address itself (host-only).
+      set.push('othername=new; Path=/repo.git', 'old=; Max-Age=0; Path=/', 'sec=1; Secure', 'far=1; Domain=example.com', 'top=1; Domain=com', 'ip=2; Domain=127.0.0.1; Path=/');
+    }
+    res.setHeader('Set-Cookie', set);
+    return false;
+  });
+  const server = createHttpServer(served.handle);
+  const port = await listen(server);
+  const url = `http://127.0.0.1:${port}/repo.git`;
+  const start = [
+    '# a comment',
+    '127.0.0.1\tFALSE\t/repo.git/\tFALSE\t0\tothername\tothervalue',
+    '.127.0.0.1\tTRUE\t/\tFALSE\t0\ttail\tt',
+    '#HttpOnly_127.0.0.1\tFALSE\t/repo.git\tFALSE\t4102444800\tho\th',
+    '127.0.0.1\tFALSE\t/\tFALSE\t0\told\tgoes',
+    '127.0.0.1\tFALSE\t/\tFALSE\t1000\texpired\tlong ago',
+    '127.0.0.1\tFALSE\t/elsewhere\tFALSE\t0\tnot\there',
+    'Set-Cookie: hdr=1',
+    '',
+  ].join('\n');
+  try {
+    const run = async (who: 'git' | 'packwright'): Promise<{ file: string; sent: string[] }> => {
+      const file = join(dir.path, `cookies-${who}.txt`);
+      writeFileSync(file, start);
+      sent.length = 0;
+      requests = 0;
+      const config = ['-c', `http.cookieFile=${file}`, '-c', 'http.saveCookies=true'];
+      if (who === 'git') await gitAsync(dir.path, [...config, 'ls-remote', url]);
+      else assert.equal((await runPackwright(dir.path, [...config, 'ls-remote', url])).status, 0);
+      return { file: readFileSync(file, 'utf8'), sent: [...sent] };
+    };
+    const theirs = await run('git');
+    const ours = await run('packwright');
+    // The file is read again before each request (git sets curl's COOKIEFILE on every handle it
+    // takes): the cookie an answer deleted comes back from it, the one an answer set stays.
+    assert.ok(theirs.sent.length >= 2 && theirs.sent[0]?.includes('othername=othervalue; ho=h') && (theirs.sent[1] ?? '').includes('othername=new') && (theirs.sent[1] ?? '').includes('old=goes'), theirs.sent.join('\n'));
+    assert.deepEqual(ours.sent, theirs.sent);
+    assert.equal(ours.file, theirs.file);
+    assert.match(theirs.file, /\tothername\tnew\n/);
+  } finally {
+    await close(server);
+    served.close();
+  }
+});

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import type { Agent as HttpAgent, ClientRequest, IncomingMessage, RequestOptions } from 'node:http';
 import type { Socket } from 'node:net';
+import { CookieJar } from './cookie-jar.js';
 import { PackwrightError, throwIfAborted } from '../errors/packwright-error.js';
 import { socksConnect, type SocksProxy } from './socks-connect.js';
 import { checkProxyAuthMethod, learnChallenge, proxyAuthorizationFor, type DigestChallenge, type ProxyAuthMethod } from './proxy-auth.js';
@@ -57,6 +58,13 @@ export interface HttpSettings {
   proxySslCertPasswordProtected?: boolean | undefined;
   /** Which redirects to follow: of the first request only (git's default), all, or none (http.followRedirects). */
   followRedirects?: 'initial' | 'always' | 'never' | undefined;
+  /**
+   * A file of cookies to send (git's http.cookieFile): Netscape's format, as curl writes it, or
+   * `Set-Cookie:` lines; cookies the server sets are sent with the requests after (cookie-jar.ts).
+   */
+  cookieFile?: string | undefined;
+  /** Write the cookies back to `cookieFile` when the client closes (git's http.saveCookies). */
+  saveCookies?: boolean | undefined;
 }
 
 /** What `httpRequest` sends. */
@@ -173,6 +181,8 @@ export class HttpClient {
   private readonly tls = new Map<'server' | 'proxy', Promise<TlsMaterial>>();
   /** The proxy, parsed once: credentials asked for after a 407 stay for the next requests. */
   private parsedProxy: ProxyTarget | undefined;
+  /** The cookies (HttpSettings.cookieFile), read at the first request. */
+  private jar: CookieJar | undefined;
 
   constructor(
     readonly settings: HttpSettings = {},
@@ -229,6 +239,10 @@ export class HttpClient {
     const port = url.port === '' ? (secure ? 443 : 80) : Number(url.port);
     const host = url.hostname.replace(/^\[|\]$/g, '');
     const headers: Record<string, string> = { 'Accept-Encoding': 'deflate, gzip', ...init.headers };
+    const jar = this.cookieJar();
+    jar?.reload();
+    const cookies = jar?.header(url);
+    if (cookies !== undefined) headers['Cookie'] = cookies;
     // A body sent whole says its length; one made as it goes is sent chunked.
     if (Buffer.isBuffer(init.body)) headers['Content-Length'] = String(init.body.length);
     const path = `${url.pathname}${url.search}`;
@@ -262,6 +276,8 @@ export class HttpClient {
       };
       const req = send(options, (res) => {
         init.signal?.removeEventListener('abort', onAbort);
+        const set = res.headers['set-cookie'];
+        if (jar !== undefined && set !== undefined) jar.receive(url, set);
         resolve(this.response(res));
       });
       req.on('error', (e) => {
@@ -282,8 +298,23 @@ export class HttpClient {
     });
   }
 
-  /** Ends every kept-alive socket and tunnel. */
+  /** The cookie jar, read from HttpSettings.cookieFile at the first request; undefined without one. */
+  private cookieJar(): CookieJar | undefined {
+    const file = this.settings.cookieFile;
+    if (file === undefined || file === '') return undefined;
+    return (this.jar ??= new CookieJar(file));
+  }
+
+  /** Ends every kept-alive socket and tunnel; writes the cookies back when asked to (git's http_cleanup, through curl). */
   close(): void {
+    if (this.jar !== undefined && this.settings.saveCookies === true) {
+      try {
+        this.jar.save();
+      } catch {
+        // curl says nothing when it cannot write the jar, and git's command has its result already.
+      }
+      this.jar = undefined;
+    }
     for (const agent of this.agents.values()) agent.destroy();
     this.agents.clear();
     for (const socket of this.tunnels) socket.destroy();

@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import { PackwrightError } from '../errors/packwright-error.js';
 // What a client call takes from the repository's configuration: git's http.* settings (http.c,
 // urlmatch.c), the proxy from the environment, and how it reaches ssh (connect.c).
@@ -80,6 +81,12 @@ export function httpSettings(config: GitConfig, url: string, env: Readonly<Recor
     // git's precedence: the environment, then the remote's, then http.proxyAuthMethod.
     proxyAuthMethod: parseProxyAuthMethod(nonEmpty('GIT_HTTP_PROXY_AUTHMETHOD') ?? (typeof remoteAuthMethod === 'string' ? remoteAuthMethod : undefined) ?? get('proxyAuthMethod')),
   };
+  // A path as git's git_config_pathname reads it: `~/` is the home directory.
+  const cookieFile = get('cookieFile');
+  if (cookieFile !== undefined && cookieFile !== '') {
+    settings.cookieFile = cookieFile.startsWith('~/') && env.HOME !== undefined ? join(env.HOME, cookieFile.slice(2)) : cookieFile;
+    settings.saveCookies = parseBool(get('saveCookies') ?? 'false', 'http.savecookies');
+  }
   for (const [name, value] of Object.entries(paths)) if (value !== undefined) settings[name as keyof typeof paths] = value;
   return settings;
 }
