@@ -737,3 +737,59 @@ test('http.cookieFile and http.saveCookies: the cookies sent and the file writte
     served.close();
   }
 });
+
+test('a push over HTTP goes as git\'s remote-curl sends it: with its length while it fits http.postBuffer, else chunked after a "0000" probe, which also settles credentials a server asks only of the push; -v -v says which', async () => {
+  using dir = tempDir();
+  const history = makeHistoryRepo(dir.path, 'sha1', 20);
+  const main = git(history, ['rev-parse', 'main']).toString().trim();
+  // What reached the server: each request's method, path, how its body was framed, and whether it carried credentials.
+  const log: string[] = [];
+  const opened: Repository[] = [];
+  let served = '';
+  const handler = createGitHttpHandler({
+    repository: (path) => {
+      if (path !== '/repo.git') return undefined;
+      const r = Repository.openGitDir(served, { env: GIT_ENV });
+      opened.push(r);
+      return r;
+    },
+    threads: 1,
+    // The advertisement is open; the push itself wants user u.
+    authorize: (service, _repo, _path, request) => service === 'upload-pack' || !request.path.endsWith('/git-receive-pack') || request.headers?.['authorization'] === `Basic ${Buffer.from('u:p').toString('base64')}`
+      ? true : { refuse: 401, headers: [['WWW-Authenticate', 'Basic realm="push"']] },
+  });
+  const server = createHttpServer((req, res) => {
+    log.push(`${req.method} ${(req.url ?? '').replace(/\?.*/, '')} ${req.headers['content-length'] !== undefined ? 'length' : req.headers['transfer-encoding'] ?? 'none'} ${req.headers.authorization !== undefined ? 'auth' : '-'}`);
+    void handler(req, res);
+  });
+  const port = await listen(server);
+  const helper = ['-c', 'credential.helper=!f() { test "$1" = get && echo username=u && echo password=p; }; f'];
+  try {
+    for (const postBuffer of [undefined, '4']) {
+      const run = async (who: 'git' | 'packwright'): Promise<{ log: string[]; lines: string[] }> => {
+        served = join(dir.path, `served-${who}-${postBuffer ?? 'default'}.git`);
+        git(dir.path, ['clone', '-q', '--bare', history, served]);
+        git(served, ['update-ref', 'refs/heads/main', `${main}~8`]);
+        log.length = 0;
+        const config = [...helper, ...(postBuffer !== undefined ? ['-c', `http.postBuffer=${postBuffer}`] : [])];
+        const args = [...config, 'push', '-v', '-v', `http://127.0.0.1:${port}/repo.git`, 'main'];
+        const stderr = who === 'git'
+          ? (await execFileAsync('git', args, { cwd: history, env: GIT_ENV })).stderr
+          : (await runPackwright(history, args)).stderr;
+        assert.equal(git(served, ['rev-parse', 'main']).toString().trim(), main, `${who} pushed`);
+        return { log: [...log], lines: stderr.split('\n').filter((l) => l.startsWith('POST ')) };
+      };
+      const theirs = await run('git');
+      const ours = await run('packwright');
+      const what = `http.postBuffer ${postBuffer ?? 'default'}`;
+      assert.deepEqual(ours.log, theirs.log, what);
+      // The sizes of the packs differ (packwright's deltas are its own), not the framing.
+      assert.deepEqual(ours.lines.map((l) => l.replace(/\d+ bytes/, 'N bytes')), theirs.lines.map((l) => l.replace(/\d+ bytes/, 'N bytes')), what);
+      assert.match(theirs.lines.join('\n'), postBuffer === undefined ? /^POST git-receive-pack \(\d+ bytes\)$/m : /^POST git-receive-pack \(chunked\)$/m);
+      if (postBuffer !== undefined) assert.ok(theirs.log.some((l) => l.startsWith('POST /repo.git/git-receive-pack chunked auth')), theirs.log.join('\n'));
+    }
+  } finally {
+    await close(server);
+    for (const r of opened) r.close();
+  }
+});

@@ -55,7 +55,7 @@ export async function fetchCommand(io: CommandIO, global: GlobalOptions, agent: 
     if (taken >= 0) i = taken;
     else if (a.startsWith('--filter=')) filter = a.slice(9);
     else if (a === '-q' || a === '--quiet') (verbosity = -1), (progress = false);
-    else if (a === '-v' || a === '--verbose') verbosity = 1;
+    else if (a === '-v' || a === '--verbose') verbosity = Math.max(verbosity, 0) + 1;
     else if (a === '-p' || a === '--prune') prune = true;
     else if (a === '--no-prune') prune = false;
     else if (a === '-P' || a === '--prune-tags') pruneTags = true;
@@ -132,6 +132,7 @@ export async function fetchCommand(io: CommandIO, global: GlobalOptions, agent: 
         repository: repo, remote, refspecs, tags, prune, pruneTags, atomic, dryRun, append: append || (several && remote !== remotes[0]), refmap, negotiationTips, prefetch, keep, showForcedUpdates, writeCommitGraph: several ? false : writeCommitGraph, force, updateHeadOk, writeFetchHead, uploadPack, agent, signal, reflogAction, ...shallow, filter, ...cliAuth(repo.config, global.env),
         ...(progress ? { onProgress: (text: string) => remoteSays.text(text) } : {}),
         ...(verbosity < 0 ? {} : { onWarning: (message: string) => void io.stderr.write(`warning: ${message}\n`) }),
+        ...(verbosity > 1 ? { onVerbose: (line: string) => void io.stderr.write(line) } : {}),
         onStderr: (text: string) => void io.stderr.write(text),
       })).finally(() => remoteSays.end());
     } catch (e) {

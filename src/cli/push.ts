@@ -51,7 +51,7 @@ export async function pushCommand(io: CommandIO, global: GlobalOptions, agent: s
   for (let i = 0; i < args.length; i++) {
     const a = args[i] as string;
     if (a === '-q' || a === '--quiet') verbosity = -1;
-    else if (a === '-v' || a === '--verbose') verbosity = 1;
+    else if (a === '-v' || a === '--verbose') verbosity = Math.max(verbosity, 0) + 1;
     else if (a === '--all') all = true;
     else if (a === '--mirror') mirror = true;
     else if (a === '--prune') prune = true;
@@ -99,6 +99,8 @@ export async function pushCommand(io: CommandIO, global: GlobalOptions, agent: s
       // git's progress: on a terminal unless -q, or asked for with --progress.
       ...((progress ?? (io.stderr.isTTY === true && verbosity >= 0)) ? { onProgress: (text: string) => void io.stderr.write(text) } : {}),
       ...(verbosity < 0 ? {} : { onWarning: (message: string) => void io.stderr.write(`warning: ${message}\n`) }),
+      // git's remote-curl at -v -v: how each HTTP request goes out.
+      ...(verbosity > 1 ? { onVerbose: (line: string) => void io.stderr.write(line) } : {}),
       onMessage: (text) => remoteSays.text(text),
       onStderr: (text) => io.stderr.write(text),
     })).finally(() => remoteSays.end());

@@ -56,6 +56,11 @@ export interface RemoteCallOptions {
   /** git's warnings about the conversation, without the `warning: ` (`redirecting to <url>` when the server moved the repository). */
   onWarning?: ((message: string) => void) | undefined;
   /**
+   * The lines git's remote-curl writes at `-v -v`, each with its newline: how each request of an
+   * HTTP conversation goes out (`POST git-receive-pack (<n> bytes)`, `(chunked)`, `(gzip <n> to <m> bytes)`).
+   */
+  onVerbose?: ((line: string) => void) | undefined;
+  /**
    * What a server run in this process (upload-pack or receive-pack of a local path) writes to its
    * stderr, as git shows a spawned one's: its `fatal:` line when it refuses the repository, and
    * the call then fails as git's does after it ("Could not read from remote repository").
@@ -90,6 +95,6 @@ export async function withLocalRepository<T>(options: LocalRepositoryOptions, wh
 }
 
 /** The part of a call's options that reaching the server takes (openConnection's). */
-export function remoteCallOptions(options: RemoteCallOptions): Pick<RemoteCallOptions, 'headers' | 'onAuth' | 'onAuthSuccess' | 'onAuthFailure' | 'agent' | 'idleTimeoutMs' | 'signal' | 'http' | 'onWarning'> & { stderr: ((text: string) => void) | undefined } {
-  return { http: options.http, onWarning: options.onWarning, headers: options.headers, onAuth: options.onAuth, onAuthSuccess: options.onAuthSuccess, onAuthFailure: options.onAuthFailure, agent: options.agent, idleTimeoutMs: options.idleTimeoutMs, signal: options.signal, stderr: options.onStderr };
+export function remoteCallOptions(options: RemoteCallOptions): Pick<RemoteCallOptions, 'headers' | 'onAuth' | 'onAuthSuccess' | 'onAuthFailure' | 'agent' | 'idleTimeoutMs' | 'signal' | 'http' | 'onWarning' | 'onVerbose'> & { stderr: ((text: string) => void) | undefined } {
+  return { http: options.http, onWarning: options.onWarning, onVerbose: options.onVerbose, headers: options.headers, onAuth: options.onAuth, onAuthSuccess: options.onAuthSuccess, onAuthFailure: options.onAuthFailure, agent: options.agent, idleTimeoutMs: options.idleTimeoutMs, signal: options.signal, stderr: options.onStderr };
 }

@@ -65,7 +65,18 @@ export interface HttpSettings {
   cookieFile?: string | undefined;
   /** Write the cookies back to `cookieFile` when the client closes (git's http.saveCookies). */
   saveCookies?: boolean | undefined;
+  /**
+   * The most a request body is held to be sent with its length (git's http.postBuffer, default
+   * 1 MiB, at least 65520): a push that does not fit, with room for one more packet, is sent
+   * chunked as it is made, after an empty request has settled the credentials.
+   */
+  postBuffer?: number | undefined;
 }
+
+/** git's LARGE_PACKET_MAX: the floor of http.postBuffer, and the room a held request keeps. */
+export const LARGE_PACKET_MAX = 65520;
+/** git's default http.postBuffer. */
+export const DEFAULT_POST_BUFFER = 1 << 20;
 
 /** What `httpRequest` sends. */
 export interface HttpRequestInit {

@@ -1,10 +1,10 @@
-import { join } from 'node:path';
-import { PackwrightError } from '../errors/packwright-error.js';
 // What a client call takes from the repository's configuration: git's http.* settings (http.c,
 // urlmatch.c), the proxy from the environment, and how it reaches ssh (connect.c).
-import { parseBool, type GitConfig } from '../config/git-config.js';
+import { join } from 'node:path';
+import { PackwrightError } from '../errors/packwright-error.js';
+import { parseBool, parseConfigInt, type GitConfig } from '../config/git-config.js';
 import { urlMatchedValue, urlMatchedValues } from '../config/url-match.js';
-import type { HttpSettings } from './http-request.js';
+import { LARGE_PACKET_MAX, type HttpSettings } from './http-request.js';
 import { parseProxyAuthMethod } from './proxy-auth.js';
 import type { Repository } from '../repo/repository.js';
 
@@ -81,6 +81,13 @@ export function httpSettings(config: GitConfig, url: string, env: Readonly<Recor
     // git's precedence: the environment, then the remote's, then http.proxyAuthMethod.
     proxyAuthMethod: parseProxyAuthMethod(nonEmpty('GIT_HTTP_PROXY_AUTHMETHOD') ?? (typeof remoteAuthMethod === 'string' ? remoteAuthMethod : undefined) ?? get('proxyAuthMethod')),
   };
+  const postBuffer = get('postBuffer');
+  if (postBuffer !== undefined) {
+    const n = parseConfigInt(postBuffer);
+    if (n === undefined) throw new PackwrightError('CONFIG_INVALID', `bad numeric config value '${postBuffer}' for 'http.postbuffer': invalid unit`);
+    // git: a negative value is warned of; anything under LARGE_PACKET_MAX is taken as it.
+    settings.postBuffer = Math.max(n, LARGE_PACKET_MAX);
+  }
   // A path as git's git_config_pathname reads it: `~/` is the home directory.
   const cookieFile = get('cookieFile');
   if (cookieFile !== undefined && cookieFile !== '') {

@@ -16,7 +16,8 @@ import { receivePack } from '../serve/receive-pack.js';
 import { uploadPack } from '../serve/upload-pack.js';
 import type { AuthCallback, Credentials } from './client-options.js';
 import { readBundleHeader, serveBundle } from './bundle-transport.js';
-import { HttpClient, type HttpRequestInit, type HttpResponse, type HttpSettings } from './http-request.js';
+import { DEFAULT_POST_BUFFER, HttpClient, LARGE_PACKET_MAX, type HttpRequestInit, type HttpResponse, type HttpSettings } from './http-request.js';
+import { nodeZlib } from '../zlib/node-zlib.js';
 
 /** The two services a client asks a git server for. */
 export type ClientService = 'git-upload-pack' | 'git-receive-pack';
@@ -151,6 +152,8 @@ export interface ConnectOptions {
   http?: HttpSettings | undefined;
   /** git's warnings about the conversation, without the `warning: ` (an HTTP redirect followed). */
   onWarning?: ((message: string) => void) | undefined;
+  /** remote-curl's lines at -v -v (RemoteCallOptions.onVerbose). */
+  onVerbose?: ((line: string) => void) | undefined;
   /** Credentials for an HTTP server that answers 401 (see RemoteCallOptions.onAuth). */
   onAuth?: AuthCallback | undefined;
   /** Told the credentials the server took (see RemoteCallOptions.onAuthSuccess). */
@@ -336,6 +339,34 @@ function inProcess(streams: { toServer: PassThrough; toClient: PassThrough }, op
   return { reader, stateless: false, request: async (body) => { await writeBody(write, body); return reader; }, close: () => streams.toServer.end() };
 }
 
+/**
+ * The first `limit` bytes of a request made as it goes: all of it (`whole`) when it ends within
+ * them, else `rest`, the same chunks from the first on (those read, then the ones still to come).
+ */
+async function holdUpTo(chunks: AsyncIterable<Buffer>, limit: number): Promise<{ whole: Buffer; rest: undefined } | { whole: undefined; rest: AsyncIterable<Buffer> }> {
+  const it = chunks[Symbol.asyncIterator]();
+  const read: Buffer[] = [];
+  let size = 0;
+  for (;;) {
+    const next = await it.next();
+    if (next.done === true) return { whole: Buffer.concat(read), rest: undefined };
+    read.push(next.value);
+    size += next.value.length;
+    if (size > limit) break;
+  }
+  return {
+    whole: undefined,
+    rest: (async function* () {
+      yield* read;
+      for (;;) {
+        const next = await it.next();
+        if (next.done === true) return;
+        yield next.value;
+      }
+    })(),
+  };
+}
+
 /** How many times a server that keeps answering 401 is asked again with new credentials (git asks once). */
 const AUTH_ATTEMPTS = 3;
 
@@ -474,13 +505,42 @@ function httpConnection(given: URL, options: ConnectOptions, gitProtocol: string
       reader,
       stateless: true,
       request: async (requestBody: RequestBody) => {
-        const post = new URL(`${shown}/${options.service}`);
-        const streamed = !Buffer.isBuffer(requestBody);
-        const postIt = async (): Promise<HttpResponse> => (await send(post, () => ({
+        const service = options.service;
+        const post = new URL(`${shown}/${service}`);
+        const types = { 'Content-Type': `application/x-${service}-request`, Accept: `application/x-${service}-result` };
+        const verbose = options.onVerbose ?? ((): void => undefined);
+        // git's post_rpc: a request held whole while it fits in http.postBuffer with room for one
+        // more packet goes with its length (an upload-pack one of over 1 KiB gzipped); a larger
+        // one (a push's pack) goes chunked as it is made, once an empty request ("0000") has
+        // settled the credentials, since a streamed body cannot be sent again (probe_rpc).
+        const held = Buffer.isBuffer(requestBody) ? { whole: requestBody, rest: undefined } : await holdUpTo(requestBody, (options.http?.postBuffer ?? DEFAULT_POST_BUFFER) - LARGE_PACKET_MAX);
+        let sent: Buffer | AsyncIterable<Buffer>;
+        let encoding: Record<string, string> = {};
+        // What -v -v says before each attempt (git's retry after a 401 says it again).
+        let says: string;
+        if (held.whole !== undefined) {
+          sent = held.whole;
+          if (service === 'git-upload-pack' && held.whole.length > 1024) {
+            sent = nodeZlib().gzipSync(held.whole, { level: 9 });
+            encoding = { 'Content-Encoding': 'gzip' };
+            says = `POST ${service} (gzip ${held.whole.length} to ${sent.length} bytes)\n`;
+          } else {
+            says = `POST ${service} (${held.whole.length} bytes)\n`;
+          }
+        } else {
+          const probeIt = async (): Promise<HttpResponse> => (await send(post, () => ({ method: 'POST', headers: headers(types), body: Buffer.from('0000') }), follow === 'always', false)).response;
+          let probe = await probeIt();
+          for (let attempt = 0; attempt < AUTH_ATTEMPTS && await askAgain(probe); attempt++) probe = await probeIt();
+          if (!ok(probe)) await fail(probe, post.href);
+          probe.body.resume();
+          sent = held.rest as AsyncIterable<Buffer>;
+          says = `POST ${service} (chunked)\n`;
+        }
+        const streamed = !Buffer.isBuffer(sent);
+        const postIt = async (): Promise<HttpResponse> => (verbose(says), await send(post, () => ({
           method: 'POST',
-          headers: headers({ 'Content-Type': `application/x-${options.service}-request`, Accept: `application/x-${options.service}-result` }),
-          // A streamed body (a push's pack) goes out as it is made, chunked.
-          body: requestBody,
+          headers: headers({ ...types, ...encoding }),
+          body: sent,
         }), follow === 'always' && !streamed, streamed)).response;
         let r = await postIt();
         // A body sent whole can go again with new credentials; a streamed one is spent.
