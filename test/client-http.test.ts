@@ -7,7 +7,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { createHash } from 'node:crypto';
-import { git, GIT_ENV, makeHistoryRepo, runPackwright, tempDir } from './helpers/git.js';
+import { CLI, git, GIT_ENV, makeHistoryRepo, runPackwright, tempDir } from './helpers/git.js';
 import { cloneBare, fetch, listServerRefs, bypassesProxy } from '../src/client/index.js';
 import { createGitHttpHandler } from '../src/serve/index.js';
 import { GitConfig } from '../src/config/index.js';
@@ -637,12 +637,12 @@ test('redirects as git follows them: the first request\'s (the base moves, with 
     // A gzipped advertisement is read as git reads it.
     const zipped = await listServerRefs(`${base}/gzip/repo.git`);
     assert.ok(zipped.some((r) => r.ref === 'refs/heads/main'));
-    // To another server: the credentials of the URL go to the first only (curl sends none to another host).
+    // The credentials of the URL go only where a server asks for them (curl under git's
+    // CURLAUTH_ANY): not to this one, which does not, and never to another host.
     authorization.length = 0;
     const away = await listServerRefs(`http://alice:secret@127.0.0.1:${port}/away/repo.git`);
     assert.ok(away.some((r) => r.ref === 'refs/heads/main'));
-    const sent = `Basic ${Buffer.from('alice:secret').toString('base64')}`;
-    assert.deepEqual(authorization.filter((line) => line.startsWith(`${port} `)), [`${port} /away/repo.git/info/refs?service=git-upload-pack ${sent}`]);
+    assert.deepEqual(authorization.filter((line) => line.startsWith(`${port} `)), [`${port} /away/repo.git/info/refs?service=git-upload-pack none`]);
     const toOther = authorization.filter((line) => line.startsWith(`${otherPort} `));
     assert.ok(toOther.length >= 2 && toOther.every((line) => line.endsWith(' none')), toOther.join('\n'));
   } finally {
@@ -791,5 +791,48 @@ test('a push over HTTP goes as git\'s remote-curl sends it: with its length whil
   } finally {
     await close(server);
     for (const r of opened) r.close();
+  }
+});
+
+test('GIT_TRACE_CURL and GIT_CURL_VERBOSE show the headers git shows, Authorization and cookie values redacted unless GIT_TRACE_REDACT=0; Accept-Language from LANGUAGE as git sends it', async () => {
+  using dir = tempDir();
+  const src = makeHistoryRepo(dir.path, 'sha1', 20);
+  const basic = `Basic ${Buffer.from('u:secret').toString('base64')}`;
+  const served = gitServer(src, (req, res) => {
+    if (req.headers.authorization !== basic) {
+      res.writeHead(401, { 'WWW-Authenticate': 'Basic realm="t"' }).end();
+      return true;
+    }
+    return false;
+  });
+  const server = createHttpServer(served.handle);
+  const port = await listen(server);
+  const cookies = join(dir.path, 'cookies');
+  writeFileSync(cookies, 'Set-Cookie: Foo=1\nSet-Cookie: Bar=\n');
+  const url = `http://u:secret@127.0.0.1:${port}/repo.git`;
+  try {
+    for (const [name, extra] of [['trace', { GIT_TRACE_CURL: '' }], ['verbose', { GIT_CURL_VERBOSE: '1' }], ['unredacted', { GIT_TRACE_CURL: '', GIT_TRACE_REDACT: '0' }]] as const) {
+      const shown = async (who: 'git' | 'packwright'): Promise<string[]> => {
+        const file = join(dir.path, `trace-${who}-${name}`);
+        const env = { ...GIT_ENV, ...extra, LANGUAGE: 'ko_KR.UTF-8:en', ...('GIT_TRACE_CURL' in extra ? { GIT_TRACE_CURL: file } : {}) };
+        const args = ['-c', `http.cookieFile=${cookies}`, 'ls-remote', url];
+        let stderr: string;
+        // GIT_CURL_VERBOSE writes to the process's own stderr: packwright's is a process here too.
+        if (who === 'git') stderr = (await execFileAsync('git', args, { cwd: dir.path, env })).stderr;
+        else stderr = (await execFileAsync(process.execPath, [CLI, ...args], { cwd: dir.path, env })).stderr;
+        const text = 'GIT_TRACE_CURL' in extra ? readFileSync(file, 'utf8') : stderr;
+        return text.split('\n').filter((l) => /=> Send header: (Authorization|Cookie|Accept-Language):/i.test(l)).map((l) => l.replace(/^.*=> Send header: /, ''));
+      };
+      // The same headers in all (the order within a request is curl's own, not compared).
+      const theirs = (await shown('git')).sort();
+      const ours = (await shown('packwright')).sort();
+      assert.deepEqual(ours, theirs, name);
+      assert.ok(theirs.includes('Accept-Language: ko-KR, en;q=0.9, *;q=0.8'), theirs.join('\n'));
+      assert.ok(theirs.includes(name === 'unredacted' ? `Authorization: ${basic}` : 'Authorization: Basic <redacted>'), theirs.join('\n'));
+      assert.ok(theirs.some((l) => l === (name === 'unredacted' ? 'Cookie: Bar=; Foo=1' : 'Cookie: Bar=<redacted>; Foo=<redacted>')), theirs.join('\n'));
+    }
+  } finally {
+    await close(server);
+    served.close();
   }
 });

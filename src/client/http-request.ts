@@ -6,10 +6,11 @@
 import { createRequire } from 'node:module';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Readable } from 'node:stream';
+import { Readable, Transform } from 'node:stream';
 import type { Agent as HttpAgent, ClientRequest, IncomingMessage, RequestOptions } from 'node:http';
 import type { Socket } from 'node:net';
 import { CookieJar } from './cookie-jar.js';
+import type { CurlTrace } from './curl-trace.js';
 import { PackwrightError, throwIfAborted } from '../errors/packwright-error.js';
 import { socksConnect, type SocksProxy } from './socks-connect.js';
 import { checkProxyAuthMethod, learnChallenge, proxyAuthorizationFor, type DigestChallenge, type ProxyAuthMethod } from './proxy-auth.js';
@@ -159,6 +160,8 @@ export function bypassesProxy(host: string, noProxy: string | undefined): boolea
 export interface HttpClientHooks {
   /** The passphrase of the key of the certificate at `certPath` (git asks for `cert:///<path>`); undefined gives up. */
   askPassphrase?: ((certPath: string) => Promise<string | undefined>) | undefined;
+  /** Shown each request's and answer's headers and bytes (GIT_TRACE_CURL: curl-trace.ts). */
+  trace?: CurlTrace | undefined;
   /** Credentials for the proxy at `url` (`<scheme>://<host>:<port>`) after a 407, `failed` the ones it refused; undefined gives up. */
   askProxyCredentials?: ((url: string, failed: { username: string; password: string } | undefined) => Promise<{ username: string; password: string } | undefined>) | undefined;
 }
@@ -285,8 +288,10 @@ export class HttpClient {
       const onAbort = (): void => {
         req.destroy(new PackwrightError('ABORTED', 'the request was aborted'));
       };
+      const trace = this.hooks.trace;
       const req = send(options, (res) => {
         init.signal?.removeEventListener('abort', onAbort);
+        trace?.headerIn(`HTTP/${res.httpVersion} ${res.statusCode ?? 0} ${res.statusMessage ?? ''}`, res.rawHeaders);
         const set = res.headers['set-cookie'];
         if (jar !== undefined && set !== undefined) jar.receive(url, set);
         resolve(this.response(res));
@@ -297,13 +302,32 @@ export class HttpClient {
       });
       init.signal?.addEventListener('abort', onAbort, { once: true });
       const body = init.body;
-      if (body === undefined) req.end();
-      else if (Buffer.isBuffer(body)) req.end(body);
-      else {
+      // Node keeps the header block it wrote (`_header`) once the first bytes are out.
+      let shown = trace === undefined;
+      const showHeader = (): void => {
+        if (shown) return;
+        shown = true;
+        const block = (req as unknown as { _header?: unknown })._header;
+        if (typeof block === 'string') trace?.headerOut(block);
+      };
+      if (body === undefined) {
+        req.end();
+        showHeader();
+      } else if (Buffer.isBuffer(body)) {
+        req.end(body);
+        showHeader();
+        trace?.dataOut(body);
+      } else {
         // A streamed body: each chunk as it is made, waiting while the socket drains.
         void (async () => {
-          for await (const chunk of body) if (!req.write(chunk)) await new Promise<void>((ok) => req.once('drain', ok));
+          for await (const chunk of body) {
+            const drained = req.write(chunk);
+            showHeader();
+            trace?.dataOut(chunk);
+            if (!drained) await new Promise<void>((ok) => req.once('drain', ok));
+          }
           req.end();
+          showHeader();
         })().catch((e: unknown) => req.destroy(e instanceof Error ? e : new Error(String(e))));
       }
     });
@@ -463,9 +487,19 @@ export class HttpClient {
   private response(res: IncomingMessage): HttpResponse {
     const encoding = (res.headers['content-encoding'] ?? '').toLowerCase();
     let body: Readable = res;
-    if (encoding === 'gzip' || encoding === 'x-gzip') body = res.pipe(zlib().createGunzip());
-    else if (encoding === 'deflate') body = res.pipe(zlib().createInflate());
-    if (body !== res) res.on('error', (e) => body.destroy(e));
+    const trace = this.hooks.trace;
+    if (trace !== undefined) {
+      // The bytes as they come, before any content encoding is undone (curl's DATA_IN).
+      body = res.pipe(new Transform({ transform: (chunk: Buffer, _encoding, done) => {
+        trace.dataIn(chunk);
+        done(null, chunk);
+      } }));
+      res.on('error', (e) => body.destroy(e));
+    }
+    const raw = body;
+    if (encoding === 'gzip' || encoding === 'x-gzip') body = raw.pipe(zlib().createGunzip());
+    else if (encoding === 'deflate') body = raw.pipe(zlib().createInflate());
+    if (body !== raw) raw.on('error', (e) => body.destroy(e));
     return {
       status: res.statusCode ?? 0,
       statusText: res.statusMessage ?? '',

@@ -18,6 +18,7 @@ import type { AuthCallback, Credentials } from './client-options.js';
 import { readBundleHeader, serveBundle } from './bundle-transport.js';
 import { DEFAULT_POST_BUFFER, HttpClient, LARGE_PACKET_MAX, type HttpRequestInit, type HttpResponse, type HttpSettings } from './http-request.js';
 import { nodeZlib } from '../zlib/node-zlib.js';
+import { curlTrace } from './curl-trace.js';
 
 /** The two services a client asks a git server for. */
 export type ClientService = 'git-upload-pack' | 'git-receive-pack';
@@ -340,6 +341,42 @@ function inProcess(streams: { toServer: PassThrough; toClient: PassThrough }, op
 }
 
 /**
+ * git's Accept-Language (http.c write_accept_language): the preferred languages, LANGUAGE's list
+ * or else the messages' locale (LC_ALL, LC_MESSAGES, LANG; not C or POSIX), each as a tag
+ * (`ko_KR.UTF-8` is `ko-KR`), then `*`, with falling q-values of as many decimals as the count
+ * needs; undefined when none is preferred. (git takes the locale from setlocale, which falls back
+ * to C for a locale the system lacks; this takes the variables as they are.)
+ */
+export function acceptLanguage(env: Readonly<Record<string, string | undefined>>): string | undefined {
+  const nonEmpty = (v: string | undefined): string | undefined => (v !== undefined && v !== '' ? v : undefined);
+  let list = nonEmpty(env['LANGUAGE']);
+  if (list === undefined) {
+    const locale = nonEmpty(env['LC_ALL']) ?? nonEmpty(env['LC_MESSAGES']) ?? nonEmpty(env['LANG']);
+    if (locale === undefined || locale === 'C' || locale === 'POSIX') return undefined;
+    list = locale;
+  }
+  const tags: string[] = [];
+  for (const part of list.split(':')) {
+    const tag = (/^[A-Za-z0-9_]*/.exec(part)?.[0] ?? '').replace(/_/g, '-');
+    if (tag !== '') tags.push(tag);
+    if (tags.length >= 999) break;
+  }
+  if (tags.length === 0) return undefined;
+  tags.push('*');
+  let places = 0;
+  let maxQ = 1;
+  for (; maxQ < tags.length && places <= 3; places++) maxQ *= 10;
+  let out = '';
+  for (let i = 0; i < tags.length; i++) {
+    const next = `${i > 0 ? ', ' : ''}${tags[i] as string}${i > 0 ? `;q=0.${String(maxQ - i).padStart(places, '0')}` : ''}`;
+    // git stops before the header passes 4000 bytes ("Accept-Language: " counted).
+    if (17 + out.length + next.length > 4000) break;
+    out += next;
+  }
+  return out;
+}
+
+/**
  * The first `limit` bytes of a request made as it goes: all of it (`whole`) when it ends within
  * them, else `rest`, the same chunks from the first on (those read, then the ones still to come).
  */
@@ -377,7 +414,10 @@ function httpConnection(given: URL, options: ConnectOptions, gitProtocol: string
   // An encrypted client key's passphrase and a proxy's credentials come from the same place as
   // the server's: git asks its credential helpers for cert:///<path> and for the proxy's URL.
   const onAuth = options.onAuth;
-  const client = new HttpClient(options.http ?? {}, onAuth === undefined ? {} : {
+  const env = options.env ?? process.env;
+  const trace = curlTrace(env);
+  const client = new HttpClient(options.http ?? {}, onAuth === undefined ? { trace } : {
+    trace,
     askPassphrase: async (path) => (await onAuth(`cert://${path.startsWith('/') ? '' : '/'}${path}`, undefined))?.password,
     askProxyCredentials: async (url, failed) => {
       if (failed !== undefined) await options.onAuthFailure?.(url, failed);
@@ -387,14 +427,19 @@ function httpConnection(given: URL, options: ConnectOptions, gitProtocol: string
   const follow = options.http?.followRedirects ?? 'initial';
   // Credentials in the URL are not sent in it but the first to try, as git's.
   const start = new URL(given.href);
-  let credentials: Credentials | undefined = start.username !== '' ? { username: decodeURIComponent(start.username), password: decodeURIComponent(start.password) } : undefined;
+  // As curl under git's CURLAUTH_ANY: they go only once the server has asked (a 401), and then
+  // with every request after.
+  let fromUrl: Credentials | undefined = start.username !== '' ? { username: decodeURIComponent(start.username), password: decodeURIComponent(start.password) } : undefined;
+  let credentials: Credentials | undefined;
   start.username = '';
   start.password = '';
   // The base the service paths are added to; a redirect of the first request moves it (git's update_url_from_redirect).
   let shown = start.href.replace(/\/+$/, '');
+  const language = acceptLanguage(env);
   const headers = (extra: Record<string, string>): Record<string, string> => ({
     ...(gitProtocol !== undefined ? { 'Git-Protocol': gitProtocol } : {}),
     'User-Agent': `git/${options.agent ?? 'packwright'}`,
+    ...(language !== undefined ? { 'Accept-Language': language } : {}),
     ...(credentials !== undefined ? { Authorization: `Basic ${Buffer.from(`${credentials.username}:${credentials.password}`).toString('base64')}` } : {}),
     ...options.headers,
     ...extra,
@@ -418,6 +463,12 @@ function httpConnection(given: URL, options: ConnectOptions, gitProtocol: string
   /** After a 401: the credentials sent are rejected (git's credential_reject), then new ones from `onAuth` (true: ask again), or none (false: give up). */
   const askAgain = async (response: HttpResponse): Promise<boolean> => {
     if (response.status !== 401) return false;
+    if (fromUrl !== undefined) {
+      response.body.resume();
+      credentials = fromUrl;
+      fromUrl = undefined;
+      return true;
+    }
     if (credentials !== undefined) await options.onAuthFailure?.(shown, credentials);
     if (options.onAuth === undefined) return false;
     response.body.resume();
@@ -528,7 +579,12 @@ function httpConnection(given: URL, options: ConnectOptions, gitProtocol: string
             says = `POST ${service} (${held.whole.length} bytes)\n`;
           }
         } else {
-          const probeIt = async (): Promise<HttpResponse> => (await send(post, () => ({ method: 'POST', headers: headers(types), body: Buffer.from('0000') }), follow === 'always', false)).response;
+          const probeHeaders = (): Record<string, string> => {
+            const h = headers(types);
+            delete h['Accept-Language'];
+            return h;
+          };
+          const probeIt = async (): Promise<HttpResponse> => (await send(post, () => ({ method: 'POST', headers: probeHeaders(), body: Buffer.from('0000') }), follow === 'always', false)).response;
           let probe = await probeIt();
           for (let attempt = 0; attempt < AUTH_ATTEMPTS && await askAgain(probe); attempt++) probe = await probeIt();
           if (!ok(probe)) await fail(probe, post.href);
@@ -551,10 +607,14 @@ function httpConnection(given: URL, options: ConnectOptions, gitProtocol: string
         await approve(r);
         return body(r);
       },
-      close: () => client.close(),
+      close: () => {
+        client.close();
+        trace?.close();
+      },
     };
   })().catch((e: unknown) => {
     client.close();
+    trace?.close();
     throw e;
   });
 }

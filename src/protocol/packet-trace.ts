@@ -47,13 +47,7 @@ export function packetTrace(env: Readonly<Record<string, string | undefined>>, i
       }
       text = escape(packet);
     }
-    let line = '';
-    if (!bare) {
-      const now = new Date();
-      const micros = String(Math.floor((performance.timeOrigin + performance.now()) * 1000) % 1_000_000).padStart(6, '0');
-      line = `${[now.getHours(), now.getMinutes(), now.getSeconds()].map((n) => String(n).padStart(2, '0')).join(':')}.${micros} pkt-line.c:80`.padEnd(40);
-    }
-    line += `packet: ${as.padStart(12)}${sent ? '>' : '<'} ${text}\n`;
+    const line = `${bare ? '' : tracePrefix('pkt-line.c:80')}packet: ${as.padStart(12)}${sent ? '>' : '<'} ${text}\n`;
     try {
       writeSync(target.fd, line);
     } catch {
@@ -120,7 +114,18 @@ function escape(bytes: Uint8Array): string {
 }
 
 /** Where GIT_TRACE-style `value` sends a trace (git's get_trace_fd), or undefined for none. */
-function traceTarget(value: string | undefined): { fd: number; owned: boolean } | undefined {
+/**
+ * git's trace prefix (trace.c prepare_trace_line): the local time to the microsecond and the
+ * source location, padded to 40 columns.
+ */
+export function tracePrefix(where: string): string {
+  const now = new Date();
+  const micros = String(Math.floor((performance.timeOrigin + performance.now()) * 1000) % 1_000_000).padStart(6, '0');
+  return `${[now.getHours(), now.getMinutes(), now.getSeconds()].map((n) => String(n).padStart(2, '0')).join(':')}.${micros} ${where}`.padEnd(40);
+}
+
+/** Where a GIT_TRACE-style variable sends its lines (see the top of this file); undefined: nowhere. */
+export function traceTarget(value: string | undefined): { fd: number; owned: boolean } | undefined {
   if (value === undefined || value === '' || /^(0|false|no|off)$/i.test(value)) return undefined;
   if (/^(1|2|true|yes|on)$/i.test(value)) return { fd: 2, owned: false };
   if (/^[3-9]$/.test(value)) return { fd: Number(value), owned: false };
