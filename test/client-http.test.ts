@@ -836,3 +836,46 @@ test('GIT_TRACE_CURL and GIT_CURL_VERBOSE show the headers git shows, Authorizat
     served.close();
   }
 });
+
+test('http.userAgent and GIT_HTTP_USER_AGENT name the client as git\'s do; http.lowSpeedLimit with http.lowSpeedTime gives up on a server that trickles, as git does', async () => {
+  using dir = tempDir();
+  const src = makeHistoryRepo(dir.path, 'sha1', 20);
+  const agents: string[] = [];
+  const served = gitServer(src, (req, res) => {
+    agents.push(req.headers['user-agent'] ?? '-');
+    if ((req.url ?? '').startsWith('/slow/')) {
+      // The advertisement's first line, then a byte every 300 ms: under 1000 bytes a second.
+      res.writeHead(200, { 'Content-Type': 'application/x-git-upload-pack-advertisement' });
+      res.write('001e# service=git-upload-pack\n0000');
+      const drip = setInterval(() => res.write('0'), 300);
+      res.on('close', () => clearInterval(drip));
+      return true;
+    }
+    return false;
+  });
+  const server = createHttpServer(served.handle);
+  const port = await listen(server);
+  const url = `http://127.0.0.1:${port}/repo.git`;
+  try {
+    for (const [args, env] of [[['-c', 'http.userAgent=custom/1.0'], {}], [['-c', 'http.userAgent=custom/1.0'], { GIT_HTTP_USER_AGENT: 'from-env/2' }]] as const) {
+      agents.length = 0;
+      await gitAsync(dir.path, [...args, 'ls-remote', url], { ...GIT_ENV, ...env });
+      const theirs = [...new Set(agents)];
+      agents.length = 0;
+      const r = await runPackwright(dir.path, [...args, 'ls-remote', url], { env: { ...GIT_ENV, ...env } });
+      assert.equal(r.status, 0, r.stderr);
+      assert.deepEqual([...new Set(agents)], theirs);
+      assert.deepEqual(theirs, ['GIT_HTTP_USER_AGENT' in env ? 'from-env/2' : 'custom/1.0']);
+    }
+    const slow = ['-c', 'http.lowSpeedLimit=1000', '-c', 'http.lowSpeedTime=1', 'ls-remote', `http://127.0.0.1:${port}/slow/repo.git`];
+    const started = Date.now();
+    await assert.rejects(gitAsync(dir.path, slow), 'git gives up');
+    const r = await runPackwright(dir.path, slow);
+    assert.notEqual(r.status, 0);
+    assert.match(r.stderr, /Operation too slow\. Less than 1000 bytes\/sec transferred the last 1 seconds/);
+    assert.ok(Date.now() - started < 15_000, 'both gave up within seconds');
+  } finally {
+    await close(server);
+    served.close();
+  }
+});

@@ -72,6 +72,14 @@ export interface HttpSettings {
    * chunked as it is made, after an empty request has settled the credentials.
    */
   postBuffer?: number | undefined;
+  /** The User-Agent sent (git's http.userAgent, GIT_HTTP_USER_AGENT); default `git/<agent>`. */
+  userAgent?: string | undefined;
+  /**
+   * Give up on an answer that brings fewer than `lowSpeedLimit` bytes a second for `lowSpeedTime`
+   * seconds running (git's http.lowSpeedLimit and http.lowSpeedTime, both needed, as curl's).
+   */
+  lowSpeedLimit?: number | undefined;
+  lowSpeedTime?: number | undefined;
 }
 
 /** git's LARGE_PACKET_MAX: the floor of http.postBuffer, and the room a held request keeps. */

@@ -81,6 +81,22 @@ export function httpSettings(config: GitConfig, url: string, env: Readonly<Recor
     // git's precedence: the environment, then the remote's, then http.proxyAuthMethod.
     proxyAuthMethod: parseProxyAuthMethod(nonEmpty('GIT_HTTP_PROXY_AUTHMETHOD') ?? (typeof remoteAuthMethod === 'string' ? remoteAuthMethod : undefined) ?? get('proxyAuthMethod')),
   };
+  const userAgent = env['GIT_HTTP_USER_AGENT'] ?? get('userAgent');
+  if (userAgent !== undefined) settings.userAgent = userAgent;
+  const intSetting = (envName: string, key: string): number | undefined => {
+    const text = env[envName] ?? get(key);
+    if (text === undefined) return undefined;
+    const n = parseConfigInt(text);
+    if (n === undefined) throw new PackwrightError('CONFIG_INVALID', `bad numeric config value '${text}' for 'http.${key.toLowerCase()}': invalid unit`);
+    return n;
+  };
+  const lowSpeedLimit = intSetting('GIT_HTTP_LOW_SPEED_LIMIT', 'lowSpeedLimit');
+  const lowSpeedTime = intSetting('GIT_HTTP_LOW_SPEED_TIME', 'lowSpeedTime');
+  // curl's check runs only with both (git sets them only so).
+  if (lowSpeedLimit !== undefined && lowSpeedTime !== undefined && lowSpeedLimit > 0 && lowSpeedTime > 0) {
+    settings.lowSpeedLimit = lowSpeedLimit;
+    settings.lowSpeedTime = lowSpeedTime;
+  }
   const postBuffer = get('postBuffer');
   if (postBuffer !== undefined) {
     const n = parseConfigInt(postBuffer);

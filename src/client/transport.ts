@@ -185,6 +185,49 @@ export interface ConnectOptions {
 }
 
 /**
+ * The server's bytes as they come, as curl's low-speed check lets them: once `seconds` have
+ * passed with fewer than `limit` bytes a second in them (counted each second over the last
+ * `seconds`), the conversation ends with CONNECTION_CLOSED in curl's words.
+ */
+async function* withLowSpeedLimit(source: AsyncIterable<Uint8Array>, limit: number, seconds: number, close: () => void): AsyncGenerator<Uint8Array> {
+  const iterator = source[Symbol.asyncIterator]();
+  // Bytes in each of the last `seconds` seconds, the newest last. Only seconds spent waiting for
+  // the server count: a reader that is busy itself (index-pack) does not make the server slow.
+  const window: number[] = [0];
+  let waiting = false;
+  let counted = 0;
+  let fail: ((e: Error) => void) | undefined;
+  const tooSlow = new Promise<never>((_, reject) => {
+    fail = reject;
+  });
+  tooSlow.catch(() => undefined);
+  const timer = setInterval(() => {
+    if (!waiting) return;
+    counted++;
+    if (counted >= seconds && window.reduce((a, b) => a + b, 0) < limit * seconds) {
+      close();
+      fail?.(new PackwrightError('CONNECTION_CLOSED', `Operation too slow. Less than ${limit} bytes/sec transferred the last ${seconds} seconds`));
+      return;
+    }
+    window.push(0);
+    if (window.length > seconds) window.shift();
+  }, 1000);
+  timer.unref();
+  try {
+    for (;;) {
+      waiting = true;
+      const r = await Promise.race([iterator.next(), tooSlow]);
+      waiting = false;
+      if (r.done === true) return;
+      window[window.length - 1] = (window[window.length - 1] as number) + r.value.length;
+      yield r.value;
+    }
+  } finally {
+    clearInterval(timer);
+  }
+}
+
+/**
  * The server's bytes as they come; with `ms`, a wait of that long for the next chunk (or for the
  * first one) ends the conversation with CONNECTION_CLOSED.
  */
@@ -438,7 +481,7 @@ function httpConnection(given: URL, options: ConnectOptions, gitProtocol: string
   const language = acceptLanguage(env);
   const headers = (extra: Record<string, string>): Record<string, string> => ({
     ...(gitProtocol !== undefined ? { 'Git-Protocol': gitProtocol } : {}),
-    'User-Agent': `git/${options.agent ?? 'packwright'}`,
+    'User-Agent': options.http?.userAgent ?? `git/${options.agent ?? 'packwright'}`,
     ...(language !== undefined ? { 'Accept-Language': language } : {}),
     ...(credentials !== undefined ? { Authorization: `Basic ${Buffer.from(`${credentials.username}:${credentials.password}`).toString('base64')}` } : {}),
     ...options.headers,
@@ -477,11 +520,17 @@ function httpConnection(given: URL, options: ConnectOptions, gitProtocol: string
     credentials = next;
     return true;
   };
-  const body = (response: HttpResponse): PacketReader => packetReader(withIdleTimeout(response.body, options.idleTimeoutMs, () => response.body.destroy()), options);
+  const lowSpeed = options.http?.lowSpeedLimit !== undefined && options.http.lowSpeedTime !== undefined ? { limit: options.http.lowSpeedLimit, seconds: options.http.lowSpeedTime } : undefined;
+  const body = (response: HttpResponse): PacketReader => {
+    const close = (): void => void response.body.destroy();
+    const bytes = withIdleTimeout(response.body, options.idleTimeoutMs, close);
+    return packetReader(lowSpeed !== undefined ? withLowSpeedLimit(bytes, lowSpeed.limit, lowSpeed.seconds, close) : bytes, options);
+  };
   // Until the answer's headers come, the same limit holds (a server that never answers at all).
   // (Not while a streamed body goes out: its answer comes only once it is all sent.)
   const sendOnce = async (url: URL, init: HttpRequestInit, streamed: boolean): Promise<HttpResponse> => {
-    const ms = streamed ? undefined : options.idleTimeoutMs;
+    // http.lowSpeedTime holds for the wait for an answer too (no bytes are fewer than any limit).
+    const ms = streamed ? undefined : options.idleTimeoutMs ?? (lowSpeed !== undefined ? lowSpeed.seconds * 1000 : undefined);
     if (ms === undefined) return client.request(url, { ...init, signal: options.signal });
     // One controller for the caller's signal and the wait for headers; the timer stops once they come
     // (the body has its own limit, between chunks).
