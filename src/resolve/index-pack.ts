@@ -16,7 +16,7 @@ import { PREFAULT_CHUNK, prefaultStates, takeChunks } from '../workers/prefault.
 import { WorkerPool } from '../workers/worker-pool.js';
 import { buildIndex, type BuiltIndex } from './build-index.js';
 import { completeThinPack } from './complete-thin-pack.js';
-import { scanWithHelpers, splitScan, type SplitScan } from './parallel-scan.js';
+import { REGION_BYTES, REGIONS_AHEAD, scanWithHelpers, splitScan, type SplitScan } from './parallel-scan.js';
 import { defaultMaxMemory, keptDeltasRoom, planIndexPackMemory, planPackHolding, type MemoryPlan } from './memory-plan.js';
 import { allocKeptData, keptUsed } from './kept-deltas.js';
 import { PACK_HEADER_LENGTH, parsePackHeader } from '../pack/pack-header.js';
@@ -52,6 +52,8 @@ const SPLIT_MAX_ENTRY_BYTES = 256 << 10;
  * (26.0 s against 30.4 s). A pack is split only when what the plan leaves holds this.
  */
 const SPLIT_RETAINED_PER_OBJECT = 16;
+/** What a helper of a received pack's split pass 1 holds: its regions ahead and the buffers it reads them into. */
+const HELPER_SCAN_BYTES = 2 * REGIONS_AHEAD * REGION_BYTES;
 /**
  * How often pass 1 lets a received stream run ahead of it (ScanOptions.inputTurns): a turn each
  * time it has scanned this many bytes. A pipe holds 64 KiB, which a turn takes whole (the sender
@@ -381,7 +383,11 @@ class IndexPackJob {
         source = streamSource(input, options.signal);
       }
       // The pack is read back whole after pass 1 if it fits beside the deltas kept (below).
-      scanOptions.keepDeltas = (count) => planPackHolding(this.residentLimit(count), count, undefined, this.threads, true).keepDeltas;
+      // With helpers filling the store too, their regions ahead (read into buffers of their own)
+      // are resident while it fills: without room for them a clone of gitoxide peaked at 257 MiB
+      // of a 256 MiB ceiling; with it at 230-240.
+      const helpers = split !== undefined && pool !== undefined ? pool.size * HELPER_SCAN_BYTES : 0;
+      scanOptions.keepDeltas = (count) => Math.max(0, planPackHolding(this.residentLimit(count), count, undefined, this.threads, true).keepDeltas - helpers);
       if (this.spool === undefined) {
         scanOptions.sink = (bytes) => {
           writeFully(fd, bytes, this.tmpPack as string);

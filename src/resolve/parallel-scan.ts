@@ -8,7 +8,7 @@ import { CLAIM_MAIN, type RegionsRequest } from './scan-region.js';
  * Pass 1 regions: about this many bytes each; at most 256 regions in a shared whole-pack buffer,
  * any number when helpers read regions into buffers of their own (which stay this small).
  */
-const REGION_BYTES = 2 << 20;
+export const REGION_BYTES = 2 << 20;
 /**
  * Regions each helper may scan ahead of the main thread (scanRegionsAhead). The scans wait for the
  * main thread to adopt them, at up to 56 bytes an entry (more as their arrays grow): on 10M small
