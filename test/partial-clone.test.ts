@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { cpSync, existsSync, readdirSync, readFileSync } from 'node:fs';
+import { cpSync, existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { cloneBothWays, git, GIT_ENV, makeRepo, runPackwright, tempDir, type Format } from './helpers/git.js';
 import { fetchMissing } from '../src/client/index.js';
@@ -136,4 +136,27 @@ test('rev-list --objects, ls-tree, diff-tree, rev-parse and cat-file <rev>:<path
     assert.equal(listed.stdout.toString(), git(ours, ['rev-list', '--objects', '--all']).toString(), filter);
     git(ours, ['fsck', '--full']);
   }
+});
+
+test('the promisor remote as git finds it: extensions.partialClone, else the first remote whose promisor is true (a bare key too), not one set false, no, off or 0', () => {
+  using dir = tempDir();
+  git(dir.path, ['init', '-q', '--bare', 'r.git']);
+  const repoDir = join(dir.path, 'r.git');
+  const promisorOf = (): string | undefined => {
+    const repo = Repository.openGitDir(repoDir, { env: GIT_ENV });
+    try {
+      return repo.promisorRemote;
+    } finally {
+      repo.close();
+    }
+  };
+  assert.equal(promisorOf(), undefined);
+  for (const [name, value] of [['a', 'false'], ['b', 'no'], ['c', 'off'], ['d', '0']]) git(repoDir, ['config', `remote.${name}.promisor`, value as string]);
+  assert.equal(promisorOf(), undefined);
+  // A key with no value at all (`[remote "e"] promisor`) is true.
+  writeFileSync(join(repoDir, 'config'), `${readFileSync(join(repoDir, 'config'), 'utf8')}[remote "e"]\n\tpromisor\n`);
+  assert.equal(git(repoDir, ['config', '--bool', 'remote.e.promisor']).toString().trim(), 'true');
+  assert.equal(promisorOf(), 'e');
+  git(repoDir, ['config', 'extensions.partialClone', 'f']);
+  assert.equal(promisorOf(), 'f');
 });

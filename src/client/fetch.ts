@@ -523,7 +523,7 @@ async function checkConnected(repo: Repository, entries: readonly MapEntry[], lo
 /** Whether everything the tips (hex ids) reach is here, down to what the local refs reach: git's check_connected. */
 async function reachesLocal(repo: Repository, tips: Iterable<string>, localRefs: ReadonlyMap<string, Buffer>, shallow: readonly Uint8Array[], signal: AbortSignal | undefined): Promise<boolean> {
   // In a partial clone, what its promisor remotes' objects name may be missing (git's --exclude-promisor-objects).
-  const promisor = repo.config.entries.some((e) => /^remote\..*\.promisor$/.test(e.key) && e.value !== 'false');
+  const promisor = repo.promisorRemote !== undefined;
   return isConnected(repo.objects, [...tips].map((h) => Buffer.from(h, 'hex')), [...localRefs.values()], { shallow, promisor, signal });
 }
 

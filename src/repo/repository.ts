@@ -414,7 +414,8 @@ export class Repository implements RevisionContext {
   get promisorRemote(): string | undefined {
     const named = this.config.get('extensions.partialclone');
     if (typeof named === 'string' && named !== '') return named;
-    const marked = this.config.entries.find((e) => /^remote\..+\.promisor$/.test(e.key) && e.value !== null && !/^(false|no|off|0)$/i.test(e.value));
+    // A key without a value is true, as git_config_bool reads it.
+    const marked = this.config.entries.find((e) => /^remote\..+\.promisor$/.test(e.key) && (e.value === null || !/^(false|no|off|0|)$/i.test(e.value)));
     return marked === undefined ? undefined : marked.key.slice('remote.'.length, -'.promisor'.length);
   }
 
