@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { git, GIT_ENV, tempDir } from './helpers/git.js';
 import { execGit, spawnGit } from './helpers/spawn-client.js';
-import { configFromEnvironment, GitConfig, wildmatch } from '../src/config/index.js';
+import { configFromEnvironment, GitConfig, parseColor, wantColor, wildmatch } from '../src/config/index.js';
 import { isPackwrightError } from '../src/errors/index.js';
 
 /** `git config --list` of what packwright read: `key=value`, or `key` alone for a bare boolean. */
@@ -220,4 +220,32 @@ test('configFromEnvironment reads what git passes its children: GIT_CONFIG_PARAM
     assert.throws(() => configFromEnvironment(env), (e: unknown) => isPackwrightError(e, 'CONFIG_INVALID') && message.test((e as Error).message));
     assert.notEqual(spawnGit(['config', '--list'], { cwd: dir.path, env: { ...own, ...env } }).status, 0, JSON.stringify(env));
   }
+});
+
+test('color values turn into the escapes git config --get-color gives; a word git refuses is CONFIG_INVALID; color.<slot> and color.ui decide as git\'s colorbool', () => {
+  using dir = tempDir();
+  const values = ['red', 'bold red', 'red blue', 'brightgreen', 'brightblue black', 'reverse bold ul blink dim italic strike', 'nobold no-ul noitalic', 'normal red', 'default', 'normal default',
+    '123', '-1 17', '7', '#ff0088', '#00ff00 #0000ff bold', 'reset', 'Reset', '', 'RED bold', 'BrightRed', '#FF0088', ' red  ', 'yellow nostrike noreverse noblink nodim'];
+  for (const value of values) {
+    const theirs = execGit(['config', '--get-color', '', value], { cwd: dir.path, env: GIT_ENV }).toString('latin1');
+    assert.equal(JSON.stringify(parseColor(value)), JSON.stringify(theirs), `'${value}'`);
+  }
+  for (const bad of ['purple', 'red green blue', 'boldest', 'bright blue', 'Bold red', 'nO-bold']) {
+    assert.notEqual(spawnGit(['config', '--get-color', '', bad], { cwd: dir.path, env: GIT_ENV }).status, 0, bad);
+    assert.throws(() => parseColor(bad), (e) => isPackwrightError(e, 'CONFIG_INVALID'), bad);
+  }
+  const config = (pairs: [string, string | null][]): GitConfig => {
+    const c = new GitConfig();
+    for (const [k, v] of pairs) c.addPair(k, v);
+    return c;
+  };
+  const cases: [[string, string | null][], boolean, boolean][] = [
+    [[], false, true], [[['color.push', 'always']], true, true], [[['color.push', 'never']], false, false], [[['color.push', 'true']], false, true],
+    [[['color.push', null]], false, true], [[['color.ui', 'always']], true, true], [[['color.ui', 'always'], ['color.push', 'false']], false, false], [[['color.ui', 'never'], ['color.push', 'auto']], false, true],
+  ];
+  for (const [pairs, notTty, tty] of cases) {
+    assert.equal(wantColor(config(pairs), 'color.push', false, {}), notTty, JSON.stringify(pairs));
+    assert.equal(wantColor(config(pairs), 'color.push', true, { TERM: 'xterm' }), tty, JSON.stringify(pairs));
+  }
+  assert.equal(wantColor(config([]), 'color.push', true, { TERM: 'dumb' }), false);
 });

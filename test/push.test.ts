@@ -379,3 +379,35 @@ test("a destination git cannot place (an object id or a remote-tracking ref to a
   }
   assert.equal(git(server, ['for-each-ref']).toString(), before);
 });
+
+test('colors as git push colors its lines: color.transport\'s rejected ref lines, color.push\'s error, color.advice\'s hints (always, their slots), none unless asked off a terminal (not by color.ui)', async () => {
+  using dir = tempDir();
+  const { server, work } = serverAndWork(dir.path);
+  const copies = [0, 1].map((k) => {
+    const s = join(dir.path, `server-${k}.git`);
+    cpSync(server, s, { recursive: true });
+    const w = join(dir.path, `work-${k}`);
+    cpSync(work, w, { recursive: true });
+    git(w, ['remote', 'set-url', 'origin', s]);
+    return w;
+  });
+  const settings: string[][] = [
+    ['-c', 'color.transport=always', '-c', 'color.advice=always', '-c', 'color.push=always'],
+    ['-c', 'color.transport=true', '-c', 'color.push', '-c', 'color.advice=auto', '-c', 'color.transport=always', '-c', 'color.push=always', '-c', 'color.advice=always',
+      '-c', 'color.transport.rejected=bold magenta', '-c', 'color.push.error=blue ul', '-c', 'color.advice.hint=#00ff00', '-c', 'color.advice.reset=normal'],
+    ['-c', 'color.transport=always', '-c', 'color.push=false', '-c', 'color.advice=never'],
+    // git's push reads no color.ui: off a terminal, none.
+    ['-c', 'color.ui=always'],
+    [],
+  ];
+  for (const config of settings) {
+    // topic is not a fast-forward: refused, after main and the rest went.
+    const args = [...config, 'push', 'origin', 'topic', 'main', 'new'];
+    const theirs = await execFileAsync('git', args, { cwd: copies[0], env: GIT_ENV }).then(() => assert.fail('refused'), (e: { code: number; stderr: string }) => e);
+    const ours = await runPackwright(copies[1] as string, args, { env: GIT_ENV });
+    assert.equal(ours.status, theirs.code);
+    const shown = (text: string, k: number): string => text.replaceAll(join(dir.path, `server-${k}.git`), 'SERVER');
+    assert.equal(shown(ours.stderr, 1), shown(theirs.stderr, 0), config.join(' '));
+    assert.equal(theirs.stderr.includes('\x1b['), config.some((c) => /^color\.(transport|push|advice)=always$/.test(c)), config.join(' '));
+  }
+});

@@ -1,3 +1,4 @@
+import { COLOR_RESET, slotColor, wantColor } from '../config/index.js';
 import { anonymizeUrl, defaultRemoteName, push, readRemoteConfig, type PushedRef } from '../client/index.js';
 import { isPackwrightError } from '../errors/index.js';
 import type { Repository } from '../repo/index.js';
@@ -91,6 +92,9 @@ export async function pushCommand(io: CommandIO, global: GlobalOptions, agent: s
   if (verbosity > 0) io.stderr.write(`Pushing to ${anonymizeUrl(readRemoteConfig(repo.config, positional[0] ?? 'origin', repo).pushUrl)}\n`);
   const remoteSays = remoteMessagesOn(io);
   let result: Awaited<ReturnType<typeof push>>;
+  const colors = pushColors(repo, io.stderr.isTTY === true, global.env);
+  const failed = (url: string): string => `${colors.error}error: failed to push some refs to '${url}'\n${colors.errorReset}`;
+  const hints = (text: string): string => `${text.split('\n').map((l) => `${colors.hint}hint:${l === '' ? '' : ` ${l}`}${colors.hintReset}`).join('\n')}\n`;
   try {
     result = await io.interruptible((signal) => push({
       repository: repo, remote: positional[0], refspecs: positional.slice(1), all, mirror, prune, tags, delete: del, force, atomic, dryRun, pushOptions, thin, receivePack, agent, signal,
@@ -109,23 +113,23 @@ export async function pushCommand(io: CommandIO, global: GlobalOptions, agent: s
     if (!isPackwrightError(e) || e.code !== 'REF_NOT_FOUND' || !e.message.startsWith('src refspec ')) throw e;
     const branch = repo.refs.symbolicEnd('HEAD');
     const name = positional[0] ?? defaultRemoteName(repo.config, branch?.startsWith('refs/heads/') === true ? branch.slice(11) : undefined, true);
-    io.stderr.write(`${e.message.split('\n').map((l) => `error: ${l}\n`).join('')}error: failed to push some refs to '${anonymizeUrl(readRemoteConfig(repo.config, name, repo).pushUrl)}'\n`);
+    io.stderr.write(`${e.message.split('\n').map((l) => `error: ${l}\n`).join('')}${failed(anonymizeUrl(readRemoteConfig(repo.config, name, repo).pushUrl))}`);
     return 1;
   }
   if (result.noRefsInCommon === true) io.stderr.write('No refs in common and none specified; doing nothing.\nPerhaps you should specify a branch.\n');
   // A destination git could not place: its error and advice for each, then the failure.
   for (const e of result.refspecErrors ?? []) {
     io.stderr.write(`error: ${e.message}\n`);
-    if (e.hint !== undefined) io.stderr.write(`${e.hint.split('\n').map((l) => `hint: ${l}`).join('\n')}\n`);
+    if (e.hint !== undefined) io.stderr.write(hints(e.hint));
   }
   // A pre-push hook that failed (or nothing to push at all): git says only that the push failed.
   if (result.declined === true || result.noRefsInCommon === true || result.refspecErrors !== undefined) {
-    io.stderr.write(`error: failed to push some refs to '${result.url}'\n`);
+    io.stderr.write(failed(result.url));
     return 1;
   }
   if (result.unpackError !== undefined) io.stderr.write(`error: remote unpack failed: ${result.unpackError}\n`);
   // Made only when shown: abbreviating its ids reads the store's indexes.
-  if (porcelain || verbosity >= 0 || !result.ok) (porcelain ? io.stdout : io.stderr).write(pushReport(repo, result.url, result.refs, verbosity, porcelain));
+  if (porcelain || verbosity >= 0 || !result.ok) (porcelain ? io.stdout : io.stderr).write(pushReport(repo, result.url, result.refs, verbosity, porcelain, colors));
   // --set-upstream, after the report (git's set_upstreams and install_branch_config).
   if (verbosity >= 0) {
     for (const u of result.upstreams ?? []) {
@@ -135,26 +139,60 @@ export async function pushCommand(io: CommandIO, global: GlobalOptions, agent: s
   }
   if (porcelain) io.stdout.write('Done\n');
   if (result.ok) return 0;
-  io.stderr.write(`error: failed to push some refs to '${result.url}'\n`);
+  io.stderr.write(failed(result.url));
   const head = repo.refs.symbolicEnd('HEAD');
   // git names the current branch when the ref refused has its name on the server (transport.c
   // compares the remote ref's name with HEAD's), whatever was pushed to it.
   const reasons = new Set(result.refs.filter((r) => r.status === 'rejected').map((r) => (r.reason === 'non-fast-forward' && r.remoteRef === head ? 'non-ff-head' : r.reason)));
   const advice = ADVICE.find(([reason]) => reasons.has(reason));
-  if (advice !== undefined) io.stderr.write(`${advice[1].split('\n').map((l) => (l === '' ? 'hint:' : `hint: ${l}`)).join('\n')}\n`);
+  if (advice !== undefined) io.stderr.write(hints(advice[1]));
   return 1;
 }
 
+/** The escapes push's lines are colored with (empty where no color is wanted). */
+export interface PushColors {
+  /** color.transport.rejected, for a ref line from the first refused ref of the list on. */
+  rejected: string;
+  rejectedReset: string;
+  /** color.push.error, for "error: failed to push some refs". */
+  error: string;
+  errorReset: string;
+  /** color.advice.hint, for each hint line. */
+  hint: string;
+  hintReset: string;
+}
+
+/**
+ * git's colors for push: color.transport, color.push and color.advice and their slots (git's push
+ * reads no color.ui: unset, each is auto).
+ */
+export function pushColors(repo: Repository, stderrIsTTY: boolean, env: Readonly<Record<string, string | undefined>>): PushColors {
+  const config = repo.config;
+  const slots = (key: string, slot: string, fallback: string, reset: string): [string, string] => (wantColor(config, key, stderrIsTTY, env, false) ? [slotColor(config, `${key}.${slot}`, fallback), slotColor(config, `${key}.${reset}`, COLOR_RESET)] : ['', '']);
+  const [rejected, rejectedReset] = slots('color.transport', 'rejected', '\x1b[31m', 'reset');
+  const [error, errorReset] = slots('color.push', 'error', '\x1b[31m', 'reset');
+  const [hint, hintReset] = slots('color.advice', 'hint', '\x1b[33m', 'reset');
+  return { rejected, rejectedReset, error, errorReset, hint, hintReset };
+}
+
+const NO_COLORS: PushColors = { rejected: '', rejectedReset: '', error: '', errorReset: '', hint: '', hintReset: '' };
+
 /** git push's lines (transport_print_push_status): `To <url>`, the refs pushed, then the ones refused. */
-export function pushReport(repo: Repository, url: string, refs: readonly PushedRef[], verbosity: number, porcelain: boolean): string {
+export function pushReport(repo: Repository, url: string, refs: readonly PushedRef[], verbosity: number, porcelain: boolean, colors: PushColors = NO_COLORS): string {
   const abbrev = (hex: string): string => repo.objects.abbreviate(Buffer.from(hex, 'hex'));
   const ids = refs.flatMap((r) => [r.oldId, r.newId].filter((x): x is string => x !== undefined));
   const width = 2 * Math.max(abbrev('0'.repeat(repo.store.hashLength * 2)).length, ...ids.map((h) => abbrev(h).length)) + 3;
   const lines: string[] = [];
   const line = (r: PushedRef, flag: string, summary: string, withSource: boolean, msg: string | undefined): void => {
     const from = withSource && r.localRef !== undefined ? r.localRef : undefined;
-    if (porcelain) lines.push(`${flag}\t${from ?? ''}:${r.remoteRef}\t${summary}${msg !== undefined ? ` (${msg})` : ''}`);
-    else lines.push(` ${flag} ${summary.padEnd(width)} ${from !== undefined ? `${prettyRefName(from)} -> ${prettyRefName(r.remoteRef)}` : prettyRefName(r.remoteRef)}${msg !== undefined ? ` (${msg})` : ''}`);
+    if (porcelain) {
+      lines.push(`${flag}\t${from ?? ''}:${r.remoteRef}\t${summary}${msg !== undefined ? ` (${msg})` : ''}`);
+      return;
+    }
+    // git's push_had_errors(ref): this ref or any after it in the list was refused.
+    const red = refs.slice(refs.indexOf(r)).some((x) => x.status !== 'ok' && x.status !== 'up-to-date');
+    const [on, off] = red ? [colors.rejected, colors.rejectedReset] : ['', ''];
+    lines.push(` ${on}${flag} ${summary.padEnd(width)}${off} ${from !== undefined ? `${prettyRefName(from)} -> ${prettyRefName(r.remoteRef)}` : prettyRefName(r.remoteRef)}${msg !== undefined ? ` (${msg})` : ''}`);
   };
   const ok = (r: PushedRef): void => {
     if (r.newId === undefined) line(r, '-', '[deleted]', false, undefined);
