@@ -52,8 +52,11 @@ const SPLIT_MAX_ENTRY_BYTES = 256 << 10;
  * (26.0 s against 30.4 s). A pack is split only when what the plan leaves holds this.
  */
 const SPLIT_RETAINED_PER_OBJECT = 16;
-/** What a helper of a received pack's split pass 1 holds: its regions ahead and the buffers it reads them into. */
-const HELPER_SCAN_BYTES = 2 * REGIONS_AHEAD * REGION_BYTES;
+/**
+ * What a helper of a received pack's split pass 1 holds while the kept deltas fill: its regions
+ * ahead, the buffers it reads them into, and their scans waiting to be adopted (24 MiB).
+ */
+const HELPER_SCAN_BYTES = 3 * REGIONS_AHEAD * REGION_BYTES;
 /**
  * How often pass 1 lets a received stream run ahead of it (ScanOptions.inputTurns): a turn each
  * time it has scanned this many bytes. A pipe holds 64 KiB, which a turn takes whole (the sender
@@ -385,7 +388,8 @@ class IndexPackJob {
       // The pack is read back whole after pass 1 if it fits beside the deltas kept (below).
       // With helpers filling the store too, their regions ahead (read into buffers of their own)
       // are resident while it fills: without room for them a clone of gitoxide peaked at 257 MiB
-      // of a 256 MiB ceiling; with it at 230-240.
+      // of a 256 MiB ceiling. With 16 MiB a helper git.git's history (318 MB) peaked at 237-249
+      // (227-237 keeping none); with 24 (HELPER_SCAN_BYTES) at 229-243, gitoxide at 220-224.
       const helpers = split !== undefined && pool !== undefined ? pool.size * HELPER_SCAN_BYTES : 0;
       scanOptions.keepDeltas = (count) => Math.max(0, planPackHolding(this.residentLimit(count), count, undefined, this.threads, true).keepDeltas - helpers);
       if (this.spool === undefined) {
