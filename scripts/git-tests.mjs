@@ -83,11 +83,9 @@ const GROUPS = [
   // Known failures: t5516's "push with config push.useBitmaps" and t5514's "parallel" read the
   // trace2/GIT_TRACE lines of a pack-objects or parallel fetch children git would spawn, which
   // packwright runs in its own process. Over HTTP (run as a user other than root): t5551's dumb
-  // HTTP (GIT_SMART_HTTP=0) and http.cookieFile/saveCookies, which the client lacks; t5541's
-  // remote-curl lines under -v -v ("POST git-receive-pack (<n> bytes|chunked)") and
-  // GIT_TRACE_CURL's headers, askpass for a push-only authentication, signed pushes
-  // (certificates) and color.push's colors.
-  { commands: 'fetch push', scripts: ['t5510-fetch.sh', 't5516-fetch-push.sh', 't5543-atomic-push.sh', 't5533-push-cas.sh', 't5514-fetch-multiple.sh', 't5537-fetch-shallow.sh', 't5502-quickfetch.sh', 't5503-tagfollow.sh', 't5513-fetch-track.sh', 't5517-push-mirror.sh', 't5518-fetch-exit-status.sh', 't5523-push-upstream.sh', 't5525-fetch-tagopt.sh', 't5527-fetch-odd-refs.sh', 't5528-push-default.sh', 't5529-push-errors.sh', 't5535-fetch-push-symref.sh', 't5536-fetch-conflicts.sh', 't5538-push-shallow.sh', 't5552-skipping-fetch-negotiator.sh', 't5554-noop-fetch-negotiator.sh', 't5571-pre-push-hook.sh', 't5582-fetch-negative-refspec.sh', 't5501-fetch-push-alternates.sh', 't5519-push-alternates.sh', 't5515-fetch-merge-logic.sh', 't5506-remote-groups.sh', 't5511-refspec.sh', 't5551-http-fetch-smart.sh', 't5541-http-push-smart.sh', 't5539-fetch-http-shallow.sh', 't5542-push-http-shallow.sh', 't5549-fetch-push-http.sh', 't5505-remote.sh'] },
+  // HTTP (GIT_SMART_HTTP=0), which the client does not speak, and t5541's signed pushes
+  // (certificates).
+  { commands: 'fetch push', scripts: ['t5510-fetch.sh', 't5516-fetch-push.sh', 't5543-atomic-push.sh', 't5533-push-cas.sh', 't5514-fetch-multiple.sh', 't5537-fetch-shallow.sh', 't5502-quickfetch.sh', 't5503-tagfollow.sh', 't5513-fetch-track.sh', 't5517-push-mirror.sh', 't5518-fetch-exit-status.sh', 't5523-push-upstream.sh', 't5525-fetch-tagopt.sh', 't5527-fetch-odd-refs.sh', 't5528-push-default.sh', 't5529-push-errors.sh', 't5535-fetch-push-symref.sh', 't5536-fetch-conflicts.sh', 't5538-push-shallow.sh', 't5552-skipping-fetch-negotiator.sh', 't5554-noop-fetch-negotiator.sh', 't5571-pre-push-hook.sh', 't5582-fetch-negative-refspec.sh', 't5501-fetch-push-alternates.sh', 't5519-push-alternates.sh', 't5515-fetch-merge-logic.sh', 't5506-remote-groups.sh', 't5511-refspec.sh', 't5551-http-fetch-smart.sh', 't5541-http-push-smart.sh', 't5539-fetch-http-shallow.sh', 't5542-push-http-shallow.sh', 't5549-fetch-push-http.sh', 't5505-remote.sh', 't5581-http-curl-verbose.sh', 't5812-proto-disable-http.sh'] },
   // Known failures in t6112: three read GIT_TRACE's "Skipping contents of tree", two the name an
   // object printed under tree:<depth> (git's: the path where it was kept; packwright's: the first
   // path where it was listed).

@@ -720,3 +720,37 @@ test("over HTTP in protocol v0 (stateless): the same haves, ACKs and done lines 
   assert.deepEqual(traces[1], traces[0]);
   assert.ok((traces[0] as string[]).some((l) => /^packet: {3}fetch-pack> have /.test(l)));
 });
+
+test('transports as git allows them: GIT_ALLOW_PROTOCOL, protocol.<name>.allow, protocol.allow, "user" with GIT_PROTOCOL_FROM_USER; refused with git\'s words before anything is reached; a library call can allow https alone', async () => {
+  using dir = tempDir();
+  const history = makeHistoryRepo(dir.path, 'sha1', 20);
+  const served = join(dir.path, 'served.git');
+  git(dir.path, ['clone', '-q', '--bare', history, served]);
+  await using servers = await packwrightServers(served, GIT_ENV);
+  const work = join(dir.path, 'work.git');
+  git(dir.path, ['init', '-q', '--bare', work]);
+  const urls: [string, string][] = [['file', served], ['git', servers.git], ['http', servers.http]];
+  const cases: [string, string[], Record<string, string>][] = [
+    ['allowed', [], {}],
+    ['none', [], { GIT_ALLOW_PROTOCOL: 'none' }],
+    ['listed', ['-c', 'protocol.allow=never'], { GIT_ALLOW_PROTOCOL: 'file:git:http' }],
+    ['never', ['-c', 'protocol.allow=never'], {}],
+    ['named', ['-c', 'protocol.allow=never', '-c', 'protocol.file.allow=always', '-c', 'protocol.git.allow=always', '-c', 'protocol.http.allow=always'], {}],
+    ['user', ['-c', 'protocol.allow=user'], {}],
+    ['not from the user', ['-c', 'protocol.allow=user'], { GIT_PROTOCOL_FROM_USER: '0' }],
+  ];
+  for (const [kind, url] of urls) {
+    for (const [name, config, env] of cases) {
+      const args = [...config, 'fetch', url, 'main:refs/heads/fetched'];
+      // Asynchronously: the servers are in this process.
+      const theirs = await execFileAsync('git', args, { cwd: work, env: { ...GIT_ENV, ...env } }).then(() => ({ status: 0, stderr: '' }), (e: { code: number; stderr: string }) => ({ status: e.code, stderr: e.stderr }));
+      const ours = await runPackwright(work, args, { env: { ...GIT_ENV, ...env } });
+      const what = `${kind}: ${name}`;
+      assert.equal(ours.status, theirs.status, `${what}: ${ours.stderr}`);
+      if (theirs.status !== 0) assert.equal(ours.stderr, theirs.stderr, what);
+      git(work, ['update-ref', '-d', 'refs/heads/fetched']);
+    }
+  }
+  // The library: a policy of the caller's own.
+  await assert.rejects(fetch({ dir: work, remote: served, refspecs: ['main'], allowTransport: (type) => type === 'https' }), (e) => isPackwrightError(e, 'TRANSPORT_NOT_ALLOWED') && e.message === "transport 'file' not allowed");
+});

@@ -1,4 +1,4 @@
-import { cloneBare, configuredProtocol, extraHeaders, httpSettings } from '../client/index.js';
+import { cloneBare, configuredProtocol, extraHeaders, httpSettings, transportPolicy } from '../client/index.js';
 import { PackwrightError } from '../errors/index.js';
 import type { CommandIO } from './command-io.js';
 import { configOutsideRepository, type GlobalOptions } from './global-options.js';
@@ -63,7 +63,7 @@ export async function cloneCommand(io: CommandIO, global: GlobalOptions, agent: 
     dir, uploadPack, agent, signal, cwd: global.cwd, mirror, bare, env: { ...global.env }, branch, singleBranch, filter, ...shallow,
     // The global configuration and `-c http.extraHeader=…`, as git clone takes them (CI's tokens are passed this way).
     headers: extraHeaders(config, url), http: httpSettings(config, url, global.env), ...cliAuth(config, global.env),
-    protocol: configuredProtocol(config, global.env),
+    protocol: configuredProtocol(config, global.env), allowTransport: transportPolicy(config, global.env),
     ...(quiet ? {} : { onWarning: (message: string) => void io.stderr.write(`warning: ${message}\n`) }),
     ...(progress ? { onProgress: (text: string) => remoteSays.text(text) } : {}),
   })).finally(() => remoteSays.end());

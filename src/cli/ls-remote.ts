@@ -1,4 +1,4 @@
-import { configuredProtocol, defaultRemoteName, extraHeaders, httpSettings, listServerRefs, readRemoteConfig } from '../client/index.js';
+import { configuredProtocol, defaultRemoteName, extraHeaders, httpSettings, listServerRefs, readRemoteConfig, transportPolicy } from '../client/index.js';
 import { PackwrightError } from '../errors/index.js';
 import { wildmatch } from '../config/index.js';
 import type { CommandIO } from './command-io.js';
@@ -69,7 +69,7 @@ export async function lsRemoteCommand(io: CommandIO, global: GlobalOptions, agen
   const prefixes = [...(heads ? ['refs/heads/'] : []), ...(tags ? ['refs/tags/'] : [])];
   const refs = await io.interruptible((signal) => listServerRefs(url, {
     protocol: version === 0 || version === 1 ? version : 2,
-    prefixes, symrefs: true, peelTags: true, uploadPack, agent, signal, cwd: global.cwd, headers: extraHeaders(config, url), http: httpSettings(config, url, global.env, remote !== undefined ? named : undefined), ...cliAuth(config, global.env), env: global.env,
+    prefixes, symrefs: true, peelTags: true, uploadPack, agent, signal, cwd: global.cwd, headers: extraHeaders(config, url), http: httpSettings(config, url, global.env, remote !== undefined ? named : undefined), ...cliAuth(config, global.env), env: global.env, allowTransport: transportPolicy(config, global.env),
     ...(quiet ? {} : { onWarning: (message: string) => void io.stderr.write(`warning: ${message}\n`) }),
     onStderr: (text: string) => void io.stderr.write(text),
   }));

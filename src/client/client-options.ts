@@ -61,6 +61,12 @@ export interface RemoteCallOptions {
    */
   onVerbose?: ((line: string) => void) | undefined;
   /**
+   * Which transports may be used (`file`, `git`, `ssh`, `http`, `https`; a redirect asks with
+   * `fromUser` false). Default git's policy from GIT_ALLOW_PROTOCOL and protocol.*.allow
+   * (transportPolicy); a host fetching URLs it was handed can allow `https` alone.
+   */
+  allowTransport?: ((type: string, fromUser?: boolean) => boolean) | undefined;
+  /**
    * What a server run in this process (upload-pack or receive-pack of a local path) writes to its
    * stderr, as git shows a spawned one's: its `fatal:` line when it refuses the repository, and
    * the call then fails as git's does after it ("Could not read from remote repository").
@@ -95,6 +101,6 @@ export async function withLocalRepository<T>(options: LocalRepositoryOptions, wh
 }
 
 /** The part of a call's options that reaching the server takes (openConnection's). */
-export function remoteCallOptions(options: RemoteCallOptions): Pick<RemoteCallOptions, 'headers' | 'onAuth' | 'onAuthSuccess' | 'onAuthFailure' | 'agent' | 'idleTimeoutMs' | 'signal' | 'http' | 'onWarning' | 'onVerbose'> & { stderr: ((text: string) => void) | undefined } {
-  return { http: options.http, onWarning: options.onWarning, onVerbose: options.onVerbose, headers: options.headers, onAuth: options.onAuth, onAuthSuccess: options.onAuthSuccess, onAuthFailure: options.onAuthFailure, agent: options.agent, idleTimeoutMs: options.idleTimeoutMs, signal: options.signal, stderr: options.onStderr };
+export function remoteCallOptions(options: RemoteCallOptions): Pick<RemoteCallOptions, 'headers' | 'onAuth' | 'onAuthSuccess' | 'onAuthFailure' | 'agent' | 'idleTimeoutMs' | 'signal' | 'http' | 'onWarning' | 'onVerbose' | 'allowTransport'> & { stderr: ((text: string) => void) | undefined } {
+  return { http: options.http, onWarning: options.onWarning, onVerbose: options.onVerbose, allowTransport: options.allowTransport, headers: options.headers, onAuth: options.onAuth, onAuthSuccess: options.onAuthSuccess, onAuthFailure: options.onAuthFailure, agent: options.agent, idleTimeoutMs: options.idleTimeoutMs, signal: options.signal, stderr: options.onStderr };
 }

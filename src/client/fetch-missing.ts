@@ -3,7 +3,7 @@ import { toHex } from '../hash/hex.js';
 import type { Repository } from '../repo/repository.js';
 import { remoteCallOptions, withLocalRepository, type LocalRepositoryOptions, type RemoteCallOptions } from './client-options.js';
 import { fetchFromServer, readGreeting, serverObjectFormat } from './upload-pack-conversation.js';
-import { extraHeaders, httpSettings, sshSettings } from './remote-call-config.js';
+import { extraHeaders, httpSettings, sshSettings, transportPolicy } from './remote-call-config.js';
 import { readRemoteConfig } from './remote-config.js';
 import { openConnection, parseRemoteUrl } from './transport.js';
 
@@ -68,6 +68,7 @@ export async function fetchMissing(options: FetchMissingOptions): Promise<FetchM
     const conn = await openConnection(location, {
       ...remoteCallOptions(options), ...sshSettings(repo), agent, headers: { ...extraHeaders(repo.config, remote.url), ...options.headers },
       http: { ...httpSettings(repo.config, remote.url, repo.env, name), ...options.http },
+      allowTransport: options.allowTransport ?? transportPolicy(repo.config, repo.env),
       service: 'git-upload-pack', protocol: 2, command: options.uploadPack ?? remote.uploadPack, traceIdentity: 'fetch',
     });
     try {

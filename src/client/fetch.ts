@@ -25,7 +25,7 @@ import { endWithoutFetch, fetchFromServer, readGreeting, serverObjectFormat, ser
 import { checkCredentialsInUrl, defaultRemoteName, displayUrl, readRemoteConfig } from './remote-config.js';
 import { openConnection, parseRemoteUrl, type Connection } from './transport.js';
 import { remoteCallOptions, withLocalRepository, type LocalRepositoryOptions, type RemoteCallOptions } from './client-options.js';
-import { configuredProtocol, extraHeaders, httpSettings, sshSettings } from './remote-call-config.js';
+import { configuredProtocol, extraHeaders, httpSettings, sshSettings, transportPolicy } from './remote-call-config.js';
 import { normalizeFilterSpec } from '../walk/object-filter.js';
 
 /** Where to fetch into (`dir` or `repository`), from where, and how. */
@@ -239,6 +239,7 @@ async function fetchInto(repo: Repository, options: FetchOptions): Promise<Fetch
   const connect = (): Promise<Connection> => openConnection(location, {
     ...remoteCallOptions(options), ...sshSettings(repo), agent, headers: { ...extraHeaders(repo.config, url), ...options.headers },
     http: { ...httpSettings(repo.config, url, repo.env, remoteName), ...options.http },
+    allowTransport: options.allowTransport ?? transportPolicy(repo.config, repo.env),
     service: 'git-upload-pack', protocol, command: options.uploadPack ?? remote.uploadPack, traceIdentity: 'fetch', localHas: (id) => repo.objects.has(id),
   });
   const conn = await connect();

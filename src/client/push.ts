@@ -29,7 +29,7 @@ import { negotiateCommon } from './fetch-pack.js';
 import { createNegotiator } from './negotiator.js';
 import { readGreeting } from './upload-pack-conversation.js';
 import { remoteCallOptions, withLocalRepository, type LocalRepositoryOptions, type RemoteCallOptions } from './client-options.js';
-import { configuredProtocol, extraHeaders, httpSettings, sshSettings } from './remote-call-config.js';
+import { configuredProtocol, extraHeaders, httpSettings, sshSettings, transportPolicy } from './remote-call-config.js';
 import { runPrePushHook, type PrePushUpdate } from './pre-push-hook.js';
 
 /** What to push from (`dir` or `repository`), where, and how. */
@@ -187,6 +187,7 @@ async function pushFrom(repo: Repository, options: PushOptions): Promise<PushRes
   const reach = {
     ...remoteCallOptions(options), ...sshSettings(repo), agent, headers: { ...extraHeaders(repo.config, remote.pushUrl), ...options.headers },
     http: { ...httpSettings(repo.config, remote.pushUrl, repo.env, remoteName), ...options.http },
+    allowTransport: options.allowTransport ?? transportPolicy(repo.config, repo.env),
   };
   checkPushSwitches(options, remote);
   // With --delete the refspecs name what to delete (`:<ref>`), not sources.

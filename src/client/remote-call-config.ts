@@ -136,3 +136,38 @@ export function sshSettings(repo: Repository): { sshCommand: string | undefined;
   const variant = repo.config.get('ssh.variant');
   return { sshCommand: typeof command === 'string' ? command : undefined, sshVariant: typeof variant === 'string' ? variant : undefined, env: repo.env };
 }
+
+/**
+ * Whether a transport may be used (git's is_transport_allowed): `type` is `file`, `git`, `ssh`,
+ * `http` or `https`; `fromUser` false for a URL no user gave directly (a redirect), undefined to
+ * ask GIT_PROTOCOL_FROM_USER (default yes).
+ */
+export type TransportPolicy = (type: string, fromUser?: boolean) => boolean;
+
+/**
+ * git's transport policy: GIT_ALLOW_PROTOCOL's list (colon-separated) when set, else
+ * protocol.<type>.allow, else protocol.allow, else git's defaults: http, https, git and ssh
+ * always, ext never, anything else (file) only from the user. `always`, `never` and `user` are
+ * the values; another is CONFIG_INVALID, as git's die.
+ */
+export function transportPolicy(config: GitConfig, env: Readonly<Record<string, string | undefined>> = process.env): TransportPolicy {
+  const list = env['GIT_ALLOW_PROTOCOL'];
+  if (list !== undefined) {
+    const allowed = new Set(list.split(':'));
+    return (type) => allowed.has(type);
+  }
+  const setting = (key: string): 'always' | 'never' | 'user' | undefined => {
+    const v = config.get(key);
+    if (v === undefined) return undefined;
+    if (v === 'always' || v === 'never' || v === 'user') return v;
+    throw new PackwrightError('CONFIG_INVALID', `unknown value for config '${key}': ${v ?? ''}`);
+  };
+  return (type, fromUser) => {
+    const chosen = setting(`protocol.${type}.allow`) ?? setting('protocol.allow')
+      ?? (['http', 'https', 'git', 'ssh'].includes(type) ? 'always' : type === 'ext' ? 'never' : 'user');
+    if (chosen !== 'user') return chosen === 'always';
+    if (fromUser !== undefined) return fromUser;
+    const v = env['GIT_PROTOCOL_FROM_USER'];
+    return v === undefined || parseBool(v, 'GIT_PROTOCOL_FROM_USER');
+  };
+}

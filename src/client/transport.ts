@@ -18,6 +18,8 @@ import type { AuthCallback, Credentials } from './client-options.js';
 import { readBundleHeader, serveBundle } from './bundle-transport.js';
 import { DEFAULT_POST_BUFFER, HttpClient, LARGE_PACKET_MAX, type HttpRequestInit, type HttpResponse, type HttpSettings } from './http-request.js';
 import { nodeZlib } from '../zlib/node-zlib.js';
+import { GitConfig } from '../config/git-config.js';
+import { transportPolicy } from './remote-call-config.js';
 import { curlTrace } from './curl-trace.js';
 
 /** The two services a client asks a git server for. */
@@ -153,6 +155,8 @@ export interface ConnectOptions {
   http?: HttpSettings | undefined;
   /** git's warnings about the conversation, without the `warning: ` (an HTTP redirect followed). */
   onWarning?: ((message: string) => void) | undefined;
+  /** Which transports may be used (RemoteCallOptions.allowTransport); default git's policy from the environment. */
+  allowTransport?: ((type: string, fromUser?: boolean) => boolean) | undefined;
   /** remote-curl's lines at -v -v (RemoteCallOptions.onVerbose). */
   onVerbose?: ((line: string) => void) | undefined;
   /** Credentials for an HTTP server that answers 401 (see RemoteCallOptions.onAuth). */
@@ -255,8 +259,20 @@ async function* withIdleTimeout(source: AsyncIterable<Uint8Array>, ms: number | 
   }
 }
 
+/** The transport git's policy names for a location: `file` for a path, else its scheme. */
+export function transportType(location: RemoteLocation): string {
+  if (location.kind === 'local') return 'file';
+  if (location.kind === 'http') return location.url.protocol.slice(0, -1);
+  return location.kind;
+}
+
 /** Opens a conversation with the service at `location`; its packets traced when GIT_TRACE_PACKET asks. */
 export async function openConnection(location: RemoteLocation, options: ConnectOptions): Promise<Connection> {
+  // git's transport_check_allowed, before anything is reached.
+  const allowed = options.allowTransport ?? transportPolicy(new GitConfig(), options.env ?? process.env);
+  const type = transportType(location);
+  if (!allowed(type)) throw new PackwrightError('TRANSPORT_NOT_ALLOWED', `transport '${type}' not allowed`);
+  options = { ...options, allowTransport: allowed };
   const own = packetTrace(options.env ?? process.env, options.traceIdentity ?? 'git');
   if (own === undefined) return connect(location, options);
   // A local repository served in this process: its server's packets are traced too, as the
@@ -570,6 +586,8 @@ function httpConnection(given: URL, options: ConnectOptions, gitProtocol: string
       if (hops >= MAX_REDIRECTS) throw new PackwrightError('CONNECTION_CLOSED', `unable to access '${shown}/': Maximum (${MAX_REDIRECTS}) redirects followed`);
       const next = new URL(location, at);
       if (next.protocol !== 'http:' && next.protocol !== 'https:') throw new PackwrightError('REQUEST_REFUSED', `unable to access '${shown}/': a redirect to '${next.href}', which is no HTTP URL`);
+      // A redirect is no URL the user gave: a transport allowed only from the user is refused (curl's CURLOPT_REDIR_PROTOCOLS as git sets them).
+      if (options.allowTransport?.(next.protocol.slice(0, -1), false) === false) throw new PackwrightError('TRANSPORT_NOT_ALLOWED', `unable to access '${shown}/': a redirect to '${next.href}', whose transport is not allowed`);
       if (next.origin !== at.origin) credentials = undefined;
       at = next;
     }

@@ -54,7 +54,9 @@ export type ErrorCode =
   /** A git protocol peer closed the connection in the middle of a message. */
   | 'CONNECTION_CLOSED'
   /** A server refused what a client asked for (a want it does not advertise, a filter it does not allow). */
-  | 'REQUEST_REFUSED';
+  | 'REQUEST_REFUSED'
+  /** A transport (file, git, ssh, http, https) that GIT_ALLOW_PROTOCOL or protocol.*.allow forbids. */
+  | 'TRANSPORT_NOT_ALLOWED';
 
 /** Where an error happened (file, offset, object id) and what caused it. */
 export interface PackwrightErrorOptions {
