@@ -721,7 +721,7 @@ test("over HTTP in protocol v0 (stateless): the same haves, ACKs and done lines 
   assert.ok((traces[0] as string[]).some((l) => /^packet: {3}fetch-pack> have /.test(l)));
 });
 
-test('transports as git allows them: GIT_ALLOW_PROTOCOL, protocol.<name>.allow, protocol.allow, "user" with GIT_PROTOCOL_FROM_USER; refused with git\'s words before anything is reached; a library call can allow https alone', async () => {
+test('transports as git allows them: GIT_ALLOW_PROTOCOL, protocol.<name>.allow, protocol.allow, "user" with GIT_PROTOCOL_FROM_USER; refused with git\'s words before anything is reached; a library call can allow https alone; a path that reads as an option is refused', async () => {
   using dir = tempDir();
   const history = makeHistoryRepo(dir.path, 'sha1', 20);
   const served = join(dir.path, 'served.git');
@@ -753,4 +753,15 @@ test('transports as git allows them: GIT_ALLOW_PROTOCOL, protocol.<name>.allow, 
   }
   // The library: a policy of the caller's own.
   await assert.rejects(fetch({ dir: work, remote: served, refspecs: ['main'], allowTransport: (type) => type === 'https' }), (e) => isPackwrightError(e, 'TRANSPORT_NOT_ALLOWED') && e.message === "transport 'file' not allowed");
+  // A path that reads as an option is refused, as git's connect.c refuses it; the same path in full is fetched.
+  cpSync(served, join(work, '-repo.git'), { recursive: true });
+  for (const [url, fails] of [['-repo.git', true], [join(work, '-repo.git'), false]] as const) {
+    const args = ['fetch', '--', url, 'main:refs/heads/dash'];
+    const theirs = await execFileAsync('git', args, { cwd: work, env: GIT_ENV }).then(() => ({ status: 0, stderr: '' }), (e: { code: number; stderr: string }) => ({ status: e.code, stderr: e.stderr }));
+    const ours = await runPackwright(work, args, { env: GIT_ENV });
+    assert.equal(ours.status, theirs.status, ours.stderr);
+    assert.equal(theirs.status !== 0, fails);
+    if (fails) assert.equal(ours.stderr, theirs.stderr);
+    else git(work, ['update-ref', '-d', 'refs/heads/dash']);
+  }
 });

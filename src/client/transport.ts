@@ -272,6 +272,10 @@ export async function openConnection(location: RemoteLocation, options: ConnectO
   const allowed = options.allowTransport ?? transportPolicy(new GitConfig(), options.env ?? process.env);
   const type = transportType(location);
   if (!allowed(type)) throw new PackwrightError('TRANSPORT_NOT_ALLOWED', `transport '${type}' not allowed`);
+  // git's connect.c: a path that would read as an option of the program it runs is refused, for
+  // a local path as given and over ssh, even where nothing is run (packwright serves a path in process).
+  const path = location.kind === 'local' ? location.given ?? location.path : location.kind === 'ssh' ? location.path : '';
+  if (path.startsWith('-')) throw new PackwrightError('INVALID_ARGUMENT', `strange pathname '${path}' blocked`);
   options = { ...options, allowTransport: allowed };
   const own = packetTrace(options.env ?? process.env, options.traceIdentity ?? 'git');
   if (own === undefined) return connect(location, options);
