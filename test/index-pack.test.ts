@@ -1182,7 +1182,7 @@ describe('index-pack checks objects as git does: --fsck-objects, --strict, and o
     }
   });
 
-  test('--promisor[=<msg>] writes the .promisor file git writes', async () => {
+  test('--promisor[=<msg>] and --keep write the files git writes, writable by their owner as git\'s (fetch-pack rewrites the .promisor)', async () => {
     using work = tempDir();
     const repo = makeRepo(work.path, 'sha1', 3);
     git(repo, ['repack', '-adq']);
@@ -1198,7 +1198,18 @@ describe('index-pack checks objects as git does: --fsck-objects, --strict, and o
       git(g, ['index-pack', flag, at(g)]);
       await packwright(p, ['index-pack', flag, at(p)]);
       assert.deepEqual(readFileSync(join(p, 'p.promisor')), readFileSync(join(g, 'p.promisor')));
+      assert.equal(statSync(join(p, 'p.promisor')).mode & 0o777, statSync(join(g, 'p.promisor')).mode & 0o777);
     }
+    const g = join(work.path, 'gk');
+    const p = join(work.path, 'pk');
+    for (const d of [g, p]) {
+      mkdirSync(d);
+      writeFileSync(join(d, 'p.pack'), pack);
+    }
+    git(g, ['index-pack', '--keep=held', join(g, 'p.pack')]);
+    await packwright(p, ['index-pack', '--keep=held', join(p, 'p.pack')]);
+    assert.deepEqual(readFileSync(join(p, 'p.keep')), readFileSync(join(g, 'p.keep')));
+    assert.equal(statSync(join(p, 'p.keep')).mode & 0o777, statSync(join(g, 'p.keep')).mode & 0o777);
   });
 });
 

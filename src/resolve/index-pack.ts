@@ -201,10 +201,15 @@ function packBuffer(size: number, shared: boolean): Buffer {
   return shared ? Buffer.from(new SharedArrayBuffer(Math.max(1, size)), 0, size) : Buffer.allocUnsafeSlow(size);
 }
 
-/** A `.keep` or `.promisor` file: the message and a newline (nothing for none); one already there stays, as in git. */
+/**
+ * A `.keep` or `.promisor` file: the message and a newline (nothing for none); one already there
+ * stays, as in git. Writable by its owner (git's odb_pack_keep: 0600): git's fetch-pack rewrites
+ * the `.promisor` an index-pack it ran wrote, with the refs it fetched, and a read-only one
+ * stopped it ("could not open … for writing", seen only as a user other than root).
+ */
 function writeSpecialFile(path: string, message: string): void {
   if (existsSync(path)) return;
-  writeFileAtomic(path, Buffer.from(message === '' ? '' : `${message}\n`));
+  writeFileAtomic(path, Buffer.from(message === '' ? '' : `${message}\n`), 0o600);
 }
 
 /** The files of one index-pack run, and its steps in order (`run`). */
