@@ -339,6 +339,17 @@ for (const format of FORMATS) {
     git(clone, ['index-pack', '--stdin', '--fix-thin'], oldPack);
     const thin = await packwright(repo, ['pack-objects', '--revs', '--stdout', '-q', '--thin', '--delta-base-offset'], `main\n--not\n${old}\n`);
     assert.throws(() => git(clone, ['index-pack', '--stdin'], thin), /unresolved deltas|missing|bad/, 'the pack is thin');
+    // --thin reads revisions from stdin without --revs, as git's (its use_internal_rev_list): the same objects.
+    const implied = await packwright(repo, ['pack-objects', '--stdout', '-q', '--thin', '--delta-base-offset'], `main\n--not\n${old}\n`);
+    const idsOf = (pack: Buffer): string => {
+      const dir = join(tmp.path, `ids-${pack.length}`);
+      git(tmp.path, ['init', '-q', '--bare', `--object-format=${format}`, dir]);
+      git(dir, ['index-pack', '--stdin', '--fix-thin'], Buffer.concat([oldPack]));
+      git(dir, ['index-pack', '--stdin', '--fix-thin'], pack);
+      return git(dir, ['cat-file', '--batch-all-objects', '--batch-check=%(objectname)']).toString();
+    };
+    assert.equal(idsOf(implied), idsOf(thin));
+    assert.equal(git(repo, ['pack-objects', '--stdout', '-q', '--thin'], `main\n--not\n${old}\n`).length > 0, true, 'git takes the same input');
     git(clone, ['index-pack', '--stdin', '--fix-thin'], thin);
     git(clone, ['update-ref', 'refs/heads/main', git(repo, ['rev-parse', 'main']).toString().trim()]);
     git(clone, ['fsck', '--full', '--no-dangling']);

@@ -165,8 +165,9 @@ export async function packObjectsCommand(io: CommandIO, global: GlobalOptions, o
     options.unpackUnreachable = { expiration: all && reflog && indexed ? unpackExpiration : 0 };
   }
   // --all (like git's other internal rev-list options) walks revisions, and stdin is revisions too;
-  // so do the unreachable options (git's use_internal_rev_list).
-  if (all || reflog || indexed || options.excludePromisor === true || options.keepUnreachable === true || options.packLooseUnreachable === true || unpackExpiration !== undefined) revs = true;
+  // so do --thin (git walks with --objects-edge) and the unreachable options (git's
+  // use_internal_rev_list).
+  if (all || reflog || indexed || options.thin === true || options.excludePromisor === true || options.keepUnreachable === true || options.packLooseUnreachable === true || unpackExpiration !== undefined) revs = true;
   if (cruftExpiration !== undefined) {
     if (revs) throw new PackwrightError('INVALID_ARGUMENT', 'cannot use internal rev list with --cruft');
     if (stdinPacks) throw new PackwrightError('INVALID_ARGUMENT', 'cannot use --stdin-packs with --cruft');
