@@ -1,3 +1,4 @@
+import { systemMessage } from '../io/open-for-reading.js';
 import { isPackwrightError } from '../errors/packwright-error.js';
 import { hashBytes } from '../hash/hash-object.js';
 import { formatForHashLength } from '../hash/object-format.js';
@@ -30,6 +31,12 @@ export function verifyCommitGraph(objectsDir: string, hashLength: number, lookup
     try {
       layers = [CommitGraphFile.read(single, hashLength)];
     } catch (e) {
+      // A file that is there but cannot be opened (its permissions): git's graph_verify dies.
+      const code = (e as NodeJS.ErrnoException).code;
+      if (typeof code === 'string' && code !== 'ENOENT' && !isPackwrightError(e)) {
+        errors.push(`fatal: Could not open commit-graph '${single}': ${systemMessage(e)}`);
+        return errors;
+      }
       if (!isPackwrightError(e)) throw e;
       errors.push(`error: ${e.code === 'COMMIT_GRAPH_CORRUPT' ? e.message : `could not read commit-graph ${single}: ${e.message}`}`);
       return errors;
