@@ -680,16 +680,25 @@ test("transfer.credentialsInUrl: a URL with a password refused (die) or warned a
   }
 });
 
-test("--shallow-since takes a date as git writes one (seconds and a time zone) and '<n> days ago': the boundary git's fetch leaves", async () => {
+test("--shallow-since takes a date as git writes one (seconds and a time zone) and '<n> days ago': the boundary git's fetch leaves, an octopus cut among its parents too", async () => {
   using dir = tempDir();
   const src = makeHistoryRepo(dir.path, 'sha1');
   const when = git(src, ['log', '-1', '--format=%ct', 'main~2']).toString().trim();
-  // Whole days back to a little before main~2 (git and packwright read "now" a moment apart).
-  const days = Math.ceil((Date.now() / 1000 - Number(when)) / 86400);
-  for (const since of [`${when} +0700`, `${days} days ago`]) {
+  // Whole days back to a little before main~2. git and packwright read "now" a moment apart: a
+  // boundary within two minutes of a commit's date could fall on either side of it, so it moves
+  // a day further back until none is that near.
+  const dates = git(src, ['log', '--all', '--format=%ct']).toString().trim().split('\n').map(Number);
+  let days = Math.ceil((Date.now() / 1000 - Number(when)) / 86400);
+  while (dates.some((d) => Math.abs(Date.now() / 1000 - days * 86400 - d) < 120)) days++;
+  // And a boundary just after the octopus merge's first parent: the merge is cut, its two newer
+  // parents stay in the history (git records all three as shallow, though the pack reaches
+  // neither parent).
+  const octopus = git(src, ['log', '--all', '--format=%H', '--grep=octopus merge']).toString().trim().split('\n')[0] as string;
+  const justAfter = Number(git(src, ['log', '-1', '--format=%ct', `${octopus}^1`]).toString().trim()) + 1;
+  for (const [i, since] of [`${when} +0700`, `${days} days ago`, `${justAfter} +0000`].entries()) {
     const shallow: string[] = [];
     for (const side of ['git', 'packwright']) {
-      const work = join(dir.path, `${side}-${since.length}`);
+      const work = join(dir.path, `${side}-${i}`);
       git(dir.path, ['clone', '-q', '--no-local', '--depth=1', '--no-checkout', src, work]);
       const args = ['fetch', '-q', `--shallow-since=${since}`, 'origin'];
       if (side === 'git') await execFileAsync('git', args, { cwd: work, env: GIT_ENV });

@@ -390,7 +390,12 @@ async function fetchInto(repo: Repository, options: FetchOptions): Promise<Fetch
         const gone = new Set(shallowInfo.unshallow);
         let boundary = shallow.filter((id) => !gone.has(id.toString('hex')));
         const ours = new Set(boundary.map((id) => id.toString('hex')));
-        const theirs = shallowInfo.shallow.filter((h) => !gone.has(h) && !ours.has(h) && have(h));
+        // A deepening records every shallow line the server sent, as git's receive_shallow_info
+        // registers them all (a commit the server cut may be one its pack does not reach: an
+        // octopus's newer parent behind a cut merge); only the server's own boundary is
+        // weighed against what is here (prepare_shallow_info).
+        const sent = shallowInfo.shallow.filter((h) => !gone.has(h) && !ours.has(h));
+        const theirs = deepen !== undefined ? sent : sent.filter((h) => have(h));
         let boundaryMoved = deepen !== undefined;
         let reachesTheirs: ((tip: string) => boolean) | undefined;
         if (theirs.length > 0 && (deepen !== undefined || options.updateShallow === true)) {
