@@ -879,3 +879,62 @@ test('http.userAgent and GIT_HTTP_USER_AGENT name the client as git\'s do; http.
     served.close();
   }
 });
+
+test('a deepening fetch checks its tips whole before it writes the new boundary: a server that unshallows a commit and sends nothing is refused, the repository left consistent, as git\'s fetch', async () => {
+  using dir = tempDir();
+  const src = join(dir.path, 'src');
+  git(dir.path, ['init', '-q', '-b', 'main', src]);
+  for (const m of ['one', 'two', 'three']) git(src, ['-c', 'user.name=t', '-c', 'user.email=t@t', 'commit', '-q', '--allow-empty', '-m', m]);
+  const head = git(src, ['rev-parse', 'HEAD']).toString().trim();
+  const parent = git(src, ['rev-parse', 'HEAD^']).toString().trim();
+  // Once armed, the next fetch answer (the second POST: ls-refs comes first) says "unshallow
+  // HEAD^" where it said "shallow HEAD" (git's t5537 does this with its one-time perl script).
+  let posts = 0;
+  let armed = false;
+  const served = gitServer(join(src, '.git'), (req, res) => {
+    if (!armed || req.method !== 'POST' || ++posts < 2) return false;
+    armed = false;
+    const chunks: Buffer[] = [];
+    const write = res.write.bind(res);
+    const end = res.end.bind(res);
+    // Held until the end, then sent changed; a writer waiting for each write's callback gets it.
+    type Done = ((error?: Error | null) => void) | undefined;
+    res.write = ((chunk: Buffer | string, encoding?: BufferEncoding | Done, done?: Done) => {
+      chunks.push(Buffer.from(chunk));
+      (typeof encoding === 'function' ? encoding : done)?.();
+      return true;
+    }) as typeof res.write;
+    res.end = ((chunk?: Buffer | string | Done, encoding?: BufferEncoding | Done, done?: Done) => {
+      if (chunk !== undefined && typeof chunk !== 'function') chunks.push(Buffer.from(chunk));
+      // The pkt-line with or without its newline (git's server writes none): two bytes longer.
+      const body = Buffer.concat(chunks).toString('latin1').replace(new RegExp(`003([45])shallow ${head}(\n?)`), (_, d: string, nl: string) => `003${Number(d) + 2}unshallow ${parent}${nl}`);
+      write(Buffer.from(body, 'latin1'));
+      end();
+      (typeof chunk === 'function' ? chunk : typeof encoding === 'function' ? encoding : done)?.();
+      return res;
+    }) as typeof res.end;
+    return false;
+  });
+  const server = createHttpServer(served.handle);
+  const port = await listen(server);
+  const url = `http://127.0.0.1:${port}/repo.git`;
+  try {
+    for (const who of ['git', 'packwright'] as const) {
+      const client = join(dir.path, `client-${who}`);
+      git(dir.path, ['init', '-q', client]);
+      const run = async (args: string[]): Promise<number> => (who === 'git'
+        ? execFileAsync('git', args, { cwd: client, env: GIT_ENV }).then(() => 0, (e: { code: number }) => e.code)
+        : (await runPackwright(client, args)).status);
+      assert.equal(await run(['-c', 'protocol.version=2', 'fetch', '-q', '--depth=2', url, 'main:a_branch']), 0, who);
+      armed = true;
+      posts = 0;
+      assert.notEqual(await run(['-c', 'protocol.version=2', 'fetch', '-q', '--depth=1', url, 'main:a_branch']), 0, `${who}: the second fetch fails`);
+      assert.equal(armed, false, 'the answer was rewritten');
+      git(client, ['fsck', '--no-dangling']);
+      assert.equal(readFileSync(join(client, '.git/shallow'), 'utf8'), `${parent}\n`, `${who}: the boundary stays`);
+    }
+  } finally {
+    await close(server);
+    served.close();
+  }
+});

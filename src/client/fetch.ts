@@ -405,7 +405,10 @@ async function fetchInto(repo: Repository, options: FetchOptions): Promise<Fetch
           reachesTheirs = reachesShallow(repo, new Set(theirs), ours);
           entries = entries.filter((e) => !(reachesTheirs as (tip: string) => boolean)(e.remote.oid));
         }
-        await checkConnected(repo, entries, localRefs, boundary, url, options.signal);
+        // A deepening fetch walks its tips whole, not down to the local refs (git's
+        // is_deepening_fetch): a commit the server unshallowed must have its history here before
+        // the new boundary is written, even under a ref that already points at it.
+        await checkConnected(repo, entries, deepen !== undefined ? new Map() : localRefs, boundary, url, options.signal);
         if (boundaryMoved && options.dryRun !== true) writeShallowFile(shallowFilePath(repo.commonDir, repo.env), boundary);
         storeRefs(repo, entries, localRefs, options, reflogAction, result, writes);
         if (autoTags && tagMode !== 'all') {
