@@ -45,19 +45,12 @@ export class EntryScanner {
   /** Where the last entry's data went in `kept.data`, plus one (0: not kept): the caller commits it. */
   keptAt = 0;
   /**
-   * The room reserved for the entry at `reservedPos` of `reservedSize` bytes: an entry scanned
-   * again once more of it has arrived (NEED_MORE) inflates into the same room, not a new one.
+   * The entry at `pos` ran past the bytes given (NEED_MORE) and is tried again as more arrives:
+   * into the same room of the kept store (`keptAt`), and in pieces (Inflater.inflateStreaming,
+   * `streaming` once a try has started the stream), where its first try inflated it whole, as
+   * most entries are, with the cheaper Z_FINISH.
    */
-  private reservedPos = -1;
-  private reservedSize = -1;
-  private reservedAt = 0;
-  /**
-   * The entry at this offset ran past the bytes given: its next tries inflate it in pieces
-   * (Inflater.inflateStreaming), `streaming` once the first has started the stream. Its first try
-   * inflates it whole, as most entries are, with the cheaper Z_FINISH.
-   */
-  private partialPos = -1;
-  private streaming = false;
+  private retry: { pos: number; keptAt: number; streaming: boolean } | undefined;
 
   /**
    * Scans the entry at pack offset `pos`, found at `buf[at]`, with valid bytes up to `buf[end]`.
@@ -72,15 +65,8 @@ export class EntryScanner {
     // A delta that the kept store has room for is inflated straight into it (committed by the
     // caller with `keptAt`); anything else into the scratch buffer.
     const kept = this.kept;
-    let keptAt = 0;
-    if (kept !== undefined && h.type >= OBJ_OFS_DELTA) {
-      if (pos !== this.reservedPos || size !== this.reservedSize) {
-        this.reservedPos = pos;
-        this.reservedSize = size;
-        this.reservedAt = reserveKept(kept, size);
-      }
-      keptAt = this.reservedAt;
-    }
+    const again = this.retry?.pos === pos ? this.retry : undefined;
+    const keptAt = kept === undefined || h.type < OBJ_OFS_DELTA ? 0 : again !== undefined ? again.keptAt : reserveKept(kept, size);
     const keep = keptAt !== 0;
     // Room for the header, the data and the one spare byte inflateExact needs to see the end.
     const need = MAX_HEADER_LENGTH + size + 1;
@@ -98,19 +84,14 @@ export class EntryScanner {
     // In the scratch buffer, room before the data for "<type> <size>\0" makes the object hash as one range.
     const out = keep ? (kept as KeptData).data : this.scratch;
     const outOffset = keep ? keptAt - 1 : MAX_HEADER_LENGTH;
-    let used: number;
-    if (pos !== this.partialPos) {
-      used = this.inflater.inflateExact(buf, at + n, end, out, outOffset, size);
-      if (used === INFLATE_INPUT_ENDED) {
-        this.partialPos = pos;
-        this.streaming = false;
-      }
-    } else {
-      used = this.inflater.inflateStreaming(buf, at + n, end, out, outOffset, size, this.streaming);
-      this.streaming = used === INFLATE_INPUT_ENDED;
-      if (!this.streaming) this.partialPos = -1;
+    const used = again === undefined
+      ? this.inflater.inflateExact(buf, at + n, end, out, outOffset, size)
+      : this.inflater.inflateStreaming(buf, at + n, end, out, outOffset, size, again.streaming);
+    if (used === INFLATE_INPUT_ENDED) {
+      this.retry = { pos, keptAt, streaming: again !== undefined };
+      return NEED_MORE;
     }
-    if (used === INFLATE_INPUT_ENDED) return NEED_MORE;
+    this.retry = undefined;
     if (used < 0) {
       throw new PackwrightError('PACK_CORRUPT', `${this.name}: inflate failed for the object at offset ${pos}: ${inflateCodeName(used)} (${this.inflater.lastError})`, { file: this.name, offset: pos });
     }

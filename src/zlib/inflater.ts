@@ -109,18 +109,29 @@ export class Inflater {
     this.errorMessage = undefined;
     const inLength = end - start;
     handle.writeSync(Z_FINISH, input, start, inLength, out, outOffset, size + 1);
-    if (this.errorMessage !== undefined) {
-      this.lastError = this.errorMessage;
-      const errno = this.errorNumber;
-      // After an error the native stream is in an undefined state: start over with a new one.
-      handle.close();
-      this.createHandle();
-      return errno === Z_BUF_ERROR ? INFLATE_INPUT_ENDED : INFLATE_CORRUPT;
-    }
+    if (this.errorMessage !== undefined) return this.recover(handle);
     const outLeft = state[0] as number;
     if (outLeft === 1) return inLength - (state[1] as number);
-    this.lastError = outLeft === 0 ? 'stream is longer than the declared size' : 'stream ended before the declared size';
-    return outLeft === 0 ? INFLATE_TOO_LONG : INFLATE_TOO_SHORT;
+    return this.wrongLength(outLeft === 0);
+  }
+
+  /**
+   * After a zlib error the native stream is in an undefined state: the message kept, a new handle
+   * made; input that ran out (Z_BUF_ERROR, which Node reports only under Z_FINISH) is
+   * INFLATE_INPUT_ENDED, anything else INFLATE_CORRUPT.
+   */
+  private recover(handle: NativeHandle): number {
+    this.lastError = this.errorMessage as string;
+    const errno = this.errorNumber;
+    handle.close();
+    this.createHandle();
+    return errno === Z_BUF_ERROR ? INFLATE_INPUT_ENDED : INFLATE_CORRUPT;
+  }
+
+  /** A stream that inflated to more (`long`) or fewer bytes than declared. */
+  private wrongLength(long: boolean): number {
+    this.lastError = long ? 'stream is longer than the declared size' : 'stream ended before the declared size';
+    return long ? INFLATE_TOO_LONG : INFLATE_TOO_SHORT;
   }
 
   /** What the stream inflateStreaming is inside of has consumed and produced so far. */
@@ -154,25 +165,16 @@ export class Inflater {
     // Z_SYNC_FLUSH: input running out is no error (Z_FINISH would call it one, and Node's binding
     // would not report where the stream stood).
     handle.writeSync(Z_SYNC_FLUSH, input, start + s.consumed, inLength, out, outOffset + s.produced, size + 1 - s.produced);
-    if (this.errorMessage !== undefined) {
-      this.lastError = this.errorMessage;
-      handle.close();
-      this.createHandle();
-      return INFLATE_CORRUPT;
-    }
+    if (this.errorMessage !== undefined) return this.recover(handle);
     const outLeft = state[0] as number;
     const inLeft = state[1] as number;
     s.consumed += inLength - inLeft;
     s.produced = size + 1 - outLeft;
-    if (outLeft === 0) {
-      this.lastError = 'stream is longer than the declared size';
-      return INFLATE_TOO_LONG;
-    }
+    if (outLeft === 0) return this.wrongLength(true);
     if (inLeft === 0) return INFLATE_INPUT_ENDED;
     // Input left over with room to write: the stream ended.
     if (outLeft === 1) return s.consumed;
-    this.lastError = 'stream ended before the declared size';
-    return INFLATE_TOO_SHORT;
+    return this.wrongLength(false);
   }
 
   /**
@@ -197,13 +199,7 @@ export class Inflater {
     this.errorMessage = undefined;
     // With Z_FINISH a full output buffer is not an error (Z_BUF_ERROR with no space left).
     handle.writeSync(Z_FINISH, input, start, end - start, out, outOffset, n);
-    if (this.errorMessage !== undefined) {
-      this.lastError = this.errorMessage;
-      const errno = this.errorNumber;
-      handle.close();
-      this.createHandle();
-      return errno === Z_BUF_ERROR ? INFLATE_INPUT_ENDED : INFLATE_CORRUPT;
-    }
+    if (this.errorMessage !== undefined) return this.recover(handle);
     return n - (state[0] as number);
   }
 
@@ -224,14 +220,7 @@ export class Inflater {
       return INFLATE_CORRUPT;
     }
     const produced = result.buffer.length;
-    if (produced > size) {
-      this.lastError = 'stream is longer than the declared size';
-      return INFLATE_TOO_LONG;
-    }
-    if (produced < size) {
-      this.lastError = 'stream ended before the declared size';
-      return INFLATE_TOO_SHORT;
-    }
+    if (produced !== size) return this.wrongLength(produced > size);
     out.set(result.buffer, outOffset);
     return result.engine.bytesWritten;
   }
