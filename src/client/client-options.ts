@@ -1,5 +1,6 @@
 // What every client call (listServerRefs, cloneBare, fetch, push) takes to reach a server, and
 // how fetch and push find the local repository they work on.
+import type { TransportPolicy } from './remote-call-config.js';
 import type { HttpSettings } from './http-request.js';
 import { PackwrightError } from '../errors/packwright-error.js';
 import { Repository } from '../repo/repository.js';
@@ -65,7 +66,7 @@ export interface RemoteCallOptions {
    * `fromUser` false). Default git's policy from GIT_ALLOW_PROTOCOL and protocol.*.allow
    * (transportPolicy); a host fetching URLs it was handed can allow `https` alone.
    */
-  allowTransport?: ((type: string, fromUser?: boolean) => boolean) | undefined;
+  allowTransport?: TransportPolicy | undefined;
   /**
    * What a server run in this process (upload-pack or receive-pack of a local path) writes to its
    * stderr, as git shows a spawned one's: its `fatal:` line when it refuses the repository, and

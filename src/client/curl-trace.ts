@@ -35,17 +35,18 @@ export function curlTrace(env: Readonly<Record<string, string | undefined>>): Cu
       // A trace that cannot be written is not the request's failure.
     }
   };
-  const size = (text: string, n: number): void => write('http.c:672', `${text}, ${String(n).padStart(10, '0')} bytes (0x${n.toString(16).padStart(8, '0')})`);
+  /** The line before each dump: `<text>, <n> bytes (0x<n>)`, as git's `%10.10ld` and `%8.8lx`. */
+  const size = (where: string, text: string, n: number): void => write(where, `${text}, ${String(n).padStart(10, '0')} bytes (0x${n.toString(16).padStart(8, '0')})`);
   /** curl_dump_header: the count, then each line (split at LF, trailing blanks trimmed). */
   const header = (text: string, block: string, filter: boolean): void => {
-    size(text, Buffer.byteLength(block, 'latin1'));
+    size('http.c:672', text, Buffer.byteLength(block, 'latin1'));
     const lines = block.split(/(?<=\n)/);
     for (const line of lines) write('http.c:684', `${text}: ${filter && redact ? redactHeader(line) : line}`.replace(/\s+$/, ''));
   };
   /** curl_dump_data: the count, then lines of 60 bytes, anything outside printable ASCII as a dot. */
   const dump = (text: string, bytes: Uint8Array): void => {
     if (!data || bytes.length === 0) return;
-    write('http.c:698', `${text}, ${String(bytes.length).padStart(10, '0')} bytes (0x${bytes.length.toString(16).padStart(8, '0')})`);
+    size('http.c:698', text, bytes.length);
     for (let i = 0; i < bytes.length; i += 60) {
       let out = '';
       for (let w = 0; w < 60 && i + w < bytes.length; w++) {

@@ -83,8 +83,8 @@ export function httpSettings(config: GitConfig, url: string, env: Readonly<Recor
   };
   const userAgent = env['GIT_HTTP_USER_AGENT'] ?? get('userAgent');
   if (userAgent !== undefined) settings.userAgent = userAgent;
-  const intSetting = (envName: string, key: string): number | undefined => {
-    const text = env[envName] ?? get(key);
+  const intSetting = (envName: string | undefined, key: string): number | undefined => {
+    const text = (envName !== undefined ? env[envName] : undefined) ?? get(key);
     if (text === undefined) return undefined;
     const n = parseConfigInt(text);
     if (n === undefined) throw new PackwrightError('CONFIG_INVALID', `bad numeric config value '${text}' for 'http.${key.toLowerCase()}': invalid unit`);
@@ -97,13 +97,9 @@ export function httpSettings(config: GitConfig, url: string, env: Readonly<Recor
     settings.lowSpeedLimit = lowSpeedLimit;
     settings.lowSpeedTime = lowSpeedTime;
   }
-  const postBuffer = get('postBuffer');
-  if (postBuffer !== undefined) {
-    const n = parseConfigInt(postBuffer);
-    if (n === undefined) throw new PackwrightError('CONFIG_INVALID', `bad numeric config value '${postBuffer}' for 'http.postbuffer': invalid unit`);
-    // git: a negative value is warned of; anything under LARGE_PACKET_MAX is taken as it.
-    settings.postBuffer = Math.max(n, LARGE_PACKET_MAX);
-  }
+  const postBuffer = intSetting(undefined, 'postBuffer');
+  // git: a negative value is warned of; anything under LARGE_PACKET_MAX is taken as it.
+  if (postBuffer !== undefined) settings.postBuffer = Math.max(postBuffer, LARGE_PACKET_MAX);
   // A path as git's git_config_pathname reads it: `~/` is the home directory.
   const cookieFile = get('cookieFile');
   if (cookieFile !== undefined && cookieFile !== '') {

@@ -19,7 +19,7 @@ import { readBundleHeader, serveBundle } from './bundle-transport.js';
 import { DEFAULT_POST_BUFFER, HttpClient, LARGE_PACKET_MAX, type HttpRequestInit, type HttpResponse, type HttpSettings } from './http-request.js';
 import { nodeZlib } from '../zlib/node-zlib.js';
 import { GitConfig } from '../config/git-config.js';
-import { transportPolicy } from './remote-call-config.js';
+import { transportPolicy, type TransportPolicy } from './remote-call-config.js';
 import { curlTrace } from './curl-trace.js';
 
 /** The two services a client asks a git server for. */
@@ -156,7 +156,7 @@ export interface ConnectOptions {
   /** git's warnings about the conversation, without the `warning: ` (an HTTP redirect followed). */
   onWarning?: ((message: string) => void) | undefined;
   /** Which transports may be used (RemoteCallOptions.allowTransport); default git's policy from the environment. */
-  allowTransport?: ((type: string, fromUser?: boolean) => boolean) | undefined;
+  allowTransport?: TransportPolicy | undefined;
   /** remote-curl's lines at -v -v (RemoteCallOptions.onVerbose). */
   onVerbose?: ((line: string) => void) | undefined;
   /** Credentials for an HTTP server that answers 401 (see RemoteCallOptions.onAuth). */
@@ -664,11 +664,11 @@ function httpConnection(given: URL, options: ConnectOptions, gitProtocol: string
           says = `POST ${service} (chunked)\n`;
         }
         const streamed = !Buffer.isBuffer(sent);
-        const postIt = async (): Promise<HttpResponse> => (verbose(says), await send(post, () => ({
-          method: 'POST',
-          headers: headers({ ...types, ...encoding }),
-          body: sent,
-        }), follow === 'always' && !streamed, streamed)).response;
+        const postIt = async (): Promise<HttpResponse> => {
+          verbose(says);
+          const init = (): HttpRequestInit => ({ method: 'POST', headers: headers({ ...types, ...encoding }), body: sent });
+          return (await send(post, init, follow === 'always' && !streamed, streamed)).response;
+        };
         let r = await postIt();
         // A body sent whole can go again with new credentials; a streamed one is spent.
         for (let attempt = 0; attempt < AUTH_ATTEMPTS && !streamed && await askAgain(r); attempt++) r = await postIt();
